@@ -1,0 +1,36 @@
+# The two commands a fresh clone needs: `make run` and `make test`. Everything else is a convenience.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: install run test check lint typecheck pytest bench clean
+
+install: $(STAMP)
+
+# Re-install when the project metadata changes; a fresh clone builds the venv from scratch.
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/draguard serve --self-signed --host 127.0.0.1 --port 8443
+
+test: $(STAMP) lint typecheck pytest
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+pytest: $(STAMP)
+	$(BIN)/pytest -n 2 -q
+
+bench: $(STAMP)
+	@for b in bench/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
+
+clean:
+	rm -rf $(VENV) build *.egg-info

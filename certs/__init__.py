@@ -1,0 +1,1 @@
+"""certs: the webhook's X.509 material: issue, store, inject, check, rotate and reload."""

@@ -1,0 +1,1 @@
+"""One module per `draguard` subcommand; `webhook.cli` discovers them. Keep imports light here."""

@@ -1,0 +1,252 @@
+"""Files, directories and stdin -> Kubernetes objects with their positions in the source text.
+
+YAML is parsed as YAML 1.2 (ruamel.yaml), so an unquoted `0000:00:05.0` or `on` stays a string,
+as the API server's own YAML decoder (sigs.k8s.io/yaml) would treat them. JSON is YAML 1.2 too.
+Input problems never raise: each becomes one `Problem` line and loading carries on with the rest.
+"""
+
+from __future__ import annotations
+
+import datetime
+import io
+import sys
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+from ruamel.yaml import YAML
+from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
+from webhook.fieldpath import FieldPath
+from webhook.findings import Position
+from webhook.wire import Obj
+
+SUFFIXES = (".yaml", ".yml", ".json")
+STDIN = "-"
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """An input the tool could not read; rendered as one line, it makes the command exit 2."""
+
+    source: str
+    message: str
+    line: int | None = None
+    column: int | None = None
+
+    def __str__(self) -> str:
+        where = self.source
+        if self.line is not None:
+            where += f":{self.line}:{self.column or 1}"
+        return f"{where}: {self.message}"
+
+
+@dataclass(frozen=True, slots=True)
+class Manifest:
+    """One Kubernetes object from a file.
+
+    `obj` holds plain Python values (dict, list, str, int, float, bool, None). `base` is where the
+    object sits inside its document (`items[2]` for the third item of a `kind: List`), so a rule's
+    field path, which is relative to the object, can be mapped back to a line and column.
+    """
+
+    source: str
+    document: int  # 0-based index of the YAML document in the file
+    obj: Obj
+    text: str = field(repr=False, default="")
+    node: Any = field(repr=False, default=None)  # ruamel node of the document, for positions
+    base: FieldPath = field(default_factory=FieldPath)
+
+    def position(self, path: FieldPath | None = None, *, value: bool = True) -> Position | None:
+        """Line/column of `path` in the source: the value's start (or the key's, `value=False`).
+
+        Walks as deep as the document goes and answers with the nearest existing ancestor, so a
+        finding about a missing field points at its parent.
+        """
+        if self.node is None:
+            return None
+        full = self.base.join(path) if path is not None else self.base
+        return _locate(self.node, full, self.source, value=value)
+
+    def offset(self, line: int, column: int) -> int:
+        """Character offset into `text` of a 1-based line and column."""
+        return _line_starts(self.text)[line - 1] + column - 1
+
+
+@dataclass(slots=True)
+class Loaded:
+    manifests: list[Manifest] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+
+def load_paths(paths: Iterable[str], *, stdin: TextIO | None = None) -> Loaded:
+    """Load every object from files, directories (recursively, *.yaml/*.yml/*.json) and `-`."""
+    loaded = Loaded()
+    for source, text in _read_sources(paths, loaded.problems, stdin):
+        parsed = load_text(text, source)
+        loaded.manifests += parsed.manifests
+        loaded.problems += parsed.problems
+    return loaded
+
+
+def load_text(text: str, source: str = "<string>") -> Loaded:
+    """Load every object from one YAML or JSON text (multi-document; `kind: List` expanded)."""
+    loaded = Loaded()
+    try:
+        documents = list(_yaml().load_all(text))
+    except MarkedYAMLError as err:
+        mark = err.problem_mark or err.context_mark
+        loaded.problems.append(
+            Problem(
+                source,
+                f"invalid YAML: {_one_line(err.problem or err.context or 'cannot parse')}",
+                mark.line + 1 if mark else None,
+                mark.column + 1 if mark else None,
+            )
+        )
+        return loaded
+    except (YAMLError, ValueError) as err:  # e.g. a duplicate key, a bad escape
+        loaded.problems.append(Problem(source, f"invalid YAML: {_one_line(str(err))}"))
+        return loaded
+    for index, node in enumerate(documents):
+        if node is None:
+            continue  # an empty document, e.g. a trailing `---`
+        line = _node_line(node)
+        if not isinstance(node, Mapping):
+            loaded.problems.append(
+                Problem(source, f"document {index + 1} is a {_type_name(node)}, not an object", line, 1)
+            )
+            continue
+        obj = plain(node)
+        for base, item in _expand(obj, FieldPath()):
+            if not isinstance(item, Mapping):
+                loaded.problems.append(
+                    Problem(source, f"{base} is a {_type_name(item)}, not an object", line, 1)
+                )
+                continue
+            loaded.manifests.append(Manifest(source, index, item, text, node, base))
+    return loaded
+
+
+def plain(node: Any) -> Any:
+    """ruamel's round-trip values -> plain dict/list/str/int/float/bool/None."""
+    if isinstance(node, Mapping):
+        return {str(k): plain(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [plain(v) for v in node]
+    if isinstance(node, bool) or node is None:
+        return node
+    if isinstance(node, int):
+        return int(node)
+    if isinstance(node, float):
+        return float(node)
+    if isinstance(node, datetime.date):  # an unquoted timestamp: keep the text a user wrote
+        return node.isoformat().replace("+00:00", "Z")
+    return str(node)
+
+
+def _expand(obj: Obj, base: FieldPath) -> Iterator[tuple[FieldPath, Any]]:
+    """`kind: List` and typed lists (`ResourceSliceList`) as `kubectl get -o yaml` prints them."""
+    kind = obj.get("kind")
+    items = obj.get("items")
+    if isinstance(kind, str) and kind.endswith("List") and isinstance(items, list):
+        for i, item in enumerate(items):
+            if isinstance(item, Mapping):
+                yield from _expand(item, base.child("items").index(i))
+            else:
+                yield base.child("items").index(i), item
+    else:
+        yield base, obj
+
+
+def _read_sources(
+    paths: Iterable[str], problems: list[Problem], stdin: TextIO | None
+) -> Iterator[tuple[str, str]]:
+    for raw in paths:
+        if raw == STDIN:
+            yield "<stdin>", (stdin or sys.stdin).read()
+            continue
+        path = Path(raw)
+        if path.is_dir():
+            files = sorted(
+                p for p in path.rglob("*")
+                if p.is_file() and p.suffix in SUFFIXES
+                and not any(part.startswith(".") for part in p.relative_to(path).parts)
+            )
+            if not files:
+                problems.append(Problem(raw, "no .yaml, .yml or .json files in this directory"))
+        elif path.exists():
+            files = [path]
+        else:
+            problems.append(Problem(raw, "no such file or directory"))
+            continue
+        for file in files:
+            try:
+                yield str(file), file.read_text(encoding="utf-8")
+            except UnicodeDecodeError:
+                problems.append(Problem(str(file), "not UTF-8 text"))
+            except OSError as err:
+                problems.append(Problem(str(file), f"cannot read: {err.strerror or err}"))
+
+
+def _yaml() -> YAML:
+    yaml = YAML(typ="rt")  # round-trip: the only ruamel mode that keeps line/column marks
+    yaml.version = (1, 2)  # type: ignore[assignment]
+    yaml.allow_duplicate_keys = False
+    return yaml
+
+
+def _locate(node: Any, path: FieldPath, source: str, *, value: bool) -> Position:
+    line, column = _start(node)
+    for segment, _is_key in path.steps():
+        if isinstance(node, CommentedMap) and isinstance(segment, str) and segment in node:
+            key_line, key_col = node.lc.key(segment)
+            val_line, val_col = node.lc.value(segment)
+            child = node[segment]
+            line, column = (val_line, val_col) if value else (key_line, key_col)
+            if isinstance(child, CommentedMap | CommentedSeq) and value and child.lc.line is not None:
+                line, column = child.lc.line, child.lc.col
+            node = child
+        elif isinstance(node, CommentedSeq) and isinstance(segment, int) and 0 <= segment < len(node):
+            line, column = node.lc.item(segment)
+            node = node[segment]
+        else:
+            break
+    return Position(source, line + 1, column + 1)
+
+
+def _start(node: Any) -> tuple[int, int]:
+    lc = getattr(node, "lc", None)
+    if lc is not None and lc.line is not None:
+        return lc.line, lc.col
+    return 0, 0
+
+
+def _node_line(node: Any) -> int | None:
+    lc = getattr(node, "lc", None)
+    return lc.line + 1 if lc is not None and lc.line is not None else None
+
+
+def _line_starts(text: str) -> list[int]:
+    starts = [0]
+    for line in io.StringIO(text):
+        starts.append(starts[-1] + len(line))
+    return starts
+
+
+def _type_name(value: object) -> str:
+    if isinstance(value, list):
+        return "list"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    return type(value).__name__
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
