@@ -193,7 +193,7 @@ def _read_sources(
 
 def _yaml() -> YAML:
     yaml = YAML(typ="rt")  # round-trip: the only ruamel mode that keeps line/column marks
-    yaml.version = (1, 2)  # type: ignore[assignment]
+    yaml.version = (1, 2)
     yaml.allow_duplicate_keys = False
     return yaml
 
