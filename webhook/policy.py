@@ -1,0 +1,156 @@
+"""Per-rule actions and rule options, validated in full when loaded.
+
+One file format serves the webhook's ConfigMap, `draguard validate --policy FILE` and lint's
+`.draguard.yaml`:
+
+    rules:                 # per-rule action: deny | warn | audit | off (an unknown rule id is an error)
+      numa-node-order: warn
+    numaNode:
+      listForm: allow      # allow | warn | deny: for clusters whose scheduler lacks list semantics
+      aliases: [dra.net/numaNode, dra.cpu/numaNodeID, dra.memory/numaNode, dra.nvme/numaNode]
+    listTypes: enabled     # enabled | disabled: mirror a cluster without the DRAListTypeAttributes gate
+    ignore: []             # path globs skipped by lint/validate
+
+`<driver>/numaNode` and `<driver>/numa` are always aliases; the list adds vendor names shared across drivers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Literal
+
+from webhook.errors import DraguardError
+from webhook.findings import Action
+
+ListForm = Literal["allow", "warn", "deny"]
+LIST_FORMS: tuple[ListForm, ...] = ("allow", "warn", "deny")
+LIST_FORM_RULE = "numa-node-list-form"  # its action follows numaNode.listForm unless `rules:` names it
+DEFAULT_ALIASES = ("dra.net/numaNode", "dra.cpu/numaNodeID", "dra.memory/numaNode", "dra.nvme/numaNode")
+_TOP_KEYS = ("rules", "numaNode", "listTypes", "ignore")
+_NUMA_KEYS = ("listForm", "aliases")
+
+
+@dataclass(frozen=True, slots=True)
+class Policy:
+    """What to do with each rule's findings, and the options some rules read."""
+
+    actions: Mapping[str, Action] = field(default_factory=dict)  # only the rules the file names
+    list_form: ListForm = "allow"
+    aliases: tuple[str, ...] = DEFAULT_ALIASES
+    list_types: bool = True  # False mirrors an API server without DRAListTypeAttributes
+    ignore: tuple[str, ...] = ()
+    source: str = "<default>"
+
+    @classmethod
+    def default(cls) -> Policy:
+        return cls()
+
+    @classmethod
+    def load(cls, path: str | Path) -> Policy:
+        """Read a policy file (YAML 1.2 or JSON); any problem is one DraguardError line naming the file."""
+        from ruamel.yaml import YAML
+        from ruamel.yaml.error import YAMLError
+
+        source = str(path)
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise DraguardError(f"policy {source}: no such file") from None
+        except (OSError, UnicodeDecodeError) as err:
+            raise DraguardError(f"policy {source}: cannot read: {getattr(err, 'strerror', None) or err}") from None
+        yaml = YAML(typ="safe", pure=True)
+        yaml.version = (1, 2)
+        try:
+            data = yaml.load(text)
+        except YAMLError as err:
+            raise DraguardError(f"policy {source}: invalid YAML: {err}") from None
+        return cls.from_mapping({} if data is None else data, source)
+
+    @classmethod
+    def from_mapping(cls, data: object, source: str = "<policy>") -> Policy:
+        """Build a policy from decoded YAML/JSON; the first bad key or value is one DraguardError line."""
+        if not isinstance(data, Mapping):
+            raise DraguardError(f"policy {source}: expected a mapping with keys {', '.join(_TOP_KEYS)}")
+        _unknown_keys(data, _TOP_KEYS, source, "")
+        numa = data.get("numaNode", {}) or {}
+        if not isinstance(numa, Mapping):
+            raise DraguardError(f"policy {source}: numaNode: expected a mapping with keys {', '.join(_NUMA_KEYS)}")
+        _unknown_keys(numa, _NUMA_KEYS, source, "numaNode.")
+        return cls(
+            actions=_actions(data.get("rules", {}), source),
+            list_form=_list_form(numa.get("listForm", "allow"), source),
+            aliases=_strings(numa.get("aliases", list(DEFAULT_ALIASES)), source, "numaNode.aliases", alias=True),
+            list_types=_list_types(data.get("listTypes", "enabled"), source),
+            ignore=_strings(data.get("ignore", []), source, "ignore"),
+            source=source,
+        )
+
+    def action(self, rule_id: str) -> Action:
+        """The action for `rule_id`: the file's choice, else (for the list-form rule) listForm, else the default."""
+        if rule_id in self.actions:
+            return self.actions[rule_id]
+        if rule_id == LIST_FORM_RULE:
+            return Action.OFF if self.list_form == "allow" else Action(self.list_form)
+        from webhook.rules import CATALOGUE
+
+        rule = CATALOGUE.get(rule_id)
+        return rule.default if rule is not None else Action.WARN
+
+    def with_list_types(self, enabled: bool) -> Policy:
+        return replace(self, list_types=enabled)
+
+
+def _unknown_keys(data: Mapping[Any, Any], known: tuple[str, ...], source: str, prefix: str) -> None:
+    for key in data:
+        if key not in known:
+            raise DraguardError(f"policy {source}: unknown key {prefix}{key}; known keys: {', '.join(known)}")
+
+
+def _actions(rules: object, source: str) -> dict[str, Action]:
+    from webhook.rules import CATALOGUE
+
+    if rules is None:
+        return {}
+    if not isinstance(rules, Mapping):
+        raise DraguardError(f"policy {source}: rules: expected a mapping of rule id to deny, warn, audit or off")
+    actions: dict[str, Action] = {}
+    for rule_id, value in rules.items():
+        if rule_id not in CATALOGUE:
+            raise DraguardError(f"policy {source}: rules: unknown rule id {rule_id!r} (see `draguard rules`)")
+        if not isinstance(value, str):
+            raise DraguardError(f"policy {source}: rules.{rule_id}: expected deny, warn, audit or off, got {value!r}")
+        try:
+            actions[str(rule_id)] = Action.parse(value)
+        except ValueError as err:
+            raise DraguardError(f"policy {source}: rules.{rule_id}: {err}") from None
+    return actions
+
+
+def _list_form(value: object, source: str) -> ListForm:
+    for form in LIST_FORMS:
+        if value == form:
+            return form
+    raise DraguardError(f"policy {source}: numaNode.listForm: expected allow, warn or deny, got {value!r}")
+
+
+def _list_types(value: object, source: str) -> bool:
+    if value in ("enabled", True):
+        return True
+    if value in ("disabled", False):
+        return False
+    raise DraguardError(f"policy {source}: listTypes: expected enabled or disabled, got {value!r}")
+
+
+def _strings(value: object, source: str, key: str, *, alias: bool = False) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+        raise DraguardError(f"policy {source}: {key}: expected a list of non-empty strings, got {value!r}")
+    if alias:
+        for name in value:
+            domain, slash, ident = name.partition("/")
+            if not slash or not domain or not ident or "/" in ident:
+                raise DraguardError(f"policy {source}: {key}: {name!r} is not a qualified name like dra.net/numaNode")
+    return tuple(value)

@@ -1,0 +1,52 @@
+"""Reporters: findings and a run summary -> text for a terminal or a machine.
+
+Each format is a module with `render(findings, summary, *, color=False) -> str`, imported only when
+asked for, so `draguard validate` never pays for SARIF. Add a format with one entry in FORMATS.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from webhook.errors import DraguardError
+from webhook.findings import Action, Finding
+
+FORMATS: dict[str, str] = {
+    "text": "webhook.report.text",
+    "json": "webhook.report.json",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    """What a run looked at besides its findings."""
+
+    objects: int = 0  # objects the rules ran on
+    skipped: Mapping[str, int] = field(default_factory=dict)  # kind -> objects of kinds no rule reads
+    suppressed: int = 0  # findings silenced by a draguard.io/ignore annotation
+    problems: Sequence[str] = ()  # input problems, one line each (also printed on stderr)
+
+
+def counts(findings: Sequence[Finding]) -> dict[str, int]:
+    """Findings per action, every action present (deny, warn, audit)."""
+    out = {a.value: 0 for a in Action if a is not Action.OFF}
+    for finding in findings:
+        if finding.action is not None and finding.action is not Action.OFF:
+            out[finding.action.value] += 1
+    return out
+
+
+def render(format: str, findings: Sequence[Finding], summary: Summary, *, color: bool = False) -> str:
+    """Render with the named format; an unknown name is a DraguardError listing the known ones."""
+    module_name = FORMATS.get(format)
+    if module_name is None:
+        raise DraguardError(f"unknown format {format!r}; use one of {', '.join(sorted(FORMATS))}")
+    module = importlib.import_module(module_name)
+    if color and "color" in inspect.signature(module.render).parameters:
+        text: str = module.render(findings, summary, color=True)
+    else:
+        text = module.render(findings, summary)
+    return text

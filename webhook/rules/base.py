@@ -1,0 +1,69 @@
+"""What a rule is: an id, the kinds it reads, a default action, its documentation and a pure check.
+
+A check is a generator of `Finding`s: object in, findings out, no I/O. The runner (`webhook/run.py`)
+stamps rule id, action and file position, applies suppressions and ratchets updates; a rule never does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
+
+from webhook.findings import Action, Finding
+from webhook.wire import Obj
+
+if TYPE_CHECKING:
+    from webhook.policy import Policy
+
+Origin = Literal["kubernetes", "draguard"]
+T = TypeVar("T")
+
+RESOURCE_SLICE = "ResourceSlice"
+RESOURCE_CLAIM = "ResourceClaim"
+RESOURCE_CLAIM_TEMPLATE = "ResourceClaimTemplate"
+DEVICE_CLASS = "DeviceClass"
+DRA_KINDS = frozenset({RESOURCE_SLICE, RESOURCE_CLAIM, RESOURCE_CLAIM_TEMPLATE, DEVICE_CLASS})
+
+
+@dataclass(frozen=True, slots=True)
+class RuleContext:
+    """What a check may know besides the object: the policy, known slices, and the old object on UPDATE.
+
+    `shared` is scratch space for one `run_rules` call, so several rules can share one walk of the
+    object (the Kubernetes parity rules run upstream's validators once and split the result by rule).
+    """
+
+    policy: Policy
+    slices: Sequence[Obj] = ()
+    old: Obj | None = None
+    shared: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    def once(self, key: str, compute: Callable[[], T]) -> T:
+        """`compute()` the first time `key` is asked for within this run, the cached value after."""
+        if key not in self.shared:
+            self.shared[key] = compute()
+        value: T = self.shared[key]
+        return value
+
+
+Check = Callable[[Obj, RuleContext], Iterable[Finding]]
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """One catalogue entry. `summary` says what it checks, `remediation` how to fix what it finds."""
+
+    id: str
+    kinds: frozenset[str]
+    default: Action
+    summary: str
+    remediation: str
+    check: Check = field(repr=False)
+    origin: Origin = "draguard"
+
+    def __post_init__(self) -> None:
+        if not self.id or self.id != self.id.lower() or " " in self.id or "_" in self.id:
+            raise ValueError(f"rule id {self.id!r} is not kebab-case")
+        if self.default is Action.OFF and self.origin == "kubernetes":
+            raise ValueError(f"rule {self.id}: a Kubernetes parity rule cannot be off by default")

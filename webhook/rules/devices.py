@@ -1,0 +1,82 @@
+"""Walking a ResourceSlice's devices and attributes, tolerating any wrong type on the way.
+
+The parity rules report wrong shapes; draguard's own rules read through these helpers and simply see
+nothing where the shape is wrong, so one malformed field yields one finding, not a cascade.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from webhook.fieldpath import FieldPath
+from webhook.wire import Obj
+
+SPEC = FieldPath.root("spec")
+DEVICES = SPEC.child("devices")
+SCALARS = ("int", "bool", "string", "version")
+LISTS = ("ints", "bools", "strings", "versions")
+MEMBERS = SCALARS + LISTS
+STANDARD_DOMAIN = "resource.kubernetes.io"
+
+
+def driver_of(slice_: Obj) -> str:
+    spec = slice_.get("spec")
+    driver = spec.get("driver") if isinstance(spec, Mapping) else None
+    return driver if isinstance(driver, str) else ""
+
+
+def devices(slice_: Obj) -> Iterator[tuple[FieldPath, Obj]]:
+    """`(spec.devices[i], device)` for every device that is a mapping."""
+    spec = slice_.get("spec")
+    items = spec.get("devices") if isinstance(spec, Mapping) else None
+    if not isinstance(items, list):
+        return
+    for i, device in enumerate(items):
+        if isinstance(device, Mapping):
+            yield DEVICES.index(i), device
+
+
+def attributes(device: Obj) -> Mapping[str, Any]:
+    attrs = device.get("attributes")
+    return attrs if isinstance(attrs, Mapping) else {}
+
+
+def lookup(attrs: Mapping[str, Any], qualified: str, driver: str) -> tuple[str, Obj] | None:
+    """The attribute named `qualified` (`domain/id`), also found under its bare id when the domain is the driver.
+
+    Returns `(key as written, attribute)`; Kubernetes gives an unqualified key the driver's domain.
+    """
+    value = attrs.get(qualified)
+    if isinstance(value, Mapping):
+        return qualified, value
+    domain, _, ident = qualified.partition("/")
+    if domain == driver and ident:
+        value = attrs.get(ident)
+        if isinstance(value, Mapping):
+            return ident, value
+    return None
+
+
+def members(attribute: Obj) -> list[str]:
+    """The union members an attribute sets, in API order (`int`, ..., `versions`)."""
+    return [m for m in MEMBERS if attribute.get(m) is not None]
+
+
+def int_values(attribute: Obj) -> list[tuple[str | int, object]]:
+    """`("int", v)` for a scalar, `(i, v)` for each list element; empty when the attribute is neither."""
+    if "int" in attribute and attribute["int"] is not None:
+        return [("int", attribute["int"])]
+    values = attribute.get("ints")
+    if isinstance(values, list):
+        return list(enumerate(values))
+    return []
+
+
+def value_path(attr_path: FieldPath, where: str | int) -> FieldPath:
+    """`…[key].int` for the scalar, `…[key].ints[i]` for a list element."""
+    return attr_path.child(where) if isinstance(where, str) else attr_path.child("ints").index(where)
+
+
+def is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)

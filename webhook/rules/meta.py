@@ -1,0 +1,53 @@
+"""Rules about draguard's own annotations. draguard's own.
+
+    passes: draguard.io/ignore: "numa-node-order: the vendor firmware lists nodes by distance"
+    fails:  draguard.io/ignore: "numa-node-order"        (no reason: nothing is suppressed)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from webhook.fieldpath import FieldPath
+from webhook.findings import Action, Finding
+from webhook.rules.base import DRA_KINDS, Rule, RuleContext
+from webhook.wire import Obj, get_map
+
+IGNORE_ANNOTATION = "draguard.io/ignore"
+_PATH = FieldPath.root("metadata", "annotations").key(IGNORE_ANNOTATION)
+
+
+def _reason_missing(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
+    from webhook.rules import CATALOGUE
+
+    text = get_map(obj, "metadata", "annotations").get(IGNORE_ANNOTATION)
+    if not isinstance(text, str):
+        return
+    head, _, reason = text.partition(":")
+    ids = [r.strip() for r in head.split(",") if r.strip()]
+    if not reason.strip():
+        yield Finding(
+            _PATH,
+            f"{IGNORE_ANNOTATION} names {', '.join(ids) or 'no rule'} without a reason, so it suppresses nothing",
+            hint=f'write "<rule>[,<rule>]: <reason>", e.g. "{ids[0] if ids else "numa-node-order"}: why this is fine"',
+        )
+        return
+    unknown = [r for r in ids if r not in CATALOGUE]
+    if unknown:
+        yield Finding(
+            _PATH,
+            f"{IGNORE_ANNOTATION} names unknown rule {', '.join(unknown)}",
+            hint="use rule ids from `draguard rules` (or the README rule catalogue)",
+        )
+
+
+SUPPRESSION_REASON_MISSING = Rule(
+    "suppression-reason-missing",
+    kinds=DRA_KINDS,
+    default=Action.WARN,
+    summary=f"a `{IGNORE_ANNOTATION}` annotation names known rules and gives a reason",
+    remediation=f'write `{IGNORE_ANNOTATION}: "<rule>[,<rule>]: <reason>"`; without a reason nothing is suppressed',
+    check=_reason_missing,
+)
+
+RULES = (SUPPRESSION_REASON_MISSING,)
