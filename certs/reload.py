@@ -1,0 +1,157 @@
+"""Serve the newest valid certificate without restarting: `TLSReloader` (the contract `draguard serve` builds on).
+
+The server holds one `ssl.SSLContext` whose `sni_callback` runs at the start of every handshake, before the
+certificate is sent. It swaps in the context built from the newest valid files, so a rotated Secret (kubelet
+replaces its files atomically) is served to every new connection while open connections keep theirs. The files
+are stat'ed at most once per `check_interval`; new files that are unusable (unparsable, a key that does not
+match, expired) are logged once and the previous context stays, like controller-runtime's certwatcher.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import os
+import ssl
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from certs.errors import CertsError
+from certs.pem import key_matches, parse_certs, parse_key
+
+log = logging.getLogger(__name__)
+
+_Stamp = tuple[tuple[int, int, int, int], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _Loaded:
+    context: ssl.SSLContext
+    not_after: dt.datetime
+    stamp: _Stamp
+
+
+def _stamp(*paths: Path) -> _Stamp:
+    """What changes when a file is replaced: device, inode, mtime and size (follows kubelet's ..data symlink)."""
+    stamps = []
+    for path in paths:
+        try:
+            st = os.stat(path)
+        except OSError:
+            stamps.append((-1, -1, -1, -1))
+        else:
+            stamps.append((st.st_dev, st.st_ino, st.st_mtime_ns, st.st_size))
+    return tuple(stamps)
+
+
+def _server_context(cert_pem: bytes, key_pem: bytes) -> ssl.SSLContext:
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.minimum_version = ssl.TLSVersion.TLSv1_2
+    # load_cert_chain reads files only; a private temporary copy keeps cert and key from one read consistent.
+    with tempfile.TemporaryDirectory(prefix="draguard-tls-") as tmp:
+        cert_path, key_path = Path(tmp, "tls.crt"), Path(tmp, "tls.key")
+        fd = os.open(key_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "wb") as out:
+            out.write(key_pem)
+        cert_path.write_bytes(cert_pem)
+        context.load_cert_chain(cert_path, key_path)
+    return context
+
+
+def load_pair(cert_file: Path, key_file: Path, now: dt.datetime | None = None) -> _Loaded:
+    """Read, check and load one certificate/key pair; `CertsError` with one line when unusable."""
+    stamp = _stamp(cert_file, key_file)
+    try:
+        cert_pem, key_pem = cert_file.read_bytes(), key_file.read_bytes()
+    except OSError as err:
+        raise CertsError(f"{err.filename}: cannot read: {err.strerror or err}") from None
+    leaf = parse_certs(cert_pem, str(cert_file))[0]
+    key = parse_key(key_pem, str(key_file))
+    if not key_matches(leaf, key):
+        raise CertsError(f"{key_file} does not match the certificate in {cert_file}")
+    now = now or dt.datetime.now(dt.UTC)
+    if now >= leaf.not_valid_after_utc:
+        raise CertsError(f"{cert_file}: the certificate expired on {leaf.not_valid_after_utc:%Y-%m-%d %H:%M:%S} UTC")
+    try:
+        context = _server_context(cert_pem, key_pem)
+    except (ssl.SSLError, OSError) as err:
+        raise CertsError(f"{cert_file}: cannot be served: {err}") from None
+    return _Loaded(context, leaf.not_valid_after_utc, stamp)
+
+
+class TLSReloader:
+    """Hands every new TLS handshake the newest valid certificate from `cert_file`/`key_file`.
+
+    >>> reloader = TLSReloader("tls.crt", "tls.key")          # doctest: +SKIP
+    >>> server_socket = reloader.server_context().wrap_socket(sock, server_side=True)   # doctest: +SKIP
+    """
+
+    def __init__(self, cert_file: Path | str, key_file: Path | str, *, check_interval: float = 1.0) -> None:
+        self.cert_file, self.key_file = Path(cert_file), Path(key_file)
+        self.check_interval = check_interval
+        self._lock = threading.Lock()
+        self._current = load_pair(self.cert_file, self.key_file)  # raises: nothing to serve yet
+        self._rejected: _Stamp | None = None
+        self._last_error: str | None = None
+        self._checked = time.monotonic()
+        self._outer = self._current.context  # its sni_callback swaps in the newest context
+        self._outer.sni_callback = self._on_hello
+
+    @property
+    def loaded(self) -> bool:
+        """True while a valid certificate is served (always, once constructed: a bad file never replaces it)."""
+        return self._current is not None
+
+    @property
+    def not_after(self) -> dt.datetime:
+        """When the certificate now being served expires (UTC)."""
+        return self._current.not_after
+
+    @property
+    def last_error(self) -> str | None:
+        """Why the newest files on disk are not being served, or None when they are."""
+        return self._last_error
+
+    def server_context(self) -> ssl.SSLContext:
+        """The context to wrap the listening socket with; TLS 1.2 or newer."""
+        return self._outer
+
+    def reload(self) -> bool:
+        """Check the files now (ignoring `check_interval`); True when a new certificate is now being served."""
+        with self._lock:
+            self._checked = time.monotonic()
+            return self._reload_locked()
+
+    def _reload_locked(self) -> bool:
+        stamp = _stamp(self.cert_file, self.key_file)
+        if stamp in (self._current.stamp, self._rejected):
+            return False
+        try:
+            fresh = load_pair(self.cert_file, self.key_file)
+        except CertsError as err:
+            self._rejected, self._last_error = stamp, err.message
+            log.warning("keeping the certificate that expires %s: %s", f"{self.not_after:%Y-%m-%d}", err.message)
+            return False
+        self._current, self._rejected, self._last_error = fresh, None, None
+        log.info("serving a new certificate from %s (expires %s)", self.cert_file, f"{fresh.not_after:%Y-%m-%d}")
+        return True
+
+    def _maybe_reload(self) -> ssl.SSLContext:
+        now = time.monotonic()
+        if now - self._checked >= self.check_interval and self._lock.acquire(blocking=False):
+            # One handshake re-reads; concurrent ones carry on with the current context instead of waiting.
+            try:
+                self._checked = now
+                self._reload_locked()
+            finally:
+                self._lock.release()
+        return self._current.context
+
+    def _on_hello(self, sock: ssl.SSLObject | ssl.SSLSocket, server_name: str | None, context: ssl.SSLContext) -> None:
+        del server_name, context  # the same certificate serves every SAN
+        newest = self._maybe_reload()
+        if sock.context is not newest:
+            sock.context = newest
