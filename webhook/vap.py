@@ -167,7 +167,8 @@ def _validation(check: Check) -> dict[str, Any]:
     return {
         "expression": f"size({found}) == 0",
         "message": f"{check.rule}: {check.message}",
-        "messageExpression": f"{_quote(check.rule + ': device ')} + {found}[0] + {more} + {_quote(': ' + check.message)}",
+        "messageExpression": f"{_quote(check.rule + ': device ')} + {found}[0] + {more} + "
+        f"{_quote(': ' + check.message)}",
         "reason": "Invalid",
     }
 

@@ -71,7 +71,7 @@ def render(objects: list[dict[str, object]], fmt: str) -> str:
 
     yaml = YAML(typ="safe", pure=True)
     yaml.default_flow_style = False
-    yaml.sort_base_mapping_type_on_output = False  # keep apiVersion, kind, metadata, spec in API order
+    yaml.sort_base_mapping_type_on_output = False  # type: ignore[assignment]  # keep apiVersion, kind, metadata, spec in API order
     yaml.width = 4096  # one line per CEL expression: folded expressions are harder to read and to diff
     out = io.StringIO()
     yaml.dump_all(objects, out)
