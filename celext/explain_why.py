@@ -1,0 +1,109 @@
+"""The first reason a claim cannot be allocated on a node (draguard's own wording, not the scheduler's).
+
+Asked only after the search failed. In order: a request without enough candidate devices (the
+first one in claim order, as the allocator gives up there), else the constraint rejection the
+search reached deepest, with the attribute values of every candidate of the requests it names,
+else requests competing for the same devices. Selector errors met here (on devices the search
+never reached) are listed, not raised: the scheduler would not have seen them either.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from celext.constraints import lookup_attribute, render_attribute
+
+if TYPE_CHECKING:
+    from celext.explain import Device, _Request, _Search
+
+SHOWN = 8  # candidates listed per request before "and N more"
+
+
+def _candidates(search: _Search, request: _Request, errors: list[str]) -> list[int]:
+    from celext.explain import ClaimError
+
+    found = []
+    for i in range(len(search.devices)):
+        try:
+            if search.selectable(request, i):
+                found.append(i)
+        except ClaimError as err:
+            search.memo[(request.name, i)] = False
+            if len(errors) < 3:
+                errors.append(str(err))
+    return found
+
+
+def _needed(request: _Request) -> int:
+    return 1 if request.all_devices else request.count
+
+
+def _selector_counts(search: _Search, request: _Request) -> str:
+    """How far devices get: `8 devices; 2 pass class gpu.nvidia.com; 1 passes the request selectors`."""
+    from celext.errors import CELError
+
+    total = len(search.devices)
+    by_class = by_request = 0
+    for device in search.devices:
+        try:
+            if not all(search.matcher(e, device.wire, device.driver) for e in request.class_selectors):
+                continue
+            by_class += 1
+            if all(search.matcher(e, device.wire, device.driver) for e in request.selectors):
+                by_request += 1
+        except CELError:
+            continue
+    text = f"{total} device(s) on this node; {by_class} pass class {request.class_name}"
+    if request.selectors:
+        text += f"; {by_request} of those pass the request's selectors"
+    return text
+
+
+def why_not(search: _Search, notes: Sequence[str]) -> tuple[str, tuple[str, ...]]:
+    errors: list[str] = []
+    candidates = {r.name: _candidates(search, r, errors) for e in search.entries for r in e.options}
+    details = list(notes)
+    for entry in search.entries:
+        short = [r for r in entry.options if len(candidates[r.name]) < _needed(r)]
+        if len(short) < len(entry.options):
+            continue
+        for r in short:
+            have = len(candidates[r.name])
+            label = f"subrequest {r.name}" if entry.first_available else f"request {r.name}"
+            details.append(f"{label}: {_selector_counts(search, r)}")
+            if have and r.count > 1:
+                details.append(f"{label}: {have} candidate(s), count {r.count}")
+        details += [f"selector error: {e}" for e in errors]
+        reason = (f"request {entry.name}: no device matches" if all(not candidates[r.name] for r in short)
+                  else f"request {entry.name}: not enough matching devices")
+        return reason, tuple(details)
+    depth, index, problem = search.deepest
+    if depth >= 0:
+        constraint = search.constraints[index]
+        details += _values(search, constraint.attribute, constraint.requests, candidates)
+        return f"constraint #{index} ({constraint.label()}): {problem}", tuple(details)
+    details += [f"request {name}: {len(found)} candidate(s)" for name, found in candidates.items()]
+    return "the requests compete for the same devices: no way to give each its own", tuple(details)
+
+
+def _values(search: _Search, attribute: str, requests: frozenset[str],
+            candidates: dict[str, list[int]]) -> list[str]:
+    lines = []
+    for name, found in candidates.items():
+        parent = name.partition("/")[0]
+        if requests and name not in requests and parent not in requests:
+            continue
+        shown = ", ".join(_one(search.devices[i], attribute) for i in found[:SHOWN]) or "none"
+        if len(found) > SHOWN:
+            tally = Counter(render_attribute(lookup_attribute(search.devices[i].wire, search.devices[i].driver,
+                                                              attribute)) for i in found)
+            values = "; ".join(f"{value} ×{n}" for value, n in sorted(tally.items()))
+            shown += f", and {len(found) - SHOWN} more (all values: {values})"
+        lines.append(f"candidates for {name} ({attribute}): {shown}")
+    return lines
+
+
+def _one(device: Device, attribute: str) -> str:
+    return f"{device.name} {render_attribute(lookup_attribute(device.wire, device.driver, attribute))}"
