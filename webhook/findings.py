@@ -56,7 +56,11 @@ class Position:
 
 @dataclass(frozen=True, slots=True)
 class Edit:
-    """Replace `text[start:end]` (character offsets into the file's text) with `replacement`."""
+    """Replace `text[start:end]` with `replacement`.
+
+    A rule sees only the object, so in a rule's finding the offsets are into the string value at the
+    finding's `path` (a CEL expression); `webhook.fix` maps them into the file's text.
+    """
 
     start: int
     end: int
@@ -70,6 +74,9 @@ class Finding:
     message: str
     hint: str = ""
     fix: Edit | None = None
+    # Characters `start:end` of the string value at `path` the finding is about (a token inside a CEL
+    # expression); `draguard lint` turns it into the exact line/column inside the YAML scalar.
+    span: tuple[int, int] | None = None
     # Filled in by the runner, never by a rule:
     rule: str = ""
     action: Action | None = None
