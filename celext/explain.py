@@ -280,9 +280,6 @@ class _Search:
         return any(self._fill(index, option, 0, 0) for option in entry.options)
 
     def _fill(self, index: int, request: _Request, placed: int, start: int) -> bool:
-        self.steps += 1
-        if self.steps > self.max_steps:
-            raise _Bound
         if request.all_devices:
             return self._fill_all(index, request)
         if placed == request.count:
@@ -317,6 +314,9 @@ class _Search:
         return False
 
     def _place(self, request: _Request, device: Device, *, must: bool = False) -> bool:
+        self.steps += 1
+        if self.steps > self.max_steps:
+            raise _Bound
         for k, constraint in enumerate(self.constraints):
             problem = constraint.add(request.name, device.id, device.wire, device.driver)
             if problem:
