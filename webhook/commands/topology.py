@@ -1,0 +1,110 @@
+"""`draguard topology`: the KEP-6072 numaNode each device of this node should publish, from sysfs.
+
+    draguard topology                          every PCI device and NUMA node, both forms, as a table
+    draguard topology --pci 0000:c1:00.1 --form list --format yaml
+    draguard topology --check slices.yaml      compare what drivers published on this node (exit 0/1/2)
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from webhook.topology import Topology
+
+HELP = "derive KEP-6072 numaNode values from a node's sysfs, or check published ones against it"
+FORMATS = ("table", "json", "yaml")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--sysfs-root", default="/sys", metavar="DIR", help="where sysfs is mounted (default: /sys)"
+    )
+    parser.add_argument(
+        "--form",
+        choices=("scalar", "list"),
+        help="numaNode form: scalar {int: N} or list {ints: [N, ...]} (KEP-5491 DRAListTypeAttributes); "
+        "the table shows both unless given, json/yaml default to scalar, --check compares each value "
+        "in its own form unless given",
+    )
+    parser.add_argument("--pci", action="append", default=[], metavar="BDF", help="only this PCI device (repeatable)")
+    parser.add_argument(
+        "--numa-node", action="append", type=int, default=[], metavar="N", help="only this NUMA node (repeatable)"
+    )
+    parser.add_argument(
+        "--cpu", action="append", type=int, default=[], metavar="ID", help="the NUMA node of this CPU (repeatable)"
+    )
+    parser.add_argument(
+        "--format",
+        help="table (default), json or yaml; with --check: table/text (default), json or another report format",
+    )
+    parser.add_argument(
+        "--check",
+        nargs="+",
+        metavar="SLICES",
+        help="ResourceSlice files or directories ('-' for stdin): compare their numaNode values on this node",
+    )
+    parser.add_argument(
+        "--node", metavar="NAME", help="with --check: the Kubernetes node name (default: this host's name)"
+    )
+    parser.add_argument(
+        "--policy", metavar="FILE", help="with --check: take numaNode.aliases from this draguard policy file"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    from webhook.errors import DraguardError
+    from webhook.topology import Form, Sysfs, Topology
+
+    form = Form(args.form) if args.form else None
+    topology = Topology(Sysfs.open(args.sysfs_root))
+    if args.check:
+        if args.pci or args.numa_node or args.cpu:
+            raise DraguardError("--check compares published slices; it does not take --pci, --numa-node or --cpu")
+        from webhook.topology.checking import run_check
+
+        return run_check(
+            topology, args.check, form=form, node=args.node, policy=args.policy, format=args.format or "text"
+        )
+    if args.node or args.policy:
+        raise DraguardError("--node and --policy only apply with --check SLICES")
+    fmt = args.format or "table"
+    if fmt not in FORMATS:
+        raise DraguardError(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
+    from webhook.topology import listing
+
+    forms = (form,) if form else ((Form.SCALAR, Form.LIST) if fmt == "table" else (Form.SCALAR,))
+    chosen = _select(topology, args.pci, args.numa_node, args.cpu)
+    shown = listing.collect(topology, forms, pci=chosen[0], nodes=chosen[1], cpus=chosen[2])
+    render = {"table": listing.table, "json": listing.to_json, "yaml": listing.to_yaml}[fmt]
+    print(render(shown), end="")
+    return 0
+
+
+def _select(
+    topology: Topology, pci: list[str], nodes: list[int], cpus: list[int]
+) -> tuple[list[str], list[int], list[int]]:
+    """The devices, nodes and CPUs to show: those asked for (checked), else every PCI device and node."""
+    from webhook.errors import DraguardError
+    from webhook.topology import MAX_NUMA_NODES, Form
+
+    if not (pci or nodes or cpus):
+        return topology.pci_devices(), topology.nodes(), []
+    for bdf in pci:
+        derived = topology.pci(bdf, Form.SCALAR)
+        if derived.status in ("invalid", "absent"):
+            raise DraguardError(f"--pci {bdf}: {derived.reason}")
+    known = topology.nodes()
+    for node in nodes:
+        if node < 0 or node >= MAX_NUMA_NODES:
+            raise DraguardError(f"--numa-node {node}: {topology.node(node, Form.SCALAR).reason}")
+        if node not in known:
+            where = topology.reader.describe("devices/system/node")
+            raise DraguardError(f"--numa-node {node}: no node{node} under {where}")
+    for cpu in cpus:
+        try:
+            topology.cpu_node(cpu)
+        except LookupError as err:
+            raise DraguardError(f"--cpu {cpu}: {err}") from None
+    return list(dict.fromkeys(pci)), list(dict.fromkeys(nodes)), list(dict.fromkeys(cpus))

@@ -1,0 +1,237 @@
+"""`draguard topology --check`: the numaNode values drivers published, against what this node's sysfs gives.
+
+draguard's own check (Kubernetes cannot see a node's sysfs). For each device of a ResourceSlice of this
+node that carries a numaNode value (`resource.kubernetes.io/numaNode` or a vendor alias), the expected value
+is derived the KEP-6072 way from
+
+- its PCI address: `resource.kubernetes.io/pciBusID`, else a vendor address attribute (`<domain>/pciAddress`,
+  `<domain>/pciAddr`: DraNet, SR-IOV, AMD GPU), like `GetNUMANodeAttributeByPCIBusID`;
+- else the NUMA node it publishes (CPU and memory devices), like `GetNUMANodeAttribute`.
+
+Each published value is compared in its own form (a scalar with the physical node, a list with the SLIT
+list: physical node first, the same set of nodes), unless `form` is given: then the standard attribute in
+the other form is a finding too. Vendor aliases are compared in whatever form they use (most are scalars).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from functools import partial
+
+from webhook.fieldpath import FieldPath
+from webhook.findings import Action, Finding
+from webhook.topology.numa import (
+    MAX_NUMA_NODES,
+    STANDARD_NUMA_NODE,
+    Derivation,
+    Form,
+    NumaValue,
+    Topology,
+    is_bdf,
+    wire_value,
+)
+from webhook.wire import Obj, as_map, get_list, get_map, get_str
+
+STANDARD_PCI_BUS_ID = "resource.kubernetes.io/pciBusID"
+VENDOR_ADDRESS_NAMES = ("pciAddress", "pciAddr")  # dra.net/, sriovnetwork.../, gpu.amd.com/ (`pciAddr`)
+# The KEP-6072 table of names drivers publish today; `<driver>/numaNode` and `<driver>/numa` always count.
+DEFAULT_ALIASES = ("dra.net/numaNode", "dra.cpu/numaNodeID", "dra.memory/numaNode", "dra.nvme/numaNode")
+
+# draguard's own ids: these findings come from the node's sysfs, not from the rule catalogue.
+MISMATCH = "topology-numa-mismatch"
+FORM = "topology-numa-form"
+NO_AFFINITY = "topology-no-affinity"
+UNKNOWN_DEVICE = "topology-unknown-device"
+UNKNOWN_NODE = "topology-unknown-node"
+BAD_ADDRESS = "topology-bad-pci-address"
+ACTIONS: Mapping[str, Action] = {
+    MISMATCH: Action.DENY,
+    FORM: Action.DENY,
+    NO_AFFINITY: Action.DENY,
+    UNKNOWN_DEVICE: Action.WARN,
+    UNKNOWN_NODE: Action.WARN,
+    BAD_ADDRESS: Action.WARN,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Published:
+    """One numaNode attribute of a device as written in the slice."""
+
+    name: str  # fully qualified: resource.kubernetes.io/numaNode, dra.net/numaNode, gpu.amd.com/numaNode
+    key: str  # as written in `attributes` (a driver may leave its own domain out: `numaNode`)
+    value: NumaValue | None  # None when it is not an int or a non-empty int list (the rules report that)
+
+
+def check_slice(
+    slice_: Obj, topology: Topology, *, form: Form | None = None, aliases: Sequence[str] = DEFAULT_ALIASES
+) -> list[Finding]:
+    """Findings (stamped with their rule id and action) for every device of one ResourceSlice."""
+    driver = get_str(slice_, "spec", "driver")
+    names = _numa_names(driver, aliases)
+    found: list[Finding] = []
+    for index, device in enumerate(get_list(slice_, "spec", "devices")):
+        device_map = as_map(device)
+        if device_map is None:
+            continue
+        path = FieldPath.root("spec", "devices").index(index)
+        found += _check_device(device_map, driver, names, path, topology, form=form)
+    return found
+
+
+def _check_device(
+    device: Obj, driver: str, names: Sequence[str], path: FieldPath, topology: Topology, *, form: Form | None
+) -> list[Finding]:
+    attributes = {_qualify(key, driver): (key, value) for key, value in get_map(device, "attributes").items()}
+    published = [
+        Published(name, attributes[name][0], _value(attributes[name][1])) for name in names if name in attributes
+    ]
+    if not published:
+        return []
+    attrs_path = path.child("attributes")
+    address = _address(attributes)
+    if address is not None:
+        key, bdf = address
+        if not is_bdf(bdf):
+            return [
+                _finding(
+                    BAD_ADDRESS,
+                    attrs_path.key(key),
+                    f"{_qualify(key, driver)} {bdf!r} is not a PCI address in the form the KEP-6072 helper takes "
+                    "(dddd:bb:dd.f, lower-case hex), so its numaNode cannot be checked",
+                    "publish the PCI address as sysfs names it, e.g. 0000:c1:00.1",
+                )
+            ]
+        derive: Callable[[Form], Derivation] = partial(topology.pci, bdf)
+        subject = f"PCI device {bdf}"
+        if topology.pci(bdf, Form.SCALAR).status == "absent":
+            return [
+                _finding(
+                    UNKNOWN_DEVICE,
+                    attrs_path.key(key),
+                    f"{subject} is not on this node (no {topology.reader.describe('bus/pci/devices/' + bdf)}); "
+                    "its numaNode cannot be checked",
+                    "check --sysfs-root and --node, or whether the driver publishes a device that is gone",
+                )
+            ]
+    else:
+        physical = next((p.value.physical for p in published if p.value is not None), None)
+        if physical is None:
+            return []
+        derive = partial(topology.node, physical)
+        subject = f"NUMA node {physical}"
+        known = topology.nodes()
+        if known and 0 <= physical < MAX_NUMA_NODES and physical not in known:
+            first = next(p for p in published if p.value is not None)
+            return [
+                _finding(
+                    UNKNOWN_NODE,
+                    attrs_path.key(first.key),
+                    f"{first.name} names NUMA node {physical}, which this node does not have "
+                    f"(nodes: {', '.join(map(str, known))})",
+                    "publish the node id the kernel reports for the device",
+                )
+            ]
+    found: list[Finding] = []
+    for attribute in published:
+        if attribute.value is None:
+            continue  # not an int or ints: the numa-node-type rule reports it
+        attr_path = attrs_path.key(attribute.key)
+        if form is not None and attribute.name == STANDARD_NUMA_NODE and attribute.value.form is not form:
+            wanted = derive(form)
+            if wanted.value is not None:
+                found.append(
+                    _finding(
+                        FORM,
+                        attr_path,
+                        f"{attribute.name} is published as {_form_name(attribute.value.form)} but the "
+                        f"{form.value} form was asked for: {subject} should publish {_wire(wanted.value)}",
+                        f"configure the driver for the {form.value} form (KEP-6072 AttributeForm)",
+                    )
+                )
+        derived = derive(attribute.value.form)
+        found += _compare(attribute, derived, attr_path)
+    return found
+
+
+def _compare(attribute: Published, derived: Derivation, path: FieldPath) -> Iterator[Finding]:
+    published = attribute.value
+    assert published is not None
+    member = path.child("int" if published.form is Form.SCALAR else "ints")
+    omit = "omit the numaNode attribute while the device has no NUMA affinity (the KEP-6072 helper returns an error)"
+    if derived.value is None:
+        if derived.status == "unavailable":
+            message = f"{attribute.name} is {published} but {derived.subject} has no numa_node file on this node"
+            yield _finding(NO_AFFINITY, member, message + " (a kernel without NUMA support)", omit)
+        elif derived.status == "no-affinity" and derived.subject.startswith("PCI"):
+            message = f"{attribute.name} is {published} but {derived.subject} has no NUMA affinity"
+            yield _finding(NO_AFFINITY, member, f"{message} (numa_node={derived.physical})", omit)
+        elif derived.status == "no-affinity":
+            yield _finding(NO_AFFINITY, member, f"{attribute.name} is {published}: a negative node means none", omit)
+        else:
+            yield _finding(MISMATCH, member, f"{attribute.name} is {published}: {derived.reason}")
+        return
+    if _same(published, derived.value):
+        return
+    why = f" (numa_node {derived.physical})" if derived.subject.startswith("PCI") else ""
+    yield _finding(
+        MISMATCH,
+        member,
+        f"{attribute.name} is {published} but this node's sysfs gives {derived.value} for {derived.subject}{why}",
+        f"publish {_wire(derived.value)}",
+    )
+
+
+def _same(published: NumaValue, derived: NumaValue) -> bool:
+    """Equal as KEP-6072 reads them: the physical node first, the rest an unordered set."""
+    if published.form is not derived.form:
+        return False
+    if published.form is Form.SCALAR:
+        return published.nodes == derived.nodes
+    return published.nodes[0] == derived.nodes[0] and set(published.nodes) == set(derived.nodes)
+
+
+def _numa_names(driver: str, aliases: Sequence[str]) -> list[str]:
+    names = [STANDARD_NUMA_NODE, *aliases]
+    if driver:
+        names += [f"{driver}/numaNode", f"{driver}/numa"]
+    return list(dict.fromkeys(names))
+
+
+def _address(attributes: Mapping[str, tuple[str, object]]) -> tuple[str, str] | None:
+    """(key as written, address) of the device's PCI address, the standard attribute first."""
+    vendor = sorted(name for name in attributes if name.rpartition("/")[2] in VENDOR_ADDRESS_NAMES)
+    candidates = [STANDARD_PCI_BUS_ID, *vendor]
+    for name in candidates:
+        if name in attributes:
+            key, attribute = attributes[name]
+            value = as_map(attribute)
+            text = value.get("string") if value is not None else None
+            if isinstance(text, str):
+                return key, text
+    return None
+
+
+def _qualify(key: str, driver: str) -> str:
+    """An attribute name without a domain lives in the driver's domain (upstream QualifiedName rule)."""
+    return key if "/" in key else f"{driver}/{key}"
+
+
+def _value(attribute: object) -> NumaValue | None:
+    value = as_map(attribute)
+    return wire_value(value) if value is not None else None
+
+
+def _wire(value: NumaValue) -> str:
+    if value.form is Form.SCALAR:
+        return f"{{int: {value.physical}}}"
+    return f"{{ints: {value}}}"
+
+
+def _form_name(form: Form) -> str:
+    return "a scalar (int)" if form is Form.SCALAR else "a list (ints)"
+
+
+def _finding(rule: str, path: FieldPath, message: str, hint: str = "") -> Finding:
+    return Finding(path, message, hint=hint, rule=rule, action=ACTIONS[rule])

@@ -1,0 +1,89 @@
+"""`draguard topology --check SLICES`: load slices, keep this node's, check them, report like `validate`.
+
+Exit codes as `draguard validate`: 0 no deny finding, 1 a mismatch (deny), 2 input problems (unreadable
+files, no ResourceSlice for this node).
+"""
+
+from __future__ import annotations
+
+import socket
+import sys
+from collections import Counter
+from collections.abc import Sequence
+
+from webhook.findings import Action, Finding
+from webhook.manifests import load_paths
+from webhook.topology.check import DEFAULT_ALIASES, check_slice
+from webhook.topology.numa import Form, Topology
+from webhook.wire import get_str, kind_of
+
+RESOURCE_SLICE = "ResourceSlice"
+
+
+def host_node_name() -> str:
+    """The node name kubelet registers by default: the host name, trimmed and lower-cased."""
+    return socket.gethostname().strip().lower()
+
+
+def run_check(
+    topology: Topology,
+    paths: Sequence[str],
+    *,
+    form: Form | None,
+    node: str | None,
+    policy: str | None,
+    format: str,
+) -> int:
+    from webhook.report import FORMATS, Summary, render
+
+    fmt = "text" if format == "table" else format
+    if fmt not in FORMATS:
+        from webhook.errors import DraguardError
+
+        raise DraguardError(f"unknown format {format!r} for --check; use table or one of {', '.join(sorted(FORMATS))}")
+    aliases: Sequence[str] = DEFAULT_ALIASES
+    if policy is not None:
+        from webhook.policy import Policy
+
+        aliases = Policy.load(policy).aliases
+    node_name = node or host_node_name()
+    loaded = load_paths(paths)
+    problems = [str(p) for p in loaded.problems]
+    findings: list[Finding] = []
+    skipped: Counter[str] = Counter()
+    checked = 0
+    other_nodes: set[str] = set()
+    for manifest in loaded.manifests:
+        kind = kind_of(manifest.obj)
+        if kind != RESOURCE_SLICE:
+            skipped[kind] += 1
+            continue
+        slice_node = get_str(manifest.obj, "spec", "nodeName")
+        if slice_node != node_name:
+            skipped[f"{RESOURCE_SLICE} of other nodes"] += 1
+            if slice_node:
+                other_nodes.add(slice_node)
+            continue
+        checked += 1
+        for finding in check_slice(manifest.obj, topology, form=form, aliases=aliases):
+            findings.append(
+                finding.stamped(finding.rule, finding.action or Action.DENY, manifest.position(finding.path))
+            )
+    if checked == 0 and not problems:
+        seen = f" (slices name {', '.join(sorted(other_nodes))})" if other_nodes else ""
+        problems.append(f"no ResourceSlice has spec.nodeName {node_name!r}{seen}; pass --node NAME")
+    findings.sort(key=_order)
+    for problem in problems:
+        print(f"draguard: {problem}", file=sys.stderr)
+    summary = Summary(objects=checked, skipped=dict(skipped), problems=problems)
+    print(render(fmt, findings, summary, color=fmt == "text" and sys.stdout.isatty()), end="")
+    if problems:
+        return 2
+    return 1 if any(f.action is Action.DENY for f in findings) else 0
+
+
+def _order(finding: Finding) -> tuple[str, int, int, str]:
+    pos = finding.position
+    if pos is None:
+        return ("", 0, 0, str(finding.path))
+    return (pos.file, pos.line, pos.column, str(finding.path))

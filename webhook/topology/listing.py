@@ -1,0 +1,206 @@
+"""What `draguard topology` prints: PCI devices, NUMA nodes and CPUs with the numaNode each should publish.
+
+Three renderings of one `Listing`: an aligned table for people, and JSON or YAML whose `attributes` maps
+are ResourceSlice attribute values ready to paste (`resource.kubernetes.io/numaNode: {ints: [6, 4, 5, 7]}`).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from webhook.topology.numa import STANDARD_NUMA_NODE, Derivation, Form, Topology, go_fields, go_trim
+
+
+@dataclass(frozen=True, slots=True)
+class PciRow:
+    bdf: str
+    derived: tuple[Derivation, ...]  # one per form asked for, in `Listing.forms` order
+
+
+@dataclass(frozen=True, slots=True)
+class NodeRow:
+    node: int
+    socket: int | None
+    cpus: str  # the node's cpulist as the kernel prints it ("" for a CPU-less node)
+    distance: tuple[str, ...] | None  # the SLIT row's fields, None when there is no distance file
+    derived: tuple[Derivation, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CpuRow:
+    cpu: int
+    node: int
+
+
+@dataclass(frozen=True, slots=True)
+class Listing:
+    forms: tuple[Form, ...]
+    pci: tuple[PciRow, ...] = ()
+    nodes: tuple[NodeRow, ...] = ()
+    cpus: tuple[CpuRow, ...] = ()
+
+    @property
+    def notes(self) -> list[str]:
+        """Fallback notes of every derivation shown, each once, in order."""
+        seen: dict[str, None] = {}
+        rows: list[PciRow | NodeRow] = [*self.pci, *self.nodes]
+        for row in rows:
+            for derivation in row.derived:
+                seen.update(dict.fromkeys(derivation.notes))
+        return list(seen)
+
+
+def collect(
+    topology: Topology,
+    forms: Sequence[Form],
+    *,
+    pci: Sequence[str] = (),
+    nodes: Sequence[int] = (),
+    cpus: Sequence[int] = (),
+) -> Listing:
+    """Derive for the given devices, nodes and CPUs (callers pass every PCI device and node for `all`)."""
+    reader = topology.reader
+    node_rows = []
+    for node in nodes:
+        row = reader.read(f"devices/system/node/node{node}/distance")
+        cpulist = reader.read(f"devices/system/node/node{node}/cpulist")
+        node_rows.append(
+            NodeRow(
+                node,
+                topology.socket(node),
+                go_trim(cpulist) if cpulist is not None else "",
+                tuple(go_fields(row)) if row is not None else None,
+                tuple(topology.node(node, form) for form in forms),
+            )
+        )
+    return Listing(
+        tuple(forms),
+        tuple(PciRow(bdf, tuple(topology.pci(bdf, form) for form in forms)) for bdf in pci),
+        tuple(node_rows),
+        tuple(CpuRow(cpu, topology.cpu_node(cpu)) for cpu in cpus),
+    )
+
+
+# ---- table ----
+def table(listing: Listing) -> str:
+    value_heads = [f.value.upper() for f in listing.forms] if len(listing.forms) > 1 else ["NUMANODE"]
+    blocks: list[list[list[str]]] = []
+    if listing.pci:
+        rows = [["PCI DEVICE", "NUMA", *value_heads, "NOTE"]]
+        for pci in listing.pci:
+            first = pci.derived[0]
+            rows.append([pci.bdf, _int(first.physical), *(_value(d) for d in pci.derived), first.reason])
+        blocks.append(rows)
+    if listing.nodes:
+        rows = [["NUMA NODE", "SOCKET", "CPUS", "DISTANCE", *value_heads, "NOTE"]]
+        for node in listing.nodes:
+            rows.append([
+                str(node.node),
+                _int(node.socket),
+                node.cpus or "-",
+                " ".join(node.distance) if node.distance else "-",
+                *(_value(d) for d in node.derived),
+                node.derived[0].reason,
+            ])
+        blocks.append(rows)
+    if listing.cpus:
+        blocks.append([["CPU", "NUMA NODE"], *([str(c.cpu), str(c.node)] for c in listing.cpus)])
+    out = ["\n".join(_align(rows)) for rows in blocks]
+    text = "\n\n".join(out)
+    notes = listing.notes
+    if notes:
+        text += "\n\n" + "\n".join(f"note: {note}" for note in notes)
+    return text + "\n"
+
+
+def _align(rows: list[list[str]]) -> list[str]:
+    if not any(row[-1] for row in rows[1:]):
+        rows = [row[:-1] for row in rows] if rows[0][-1] == "NOTE" else rows
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return ["  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip() for row in rows]
+
+
+def _int(value: int | None) -> str:
+    return "-" if value is None else str(value)
+
+
+def _value(derivation: Derivation) -> str:
+    return "-" if derivation.value is None else str(derivation.value)
+
+
+# ---- json / yaml ----
+def document(listing: Listing) -> dict[str, Any]:
+    """Plain data; `attributes` holds only what to publish (nothing for a device without NUMA affinity)."""
+    form = listing.forms[0]
+    out: dict[str, Any] = {"form": form.value}
+    if listing.pci:
+        out["pciDevices"] = [_entry({"pciBusID": row.bdf}, row.derived[0]) for row in listing.pci]
+    if listing.nodes:
+        out["numaNodes"] = [
+            _entry(
+                {
+                    "node": row.node,
+                    "socket": row.socket,
+                    "cpus": row.cpus,
+                    "distance": [int(d) if d.lstrip("+-").isdigit() else d for d in row.distance]
+                    if row.distance is not None
+                    else None,
+                },
+                row.derived[0],
+            )
+            for row in listing.nodes
+        ]
+    if listing.cpus:
+        out["cpus"] = [{"cpu": row.cpu, "numaNode": row.node} for row in listing.cpus]
+    if listing.notes:
+        out["notes"] = listing.notes
+    return out
+
+
+def _entry(head: dict[str, Any], derivation: Derivation) -> dict[str, Any]:
+    entry = dict(head)
+    if "pciBusID" in head:
+        entry["numaNode"] = derivation.physical  # what the kernel says (numa_node), before any rule
+    entry["attributes"] = {STANDARD_NUMA_NODE: derivation.value.wire()} if derivation.value is not None else {}
+    if derivation.reason:
+        entry["reason"] = derivation.reason
+    return entry
+
+
+def to_json(listing: Listing) -> str:
+    return json.dumps(document(listing), indent=2) + "\n"
+
+
+def to_yaml(listing: Listing) -> str:
+    """YAML with the attribute values in flow style, so each line pastes into a ResourceSlice device."""
+    from ruamel.yaml import YAML
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+    from ruamel.yaml.scalarstring import DoubleQuotedScalarString
+
+    def convert(value: Any, key: str = "") -> Any:
+        if isinstance(value, dict):
+            mapping = CommentedMap((k, convert(v, k)) for k, v in value.items())
+            if key == STANDARD_NUMA_NODE:
+                mapping.fa.set_flow_style()
+            return mapping
+        if isinstance(value, list):
+            seq = CommentedSeq(convert(v) for v in value)
+            if all(isinstance(v, int) for v in value):
+                seq.fa.set_flow_style()
+            return seq
+        if isinstance(value, str) and key in ("pciBusID", "cpus"):
+            # 0000:01:00.0 is a base-60 float to YAML 1.1 readers (kubectl's); "4" would be an int.
+            return DoubleQuotedScalarString(value)
+        return value
+
+    yaml = YAML(typ="rt")
+    yaml.version = None
+    yaml.width = 4096
+    yaml.indent(mapping=2, sequence=2, offset=0)
+    buffer = io.StringIO()
+    yaml.dump(convert(document(listing)), buffer)
+    return buffer.getvalue()

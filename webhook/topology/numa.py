@@ -1,0 +1,372 @@
+"""The KEP-6072 `resource.kubernetes.io/numaNode` derivation, as a pure function of sysfs text.
+
+Mirrors `k8s.io/dynamic-resource-allocation/deviceattribute` (`numa_linux.go`, kubernetes/kubernetes#139929,
+v1.37): `GetNUMANodeAttributeByPCIBusID`, `GetNUMANodeAttribute` and `GetNUMANodeForCPU`.
+
+    physical node   bus/pci/devices/<BDF>/numa_node; negative -> no NUMA affinity, publish nothing
+    scalar form     {int: physical}; no SLIT read
+    list form       devices/system/node/node<N>/distance: the nodes at the minimum non-self distance, minus
+                    those whose socket (first CPU's topology/physical_package_id) is known and differs from
+                    N's (no filter when N's socket is unknown), then [N, others ascending]; a missing or
+                    malformed row gives [N]
+
+Where upstream has a quirk the algorithm keeps it (see `equidistant`), so that what draguard derives is
+byte for byte what a driver using the helper publishes; the `notes` explain what a reader should know.
+Nothing here touches the file system: everything reads through a `Reader` (see `webhook.topology.sysfs`).
+"""
+
+from __future__ import annotations
+
+import enum
+import fnmatch
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Literal, Protocol
+
+from webhook.topology.sysfs import SysfsError
+
+STANDARD_NUMA_NODE = "resource.kubernetes.io/numaNode"  # StandardDeviceAttributeNUMANode
+MAX_NUMA_NODES = 1024  # maxNUMANodes: Linux MAX_NUMNODES with CONFIG_NODES_SHIFT capped at 10
+_BDF = re.compile(r"[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-9a-f]")  # verifyPCIBDFFormat: lower-case only
+_INT64 = (-(1 << 63), (1 << 63) - 1)
+# Go's unicode.IsSpace (strings.TrimSpace, strings.Fields): Python's str.isspace() also counts \x1c-\x1f.
+_GO_SPACE = "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a" \
+    "\u2028\u2029\u202f\u205f\u3000"
+_GO_FIELDS = re.compile(f"[^{re.escape(_GO_SPACE)}]+")
+_ATOI = re.compile(r"[+-]?[0-9]+")
+
+
+Status = Literal["ok", "no-affinity", "absent", "unavailable", "invalid"]
+"""ok: a value. no-affinity: numa_node < 0. absent: no such PCI device under the root. unavailable: no
+numa_node file (a kernel without CONFIG_NUMA). invalid: a bad PCI address or a node id out of range."""
+
+
+class Reader(Protocol):
+    """Read access to a sysfs tree, paths relative to its root (`bus/pci/devices/0000:01:00.0/numa_node`)."""
+
+    def read(self, rel: str) -> str | None:
+        """The file's text, or None when it does not exist. Raises when it exists but cannot be read."""
+
+    def listdir(self, rel: str) -> list[str] | None:
+        """Entry names of a directory (sorted), or None when it does not exist."""
+
+    def describe(self, rel: str) -> str:
+        """The full path of `rel`, for messages."""
+
+
+class Form(enum.Enum):
+    """AttributeForm: ScalarAttribute (`int`, valid everywhere) or ListAttribute (`ints`, needs the
+    DRAListTypeAttributes gate in the apiserver and scheduler)."""
+
+    SCALAR = "scalar"
+    LIST = "list"
+
+
+@dataclass(frozen=True, slots=True)
+class NumaValue:
+    """A numaNode attribute value: one node (scalar) or the physical node first, then the others."""
+
+    form: Form
+    nodes: tuple[int, ...]
+
+    @property
+    def physical(self) -> int:
+        return self.nodes[0]
+
+    def wire(self) -> dict[str, int | list[int]]:
+        """The DeviceAttribute in ResourceSlice wire form: {"int": 6} or {"ints": [6, 4, 5, 7]}."""
+        if self.form is Form.SCALAR:
+            return {"int": self.nodes[0]}
+        return {"ints": list(self.nodes)}
+
+    def __str__(self) -> str:
+        if self.form is Form.SCALAR:
+            return str(self.nodes[0])
+        return "[" + ", ".join(map(str, self.nodes)) + "]"
+
+
+@dataclass(frozen=True, slots=True)
+class Derivation:
+    """What one device (or NUMA node) should publish, or why it should publish nothing.
+
+    `value` is None when the helper returns an error (the driver then omits the attribute); `reason` says
+    why. `notes` explain fallbacks that still produced a value (no SLIT row, unknown socket).
+    """
+
+    subject: str  # "PCI device 0000:c1:00.1", "NUMA node 4"
+    physical: int | None
+    value: NumaValue | None
+    reason: str = ""
+    notes: tuple[str, ...] = ()
+    status: Status = "ok"
+
+
+@dataclass(frozen=True, slots=True)
+class Equidistant:
+    """The list-form candidates of one node: None when upstream falls back to [node], with the reason."""
+
+    nodes: tuple[int, ...] | None
+    distances: tuple[int, ...] = ()
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(slots=True)
+class Topology:
+    """Derivations over one sysfs tree; per-node answers are computed once (a PCI listing asks the same
+    node many times)."""
+
+    reader: Reader
+    _equidistant: dict[int, Equidistant] = field(default_factory=dict)
+    _sockets: dict[int, int | None] = field(default_factory=dict)
+
+    # ---- GetNUMANodeAttributeByPCIBusID ----
+    def pci(self, bdf: str, form: Form) -> Derivation:
+        subject = f"PCI device {bdf}"
+        if bdf == "":
+            return Derivation(subject, None, None, "PCI Bus ID cannot be empty", status="invalid")
+        if not _BDF.fullmatch(bdf):
+            return Derivation(subject, None, None, f"invalid PCI Bus ID format: {bdf}", status="invalid")
+        rel = f"bus/pci/devices/{bdf}/numa_node"
+        text = self.reader.read(rel)
+        if text is None:
+            if self.reader.listdir(f"bus/pci/devices/{bdf}") is None:
+                reason = f"no PCI device {bdf} under {self.reader.describe('bus/pci/devices')}"
+                return Derivation(subject, None, None, reason, status="absent")
+            # A kernel built without CONFIG_NUMA has no numa_node files; the helper fails, nothing is published.
+            reason = "no numa_node file (a kernel without NUMA support): do not publish the numaNode attribute"
+            return Derivation(subject, None, None, reason, status="unavailable")
+        physical = atoi(text)
+        if physical is None:
+            raise SysfsError(f"{self.reader.describe(rel)}: malformed value {go_trim(text)!r}: want a NUMA node id")
+        if physical < 0:
+            return Derivation(
+                subject,
+                physical,
+                None,
+                f"no NUMA affinity (numa_node={physical}); do not publish the numaNode attribute for it",
+                status="no-affinity",
+            )
+        if physical >= MAX_NUMA_NODES:
+            # Upstream checks the bound only in GetNUMANodeAttribute; no kernel reports such a node, so
+            # draguard applies it to PCI devices as well rather than derive from a broken tree.
+            return Derivation(subject, physical, None, _too_big(physical), status="invalid")
+        return self._value(subject, physical, form)
+
+    # ---- GetNUMANodeAttribute ----
+    def node(self, node: int, form: Form) -> Derivation:
+        subject = f"NUMA node {node}"
+        if node < 0:
+            reason = (
+                f"invalid NUMA node {node}: do not publish the numaNode attribute for a device with no NUMA affinity"
+            )
+            return Derivation(subject, node, None, reason, status="no-affinity")
+        if node >= MAX_NUMA_NODES:
+            return Derivation(subject, node, None, _too_big(node), status="invalid")
+        return self._value(subject, node, form)
+
+    # ---- GetNUMANodeForCPU ----
+    def cpu_node(self, cpu: int) -> int:
+        """The node of CPU `cpu` from its `cpu<ID>/node<N>` link. Raises LookupError (upstream text)."""
+        names = self.reader.listdir(f"devices/system/cpu/cpu{cpu}") or []
+        links = [n for n in names if fnmatch.fnmatchcase(n, "node[0-9]*")]
+        if not links:
+            raise LookupError(f"CPU {cpu} not found in any NUMA node")
+        found = atoi(links[0].removeprefix("node"))  # fs.Glob sorts: the lexically first link
+        if found is None:
+            raise LookupError(f"failed to parse NUMA node number from {links[0]}")
+        return found
+
+    def socket(self, node: int) -> int | None:
+        """getSocketForNUMANode: physical_package_id of the node's first CPU, None when unknown.
+
+        Upstream takes an arbitrary member of the cpuset (Go map order); draguard takes the lowest id so
+        the answer is stable. The CPUs of one node share a package on every real machine.
+        """
+        if node not in self._sockets:
+            self._sockets[node] = self._read_socket(node)
+        return self._sockets[node]
+
+    def equidistant(self, node: int) -> Equidistant:
+        """getEquidistantNUMANodes: same-socket nodes at the minimum non-self distance, plus `node`.
+
+        The row's i-th entry is taken as node i, as upstream does. The kernel prints one entry per
+        *online* node, so on a machine with offline or sparse node ids that is wrong; a note says so.
+        """
+        if node not in self._equidistant:
+            self._equidistant[node] = self._read_equidistant(node)
+        return self._equidistant[node]
+
+    def _value(self, subject: str, physical: int, form: Form) -> Derivation:
+        if form is Form.SCALAR:
+            return Derivation(subject, physical, NumaValue(Form.SCALAR, (physical,)))
+        found = self.equidistant(physical)
+        # makeNUMANodeListAttribute: physical first, then the others in ascending order.
+        if found.nodes is None or len(found.nodes) <= 1:
+            nodes: tuple[int, ...] = (physical,)
+        else:
+            nodes = (physical, *(n for n in found.nodes if n != physical))
+        return Derivation(subject, physical, NumaValue(Form.LIST, nodes), notes=found.notes)
+
+    def _read_equidistant(self, node: int) -> Equidistant:
+        rel = f"devices/system/node/node{node}/distance"
+        fallback = f"list falls back to [{node}]"
+        text = self.reader.read(rel)
+        if text is None:
+            return Equidistant(None, notes=(f"node {node} has no SLIT distance row ({rel} is missing): {fallback}",))
+        fields = go_fields(text)
+        if not fields:
+            return Equidistant(None, notes=(f"node {node}'s SLIT distance row is empty: {fallback}",))
+        if node >= len(fields):
+            return Equidistant(
+                None,
+                notes=(f"node {node} is out of range of its {len(fields)}-entry SLIT distance row: {fallback}",),
+            )
+        distances: list[int] = []
+        for text_value in fields:
+            value = atoi(text_value)
+            if value is None:
+                return Equidistant(
+                    None, notes=(f"node {node}'s SLIT distance row has {text_value!r}, not a number: {fallback}",)
+                )
+            distances.append(value)
+        notes: list[str] = []
+        online = self.nodes()
+        if online and online != list(range(len(distances))):
+            notes.append(
+                f"node {node}'s distance row has {len(distances)} entries but the node ids are "
+                f"{', '.join(map(str, online))}: like upstream, entry i is read as node i"
+            )
+        # Minimum non-self distance. Upstream uses -1 as "none yet", so a -1 entry (never written by a
+        # kernel) is skipped over by the next entry; kept so the result matches the helper exactly.
+        minimum = -1
+        for i, d in enumerate(distances):
+            if i != node and (minimum == -1 or d < minimum):
+                minimum = d
+        if minimum == -1:
+            return Equidistant((node,), tuple(distances), tuple(notes))
+        own = self.socket(node)
+        if own is None:
+            notes.append(f"node {node}'s socket is unknown: no same-socket filter")
+        chosen: list[int] = []
+        for i, d in enumerate(distances):
+            if i == node:
+                chosen.append(i)
+                continue
+            if d != minimum:
+                continue
+            if own is not None:
+                # Drop a candidate only when its socket is known and differs; an unknown socket (a
+                # CPU-less memory node) is kept: a deliberate over-approximation upstream.
+                other = self.socket(i)
+                if other is not None and other != own:
+                    continue
+            chosen.append(i)
+        return Equidistant(tuple(sorted(chosen)), tuple(distances), tuple(notes))
+
+    def _read_socket(self, node: int) -> int | None:
+        text = self.reader.read(f"devices/system/node/node{node}/cpulist")
+        if text is None:
+            return None
+        cpus = parse_cpulist(go_trim(text))
+        if not cpus:
+            return None
+        package = self.reader.read(f"devices/system/cpu/cpu{min(cpus)}/topology/physical_package_id")
+        return atoi(package) if package is not None else None
+
+    def nodes(self) -> list[int]:
+        """The NUMA node ids present under devices/system/node, ascending."""
+        return node_ids(self.reader.listdir("devices/system/node") or [])
+
+    def pci_devices(self) -> list[str]:
+        return [n for n in self.reader.listdir("bus/pci/devices") or [] if not n.startswith(".")]
+
+    def cpus(self) -> dict[int, int]:
+        """CPU id -> NUMA node for every CPU with a node link, ascending by CPU id."""
+        found: dict[int, int] = {}
+        for name in self.reader.listdir("devices/system/cpu") or []:
+            if not fnmatch.fnmatchcase(name, "cpu[0-9]*"):
+                continue
+            cpu = atoi(name.removeprefix("cpu"))
+            if cpu is None:
+                continue
+            try:
+                found[cpu] = self.cpu_node(cpu)
+            except LookupError:
+                continue
+        return dict(sorted(found.items()))
+
+
+def _too_big(node: int) -> str:
+    return f"invalid NUMA node {node}: exceeds maximum supported ({MAX_NUMA_NODES - 1})"
+
+
+def go_trim(text: str) -> str:
+    return text.strip(_GO_SPACE)
+
+
+def go_fields(text: str) -> list[str]:
+    return _GO_FIELDS.findall(text)
+
+
+def atoi(text: str) -> int | None:
+    """strconv.Atoi after strings.TrimSpace: optional sign, decimal digits, int64 range; None otherwise."""
+    text = go_trim(text)
+    if not _ATOI.fullmatch(text) or not text.isascii():
+        return None
+    value = int(text)
+    return value if _INT64[0] <= value <= _INT64[1] else None
+
+
+def parse_cpulist(text: str) -> list[int] | None:
+    """k8s.io/utils/cpuset.Parse: "0-3,8,10-11" -> ids; "" -> []; None when malformed."""
+    if text == "":
+        return []
+    cpus: set[int] = set()
+    for part in text.split(","):
+        bounds = part.split("-", 1)
+        if len(bounds) == 1:
+            value = _atoi_strict(bounds[0])
+            if value is None:
+                return None
+            cpus.add(value)
+            continue
+        start, end = _atoi_strict(bounds[0]), _atoi_strict(bounds[1])
+        if start is None or end is None or start > end:
+            return None
+        if end - start > 1 << 20:  # a sysfs cpulist never spans a million CPUs; do not build one
+            return None
+        cpus.update(range(start, end + 1))
+    return sorted(cpus)
+
+
+def _atoi_strict(text: str) -> int | None:
+    """strconv.Atoi without trimming (cpuset.Parse does not trim its parts)."""
+    return atoi(text) if text == go_trim(text) else None
+
+
+def node_ids(names: list[str]) -> list[int]:
+    ids = []
+    for name in names:
+        if fnmatch.fnmatchcase(name, "node[0-9]*"):
+            value = atoi(name.removeprefix("node"))
+            if value is not None and name == f"node{value}":
+                ids.append(value)
+    return sorted(ids)
+
+
+def is_bdf(text: str) -> bool:
+    return _BDF.fullmatch(text) is not None
+
+
+def wire_value(attribute: Mapping[str, object]) -> NumaValue | None:
+    """A published numaNode attribute as a NumaValue; None when it is not an int or a non-empty int list."""
+    scalar = attribute.get("int")
+    values = attribute.get("ints")
+    if len(attribute) != 1:
+        return None
+    if isinstance(scalar, int) and not isinstance(scalar, bool):
+        return NumaValue(Form.SCALAR, (scalar,))
+    if isinstance(values, list) and values and all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+        return NumaValue(Form.LIST, tuple(values))
+    return None

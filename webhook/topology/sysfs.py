@@ -1,0 +1,89 @@
+"""Read a sysfs tree (the real /sys, or a copy or a test tree) safely, with one-line errors.
+
+Safe means: paths are built only from validated parts (a PCI address that passed the BDF check, node and
+CPU numbers), never escape the root through `..`, and only small regular files are read: a fake tree with
+a FIFO or a device node in place of `numa_node` must not hang or flood the tool. Symlinks are followed,
+since the real /sys is made of them (`bus/pci/devices/<BDF>` -> `../../../devices/pci0000:00/...`).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+from webhook.errors import DraguardError
+
+MAX_FILE_BYTES = 64 * 1024  # a sysfs attribute is at most one page; anything larger is not one
+MARKERS = ("bus/pci/devices", "devices/system/node", "devices/system/cpu")
+
+
+class SysfsError(DraguardError):
+    """A sysfs root that is not one, or a file in it that cannot be read."""
+
+
+@dataclass(frozen=True, slots=True)
+class Sysfs:
+    """A `webhook.topology.numa.Reader` over a directory. Build it with `Sysfs.open(root)`."""
+
+    root: Path
+
+    @classmethod
+    def open(cls, root: str | Path) -> Sysfs:
+        path = Path(root)
+        if not path.exists():
+            raise SysfsError(f"sysfs root {path}: no such directory")
+        if not path.is_dir():
+            raise SysfsError(f"sysfs root {path}: not a directory")
+        if not any((path / marker).is_dir() for marker in MARKERS):
+            raise SysfsError(
+                f"{path} is not a sysfs root: it has none of {', '.join(MARKERS)} (pass --sysfs-root DIR, "
+                "the directory where sysfs is mounted, usually /sys)"
+            )
+        return cls(path)
+
+    def read(self, rel: str) -> str | None:
+        path = self._path(rel)
+        try:
+            info = path.stat()
+        except FileNotFoundError:
+            return None
+        except NotADirectoryError:
+            return None  # a parent is a file: the tree does not have this entry
+        except OSError as err:
+            raise SysfsError(f"{path}: cannot read: {err.strerror or err}") from None
+        if stat.S_ISDIR(info.st_mode):
+            raise SysfsError(f"{path}: is a directory, expected a sysfs attribute file")
+        if not stat.S_ISREG(info.st_mode):
+            raise SysfsError(f"{path}: not a regular file, so not a sysfs attribute")
+        try:
+            with path.open("rb") as handle:
+                data = handle.read(MAX_FILE_BYTES + 1)
+        except OSError as err:
+            raise SysfsError(f"{path}: cannot read: {err.strerror or err}") from None
+        if len(data) > MAX_FILE_BYTES:
+            raise SysfsError(f"{path}: larger than {MAX_FILE_BYTES // 1024} KiB, so not a sysfs attribute")
+        try:
+            return data.decode("ascii")
+        except UnicodeDecodeError:
+            raise SysfsError(f"{path}: malformed value: not ASCII text") from None
+
+    def listdir(self, rel: str) -> list[str] | None:
+        path = self._path(rel)
+        try:
+            return sorted(os.listdir(path))
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        except OSError as err:
+            raise SysfsError(f"{path}: cannot list: {err.strerror or err}") from None
+
+    def describe(self, rel: str) -> str:
+        """The full path of `rel`, for messages."""
+        return str(self._path(rel))
+
+    def _path(self, rel: str) -> Path:
+        parts = rel.split("/")
+        if any(part in ("", ".", "..") for part in parts):
+            raise ValueError(f"not a plain relative sysfs path: {rel!r}")  # a bug in the caller
+        return self.root.joinpath(*parts)
