@@ -71,8 +71,8 @@ class Names:
 
     @property
     def host(self) -> str:
-        """The name the API server dials: `<svc>.<ns>.svc`."""
-        return self.dns[2]
+        """The name the API server dials, `<svc>.<ns>.svc` (third of the service forms); the subject CN."""
+        return self.dns[2] if len(self.dns) > 2 else self.dns[0]
 
     def describe(self) -> list[str]:
         return [*self.dns, *(str(ip) for ip in self.ips)]

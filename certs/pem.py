@@ -79,6 +79,16 @@ def key_type_of(cert_or_key: x509.Certificate | PrivateKey) -> str:
     return type(public).__name__
 
 
+def issued_key_type(cert_or_key: x509.Certificate | PrivateKey, source: str) -> KeyType:
+    """The key type to re-issue with; draguard issues only ECDSA and RSA keys."""
+    kind = key_type_of(cert_or_key)
+    if kind == "ecdsa":
+        return "ecdsa"
+    if kind == "rsa":
+        return "rsa"
+    raise CertsError(f"{source}: a {kind} key cannot be re-issued; draguard issues ecdsa or rsa keys")
+
+
 def cert_pem(certs: x509.Certificate | Sequence[x509.Certificate]) -> bytes:
     many = [certs] if isinstance(certs, x509.Certificate) else list(certs)
     return b"".join(c.public_bytes(serialization.Encoding.PEM) for c in many)

@@ -1,0 +1,109 @@
+"""The `kubernetes` client, configured once, with every failure turned into one `CertsError` line.
+
+Reads go through `_preload_content=False` and plain JSON, so draguard sees exactly what the API server sent
+(client 37's models drop unknown fields and re-type `caBundle`). Configuration comes from a kubeconfig file
+(`--kubeconfig`, else `$KUBECONFIG`, else `~/.kube/config`) or, inside a Pod, the service account.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from certs.errors import CertsError
+
+TIMEOUT = (10.0, 30.0)  # connect, read: a Job should fail fast and clearly, not hang
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    status: int
+    body: Any  # the decoded JSON
+    headers: Mapping[str, str]
+
+
+class ApiError(CertsError):
+    """The API server answered with an error status (kept for callers that handle 404 or 409)."""
+
+    def __init__(self, message: str, status: int) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class Kube:
+    """One API server connection: `api_client` for the generated API classes, `host` for messages."""
+
+    def __init__(self, api_client: Any) -> None:
+        self.api_client = api_client
+        self.host: str = api_client.configuration.host
+
+    def call(self, method: Callable[..., Any], *args: Any, what: str, **kwargs: Any) -> Answer:
+        """Call a generated API method; `what` names the object in error messages."""
+        import urllib3
+        from kubernetes.client.exceptions import ApiException
+
+        try:
+            response = method(*args, _preload_content=False, _request_timeout=TIMEOUT, **kwargs)
+            raw = response.data
+        except ApiException as err:
+            raise ApiError(_api_error(err, what), err.status) from None
+        except urllib3.exceptions.HTTPError as err:
+            raise CertsError(f"cannot reach the Kubernetes API server at {self.host}: {_network_reason(err)}") from None
+        try:
+            body = json.loads(raw) if raw else None
+        except ValueError:
+            raise CertsError(f"{what}: the API server at {self.host} did not answer with JSON") from None
+        return Answer(response.status, body, dict(response.headers))
+
+
+def connect(kubeconfig: str | None = None, context: str | None = None, *, in_cluster: bool | None = None) -> Kube:
+    """A client for the cluster: in-cluster when asked, or when no kubeconfig is named and we run in a Pod."""
+    from kubernetes import client, config
+
+    configuration = client.Configuration()
+    if in_cluster is None:
+        in_cluster = kubeconfig is None and not os.environ.get("KUBECONFIG") and "KUBERNETES_SERVICE_HOST" in os.environ
+    try:
+        if in_cluster:
+            config.load_incluster_config(client_configuration=configuration)  # type: ignore[no-untyped-call]
+        else:
+            path = kubeconfig or os.environ.get("KUBECONFIG", "").split(os.pathsep)[0] or None
+            if path is not None and not os.path.isfile(path):
+                raise CertsError(f"{path}: no such kubeconfig file")
+            config.load_kube_config(  # type: ignore[no-untyped-call]
+                config_file=path, context=context, client_configuration=configuration, persist_config=False
+            )
+    except config.ConfigException as err:
+        raise CertsError(f"cannot load the Kubernetes configuration: {' '.join(str(err).split())}") from None
+    configuration.retries = 1  # urllib3 otherwise retries a refused connection three times
+    return Kube(client.ApiClient(configuration))
+
+
+def _api_error(err: Any, what: str) -> str:
+    message = ""
+    try:
+        status = json.loads(err.body or "")
+        if isinstance(status, dict):
+            message = str(status.get("message", ""))
+    except ValueError:
+        message = (err.body or "").strip()
+    if err.status == 404:
+        return f"{what} not found"
+    detail = f": {message}" if message else ""
+    return f"{what}: the API server answered {err.status} {err.reason or ''}".rstrip() + detail
+
+
+def _network_reason(err: Exception) -> str:
+    reason = getattr(err, "reason", None) or err
+    text = " ".join(str(reason).split())
+    errno = re.search(r"\[Errno -?\d+\] ([^'\")]+)", text)
+    if errno:
+        return errno.group(1).strip()
+    if "CERTIFICATE_VERIFY_FAILED" in text:
+        verify = re.search(r"certificate verify failed: ([^(')]+)", text)
+        return "TLS: certificate verify failed" + (f": {verify.group(1).strip()}" if verify else "")
+    return text
