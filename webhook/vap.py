@@ -82,8 +82,7 @@ CHECKS: tuple[Check, ...] = (
 )
 
 _NUMA_DEVICES = (
-    "has(object.spec.devices) ? "
-    f"object.spec.devices.filter(d, has(d.attributes) && '{NUMA}' in d.attributes) : []"
+    f"has(object.spec.devices) ? object.spec.devices.filter(d, has(d.attributes) && '{NUMA}' in d.attributes) : []"
 )
 _OLD_NUMA_DEVICES = (
     "oldObject != null && has(oldObject.spec.devices) ? "

@@ -1,7 +1,7 @@
 """`draguard policy`: print the default policy file, or the ValidatingAdmissionPolicy a policy file implies.
 
-    draguard policy default > policy.yaml
-    draguard policy vap --policy policy.yaml | kubectl apply -f -
+draguard policy default > policy.yaml
+draguard policy vap --policy policy.yaml | kubectl apply -f -
 """
 
 from __future__ import annotations
@@ -31,8 +31,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "policy turns off are left out.",
     )
     vap.add_argument("--policy", metavar="FILE", help="policy file (default: the built-in defaults)")
-    vap.add_argument("--format", choices=FORMATS, default="yaml", help="yaml (a multi-document stream) or json "
-                     "(a v1 List); both are ready for `kubectl apply -f -` (default: yaml)")
+    vap.add_argument(
+        "--format",
+        choices=FORMATS,
+        default="yaml",
+        help="yaml (a multi-document stream) or json "
+        "(a v1 List); both are ready for `kubectl apply -f -` (default: yaml)",
+    )
     vap.set_defaults(_policy_run=_vap)
 
 

@@ -1,0 +1,84 @@
+"""Rendering deploy/ with `kubectl kustomize` and checking objects against the Kubernetes OpenAPI schemas."""
+
+from __future__ import annotations
+
+import functools
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import kubernetes_validate
+import pytest
+import yaml
+
+from tests.conftest import REPO
+
+DEPLOY = REPO / "deploy"
+BASE = DEPLOY / "base"
+JOB_CERTS = DEPLOY / "overlays" / "job-certs"
+CERT_MANAGER = DEPLOY / "overlays" / "cert-manager"
+VAP = DEPLOY / "vap"
+KUSTOMIZATIONS = {"base": BASE, "job-certs": JOB_CERTS, "cert-manager": CERT_MANAGER, "vap": VAP}
+KUBERNETES = "1.37.0"  # the release the manifests target; kubernetes-validate ships its schemas
+CERT_MANAGER_GROUP = "cert-manager.io/v1"  # CRDs: not in the Kubernetes OpenAPI, checked field by field instead
+
+Obj = dict[str, Any]
+
+
+def kubectl() -> str:
+    path = shutil.which("kubectl")
+    if path is None:
+        pytest.skip("kubectl is not installed, so `kubectl kustomize` cannot render the overlays")
+    return path
+
+
+@functools.cache
+def _render(directory: Path) -> tuple[Obj, ...]:
+    done = subprocess.run(
+        [kubectl(), "kustomize", str(directory)], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    return tuple(doc for doc in yaml.safe_load_all(done.stdout) if doc)
+
+
+def render(directory: Path) -> list[Obj]:
+    """`kubectl kustomize DIR` as objects (skips the test when kubectl is absent)."""
+    return list(_render(directory))
+
+
+def load_files(paths: list[Path]) -> list[Obj]:
+    return [doc for path in paths for doc in yaml.safe_load_all(path.read_text(encoding="utf-8")) if doc]
+
+
+def kustomization(directory: Path) -> Obj:
+    data: Obj = yaml.safe_load((directory / "kustomization.yaml").read_text(encoding="utf-8"))
+    return data
+
+
+def one(objects: list[Obj], kind: str, name: str | None = None) -> Obj:
+    found = [o for o in objects if o["kind"] == kind and (name is None or o["metadata"]["name"] == name)]
+    assert len(found) == 1, f"expected one {kind} {name or ''}, found {len(found)}"
+    return found[0]
+
+
+def schema_errors(obj: Obj) -> str | None:
+    """None when `obj` is valid for Kubernetes 1.37 in strict mode (unknown fields are errors), else why not."""
+    try:
+        kubernetes_validate.validate(obj, KUBERNETES, strict=True)
+    except kubernetes_validate.ValidationError as err:
+        where = ".".join(str(p) for p in err.path)
+        return f"{obj['kind']}/{obj['metadata'].get('name')}: {where}: {err.message}"
+    return None
+
+
+def pod_specs(objects: list[Obj]) -> dict[str, Obj]:
+    """`Kind/name` -> pod spec, for every workload object."""
+    specs = {}
+    for obj in objects:
+        spec = obj.get("spec", {})
+        if obj["kind"] in ("Deployment", "Job"):
+            specs[f"{obj['kind']}/{obj['metadata']['name']}"] = spec["template"]["spec"]
+        elif obj["kind"] == "CronJob":
+            specs[f"CronJob/{obj['metadata']['name']}"] = spec["jobTemplate"]["spec"]["template"]["spec"]
+    return specs

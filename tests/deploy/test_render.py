@@ -1,0 +1,98 @@
+"""Every kustomization renders, and every object it renders is valid for Kubernetes 1.37 in strict mode."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from tests.deploy.kustomize import (
+    CERT_MANAGER_GROUP,
+    DEPLOY,
+    KUSTOMIZATIONS,
+    Obj,
+    kustomization,
+    load_files,
+    pod_specs,
+    render,
+    schema_errors,
+)
+
+ALL = sorted(KUSTOMIZATIONS)
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_kustomization_lists_every_manifest_beside_it_and_nothing_missing(name: str) -> None:
+    # Pure Python, so it runs without kubectl too: a file added but not listed is never applied.
+    directory = KUSTOMIZATIONS[name]
+    listed = [entry for entry in kustomization(directory)["resources"] if not entry.startswith("..")]
+    beside = sorted(p.name for p in directory.glob("*.yaml") if p.name != "kustomization.yaml")
+    assert sorted(listed) == beside
+    for entry in kustomization(directory)["resources"]:
+        assert (directory / entry).exists(), f"{name}: {entry} does not exist"
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_every_rendered_object_is_schema_valid_for_kubernetes_1_37(name: str) -> None:
+    objects = render(KUSTOMIZATIONS[name])
+    assert objects
+    errors = [schema_errors(o) for o in objects if o["apiVersion"] != CERT_MANAGER_GROUP]
+    assert [e for e in errors if e] == []
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_every_manifest_file_is_schema_valid_as_written(name: str) -> None:
+    # The same check on the files themselves: it still runs where kubectl is not installed.
+    paths = sorted(p for p in KUSTOMIZATIONS[name].glob("*.yaml") if p.name != "kustomization.yaml")
+    objects = [o for o in load_files(paths) if o["apiVersion"] != CERT_MANAGER_GROUP]
+    assert [e for e in map(schema_errors, objects) if e] == []
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_no_object_is_rendered_twice(name: str) -> None:
+    keys = [(o["kind"], o["metadata"].get("namespace"), o["metadata"]["name"]) for o in render(KUSTOMIZATIONS[name])]
+    assert len(keys) == len(set(keys))
+
+
+def test_strict_validation_rejects_an_unknown_field() -> None:
+    # Guards the checks above: a misspelt field must not pass as valid.
+    deployment = next(o for o in load_files([DEPLOY / "base" / "deployment.yaml"]))
+    broken: Obj = copy.deepcopy(deployment)
+    broken["spec"]["template"]["spec"]["containers"][0]["readinesProbe"] = {}
+    assert "readinesProbe" in (schema_errors(broken) or "")
+
+
+def test_overlays_contain_the_whole_base() -> None:
+    base = {(o["kind"], o["metadata"]["name"]) for o in render(KUSTOMIZATIONS["base"])}
+    for overlay in ("job-certs", "cert-manager"):
+        rendered = {(o["kind"], o["metadata"]["name"]) for o in render(KUSTOMIZATIONS[overlay])}
+        assert base <= rendered, overlay
+
+
+def test_every_namespaced_object_lives_in_the_draguard_namespace() -> None:
+    for name in ("job-certs", "cert-manager"):
+        for obj in render(KUSTOMIZATIONS[name]):
+            if obj["kind"] not in CLUSTER_SCOPED:
+                assert obj["metadata"].get("namespace") == "draguard", (name, obj["kind"], obj["metadata"]["name"])
+
+
+def test_every_container_runs_the_one_draguard_image() -> None:
+    for name in ("base", "job-certs", "cert-manager"):
+        images = {
+            c["image"]
+            for o in render(KUSTOMIZATIONS[name])
+            for spec in pod_specs([o]).values()
+            for c in spec.get("initContainers", []) + spec["containers"]
+        }
+        assert images == {"ghcr.io/draguard/draguard:0.1.0"}, name
+
+
+CLUSTER_SCOPED = {
+    "Namespace",
+    "PriorityClass",
+    "ClusterRole",
+    "ClusterRoleBinding",
+    "ValidatingWebhookConfiguration",
+    "ValidatingAdmissionPolicy",
+    "ValidatingAdmissionPolicyBinding",
+}
