@@ -10,12 +10,16 @@ from types import MappingProxyType
 
 from webhook.rules import meta as meta
 from webhook.rules import numa as numa
+from webhook.rules import resourceslice as resourceslice
+from webhook.rules import selectors as selectors
 from webhook.rules.base import Rule, RuleContext
 
 # One import line per module (`as` keeps the lines apart); adding a module is that line plus one here.
 _MODULES = (
+    resourceslice,
     numa,
     meta,
+    selectors,
 )
 
 

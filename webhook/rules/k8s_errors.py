@@ -1,0 +1,118 @@
+"""The API server's field errors, worded byte for byte (`k8s.io/apimachinery/pkg/util/validation/field`).
+
+One constructor per upstream error type; the message is upstream's `ErrorBody()` (the text after
+`<path>: `), with the bad value rendered the way Go renders it: `%v` for numbers and booleans, `%q` for
+strings, JSON for anything else (Go's `json.Marshal`: compact, sorted map keys, `<`, `>`, `&` escaped).
+
+    invalid(path, "", "exactly one value must be specified")  ->  Invalid value: "": exactly one value ...
+    too_many(path, 129, 128)                                 ->  Too many: 129: must have at most 128 items
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from webhook.fieldpath import FieldPath
+from webhook.findings import Finding
+
+OMIT = object()  # upstream's omitValue: the body names the error type only
+
+
+@dataclass(frozen=True, slots=True)
+class GoStruct:
+    """A Go struct as a bad value: json.Marshal keeps the declaration order of its fields."""
+
+    fields: Mapping[str, Any]
+
+
+# Go's strconv.Quote escapes for the ASCII control characters that have a short form.
+_SHORT_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v",
+                  "\\": "\\\\", '"': '\\"'}
+
+
+def go_quote(text: str) -> str:
+    """Go's `%q` (strconv.Quote) for the characters a manifest realistically holds."""
+    out = ['"']
+    for char in text:
+        code = ord(char)
+        if char in _SHORT_ESCAPES:
+            out.append(_SHORT_ESCAPES[char])
+        elif code < 0x20 or code == 0x7F:
+            out.append(f"\\x{code:02x}")
+        elif 0x80 <= code < 0xA0 or char in "\u2028\u2029\ufeff" or 0xD800 <= code < 0xE000:
+            out.append(f"\\u{code:04x}")
+        else:
+            out.append(char)
+    out.append('"')
+    return "".join(out)
+
+
+def go_json(value: Any, *, sort_keys: bool = True) -> str:
+    """Go's `json.Marshal` of a decoded wire value (maps sorted by key; a struct keeps its field order)."""
+    text = json.dumps(value, separators=(",", ":"), sort_keys=sort_keys, ensure_ascii=False, default=str)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def render_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return go_json(value)
+    if isinstance(value, str):
+        return go_quote(value)
+    if isinstance(value, GoStruct):
+        return go_json(dict(value.fields), sort_keys=False)
+    return go_json(value)
+
+
+def _body(kind: str, value: Any, detail: str) -> str:
+    text = kind if value is OMIT else f"{kind}: {render_value(value)}"
+    return f"{text}: {detail}" if detail else text
+
+
+def required(path: FieldPath, detail: str = "") -> Finding:
+    return Finding(path, f"Required value: {detail}" if detail else "Required value")
+
+
+def forbidden(path: FieldPath, detail: str) -> Finding:
+    return Finding(path, f"Forbidden: {detail}" if detail else "Forbidden")
+
+
+def invalid(path: FieldPath, value: Any, detail: str) -> Finding:
+    return Finding(path, _body("Invalid value", value, detail))
+
+
+def type_invalid(path: FieldPath, value: Any, detail: str) -> Finding:
+    """What the decoder says about a value of the wrong JSON type (the request fails before validation)."""
+    return Finding(path, _body("Invalid value", value, detail))
+
+
+def duplicate(path: FieldPath, value: Any) -> Finding:
+    return Finding(path, _body("Duplicate value", value, ""))
+
+
+def not_found(path: FieldPath, value: Any) -> Finding:
+    return Finding(path, _body("Not found", value, ""))
+
+
+def not_supported(path: FieldPath, value: Any, valid: Sequence[str]) -> Finding:
+    detail = "supported values: " + ", ".join(go_quote(v) for v in valid) if valid else ""
+    return Finding(path, _body("Unsupported value", value, detail))
+
+
+def too_long(path: FieldPath, limit: int) -> Finding:
+    unit = "byte" if limit == 1 else "bytes"
+    return Finding(path, f"Too long: may not be more than {limit} {unit}")
+
+
+def too_many(path: FieldPath, actual: int, limit: int) -> Finding:
+    unit = "item" if limit == 1 else "items"
+    return Finding(path, _body("Too many", actual, f"must have at most {limit} {unit}"))
+
+
+def immutable(path: FieldPath, value: Any) -> Finding:
+    """apimachinery ValidateImmutableField."""
+    return invalid(path, value, "field is immutable")

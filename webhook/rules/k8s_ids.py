@@ -1,0 +1,33 @@
+"""Ids of the Kubernetes parity rules; the validators tag each error with one so users can tune them apart.
+
+`Errors` is a list of `(rule id, finding)`: upstream's `field.ErrorList`, each error labelled with the
+catalogue entry that documents it.
+"""
+
+from __future__ import annotations
+
+from webhook.findings import Finding
+
+OBJECT_META = "k8s-object-meta"
+DRIVER = "k8s-driver"
+POOL = "k8s-pool"
+IMMUTABLE = "k8s-immutable"
+NODE_SELECTION = "k8s-node-selection"
+DEVICE_COUNT = "k8s-device-count"
+DEVICE_NAME = "k8s-device-name"
+ATTRIBUTE_LIMITS = "k8s-attribute-limits"
+QUALIFIED_NAME = "k8s-qualified-name"
+ATTRIBUTE_UNION = "k8s-attribute-union"
+ATTRIBUTE_VALUE = "k8s-attribute-value"
+CAPACITY = "k8s-capacity"
+TAINTS = "k8s-taints"
+COUNTERS = "k8s-counters"
+BINDING_CONDITIONS = "k8s-binding-conditions"
+WIRE_TYPE = "k8s-wire-type"
+UNKNOWN_FIELD = "k8s-unknown-field"
+
+Errors = list[tuple[str, Finding]]
+
+
+def tag(rule: str, findings: list[Finding]) -> Errors:
+    return [(rule, f) for f in findings]

@@ -1,0 +1,164 @@
+"""Name formats, worded as `k8s.io/apimachinery/pkg/util/validation` words them.
+
+Each `is_*` returns the list of problems (empty when valid), like upstream's `Is*` helpers; the
+`validate_*` functions turn them into field errors the way `corevalidation` does.
+"""
+
+from __future__ import annotations
+
+import re
+
+from webhook.fieldpath import FieldPath
+from webhook.findings import Finding
+from webhook.rules.k8s_errors import invalid, required, too_long
+
+DNS1123_LABEL_MAX = 63
+DNS1123_SUBDOMAIN_MAX = 253
+QUALIFIED_NAME_MAX = 63
+LABEL_VALUE_MAX = 63
+DRIVER_NAME_MAX = 63  # DriverNameMaxLength; ValidateCSIDriverName's limit
+C_IDENTIFIER_MAX = 32  # DeviceMaxIDLength
+
+_LABEL_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
+_SUBDOMAIN_FMT = _LABEL_FMT + "(\\." + _LABEL_FMT + ")*"
+_C_ID_FMT = "[A-Za-z_][A-Za-z0-9_]*"
+_QUALIFIED_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
+_LABEL_VALUE_FMT = "(" + _QUALIFIED_FMT + ")?"
+
+_LABEL_RE = re.compile(f"^{_LABEL_FMT}$")
+_SUBDOMAIN_RE = re.compile(f"^{_SUBDOMAIN_FMT}$")
+_C_ID_RE = re.compile(f"^{_C_ID_FMT}$")
+_QUALIFIED_RE = re.compile(f"^{_QUALIFIED_FMT}$")
+_LABEL_VALUE_RE = re.compile(f"^{_LABEL_VALUE_FMT}$")
+
+
+def regex_error(message: str, fmt: str, *examples: str) -> str:
+    """Upstream RegexError, including its double space before each ` or`."""
+    if not examples:
+        return f"{message} (regex used for validation is '{fmt}')"
+    shown = " or ".join(f"'{e}', " for e in examples)
+    return f"{message} (e.g. {shown}regex used for validation is '{fmt}')"
+
+
+def max_len_error(limit: int) -> str:
+    return f"must be no more than {limit} characters"
+
+
+LABEL_ERROR = regex_error(
+    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and "
+    "end with an alphanumeric character", _LABEL_FMT, "my-name", "123-abc")
+SUBDOMAIN_ERROR = regex_error(
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must "
+    "start and end with an alphanumeric character", _SUBDOMAIN_FMT, "example.com")
+C_ID_ERROR = regex_error(
+    "a valid C identifier must start with alphabetic character or '_', followed by a string of alphanumeric "
+    "characters or '_'", _C_ID_FMT, "my_name", "MY_NAME", "MyName")
+_QUALIFIED_MSG = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an " \
+    "alphanumeric character"
+QUALIFIED_ERROR = regex_error(_QUALIFIED_MSG, _QUALIFIED_FMT, "MyName", "my.name", "123-abc")
+LABEL_VALUE_ERROR = regex_error(
+    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must "
+    "start and end with an alphanumeric character", _LABEL_VALUE_FMT, "MyValue", "my_value", "12345")
+
+
+def is_dns1123_label(value: str) -> list[str]:
+    errs = [max_len_error(DNS1123_LABEL_MAX)] if len(value) > DNS1123_LABEL_MAX else []
+    if not _LABEL_RE.match(value):
+        errs.append(LABEL_ERROR)
+    return errs
+
+
+def is_dns1123_subdomain(value: str) -> list[str]:
+    errs = [max_len_error(DNS1123_SUBDOMAIN_MAX)] if len(value) > DNS1123_SUBDOMAIN_MAX else []
+    if not _SUBDOMAIN_RE.match(value):
+        errs.append(SUBDOMAIN_ERROR)
+    return errs
+
+
+def is_c_identifier(value: str) -> list[str]:
+    return [] if _C_ID_RE.match(value) else [C_ID_ERROR]
+
+
+def is_qualified_name(value: str) -> list[str]:
+    """Label keys and condition types: `[prefix/]name` (upstream IsQualifiedName)."""
+    errs: list[str] = []
+    parts = value.split("/")
+    if len(parts) == 1:
+        name = parts[0]
+    elif len(parts) == 2:
+        prefix, name = parts
+        if not prefix:
+            errs.append("prefix part must be non-empty")
+        else:
+            errs += ["prefix part " + m for m in is_dns1123_subdomain(prefix)]
+    else:
+        return ["a qualified name " + QUALIFIED_ERROR
+                + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"]
+    if not name:
+        errs.append("name part must be non-empty")
+    elif len(name) > QUALIFIED_NAME_MAX:
+        errs.append("name part " + max_len_error(QUALIFIED_NAME_MAX))
+    if not _QUALIFIED_RE.match(name):
+        errs.append("name part " + QUALIFIED_ERROR)
+    return errs
+
+
+def is_valid_label_value(value: str) -> list[str]:
+    errs = [max_len_error(LABEL_VALUE_MAX)] if len(value) > LABEL_VALUE_MAX else []
+    if not _LABEL_VALUE_RE.match(value):
+        errs.append(LABEL_VALUE_ERROR)
+    return errs
+
+
+def validate_dns1123_label(value: str, path: FieldPath) -> list[Finding]:
+    return [invalid(path, value, m) for m in is_dns1123_label(value)]
+
+
+def validate_dns1123_subdomain(value: str, path: FieldPath) -> list[Finding]:
+    return [invalid(path, value, m) for m in is_dns1123_subdomain(value)]
+
+
+def validate_label_name(value: str, path: FieldPath) -> list[Finding]:
+    """metav1validation.ValidateLabelName."""
+    return [invalid(path, value, m) for m in is_qualified_name(value)]
+
+
+def validate_label_value(value: str, path: FieldPath) -> list[Finding]:
+    return [invalid(path, value, m) for m in is_valid_label_value(value)]
+
+
+def validate_driver_name(name: str, path: FieldPath) -> list[Finding]:
+    """corevalidation.ValidateCSIDriverName: upper case passes (the DNS check runs on the lower-cased name)."""
+    errs = [required(path)] if not name else []
+    if len(name) > DRIVER_NAME_MAX:
+        errs.append(too_long(path, DRIVER_NAME_MAX))
+    errs += [invalid(path, name, m) for m in is_dns1123_subdomain(name.lower())]
+    return errs
+
+
+def validate_c_identifier(ident: str, path: FieldPath) -> list[Finding]:
+    errs = [too_long(path, C_IDENTIFIER_MAX)] if len(ident.encode()) > C_IDENTIFIER_MAX else []
+    return errs + [invalid(path, ident, m) for m in is_c_identifier(ident)]
+
+
+def validate_qualified_name(name: str, path: FieldPath) -> list[Finding]:
+    """validateQualifiedName: `id` or `domain/id`; more than one `/` passes (an upstream TODO)."""
+    parts = name.split("/")
+    if len(parts) == 1:
+        return validate_c_identifier(parts[0], path)
+    if len(parts) != 2:
+        return []
+    errs: list[Finding] = []
+    domain, ident = parts
+    errs += [invalid(path, "", "the domain must not be empty")] if not domain else validate_driver_name(domain, path)
+    errs += [invalid(path, "", "the name must not be empty")] if not ident else validate_c_identifier(ident, path)
+    return errs
+
+
+def truncate_if_too_long(text: str, limit: int) -> str:
+    """How upstream shortens a long map key in a path: the middle becomes `...`."""
+    limit = max(limit, 16)
+    if len(text) <= limit:
+        return text
+    remaining = limit - 3
+    return text[: (remaining + 1) // 2] + "..." + text[len(text) - remaining // 2:]

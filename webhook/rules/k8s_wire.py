@@ -1,0 +1,85 @@
+"""Reading untrusted wire values the way the API server's decoder would, reporting what it would refuse.
+
+The decoder rejects a request whose field has the wrong JSON type before any validation runs. draguard
+reports such a field as one `k8s-wire-type` finding and then reads it as Go's zero value, so the rest of
+the object is still checked (one finding per problem, not a cascade).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from webhook.fieldpath import FieldPath
+from webhook.rules.k8s_errors import type_invalid
+from webhook.rules.k8s_ids import WIRE_TYPE, Errors
+
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+
+
+def wrong_type(errs: Errors, value: Any, path: FieldPath, expected: str) -> None:
+    errs.append((WIRE_TYPE, type_invalid(path, value, f"must be of type {expected}")))
+
+
+def is_int64(value: object) -> bool:
+    return type(value) is int and INT64_MIN <= value <= INT64_MAX
+
+
+def get_str(errs: Errors, obj: Mapping[str, Any], key: str, path: FieldPath) -> str | None:
+    """obj[key] as a string; None when absent (Go nil/zero); a wrong type is reported and read as None."""
+    value = obj.get(key)
+    if value is None or isinstance(value, str):
+        return value
+    wrong_type(errs, value, path.child(key), "string")
+    return None
+
+
+def get_bool(errs: Errors, obj: Mapping[str, Any], key: str, path: FieldPath) -> bool | None:
+    value = obj.get(key)
+    if value is None or isinstance(value, bool):
+        return value
+    wrong_type(errs, value, path.child(key), "boolean")
+    return None
+
+
+def get_int(errs: Errors, obj: Mapping[str, Any], key: str, path: FieldPath) -> int | None:
+    value = obj.get(key)
+    if value is None or is_int64(value):
+        return value
+    wrong_type(errs, value, path.child(key), "integer")
+    return None
+
+
+def get_map(errs: Errors, obj: Mapping[str, Any], key: str, path: FieldPath) -> Mapping[str, Any] | None:
+    value = obj.get(key)
+    if value is None or isinstance(value, Mapping):
+        return value
+    wrong_type(errs, value, path.child(key), "object")
+    return None
+
+
+def get_list(errs: Errors, obj: Mapping[str, Any], key: str, path: FieldPath) -> list[Any] | None:
+    value = obj.get(key)
+    if value is None or isinstance(value, list):
+        return value
+    wrong_type(errs, value, path.child(key), "array")
+    return None
+
+
+def as_map(errs: Errors, value: Any, path: FieldPath) -> Mapping[str, Any]:
+    """A list item or map value that must be an object; anything else is reported and read as empty."""
+    if isinstance(value, Mapping):
+        return value
+    wrong_type(errs, value, path, "object")
+    return {}
+
+
+def strings(errs: Errors, values: list[Any] | None, path: FieldPath) -> list[str]:
+    """A []string field: non-strings reported and skipped."""
+    out: list[str] = []
+    for i, item in enumerate(values or ()):
+        if isinstance(item, str):
+            out.append(item)
+        else:
+            wrong_type(errs, item, path.index(i), "string")
+    return out

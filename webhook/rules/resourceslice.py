@@ -1,0 +1,78 @@
+"""Kubernetes parity rules for ResourceSlice: what the API server itself rejects, with its exact wording.
+
+Upstream's validators (`slice_spec`, `slice_device`, `slice_attribute`, `slice_capacity`) run once per
+object; each catalogue entry below reports the errors tagged with its id, so a policy can tune them apart
+while the walk stays one pass.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from webhook.findings import Action, Finding
+from webhook.rules import k8s_ids as ids
+from webhook.rules.base import RESOURCE_SLICE, Check, Rule, RuleContext
+from webhook.rules.k8s_ids import Errors
+from webhook.rules.slice_spec import validate_resource_slice
+from webhook.wire import Obj
+
+_SLICE = frozenset({RESOURCE_SLICE})
+
+
+def errors(slice_: Obj, ctx: RuleContext) -> Errors:
+    """All parity errors of `slice_`, computed once per run and shared by the rules below."""
+    return ctx.once("k8s-resourceslice", lambda: validate_resource_slice(slice_, ctx.old))
+
+
+def _only(rule_id: str) -> Check:
+    def check(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
+        return (finding for tagged, finding in errors(slice_, ctx) if tagged == rule_id)
+
+    check.__name__ = f"check_{rule_id.replace('-', '_')}"
+    return check
+
+
+def _rule(rule_id: str, summary: str, remediation: str, default: Action = Action.DENY) -> Rule:
+    return Rule(rule_id, kinds=_SLICE, default=default, summary=summary, remediation=remediation,
+                check=_only(rule_id), origin="kubernetes")
+
+
+RULES = (
+    _rule(ids.OBJECT_META, "`metadata.name` is a DNS subdomain (or `generateName` is set); no namespace",
+          "use a lower-case name like `node-1-gpu.example.com` and drop `metadata.namespace`"),
+    _rule(ids.DRIVER, "`spec.driver` is set, at most 63 bytes, a DNS subdomain",
+          "use the driver's domain name, e.g. `gpu.example.com`"),
+    _rule(ids.POOL, "`spec.pool`: name set (<= 253 bytes, `/`-separated DNS subdomains), resourceSliceCount > 0, "
+          "generation >= 0", "name the pool (often the node name) and publish resourceSliceCount >= 1"),
+    _rule(ids.IMMUTABLE, "on update, `spec.driver`, `spec.pool.name` and `spec.nodeName` do not change",
+          "delete and recreate the slice instead of changing these fields"),
+    _rule(ids.NODE_SELECTION, "exactly one of nodeName, nodeSelector, allNodes, perDeviceNodeSelection; "
+          "per-device node fields only with perDeviceNodeSelection",
+          "set exactly one; booleans must be true or left out"),
+    _rule(ids.DEVICE_COUNT, "at most 128 devices per slice, 64 when any device uses taints, consumesCounters "
+          "or list attributes", "split the devices over more slices of the same pool (raise resourceSliceCount)"),
+    _rule(ids.DEVICE_NAME, "device names are DNS labels, unique within the slice",
+          "use lower-case names of at most 63 characters, like `gpu-0`, each once"),
+    _rule(ids.ATTRIBUTE_LIMITS, "per device at most 32 attributes+capacities and 48 attribute values "
+          "(a list counts its length)", "publish fewer attributes or shorter lists"),
+    _rule(ids.QUALIFIED_NAME, "attribute and capacity names are `identifier` or `domain/identifier` "
+          "(C identifier <= 32 bytes, DNS subdomain <= 63 bytes)", "rename the key, e.g. `gpu.example.com/memory_gb`"),
+    _rule(ids.ATTRIBUTE_UNION, "each attribute sets exactly one of int, bool, string, version, ints, bools, "
+          "strings, versions; a list is not empty", "keep one value field per attribute; leave out empty lists"),
+    _rule(ids.ATTRIBUTE_VALUE, "strings and versions are at most 64 bytes; versions are strict semver 2.0.0",
+          "shorten the value; write versions like `1.2.3` (no `v`, no leading zeros)"),
+    _rule(ids.CAPACITY, "a capacity requestPolicy only with allowMultipleAllocations, and a consistent one",
+          "set allowMultipleAllocations: true, or drop the policy; make default, validValues and validRange agree "
+          "with the capacity value"),
+    _rule(ids.TAINTS, "at most 16 taints per device; key a label name, value a label value, effect NoSchedule, "
+          "NoExecute or None", "fix the taint key, value or effect"),
+    _rule(ids.COUNTERS, "sharedCounters (<= 8 sets, <= 32 counters each) and consumesCounters (<= 2 per device) "
+          "are well-formed; not both sharedCounters and devices in one slice",
+          "publish counter sets and devices in separate slices; use DNS-label names"),
+    _rule(ids.BINDING_CONDITIONS, "bindingConditions and bindingFailureConditions: <= 4 each, label names, "
+          "no duplicates, no overlap, both or neither", "list each condition once and set both lists together"),
+    _rule(ids.WIRE_TYPE, "every field has the JSON type the API server decodes (the request fails otherwise)",
+          "quote strings and versions, leave numbers and booleans unquoted, write quantities like `16Gi`"),
+    _rule(ids.UNKNOWN_FIELD, "no field the API schema lacks (the server drops it with a warning)",
+          "fix the field name's spelling; a dropped union member leaves the attribute empty", Action.WARN),
+)

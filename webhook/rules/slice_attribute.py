@@ -1,0 +1,123 @@
+"""DeviceAttribute validation, mirroring upstream `validateDeviceAttribute` (v1.36 with KEP-5491 lists).
+
+Exactly one of int/bool/string/version/ints/bools/strings/versions; a list counts as set even when
+empty, and an empty list is itself an error; strings and versions are at most 64 bytes; versions are
+strict semver 2.0.0. Duplicates inside a list are accepted (listType=atomic), as upstream does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from celext.semver import parse_semver
+from webhook.fieldpath import FieldPath
+from webhook.rules.k8s_errors import GoStruct, invalid, too_long
+from webhook.rules.k8s_ids import ATTRIBUTE_UNION, ATTRIBUTE_VALUE, UNKNOWN_FIELD, Errors
+from webhook.rules.k8s_wire import INT64_MAX, INT64_MIN, is_int64, wrong_type
+
+MAX_VALUE_LENGTH = 64  # DeviceAttributeMaxValueLength (bytes)
+SEMVER_ERROR = "must be a string compatible with semver.org spec 2.0.0"
+UNION_ERROR = "exactly one value must be specified"
+MEMBERS = ("int", "bool", "string", "version", "ints", "bools", "strings", "versions")  # Go field order
+LIST_MEMBERS = ("ints", "bools", "strings", "versions")
+
+
+def validate_device_attribute(attribute: Any, path: FieldPath, errs: Errors) -> None:
+    """Append the attribute's errors to `errs`; `path` is `…attributes[<key>]`."""
+    if not isinstance(attribute, Mapping):
+        wrong_type(errs, attribute, path, "object")
+        errs.append((ATTRIBUTE_UNION, invalid(path, "", UNION_ERROR)))
+        return
+    fields = 0
+    for member, value in attribute.items():
+        if value is None:
+            continue
+        if member == "int":
+            if not is_int64(value):
+                wrong_type(errs, value, path.child(member), "integer")
+        elif member == "bool":
+            if not isinstance(value, bool):
+                wrong_type(errs, value, path.child(member), "boolean")
+        elif member == "string":
+            _string(value, path.child(member), errs)
+        elif member == "version":
+            _version(value, path.child(member), errs)
+        elif member in LIST_MEMBERS:
+            _list(member, value, path.child(member), errs)
+        else:
+            errs.append((UNKNOWN_FIELD, invalid(path.child(str(member)), value, f'unknown field "{member}"')))
+            continue
+        fields += 1
+    if fields == 0:
+        errs.append((ATTRIBUTE_UNION, invalid(path, "", UNION_ERROR)))
+    elif fields > 1:
+        errs.append((ATTRIBUTE_UNION, invalid(path, go_attribute(attribute), UNION_ERROR)))
+
+
+def go_attribute(attribute: Mapping[str, Any]) -> GoStruct:
+    """The attribute as upstream's error shows it: Go field order, empty fields omitted (omitempty)."""
+    return GoStruct({m: attribute[m] for m in MEMBERS if attribute.get(m) not in (None, [])})
+
+
+def _string(value: Any, path: FieldPath, errs: Errors) -> None:
+    if not isinstance(value, str):
+        wrong_type(errs, value, path, "string")
+    elif len(value) > MAX_VALUE_LENGTH // 4 and len(value.encode()) > MAX_VALUE_LENGTH:
+        errs.append((ATTRIBUTE_VALUE, too_long(path, MAX_VALUE_LENGTH)))
+
+
+def _version(value: Any, path: FieldPath, errs: Errors) -> None:
+    if not isinstance(value, str):
+        wrong_type(errs, value, path, "string")
+        return
+    try:
+        parse_semver(value)
+    except ValueError:
+        errs.append((ATTRIBUTE_VALUE, invalid(path, value, SEMVER_ERROR)))
+    if len(value.encode()) > MAX_VALUE_LENGTH:
+        errs.append((ATTRIBUTE_VALUE, too_long(path, MAX_VALUE_LENGTH)))
+
+
+def _list(member: str, values: Any, path: FieldPath, errs: Errors) -> None:
+    if not isinstance(values, list):
+        wrong_type(errs, values, path, "array")
+        return
+    if not values:
+        errs.append((ATTRIBUTE_UNION, invalid(path, values, "must not be empty if specified")))
+        return
+    if member == "ints":
+        # The common case in C: all plain ints within int64.
+        if not (all(type(v) is int for v in values) and min(values) >= INT64_MIN and max(values) <= INT64_MAX):
+            for i, v in enumerate(values):
+                if not is_int64(v):
+                    wrong_type(errs, v, path.index(i), "integer")
+    elif member == "bools":
+        for i, v in enumerate(values):
+            if not isinstance(v, bool):
+                wrong_type(errs, v, path.index(i), "boolean")
+    elif member == "strings":
+        for i, v in enumerate(values):
+            _string(v, path.index(i), errs)
+    else:
+        for i, v in enumerate(values):
+            _version(v, path.index(i), errs)
+
+
+def count_values(attributes: Mapping[str, Any]) -> int:
+    """Upstream numEntriesDeviceAttribute: a list counts its length, anything else counts 1."""
+    total = 0
+    for attribute in attributes.values():
+        n = 0
+        if isinstance(attribute, Mapping):
+            for member in LIST_MEMBERS:
+                values = attribute.get(member)
+                if isinstance(values, list):
+                    n += len(values)
+        total += n or 1
+    return total
+
+
+def has_list_values(attribute: Any) -> bool:
+    """Upstream haveListAttributes for one attribute: any list field non-nil (an empty list counts)."""
+    return isinstance(attribute, Mapping) and any(attribute.get(m) is not None for m in LIST_MEMBERS)

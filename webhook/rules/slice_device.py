@@ -1,0 +1,219 @@
+"""One ResourceSlice device, mirroring upstream `validateDevice` (pkg/apis/resource/validation, v1.36).
+
+Order and wording follow upstream: name, the 32 attributes+capacities and 48 attribute-values limits,
+attribute keys and values, capacity, taints (skipped on update when unchanged), counter consumption,
+per-device node selection, binding conditions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from webhook.fieldpath import FieldPath
+from webhook.rules import k8s_ids as ids
+from webhook.rules.k8s_errors import duplicate, invalid, not_supported, required, too_many
+from webhook.rules.k8s_ids import Errors, tag
+from webhook.rules.k8s_names import (
+    DNS1123_LABEL_MAX,
+    truncate_if_too_long,
+    validate_dns1123_label,
+    validate_dns1123_subdomain,
+    validate_label_name,
+    validate_label_value,
+    validate_qualified_name,
+)
+from webhook.rules.k8s_node_selector import validate_node_selector
+from webhook.rules.k8s_wire import as_map, get_bool, get_list, get_map, get_str, strings
+from webhook.rules.slice_attribute import count_values, validate_device_attribute
+from webhook.rules.slice_capacity import validate_capacity_map
+
+MAX_ATTRIBUTES_AND_CAPACITIES = 32  # ResourceSliceMaxAttributesAndCapacitiesPerDevice
+MAX_ATTRIBUTE_VALUES = 48  # ResourceSliceMaxAttributeValuesPerDevice
+MAX_KEY_LENGTH = 63 + 1 + 32  # DeviceMaxDomainLength + "/" + DeviceMaxIDLength: where keys get truncated
+MAX_TAINTS = 16  # DeviceTaintsMaxLength
+MAX_COUNTER_CONSUMPTIONS = 2  # ResourceSliceMaxDeviceCounterConsumptionsPerDevice
+MAX_COUNTERS_PER_CONSUMPTION = 32  # ResourceSliceMaxCountersPerDeviceCounterConsumption
+MAX_BINDING_CONDITIONS = 4  # BindingConditionsMaxSize, BindingFailureConditionsMaxSize
+TAINT_EFFECTS = ("NoExecute", "NoSchedule", "None")  # sorted, as upstream lists them
+UNSET_OR_TRUE = "must be either unset or set to true"
+PER_DEVICE_REQUIRED = (
+    "exactly one of `nodeName`, `nodeSelector`, or `allNodes` is required when `perDeviceNodeSelection` "
+    "is set to true in the ResourceSlice spec"
+)
+PER_DEVICE_FORBIDDEN = (
+    "`nodeName`, `nodeSelector` and `allNodes` can only be set if `perDeviceNodeSelection` is set to true "
+    "in the ResourceSlice spec"
+)
+DEVICE_FIELDS = frozenset({
+    "name", "attributes", "capacity", "consumesCounters", "nodeName", "nodeSelector", "allNodes", "taints",
+    "bindsToNode", "bindingConditions", "bindingFailureConditions", "allowMultipleAllocations",
+    "nodeAllocatableResourceMappings",
+})
+
+
+def validate_device(
+    device: Mapping[str, Any], old: Mapping[str, Any] | None, path: FieldPath, per_device: bool | None, errs: Errors
+) -> None:
+    """Append the errors of one device (`path` is `spec.devices[i]`) to `errs`."""
+    for key in device:
+        if key not in DEVICE_FIELDS:
+            errs.append((ids.UNKNOWN_FIELD, invalid(path.child(str(key)), device[key], f'unknown field "{key}"')))
+    name = get_str(errs, device, "name", path) or ""
+    errs += tag(ids.DEVICE_NAME, validate_dns1123_label(name, path.child("name")))
+    attributes = get_map(errs, device, "attributes", path) or {}
+    capacity = get_map(errs, device, "capacity", path) or {}
+    if len(attributes) + len(capacity) > MAX_ATTRIBUTES_AND_CAPACITIES:
+        errs.append((ids.ATTRIBUTE_LIMITS, invalid(
+            path, len(attributes) + len(capacity),
+            f"the total number of attributes and capacities must not exceed {MAX_ATTRIBUTES_AND_CAPACITIES}")))
+    values = count_values(attributes)
+    if values > MAX_ATTRIBUTE_VALUES:
+        errs.append((ids.ATTRIBUTE_LIMITS, invalid(
+            path, values, f"the total number of attribute values must not exceed {MAX_ATTRIBUTE_VALUES}")))
+    attributes_path = path.child("attributes")
+    for key, attribute in attributes.items():
+        errs += tag(ids.QUALIFIED_NAME, validate_qualified_name(key, attributes_path))
+        validate_device_attribute(attribute, attributes_path.key(truncate_if_too_long(key, MAX_KEY_LENGTH)), errs)
+    multiple = get_bool(errs, device, "allowMultipleAllocations", path) is True
+    old_capacity = (old or {}).get("capacity")
+    validate_capacity_map(capacity, old_capacity if isinstance(old_capacity, Mapping) else None, multiple,
+                          path.child("capacity"), errs)
+    taints = get_list(errs, device, "taints", path)
+    if old is None or old.get("taints") != device.get("taints"):
+        _validate_taints(taints, path.child("taints"), errs)
+    _validate_consumes_counters(get_list(errs, device, "consumesCounters", path), path.child("consumesCounters"), errs)
+    _validate_node_selection(device, path, per_device, errs)
+    _validate_binding_parameters(device, path, errs)
+
+
+def _validate_taints(taints: list[Any] | None, path: FieldPath, errs: Errors) -> None:
+    if taints is None:
+        return
+    if len(taints) > MAX_TAINTS:
+        errs.append((ids.TAINTS, too_many(path, len(taints), MAX_TAINTS)))
+        return
+    for i, item in enumerate(taints):
+        taint_path = path.index(i)
+        taint = as_map(errs, item, taint_path)
+        key = get_str(errs, taint, "key", taint_path) or ""
+        errs += tag(ids.TAINTS, validate_label_name(key, taint_path.child("key")))
+        value = get_str(errs, taint, "value", taint_path) or ""
+        if value:
+            errs += tag(ids.TAINTS, validate_label_value(value, taint_path.child("value")))
+        effect = get_str(errs, taint, "effect", taint_path) or ""
+        if not effect:
+            errs.append((ids.TAINTS, required(taint_path.child("effect"))))
+        elif effect not in TAINT_EFFECTS:
+            errs.append((ids.TAINTS, not_supported(taint_path.child("effect"), effect, TAINT_EFFECTS)))
+
+
+def _validate_consumes_counters(consumptions: list[Any] | None, path: FieldPath, errs: Errors) -> None:
+    if consumptions is None:
+        return
+    if len(consumptions) > MAX_COUNTER_CONSUMPTIONS:
+        errs.append((ids.COUNTERS, too_many(path, len(consumptions), MAX_COUNTER_CONSUMPTIONS)))
+        return
+    seen: set[str] = set()
+    for i, item in enumerate(consumptions):
+        item_path = path.index(i)
+        consumption = as_map(errs, item, item_path)
+        counter_set = get_str(errs, consumption, "counterSet", item_path) or ""
+        if not counter_set:
+            errs.append((ids.COUNTERS, required(item_path.child("counterSet"))))
+        else:
+            errs += tag(ids.COUNTERS, validate_dns1123_label(counter_set, item_path.child("counterSet")))
+        validate_counters(get_map(errs, consumption, "counters", item_path), MAX_COUNTERS_PER_CONSUMPTION,
+                          item_path.child("counters"), errs)
+    for i, item in enumerate(consumptions):
+        raw = item.get("counterSet") if isinstance(item, Mapping) else None
+        key = raw if isinstance(raw, str) else ""
+        if key in seen:
+            errs.append((ids.COUNTERS, duplicate(path.index(i), key)))
+        seen.add(key)
+
+
+def validate_counters(counters: Mapping[str, Any] | None, limit: int, path: FieldPath, errs: Errors) -> None:
+    """A counters map: required, at most `limit` entries, DNS-label keys, quantity values."""
+    from webhook.rules.slice_capacity import quantity_at
+
+    if not counters:
+        errs.append((ids.COUNTERS, required(path)))
+        return
+    if len(counters) > limit:
+        errs.append((ids.COUNTERS, too_many(path, len(counters), limit)))
+        return
+    for key, counter in counters.items():
+        errs += tag(ids.COUNTERS, validate_dns1123_label(key, path))
+        key_path = path.key(truncate_if_too_long(key, DNS1123_LABEL_MAX))
+        quantity_at(errs, as_map(errs, counter, key_path), "value", key_path)
+
+
+def _validate_node_selection(device: Mapping[str, Any], path: FieldPath, per_device: bool | None, errs: Errors) -> None:
+    node_name = get_str(errs, device, "nodeName", path)
+    selector = get_map(errs, device, "nodeSelector", path)
+    all_nodes = get_bool(errs, device, "allNodes", path)
+    if not per_device:
+        if node_name is not None or selector is not None or all_nodes is not None:
+            errs.append((ids.NODE_SELECTION, invalid(path, None, PER_DEVICE_FORBIDDEN)))
+        return
+    set_fields: list[str] = []
+    if node_name is not None:
+        if node_name:
+            set_fields.append("`nodeName`")
+            errs += tag(ids.NODE_SELECTION, validate_dns1123_subdomain(node_name, path.child("nodeName")))
+        else:
+            errs.append((ids.NODE_SELECTION, invalid(path.child("nodeName"), node_name, "must not be empty")))
+    if selector is not None:
+        set_fields.append("`nodeSelector`")
+        errs += tag(ids.NODE_SELECTION, validate_node_selector(selector, path.child("nodeSelector")))
+    if all_nodes is not None:
+        if all_nodes:
+            set_fields.append("`allNodes`")
+        else:
+            errs.append((ids.NODE_SELECTION, invalid(path.child("allNodes"), False, UNSET_OR_TRUE)))
+    if not set_fields:
+        errs.append((ids.NODE_SELECTION, required(path, PER_DEVICE_REQUIRED)))
+    elif len(set_fields) > 1:
+        errs.append((ids.NODE_SELECTION, invalid(path, "{" + ", ".join(set_fields) + "}", PER_DEVICE_REQUIRED)))
+
+
+def _validate_binding_parameters(device: Mapping[str, Any], path: FieldPath, errs: Errors) -> None:
+    """Upstream validateDeviceBindingParameters."""
+    conditions_path, failures_path = path.child("bindingConditions"), path.child("bindingFailureConditions")
+    conditions = strings(errs, get_list(errs, device, "bindingConditions", path), conditions_path)
+    failures = strings(errs, get_list(errs, device, "bindingFailureConditions", path), failures_path)
+    for items, items_path in ((conditions, conditions_path), (failures, failures_path)):
+        if len(items) > MAX_BINDING_CONDITIONS:
+            errs.append((ids.BINDING_CONDITIONS, too_many(items_path, len(items), MAX_BINDING_CONDITIONS)))
+        else:
+            for i, item in enumerate(items):
+                errs += tag(ids.BINDING_CONDITIONS, validate_label_name(item, items_path.index(i)))
+    seen: set[str] = set()
+    for i, item in enumerate(conditions):
+        if item in seen:
+            errs.append((ids.BINDING_CONDITIONS, duplicate(conditions_path.index(i), item)))
+        seen.add(item)
+    seen_failures: set[str] = set()
+    for i, item in enumerate(failures):
+        if item in seen_failures:
+            errs.append((ids.BINDING_CONDITIONS, duplicate(failures_path.index(i), item)))
+        seen_failures.add(item)
+        if item in seen:
+            errs.append((ids.BINDING_CONDITIONS, invalid(
+                failures_path.index(i), item, "bindingFailureConditions must not overlap with bindingConditions")))
+    # Go shows a nil slice as null and an empty one as []: keep what the object said.
+    if not conditions and failures:
+        errs.append((ids.BINDING_CONDITIONS, invalid(
+            conditions_path, _as_written(device, "bindingConditions"),
+            "bindingConditions are required to use bindingFailureConditions")))
+    if not failures and conditions:
+        errs.append((ids.BINDING_CONDITIONS, invalid(
+            failures_path, _as_written(device, "bindingFailureConditions"),
+            "bindingFailureConditions are required to use bindingConditions")))
+
+
+def _as_written(device: Mapping[str, Any], key: str) -> list[Any] | None:
+    value = device.get(key)
+    return [] if isinstance(value, list) else None
+

@@ -1,0 +1,214 @@
+"""A whole ResourceSlice, mirroring upstream `ValidateResourceSlice` / `ValidateResourceSliceUpdate` and
+`validateResourceSliceSpec` (kubernetes pkg/apis/resource/validation, v1.36 with KEP-5491).
+
+v1beta1 objects nest device fields under `basic`; like the API server's internal form, devices are read
+flattened and errors name the flat path (`spec.devices[0].attributes[...]`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from webhook.fieldpath import FieldPath
+from webhook.rules import k8s_ids as ids
+from webhook.rules.k8s_errors import duplicate, forbidden, immutable, invalid, required, too_long, too_many
+from webhook.rules.k8s_ids import Errors, tag
+from webhook.rules.k8s_names import (
+    is_dns1123_subdomain,
+    validate_dns1123_label,
+    validate_dns1123_subdomain,
+    validate_driver_name,
+)
+from webhook.rules.k8s_node_selector import validate_node_selector
+from webhook.rules.k8s_wire import as_map, get_bool, get_int, get_list, get_map, get_str
+from webhook.rules.slice_attribute import has_list_values
+from webhook.rules.slice_device import UNSET_OR_TRUE, validate_counters, validate_device
+
+MAX_DEVICES = 128  # ResourceSliceMaxDevices
+MAX_DEVICES_ADVANCED = 64  # ResourceSliceMaxDevicesWithAdvancedFeatures: taints, consumesCounters, list attributes
+MAX_COUNTER_SETS = 8  # ResourceSliceMaxCounterSets
+MAX_COUNTERS_PER_SET = 32  # ResourceSliceMaxCountersPerCounterSet
+POOL_NAME_MAX = 253  # PoolNameMaxLength
+NODE_SELECTION = "exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` is required"
+SPEC = FieldPath.root("spec")
+META = FieldPath.root("metadata")
+SPEC_FIELDS = frozenset({
+    "driver", "pool", "nodeName", "nodeSelector", "allNodes", "perDeviceNodeSelection", "devices", "sharedCounters",
+})
+
+
+def flat_device(device: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A v1beta1 device (`{name, basic: {...}}`) as the internal, flat device; others unchanged."""
+    basic = device.get("basic")
+    if isinstance(basic, Mapping):
+        return {**basic, "name": device.get("name")}
+    return device
+
+
+def validate_resource_slice(slice_: Mapping[str, Any], old: Mapping[str, Any] | None = None) -> Errors:
+    """Every error the API server would report for this ResourceSlice (on UPDATE when `old` is given)."""
+    errs: Errors = []
+    meta = get_map(errs, slice_, "metadata", FieldPath()) or {}
+    _validate_object_meta(meta, old, errs)
+    spec = get_map(errs, slice_, "spec", FieldPath()) or {}
+    old_spec = old.get("spec") if old is not None else None
+    validate_resource_slice_spec(spec, old_spec if isinstance(old_spec, Mapping) else None, SPEC, errs)
+    return errs
+
+
+def _validate_object_meta(meta: Mapping[str, Any], old: Mapping[str, Any] | None, errs: Errors) -> None:
+    """The parts of ValidateObjectMeta(namespaced=false, NameIsDNSSubdomain) a manifest gets wrong."""
+    name = get_str(errs, meta, "name", META) or ""
+    generate = get_str(errs, meta, "generateName", META) or ""
+    if generate:
+        masked = generate[:-1] + "a" if generate.endswith("-") else generate
+        errs += [(ids.OBJECT_META, invalid(META.child("generateName"), generate, m))
+                 for m in is_dns1123_subdomain(masked)]
+    if not name and not generate:
+        if old is None:
+            errs.append((ids.OBJECT_META, required(META.child("name"), "name or generateName is required")))
+    elif name:
+        errs += [(ids.OBJECT_META, invalid(META.child("name"), name, m)) for m in is_dns1123_subdomain(name)]
+    if get_str(errs, meta, "namespace", META):
+        errs.append((ids.OBJECT_META, forbidden(META.child("namespace"), "not allowed on this type")))
+
+
+def validate_resource_slice_spec(
+    spec: Mapping[str, Any], old: Mapping[str, Any] | None, path: FieldPath, errs: Errors
+) -> None:
+    for key in spec:
+        if key not in SPEC_FIELDS:
+            errs.append((ids.UNKNOWN_FIELD, invalid(path.child(str(key)), spec[key], f'unknown field "{key}"')))
+    driver = get_str(errs, spec, "driver", path) or ""
+    errs += tag(ids.DRIVER, validate_driver_name(driver, path.child("driver")))
+    pool = get_map(errs, spec, "pool", path) or {}
+    _validate_resource_pool(pool, path.child("pool"), errs)
+    node_name = get_str(errs, spec, "nodeName", path)
+    if old is not None:
+        _validate_immutable(spec, old, path, errs)
+    set_fields: list[str] = []
+    if node_name is not None:
+        if node_name:
+            set_fields.append("`nodeName`")
+            errs += tag(ids.NODE_SELECTION, validate_dns1123_subdomain(node_name, path.child("nodeName")))
+        else:
+            errs.append((ids.NODE_SELECTION, invalid(
+                path.child("nodeName"), node_name, "must be either unset or set to a non-empty string")))
+    selector = get_map(errs, spec, "nodeSelector", path)
+    if selector is not None:
+        set_fields.append("`nodeSelector`")
+        errs += tag(ids.NODE_SELECTION, validate_node_selector(selector, path.child("nodeSelector")))
+        terms = selector.get("nodeSelectorTerms")
+        if not isinstance(terms, list) or len(terms) != 1:
+            terms_path = path.child("nodeSelector").child("nodeSelectorTerms")
+            errs.append((ids.NODE_SELECTION, invalid(terms_path, terms, "must have exactly one node selector term")))
+    for key in ("allNodes", "perDeviceNodeSelection"):
+        flag = get_bool(errs, spec, key, path)
+        if flag:
+            set_fields.append(f"`{key}`")
+        elif flag is False:
+            errs.append((ids.NODE_SELECTION, invalid(path.child(key), False, UNSET_OR_TRUE)))
+    if not set_fields:
+        errs.append((ids.NODE_SELECTION, required(path, NODE_SELECTION)))
+    elif len(set_fields) > 1:
+        errs.append((ids.NODE_SELECTION, invalid(
+            path, "{" + ", ".join(set_fields) + "}", NODE_SELECTION + ", but multiple fields are set")))
+    devices = get_list(errs, spec, "devices", path)
+    counter_sets = get_list(errs, spec, "sharedCounters", path)
+    if devices is not None and counter_sets is not None:
+        errs.append((ids.COUNTERS, invalid(path, "", "only one of `sharedCounters` or `devices` is allowed")))
+    _validate_devices(devices or [], old, spec.get("perDeviceNodeSelection") is True, path.child("devices"), errs)
+    _validate_counter_sets(counter_sets, path.child("sharedCounters"), errs)
+
+
+def _validate_resource_pool(pool: Mapping[str, Any], path: FieldPath, errs: Errors) -> None:
+    name = get_str(errs, pool, "name", path) or ""
+    name_path = path.child("name")
+    if not name:
+        errs.append((ids.POOL, required(name_path)))
+    else:
+        if len(name.encode()) > POOL_NAME_MAX:
+            errs.append((ids.POOL, too_long(name_path, POOL_NAME_MAX)))
+        for part in name.split("/"):
+            errs += tag(ids.POOL, validate_dns1123_subdomain(part, name_path))
+    count = get_int(errs, pool, "resourceSliceCount", path) or 0
+    if count <= 0:
+        errs.append((ids.POOL, invalid(path.child("resourceSliceCount"), count, "must be greater than zero")))
+    generation = get_int(errs, pool, "generation", path) or 0
+    if generation < 0:
+        errs.append((ids.POOL, invalid(path.child("generation"), generation, "must be greater than or equal to zero")))
+
+
+def _validate_immutable(spec: Mapping[str, Any], old: Mapping[str, Any], path: FieldPath, errs: Errors) -> None:
+    def pool_name(s: Mapping[str, Any]) -> Any:
+        pool = s.get("pool")
+        return pool.get("name", "") if isinstance(pool, Mapping) else ""
+
+    if pool_name(spec) != pool_name(old):
+        errs.append((ids.IMMUTABLE, immutable(path.child("pool").child("name"), pool_name(spec))))
+    if spec.get("driver", "") != old.get("driver", ""):
+        errs.append((ids.IMMUTABLE, immutable(path.child("driver"), spec.get("driver", ""))))
+    if spec.get("nodeName") != old.get("nodeName"):
+        errs.append((ids.IMMUTABLE, immutable(path.child("nodeName"), spec.get("nodeName"))))
+
+
+def _validate_devices(
+    devices: list[Any], old: Mapping[str, Any] | None, per_device: bool, path: FieldPath, errs: Errors
+) -> None:
+    flat = [flat_device(d) if isinstance(d, Mapping) else d for d in devices]
+    limit = MAX_DEVICES_ADVANCED if any(_uses_advanced_features(d) for d in flat) else MAX_DEVICES
+    if len(flat) > limit:
+        errs.append((ids.DEVICE_COUNT, too_many(path, len(flat), limit)))  # short-circuits, as upstream
+        return
+    old_devices: dict[str, Mapping[str, Any]] = {}
+    old_list = old.get("devices") if old is not None else None
+    for item in old_list if isinstance(old_list, list) else ():
+        if isinstance(item, Mapping) and isinstance(item.get("name"), str):
+            old_devices.setdefault(item["name"], flat_device(item))
+    seen: set[str] = set()
+    for i, item in enumerate(flat):
+        device_path = path.index(i)
+        device = as_map(errs, item, device_path)
+        raw = device.get("name")
+        name = raw if isinstance(raw, str) else ""
+        validate_device(device, old_devices.get(name) if old is not None else None, device_path,
+                        per_device, errs)
+        if name in seen:
+            errs.append((ids.DEVICE_NAME, duplicate(device_path, name)))
+        seen.add(name)
+
+
+def _uses_advanced_features(device: Any) -> bool:
+    """Upstream haveDeviceTaints || haveConsumesCounters || haveListAttributes, for one device."""
+    if not isinstance(device, Mapping):
+        return False
+    if device.get("taints") or device.get("consumesCounters"):
+        return True
+    attributes = device.get("attributes")
+    return isinstance(attributes, Mapping) and any(has_list_values(a) for a in attributes.values())
+
+
+def _validate_counter_sets(counter_sets: list[Any] | None, path: FieldPath, errs: Errors) -> None:
+    if counter_sets is None:
+        return
+    if len(counter_sets) > MAX_COUNTER_SETS:
+        errs.append((ids.COUNTERS, too_many(path, len(counter_sets), MAX_COUNTER_SETS)))
+        return
+    seen: set[str] = set()
+    for i, item in enumerate(counter_sets):
+        set_path = path.index(i)
+        counter_set = as_map(errs, item, set_path)
+        name = get_str(errs, counter_set, "name", set_path) or ""
+        if not name:
+            errs.append((ids.COUNTERS, required(set_path.child("name"))))
+        else:
+            errs += tag(ids.COUNTERS, validate_dns1123_label(name, set_path.child("name")))
+        validate_counters(get_map(errs, counter_set, "counters", set_path), MAX_COUNTERS_PER_SET,
+                          set_path.child("counters"), errs)
+    for i, item in enumerate(counter_sets):
+        raw = item.get("name") if isinstance(item, Mapping) else None
+        key = raw if isinstance(raw, str) else ""
+        if key in seen:
+            errs.append((ids.COUNTERS, duplicate(path.index(i), key)))
+        seen.add(key)
