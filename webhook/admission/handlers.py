@@ -1,0 +1,106 @@
+"""Admission decisions: a parsed `Request` and a `Policy` in, a `Response` out. No Flask, no JSON.
+
+Each webhook path has one handler. A handler lets DELETE and CONNECT through untouched (a validating
+webhook on them would only block clean-up), lets subresource writes through (`resourceclaims/status` is the
+scheduler's, and carries no selectors a user wrote), and lets kinds it does not know through with a note that
+the request log line carries, so a webhook configuration that matches too much degrades to a no-op and a log
+line rather than to rejected writes. Everything else runs the rule catalogue; on UPDATE `run_rules` ratchets
+against the old object, so a violation the object already had is not denied.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from webhook.admission.response import (
+    AUDIT_VALUE_CHARS,
+    DENY_LISTED,
+    Response,
+    allowed,
+    audit_key,
+    clip,
+    denied,
+    one_line,
+)
+from webhook.admission.review import Request
+from webhook.findings import Action, Finding
+from webhook.policy import Policy
+from webhook.wire import Obj
+
+DRA_GROUP = "resource.k8s.io"
+SLICE_KINDS = frozenset({"ResourceSlice"})
+SELECTOR_KINDS = frozenset({"ResourceClaim", "ResourceClaimTemplate", "DeviceClass"})
+
+Handler = Callable[[Request, Policy], Response]
+
+
+def resourceslices(req: Request, policy: Policy) -> Response:
+    """POST /validate/resourceslices: the ResourceSlice rules (Kubernetes parity and numaNode)."""
+    return _validate(req, policy, SLICE_KINDS)
+
+
+def selectors(req: Request, policy: Policy) -> Response:
+    """POST /validate/selectors: CEL selectors and constraints in claims, claim templates and device classes."""
+    return _validate(req, policy, SELECTOR_KINDS)
+
+
+def _validate(req: Request, policy: Policy, kinds: frozenset[str]) -> Response:
+    if req.operation not in ("CREATE", "UPDATE"):
+        return allowed()
+    if req.sub_resource:
+        return allowed().noted(f"subresource {req.resource}/{req.sub_resource} not checked")
+    if req.kind.group != DRA_GROUP or req.kind.kind not in kinds:
+        return allowed().noted(f"{req.kind} is not handled by this webhook; allowed without checks")
+    from webhook.run import run_rules  # the catalogue imports celext; keep `import webhook.admission` light
+
+    assert req.object is not None  # review.parse guarantees an object on CREATE and UPDATE
+    old = _typed(req.old_object, req) if req.operation == "UPDATE" and req.old_object is not None else None
+    outcome = run_rules(_typed(req.object, req), policy, old=old)
+    return decide(outcome.findings)
+
+
+def decide(findings: Sequence[Finding]) -> Response:
+    """Deny findings reject (all listed), warn findings become warnings, audit findings audit annotations."""
+    deny = [f for f in findings if f.action is Action.DENY]
+    warn = [f for f in findings if f.action is Action.WARN]
+    audit = [f for f in findings if f.action is Action.AUDIT]
+    answer = denied(deny_message(deny), [(str(f.path), one_line(f.message)) for f in deny]) if deny else allowed()
+    return answer.with_warnings(*(warning_line(f) for f in warn)).with_audit(audit_annotations(audit)).with_findings(
+        findings
+    )
+
+
+def deny_message(findings: Sequence[Finding]) -> str:
+    """`2 problems: <path>: <message> [rule]; ...`; the API server prefixes the webhook name."""
+    shown = [f"{f.path}: {one_line(f.message)} [{f.rule}]" for f in findings[:DENY_LISTED]]
+    more = len(findings) - len(shown)
+    tail = f"; and {more} more (run `draguard validate` on this object for all of them)" if more else ""
+    noun = "problem" if len(findings) == 1 else "problems"
+    return f"{len(findings)} {noun}: " + "; ".join(shown) + tail
+
+
+def warning_line(finding: Finding) -> str:
+    """`[rule] path: message`, short enough to survive the API server's warning limits in most cases."""
+    return f"[{finding.rule}] {finding.path}: {finding.message}"
+
+
+def audit_annotations(findings: Iterable[Finding]) -> dict[str, str]:
+    """One annotation per rule (the API server prefixes `<webhook name>/`), its findings joined by `; `."""
+    grouped: dict[str, list[str]] = {}
+    for f in findings:
+        key = audit_key(f.rule)
+        if key is not None:
+            grouped.setdefault(key, []).append(f"{f.path}: {one_line(f.message)}")
+    return {key: clip("; ".join(items), AUDIT_VALUE_CHARS) for key, items in grouped.items()}
+
+
+def _typed(obj: Obj, req: Request) -> Obj:
+    """The object with `kind`/`apiVersion` filled from the request when a client left them out."""
+    if obj.get("kind") and obj.get("apiVersion"):
+        return obj
+    version = f"{req.kind.group}/{req.kind.version}" if req.kind.group else req.kind.version
+    filled: dict[str, Any] = dict(obj)
+    filled["apiVersion"] = obj.get("apiVersion") or version
+    filled["kind"] = obj.get("kind") or req.kind.kind
+    return filled

@@ -1,0 +1,48 @@
+"""JSON log lines, one object per line, as controller-runtime's zap encoder and Gatekeeper write them.
+
+`JSONFormatter` renders any record as `{"ts", "level", "logger", "msg", ...}`; fields passed with
+`extra={"fields": {...}}` are merged in, which is how the admission views write their one line per request
+(uid, resource, name, operation, decision, rule ids, latency). Exceptions become one `error` field with the
+traceback as a string, so a log line is always one line.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+REQUEST_LOGGER = "draguard.admission"
+
+
+class JSONFormatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        line: dict[str, Any] = {
+            "ts": dt.datetime.fromtimestamp(record.created, dt.UTC).isoformat(timespec="milliseconds"),
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "msg": record.getMessage(),
+        }
+        fields = getattr(record, "fields", None)
+        if isinstance(fields, Mapping):
+            line.update(fields)
+        if record.exc_info:
+            line["error"] = self.formatException(record.exc_info)
+        return json.dumps(line, default=str, ensure_ascii=False)
+
+
+def logging_config(level: str = "info") -> dict[str, Any]:
+    """A `logging.config.dictConfig` (and gunicorn `logconfig_dict`) sending every logger as JSON to stderr."""
+    return {
+        "version": 1,
+        "disable_existing_loggers": False,
+        "formatters": {"json": {"()": f"{__name__}.JSONFormatter"}},
+        "handlers": {"stderr": {"class": "logging.StreamHandler", "formatter": "json", "stream": "ext://sys.stderr"}},
+        "root": {"level": level.upper(), "handlers": ["stderr"]},
+        "loggers": {
+            "gunicorn.error": {"level": level.upper(), "handlers": ["stderr"], "propagate": False},
+            "gunicorn.access": {"level": "WARNING", "handlers": ["stderr"], "propagate": False},
+        },
+    }

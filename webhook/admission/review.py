@@ -1,0 +1,208 @@
+"""AdmissionReview on the wire: parse a request body, answer with a review the API server accepts.
+
+This is the only module that knows the protocol (`k8s.io/api/admission/v1` types). The API server rejects a
+response that lacks `response`, whose `response.uid` differs from the request's, or whose `apiVersion`/`kind`
+are not the request's (`k8s.io/apiserver/pkg/admission/plugin/webhook/request/admissionreview.go`), so every
+answer echoes all three. Request hygiene follows controller-runtime's webhook (`pkg/webhook/admission/http.go`):
+an empty body, a body over 7 MiB, a content type other than application/json, or an undecodable review is
+refused, but, unlike controller-runtime (which answers HTTP 200 with the code inside the review), draguard
+puts the 4xx on the wire as well, so a misbehaving client sees it in its HTTP status.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from webhook.admission.response import Response, audit_key, errored
+from webhook.errors import DraguardError
+from webhook.wire import Obj
+
+# The API server sends objects of at most etcd's 1.5 MiB request limit, which JSON encoding of a review
+# (object plus oldObject) can roughly double and quadruple; controller-runtime settled on 7 MiB for that.
+MAX_BODY = 7 * 1024 * 1024
+API_VERSIONS = ("admission.k8s.io/v1", "admission.k8s.io/v1beta1")  # answered in the version asked
+KIND = "AdmissionReview"
+OPERATIONS = ("CREATE", "UPDATE", "DELETE", "CONNECT")
+JSON_TYPE = "application/json"
+
+
+class BadReview(DraguardError):
+    """A request that is not a usable AdmissionReview; answered with `code` and this one-line message."""
+
+    def __init__(self, code: int, message: str, *, uid: str = "", api_version: str = API_VERSIONS[0]) -> None:
+        super().__init__(message)
+        self.code = code
+        self.uid = uid
+        self.api_version = api_version
+
+
+@dataclass(frozen=True, slots=True)
+class GroupVersionKind:
+    group: str
+    version: str
+    kind: str
+
+    def __str__(self) -> str:
+        return f"{self.group}/{self.version}, Kind={self.kind}" if self.group else f"{self.version}, Kind={self.kind}"
+
+
+@dataclass(frozen=True, slots=True)
+class GroupVersionResource:
+    group: str
+    version: str
+    resource: str
+
+    def __str__(self) -> str:
+        return "/".join(p for p in (self.group, self.version, self.resource) if p)
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """The fields of `AdmissionReview.request` draguard reads, typed and checked."""
+
+    uid: str
+    kind: GroupVersionKind
+    resource: GroupVersionResource
+    operation: str
+    object: Obj | None
+    old_object: Obj | None = None
+    name: str = ""
+    namespace: str = ""
+    sub_resource: str = ""
+    dry_run: bool = False
+    user: str = ""
+    api_version: str = API_VERSIONS[0]  # of the review, echoed in the answer
+
+
+def check_content_type(content_type: str | None) -> None:
+    """`application/json`, parameters such as `; charset=utf-8` allowed; anything else is a 415."""
+    media = (content_type or "").split(";", 1)[0].strip().lower()
+    if media != JSON_TYPE:
+        raise BadReview(415, f"contentType={content_type or ''}, expected {JSON_TYPE}")
+
+
+def too_large() -> BadReview:
+    return BadReview(413, f"request entity is too large; limit is {MAX_BODY} bytes")
+
+
+def parse(body: bytes) -> Request:
+    """Decode and check one AdmissionReview request body; `BadReview` (with the uid when known) otherwise."""
+    if not body:
+        raise BadReview(400, "request body is empty")
+    if len(body) > MAX_BODY:
+        raise too_large()
+    try:
+        data = json.loads(body, parse_constant=_no_constant)
+    except (ValueError, RecursionError) as err:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
+        raise BadReview(400, f"request body is not valid JSON: {_json_error(err)}") from None
+    if not isinstance(data, Mapping):
+        raise BadReview(400, f"expected a JSON object of kind {KIND}, got {type(data).__name__}")
+    req = data.get("request")
+    uid = req.get("uid") if isinstance(req, Mapping) else None
+    uid_text = uid if isinstance(uid, str) else ""
+    api_version, kind = data.get("apiVersion"), data.get("kind")
+    if api_version not in API_VERSIONS or kind != KIND:
+        raise BadReview(
+            400, f"expected {API_VERSIONS[0]}, Kind={KIND}, got {_text(api_version)}, Kind={_text(kind)}",
+            uid=uid_text,
+        )
+    assert isinstance(api_version, str)
+    if not isinstance(req, Mapping):
+        raise BadReview(400, "request is missing: an AdmissionReview sent to a webhook carries request",
+                        api_version=api_version)
+    if not uid_text:
+        raise BadReview(400, "request.uid is missing or empty", api_version=api_version)
+    return _request(req, uid_text, api_version)
+
+
+def _request(req: Mapping[str, Any], uid: str, api_version: str) -> Request:
+    def bad(message: str) -> BadReview:
+        return BadReview(400, message, uid=uid, api_version=api_version)
+
+    operation = req.get("operation")
+    if operation not in OPERATIONS:
+        raise bad(f"request.operation: unsupported value {_text(operation)}; expected one of {', '.join(OPERATIONS)}")
+    kind = req.get("kind")
+    if not isinstance(kind, Mapping) or not isinstance(kind.get("kind"), str) or not kind.get("kind"):
+        raise bad("request.kind is missing: expected {group, version, kind}")
+    resource = req.get("resource")
+    resource = resource if isinstance(resource, Mapping) else {}
+    obj, old = req.get("object"), req.get("oldObject")
+    if operation in ("CREATE", "UPDATE") and not isinstance(obj, Mapping):
+        raise bad(f"request.object is missing: a {operation} review carries the object")
+    if obj is not None and not isinstance(obj, Mapping):
+        raise bad(f"request.object: expected a JSON object, got {type(obj).__name__}")
+    if old is not None and not isinstance(old, Mapping):
+        raise bad(f"request.oldObject: expected a JSON object, got {type(old).__name__}")
+    dry_run = req.get("dryRun", False)
+    if dry_run is None:
+        dry_run = False
+    if not isinstance(dry_run, bool):
+        raise bad(f"request.dryRun: expected true or false, got {_text(dry_run)}")
+    user = req.get("userInfo")
+    return Request(
+        uid=uid,
+        kind=GroupVersionKind(_str(kind, "group"), _str(kind, "version"), _str(kind, "kind")),
+        resource=GroupVersionResource(_str(resource, "group"), _str(resource, "version"), _str(resource, "resource")),
+        operation=str(operation),
+        object=obj,
+        old_object=old,
+        name=_str(req, "name"),
+        namespace=_str(req, "namespace"),
+        sub_resource=_str(req, "subResource"),
+        dry_run=dry_run,
+        user=_str(user, "username") if isinstance(user, Mapping) else "",
+        api_version=api_version,
+    )
+
+
+def answer(uid: str, response: Response, api_version: str = API_VERSIONS[0]) -> dict[str, Any]:
+    """The AdmissionReview that carries `response` for the request `uid`."""
+    out: dict[str, Any] = {"uid": uid, "allowed": response.allowed}
+    if not response.allowed:
+        status: dict[str, Any] = {"status": "Failure", "code": response.code, "message": response.message}
+        if response.reason:
+            status["reason"] = response.reason
+        if response.causes:
+            status["details"] = {
+                "causes": [{"reason": "FieldValueInvalid", "field": path, "message": msg}
+                           for path, msg in response.causes]
+            }
+        out["status"] = status
+    if response.warnings:
+        out["warnings"] = list(response.warnings)
+    audit = {key: value for key, value in response.audit.items() if audit_key(key)}
+    if audit:
+        out["auditAnnotations"] = audit
+    return {"apiVersion": api_version, "kind": KIND, "response": out}
+
+
+def refusal(err: BadReview) -> dict[str, Any]:
+    """The review sent with a 4xx for a request that could not be reviewed."""
+    return answer(err.uid, errored(err.code, err.message), err.api_version)
+
+
+def _no_constant(name: str) -> object:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _json_error(err: Exception) -> str:
+    if isinstance(err, RecursionError):
+        return "nested too deeply"
+    if isinstance(err, UnicodeDecodeError):
+        return "not UTF-8"
+    if isinstance(err, json.JSONDecodeError):
+        return f"{err.msg} at line {err.lineno} column {err.colno}"
+    return str(err)
+
+
+def _str(obj: Mapping[str, Any], key: str) -> str:
+    value = obj.get(key)
+    return value if isinstance(value, str) else ""
+
+
+def _text(value: object) -> str:
+    return "<missing>" if value is None else json.dumps(value)[:80]

@@ -1,0 +1,101 @@
+"""`draguard serve`: run the validating admission webhook over TLS (gunicorn, threaded workers)."""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import tempfile
+from pathlib import Path
+
+HELP = "run the validating admission webhook (HTTPS) for ResourceSlices and DRA selectors"
+
+# controller-runtime's default CertDir, so the same Secret mount works for both.
+DEFAULT_CERT_DIR = Path(tempfile.gettempdir()) / "k8s-webhook-server" / "serving-certs"
+SERVICE, NAMESPACE = "draguard", "draguard"  # the names --self-signed certificates cover (draguard.draguard.svc)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--cert-dir", type=Path, default=DEFAULT_CERT_DIR, metavar="DIR",
+                        help="directory holding the serving certificate and key; re-read when they change "
+                             "(default: %(default)s)")
+    parser.add_argument("--cert-name", default="tls.crt", help="certificate file in --cert-dir (default: %(default)s)")
+    parser.add_argument("--key-name", default="tls.key", help="key file in --cert-dir (default: %(default)s)")
+    parser.add_argument("--host", default="0.0.0.0", help="address to listen on (default: %(default)s)")
+    parser.add_argument("--port", type=_port, default=8443, help="HTTPS port (default: %(default)s)")
+    parser.add_argument("--workers", type=_positive, default=2, help="worker processes (default: %(default)s)")
+    parser.add_argument("--threads", type=_positive, default=4, help="threads per worker (default: %(default)s)")
+    parser.add_argument("--policy", type=Path, metavar="FILE",
+                        help="policy file (per-rule deny/warn/audit/off); reloaded on change; default policy if unset")
+    parser.add_argument("--self-signed", action="store_true",
+                        help="create a CA and serving certificate in --cert-dir first (for local use; reuses them)")
+    parser.add_argument("--metrics-port", type=_port_or_zero, default=8080,
+                        help="plain-HTTP Prometheus /metrics port, 0 to turn off (default: %(default)s)")
+    parser.add_argument("--graceful-timeout", type=_positive, default=25, metavar="SECONDS",
+                        help="on SIGTERM, how long in-flight requests may take to finish (default: %(default)s)")
+    parser.add_argument("--log-level", choices=("debug", "info", "warning", "error"), default="info",
+                        help="JSON log level on stderr (default: %(default)s)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from webhook.serve import ServeOptions, serve
+
+    cert_dir: Path = args.cert_dir
+    if args.self_signed:
+        _self_signed(cert_dir, args.host)
+    options = ServeOptions(
+        cert_file=cert_dir / args.cert_name,
+        key_file=cert_dir / args.key_name,
+        host=args.host,
+        port=args.port,
+        workers=args.workers,
+        threads=args.threads,
+        policy_path=args.policy,
+        metrics_port=args.metrics_port,
+        graceful_timeout=args.graceful_timeout,
+        log_level=args.log_level,
+    )
+    serve(options)
+    return 0
+
+
+def _self_signed(cert_dir: Path, host: str) -> None:
+    from certs import CertsError
+    from certs.issue import generate
+    from webhook.errors import DraguardError
+
+    ips = ["127.0.0.1", "::1"]
+    try:
+        if not ipaddress.ip_address(host).is_unspecified and host not in ips:
+            ips.append(host)
+    except ValueError:
+        pass
+    extra_dns = ["localhost"] if host in ("localhost", "127.0.0.1", "::1", "0.0.0.0") else ["localhost", host]
+    try:
+        generate(cert_dir, SERVICE, NAMESPACE, extra_dns=extra_dns, extra_ips=ips)
+    except CertsError as err:
+        raise DraguardError(f"--self-signed: {err.message}") from None
+
+
+def _port(text: str) -> int:
+    value = _int(text)
+    if not 1 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port (1-65535)")
+    return value
+
+
+def _port_or_zero(text: str) -> int:
+    return 0 if _int(text) == 0 else _port(text)
+
+
+def _positive(text: str) -> int:
+    value = _int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
+    return value
+
+
+def _int(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None

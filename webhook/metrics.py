@@ -1,0 +1,102 @@
+"""Prometheus metrics with controller-runtime's webhook names, safe under several gunicorn workers.
+
+Names and labels follow controller-runtime (`pkg/webhook/internal/metrics/metrics.go`,
+`pkg/webhook/admission/metrics/metrics.go`), the de-facto reference dashboards and alerts are written for:
+`controller_runtime_webhook_requests_total{webhook,code}`, `controller_runtime_webhook_latency_seconds{webhook}`,
+`controller_runtime_webhook_requests_in_flight{webhook}` and `controller_runtime_webhook_panics_total`.
+draguard's own: `draguard_rule_findings_total{webhook,rule,action}` (per-rule decisions),
+`draguard_admission_decisions_total{webhook,decision}`, `draguard_certificate_expiry_timestamp_seconds` and
+`draguard_policy_reloads_total{result}`.
+
+Several worker processes share nothing, so `draguard serve` sets `PROMETHEUS_MULTIPROC_DIR` before this
+module is imported: prometheus_client then keeps every value in per-process files that `registry()` sums,
+gauges use a `multiprocess_mode`, and `mark_dead(pid)` drops a finished worker's live gauges
+(client_python's multiprocess documentation). Without the variable (tests, the Flask test client) the
+same metrics live in the process's default registry.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from prometheus_client import REGISTRY, CollectorRegistry, Counter, Gauge, Histogram, multiprocess
+from prometheus_client.exposition import start_http_server
+
+MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
+
+REQUESTS = Counter(
+    "controller_runtime_webhook_requests_total",
+    "Total number of admission requests by HTTP status code.",
+    ["webhook", "code"],
+)
+LATENCY = Histogram(
+    "controller_runtime_webhook_latency_seconds",
+    "Histogram of the latency of processing admission requests",
+    ["webhook"],
+)
+IN_FLIGHT = Gauge(
+    "controller_runtime_webhook_requests_in_flight",
+    "Current number of admission requests being served.",
+    ["webhook"],
+    multiprocess_mode="livesum",
+)
+PANICS = Counter(
+    "controller_runtime_webhook_panics_total",
+    "Total number of webhook panics (unexpected exceptions answered with an error)",
+)
+FINDINGS = Counter(
+    "draguard_rule_findings_total",
+    "Findings reported to the API server, by rule and the action the policy gave them.",
+    ["webhook", "rule", "action"],
+)
+DECISIONS = Counter(
+    "draguard_admission_decisions_total",
+    "Admission decisions: allowed, allowed_with_warnings, denied, rejected (malformed request), error.",
+    ["webhook", "decision"],
+)
+CERT_EXPIRY = Gauge(
+    "draguard_certificate_expiry_timestamp_seconds",
+    "When the serving certificate in use expires (Unix time).",
+    multiprocess_mode="livemax",
+)
+POLICY_RELOADS = Counter(
+    "draguard_policy_reloads_total",
+    "Policy file reloads: success, or error (the previous policy stays in force).",
+    ["result"],
+)
+
+
+@contextmanager
+def in_flight(webhook: str) -> Iterator[None]:
+    gauge = IN_FLIGHT.labels(webhook)
+    gauge.inc()
+    try:
+        yield
+    finally:
+        gauge.dec()
+
+
+def multiprocess_mode() -> bool:
+    return bool(os.environ.get(MULTIPROC_ENV))
+
+
+def registry() -> CollectorRegistry:
+    """What the metrics port exposes: all workers' values summed in multiprocess mode, else this process's."""
+    if not multiprocess_mode():
+        return REGISTRY
+    collected = CollectorRegistry()
+    multiprocess.MultiProcessCollector(collected)  # type: ignore[no-untyped-call]
+    return collected
+
+
+def serve_metrics(host: str, port: int) -> None:
+    """Expose `registry()` over plain HTTP on a daemon thread (the gunicorn master calls this once)."""
+    start_http_server(port, addr=host, registry=registry())
+
+
+def mark_dead(pid: int) -> None:
+    """Forget a finished worker's live gauges (gunicorn's child_exit hook)."""
+    if multiprocess_mode():
+        multiprocess.mark_process_dead(pid)  # type: ignore[no-untyped-call]

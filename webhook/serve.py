@@ -1,0 +1,224 @@
+"""`draguard serve` under gunicorn: threaded workers, keep-alive, TLS 1.2+ with hot reload, graceful drain.
+
+Choices and why (gunicorn's settings reference; the webhook issue):
+- `gthread` workers: the `sync` worker ignores keep-alive, and the API server re-uses connections.
+- keep-alive 120 s: longer than the API server's idle-connection timeout (Go's transport default, 90 s), so
+  the server is not the side that closes an idle connection just as a request is sent on it.
+- TLS: gunicorn calls the `ssl_context` hook for every accepted connection; it returns the worker's
+  `certs.reload.TLSReloader` context (TLS 1.2 minimum), whose SNI callback hands each new handshake the
+  newest valid certificate. A rotated Secret is served without restart and no connection is dropped; a
+  broken new pair is logged and the old one kept.
+- SIGTERM: gunicorn stops accepting, lets in-flight requests finish within `graceful_timeout` (default 25 s,
+  inside Kubernetes' 30 s termination grace period), answers late requests on kept-alive connections with
+  `Connection: close`, then exits.
+- Metrics: `PROMETHEUS_MULTIPROC_DIR` is set (and emptied) before any worker imports prometheus_client;
+  the master serves the summed values on `--metrics-port` and forgets the live gauges of dead workers.
+- No gunicorn control socket and heartbeat files in /dev/shm, so a read-only root filesystem works.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import shutil
+import socket
+import ssl
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from webhook.errors import DraguardError
+
+if TYPE_CHECKING:
+    from flask import Flask
+
+    from certs.reload import TLSReloader
+    from webhook.policy_store import PolicyStore
+
+KEEPALIVE = 120  # seconds; see the module docstring
+GRACEFUL_TIMEOUT = 25
+# Spelled out, not imported from webhook.metrics: importing prometheus_client before it is set would
+# fix single-process mode for good (client_python picks its value class at import).
+MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
+
+
+@dataclass(frozen=True, slots=True)
+class ServeOptions:
+    cert_file: Path
+    key_file: Path
+    host: str = "0.0.0.0"
+    port: int = 8443
+    workers: int = 2
+    threads: int = 4
+    policy_path: Path | None = None
+    metrics_port: int = 8080  # 0 turns the metrics listener off
+    metrics_host: str | None = None  # None: the same address as --host
+    graceful_timeout: int = GRACEFUL_TIMEOUT
+    log_level: str = "info"
+    check_interval: float = 1.0  # how often certificate and policy files are stat'ed, at most
+    extra: dict[str, Any] = field(default_factory=dict)  # further gunicorn settings (tests, benchmarks)
+
+
+@dataclass(slots=True)
+class _Worker:
+    """What one worker process serves with, built after the fork so every worker reads the files itself."""
+
+    tls: TLSReloader
+    policy: PolicyStore
+
+
+_WORKER: dict[str, _Worker] = {}  # "current" -> this worker process's state, set in post_fork
+
+
+def serve(options: ServeOptions) -> None:
+    """Check everything a user can get wrong (one-line `DraguardError`), then run gunicorn until stopped."""
+    check_listen(options.host, options.port, "--port")
+    metrics_host = options.metrics_host or options.host
+    if options.metrics_port:
+        check_listen(metrics_host, options.metrics_port, "--metrics-port")
+        if options.metrics_port == options.port and metrics_host == options.host:
+            raise DraguardError("--metrics-port must differ from --port")
+    _open_tls(options)  # the same checks a worker makes, before any worker starts
+    _open_policy(options)
+    import webhook.run  # noqa: F401  the catalogue, imported once in the master and shared by every fork
+    owned_dir = prepare_multiprocess_dir() if options.metrics_port else None
+    try:
+        _application_class()(options, metrics_host).run()
+    finally:
+        if owned_dir is not None:
+            shutil.rmtree(owned_dir, ignore_errors=True)
+
+
+def check_listen(host: str, port: int, flag: str) -> None:
+    """Fail fast with one line when the address cannot be bound (gunicorn would retry for five seconds)."""
+    try:
+        family = socket.AF_INET6 if ipaddress.ip_address(host).version == 6 else socket.AF_INET
+    except ValueError:
+        family = socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as err:
+            raise DraguardError(f"{flag}: cannot listen on {host}:{port}: {err.strerror or err}") from None
+
+
+def prepare_multiprocess_dir() -> Path | None:
+    """Use PROMETHEUS_MULTIPROC_DIR when set (emptied of old values), else a private temporary directory.
+
+    Returns the directory when this process created it (and must remove it), None when it was given.
+    """
+    given = os.environ.get(MULTIPROC_ENV)
+    if given:
+        directory = Path(given)
+        directory.mkdir(parents=True, exist_ok=True)
+        for stale in directory.glob("*.db"):
+            stale.unlink(missing_ok=True)
+        return None
+    created = Path(tempfile.mkdtemp(prefix="draguard-metrics-"))
+    os.environ[MULTIPROC_ENV] = str(created)
+    return created
+
+
+def _open_tls(options: ServeOptions) -> TLSReloader:
+    from certs import CertsError
+    from certs.reload import TLSReloader
+
+    try:
+        return TLSReloader(options.cert_file, options.key_file, check_interval=options.check_interval)
+    except CertsError as err:
+        raise DraguardError(f"cannot serve TLS: {err.message}") from None
+
+
+def _open_policy(options: ServeOptions) -> PolicyStore:
+    from webhook.policy_store import PolicyStore
+
+    def count(error: str | None) -> None:
+        from webhook import metrics
+
+        metrics.POLICY_RELOADS.labels("error" if error else "success").inc()
+
+    return PolicyStore(options.policy_path, check_interval=options.check_interval, on_reload=count)
+
+
+def gunicorn_settings(options: ServeOptions, metrics_host: str) -> dict[str, Any]:
+    from webhook.admission.logs import logging_config
+
+    def post_fork(server: Any, worker: Any) -> None:
+        _WORKER["current"] = _Worker(_open_tls(options), _open_policy(options))
+
+    def ssl_context(config: Any, default_factory: Callable[[], ssl.SSLContext]) -> ssl.SSLContext:
+        worker = _WORKER.get("current")
+        if worker is None:  # the master validating its configuration; workers always have theirs
+            return _open_tls(options).server_context()
+        return worker.tls.server_context()
+
+    def when_ready(server: Any) -> None:
+        if options.metrics_port:
+            from webhook import metrics
+
+            metrics.serve_metrics(metrics_host, options.metrics_port)
+            server.log.info("metrics on http://%s:%s/metrics", metrics_host, options.metrics_port)
+
+    def child_exit(server: Any, worker: Any) -> None:
+        from webhook import metrics
+
+        metrics.mark_dead(worker.pid)
+
+    settings: dict[str, Any] = {
+        "bind": [f"[{options.host}]:{options.port}" if ":" in options.host else f"{options.host}:{options.port}"],
+        "workers": options.workers,
+        "worker_class": "gthread",
+        "threads": options.threads,
+        "keepalive": KEEPALIVE,
+        "graceful_timeout": options.graceful_timeout,
+        "timeout": 30,
+        "certfile": str(options.cert_file),
+        "keyfile": str(options.key_file),
+        "ssl_context": ssl_context,
+        "post_fork": post_fork,
+        "when_ready": when_ready,
+        "child_exit": child_exit,
+        "logconfig_dict": logging_config(options.log_level),
+        "loglevel": options.log_level,
+        "accesslog": None,  # the admission views write one richer JSON line per request
+        "proc_name": "draguard",
+        "control_socket_disable": True,
+        "limit_request_line": 8190,
+    }
+    if Path("/dev/shm").is_dir():
+        settings["worker_tmp_dir"] = "/dev/shm"
+    settings.update(options.extra)
+    return settings
+
+
+def _build_app(options: ServeOptions) -> Flask:
+    from webhook.app import Settings, create_app
+
+    worker = _WORKER.get("current")
+    if worker is None:  # gunicorn loads the app in each worker after post_fork
+        raise RuntimeError("the draguard app is built in a gunicorn worker, after post_fork")
+    return create_app(Settings(options.policy_path, options.check_interval), worker.policy, worker.tls)
+
+
+def _application_class() -> type:
+    from gunicorn.app.base import BaseApplication
+
+    class Application(BaseApplication):  # type: ignore[misc]
+        def __init__(self, options: ServeOptions, metrics_host: str) -> None:
+            self.options = options
+            self.metrics_host = metrics_host
+            super().__init__()
+
+        def load_config(self) -> None:
+            for key, value in gunicorn_settings(self.options, self.metrics_host).items():
+                if key in self.cfg.settings:  # settings a gunicorn release lacks are skipped
+                    self.cfg.set(key, value)
+
+        def load(self) -> Flask:
+            return _build_app(self.options)
+
+    return Application
+

@@ -1,0 +1,192 @@
+"""Thin Flask views: the admission paths and the health probes. Decisions live in `webhook.admission`.
+
+An admission view reads at most 7 MiB, hands the bytes to `review.parse`, the request to its handler, and
+writes one JSON log line and the metrics for every request, whatever happened. A `BadReview` becomes its 4xx;
+any other exception is a bug: it is logged with the request uid and answered with HTTP 500 and a well-formed
+review without a traceback, so the API server applies the webhook's `failurePolicy` (Ignore admits, Fail
+rejects) instead of this process deciding to fail open or closed on its own.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Protocol
+
+from flask import Blueprint, current_app, request
+from flask import Response as HTTPResponse
+
+from webhook import metrics
+from webhook.admission import handlers, review
+from webhook.admission.handlers import Handler
+from webhook.admission.logs import REQUEST_LOGGER
+from webhook.admission.response import Response, errored
+from webhook.admission.review import BadReview, Request
+from webhook.policy_store import PolicyStore
+from webhook.wire import get_str
+
+log = logging.getLogger(REQUEST_LOGGER)
+
+admission_bp = Blueprint("admission", __name__)
+health_bp = Blueprint("health", __name__)
+
+SLICES_PATH = "/validate/resourceslices"
+SELECTORS_PATH = "/validate/selectors"
+
+
+class TLSStatus(Protocol):
+    """What readiness needs from the certificate holder (`certs.reload.TLSReloader` fits)."""
+
+    @property
+    def loaded(self) -> bool: ...
+
+    @property
+    def not_after(self) -> datetime: ...
+
+
+@dataclass(frozen=True, slots=True)
+class State:
+    """What the views share, kept in `app.extensions["draguard"]`."""
+
+    policy: PolicyStore
+    tls: TLSStatus | None = None
+
+
+def state() -> State:
+    found: State = current_app.extensions["draguard"]
+    return found
+
+
+@admission_bp.post(SLICES_PATH)
+def resourceslices() -> HTTPResponse:
+    return _review(SLICES_PATH, handlers.resourceslices)
+
+
+@admission_bp.post(SELECTORS_PATH)
+def selectors() -> HTTPResponse:
+    return _review(SELECTORS_PATH, handlers.selectors)
+
+
+@health_bp.get("/healthz")
+def healthz() -> HTTPResponse:
+    """The process answers: liveness. Nothing else is checked, so a slow dependency never restarts us."""
+    return HTTPResponse("ok\n", 200, mimetype="text/plain")
+
+
+@health_bp.get("/readyz")
+def readyz() -> HTTPResponse:
+    """Ready when a certificate is loaded and a policy is compiled (a failed reload keeps the old one)."""
+    current = state()
+    policy = current.policy
+    checks: dict[str, Any] = {
+        "policy": {"ok": True, "source": policy.current().source, "lastReloadError": policy.last.error},
+    }
+    if current.tls is not None:
+        checks["certificate"] = {"ok": current.tls.loaded, "notAfter": current.tls.not_after.isoformat()}
+        _note_expiry(current.tls)
+    ready = all(check["ok"] for check in checks.values())
+    return _json({"ready": ready, "checks": checks}, 200 if ready else 503)
+
+
+def _review(webhook: str, handler: Handler) -> HTTPResponse:
+    started = time.perf_counter()
+    current = state()
+    req: Request | None = None
+    answer: Response | None = None
+    error = ""
+    failure: BaseException | None = None
+    with metrics.in_flight(webhook):
+        try:
+            req = review.parse(_body())
+            answer = handler(req, current.policy.current())
+            payload, code = review.answer(req.uid, answer, req.api_version), 200
+        except BadReview as err:
+            payload, code, error = review.refusal(err), err.code, err.message
+        except Exception as err:  # a bug: answered without a traceback, logged with the uid
+            metrics.PANICS.inc()
+            failure = err
+            uid = req.uid if req is not None else ""
+            message = f"internal error in the draguard webhook ({type(err).__name__}); see its log for uid {uid}"
+            payload = review.answer(uid, errored(500, message), req.api_version if req else review.API_VERSIONS[0])
+            code, error = 500, message
+    latency = time.perf_counter() - started
+    if current.tls is not None:
+        _note_expiry(current.tls)
+    _record(webhook, code, latency, req=req, answer=answer, error=error, failure=failure)
+    return _json(payload, code)
+
+
+def _body() -> bytes:
+    length = request.content_length
+    if length is not None and length > review.MAX_BODY:
+        raise review.too_large()  # refused before reading a byte of it
+    body = request.stream.read(review.MAX_BODY + 1)
+    if len(body) > review.MAX_BODY:
+        raise review.too_large()
+    if not body:
+        raise BadReview(400, "request body is empty")
+    review.check_content_type(request.headers.get("Content-Type"))
+    return body
+
+
+def _decision(code: int, answer: Response | None) -> str:
+    if code >= 500:
+        return "error"
+    if code >= 400 or answer is None:
+        return "rejected"
+    return "allowed" if answer.allowed else "denied"
+
+
+def _record(
+    webhook: str,
+    code: int,
+    latency: float,
+    *,
+    req: Request | None,
+    answer: Response | None,
+    error: str,
+    failure: BaseException | None,
+) -> None:
+    decision = _decision(code, answer)
+    metrics.REQUESTS.labels(webhook, str(code)).inc()
+    metrics.LATENCY.labels(webhook).observe(latency)
+    metrics.DECISIONS.labels(webhook, decision).inc()
+    findings = answer.findings if answer is not None else ()
+    for finding in findings:
+        metrics.FINDINGS.labels(webhook, finding.rule, finding.action.value if finding.action else "").inc()
+    fields: dict[str, Any] = {"webhook": webhook, "decision": decision, "code": code}
+    if req is not None:
+        obj = req.object or req.old_object or {}
+        fields.update(
+            uid=req.uid,
+            kind=req.kind.kind,
+            resource=str(req.resource),
+            namespace=req.namespace,
+            name=req.name or get_str(obj, "metadata", "name") or get_str(obj, "metadata", "generateName"),
+            operation=req.operation,
+            dryRun=req.dry_run,
+            user=req.user,
+        )
+    fields["rules"] = sorted({f.rule for f in findings})
+    if answer is not None:
+        fields["warnings"] = len(answer.warnings)
+    fields["latencyMs"] = round(latency * 1000, 3)
+    if error:
+        fields["error"] = error
+    note = answer.note if answer is not None else ""
+    if note:
+        fields["note"] = note
+    level = logging.ERROR if code >= 500 else logging.WARNING if code >= 400 or note else logging.INFO
+    # One line per request; for a bug it carries the traceback (as one JSON string) to find it by uid.
+    log.log(level, "admission review", extra={"fields": fields}, exc_info=failure)
+
+
+def _note_expiry(tls: TLSStatus) -> None:
+    metrics.CERT_EXPIRY.set(tls.not_after.timestamp())
+
+
+def _json(payload: object, code: int) -> HTTPResponse:
+    return HTTPResponse(json.dumps(payload, separators=(",", ":")), code, mimetype="application/json")
