@@ -1,0 +1,485 @@
+"""Static facts about one selector expression, for `draguard lint` and the selector rules.
+
+Everything here reads the cel-python parse tree (`celext.parse`) and never evaluates: which device
+attributes an expression reads, how it uses each one (compared with `==`, passed to a string method,
+used as a bool, ...), which reads sit under a `has()` / `"id" in device.attributes[d]` guard, which
+`include()`/`includes()` calls it makes, and a rough iteration-cost estimate. Every fact carries a
+`Span`: character offsets into the expression text, so a caller can point at the exact token and
+rewrite it.
+
+    >>> facts = analyze('device.attributes["dra.net"].numaNode == 4')
+    >>> [(u.ref.qualified, u.how, u.literal) for u in facts.uses]
+    [('dra.net/numaNode', '==', 4)]
+
+The facts are computed once per expression text (cached): DRA repositories repeat selectors a lot.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+from dataclasses import dataclass
+from typing import Literal, TypeAlias
+
+from lark import Token, Tree
+
+Kind = Literal["attributes", "capacity"]
+AST: TypeAlias = "Tree[Token]"
+Node: TypeAlias = "Tree[Token] | Token"
+How = Literal["==", "!=", "<", "<=", ">", ">=", "in", "method", "bool"]
+
+# Comprehension macros: they iterate their receiver. On a list attribute they are the right tool.
+MACROS = frozenset({"all", "exists", "exists_one", "map", "filter"})
+# Methods that work on a list and a scalar alike (or are the list-aware helpers themselves).
+LIST_SAFE_METHODS = MACROS | {"includes", "include"}
+# Upper bounds the Kubernetes cost estimator assumes for DRA values (dynamic-resource-allocation cel/compile.go).
+MAX_MAP_ENTRIES = 32  # attribute and capacity maps per device
+MAX_ATTRIBUTE_SIZE = 64  # an attribute value (list length) as the size estimator sees it
+
+_RELATIONS: dict[str, How] = {
+    "relation_eq": "==", "relation_ne": "!=", "relation_lt": "<", "relation_le": "<=",
+    "relation_gt": ">", "relation_ge": ">=", "relation_in": "in",
+}
+# Nodes that only wrap their single child; looking through them finds the operand's real shape.
+_PASSTHROUGH = frozenset({
+    "expr", "conditionalor", "conditionaland", "relation", "addition", "multiplication", "unary", "member", "primary",
+})
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """Characters `start:end` of the expression text."""
+
+    start: int
+    end: int
+
+    def text(self, expression: str) -> str:
+        return expression[self.start:self.end]
+
+
+@dataclass(frozen=True, slots=True)
+class AttributeRef:
+    """One `device.attributes[<domain>].<id>` (or `[<domain>][<id>]`) read with literal keys.
+
+    `domain_key` is the raw text of the domain index, for diagnostics about malformed domains.
+    """
+
+    kind: Kind
+    domain: str
+    name: str
+    span: Span  # the whole read, `device.attributes["d"].id`
+    name_span: Span  # the id token
+    domain_span: Span  # the domain literal, quotes included
+    guarded: bool = False  # a has()/`in` check for the same attribute appears in the expression
+    in_guard: bool = False  # the read is itself the argument of has()
+
+    @property
+    def qualified(self) -> str:
+        return f"{self.domain}/{self.name}"
+
+
+@dataclass(frozen=True, slots=True)
+class DomainRead:
+    """`device.attributes[<domain>]` with a literal domain (whether or not an id follows)."""
+
+    kind: Kind
+    domain: str
+    span: Span  # the domain literal, quotes included
+
+
+@dataclass(frozen=True, slots=True)
+class Use:
+    """A use of an attribute value that behaves differently once the attribute is a list.
+
+    `how` is the operator (`==`, `<`, `in`, ...), `"method"` for a method call on the value or `"bool"`
+    for the value used directly as a condition. `span` covers the whole comparison / call / value;
+    `other` the other operand (for `in`: the container when the attribute is on the left).
+    `literal` is the other operand's value when it is an int, string or bool literal, `literals` the
+    items of a list literal on the right of `in`.
+    """
+
+    ref: AttributeRef
+    how: How
+    span: Span
+    operator: Span | None = None
+    other: Span | None = None
+    attribute_left: bool = True
+    method: str = ""
+    literal: int | str | bool | None = None
+    literals: tuple[int | str | bool, ...] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """A member call `<receiver>.<name>(<args>)` or a global call `<name>(<args>)`."""
+
+    name: str
+    span: Span
+    name_span: Span
+    receiver: Span | None
+    ref: AttributeRef | None  # the receiver when it is an attribute read
+    args: tuple[Span, ...]
+    literal_args: tuple[int | str | bool | None, ...]  # each argument's literal value, None when not a literal
+
+
+@dataclass(frozen=True, slots=True)
+class Facts:
+    expression: str
+    refs: tuple[AttributeRef, ...]
+    domains: tuple[DomainRead, ...]
+    uses: tuple[Use, ...]
+    calls: tuple[Call, ...]
+    guards: frozenset[tuple[str, str]]  # (domain, id) checked with has() or `in`
+    cost: int  # product of the sizes the nested comprehensions iterate over (1 when none)
+    unbounded: tuple[Span, ...]  # comprehensions whose range size is unknown to the estimate
+
+    def variable_free(self, base: str = "v") -> str:
+        """An identifier the expression does not use (for a comprehension variable in a rewrite)."""
+        name, n = base, 0
+        while _mentions_identifier(self.expression, name):
+            n += 1
+            name = f"{base}{n}"
+        return name
+
+
+@functools.lru_cache(maxsize=4096)
+def analyze(expression: str) -> Facts:
+    """The facts of one expression; raises `celext.CompileError` when it does not parse."""
+    walker = _Walker(expression)
+    tree = parse(expression)
+    walker.walk(tree, boolean=True, depth_cost=1)
+    guards = frozenset(walker.guards)
+    refs = tuple(
+        AttributeRef(r.kind, r.domain, r.name, r.span, r.name_span, r.domain_span,
+                     guarded=(r.domain, r.name) in guards, in_guard=r.in_guard)
+        for r in walker.refs
+    )
+    by_span = {r.span: r for r in refs}
+    uses = tuple(_replace_ref(u, by_span[u.ref.span]) for u in walker.uses)
+    calls = tuple(
+        c if c.ref is None else Call(c.name, c.span, c.name_span, c.receiver, by_span[c.ref.span], c.args,
+                                     c.literal_args)
+        for c in walker.calls
+    )
+    return Facts(expression, refs, tuple(walker.domains), uses, calls, guards, walker.cost,
+                 tuple(walker.unbounded))
+
+
+def parse(expression: str) -> AST:  # TEMP until celext.parse lands
+    from celpy.celparser import CELParseError, CELParser
+
+    from celext.errors import CompileError
+
+    try:
+        tree: AST = CELParser().parse(expression)
+    except CELParseError as err:
+        raise CompileError(str(err)) from None
+    return tree
+
+
+def _replace_ref(use: Use, ref: AttributeRef) -> Use:
+    return Use(ref, use.how, use.span, use.operator, use.other, use.attribute_left, use.method, use.literal,
+               use.literals)
+
+
+def span_of(node: Node) -> Span:
+    if isinstance(node, Token):
+        return Span(node.start_pos or 0, node.end_pos or 0)
+    return Span(node.meta.start_pos, node.meta.end_pos)
+
+
+def unwrap(node: Node) -> Node:
+    """Look through single-child wrappers (and parentheses) to the node that gives the value its shape."""
+    while isinstance(node, Tree):
+        if (node.data in _PASSTHROUGH and len(node.children) == 1) or node.data == "paren_expr":
+            node = node.children[0]
+        else:
+            break
+    return node
+
+
+def literal_value(node: Node) -> int | str | bool | None:
+    """The value of an int, string or bool literal (`-4` included); None for anything else."""
+    node = unwrap(node)
+    negate = False
+    if isinstance(node, Tree) and node.data == "unary" and len(node.children) == 2:
+        op = node.children[0]
+        if isinstance(op, Tree) and op.data == "unary_neg":
+            negate, node = True, unwrap(node.children[1])
+    if not (isinstance(node, Tree) and node.data == "literal" and node.children):
+        return None
+    token = node.children[0]
+    if not isinstance(token, Token):
+        return None
+    value: int | str | bool | None = None
+    if token.type == "INT_LIT":
+        value = int(token.value, 0) if not token.value.lstrip("-").startswith("0x") else int(token.value, 16)
+    elif token.type in ("STRING_LIT", "MLSTRING_LIT"):
+        value = string_value(token.value)
+    elif token.type == "BOOL_LIT":
+        value = token.value == "true"
+    if negate:
+        return -value if isinstance(value, int) and not isinstance(value, bool) else None
+    return value
+
+
+def string_value(text: str) -> str | None:
+    """The value of a CEL string literal token (quotes, raw prefix and common escapes handled)."""
+    raw = text[:1] in "rR"
+    body = text[1:] if raw else text
+    quote = body[:3] if body[:3] in ('"""', "'''") else body[:1]
+    body = body[len(quote):len(body) - len(quote)]
+    if raw or "\\" not in body:
+        return body
+    try:
+        value = ast.literal_eval(quote + body + quote)  # CEL escapes are a subset of Python's
+    except (ValueError, SyntaxError):
+        return None
+    return value if isinstance(value, str) else None
+
+
+def _mentions_identifier(expression: str, name: str) -> bool:
+    import re
+
+    return re.search(rf"(?<![\w.]){re.escape(name)}(?!\w)", expression) is not None
+
+
+class _Walker:
+    """One recursive walk collecting every fact; `boolean` says the node's value is used as a condition."""
+
+    def __init__(self, expression: str) -> None:
+        self.expression = expression
+        self.refs: list[AttributeRef] = []
+        self.domains: list[DomainRead] = []
+        self.uses: list[Use] = []
+        self.calls: list[Call] = []
+        self.guards: set[tuple[str, str]] = set()
+        self.cost = 1
+        self.unbounded: list[Span] = []
+        self._seen: dict[Span, AttributeRef] = {}
+
+    def walk(self, node: Node, *, boolean: bool, depth_cost: int, in_guard: bool = False) -> None:
+        if isinstance(node, Token):
+            return
+        data = node.data
+        if data in ("expr", "conditionalor", "conditionaland") and len(node.children) > 1:
+            # Operands of &&, || and the ternary condition are conditions; ternary branches keep ours.
+            if data == "expr":
+                self.walk(node.children[0], boolean=True, depth_cost=depth_cost)
+                for child in node.children[1:]:
+                    self.walk(child, boolean=boolean, depth_cost=depth_cost)
+            else:
+                for child in node.children:
+                    self.walk(child, boolean=True, depth_cost=depth_cost)
+            return
+        if data == "unary" and len(node.children) == 2:
+            op = node.children[0]
+            negated = isinstance(op, Tree) and op.data == "unary_not"
+            self.walk(node.children[1], boolean=negated, depth_cost=depth_cost)
+            return
+        if data == "relation" and len(node.children) == 2:
+            self._relation(node, depth_cost)
+            return
+        if data in _PASSTHROUGH or data == "paren_expr":
+            if len(node.children) == 1:
+                self.walk(node.children[0], boolean=boolean, depth_cost=depth_cost, in_guard=in_guard)
+            else:
+                for child in node.children:
+                    self.walk(child, boolean=False, depth_cost=depth_cost)
+            return
+        ref = self._attribute(node, in_guard)
+        if ref is not None:
+            if boolean and not in_guard:
+                self.uses.append(Use(ref, "bool", ref.span))
+            return
+        if data == "member_dot_arg":
+            self._member_call(node, depth_cost)
+            return
+        if data == "ident_arg":
+            self._global_call(node, depth_cost)
+            return
+        if data in ("member_index", "member_dot"):
+            self._domain(node)
+        for child in node.children:
+            self.walk(child, boolean=False, depth_cost=depth_cost)
+
+    # -- attribute reads ------------------------------------------------------------------------
+
+    def _attribute(self, node: AST, in_guard: bool) -> AttributeRef | None:
+        """`device.attributes["d"].id` / `device.attributes["d"]["id"]` -> the read (recorded once)."""
+        shape = _attribute_shape(node)
+        if shape is None:
+            return None
+        span = span_of(node)
+        if span in self._seen:
+            return self._seen[span]
+        kind, domain, domain_node, name, name_node = shape
+        ref = AttributeRef(kind, domain, name, span, span_of(name_node), span_of(domain_node), in_guard=in_guard)
+        self._seen[span] = ref
+        self.refs.append(ref)
+        self.domains.append(DomainRead(kind, domain, span_of(domain_node)))
+        if in_guard:
+            self.guards.add((domain, name))
+        return ref
+
+    def _domain(self, node: AST) -> None:
+        """`device.attributes["d"]` read without an id (`"id" in device.attributes["d"]`, a macro, ...)."""
+        if node.data != "member_index":
+            return
+        found = _domain_shape(node)
+        if found is not None:
+            kind, domain, domain_node = found
+            self.domains.append(DomainRead(kind, domain, span_of(domain_node)))
+
+    def _ref_of(self, node: Node, in_guard: bool = False) -> AttributeRef | None:
+        inner = unwrap(node)
+        return self._attribute(inner, in_guard) if isinstance(inner, Tree) else None
+
+    # -- operators and calls --------------------------------------------------------------------
+
+    def _relation(self, node: AST, depth_cost: int) -> None:
+        op_node, right = node.children
+        assert isinstance(op_node, Tree)
+        left = op_node.children[0]
+        how = _RELATIONS[op_node.data]
+        left_ref, right_ref = self._ref_of(left), self._ref_of(right)
+        operator = _operator_span(self.expression, span_of(left).end, span_of(right).start)
+        if how == "in":
+            self._in_guard(left, right)
+        if left_ref is not None:
+            literals = _list_literals(right) if how == "in" else None
+            self.uses.append(Use(left_ref, how, span_of(node), operator, span_of(right), True,
+                                 literal=literal_value(right), literals=literals))
+        elif right_ref is not None and how != "in":
+            # `4 in attr` is the list-aware form already (it fails on a scalar, the opposite direction).
+            self.uses.append(Use(right_ref, how, span_of(node), operator, span_of(left), False,
+                                 literal=literal_value(left)))
+        for side in (left, right):
+            if self._ref_of(side) is None:
+                self.walk(side, boolean=False, depth_cost=depth_cost)
+
+    def _in_guard(self, left: Node, right: Node) -> None:
+        """`"id" in device.attributes["d"]` guards later reads of d/id."""
+        name = literal_value(left)
+        inner = unwrap(right)
+        if isinstance(name, str) and isinstance(inner, Tree) and inner.data == "member_index":
+            found = _domain_shape(inner)
+            if found is not None:
+                self.guards.add((found[1], name))
+
+    def _member_call(self, node: AST, depth_cost: int) -> None:
+        receiver, name_token, *rest = node.children
+        assert isinstance(name_token, Token)
+        args = _args(rest[0]) if rest else []
+        name = str(name_token)
+        ref = self._ref_of(receiver)
+        self.calls.append(Call(name, span_of(node), span_of(name_token), span_of(receiver), ref,
+                               tuple(span_of(a) for a in args), tuple(literal_value(a) for a in args)))
+        if ref is not None and name not in LIST_SAFE_METHODS and name != "size":
+            self.uses.append(Use(ref, "method", span_of(node), span_of(name_token), method=name,
+                                 literal=literal_value(args[0]) if args else None))
+        if ref is None:
+            self.walk(receiver, boolean=False, depth_cost=depth_cost)
+        if name in MACROS and len(args) >= 2:
+            size = _range_size(receiver)
+            if size is None:
+                self.unbounded.append(span_of(node))
+                size = 1
+            inner = depth_cost * size
+            self.cost = max(self.cost, inner)
+            for arg in args[1:]:
+                self.walk(arg, boolean=name in ("all", "exists", "exists_one", "filter"), depth_cost=inner)
+            return
+        for arg in args:
+            self.walk(arg, boolean=False, depth_cost=depth_cost)
+
+    def _global_call(self, node: AST, depth_cost: int) -> None:
+        name_token, *rest = node.children
+        assert isinstance(name_token, Token)
+        args = _args(rest[0]) if rest else []
+        name = str(name_token)
+        self.calls.append(Call(name, span_of(node), span_of(name_token), None, None,
+                               tuple(span_of(a) for a in args), tuple(literal_value(a) for a in args)))
+        if name == "has" and len(args) == 1:
+            if self._ref_of(args[0], in_guard=True) is None:
+                self.walk(args[0], boolean=False, depth_cost=depth_cost)
+            return
+        for arg in args:
+            self.walk(arg, boolean=False, depth_cost=depth_cost)
+
+
+def _args(exprlist: Node) -> list[Node]:
+    return list(exprlist.children) if isinstance(exprlist, Tree) else []
+
+
+def _list_literals(node: Node) -> tuple[int | str | bool, ...] | None:
+    inner = unwrap(node)
+    if not (isinstance(inner, Tree) and inner.data == "list_lit"):
+        return None
+    items = [literal_value(a) for a in (_args(inner.children[0]) if inner.children else [])]
+    return None if any(i is None for i in items) else tuple(i for i in items if i is not None)
+
+
+def _operator_span(expression: str, start: int, end: int) -> Span | None:
+    text = expression[start:end]
+    for op in ("==", "!=", "<=", ">=", "<", ">", "in"):
+        at = text.find(op)
+        if at >= 0:
+            return Span(start + at, start + at + len(op))
+    return None
+
+
+def _is_device_map(node: Node) -> Kind | None:
+    """`device.attributes` or `device.capacity` -> which one."""
+    node = unwrap(node)
+    if not (isinstance(node, Tree) and node.data == "member_dot" and len(node.children) == 2):
+        return None
+    base, field = node.children
+    base = unwrap(base)
+    if not (isinstance(base, Tree) and base.data == "ident" and str(base.children[0]) == "device"):
+        return None
+    return "attributes" if str(field) == "attributes" else "capacity" if str(field) == "capacity" else None
+
+
+def _domain_shape(node: AST) -> tuple[Kind, str, Node] | None:
+    if node.data != "member_index" or len(node.children) != 2:
+        return None
+    kind = _is_device_map(node.children[0])
+    domain = literal_value(node.children[1])
+    if kind is None or not isinstance(domain, str):
+        return None
+    return kind, domain, node.children[1]
+
+
+def _attribute_shape(node: AST) -> tuple[Kind, str, Node, str, Node] | None:
+    if node.data not in ("member_dot", "member_index") or len(node.children) != 2:
+        return None
+    inner, key = node.children
+    inner = unwrap(inner)
+    if not isinstance(inner, Tree):
+        return None
+    found = _domain_shape(inner)
+    if found is None:
+        return None
+    kind, domain, domain_node = found
+    if node.data == "member_dot":
+        return kind, domain, domain_node, str(key), key
+    name = literal_value(key)
+    return (kind, domain, domain_node, name, key) if isinstance(name, str) else None
+
+
+def _range_size(receiver: Node) -> int | None:
+    """How many elements a comprehension over `receiver` may visit, by the Kubernetes size bounds."""
+    inner = unwrap(receiver)
+    if not isinstance(inner, Tree):
+        return None
+    if inner.data == "member_dot_arg" and str(inner.children[1]) == "range" and len(inner.children) == 3:
+        size = literal_value(_args(inner.children[2])[0]) if _args(inner.children[2]) else None
+        return size if isinstance(size, int) and not isinstance(size, bool) else None
+    if inner.data == "list_lit":
+        return len(_args(inner.children[0])) if inner.children else 0
+    if _is_device_map(inner) is not None or _domain_shape(inner) is not None:
+        return MAX_MAP_ENTRIES
+    if _attribute_shape(inner) is not None:
+        return MAX_ATTRIBUTE_SIZE
+    return None

@@ -1,0 +1,166 @@
+"""What real devices publish: the inventory `draguard lint --slices/--cluster` checks selectors against.
+
+From ResourceSlices (files or the cluster) it tells, per fully-qualified attribute name, on how many
+devices it is a list, a scalar, or absent, and it can evaluate a selector on every device to find
+lookups that fail. DeviceClasses (from the same inputs) narrow a claim's candidates to the devices
+its class selects, as the allocator does before it evaluates the request's own selectors.
+
+`inventory_of(objects)` accepts a mix of ResourceSlices and DeviceClasses (other kinds are ignored)
+and is cached per sequence object, so every rule of one lint run shares one inventory.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from webhook.errors import DraguardError
+from webhook.wire import Obj, as_map, get_list, get_map, get_str, kind_of, name_of
+
+LIST_MEMBERS = ("ints", "bools", "strings", "versions")
+SCALAR_MEMBERS = ("int", "bool", "string", "version")
+
+
+@dataclass(frozen=True, slots=True)
+class Device:
+    driver: str
+    pool: str
+    name: str
+    raw: Obj  # the wire-form device entry (`attributes`, `capacity`, ...)
+    attributes: frozenset[str]  # fully-qualified names it publishes
+    lists: frozenset[str]  # the subset published as a list
+
+    @property
+    def label(self) -> str:
+        return f"{self.driver}/{self.pool}/{self.name}"
+
+
+@dataclass(slots=True)
+class Inventory:
+    devices: list[Device] = field(default_factory=list)
+    classes: dict[str, list[str]] = field(default_factory=dict)  # DeviceClass name -> selector expressions
+    sources: list[str] = field(default_factory=list)
+    _class_devices: dict[str, list[Device]] = field(default_factory=dict)
+
+    def __bool__(self) -> bool:
+        return bool(self.devices)
+
+    def list_devices(self, qualified: str) -> list[Device]:
+        return [d for d in self.devices if qualified in d.lists]
+
+    def candidates(self, device_class: str) -> list[Device]:
+        """Devices the allocator would test a request's selectors on: those its class selects (all when
+        the class is unknown here; a class selector that errors on a device excludes that device)."""
+        expressions = self.classes.get(device_class)
+        if not expressions:
+            return self.devices
+        if device_class not in self._class_devices:
+            self._class_devices[device_class] = [d for d in self.devices if _matches_all(expressions, d)]
+        return self._class_devices[device_class]
+
+
+def _matches_all(expressions: Sequence[str], device: Device) -> bool:
+    import celext
+
+    for expression in expressions:
+        try:
+            if not celext.compile(expression).matches(device.raw, device.driver):
+                return False
+        except celext.CELError:
+            return False
+    return True
+
+
+def qualify(name: str, driver: str) -> str:
+    """Attribute keys without a domain belong to the driver's domain (parseQualifiedName upstream)."""
+    return name if "/" in name else f"{driver}/{name}"
+
+
+def build(objects: Sequence[Obj]) -> Inventory:
+    inventory = Inventory()
+    for obj in objects:
+        kind = kind_of(obj)
+        if kind == "ResourceSlice":
+            inventory.devices.extend(_devices(obj))
+        elif kind == "DeviceClass":
+            expressions = []
+            for raw in get_list(obj, "spec", "selectors"):
+                expression = get_str(as_map(raw), "cel", "expression")
+                if expression:
+                    expressions.append(expression)
+            inventory.classes[name_of(obj)] = expressions
+    return inventory
+
+
+def _devices(slice_: Obj) -> Iterator[Device]:
+    driver = get_str(slice_, "spec", "driver")
+    pool = get_str(slice_, "spec", "pool", "name")
+    for raw in get_list(slice_, "spec", "devices"):
+        device = as_map(raw)
+        if device is None:
+            continue
+        attributes = get_map(device, "attributes") or get_map(device, "basic", "attributes")  # v1beta1 shape
+        names: set[str] = set()
+        lists: set[str] = set()
+        for key, value in attributes.items():
+            qualified = qualify(str(key), driver)
+            names.add(qualified)
+            if isinstance(value, Mapping) and any(value.get(m) is not None for m in LIST_MEMBERS):
+                lists.add(qualified)
+        yield Device(driver, pool, get_str(device, "name"), device, frozenset(names), frozenset(lists))
+
+
+_CACHE: dict[int, tuple[Sequence[Obj], Inventory]] = {}
+_LOCK = threading.Lock()
+
+
+def inventory_of(objects: Sequence[Obj]) -> Inventory:
+    """The inventory of `objects`, built once per sequence object (one lint run passes one tuple)."""
+    with _LOCK:
+        hit = _CACHE.get(id(objects))
+        if hit is not None and hit[0] is objects:
+            return hit[1]
+        inventory = build(objects)
+        if len(_CACHE) > 8:
+            _CACHE.clear()
+        _CACHE[id(objects)] = (objects, inventory)
+        return inventory
+
+
+def from_cluster() -> list[Obj]:
+    """ResourceSlices and DeviceClasses of the current kube context (resource.k8s.io/v1)."""
+    try:
+        from kubernetes import client, config
+        from kubernetes.config.config_exception import ConfigException
+    except ImportError as err:  # pragma: no cover - a declared dependency
+        raise DraguardError(f"--cluster needs the kubernetes client: {err}") from None
+    try:
+        config.load_kube_config()  # type: ignore[no-untyped-call]
+    except (ConfigException, OSError, TypeError):
+        try:
+            config.load_incluster_config()  # type: ignore[no-untyped-call]
+        except ConfigException:
+            raise DraguardError("--cluster: no kube context (set KUBECONFIG or run inside a cluster)") from None
+    api = client.CustomObjectsApi()
+    objects: list[Obj] = []
+    try:
+        for plural, kind in (("resourceslices", "ResourceSlice"), ("deviceclasses", "DeviceClass")):
+            objects.extend(_list_all(api, plural, kind))
+    except client.ApiException as err:
+        raise DraguardError(f"--cluster: listing DRA objects failed: {err.status} {err.reason}") from None
+    except OSError as err:
+        raise DraguardError(f"--cluster: cannot reach the API server: {err}") from None
+    return objects
+
+
+def _list_all(api: Any, plural: str, kind: str) -> Iterator[Obj]:
+    token = None
+    while True:
+        page = api.list_cluster_custom_object("resource.k8s.io", "v1", plural, limit=500, _continue=token)
+        for item in page.get("items", []):
+            yield {"kind": kind, **item}
+        token = page.get("metadata", {}).get("continue")
+        if not token:
+            return

@@ -1,0 +1,115 @@
+"""The selector rule family: CEL selectors and constraints in ResourceClaims, templates and DeviceClasses.
+
+This module holds the NUMA-name rules and gathers the family's `RULES` (the CEL-text rules live in
+`selectors_cel.py`, the list rules in `selectors_lists.py`, the walk in `selectors_sites.py`).
+
+    fails:  matchAttribute: dra.net/numaNode                       (selector-vendor-numa)
+    passes: matchAttribute: resource.kubernetes.io/numaNode
+    fails:  matchAttribute: numaNode                               (constraint-attribute-unqualified)
+    audit:  device.attributes["resource.kubernetes.io"].numaNode.includes(0)   (selector-numa-pinned)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from webhook.findings import Action, Finding
+from webhook.rules import selectors_cel, selectors_lists
+from webhook.rules.base import Rule, RuleContext
+from webhook.rules.selectors_cel import facts_of
+from webhook.rules.selectors_sites import (
+    SELECTOR_KINDS,
+    STANDARD_DOMAIN,
+    STANDARD_NUMA,
+    constraints,
+    is_numa,
+    is_vendor_numa,
+    sites,
+)
+from webhook.wire import Obj
+
+CLAIM_KINDS = frozenset({"ResourceClaim", "ResourceClaimTemplate"})
+
+
+def _vendor_numa(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
+    for site in sites(obj, ctx):
+        facts = facts_of(site)
+        if facts is None:
+            continue
+        for ref in facts.refs:
+            if ref.kind == "attributes" and is_vendor_numa(ref.qualified, ctx.policy):
+                yield Finding(
+                    site.path,
+                    f"{ref.qualified} is a vendor NUMA attribute; KEP-6072 standardises {STANDARD_NUMA}, which "
+                    f"every updated driver publishes and which lines devices of different drivers up",
+                    hint=f'device.attributes["{STANDARD_DOMAIN}"].numaNode (check your drivers publish it)',
+                    span=(ref.span.start, ref.span.end),
+                )
+    for constraint in constraints(obj, ctx):
+        if "/" in constraint.name and is_vendor_numa(constraint.name, ctx.policy):
+            yield Finding(
+                constraint.path,
+                f"{constraint.field} {constraint.name} is a vendor NUMA attribute: devices of other drivers do "
+                f"not publish it, so the constraint cannot relate them to this driver's devices",
+                hint=f"{constraint.field}: {STANDARD_NUMA}",
+            )
+
+
+def _unqualified(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
+    for constraint in constraints(obj, ctx):
+        if "/" not in constraint.name:
+            yield Finding(
+                constraint.path,
+                "Required value: must include a domain",
+                hint=f"qualify it with the driver's domain, e.g. <driver>/{constraint.name}"
+                     + (f", or use {STANDARD_NUMA}" if constraint.name.lower().startswith("numa") else ""),
+            )
+
+
+def _pinned(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
+    for site in sites(obj, ctx):
+        facts = facts_of(site)
+        if facts is None:
+            continue
+        for use in facts.uses:
+            if not is_numa(use.ref.qualified, ctx.policy) or use.how not in ("==", "!=", "in"):
+                continue
+            ids = [use.literal] if use.how != "in" else list(use.literals or ())
+            nodes = [i for i in ids if isinstance(i, int) and not isinstance(i, bool)]
+            if nodes:
+                yield _pinned_finding(site.path, use.ref.qualified, nodes, (use.span.start, use.span.end))
+        for call in facts.calls:
+            if call.name in ("includes", "include") and call.ref is not None and is_numa(call.ref.qualified,
+                                                                                        ctx.policy):
+                nodes = [a for a in call.literal_args if isinstance(a, int) and not isinstance(a, bool)]
+                if nodes:
+                    yield _pinned_finding(site.path, call.ref.qualified, nodes, (call.span.start, call.span.end))
+
+
+def _pinned_finding(path: object, name: str, nodes: list[int], span: tuple[int, int]) -> Finding:
+    from webhook.fieldpath import FieldPath
+
+    assert isinstance(path, FieldPath)
+    shown = ", ".join(str(n) for n in nodes)
+    return Finding(
+        path,
+        f"the selector pins {name} to NUMA node {shown}: node ids differ between machines, so this claim "
+        f"only fits nodes with that layout",
+        hint=f"align devices with a constraint instead: constraints: [{{matchAttribute: {STANDARD_NUMA}}}]",
+        span=span,
+    )
+
+
+RULES = (
+    *selectors_cel.RULES,
+    *selectors_lists.RULES,
+    Rule("selector-vendor-numa", SELECTOR_KINDS, Action.WARN,
+         f"selectors and constraints use the standard {STANDARD_NUMA}, not a vendor NUMA name",
+         f"read or match {STANDARD_NUMA} once your drivers publish it", _vendor_numa),
+    Rule("constraint-attribute-unqualified", CLAIM_KINDS, Action.DENY,
+         "matchAttribute and distinctAttribute name a fully-qualified attribute (<domain>/<id>)",
+         "prefix the attribute with its driver's domain", _unqualified, "kubernetes"),
+    Rule("selector-numa-pinned", SELECTOR_KINDS, Action.AUDIT,
+         "selectors do not hard-code NUMA node ids",
+         f"align devices with matchAttribute: {STANDARD_NUMA} instead of naming a node", _pinned),
+)

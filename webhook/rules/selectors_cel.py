@@ -1,0 +1,231 @@
+"""Selector rules about the CEL text itself: it must exist, compile, fit, and mean what it says.
+
+    passes: device.attributes["resource.kubernetes.io"].numaNode.includes(0)
+    fails:  device.attributes["resource.kubernetes.io"].numaNode.include(0)      (selector-includes-spelling)
+    fails:  device.attributes["dra.net/numaNode"].int == 0                      (selector-attribute-reference)
+
+Where Kubernetes rejects a selector (missing expression, over 10 KiB, does not compile) the rule says so
+with the API server's wording and is deny by default; the rest are draguard's own and warn.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from celext.analysis import Call, Facts, analyze
+from celext.errors import CompileError
+from webhook.findings import Action, Edit, Finding
+from webhook.rules.base import Check, Origin, Rule, RuleContext
+from webhook.rules.selectors_sites import SELECTOR_KINDS, Site, sites
+from webhook.wire import Obj
+
+MAX_EXPRESSION_BYTES = 10 * 1024  # resource.CELSelectorExpressionMaxLength
+MAX_COST = 1_000_000  # resource.CELSelectorExpressionMaxCost
+WIRE_KEYS = frozenset({"int", "bool", "string", "version", "ints", "bools", "strings", "versions"})
+GO_FIELDS = frozenset({"IntValue", "BoolValue", "StringValue", "VersionValue"})
+
+
+def facts_of(site: Site) -> Facts | None:
+    """The analysis of a site's expression, or None when it has none or does not parse."""
+    if site.expression is None or len(site.expression.encode()) > MAX_EXPRESSION_BYTES:
+        return None
+    try:
+        return analyze(site.expression)
+    except CompileError:
+        return None
+
+
+def compile_error(expression: str) -> CompileError | None:
+    """What the DRA CEL environment says about `expression` (None when it compiles)."""
+    import celext
+    from celext.analysis import parse
+
+    compile_ = getattr(celext, "compile", parse)  # TEMP: until celext.compile lands
+    try:
+        compile_(expression)
+    except CompileError as err:
+        return err
+    return None
+
+
+def offset_of(expression: str, line: int | None, column: int | None) -> int:
+    """Character offset of a 1-based line/column inside the expression (0 when unknown)."""
+    if line is None:
+        return 0
+    lines = expression.split("\n")
+    before = sum(len(text) + 1 for text in lines[: line - 1])
+    return min(len(expression), before + max((column or 1) - 1, 0))
+
+
+# -- selector-required, selector-too-long, selector-compile ------------------------------------------
+
+
+def _required(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
+    for site in sites(obj, ctx):
+        if site.expression is None:
+            yield Finding(site.problem_path or site.path, site.problem,
+                          hint="a selector is `- cel: {expression: <CEL>}`")
+
+
+def _too_long(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
+    for site in sites(obj, ctx):
+        if site.expression is not None and len(site.expression.encode()) > MAX_EXPRESSION_BYTES:
+            yield Finding(site.path, f"Too long: may not be more than {MAX_EXPRESSION_BYTES} bytes",
+                          hint="split the condition over several selectors (all of them must match)")
+
+
+def _compile(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
+    for site in sites(obj, ctx):
+        expression = site.expression
+        if expression is None or len(expression.encode()) > MAX_EXPRESSION_BYTES:
+            continue
+        err = compile_error(expression)
+        if err is None:
+            continue
+        facts = facts_of(site)
+        if facts is not None and _only_include(facts, err):
+            continue  # selector-includes-spelling says it better, with a fix
+        start = offset_of(expression, err.line, err.column)
+        yield Finding(site.path, f"compilation failed: {err.message}", span=(start, min(start + 1, len(expression))),
+                      hint="the API server rejects a selector that does not compile")
+
+
+def _only_include(facts: Facts, err: CompileError) -> bool:
+    return any(c.name == "include" for c in facts.calls) and "include" in err.message
+
+
+# -- selector-includes-spelling ----------------------------------------------------------------------
+
+
+def _include(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
+    for site in sites(obj, ctx):
+        facts = facts_of(site)
+        if facts is None:
+            continue
+        for call in facts.calls:
+            if call.name == "include" and call.receiver is not None:
+                span = call.name_span
+                yield Finding(
+                    site.path,
+                    "`include()` is the KEP-5491 draft spelling; Kubernetes only declares `includes()`, so the API "
+                    "server rejects this selector (undeclared reference to 'include')",
+                    hint=f"{_receiver_text(facts, call)}.includes(...)   (safe fix: draguard lint --fix)",
+                    fix=Edit(span.start, span.end, "includes"),
+                    span=(span.start, span.end),
+                )
+
+
+def _receiver_text(facts: Facts, call: Call) -> str:
+    return call.receiver.text(facts.expression) if call.receiver is not None else ""
+
+
+# -- selector-cost -----------------------------------------------------------------------------------
+
+
+def _cost(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
+    for site in sites(obj, ctx):
+        facts = facts_of(site)
+        if facts is None or facts.cost <= MAX_COST:
+            continue
+        yield Finding(
+            site.path,
+            f"nested comprehensions visit up to {facts.cost:,} elements (draguard's estimate from list "
+            f"literals and the Kubernetes size bounds); the API server rejects selectors estimated above "
+            f"{MAX_COST:,} and evaluation stops at that cost",
+            hint="avoid nesting all()/exists() over lists; test one attribute with includes() instead",
+            span=(0, len(facts.expression)),
+        )
+
+
+# -- selector-attribute-reference --------------------------------------------------------------------
+
+
+def _reference(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
+    for site in sites(obj, ctx):
+        facts = facts_of(site)
+        if facts is None:
+            continue
+        reported: set[int] = set()
+        for ref in facts.refs:
+            text = ref.span.text(facts.expression)
+            if "/" in ref.domain:
+                domain, _, ident = ref.domain.partition("/")
+                reported.add(ref.domain_span.start)
+                yield Finding(
+                    site.path,
+                    f'`{text}` indexes device.{ref.kind} with the qualified name "{ref.domain}"; the index is '
+                    f"a domain, so this map is always empty and the lookup fails on every device",
+                    hint=f'device.{ref.kind}["{domain}"].{ident}',
+                    span=(ref.domain_span.start, ref.domain_span.end),
+                )
+            elif ref.name in WIRE_KEYS or ref.name in GO_FIELDS:
+                what = "a wire-format type key" if ref.name in WIRE_KEYS else "a Go struct field"
+                yield Finding(
+                    site.path,
+                    f"`.{ref.name}` is {what}, not an attribute: CEL exposes an attribute's value directly, so "
+                    f"`{text}` fails with no such key",
+                    hint=f'device.{ref.kind}["<driver domain>"].<attribute> (the value itself, no .{ref.name})',
+                    span=(ref.name_span.start, ref.name_span.end),
+                )
+        for read in facts.domains:
+            if "." not in read.domain and "/" not in read.domain and read.span.start not in reported:
+                reported.add(read.span.start)
+                yield Finding(
+                    site.path,
+                    f'domain "{read.domain}" is not a driver domain (no dot); an unknown domain is an empty map, '
+                    f"so every attribute read from it fails",
+                    hint=f'attributes a driver publishes without a domain live under its name: device.{read.kind}'
+                         f'["<driver>"].{read.domain}',
+                    span=(read.span.start, read.span.end),
+                )
+
+
+# -- selector-literal-invalid ------------------------------------------------------------------------
+
+
+def _literals(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
+    from celext.quantity import parse_quantity
+    from celext.semver import parse_semver
+
+    for site in sites(obj, ctx):
+        facts = facts_of(site)
+        if facts is None:
+            continue
+        for call in facts.calls:
+            if call.receiver is not None or call.name not in ("quantity", "semver") or len(call.args) != 1:
+                continue
+            value = call.literal_args[0]
+            if not isinstance(value, str):
+                continue
+            parser = parse_quantity if call.name == "quantity" else parse_semver
+            try:
+                parser(value)
+            except ValueError as err:
+                arg = call.args[0]
+                yield Finding(site.path, f"{call.name}({value!r}) fails on every device: {err}",
+                              hint=f"write a valid {call.name} literal (templates must be rendered before use)",
+                              span=(arg.start, arg.end))
+
+
+def _rule(rule_id: str, default: Action, summary: str, remediation: str, check: Check,  # noqa: PLR0917
+          origin: Origin = "draguard") -> Rule:
+    return Rule(rule_id, SELECTOR_KINDS, default, summary, remediation, check, origin)
+
+
+RULES = (
+    _rule("selector-required", Action.DENY, "every selector has a `cel.expression`",
+          "write `- cel: {expression: <CEL>}`; `expression` belongs under `cel`", _required, "kubernetes"),
+    _rule("selector-too-long", Action.DENY, "a selector expression is at most 10 KiB",
+          "split it into several selectors", _too_long, "kubernetes"),
+    _rule("selector-compile", Action.DENY, "a selector compiles in the Kubernetes DRA CEL environment",
+          "fix the CEL at the reported line and column", _compile, "kubernetes"),
+    _rule("selector-includes-spelling", Action.DENY, "list membership is spelled `includes()`, not `include()`",
+          "rename the call to includes() (draguard lint --fix does it)", _include, "kubernetes"),
+    _rule("selector-cost", Action.WARN, "a selector does not nest comprehensions past the cost limit",
+          "test attributes directly or with includes() instead of nested all()/exists()", _cost),
+    _rule("selector-attribute-reference", Action.WARN,
+          'attribute reads have the form device.attributes["<domain>"].<id>',
+          'index with the domain only and read the id as a field; no .int/.string/.BoolValue suffix', _reference),
+    _rule("selector-literal-invalid", Action.WARN, "quantity() and semver() literals parse",
+          "write a valid literal; render templates before linting", _literals),
+)

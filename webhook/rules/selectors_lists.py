@@ -1,0 +1,172 @@
+"""Selector rules about attributes that are, or may become, lists (KEP-5491). draguard's own.
+
+    fails:  device.attributes["dra.net"].numaNode == 4          (list-fragile-compare; `list == 4` is false)
+    passes: device.attributes["dra.net"].numaNode.includes(4)   (true for 4 and for [4, 5])
+    fails, with --slices: device.attributes["dra.net"].numaNode.includes(4) on a device without numaNode
+          (selector-attribute-missing: "no such key" aborts allocation) unless guarded by has()
+
+Why: a driver may publish any attribute as a list once DRAListTypeAttributes is on (KEP-6072 makes
+numaNode a list of equidistant nodes). `list == v` is false, `list != v` true, `<`, string and semver
+methods and use as a condition are runtime errors, and no error message tells the user why a pod stays
+Pending. `x.includes(v)` is `x == v` on a scalar and membership on a list.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from celext.analysis import Facts, Use
+from webhook.findings import Action, Edit, Finding
+from webhook.inventory import Inventory, inventory_of
+from webhook.rules.base import Rule, RuleContext
+from webhook.rules.selectors_cel import GO_FIELDS, WIRE_KEYS, facts_of
+from webhook.rules.selectors_sites import SELECTOR_KINDS, sites
+from webhook.wire import Obj
+
+_CONSEQUENCE = {
+    "==": "is silently false",
+    "!=": "is silently true",
+    "in": "is silently false",
+}
+_ERROR = "is a runtime error (no matching overload) that aborts allocation"
+MALFORMED_IDS = WIRE_KEYS | GO_FIELDS
+INCLUDES_NOTE = "includes() needs Kubernetes with the DRAListTypeAttributes feature gate"
+
+
+def _fragile(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
+    if not ctx.policy.list_types:
+        return  # lists cannot exist on this cluster (and includes() does not compile there)
+    inventory = inventory_of(ctx.slices) if ctx.slices else None
+    for site in sites(obj, ctx):
+        facts = facts_of(site)
+        if facts is None:
+            continue
+        for use in facts.uses:
+            # A malformed read is selector-attribute-reference's finding; a list is not its problem.
+            if use.ref.kind == "attributes" and "/" not in use.ref.domain and use.ref.name not in MALFORMED_IDS:
+                yield _fragile_finding(site.path, facts, use, inventory)
+
+
+def _fragile_finding(path: object, facts: Facts, use: Use, inventory: Inventory | None) -> Finding:
+    from webhook.fieldpath import FieldPath
+
+    assert isinstance(path, FieldPath)
+    name = use.ref.qualified
+    if use.how == "method":
+        what = f"`.{use.method}()` on {name}"
+        consequence = _ERROR
+    elif use.how == "bool":
+        what = f"{name} used as a condition"
+        consequence = "is a runtime error (a list is not a bool)"
+    else:
+        what = f"`{use.how}` on {name}"
+        consequence = _CONSEQUENCE.get(use.how, _ERROR)
+    lists = inventory.list_devices(name) if inventory else []
+    if lists:
+        when = f"{name} is a list on {len(lists)} device(s) in the inventory (e.g. {lists[0].label}), where this"
+        message = f"{what}: {when} {consequence}"
+    else:
+        message = f"{what} {consequence} once the driver publishes it as a list"
+    replacement = _rewrite(facts, use)
+    point = use.operator or use.ref.span
+    if replacement is None:
+        return Finding(path, message, hint=_manual_hint(facts, use), span=(point.start, point.end))
+    start, end, text = replacement
+    shown = facts.expression[:start] + text + facts.expression[end:]
+    return Finding(path, message, hint=f"{_short(shown)}   (safe fix: draguard lint --fix; {INCLUDES_NOTE})",
+                   fix=Edit(start, end, text), span=(point.start, point.end))
+
+
+def _operand(facts: Facts, use: Use) -> str:
+    """The attribute-side operand text of a comparison (parentheses kept)."""
+    assert use.operator is not None
+    if use.attribute_left:
+        return facts.expression[use.span.start:use.operator.start].strip()
+    return facts.expression[use.operator.end:use.span.end].strip()
+
+
+def _rewrite(facts: Facts, use: Use) -> tuple[int, int, str] | None:
+    """The includes() form that means the same on a scalar and the intended thing on a list."""
+    expression = facts.expression
+    if use.how == "bool":
+        return use.ref.span.end, use.ref.span.end, ".includes(true)"
+    if use.operator is None or use.other is None:
+        return None
+    attribute = _operand(facts, use)
+    other = use.other.text(expression).strip()
+    if use.how in ("==", "!=") and (use.literal is not None or other.startswith("semver(")):
+        call = f"{attribute}.includes({other})"
+        return use.span.start, use.span.end, call if use.how == "==" else f"!{call}"
+    if use.how == "in" and use.attribute_left and use.literals is not None:
+        var = facts.variable_free("v")
+        return use.span.start, use.span.end, f"{other}.exists({var}, {attribute}.includes({var}))"
+    return None
+
+
+def _manual_hint(facts: Facts, use: Use) -> str:
+    ref = use.ref.span.text(facts.expression)
+    if use.how == "method":
+        return f"for a list: {ref}.exists(v, v.{use.method}(...)); keep a scalar-only form only if the driver " \
+               f"documents a scalar"
+    if use.how in ("<", "<=", ">", ">="):
+        return f"for a list: {ref}.exists(v, v {use.how} ...); or compare with includes() on exact values"
+    return f"compare with includes(): {ref}.includes(<value>)"
+
+
+def _short(text: str, limit: int = 160) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _missing(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
+    """With an inventory: evaluate each selector on its candidate devices; report failing lookups."""
+    if not ctx.slices:
+        return
+    inventory = inventory_of(ctx.slices)
+    if not inventory:
+        return
+    import celext
+
+    for site in sites(obj, ctx):
+        facts = facts_of(site)
+        if facts is None or not facts.refs:
+            continue
+        try:
+            selector = celext.compile(facts.expression)
+        except celext.CELError:
+            continue  # selector-compile reports it
+        absent: dict[str, list[str]] = {}
+        candidates = inventory.candidates(site.device_class)
+        for device in candidates:
+            unguarded = [r for r in facts.refs
+                         if not r.guarded and not r.in_guard and r.qualified not in device.attributes]
+            if not unguarded:
+                continue
+            try:
+                selector.matches(device.raw, device.driver)
+            except celext.EvaluationError as err:
+                for ref in unguarded:
+                    if ref.name in err.message:
+                        absent.setdefault(ref.qualified, []).append(device.label)
+                        break
+        for qualified, labels in absent.items():
+            ref = next(r for r in facts.refs if r.qualified == qualified and not r.guarded)
+            text = ref.span.text(facts.expression)
+            yield Finding(
+                site.path,
+                f"{qualified} is absent on {len(labels)} of {len(candidates)} candidate device(s) (e.g. {labels[0]}): "
+                f"`{text}` fails there with no such key, which aborts allocation for the claim",
+                hint=f"guard the read: has({text}) && ...",
+                span=(ref.span.start, ref.span.end),
+            )
+
+
+RULES = (
+    Rule("list-fragile-compare", SELECTOR_KINDS, Action.WARN,
+         "selectors compare attributes in a form that also works once the attribute is a list",
+         "use x.includes(v) instead of x == v (!x.includes(v) for !=); for <, string and semver methods use "
+         "x.exists(...) once the driver publishes a list", _fragile),
+    Rule("selector-attribute-missing", SELECTOR_KINDS, Action.WARN,
+         "with an inventory: attributes a selector reads exist on every candidate device, or are guarded by has()",
+         "guard optional attributes with has(device.attributes[\"<domain>\"].<id>) && ...", _missing),
+)

@@ -1,0 +1,185 @@
+"""Where each character of a YAML string value sits in the file, for every scalar style.
+
+A CEL finding knows its span inside the expression (`celext.analysis.Span`); the user wants the line and
+column of that token in the YAML file, and `--fix` wants to rewrite exactly those characters. YAML gets in
+the way: quotes, escapes (`\\"`, `\\u00e9`), `''` in single quotes, line folding (a line break between two
+lines of a plain or quoted scalar reads as one space), and the indentation of `|` and `>` block scalars.
+
+`value_offsets(text, start, value)` walks the source from the scalar's first character (the quote, the
+`|`/`>` indicator, or the first plain character, as ruamel reports it) and answers, for each character of
+`value`, its offset in `text` (plus one entry for the end). It returns None when the source does not
+spell `value` as expected, so a caller falls back to the scalar's start instead of pointing wrongly.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+_ESCAPES = {
+    "0": "\0", "a": "\a", "b": "\b", "t": "\t", "\t": "\t", "n": "\n", "v": "\v", "f": "\f", "r": "\r",
+    "e": "\x1b", " ": " ", '"': '"', "/": "/", "\\": "\\", "N": "\x85", "_": "\xa0", "L": "\u2028", "P": "\u2029",
+}
+_HEX = {"x": 2, "u": 4, "U": 8}
+
+
+@dataclass(frozen=True, slots=True)
+class _Char:
+    char: str
+    offset: int
+    hard: bool = False  # from an escape: must match the value exactly, never folded or skipped
+
+
+def style_of(text: str, start: int) -> str:
+    """`"`, `'`, `|`, `>` or `` (plain) for the scalar starting at `start`."""
+    first = text[start:start + 1]
+    return first if first in ('"', "'", "|", ">") else ""
+
+
+def value_offsets(text: str, start: int, value: str) -> list[int] | None:
+    """Offsets in `text` of each character of `value` (len(value) + 1 entries), or None when unsure."""
+    style = style_of(text, start)
+    if style == '"':
+        chars: Iterator[_Char] = _double(text, start + 1)
+    elif style == "'":
+        chars = _single(text, start + 1)
+    elif style in ("|", ">"):
+        chars = _block(text, start)
+    else:
+        chars = _plain(text, start)
+    return _align(chars, value)
+
+
+def _align(chars: Iterator[_Char], value: str) -> list[int] | None:
+    out: list[int] = []
+    last = 0
+    for want in value:
+        for got in chars:
+            last = got.offset
+            if got.char == want or (got.char == "\n" and want == " " and not got.hard):
+                out.append(got.offset)
+                break
+            if got.hard or not got.char.isspace():
+                return None  # the source spells something else: do not guess
+        else:
+            return None
+    end = next(chars, None)
+    out.append(end.offset if end is not None else last + 1)
+    return out
+
+
+def _newline_at(text: str, i: int) -> int:
+    """Length of the line break at `i` (1 or 2 for CRLF), 0 when there is none."""
+    if text.startswith("\r\n", i):
+        return 2
+    return 1 if i < len(text) and text[i] in "\n\r" else 0
+
+
+def _skip_indent(text: str, i: int) -> int:
+    while i < len(text) and text[i] in " \t":
+        i += 1
+    return i
+
+
+def _double(text: str, i: int) -> Iterator[_Char]:
+    while i < len(text):
+        c = text[i]
+        if c == '"':
+            yield _Char('"', i, hard=True)  # the closing quote: marks the end
+            return
+        if c == "\\" and i + 1 < len(text):
+            nxt = text[i + 1]
+            brk = _newline_at(text, i + 1)
+            if brk:  # an escaped line break joins the lines without a space
+                i = _skip_indent(text, i + 1 + brk)
+                continue
+            if nxt in _HEX:
+                digits = text[i + 2:i + 2 + _HEX[nxt]]
+                try:
+                    yield _Char(chr(int(digits, 16)), i, hard=True)
+                except ValueError:
+                    return
+                i += 2 + _HEX[nxt]
+                continue
+            if nxt in _ESCAPES:
+                yield _Char(_ESCAPES[nxt], i, hard=True)
+                i += 2
+                continue
+            return
+        brk = _newline_at(text, i)
+        if brk:
+            yield _Char("\n", i)
+            i = _skip_indent(text, i + brk)
+            continue
+        yield _Char(c, i)
+        i += 1
+
+
+def _single(text: str, i: int) -> Iterator[_Char]:
+    while i < len(text):
+        c = text[i]
+        if c == "'":
+            if text.startswith("''", i):
+                yield _Char("'", i, hard=True)
+                i += 2
+                continue
+            yield _Char("'", i, hard=True)
+            return
+        brk = _newline_at(text, i)
+        if brk:
+            yield _Char("\n", i)
+            i = _skip_indent(text, i + brk)
+            continue
+        yield _Char(c, i)
+        i += 1
+
+
+def _plain(text: str, i: int) -> Iterator[_Char]:
+    while i < len(text):
+        brk = _newline_at(text, i)
+        if brk:
+            yield _Char("\n", i)
+            i = _skip_indent(text, i + brk)
+            continue
+        yield _Char(text[i], i)
+        i += 1
+
+
+def _block(text: str, start: int) -> Iterator[_Char]:
+    """Content lines of a `|`/`>` scalar with their indentation removed; breaks kept as "\\n"."""
+    i = text.find("\n", start)
+    if i < 0:
+        return
+    i += 1
+    indent: int | None = None
+    while i < len(text):
+        end = text.find("\n", i)
+        end = len(text) if end < 0 else end
+        line = text[i:end].rstrip("\r")
+        if indent is None and line.strip():
+            indent = len(line) - len(line.lstrip(" "))
+        if indent is not None and line.strip() and len(line) - len(line.lstrip(" ")) < indent:
+            return  # dedented: the scalar is over
+        skip = min(indent or 0, len(line) - len(line.lstrip(" ")))
+        for k, c in enumerate(line[skip:]):
+            yield _Char(c, i + skip + k)
+        yield _Char("\n", end)
+        i = end + 1
+
+
+class LineIndex:
+    """Offsets <-> 1-based line and column for one text."""
+
+    def __init__(self, text: str) -> None:
+        self.starts = [0]
+        for k, c in enumerate(text):
+            if c == "\n":
+                self.starts.append(k + 1)
+
+    def line_column(self, offset: int) -> tuple[int, int]:
+        line = bisect.bisect_right(self.starts, offset) - 1
+        return line + 1, offset - self.starts[line] + 1
+
+    def offset(self, line: int, column: int) -> int:
+        return self.starts[line - 1] + column - 1
