@@ -216,7 +216,8 @@ def _expiry(subject: Subject, now: dt.datetime, warn_days: int) -> list[Result]:
             results.append(Result("expiry", "warn", f"the {label} expires in {left.days} day(s), on "
                                                     f"{cert.not_valid_after_utc:%Y-%m-%d}"))
         else:
-            results.append(Result("expiry", "ok", f"the {label} expires in {left.days} days, on "
+            days = round(left / dt.timedelta(days=1))
+            results.append(Result("expiry", "ok", f"the {label} expires in {days} days, on "
                                                   f"{cert.not_valid_after_utc:%Y-%m-%d}"))
     return results
 

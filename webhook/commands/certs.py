@@ -1,0 +1,263 @@
+"""`draguard certs generate|rotate|inject|check`: the webhook's TLS material without openssl or cert-manager.
+
+Every subcommand is a thin shell over the `certs` package; material lives in a directory (`--dir`) or a Secret of
+type kubernetes.io/tls (`--secret NAMESPACE/NAME`, for an in-cluster Job). Exit codes: 0 done (or nothing to do),
+1 `check` found a problem, 2 bad input, unusable material or an unreachable cluster (one line on stderr).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from webhook.errors import DraguardError
+
+if TYPE_CHECKING:
+    from certs.kube import Kube
+
+HELP = "issue, rotate, inject and check the webhook's TLS certificates"
+NAME = "certs"
+
+
+def _location(parser: argparse.ArgumentParser, *, required: bool) -> None:
+    where = parser.add_mutually_exclusive_group(required=required)
+    where.add_argument("--dir", type=Path, metavar="DIR", help="directory holding ca.crt, ca.key, tls.crt, tls.key")
+    where.add_argument("--secret", metavar="NAMESPACE/NAME", help="a Secret of type kubernetes.io/tls instead")
+
+
+def _cluster(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--kubeconfig", metavar="FILE", help="kubeconfig file (default: $KUBECONFIG, ~/.kube/config, "
+                                                            "or the service account inside a Pod)")
+    parser.add_argument("--context", metavar="NAME", help="kubeconfig context (default: the current one)")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    sub = parser.add_subparsers(dest="certs_command", metavar="SUBCOMMAND")
+    sub.required = True
+
+    gen = sub.add_parser("generate", help="create or renew the CA and serving certificate (idempotent)",
+                         description="Create the CA and the serving certificate for a Service; re-running reuses a "
+                                     "valid CA and re-issues the certificate only when names or key type change or "
+                                     "a third of its life is left.")
+    _location(gen, required=True)
+    gen.add_argument("--service", required=True, help="the webhook's Service name")
+    gen.add_argument("--namespace", required=True, help="the Service's namespace")
+    gen.add_argument("--dns", action="append", default=[], metavar="NAME", help="an extra DNS name (repeatable)")
+    gen.add_argument("--ip", action="append", default=[], metavar="ADDR", help="an extra IP address (repeatable)")
+    gen.add_argument("--key-type", choices=("ecdsa", "rsa"), default="ecdsa",
+                     help="ECDSA P-256 (default) or RSA 2048")
+    gen.add_argument("--ca-years", type=int, default=10, metavar="N", help="lifetime of a new CA (default 10)")
+    gen.add_argument("--leaf-days", type=int, default=365, metavar="N",
+                     help="lifetime of the serving certificate, at most 365 (default)")
+    _cluster(gen)
+    gen.set_defaults(_certs=_generate)
+
+    rot = sub.add_parser("rotate", help="rotate the CA in phases: overlap, leaf, retire",
+                         description="Rotate the CA without dropping requests. Each run performs one phase; "
+                                     "`auto` picks the next one once the previous has settled.")
+    _location(rot, required=True)
+    rot.add_argument("--phase", choices=("auto", "overlap", "leaf", "retire"), default="auto",
+                     help="the phase to run (default auto: the next due one)")
+    rot.add_argument("--settle", default="10m", metavar="DURATION",
+                     help="auto: wait this long after a phase before the next, e.g. 90s, 10m, 1h (default 10m)")
+    rot.add_argument("--force", action="store_true", help="auto: start a rotation even though the CA is not due")
+    rot.add_argument("--key-type", choices=("ecdsa", "rsa"), default=None, help="key type of the new CA")
+    _cluster(rot)
+    rot.set_defaults(_certs=_rotate)
+
+    inj = sub.add_parser("inject", help="write the CA bundle into every webhook of a configuration",
+                         description="Write the CA bundle into clientConfig.caBundle of every webhook of a "
+                                     "ValidatingWebhookConfiguration (one JSON patch, field manager draguard-certs), "
+                                     "then read it back and verify.")
+    inj.add_argument("--webhook", required=True, metavar="NAME", help="the ValidatingWebhookConfiguration")
+    source = inj.add_mutually_exclusive_group(required=True)
+    source.add_argument("--ca-file", type=Path, metavar="FILE", help="PEM bundle to inject")
+    source.add_argument("--dir", type=Path, metavar="DIR", help="inject DIR/ca.crt")
+    source.add_argument("--secret", metavar="NAMESPACE/NAME", help="inject ca.crt of this Secret")
+    inj.add_argument("--field-manager", default="draguard-certs", help="field manager of the patch")
+    inj.add_argument("--force", action="store_true", help="inject even where cert-manager's cainjector is configured")
+    _cluster(inj)
+    inj.set_defaults(_certs=_inject)
+
+    chk = sub.add_parser("check", help="diagnose the certificate the API server would see",
+                         description="Check that the key matches, the chain verifies, the certificate covers the "
+                                     "Service's DNS name, the bundle (file or live webhook configuration) holds the "
+                                     "issuing CA, expiry and clock skew. Exit 1 when a check fails.")
+    _location(chk, required=False)
+    chk.add_argument("--cert", type=Path, metavar="FILE", help="serving certificate (default DIR/tls.crt)")
+    chk.add_argument("--key", type=Path, metavar="FILE", help="its private key (default DIR/tls.key)")
+    chk.add_argument("--ca-file", type=Path, metavar="FILE", help="CA bundle (default DIR/ca.crt)")
+    chk.add_argument("--service", help="the webhook's Service name (checks <service>.<namespace>.svc)")
+    chk.add_argument("--namespace", help="the Service's namespace")
+    chk.add_argument("--host", help="check this name instead of <service>.<namespace>.svc")
+    chk.add_argument("--webhook", metavar="NAME", help="also check the live ValidatingWebhookConfiguration's caBundle")
+    chk.add_argument("--warn-days", type=int, default=30, metavar="N", help="warn when expiry is this close (30)")
+    _cluster(chk)
+    chk.set_defaults(_certs=_check)
+
+
+def run(args: argparse.Namespace) -> int:
+    from certs import CertsError
+
+    try:
+        code: int = args._certs(args)
+    except CertsError as err:
+        raise DraguardError(err.message) from None
+    return code
+
+
+def _kube(args: argparse.Namespace) -> Kube:
+    from certs.kube import connect
+
+    return connect(args.kubeconfig, args.context)
+
+
+def _store(args: argparse.Namespace) -> Any:
+    if args.secret:
+        from certs.store import SecretStore, parse_ref
+
+        namespace, name = parse_ref(args.secret)
+        return SecretStore(_kube(args), namespace, name)
+    from certs.files import DirectoryStore
+
+    return DirectoryStore(args.dir)
+
+
+def _generate(args: argparse.Namespace) -> int:
+    from certs.issue import plan_generate, service_names
+
+    names = service_names(args.service, args.namespace, args.dns, args.ip)  # bad names fail before any I/O
+    store = _store(args)
+    current = store.load()
+    plan = plan_generate(current, str(store), names, key_type=args.key_type, ca_years=args.ca_years,
+                         leaf_days=args.leaf_days)
+    if plan.changes:
+        store.save(plan.changes, current)
+    print(f"CA: {'created' if plan.ca_created else 'reused'} (expires {plan.ca_not_after:%Y-%m-%d})")
+    state = f"issued: {plan.reason}" if plan.leaf_issued else "kept: valid and current"
+    print(f"serving certificate: {state} (expires {plan.not_after:%Y-%m-%d})")
+    print(f"names: {', '.join(names.describe())}")
+    if plan.changes:
+        print(f"wrote {', '.join(sorted(n for n, v in plan.changes.items() if v is not None))} to {store}")
+    else:
+        print(f"{store}: unchanged")
+    return 0
+
+
+_DURATION = re.compile(r"(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?")
+
+
+def parse_duration(text: str) -> dt.timedelta:
+    match = _DURATION.fullmatch(text.strip())
+    if text.strip() == "0":
+        return dt.timedelta(0)
+    if not text.strip() or not match:
+        raise DraguardError(f"invalid duration {text!r}: use e.g. 90s, 10m, 1h30m or 0")
+    hours, minutes, seconds = (int(g or 0) for g in match.groups())
+    return dt.timedelta(hours=hours, minutes=minutes, seconds=seconds)
+
+
+def _rotate(args: argparse.Namespace) -> int:
+    from certs.rotate import plan_rotation
+
+    settle = parse_duration(args.settle)
+    store = _store(args)
+    current = store.load()
+    plan = plan_rotation(current, str(store), args.phase, force=args.force, settle=settle, key_type=args.key_type)
+    if plan.changes:
+        store.save(plan.changes, current)
+    print(plan.message)
+    return 0
+
+
+def _inject(args: argparse.Namespace) -> int:
+    from certs import CertsError
+    from certs.inject import inject
+    from certs.material import CA_CERT
+    from certs.pem import read_file
+
+    if args.ca_file:
+        bundle = read_file(args.ca_file)
+    else:
+        material = _store(args).load()
+        if CA_CERT not in material:
+            raise CertsError(f"{_store_name(args)}: no {CA_CERT} to inject; run `draguard certs generate` first")
+        bundle = material[CA_CERT]
+    done = inject(_kube(args), args.webhook, bundle, field_manager=args.field_manager, force=args.force)
+    total = len(done.webhooks)
+    if done.patched:
+        print(f"validatingwebhookconfiguration/{done.name}: caBundle set on {len(done.patched)} of {total} "
+              f"webhook(s) ({', '.join(done.patched)}); read back and verified")
+    else:
+        print(f"validatingwebhookconfiguration/{done.name}: caBundle already current on all {total} webhook(s); "
+              "verified")
+    return 0
+
+
+def _store_name(args: argparse.Namespace) -> str:
+    return f"secret {args.secret}" if args.secret else str(args.dir)
+
+
+def _check(args: argparse.Namespace) -> int:
+    from certs.check import Subject, doctor, server_date
+    from certs.inject import entries, read
+    from certs.material import CA_CERT, TLS_CERT, TLS_KEY
+    from certs.pem import parse_certs, parse_key, read_file
+
+    if args.secret:
+        material = _store(args).load()
+        if not material:
+            raise DraguardError(f"secret {args.secret} not found")
+
+        def fetch(name: str, explicit: Path | None) -> tuple[bytes | None, str]:
+            if explicit is not None:
+                return read_file(explicit), str(explicit)
+            return material.get(name), f"secret {args.secret} {name}"
+    else:
+        base = args.dir
+
+        def fetch(name: str, explicit: Path | None) -> tuple[bytes | None, str]:
+            path = explicit or (base / name if base is not None else None)
+            if path is None:
+                return None, name
+            if explicit is None and not path.exists():
+                return None, str(path)
+            return read_file(path), str(path)
+
+    leaf_pem, leaf_source = fetch(TLS_CERT, args.cert)
+    if leaf_pem is None:
+        raise DraguardError("no serving certificate to check: give --dir, --secret or --cert")
+    key_pem, key_source = fetch(TLS_KEY, args.key)
+    bundle_pem, bundle_source = fetch(CA_CERT, args.ca_file)
+    if (args.service is None) != (args.namespace is None):
+        raise DraguardError("--service and --namespace go together")
+    host = args.host or (f"{args.service}.{args.namespace}.svc" if args.service else None)
+    webhooks, webhook_source, date = None, "", None
+    if args.webhook:
+        config, headers = read(_kube(args), args.webhook)
+        webhooks = tuple(entries(config, args.webhook))
+        webhook_source = f"validatingwebhookconfiguration/{args.webhook}"
+        date = server_date(headers)
+    subject = Subject(
+        leaf=parse_certs(leaf_pem, leaf_source)[0],
+        leaf_source=leaf_source,
+        key=parse_key(key_pem, key_source) if key_pem is not None else None,
+        key_source=key_source,
+        bundle=tuple(parse_certs(bundle_pem, bundle_source)) if bundle_pem is not None else (),
+        bundle_source=bundle_source,
+        host=host,
+        webhooks=webhooks,
+        webhook_source=webhook_source,
+        server_date=date,
+    )
+    results = doctor(subject, warn_days=args.warn_days)
+    for result in results:
+        print(f"{result.level.upper() if result.level == 'fail' else result.level:<4}  {result.check}: "
+              f"{result.message}")
+    failed = sum(r.level == "fail" for r in results)
+    warned = sum(r.level == "warn" for r in results)
+    print(f"{failed} problem(s), {warned} warning(s)")
+    return 1 if failed else 0
