@@ -1,8 +1,8 @@
 """Build sysfs trees the way the kernel lays them out, in a temporary directory.
 
-    bus/pci/devices/<BDF> -> ../../../devices/pci0000:00/<BDF>     (numa_node inside)
-    devices/system/node/node<N>/{distance,cpulist}
-    devices/system/cpu/cpu<X>/topology/physical_package_id, cpu<X>/node<N> -> ../../node/node<N>
+bus/pci/devices/<BDF> -> ../../../devices/pci0000:00/<BDF>     (numa_node inside)
+devices/system/node/node<N>/{distance,cpulist}
+devices/system/cpu/cpu<X>/topology/physical_package_id, cpu<X>/node<N> -> ../../node/node<N>
 """
 
 from __future__ import annotations
@@ -80,10 +80,7 @@ def slit(n: int, distance: Mapping[tuple[int, int], int] | None = None, *, per_s
 def sockets(n: int, per_socket: int, cpus_per_node: int = 2, rows: Mapping[int, str] | None = None) -> dict[int, Node]:
     """n nodes, `per_socket` of them on each package, `cpus_per_node` CPUs each, the given SLIT rows."""
     rows = rows if rows is not None else slit(n, per_socket=per_socket)
-    return {
-        i: Node(range(i * cpus_per_node, (i + 1) * cpus_per_node), i // per_socket, rows.get(i))
-        for i in range(n)
-    }
+    return {i: Node(range(i * cpus_per_node, (i + 1) * cpus_per_node), i // per_socket, rows.get(i)) for i in range(n)}
 
 
 # The KEP-6072 example machine: AMD EPYC 9825, 2 sockets, NPS4 (8 NUMA nodes; 12 inside a socket, 32 across).

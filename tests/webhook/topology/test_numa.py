@@ -1,0 +1,313 @@
+"""The KEP-6072 derivation on the machines it must get right, built as sysfs trees in tmp_path."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.webhook.topology.trees import EPYC_9825_NPS4, Node, Tree, slit, sockets
+from webhook.topology import Form, NumaValue, Sysfs, SysfsError, Topology
+from webhook.topology.numa import atoi, parse_cpulist
+
+Build = Callable[[Tree], Topology]
+
+
+@pytest.fixture
+def build(tmp_path: Path) -> Build:
+    def make(tree: Tree) -> Topology:
+        return Topology(Sysfs.open(tree.build(tmp_path / "sys")))
+
+    return make
+
+
+def pci_list(topology: Topology, bdf: str) -> tuple[int, ...] | None:
+    value = topology.pci(bdf, Form.LIST).value
+    return value.nodes if value is not None else None
+
+
+def node_list(topology: Topology, node: int) -> tuple[int, ...] | None:
+    value = topology.node(node, Form.LIST).value
+    return value.nodes if value is not None else None
+
+
+# ---- the KEP's AMD EPYC 9825 NPS4 table ----
+def test_nps4_nvme_on_node_0_gets_its_socket_quadrants(build: Build) -> None:
+    topology = build(EPYC_9825_NPS4)
+    assert topology.pci("0000:01:00.0", Form.LIST).value == NumaValue(Form.LIST, (0, 1, 2, 3))
+    assert topology.pci("0000:01:00.0", Form.SCALAR).value == NumaValue(Form.SCALAR, (0,))
+
+
+def test_nps4_nic_vf_on_node_6_is_physical_first_then_ascending(build: Build) -> None:
+    topology = build(EPYC_9825_NPS4)
+    derived = topology.pci("0000:c1:00.1", Form.LIST)
+    assert derived.value is not None
+    assert derived.value.wire() == {"ints": [6, 4, 5, 7]}
+    assert topology.pci("0000:c1:00.1", Form.SCALAR).value == NumaValue(Form.SCALAR, (6,))
+    assert derived.notes == ()
+
+
+def test_nps4_gpu_and_nic_on_different_quadrants_intersect(build: Build) -> None:
+    topology = build(EPYC_9825_NPS4)  # KEP story 3: GPU [5, 4, 6, 7], NIC [6, 4, 5, 7]
+    assert pci_list(topology, "0000:41:00.0") == (5, 4, 6, 7)
+    assert set(pci_list(topology, "0000:41:00.0") or ()) & set(pci_list(topology, "0000:c1:00.1") or ())
+
+
+def test_nps4_cpu_and_memory_devices_expand_like_upstream_not_like_the_kep_table(build: Build) -> None:
+    # The KEP's table says CPU on NUMA 4 -> [4]; the merged helper runs the same SLIT algorithm for it.
+    topology = build(EPYC_9825_NPS4)
+    assert node_list(topology, 4) == (4, 5, 6, 7)
+    assert topology.node(4, Form.SCALAR).value == NumaValue(Form.SCALAR, (4,))
+
+
+def test_nps4_cpu_ids_map_to_their_nodes(build: Build) -> None:
+    topology = build(EPYC_9825_NPS4)
+    assert topology.cpu_node(13) == 6
+    assert topology.cpus() == {cpu: cpu // 2 for cpu in range(16)}
+    assert [topology.socket(n) for n in range(8)] == [0, 0, 0, 0, 1, 1, 1, 1]
+
+
+# ---- other machines ----
+def test_two_socket_nps1_keeps_the_physical_node_only(build: Build) -> None:
+    # The minimum non-self distance is the cross-socket one; the socket filter removes it.
+    topology = build(Tree(sockets(2, per_socket=1), pci={"0000:81:00.0": "1"}))
+    assert pci_list(topology, "0000:81:00.0") == (1,)
+    assert node_list(topology, 0) == (0,)
+
+
+def test_two_socket_nps1_without_package_ids_keeps_the_other_socket(build: Build) -> None:
+    # Node 0's socket unknown -> no filter at all (upstream's documented edge case).
+    nodes = {i: Node(cpus=(i,), socket=None, distance=row) for i, row in slit(2).items()}
+    topology = build(Tree(nodes, pci={"0000:01:00.0": "0"}))
+    derived = topology.pci("0000:01:00.0", Form.LIST)
+    assert derived.value is not None
+    assert derived.value.nodes == (0, 1)
+    assert derived.notes == ("node 0's socket is unknown: no same-socket filter",)
+
+
+def test_intel_snc2_two_sockets(build: Build) -> None:
+    # Xeon with SNC2: 10 self, 12 to the other sub-NUMA cluster, 21 across the UPI link.
+    rows = slit(4, {(i, j): 21 for i in range(4) for j in range(4) if i // 2 != j // 2}, per_socket=2)
+    topology = build(Tree(sockets(4, per_socket=2, rows=rows), pci={"0000:17:00.0": "1", "0000:97:00.0": "2"}))
+    assert pci_list(topology, "0000:17:00.0") == (1, 0)
+    assert pci_list(topology, "0000:97:00.0") == (2, 3)
+
+
+def test_intel_snc_with_two_dies_per_socket_narrows_to_the_nearest_die(build: Build) -> None:
+    # SNC4 over two dies: 12 on the same die, 14 to the other die, 21 across sockets.
+    def distance(i: int, j: int) -> int:
+        if i == j:
+            return 10
+        if i // 4 != j // 4:
+            return 21
+        return 12 if i // 2 == j // 2 else 14
+
+    rows = {i: " ".join(str(distance(i, j)) for j in range(8)) for i in range(8)}
+    topology = build(Tree(sockets(8, per_socket=4, rows=rows), pci={"0000:38:00.0": "3"}))
+    assert pci_list(topology, "0000:38:00.0") == (3, 2)
+
+
+def test_single_node(build: Build) -> None:
+    topology = build(Tree({0: Node(cpus=(0, 1), socket=0, distance="10")}, pci={"0000:00:1f.0": "0"}))
+    assert pci_list(topology, "0000:00:1f.0") == (0,)
+    assert topology.pci("0000:00:1f.0", Form.LIST).notes == ()
+
+
+def test_cpu_less_memory_nodes_are_kept_by_the_socket_filter(build: Build) -> None:
+    # Nodes 2 and 3 are CXL/HBM memory without CPUs (empty cpulist): socket unknown -> kept.
+    nodes = {
+        0: Node(cpus=(0, 1), socket=0, distance="10 21 14 24"),
+        1: Node(cpus=(2, 3), socket=1, distance="21 10 24 14"),
+        2: Node(cpus=(), distance="14 24 10 26"),
+        3: Node(cpus=(), distance="24 14 26 10"),
+    }
+    topology = build(Tree(nodes, pci={"0000:01:00.0": "0"}))
+    assert pci_list(topology, "0000:01:00.0") == (0, 2)
+    assert node_list(topology, 2) == (2, 0)  # node 2's own socket is unknown: no filter
+    assert topology.socket(2) is None
+    assert topology.cpus() == {0: 0, 1: 0, 2: 1, 3: 1}
+
+
+def test_memory_node_at_the_minimum_is_kept_while_a_known_other_socket_is_dropped(build: Build) -> None:
+    nodes = {
+        0: Node(cpus=(0,), socket=0, distance="10 20 20"),
+        1: Node(cpus=(1,), socket=1, distance="20 10 20"),
+        2: Node(cpus=(), distance="20 20 10"),
+    }
+    topology = build(Tree(nodes))
+    assert node_list(topology, 0) == (0, 2)
+
+
+def test_missing_slit_falls_back_to_the_physical_node(build: Build) -> None:
+    nodes = {i: Node(cpus=(i,), socket=0) for i in range(4)}  # no distance files
+    topology = build(Tree(nodes, pci={"0000:02:00.0": "3"}))
+    derived = topology.pci("0000:02:00.0", Form.LIST)
+    assert derived.value == NumaValue(Form.LIST, (3,))
+    assert derived.notes == (
+        "node 3 has no SLIT distance row (devices/system/node/node3/distance is missing): list falls back to [3]",
+    )
+
+
+def test_numa_node_minus_one_publishes_nothing(build: Build) -> None:
+    topology = build(Tree(sockets(2, per_socket=1), pci={"0000:00:00.0": "-1"}))
+    for form in Form:
+        derived = topology.pci("0000:00:00.0", form)
+        assert derived.value is None
+        assert derived.status == "no-affinity"
+        assert derived.physical == -1
+        assert derived.reason == "no NUMA affinity (numa_node=-1); do not publish the numaNode attribute for it"
+
+
+def test_asymmetric_distances_use_the_physical_nodes_own_row(build: Build) -> None:
+    nodes = {
+        0: Node(cpus=(0,), socket=0, distance="10 12 16"),
+        1: Node(cpus=(1,), socket=0, distance="16 10 12"),
+        2: Node(cpus=(2,), socket=0, distance="12 16 10"),
+    }
+    topology = build(Tree(nodes))
+    assert [node_list(topology, n) for n in range(3)] == [(0, 1), (1, 2), (2, 0)]
+
+
+def test_missing_physical_package_id_of_a_candidate_keeps_it(build: Build) -> None:
+    nodes = {
+        0: Node(cpus=(0,), socket=0, distance="10 12 12 12"),
+        1: Node(cpus=(1,), socket=0, distance="12 10 12 12"),
+        2: Node(cpus=(2,), socket=None, distance="12 12 10 12"),  # no topology/physical_package_id
+        3: Node(cpus=(3,), socket=1, distance="12 12 12 10"),
+    }
+    topology = build(Tree(nodes))
+    assert node_list(topology, 0) == (0, 1, 2)
+    assert node_list(topology, 2) == (2, 0, 1, 3)  # its own socket unknown: no filter
+
+
+# ---- upstream's own unit-test scenarios (numa_linux_test.go) ----
+def test_upstream_equidistant_without_cpulists(build: Build) -> None:
+    topology = build(Tree({1: Node(distance="12 10 12")}, pci={"0000:02:00.0": "1"}))
+    assert pci_list(topology, "0000:02:00.0") == (1, 0, 2)
+
+
+def test_upstream_same_socket_filter(build: Build) -> None:
+    nodes = {
+        0: Node(cpus=(0,), socket=0, distance="10 12 12 20"),
+        1: Node(cpus=(1,), socket=0),
+        2: Node(cpus=(2,), socket=1),
+    }
+    topology = build(Tree(nodes, pci={"0000:02:00.0": "0"}))
+    assert pci_list(topology, "0000:02:00.0") == (0, 1)
+
+
+# ---- malformed rows fall back to [physical], as upstream does ----
+@pytest.mark.parametrize(
+    ("row", "note"),
+    [
+        ("", "node 1's SLIT distance row is empty: list falls back to [1]"),
+        ("10 x 12", "node 1's SLIT distance row has 'x', not a number: list falls back to [1]"),
+        ("10", "node 1 is out of range of its 1-entry SLIT distance row: list falls back to [1]"),
+    ],
+)
+def test_malformed_distance_row_falls_back(build: Build, row: str, note: str) -> None:
+    topology = build(Tree({1: Node(cpus=(0,), socket=0, distance=row)}, pci={"0000:02:00.0": "1"}))
+    derived = topology.pci("0000:02:00.0", Form.LIST)
+    assert derived.value == NumaValue(Form.LIST, (1,))
+    assert derived.notes == (note,)
+    assert topology.pci("0000:02:00.0", Form.SCALAR).notes == ()  # the scalar form reads no SLIT
+
+
+def test_sparse_node_ids_are_read_like_upstream_with_a_note(build: Build) -> None:
+    # The kernel prints one entry per online node: nodes 0 and 2 give a 2-entry row; entry 1 is node 2.
+    nodes = {0: Node(cpus=(0,), socket=0, distance="10 12"), 2: Node(cpus=(1,), socket=0, distance="12 10")}
+    derived = build(Tree(nodes)).node(0, Form.LIST)
+    assert derived.value == NumaValue(Form.LIST, (0, 1))
+    assert derived.notes == (
+        "node 0's distance row has 2 entries but the node ids are 0, 2: like upstream, entry i is read as node i",
+    )
+
+
+def test_a_minus_one_distance_is_skipped_like_upstreams_sentinel(build: Build) -> None:
+    # Upstream starts its minimum at -1 meaning "none yet"; a -1 entry is therefore overwritten by the next.
+    nodes = {0: Node(distance="10 -1 12 12")}
+    assert build(Tree(nodes)).node(0, Form.LIST).value == NumaValue(Form.LIST, (0, 2, 3))
+
+
+# ---- errors and limits ----
+def test_node_ids_at_or_above_1024_are_rejected(build: Build) -> None:
+    topology = build(Tree({0: Node(distance="10")}, pci={"0000:02:00.0": "1024"}))
+    assert topology.node(1024, Form.SCALAR).reason == "invalid NUMA node 1024: exceeds maximum supported (1023)"
+    assert topology.node(1023, Form.SCALAR).value == NumaValue(Form.SCALAR, (1023,))
+    derived = topology.pci("0000:02:00.0", Form.LIST)
+    assert (derived.value, derived.status) == (None, "invalid")
+
+
+def test_negative_node_is_no_affinity(build: Build) -> None:
+    derived = build(Tree({0: Node(distance="10")})).node(-1, Form.LIST)
+    assert derived.value is None
+    assert derived.reason == (
+        "invalid NUMA node -1: do not publish the numaNode attribute for a device with no NUMA affinity"
+    )
+
+
+@pytest.mark.parametrize(
+    ("bdf", "reason"),
+    [
+        ("", "PCI Bus ID cannot be empty"),
+        ("0000:C1:00.1", "invalid PCI Bus ID format: 0000:C1:00.1"),
+        ("c1:00.1", "invalid PCI Bus ID format: c1:00.1"),
+        ("0000:c1:00.1/../..", "invalid PCI Bus ID format: 0000:c1:00.1/../.."),
+    ],
+)
+def test_bad_pci_addresses(build: Build, bdf: str, reason: str) -> None:
+    derived = build(Tree({0: Node(distance="10")})).pci(bdf, Form.LIST)
+    assert (derived.value, derived.status, derived.reason) == (None, "invalid", reason)
+
+
+def test_absent_device_and_missing_numa_node_file(tmp_path: Path) -> None:
+    root = Tree({0: Node(distance="10")}, pci={"0000:02:00.0": "0"}).build(tmp_path)
+    (tmp_path / "devices/pci0000:00/0000:02:00.0/numa_node").unlink()
+    topology = Topology(Sysfs.open(root))
+    absent = topology.pci("0000:03:00.0", Form.SCALAR)
+    assert (absent.status, absent.reason) == ("absent", f"no PCI device 0000:03:00.0 under {root}/bus/pci/devices")
+    missing = topology.pci("0000:02:00.0", Form.SCALAR)
+    assert missing.status == "unavailable"
+    assert missing.reason == "no numa_node file (a kernel without NUMA support): do not publish the numaNode attribute"
+
+
+def test_malformed_numa_node_is_an_error(tmp_path: Path) -> None:
+    root = Tree(pci={"0000:02:00.0": "zero"}).build(tmp_path)
+    with pytest.raises(SysfsError) as err:
+        Topology(Sysfs.open(root)).pci("0000:02:00.0", Form.SCALAR)
+    assert (
+        err.value.message
+        == f"{root}/bus/pci/devices/0000:02:00.0/numa_node: malformed value 'zero': want a NUMA node id"
+    )
+
+
+def test_cpu_not_in_any_node(build: Build) -> None:
+    topology = build(EPYC_9825_NPS4)
+    with pytest.raises(LookupError, match=r"^CPU 99 not found in any NUMA node$"):
+        topology.cpu_node(99)
+
+
+def test_malformed_cpulist_makes_the_socket_unknown(build: Build) -> None:
+    nodes = {0: Node(cpus=(0,), socket=0, distance="10 12"), 1: Node(cpus=(1,), socket=1, distance="12 10")}
+    topology = build(Tree(nodes))
+    (Path(str(topology.reader.describe("devices/system/node/node1/cpulist")))).write_text("1-0\n")
+    assert topology.socket(1) is None
+    assert node_list(topology, 0) == (0, 1)
+
+
+# ---- the Go parsing rules the helper relies on ----
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("6\n", 6), (" -1 ", -1), ("+3", 3), ("1_0", None), ("0x1", None), ("", None), ("٣", None), ("9" * 20, None)],
+)
+def test_atoi_follows_strconv(text: str, value: int | None) -> None:
+    assert atoi(text) == value
+
+
+@pytest.mark.parametrize(
+    ("text", "cpus"),
+    [("", []), ("0-3,8", [0, 1, 2, 3, 8]), ("5", [5]), ("3-1", None), ("0-", None), ("0,,1", None), ("0 -1", None)],
+)
+def test_cpulist_follows_k8s_cpuset_parse(text: str, cpus: list[int] | None) -> None:
+    assert parse_cpulist(text) == cpus

@@ -1,0 +1,104 @@
+"""Reading a sysfs root: what is not one, and files that cannot be sysfs attributes, are one-line errors."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from webhook.topology.sysfs import Sysfs, SysfsError
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    (tmp_path / "devices/system/node/node0").mkdir(parents=True)
+    (tmp_path / "devices/system/node/node0/distance").write_text("10\n")
+    return tmp_path
+
+
+def error(callable_: object, *args: str) -> str:
+    assert callable(callable_)
+    with pytest.raises(SysfsError) as err:
+        callable_(*args)
+    return err.value.message
+
+
+def test_missing_root(tmp_path: Path) -> None:
+    assert error(Sysfs.open, str(tmp_path / "nope")) == f"sysfs root {tmp_path}/nope: no such directory"
+
+
+def test_root_that_is_a_file(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("")
+    assert error(Sysfs.open, str(tmp_path / "file")) == f"sysfs root {tmp_path}/file: not a directory"
+
+
+def test_directory_that_is_not_sysfs(tmp_path: Path) -> None:
+    (tmp_path / "etc").mkdir()
+    assert error(Sysfs.open, str(tmp_path)) == (
+        f"{tmp_path} is not a sysfs root: it has none of bus/pci/devices, devices/system/node, devices/system/cpu "
+        "(pass --sysfs-root DIR, the directory where sysfs is mounted, usually /sys)"
+    )
+
+
+def test_reads_text_and_reports_absence(root: Path) -> None:
+    sysfs = Sysfs.open(root)
+    assert sysfs.read("devices/system/node/node0/distance") == "10\n"
+    assert sysfs.read("devices/system/node/node1/distance") is None
+    assert sysfs.read("devices/system/node/node0/distance/x") is None  # a parent is a file
+    assert sysfs.listdir("devices/system/node") == ["node0"]
+    assert sysfs.listdir("bus/pci/devices") is None
+
+
+def test_a_directory_where_a_file_belongs(root: Path) -> None:
+    (root / "devices/system/node/node0/cpulist").mkdir()
+    path = root / "devices/system/node/node0/cpulist"
+    assert error(Sysfs.open(root).read, "devices/system/node/node0/cpulist") == (
+        f"{path}: is a directory, expected a sysfs attribute file"
+    )
+
+
+def test_a_fifo_is_not_opened(root: Path) -> None:
+    path = root / "devices/system/node/node0/cpulist"
+    os.mkfifo(path)  # opening it would block forever
+    assert error(Sysfs.open(root).read, "devices/system/node/node0/cpulist") == (
+        f"{path}: not a regular file, so not a sysfs attribute"
+    )
+
+
+def test_an_oversized_file(root: Path) -> None:
+    path = root / "devices/system/node/node0/cpulist"
+    path.write_text("0," * 40_000)
+    assert error(Sysfs.open(root).read, "devices/system/node/node0/cpulist") == (
+        f"{path}: larger than 64 KiB, so not a sysfs attribute"
+    )
+
+
+def test_binary_content(root: Path) -> None:
+    path = root / "devices/system/node/node0/cpulist"
+    path.write_bytes(b"\xff\xfe0")
+    assert (
+        error(Sysfs.open(root).read, "devices/system/node/node0/cpulist") == f"{path}: malformed value: not ASCII text"
+    )
+
+
+def test_a_symlink_loop_cannot_be_read(root: Path) -> None:
+    path = root / "devices/system/node/node0/cpulist"
+    path.symlink_to(path)
+    assert error(Sysfs.open(root).read, "devices/system/node/node0/cpulist") == (
+        f"{path}: cannot read: Too many levels of symbolic links"
+    )
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads files whatever their mode")
+def test_an_unreadable_file(root: Path) -> None:
+    path = root / "devices/system/node/node0/distance"
+    path.chmod(0)
+    assert (
+        error(Sysfs.open(root).read, "devices/system/node/node0/distance") == f"{path}: cannot read: Permission denied"
+    )
+
+
+def test_paths_never_climb_out_of_the_root(root: Path) -> None:
+    with pytest.raises(ValueError, match="not a plain relative sysfs path"):
+        Sysfs.open(root).read("bus/pci/devices/../../../etc/passwd")
