@@ -24,7 +24,7 @@ draguard's own: upstream only logs these decisions at verbosity 7.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -154,12 +154,34 @@ def lookup_attribute(device: Mapping[str, Any], driver: str, name: str) -> Mappi
 
 
 @dataclass(frozen=True, slots=True)
+class Rejection:
+    """Why a device breaks a constraint; the text is built only when someone reads it (the search
+    meets thousands of rejections and reports one)."""
+
+    render: Callable[[], str]
+
+    def __str__(self) -> str:
+        return self.render()
+
+    def __eq__(self, other: object) -> bool:
+        return str(self) == other if isinstance(other, str) else NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(str(self))
+
+
+def _text(message: str) -> Rejection:
+    return Rejection(lambda: message)
+
+
+@dataclass(frozen=True, slots=True)
 class Chosen:
     """A device a constraint has accepted: who asked for it and the value it brought."""
 
     request: str
     device: str  # "<driver>/<pool>/<device>"
     attribute: Mapping[str, Any]
+    values: ValueSet | None = None  # attribute_as_set(attribute)
 
 
 @dataclass(slots=True)
@@ -168,6 +190,9 @@ class _Tracker:
     requests: frozenset[str]
     semantics: Semantics = "list"
     chosen: list[Chosen] = field(default_factory=list)
+    # per wire device (keyed by identity; the device is kept so the id stays unique): its attribute and set
+    _seen: dict[int, tuple[Mapping[str, Any], Mapping[str, Any] | None, ValueSet | None]] = field(
+        default_factory=dict)
 
     def applies(self, request: str) -> bool:
         """Whether a device for `request` ("req" or "req/sub") counts; no list means every request."""
@@ -176,12 +201,21 @@ class _Tracker:
         parent, slash, _ = request.partition("/")
         return request in self.requests or (bool(slash) and parent in self.requests)
 
-    def _lookup(self, request: str, device_id: str, device: Mapping[str, Any], driver: str
-                ) -> tuple[Mapping[str, Any] | None, str | None]:
-        attribute = lookup_attribute(device, driver, self.attribute)
-        if attribute is None:
-            return None, f"device {device_id} (request {request}) has no attribute {self.attribute}"
-        return attribute, None
+    def _value(self, device: Mapping[str, Any], driver: str) -> tuple[Mapping[str, Any] | None, ValueSet | None]:
+        hit = self._seen.get(id(device))
+        if hit is None or hit[0] is not device:
+            attribute = lookup_attribute(device, driver, self.attribute)
+            hit = (device, attribute, attribute_as_set(attribute))
+            self._seen[id(device)] = hit
+        return hit[1], hit[2]
+
+    def _missing(self, request: str, device_id: str) -> Rejection:
+        name = self.attribute
+        return Rejection(lambda: f"device {device_id} (request {request}) has no attribute {name}")
+
+    def _unusable(self, device_id: str, attribute: Mapping[str, Any]) -> Rejection:
+        name = self.attribute
+        return Rejection(lambda: f"{name} of device {device_id} has no usable value ({render_attribute(attribute)})")
 
     def remove(self, request: str) -> None:
         """Undo the latest accepted `add` for a request this tracker applies to."""
@@ -213,38 +247,48 @@ class MatchAttribute(_Tracker):
             return self._stack[-1]
         return attribute_as_set(self.chosen[0].attribute)
 
-    def add(self, request: str, device_id: str, device: Mapping[str, Any], driver: str) -> str | None:
+    def add(self, request: str, device_id: str, device: Mapping[str, Any], driver: str) -> Rejection | None:
         """Accept the device (None) or say why it breaks the constraint."""
         if not self.applies(request):
             return None
-        attribute, missing = self._lookup(request, device_id, device, driver)
+        attribute, new = self._value(device, driver)
         if attribute is None:
-            return missing
-        shown = render_attribute(attribute)
+            return self._missing(request, device_id)
+        name = self.attribute
         if self.semantics == "list":
-            new = attribute_as_set(attribute)
             if new is None:
-                return f"{self.attribute} of device {device_id} has no usable value ({shown})"
+                return self._unusable(device_id, attribute)
             if self.chosen:
-                narrowed = self._stack[-1].intersection(new)
+                current = self._stack[-1]
+                narrowed = current.intersection(new)
                 if narrowed is None:
-                    return (f"{self.attribute} {shown} of device {device_id} (request {request}) has nothing in "
-                            f"common with {self._stack[-1]}, the values shared by {self._holders()}")
+                    holders = tuple(self.chosen)
+                    return Rejection(lambda: (
+                        f"{name} {render_attribute(attribute)} of device {device_id} (request {request}) has nothing "
+                        f"in common with {current}, the values shared by {_holders(holders)}"))
                 new = narrowed
             self._stack.append(new)
         elif self.chosen:
-            first = self.chosen[0]
-            if is_list(attribute):
-                return (f"{self.attribute} of device {device_id} is the list {shown}; without list semantics "
-                        f"a list value cannot match (fails closed)")
-            mine, stored = scalar_value(attribute), scalar_value(first.attribute)
-            if mine is None:
-                return f"{self.attribute} of device {device_id} has no usable value ({shown})"
-            if stored is None or mine != stored:
-                why = " (a list: fails closed without list semantics)" if is_list(first.attribute) else ""
-                return (f"{self.attribute} {shown} of device {device_id} (request {request}) differs from "
-                        f"{render_attribute(first.attribute)} of device {first.device}{why}")
-        self.chosen.append(Chosen(request, device_id, attribute))
+            problem = self._scalar_mismatch(request, device_id, attribute)
+            if problem is not None:
+                return problem
+        self.chosen.append(Chosen(request, device_id, attribute, new))
+        return None
+
+    def _scalar_mismatch(self, request: str, device_id: str, attribute: Mapping[str, Any]) -> Rejection | None:
+        name, first = self.attribute, self.chosen[0]
+        if is_list(attribute):
+            return Rejection(lambda: (
+                f"{name} of device {device_id} is the list {render_attribute(attribute)}; without list semantics "
+                "a list value cannot match (fails closed)"))
+        mine, stored = scalar_value(attribute), scalar_value(first.attribute)
+        if mine is None:
+            return self._unusable(device_id, attribute)
+        if stored is None or mine != stored:
+            why = " (a list: fails closed without list semantics)" if is_list(first.attribute) else ""
+            return Rejection(lambda: (
+                f"{name} {render_attribute(attribute)} of device {device_id} (request {request}) differs from "
+                f"{render_attribute(first.attribute)} of device {first.device}{why}"))
         return None
 
     def _pop(self) -> None:
@@ -252,8 +296,9 @@ class MatchAttribute(_Tracker):
         if self.semantics == "list":
             self._stack.pop()
 
-    def _holders(self) -> str:
-        return ", ".join(f"{c.device} {render_attribute(c.attribute)}" for c in self.chosen)
+
+def _holders(chosen: Sequence[Chosen]) -> str:
+    return ", ".join(f"{c.device} {render_attribute(c.attribute)}" for c in chosen)
 
 
 @dataclass(slots=True)
@@ -263,43 +308,57 @@ class DistinctAttribute(_Tracker):
     def label(self) -> str:
         return f"distinctAttribute {self.attribute}"
 
-    def add(self, request: str, device_id: str, device: Mapping[str, Any], driver: str) -> str | None:
+    def add(self, request: str, device_id: str, device: Mapping[str, Any], driver: str) -> Rejection | None:
         if not self.applies(request):
             return None
-        attribute, missing = self._lookup(request, device_id, device, driver)
+        attribute, new = self._value(device, driver)
         if attribute is None:
-            return missing
-        shown = render_attribute(attribute)
+            return self._missing(request, device_id)
         if self.semantics == "list":
-            new = attribute_as_set(attribute)
-            if new is None:
-                return f"{self.attribute} of device {device_id} has no usable value ({shown})"
-            for other in self.chosen:
-                existing = attribute_as_set(other.attribute)
-                if existing is None:
-                    continue  # upstream skips a stored value it cannot read
-                common = new.intersection(existing)
-                if common is not None:
-                    return (f"{self.attribute} {shown} of device {device_id} (request {request}) shares "
-                            f"{common} with {render_attribute(other.attribute)} of device {other.device}")
+            rejection = self._list_clash(request, device_id, attribute, new)
         else:
-            problem = self._scalar_clash(attribute, device_id, request, shown)
-            if problem:
-                return problem
-        self.chosen.append(Chosen(request, device_id, attribute))
+            rejection = self._scalar_clash(request, device_id, attribute)
+        if rejection is None:
+            self.chosen.append(Chosen(request, device_id, attribute, new))
+        return rejection
+
+    def _list_clash(self, request: str, device_id: str, attribute: Mapping[str, Any], new: ValueSet | None
+                    ) -> Rejection | None:
+        if new is None:
+            return self._unusable(device_id, attribute)
+        for other in self.chosen:
+            existing = other.values
+            if existing is None:
+                continue  # upstream skips a stored value it cannot read
+            common = new.intersection(existing)
+            if common is not None:
+                return _shares(self.attribute, request, device_id, attribute, other, common=common)
         return None
 
-    def _scalar_clash(self, attribute: Mapping[str, Any], device_id: str, request: str, shown: str) -> str | None:
-        mine = scalar_value(attribute)
+    def _scalar_clash(self, request: str, device_id: str, attribute: Mapping[str, Any]) -> Rejection | None:
+        name, mine = self.attribute, scalar_value(attribute)
         for other in self.chosen:
             if mine is None:
                 # Upstream's type switch finds no scalar field: a list (or empty) value is refused.
-                return (f"{self.attribute} of device {device_id} is {shown}; without list semantics "
-                        f"a list value cannot be compared (fails closed)")
+                return Rejection(lambda: (
+                    f"{name} of device {device_id} is {render_attribute(attribute)}; without list semantics "
+                    "a list value cannot be compared (fails closed)"))
             if scalar_value(other.attribute) == mine:
-                return (f"{self.attribute} {shown} of device {device_id} (request {request}) duplicates "
-                        f"device {other.device}")
+                return _duplicates(name, request, device_id, attribute, other)
         return None
+
+
+def _shares(name: str, request: str, device_id: str, attribute: Mapping[str, Any], other: Chosen, *,
+            common: ValueSet) -> Rejection:
+    return Rejection(lambda: (
+        f"{name} {render_attribute(attribute)} of device {device_id} (request {request}) shares "
+        f"{common} with {render_attribute(other.attribute)} of device {other.device}"))
+
+
+def _duplicates(name: str, request: str, device_id: str, attribute: Mapping[str, Any], other: Chosen) -> Rejection:
+    return Rejection(lambda: (
+        f"{name} {render_attribute(attribute)} of device {device_id} (request {request}) duplicates "
+        f"device {other.device}"))
 
 
 Constraint = MatchAttribute | DistinctAttribute
@@ -321,8 +380,8 @@ def _feed(tracker: Constraint, values: Sequence[Mapping[str, Any]], driver: str)
     for index, value in enumerate(values):
         device = {"name": f"device-{index}", "attributes": {tracker.attribute: value}}
         problem = tracker.add("request", f"{driver}/pool/device-{index}", device, driver)
-        if problem:
-            return problem
+        if problem is not None:
+            return str(problem)
     return None
 
 

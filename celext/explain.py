@@ -24,6 +24,7 @@ already allocated to other claims: every claim is explained against an empty clu
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -31,6 +32,7 @@ from typing import Any, Literal
 from celext.constraints import (
     Constraint,
     MatchAttribute,
+    Rejection,
     Semantics,
     ValueSet,
     attribute_as_set,
@@ -62,25 +64,22 @@ class _Bound(Exception):
 
 @dataclass(frozen=True, slots=True)
 class Device:
-    """One device in allocation order."""
+    """One device in allocation order; `id` is upstream's DeviceID, `driver/pool/device`."""
 
     driver: str
     pool: str
     slice: str
     wire: Obj
+    name: str = ""
+    id: str = ""
+    shareable: bool = False  # allowMultipleAllocations (DRAConsumableCapacity)
 
-    @property
-    def name(self) -> str:
-        name = self.wire.get("name")
-        return name if isinstance(name, str) else ""
-
-    @property
-    def id(self) -> str:
-        return f"{self.driver}/{self.pool}/{self.name}"
-
-    @property
-    def shareable(self) -> bool:  # allowMultipleAllocations (DRAConsumableCapacity)
-        return self.wire.get("allowMultipleAllocations") is True
+    @classmethod
+    def of(cls, driver: str, pool: str, slice_name: str, wire: Obj) -> Device:
+        name = wire.get("name")
+        name = name if isinstance(name, str) else ""
+        return cls(driver, pool, slice_name, wire, name, f"{driver}/{pool}/{name}",
+                   wire.get("allowMultipleAllocations") is True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -245,7 +244,10 @@ class _Search:
     picks: list[Pick] = field(default_factory=list)
     in_use: set[str] = field(default_factory=set)
     memo: dict[tuple[str, int], bool] = field(default_factory=dict)
-    deepest: tuple[int, int, str] = (-1, -1, "")  # (devices placed, constraint index, rejection)
+    found: dict[str, list[int]] = field(default_factory=dict)  # selectable indices below upto, per request
+    upto: dict[str, int] = field(default_factory=dict)
+    # the rejection met with the most devices placed: (devices placed, constraint index, rejection)
+    deepest: tuple[int, int, Rejection | None] = (-1, -1, None)
 
     def selectable(self, request: _Request, index: int) -> bool:
         key = (request.name, index)
@@ -253,6 +255,26 @@ class _Search:
         if hit is None:
             hit = self.memo[key] = self._evaluate(request, self.devices[index])
         return hit
+
+    def _candidates(self, request: _Request, start: int) -> Iterator[int]:
+        """Selectable device indices from `start` on, evaluating selectors only as far as the search
+        reaches (a selector error on a device the scheduler never reaches must not abort the claim)."""
+        found = self.found.setdefault(request.name, [])
+        position = bisect_left(found, start)
+        while True:
+            if position < len(found):
+                position += 1
+                yield found[position - 1]
+                continue
+            upto = self.upto.get(request.name, 0)
+            if upto >= len(self.devices):
+                return
+            self.upto[request.name] = upto + 1
+            if self.selectable(request, upto) and upto >= start:
+                found.append(upto)
+            elif upto < start and self.memo[(request.name, upto)]:
+                found.append(upto)
+                position = len(found)  # below start: recorded, not yielded
 
     def _evaluate(self, request: _Request, device: Device) -> bool:
         for owner, selectors in ((f"class {request.class_name}", request.class_selectors),
@@ -286,9 +308,9 @@ class _Search:
             return self.run(index + 1)
         if len(self.picks) + request.count - placed > MAX_DEVICES:
             return False
-        for i in range(start, len(self.devices)):
+        for i in self._candidates(request, start):
             device = self.devices[i]
-            if device.id in self.in_use or not self.selectable(request, i):
+            if device.id in self.in_use:
                 continue
             if not self._place(request, device):
                 continue
@@ -319,7 +341,7 @@ class _Search:
             raise _Bound
         for k, constraint in enumerate(self.constraints):
             problem = constraint.add(request.name, device.id, device.wire, device.driver)
-            if problem:
+            if problem is not None:
                 for undo in reversed(self.constraints[:k]):
                     undo.remove(request.name)
                 if must:
@@ -394,7 +416,7 @@ def pools_for_node(slices: Sequence[Obj], node: Node) -> tuple[list[Device], lis
         for s in ordered:
             for d in _strings(s["spec"].get("devices")):
                 if isinstance(d, Mapping):
-                    pool_devices.append(Device(key[0], key[1], str(s.get("metadata", {}).get("name", "")), d))
+                    pool_devices.append(Device.of(key[0], key[1], str(s.get("metadata", {}).get("name", "")), d))
         duplicate = None
         for d in pool_devices:
             if d.name in names:

@@ -80,7 +80,7 @@ def why_not(search: _Search, notes: Sequence[str]) -> tuple[str, tuple[str, ...]
                   else f"request {entry.name}: not enough matching devices")
         return reason, tuple(details)
     depth, index, problem = search.deepest
-    if depth >= 0:
+    if depth >= 0 and problem is not None:
         constraint = search.constraints[index]
         details += _values(search, constraint.attribute, constraint.requests, candidates)
         return f"constraint #{index} ({constraint.label()}): {problem}", tuple(details)

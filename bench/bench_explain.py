@@ -1,0 +1,95 @@
+"""explain: time per claim for 4 requests + a numaNode matchAttribute on a node with 8 NUMA nodes, 128 devices.
+
+Target (issue 7): under 50 ms per claim. Figures from one run on a shared machine: read the ratios.
+Cases: the claim fits (scalar numaNode), fits with KEP-6072 lists (NPS4-style quadrants), does not
+fit (memory reports NUMA nodes 8-15, which nothing else shares: the search proves it exhaustively),
+and the same search with selectors answered by plain Python, which isolates the CEL cost.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from celext.explain import ClaimResult, Matcher, celext_matcher, explain
+from celext.nodeselector import Node
+
+NUMA = "resource.kubernetes.io/numaNode"
+DRIVERS = ("gpu.example.com", "dra.net", "dra.cpu", "dra.memory")
+NUMA_NODES = 8
+PER_NUMA = 4  # devices per driver per NUMA node: 4 drivers x 8 x 4 = 128 devices
+TARGET_MS = 50.0
+
+
+def inventory(lists: bool, memory_offset: int = 0) -> list[dict[str, Any]]:
+    slices = []
+    for driver in DRIVERS:
+        devices = []
+        for numa in range(NUMA_NODES):
+            quadrant = [numa] + [q for q in range(numa - numa % 4, numa - numa % 4 + 4) if q != numa]
+            value: dict[str, Any] = {"int": numa + (memory_offset if driver == "dra.memory" else 0)}
+            if lists and driver in ("gpu.example.com", "dra.net"):
+                value = {"ints": quadrant}
+            for i in range(PER_NUMA):
+                devices.append({"name": f"{driver.split('.')[-1]}-{numa}-{i}",
+                                "attributes": {NUMA: value, "model": {"string": "x" if i % 2 else "y"}}})
+        slices.append({"kind": "ResourceSlice", "metadata": {"name": f"{driver}-node"},
+                       "spec": {"driver": driver, "nodeName": "node", "devices": devices,
+                                "pool": {"name": "node", "generation": 1, "resourceSliceCount": 1}}})
+    return slices
+
+
+CLASSES = {d: {"kind": "DeviceClass", "metadata": {"name": d},
+               "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{d}"'}}]}} for d in DRIVERS}
+CLAIM = {"kind": "ResourceClaim", "metadata": {"name": "bench", "namespace": "default"}, "spec": {"devices": {
+    "requests": [
+        {"name": "gpu", "exactly": {"deviceClassName": "gpu.example.com", "selectors": [
+            {"cel": {"expression": 'device.attributes["gpu.example.com"].model == "x"'}}]}},
+        {"name": "nic", "exactly": {"deviceClassName": "dra.net"}},
+        {"name": "cpu", "exactly": {"deviceClassName": "dra.cpu", "count": 2}},
+        {"name": "mem", "exactly": {"deviceClassName": "dra.memory"}},
+    ],
+    "constraints": [{"matchAttribute": NUMA}],
+}}}
+
+
+def python_matcher(expression: str, device: Mapping[str, Any], driver: str) -> bool:
+    if expression.startswith("device.driver"):
+        return expression.endswith(f'"{driver}"')
+    return bool(device["attributes"]["model"] == {"string": "x"})
+
+
+def timed(run: Callable[[], ClaimResult], rounds: int) -> tuple[float, ClaimResult]:
+    samples, result = [], run()
+    for _ in range(rounds):
+        start = time.perf_counter()
+        result = run()
+        samples.append((time.perf_counter() - start) * 1000)
+    return statistics.median(samples), result
+
+
+def case(label: str, slices: list[dict[str, Any]], matcher: Callable[[], Matcher], rounds: int) -> float:
+    node = [Node("node")]
+    # A fresh matcher per claim, as `draguard explain` builds one per run; the compile cache stays warm.
+    ms, result = timed(lambda: explain(CLAIM, CLASSES, slices, node, matcher=matcher()), rounds)
+    outcome = result.nodes[0]
+    print(f"{label:<44} {ms:8.2f} ms/claim  {outcome.status:<7} steps={outcome.steps:<6} "
+          f"{ms / TARGET_MS:5.2f}x of the 50 ms target")
+    return ms
+
+
+def main() -> None:
+    count = sum(len(s["spec"]["devices"]) for s in inventory(False))
+    print(f"explain: 4 requests (5 devices), matchAttribute {NUMA}, {NUMA_NODES} NUMA nodes, {count} devices")
+    fits = case("fits, scalar numaNode (celext)", inventory(False), celext_matcher, 20)
+    case("fits, NPS4 list numaNode (celext)", inventory(True), celext_matcher, 20)
+    none = case("no fit: memory on NUMA 8-15 (celext)", inventory(False, 8), celext_matcher, 5)
+    plain = case("fits, scalar numaNode (plain Python selectors)", inventory(False), lambda: python_matcher, 20)
+    case("no fit (plain Python selectors)", inventory(False, 8), lambda: python_matcher, 5)
+    print(f"ratio CEL/plain selectors (fits): {fits / plain:.1f}x; no-fit/fit (celext): {none / fits:.1f}x")
+
+
+if __name__ == "__main__":
+    main()
