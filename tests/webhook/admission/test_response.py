@@ -1,0 +1,55 @@
+from __future__ import annotations
+
+from webhook.admission.response import (
+    WARNING_ITEM_RUNES,
+    WARNING_TOTAL_RUNES,
+    Response,
+    allowed,
+    audit_key,
+    denied,
+    errored,
+    fit_warnings,
+    one_line,
+)
+
+
+def test_helpers_make_each_common_answer_one_call() -> None:
+    assert allowed() == Response(True)
+    assert denied("1 problem: x") == Response(False, 403, "Forbidden", "1 problem: x")
+    assert errored(413, "too big") == Response(False, 413, "RequestEntityTooLarge", "too big")
+    assert errored(400, "bad") == Response(False, 400, "BadRequest", "bad")
+
+
+def test_one_line_removes_every_control_character() -> None:
+    assert one_line("a\nb\r\n\tc\x1b[31md\x7f\x85e") == "a b c [31md e"
+
+
+def test_warnings_are_single_line_deduplicated_and_in_order() -> None:
+    assert fit_warnings(["b\nline", "a", "b line", "", "a"]) == ("b line", "a")
+
+
+def test_a_long_warning_is_cut_to_the_api_servers_item_limit() -> None:
+    (line,) = fit_warnings(["x" * 1000])
+    assert len(line) == WARNING_ITEM_RUNES
+    assert line.endswith("…")
+
+
+def test_many_warnings_stay_within_the_total_budget_and_say_how_many_were_left_out() -> None:
+    lines = [f"[rule] spec.devices[{i}]: " + "y" * 200 for i in range(40)]
+    fitted = fit_warnings(lines)
+    assert sum(map(len, fitted)) <= WARNING_TOTAL_RUNES
+    kept = len(fitted) - 1
+    assert fitted[:kept] == tuple(lines[:kept])
+    assert fitted[-1] == (
+        f"[draguard] {40 - kept} more warning(s) not shown; run `draguard validate` on this object for all of them"
+    )
+
+
+def test_with_warnings_fits_as_it_adds() -> None:
+    assert allowed().with_warnings("a\tb", "a b").warnings == ("a b",)
+
+
+def test_audit_keys_must_be_qualified_name_parts() -> None:
+    assert audit_key("numa-node-range") == "numa-node-range"
+    assert audit_key("bad key") is None
+    assert audit_key("x" * 64) is None

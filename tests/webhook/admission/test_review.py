@@ -1,0 +1,154 @@
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from webhook.admission import review
+from webhook.admission.response import allowed, denied
+from webhook.admission.review import MAX_BODY, BadReview, GroupVersionKind, GroupVersionResource, Request
+
+SLICE = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "s"}, "spec": {}}
+
+
+def body(**request: Any) -> dict[str, Any]:
+    req: dict[str, Any] = {
+        "uid": "705ab4f5-6393-11e8-b7cc-42010a800002",
+        "kind": {"group": "resource.k8s.io", "version": "v1", "kind": "ResourceSlice"},
+        "resource": {"group": "resource.k8s.io", "version": "v1", "resource": "resourceslices"},
+        "name": "s",
+        "operation": "CREATE",
+        "userInfo": {"username": "system:serviceaccount:dra:driver"},
+        "object": SLICE,
+    }
+    req.update(request)
+    return {"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": req}
+
+
+def encode(data: object) -> bytes:
+    return json.dumps(data).encode()
+
+
+def test_a_create_review_is_parsed_into_a_typed_request() -> None:
+    req = review.parse(encode(body(dryRun=True)))
+    assert req == Request(
+        uid="705ab4f5-6393-11e8-b7cc-42010a800002",
+        kind=GroupVersionKind("resource.k8s.io", "v1", "ResourceSlice"),
+        resource=GroupVersionResource("resource.k8s.io", "v1", "resourceslices"),
+        operation="CREATE",
+        object=SLICE,
+        name="s",
+        dry_run=True,
+        user="system:serviceaccount:dra:driver",
+    )
+
+
+def test_v1beta1_reviews_are_answered_in_v1beta1() -> None:
+    data = body()
+    data["apiVersion"] = "admission.k8s.io/v1beta1"
+    req = review.parse(encode(data))
+    assert review.answer(req.uid, allowed(), req.api_version)["apiVersion"] == "admission.k8s.io/v1beta1"
+
+
+def test_delete_carries_no_object() -> None:
+    req = review.parse(encode(body(operation="DELETE", object=None, oldObject=SLICE)))
+    assert (req.operation, req.object, req.old_object) == ("DELETE", None, SLICE)
+
+
+def refused(data: bytes) -> BadReview:
+    with pytest.raises(BadReview) as caught:
+        review.parse(data)
+    return caught.value
+
+
+@pytest.mark.parametrize(
+    ("data", "code", "message", "uid"),
+    [
+        (b"", 400, "request body is empty", ""),
+        (b"{not json", 400, "request body is not valid JSON: Expecting property name enclosed in double quotes "
+                            "at line 1 column 2", ""),
+        (b"\xff\xfe\x00", 400, "request body is not valid JSON: not UTF-8", ""),
+        (b'{"a": NaN}', 400, "request body is not valid JSON: NaN is not JSON", ""),
+        (b"[" * 100_000, 400, "request body is not valid JSON: nested too deeply", ""),
+        (b"[]", 400, "expected a JSON object of kind AdmissionReview, got list", ""),
+        (encode({**body(), "kind": "Pod"}), 400,
+         'expected admission.k8s.io/v1, Kind=AdmissionReview, got "admission.k8s.io/v1", Kind="Pod"',
+         "705ab4f5-6393-11e8-b7cc-42010a800002"),
+        (encode({**body(), "apiVersion": "v1"}), 400,
+         'expected admission.k8s.io/v1, Kind=AdmissionReview, got "v1", Kind="AdmissionReview"',
+         "705ab4f5-6393-11e8-b7cc-42010a800002"),
+        (encode({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview"}), 400,
+         "request is missing: an AdmissionReview sent to a webhook carries request", ""),
+        (encode(body(uid="")), 400, "request.uid is missing or empty", ""),
+        (encode(body(uid=7)), 400, "request.uid is missing or empty", ""),
+        (encode(body(object=None)), 400, "request.object is missing: a CREATE review carries the object",
+         "705ab4f5-6393-11e8-b7cc-42010a800002"),
+        (encode(body(operation="UPDATE", object=[1])), 400,
+         "request.object is missing: a UPDATE review carries the object", "705ab4f5-6393-11e8-b7cc-42010a800002"),
+        (encode(body(operation="PATCH")), 400,
+         'request.operation: unsupported value "PATCH"; expected one of CREATE, UPDATE, DELETE, CONNECT',
+         "705ab4f5-6393-11e8-b7cc-42010a800002"),
+        (encode(body(kind=None)), 400, "request.kind is missing: expected {group, version, kind}",
+         "705ab4f5-6393-11e8-b7cc-42010a800002"),
+        (encode(body(dryRun="yes")), 400, 'request.dryRun: expected true or false, got "yes"',
+         "705ab4f5-6393-11e8-b7cc-42010a800002"),
+        (encode(body(oldObject="x")), 400, "request.oldObject: expected a JSON object, got str",
+         "705ab4f5-6393-11e8-b7cc-42010a800002"),
+        (b" " * (MAX_BODY + 1), 413, f"request entity is too large; limit is {MAX_BODY} bytes", ""),
+    ],
+)
+def test_malformed_reviews_are_refused_with_a_clear_4xx(data: bytes, code: int, message: str, uid: str) -> None:
+    err = refused(data)
+    assert (err.code, err.message, err.uid) == (code, message, uid)
+
+
+@pytest.mark.parametrize("content_type", ["application/json", "application/json; charset=utf-8", "Application/JSON"])
+def test_json_content_types_are_accepted(content_type: str) -> None:
+    review.check_content_type(content_type)
+
+
+@pytest.mark.parametrize("content_type", [None, "", "text/plain", "application/yaml", "application/json-patch+json"])
+def test_other_content_types_are_a_415(content_type: str | None) -> None:
+    with pytest.raises(BadReview) as caught:
+        review.check_content_type(content_type)
+    assert caught.value.code == 415
+    assert caught.value.message == f"contentType={content_type or ''}, expected application/json"
+
+
+def test_an_allowed_answer_echoes_uid_apiversion_and_kind() -> None:
+    answer = review.answer("u-1", allowed().with_warnings("w").with_audit({"numa-node-range": "x", "bad key": "y"}))
+    assert answer == {
+        "apiVersion": "admission.k8s.io/v1",
+        "kind": "AdmissionReview",
+        "response": {"uid": "u-1", "allowed": True, "warnings": ["w"], "auditAnnotations": {"numa-node-range": "x"}},
+    }
+
+
+def test_a_denial_carries_status_with_field_causes() -> None:
+    answer = review.answer("u-2", denied("1 problem: spec.x: bad [r]", [("spec.x", "bad")]))
+    assert answer["response"] == {
+        "uid": "u-2",
+        "allowed": False,
+        "status": {
+            "status": "Failure",
+            "code": 403,
+            "reason": "Forbidden",
+            "message": "1 problem: spec.x: bad [r]",
+            "details": {"causes": [{"reason": "FieldValueInvalid", "field": "spec.x", "message": "bad"}]},
+        },
+    }
+
+
+def test_a_refusal_is_a_review_with_the_uid_when_known() -> None:
+    err = refused(encode(body(operation="PATCH")))
+    assert review.refusal(err)["response"] == {
+        "uid": "705ab4f5-6393-11e8-b7cc-42010a800002",
+        "allowed": False,
+        "status": {
+            "status": "Failure",
+            "code": 400,
+            "reason": "BadRequest",
+            "message": 'request.operation: unsupported value "PATCH"; expected one of CREATE, UPDATE, DELETE, CONNECT',
+        },
+    }
