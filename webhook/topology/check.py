@@ -178,7 +178,7 @@ def _compare(attribute: Published, derived: Derivation, path: FieldPath) -> Iter
     yield _finding(
         MISMATCH,
         member,
-        f"{attribute.name} is {published} but this node's sysfs gives {derived.value} for {derived.subject}{why}",
+        f"{attribute.name} is {published} but sysfs gives {derived.value} for {derived.subject}{why}",
         f"publish {_wire(derived.value)}",
     )
 

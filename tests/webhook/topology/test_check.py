@@ -65,7 +65,7 @@ def test_a_single_element_list_on_nps4_is_a_mismatch(topology: Topology) -> None
             "topology-numa-mismatch",
             "deny",
             f"spec.devices[0].attributes[{NUMA}].ints",
-            f"{NUMA} is [5] but this node's sysfs gives [5, 4, 6, 7] for PCI device 0000:41:00.0 (numa_node 5)",
+            f"{NUMA} is [5] but sysfs gives [5, 4, 6, 7] for PCI device 0000:41:00.0 (numa_node 5)",
         )
     ]
     assert check_slice(gpu, topology)[0].hint == "publish {ints: [5, 4, 6, 7]}"
@@ -74,7 +74,7 @@ def test_a_single_element_list_on_nps4_is_a_mismatch(topology: Topology) -> None
 def test_a_list_built_without_the_socket_filter_is_a_mismatch(topology: Topology) -> None:
     nic = slice_of("dra.net", {BUS_ID: {"string": "0000:01:00.0"}, NUMA: {"ints": [0, 1, 2, 3, 4, 5, 6, 7]}})
     assert found(nic, topology)[0][3] == (
-        f"{NUMA} is [0, 1, 2, 3, 4, 5, 6, 7] but this node's sysfs gives [0, 1, 2, 3] for PCI device 0000:01:00.0 "
+        f"{NUMA} is [0, 1, 2, 3, 4, 5, 6, 7] but sysfs gives [0, 1, 2, 3] for PCI device 0000:01:00.0 "
         "(numa_node 0)"
     )
 
@@ -91,7 +91,7 @@ def test_wrong_scalar_and_vendor_alias(topology: Topology) -> None:
             "topology-numa-mismatch",
             "deny",
             "spec.devices[0].attributes[numaNode].int",
-            "gpu.amd.com/numaNode is 4 but this node's sysfs gives 5 for PCI device 0000:41:00.0 (numa_node 5)",
+            "gpu.amd.com/numaNode is 4 but sysfs gives 5 for PCI device 0000:41:00.0 (numa_node 5)",
         )
     ]
 
@@ -141,13 +141,13 @@ def test_cpu_device_checked_by_its_node(topology: Topology) -> None:
             "topology-numa-mismatch",
             "deny",
             f"spec.devices[1].attributes[{NUMA}].ints",
-            f"{NUMA} is [4] but this node's sysfs gives [4, 5, 6, 7] for NUMA node 4",
+            f"{NUMA} is [4] but sysfs gives [4, 5, 6, 7] for NUMA node 4",
         ),
         (
             "topology-numa-mismatch",
             "deny",
             "spec.devices[2].attributes[dra.cpu/numaNodeID].int",
-            "dra.cpu/numaNodeID is 5 but this node's sysfs gives 4 for NUMA node 4",
+            "dra.cpu/numaNodeID is 5 but sysfs gives 4 for NUMA node 4",
         ),
     ]
 
@@ -212,6 +212,6 @@ def test_the_standard_attribute_names_the_node_when_aliases_disagree(topology: T
         (
             Action.DENY,
             "spec.devices[0].attributes[x/numa].int",
-            "x/numa is 2 but this node's sysfs gives 3 for NUMA node 3",
+            "x/numa is 2 but sysfs gives 3 for NUMA node 3",
         )
     ]

@@ -1,0 +1,306 @@
+"""`draguard topology`, run in-process as a user would: exact stdout, stderr and exit codes."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from tests.webhook.topology.trees import EPYC_9825_NPS4, Node, Tree
+from webhook import cli
+
+Capsys = pytest.CaptureFixture[str]
+
+
+@pytest.fixture
+def sys_root(tmp_path: Path) -> Path:
+    return EPYC_9825_NPS4.build(tmp_path / "sys")
+
+
+def run(capsys: Capsys, *argv: str) -> tuple[int, str, str]:
+    code = cli.main(["topology", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+NPS4_TABLE = """\
+PCI DEVICE    NUMA  SCALAR  LIST          NOTE
+0000:00:00.0  -1    -       -             no NUMA affinity (numa_node=-1); do not publish the numaNode attribute for it
+0000:01:00.0  0     0       [0, 1, 2, 3]
+0000:41:00.0  5     5       [5, 4, 6, 7]
+0000:c1:00.1  6     6       [6, 4, 5, 7]
+
+NUMA NODE  SOCKET  CPUS   DISTANCE                 SCALAR  LIST
+0          0       0-1    10 12 12 12 32 32 32 32  0       [0, 1, 2, 3]
+1          0       2-3    12 10 12 12 32 32 32 32  1       [1, 0, 2, 3]
+2          0       4-5    12 12 10 12 32 32 32 32  2       [2, 0, 1, 3]
+3          0       6-7    12 12 12 10 32 32 32 32  3       [3, 0, 1, 2]
+4          1       8-9    32 32 32 32 10 12 12 12  4       [4, 5, 6, 7]
+5          1       10-11  32 32 32 32 12 10 12 12  5       [5, 4, 6, 7]
+6          1       12-13  32 32 32 32 12 12 10 12  6       [6, 4, 5, 7]
+7          1       14-15  32 32 32 32 12 12 12 10  7       [7, 4, 5, 6]
+"""
+
+
+def test_everything_as_a_table(capsys: Capsys, sys_root: Path) -> None:
+    assert run(capsys, "--sysfs-root", str(sys_root)) == (0, NPS4_TABLE, "")
+
+
+def test_one_device_one_form(capsys: Capsys, sys_root: Path) -> None:
+    code, out, err = run(capsys, "--sysfs-root", str(sys_root), "--pci", "0000:c1:00.1", "--form", "list")
+    assert (code, err) == (0, "")
+    assert out == "PCI DEVICE    NUMA  NUMANODE\n0000:c1:00.1  6     [6, 4, 5, 7]\n"
+
+
+def test_yaml_is_ready_to_paste(capsys: Capsys, sys_root: Path) -> None:
+    argv = ["--sysfs-root", str(sys_root), "--pci", "0000:01:00.0", "--pci", "0000:00:00.0", "--form", "list"]
+    code, out, _ = run(capsys, *argv, "--format", "yaml")
+    assert code == 0
+    assert out == textwrap.dedent("""\
+        form: list
+        pciDevices:
+        - pciBusID: "0000:01:00.0"
+          numaNode: 0
+          attributes:
+            resource.kubernetes.io/numaNode: {ints: [0, 1, 2, 3]}
+        - pciBusID: "0000:00:00.0"
+          numaNode: -1
+          attributes: {}
+          reason: no NUMA affinity (numa_node=-1); do not publish the numaNode attribute for it
+        """)
+
+
+def test_json_for_a_node_and_a_cpu_defaults_to_the_scalar_form(capsys: Capsys, sys_root: Path) -> None:
+    code, out, _ = run(capsys, "--sysfs-root", str(sys_root), "--numa-node", "6", "--cpu", "3", "--format", "json")
+    assert code == 0
+    assert json.loads(out) == {
+        "form": "scalar",
+        "numaNodes": [
+            {
+                "node": 6,
+                "socket": 1,
+                "cpus": "12-13",
+                "distance": [32, 32, 32, 32, 12, 12, 10, 12],
+                "attributes": {"resource.kubernetes.io/numaNode": {"int": 6}},
+            }
+        ],
+        "cpus": [{"cpu": 3, "numaNode": 1}],
+    }
+
+
+def test_cpu_table(capsys: Capsys, sys_root: Path) -> None:
+    assert run(capsys, "--sysfs-root", str(sys_root), "--cpu", "13", "--cpu", "0") == (
+        0,
+        "CPU  NUMA NODE\n13   6\n0    0\n",
+        "",
+    )
+
+
+def test_fallback_notes_follow_the_table(capsys: Capsys, tmp_path: Path) -> None:
+    root = Tree({0: Node(cpus=(0,)), 1: Node(cpus=(1,))}, pci={"0000:02:00.0": "1"}).build(tmp_path)
+    assert run(capsys, "--sysfs-root", str(root), "--form", "list") == (
+        0,
+        "PCI DEVICE    NUMA  NUMANODE\n"
+        "0000:02:00.0  1     [1]\n"
+        "\n"
+        "NUMA NODE  SOCKET  CPUS  DISTANCE  NUMANODE\n"
+        "0          -       0     -         [0]\n"
+        "1          -       1     -         [1]\n"
+        "\n"
+        "note: node 1 has no SLIT distance row (devices/system/node/node1/distance is missing): "
+        "list falls back to [1]\n"
+        "note: node 0 has no SLIT distance row (devices/system/node/node0/distance is missing): "
+        "list falls back to [0]\n",
+        "",
+    )
+
+
+# ---- one-line errors, exit 2 ----
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--pci", "0000:e1:00.0"], "--pci 0000:e1:00.0: no PCI device 0000:e1:00.0 under {root}/bus/pci/devices"),
+        (["--pci", "0000:E1:00.0"], "--pci 0000:E1:00.0: invalid PCI Bus ID format: 0000:E1:00.0"),
+        (["--numa-node", "9"], "--numa-node 9: no node9 under {root}/devices/system/node"),
+        (["--numa-node", "1024"], "--numa-node 1024: invalid NUMA node 1024: exceeds maximum supported (1023)"),
+        (["--cpu", "99"], "--cpu 99: CPU 99 not found in any NUMA node"),
+        (["--format", "xml"], "unknown format 'xml'; use one of table, json, yaml"),
+        (["--node", "a"], "--node and --policy only apply with --check SLICES"),
+        (
+            ["--check", "x.yaml", "--pci", "0000:01:00.0"],
+            "--check compares published slices; it does not take --pci, --numa-node or --cpu",
+        ),
+    ],
+)
+def test_usage_errors(capsys: Capsys, sys_root: Path, argv: list[str], message: str) -> None:
+    assert run(capsys, "--sysfs-root", str(sys_root), *argv) == (
+        2,
+        "",
+        f"draguard: error: {message.format(root=sys_root)}\n",
+    )
+
+
+def test_not_a_sysfs_root(capsys: Capsys, tmp_path: Path) -> None:
+    code, out, err = run(capsys, "--sysfs-root", str(tmp_path))
+    assert (code, out) == (2, "")
+    assert err == (
+        f"draguard: error: {tmp_path} is not a sysfs root: it has none of bus/pci/devices, devices/system/node, "
+        "devices/system/cpu (pass --sysfs-root DIR, the directory where sysfs is mounted, usually /sys)\n"
+    )
+
+
+def test_malformed_numa_node(capsys: Capsys, tmp_path: Path) -> None:
+    root = Tree(pci={"0000:02:00.0": "node0"}).build(tmp_path)
+    assert run(capsys, "--sysfs-root", str(root)) == (
+        2,
+        "",
+        f"draguard: error: {root}/bus/pci/devices/0000:02:00.0/numa_node: "
+        "malformed value 'node0': want a NUMA node id\n",
+    )
+
+
+# ---- --check ----
+SLICES = """\
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata:
+  name: node-a-dra.net
+spec:
+  driver: dra.net
+  nodeName: node-a
+  pool: {name: node-a, generation: 1, resourceSliceCount: 1}
+  devices:
+  - name: eth1
+    attributes:
+      dra.net/pciAddress: {string: "0000:c1:00.1"}
+      dra.net/numaNode: {int: 6}
+      resource.kubernetes.io/numaNode: {ints: [6]}
+  - name: nvme0
+    attributes:
+      resource.kubernetes.io/pciBusID: {string: "0000:01:00.0"}
+      resource.kubernetes.io/numaNode: {int: 0}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata:
+  name: node-b-dra.net
+spec:
+  driver: dra.net
+  nodeName: node-b
+  pool: {name: node-b, generation: 1, resourceSliceCount: 1}
+  devices:
+  - name: eth1
+    attributes:
+      dra.net/pciAddress: {string: "0000:c1:00.1"}
+      resource.kubernetes.io/numaNode: {int: 2}
+---
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata:
+  name: nic
+"""
+
+
+@pytest.fixture
+def slices(tmp_path: Path) -> Path:
+    path = tmp_path / "slices.yaml"
+    path.write_text(SLICES)
+    return path
+
+
+def test_check_reports_mismatches_with_positions(
+    capsys: Capsys, sys_root: Path, slices: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(slices.parent)
+    assert run(capsys, "--sysfs-root", str(sys_root), "--check", "slices.yaml", "--node", "node-a") == (
+        1,
+        "slices.yaml:14:47: deny topology-numa-mismatch: "
+        "spec.devices[0].attributes[resource.kubernetes.io/numaNode].ints: "
+        "resource.kubernetes.io/numaNode is [6] but sysfs gives [6, 4, 5, 7] for PCI device 0000:c1:00.1 "
+        "(numa_node 6)\n"
+        "  help: publish {ints: [6, 4, 5, 7]}\n"
+        "1 object checked; 1 denied, 0 warnings, 0 audit; skipped 2 (DeviceClass 1, ResourceSlice of other nodes 1)\n",
+        "",
+    )
+
+
+def test_check_clean_node_exits_0(capsys: Capsys, sys_root: Path, tmp_path: Path) -> None:
+    good = tmp_path / "good.yaml"
+    good.write_text(SLICES.replace("{ints: [6]}", "{ints: [6, 4, 5, 7]}"))
+    code, out, err = run(capsys, "--sysfs-root", str(sys_root), "--check", str(good), "--node", "node-a")
+    assert (code, err) == (0, "")
+    assert out == (
+        "1 object checked; 0 denied, 0 warnings, 0 audit; "
+        "skipped 2 (DeviceClass 1, ResourceSlice of other nodes 1)\n"
+    )
+
+
+def test_check_asks_for_a_form_in_json(capsys: Capsys, sys_root: Path, slices: Path) -> None:
+    argv = ["--sysfs-root", str(sys_root), "--check", str(slices), "--node", "node-b", "--form", "list"]
+    code, out, _ = run(capsys, *argv, "--format", "json")
+    assert code == 1
+    report = json.loads(out)
+    assert [(f["rule"], f["path"], f["line"], f["column"]) for f in report["findings"]] == [
+        ("topology-numa-form", "spec.devices[0].attributes[resource.kubernetes.io/numaNode]", 32, 40),
+        ("topology-numa-mismatch", "spec.devices[0].attributes[resource.kubernetes.io/numaNode].int", 32, 46),
+    ]
+    assert report["findings"][1]["message"] == (
+        "resource.kubernetes.io/numaNode is 2 but sysfs gives 6 for PCI device 0000:c1:00.1 (numa_node 6)"
+    )
+    assert report["summary"]["objects"] == 1
+
+
+def test_check_without_a_slice_for_this_node(capsys: Capsys, sys_root: Path, slices: Path) -> None:
+    code, out, err = run(capsys, "--sysfs-root", str(sys_root), "--check", str(slices), "--node", "node-z")
+    assert code == 2
+    assert (
+        err == "draguard: no ResourceSlice has spec.nodeName 'node-z' (slices name node-a, node-b); pass --node NAME\n"
+    )
+    assert out.endswith("; 1 input problem\n")
+
+
+def test_check_with_unreadable_input(capsys: Capsys, sys_root: Path, tmp_path: Path) -> None:
+    code, _, err = run(capsys, "--sysfs-root", str(sys_root), "--check", str(tmp_path / "none.yaml"), "--node", "a")
+    assert code == 2
+    assert err == f"draguard: {tmp_path}/none.yaml: no such file or directory\n"
+
+
+def test_check_takes_aliases_from_a_policy(capsys: Capsys, sys_root: Path, tmp_path: Path) -> None:
+    policy = tmp_path / "policy.yaml"
+    policy.write_text("numaNode:\n  aliases: [example.com/node]\n")
+    slice_ = tmp_path / "s.yaml"
+    slice_.write_text(
+        SLICES.split("---", maxsplit=1)[0]
+        .replace("dra.net/numaNode: {int: 6}", "example.com/node: {int: 5}")
+        .replace("{ints: [6]}", "{ints: [6, 4, 5, 7]}")
+    )
+    argv = ["--sysfs-root", str(sys_root), "--check", str(slice_), "--node", "node-a", "--format", "json"]
+    assert run(capsys, *argv)[0] == 0  # example.com/node is not an alias by default
+    code, out, _ = run(capsys, *argv, "--policy", str(policy))
+    assert code == 1
+    assert [f["message"] for f in json.loads(out)["findings"]] == [
+        "example.com/node is 5 but sysfs gives 6 for PCI device 0000:c1:00.1 (numa_node 6)"
+    ]
+
+
+# ---- this machine ----
+def test_this_machines_sysfs(capsys: Capsys) -> None:
+    root = Path("/sys")
+    if not (root / "devices/system/node").is_dir():
+        pytest.skip("this machine's /sys has no devices/system/node (a kernel without NUMA, or no sysfs)")
+    nodes = sorted(int(p.name[4:]) for p in (root / "devices/system/node").glob("node[0-9]*"))
+    code, out, err = run(capsys, "--format", "json", "--form", "list")
+    assert (code, err) == (0, "")
+    shown = json.loads(out)
+    assert [n["node"] for n in shown["numaNodes"]] == nodes
+    for node in shown["numaNodes"]:
+        assert node["attributes"]["resource.kubernetes.io/numaNode"]["ints"][0] == node["node"]
+    for device in shown.get("pciDevices", []):
+        physical = int((root / "bus/pci/devices" / device["pciBusID"] / "numa_node").read_text())
+        assert device["numaNode"] == physical
+        assert bool(device["attributes"]) == (physical >= 0)
+    code, out, err = run(capsys)
+    assert (code, err) == (0, "")
+    assert "NUMA NODE  SOCKET  CPUS" in out
