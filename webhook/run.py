@@ -81,8 +81,8 @@ def run_rules(
         else:
             outcome.findings.append(finding)
     if manifest is not None:
-        outcome.findings = [_place(f, manifest) for f in outcome.findings]
-        outcome.suppressed = [_place(f, manifest) for f in outcome.suppressed]
+        outcome.findings = [_place(f, manifest, obj) for f in outcome.findings]
+        outcome.suppressed = [_place(f, manifest, obj) for f in outcome.suppressed]
     outcome.findings.sort(key=sort_key)
     outcome.suppressed.sort(key=sort_key)
     return outcome
@@ -142,8 +142,39 @@ def _ratchet(
     ]
 
 
-def _place(finding: Finding, manifest: Manifest) -> Finding:
-    return finding if finding.position is not None else replace(finding, position=manifest.position(finding.path))
+def _place(finding: Finding, manifest: Manifest, obj: Obj) -> Finding:
+    if finding.position is not None:
+        return finding
+    return replace(finding, position=manifest.position(source_path(obj, finding.path)))
+
+
+def source_path(obj: Obj, path: FieldPath) -> FieldPath:
+    """Where `path` (flat, as the API server names it) sits in the object as written.
+
+    v1beta1 nests device fields under `basic`: `spec.devices[0].attributes` is written at
+    `spec.devices[0].basic.attributes`.
+    """
+    steps = list(path.steps())
+    if len(steps) < 4 or steps[0][0] != "spec" or steps[1][0] != "devices" or steps[3][0] == "name":
+        return path
+    index = steps[2][0]
+    spec = obj.get("spec")
+    items = spec.get("devices") if isinstance(spec, Mapping) else None
+    if not isinstance(index, int) or not isinstance(items, list) or not 0 <= index < len(items):
+        return path
+    device = items[index]
+    if not isinstance(device, Mapping) or not isinstance(device.get("basic"), Mapping):
+        return path
+    out = FieldPath.root("spec", "devices").index(index).child("basic")
+    for segment, is_key in steps[3:]:
+        out = _append(out, segment, is_key)
+    return out
+
+
+def _append(path: FieldPath, segment: str | int, is_key: bool) -> FieldPath:
+    if isinstance(segment, int):
+        return path.index(segment)
+    return path.key(segment) if is_key else path.child(segment)
 
 
 def uses_list_types(slice_: Obj) -> bool:

@@ -10,14 +10,20 @@ from types import MappingProxyType
 
 from webhook.rules import meta as meta
 from webhook.rules import numa as numa
+from webhook.rules import numa_alias as numa_alias
+from webhook.rules import numa_slice as numa_slice
 from webhook.rules import resourceslice as resourceslice
 from webhook.rules import selectors as selectors
+from webhook.rules import standard_attrs as standard_attrs
 from webhook.rules.base import Rule, RuleContext
 
 # One import line per module (`as` keeps the lines apart); adding a module is that line plus one here.
 _MODULES = (
     resourceslice,
     numa,
+    numa_alias,
+    numa_slice,
+    standard_attrs,
     meta,
     selectors,
 )

@@ -34,7 +34,13 @@ def devices(slice_: Obj) -> Iterator[tuple[FieldPath, Obj]]:
         return
     for i, device in enumerate(items):
         if isinstance(device, Mapping):
-            yield DEVICES.index(i), device
+            basic = device.get("basic")  # v1beta1 nests device fields under `basic`; read it flat
+            yield DEVICES.index(i), ({**basic, "name": device.get("name")} if isinstance(basic, Mapping) else device)
+
+
+def name_of(device: Obj) -> str:
+    name = device.get("name")
+    return name if isinstance(name, str) else "?"
 
 
 def attributes(device: Obj) -> Mapping[str, Any]:

@@ -5,14 +5,18 @@ list form) the physical node first, then the nodes at the same minimal SLIT dist
 
     passes: resource.kubernetes.io/numaNode: {int: 4}
     passes: resource.kubernetes.io/numaNode: {ints: [4, 5, 6, 7]}
-    fails:  resource.kubernetes.io/numaNode: {int: -1}       (numa-node-range: omit an unknown node)
-    fails:  resource.kubernetes.io/numaNode: {string: "0"}   (numa-node-type)
+    fails:  resource.kubernetes.io/numaNode: {int: -1}         (numa-node-range: omit an unknown node)
+    fails:  resource.kubernetes.io/numaNode: {string: "0"}     (numa-node-type)
+    fails:  resource.kubernetes.io/numaNode: {ints: [4, 5, 4]} (numa-node-duplicates)
+    warns:  resource.kubernetes.io/numaNode: {ints: [4, 7, 5]} (numa-node-order)
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
+from webhook.fieldpath import FieldPath
 from webhook.findings import Action, Finding
 from webhook.rules.base import RESOURCE_SLICE, Rule, RuleContext
 from webhook.rules.devices import attributes, devices, int_values, is_int, members, value_path
@@ -24,60 +28,132 @@ _ALLOWED = frozenset({"int", "ints"})
 _SLICE = frozenset({RESOURCE_SLICE})
 
 
-def _type(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
+def numa_attributes(slice_: Obj) -> Iterator[tuple[FieldPath, Obj, Any]]:
+    """`(path to the numaNode attribute, device, attribute)` for each device that publishes one."""
     for path, device in devices(slice_):
         attribute = attributes(device).get(NUMA)
-        if not isinstance(attribute, dict):
-            continue
+        if isinstance(attribute, dict):
+            yield path.child("attributes").key(NUMA), device, attribute
+
+
+def node_list(attribute: Obj) -> list[int] | None:
+    """The `ints` list when every element is an int, else None."""
+    values = attribute.get("ints")
+    if isinstance(values, list) and values and all(is_int(v) for v in values):
+        return values
+    return None
+
+
+def physical_node(attribute: Obj) -> int | None:
+    """The scalar, or the first list element: the device's own NUMA node."""
+    scalar = attribute.get("int")
+    if scalar is not None:
+        return scalar if is_int(scalar) else None
+    values = attribute.get("ints")
+    if isinstance(values, list) and values and is_int(values[0]):
+        first: int = values[0]
+        return first
+    return None
+
+
+def _type(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
+    for path, _device, attribute in numa_attributes(slice_):
         wrong = [m for m in members(attribute) if m not in _ALLOWED]
         if wrong:
             yield Finding(
-                path.child("attributes").key(NUMA),
+                path,
                 f"{NUMA} is a {' and a '.join(wrong)} value; it must be int or ints",
                 hint="publish the physical NUMA node as `int: N`, or the KEP-6072 list as `ints: [N, ...]`",
             )
 
 
 def _range(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
-    for path, device in devices(slice_):
-        attribute = attributes(device).get(NUMA)
-        if not isinstance(attribute, dict):
-            continue
-        attr_path = path.child("attributes").key(NUMA)
+    for path, _device, attribute in numa_attributes(slice_):
         for where, node in int_values(attribute):
             if not is_int(node):
-                continue  # k8s-schema reports it
+                continue  # k8s-wire-type reports it
             assert isinstance(node, int)
             if node < 0:
                 yield Finding(
-                    value_path(attr_path, where),
+                    value_path(path, where),
                     f"numaNode {node} is negative",
                     hint="omit the attribute while the NUMA node is unknown (drivers publish -1 for unknown; "
                     "the KEP-6072 helper publishes nothing then)",
                 )
             elif node >= MAX_NODE:
                 yield Finding(
-                    value_path(attr_path, where),
+                    value_path(path, where),
                     f"numaNode {node} must be below {MAX_NODE}",
                     hint=f"publish the node id the kernel reports; NUMA node ids are below {MAX_NODE}",
                 )
 
 
-NUMA_NODE_TYPE = Rule(
-    "numa-node-type",
-    kinds=_SLICE,
-    default=Action.DENY,
-    summary=f"`{NUMA}` is an `int` or an `ints` list",
-    remediation="publish the physical NUMA node as `int: N`, or the KEP-6072 list as `ints: [N, ...]`",
-    check=_type,
-)
-NUMA_NODE_RANGE = Rule(
-    "numa-node-range",
-    kinds=_SLICE,
-    default=Action.DENY,
-    summary=f"every numaNode value is >= 0 and < {MAX_NODE}",
-    remediation="omit the attribute while the NUMA node is unknown instead of publishing -1",
-    check=_range,
-)
+def _duplicates(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
+    for path, _device, attribute in numa_attributes(slice_):
+        values = node_list(attribute)
+        if values is None or len(set(values)) == len(values):
+            continue
+        first: dict[int, int] = {}
+        for i, node in enumerate(values):
+            if node in first:
+                yield Finding(
+                    path.child("ints").index(i),
+                    f"numaNode {node} appears twice in the list (also at index {first[node]})",
+                    hint="list each NUMA node once: matchAttribute treats the list as a set, CEL counts every entry",
+                )
+            else:
+                first[node] = i
 
-RULES = (NUMA_NODE_TYPE, NUMA_NODE_RANGE)
+
+def _order(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
+    for path, _device, attribute in numa_attributes(slice_):
+        values = node_list(attribute)
+        if values is None or len(values) < 3:
+            continue
+        rest = values[1:]
+        for i in range(1, len(rest)):
+            if rest[i] < rest[i - 1]:
+                expected = [values[0], *sorted(set(rest) - {values[0]})]
+                yield Finding(
+                    path.child("ints").index(i + 1),
+                    f"numaNode list {_show(values)} is not ascending after the physical node "
+                    f"({rest[i - 1]} comes before {rest[i]})",
+                    hint=f"publish the physical node first, then the others ascending, as the KEP-6072 helper "
+                    f"does: {_show(expected)}",
+                )
+                break
+
+
+def _list_form(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
+    for path, _device, attribute in numa_attributes(slice_):
+        if attribute.get("ints") is not None:
+            yield Finding(
+                path.child("ints"),
+                f"numaNode is a list, but policy numaNode.listForm is {ctx.policy.list_form}: this cluster's "
+                "scheduler does not apply list semantics yet",
+                hint="publish the physical node as `int: N` until the scheduler supports DRAListTypeAttributes "
+                "(Kubernetes 1.37)",
+            )
+
+
+def _show(values: list[int]) -> str:
+    return "[" + ", ".join(str(v) for v in values) + "]"
+
+
+def _rule(rule_id: str, default: Action, summary: str, remediation: str, check: Any) -> Rule:
+    return Rule(rule_id, kinds=_SLICE, default=default, summary=summary, remediation=remediation, check=check)
+
+
+RULES = (
+    _rule("numa-node-type", Action.DENY, f"`{NUMA}` is an `int` or an `ints` list",
+          "publish the physical NUMA node as `int: N`, or the KEP-6072 list as `ints: [N, ...]`", _type),
+    _rule("numa-node-range", Action.DENY, f"every numaNode value is >= 0 and < {MAX_NODE}",
+          "omit the attribute while the NUMA node is unknown instead of publishing -1", _range),
+    _rule("numa-node-duplicates", Action.DENY, "a numaNode list names each node once",
+          "remove the repeated node ids", _duplicates),
+    _rule("numa-node-order", Action.WARN, "after the physical node, numaNode list entries are ascending "
+          "(what the KEP-6072 helper emits)", "publish `[physical, others ascending]`", _order),
+    _rule("numa-node-list-form", Action.OFF, "numaNode is a scalar when the policy says the scheduler lacks list "
+          "semantics (action from `numaNode.listForm`: allow = off)",
+          "publish `int: N`, or set `numaNode.listForm: allow` once the cluster runs Kubernetes 1.37", _list_form),
+)

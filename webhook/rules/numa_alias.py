@@ -1,0 +1,116 @@
+"""Vendor NUMA aliases next to the standard numaNode. draguard's own rules.
+
+Drivers published their own NUMA attribute before KEP-6072 (`dra.net/numaNode`, `dra.cpu/numaNodeID`, ...)
+and many keep it for old selectors. The aliases checked are the policy's `numaNode.aliases` plus
+`<driver>/numaNode` and `<driver>/numa` (also written unqualified, which means the driver's domain).
+
+    passes: {resource.kubernetes.io/numaNode: {ints: [1, 0]}, dra.net/numaNode: {int: 1}}
+    fails:  {resource.kubernetes.io/numaNode: {int: 1},       dra.net/numaNode: {int: 0}}  (numa-node-alias-mismatch)
+    warns:  {dra.net/numaNode: {int: -1}}                                                   (numa-node-alias-type)
+    warns:  {dra.net/numaNode: {int: 1}} without the standard attribute                     (numa-node-standard-missing)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from webhook.fieldpath import FieldPath
+from webhook.findings import Action, Finding
+from webhook.rules.base import RESOURCE_SLICE, Rule, RuleContext
+from webhook.rules.devices import attributes, devices, driver_of, is_int, lookup
+from webhook.rules.numa import NUMA, physical_node
+from webhook.wire import Obj
+
+_SLICE = frozenset({RESOURCE_SLICE})
+
+
+def alias_names(driver: str, configured: tuple[str, ...]) -> list[str]:
+    names = list(configured)
+    if driver:
+        names += [f"{driver}/numaNode", f"{driver}/numa"]
+    return [n for n in dict.fromkeys(names) if n != NUMA]
+
+
+def _aliases(slice_: Obj, ctx: RuleContext) -> Iterator[tuple[FieldPath, Obj, list[tuple[str, FieldPath, Any]]]]:
+    """Per device: `(attributes path, device attributes, [(alias name, path, attribute)])` when any alias is set."""
+    driver = driver_of(slice_)
+    names = alias_names(driver, ctx.policy.aliases)
+    for path, device in devices(slice_):
+        attrs = attributes(device)
+        if not attrs:
+            continue
+        attrs_path = path.child("attributes")
+        found = []
+        for name in names:
+            hit = lookup(attrs, name, driver)
+            if hit is not None:
+                found.append((name, attrs_path.key(hit[0]), hit[1]))
+        if found:
+            yield attrs_path, attrs, found
+
+
+def _alias_value(attribute: Any) -> int | None:
+    value = attribute.get("int") if isinstance(attribute, dict) else None
+    return value if isinstance(value, int) and is_int(value) and value >= 0 else None
+
+
+def _mismatch(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
+    for _path, attrs, found in _aliases(slice_, ctx):
+        standard = attrs.get(NUMA)
+        physical = physical_node(standard) if isinstance(standard, dict) else None
+        if physical is None:
+            continue
+        for name, path, attribute in found:
+            value = _alias_value(attribute)
+            if value is not None and value != physical:
+                yield Finding(
+                    path.child("int"),
+                    f"{name} is {value} but {NUMA} says the device is on NUMA node {physical}",
+                    hint=f"publish the same physical node in both; selectors on {name} and on the standard "
+                    "attribute would otherwise pick different devices",
+                )
+
+
+def _alias_type(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
+    for _path, _attrs, found in _aliases(slice_, ctx):
+        for name, path, attribute in found:
+            if not isinstance(attribute, dict):
+                continue
+            value = attribute.get("int")
+            if value is None:
+                kinds = [k for k, v in attribute.items() if v is not None] or ["empty"]
+                yield Finding(path, f"NUMA alias {name} is a {'/'.join(kinds)} value, not an int",
+                              hint="publish vendor NUMA aliases as `int: N`, like the standard attribute")
+            elif is_int(value) and value < 0:
+                yield Finding(path.child("int"), f"NUMA alias {name} is {value}",
+                              hint="omit the alias while the NUMA node is unknown instead of publishing a "
+                              "negative value; selectors comparing node ids would match it")
+
+
+def _standard_missing(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
+    for _path, attrs, found in _aliases(slice_, ctx):
+        if NUMA in attrs:
+            continue
+        usable = [(name, path) for name, path, attribute in found if _alias_value(attribute) is not None]
+        if usable:
+            name, path = usable[0]
+            yield Finding(
+                path,
+                f"the device publishes {name} but not {NUMA}, so cross-driver matchAttribute cannot see its "
+                "NUMA node",
+                hint=f"also publish {NUMA} with the same node (KEP-6072)",
+            )
+
+
+RULES = (
+    Rule("numa-node-alias-mismatch", kinds=_SLICE, default=Action.DENY,
+         summary="every vendor NUMA alias on a device equals the standard attribute's physical node",
+         remediation="publish one physical node in the standard attribute and every alias", check=_mismatch),
+    Rule("numa-node-alias-type", kinds=_SLICE, default=Action.WARN,
+         summary="a vendor NUMA alias is a non-negative int",
+         remediation="publish `int: N`; omit the alias while the node is unknown", check=_alias_type),
+    Rule("numa-node-standard-missing", kinds=_SLICE, default=Action.WARN,
+         summary=f"a device with a vendor NUMA alias also publishes `{NUMA}`",
+         remediation=f"add `{NUMA}` so matchAttribute across drivers sees the node", check=_standard_missing),
+)

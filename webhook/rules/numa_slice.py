@@ -1,0 +1,67 @@
+"""numaNode consistency across the devices of one slice. draguard's own rules (warnings by default).
+
+Devices on the same physical node sit at the same SLIT distances, so the KEP-6072 helper gives them the
+same list; and one driver publishes one form, scalar or list, so selectors behave alike on every device.
+
+    passes: gpu-0 {ints: [0, 1]}, gpu-1 {ints: [0, 1]}
+    warns:  gpu-0 {ints: [0, 1]}, gpu-1 {ints: [0]}    (numa-node-list-consistency)
+    warns:  gpu-0 {ints: [0, 1]}, gpu-1 {int: 1}       (numa-node-mixed-form)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from webhook.findings import Action, Finding
+from webhook.rules.base import RESOURCE_SLICE, Rule, RuleContext
+from webhook.rules.devices import name_of
+from webhook.rules.numa import node_list, numa_attributes
+from webhook.wire import Obj
+
+_SLICE = frozenset({RESOURCE_SLICE})
+
+
+def _show(values: list[int]) -> str:
+    return "[" + ", ".join(str(v) for v in values) + "]"
+
+
+def _consistency(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
+    first: dict[int, tuple[str, list[int]]] = {}
+    for path, device, attribute in numa_attributes(slice_):
+        values = node_list(attribute)
+        if values is None:
+            continue
+        seen = first.setdefault(values[0], (name_of(device), values))
+        if seen[1] != values:
+            yield Finding(
+                path.child("ints"),
+                f"{name_of(device)} publishes {_show(values)} but {seen[0]}, on the same physical node "
+                f"{values[0]}, publishes {_show(seen[1])}",
+                hint="derive every device's list from the same SLIT row (the KEP-6072 helper does)",
+            )
+
+
+def _mixed(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
+    form: tuple[str, str] | None = None
+    for path, device, attribute in numa_attributes(slice_):
+        this = "ints" if attribute.get("ints") is not None else "int" if attribute.get("int") is not None else ""
+        if not this:
+            continue
+        if form is None:
+            form = (this, name_of(device))
+        elif form[0] != this:
+            yield Finding(
+                path.child(this),
+                f"{name_of(device)} publishes numaNode as {this} while {form[1]} uses {form[0]}",
+                hint="publish one form across the slice, so one selector works on every device",
+            )
+
+
+RULES = (
+    Rule("numa-node-list-consistency", kinds=_SLICE, default=Action.WARN,
+         summary="devices of one slice with the same physical node publish the same numaNode list",
+         remediation="compute every list from the same SLIT data", check=_consistency),
+    Rule("numa-node-mixed-form", kinds=_SLICE, default=Action.WARN,
+         summary="the devices of one slice publish numaNode in one form, all `int` or all `ints`",
+         remediation="pick the scalar or the list form for the whole driver", check=_mixed),
+)

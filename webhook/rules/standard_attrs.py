@@ -1,0 +1,75 @@
+"""The other standard attributes (`resource.kubernetes.io/...`). draguard's own rules.
+
+`pcieRoot` names the PCIe root complex (a string, or with KEP-5491 a string list for devices under
+several roots); `pciBusID` is the device's PCI address as sysfs names it.
+
+    passes: resource.kubernetes.io/pcieRoot: {string: "pci0000:00"}
+    passes: resource.kubernetes.io/pciBusID: {string: "0000:3b:00.0"}
+    fails:  resource.kubernetes.io/pcieRoot: {string: ""}               (pcie-root-type)
+    fails:  resource.kubernetes.io/pciBusID: {string: "0000:3B:00.0"}   (pci-bus-id-format)
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from webhook.findings import Action, Finding
+from webhook.rules.base import RESOURCE_SLICE, Rule, RuleContext
+from webhook.rules.devices import attributes, devices, members
+from webhook.wire import Obj
+
+PCIE_ROOT = "resource.kubernetes.io/pcieRoot"
+PCI_BUS_ID = "resource.kubernetes.io/pciBusID"
+# domain:bus:device.function; device is 5 bits (00-1f), function 3 bits (0-7).
+_BDF = re.compile(r"^[0-9a-f]{4}:[0-9a-f]{2}:[01][0-9a-f]\.[0-7]$")
+_SLICE = frozenset({RESOURCE_SLICE})
+
+
+def _pcie_root(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
+    for path, device in devices(slice_):
+        attribute = attributes(device).get(PCIE_ROOT)
+        if not isinstance(attribute, dict):
+            continue
+        attr_path = path.child("attributes").key(PCIE_ROOT)
+        wrong = [m for m in members(attribute) if m not in ("string", "strings")]
+        if wrong:
+            yield Finding(attr_path, f"{PCIE_ROOT} is a {' and a '.join(wrong)} value; it must be string or strings",
+                          hint='publish the root complex name, e.g. `string: "pci0000:00"`')
+            continue
+        if attribute.get("string") == "":
+            yield Finding(attr_path.child("string"), f"{PCIE_ROOT} is empty",
+                          hint="omit the attribute when the root complex is unknown")
+        values = attribute.get("strings")
+        for i, value in enumerate(values if isinstance(values, list) else ()):
+            if value == "":
+                yield Finding(attr_path.child("strings").index(i), f"{PCIE_ROOT} entry {i} is empty",
+                              hint="list only known root complexes")
+
+
+def _pci_bus_id(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
+    for path, device in devices(slice_):
+        attribute = attributes(device).get(PCI_BUS_ID)
+        if not isinstance(attribute, dict):
+            continue
+        attr_path = path.child("attributes").key(PCI_BUS_ID)
+        value = attribute.get("string")
+        if not isinstance(value, str) or any(m != "string" for m in members(attribute)):
+            yield Finding(attr_path, f"{PCI_BUS_ID} must be a string value",
+                          hint='publish the address as a string, e.g. `string: "0000:3b:00.0"`')
+        elif not _BDF.match(value):
+            hint = "write the address as sysfs names it, domain:bus:device.function, e.g. 0000:3b:00.0"
+            if _BDF.match(value.lower()):
+                hint = f"use lower-case hex: {value.lower()}"
+            yield Finding(attr_path.child("string"),
+                          f'{PCI_BUS_ID} "{value}" is not a PCI address dddd:bb:dd.f in lower-case hex', hint=hint)
+
+
+RULES = (
+    Rule("pcie-root-type", kinds=_SLICE, default=Action.DENY,
+         summary=f"`{PCIE_ROOT}` is a non-empty string or string list",
+         remediation="publish the root complex name (`pci0000:00`); omit it when unknown", check=_pcie_root),
+    Rule("pci-bus-id-format", kinds=_SLICE, default=Action.DENY,
+         summary=f"`{PCI_BUS_ID}` is a PCI address `dddd:bb:dd.f` in lower-case hex",
+         remediation="write the address as sysfs names it, e.g. `0000:3b:00.0`", check=_pci_bus_id),
+)
