@@ -1,0 +1,248 @@
+"""A stand-in Kubernetes API server for the certs tests: HTTPS on 127.0.0.1, a few paths, exact bookkeeping.
+
+It serves only what draguard's certs commands call (Secrets and ValidatingWebhookConfigurations), checks the
+bearer token, records every request (verb, path, query, Content-Type, decoded body) for the tests to compare, and
+answers the way kube-apiserver does: `Status` objects with the upstream reasons and messages for 401, 404, 409
+and 422, resourceVersion bumps and optimistic-concurrency conflicts on update, RFC 6902 JSON Patch with `test`.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import ssl
+import threading
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+from certs.issue import generate
+
+TOKEN = "draguard-test-token"
+VWC_PATH = "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/"
+JSON_PATCH = "application/json-patch+json"
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    method: str
+    path: str
+    query: dict[str, list[str]]
+    content_type: str | None
+    body: Any
+
+
+@dataclass
+class State:
+    objects: dict[str, dict[str, Any]] = field(default_factory=dict)  # URL path -> object
+    requests: list[Request] = field(default_factory=list)
+    date: str | None = None  # an override for the Date header (clock-skew tests)
+    version: int = 100
+    on_patch: list[Any] = field(default_factory=list)  # callables run before a PATCH is applied (races)
+
+    def bump(self) -> str:
+        self.version += 1
+        return str(self.version)
+
+
+def status(code: int, reason: str, message: str) -> dict[str, Any]:
+    return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure", "message": message,
+            "reason": reason, "code": code}
+
+
+class PatchFailed(Exception):
+    pass
+
+
+def _walk(doc: Any, pointer: str) -> tuple[Any, str]:
+    tokens = [t.replace("~1", "/").replace("~0", "~") for t in pointer.split("/")[1:]]
+    for token in tokens[:-1]:
+        try:
+            doc = doc[int(token)] if isinstance(doc, list) else doc[token]
+        except (KeyError, IndexError, ValueError):
+            raise PatchFailed(f"doc is missing path: {pointer}") from None
+    return doc, tokens[-1]
+
+
+def apply_patch(doc: dict[str, Any], ops: list[dict[str, Any]]) -> dict[str, Any]:
+    """RFC 6902 `test`, `add` and `replace`, enough for caBundle patches."""
+    doc = copy.deepcopy(doc)
+    for op in ops:
+        parent, key = _walk(doc, op["path"])
+        if isinstance(parent, list):
+            index = int(key)
+            if op["op"] == "test":
+                if index >= len(parent) or parent[index] != op["value"]:
+                    raise PatchFailed(f"testing value {op['path']} failed: test failed")
+            else:
+                parent[index] = op["value"]
+            continue
+        if op["op"] == "test":
+            if parent.get(key) != op["value"]:
+                raise PatchFailed(f"testing value {op['path']} failed: test failed")
+        elif op["op"] == "replace" and key not in parent:
+            raise PatchFailed(f"replace operation does not apply: doc is missing key: {op['path']}")
+        else:
+            parent[key] = op["value"]
+    return doc
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: _Server
+
+    def log_message(self, format: str, *args: Any) -> None:  # quiet: pytest shows failures, not access logs
+        del format, args
+
+    def date_time_string(self, timestamp: float | None = None) -> str:
+        return self.server.state.date or super().date_time_string(timestamp)
+
+    def _answer(self, code: int, body: dict[str, Any]) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(code)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _handle(self) -> None:
+        state = self.server.state
+        url = urlsplit(self.path)
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        body = json.loads(raw) if raw else None
+        with self.server.lock:
+            state.requests.append(Request(self.command, url.path, parse_qs(url.query), self.headers.get("Content-Type"),
+                                          body))
+            if self.headers.get("Authorization") != f"Bearer {TOKEN}":
+                self._answer(401, status(401, "Unauthorized", "Unauthorized"))
+                return
+            code, answer = self._route(url.path, body)
+        self._answer(code, answer)
+
+    do_GET = do_POST = do_PUT = do_PATCH = _handle
+
+    def _route(self, path: str, body: Any) -> tuple[int, dict[str, Any]]:
+        state = self.server.state
+        parts = path.strip("/").split("/")
+        if path.startswith(VWC_PATH):
+            kind, name = "validatingwebhookconfigurations.admissionregistration.k8s.io", parts[-1]
+        elif len(parts) in (4, 5) and parts[:2] == ["api", "v1"] and parts[3] == "secrets":
+            kind, name = "secrets", parts[4] if len(parts) == 5 else (body or {}).get("metadata", {}).get("name")
+        else:
+            return 404, status(404, "NotFound", "the server could not find the requested resource")
+        key = path if len(parts) != 4 else f"{path}/{name}"
+        current = state.objects.get(key)
+        if self.command == "POST":
+            if current is not None:
+                return 409, status(409, "AlreadyExists", f'{kind} "{name}" already exists')
+            created = copy.deepcopy(body)
+            created["metadata"]["resourceVersion"] = state.bump()
+            state.objects[key] = created
+            return 201, created
+        if current is None:
+            return 404, status(404, "NotFound", f'{kind} "{name}" not found')
+        if self.command == "GET":
+            return 200, current
+        if self.command == "PUT":
+            if body["metadata"].get("resourceVersion") != current["metadata"]["resourceVersion"]:
+                return 409, status(409, "Conflict", f'Operation cannot be fulfilled on {kind} "{name}": the object has '
+                                                    "been modified; please apply your changes to the latest version "
+                                                    "and try again")
+            updated = copy.deepcopy(body)
+            updated["metadata"]["resourceVersion"] = state.bump()
+            state.objects[key] = updated
+            return 200, updated
+        if self.command == "PATCH":
+            if self.headers.get("Content-Type") != JSON_PATCH:
+                return 415, status(415, "UnsupportedMediaType", "the body of the request was in an unknown format")
+            for hook in state.on_patch:
+                hook(state)
+            state.on_patch.clear()
+            try:
+                patched = apply_patch(state.objects[key], body)
+            except PatchFailed as err:
+                return 422, status(422, "Invalid", f"the server rejected our request due to an error in our request: "
+                                                   f"{err}")
+            patched["metadata"]["resourceVersion"] = state.bump()
+            state.objects[key] = patched
+            return 200, patched
+        return 405, status(405, "MethodNotAllowed", "the server does not allow this method on the requested resource")
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, state: State) -> None:
+        super().__init__(("127.0.0.1", 0), _Handler)
+        self.state = state
+        self.lock = threading.Lock()
+
+
+class FakeAPIServer:
+    """Start with `with FakeAPIServer(tmp_path) as api:`; `api.kubeconfig` points the client at it."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self.state = State()
+        tls = generate(directory / "apiserver-tls", "kubernetes", "default", extra_ips=["127.0.0.1"])
+        self.ca_file = tls.ca_file
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(tls.cert_file, tls.key_file)
+        self._server = _Server(self.state)
+        self._server.socket = context.wrap_socket(self._server.socket, server_side=True)
+        self.url = f"https://127.0.0.1:{self._server.server_address[1]}"
+        self.kubeconfig = directory / "kubeconfig"
+        self.kubeconfig.write_text(kubeconfig(self.url, self.ca_file), encoding="utf-8")
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    def __enter__(self) -> FakeAPIServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join()
+
+    @property
+    def requests(self) -> list[Request]:
+        return self.state.requests
+
+    def put(self, path: str, obj: dict[str, Any]) -> None:
+        obj = copy.deepcopy(obj)
+        obj.setdefault("metadata", {})["resourceVersion"] = self.state.bump()
+        self.state.objects[path] = obj
+
+    def get(self, path: str) -> dict[str, Any]:
+        return self.state.objects[path]
+
+
+def kubeconfig(url: str, ca_file: Path, token: str = TOKEN) -> str:
+    return (
+        "apiVersion: v1\nkind: Config\ncurrent-context: test\n"
+        f"clusters:\n- name: test\n  cluster:\n    server: {url}\n    certificate-authority: {ca_file}\n"
+        f"users:\n- name: test\n  user:\n    token: {token}\n"
+        "contexts:\n- name: test\n  context:\n    cluster: test\n    user: test\n"
+    )
+
+
+def webhook_configuration(name: str, *hooks: str, service: tuple[str, str] = ("draguard-system", "draguard"),
+                          ca_bundle: str | None = None, annotations: dict[str, str] | None = None) -> dict[str, Any]:
+    """A ValidatingWebhookConfiguration as `kubectl get -o json` shows it."""
+    webhooks = []
+    for hook in hooks:
+        client_config: dict[str, Any] = {"service": {"namespace": service[0], "name": service[1], "path": "/validate",
+                                                     "port": 443}}
+        if ca_bundle is not None:
+            client_config["caBundle"] = ca_bundle
+        webhooks.append({"name": hook, "clientConfig": client_config, "admissionReviewVersions": ["v1"],
+                         "sideEffects": "None", "failurePolicy": "Fail",
+                         "rules": [{"apiGroups": ["resource.k8s.io"], "apiVersions": ["v1"],
+                                    "operations": ["CREATE", "UPDATE"], "resources": ["resourceslices"]}]})
+    metadata: dict[str, Any] = {"name": name, "uid": "0b7a1f2e-0000-4000-8000-000000000001"}
+    if annotations:
+        metadata["annotations"] = annotations
+    return {"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingWebhookConfiguration",
+            "metadata": metadata, "webhooks": webhooks}
