@@ -6,6 +6,7 @@ files, no ResourceSlice for this node).
 
 from __future__ import annotations
 
+import fnmatch
 import socket
 import sys
 from collections import Counter
@@ -42,21 +43,25 @@ def run_check(
 
         raise DraguardError(f"unknown format {format!r} for --check; use table or one of {', '.join(sorted(FORMATS))}")
     aliases: Sequence[str] = DEFAULT_ALIASES
+    ignore: Sequence[str] = ()
     if policy is not None:
         from webhook.policy import Policy
 
-        aliases = Policy.load(policy).aliases
+        loaded_policy = Policy.load(policy)
+        aliases, ignore = loaded_policy.aliases, loaded_policy.ignore
     node_name = node or host_node_name()
-    loaded = load_paths(paths)
+    loaded = load_paths(paths, stdin=sys.stdin)
     problems = [str(p) for p in loaded.problems]
     findings: list[Finding] = []
     skipped: Counter[str] = Counter()
     checked = 0
     other_nodes: set[str] = set()
     for manifest in loaded.manifests:
+        if any(fnmatch.fnmatch(manifest.source, glob) for glob in ignore):
+            continue
         kind = kind_of(manifest.obj)
         if kind != RESOURCE_SLICE:
-            skipped[kind] += 1
+            skipped[kind or "<no kind>"] += 1
             continue
         slice_node = get_str(manifest.obj, "spec", "nodeName")
         if slice_node != node_name:
@@ -73,10 +78,11 @@ def run_check(
         seen = f" (slices name {', '.join(sorted(other_nodes))})" if other_nodes else ""
         problems.append(f"no ResourceSlice has spec.nodeName {node_name!r}{seen}; pass --node NAME")
     findings.sort(key=_order)
-    for problem in problems:
-        print(f"draguard: {problem}", file=sys.stderr)
     summary = Summary(objects=checked, skipped=dict(skipped), problems=problems)
-    print(render(fmt, findings, summary, color=fmt == "text" and sys.stdout.isatty()), end="")
+    sys.stdout.write(render(fmt, findings, summary, color=sys.stdout.isatty()))
+    sys.stdout.flush()
+    for problem in problems:  # after the report, one line each, as `draguard validate` does
+        print(problem, file=sys.stderr)
     if problems:
         return 2
     return 1 if any(f.action is Action.DENY for f in findings) else 0

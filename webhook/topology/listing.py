@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from webhook.topology.numa import STANDARD_NUMA_NODE, Derivation, Form, Topology, go_fields, go_trim
+from webhook.topology.numa import STANDARD_NUMA_NODE, Derivation, Form, Topology, atoi, go_fields, go_trim
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,7 +146,7 @@ def document(listing: Listing) -> dict[str, Any]:
                     "node": row.node,
                     "socket": row.socket,
                     "cpus": row.cpus,
-                    "distance": [int(d) if d.lstrip("+-").isdigit() else d for d in row.distance]
+                    "distance": [_number(d) for d in row.distance]
                     if row.distance is not None
                     else None,
                 },
@@ -159,6 +159,11 @@ def document(listing: Listing) -> dict[str, Any]:
     if listing.notes:
         out["notes"] = listing.notes
     return out
+
+
+def _number(text: str) -> int | str:
+    value = atoi(text)
+    return text if value is None else value
 
 
 def _entry(head: dict[str, Any], derivation: Derivation) -> dict[str, Any]:

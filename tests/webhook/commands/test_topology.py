@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import textwrap
 from pathlib import Path
@@ -252,11 +253,18 @@ def test_check_asks_for_a_form_in_json(capsys: Capsys, sys_root: Path, slices: P
     assert report["summary"]["objects"] == 1
 
 
+def test_check_reads_stdin(capsys: Capsys, sys_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("sys.stdin", io.StringIO(SLICES))
+    code, out, _ = run(capsys, "--sysfs-root", str(sys_root), "--check", "-", "--node", "node-a")
+    assert code == 1
+    assert out.startswith("<stdin>:14:47: deny topology-numa-mismatch: ")
+
+
 def test_check_without_a_slice_for_this_node(capsys: Capsys, sys_root: Path, slices: Path) -> None:
     code, out, err = run(capsys, "--sysfs-root", str(sys_root), "--check", str(slices), "--node", "node-z")
     assert code == 2
     assert (
-        err == "draguard: no ResourceSlice has spec.nodeName 'node-z' (slices name node-a, node-b); pass --node NAME\n"
+        err == "no ResourceSlice has spec.nodeName 'node-z' (slices name node-a, node-b); pass --node NAME\n"
     )
     assert out.endswith("; 1 input problem\n")
 
@@ -264,7 +272,7 @@ def test_check_without_a_slice_for_this_node(capsys: Capsys, sys_root: Path, sli
 def test_check_with_unreadable_input(capsys: Capsys, sys_root: Path, tmp_path: Path) -> None:
     code, _, err = run(capsys, "--sysfs-root", str(sys_root), "--check", str(tmp_path / "none.yaml"), "--node", "a")
     assert code == 2
-    assert err == f"draguard: {tmp_path}/none.yaml: no such file or directory\n"
+    assert err == f"{tmp_path}/none.yaml: no such file or directory\n"
 
 
 def test_check_takes_aliases_from_a_policy(capsys: Capsys, sys_root: Path, tmp_path: Path) -> None:
