@@ -105,6 +105,7 @@ class ClaimResult:
     claim: str  # "ResourceClaim test/q0"
     nodes: tuple[NodeResult, ...] = ()
     error: str = ""  # the claim cannot be allocated anywhere (missing class, bad request)
+    notes: tuple[str, ...] = ()  # about the claim itself, e.g. fields Kubernetes does not know
 
     @property
     def fits(self) -> bool:
@@ -220,6 +221,19 @@ def parse_claim(obj: Obj, classes: Mapping[str, Obj], semantics: Semantics
             raise ClaimError(f"claim {claim}, constraint #{i}: empty constraint (unsupported constraint type?)")
         constraints.append(made)
     return entries, constraints
+
+
+CONSTRAINT_FIELDS = frozenset({"requests", "matchAttribute", "distinctAttribute"})
+
+
+def claim_notes(obj: Obj) -> tuple[str, ...]:
+    """Constraint fields the Kubernetes API does not have (e.g. a fork's `enforcement: Preferred`)."""
+    notes = []
+    for i, spec in enumerate(_strings(claim_devices(obj).get("constraints"))):
+        for name in sorted(set(_map(spec)) - CONSTRAINT_FIELDS):
+            notes.append(f'constraint #{i}: field "{name}" is not part of the Kubernetes DeviceConstraint API '
+                         "(the API server drops it); the constraint is enforced as written without it")
+    return tuple(notes)
 
 
 def check_claim(entries: Sequence[_Entry], claim: str) -> None:
@@ -520,13 +534,14 @@ def explain(obj: Obj, classes: Mapping[str, Obj], slices: Sequence[Obj], nodes: 
             max_steps: int = DEFAULT_MAX_STEPS) -> ClaimResult:
     """`explain_on_node` for each node; a claim-wide refusal is reported once."""
     label = f"{obj.get('kind') or 'ResourceClaim'} {claim_label(obj)}"
+    notes = claim_notes(obj)
     try:
         check_claim(parse_claim(obj, classes, semantics)[0], claim_label(obj))
     except ClaimError as err:
-        return ClaimResult(label, error=str(err))
+        return ClaimResult(label, error=str(err), notes=notes)
     matcher = matcher or celext_matcher()
     return ClaimResult(label, tuple(explain_on_node(obj, classes, slices, n, semantics=semantics, matcher=matcher,
-                                                    max_steps=max_steps) for n in nodes))
+                                                    max_steps=max_steps) for n in nodes), notes=notes)
 
 
 def iter_requests(entries: Sequence[_Entry]) -> Iterator[_Request]:

@@ -56,7 +56,7 @@ def _selector_counts(search: _Search, request: _Request) -> str:
         except CELError:
             continue
     text = f"{total} device(s) on this node; {by_class} pass class {request.class_name}"
-    if request.selectors:
+    if request.selectors and by_class:
         text += f"; {by_request} of those pass the request's selectors"
     return text
 

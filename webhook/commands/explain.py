@@ -92,6 +92,7 @@ def render_text(results: Sequence[ClaimResult]) -> str:
     lines: list[str] = []
     for result in results:
         lines.append(result.claim)
+        lines += [f"  note: {note}" for note in result.notes]
         if result.error:
             lines += [f"  cannot allocate on any node: {result.error}"]
             continue
@@ -129,5 +130,6 @@ def render_json(semantics: str, results: Sequence[ClaimResult]) -> str:
         }
 
     return json.dumps({"semantics": semantics, "claims": [
-        {"claim": r.claim, "fits": r.fits, "error": r.error, "nodes": [node(n) for n in r.nodes]} for r in results
+        {"claim": r.claim, "fits": r.fits, "error": r.error, "notes": list(r.notes),
+         "nodes": [node(n) for n in r.nodes]} for r in results
     ]}, indent=2)
