@@ -123,8 +123,10 @@ def _check(rules: Iterable[Rule], obj: Obj, ctx: RuleContext, policy: Policy) ->
         action = policy.action(rule.id)
         try:
             findings += [f.stamped(rule.id, action) for f in rule.check(obj, ctx)]
-        except Exception:  # a rule that raises is a bug; the others still run
-            log.exception("rule %s raised on %s %r; skipped", rule.id, kind_of(obj) or "object", _name(obj))
+        except Exception as err:  # a rule that raises is a bug; the others still run
+            log.error("rule %s failed on %s %r and was skipped (a draguard bug): %s: %s",
+                      rule.id, kind_of(obj) or "object", _name(obj), type(err).__name__, err)
+            log.debug("rule %s traceback", rule.id, exc_info=True)
     return findings
 
 

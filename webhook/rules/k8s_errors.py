@@ -113,6 +113,11 @@ def too_many(path: FieldPath, actual: int, limit: int) -> Finding:
     return Finding(path, _body("Too many", actual, f"must have at most {limit} {unit}"))
 
 
+def unknown_field(path: FieldPath) -> Finding:
+    """The API server's warning for a field its schema lacks (the field is dropped)."""
+    return Finding(path, f'unknown field "{path}"')
+
+
 def immutable(path: FieldPath, value: Any) -> Finding:
     """apimachinery ValidateImmutableField."""
     return invalid(path, value, "field is immutable")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from webhook.findings import Finding
 
+API_VERSION = "k8s-api-version"
 OBJECT_META = "k8s-object-meta"
 DRIVER = "k8s-driver"
 POOL = "k8s-pool"

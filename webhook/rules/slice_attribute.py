@@ -12,7 +12,7 @@ from typing import Any
 
 from celext.semver import parse_semver
 from webhook.fieldpath import FieldPath
-from webhook.rules.k8s_errors import GoStruct, invalid, too_long
+from webhook.rules.k8s_errors import GoStruct, invalid, too_long, unknown_field
 from webhook.rules.k8s_ids import ATTRIBUTE_UNION, ATTRIBUTE_VALUE, UNKNOWN_FIELD, Errors
 from webhook.rules.k8s_wire import INT64_MAX, INT64_MIN, is_int64, wrong_type
 
@@ -46,7 +46,7 @@ def validate_device_attribute(attribute: Any, path: FieldPath, errs: Errors) -> 
         elif member in LIST_MEMBERS:
             _list(member, value, path.child(member), errs)
         else:
-            errs.append((UNKNOWN_FIELD, invalid(path.child(str(member)), value, f'unknown field "{member}"')))
+            errs.append((UNKNOWN_FIELD, unknown_field(path.child(str(member)))))
             continue
         fields += 1
     if fields == 0:

@@ -12,7 +12,7 @@ from typing import Any
 
 from webhook.fieldpath import FieldPath
 from webhook.rules import k8s_ids as ids
-from webhook.rules.k8s_errors import duplicate, invalid, not_supported, required, too_many
+from webhook.rules.k8s_errors import duplicate, invalid, not_supported, required, too_many, unknown_field
 from webhook.rules.k8s_ids import Errors, tag
 from webhook.rules.k8s_names import (
     DNS1123_LABEL_MAX,
@@ -58,7 +58,7 @@ def validate_device(
     """Append the errors of one device (`path` is `spec.devices[i]`) to `errs`."""
     for key in device:
         if key not in DEVICE_FIELDS:
-            errs.append((ids.UNKNOWN_FIELD, invalid(path.child(str(key)), device[key], f'unknown field "{key}"')))
+            errs.append((ids.UNKNOWN_FIELD, unknown_field(path.child(str(key)))))
     name = get_str(errs, device, "name", path) or ""
     errs += tag(ids.DEVICE_NAME, validate_dns1123_label(name, path.child("name")))
     attributes = get_map(errs, device, "attributes", path) or {}

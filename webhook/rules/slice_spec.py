@@ -11,8 +11,18 @@ from collections.abc import Mapping
 from typing import Any
 
 from webhook.fieldpath import FieldPath
+from webhook.findings import Finding
 from webhook.rules import k8s_ids as ids
-from webhook.rules.k8s_errors import duplicate, forbidden, immutable, invalid, required, too_long, too_many
+from webhook.rules.k8s_errors import (
+    duplicate,
+    forbidden,
+    immutable,
+    invalid,
+    required,
+    too_long,
+    too_many,
+    unknown_field,
+)
 from webhook.rules.k8s_ids import Errors, tag
 from webhook.rules.k8s_names import (
     is_dns1123_subdomain,
@@ -38,22 +48,41 @@ SPEC_FIELDS = frozenset({
 })
 
 
-def flat_device(device: Mapping[str, Any]) -> Mapping[str, Any]:
+SERVED = ("v1", "v1beta2", "v1beta1")  # resource.k8s.io versions a 1.36 API server serves ResourceSlice in
+
+
+def flat_device(device: Mapping[str, Any], beta1: bool = True) -> Mapping[str, Any]:
     """A v1beta1 device (`{name, basic: {...}}`) as the internal, flat device; others unchanged."""
-    basic = device.get("basic")
-    if isinstance(basic, Mapping):
-        return {**basic, "name": device.get("name")}
+    if beta1 and "basic" in device:
+        basic = device.get("basic")
+        return {**(basic if isinstance(basic, Mapping) else {}), "name": device.get("name")}
     return device
+
+
+def served_version(slice_: Mapping[str, Any]) -> str | None:
+    """The version of `apiVersion` when the API server serves ResourceSlice in it (a missing one reads as v1)."""
+    api_version = slice_.get("apiVersion")
+    if api_version is None:
+        return "v1"
+    group, _, version = str(api_version).rpartition("/")
+    return version if group == "resource.k8s.io" and version in SERVED else None
 
 
 def validate_resource_slice(slice_: Mapping[str, Any], old: Mapping[str, Any] | None = None) -> Errors:
     """Every error the API server would report for this ResourceSlice (on UPDATE when `old` is given)."""
     errs: Errors = []
+    version = served_version(slice_)
+    if version is None:
+        # kubectl's words: the server has no such resource, so nothing else is checked.
+        errs.append((ids.API_VERSION, Finding(FieldPath.root("apiVersion"), f'no matches for kind "ResourceSlice" '
+                                              f'in version "{slice_.get("apiVersion")}"')))
+        return errs
     meta = get_map(errs, slice_, "metadata", FieldPath()) or {}
     _validate_object_meta(meta, old, errs)
     spec = get_map(errs, slice_, "spec", FieldPath()) or {}
     old_spec = old.get("spec") if old is not None else None
-    validate_resource_slice_spec(spec, old_spec if isinstance(old_spec, Mapping) else None, SPEC, errs)
+    validate_resource_slice_spec(spec, old_spec if isinstance(old_spec, Mapping) else None, SPEC, errs,
+                                 beta1=version == "v1beta1")
     return errs
 
 
@@ -75,11 +104,11 @@ def _validate_object_meta(meta: Mapping[str, Any], old: Mapping[str, Any] | None
 
 
 def validate_resource_slice_spec(
-    spec: Mapping[str, Any], old: Mapping[str, Any] | None, path: FieldPath, errs: Errors
+    spec: Mapping[str, Any], old: Mapping[str, Any] | None, path: FieldPath, errs: Errors, *, beta1: bool = False
 ) -> None:
     for key in spec:
         if key not in SPEC_FIELDS:
-            errs.append((ids.UNKNOWN_FIELD, invalid(path.child(str(key)), spec[key], f'unknown field "{key}"')))
+            errs.append((ids.UNKNOWN_FIELD, unknown_field(path.child(str(key)))))
     driver = get_str(errs, spec, "driver", path) or ""
     errs += tag(ids.DRIVER, validate_driver_name(driver, path.child("driver")))
     pool = get_map(errs, spec, "pool", path) or {}
@@ -118,7 +147,8 @@ def validate_resource_slice_spec(
     counter_sets = get_list(errs, spec, "sharedCounters", path)
     if devices is not None and counter_sets is not None:
         errs.append((ids.COUNTERS, invalid(path, "", "only one of `sharedCounters` or `devices` is allowed")))
-    _validate_devices(devices or [], old, spec.get("perDeviceNodeSelection") is True, path.child("devices"), errs)
+    flat = [flat_device(d, beta1) if isinstance(d, Mapping) else d for d in devices or ()]
+    _validate_devices(flat, old, spec.get("perDeviceNodeSelection") is True, path.child("devices"), errs)
     _validate_counter_sets(counter_sets, path.child("sharedCounters"), errs)
 
 
@@ -156,7 +186,7 @@ def _validate_immutable(spec: Mapping[str, Any], old: Mapping[str, Any], path: F
 def _validate_devices(
     devices: list[Any], old: Mapping[str, Any] | None, per_device: bool, path: FieldPath, errs: Errors
 ) -> None:
-    flat = [flat_device(d) if isinstance(d, Mapping) else d for d in devices]
+    flat = devices
     limit = MAX_DEVICES_ADVANCED if any(_uses_advanced_features(d) for d in flat) else MAX_DEVICES
     if len(flat) > limit:
         errs.append((ids.DEVICE_COUNT, too_many(path, len(flat), limit)))  # short-circuits, as upstream
@@ -169,7 +199,10 @@ def _validate_devices(
     seen: set[str] = set()
     for i, item in enumerate(flat):
         device_path = path.index(i)
-        device = as_map(errs, item, device_path)
+        if not isinstance(item, Mapping):
+            as_map(errs, item, device_path)  # reported once; nothing inside to check
+            continue
+        device = item
         raw = device.get("name")
         name = raw if isinstance(raw, str) else ""
         validate_device(device, old_devices.get(name) if old is not None else None, device_path,
