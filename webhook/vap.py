@@ -85,7 +85,7 @@ _NUMA_DEVICES = (
     f"has(object.spec.devices) ? object.spec.devices.filter(d, has(d.attributes) && '{NUMA}' in d.attributes) : []"
 )
 _OLD_NUMA_DEVICES = (
-    "oldObject != null && has(oldObject.spec.devices) ? "
+    "request.operation == 'UPDATE' && has(oldObject.spec.devices) ? "
     f"oldObject.spec.devices.filter(d, has(d.attributes) && '{NUMA}' in d.attributes) : []"
 )
 _UNCHANGED = f"variables.oldNumaDevices.exists(o, o.name == d.name && o.attributes['{NUMA}'] == {_ATTR})"
@@ -95,11 +95,7 @@ def covered_rules(policy: Policy) -> dict[str, Action]:
     """The rules this module expresses that the catalogue knows, with the policy's action for each."""
     from webhook.rules import CATALOGUE
 
-    return {
-        check.rule: policy.action(check.rule)
-        for check in CHECKS
-        if check.rule in CATALOGUE or check.rule == LIST_FORM_RULE
-    }
+    return {check.rule: policy.action(check.rule) for check in CHECKS if check.rule in CATALOGUE}
 
 
 def build(policy: Policy) -> list[dict[str, Any]]:

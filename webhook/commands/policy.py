@@ -88,7 +88,7 @@ def default_policy_text() -> str:
     from webhook.policy import DEFAULT_ALIASES, LIST_FORM_RULE
     from webhook.rules import CATALOGUE
 
-    width = max((len(rule_id) for rule_id in CATALOGUE), default=0)
+    width = max((len(f"{rule.id}: {rule.default.value}") for rule in CATALOGUE.values()), default=0)
     lines = [
         "# draguard policy. Actions: deny | warn | audit | off. A rule not named here runs at its default action.",
         "# The webhook reads this file from the draguard-policy ConfigMap and reloads it when it changes;",
@@ -98,8 +98,8 @@ def default_policy_text() -> str:
     for rule in CATALOGUE.values():
         if rule.id == LIST_FORM_RULE:
             continue  # its action follows numaNode.listForm below; naming it here would override that
-        pad = " " * (width - len(rule.id))
-        lines.append(f"  {rule.id}: {rule.default.value}{pad}  # {_one_line(rule.summary)}")
+        entry = f"{rule.id}: {rule.default.value}"
+        lines.append(f"  {entry.ljust(width)}  # {_one_line(rule.summary)}")
     aliases = ", ".join(DEFAULT_ALIASES)
     lines += [
         "numaNode:",

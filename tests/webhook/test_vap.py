@@ -1,0 +1,366 @@
+"""The generated ValidatingAdmissionPolicy: schema-valid, and its CEL agrees with the webhook's own rules.
+
+The policy's expressions are evaluated with cel-python the way the API server evaluates them: `object` and
+`oldObject` bound to the request's objects, `variables` filled in order. The agreement tests compare, per rule,
+the devices the policy names with the devices `run_rules` reports, on every ResourceSlice in the corpus and on
+builder-made and hypothesis-made slices.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import celpy
+import kubernetes_validate
+import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.builders import NUMA, device, slice_with
+from webhook import cli
+from webhook.findings import Action
+from webhook.manifests import load_paths
+from webhook.policy import LIST_FORM_RULE, Policy
+from webhook.rules import CATALOGUE
+from webhook.run import run_rules
+from webhook.vap import CHECKS, MAX_NODE, build, covered_rules
+
+REPO = Path(__file__).resolve().parents[2]
+COMMITTED = REPO / "deploy" / "vap" / "validatingadmissionpolicy.yaml"
+COVERED = [check.rule for check in CHECKS if check.rule in CATALOGUE]
+VARIABLE = {check.rule: check.variable for check in CHECKS}
+_DEVICE_INDEX = re.compile(r"^spec\.devices\[(\d+)\]")
+
+Obj = dict[str, Any]
+
+
+# --- cel-python as the API server ------------------------------------------------------------------------
+
+
+@functools.cache
+def _program(expression: str) -> Any:
+    env = celpy.Environment()
+    return env.program(env.compile(expression))
+
+
+def evaluate(policy_obj: Obj, obj: Obj, old: Obj | None = None) -> dict[str, Any]:
+    """Variables in order, then every validation: returns variables plus `failed` (rule ids) and `messages`."""
+    operation = "UPDATE" if old is not None else "CREATE"
+    activation: dict[str, Any] = {
+        "object": celpy.json_to_cel(obj),
+        "oldObject": celpy.json_to_cel(old) if old is not None else None,
+        "request": celpy.json_to_cel({"operation": operation}),
+    }
+    variables: dict[str, Any] = {}
+    for variable in policy_obj["spec"]["variables"]:
+        activation["variables"] = celpy.json_to_cel({}) if not variables else celpy.celtypes.MapType(variables)
+        variables[celpy.celtypes.StringType(variable["name"])] = _program(variable["expression"]).evaluate(activation)
+    activation["variables"] = celpy.celtypes.MapType(variables)
+    failed, messages = [], []
+    for validation in policy_obj["spec"]["validations"]:
+        if not bool(_program(validation["expression"]).evaluate(activation)):
+            failed.append(validation["message"].split(":", 1)[0])
+            messages.append(str(_program(validation["messageExpression"]).evaluate(activation)))
+    return {"variables": {str(k): [str(n) for n in v] for k, v in variables.items()}, "failed": failed,
+            "messages": messages}  # fmt: skip
+
+
+def _policies(policy: Policy) -> dict[str, Obj]:
+    return {o["metadata"]["name"]: o for o in build(policy) if o["kind"] == "ValidatingAdmissionPolicy"}
+
+
+def _all(action: str) -> Policy:
+    rules = {rule: action for rule in COVERED if rule != LIST_FORM_RULE}
+    list_form = action if action in ("warn", "deny") else "allow"
+    return Policy.from_mapping({"rules": rules, "numaNode": {"listForm": list_form}}, f"all-{action}")
+
+
+ALL_DENY = _all("deny")
+
+
+def vap_devices(obj: Obj, old: Obj | None = None, policy: Policy = ALL_DENY) -> dict[str, list[str]]:
+    """Rule id -> names of the devices the generated policies flag."""
+    found: dict[str, list[str]] = {}
+    for policy_obj in _policies(policy).values():
+        variables = evaluate(policy_obj, obj, old)["variables"]
+        for rule, variable in VARIABLE.items():
+            if variable in variables:
+                found[rule] = sorted(set(variables[variable]))
+    return found
+
+
+def webhook_devices(obj: Obj, old: Obj | None = None, policy: Policy = ALL_DENY, *, denied_only: bool = False
+                    ) -> dict[str, list[str]]:  # fmt: skip
+    """Rule id -> names of the devices `run_rules` reports (only denied findings when asked)."""
+    names = [d.get("name") for d in obj["spec"].get("devices", [])]
+    found: dict[str, set[str]] = {rule: set() for rule in COVERED}
+    for finding in run_rules(obj, policy, old=old).findings:
+        if finding.rule in found and (not denied_only or finding.action is Action.DENY):
+            match = _DEVICE_INDEX.match(str(finding.path))
+            assert match, f"{finding.rule} reported {finding.path}, outside spec.devices"
+            found[finding.rule].add(str(names[int(match.group(1))]))
+    return {rule: sorted(devices) for rule, devices in found.items()}
+
+
+# --- objects --------------------------------------------------------------------------------------------
+
+
+def _as_v1(obj: Obj) -> Obj:
+    """What the API server hands a policy matching v1 under matchPolicy Equivalent: v1beta1 `basic` lifted."""
+    if obj.get("apiVersion") != "resource.k8s.io/v1beta1":
+        return obj
+    spec = dict(obj.get("spec", {}))
+    spec["devices"] = [
+        {"name": d.get("name"), **(d.get("basic") or {})} for d in spec.get("devices", []) if isinstance(d, dict)
+    ]
+    return {**obj, "apiVersion": "resource.k8s.io/v1", "spec": spec}
+
+
+def _decodable(obj: Obj) -> bool:
+    """Only objects the API server can decode into its Go types reach admission; k8s-wire-type says which."""
+    return not any(f.rule == "k8s-wire-type" for f in run_rules(obj, Policy.default()).findings)
+
+
+@functools.cache
+def _corpus_slices(corpus: Path) -> list[tuple[str, Obj]]:
+    loaded = load_paths([str(corpus)])
+    return [
+        (f"{Path(m.source).relative_to(corpus)}#{m.document}", _as_v1(dict(m.obj)))
+        for m in loaded.manifests
+        if m.obj.get("kind") == "ResourceSlice"
+        and str(m.obj.get("apiVersion", "")).startswith("resource.k8s.io/")
+        and isinstance(m.obj.get("spec"), Mapping)
+    ]
+
+
+# --- the generated objects ---------------------------------------------------------------------------------
+
+
+def test_default_policy_denies_type_and_range_in_one_policy_with_one_binding() -> None:
+    objects = build(Policy.default())
+    kinds = [(o["kind"], o["metadata"]["name"]) for o in objects]
+    assert kinds == [
+        ("ValidatingAdmissionPolicy", "draguard-numa-node-deny"),
+        ("ValidatingAdmissionPolicyBinding", "draguard-numa-node-deny"),
+    ]
+    assert objects[1]["spec"] == {"policyName": "draguard-numa-node-deny", "validationActions": ["Deny"]}
+    rules = [v["message"].split(":", 1)[0] for v in objects[0]["spec"]["validations"]]
+    assert rules == [r for r in COVERED if Policy.default().action(r) is Action.DENY]
+
+
+def test_validation_actions_mirror_the_policy_file_and_off_rules_are_left_out() -> None:
+    policy = Policy.from_mapping({"rules": {"numa-node-type": "warn", "numa-node-range": "audit"}})
+    objects = build(policy)
+    bindings = {o["metadata"]["name"]: o["spec"]["validationActions"] for o in objects if "Binding" in o["kind"]}
+    rules = {
+        o["metadata"]["name"]: [v["message"].split(":", 1)[0] for v in o["spec"]["validations"]]
+        for o in objects
+        if o["kind"] == "ValidatingAdmissionPolicy"
+    }
+    assert bindings["draguard-numa-node-warn"] == ["Warn"]
+    assert bindings["draguard-numa-node-audit"] == ["Audit"]
+    assert "numa-node-type" in rules["draguard-numa-node-warn"]
+    assert rules["draguard-numa-node-audit"] == ["numa-node-range"]
+    off = Policy.from_mapping({"rules": {"numa-node-type": "off"}})
+    assert all(
+        not v["message"].startswith("numa-node-type:") for o in build(off) for v in o["spec"].get("validations", [])
+    )
+
+
+def test_list_form_follows_numa_node_list_form() -> None:
+    if LIST_FORM_RULE not in CATALOGUE:
+        pytest.skip(f"the catalogue has no {LIST_FORM_RULE} rule yet")
+    assert LIST_FORM_RULE not in {r for r, a in covered_rules(Policy.default()).items() if a is not Action.OFF}
+    warn = Policy.from_mapping({"numaNode": {"listForm": "warn"}})
+    (warn_policy,) = (o for o in build(warn) if o["metadata"]["name"] == "draguard-numa-node-warn" and "Binding"
+                      not in o["kind"])  # fmt: skip
+    assert [v["message"].split(":", 1)[0] for v in warn_policy["spec"]["validations"]] == [LIST_FORM_RULE]
+
+
+@pytest.mark.parametrize("action", ["deny", "warn", "audit"])
+def test_generated_objects_are_schema_valid_for_kubernetes_1_37(action: str) -> None:
+    for obj in build(_all(action)):
+        kubernetes_validate.validate(obj, "1.37.0", strict=True)
+
+
+def test_every_expression_compiles_and_messages_are_one_line() -> None:
+    for policy_obj in _policies(ALL_DENY).values():
+        spec = policy_obj["spec"]
+        for expression in [v["expression"] for v in spec["variables"]] + [
+            e for v in spec["validations"] for e in (v["expression"], v["messageExpression"])
+        ]:
+            _program(expression)
+        for validation in spec["validations"]:
+            assert "\n" not in validation["message"] and len(validation["message"]) < 256
+
+
+def test_committed_deploy_vap_is_what_the_default_policy_generates(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["policy", "vap"]) == 0
+    assert COMMITTED.read_text(encoding="utf-8") == capsys.readouterr().out, (
+        "deploy/vap is stale: run `draguard policy vap > deploy/vap/validatingadmissionpolicy.yaml`"
+    )
+
+
+# --- the CLI ----------------------------------------------------------------------------------------------
+
+
+def test_policy_vap_reads_a_policy_file_and_prints_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    policy_file = tmp_path / "policy.yaml"
+    policy_file.write_text("rules:\n  numa-node-type: warn\n", encoding="utf-8")
+    assert cli.main(["policy", "vap", "--policy", str(policy_file), "--format", "json"]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    assert (listed["apiVersion"], listed["kind"]) == ("v1", "List")
+    assert listed["items"] == build(Policy.load(policy_file))
+
+
+def test_policy_vap_yaml_is_the_same_objects(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["policy", "vap"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("# Generated by `draguard policy vap`")
+    assert list(yaml.safe_load_all(out)) == build(Policy.default())
+
+
+def test_policy_vap_with_every_rule_off_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    policy_file = tmp_path / "off.yaml"
+    policy_file.write_text("rules:\n" + "".join(f"  {r}: off\n" for r in COVERED if r != LIST_FORM_RULE))
+    assert cli.main(["policy", "vap", "--policy", str(policy_file)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == (
+        f"draguard: error: policy {policy_file}: every rule the ValidatingAdmissionPolicy covers is off\n"
+    )
+
+
+def test_policy_vap_with_a_bad_policy_file_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    policy_file = tmp_path / "bad.yaml"
+    policy_file.write_text("rules:\n  no-such-rule: deny\n", encoding="utf-8")
+    assert cli.main(["policy", "vap", "--policy", str(policy_file)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"draguard: error: policy {policy_file}: rules: unknown rule id 'no-such-rule'")
+    assert err.count("\n") == 1
+
+
+def test_policy_default_prints_a_file_that_loads_as_the_defaults(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert cli.main(["policy", "default"]) == 0
+    policy_file = tmp_path / "policy.yaml"
+    policy_file.write_text(capsys.readouterr().out, encoding="utf-8")
+    loaded, default = Policy.load(policy_file), Policy.default()
+    assert {r: loaded.action(r) for r in CATALOGUE} == {r: default.action(r) for r in CATALOGUE}
+    assert (loaded.list_form, loaded.aliases, loaded.list_types, loaded.ignore) == (
+        default.list_form,
+        default.aliases,
+        default.list_types,
+        default.ignore,
+    )
+    assert LIST_FORM_RULE not in loaded.actions  # naming it would override numaNode.listForm
+
+
+# --- agreement with the webhook ----------------------------------------------------------------------------
+
+
+def test_agrees_with_the_webhook_on_every_corpus_resourceslice(corpus: Path) -> None:
+    slices = [(where, obj) for where, obj in _corpus_slices(corpus) if _decodable(obj)]
+    assert len(slices) >= 50  # the corpus has 58 slices; a loader regression must not pass as "agrees on none"
+    disagreements = {
+        where: (vap, hook) for where, obj in slices if (vap := vap_devices(obj)) != (hook := webhook_devices(obj))
+    }
+    assert disagreements == {}
+
+
+def test_corpus_has_slices_that_publish_the_standard_numa_node(corpus: Path) -> None:
+    # The agreement above is only worth something if some corpus devices carry the attribute.
+    with_numa = [
+        obj
+        for _, obj in _corpus_slices(corpus)
+        if any(NUMA in (d.get("attributes") or {}) for d in obj["spec"].get("devices") or [] if isinstance(d, dict))
+    ]
+    assert len(with_numa) >= 5
+
+
+BAD_AND_GOOD = [
+    pytest.param(slice_with(numa=4), {}, id="int"),
+    pytest.param(slice_with(numa=[4, 5, 6, 7]), {}, id="ints"),
+    pytest.param(slice_with(numa=-1), {"numa-node-range": ["dev-0"]}, id="negative"),
+    pytest.param(slice_with(numa=MAX_NODE), {"numa-node-range": ["dev-0"]}, id="too-large"),
+    pytest.param(slice_with(numa=MAX_NODE - 1), {}, id="largest"),
+    pytest.param(slice_with(numa=[0, -1]), {"numa-node-range": ["dev-0"]}, id="negative-in-list"),
+    pytest.param(slice_with(numa="0"), {"numa-node-type": ["dev-0"]}, id="string"),
+    pytest.param(slice_with(numa={"bools": [True]}), {"numa-node-type": ["dev-0"]}, id="bools"),
+    pytest.param(slice_with(numa={"version": "1.0.0"}), {"numa-node-type": ["dev-0"]}, id="version"),
+    pytest.param(slice_with(numa=[4, 5, 4]), {"numa-node-duplicates": ["dev-0"]}, id="duplicate"),
+    pytest.param(
+        slice_with(device("gpu-0", numa=-1), device("gpu-1", numa=3), device("gpu-2", numa="x")),
+        {"numa-node-range": ["gpu-0"], "numa-node-type": ["gpu-2"]},
+        id="several-devices",
+    ),
+    pytest.param(slice_with(device("cpu-0", attributes={"dra.net/numaNode": -1})), {}, id="vendor-alias-only"),
+]
+
+
+@pytest.mark.parametrize(("obj", "expected"), BAD_AND_GOOD)
+def test_agrees_with_the_webhook_on_rule_test_objects(obj: Obj, expected: dict[str, list[str]]) -> None:
+    vap, hook = vap_devices(obj), webhook_devices(obj)
+    assert vap == hook
+    lists = [d["name"] for d in obj["spec"]["devices"] if "ints" in d.get("attributes", {}).get(NUMA, {})]
+    assert {rule: devices for rule, devices in vap.items() if devices} == {
+        rule: devices for rule, devices in {**expected, LIST_FORM_RULE: lists}.items() if rule in COVERED and devices
+    }
+
+
+def test_a_denied_slice_gets_a_message_naming_the_rule_and_the_first_device() -> None:
+    obj = slice_with(device("gpu-0", numa=4), device("gpu-1", numa=-1), device("gpu-2", numa=MAX_NODE))
+    result = evaluate(_policies(ALL_DENY)["draguard-numa-node-deny"], obj)
+    assert result["failed"] == ["numa-node-range"]
+    assert result["messages"] == [
+        "numa-node-range: device gpu-1 (and 1 more): every numaNode value must be >= 0 and below 1024; "
+        "omit the attribute while the NUMA node is unknown instead of publishing -1"
+    ]
+
+
+def test_update_keeping_an_old_violation_is_not_denied_like_the_webhook() -> None:
+    old = slice_with(device("gpu-0", numa=-1), device("gpu-1", numa=2))
+    new = slice_with(device("gpu-0", numa=-1), device("gpu-1", numa=-1))
+    assert vap_devices(new, old)["numa-node-range"] == ["gpu-1"]
+    assert webhook_devices(new, old, denied_only=True)["numa-node-range"] == ["gpu-1"]
+    # The webhook still warns about gpu-0; a binding cannot demote, so the deny policy stays silent about it.
+    assert webhook_devices(new, old)["numa-node-range"] == ["gpu-0", "gpu-1"]
+
+
+_NODE = st.one_of(st.integers(-2, 3), st.integers(MAX_NODE - 2, MAX_NODE + 1), st.integers(4, 64))
+_NUMA_ATTRIBUTE = st.one_of(
+    _NODE.map(lambda n: {"int": n}),
+    st.lists(_NODE, min_size=1, max_size=6).map(lambda ns: {"ints": ns}),
+    st.lists(st.integers(0, 3), min_size=2, max_size=6).map(lambda ns: {"ints": ns}),
+    st.sampled_from([{"string": "0"}, {"bool": True}, {"version": "1.0.0"}, {"strings": ["0"]}, {"bools": [False]}]),
+)
+_DEVICE_ATTRIBUTES = st.one_of(
+    st.none(),
+    _NUMA_ATTRIBUTE.map(lambda a: {NUMA: a}),
+    _NUMA_ATTRIBUTE.map(lambda a: {NUMA: a, "dra.net/numaNode": {"int": 0}}),
+)
+
+
+@st.composite
+def _slices(draw: st.DrawFn) -> Obj:
+    attributes = draw(st.lists(_DEVICE_ATTRIBUTES, min_size=1, max_size=4))
+    devices = []
+    for i, attrs in enumerate(attributes):
+        entry: Obj = {"name": f"dev-{i}"}
+        if attrs is not None:
+            entry["attributes"] = attrs
+        devices.append(entry)
+    return slice_with(*devices)
+
+
+@settings(max_examples=120, deadline=None)
+@given(_slices())
+def test_agrees_with_the_webhook_on_random_slices(obj: Obj) -> None:
+    assert vap_devices(obj) == webhook_devices(obj)
