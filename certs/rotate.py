@@ -17,11 +17,13 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 from ipaddress import IPv4Address, IPv6Address
+from pathlib import Path
 from typing import Literal, TypeAlias
 
 from cryptography import x509
 
 from certs.errors import CertsError
+from certs.files import DirectoryStore
 from certs.issue import (
     BACKDATE,
     CA_YEARS,
@@ -208,3 +210,20 @@ def _age(delta: dt.timedelta) -> str:
     if seconds >= 3600:
         return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
     return f"{seconds // 60}m{seconds % 60:02d}s"
+
+
+def rotate(
+    directory: Path | str,
+    phase: Phase | Literal["auto"] = "auto",
+    *,
+    force: bool = False,
+    settle: dt.timedelta = DEFAULT_SETTLE,
+    key_type: KeyType | None = None,
+    now: dt.datetime | None = None,
+) -> RotationPlan:
+    """Run one rotation phase on a certificate directory (see `plan_rotation`); returns what was done."""
+    store = DirectoryStore(Path(directory))
+    plan = plan_rotation(store.load(), str(store), phase, force=force, settle=settle, key_type=key_type, now=now)
+    if plan.changes:
+        store.save(plan.changes)
+    return plan
