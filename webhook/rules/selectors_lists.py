@@ -72,7 +72,7 @@ def _fragile_finding(path: object, facts: Facts, use: Use, inventory: Inventory 
     if replacement is None:
         return Finding(path, message, hint=_manual_hint(facts, use), span=(point.start, point.end))
     start, end, text = replacement
-    shown = facts.expression[:start] + text + facts.expression[end:]
+    shown = use.ref.span.text(facts.expression) + text if use.how == "bool" else text
     return Finding(path, message, hint=f"{_short(shown)}   (safe fix: draguard lint --fix; {INCLUDES_NOTE})",
                    fix=Edit(start, end, text), span=(point.start, point.end))
 

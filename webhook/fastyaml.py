@@ -1,0 +1,204 @@
+"""A fast YAML 1.2 reader for lint: libyaml's C composer, draguard's own YAML 1.2 core-schema values.
+
+ruamel's round-trip loader (what `webhook.manifests` uses) costs ~5 ms per small object, which caps lint
+near 200 objects/s. libyaml composes the node tree in C with line, column and character index on every
+node, so values *and* positions come from one pass. Only plain scalars need resolving, by the YAML 1.2
+core schema (so `on`, `yes`, `0000:00:05.0` stay strings, as with ruamel and sigs.k8s.io/yaml).
+
+Anything unusual (a syntax error, a merge key, a duplicate key, a `%YAML` directive, no libyaml) returns
+None and the caller falls back to `webhook.manifests.load_text`, whose messages are the reference.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import math
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from webhook.fieldpath import FieldPath
+from webhook.findings import Position
+from webhook.wire import Obj
+
+_INT = re.compile(r"[-+]?[0-9]+")
+_OCT = re.compile(r"0o[0-7]+")
+_HEX = re.compile(r"0x[0-9a-fA-F]+")
+_FLOAT = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?")
+_MAYBE_NOT_STRING = frozenset("-+.0123456789~nNtTfF")
+_NULLS = frozenset({"", "~", "null", "Null", "NULL"})
+_TRUE = frozenset({"true", "True", "TRUE"})
+_FALSE = frozenset({"false", "False", "FALSE"})
+_INF = frozenset({".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF"})
+_NEG_INF = frozenset({"-.inf", "-.Inf", "-.INF"})
+_NAN = frozenset({".nan", ".NaN", ".NAN"})
+# A tag (`!!str 5`, `!custom`) changes a value's type; libyaml does not say whether a tag was explicit,
+# so a text that may hold one goes the ruamel way.
+_MAYBE_TAG = re.compile(r"(?:^|[\s,\[{])!(?![=\s])")
+
+
+# PyYAML (with libyaml) comes with the kubernetes client; it ships no type information.
+yaml: Any = importlib.import_module("yaml")
+
+
+class _Unusual(Exception):
+    """Something the fast path does not handle; the caller re-reads the text with ruamel."""
+
+
+@dataclass(frozen=True, slots=True)
+class Doc:
+    """One object with its node tree; `base` places it inside a `kind: List`."""
+
+    source: str
+    document: int
+    obj: Obj
+    node: Any
+    base: FieldPath
+
+    def node_at(self, path: FieldPath) -> tuple[Any, bool]:
+        """The node at `path` below this object, or the nearest existing ancestor (exact=False)."""
+        node = self.node
+        for segment, _is_key in self.base.join(path).steps():
+            child = _child(node, segment)
+            if child is None:
+                return node, False
+            node = child
+        return node, True
+
+    def scalar_start(self, path: FieldPath) -> int | None:
+        """Character offset where the string scalar at `path` starts (None when it is not one)."""
+        node, exact = self.node_at(path)
+        return node.start_mark.index if exact and isinstance(node, yaml.ScalarNode) else None
+
+    def position(self, path: FieldPath) -> Position:
+        node, _exact = self.node_at(path)
+        mark = node.start_mark
+        return Position(self.source, mark.line + 1, mark.column + 1)
+
+
+@functools.cache
+def _loader() -> Any:
+    """libyaml's loader without PyYAML's YAML 1.1 implicit resolvers (this module resolves by 1.2)."""
+    return type("_Composer", (yaml.CSafeLoader,), {"yaml_implicit_resolvers": {}})
+
+
+def _child(node: Any, segment: str | int) -> Any:
+    if isinstance(node, yaml.MappingNode) and isinstance(segment, str):
+        for key, value in node.value:
+            if key.value == segment:
+                return value
+    elif isinstance(node, yaml.SequenceNode) and isinstance(segment, int) and 0 <= segment < len(node.value):
+        return node.value[segment]
+    return None
+
+
+def load(text: str, source: str) -> list[Doc] | None:
+    """Every object in `text` with its nodes, or None when the ruamel path must decide."""
+    try:
+        loader = _loader()
+    except AttributeError:  # PyYAML without libyaml
+        return None
+    if "%YAML" in text or "<<" in text or _MAYBE_TAG.search(text):
+        return None
+    docs: list[Doc] = []
+    try:
+        for index, node in enumerate(yaml.compose_all(text, Loader=loader)):
+            if node is None:
+                continue
+            value = _value(node)
+            if value is None:
+                continue  # an empty document, e.g. after a trailing `---`
+            if not isinstance(value, dict):
+                return None  # a scalar or list document: the slow path words the problem
+            for base, item, item_node in _expand(value, node, FieldPath()):
+                if not isinstance(item, dict):
+                    return None
+                docs.append(Doc(source, index, item, item_node, base))
+    except (yaml.YAMLError, _Unusual, RecursionError, ValueError):
+        return None
+    return docs
+
+
+def _expand(obj: dict[str, Any], node: Any, base: FieldPath) -> Iterator[tuple[FieldPath, Any, Any]]:
+    kind = obj.get("kind")
+    items = obj.get("items")
+    if isinstance(kind, str) and kind.endswith("List") and isinstance(items, list):
+        items_node = _child(node, "items")
+        for i, item in enumerate(items):
+            item_node = items_node.value[i]
+            if isinstance(item, dict):
+                yield from _expand(item, item_node, base.child("items").index(i))
+            else:
+                yield base.child("items").index(i), item, item_node
+    else:
+        yield base, obj, node
+
+
+def _value(node: Any) -> Any:
+    if isinstance(node, yaml.ScalarNode):
+        return _scalar(node)
+    if isinstance(node, yaml.SequenceNode):
+        return [_value(item) for item in node.value]
+    if isinstance(node, yaml.MappingNode):
+        out: dict[str, Any] = {}
+        for key_node, value_node in node.value:
+            if not isinstance(key_node, yaml.ScalarNode):
+                raise _Unusual("complex key")
+            key = str(_scalar(key_node)) if key_node.style == "" else key_node.value
+            if key in out:
+                raise _Unusual("duplicate key")
+            out[key] = _value(value_node)
+        return out
+    raise _Unusual("unknown node")
+
+
+def _scalar(node: Any) -> Any:
+    text: str = node.value
+    if node.style:  # quoted or block: always a string
+        return text
+    return resolve_plain(text)
+
+
+def resolve_plain(text: str) -> Any:
+    """A plain scalar by the YAML 1.2 core schema (what ruamel's 1.2 loader yields, minus timestamps)."""
+    if text and text[0] not in _MAYBE_NOT_STRING:
+        return text
+    if text in _NULLS:
+        return None
+    if text in _TRUE:
+        return True
+    if text in _FALSE:
+        return False
+    if _INT.fullmatch(text):
+        return int(text)
+    if _OCT.fullmatch(text):
+        return int(text[2:], 8)
+    if _HEX.fullmatch(text):
+        return int(text[2:], 16)
+    if _FLOAT.fullmatch(text):
+        return float(text)
+    if text in _INF:
+        return math.inf
+    if text in _NEG_INF:
+        return -math.inf
+    if text in _NAN:
+        return math.nan
+    return text
+
+
+def value_at(text: str, document: int, path: FieldPath) -> str | None:
+    """The string scalar at `path` (from the document root) in document number `document`; None if absent."""
+    try:
+        nodes = list(yaml.compose_all(text, Loader=_loader()))
+    except (yaml.YAMLError, AttributeError):
+        return None
+    if not 0 <= document < len(nodes):
+        return None
+    node = nodes[document]
+    for segment, _is_key in path.steps():
+        node = _child(node, segment)
+        if node is None:
+            return None
+    return node.value if isinstance(node, yaml.ScalarNode) else None

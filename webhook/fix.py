@@ -1,0 +1,136 @@
+"""`draguard lint --fix` / `--diff`: apply the rules' safe edits to YAML files, changing nothing else.
+
+A rule's `Edit` is relative to the string value at its finding's path (a CEL expression). Here it is
+mapped into the file through `webhook.spans` (quotes, escapes, folding and block indentation handled),
+the replacement is spelled for the scalar's style (`\\"` in double quotes, `''` in single quotes,
+re-indented lines in `|`/`>` blocks), and applied. Every other byte of the file stays as it was:
+comments, quoting, indentation, key order.
+
+Each rewritten scalar is checked by reading the new text back: if it does not yield exactly the
+expected expression (a plain scalar that would need quotes, say), that scalar is left alone and
+reported as not fixable.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from webhook.fieldpath import FieldPath
+from webhook.findings import Edit, Finding
+from webhook.spans import style_of, value_offsets
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """A string scalar in a file: where it starts, its value, and the finding path that names it."""
+
+    path: FieldPath
+    document: int
+    start: int  # offset of the scalar's first character (quote, indicator or first plain character)
+    value: str
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    text: str
+    applied: int  # edits applied
+    skipped: list[tuple[Target, str]]  # scalars left alone, with the reason
+
+
+def apply_edits(text: str, groups: Sequence[tuple[Target, Sequence[Edit]]],
+                read_back: Callable[[str, Target], str | None]) -> Result:
+    """Apply each target's edits (last target in the file first, so offsets stay valid)."""
+    applied = 0
+    skipped: list[tuple[Target, str]] = []
+    for target, edits in sorted(groups, key=lambda g: g[0].start, reverse=True):
+        chosen = _non_overlapping(edits)
+        expected = apply_to_value(target.value, chosen)
+        new_text = _apply_in_file(text, target, chosen)
+        if new_text is None:
+            skipped.append((target, "its YAML spelling could not be mapped"))
+            continue
+        got = read_back(new_text, target)
+        if got is None or _normal(got) != _normal(expected):
+            skipped.append((target, "the rewritten YAML scalar would not read back as the fixed expression"))
+            continue
+        text = new_text
+        applied += len(chosen)
+    return Result(text, applied, skipped)
+
+
+def apply_to_value(value: str, edits: Sequence[Edit]) -> str:
+    for edit in sorted(edits, key=lambda e: e.start, reverse=True):
+        value = value[:edit.start] + edit.replacement + value[edit.end:]
+    return value
+
+
+def safe_edits(findings: Sequence[Finding]) -> list[Edit]:
+    return [f.fix for f in findings if f.fix is not None and f.fix.safe]
+
+
+def _non_overlapping(edits: Sequence[Edit]) -> list[Edit]:
+    """Edits sorted by start; one that overlaps an earlier one waits for the next --fix run."""
+    chosen: list[Edit] = []
+    for edit in sorted(set(edits), key=lambda e: (e.start, e.end)):
+        if chosen and edit.start < chosen[-1].end:
+            continue
+        chosen.append(edit)
+    return chosen
+
+
+def _apply_in_file(text: str, target: Target, edits: Sequence[Edit]) -> str | None:
+    offsets = value_offsets(text, target.start, target.value)
+    if offsets is None:
+        return None
+    style = style_of(text, target.start)
+    for edit in sorted(edits, key=lambda e: e.start, reverse=True):
+        start, end = offsets[edit.start], offsets[edit.end]
+        if edit.end > edit.start and edit.end <= len(target.value):
+            end = offsets[edit.end - 1] + _width(text, offsets[edit.end - 1], style)
+        spelled = _spell(edit.replacement, style, _indent_at(text, start))
+        if spelled is None:
+            return None
+        text = text[:start] + spelled + text[end:]
+    return text
+
+
+def _width(text: str, offset: int, style: str) -> int:
+    """Source characters that spell the value character at `offset` (an escape or `''` spans two+)."""
+    if style == '"' and text[offset] == "\\":
+        nxt = text[offset + 1:offset + 2]
+        return 2 + {"x": 2, "u": 4, "U": 8}.get(nxt, 0)
+    if style == "'" and text.startswith("''", offset):
+        return 2
+    return 1
+
+
+def _spell(replacement: str, style: str, indent: str) -> str | None:
+    """`replacement` written for a scalar of this style; None when it cannot be written safely."""
+    if style in ("|", ">"):
+        return replacement.replace("\n", "\n" + indent)
+    flat = re.sub(r"\n[ \t]*", " ", replacement)  # CEL reads a line break as a space outside strings
+    if style == '"':
+        return flat.replace("\\", "\\\\").replace('"', '\\"')
+    if style == "'":
+        return flat.replace("'", "''")
+    if ": " in flat or " #" in flat:
+        return None  # would end the plain scalar early
+    return flat
+
+
+def _indent_at(text: str, offset: int) -> str:
+    line_start = text.rfind("\n", 0, offset) + 1
+    line = text[line_start:offset]
+    return line[: len(line) - len(line.lstrip(" "))]
+
+
+def _normal(text: str) -> str:
+    return " ".join(text.split())
+
+
+def unified_diff(old: str, new: str, name: str) -> str:
+    return "".join(difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
+                                        fromfile=f"a/{name}", tofile=f"b/{name}"))
