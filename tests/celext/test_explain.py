@@ -10,6 +10,8 @@ from collections.abc import Mapping
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from celext.errors import EvaluationError
 from celext.explain import ClaimResult, NodeResult, explain, explain_on_node, nodes_of
@@ -266,3 +268,40 @@ def test_scalar_only_inventory_behaves_the_same_under_both_semantics(semantics: 
     assert picked(result) == [("nic", "nic-1"), ("cpu", "cpu-1")]
 
 
+
+
+# --- exactness: the search agrees with brute force over every assignment ------------------------------
+
+def _brute_force(counts: list[int], pools: list[list[set[int]]], match: bool, distinct: bool) -> bool:
+    """Whether some choice of distinct devices per request satisfies the constraints (list semantics)."""
+    from itertools import combinations, product
+
+    choices = [list(combinations(range(len(pool)), n)) for pool, n in zip(pools, counts, strict=True)]
+    for pick in product(*choices):
+        chosen = [pools[r][i] for r, idx in enumerate(pick) for i in idx]
+        if match and not set.intersection(*chosen):
+            continue
+        if distinct and any(a & b for k, a in enumerate(chosen) for b in chosen[k + 1:]):
+            continue
+        return True
+    return False
+
+
+@settings(max_examples=120, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(1, 2), st.lists(st.sets(st.integers(0, 4), min_size=1, max_size=3),
+                                                    min_size=0, max_size=4)), min_size=1, max_size=3),
+    st.booleans(),
+)
+def test_search_is_exact(requests: list[tuple[int, list[set[int]]]], match: bool) -> None:
+    drivers = [f"d{r}.example.com" for r in range(len(requests))]
+    slices = [rslice(drv, [dev(f"x{i}", sorted(values)) for i, values in enumerate(pool)])
+              for drv, (_, pool) in zip(drivers, requests, strict=True)]
+    classes = {drv: dclass(drv, f"driver:{drv}") for drv in drivers}
+    constraints = [{"matchAttribute": NUMA}] if match else [{"distinctAttribute": NUMA}]
+    obj = claim(*(request(f"r{r}", drv, count=n) for r, (drv, (n, _)) in enumerate(zip(drivers, requests,
+                                                                                          strict=True))),
+                constraints=constraints)
+    result = explain_on_node(obj, classes, slices, Node("n1"), matcher=matcher)
+    expected = _brute_force([n for n, _ in requests], [pool for _, pool in requests], match, not match)
+    assert (result.status == "fits") is expected
