@@ -424,13 +424,13 @@ def pools_for_node(slices: Sequence[Obj], node: Node) -> tuple[list[Device], lis
             if sum(1 for s in same if _pool_numbers(s)[1] == generation) != wanted:
                 notes.append(f"pool {key[0]}/{key[1]} is incomplete ({len(pool_slices)} of {wanted} slices): skipped")
                 continue
-        ordered = sorted(pool_slices, key=lambda s: str(s.get("metadata", {}).get("name", "")))
+        ordered = sorted(pool_slices, key=lambda s: str(_map(s.get("metadata")).get("name", "")))
         names: set[str] = set()
         pool_devices = []
         for s in ordered:
-            for d in _strings(s["spec"].get("devices")):
+            for d in _strings(_map(s.get("spec")).get("devices")):
                 if isinstance(d, Mapping):
-                    pool_devices.append(Device.of(key[0], key[1], str(s.get("metadata", {}).get("name", "")), d))
+                    pool_devices.append(Device.of(key[0], key[1], str(_map(s.get("metadata")).get("name", "")), d))
         duplicate = None
         for d in pool_devices:
             if d.name in names:

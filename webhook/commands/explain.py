@@ -109,7 +109,7 @@ def _node_text(node: NodeResult) -> list[str]:
         word = {"no-fit": "cannot allocate", "error": "allocation aborted", "bound": "undecided"}[node.status]
         return [f"  node {name}: {word}: {node.reason}", *(f"    {d}" for d in node.details)]
     lines = [f"  node {name}: fits"]
-    width = max(len(p.request) for p in node.picks)
+    width = max((len(p.request) for p in node.picks), default=0)
     for pick, numa in zip(node.picks, _values(node), strict=True):
         lines.append(f"    {pick.request:<{width}}  {pick.device.id}" + (f"  numaNode {numa}" if numa else ""))
     lines += [f"    {label}: {values}" for label, values in node.common]
