@@ -45,9 +45,10 @@ def test_disruption_budget_keeps_one_replica_of_the_deployment() -> None:
     pdb = one(BASE_OBJECTS, "PodDisruptionBudget", "draguard")
     assert pdb["spec"]["minAvailable"] == 1
     assert pdb["spec"]["selector"]["matchLabels"] == _deployment()["spec"]["selector"]["matchLabels"]
-    assert pdb["spec"]["selector"]["matchLabels"].items() <= _deployment()["spec"]["template"]["metadata"][
-        "labels"
-    ].items()
+    assert (
+        pdb["spec"]["selector"]["matchLabels"].items()
+        <= _deployment()["spec"]["template"]["metadata"]["labels"].items()
+    )
 
 
 def test_pod_runs_non_root_read_only_without_privileges() -> None:
