@@ -400,8 +400,9 @@ def node_matches(spec: Obj, node: Node) -> bool:
     return isinstance(selector, Mapping) and node_selector_matches(selector, node)
 
 
-def pools_for_node(slices: Sequence[Obj], node: Node) -> tuple[list[Device], list[str]]:
-    """Devices the node can use, in allocation order, and notes on skipped pools (GatherPools)."""
+def pools_for_node(slices: Sequence[Obj], node: Node) -> tuple[list[Device], list[str], dict[str, str]]:
+    """Devices the node can use, in allocation order, notes on skipped pools, and those pools
+    ("driver/pool" -> "being updated" | "invalid") as GatherPools marks them."""
     relevant: dict[tuple[str, str], list[Obj]] = {}
     for s in slices:
         spec = _map(s.get("spec"))
@@ -413,7 +414,7 @@ def pools_for_node(slices: Sequence[Obj], node: Node) -> tuple[list[Device], lis
             ok = node_matches(spec, node)
         if ok:
             _add_slice(relevant, s)
-    devices, notes = [], []
+    devices, notes, skipped = [], [], {}
     for key in sorted(relevant):
         pool_slices = relevant[key]
         wanted, generation = _pool_numbers(pool_slices[0])
@@ -423,6 +424,7 @@ def pools_for_node(slices: Sequence[Obj], node: Node) -> tuple[list[Device], lis
                 continue  # obsolete generation
             if sum(1 for s in same if _pool_numbers(s)[1] == generation) != wanted:
                 notes.append(f"pool {key[0]}/{key[1]} is incomplete ({len(pool_slices)} of {wanted} slices): skipped")
+                skipped[f"{key[0]}/{key[1]}"] = "being updated"
                 continue
         ordered = sorted(pool_slices, key=lambda s: str(_map(s.get("metadata")).get("name", "")))
         names: set[str] = set()
@@ -439,9 +441,10 @@ def pools_for_node(slices: Sequence[Obj], node: Node) -> tuple[list[Device], lis
             names.add(d.name)
         if duplicate is not None:
             notes.append(f"pool {key[0]}/{key[1]} is invalid (duplicate device name {duplicate}): skipped")
+            skipped[f"{key[0]}/{key[1]}"] = "invalid"
             continue
         devices += pool_devices
-    return devices, notes
+    return devices, notes, skipped
 
 
 def _pool_key(s: Obj) -> tuple[str, str]:
@@ -472,7 +475,13 @@ def explain_on_node(obj: Obj, classes: Mapping[str, Obj], slices: Sequence[Obj],
     claim = claim_label(obj)
     entries, constraints = parse_claim(obj, classes, semantics)
     check_claim(entries, claim)
-    devices, notes = pools_for_node(slices, node)
+    devices, notes, skipped = pools_for_node(slices, node)
+    everything = next((r for r in iter_requests(entries) if r.all_devices), None)
+    if everything is not None and skipped:
+        pool, state = next(iter(skipped.items()))
+        return NodeResult(node.name, "error", reason=(
+            f"claim {claim}, request {everything.name.rpartition('/')[2]}: asks for all devices, but resource pool "
+            f"{pool} is currently {state}"), details=tuple(notes))
     search = _Search(claim, entries, constraints, devices, matcher or celext_matcher(), node, max_steps)
     try:
         found = search.run()

@@ -305,3 +305,11 @@ def test_search_is_exact(requests: list[tuple[int, list[set[int]]]], match: bool
     result = explain_on_node(obj, classes, slices, Node("n1"), matcher=matcher)
     expected = _brute_force([n for n, _ in requests], [pool for _, pool in requests], match, not match)
     assert (result.status == "fits") is expected
+
+
+def test_all_devices_with_an_incomplete_pool_aborts_as_upstream() -> None:
+    slices = [rslice("dra.cpu", [dev("a")], count=2)]
+    result = on_n1(claim(request("cpu", "dra.cpu", allocationMode="All")), slices)
+    assert result.status == "error"
+    assert result.reason == ("claim ns/c, request cpu: asks for all devices, but resource pool dra.cpu/n1 is "
+                             "currently being updated")
