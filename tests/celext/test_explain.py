@@ -233,9 +233,10 @@ def test_only_the_newest_pool_generation_counts_and_incomplete_pools_are_skipped
         rslice("dra.cpu", [dev("new")], name="s-new", generation=2),
         rslice("dra.net", [dev("half")], count=2),
     ]
-    result = on_n1(claim(request("cpu", "dra.cpu", allocationMode="All")), slices)
-    assert picked(result) == [("cpu", "new")]
-    assert result.details == ("pool dra.net/n1 is incomplete (1 of 2 slices): skipped",)
+    result = on_n1(claim(request("cpu", "dra.cpu"), request("more", "dra.cpu")), slices)
+    assert picked(result) == [] and result.reason == "request more: not enough matching devices"
+    assert on_n1(claim(request("cpu", "dra.cpu")), slices).picks[0].device.name == "new"
+    assert result.details[0] == "pool dra.net/n1 is incomplete (1 of 2 slices): skipped"
 
 
 def test_work_bound_stops_the_search_with_a_clear_message() -> None:
