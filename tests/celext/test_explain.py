@@ -234,7 +234,8 @@ def test_only_the_newest_pool_generation_counts_and_incomplete_pools_are_skipped
         rslice("dra.net", [dev("half")], count=2),
     ]
     result = on_n1(claim(request("cpu", "dra.cpu"), request("more", "dra.cpu")), slices)
-    assert picked(result) == [] and result.reason == "request more: not enough matching devices"
+    assert result.reason == "the requests compete for the same devices: no way to give each its own"
+    assert result.details[1:] == ("request cpu: 1 candidate(s)", "request more: 1 candidate(s)")
     assert on_n1(claim(request("cpu", "dra.cpu")), slices).picks[0].device.name == "new"
     assert result.details[0] == "pool dra.net/n1 is incomplete (1 of 2 slices): skipped"
 
