@@ -1,0 +1,149 @@
+"""Semantic versions as Kubernetes reads them: strict semver 2.0.0, plus the CEL library's normalising parse.
+
+Mirrors `blang/semver` v4 `Parse` (what Kubernetes uses for `version` attributes and `semver(s)`) and the
+apiserver CEL library's `normalizeAndParse` (for `semver(s, true)` / `isSemver(s, true)`): strip one leading
+`v`, drop leading zeros of the dotted parts, fill a missing minor/patch with 0. Comparison follows semver
+precedence, so build metadata never matters (`1.0.0+a == 1.0.0+b`), as with blang's `Compare`.
+No CEL in here: the ResourceSlice rules use it directly.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+
+_DIGITS = frozenset("0123456789")
+_ALNUM = frozenset("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-")
+_UINT64_MAX = 2**64 - 1
+
+
+@functools.total_ordering
+@dataclass(frozen=True, slots=True, eq=False)
+class Semver:
+    """One parsed version. `prerelease` items are ints (numeric identifiers) or strings."""
+
+    major: int
+    minor: int
+    patch: int
+    prerelease: tuple[int | str, ...] = ()
+    build: tuple[str, ...] = field(default=())
+
+    def compare(self, other: Semver) -> int:
+        """-1, 0 or 1 by semver precedence (build metadata ignored)."""
+        mine, theirs = (self.major, self.minor, self.patch), (other.major, other.minor, other.patch)
+        if mine != theirs:
+            return 1 if mine > theirs else -1
+        if not self.prerelease or not other.prerelease:
+            # A release sorts after any of its pre-releases.
+            return (not self.prerelease) - (not other.prerelease)
+        for a, b in zip(self.prerelease, other.prerelease, strict=False):
+            if a == b:
+                continue
+            if isinstance(a, int) != isinstance(b, int):
+                return -1 if isinstance(a, int) else 1  # numeric identifiers sort first
+            return 1 if a > b else -1  # type: ignore[operator]
+        return (len(self.prerelease) > len(other.prerelease)) - (len(self.prerelease) < len(other.prerelease))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Semver):
+            return NotImplemented
+        return self.compare(other) == 0
+
+    def __lt__(self, other: Semver) -> bool:
+        return self.compare(other) < 0
+
+    def __hash__(self) -> int:
+        return hash((self.major, self.minor, self.patch, self.prerelease))
+
+    def __str__(self) -> str:
+        text = f"{self.major}.{self.minor}.{self.patch}"
+        if self.prerelease:
+            text += "-" + ".".join(str(p) for p in self.prerelease)
+        if self.build:
+            text += "+" + ".".join(self.build)
+        return text
+
+    def __repr__(self) -> str:
+        return f"Semver({str(self)!r})"
+
+
+def _number(text: str, what: str) -> int:
+    if not set(text) <= _DIGITS:
+        raise ValueError(f"Invalid character(s) found in {what} number {text!r}")
+    if len(text) > 1 and text[0] == "0":
+        raise ValueError(f"{what.capitalize()} number must not contain leading zeroes {text!r}")
+    if not text:
+        raise ValueError(f"{what} number is empty")
+    value = int(text)
+    if value > _UINT64_MAX:
+        raise ValueError(f"{what} number {text!r} is out of range")
+    return value
+
+
+def _prerelease(text: str) -> int | str:
+    if not text:
+        raise ValueError("Prerelease is empty")
+    if set(text) <= _DIGITS:
+        if len(text) > 1 and text[0] == "0":
+            raise ValueError(f"Numeric PreRelease version must not contain leading zeroes {text!r}")
+        return int(text)
+    if not set(text) <= _ALNUM:
+        raise ValueError(f"Invalid character(s) found in prerelease {text!r}")
+    return text
+
+
+@functools.lru_cache(maxsize=4096)
+def parse_semver(text: str) -> Semver:
+    """Parse strict semver 2.0.0 (no `v`, no leading zeros, three numbers); ValueError says what is wrong."""
+    if not text:
+        raise ValueError("Version string empty")
+    parts = text.split(".", 2)
+    if len(parts) != 3:
+        raise ValueError("No Major.Minor.Patch elements found")
+    major = _number(parts[0], "major")
+    minor = _number(parts[1], "minor")
+    rest, build_text, pre_text = parts[2], None, None
+    if "+" in rest:
+        rest, build_text = rest.split("+", 1)
+    if "-" in rest:
+        rest, pre_text = rest.split("-", 1)
+    patch = _number(rest, "patch")
+    prerelease = tuple(_prerelease(p) for p in pre_text.split(".")) if pre_text is not None else ()
+    build: tuple[str, ...] = ()
+    if build_text is not None:
+        build = tuple(build_text.split("."))
+        for item in build:
+            if not item:
+                raise ValueError("Build meta data is empty")
+            if not set(item) <= _ALNUM:
+                raise ValueError(f"Invalid character(s) found in build meta data {item!r}")
+    return Semver(major, minor, patch, prerelease, build)
+
+
+def normalize_and_parse(text: str) -> Semver:
+    """The Kubernetes CEL semver library's tolerant parse (`semver(s, true)`): `v1.2` -> 1.2.0, `01.02.03` -> 1.2.3."""
+    text = text.removeprefix("v")
+    parts = text.split(".", 2)
+    for i, part in enumerate(parts):
+        if len(part) > 1:
+            stripped = part.lstrip("0")
+            if not stripped or stripped[0] not in _DIGITS:
+                stripped = "0" + stripped
+            parts[i] = stripped
+    if len(parts) < 3:
+        if any(c in parts[-1] for c in "+-"):
+            raise ValueError("short version cannot contain PreRelease/Build meta data")
+        parts += ["0"] * (3 - len(parts))
+    return parse_semver(".".join(parts))
+
+
+def is_semver(text: str, *, normalize: bool = False) -> bool:
+    """True when `text` parses (strictly, or with the normalising parse)."""
+    try:
+        if normalize:
+            normalize_and_parse(text)
+        else:
+            parse_semver(text)
+    except ValueError:
+        return False
+    return True
