@@ -110,7 +110,7 @@ def _check_device(
                 _finding(
                     UNKNOWN_DEVICE,
                     attrs_path.key(key),
-                    f"{subject} is not on this node (no {topology.reader.describe('bus/pci/devices/' + bdf)}); "
+                    f"{subject} is not on this machine (no {topology.reader.describe('bus/pci/devices/' + bdf)}); "
                     "its numaNode cannot be checked",
                     "check --sysfs-root and --node, or whether the driver publishes a device that is gone",
                 )
@@ -128,7 +128,7 @@ def _check_device(
                 _finding(
                     UNKNOWN_NODE,
                     attrs_path.key(first.key),
-                    f"{first.name} names NUMA node {physical}, which this node does not have "
+                    f"{first.name} names NUMA node {physical}, which this machine does not have "
                     f"(nodes: {', '.join(map(str, known))})",
                     "publish the node id the kernel reports for the device",
                 )
@@ -162,7 +162,7 @@ def _compare(attribute: Published, derived: Derivation, path: FieldPath) -> Iter
     omit = "omit the numaNode attribute while the device has no NUMA affinity (the KEP-6072 helper returns an error)"
     if derived.value is None:
         if derived.status == "unavailable":
-            message = f"{attribute.name} is {published} but {derived.subject} has no numa_node file on this node"
+            message = f"{attribute.name} is {published} but {derived.subject} has no numa_node file"
             yield _finding(NO_AFFINITY, member, message + " (a kernel without NUMA support)", omit)
         elif derived.status == "no-affinity" and derived.subject.startswith("PCI"):
             message = f"{attribute.name} is {published} but {derived.subject} has no NUMA affinity"

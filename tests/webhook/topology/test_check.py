@@ -115,6 +115,19 @@ def test_minus_one_published_for_a_device_without_affinity(topology: Topology) -
     ]
 
 
+def test_a_value_on_a_kernel_without_numa_files(topology: Topology, tmp_path: Path) -> None:
+    (tmp_path / "devices/pci0000:00/0000:01:00.0/numa_node").unlink()
+    nvme = slice_of("dra.nvme", {BUS_ID: {"string": "0000:01:00.0"}, "dra.nvme/numaNode": {"int": 0}})
+    assert found(nvme, topology) == [
+        (
+            "topology-no-affinity",
+            "deny",
+            "spec.devices[0].attributes[dra.nvme/numaNode].int",
+            "dra.nvme/numaNode is 0 but PCI device 0000:01:00.0 has no numa_node file (a kernel without NUMA support)",
+        )
+    ]
+
+
 def test_form_asked_for(topology: Topology) -> None:
     nic = slice_of("dra.net", {BUS_ID: {"string": "0000:c1:00.1"}, NUMA: {"int": 6}, "dra.net/numaNode": {"int": 6}})
     assert found(nic, topology, Form.LIST) == [
@@ -159,7 +172,7 @@ def test_a_node_this_machine_does_not_have(topology: Topology) -> None:
             "topology-unknown-node",
             "warn",
             "spec.devices[0].attributes[dra.memory/numaNode]",
-            "dra.memory/numaNode names NUMA node 9, which this node does not have (nodes: 0, 1, 2, 3, 4, 5, 6, 7)",
+            "dra.memory/numaNode names NUMA node 9, which this machine does not have (nodes: 0, 1, 2, 3, 4, 5, 6, 7)",
         )
     ]
 
@@ -182,8 +195,8 @@ def test_a_device_not_on_this_node(topology: Topology, tmp_path: Path) -> None:
             "topology-unknown-device",
             "warn",
             f"spec.devices[0].attributes[{BUS_ID}]",
-            f"PCI device 0000:e1:00.0 is not on this node (no {tmp_path}/bus/pci/devices/0000:e1:00.0); its numaNode "
-            "cannot be checked",
+            f"PCI device 0000:e1:00.0 is not on this machine (no {tmp_path}/bus/pci/devices/0000:e1:00.0); "
+            "its numaNode cannot be checked",
         )
     ]
 
