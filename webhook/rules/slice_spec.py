@@ -26,9 +26,12 @@ from webhook.rules.k8s_errors import (
 from webhook.rules.k8s_ids import Errors, tag
 from webhook.rules.k8s_names import (
     is_dns1123_subdomain,
+    is_qualified_name,
     validate_dns1123_label,
     validate_dns1123_subdomain,
     validate_driver_name,
+    validate_label_name,
+    validate_label_value,
 )
 from webhook.rules.k8s_node_selector import validate_node_selector
 from webhook.rules.k8s_wire import as_map, get_bool, get_int, get_list, get_map, get_str
@@ -99,6 +102,15 @@ def _validate_object_meta(meta: Mapping[str, Any], old: Mapping[str, Any] | None
             errs.append((ids.OBJECT_META, required(META.child("name"), "name or generateName is required")))
     elif name:
         errs += [(ids.OBJECT_META, invalid(META.child("name"), name, m)) for m in is_dns1123_subdomain(name)]
+    labels = get_map(errs, meta, "labels", META) or {}
+    for key, value in labels.items():
+        errs += tag(ids.OBJECT_META, validate_label_name(str(key), META.child("labels")))
+        if isinstance(value, str):
+            errs += tag(ids.OBJECT_META, validate_label_value(value, META.child("labels")))
+    annotations = get_map(errs, meta, "annotations", META) or {}
+    for key in annotations:
+        problems = is_qualified_name(str(key).lower())
+        errs += [(ids.OBJECT_META, invalid(META.child("annotations"), key, m)) for m in problems]
     if get_str(errs, meta, "namespace", META):
         errs.append((ids.OBJECT_META, forbidden(META.child("namespace"), "not allowed on this type")))
 
