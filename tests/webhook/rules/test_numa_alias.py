@@ -40,7 +40,8 @@ def test_alias_list_comes_from_the_policy(check: Check) -> None:
 
 def test_negative_alias_is_a_warning(check: Check) -> None:
     obj = slice_with(device(attributes={"dra.net/numaNode": -1}))
-    assert check("numa-node-alias-type", obj) == [(f"{ATTRS}[dra.net/numaNode].int", "NUMA alias dra.net/numaNode is -1")]
+    assert check("numa-node-alias-type", obj) == [
+        (f"{ATTRS}[dra.net/numaNode].int", "NUMA alias dra.net/numaNode is -1")]
 
 
 def test_string_alias_is_a_warning(check: Check) -> None:

@@ -136,7 +136,8 @@ SCENARIOS: dict[str, tuple[dict[str, Any], list[tuple[str, str, str]]]] = {
         o["spec"]["devices"][4].update(attributes={"foo": {"string": "x" * 65}})]), [
         ("k8s-qualified-name", f"{D}[1].attributes", f'Invalid value: "{BAD}": {C_ID}'),
         ("k8s-attribute-union", f"{D}[1].attributes[{BAD}]", f'Invalid value: "": {UNION}'),
-        ("k8s-attribute-union", f"{D}[2].attributes[foo]", f'Invalid value: {{"string":"x","version":"1.2.3"}}: {UNION}'),
+        ("k8s-attribute-union", f"{D}[2].attributes[foo]",
+         f'Invalid value: {{"string":"x","version":"1.2.3"}}: {UNION}'),
         ("k8s-attribute-value", f"{D}[3].attributes[foo].version",
          f'Invalid value: "{"x" * 65}": must be a string compatible with semver.org spec 2.0.0'),
         ("k8s-attribute-value", f"{D}[3].attributes[foo].version", "Too long: may not be more than 64 bytes"),
@@ -175,10 +176,12 @@ SCENARIOS: dict[str, tuple[dict[str, Any], list[tuple[str, str, str]]]] = {
          "Invalid value: 33: the total number of attributes and capacities must not exceed 32")]),
     "too-many-attribute-values": (edit(base(), dev(0, attributes={"a": {"ints": list(range(40))},
                                                                    "b": {"strings": ["x"] * 9}})), [
-        ("k8s-attribute-limits", f"{D}[0]", "Invalid value: 49: the total number of attribute values must not exceed 48")]),
+        ("k8s-attribute-limits", f"{D}[0]",
+         "Invalid value: 49: the total number of attribute values must not exceed 48")]),
     "request-policy-without-multiple-allocations": (
         edit(base(), dev(0, capacity={"memory": {"value": "4Gi", "requestPolicy": RANGE_POLICY}})),
-        [("k8s-capacity", f"{D}[0].capacity[memory].requestPolicy", "Forbidden: allowMultipleAllocations must be true")]),
+        [("k8s-capacity", f"{D}[0].capacity[memory].requestPolicy",
+          "Forbidden: allowMultipleAllocations must be true")]),
     "good-request-policy": (edit(base(), dev(0, allowMultipleAllocations=True, capacity={
         "memory": {"value": "4Gi", "requestPolicy": RANGE_POLICY}})), []),
     "bad-request-policy-both": (edit(base(), dev(0, allowMultipleAllocations=True, capacity={"memory": {
@@ -218,7 +221,8 @@ SCENARIOS: dict[str, tuple[dict[str, Any], list[tuple[str, str, str]]]] = {
         ("k8s-counters", f"{D}[0].consumesCounters[1]", 'Duplicate value: "a"'),
         ("k8s-counters", f"{D}[0].consumesCounters[1].counters", "Required value")]),
     "bad-shared-counters": (edit(base(), spec(devices=None, sharedCounters=[
-        {"name": "Set", "counters": {"mem": {"value": "1"}}}, {"name": "set2", "counters": {"Bad": {"value": "1"}}}])), [
+        {"name": "Set", "counters": {"mem": {"value": "1"}}},
+        {"name": "set2", "counters": {"Bad": {"value": "1"}}}])), [
         ("k8s-counters", "spec.sharedCounters[0].name", f'Invalid value: "Set": {LABEL}'),
         ("k8s-counters", "spec.sharedCounters[1].counters", f'Invalid value: "Bad": {LABEL}')]),
     "per-device-node-selection": (edit(base(2), lambda o: [
@@ -247,7 +251,8 @@ SCENARIOS: dict[str, tuple[dict[str, Any], list[tuple[str, str, str]]]] = {
         ("k8s-attribute-union", f"{D}[0].attributes[foo]", f'Invalid value: "": {UNION}'),
         ("k8s-unknown-field", f"{D}[0].attributes[foo].intz", 'unknown field "spec.devices[0].attributes[foo].intz"')]),
     "unserved-api-version": (edit(base(), lambda o: o.update(apiVersion="resource.k8s.io/v1alpha2")), [
-        ("k8s-api-version", "apiVersion", 'no matches for kind "ResourceSlice" in version "resource.k8s.io/v1alpha2"')]),
+        ("k8s-api-version", "apiVersion",
+         'no matches for kind "ResourceSlice" in version "resource.k8s.io/v1alpha2"')]),
     "v1beta1-basic-devices": (edit(base(), lambda o: [
         o.update(apiVersion="resource.k8s.io/v1beta1"),
         o["spec"].update(devices=[{"name": "gpu-0", "basic": {"attributes": {"foo": {}}}}])]), [
