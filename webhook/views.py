@@ -119,17 +119,35 @@ def _review(webhook: str, handler: Handler) -> HTTPResponse:
     return _json(payload, code)
 
 
+# An oversized body up to this size is read and thrown away before the 413, so the client, still sending,
+# reads the answer instead of a reset connection and the connection stays usable; beyond it, the 413 goes
+# out at once and gunicorn closes the connection rather than drain an unbounded body.
+DRAIN_LIMIT = 4 * review.MAX_BODY
+
+
 def _body() -> bytes:
     length = request.content_length
     if length is not None and length > review.MAX_BODY:
-        raise review.too_large()  # refused before reading a byte of it
+        if length <= DRAIN_LIMIT:
+            _discard()
+        raise review.too_large()
     body = request.stream.read(review.MAX_BODY + 1)
     if len(body) > review.MAX_BODY:
+        _discard()
         raise review.too_large()
     if not body:
         raise BadReview(400, "request body is empty")
     review.check_content_type(request.headers.get("Content-Type"))
     return body
+
+
+def _discard() -> None:
+    read = 0
+    while read <= DRAIN_LIMIT:
+        chunk = request.stream.read(64 * 1024)
+        if not chunk:
+            return
+        read += len(chunk)
 
 
 def _decision(code: int, answer: Response | None) -> str:

@@ -1,0 +1,212 @@
+"""A real `draguard serve` (gunicorn, gthread workers) over real TLS, shared by the serving tests.
+
+Certificates come from `certs.issue.generate` for the Service `draguard` in namespace `draguard`; clients
+connect to 127.0.0.1 but send SNI and verify the certificate for `draguard.draguard.svc` against the CA
+bundle, as the API server does. Starting a server takes about a second, so the session shares one
+(`webhook_server`); tests that rotate certificates, change the policy or stop the server start their own.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import signal
+import socket
+import ssl
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import REPO
+
+SNI = "draguard.draguard.svc"
+START_DEADLINE = 60.0  # seconds; generous for a loaded 2-core machine, never reached when things work
+# The session server's policy: one rule of each action, so allowed, denied, warned and audited are all reachable.
+SESSION_POLICY = "rules:\n  numa-node-type: warn\n  k8s-unknown-field: audit\n"
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def client_context(ca_file: Path) -> ssl.SSLContext:
+    """What the API server does: trust only the caBundle, check the name, TLS 1.2 or newer."""
+    context = ssl.create_default_context(cafile=str(ca_file))
+    context.minimum_version = ssl.TLSVersion.TLSv1_2
+    return context
+
+
+class Connection(http.client.HTTPSConnection):
+    """HTTPS to 127.0.0.1 with SNI and name check for `draguard.draguard.svc`; keeps the connection alive."""
+
+    def __init__(self, port: int, context: ssl.SSLContext, timeout: float = 30.0) -> None:
+        super().__init__(SNI, port, context=context, timeout=timeout)
+
+    def connect(self) -> None:
+        raw = socket.create_connection(("127.0.0.1", self.port), self.timeout)
+        self.sock = self._context.wrap_socket(raw, server_hostname=SNI)  # type: ignore[attr-defined]
+
+
+@dataclass(frozen=True)
+class Reply:
+    status: int
+    headers: Mapping[str, str]
+    body: bytes
+
+    def json(self) -> Any:
+        return json.loads(self.body)
+
+    @property
+    def response(self) -> dict[str, Any]:
+        answer: dict[str, Any] = self.json()["response"]
+        return answer
+
+
+def send(conn: http.client.HTTPConnection, method: str, path: str, body: bytes | None = None,
+         headers: Mapping[str, str] | None = None) -> Reply:
+    conn.request(method, path, body=body, headers=dict(headers or {}))
+    raw = conn.getresponse()
+    data = raw.read()
+    return Reply(raw.status, {k.lower(): v for k, v in raw.getheaders()}, data)
+
+
+def admission_review(obj: Mapping[str, Any] | None, *, uid: str = "uid-0", operation: str = "CREATE",
+                     old: Mapping[str, Any] | None = None, dry_run: bool = False,
+                     kind: str | None = None, api_version: str | None = None) -> dict[str, Any]:
+    """An AdmissionReview v1 request as the API server sends it for `obj` (or `old` on DELETE)."""
+    source = obj if obj is not None else old or {}
+    group_version = str(api_version or source.get("apiVersion") or "resource.k8s.io/v1")
+    group, _, version = group_version.rpartition("/")
+    kind = kind or str(source.get("kind") or "ResourceSlice")
+    request: dict[str, Any] = {
+        "uid": uid,
+        "kind": {"group": group, "version": version, "kind": kind},
+        "resource": {"group": group, "version": version, "resource": kind.lower() + "s"},
+        "requestKind": {"group": group, "version": version, "kind": kind},
+        "name": (source.get("metadata") or {}).get("name", ""),
+        "operation": operation,
+        "userInfo": {"username": "system:serviceaccount:dra:driver", "groups": ["system:serviceaccounts"]},
+        "object": obj,
+        "oldObject": old,
+        "dryRun": dry_run,
+        "options": None,
+    }
+    return {"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": request}
+
+
+def encode(review: object) -> bytes:
+    return json.dumps(review, default=str).encode()
+
+
+JSON = {"Content-Type": "application/json"}
+
+
+@dataclass
+class Server:
+    """One running `draguard serve` subprocess and what a test needs to talk to it."""
+
+    process: subprocess.Popen[bytes]
+    port: int
+    metrics_port: int
+    cert_dir: Path
+    policy_file: Path
+    log_file: Path
+    contexts: list[ssl.SSLContext] = field(default_factory=list)
+
+    @property
+    def ca_file(self) -> Path:
+        return self.cert_dir / "ca.crt"
+
+    def connect(self, timeout: float = 30.0) -> Connection:
+        return Connection(self.port, client_context(self.ca_file), timeout)
+
+    def post(self, path: str, review: object, headers: Mapping[str, str] = JSON) -> Reply:
+        conn = self.connect()
+        try:
+            return send(conn, "POST", path, review if isinstance(review, bytes) else encode(review), headers)
+        finally:
+            conn.close()
+
+    def get(self, path: str) -> Reply:
+        conn = self.connect()
+        try:
+            return send(conn, "GET", path)
+        finally:
+            conn.close()
+
+    def metrics(self) -> str:
+        conn = http.client.HTTPConnection("127.0.0.1", self.metrics_port, timeout=30)
+        try:
+            return send(conn, "GET", "/metrics").body.decode()
+        finally:
+            conn.close()
+
+    def logs(self) -> list[dict[str, Any]]:
+        """Every JSON line the server wrote to stderr so far (other lines would fail the JSON-logs promise)."""
+        return [json.loads(line) for line in self.log_file.read_text().splitlines() if line.strip()]
+
+    def stop(self) -> int:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+        return self.process.wait(timeout=60)
+
+
+def issue_certs(cert_dir: Path, *extra_dns: str) -> None:
+    from certs.issue import generate
+
+    generate(cert_dir, "draguard", "draguard", extra_dns=extra_dns)
+
+
+def start_server(base: Path, *, policy: str = SESSION_POLICY, workers: int = 2, args: tuple[str, ...] = (),
+                 issue: bool = True) -> Server:
+    """Start `python -m webhook serve` and return once /readyz answers 200 over TLS."""
+    base.mkdir(parents=True, exist_ok=True)
+    cert_dir, policy_file, log_file = base / "certs", base / "policy.yaml", base / "server.log"
+    if issue:
+        issue_certs(cert_dir)
+    policy_file.write_text(policy)
+    port, metrics_port = free_port(), free_port()
+    command = [
+        sys.executable, "-m", "webhook", "serve", "--cert-dir", str(cert_dir), "--host", "127.0.0.1",
+        "--port", str(port), "--metrics-port", str(metrics_port), "--workers", str(workers),
+        "--policy", str(policy_file), *args,
+    ]
+    env = {k: v for k, v in os.environ.items() if k != "PROMETHEUS_MULTIPROC_DIR"}
+    with log_file.open("wb") as log:
+        process = subprocess.Popen(command, cwd=REPO, stdout=log, stderr=log, env=env)
+    server = Server(process, port, metrics_port, cert_dir, policy_file, log_file)
+    wait_ready(server)
+    return server
+
+
+def wait_ready(server: Server) -> None:
+    deadline = time.monotonic() + START_DEADLINE
+    while True:
+        if server.process.poll() is not None:
+            raise AssertionError(f"draguard serve exited {server.process.returncode}:\n{server.log_file.read_text()}")
+        try:
+            if server.get("/readyz").status == 200:
+                return
+        except (OSError, http.client.HTTPException):
+            pass
+        if time.monotonic() > deadline:
+            server.stop()
+            raise AssertionError(f"draguard serve not ready in {START_DEADLINE}s:\n{server.log_file.read_text()}")
+        time.sleep(0.1)  # polling for start-up, not timing anything
+
+
+@pytest.fixture(scope="session")
+def webhook_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    server = start_server(tmp_path_factory.mktemp("webhook-server"))
+    yield server
+    server.stop()
