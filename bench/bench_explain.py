@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from celext.explain import ClaimResult, Matcher, celext_matcher, explain
-from celext.nodeselector import Node
+from celext.pools import Node
 
 NUMA = "resource.kubernetes.io/numaNode"
 DRIVERS = ("gpu.example.com", "dra.net", "dra.cpu", "dra.memory")

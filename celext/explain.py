@@ -40,7 +40,7 @@ from celext.constraints import (
     make_constraint,
     render_attribute,
 )
-from celext.nodeselector import Node, node_selector_matches
+from celext.pools import Device, Node, device_on_node, pools_for_node
 
 NUMA_NODE = "resource.kubernetes.io/numaNode"
 MAX_DEVICES = 32  # resourceapi.AllocationResultsMaxSize
@@ -60,26 +60,6 @@ class ClaimError(Exception):
 
 class _Bound(Exception):
     pass
-
-
-@dataclass(frozen=True, slots=True)
-class Device:
-    """One device in allocation order; `id` is upstream's DeviceID, `driver/pool/device`."""
-
-    driver: str
-    pool: str
-    slice: str
-    wire: Obj
-    name: str = ""
-    id: str = ""
-    shareable: bool = False  # allowMultipleAllocations (DRAConsumableCapacity)
-
-    @classmethod
-    def of(cls, driver: str, pool: str, slice_name: str, wire: Obj) -> Device:
-        name = wire.get("name")
-        name = name if isinstance(name, str) else ""
-        return cls(driver, pool, slice_name, wire, name, f"{driver}/{pool}/{name}",
-                   wire.get("allowMultipleAllocations") is True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -382,92 +362,6 @@ def enhance(message: str) -> str:
     return message
 
 
-def device_on_node(device: Device, node: Node) -> bool:
-    """perDeviceNodeSelection: the device's own nodeName / allNodes / nodeSelector must match."""
-    wire = device.wire
-    if not any(k in wire for k in ("nodeName", "allNodes", "nodeSelector")):
-        return True
-    return node_matches(wire, node)
-
-
-def node_matches(spec: Obj, node: Node) -> bool:
-    name = spec.get("nodeName")
-    if isinstance(name, str) and name:
-        return node.name == name
-    if spec.get("allNodes") is True:
-        return True
-    selector = spec.get("nodeSelector")
-    return isinstance(selector, Mapping) and node_selector_matches(selector, node)
-
-
-def pools_for_node(slices: Sequence[Obj], node: Node) -> tuple[list[Device], list[str], dict[str, str]]:
-    """Devices the node can use, in allocation order, notes on skipped pools, and those pools
-    ("driver/pool" -> "being updated" | "invalid") as GatherPools marks them."""
-    relevant: dict[tuple[str, str], list[Obj]] = {}
-    for s in slices:
-        spec = _map(s.get("spec"))
-        if spec.get("sharedCounters"):
-            continue  # counter sets, no devices
-        if spec.get("perDeviceNodeSelection") is True:
-            ok = any(node_matches(d, node) for d in _strings(spec.get("devices")) if isinstance(d, Mapping))
-        else:
-            ok = node_matches(spec, node)
-        if ok:
-            _add_slice(relevant, s)
-    devices, notes, skipped = [], [], {}
-    for key in sorted(relevant):
-        pool_slices = relevant[key]
-        wanted, generation = _pool_numbers(pool_slices[0])
-        if len(pool_slices) != wanted:
-            same = [s for s in slices if _pool_key(s) == key]
-            if any(_pool_numbers(s)[1] > generation for s in same):
-                continue  # obsolete generation
-            if sum(1 for s in same if _pool_numbers(s)[1] == generation) != wanted:
-                notes.append(f"pool {key[0]}/{key[1]} is incomplete ({len(pool_slices)} of {wanted} slices): skipped")
-                skipped[f"{key[0]}/{key[1]}"] = "being updated"
-                continue
-        ordered = sorted(pool_slices, key=lambda s: str(_map(s.get("metadata")).get("name", "")))
-        names: set[str] = set()
-        pool_devices = []
-        for s in ordered:
-            for d in _strings(_map(s.get("spec")).get("devices")):
-                if isinstance(d, Mapping):
-                    pool_devices.append(Device.of(key[0], key[1], str(_map(s.get("metadata")).get("name", "")), d))
-        duplicate = None
-        for d in pool_devices:
-            if d.name in names:
-                duplicate = d.name
-                break
-            names.add(d.name)
-        if duplicate is not None:
-            notes.append(f"pool {key[0]}/{key[1]} is invalid (duplicate device name {duplicate}): skipped")
-            skipped[f"{key[0]}/{key[1]}"] = "invalid"
-            continue
-        devices += pool_devices
-    return devices, notes, skipped
-
-
-def _pool_key(s: Obj) -> tuple[str, str]:
-    spec = _map(s.get("spec"))
-    pool = _map(spec.get("pool"))
-    return str(spec.get("driver") or ""), str(pool.get("name") or "")
-
-
-def _pool_numbers(s: Obj) -> tuple[int, int]:
-    pool = _map(_map(s.get("spec")).get("pool"))
-    count, generation = pool.get("resourceSliceCount", 1), pool.get("generation", 0)
-    return (count if isinstance(count, int) else 1), (generation if isinstance(generation, int) else 0)
-
-
-def _add_slice(pools: dict[tuple[str, str], list[Obj]], s: Obj) -> None:
-    key = _pool_key(s)
-    current = pools.get(key)
-    if current is None or _pool_numbers(s)[1] > _pool_numbers(current[0])[1]:
-        pools[key] = [s]
-    elif _pool_numbers(s)[1] == _pool_numbers(current[0])[1]:
-        current.append(s)
-
-
 def explain_on_node(obj: Obj, classes: Mapping[str, Obj], slices: Sequence[Obj], node: Node, *,
                     semantics: Semantics = "list", matcher: Matcher | None = None,
                     max_steps: int = DEFAULT_MAX_STEPS) -> NodeResult:
@@ -520,22 +414,6 @@ def _numa(picks: Sequence[Pick]) -> str:
     if not seen:
         return ""
     return str(common) if common else "none in common"
-
-
-def nodes_of(slices: Sequence[Obj], nodes: Sequence[Obj]) -> list[Node]:
-    """Every node the inputs name: Node objects (with labels) and slices' nodeName, sorted."""
-    known: dict[str, Node] = {}
-    for n in nodes:
-        meta = _map(n.get("metadata"))
-        labels = _map(meta.get("labels"))
-        if isinstance(meta.get("name"), str):
-            known[meta["name"]] = Node(meta["name"], {str(k): str(v) for k, v in labels.items()})
-    for s in slices:
-        spec = _map(s.get("spec"))
-        name = spec.get("nodeName")
-        if isinstance(name, str) and name and name not in known:
-            known[name] = Node(name, {})
-    return [known[k] for k in sorted(known)] or [Node("", {})]
 
 
 def explain(obj: Obj, classes: Mapping[str, Obj], slices: Sequence[Obj], nodes: Sequence[Node], *,

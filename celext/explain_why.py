@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING
 from celext.constraints import lookup_attribute, render_attribute
 
 if TYPE_CHECKING:
-    from celext.explain import Device, _Request, _Search
+    from celext.explain import _Request, _Search
+    from celext.pools import Device
 
 SHOWN = 8  # candidates listed per request before "and N more"
 

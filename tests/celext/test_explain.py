@@ -14,8 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from celext.errors import EvaluationError
-from celext.explain import ClaimResult, NodeResult, explain, explain_on_node, nodes_of
-from celext.nodeselector import Node
+from celext.explain import ClaimResult, NodeResult, explain, explain_on_node
+from celext.pools import Node, nodes_of
 
 NUMA = "resource.kubernetes.io/numaNode"
 Wire = dict[str, Any]

@@ -47,8 +47,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from celext.explain import DEFAULT_MAX_STEPS, explain, nodes_of
-    from celext.nodeselector import Node
+    from celext.explain import DEFAULT_MAX_STEPS, explain
+    from celext.pools import Node, nodes_of
     from webhook.commands.eval import load
     from webhook.errors import DraguardError
     from webhook.wire import name_of
