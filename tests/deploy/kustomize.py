@@ -51,6 +51,11 @@ def load_files(paths: list[Path]) -> list[Obj]:
     return [doc for path in paths for doc in yaml.safe_load_all(path.read_text(encoding="utf-8")) if doc]
 
 
+def manifests(directory: Path) -> list[Obj]:
+    """The objects of every manifest file in `directory`, as written (kustomization.yaml excluded)."""
+    return load_files(sorted(p for p in directory.glob("*.yaml") if p.name != "kustomization.yaml"))
+
+
 def kustomization(directory: Path) -> Obj:
     data: Obj = yaml.safe_load((directory / "kustomization.yaml").read_text(encoding="utf-8"))
     return data

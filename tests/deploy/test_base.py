@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from tests.deploy.kustomize import BASE, Obj, load_files, one
+from tests.deploy.kustomize import BASE, Obj, manifests, one
 
-BASE_OBJECTS = load_files(sorted(BASE.glob("*.yaml")))
+BASE_OBJECTS = manifests(BASE)
 WEBHOOK_LABELS = {"app.kubernetes.io/name": "draguard", "app.kubernetes.io/component": "webhook"}
 
 

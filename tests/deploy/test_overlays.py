@@ -1,0 +1,161 @@
+"""The certificate overlays: the cert Job's commands and least-privilege RBAC, and the cert-manager wiring."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+import pytest
+
+from tests.deploy.kustomize import BASE, CERT_MANAGER, JOB_CERTS, Obj, manifests, one, pod_specs
+from webhook import cli
+
+JOB_OBJECTS = manifests(JOB_CERTS)
+CERT_MANAGER_OBJECTS = manifests(CERT_MANAGER)
+BASE_OBJECTS = manifests(BASE)
+SECRET = one(BASE_OBJECTS, "Deployment")["spec"]["template"]["spec"]["volumes"][0]["secret"]["secretName"]
+WEBHOOK_CONFIG = one(BASE_OBJECTS, "ValidatingWebhookConfiguration")["metadata"]["name"]
+SERVICE = one(BASE_OBJECTS, "Service", "draguard")["metadata"]
+
+
+def _parse(container: Obj) -> argparse.Namespace:
+    """The container's command line through draguard's own parser: an unknown flag fails here, not in a cluster."""
+    assert container["command"] == ["draguard"]
+    args: argparse.Namespace = cli.build_parser().parse_args(container["args"])
+    return args
+
+
+def _cert_pods() -> dict[str, Obj]:
+    return pod_specs(JOB_OBJECTS)
+
+
+def test_job_generates_into_the_secret_the_deployment_mounts_then_injects() -> None:
+    pod = _cert_pods()["Job/draguard-certs"]
+    (generate,) = pod["initContainers"]
+    (inject,) = pod["containers"]
+    parsed = _parse(generate)
+    assert generate["args"][:2] == ["certs", "generate"]
+    assert parsed.secret == f"draguard/{SECRET}"
+    assert (parsed.service, parsed.namespace) == (SERVICE["name"], SERVICE["namespace"])
+    parsed = _parse(inject)
+    assert inject["args"][:2] == ["certs", "inject"]
+    assert (parsed.webhook, parsed.secret) == (WEBHOOK_CONFIG, f"draguard/{SECRET}")
+
+
+def test_cronjob_renews_rotates_and_injects_with_the_same_settings() -> None:
+    job, cron = _cert_pods()["Job/draguard-certs"], _cert_pods()["CronJob/draguard-certs-renew"]
+    names = [c["name"] for c in cron["initContainers"]] + [c["name"] for c in cron["containers"]]
+    assert names == ["generate", "rotate", "inject"]
+    by_name = {c["name"]: c for c in cron["initContainers"] + cron["containers"]}
+    assert by_name["generate"] == job["initContainers"][0]
+    assert by_name["inject"] == job["containers"][0]
+    rotate = _parse(by_name["rotate"])
+    assert by_name["rotate"]["args"][:2] == ["certs", "rotate"]
+    assert (rotate.secret, rotate.phase) == (f"draguard/{SECRET}", "auto")
+    assert {k: v for k, v in cron.items() if k not in ("initContainers",)} == {
+        k: v for k, v in job.items() if k not in ("initContainers",)
+    }
+    cronjob = one(JOB_OBJECTS, "CronJob")
+    assert cronjob["spec"]["concurrencyPolicy"] == "Forbid"
+
+
+def test_cert_pods_are_restricted() -> None:
+    for where, pod in _cert_pods().items():
+        assert pod["securityContext"]["runAsNonRoot"] is True, where
+        assert pod["securityContext"]["seccompProfile"] == {"type": "RuntimeDefault"}, where
+        for container in pod["initContainers"] + pod["containers"]:
+            security = container["securityContext"]
+            assert security["allowPrivilegeEscalation"] is False, where
+            assert security["readOnlyRootFilesystem"] is True, where
+            assert security["capabilities"] == {"drop": ["ALL"]}, where
+            assert set(container["resources"]) == {"requests", "limits"}, where
+        assert pod["serviceAccountName"] == "draguard-certs", where
+
+
+def _grants(objects: list[Obj]) -> set[tuple[Any, ...]]:
+    """Every (role kind, api group, resource, resourceName or '*', verb) the overlay grants."""
+    grants = set()
+    for role in objects:
+        if role["kind"] not in ("Role", "ClusterRole"):
+            continue
+        for rule in role["rules"]:
+            for group in rule["apiGroups"]:
+                for resource in rule["resources"]:
+                    for name in rule.get("resourceNames", ["*"]):
+                        for verb in rule["verbs"]:
+                            grants.add((role["kind"], group, resource, name, verb))
+    return grants
+
+
+def test_cert_job_may_touch_only_its_secret_and_the_one_webhook_configuration() -> None:
+    assert _grants(JOB_OBJECTS) == {
+        ("Role", "", "secrets", SECRET, "get"),
+        ("Role", "", "secrets", SECRET, "update"),
+        # RBAC cannot restrict create by name (the name is not known at authorization time); the Role keeps it
+        # to the draguard namespace.
+        ("Role", "", "secrets", "*", "create"),
+        ("ClusterRole", "admissionregistration.k8s.io", "validatingwebhookconfigurations", WEBHOOK_CONFIG, "get"),
+        ("ClusterRole", "admissionregistration.k8s.io", "validatingwebhookconfigurations", WEBHOOK_CONFIG, "patch"),
+    }
+    assert one(JOB_OBJECTS, "Role")["metadata"]["namespace"] == "draguard"
+
+
+@pytest.mark.parametrize("kind", ["RoleBinding", "ClusterRoleBinding"])
+def test_bindings_grant_the_roles_to_the_cert_service_account_only(kind: str) -> None:
+    binding = one(JOB_OBJECTS, kind)
+    assert binding["subjects"] == [{"kind": "ServiceAccount", "name": "draguard-certs", "namespace": "draguard"}]
+    assert binding["roleRef"]["kind"] == kind.removesuffix("Binding")
+    assert binding["roleRef"]["name"] == one(JOB_OBJECTS, kind.removesuffix("Binding"))["metadata"]["name"]
+
+
+def test_base_grants_nothing() -> None:
+    # The webhook reads files only; an RBAC object in the base would be a permission nobody needs.
+    assert not [o for o in BASE_OBJECTS if o["kind"] in ("Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding")]
+
+
+def test_deployment_args_parse_as_draguard_serve() -> None:
+    container = one(BASE_OBJECTS, "Deployment")["spec"]["template"]["spec"]["containers"][0]
+    parsed = cli.build_parser().parse_args(["serve", *container["args"]])
+    assert (parsed.port, parsed.metrics_port) == (8443, 9090)
+    assert str(parsed.cert_dir) == "/etc/draguard/tls"
+    assert parsed.self_signed is False
+
+
+def test_cert_manager_injects_the_ca_of_the_certificate_that_fills_the_mounted_secret() -> None:
+    annotation = "cert-manager.io/inject-ca-from"
+    certificates = {o["metadata"]["name"]: o for o in CERT_MANAGER_OBJECTS if o["kind"] == "Certificate"}
+    serving = next(c for c in certificates.values() if c["spec"]["secretName"] == SECRET)
+    kustomization_patch = (CERT_MANAGER / "kustomization.yaml").read_text(encoding="utf-8")
+    assert f"{annotation}: {serving['metadata']['namespace']}/{serving['metadata']['name']}" in kustomization_patch
+    service = f"{SERVICE['name']}.{SERVICE['namespace']}"
+    assert serving["spec"]["dnsNames"] == [
+        SERVICE["name"],
+        service,
+        f"{service}.svc",
+        f"{service}.svc.cluster.local",
+    ]
+    assert serving["spec"]["privateKey"]["algorithm"] == "ECDSA"
+    assert "server auth" in serving["spec"]["usages"]
+
+
+def test_cert_manager_issuer_chain_is_self_contained() -> None:
+    issuers = {o["metadata"]["name"]: o for o in CERT_MANAGER_OBJECTS if o["kind"] == "Issuer"}
+    certificates = {o["metadata"]["name"]: o for o in CERT_MANAGER_OBJECTS if o["kind"] == "Certificate"}
+    for certificate in certificates.values():
+        assert certificate["spec"]["issuerRef"]["kind"] == "Issuer"
+        assert certificate["spec"]["issuerRef"]["name"] in issuers
+    ca_issuer = next(i for i in issuers.values() if "ca" in i["spec"])
+    (ca,) = (c for c in certificates.values() if c["spec"].get("isCA"))
+    assert ca_issuer["spec"]["ca"]["secretName"] == ca["spec"]["secretName"]
+    assert "selfSigned" in issuers[ca["spec"]["issuerRef"]["name"]]["spec"]
+    for obj in CERT_MANAGER_OBJECTS:
+        assert obj["apiVersion"] == "cert-manager.io/v1"
+        assert obj["metadata"]["namespace"] == "draguard"
+
+
+def test_rendered_cert_manager_overlay_carries_the_annotation() -> None:
+    from tests.deploy.kustomize import render
+
+    config = one(render(CERT_MANAGER), "ValidatingWebhookConfiguration")
+    assert config["metadata"]["annotations"] == {"cert-manager.io/inject-ca-from": "draguard/draguard-serving"}
+    assert config["webhooks"] == one(BASE_OBJECTS, "ValidatingWebhookConfiguration")["webhooks"]
