@@ -133,4 +133,4 @@ def _normal(text: str) -> str:
 
 def unified_diff(old: str, new: str, name: str) -> str:
     return "".join(difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
-                                        fromfile=f"a/{name}", tofile=f"b/{name}"))
+                                        fromfile=f"a/{name.lstrip('/')}", tofile=f"b/{name.lstrip('/')}"))

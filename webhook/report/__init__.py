@@ -17,6 +17,9 @@ from webhook.findings import Action, Finding
 FORMATS: dict[str, str] = {
     "text": "webhook.report.text",
     "json": "webhook.report.json",
+    "sarif": "webhook.report.sarif",
+    "junit": "webhook.report.junit",
+    "github": "webhook.report.github",
 }
 
 
