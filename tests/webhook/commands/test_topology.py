@@ -312,3 +312,10 @@ def test_this_machines_sysfs(capsys: Capsys) -> None:
     code, out, err = run(capsys)
     assert (code, err) == (0, "")
     assert "NUMA NODE  SOCKET  CPUS" in out
+
+
+def test_check_rejects_a_listing_format(capsys: Capsys, sys_root: Path, slices: Path) -> None:
+    code, out, err = run(capsys, "--sysfs-root", str(sys_root), "--check", str(slices), "--format", "yaml")
+    assert (code, out) == (2, "")
+    assert err.startswith("draguard: error: unknown format 'yaml' for --check; use table or one of ")
+    assert "json" in err and "text" in err  # the report formats, whichever others are registered
