@@ -6,6 +6,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tests.webhook.topology.trees import EPYC_9825_NPS4, Node, Tree, slit, sockets
 from webhook.topology import Form, NumaValue, Sysfs, SysfsError, Topology
@@ -311,3 +313,57 @@ def test_atoi_follows_strconv(text: str, value: int | None) -> None:
 )
 def test_cpulist_follows_k8s_cpuset_parse(text: str, cpus: list[int] | None) -> None:
     assert parse_cpulist(text) == cpus
+
+
+# ---- properties over random machines (a dict-backed reader: no files) ----
+class DictReader:
+    def __init__(self, files: dict[str, str]) -> None:
+        self.files = files
+
+    def read(self, rel: str) -> str | None:
+        return self.files.get(rel)
+
+    def listdir(self, rel: str) -> list[str] | None:
+        prefix = rel + "/"
+        names = {path[len(prefix) :].split("/")[0] for path in self.files if path.startswith(prefix)}
+        return sorted(names) or None
+
+    def describe(self, rel: str) -> str:
+        return f"/sys/{rel}"
+
+
+@st.composite
+def machines(draw: st.DrawFn) -> tuple[DictReader, dict[int, int | None], list[list[int]]]:
+    n = draw(st.integers(1, 8))
+    sockets_ = {i: draw(st.one_of(st.none(), st.integers(0, 2))) for i in range(n)}
+    rows = [[10 if i == j else draw(st.sampled_from([11, 12, 16, 21, 32])) for j in range(n)] for i in range(n)]
+    files = {}
+    for i in range(n):
+        files[f"devices/system/node/node{i}/distance"] = " ".join(map(str, rows[i])) + "\n"
+        files[f"devices/system/node/node{i}/cpulist"] = f"{i}\n"
+        if sockets_[i] is not None:
+            files[f"devices/system/cpu/cpu{i}/topology/physical_package_id"] = f"{sockets_[i]}\n"
+    return DictReader(files), sockets_, rows
+
+
+@settings(deadline=None, max_examples=150)
+@given(machine=machines(), data=st.data())
+def test_list_invariants(
+    machine: tuple[DictReader, dict[int, int | None], list[list[int]]], data: st.DataObject
+) -> None:
+    reader, sockets_, rows = machine
+    node = data.draw(st.integers(0, len(rows) - 1))
+    topology = Topology(reader)
+    value = topology.node(node, Form.LIST).value
+    assert value is not None
+    first, *rest = value.nodes
+    assert first == node  # the physical node first
+    assert rest == sorted(set(rest)) and node not in rest  # then the others, ascending, once each
+    others = [d for j, d in enumerate(rows[node]) if j != node]
+    for j in rest:
+        assert rows[node][j] == min(others)  # only nodes at the minimum non-self distance
+        if sockets_[node] is not None and sockets_[j] is not None:
+            assert sockets_[j] == sockets_[node]  # never a known other socket
+    if sockets_[node] is None:  # no filter: every node at the minimum
+        assert len(rest) == sum(1 for d in others if d == min(others))
+    assert topology.node(node, Form.SCALAR).value == NumaValue(Form.SCALAR, (node,))
