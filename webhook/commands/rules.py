@@ -1,0 +1,40 @@
+"""`draguard rules`: the rule catalogue, with each rule's default action, origin and summary."""
+
+from __future__ import annotations
+
+import argparse
+
+HELP = "list every rule: id, default action, origin (kubernetes or draguard) and what it checks"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--markdown", action="store_true", help="print the README catalogue table instead")
+    parser.add_argument("--readme", metavar="FILE",
+                        help="rewrite the table between the rules markers of FILE (e.g. README.md) in place")
+
+
+def run(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from webhook.errors import DraguardError
+    from webhook.rules import CATALOGUE
+    from webhook.rules.docs import BEGIN, END, catalogue_markdown, replace_section
+
+    if args.readme:
+        path = Path(args.readme)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as err:
+            raise DraguardError(f"{path}: cannot read: {err.strerror or err}") from None
+        if BEGIN not in text or END not in text:
+            raise DraguardError(f"{path}: no {BEGIN} ... {END} markers")
+        path.write_text(replace_section(text, catalogue_markdown(CATALOGUE.values())), encoding="utf-8")
+        return 0
+    if args.markdown:
+        print(catalogue_markdown(CATALOGUE.values()), end="")
+        return 0
+    rules = sorted(CATALOGUE.values(), key=lambda r: (r.origin != "kubernetes", r.id))
+    width = max(len(r.id) for r in rules)
+    for rule in rules:
+        print(f"{rule.id:<{width}}  {rule.default.value:<5}  {rule.origin:<10}  {rule.summary}")
+    return 0

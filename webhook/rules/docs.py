@@ -1,0 +1,37 @@
+"""The rule catalogue as documentation: the README table and `draguard rules` are generated from here."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from webhook.rules.base import Rule
+
+BEGIN, END = "<!-- rules:begin -->", "<!-- rules:end -->"
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def catalogue_markdown(rules: Iterable[Rule]) -> str:
+    """A markdown table: id, default action, origin, what it checks, how to fix. Sorted: parity rules first."""
+    rows = sorted(rules, key=lambda r: (r.origin != "kubernetes", r.id))
+    lines = [
+        "| rule | default | origin | what it checks | how to fix |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    lines += [
+        f"| `{r.id}` | {r.default.value} | {r.origin} | {_cell(r.summary)} | {_cell(r.remediation)} |" for r in rows
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def readme_section(readme: str) -> str:
+    """The text between the rules markers of a README."""
+    start = readme.index(BEGIN) + len(BEGIN)
+    return readme[start:readme.index(END)].strip("\n") + "\n"
+
+
+def replace_section(readme: str, table: str) -> str:
+    start = readme.index(BEGIN) + len(BEGIN)
+    return readme[:start] + "\n" + table + readme[readme.index(END):]
