@@ -18,6 +18,9 @@ from certs.kube import ApiError, Kube
 from certs.material import NAMES, Changes, Material
 
 TLS_TYPE = "kubernetes.io/tls"
+# Client 37 sends no Content-Type on create/replace; the API server would assume JSON (negotiation picks its first
+# media type), but saying it keeps the request unambiguous.
+JSON = "application/json"
 MANAGED_BY = {"app.kubernetes.io/managed-by": "draguard"}
 
 
@@ -96,9 +99,10 @@ class SecretStore:
         try:
             if self._exists:
                 answer = self.kube.call(api.replace_namespaced_secret, self.name, self.namespace, body,
-                                        what=str(self))
+                                        _headers={"Content-Type": JSON}, what=str(self))
             else:
-                answer = self.kube.call(api.create_namespaced_secret, self.namespace, body, what=str(self))
+                answer = self.kube.call(api.create_namespaced_secret, self.namespace, body,
+                                        _headers={"Content-Type": JSON}, what=str(self))
         except ApiError as err:
             if err.status == 409:
                 raise CertsError(f"{self} changed while draguard was updating it; run the command again") from None

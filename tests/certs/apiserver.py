@@ -128,12 +128,16 @@ class _Handler(BaseHTTPRequestHandler):
         parts = path.strip("/").split("/")
         if path.startswith(VWC_PATH):
             kind, name = "validatingwebhookconfigurations.admissionregistration.k8s.io", parts[-1]
-        elif len(parts) in (4, 5) and parts[:2] == ["api", "v1"] and parts[3] == "secrets":
-            kind, name = "secrets", parts[4] if len(parts) == 5 else (body or {}).get("metadata", {}).get("name")
+        elif len(parts) in (5, 6) and parts[:3] == ["api", "v1", "namespaces"] and parts[4] == "secrets":
+            kind, name = "secrets", parts[5] if len(parts) == 6 else (body or {}).get("metadata", {}).get("name")
         else:
             return 404, status(404, "NotFound", "the server could not find the requested resource")
-        key = path if len(parts) != 4 else f"{path}/{name}"
+        key = f"{path}/{name}" if path.endswith("/secrets") else path
         current = state.objects.get(key)
+        sent = self.headers.get("Content-Type", "application/json")
+        if self.command in ("POST", "PUT") and sent != "application/json":
+            # kube-apiserver treats a missing Content-Type as its first media type, JSON (negotiate.go)
+            return 415, status(415, "UnsupportedMediaType", "the body of the request was in an unknown format")
         if self.command == "POST":
             if current is not None:
                 return 409, status(409, "AlreadyExists", f'{kind} "{name}" already exists')
