@@ -16,20 +16,25 @@ is one variable listing the names of the devices that break it, so the message c
 expressions use only standard CEL macros (`all`, `exists`, `exists_one`, `filter`, `map`), so they mean the
 same to the API server and to cel-python (the tests evaluate them there against the webhook's own decisions).
 
+The `draguard.io/ignore` annotation suppresses a rule exactly as it does for the webhook (`run.py`: the rule id
+before the first colon, a non-blank reason after it), matched with one RE2 pattern per rule.
+
 Not expressible, and left to the webhook: list order after the physical node, vendor-alias agreement, per-slice
-consistency, selector analysis (celext), and suppression by annotation. Ratcheting is approximated: in the
-deny policy a device whose numaNode attribute is unchanged from the old object's device of the same name is not
-judged again (the webhook demotes such findings to warnings; a binding cannot demote).
+consistency, selector analysis (celext). Ratcheting is approximated: in the deny policy a device whose numaNode
+attribute is unchanged from the old object's device of the same name is not judged again (the webhook demotes
+such findings to warnings; a binding cannot demote).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from webhook.findings import Action
 from webhook.policy import LIST_FORM_RULE, Policy
+from webhook.rules.meta import IGNORE_ANNOTATION
 
 NUMA = "resource.kubernetes.io/numaNode"
 MAX_NODE = 1024  # maxNUMANodes in the KEP-6072 helper; the webhook's numa-node-range uses the same bound
@@ -88,6 +93,10 @@ _OLD_NUMA_DEVICES = (
     "request.operation == 'UPDATE' && has(oldObject.spec.devices) ? "
     f"oldObject.spec.devices.filter(d, has(d.attributes) && '{NUMA}' in d.attributes) : []"
 )
+_IGNORE = (
+    f"has(object.metadata.annotations) && '{IGNORE_ANNOTATION}' in object.metadata.annotations ? "
+    f"object.metadata.annotations['{IGNORE_ANNOTATION}'] : ''"
+)
 _UNCHANGED = f"variables.oldNumaDevices.exists(o, o.name == d.name && o.attributes['{NUMA}'] == {_ATTR})"
 
 
@@ -122,14 +131,14 @@ def _metadata(name: str) -> dict[str, Any]:
 
 
 def _policy(name: str, checks: Sequence[Check], *, ratchet: bool) -> dict[str, Any]:
-    variables = [{"name": "numaDevices", "expression": _NUMA_DEVICES}]
+    variables = [{"name": "numaDevices", "expression": _NUMA_DEVICES}, {"name": "ignore", "expression": _IGNORE}]
     if ratchet:
         variables.append({"name": "oldNumaDevices", "expression": _OLD_NUMA_DEVICES})
     for check in checks:
         bad = f"({check.bad}) && !{_UNCHANGED}" if ratchet else check.bad
-        variables.append(
-            {"name": check.variable, "expression": f"variables.numaDevices.filter(d, {bad}).map(d, d.name)"}
-        )
+        found = f"variables.numaDevices.filter(d, {bad}).map(d, d.name)"
+        suppressed = f"variables.ignore.matches({_quote(_suppression_pattern(check.rule))})"
+        variables.append({"name": check.variable, "expression": f"{suppressed} ? [] : {found}"})
     return {
         "apiVersion": "admissionregistration.k8s.io/v1",
         "kind": "ValidatingAdmissionPolicy",
@@ -166,6 +175,16 @@ def _validation(check: Check) -> dict[str, Any]:
         f"{_quote(': ' + check.message)}",
         "reason": "Invalid",
     }
+
+
+# What Python's str.strip() removes (str.isspace), as an RE2 class body: RE2's \s knows only [\t\n\f\r ].
+_SPACE = r"\t\n\x0b\f\r\x1c-\x20\x{85}\x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}"
+
+
+def _suppression_pattern(rule: str) -> str:
+    """RE2 for "the ignore annotation names `rule` before its first colon, and a reason follows" (run.py's parse)."""
+    assert re.fullmatch(r"[a-z0-9-]+", rule), rule  # kebab-case ids need no escaping
+    return rf"^(?:[^:]*,)?[{_SPACE}]*{rule}[{_SPACE}]*(?:,[^:]*)?:(?s:.*)[^{_SPACE}]"
 
 
 def _quote(text: str) -> str:

@@ -325,6 +325,20 @@ def test_a_denied_slice_gets_a_message_naming_the_rule_and_the_first_device() ->
     ]
 
 
+@pytest.mark.parametrize(
+    ("ignore", "flagged"),
+    [
+        ("numa-node-range: the BIOS reports no affinity", []),
+        ("numa-node-type, numa-node-range: known", []),
+        ("numa-node-range", ["dev-0"]),  # no reason: nothing is suppressed
+        ("numa-node-type: another rule", ["dev-0"]),
+    ],
+)
+def test_ignore_annotation_suppresses_like_the_webhook(ignore: str, flagged: list[str]) -> None:
+    obj = slice_with(numa=-1, annotations={"draguard.io/ignore": ignore})
+    assert vap_devices(obj)["numa-node-range"] == webhook_devices(obj)["numa-node-range"] == flagged
+
+
 def test_update_keeping_an_old_violation_is_not_denied_like_the_webhook() -> None:
     old = slice_with(device("gpu-0", numa=-1), device("gpu-1", numa=2))
     new = slice_with(device("gpu-0", numa=-1), device("gpu-1", numa=-1))
@@ -348,16 +362,34 @@ _DEVICE_ATTRIBUTES = st.one_of(
 )
 
 
+_IGNORE = st.one_of(
+    st.none(),
+    st.sampled_from(
+        [
+            "numa-node-range: firmware reports -1 on this board",
+            "numa-node-type,numa-node-duplicates: vendor quirk",
+            " numa-node-type , numa-node-range :\u3000why",
+            "numa-node-range",
+            "numa-node-range:  \x0b",
+            "numa-node-ranges: not this rule",
+            "numa-node-list-form: lists are fine here",
+        ]
+    ),
+    st.text(alphabet=st.sampled_from(list("numa-node-rangetyp,: \t\x0b\u3000x")), max_size=40),
+)
+
+
 @st.composite
 def _slices(draw: st.DrawFn) -> Obj:
     attributes = draw(st.lists(_DEVICE_ATTRIBUTES, min_size=1, max_size=4))
+    ignore = draw(_IGNORE)
     devices = []
     for i, attrs in enumerate(attributes):
         entry: Obj = {"name": f"dev-{i}"}
         if attrs is not None:
             entry["attributes"] = attrs
         devices.append(entry)
-    return slice_with(*devices)
+    return slice_with(*devices, annotations=None if ignore is None else {"draguard.io/ignore": ignore})
 
 
 @settings(max_examples=120, deadline=None)
