@@ -1,0 +1,103 @@
+"""Policy files: the format, defaults, and one clear line for every mistake."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from webhook.errors import DraguardError
+from webhook.findings import Action
+from webhook.policy import DEFAULT_ALIASES, Policy
+
+
+def test_default_policy_uses_rule_defaults() -> None:
+    policy = Policy.default()
+    assert policy.action("numa-node-range") is Action.DENY
+    assert policy.action("numa-node-order") is Action.WARN
+    assert policy.action("numa-node-list-form") is Action.OFF
+    assert policy.aliases == DEFAULT_ALIASES
+    assert policy.list_types is True
+    assert policy.ignore == ()
+
+
+def test_full_file_is_read(tmp_path: Path) -> None:
+    path = tmp_path / "policy.yaml"
+    path.write_text(
+        "rules:\n  numa-node-order: deny\n  k8s-unknown-field: off\n"
+        "numaNode:\n  listForm: warn\n  aliases: [acme.io/numa]\n"
+        "listTypes: disabled\nignore: ['vendor/*']\n",
+        encoding="utf-8",
+    )
+    policy = Policy.load(path)
+    assert policy.action("numa-node-order") is Action.DENY
+    assert policy.action("k8s-unknown-field") is Action.OFF
+    assert policy.action("numa-node-list-form") is Action.WARN
+    assert policy.aliases == ("acme.io/numa",)
+    assert policy.list_types is False
+    assert policy.ignore == ("vendor/*",)
+    assert policy.source == str(path)
+
+
+def test_rules_entry_wins_over_list_form() -> None:
+    policy = Policy.from_mapping({"rules": {"numa-node-list-form": "audit"}, "numaNode": {"listForm": "deny"}})
+    assert policy.action("numa-node-list-form") is Action.AUDIT
+
+
+def test_empty_file_is_the_default(tmp_path: Path) -> None:
+    path = tmp_path / "empty.yaml"
+    path.write_text("", encoding="utf-8")
+    assert Policy.load(path).action("numa-node-range") is Action.DENY
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ([], "policy p: expected a mapping with keys rules, numaNode, listTypes, ignore"),
+        ({"rule": {}}, "policy p: unknown key rule; known keys: rules, numaNode, listTypes, ignore"),
+        ({"rules": {"numa-range": "deny"}}, "policy p: rules: unknown rule id 'numa-range' (see `draguard rules`)"),
+        ({"rules": {"numa-node-range": "block"}},
+         "policy p: rules.numa-node-range: unknown action 'block'; use one of deny, warn, audit, off"),
+        ({"rules": {"numa-node-range": True}},
+         "policy p: rules.numa-node-range: expected deny, warn, audit or off, got True"),
+        ({"rules": ["numa-node-range"]}, "policy p: rules: expected a mapping of rule id to deny, warn, audit or off"),
+        ({"numaNode": {"listForm": "maybe"}}, "policy p: numaNode.listForm: expected allow, warn or deny, got 'maybe'"),
+        ({"numaNode": {"alias": []}}, "policy p: unknown key numaNode.alias; known keys: listForm, aliases"),
+        ({"numaNode": {"aliases": ["numaNode"]}},
+         "policy p: numaNode.aliases: 'numaNode' is not a qualified name like dra.net/numaNode"),
+        ({"numaNode": {"aliases": "dra.net/numaNode"}},
+         "policy p: numaNode.aliases: expected a list of non-empty strings, got 'dra.net/numaNode'"),
+        ({"numaNode": 3}, "policy p: numaNode: expected a mapping with keys listForm, aliases"),
+        ({"listTypes": "on"}, "policy p: listTypes: expected enabled or disabled, got 'on'"),
+        ({"ignore": "a"}, "policy p: ignore: expected a list of non-empty strings, got 'a'"),
+    ],
+)
+def test_bad_policy_is_one_line_naming_the_key(data: object, message: str) -> None:
+    with pytest.raises(DraguardError) as err:
+        Policy.from_mapping(data, "p")
+    assert err.value.message == message
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    with pytest.raises(DraguardError) as err:
+        Policy.load(tmp_path / "nope.yaml")
+    assert err.value.message == f"policy {tmp_path / 'nope.yaml'}: no such file"
+
+
+def test_broken_yaml_is_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "bad.yaml"
+    path.write_text("rules: [\n", encoding="utf-8")
+    with pytest.raises(DraguardError) as err:
+        Policy.load(path)
+    assert err.value.message.startswith(f"policy {path}: invalid YAML: ")
+    assert "\n" not in err.value.message
+
+
+def test_yaml_1_2_keeps_off_a_string(tmp_path: Path) -> None:
+    path = tmp_path / "p.yaml"
+    path.write_text("rules:\n  numa-node-order: off\n", encoding="utf-8")
+    assert Policy.load(path).action("numa-node-order") is Action.OFF
+
+
+def test_with_list_types_overrides() -> None:
+    assert Policy.default().with_list_types(False).list_types is False

@@ -1,0 +1,135 @@
+"""run_rules(): dispatch, policy actions, positions, suppression, ratcheting, rule failures."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+
+import pytest
+
+from tests.builders import device, slice_with
+from webhook.fieldpath import FieldPath
+from webhook.findings import Action, Finding, Position
+from webhook.manifests import load_text
+from webhook.policy import Policy
+from webhook.rules.base import Rule, RuleContext
+from webhook.run import RATCHET_NOTE, run_rules
+from webhook.wire import Obj
+
+
+def summary(findings: list[Finding]) -> list[tuple[str, str, str]]:
+    return [(f.rule, f.action.value if f.action else "", str(f.path)) for f in findings]
+
+
+def test_other_kinds_give_an_empty_outcome() -> None:
+    outcome = run_rules({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}}, Policy.default())
+    assert outcome.findings == [] and outcome.suppressed == []
+
+
+def test_findings_are_stamped_with_rule_and_policy_action() -> None:
+    policy = Policy.from_mapping({"rules": {"numa-node-range": "audit"}})
+    assert summary(run_rules(slice_with(numa=-1), policy).findings) == [
+        ("numa-node-range", "audit", "spec.devices[0].attributes[resource.kubernetes.io/numaNode].int")]
+
+
+def test_rules_set_off_do_not_run() -> None:
+    policy = Policy.from_mapping({"rules": {"numa-node-range": "off"}})
+    assert run_rules(slice_with(numa=-1), policy).findings == []
+
+
+def test_findings_are_sorted_by_path_without_positions() -> None:
+    obj = slice_with(device("gpu-0", numa=-1), device("gpu-1", numa=[2, 5, 3, -4]))
+    assert [str(f.path) for f in run_rules(obj, Policy.default()).findings] == [
+        "spec.devices[0].attributes[resource.kubernetes.io/numaNode].int",
+        "spec.devices[1].attributes[resource.kubernetes.io/numaNode].ints",
+        "spec.devices[1].attributes[resource.kubernetes.io/numaNode].ints[2]",
+        "spec.devices[1].attributes[resource.kubernetes.io/numaNode].ints[3]",
+    ]
+
+
+SLICE_YAML = """\
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata:
+  name: node-0-gpu
+spec:
+  driver: gpu.example.com
+  nodeName: node-0
+  pool: {name: node-0, resourceSliceCount: 1}
+  devices:
+  - name: gpu-0
+    attributes:
+      resource.kubernetes.io/numaNode:
+        int: -1
+"""
+
+
+def test_positions_come_from_the_manifest() -> None:
+    [manifest] = load_text(SLICE_YAML, "slice.yaml").manifests
+    [finding] = run_rules(manifest.obj, Policy.default(), manifest=manifest).findings
+    assert finding.position == Position("slice.yaml", 13, 14)
+
+
+def test_v1beta1_positions_find_fields_under_basic() -> None:
+    text = SLICE_YAML.replace("v1\n", "v1beta1\n", 1).replace(
+        "  - name: gpu-0\n    attributes:\n      resource.kubernetes.io/numaNode:\n        int: -1\n",
+        "  - name: gpu-0\n    basic:\n      attributes:\n        resource.kubernetes.io/numaNode:\n          int: -1\n")
+    [manifest] = load_text(text, "beta.yaml").manifests
+    [finding] = run_rules(manifest.obj, Policy.default(), manifest=manifest).findings
+    assert str(finding.path) == "spec.devices[0].attributes[resource.kubernetes.io/numaNode].int"
+    assert finding.position == Position("beta.yaml", 14, 16)
+
+
+def test_suppression_with_reason_moves_findings_aside() -> None:
+    obj = slice_with(numa=-1, annotations={"draguard.io/ignore": "numa-node-range, numa-node-order: firmware bug #7"})
+    outcome = run_rules(obj, Policy.default())
+    assert outcome.findings == []
+    assert summary(outcome.suppressed) == [
+        ("numa-node-range", "deny", "spec.devices[0].attributes[resource.kubernetes.io/numaNode].int")]
+
+
+def test_suppression_without_reason_suppresses_nothing() -> None:
+    obj = slice_with(numa=-1, annotations={"draguard.io/ignore": "numa-node-range"})
+    outcome = run_rules(obj, Policy.default())
+    assert outcome.suppressed == []
+    assert summary(outcome.findings) == [
+        ("suppression-reason-missing", "warn", "metadata.annotations[draguard.io/ignore]"),
+        ("numa-node-range", "deny", "spec.devices[0].attributes[resource.kubernetes.io/numaNode].int"),
+    ]
+
+
+def test_update_ratchets_a_deny_the_old_object_already_had() -> None:
+    old = slice_with(numa=-1)
+    new = slice_with(numa=-1)
+    new["metadata"]["labels"] = {"changed": "yes"}
+    [finding] = run_rules(new, Policy.default(), old=old).findings
+    assert (finding.rule, finding.action) == ("numa-node-range", Action.WARN)
+    assert finding.message == "numaNode -1 is negative" + RATCHET_NOTE
+
+
+def test_update_introducing_a_problem_is_still_denied() -> None:
+    [finding] = run_rules(slice_with(numa=-1), Policy.default(), old=slice_with(numa=0)).findings
+    assert (finding.rule, finding.action, finding.message) == (
+        "numa-node-range", Action.DENY, "numaNode -1 is negative")
+
+
+def _boom(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
+    raise RuntimeError("kaput")
+    yield  # pragma: no cover
+
+
+def _fine(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
+    yield Finding(FieldPath.root("spec"), "fine")
+
+
+def test_a_rule_that_raises_is_logged_and_the_others_run(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    rules = [Rule("test-boom", frozenset({"ResourceSlice"}), Action.DENY, "s", "r", _boom),
+             Rule("test-fine", frozenset({"ResourceSlice"}), Action.DENY, "s", "r", _fine)]
+    monkeypatch.setattr("webhook.run.rules_for", lambda kind: rules)
+    with caplog.at_level(logging.ERROR, logger="webhook.run"):
+        outcome = run_rules(slice_with(), Policy.default())
+    assert [(f.rule, f.message) for f in outcome.findings] == [("test-fine", "fine")]
+    assert caplog.messages == [
+        "rule test-boom failed on ResourceSlice 'node-0-gpu' and was skipped (a draguard bug): RuntimeError: kaput"]
