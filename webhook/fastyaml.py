@@ -49,7 +49,7 @@ class _Unusual(Exception):
 
 @dataclass(frozen=True, slots=True)
 class Doc:
-    """One object with its node tree; `base` places it inside a `kind: List`."""
+    """One object and the node tree of its document; `base` places the object inside a `kind: List`."""
 
     source: str
     document: int
@@ -112,28 +112,27 @@ def load(text: str, source: str) -> list[Doc] | None:
                 continue  # an empty document, e.g. after a trailing `---`
             if not isinstance(value, dict):
                 return None  # a scalar or list document: the slow path words the problem
-            for base, item, item_node in _expand(value, node, FieldPath()):
+            for base, item in _expand(value, FieldPath()):
                 if not isinstance(item, dict):
                     return None
-                docs.append(Doc(source, index, item, item_node, base))
+                docs.append(Doc(source, index, item, node, base))
     except (yaml.YAMLError, _Unusual, RecursionError, ValueError):
         return None
     return docs
 
 
-def _expand(obj: dict[str, Any], node: Any, base: FieldPath) -> Iterator[tuple[FieldPath, Any, Any]]:
+def _expand(obj: dict[str, Any], base: FieldPath) -> Iterator[tuple[FieldPath, Any]]:
+    """`kind: List` items as separate objects, each with its place in the document."""
     kind = obj.get("kind")
     items = obj.get("items")
     if isinstance(kind, str) and kind.endswith("List") and isinstance(items, list):
-        items_node = _child(node, "items")
         for i, item in enumerate(items):
-            item_node = items_node.value[i]
             if isinstance(item, dict):
-                yield from _expand(item, item_node, base.child("items").index(i))
+                yield from _expand(item, base.child("items").index(i))
             else:
-                yield base.child("items").index(i), item, item_node
+                yield base.child("items").index(i), item
     else:
-        yield base, obj, node
+        yield base, obj
 
 
 def _value(node: Any) -> Any:

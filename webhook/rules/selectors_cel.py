@@ -146,19 +146,21 @@ def _reference(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
         if facts is None:
             continue
         reported: set[int] = set()
-        for ref in facts.refs:
-            text = ref.span.text(facts.expression)
-            if "/" in ref.domain:
-                domain, _, ident = ref.domain.partition("/")
-                reported.add(ref.domain_span.start)
+        for read in facts.domains:
+            if "/" in read.domain and read.span.start not in reported:
+                domain, _, ident = read.domain.partition("/")
+                reported.add(read.span.start)
                 yield Finding(
                     site.path,
-                    f'`{text}` indexes device.{ref.kind} with the qualified name "{ref.domain}"; the index is '
-                    f"a domain, so this map is always empty and the lookup fails on every device",
-                    hint=f'device.{ref.kind}["{domain}"].{ident}',
-                    span=(ref.domain_span.start, ref.domain_span.end),
+                    f'device.{read.kind}[{read.span.text(facts.expression)}] indexes with the qualified name '
+                    f'"{read.domain}"; the index is a domain, so this map is always empty and every lookup in it '
+                    f"fails",
+                    hint=f'device.{read.kind}["{domain}"].{ident}',
+                    span=(read.span.start, read.span.end),
                 )
-            elif ref.name in WIRE_KEYS or ref.name in GO_FIELDS:
+        for ref in facts.refs:
+            text = ref.span.text(facts.expression)
+            if "/" not in ref.domain and (ref.name in WIRE_KEYS or ref.name in GO_FIELDS):
                 what = "a wire-format type key" if ref.name in WIRE_KEYS else "a Go struct field"
                 yield Finding(
                     site.path,

@@ -1,0 +1,115 @@
+"""celext.analysis: the static facts lint reads, each with the exact span in the expression."""
+
+from __future__ import annotations
+
+import pytest
+
+from celext.analysis import analyze, literal_value, parse, string_value
+from celext.errors import CompileError
+
+NUMA = 'device.attributes["resource.kubernetes.io"].numaNode'
+
+
+def uses(expression: str) -> list[tuple[str, str, str]]:
+    facts = analyze(expression)
+    return [(u.ref.qualified, u.how, u.span.text(expression)) for u in facts.uses]
+
+
+def test_equality_on_an_attribute_is_a_use_with_its_operator_and_literal() -> None:
+    expression = f"{NUMA} == 4"
+    facts = analyze(expression)
+    (use,) = facts.uses
+    assert (use.ref.qualified, use.how, use.literal) == ("resource.kubernetes.io/numaNode", "==", 4)
+    assert use.operator is not None and use.operator.text(expression) == "=="
+    assert use.ref.name_span.text(expression) == "numaNode"
+    assert use.ref.domain_span.text(expression) == '"resource.kubernetes.io"'
+
+
+def test_attribute_on_the_right_and_index_form() -> None:
+    expression = '4 != device.attributes["dra.net"]["numaNode"]'
+    (use,) = analyze(expression).uses
+    assert (use.ref.qualified, use.how, use.attribute_left, use.literal) == ("dra.net/numaNode", "!=", False, 4)
+
+
+@pytest.mark.parametrize(
+    ("expression", "how"),
+    [
+        (f"{NUMA} < 2", "<"),
+        (f"{NUMA} >= 2", ">="),
+        (f"{NUMA} in [0, 1]", "in"),
+        (f'{NUMA}.startsWith("x")', "method"),
+        (f"{NUMA}", "bool"),
+        (f"!{NUMA}", "bool"),
+        (f"true && ({NUMA})", "bool"),
+    ],
+)
+def test_each_list_fragile_form_is_a_use(expression: str, how: str) -> None:
+    assert [u.how for u in analyze(expression).uses] == [how]
+
+
+@pytest.mark.parametrize(
+    "expression",
+    [
+        f"{NUMA}.includes(4)",
+        f"{NUMA}.exists(n, n == 4)",
+        f"4 in {NUMA}",
+        f"{NUMA}.size() > 1",
+        f"has({NUMA})",
+        'device.capacity["gpu.example.com"].memory.compareTo(quantity("1Gi")) >= 0',
+        'device.driver == "gpu.example.com"',
+    ],
+)
+def test_list_aware_and_non_attribute_forms_are_not_uses(expression: str) -> None:
+    assert [u for u in analyze(expression).uses if u.ref.kind == "attributes"] == []
+
+
+def test_in_with_a_list_literal_records_the_items() -> None:
+    (use,) = analyze(f"{NUMA} in [0, 1]").uses
+    assert use.literals == (0, 1)
+
+
+def test_has_and_in_guards() -> None:
+    facts = analyze(f'has({NUMA}) && {NUMA} == 1 && "x" in device.attributes["a.io"] && device.attributes["a.io"].x')
+    assert facts.guards == {("resource.kubernetes.io", "numaNode"), ("a.io", "x")}
+    assert all(r.guarded for r in facts.refs)
+    assert [r.in_guard for r in facts.refs] == [True, False, False]
+
+
+def test_include_call_has_its_name_span_and_receiver() -> None:
+    expression = f"{NUMA}.include(0)"
+    (call,) = analyze(expression).calls
+    assert call.name == "include"
+    assert call.name_span.text(expression) == "include"
+    assert call.ref is not None and call.ref.qualified == "resource.kubernetes.io/numaNode"
+    assert call.literal_args == (0,)
+
+
+def test_comprehension_cost_multiplies_known_sizes() -> None:
+    ten = "[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]"
+    expression = f"{ten}.all(a, {ten}.all(b, {NUMA}.exists(c, c == a)))"
+    assert analyze(expression).cost == 10 * 10 * 64
+    assert analyze("lists.range(5000).all(i, i >= 0)").cost == 5000
+
+
+def test_a_parse_error_is_a_compile_error() -> None:
+    with pytest.raises(CompileError):
+        analyze("device.attributes[")
+
+
+def test_variable_free_avoids_names_in_use() -> None:
+    assert analyze("[1].exists(v, v == 1)").variable_free("v") == "v1"
+    assert analyze("true").variable_free("v") == "v"
+
+
+@pytest.mark.parametrize(
+    ("literal", "value"),
+    [('"a.b"', "a.b"), ("'a.b'", "a.b"), ('r"a\\b"', "a\\b"), ('"a\\"b"', 'a"b'), ('"""x"""', "x")],
+)
+def test_string_literals(literal: str, value: str) -> None:
+    assert string_value(literal) == value
+
+
+def test_negative_and_hex_ints() -> None:
+    facts = analyze(f"{NUMA} == -1 || {NUMA} == 0x10")
+    assert [u.literal for u in facts.uses] == [-1, 16]
+    assert literal_value(parse("true")) is True

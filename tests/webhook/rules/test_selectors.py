@@ -1,0 +1,250 @@
+"""The selector rule family: each rule's failing and passing case, with exact path, message and span."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.builders import claim_with_selector, device, device_class_with_selector, slice_with
+from webhook.findings import Finding
+from webhook.policy import Policy
+from webhook.rules import CATALOGUE
+from webhook.rules.base import RuleContext
+from webhook.rules.selectors import RULES
+
+NUMA = 'device.attributes["resource.kubernetes.io"].numaNode'
+SEL0 = "spec.devices.requests[0].exactly.selectors[0].cel.expression"
+
+
+def findings(rule_id: str, obj: dict[str, Any], *, slices: tuple[Any, ...] = (),
+             policy: Policy | None = None) -> list[Finding]:
+    rule = CATALOGUE[rule_id]
+    return list(rule.check(obj, RuleContext(policy or Policy.default(), slices)))
+
+
+def check(rule_id: str, obj: dict[str, Any], **kw: Any) -> list[tuple[str, str, str]]:
+    """(path, message, the text the span covers) per finding."""
+    out = []
+    for f in findings(rule_id, obj, **kw):
+        expression = _value(obj, str(f.path))
+        covered = expression[f.span[0]:f.span[1]] if f.span and isinstance(expression, str) else ""
+        out.append((str(f.path), f.message, covered))
+    return out
+
+
+def _value(obj: dict[str, Any], path: str) -> Any:
+    from webhook.lint import _value_at
+    from webhook.rules.selectors_sites import sites
+
+    ctx = RuleContext(Policy.default())
+    for site in sites(obj, ctx):
+        if str(site.path) == path:
+            return site.expression
+    return _value_at(obj, _parse_path(path))
+
+
+def _parse_path(path: str) -> Any:
+    import re
+
+    from webhook.fieldpath import FieldPath
+
+    out = FieldPath()
+    for name, index in re.findall(r"([A-Za-z]+)|\[(\d+)\]", path):
+        out = out.child(name) if name else out.index(int(index))
+    return out
+
+
+def test_every_rule_of_the_family_is_in_the_catalogue_and_tested_here() -> None:
+    source = open(__file__, encoding="utf-8").read()
+    for rule in RULES:
+        assert CATALOGUE[rule.id] is rule
+        assert f'"{rule.id}"' in source, f"no test names {rule.id}"
+
+
+# -- list-fragile-compare -------------------------------------------------------------------------
+
+
+def test_equality_is_fragile_with_a_safe_includes_fix() -> None:
+    obj = claim_with_selector(f"{NUMA} == 4")
+    (finding,) = findings("list-fragile-compare", obj)
+    assert str(finding.path) == SEL0
+    assert finding.message == ("`==` on resource.kubernetes.io/numaNode is silently false once the driver "
+                               "publishes it as a list")
+    assert finding.fix is not None and finding.fix.safe
+    assert finding.fix.replacement == f"{NUMA}.includes(4)"
+    assert check("list-fragile-compare", obj)[0][2] == "=="
+
+
+@pytest.mark.parametrize(
+    ("expression", "message_start", "replacement"),
+    [
+        (f'{NUMA} != 4', "`!=` on resource.kubernetes.io/numaNode is silently true", f"!{NUMA}.includes(4)"),
+        (f'4 == {NUMA}', "`==` on", f"{NUMA}.includes(4)"),
+        (f'{NUMA} in [0, 1]', "`in` on", f"[0, 1].exists(v, {NUMA}.includes(v))"),
+        ('device.attributes["dra.net"].rdma', "dra.net/rdma used as a condition is a runtime error",
+         ".includes(true)"),
+        ('device.attributes["gpu.example.com"].model.startsWith("A1")',
+         "`.startsWith()` on gpu.example.com/model is a runtime error", None),
+        (f'{NUMA} < 2', "`<` on resource.kubernetes.io/numaNode is a runtime error", None),
+        ('device.attributes["gpu.example.com"].model == device.attributes["gpu.example.com"].other',
+         "`==` on gpu.example.com/model", None),
+    ],
+)
+def test_fragile_forms(expression: str, message_start: str, replacement: str | None) -> None:
+    (finding,) = findings("list-fragile-compare", claim_with_selector(expression))
+    assert finding.message.startswith(message_start)
+    if replacement is None:
+        assert finding.fix is None
+    else:
+        assert finding.fix is not None and finding.fix.replacement == replacement
+
+
+@pytest.mark.parametrize(
+    "expression",
+    [f"{NUMA}.includes(4)", f"4 in {NUMA}", f"{NUMA}.exists(n, n < 2)", 'device.driver == "x.io"',
+     'device.capacity["x.io"].memory.compareTo(quantity("1Gi")) > 0'],
+)
+def test_list_aware_selectors_pass(expression: str) -> None:
+    assert check("list-fragile-compare", claim_with_selector(expression)) == []
+
+
+def test_inventory_names_the_devices_that_publish_a_list() -> None:
+    slices = (slice_with(device("gpu-0", numa=[0, 1])),)
+    (finding,) = findings("list-fragile-compare", claim_with_selector(f"{NUMA} == 0"), slices=slices)
+    assert finding.message == (
+        "`==` on resource.kubernetes.io/numaNode: resource.kubernetes.io/numaNode is a list on 1 device(s) in "
+        "the inventory (e.g. gpu.example.com/pool-0/gpu-0), where this is silently false")
+
+
+def test_no_list_fragility_on_a_cluster_without_list_types() -> None:
+    policy = Policy.from_mapping({"listTypes": "disabled"})
+    assert check("list-fragile-compare", claim_with_selector(f"{NUMA} == 0"), policy=policy) == []
+
+
+def test_template_and_device_class_and_first_available_paths() -> None:
+    template = claim_with_selector(f"{NUMA} == 0", kind="ResourceClaimTemplate")
+    assert check("list-fragile-compare", template)[0][0] == "spec.spec." + SEL0.removeprefix("spec.")
+    klass = device_class_with_selector("true", f"{NUMA} == 0")
+    assert check("list-fragile-compare", klass)[0][0] == "spec.selectors[1].cel.expression"
+    claim = claim_with_selector()
+    claim["spec"]["devices"]["requests"][0] = {
+        "name": "r", "firstAvailable": [{"name": "a", "deviceClassName": "c", "selectors": [
+            {"cel": {"expression": "true"}}, {"cel": {"expression": f"{NUMA} == 0"}}]}]}
+    assert check("list-fragile-compare", claim)[0][0] == (
+        "spec.devices.requests[0].firstAvailable[0].selectors[1].cel.expression")
+
+
+# -- selector-includes-spelling, selector-compile, selector-required, selector-too-long, selector-cost ----
+
+
+def test_include_spelling_is_denied_with_a_rename_fix() -> None:
+    obj = claim_with_selector(f"{NUMA}.include(0)")
+    (finding,) = findings("selector-includes-spelling", obj)
+    assert finding.fix is not None and (finding.fix.replacement, finding.fix.safe) == ("includes", True)
+    assert check("selector-includes-spelling", obj)[0][2] == "include"
+    assert check("selector-includes-spelling", claim_with_selector(f"{NUMA}.includes(0)")) == []
+
+
+def test_syntax_error_points_into_the_expression() -> None:
+    ((path, message, _covered),) = check("selector-compile", claim_with_selector("device.driver == "))
+    assert path == SEL0
+    assert message.startswith("compilation failed: ")
+    assert check("selector-compile", claim_with_selector('device.driver == "a.io"')) == []
+
+
+def test_expression_beside_cel_is_required_value_at_cel() -> None:
+    obj = claim_with_selector()
+    obj["spec"]["devices"]["requests"][0]["exactly"]["selectors"] = [{"cel": None, "expression": "true"}]
+    assert check("selector-required", obj) == [
+        ("spec.devices.requests[0].exactly.selectors[0].cel",
+         "Required value (`expression` sits beside `cel` instead of under it: indent it below `cel:`)", "")]
+    assert check("selector-required", claim_with_selector("true")) == []
+
+
+def test_too_long() -> None:
+    long = " || ".join(['device.driver == "a.io"'] * 500)
+    assert check("selector-too-long", claim_with_selector(long)) == [
+        (SEL0, "Too long: may not be more than 10240 bytes", "")]
+    assert check("selector-too-long", claim_with_selector("true")) == []
+
+
+def test_nested_comprehensions_over_the_cost_limit() -> None:
+    ten = "[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]"
+    expression = "true"
+    for var in "abcdefg":
+        expression = f"{ten}.all({var}, {expression})"
+    ((_path, message, _),) = check("selector-cost", claim_with_selector(expression))
+    assert message.startswith("nested comprehensions visit up to 10,000,000 elements")
+    assert check("selector-cost", claim_with_selector(f"{ten}.all(a, {ten}.all(b, true))")) == []
+
+
+# -- selector-attribute-reference, selector-literal-invalid ------------------------------------------------
+
+
+def test_qualified_name_as_domain_index() -> None:
+    obj = claim_with_selector("device.attributes['dra.net/isSriovVf']")
+    ((_p, message, covered),) = check("selector-attribute-reference", obj)
+    assert covered == "'dra.net/isSriovVf'"
+    assert "the index is a domain" in message
+
+
+def test_wire_type_key_and_domain_without_dot() -> None:
+    result = check("selector-attribute-reference", claim_with_selector("device.attributes['type'].string == 'x'"))
+    assert [covered for _p, _m, covered in result] == ["string", "'type'"]
+    assert check("selector-attribute-reference", claim_with_selector(f"{NUMA}.includes(1)")) == []
+
+
+def test_template_placeholder_in_a_quantity_literal() -> None:
+    obj = claim_with_selector("device.capacity['gpu.nvidia.com'].memory.compareTo(quantity('{{ .Mem }}Gi')) >= 0")
+    ((_p, message, covered),) = check("selector-literal-invalid", obj)
+    assert covered == "'{{ .Mem }}Gi'"
+    assert message.startswith("quantity('{{ .Mem }}Gi') fails on every device: ")
+    assert check("selector-literal-invalid", claim_with_selector("quantity('1Gi') == quantity('1Gi')")) == []
+
+
+# -- NUMA names, constraints ---------------------------------------------------------------------------------
+
+
+def test_vendor_numa_in_a_selector_and_a_constraint() -> None:
+    obj = claim_with_selector('device.attributes["dra.cpu"].numaNodeID.includes(0)',
+                              constraints=[{"requests": ["req-0"], "matchAttribute": "dra.net/numaNode"}])
+    result = check("selector-vendor-numa", obj)
+    assert [(p, c) for p, _m, c in result] == [
+        (SEL0, 'device.attributes["dra.cpu"].numaNodeID'), ("spec.devices.constraints[0].matchAttribute", "")]
+    assert result[1][1].startswith("matchAttribute dra.net/numaNode is a vendor NUMA attribute")
+    standard = claim_with_selector(f"{NUMA}.includes(0)",
+                                   constraints=[{"matchAttribute": "resource.kubernetes.io/numaNode"}])
+    assert check("selector-vendor-numa", standard) == []
+
+
+def test_unqualified_constraint_attribute() -> None:
+    obj = claim_with_selector(constraints=[{"distinctAttribute": "interfaceName"}])
+    assert check("constraint-attribute-unqualified", obj) == [
+        ("spec.devices.constraints[0].distinctAttribute", "Required value: must include a domain", "")]
+    ok = claim_with_selector(constraints=[{"distinctAttribute": "dra.net/interfaceName"}])
+    assert check("constraint-attribute-unqualified", ok) == []
+
+
+def test_pinned_numa_node_is_audit() -> None:
+    assert CATALOGUE["selector-numa-pinned"].default.value == "audit"
+    result = check("selector-numa-pinned", claim_with_selector(f"{NUMA}.includes(1)"))
+    assert [m for _p, m, _c in result] == [
+        "the selector pins resource.kubernetes.io/numaNode to NUMA node 1: node ids differ between machines, so "
+        "this claim only fits nodes with that layout"]
+    assert check("selector-numa-pinned", claim_with_selector('device.attributes["x.io"].model == "a"')) == []
+
+
+# -- selector-attribute-missing (needs an inventory) ---------------------------------------------------------
+
+
+def test_missing_attribute_on_some_candidate_devices() -> None:
+    slices = (slice_with(device("gpu-0", numa=0), device("gpu-1")),)
+    obj = claim_with_selector(f"{NUMA}.includes(0)")
+    assert check("selector-attribute-missing", obj) == []  # no inventory, no opinion
+    ((_p, message, covered),) = check("selector-attribute-missing", obj, slices=slices)
+    assert covered == NUMA
+    assert message.startswith("resource.kubernetes.io/numaNode is absent on 1 of 2 candidate device(s) "
+                              "(e.g. gpu.example.com/pool-0/gpu-1)")
+    guarded = claim_with_selector(f"has({NUMA}) && {NUMA}.includes(0)")
+    assert check("selector-attribute-missing", guarded, slices=slices) == []

@@ -1,0 +1,97 @@
+"""webhook.spans: every character of a YAML string value maps to where the file spells it, in every style."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from ruamel.yaml import YAML
+from ruamel.yaml.scalarstring import (
+    DoubleQuotedScalarString,
+    FoldedScalarString,
+    LiteralScalarString,
+    SingleQuotedScalarString,
+)
+
+from webhook.fieldpath import FieldPath
+from webhook.lint import _parse
+from webhook.spans import LineIndex, value_offsets
+
+STYLES = {
+    "plain": str,
+    "double": DoubleQuotedScalarString,
+    "single": SingleQuotedScalarString,
+    "literal": LiteralScalarString,
+    "folded": FoldedScalarString,
+}
+PATH = FieldPath.root("spec", "expression")
+
+
+def dump(value: str, style: str, width: int = 40) -> str:
+    yaml = YAML()
+    yaml.width = width
+    out = io.StringIO()
+    yaml.dump({"kind": "X", "spec": {"expression": STYLES[style](value)}}, out)
+    return out.getvalue()
+
+
+def offsets_for(text: str) -> tuple[str, list[int] | None]:
+    problems: list[object] = []
+    (doc,) = _parse(text, "t.yaml", problems)  # libyaml, or ruamel when the fast path declines
+    assert problems == []
+    value = doc.obj["spec"]["expression"]
+    start = doc.scalar_start(PATH)
+    assert start is not None
+    return value, value_offsets(text, start, value)
+
+
+def assert_consistent(text: str, value: str, offsets: list[int] | None) -> None:
+    assert offsets is not None, text
+    assert len(offsets) == len(value) + 1
+    assert offsets == sorted(offsets)
+    for char, at in zip(value, offsets, strict=False):
+        spelled = text[at]
+        # a character is spelled as itself, as an escape (\" \\ \n ...), or is a folded line break
+        assert spelled == char or spelled == "\\" or (char == " " and spelled == "\n"), (char, spelled, text)
+
+
+CEL = st.text(
+    alphabet=st.sampled_from(list('abcXYZ019 ."\'\\[]()=!<>&|_-:#,é') + ["\t"]), min_size=1, max_size=80
+).filter(lambda s: s.strip() == s and "  " not in s)
+
+
+@settings(deadline=None, max_examples=150)
+@given(value=CEL, style=st.sampled_from(["double", "single", "literal"]), width=st.sampled_from([20, 40, 200]))
+def test_every_character_maps_back(value: str, style: str, width: int) -> None:
+    text = dump(value, style, width)
+    loaded, offsets = offsets_for(text)
+    if loaded != value:
+        return  # the dumper changed the value (e.g. a block scalar cannot hold a tab at the start)
+    assert_consistent(text, loaded, offsets)
+
+
+@pytest.mark.parametrize("style", ["plain", "double", "single", "literal", "folded"])
+def test_the_token_position_of_each_style(style: str) -> None:
+    value = 'device.attributes["dra.net"].numaNode == 4 && device.driver == "dra.net"'
+    text = dump(value, style, width=30)
+    loaded, offsets = offsets_for(text)
+    assert loaded == value
+    assert_consistent(text, loaded, offsets)
+    assert offsets is not None
+    at = offsets[value.index("==")]
+    assert text[at:at + 2] == "=="
+    line, column = LineIndex(text).line_column(at)
+    assert text.splitlines()[line - 1][column - 1:column + 1] == "=="
+
+
+def test_crlf_and_escaped_line_break() -> None:
+    text = 'kind: X\r\nspec:\r\n  expression: "a ==\\\r\n    4"\r\n'
+    loaded, offsets = offsets_for(text)
+    assert loaded == "a ==4"
+    assert offsets is not None and text[offsets[4]] == "4"
+
+
+def test_a_mismatch_answers_none() -> None:
+    assert value_offsets("x: 'abc'\n", 3, "abd") is None
