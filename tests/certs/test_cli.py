@@ -1,0 +1,211 @@
+"""`draguard certs ...` in-process through webhook.cli.main: stdout, stderr and exit codes as a user sees them."""
+
+from __future__ import annotations
+
+import base64
+import socket
+from pathlib import Path
+
+import pytest
+
+from certs.pem import load_certs
+from tests.certs.apiserver import VWC_PATH, FakeAPIServer, kubeconfig, webhook_configuration
+from webhook.cli import main
+
+SVC = ["--service", "draguard", "--namespace", "draguard-system"]
+NAMES = ("draguard, draguard.draguard-system, draguard.draguard-system.svc, "
+         "draguard.draguard-system.svc.cluster.local")
+
+
+def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _expiry(path: Path) -> str:
+    return f"{load_certs(path)[0].not_valid_after_utc:%Y-%m-%d}"
+
+
+def test_generate_creates_then_reuses(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = _run(capsys, "certs", "generate", "--dir", str(tmp_path), *SVC, "--ip", "127.0.0.1")
+    assert (code, err) == (0, "")
+    ca, leaf = _expiry(tmp_path / "ca.crt"), _expiry(tmp_path / "tls.crt")
+    assert out == (
+        f"CA: created (expires {ca})\n"
+        f"serving certificate: issued: a new CA was created (expires {leaf})\n"
+        f"names: {NAMES}, 127.0.0.1\n"
+        f"wrote ca.crt, ca.key, tls.crt, tls.key to {tmp_path}\n"
+    )
+    code, out, err = _run(capsys, "certs", "generate", "--dir", str(tmp_path), *SVC, "--ip", "127.0.0.1")
+    assert (code, err) == (0, "")
+    assert out == (
+        f"CA: reused (expires {ca})\n"
+        f"serving certificate: kept: valid and current (expires {leaf})\n"
+        f"names: {NAMES}, 127.0.0.1\n"
+        f"{tmp_path}: unchanged\n"
+    )
+    code, out, _ = _run(capsys, "certs", "generate", "--dir", str(tmp_path), *SVC)
+    assert out.splitlines()[1].startswith("serving certificate: issued: the names change (drops 127.0.0.1)")
+    assert out.splitlines()[3] == f"wrote tls.crt, tls.key to {tmp_path}"
+
+
+def test_generate_with_a_foreign_ca_key_is_one_line_and_writes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for name in ("a", "b"):
+        assert main(["certs", "generate", "--dir", str(tmp_path / name), *SVC]) == 0
+    (tmp_path / "a" / "ca.key").write_bytes((tmp_path / "b" / "ca.key").read_bytes())
+    (tmp_path / "a" / "tls.crt").unlink()
+    capsys.readouterr()
+    code, out, err = _run(capsys, "certs", "generate", "--dir", str(tmp_path / "a"), *SVC)
+    assert (code, out) == (2, "")
+    assert err == f"draguard: error: {tmp_path}/a/ca.key does not match any certificate in {tmp_path}/a/ca.crt\n"
+    assert sorted(p.name for p in (tmp_path / "a").iterdir()) == ["ca.crt", "ca.key", "tls.key"]
+
+
+def test_generate_with_an_unreadable_file_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "ca.crt").mkdir(parents=True)
+    code, out, err = _run(capsys, "certs", "generate", "--dir", str(tmp_path), *SVC)
+    assert (code, out) == (2, "")
+    assert err == f"draguard: error: {tmp_path}/ca.crt: cannot read: Is a directory\n"
+
+
+def test_generate_rejects_a_bad_service_name_before_any_io(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = _run(capsys, "certs", "generate", "--dir", str(tmp_path / "x"), "--service", "Web_Hook",
+                          "--namespace", "ns")
+    assert (code, out) == (2, "")
+    assert err.startswith("draguard: error: invalid service name 'Web_Hook': a Service name must be a DNS-1035 label")
+    assert err.count("\n") == 1
+    assert not (tmp_path / "x").exists()
+
+
+def test_generate_into_a_secret(apiserver: FakeAPIServer, capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["certs", "generate", "--secret", "draguard-system/draguard-tls", *SVC,
+            "--kubeconfig", str(apiserver.kubeconfig)]
+    code, out, err = _run(capsys, *argv)
+    assert (code, err) == (0, "")
+    assert out.splitlines()[-1] == ("wrote ca.crt, ca.key, tls.crt, tls.key to secret/draguard-tls "
+                                    "(namespace draguard-system)")
+    code, out, _ = _run(capsys, *argv)
+    assert out.splitlines()[-1] == "secret/draguard-tls (namespace draguard-system): unchanged"
+    assert [r.method for r in apiserver.requests] == ["GET", "POST", "GET"]
+
+
+def test_rotate_walks_the_phases(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    main(["certs", "generate", "--dir", str(tmp_path), *SVC])
+    capsys.readouterr()
+    dir_ = ["--dir", str(tmp_path)]
+    code, out, _ = _run(capsys, "certs", "rotate", *dir_)
+    assert (code, out) == (0, f"nothing to do: the CA is valid until {_expiry(tmp_path / 'ca.crt')} (rotation starts "
+                              "with a third of its life left; --force starts it now)\n")
+    code, out, _ = _run(capsys, "certs", "rotate", *dir_, "--force")
+    assert out.startswith("phase overlap: ca.crt now trusts the old and a new CA")
+    code, out, _ = _run(capsys, "certs", "rotate", *dir_)
+    # X.509 times have whole seconds, so the age read back is 0 or 1 s
+    assert out.startswith("waiting: the overlap bundle is 0m0")
+    assert out.endswith("s old, phase leaf runs after 10m00s; run again later\n")
+    code, out, _ = _run(capsys, "certs", "rotate", *dir_, "--phase", "leaf")
+    assert out.startswith("phase leaf: the serving certificate now comes from the new CA")
+    code, out, _ = _run(capsys, "certs", "rotate", *dir_, "--settle", "0")
+    assert out == "phase retire: 1 old CA(s) left ca.crt; inject it to finish the rotation\n"
+    code, out, err = _run(capsys, "certs", "rotate", *dir_, "--phase", "retire")
+    assert (code, out, err) == (0, "phase retire already done: the bundle holds only the current CA\n", "")
+
+
+def test_rotate_out_of_order_or_with_a_bad_duration_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    main(["certs", "generate", "--dir", str(tmp_path), *SVC])
+    capsys.readouterr()
+    assert _run(capsys, "certs", "rotate", "--dir", str(tmp_path), "--phase", "leaf") == (
+        2, "", f"draguard: error: {tmp_path}: no rotation in progress; run phase overlap first\n")
+    assert _run(capsys, "certs", "rotate", "--dir", str(tmp_path), "--settle", "soon") == (
+        2, "", "draguard: error: invalid duration 'soon': use e.g. 90s, 10m, 1h30m or 0\n")
+
+
+def test_inject_from_a_directory_then_check_the_live_configuration(
+    tmp_path: Path, apiserver: FakeAPIServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    main(["certs", "generate", "--dir", str(tmp_path), *SVC])
+    apiserver.put(VWC_PATH + "draguard", webhook_configuration("draguard", "slices.draguard.io", "claims.draguard.io"))
+    cluster = ["--kubeconfig", str(apiserver.kubeconfig)]
+    capsys.readouterr()
+    code, out, err = _run(capsys, "certs", "check", "--dir", str(tmp_path), *SVC, "--webhook", "draguard", *cluster)
+    assert (code, err) == (1, "")
+    assert ("FAIL  bundle: validatingwebhookconfiguration/draguard: webhook(s) slices.draguard.io, claims.draguard.io "
+            "have no caBundle; run `draguard certs inject`") in out.splitlines()
+    assert out.splitlines()[-1] == "1 problem(s), 0 warning(s)"
+
+    code, out, err = _run(capsys, "certs", "inject", "--webhook", "draguard", "--dir", str(tmp_path), *cluster)
+    assert (code, out, err) == (0, "validatingwebhookconfiguration/draguard: caBundle set on 2 of 2 webhook(s) "
+                                   "(slices.draguard.io, claims.draguard.io); read back and verified\n", "")
+    stored = apiserver.get(VWC_PATH + "draguard")["webhooks"][0]["clientConfig"]["caBundle"]
+    assert base64.b64decode(stored) == (tmp_path / "ca.crt").read_bytes()
+
+    code, out, err = _run(capsys, "certs", "check", "--dir", str(tmp_path), *SVC, "--webhook", "draguard", *cluster)
+    assert (code, err) == (0, "")
+    lines = out.splitlines()
+    assert "ok    bundle: validatingwebhookconfiguration/draguard: all 2 webhook(s) trust the issuing CA" in lines
+    assert any(line.startswith("ok    clock: the API server's clock is within ") for line in lines)
+    assert lines[-1] == "0 problem(s), 0 warning(s)"
+
+    code, out, _ = _run(capsys, "certs", "inject", "--webhook", "draguard", "--ca-file", str(tmp_path / "ca.crt"),
+                        *cluster)
+    assert out == "validatingwebhookconfiguration/draguard: caBundle already current on all 2 webhook(s); verified\n"
+
+
+def test_check_reports_a_skewed_api_server_clock(
+    tmp_path: Path, apiserver: FakeAPIServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    main(["certs", "generate", "--dir", str(tmp_path), *SVC])
+    apiserver.put(VWC_PATH + "draguard", webhook_configuration("draguard", "a.draguard.io"))
+    apiserver.state.date = "Sat, 01 Jan 2000 00:00:00 GMT"
+    capsys.readouterr()
+    code, out, _ = _run(capsys, "certs", "check", "--dir", str(tmp_path), "--webhook", "draguard",
+                        "--kubeconfig", str(apiserver.kubeconfig))
+    assert code == 1
+    assert [line for line in out.splitlines() if line.startswith("FAIL  clock")] == [
+        "FAIL  clock: the API server's clock (2000-01-01 00:00:00 UTC) is before the serving certificate's notBefore "
+        f"({load_certs(tmp_path / 'tls.crt')[0].not_valid_before_utc:%Y-%m-%d %H:%M:%S} UTC): x509: certificate has "
+        "expired or is not yet valid; fix the clocks (NTP)"
+    ]
+
+
+def test_check_a_key_that_does_not_match(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for name in ("a", "b"):
+        main(["certs", "generate", "--dir", str(tmp_path / name), *SVC])
+    capsys.readouterr()
+    code, out, err = _run(capsys, "certs", "check", "--dir", str(tmp_path / "a"), "--key", str(tmp_path / "b" /
+                                                                                                 "tls.key"))
+    assert (code, err) == (1, "")
+    assert out.splitlines()[0] == (f"FAIL  key: {tmp_path}/b/tls.key does not belong to {tmp_path}/a/tls.crt: the "
+                                   "server cannot complete a handshake (tls: private key does not match public key); "
+                                   "re-issue with `draguard certs generate`")
+
+
+def test_check_with_a_missing_certificate_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert _run(capsys, "certs", "check", "--cert", str(tmp_path / "nope.crt")) == (
+        2, "", f"draguard: error: {tmp_path}/nope.crt: no such file\n")
+    assert _run(capsys, "certs", "check") == (
+        2, "", "draguard: error: no serving certificate to check: give --dir, --secret or --cert\n")
+
+
+def test_an_unreachable_cluster_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    main(["certs", "generate", "--dir", str(tmp_path), *SVC])
+    with socket.create_server(("127.0.0.1", 0)) as probe:
+        port = probe.getsockname()[1]
+    config = tmp_path / "kubeconfig"
+    config.write_text(kubeconfig(f"https://127.0.0.1:{port}", tmp_path / "ca.crt"))
+    capsys.readouterr()
+    assert _run(capsys, "certs", "inject", "--webhook", "draguard", "--dir", str(tmp_path),
+                "--kubeconfig", str(config)) == (
+        2, "", f"draguard: error: cannot reach the Kubernetes API server at https://127.0.0.1:{port}: "
+               "Connection refused\n")
+
+
+def test_a_missing_subcommand_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["certs"])
+    assert exit_.value.code == 2
+    assert "the following arguments are required: SUBCOMMAND" in capsys.readouterr().err
