@@ -1,0 +1,199 @@
+"""`draguard serve` while things change under it: certificate rotation, a broken certificate, policy reload, SIGTERM.
+
+Each test starts its own server (it changes files or stops the process). Waiting is by polling for an
+observable change with a generous deadline, never by sleeping a fixed time.
+"""
+
+from __future__ import annotations
+
+import http.client
+import os
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from cryptography import x509
+
+from tests.builders import slice_with
+from tests.webhook.conftest import (
+    JSON,
+    SNI,
+    Server,
+    admission_review,
+    client_context,
+    encode,
+    issue_certs,
+    send,
+    start_server,
+)
+from tests.webhook.test_serve import metric
+
+pytestmark = pytest.mark.slow
+
+SLICES = "/validate/resourceslices"
+DEADLINE = 60.0
+
+
+def eventually(condition: Callable[[], bool], what: str) -> None:
+    deadline = time.monotonic() + DEADLINE
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"not seen within {DEADLINE}s: {what}")
+        time.sleep(0.05)  # polling for a change, not timing it
+
+
+def served_serial(server: Server) -> int:
+    """The serial number of the certificate a fresh handshake gets (verified for the Service name)."""
+    with socket.create_connection(("127.0.0.1", server.port), timeout=30) as raw, \
+            client_context(server.ca_file).wrap_socket(raw, server_hostname=SNI) as tls:
+        der = tls.getpeercert(binary_form=True)
+    assert der is not None
+    return x509.load_der_x509_certificate(der).serial_number
+
+
+def replace_file(path: Path, data: bytes) -> None:
+    fresh = path.with_name(path.name + ".new")
+    fresh.write_bytes(data)
+    os.replace(fresh, path)
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[Server]:
+    server = start_server(tmp_path / "server", policy="rules: {}\n")
+    yield server
+    server.stop()
+
+
+class Traffic:
+    """Client threads sending reviews until stopped: half on fresh connections (new handshakes), half kept alive."""
+
+    def __init__(self, server: Server, threads: int = 4) -> None:
+        self.server = server
+        self.stop = threading.Event()
+        self.failures: list[str] = []
+        self.counts = [0] * threads
+        self.threads = [threading.Thread(target=self._run, args=(n,)) for n in range(threads)]
+
+    def __enter__(self) -> Traffic:
+        for thread in self.threads:
+            thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop.set()
+        for thread in self.threads:
+            thread.join()
+
+    def snapshot(self) -> list[int]:
+        return list(self.counts)
+
+    def _run(self, n: int) -> None:
+        fresh_each_time = n % 2 == 0
+        conn: http.client.HTTPSConnection | None = None
+        i = 0
+        while not self.stop.is_set():
+            uid = f"t{n}-{i}"
+            try:
+                if conn is None:
+                    conn = self.server.connect()
+                reply = send(conn, "POST", SLICES, encode(admission_review(slice_with(numa=1), uid=uid)), JSON)
+                if reply.status != 200 or reply.response != {"uid": uid, "allowed": True}:
+                    self.failures.append(f"{uid}: HTTP {reply.status} {reply.body[:200]!r}")
+            except Exception as err:  # every failed request counts
+                self.failures.append(f"{uid}: {err!r}")
+                conn = None
+            if fresh_each_time and conn is not None:
+                conn.close()
+                conn = None
+            self.counts[n] += 1
+            i += 1
+        if conn is not None:
+            conn.close()
+
+
+def test_certificate_rotation_while_requests_flow_drops_nothing(server: Server) -> None:
+    before = served_serial(server)
+    with Traffic(server) as traffic:
+        eventually(lambda: min(traffic.snapshot()) >= 5, "traffic on every client thread")
+        issue_certs(server.cert_dir, "rotated.draguard.example")  # new SANs: a new leaf from the same CA
+        after = x509.load_pem_x509_certificate((server.cert_dir / "tls.crt").read_bytes()).serial_number
+        assert after != before
+        # Every worker serves the new certificate: ten fresh handshakes in a row get it.
+        streak = [0]
+
+        def switched() -> bool:
+            streak[0] = streak[0] + 1 if served_serial(server) == after else 0
+            return streak[0] >= 10
+
+        eventually(switched, "the rotated certificate on new connections")
+        at_switch = traffic.snapshot()
+        eventually(lambda: all(now >= then + 10 for now, then in zip(traffic.snapshot(), at_switch, strict=True)),
+                   "requests on every client thread after the switch")
+    assert traffic.failures == []
+    assert sum(traffic.counts) >= 4 * 15
+
+
+def test_a_broken_new_certificate_keeps_the_old_one_serving(server: Server) -> None:
+    before = served_serial(server)
+    good = (server.cert_dir / "tls.crt").read_bytes()
+    replace_file(server.cert_dir / "tls.crt", b"-----BEGIN CERTIFICATE-----\nnot a certificate\n")
+    # Handshakes are what make a worker look at the files; each poll makes one and must get the old certificate.
+    eventually(lambda: served_serial(server) == before and any("keeping the certificate" in line["msg"]
+                                                               for line in server.logs()),
+               "a log line about the unusable certificate")
+    assert server.post(SLICES, admission_review(slice_with(numa=1), uid="u")).response == {"uid": "u",
+                                                                                           "allowed": True}
+    assert server.get("/readyz").status == 200
+    replace_file(server.cert_dir / "tls.crt", good)
+
+
+def test_the_policy_file_is_reloaded_and_a_broken_one_ignored(tmp_path: Path) -> None:
+    server = start_server(tmp_path / "server", policy="rules: {}\n", workers=1)
+    try:
+        bad_slice = admission_review(slice_with(numa=-2), uid="u-policy")
+        assert server.post(SLICES, bad_slice).response["allowed"] is False
+        replace_file(server.policy_file, b"rules:\n  numa-node-range: warn\n")
+        eventually(lambda: server.post(SLICES, bad_slice).response["allowed"] is True, "the new policy in force")
+        replace_file(server.policy_file, b"rules:\n  no-such-rule: deny\n")
+        eventually(lambda: server.get("/readyz").json()["checks"]["policy"]["lastReloadError"] is not None,
+                   "the broken policy noticed")
+        ready = server.get("/readyz")
+        assert ready.status == 200
+        assert ready.json()["checks"]["policy"]["lastReloadError"] == (
+            f"policy {server.policy_file}: rules: unknown rule id 'no-such-rule' (see `draguard rules`)"
+        )
+        assert server.post(SLICES, bad_slice).response["allowed"] is True  # the previous policy still holds
+        assert any(line["msg"].startswith("keeping the previous policy: ") for line in server.logs())
+        metrics = server.metrics()
+        assert metric(metrics, "draguard_policy_reloads_total", result="success") == 1
+        assert metric(metrics, "draguard_policy_reloads_total", result="error") == 1
+    finally:
+        server.stop()
+
+
+def test_sigterm_lets_an_in_flight_request_finish(tmp_path: Path) -> None:
+    server = start_server(tmp_path / "server", policy="rules: {}\n", workers=1)
+    body = encode(admission_review(slice_with(numa=1), uid="uid-drain"))
+    conn = server.connect()
+    try:
+        conn.connect()  # the TLS handshake is done: a worker has accepted this connection
+        assert conn.sock is not None
+        head = (f"POST {SLICES} HTTP/1.1\r\nHost: {SNI}\r\nContent-Type: application/json\r\n"
+                f"Content-Length: {len(body)}\r\n\r\n").encode()
+        conn.sock.sendall(head + body[:10])  # the request is in flight: its body is still arriving
+        server.process.terminate()
+        eventually(lambda: any(line["msg"] == "Handling signal: term" for line in server.logs()),
+                   "the master handling SIGTERM")
+        conn.sock.sendall(body[10:])
+        raw = http.client.HTTPResponse(conn.sock)
+        raw.begin()
+        data = raw.read()
+        assert raw.status == 200
+        assert data.startswith(b'{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":'
+                               b'{"uid":"uid-drain","allowed":true}')
+    finally:
+        conn.close()
+    assert server.process.wait(timeout=60) == 0
