@@ -189,3 +189,49 @@ def test_policy_configmap_holds_the_default_policy() -> None:
         default.ignore,
     )
     assert set(data["rules"]) <= set(yaml.load(default_policy_text())["rules"])
+
+
+def test_the_webhook_app_serves_every_path_the_manifests_name() -> None:
+    from webhook.app import Settings, create_app
+
+    routes = {(rule.rule, method) for rule in create_app(Settings()).url_map.iter_rules() for method in rule.methods}
+    for webhook in _webhooks().values():
+        assert (webhook["clientConfig"]["service"]["path"], "POST") in routes
+    for probe in ("livenessProbe", "readinessProbe"):
+        assert (_container()[probe]["httpGet"]["path"], "GET") in routes
+
+
+def _match(webhook: str, condition: str, request: Obj) -> bool:
+    import celpy
+
+    (expression,) = [c["expression"] for c in _webhooks()[webhook]["matchConditions"] if c["name"] == condition]
+    env = celpy.Environment()
+    activation = {"object": celpy.json_to_cel(request.get("object")), "request": celpy.json_to_cel(request)}
+    return bool(env.program(env.compile(expression)).evaluate(activation))
+
+
+@pytest.mark.parametrize(
+    ("spec", "called"),
+    [
+        ({"devices": [{"name": "gpu-0"}]}, True),
+        ({"devices": []}, False),
+        ({"sharedCounters": [{"name": "gpu-0-counters", "counters": {"memory": {"value": "40Gi"}}}]}, False),
+    ],
+)
+def test_slices_without_devices_do_not_reach_the_webhook(spec: Obj, called: bool) -> None:
+    request = {"object": {"kind": "ResourceSlice", "spec": {"driver": "gpu.example.com", **spec}}}
+    assert _match("resourceslices.draguard.io", "has-devices", request) is called
+
+
+@pytest.mark.parametrize(
+    ("user", "called"),
+    [
+        ("system:serviceaccount:kube-system:resource-claim-controller", False),
+        ("system:kube-controller-manager", False),
+        ("alice@example.com", True),
+        ("system:serviceaccount:team-a:deployer", True),
+    ],
+)
+def test_claims_the_resource_claim_controller_stamps_out_skip_the_webhook(user: str, called: bool) -> None:
+    request = {"object": {"kind": "ResourceClaim"}, "userInfo": {"username": user}}
+    assert _match("selectors.draguard.io", "not-the-resource-claim-controller", request) is called
