@@ -209,3 +209,17 @@ def test_a_missing_subcommand_is_a_usage_error(capsys: pytest.CaptureFixture[str
         main(["certs"])
     assert exit_.value.code == 2
     assert "the following arguments are required: SUBCOMMAND" in capsys.readouterr().err
+
+
+def test_check_reads_a_secret(apiserver: FakeAPIServer, capsys: pytest.CaptureFixture[str]) -> None:
+    cluster = ["--kubeconfig", str(apiserver.kubeconfig)]
+    assert main(["certs", "check", "--secret", "draguard-system/draguard-tls", *cluster]) == 2
+    assert capsys.readouterr().err == "draguard: error: secret draguard-system/draguard-tls not found\n"
+    main(["certs", "generate", "--secret", "draguard-system/draguard-tls", *SVC, *cluster])
+    capsys.readouterr()
+    code, out, _ = _run(capsys, "certs", "check", "--secret", "draguard-system/draguard-tls", *SVC, *cluster)
+    assert code == 0
+    assert out.splitlines()[:2] == [
+        "ok    key: secret draguard-system/draguard-tls tls.key matches secret draguard-system/draguard-tls tls.crt",
+        "ok    name: secret draguard-system/draguard-tls tls.crt covers draguard.draguard-system.svc",
+    ]

@@ -105,3 +105,13 @@ def test_a_kubeconfig_without_the_named_context_is_one_line(apiserver: FakeAPISe
         connect(str(apiserver.kubeconfig), "prod")
     assert err.value.message.startswith("cannot load the Kubernetes configuration: ")
     assert "prod" in err.value.message
+
+
+def test_inside_a_pod_without_a_service_account_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("KUBECONFIG", raising=False)
+    monkeypatch.setenv("KUBERNETES_SERVICE_HOST", "10.96.0.1")
+    monkeypatch.setenv("KUBERNETES_SERVICE_PORT", "443")
+    with pytest.raises(CertsError) as err:
+        connect()
+    assert err.value.message.startswith("cannot load the Kubernetes configuration: ")
+    assert "\n" not in err.value.message
