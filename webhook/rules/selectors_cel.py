@@ -86,8 +86,13 @@ def _compile(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
         if facts is not None and _only_include(facts, err):
             continue  # selector-includes-spelling says it better, with a fix
         start = offset_of(expression, err.line, err.column)
-        yield Finding(site.path, f"compilation failed: {err.message}", span=(start, min(start + 1, len(expression))),
+        yield Finding(site.path, f"compilation failed: {_first_line(err.message)}", span=(start, min(start + 1, len(expression))),
                       hint="the API server rejects a selector that does not compile")
+
+
+def _first_line(message: str) -> str:
+    """Parser messages may carry a caret diagram on later lines; the position says it better."""
+    return message.strip().splitlines()[0] if message.strip() else message
 
 
 def _only_include(facts: Facts, err: CompileError) -> bool:

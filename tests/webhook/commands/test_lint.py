@@ -1,0 +1,248 @@
+"""`draguard lint`, run in-process as a user runs it: exact stdout, stderr and exit code.
+
+Golden cases live in tests/golden/lint/<case>/ (input.yaml, optional `args` one per line, expected.txt
+= `exit: N` then stdout); DRAGUARD_UPDATE_GOLDEN=1 rewrites expected.txt for a reviewed diff.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+from pathlib import Path
+from xml.etree import ElementTree as ET
+
+import pytest
+
+from tests.conftest import REPO
+from webhook import cli
+
+GOLDEN = REPO / "tests" / "golden" / "lint"
+SCHEMA = REPO / "tests" / "webhook" / "report" / "sarif-schema-2.1.0.json"
+CASES = sorted(p.name for p in GOLDEN.iterdir() if (p / "input.yaml").is_file())
+
+FRAGILE = """\
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata:
+  name: c  # keep me
+spec:
+  devices:
+    requests:
+    - name: gpu
+      exactly:
+        deviceClassName: gpu.example.com
+        selectors:
+        - cel:
+            expression: device.attributes["gpu.example.com"].model == "A100"    # model check
+        - cel:
+            expression: "device.attributes[\\"gpu.example.com\\"].family != 'ampere'"
+        - cel:
+            expression: |
+              device.attributes["gpu.example.com"].rdma &&
+                device.attributes["gpu.example.com"].index in [0, 1]
+        - cel:
+            expression: 'device.attributes["gpu.example.com"].series.include(''x'')'
+"""
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = cli.main(["lint", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def golden(case: str, actual: str) -> str:
+    path = GOLDEN / case / "expected.txt"
+    if os.environ.get("DRAGUARD_UPDATE_GOLDEN") == "1":
+        path.write_text(actual, encoding="utf-8")
+    return path.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_golden(case: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(GOLDEN / case)
+    args_file = GOLDEN / case / "args"
+    args = args_file.read_text(encoding="utf-8").split() if args_file.exists() else ["input.yaml"]
+    code, out, err = run(capsys, *args)
+    assert err == ""
+    actual = f"exit: {code}\n{out}"
+    assert actual == golden(case, actual)
+
+
+def test_every_selector_rule_has_a_golden_case() -> None:
+    from webhook.rules.selectors import RULES
+
+    assert {r.id for r in RULES} <= set(CASES)
+
+
+# -- formats -----------------------------------------------------------------------------------------
+
+
+def _fragile_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    path = tmp_path / "claims" / "gpu.yaml"
+    path.parent.mkdir()
+    path.write_text(FRAGILE, encoding="utf-8")
+    return path
+
+
+def test_sarif_validates_against_the_official_schema(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    jsonschema = pytest.importorskip("jsonschema")
+    _fragile_file(tmp_path, monkeypatch)
+    code, out, err = run(capsys, "claims", "--format", "sarif")
+    assert (code, err) == (1, "")
+    log = json.loads(out)
+    jsonschema.validate(log, json.loads(SCHEMA.read_text(encoding="utf-8")))
+    (run_,) = log["runs"]
+    first = run_["results"][0]
+    assert first["ruleId"] == "list-fragile-compare"
+    assert first["level"] == "warning"
+    assert first["locations"][0]["physicalLocation"] == {
+        "artifactLocation": {"uri": "claims/gpu.yaml"},
+        "region": {"startLine": 13, "startColumn": 68, "endLine": 13, "endColumn": 70},
+    }
+    rules = {r["id"]: r for r in run_["tool"]["driver"]["rules"]}
+    assert rules["selector-includes-spelling"]["defaultConfiguration"] == {"level": "error"}
+    assert all(r["ruleIndex"] == list(rules).index(r["ruleId"]) for r in run_["results"])
+
+
+def test_clean_sarif_still_has_results(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    jsonschema = pytest.importorskip("jsonschema")
+    monkeypatch.chdir(GOLDEN / "clean")
+    code, out, _ = run(capsys, "input.yaml", "--format", "sarif")
+    log = json.loads(out)
+    jsonschema.validate(log, json.loads(SCHEMA.read_text(encoding="utf-8")))
+    assert (code, log["runs"][0]["results"]) == (0, [])
+
+
+def test_several_formats_at_once_to_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    _fragile_file(tmp_path, monkeypatch)
+    code, out, err = run(capsys, "claims", "--format", "github", "--format", "junit=report.xml",
+                         "--format", "json=report.json")
+    assert (code, err) == (1, "")
+    lines = out.splitlines()
+    assert lines[0].startswith("::warning file=claims/gpu.yaml,line=13,col=68,endColumn=70,"
+                               "title=list-fragile-compare::spec.devices.requests[0].exactly.selectors[0]"
+                               ".cel.expression: `==` on gpu.example.com/model is silently false")
+    assert lines[-1] == "::notice title=draguard::1 object checked; 1 denied, 4 warnings, 0 audit"
+    suites = ET.parse(tmp_path / "report.xml").getroot()
+    assert (suites.get("tests"), suites.get("failures")) == ("5", "5")
+    report = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
+    assert report["summary"]["warn"] == 4
+
+
+# -- --fix and --diff --------------------------------------------------------------------------------
+
+
+def test_fix_round_trip_changes_only_the_rewritten_expressions(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    path = _fragile_file(tmp_path, monkeypatch)
+    code, out, err = run(capsys, "--fix", str(path))
+    fixed = path.read_text(encoding="utf-8")
+    assert fixed == FRAGILE.replace(
+        '.model == "A100"    #', '.model.includes("A100")    #').replace(
+        "device.attributes[\\\"gpu.example.com\\\"].family != 'ampere'",
+        "!device.attributes[\\\"gpu.example.com\\\"].family.includes('ampere')").replace(
+        '"].rdma &&', '"].rdma.includes(true) &&').replace(
+        'device.attributes["gpu.example.com"].index in [0, 1]',
+        '[0, 1].exists(v, device.attributes["gpu.example.com"].index.includes(v))').replace(
+        ".include(''x'')", ".includes(''x'')")
+    assert err == ""
+    assert (code, out) == (0, "1 object checked; 0 denied, 0 warnings, 0 audit\n")
+    assert run(capsys, str(path)) == (0, out, "")
+    assert run(capsys, "--diff", str(path)) == (0, "", "")
+
+
+def test_diff_shows_the_fix_and_writes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    path = _fragile_file(tmp_path, monkeypatch)
+    code, out, err = run(capsys, "--diff", "claims/gpu.yaml")
+    assert (code, err) == (1, "")
+    assert path.read_text(encoding="utf-8") == FRAGILE
+    assert out.startswith("--- a/claims/gpu.yaml\n+++ b/claims/gpu.yaml\n")
+    assert '-            expression: device.attributes["gpu.example.com"].model == "A100"    # model check\n' in out
+    assert '+            expression: device.attributes["gpu.example.com"].model.includes("A100")    # model check\n' in out
+
+
+# -- exit codes, configuration, inputs ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("fail_on", "code"), [("deny", 0), ("warn", 1), ("audit", 1)])
+def test_fail_on(fail_on: str, code: int, capsys: pytest.CaptureFixture[str],
+                 monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(GOLDEN / "selector-vendor-numa")
+    assert run(capsys, "input.yaml", "--fail-on", fail_on)[0] == code
+
+
+def test_audit_alone_fails_only_with_fail_on_audit(capsys: pytest.CaptureFixture[str],
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(GOLDEN / "selector-numa-pinned")
+    assert run(capsys, "input.yaml")[0] == 0
+    assert run(capsys, "input.yaml", "--fail-on", "audit")[0] == 1
+
+
+def test_config_is_found_walking_up_and_sets_actions_and_ignores(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / ".draguard.yaml").write_text(
+        "rules:\n  list-fragile-compare: deny\nignore: [vendor/*]\n", encoding="utf-8")
+    (tmp_path / "repo" / "vendor").mkdir(parents=True)
+    shutil.copy(GOLDEN / "suppressed" / "input.yaml", tmp_path / "repo" / "vendor" / "x.yaml")
+    work = tmp_path / "repo" / "deep"
+    work.mkdir()
+    (work / "c.yaml").write_text(FRAGILE, encoding="utf-8")
+    monkeypatch.chdir(work)
+    code, out, _ = run(capsys, "c.yaml", "../vendor", "--format", "json")
+    report = json.loads(out)
+    assert code == 1
+    assert {f["action"] for f in report["findings"] if f["rule"] == "list-fragile-compare"} == {"deny"}
+    assert all(f["file"] == "c.yaml" for f in report["findings"])
+
+
+def test_bad_config_is_one_line_and_exit_2(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / ".draguard.yaml").write_text("rules:\n  no-such-rule: deny\n", encoding="utf-8")
+    (tmp_path / "c.yaml").write_text(FRAGILE, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(capsys, "c.yaml")
+    assert (code, out) == (2, "")
+    assert err.startswith("draguard: error: policy ") and "unknown rule id 'no-such-rule'" in err
+    assert err.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["missing.yaml"], "draguard: missing.yaml: no such file or directory\n"),
+        (["c.yaml", "--format", "xml"], "draguard: error: --format xml: unknown format 'xml'; use one of github, "
+                                        "json, junit, sarif, text\n"),
+        (["-", "--fix"], "draguard: error: --fix and --diff need files, not stdin\n"),
+    ],
+)
+def test_usage_and_input_errors_exit_2(argv: list[str], message: str, tmp_path: Path,
+                                       monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "c.yaml").write_text(FRAGILE, encoding="utf-8")
+    code, _out, err = run(capsys, *argv)
+    assert (code, err) == (2, message)
+
+
+def test_invalid_yaml_is_reported_with_its_position(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "bad.yaml").write_text("kind: DeviceClass\nspec: [\n", encoding="utf-8")
+    code, out, err = run(capsys, "bad.yaml")
+    assert code == 2
+    assert err.startswith("draguard: bad.yaml:3:1: invalid YAML: ")
+    assert out.endswith("0 objects checked; 0 denied, 0 warnings, 0 audit; 1 input problem\n")
+
+
+def test_stdin(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("sys.stdin", io.StringIO(FRAGILE))
+    code, out, _ = run(capsys, "-")
+    assert code == 1
+    assert out.startswith("<stdin>:13:68: warn list-fragile-compare: ")
