@@ -235,3 +235,21 @@ def test_slices_without_devices_do_not_reach_the_webhook(spec: Obj, called: bool
 def test_claims_the_resource_claim_controller_stamps_out_skip_the_webhook(user: str, called: bool) -> None:
     request = {"object": {"kind": "ResourceClaim"}, "userInfo": {"username": user}}
     assert _match("selectors.draguard.io", "not-the-resource-claim-controller", request) is called
+
+
+def test_shutdown_fits_in_the_grace_period() -> None:
+    # Pre-stop sleep, then SIGTERM and gunicorn's drain: both must finish before the kubelet's SIGKILL.
+    sleep = _container()["lifecycle"]["preStop"]["sleep"]["seconds"]
+    drain = int(_args()["--graceful-timeout"])
+    assert sleep + drain < _pod()["terminationGracePeriodSeconds"]
+    assert drain >= max(w["timeoutSeconds"] for w in _webhooks().values())
+
+
+def test_image_tag_is_the_package_version() -> None:
+    import tomllib
+
+    from tests.conftest import REPO
+    from tests.deploy.kustomize import kustomization
+
+    version = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
+    assert [i["newTag"] for i in kustomization(BASE)["images"]] == [version]
