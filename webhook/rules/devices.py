@@ -39,8 +39,18 @@ def devices(slice_: Obj) -> Iterator[tuple[FieldPath, Obj]]:
 
 
 def name_of(device: Obj) -> str:
+    """The device name for a message, escaped when it is not printable on one line."""
     name = device.get("name")
-    return name if isinstance(name, str) else "?"
+    if not isinstance(name, str):
+        return "?"
+    return name if name.isprintable() else printable(name)
+
+
+def printable(text: str) -> str:
+    """`text` with control characters escaped as Go's %q would, without the quotes."""
+    from webhook.rules.k8s_errors import go_quote
+
+    return go_quote(text)[1:-1]
 
 
 def attributes(device: Obj) -> Mapping[str, Any]:

@@ -115,7 +115,7 @@ def too_many(path: FieldPath, actual: int, limit: int) -> Finding:
 
 def unknown_field(path: FieldPath) -> Finding:
     """The API server's warning for a field its schema lacks (the field is dropped)."""
-    return Finding(path, f'unknown field "{path}"')
+    return Finding(path, f"unknown field {go_quote(str(path))}")
 
 
 def immutable(path: FieldPath, value: Any) -> Finding:

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from webhook.fieldpath import FieldPath
 from webhook.findings import Action, Finding
 from webhook.rules.base import DRA_KINDS, Rule, RuleContext
+from webhook.rules.devices import printable
 from webhook.wire import Obj, get_map
 
 IGNORE_ANNOTATION = "draguard.io/ignore"
@@ -24,7 +25,7 @@ def _reason_missing(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
     if not isinstance(text, str):
         return
     head, _, reason = text.partition(":")
-    ids = [r.strip() for r in head.split(",") if r.strip()]
+    ids = [printable(r.strip()) for r in head.split(",") if r.strip()]
     if not reason.strip():
         yield Finding(
             _PATH,

@@ -18,7 +18,7 @@ from typing import Any
 from webhook.fieldpath import FieldPath
 from webhook.findings import Action, Finding
 from webhook.rules.base import RESOURCE_SLICE, Rule, RuleContext
-from webhook.rules.devices import attributes, devices, driver_of, is_int, lookup
+from webhook.rules.devices import attributes, devices, driver_of, is_int, lookup, printable
 from webhook.rules.numa import NUMA, physical_node
 from webhook.wire import Obj
 
@@ -27,7 +27,7 @@ _SLICE = frozenset({RESOURCE_SLICE})
 
 def alias_names(driver: str, configured: tuple[str, ...]) -> list[str]:
     names = list(configured)
-    if driver:
+    if driver and driver.isprintable():
         names += [f"{driver}/numaNode", f"{driver}/numa"]
     return [n for n in dict.fromkeys(names) if n != NUMA]
 
@@ -79,7 +79,7 @@ def _alias_type(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
                 continue
             value = attribute.get("int")
             if value is None:
-                kinds = [k for k, v in attribute.items() if v is not None] or ["empty"]
+                kinds = [printable(str(k)) for k, v in attribute.items() if v is not None] or ["empty"]
                 yield Finding(path, f"NUMA alias {name} is a {'/'.join(kinds)} value, not an int",
                               hint="publish vendor NUMA aliases as `int: N`, like the standard attribute")
             elif is_int(value) and value < 0:

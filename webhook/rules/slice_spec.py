@@ -16,6 +16,7 @@ from webhook.rules import k8s_ids as ids
 from webhook.rules.k8s_errors import (
     duplicate,
     forbidden,
+    go_quote,
     immutable,
     invalid,
     required,
@@ -77,8 +78,8 @@ def validate_resource_slice(slice_: Mapping[str, Any], old: Mapping[str, Any] | 
     version = served_version(slice_)
     if version is None:
         # kubectl's words: the server has no such resource, so nothing else is checked.
-        errs.append((ids.API_VERSION, Finding(FieldPath.root("apiVersion"), f'no matches for kind "ResourceSlice" '
-                                              f'in version "{slice_.get("apiVersion")}"')))
+        errs.append((ids.API_VERSION, Finding(FieldPath.root("apiVersion"), 'no matches for kind "ResourceSlice" '
+                                              f'in version {go_quote(str(slice_.get("apiVersion")))}')))
         return errs
     meta = get_map(errs, slice_, "metadata", FieldPath()) or {}
     _validate_object_meta(meta, old, errs)

@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from webhook.findings import Action, Finding
 from webhook.rules.base import RESOURCE_SLICE, Rule, RuleContext
 from webhook.rules.devices import attributes, devices, members
+from webhook.rules.k8s_errors import go_quote
 from webhook.wire import Obj
 
 PCIE_ROOT = "resource.kubernetes.io/pcieRoot"
@@ -61,8 +62,8 @@ def _pci_bus_id(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
             hint = "write the address as sysfs names it, domain:bus:device.function, e.g. 0000:3b:00.0"
             if _BDF.match(value.lower()):
                 hint = f"use lower-case hex: {value.lower()}"
-            yield Finding(attr_path.child("string"),
-                          f'{PCI_BUS_ID} "{value}" is not a PCI address dddd:bb:dd.f in lower-case hex', hint=hint)
+            message = f"{PCI_BUS_ID} {go_quote(value)} is not a PCI address dddd:bb:dd.f in lower-case hex"
+            yield Finding(attr_path.child("string"), message, hint=hint)
 
 
 RULES = (

@@ -1,0 +1,79 @@
+"""Random slices, well-formed-ish and not at all: no rule may raise (the runner would log it as a bug)."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from webhook.policy import Policy
+from webhook.run import run_rules
+
+JUNK = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats(allow_nan=True) | st.text(max_size=70),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=12,
+)
+KEYS = st.sampled_from([
+    "resource.kubernetes.io/numaNode", "resource.kubernetes.io/pcieRoot", "resource.kubernetes.io/pciBusID",
+    "dra.net/numaNode", "dra.cpu/numaNodeID", "numa", "numaNode", "model", "a/b/c", "/", "", "Bad Key",
+]) | st.text(max_size=100)
+MEMBER = st.sampled_from(["int", "bool", "string", "version", "ints", "bools", "strings", "versions", "intz"])
+VALUE = (st.integers(-3, 1100) | st.lists(st.integers(-3, 1100), max_size=60) | st.text(max_size=70)
+         | st.lists(st.text(max_size=10), max_size=5) | st.sampled_from(["1.2.3", "0000:3b:00.0", "v1"]) | JUNK)
+ATTRIBUTE = st.dictionaries(MEMBER, VALUE, max_size=3) | JUNK
+DEVICE = st.fixed_dictionaries(
+    {"name": st.sampled_from(["gpu-0", "gpu-1", "Bad_Name", ""]) | JUNK},
+    optional={
+        "attributes": st.dictionaries(KEYS, ATTRIBUTE, max_size=6) | JUNK,
+        "capacity": st.dictionaries(KEYS, st.fixed_dictionaries(
+            {"value": st.sampled_from(["1Gi", "4", "-1", "x"]) | JUNK},
+            optional={"requestPolicy": st.dictionaries(
+                st.sampled_from(["default", "validValues", "validRange"]),
+                st.sampled_from(["1Gi", "2"]) | st.lists(st.sampled_from(["1", "2Gi", "x"]), max_size=12)
+                | st.dictionaries(st.sampled_from(["min", "max", "step"]), st.sampled_from(["0", "1", "1Gi", "q"])))}),
+            max_size=3) | JUNK,
+        "allowMultipleAllocations": st.booleans() | JUNK,
+        "taints": st.lists(st.dictionaries(st.sampled_from(["key", "value", "effect"]), JUNK), max_size=3) | JUNK,
+        "consumesCounters": st.lists(JUNK, max_size=3) | JUNK,
+        "bindingConditions": st.lists(st.text(max_size=5), max_size=5) | JUNK,
+        "bindingFailureConditions": st.lists(st.text(max_size=5), max_size=5) | JUNK,
+        "nodeName": JUNK, "allNodes": JUNK, "nodeSelector": JUNK, "basic": JUNK,
+    },
+)
+SLICE = st.fixed_dictionaries(
+    {"kind": st.just("ResourceSlice")},
+    optional={
+        "apiVersion": st.sampled_from(["resource.k8s.io/v1", "resource.k8s.io/v1beta1", "x/v9"]) | JUNK,
+        "metadata": st.fixed_dictionaries({}, optional={
+            "name": JUNK, "annotations": st.dictionaries(st.just("draguard.io/ignore"), JUNK) | JUNK,
+            "labels": JUNK}) | JUNK,
+        "spec": st.fixed_dictionaries({}, optional={
+            "driver": st.sampled_from(["gpu.example.com", "dra.net"]) | JUNK,
+            "pool": JUNK, "nodeName": JUNK, "allNodes": JUNK, "perDeviceNodeSelection": JUNK,
+            "nodeSelector": JUNK, "sharedCounters": JUNK,
+            "devices": st.lists(DEVICE, max_size=5) | JUNK,
+        }) | JUNK,
+    },
+)
+POLICIES = [Policy.default(), Policy.from_mapping({"listTypes": "disabled", "numaNode": {"listForm": "deny"}})]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(obj=SLICE, old=st.none() | SLICE, which=st.integers(0, 1))
+def test_no_rule_raises_on_random_slices(obj: dict[str, Any], old: dict[str, Any] | None, which: int) -> None:
+    logger = logging.getLogger("webhook.run")
+    records: list[logging.LogRecord] = []
+    handler = logging.Handler()
+    handler.emit = records.append  # type: ignore[method-assign]
+    logger.addHandler(handler)
+    try:
+        outcome = run_rules(obj, POLICIES[which], old=old)
+    finally:
+        logger.removeHandler(handler)
+    assert [r.getMessage() for r in records if r.levelno >= logging.ERROR] == []
+    for finding in outcome.findings:
+        assert finding.rule and finding.action is not None and "\n" not in finding.message
+
