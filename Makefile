@@ -15,8 +15,12 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
+# The webhook on https://127.0.0.1:8443 with a self-signed CA and the default policy; Ctrl-C stops it.
+run: RUN_CERTS ?= $(or $(TMPDIR),/tmp)/draguard-run/certs
 run: $(STAMP)
-	$(BIN)/draguard serve --self-signed --host 127.0.0.1 --port 8443
+	@echo "draguard: serving https://127.0.0.1:8443 (default policy, self-signed CA in $(RUN_CERTS)). In another terminal:"
+	@echo "  curl -sS --cacert $(RUN_CERTS)/ca.crt -H 'Content-Type: application/json' --data-binary @examples/admissionreview-resourceslice.json https://127.0.0.1:8443/validate/resourceslices | $(BIN)/python -m json.tool"
+	$(BIN)/draguard serve --self-signed --cert-dir $(RUN_CERTS) --host 127.0.0.1 --port 8443
 
 test: $(STAMP) lint typecheck pytest
 
