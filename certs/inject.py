@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -136,7 +135,3 @@ def _verify(kube: Kube, name: str, bundle: bytes) -> None:
             f"{what(name)}: read back after the patch, webhook(s) {', '.join(wrong)} still hold a different "
             "caBundle; another controller may be writing it"
         )
-
-
-def names(hooks: Sequence[WebhookEntry]) -> str:
-    return ", ".join(h.name for h in hooks)

@@ -16,7 +16,7 @@ import datetime as dt
 import ipaddress
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from cryptography import x509
@@ -103,7 +103,7 @@ class Generated:
     reason: str
     ca_not_after: dt.datetime
     not_after: dt.datetime
-    names: Names = field(default_factory=lambda: Names(()))
+    names: Names
 
     @property
     def changed(self) -> bool:

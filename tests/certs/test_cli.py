@@ -223,3 +223,17 @@ def test_check_reads_a_secret(apiserver: FakeAPIServer, capsys: pytest.CaptureFi
         "ok    key: secret draguard-system/draguard-tls tls.key matches secret draguard-system/draguard-tls tls.crt",
         "ok    name: secret draguard-system/draguard-tls tls.crt covers draguard.draguard-system.svc",
     ]
+
+
+def test_check_without_a_bundle_file_verifies_against_the_live_cabundle(
+    tmp_path: Path, apiserver: FakeAPIServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    main(["certs", "generate", "--dir", str(tmp_path), *SVC])
+    bundle = base64.b64encode((tmp_path / "ca.crt").read_bytes()).decode()
+    apiserver.put(VWC_PATH + "draguard", webhook_configuration("draguard", "a.draguard.io", ca_bundle=bundle))
+    capsys.readouterr()
+    code, out, _ = _run(capsys, "certs", "check", "--cert", str(tmp_path / "tls.crt"), "--webhook", "draguard",
+                        "--kubeconfig", str(apiserver.kubeconfig))
+    assert code == 0
+    assert [line.split(" (issued by")[0] for line in out.splitlines() if "chain" in line] == [
+        f"ok    chain: {tmp_path}/tls.crt verifies against the caBundle of webhook a.draguard.io"]

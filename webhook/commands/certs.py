@@ -241,12 +241,19 @@ def _check(args: argparse.Namespace) -> int:
         webhooks = tuple(entries(config, args.webhook))
         webhook_source = f"validatingwebhookconfiguration/{args.webhook}"
         date = server_date(headers)
+    bundle = tuple(parse_certs(bundle_pem, bundle_source)) if bundle_pem is not None else ()
+    if not bundle and webhooks:
+        # No bundle file: verify the chain against what the API server actually uses.
+        first = next((w for w in webhooks if w.ca_bundle), None)
+        if first is not None and first.ca_bundle is not None:
+            bundle_source = f"the caBundle of webhook {first.name}"
+            bundle = tuple(parse_certs(first.ca_bundle, bundle_source))
     subject = Subject(
         leaf=parse_certs(leaf_pem, leaf_source)[0],
         leaf_source=leaf_source,
         key=parse_key(key_pem, key_source) if key_pem is not None else None,
         key_source=key_source,
-        bundle=tuple(parse_certs(bundle_pem, bundle_source)) if bundle_pem is not None else (),
+        bundle=bundle,
         bundle_source=bundle_source,
         host=host,
         webhooks=webhooks,
