@@ -166,7 +166,8 @@ def test_diff_shows_the_fix_and_writes_nothing(tmp_path: Path, monkeypatch: pyte
     assert path.read_text(encoding="utf-8") == FRAGILE
     assert out.startswith("--- a/claims/gpu.yaml\n+++ b/claims/gpu.yaml\n")
     assert '-            expression: device.attributes["gpu.example.com"].model == "A100"    # model check\n' in out
-    assert '+            expression: device.attributes["gpu.example.com"].model.includes("A100")    # model check\n' in out
+    fixed = '.model.includes("A100")    # model check\n'
+    assert '+            expression: device.attributes["gpu.example.com"]' + fixed in out
 
 
 # -- exit codes, configuration, inputs ----------------------------------------------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -56,7 +57,7 @@ def _parse_path(path: str) -> Any:
 
 
 def test_every_rule_of_the_family_is_in_the_catalogue_and_tested_here() -> None:
-    source = open(__file__, encoding="utf-8").read()
+    source = Path(__file__).read_text(encoding="utf-8")
     for rule in RULES:
         assert CATALOGUE[rule.id] is rule
         assert f'"{rule.id}"' in source, f"no test names {rule.id}"
