@@ -42,7 +42,7 @@ NAME_PREFIX = "draguard-numa-node"
 GENERATED_BY = "draguard policy vap"
 VALIDATION_ACTIONS = {Action.DENY: "Deny", Action.WARN: "Warn", Action.AUDIT: "Audit"}
 
-_ATTR = f"d.attributes['{NUMA}']"
+_ATTR = f'd.attributes["{NUMA}"]'
 _VALUES = f"(has({_ATTR}.int) ? [{_ATTR}.int] : has({_ATTR}.ints) ? {_ATTR}.ints : [])"
 _OTHER_MEMBERS = ("bool", "string", "version", "bools", "strings", "versions")
 
@@ -81,23 +81,23 @@ CHECKS: tuple[Check, ...] = (
         LIST_FORM_RULE,
         "numaNodeListForm",
         f"has({_ATTR}.ints)",
-        "numaNode is published as a list (ints) but this cluster's policy (numaNode.listForm) expects the "
+        "numaNode is published as a list (ints) but the policy of this cluster (numaNode.listForm) expects the "
         "scalar int: publish the physical NUMA node as int: N until the scheduler applies list semantics",
     ),
 )
 
 _NUMA_DEVICES = (
-    f"has(object.spec.devices) ? object.spec.devices.filter(d, has(d.attributes) && '{NUMA}' in d.attributes) : []"
+    f'has(object.spec.devices) ? object.spec.devices.filter(d, has(d.attributes) && "{NUMA}" in d.attributes) : []'
 )
 _OLD_NUMA_DEVICES = (
-    "request.operation == 'UPDATE' && has(oldObject.spec.devices) ? "
-    f"oldObject.spec.devices.filter(d, has(d.attributes) && '{NUMA}' in d.attributes) : []"
+    'request.operation == "UPDATE" && has(oldObject.spec.devices) ? '
+    f'oldObject.spec.devices.filter(d, has(d.attributes) && "{NUMA}" in d.attributes) : []'
 )
 _IGNORE = (
-    f"has(object.metadata.annotations) && '{IGNORE_ANNOTATION}' in object.metadata.annotations ? "
-    f"object.metadata.annotations['{IGNORE_ANNOTATION}'] : ''"
+    f'has(object.metadata.annotations) && "{IGNORE_ANNOTATION}" in object.metadata.annotations ? '
+    f'object.metadata.annotations["{IGNORE_ANNOTATION}"] : ""'
 )
-_UNCHANGED = f"variables.oldNumaDevices.exists(o, o.name == d.name && o.attributes['{NUMA}'] == {_ATTR})"
+_UNCHANGED = f'variables.oldNumaDevices.exists(o, o.name == d.name && o.attributes["{NUMA}"] == {_ATTR})'
 
 
 def covered_rules(policy: Policy) -> dict[str, Action]:
@@ -137,7 +137,7 @@ def _policy(name: str, checks: Sequence[Check], *, ratchet: bool) -> dict[str, A
     for check in checks:
         bad = f"({check.bad}) && !{_UNCHANGED}" if ratchet else check.bad
         found = f"variables.numaDevices.filter(d, {bad}).map(d, d.name)"
-        suppressed = f"variables.ignore.matches({_quote(_suppression_pattern(check.rule))})"
+        suppressed = f'variables.ignore.matches(r"{_suppression_pattern(check.rule)}")'
         variables.append({"name": check.variable, "expression": f"{suppressed} ? [] : {found}"})
     return {
         "apiVersion": "admissionregistration.k8s.io/v1",
@@ -167,7 +167,7 @@ def _policy(name: str, checks: Sequence[Check], *, ratchet: bool) -> dict[str, A
 
 def _validation(check: Check) -> dict[str, Any]:
     found = f"variables.{check.variable}"
-    more = f"(size({found}) > 1 ? ' (and ' + string(size({found}) - 1) + ' more)' : '')"
+    more = f'(size({found}) > 1 ? " (and " + string(size({found}) - 1) + " more)" : "")'
     return {
         "expression": f"size({found}) == 0",
         "message": f"{check.rule}: {check.message}",
@@ -178,12 +178,13 @@ def _validation(check: Check) -> dict[str, Any]:
 
 
 # What Python's str.strip() removes (str.isspace), as an RE2 class body: RE2's \s knows only [\t\n\f\r ].
+# CEL string literals in the expressions use double quotes, so the YAML can quote them without escapes.
 _SPACE = r"\t\n\x0b\f\r\x1c-\x20\x{85}\x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}"
 
 
 def _suppression_pattern(rule: str) -> str:
     """RE2 for "the ignore annotation names `rule` before its first colon, and a reason follows" (run.py's parse)."""
-    assert re.fullmatch(r"[a-z0-9-]+", rule), rule  # kebab-case ids need no escaping
+    assert re.fullmatch(r"[a-z0-9-]+", rule), rule  # kebab-case ids need no escaping (used in a raw CEL string)
     return rf"^(?:[^:]*,)?[{_SPACE}]*{rule}[{_SPACE}]*(?:,[^:]*)?:(?s:.*)[^{_SPACE}]"
 
 
