@@ -111,3 +111,10 @@ def test_build_context_holds_what_the_build_stage_copies_and_nothing_else() -> N
 @pytest.mark.parametrize("path", ["Dockerfile", ".dockerignore"])
 def test_files_sit_at_the_repository_root(path: str) -> None:
     assert Path(REPO / path).is_file()
+
+
+def test_default_command_serves_on_the_exposed_ports() -> None:
+    from webhook import cli
+
+    parsed = cli.build_parser().parse_args(["serve", *json.loads(_values(_final(), "CMD")[0])])
+    assert {str(parsed.port), str(parsed.metrics_port)} == set(_values(_final(), "EXPOSE")[0].split())
