@@ -10,6 +10,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from webhook.fieldpath import FieldPath
+from webhook.rules.base import RuleContext
 from webhook.wire import Obj
 
 SPEC = FieldPath.root("spec")
@@ -36,6 +37,11 @@ def devices(slice_: Obj) -> Iterator[tuple[FieldPath, Obj]]:
         if isinstance(device, Mapping):
             basic = device.get("basic")  # v1beta1 nests device fields under `basic`; read it flat
             yield DEVICES.index(i), ({**basic, "name": device.get("name")} if isinstance(basic, Mapping) else device)
+
+
+def device_list(slice_: Obj, ctx: RuleContext) -> list[tuple[FieldPath, Obj]]:
+    """`devices(slice_)`, walked once per run and shared by every rule."""
+    return ctx.once("devices", lambda: list(devices(slice_)))
 
 
 def name_of(device: Obj) -> str:

@@ -6,6 +6,7 @@ Each `is_*` returns the list of problems (empty when valid), like upstream's `Is
 
 from __future__ import annotations
 
+import functools
 import re
 
 from webhook.fieldpath import FieldPath
@@ -153,6 +154,20 @@ def validate_qualified_name(name: str, path: FieldPath) -> list[Finding]:
     errs += [invalid(path, "", "the domain must not be empty")] if not domain else validate_driver_name(domain, path)
     errs += [invalid(path, "", "the name must not be empty")] if not ident else validate_c_identifier(ident, path)
     return errs
+
+
+_ROOT = FieldPath()
+
+
+@functools.lru_cache(maxsize=4096)
+def dns1123_label_ok(name: str) -> bool:
+    return not is_dns1123_label(name)
+
+
+@functools.lru_cache(maxsize=4096)
+def qualified_name_ok(name: str) -> bool:
+    """Whether `validate_qualified_name` has nothing to say (cached: the same keys repeat on every device)."""
+    return not validate_qualified_name(name, _ROOT)
 
 
 def truncate_if_too_long(text: str, limit: int) -> str:

@@ -19,7 +19,7 @@ from typing import Any
 from webhook.fieldpath import FieldPath
 from webhook.findings import Action, Finding
 from webhook.rules.base import RESOURCE_SLICE, Rule, RuleContext
-from webhook.rules.devices import attributes, devices, int_values, is_int, members, value_path
+from webhook.rules.devices import attributes, device_list, int_values, is_int, members, value_path
 from webhook.wire import Obj
 
 NUMA = "resource.kubernetes.io/numaNode"
@@ -28,12 +28,18 @@ _ALLOWED = frozenset({"int", "ints"})
 _SLICE = frozenset({RESOURCE_SLICE})
 
 
-def numa_attributes(slice_: Obj) -> Iterator[tuple[FieldPath, Obj, Any]]:
-    """`(path to the numaNode attribute, device, attribute)` for each device that publishes one."""
-    for path, device in devices(slice_):
-        attribute = attributes(device).get(NUMA)
-        if isinstance(attribute, dict):
-            yield path.child("attributes").key(NUMA), device, attribute
+def numa_attributes(slice_: Obj, ctx: RuleContext) -> list[tuple[FieldPath, Obj, Any]]:
+    """`(path to the numaNode attribute, device, attribute)` for each device that publishes one (once per run)."""
+
+    def walk() -> list[tuple[FieldPath, Obj, Any]]:
+        found = []
+        for path, device in device_list(slice_, ctx):
+            attribute = attributes(device).get(NUMA)
+            if isinstance(attribute, dict):
+                found.append((path.child("attributes").key(NUMA), device, attribute))
+        return found
+
+    return ctx.once("numa-attributes", walk)
 
 
 def node_list(attribute: Obj) -> list[int] | None:
@@ -57,7 +63,7 @@ def physical_node(attribute: Obj) -> int | None:
 
 
 def _type(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
-    for path, _device, attribute in numa_attributes(slice_):
+    for path, _device, attribute in numa_attributes(slice_, ctx):
         wrong = [m for m in members(attribute) if m not in _ALLOWED]
         if wrong:
             yield Finding(
@@ -68,7 +74,7 @@ def _type(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
 
 
 def _range(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
-    for path, _device, attribute in numa_attributes(slice_):
+    for path, _device, attribute in numa_attributes(slice_, ctx):
         for where, node in int_values(attribute):
             if not is_int(node):
                 continue  # k8s-wire-type reports it
@@ -89,7 +95,7 @@ def _range(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
 
 
 def _duplicates(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
-    for path, _device, attribute in numa_attributes(slice_):
+    for path, _device, attribute in numa_attributes(slice_, ctx):
         values = node_list(attribute)
         if values is None or len(set(values)) == len(values):
             continue
@@ -106,7 +112,7 @@ def _duplicates(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
 
 
 def _order(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
-    for path, _device, attribute in numa_attributes(slice_):
+    for path, _device, attribute in numa_attributes(slice_, ctx):
         values = node_list(attribute)
         if values is None or len(values) < 3:
             continue
@@ -125,7 +131,7 @@ def _order(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
 
 
 def _list_form(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
-    for path, _device, attribute in numa_attributes(slice_):
+    for path, _device, attribute in numa_attributes(slice_, ctx):
         if attribute.get("ints") is not None:
             yield Finding(
                 path.child("ints"),

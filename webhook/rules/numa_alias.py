@@ -18,7 +18,7 @@ from typing import Any
 from webhook.fieldpath import FieldPath
 from webhook.findings import Action, Finding
 from webhook.rules.base import RESOURCE_SLICE, Rule, RuleContext
-from webhook.rules.devices import attributes, devices, driver_of, is_int, lookup, printable
+from webhook.rules.devices import attributes, device_list, driver_of, is_int, lookup, printable
 from webhook.rules.numa import NUMA, physical_node
 from webhook.wire import Obj
 
@@ -32,22 +32,30 @@ def alias_names(driver: str, configured: tuple[str, ...]) -> list[str]:
     return [n for n in dict.fromkeys(names) if n != NUMA]
 
 
-def _aliases(slice_: Obj, ctx: RuleContext) -> Iterator[tuple[FieldPath, Obj, list[tuple[str, FieldPath, Any]]]]:
+Aliases = list[tuple[FieldPath, Obj, list[tuple[str, FieldPath, Any]]]]
+
+
+def _aliases(slice_: Obj, ctx: RuleContext) -> Aliases:
     """Per device: `(attributes path, device attributes, [(alias name, path, attribute)])` when any alias is set."""
+    return ctx.once("numa-aliases", lambda: _find_aliases(slice_, ctx))
+
+
+def _find_aliases(slice_: Obj, ctx: RuleContext) -> Aliases:
     driver = driver_of(slice_)
     names = alias_names(driver, ctx.policy.aliases)
-    for path, device in devices(slice_):
+    out: Aliases = []
+    for path, device in device_list(slice_, ctx):
         attrs = attributes(device)
         if not attrs:
             continue
-        attrs_path = path.child("attributes")
         found = []
         for name in names:
             hit = lookup(attrs, name, driver)
             if hit is not None:
-                found.append((name, attrs_path.key(hit[0]), hit[1]))
+                found.append((name, path.child("attributes").key(hit[0]), hit[1]))
         if found:
-            yield attrs_path, attrs, found
+            out.append((path.child("attributes"), attrs, found))
+    return out
 
 
 def _alias_value(attribute: Any) -> int | None:

@@ -27,7 +27,7 @@ def _show(values: list[int]) -> str:
 
 def _consistency(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
     first: dict[int, tuple[str, list[int]]] = {}
-    for path, device, attribute in numa_attributes(slice_):
+    for path, device, attribute in numa_attributes(slice_, ctx):
         values = node_list(attribute)
         if values is None:
             continue
@@ -43,7 +43,7 @@ def _consistency(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
 
 def _mixed(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
     form: tuple[str, str] | None = None
-    for path, device, attribute in numa_attributes(slice_):
+    for path, device, attribute in numa_attributes(slice_, ctx):
         this = "ints" if attribute.get("ints") is not None else "int" if attribute.get("int") is not None else ""
         if not this:
             continue

@@ -7,6 +7,7 @@ strict semver 2.0.0. Duplicates inside a list are accepted (listType=atomic), as
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from typing import Any
 
@@ -102,6 +103,48 @@ def _list(member: str, values: Any, path: FieldPath, errs: Errors) -> None:
     else:
         for i, v in enumerate(values):
             _version(v, path.index(i), errs)
+
+
+def attribute_ok(attribute: Any) -> int:
+    """The attribute's value count when it is plainly valid (one known member of the right type), else 0.
+
+    The common case answered without building paths or findings; 0 sends the caller to the full check.
+    """
+    if type(attribute) is not dict or len(attribute) != 1:
+        return 0
+    [(member, value)] = attribute.items()
+    if member == "int":
+        return 1 if type(value) is int and INT64_MIN <= value <= INT64_MAX else 0
+    if member == "string":
+        return 1 if type(value) is str and (len(value) <= 16 or len(value.encode()) <= MAX_VALUE_LENGTH) else 0
+    if member == "bool":
+        return 1 if type(value) is bool else 0
+    if member == "version":
+        return 1 if type(value) is str and _semver_ok(value) else 0
+    if type(value) is not list or not value:
+        return 0
+    if member == "ints":
+        ok = all(type(v) is int for v in value) and min(value) >= INT64_MIN and max(value) <= INT64_MAX
+    elif member == "strings":
+        ok = all(type(v) is str and (len(v) <= 16 or len(v.encode()) <= MAX_VALUE_LENGTH) for v in value)
+    elif member == "bools":
+        ok = all(type(v) is bool for v in value)
+    elif member == "versions":
+        ok = all(type(v) is str and _semver_ok(v) for v in value)
+    else:
+        ok = False
+    return len(value) if ok else 0
+
+
+@functools.lru_cache(maxsize=4096)
+def _semver_ok(text: str) -> bool:
+    if len(text.encode()) > MAX_VALUE_LENGTH:
+        return False
+    try:
+        parse_semver(text)
+    except ValueError:
+        return False
+    return True
 
 
 def count_values(attributes: Mapping[str, Any]) -> int:

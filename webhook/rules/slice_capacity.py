@@ -15,12 +15,12 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from celext.quantity import Quantity, parse_quantity
+from celext.quantity import Quantity, is_quantity, parse_quantity
 from webhook.fieldpath import FieldPath
 from webhook.rules import k8s_ids as ids
 from webhook.rules.k8s_errors import duplicate, forbidden, invalid, required, too_many, type_invalid
 from webhook.rules.k8s_ids import Errors, tag
-from webhook.rules.k8s_names import truncate_if_too_long, validate_qualified_name
+from webhook.rules.k8s_names import qualified_name_ok, truncate_if_too_long, validate_qualified_name
 from webhook.rules.k8s_wire import as_map, get_list, get_map, wrong_type
 
 MAX_VALID_VALUES = 10  # CapacityRequestPolicyDiscreteMaxOptions
@@ -46,12 +46,13 @@ def quantity_at(errs: Errors, obj: Mapping[str, Any], key: str, path: FieldPath)
         return None
 
 
-def validate_capacity_map(
-    capacity: Mapping[str, Any], old: Mapping[str, Any] | None, multiple: bool, path: FieldPath, errs: Errors
-) -> None:
-    del old  # 1.36 has no update exemption for capacity (the fractional-range one came later)
+def validate_capacity_map(capacity: Mapping[str, Any], multiple: bool, path: FieldPath, errs: Errors) -> None:
+    """1.36 has no update exemption for capacity (the fractional-range one came later), so no old object."""
     for key, item in capacity.items():
-        errs += tag(ids.QUALIFIED_NAME, validate_qualified_name(key, path))
+        if not qualified_name_ok(key):
+            errs += tag(ids.QUALIFIED_NAME, validate_qualified_name(key, path))
+        if type(item) is dict and len(item) == 1 and type(item.get("value")) is str and is_quantity(item["value"]):
+            continue  # the common case: a plain, valid capacity value
         key_path = path.key(truncate_if_too_long(key, MAX_KEY_LENGTH))
         entry = as_map(errs, item, key_path)
         value = quantity_at(errs, entry, "value", key_path) or ZERO

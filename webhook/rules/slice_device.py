@@ -16,6 +16,8 @@ from webhook.rules.k8s_errors import duplicate, invalid, not_supported, required
 from webhook.rules.k8s_ids import Errors, tag
 from webhook.rules.k8s_names import (
     DNS1123_LABEL_MAX,
+    dns1123_label_ok,
+    qualified_name_ok,
     truncate_if_too_long,
     validate_dns1123_label,
     validate_dns1123_subdomain,
@@ -25,7 +27,7 @@ from webhook.rules.k8s_names import (
 )
 from webhook.rules.k8s_node_selector import validate_node_selector
 from webhook.rules.k8s_wire import as_map, get_bool, get_list, get_map, get_str, strings
-from webhook.rules.slice_attribute import count_values, validate_device_attribute
+from webhook.rules.slice_attribute import attribute_ok, count_values, validate_device_attribute
 from webhook.rules.slice_capacity import validate_capacity_map
 
 MAX_ATTRIBUTES_AND_CAPACITIES = 32  # ResourceSliceMaxAttributesAndCapacitiesPerDevice
@@ -56,35 +58,47 @@ def validate_device(
     device: Mapping[str, Any], old: Mapping[str, Any] | None, path: FieldPath, per_device: bool | None, errs: Errors
 ) -> None:
     """Append the errors of one device (`path` is `spec.devices[i]`) to `errs`."""
-    for key in device:
-        if key not in DEVICE_FIELDS:
-            errs.append((ids.UNKNOWN_FIELD, unknown_field(path.child(str(key)))))
+    if not DEVICE_FIELDS.issuperset(device):
+        for key in device:
+            if key not in DEVICE_FIELDS:
+                errs.append((ids.UNKNOWN_FIELD, unknown_field(path.child(str(key)))))
     name = get_str(errs, device, "name", path) or ""
-    errs += tag(ids.DEVICE_NAME, validate_dns1123_label(name, path.child("name")))
+    if not dns1123_label_ok(name):
+        errs += tag(ids.DEVICE_NAME, validate_dns1123_label(name, path.child("name")))
     attributes = get_map(errs, device, "attributes", path) or {}
     capacity = get_map(errs, device, "capacity", path) or {}
     if len(attributes) + len(capacity) > MAX_ATTRIBUTES_AND_CAPACITIES:
         errs.append((ids.ATTRIBUTE_LIMITS, invalid(
             path, len(attributes) + len(capacity),
             f"the total number of attributes and capacities must not exceed {MAX_ATTRIBUTES_AND_CAPACITIES}")))
-    values = count_values(attributes)
+    values = 0
+    attributes_path = path.child("attributes")
+    for key, attribute in attributes.items():
+        # Fast path: names repeat across devices and most attributes are fine; paths are built only for errors.
+        if not qualified_name_ok(key):
+            errs += tag(ids.QUALIFIED_NAME, validate_qualified_name(key, attributes_path))
+        count = attribute_ok(attribute)
+        if not count:
+            count = count_values({key: attribute})
+            validate_device_attribute(attribute, attributes_path.key(truncate_if_too_long(key, MAX_KEY_LENGTH)), errs)
+        values += count
     if values > MAX_ATTRIBUTE_VALUES:
         errs.append((ids.ATTRIBUTE_LIMITS, invalid(
             path, values, f"the total number of attribute values must not exceed {MAX_ATTRIBUTE_VALUES}")))
-    attributes_path = path.child("attributes")
-    for key, attribute in attributes.items():
-        errs += tag(ids.QUALIFIED_NAME, validate_qualified_name(key, attributes_path))
-        validate_device_attribute(attribute, attributes_path.key(truncate_if_too_long(key, MAX_KEY_LENGTH)), errs)
     multiple = get_bool(errs, device, "allowMultipleAllocations", path) is True
-    old_capacity = (old or {}).get("capacity")
-    validate_capacity_map(capacity, old_capacity if isinstance(old_capacity, Mapping) else None, multiple,
-                          path.child("capacity"), errs)
+    if capacity:
+        validate_capacity_map(capacity, multiple, path.child("capacity"), errs)
+    # Sub-paths are built only for fields that are present: most devices have none of these.
     taints = get_list(errs, device, "taints", path)
-    if old is None or old.get("taints") != device.get("taints"):
+    if taints is not None and (old is None or old.get("taints") != device.get("taints")):
         _validate_taints(taints, path.child("taints"), errs)
-    _validate_consumes_counters(get_list(errs, device, "consumesCounters", path), path.child("consumesCounters"), errs)
-    _validate_node_selection(device, path, per_device, errs)
-    _validate_binding_parameters(device, path, errs)
+    consumptions = get_list(errs, device, "consumesCounters", path)
+    if consumptions is not None:
+        _validate_consumes_counters(consumptions, path.child("consumesCounters"), errs)
+    if per_device or "nodeName" in device or "nodeSelector" in device or "allNodes" in device:
+        _validate_node_selection(device, path, per_device, errs)
+    if "bindingConditions" in device or "bindingFailureConditions" in device:
+        _validate_binding_parameters(device, path, errs)
 
 
 def _validate_taints(taints: list[Any] | None, path: FieldPath, errs: Errors) -> None:

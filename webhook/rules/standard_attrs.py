@@ -16,7 +16,7 @@ from collections.abc import Iterator
 
 from webhook.findings import Action, Finding
 from webhook.rules.base import RESOURCE_SLICE, Rule, RuleContext
-from webhook.rules.devices import attributes, devices, members
+from webhook.rules.devices import attributes, device_list, members
 from webhook.rules.k8s_errors import go_quote
 from webhook.wire import Obj
 
@@ -28,7 +28,7 @@ _SLICE = frozenset({RESOURCE_SLICE})
 
 
 def _pcie_root(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
-    for path, device in devices(slice_):
+    for path, device in device_list(slice_, ctx):
         attribute = attributes(device).get(PCIE_ROOT)
         if not isinstance(attribute, dict):
             continue
@@ -49,7 +49,7 @@ def _pcie_root(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
 
 
 def _pci_bus_id(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
-    for path, device in devices(slice_):
+    for path, device in device_list(slice_, ctx):
         attribute = attributes(device).get(PCI_BUS_ID)
         if not isinstance(attribute, dict):
             continue

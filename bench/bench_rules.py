@@ -1,0 +1,90 @@
+"""Rules on a maximal ResourceSlice vs the floor any validator pays: json.loads + json.dumps of it.
+
+The slice has 64 devices (the limit once list attributes are used), each with 48 attribute values
+(the per-device limit) over 29 attributes plus 3 capacities (32, the other per-device limit), shaped
+like a NUMA-aware GPU driver's output. Everything runs in-process, in one run; the figure is a ratio.
+Target: rules cost at most 2x the floor.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from webhook.policy import Policy  # noqa: E402
+from webhook.run import run_rules  # noqa: E402
+
+ROUNDS = 7
+
+
+def maximal_slice() -> dict[str, Any]:
+    devices = []
+    for i in range(64):
+        node = i % 8
+        attributes: dict[str, Any] = {
+            "resource.kubernetes.io/numaNode": {"ints": [node, *sorted({node ^ 1, node ^ 2, node ^ 3})]},  # 4 values
+            "resource.kubernetes.io/pcieRoot": {"strings": [f"pci0000:{node:02x}", f"pci0001:{node:02x}"]},  # 2
+            "resource.kubernetes.io/pciBusID": {"string": f"0000:{i + 16:02x}:00.0"},
+            "dra.net/numaNode": {"int": node},
+            "gpu.example.com/lanes": {"ints": list(range(16))},  # 16 values
+            "driverVersion": {"version": "560.35.3"},
+            "cudaComputeCapability": {"version": "9.0.0"},
+            "productName": {"string": "Example H100 80GB HBM3"},
+            "architecture": {"string": "Hopper"},
+            "uuid": {"string": f"GPU-{i:08x}-1f2e-4d3c-8b7a-{i:012x}"},
+            "migCapable": {"bool": True},
+            "index": {"int": i},
+        }
+        for j in range(17):  # 17 more scalars: 29 attributes, 48 values in all
+            attributes[f"gpu.example.com/feature{j}"] = {"int": j} if j % 2 else {"string": f"value-{j}"}
+        devices.append({
+            "name": f"gpu-{i}",
+            "attributes": attributes,
+            "capacity": {"memory": {"value": "80Gi"}, "sm": {"value": "132"}, "power": {"value": "700"}},
+        })
+    return {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceSlice",
+        "metadata": {"name": "node-0-gpu.example.com-abcde"},
+        "spec": {"driver": "gpu.example.com", "nodeName": "node-0",
+                 "pool": {"name": "node-0", "generation": 1, "resourceSliceCount": 1}, "devices": devices},
+    }
+
+
+def best(fn: Callable[[], object], repeat: int) -> float:
+    """Best per-call time over ROUNDS rounds of `repeat` calls (the least disturbed by the shared machine)."""
+    times = []
+    for _ in range(ROUNDS):
+        start = time.perf_counter()
+        for _ in range(repeat):
+            fn()
+        times.append((time.perf_counter() - start) / repeat)
+    return min(times)
+
+
+def main() -> None:
+    obj = maximal_slice()
+    text = json.dumps(obj)
+    policy = Policy.default()
+    outcome = run_rules(obj, policy)
+    assert not outcome.findings, [f"{f.rule} {f.path} {f.message}" for f in outcome.findings]
+    values = sum(
+        sum(len(a[m]) if isinstance(a[m], list) else 1 for m in a)
+        for d in obj["spec"]["devices"] for a in d["attributes"].values()
+    )
+    floor = best(lambda: json.dumps(json.loads(text)), 20)
+    rules = best(lambda: run_rules(obj, policy), 20)
+    print(f"maximal slice: 64 devices, {values} attribute values, {len(text)} bytes of JSON")
+    print(f"json.loads + json.dumps : {floor * 1e3:8.2f} ms")
+    print(f"run_rules (all rules)   : {rules * 1e3:8.2f} ms")
+    print(f"ratio rules / floor     : {rules / floor:8.2f}x   (target <= 2x)")
+
+
+if __name__ == "__main__":
+    main()
