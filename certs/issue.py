@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cryptography import x509
+from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
@@ -245,7 +246,7 @@ def signed_by(cert: x509.Certificate, issuer: x509.Certificate) -> bool:
         return False
     try:
         cert.verify_directly_issued_by(issuer)
-    except (ValueError, TypeError, Exception):  # InvalidSignature is not a ValueError
+    except (InvalidSignature, ValueError, TypeError):  # TypeError: a key type that cannot have signed it
         return False
     return True
 

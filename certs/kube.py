@@ -71,9 +71,10 @@ def connect(kubeconfig: str | None = None, context: str | None = None, *, in_clu
         if in_cluster:
             config.load_incluster_config(client_configuration=configuration)  # type: ignore[no-untyped-call]
         else:
-            path = kubeconfig or os.environ.get("KUBECONFIG", "").split(os.pathsep)[0] or None
-            if path is not None and not os.path.isfile(path):
-                raise CertsError(f"{path}: no such kubeconfig file")
+            if kubeconfig is not None and not os.path.isfile(kubeconfig):
+                raise CertsError(f"{kubeconfig}: no such kubeconfig file")
+            # Read $KUBECONFIG now (the client reads it once, at import); a path list is merged as kubectl does.
+            path = kubeconfig or os.environ.get("KUBECONFIG") or os.path.expanduser("~/.kube/config")
             config.load_kube_config(  # type: ignore[no-untyped-call]
                 config_file=path, context=context, client_configuration=configuration, persist_config=False
             )

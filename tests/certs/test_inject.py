@@ -158,3 +158,22 @@ def test_an_unreachable_cluster_is_one_line(tmp_path: Path) -> None:
         inject(connect(str(path)), NAME, _bundle(tmp_path))
     assert err.value.message == (
         f"cannot reach the Kubernetes API server at https://127.0.0.1:{port}: Connection refused")
+
+
+def test_an_api_server_certificate_from_another_ca_is_one_line(tmp_path: Path, apiserver: FakeAPIServer) -> None:
+    other = generate(tmp_path / "other", "kubernetes", "default")
+    path = tmp_path / "kubeconfig"
+    path.write_text(fake.kubeconfig(apiserver.url, other.ca_file))
+    with pytest.raises(CertsError) as err:
+        inject(connect(str(path)), NAME, _bundle(tmp_path))
+    assert err.value.message == (
+        f"cannot reach the Kubernetes API server at {apiserver.url}: TLS: certificate verify failed: unable to get "
+        "local issuer certificate")
+
+
+def test_kubeconfig_from_the_environment(
+    tmp_path: Path, apiserver: FakeAPIServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("KUBECONFIG", str(apiserver.kubeconfig))
+    apiserver.put(PATH, webhook_configuration(NAME, "a.draguard.io"))
+    assert inject(connect(), NAME, _bundle(tmp_path)).patched == ("a.draguard.io",)
