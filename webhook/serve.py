@@ -25,7 +25,7 @@ import socket
 import ssl
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -58,7 +58,6 @@ class ServeOptions:
     graceful_timeout: int = GRACEFUL_TIMEOUT
     log_level: str = "info"
     check_interval: float = 1.0  # how often certificate and policy files are stat'ed, at most
-    extra: dict[str, Any] = field(default_factory=dict)  # further gunicorn settings (tests, benchmarks)
 
 
 @dataclass(slots=True)
@@ -190,7 +189,6 @@ def gunicorn_settings(options: ServeOptions, metrics_host: str) -> dict[str, Any
     }
     if Path("/dev/shm").is_dir():
         settings["worker_tmp_dir"] = "/dev/shm"
-    settings.update(options.extra)
     return settings
 
 
