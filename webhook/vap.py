@@ -1,4 +1,4 @@
-"""The numaNode rules that CEL can express, as a ValidatingAdmissionPolicy the API server runs itself.
+"""The ResourceSlice rules that CEL can express, as ValidatingAdmissionPolicies the API server runs itself.
 
 `build(policy)` is a pure function from a draguard `Policy` to Kubernetes objects: one
 ValidatingAdmissionPolicy and one ValidatingAdmissionPolicyBinding per action the policy uses for these
@@ -10,18 +10,19 @@ cannot share a policy):
     audit -> validationActions [Audit]   an audit annotation, the write goes through
     off   -> the rule is left out
 
-Covered (draguard's own rules; Kubernetes has no numaNode validation): numa-node-type, numa-node-range,
-numa-node-duplicates and numa-node-list-form, over `resource.kubernetes.io/numaNode` of every device. Each rule
-is one variable listing the names of the devices that break it, so the message can name the first one. The
-expressions use only standard CEL macros (`all`, `exists`, `exists_one`, `filter`, `map`), so they mean the
-same to the API server and to cel-python (the tests evaluate them there against the webhook's own decisions).
+Covered (draguard's own rules; Kubernetes validates none of these attributes' values): numa-node-type,
+numa-node-range, numa-node-duplicates and numa-node-list-form on `resource.kubernetes.io/numaNode`, and
+pcie-root-type and pci-bus-id-format on `resource.kubernetes.io/pcieRoot` and `pciBusID`. Each rule is one
+variable listing the names of the devices that break it, so the message can name the first one. The expressions
+use only standard CEL (`all`, `exists`, `exists_one`, `filter`, `map`, `matches`), so they mean the same to the
+API server and to cel-python (the tests evaluate them there against the webhook's own decisions).
 
 The `draguard.io/ignore` annotation suppresses a rule exactly as it does for the webhook (`run.py`: the rule id
 before the first colon, a non-blank reason after it), matched with one RE2 pattern per rule.
 
 Not expressible, and left to the webhook: list order after the physical node, vendor-alias agreement, per-slice
-consistency, selector analysis (celext). Ratcheting is approximated: in the deny policy a device whose numaNode
-attribute is unchanged from the old object's device of the same name is not judged again (the webhook demotes
+consistency, selector analysis (celext). Ratcheting is approximated: in the deny policy a device whose attribute is
+unchanged from the old object's device of the same name is not judged again (the webhook demotes
 such findings to warnings; a binding cannot demote).
 """
 
@@ -37,67 +38,124 @@ from webhook.policy import LIST_FORM_RULE, Policy
 from webhook.rules.meta import IGNORE_ANNOTATION
 
 NUMA = "resource.kubernetes.io/numaNode"
+PCIE_ROOT = "resource.kubernetes.io/pcieRoot"
+PCI_BUS_ID = "resource.kubernetes.io/pciBusID"
 MAX_NODE = 1024  # maxNUMANodes in the KEP-6072 helper; the webhook's numa-node-range uses the same bound
-NAME_PREFIX = "draguard-numa-node"
+# domain:bus:device.function in lower-case hex, as sysfs names it (the webhook's pci-bus-id-format pattern)
+PCI_ADDRESS = r"^[0-9a-f]{4}:[0-9a-f]{2}:[01][0-9a-f]\.[0-7]$"
+NAME_PREFIX = "draguard-resourceslices"
 GENERATED_BY = "draguard policy vap"
 VALIDATION_ACTIONS = {Action.DENY: "Deny", Action.WARN: "Warn", Action.AUDIT: "Audit"}
+MEMBERS = ("int", "bool", "string", "version", "ints", "bools", "strings", "versions")
 
-_ATTR = f'd.attributes["{NUMA}"]'
-_VALUES = f"(has({_ATTR}.int) ? [{_ATTR}.int] : has({_ATTR}.ints) ? {_ATTR}.ints : [])"
-_OTHER_MEMBERS = ("bool", "string", "version", "bools", "strings", "versions")
+
+@dataclass(frozen=True, slots=True)
+class Attribute:
+    """A standard attribute the policies read: its name and the variable listing the devices that publish it."""
+
+    name: str
+    variable: str
+
+    @property
+    def cel(self) -> str:
+        """The attribute of device `d`."""
+        return f'd.attributes["{self.name}"]'
+
+    def has_other_than(self, *allowed: str) -> str:
+        """CEL: the attribute sets a union member outside `allowed`."""
+        return " || ".join(f"has({self.cel}.{m})" for m in MEMBERS if m not in allowed)
 
 
 @dataclass(frozen=True, slots=True)
 class Check:
-    """One rule as CEL: `bad` is true for a device `d` (one that has the numaNode attribute) breaking the rule."""
+    """One rule as CEL: `bad` is true for a device `d` that publishes `attribute` and breaks the rule."""
 
     rule: str
     variable: str
+    attribute: Attribute
     bad: str
     message: str
 
+
+_NUMA = Attribute(NUMA, "numaDevices")
+_PCIE = Attribute(PCIE_ROOT, "pcieRootDevices")
+_BUS = Attribute(PCI_BUS_ID, "pciBusIDDevices")
+_N = _NUMA.cel
 
 CHECKS: tuple[Check, ...] = (
     Check(
         "numa-node-type",
         "numaNodeType",
-        " || ".join(f"has({_ATTR}.{member})" for member in _OTHER_MEMBERS),
+        _NUMA,
+        _NUMA.has_other_than("int", "ints"),
         f"{NUMA} must be int or ints; publish the physical NUMA node as int: N, or the KEP-6072 list as ints",
     ),
     Check(
         "numa-node-range",
         "numaNodeRange",
-        f"{_VALUES}.exists(n, n < 0 || n >= {MAX_NODE})",
+        _NUMA,
+        f"(has({_N}.int) ? [{_N}.int] : has({_N}.ints) ? {_N}.ints : []).exists(n, n < 0 || n >= {MAX_NODE})",
         f"every numaNode value must be >= 0 and below {MAX_NODE}; omit the attribute while the NUMA node is "
         "unknown instead of publishing -1",
     ),
     Check(
         "numa-node-duplicates",
         "numaNodeDuplicates",
-        f"has({_ATTR}.ints) && !{_ATTR}.ints.all(n, {_ATTR}.ints.exists_one(m, m == n))",
+        _NUMA,
+        f"has({_N}.ints) && !{_N}.ints.all(n, {_N}.ints.exists_one(m, m == n))",
         "a numaNode list names a NUMA node more than once; list each node once, the physical node first",
     ),
     Check(
         LIST_FORM_RULE,
         "numaNodeListForm",
-        f"has({_ATTR}.ints)",
+        _NUMA,
+        f"has({_N}.ints)",
         "numaNode is published as a list (ints) but the policy of this cluster (numaNode.listForm) expects the "
         "scalar int: publish the physical NUMA node as int: N until the scheduler applies list semantics",
     ),
+    Check(
+        "pcie-root-type",
+        "pcieRootType",
+        _PCIE,
+        f'{_PCIE.has_other_than("string", "strings")} || (has({_PCIE.cel}.string) && {_PCIE.cel}.string == "") '
+        f'|| (has({_PCIE.cel}.strings) && {_PCIE.cel}.strings.exists(s, s == ""))',
+        f"{PCIE_ROOT} must be a non-empty string or string list; publish the root complex name (pci0000:00), "
+        "or omit the attribute when it is unknown",
+    ),
+    Check(
+        "pci-bus-id-format",
+        "pciBusIDFormat",
+        _BUS,
+        f'!has({_BUS.cel}.string) || {_BUS.has_other_than("string")} || !{_BUS.cel}.string.matches(r"{PCI_ADDRESS}")',
+        f"{PCI_BUS_ID} must be a string with the PCI address dddd:bb:dd.f in lower-case hex, as sysfs names it "
+        "(0000:3b:00.0)",
+    ),
 )
 
-_NUMA_DEVICES = (
-    f'has(object.spec.devices) ? object.spec.devices.filter(d, has(d.attributes) && "{NUMA}" in d.attributes) : []'
-)
-_OLD_NUMA_DEVICES = (
-    'request.operation == "UPDATE" && has(oldObject.spec.devices) ? '
-    f'oldObject.spec.devices.filter(d, has(d.attributes) && "{NUMA}" in d.attributes) : []'
-)
 _IGNORE = (
     f'has(object.metadata.annotations) && "{IGNORE_ANNOTATION}" in object.metadata.annotations ? '
     f'object.metadata.annotations["{IGNORE_ANNOTATION}"] : ""'
 )
-_UNCHANGED = f'variables.oldNumaDevices.exists(o, o.name == d.name && o.attributes["{NUMA}"] == {_ATTR})'
+
+
+def _devices(attribute: Attribute, *, old: bool = False) -> dict[str, str]:
+    """The variable listing the devices (of the old object on UPDATE) that publish `attribute`."""
+    if old:
+        name, guard, source = (
+            "old" + attribute.variable[0].upper() + attribute.variable[1:],
+            'request.operation == "UPDATE" && has(oldObject.spec.devices)',
+            "oldObject.spec.devices",
+        )
+    else:
+        name, guard, source = attribute.variable, "has(object.spec.devices)", "object.spec.devices"
+    expression = f'{guard} ? {source}.filter(d, has(d.attributes) && "{attribute.name}" in d.attributes) : []'
+    return {"name": name, "expression": expression}
+
+
+def _unchanged(attribute: Attribute) -> str:
+    """CEL: device `d` has a namesake in the old object with the same value of `attribute` (ratcheting)."""
+    old = _devices(attribute, old=True)["name"]
+    return f'variables.{old}.exists(o, o.name == d.name && o.attributes["{attribute.name}"] == {attribute.cel})'
 
 
 def covered_rules(policy: Policy) -> dict[str, Action]:
@@ -131,12 +189,13 @@ def _metadata(name: str) -> dict[str, Any]:
 
 
 def _policy(name: str, checks: Sequence[Check], *, ratchet: bool) -> dict[str, Any]:
-    variables = [{"name": "numaDevices", "expression": _NUMA_DEVICES}, {"name": "ignore", "expression": _IGNORE}]
+    attributes = list(dict.fromkeys(check.attribute for check in checks))
+    variables = [_devices(attribute) for attribute in attributes] + [{"name": "ignore", "expression": _IGNORE}]
     if ratchet:
-        variables.append({"name": "oldNumaDevices", "expression": _OLD_NUMA_DEVICES})
+        variables += [_devices(attribute, old=True) for attribute in attributes]
     for check in checks:
-        bad = f"({check.bad}) && !{_UNCHANGED}" if ratchet else check.bad
-        found = f"variables.numaDevices.filter(d, {bad}).map(d, d.name)"
+        bad = f"({check.bad}) && !{_unchanged(check.attribute)}" if ratchet else check.bad
+        found = f"variables.{check.attribute.variable}.filter(d, {bad}).map(d, d.name)"
         suppressed = f'variables.ignore.matches(r"{_suppression_pattern(check.rule)}")'
         variables.append({"name": check.variable, "expression": f"{suppressed} ? [] : {found}"})
     return {

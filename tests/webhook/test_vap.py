@@ -29,7 +29,7 @@ from webhook.manifests import load_paths
 from webhook.policy import LIST_FORM_RULE, Policy
 from webhook.rules import CATALOGUE
 from webhook.run import run_rules
-from webhook.vap import CHECKS, MAX_NODE, build, covered_rules
+from webhook.vap import CHECKS, MAX_NODE, PCI_BUS_ID, PCIE_ROOT, build, covered_rules
 
 REPO = Path(__file__).resolve().parents[2]
 COMMITTED = REPO / "deploy" / "vap" / "validatingadmissionpolicy.yaml"
@@ -142,14 +142,14 @@ def _corpus_slices(corpus: Path) -> list[tuple[str, Obj]]:
 # --- the generated objects ---------------------------------------------------------------------------------
 
 
-def test_default_policy_denies_type_and_range_in_one_policy_with_one_binding() -> None:
+def test_default_policy_puts_every_deny_rule_in_one_policy_with_one_binding() -> None:
     objects = build(Policy.default())
     kinds = [(o["kind"], o["metadata"]["name"]) for o in objects]
     assert kinds == [
-        ("ValidatingAdmissionPolicy", "draguard-numa-node-deny"),
-        ("ValidatingAdmissionPolicyBinding", "draguard-numa-node-deny"),
+        ("ValidatingAdmissionPolicy", "draguard-resourceslices-deny"),
+        ("ValidatingAdmissionPolicyBinding", "draguard-resourceslices-deny"),
     ]
-    assert objects[1]["spec"] == {"policyName": "draguard-numa-node-deny", "validationActions": ["Deny"]}
+    assert objects[1]["spec"] == {"policyName": "draguard-resourceslices-deny", "validationActions": ["Deny"]}
     rules = [v["message"].split(":", 1)[0] for v in objects[0]["spec"]["validations"]]
     assert rules == [r for r in COVERED if Policy.default().action(r) is Action.DENY]
 
@@ -163,10 +163,10 @@ def test_validation_actions_mirror_the_policy_file_and_off_rules_are_left_out() 
         for o in objects
         if o["kind"] == "ValidatingAdmissionPolicy"
     }
-    assert bindings["draguard-numa-node-warn"] == ["Warn"]
-    assert bindings["draguard-numa-node-audit"] == ["Audit"]
-    assert "numa-node-type" in rules["draguard-numa-node-warn"]
-    assert rules["draguard-numa-node-audit"] == ["numa-node-range"]
+    assert bindings["draguard-resourceslices-warn"] == ["Warn"]
+    assert bindings["draguard-resourceslices-audit"] == ["Audit"]
+    assert "numa-node-type" in rules["draguard-resourceslices-warn"]
+    assert rules["draguard-resourceslices-audit"] == ["numa-node-range"]
     off = Policy.from_mapping({"rules": {"numa-node-type": "off"}})
     assert all(
         not v["message"].startswith("numa-node-type:") for o in build(off) for v in o["spec"].get("validations", [])
@@ -178,7 +178,7 @@ def test_list_form_follows_numa_node_list_form() -> None:
         pytest.skip(f"the catalogue has no {LIST_FORM_RULE} rule yet")
     assert LIST_FORM_RULE not in {r for r, a in covered_rules(Policy.default()).items() if a is not Action.OFF}
     warn = Policy.from_mapping({"numaNode": {"listForm": "warn"}})
-    (warn_policy,) = (o for o in build(warn) if o["metadata"]["name"] == "draguard-numa-node-warn" and "Binding"
+    (warn_policy,) = (o for o in build(warn) if o["metadata"]["name"] == "draguard-resourceslices-warn" and "Binding"
                       not in o["kind"])  # fmt: skip
     assert [v["message"].split(":", 1)[0] for v in warn_policy["spec"]["validations"]] == [LIST_FORM_RULE]
 
@@ -302,11 +302,43 @@ BAD_AND_GOOD = [
         id="several-devices",
     ),
     pytest.param(slice_with(device("cpu-0", attributes={"dra.net/numaNode": -1})), {}, id="vendor-alias-only"),
+    pytest.param(
+        slice_with(device("nic-0", attributes={PCIE_ROOT: "pci0000:00", PCI_BUS_ID: "0000:3b:00.0"})), {}, id="pci-good"
+    ),
+    pytest.param(
+        slice_with(device("nic-0", attributes={PCIE_ROOT: ["pci0000:00", "pci0000:80"]})), {}, id="pcie-root-list"
+    ),
+    pytest.param(
+        slice_with(device("nic-0", attributes={PCIE_ROOT: ""})), {"pcie-root-type": ["nic-0"]}, id="pcie-root-empty"
+    ),
+    pytest.param(
+        slice_with(device("nic-0", attributes={PCIE_ROOT: ["pci0000:00", ""]})),
+        {"pcie-root-type": ["nic-0"]},
+        id="pcie-root-empty-entry",
+    ),
+    pytest.param(
+        slice_with(device("nic-0", attributes={PCIE_ROOT: 0})), {"pcie-root-type": ["nic-0"]}, id="pcie-root-int"
+    ),
+    pytest.param(
+        slice_with(device("nic-0", attributes={PCI_BUS_ID: "0000:3B:00.0"})),
+        {"pci-bus-id-format": ["nic-0"]},
+        id="pci-bus-id-upper-case",
+    ),
+    pytest.param(
+        slice_with(device("nic-0", attributes={PCI_BUS_ID: ["0000:3b:00.0"]})),
+        {"pci-bus-id-format": ["nic-0"]},
+        id="pci-bus-id-list",
+    ),
+    pytest.param(
+        slice_with(device("nic-0", attributes={PCI_BUS_ID: "0000:3b:20.0"})),
+        {"pci-bus-id-format": ["nic-0"]},
+        id="pci-bus-id-device-out-of-range",
+    ),
 ]
 
 
 def _rule_test_objects() -> list[Obj]:
-    """Every `slice_with(...)` the numaNode rule tests build from literals, harvested from their source.
+    """Every `slice_with(...)` the rule tests of the covered rules build from literals, harvested from their source.
 
     The calls are evaluated with the builders alone; one that needs a test's local variable is left out.
     """
@@ -316,7 +348,8 @@ def _rule_test_objects() -> list[Obj]:
 
     namespace = {name: getattr(builders, name) for name in ("slice_with", "device", "attr", "NUMA", "DRIVER")}
     found: dict[str, Obj] = {}
-    for path in sorted((REPO / "tests" / "webhook" / "rules").glob("test_numa*.py")):
+    rule_tests = REPO / "tests" / "webhook" / "rules"
+    for path in [*sorted(rule_tests.glob("test_numa*.py")), rule_tests / "test_standard_attrs.py"]:
         source = path.read_text(encoding="utf-8")
         for node in ast.walk(ast.parse(source)):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "slice_with":
@@ -348,7 +381,7 @@ def test_agrees_with_the_webhook_on_rule_test_objects(obj: Obj, expected: dict[s
 
 def test_a_denied_slice_gets_a_message_naming_the_rule_and_the_first_device() -> None:
     obj = slice_with(device("gpu-0", numa=4), device("gpu-1", numa=-1), device("gpu-2", numa=MAX_NODE))
-    result = evaluate(_policies(ALL_DENY)["draguard-numa-node-deny"], obj)
+    result = evaluate(_policies(ALL_DENY)["draguard-resourceslices-deny"], obj)
     assert result["failed"] == ["numa-node-range"]
     assert result["messages"] == [
         "numa-node-range: device gpu-1 (and 1 more): every numaNode value must be >= 0 and below 1024; "
@@ -386,10 +419,21 @@ _NUMA_ATTRIBUTE = st.one_of(
     st.lists(st.integers(0, 3), min_size=2, max_size=6).map(lambda ns: {"ints": ns}),
     st.sampled_from([{"string": "0"}, {"bool": True}, {"version": "1.0.0"}, {"strings": ["0"]}, {"bools": [False]}]),
 )
+_PCIE_ATTRIBUTE = st.sampled_from(
+    [{"string": "pci0000:00"}, {"string": ""}, {"strings": ["pci0000:00", "pci0000:80"]}, {"strings": ["", "x"]},
+     {"int": 0}, {"string": "pci0000:00", "int": 1}]
+)  # fmt: skip
+_BUS_ATTRIBUTE = st.one_of(
+    st.sampled_from([{"strings": ["0000:3b:00.0"]}, {"int": 3}, {"string": "0000:3b:00.0", "bool": True}]),
+    st.from_regex(r"[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-3][0-9a-fA-F]\.[0-9]", fullmatch=True).map(
+        lambda text: {"string": text}
+    ),
+)
 _DEVICE_ATTRIBUTES = st.one_of(
     st.none(),
     _NUMA_ATTRIBUTE.map(lambda a: {NUMA: a}),
     _NUMA_ATTRIBUTE.map(lambda a: {NUMA: a, "dra.net/numaNode": {"int": 0}}),
+    st.tuples(_PCIE_ATTRIBUTE, _BUS_ATTRIBUTE).map(lambda ab: {PCIE_ROOT: ab[0], PCI_BUS_ID: ab[1]}),
 )
 
 
@@ -404,6 +448,7 @@ _IGNORE = st.one_of(
             "numa-node-range:  \x0b",
             "numa-node-ranges: not this rule",
             "numa-node-list-form: lists are fine here",
+            "pci-bus-id-format,pcie-root-type: vendor naming",
         ]
     ),
     st.text(alphabet=st.sampled_from(list("numa-node-rangetyp,: \t\x0b\u3000x")), max_size=40),
