@@ -251,14 +251,17 @@ def signed_by(cert: x509.Certificate, issuer: x509.Certificate) -> bool:
     return True
 
 
-def check_valid_now(cert: x509.Certificate, source: str, now: dt.datetime) -> None:
+def check_valid_now(cert: x509.Certificate, source: str, now: dt.datetime, *, expired_hint: str = "") -> None:
     if now < cert.not_valid_before_utc:
         raise CertsError(
             f"{source}: {describe(cert)} is not valid before {cert.not_valid_before_utc:%Y-%m-%d %H:%M:%S} UTC "
             f"(now {now:%Y-%m-%d %H:%M:%S} UTC): is this machine's clock behind?"
         )
     if now >= cert.not_valid_after_utc:
-        raise CertsError(f"{source}: {describe(cert)} expired on {cert.not_valid_after_utc:%Y-%m-%d %H:%M:%S} UTC")
+        hint = f"; {expired_hint}" if expired_hint else ""
+        raise CertsError(
+            f"{source}: {describe(cert)} expired on {cert.not_valid_after_utc:%Y-%m-%d %H:%M:%S} UTC{hint}"
+        )
 
 
 def signing_ca(material: Material, where: str, now: dt.datetime) -> Issued | None:
@@ -279,7 +282,10 @@ def signing_ca(material: Material, where: str, now: dt.datetime) -> Issued | Non
         if key_matches(cert, key):
             if not is_ca(cert):
                 raise CertsError(f"{where}/{CA_CERT}: {describe(cert)} is not a CA certificate (basicConstraints)")
-            check_valid_now(cert, f"{where}/{CA_CERT}", now)
+            # An expired CA already fails every call, so no overlap can help: start again and re-inject.
+            check_valid_now(cert, f"{where}/{CA_CERT}", now, expired_hint=(
+                f"nothing trusts it any more: remove {CA_CERT} and {CA_KEY} to start a new CA, then run "
+                "`draguard certs inject`"))
             return Issued(cert, key)
     raise CertsError(f"{where}/{CA_KEY} does not match any certificate in {where}/{CA_CERT}")
 

@@ -237,3 +237,21 @@ def test_check_without_a_bundle_file_verifies_against_the_live_cabundle(
     assert code == 0
     assert [line.split(" (issued by")[0] for line in out.splitlines() if "chain" in line] == [
         f"ok    chain: {tmp_path}/tls.crt verifies against the caBundle of webhook a.draguard.io"]
+
+
+def test_inject_with_an_unreadable_bundle_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert _run(capsys, "certs", "inject", "--webhook", "draguard", "--ca-file", str(tmp_path / "ca.crt")) == (
+        2, "", f"draguard: error: {tmp_path}/ca.crt: no such file\n")
+    assert _run(capsys, "certs", "inject", "--webhook", "draguard", "--dir", str(tmp_path)) == (
+        2, "", f"draguard: error: {tmp_path}: no ca.crt to inject; run `draguard certs generate` first\n")
+
+
+def test_the_command_module_imports_nothing_heavy_until_it_runs() -> None:
+    import subprocess
+    import sys
+
+    probe = ("import sys, webhook.commands.certs; "
+             "print(sorted(m for m in ('cryptography', 'kubernetes', 'certs') if m in sys.modules))")
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
+                            cwd=Path(__file__).resolve().parents[2])
+    assert result.stdout == "[]\n"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import ipaddress
 import ssl
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,8 @@ from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from cryptography.hazmat.primitives.serialization import Encoding
 from cryptography.x509.oid import ExtendedKeyUsageOID
 from cryptography.x509.verification import PolicyBuilder, Store, VerificationError
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from certs import CertsError
 from certs.issue import BACKDATE, generate, service_names
@@ -178,7 +181,8 @@ def test_an_expired_ca_is_refused_and_nothing_is_written(tmp_path: Path) -> None
         generate(tmp_path, SERVICE, NAMESPACE, now=NOW + dt.timedelta(days=366))
     assert err.value.message == (
         f"{tmp_path}/ca.crt: 'draguard-webhook-ca' (serial {load_certs(tmp_path / 'ca.crt')[0].serial_number:x}) "
-        "expired on 2027-11-23 12:00:00 UTC"
+        "expired on 2027-11-23 12:00:00 UTC; nothing trusts it any more: remove ca.crt and ca.key to start a new CA, "
+        "then run `draguard certs inject`"
     )
     assert _files(tmp_path) == before
 
@@ -232,3 +236,29 @@ def test_lifetimes_out_of_range_are_refused(tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []  # the CA planned alongside was not written either
     with pytest.raises(CertsError, match="the CA lifetime must be at least 1 year, not 0"):
         generate(tmp_path / "x", SERVICE, NAMESPACE, ca_years=0)
+
+
+_LABEL_1035 = st.from_regex(r"[a-z]([-a-z0-9]{0,14}[a-z0-9])?", fullmatch=True)
+_LABEL_1123 = st.from_regex(r"[a-z0-9]([-a-z0-9]{0,14}[a-z0-9])?", fullmatch=True)
+_SUBDOMAIN = st.lists(_LABEL_1123, min_size=1, max_size=4).map(".".join)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    service=_LABEL_1035,
+    namespace=_LABEL_1123,
+    extra_dns=st.lists(_SUBDOMAIN, max_size=3),
+    extra_ips=st.lists(st.ip_addresses(), max_size=2),
+)
+def test_any_valid_service_gets_a_certificate_that_verifies_for_every_name(
+    service: str, namespace: str, extra_dns: list[str], extra_ips: list[ipaddress.IPv4Address | ipaddress.IPv6Address]
+) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        out = generate(Path(tmp), service, namespace, extra_dns=extra_dns, extra_ips=[str(ip) for ip in extra_ips])
+        assert out.names.dns[:3] == (service, f"{service}.{namespace}", f"{service}.{namespace}.svc")
+        for name in out.names.dns:
+            assert _verify(out.ca_file, out.cert_file, x509.DNSName(name)) == 2
+        for ip in out.names.ips:
+            assert _verify(out.ca_file, out.cert_file, x509.IPAddress(ip)) == 2
+        again = generate(Path(tmp), service, namespace, extra_dns=extra_dns, extra_ips=[str(ip) for ip in extra_ips])
+        assert not again.changed
