@@ -9,6 +9,7 @@ match, expired) are logged once and the previous context stays, like controller-
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import logging
 import os
@@ -16,6 +17,7 @@ import ssl
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -47,16 +49,36 @@ def _stamp(*paths: Path) -> _Stamp:
     return tuple(stamps)
 
 
+@contextlib.contextmanager
+def _pem_path(data: bytes, name: str) -> Iterator[str]:
+    """A path holding `data`, for `load_cert_chain`, which reads only paths.
+
+    On Linux an anonymous memory file (memfd), so the key is never written to disk and no writable directory is
+    needed (the webhook runs with a read-only root filesystem); elsewhere a private temporary file.
+    """
+    if hasattr(os, "memfd_create") and os.path.isdir("/proc/self/fd"):
+        fd = os.memfd_create(f"draguard-{name}", os.MFD_CLOEXEC)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            yield f"/proc/self/fd/{fd}"
+        finally:
+            os.close(fd)
+        return
+    with tempfile.TemporaryDirectory(prefix="draguard-tls-") as tmp:
+        path = os.path.join(tmp, name)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
+        yield path
+
+
 def _server_context(cert_pem: bytes, key_pem: bytes) -> ssl.SSLContext:
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.minimum_version = ssl.TLSVersion.TLSv1_2
-    # load_cert_chain reads files only; a private temporary copy keeps cert and key from one read consistent.
-    with tempfile.TemporaryDirectory(prefix="draguard-tls-") as tmp:
-        cert_path, key_path = Path(tmp, "tls.crt"), Path(tmp, "tls.key")
-        fd = os.open(key_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "wb") as out:
-            out.write(key_pem)
-        cert_path.write_bytes(cert_pem)
+    # Load the very bytes that were checked, not the files again: they may have been replaced in between.
+    with _pem_path(cert_pem, "tls.crt") as cert_path, _pem_path(key_pem, "tls.key") as key_path:
         context.load_cert_chain(cert_path, key_path)
     return context
 

@@ -116,3 +116,14 @@ def test_an_expired_certificate_is_refused_at_start(tmp_path: Path) -> None:
     with pytest.raises(CertsError) as err:
         TLSReloader(tmp_path / "tls.crt", tmp_path / "tls.key")
     assert err.value.message == f"{tmp_path}/tls.crt: the certificate expired on {expiry:%Y-%m-%d %H:%M:%S} UTC"
+
+
+def test_without_memfd_a_private_temporary_file_serves_as_well(
+    tmp_path: Path, tls_server: type, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+
+    monkeypatch.delattr(os, "memfd_create", raising=False)
+    _issue(tmp_path)
+    server = tls_server(TLSReloader(tmp_path / "tls.crt", tmp_path / "tls.key").server_context())
+    assert _serial(handshake(server.port, tmp_path / "ca.crt", server_name=HOST)) == _leaf_serial(tmp_path)
