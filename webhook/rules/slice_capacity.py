@@ -5,7 +5,8 @@ one of `validValues` (at most 10, unique, ascending, each <= the capacity, conta
 `validRange` (`min` required; min, default, max within the capacity; step > 0; default and max reachable
 from min in whole steps).
 
-Limitation: upstream prints quantities in canonical form (`1024Mi` as `1Gi`); draguard prints them as written.
+Quantities in messages are printed in upstream's canonical form (`Quantity.String()`: `1024Mi` as `1Gi`,
+`1000` as `1k`, `0.5` as `500m`).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from webhook.rules.k8s_wire import as_map, get_list, get_map, wrong_type
 MAX_VALID_VALUES = 10  # CapacityRequestPolicyDiscreteMaxOptions
 MAX_KEY_LENGTH = 63 + 1 + 32
 ZERO = parse_quantity("0")
+NOT_SORTED = "values must be sorted in ascending order"
 DEFAULT_NOT_VALID = "default value is not valid according to the requestPolicy"
 BOTH_POLICIES = 'exactly one policy can be specified, cannot specify "validValues" and "validRange" at the same time'
 
@@ -93,7 +95,7 @@ def _validate_valid_values(
     options = [(i, v) for i, v in enumerate(values) if v is not None]
     for (_, a), (j, b) in itertools.pairwise(options):
         if a.compare(b) > 0:
-            errs.append((ids.CAPACITY, invalid(path.index(j), str(b), "values must be sorted in ascending order")))
+            errs.append((ids.CAPACITY, invalid(path.index(j), canonical(b), NOT_SORTED)))
     found = False
     if len(raw) > MAX_VALID_VALUES:
         errs.append((ids.CAPACITY, too_many(path, len(raw), MAX_VALID_VALUES)))
@@ -102,14 +104,14 @@ def _validate_valid_values(
         for i, option in options:
             if option.compare(maximum) > 0:
                 errs.append((ids.CAPACITY, invalid(
-                    path.index(i), str(option), f"option is larger than capacity value: {maximum}")))
+                    path.index(i), canonical(option), f"option is larger than capacity value: {canonical(maximum)}")))
             found = found or option.compare(default) == 0
             key = format(option.value.normalize(), "f")
             if key in seen:
                 errs.append((ids.CAPACITY, duplicate(path.index(i), key)))
             seen.add(key)
     if not found:
-        errs.append((ids.CAPACITY, invalid(path, str(default), DEFAULT_NOT_VALID)))
+        errs.append((ids.CAPACITY, invalid(path, canonical(default), DEFAULT_NOT_VALID)))
 
 
 def _validate_range(
@@ -122,29 +124,32 @@ def _validate_range(
         errs.append((ids.CAPACITY, required(path.child("min"), "required when validRange is defined")))
         return
     found: list[tuple[FieldPath, str, str]] = []
+    cap, lo, default_text = canonical(maximum), canonical(low), canonical(default)
     if low.compare(maximum) > 0:
-        found.append((path.child("min"), str(low), f"min is larger than capacity value: {maximum}"))
+        found.append((path.child("min"), lo, f"min is larger than capacity value: {cap}"))
     if default.compare(low) < 0:
-        found.append((path.child("min"), str(default), f"default is less than min: {low}"))
+        found.append((path.child("min"), default_text, f"default is less than min: {lo}"))
     if high is not None:
+        hi = canonical(high)
         if low.compare(high) > 0:
-            found.append((path.child("max"), str(low), f"min is larger than max: {high}"))
+            found.append((path.child("max"), lo, f"min is larger than max: {hi}"))
         if high.compare(maximum) > 0:
-            found.append((path.child("max"), str(high), f"max is larger than capacity value: {maximum}"))
+            found.append((path.child("max"), hi, f"max is larger than capacity value: {cap}"))
         if default.compare(high) > 0:
-            found.append((path.child("max"), str(default), f"default is more than max: {high}"))
+            found.append((path.child("max"), default_text, f"default is more than max: {hi}"))
     if step is not None:
+        step_text = canonical(step)
         if step.sign() <= 0:
-            found.append((path.child("step"), str(step), "must be greater than zero"))
+            found.append((path.child("step"), step_text, "must be greater than zero"))
         else:
             added = low.add(step)
             if added.compare(maximum) > 0:
-                found.append((path.child("step"), str(step),
-                              f"one step {_plain(added)} is larger than capacity value: {maximum}"))
+                found.append((path.child("step"), step_text,
+                              f"one step {canonical(added)} is larger than capacity value: {cap}"))
             for value in (default, high):
                 if value is not None and (_int_value(value) - _int_value(low)) % _int_value(step) != 0:
-                    found.append((path.child("step"), str(value),
-                                  f"value is not a multiple of a given step ({step}) from ({low})"))
+                    found.append((path.child("step"), canonical(value),
+                                  f"value is not a multiple of a given step ({step_text}) from ({lo})"))
     errs += [(ids.CAPACITY, invalid(p, v, d)) for p, v, d in found]
 
 
@@ -153,5 +158,42 @@ def _int_value(q: Quantity) -> int:
     return math.ceil(q.value)
 
 
-def _plain(q: Quantity) -> str:
-    return str(q) if q.text else format(q.value.normalize(), "f")
+_DECIMAL_SUFFIX = {-9: "n", -6: "u", -3: "m", 0: "", 3: "k", 6: "M", 9: "G", 12: "T", 15: "P", 18: "E"}
+_BINARY_SUFFIX = ("", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei")
+
+
+def canonical(q: Quantity) -> str:
+    """Upstream `Quantity.String()` (CanonicalizeBytes): the format of the written suffix, smallest mantissa.
+
+    Binary SI stays binary when the value is a whole number of at least 1024 in magnitude; otherwise
+    decimal SI with the exponent a multiple of 3; an `e` exponent stays an exponent.
+    """
+    value = q.value
+    if value == 0:
+        return "0"
+    form = _format_of(q.text)
+    if form == "BinarySI" and abs(value) >= 1024 and value == value.to_integral_value():
+        number, exponent = abs(int(value)), 0
+        while number % 1024 == 0 and exponent < len(_BINARY_SUFFIX) - 1:
+            number, exponent = number // 1024, exponent + 1
+        return f"{'-' if value < 0 else ''}{number}{_BINARY_SUFFIX[exponent]}"
+    sign, digits, exp = value.as_tuple()
+    mantissa, exponent = int("".join(map(str, digits))), int(exp)
+    while mantissa % 10 == 0:
+        mantissa, exponent = mantissa // 10, exponent + 1
+    shift = exponent % 3  # lower the exponent to a multiple of 3, as upstream does
+    mantissa, exponent = mantissa * 10**shift, exponent - shift
+    if form == "DecimalExponent":
+        suffix = f"e{exponent}" if exponent else ""
+    else:
+        suffix = _DECIMAL_SUFFIX.get(exponent, f"e{exponent}")
+    return f"{'-' if sign else ''}{mantissa}{suffix}"
+
+
+def _format_of(text: str) -> str:
+    suffix = text.lstrip("+-").lstrip("0123456789.")
+    if suffix in _BINARY_SUFFIX[1:]:
+        return "BinarySI"
+    if len(suffix) > 1 and suffix[0] in "eE":
+        return "DecimalExponent"
+    return "DecimalSI"
