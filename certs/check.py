@@ -72,8 +72,28 @@ def _day(moment: dt.datetime) -> str:
 
 
 def _names(cert: x509.Certificate) -> list[str]:
-    dns, ips = covered_names(cert)
-    return sorted(dns) + sorted(ips)
+    """Every SAN as text, DNS names first, in certificate order."""
+    try:
+        san = cert.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
+    except x509.ExtensionNotFound:
+        return []
+    return [*san.get_values_for_type(x509.DNSName), *(str(ip) for ip in san.get_values_for_type(x509.IPAddress))]
+
+
+def _is_ip(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return True
+
+
+def mismatch(cert: x509.Certificate, host: str) -> str:
+    """Go's x509.HostnameError text: the DNS SANs for a name, the IP SANs for an address, in certificate order."""
+    names = [n for n in _names(cert) if _is_ip(n) == _is_ip(host)]
+    if not names:
+        return f"x509: certificate is not valid for any names, but wanted to match {host}"
+    return f"x509: certificate is valid for {', '.join(names)}, not {host}"
 
 
 def covers(cert: x509.Certificate, host: str) -> bool:
@@ -134,8 +154,7 @@ def _chain_and_name(subject: Subject, now: dt.datetime) -> list[Result]:
         if covers(leaf, subject.host):
             results.append(Result("name", "ok", f"{subject.leaf_source} covers {subject.host}"))
         else:
-            results.append(Result("name", "fail", f"x509: certificate is valid for {', '.join(_names(leaf))}, not "
-                                                  f"{subject.host}; re-issue for the Service's name"))
+            results.append(Result("name", "fail", f"{mismatch(leaf, subject.host)}; re-issue for the Service's name"))
     if not subject.bundle:
         return results
     issuers = _issuers(leaf, subject.bundle)
@@ -196,8 +215,8 @@ def _webhooks(subject: Subject) -> list[Result]:
             continue
         host = f"{hook.service[1]}.{hook.service[0]}.svc"
         if host != subject.host and not covers(leaf, host):
-            results.append(Result("name", "fail", f"webhook {hook.name} calls Service {host}, but x509: certificate "
-                                                  f"is valid for {', '.join(_names(leaf))}, not {host}"))
+            results.append(Result("name", "fail", f"webhook {hook.name} calls Service {host}, but "
+                                                  f"{mismatch(leaf, host)}"))
     return results
 
 

@@ -176,3 +176,17 @@ def test_an_ip_host_is_checked_against_ip_sans(tmp_path: Path) -> None:
     results = _by_check(doctor(_subject(tmp_path, host="127.0.0.1"), now=NOW))
     assert results["name"] == [("ok", "tls.crt covers 127.0.0.1")]
     assert results["chain"][0][0] == "ok"
+
+
+def test_name_mismatch_lists_names_of_the_same_kind_in_certificate_order(tmp_path: Path) -> None:
+    generate(tmp_path, "web", "ns", extra_dns=["a.example"], extra_ips=["10.0.0.7"], now=NOW)
+    by_name = _by_check(doctor(_subject(tmp_path, host="other.ns.svc"), now=NOW))["name"]
+    assert by_name == [("fail", "x509: certificate is valid for web, web.ns, web.ns.svc, web.ns.svc.cluster.local, "
+                                "a.example, not other.ns.svc; re-issue for the Service's name")]
+    by_ip = _by_check(doctor(_subject(tmp_path, host="10.0.0.8"), now=NOW))["name"]
+    assert by_ip == [("fail", "x509: certificate is valid for 10.0.0.7, not 10.0.0.8; re-issue for the Service's "
+                              "name")]
+    generate(tmp_path / "dns-only", "web", "ns", now=NOW)
+    no_ip = _by_check(doctor(_subject(tmp_path / "dns-only", host="10.0.0.8"), now=NOW))["name"]
+    assert no_ip == [("fail", "x509: certificate is not valid for any names, but wanted to match 10.0.0.8; re-issue "
+                              "for the Service's name")]
