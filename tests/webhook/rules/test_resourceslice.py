@@ -88,6 +88,29 @@ SCENARIOS: dict[str, tuple[dict[str, Any], list[tuple[str, str, str]]]] = {
                          [("k8s-device-count", D, "Too many: 65: must have at most 64 items")]),
     "too-large-list-attributes": (edit(base(65), dev(0, attributes={"numaNode": {"ints": [0, 1]}})),
                                   [("k8s-device-count", D, "Too many: 65: must have at most 64 items")]),
+    "too-large-empty-list-attribute": (edit(base(65), dev(3, attributes={"numaNode": {"ints": []}})),
+                                       [("k8s-device-count", D, "Too many: 65: must have at most 64 items")]),
+    "bad-generate-name": (edit(base(name=""), lambda o: o["metadata"].update(generateName="Prefix-")), [
+        ("k8s-object-meta", "metadata.generateName", f'Invalid value: "Prefix-": {SUBDOMAIN}')]),
+    "bad-annotations": (edit(base(), lambda o: o["metadata"].update(annotations={BAD: "hello world"})), [
+        ("k8s-object-meta", "metadata.annotations",
+         f'Invalid value: "{BAD}": name part must consist of alphanumeric characters, \'-\', \'_\' or \'.\', '
+         "and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', "
+         "regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')")]),
+    "namespace-on-cluster-scoped": (edit(base(), lambda o: o["metadata"].update(namespace="default")), [
+        ("k8s-object-meta", "metadata.namespace", "Forbidden: not allowed on this type")]),
+    "bad-node-selector-requirements": (edit(base(), spec(nodeName=None, nodeSelector={"nodeSelectorTerms": [{
+        "matchExpressions": [{"key": "kubernetes.io/hostname", "operator": "IN", "values": ["a"]},
+                             {"key": "zone", "operator": "Exists", "values": ["x"]}],
+        "matchFields": [{"key": "metadata.uid", "operator": "In", "values": ["a", "b"]}]}]})), [
+        ("k8s-node-selection", "spec.nodeSelector.nodeSelectorTerms[0].matchExpressions[0].operator",
+         'Invalid value: "IN": not a valid selector operator'),
+        ("k8s-node-selection", "spec.nodeSelector.nodeSelectorTerms[0].matchExpressions[1].values",
+         "Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'"),
+        ("k8s-node-selection", "spec.nodeSelector.nodeSelectorTerms[0].matchFields[0].key",
+         'Invalid value: "metadata.uid": not a valid field selector key'),
+        ("k8s-node-selection", "spec.nodeSelector.nodeSelectorTerms[0].matchFields[0].values",
+         "Required value: must be only one value when `operator` is 'In' or 'NotIn' for node field selector")]),
     "missing-name": (base(name=""), [("k8s-object-meta", "metadata.name",
                                       "Required value: name or generateName is required")]),
     "bad-name": (base(name=BAD), [("k8s-object-meta", "metadata.name", f'Invalid value: "{BAD}": {SUBDOMAIN}')]),
