@@ -9,16 +9,12 @@ Target: rules cost at most 2x the floor.
 from __future__ import annotations
 
 import json
-import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from webhook.policy import Policy  # noqa: E402
-from webhook.run import run_rules  # noqa: E402
+from webhook.policy import Policy
+from webhook.run import run_rules
 
 ROUNDS = 7
 
