@@ -54,6 +54,7 @@ class Connection(http.client.HTTPSConnection):
 
     def connect(self) -> None:
         raw = socket.create_connection(("127.0.0.1", self.port), self.timeout)
+        raw.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # as Go's client (the API server) does
         self.sock = self._context.wrap_socket(raw, server_hostname=SNI)  # type: ignore[attr-defined]
 
 

@@ -95,7 +95,8 @@ def test_malformed_requests_get_a_4xx_review(
 
 def test_wrong_method_and_unknown_path_answer_json(client: FlaskClient) -> None:
     reply = client.get(SLICES)
-    assert (reply.status_code, reply.headers["Allow"]) == (405, "OPTIONS, POST")
+    assert reply.status_code == 405
+    assert set(reply.headers["Allow"].split(", ")) == {"OPTIONS", "POST"}
     assert reply.get_json()["error"] == "Method Not Allowed"
     assert client.post("/validate/pods").get_json()["code"] == 404
 
