@@ -11,8 +11,9 @@ cannot share a policy):
     off   -> the rule is left out
 
 Covered (draguard's own rules; Kubernetes validates none of these attributes' values): numa-node-type,
-numa-node-range, numa-node-duplicates and numa-node-list-form on `resource.kubernetes.io/numaNode`, and
-pcie-root-type and pci-bus-id-format on `resource.kubernetes.io/pcieRoot` and `pciBusID`. Each rule is one
+numa-node-range, numa-node-duplicates and numa-node-list-form on `resource.kubernetes.io/numaNode`; the vendor
+alias rules numa-node-alias-mismatch, numa-node-alias-type and numa-node-standard-missing for the policy's alias
+list; pcie-root-type and pci-bus-id-format on `resource.kubernetes.io/pcieRoot` and `pciBusID`. Each rule is one
 variable listing the names of the devices that break it, so the message can name the first one. The expressions
 use only standard CEL (`all`, `exists`, `exists_one`, `filter`, `map`, `matches`), so they mean the same to the
 API server and to cel-python (the tests evaluate them there against the webhook's own decisions).
@@ -20,8 +21,8 @@ API server and to cel-python (the tests evaluate them there against the webhook'
 The `draguard.io/ignore` annotation suppresses a rule exactly as it does for the webhook (`run.py`: the rule id
 before the first colon, a non-blank reason after it), matched with one RE2 pattern per rule.
 
-Not expressible, and left to the webhook: list order after the physical node, vendor-alias agreement, per-slice
-consistency, selector analysis (celext). Ratcheting is approximated: in the deny policy a device whose attribute is
+Not expressible, and left to the webhook: list order after the physical node (no index access in standard CEL
+macros), consistency between the devices of one slice, selector analysis (celext). Ratcheting is approximated: in the deny policy a device whose attribute is
 unchanged from the old object's device of the same name is not judged again (the webhook demotes
 such findings to warnings; a binding cannot demote).
 """
@@ -50,44 +51,51 @@ MEMBERS = ("int", "bool", "string", "version", "ints", "bools", "strings", "vers
 
 
 @dataclass(frozen=True, slots=True)
-class Attribute:
-    """A standard attribute the policies read: its name and the variable listing the devices that publish it."""
+class Scope:
+    """The devices a check looks at: the variable listing them, the CEL test for a device `d`, and the part of a
+    device that must be unchanged from the old object's namesake for the deny policy to ratchet."""
 
-    name: str
     variable: str
-
-    @property
-    def cel(self) -> str:
-        """The attribute of device `d`."""
-        return f'd.attributes["{self.name}"]'
-
-    def has_other_than(self, *allowed: str) -> str:
-        """CEL: the attribute sets a union member outside `allowed`."""
-        return " || ".join(f"has({self.cel}.{m})" for m in MEMBERS if m not in allowed)
+    present: str
+    compared: str
 
 
 @dataclass(frozen=True, slots=True)
 class Check:
-    """One rule as CEL: `bad` is true for a device `d` that publishes `attribute` and breaks the rule."""
+    """One rule as CEL: `bad` is true for a device `d` in `scope` that breaks the rule."""
 
     rule: str
     variable: str
-    attribute: Attribute
+    scope: Scope
     bad: str
     message: str
 
 
-_NUMA = Attribute(NUMA, "numaDevices")
-_PCIE = Attribute(PCIE_ROOT, "pcieRootDevices")
-_BUS = Attribute(PCI_BUS_ID, "pciBusIDDevices")
-_N = _NUMA.cel
+def _attr(name: str) -> str:
+    """CEL: the attribute `name` of device `d`."""
+    return f'd.attributes["{name}"]'
+
+
+def _has_other_than(name: str, *allowed: str) -> str:
+    """CEL: attribute `name` of `d` sets a union member outside `allowed`."""
+    return " || ".join(f"has({_attr(name)}.{m})" for m in MEMBERS if m not in allowed)
+
+
+def _attribute_scope(name: str, variable: str) -> Scope:
+    return Scope(variable, f'has(d.attributes) && "{name}" in d.attributes', f'attributes["{name}"]')
+
+
+_NUMA = _attribute_scope(NUMA, "numaDevices")
+_PCIE = _attribute_scope(PCIE_ROOT, "pcieRootDevices")
+_BUS = _attribute_scope(PCI_BUS_ID, "pciBusIDDevices")
+_N, _P, _B = _attr(NUMA), _attr(PCIE_ROOT), _attr(PCI_BUS_ID)
 
 CHECKS: tuple[Check, ...] = (
     Check(
         "numa-node-type",
         "numaNodeType",
         _NUMA,
-        _NUMA.has_other_than("int", "ints"),
+        _has_other_than(NUMA, "int", "ints"),
         f"{NUMA} must be int or ints; publish the physical NUMA node as int: N, or the KEP-6072 list as ints",
     ),
     Check(
@@ -117,8 +125,8 @@ CHECKS: tuple[Check, ...] = (
         "pcie-root-type",
         "pcieRootType",
         _PCIE,
-        f'{_PCIE.has_other_than("string", "strings")} || (has({_PCIE.cel}.string) && {_PCIE.cel}.string == "") '
-        f'|| (has({_PCIE.cel}.strings) && {_PCIE.cel}.strings.exists(s, s == ""))',
+        f'{_has_other_than(PCIE_ROOT, "string", "strings")} || (has({_P}.string) && {_P}.string == "") '
+        f'|| (has({_P}.strings) && {_P}.strings.exists(s, s == ""))',
         f"{PCIE_ROOT} must be a non-empty string or string list; publish the root complex name (pci0000:00), "
         "or omit the attribute when it is unknown",
     ),
@@ -126,11 +134,78 @@ CHECKS: tuple[Check, ...] = (
         "pci-bus-id-format",
         "pciBusIDFormat",
         _BUS,
-        f'!has({_BUS.cel}.string) || {_BUS.has_other_than("string")} || !{_BUS.cel}.string.matches(r"{PCI_ADDRESS}")',
+        f'!has({_B}.string) || {_has_other_than(PCI_BUS_ID, "string")} || !{_B}.string.matches(r"{PCI_ADDRESS}")',
         f"{PCI_BUS_ID} must be a string with the PCI address dddd:bb:dd.f in lower-case hex, as sysfs names it "
         "(0000:3b:00.0)",
     ),
 )
+
+
+def _aliases(configured: Sequence[str]) -> str:
+    """CEL: the list of vendor NUMA alias attributes device `d` publishes (webhook/rules/numa_alias.py).
+
+    The policy's aliases, then `<driver>/numaNode` and `<driver>/numa`; each also found under its bare id when its
+    domain is the slice's driver (Kubernetes gives an unqualified key the driver's domain).
+    """
+    driver = "object.spec.driver"
+    parts = []
+    for name in dict.fromkeys(a for a in configured if a != NUMA):
+        domain, _, ident = name.partition("/")
+        parts.append(
+            f'("{name}" in d.attributes ? [d.attributes["{name}"]] : '
+            f'has({driver}) && {driver} == "{domain}" && "{ident}" in d.attributes ? [d.attributes["{ident}"]] : [])'
+        )
+    for ident in ("numaNode", "numa"):
+        key = f'{driver} + "/{ident}"'
+        guard = f'has({driver}) && {driver} != ""'
+        if ident == "numaNode":
+            guard += f' && {key} != "{NUMA}"'  # the standard attribute is no alias of itself
+        parts.append(
+            f"({guard} ? ({key} in d.attributes ? [d.attributes[{key}]] : "
+            f'"{ident}" in d.attributes ? [d.attributes["{ident}"]] : []) : [])'
+        )
+    return " + ".join(parts)
+
+
+def alias_checks(configured: Sequence[str]) -> tuple[Check, ...]:
+    """The vendor-alias rules for the policy's alias list: devices that publish any alias are in scope."""
+    aliases = f"({_aliases(configured)})"
+    scope = Scope("aliasDevices", f"has(d.attributes) && size({aliases}) > 0", "attributes")
+    physical = (
+        f'("{NUMA}" in d.attributes ? (has({_N}.int) ? [{_N}.int] : '
+        f"has({_N}.ints) && size({_N}.ints) > 0 ? [{_N}.ints[0]] : []) : [])"
+    )
+    return (
+        Check(
+            "numa-node-alias-mismatch",
+            "numaNodeAliasMismatch",
+            scope,
+            f"{physical}.exists(p, {aliases}.exists(a, has(a.int) && a.int >= 0 && a.int != p))",
+            f"a vendor NUMA alias differs from the physical node in {NUMA}; publish the same physical node in both",
+        ),
+        Check(
+            "numa-node-alias-type",
+            "numaNodeAliasType",
+            scope,
+            f"{aliases}.exists(a, !has(a.int) || a.int < 0)",
+            "a vendor NUMA alias is not a non-negative int; publish int: N, and omit the alias while the node is "
+            "unknown",
+        ),
+        Check(
+            "numa-node-standard-missing",
+            "numaNodeStandardMissing",
+            scope,
+            f'!("{NUMA}" in d.attributes) && {aliases}.exists(a, has(a.int) && a.int >= 0)',
+            f"the device publishes a vendor NUMA alias but not {NUMA}, so cross-driver matchAttribute cannot see "
+            "its NUMA node; also publish the standard attribute (KEP-6072)",
+        ),
+    )
+
+
+def checks_for(policy: Policy) -> tuple[Check, ...]:
+    """Every check this module can express for `policy` (the alias rules depend on its alias list)."""
+    return CHECKS + alias_checks(policy.aliases)
+
 
 _IGNORE = (
     f'has(object.metadata.annotations) && "{IGNORE_ANNOTATION}" in object.metadata.annotations ? '
@@ -138,31 +213,27 @@ _IGNORE = (
 )
 
 
-def _devices(attribute: Attribute, *, old: bool = False) -> dict[str, str]:
-    """The variable listing the devices (of the old object on UPDATE) that publish `attribute`."""
+def _devices(scope: Scope, *, old: bool = False) -> dict[str, str]:
+    """The variable listing the devices in `scope` (of the old object, on UPDATE, when `old`)."""
     if old:
-        name, guard, source = (
-            "old" + attribute.variable[0].upper() + attribute.variable[1:],
-            'request.operation == "UPDATE" && has(oldObject.spec.devices)',
-            "oldObject.spec.devices",
-        )
+        name = "old" + scope.variable[0].upper() + scope.variable[1:]
+        guard, source = 'request.operation == "UPDATE" && has(oldObject.spec.devices)', "oldObject.spec.devices"
     else:
-        name, guard, source = attribute.variable, "has(object.spec.devices)", "object.spec.devices"
-    expression = f'{guard} ? {source}.filter(d, has(d.attributes) && "{attribute.name}" in d.attributes) : []'
-    return {"name": name, "expression": expression}
+        name, guard, source = scope.variable, "has(object.spec.devices)", "object.spec.devices"
+    return {"name": name, "expression": f"{guard} ? {source}.filter(d, {scope.present}) : []"}
 
 
-def _unchanged(attribute: Attribute) -> str:
-    """CEL: device `d` has a namesake in the old object with the same value of `attribute` (ratcheting)."""
-    old = _devices(attribute, old=True)["name"]
-    return f'variables.{old}.exists(o, o.name == d.name && o.attributes["{attribute.name}"] == {attribute.cel})'
+def _unchanged(scope: Scope) -> str:
+    """CEL: device `d` has a namesake in the old object with the same `scope.compared` (ratcheting)."""
+    old = _devices(scope, old=True)["name"]
+    return f"variables.{old}.exists(o, o.name == d.name && o.{scope.compared} == d.{scope.compared})"
 
 
 def covered_rules(policy: Policy) -> dict[str, Action]:
     """The rules this module expresses that the catalogue knows, with the policy's action for each."""
     from webhook.rules import CATALOGUE
 
-    return {check.rule: policy.action(check.rule) for check in CHECKS if check.rule in CATALOGUE}
+    return {check.rule: policy.action(check.rule) for check in checks_for(policy) if check.rule in CATALOGUE}
 
 
 def build(policy: Policy) -> list[dict[str, Any]]:
@@ -171,7 +242,7 @@ def build(policy: Policy) -> list[dict[str, Any]]:
     policies: list[dict[str, Any]] = []
     bindings: list[dict[str, Any]] = []
     for action in (Action.DENY, Action.WARN, Action.AUDIT):
-        checks = [check for check in CHECKS if actions.get(check.rule) is action]
+        checks = [check for check in checks_for(policy) if actions.get(check.rule) is action]
         if not checks:
             continue
         name = f"{NAME_PREFIX}-{action.value}"
@@ -189,13 +260,13 @@ def _metadata(name: str) -> dict[str, Any]:
 
 
 def _policy(name: str, checks: Sequence[Check], *, ratchet: bool) -> dict[str, Any]:
-    attributes = list(dict.fromkeys(check.attribute for check in checks))
-    variables = [_devices(attribute) for attribute in attributes] + [{"name": "ignore", "expression": _IGNORE}]
+    scopes = list(dict.fromkeys(check.scope for check in checks))
+    variables = [_devices(scope) for scope in scopes] + [{"name": "ignore", "expression": _IGNORE}]
     if ratchet:
-        variables += [_devices(attribute, old=True) for attribute in attributes]
+        variables += [_devices(scope, old=True) for scope in scopes]
     for check in checks:
-        bad = f"({check.bad}) && !{_unchanged(check.attribute)}" if ratchet else check.bad
-        found = f"variables.{check.attribute.variable}.filter(d, {bad}).map(d, d.name)"
+        bad = f"({check.bad}) && !{_unchanged(check.scope)}" if ratchet else check.bad
+        found = f"variables.{check.scope.variable}.filter(d, {bad}).map(d, d.name)"
         suppressed = f'variables.ignore.matches(r"{_suppression_pattern(check.rule)}")'
         variables.append({"name": check.variable, "expression": f"{suppressed} ? [] : {found}"})
     return {

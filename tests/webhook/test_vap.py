@@ -29,12 +29,12 @@ from webhook.manifests import load_paths
 from webhook.policy import LIST_FORM_RULE, Policy
 from webhook.rules import CATALOGUE
 from webhook.run import run_rules
-from webhook.vap import CHECKS, MAX_NODE, PCI_BUS_ID, PCIE_ROOT, build, covered_rules
+from webhook.vap import MAX_NODE, PCI_BUS_ID, PCIE_ROOT, build, checks_for
 
 REPO = Path(__file__).resolve().parents[2]
 COMMITTED = REPO / "deploy" / "vap" / "validatingadmissionpolicy.yaml"
-COVERED = [check.rule for check in CHECKS if check.rule in CATALOGUE]
-VARIABLE = {check.rule: check.variable for check in CHECKS}
+COVERED = [check.rule for check in checks_for(Policy.default()) if check.rule in CATALOGUE]
+VARIABLE = {check.rule: check.variable for check in checks_for(Policy.default())}
 _DEVICE_INDEX = re.compile(r"^spec\.devices\[(\d+)\]")
 
 Obj = dict[str, Any]
@@ -142,16 +142,20 @@ def _corpus_slices(corpus: Path) -> list[tuple[str, Obj]]:
 # --- the generated objects ---------------------------------------------------------------------------------
 
 
-def test_default_policy_puts_every_deny_rule_in_one_policy_with_one_binding() -> None:
+def test_default_policy_gives_each_action_one_policy_and_one_binding() -> None:
     objects = build(Policy.default())
     kinds = [(o["kind"], o["metadata"]["name"]) for o in objects]
     assert kinds == [
         ("ValidatingAdmissionPolicy", "draguard-resourceslices-deny"),
+        ("ValidatingAdmissionPolicy", "draguard-resourceslices-warn"),
         ("ValidatingAdmissionPolicyBinding", "draguard-resourceslices-deny"),
+        ("ValidatingAdmissionPolicyBinding", "draguard-resourceslices-warn"),
     ]
-    assert objects[1]["spec"] == {"policyName": "draguard-resourceslices-deny", "validationActions": ["Deny"]}
-    rules = [v["message"].split(":", 1)[0] for v in objects[0]["spec"]["validations"]]
-    assert rules == [r for r in COVERED if Policy.default().action(r) is Action.DENY]
+    assert objects[2]["spec"] == {"policyName": "draguard-resourceslices-deny", "validationActions": ["Deny"]}
+    assert objects[3]["spec"] == {"policyName": "draguard-resourceslices-warn", "validationActions": ["Warn"]}
+    for policy_obj, action in ((objects[0], Action.DENY), (objects[1], Action.WARN)):
+        rules = [v["message"].split(":", 1)[0] for v in policy_obj["spec"]["validations"]]
+        assert rules == [r for r in COVERED if Policy.default().action(r) is action]
 
 
 def test_validation_actions_mirror_the_policy_file_and_off_rules_are_left_out() -> None:
@@ -173,14 +177,27 @@ def test_validation_actions_mirror_the_policy_file_and_off_rules_are_left_out() 
     )
 
 
-def test_list_form_follows_numa_node_list_form() -> None:
-    if LIST_FORM_RULE not in CATALOGUE:
-        pytest.skip(f"the catalogue has no {LIST_FORM_RULE} rule yet")
-    assert LIST_FORM_RULE not in {r for r, a in covered_rules(Policy.default()).items() if a is not Action.OFF}
-    warn = Policy.from_mapping({"numaNode": {"listForm": "warn"}})
-    (warn_policy,) = (o for o in build(warn) if o["metadata"]["name"] == "draguard-resourceslices-warn" and "Binding"
-                      not in o["kind"])  # fmt: skip
-    assert [v["message"].split(":", 1)[0] for v in warn_policy["spec"]["validations"]] == [LIST_FORM_RULE]
+def _rules_by_policy(policy: Policy) -> dict[str, list[str]]:
+    return {
+        o["metadata"]["name"]: [v["message"].split(":", 1)[0] for v in o["spec"]["validations"]]
+        for o in build(policy)
+        if o["kind"] == "ValidatingAdmissionPolicy"
+    }
+
+
+@pytest.mark.parametrize("form", ["warn", "deny"])
+def test_list_form_follows_numa_node_list_form(form: str) -> None:
+    assert all(LIST_FORM_RULE not in rules for rules in _rules_by_policy(Policy.default()).values())
+    rules = _rules_by_policy(Policy.from_mapping({"numaNode": {"listForm": form}}))
+    assert [name for name, ids in rules.items() if LIST_FORM_RULE in ids] == [f"draguard-resourceslices-{form}"]
+
+
+def test_alias_rules_read_the_policy_alias_list() -> None:
+    obj = slice_with(device("gpu-0", numa=1, attributes={"acme.io/socketNuma": 0}))
+    policy = Policy.from_mapping({"numaNode": {"aliases": ["acme.io/socketNuma"]}})
+    assert vap_devices(obj, policy=Policy.default())["numa-node-alias-mismatch"] == []
+    assert webhook_devices(obj, policy=policy)["numa-node-alias-mismatch"] == ["gpu-0"]
+    assert vap_devices(obj, policy=policy)["numa-node-alias-mismatch"] == ["gpu-0"]
 
 
 @pytest.mark.parametrize("action", ["deny", "warn", "audit"])
@@ -301,7 +318,36 @@ BAD_AND_GOOD = [
         {"numa-node-range": ["gpu-0"], "numa-node-type": ["gpu-2"]},
         id="several-devices",
     ),
-    pytest.param(slice_with(device("cpu-0", attributes={"dra.net/numaNode": -1})), {}, id="vendor-alias-only"),
+    pytest.param(
+        slice_with(device("cpu-0", attributes={"dra.net/numaNode": -1})),
+        {"numa-node-alias-type": ["cpu-0"]},
+        id="negative-vendor-alias-only",
+    ),
+    pytest.param(
+        slice_with(device("cpu-0", numa=[1, 0], attributes={"dra.net/numaNode": 1})),
+        {},
+        id="alias-matches-physical-node",
+    ),
+    pytest.param(
+        slice_with(device("cpu-0", numa=1, attributes={"dra.net/numaNode": 0})),
+        {"numa-node-alias-mismatch": ["cpu-0"]},
+        id="alias-mismatch",
+    ),
+    pytest.param(
+        slice_with(device("gpu-0", numa=[2, 3], attributes={"numa": 3})),
+        {"numa-node-alias-mismatch": ["gpu-0"]},
+        id="unqualified-driver-alias-mismatch",
+    ),
+    pytest.param(
+        slice_with(device("nic-0", attributes={"dra.net/numaNode": 1})),
+        {"numa-node-standard-missing": ["nic-0"]},
+        id="standard-missing",
+    ),
+    pytest.param(
+        slice_with(device("nic-0", numa=0, attributes={"dra.memory/numaNode": "0"})),
+        {"numa-node-alias-type": ["nic-0"]},
+        id="string-alias",
+    ),
     pytest.param(
         slice_with(device("nic-0", attributes={PCIE_ROOT: "pci0000:00", PCI_BUS_ID: "0000:3b:00.0"})), {}, id="pci-good"
     ),
@@ -429,10 +475,20 @@ _BUS_ATTRIBUTE = st.one_of(
         lambda text: {"string": text}
     ),
 )
+_ALIAS_KEY = st.sampled_from(
+    ["dra.net/numaNode", "dra.cpu/numaNodeID", "numaNode", "numa", "numaNodeID", "gpu.example.com/numa",
+     "dra.cpu/numaNode", "acme.io/numaNode"]
+)  # fmt: skip
+_ALIAS_VALUE = st.one_of(
+    st.integers(-1, 3).map(lambda n: {"int": n}), st.sampled_from([{"string": "0"}, {"ints": [0]}])
+)
 _DEVICE_ATTRIBUTES = st.one_of(
     st.none(),
     _NUMA_ATTRIBUTE.map(lambda a: {NUMA: a}),
     _NUMA_ATTRIBUTE.map(lambda a: {NUMA: a, "dra.net/numaNode": {"int": 0}}),
+    st.tuples(st.one_of(st.none(), _NUMA_ATTRIBUTE), st.dictionaries(_ALIAS_KEY, _ALIAS_VALUE, max_size=3)).map(
+        lambda na: {**na[1], **({NUMA: na[0]} if na[0] is not None else {})}
+    ),
     st.tuples(_PCIE_ATTRIBUTE, _BUS_ATTRIBUTE).map(lambda ab: {PCIE_ROOT: ab[0], PCI_BUS_ID: ab[1]}),
 )
 
@@ -449,6 +505,7 @@ _IGNORE = st.one_of(
             "numa-node-ranges: not this rule",
             "numa-node-list-form: lists are fine here",
             "pci-bus-id-format,pcie-root-type: vendor naming",
+            "numa-node-alias-mismatch: firmware quirk",
         ]
     ),
     st.text(alphabet=st.sampled_from(list("numa-node-rangetyp,: \t\x0b\u3000x")), max_size=40),
@@ -465,10 +522,12 @@ def _slices(draw: st.DrawFn) -> Obj:
         if attrs is not None:
             entry["attributes"] = attrs
         devices.append(entry)
-    return slice_with(*devices, annotations=None if ignore is None else {"draguard.io/ignore": ignore})
+    driver = draw(st.sampled_from(["gpu.example.com", "dra.net", "dra.cpu", "resource.kubernetes.io"]))
+    annotations = None if ignore is None else {"draguard.io/ignore": ignore}
+    return slice_with(*devices, driver=driver, annotations=annotations)
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(_slices())
 def test_agrees_with_the_webhook_on_random_slices(obj: Obj) -> None:
     assert vap_devices(obj) == webhook_devices(obj)

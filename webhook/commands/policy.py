@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 
-HELP = "print the default policy file, or the policy's numaNode rules as a ValidatingAdmissionPolicy"
+HELP = "print the default policy file, or its ResourceSlice rules as ValidatingAdmissionPolicies"
 FORMATS = ("yaml", "json")
 
 
@@ -24,11 +24,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     default.set_defaults(_policy_run=_default)
     vap = sub.add_parser(
         "vap",
-        help="print a ValidatingAdmissionPolicy and binding enforcing the numaNode rules CEL can express",
+        help="print ValidatingAdmissionPolicies and bindings enforcing the ResourceSlice rules CEL can express",
         description="Print ValidatingAdmissionPolicies and bindings that enforce, inside the API server, the "
-        "numaNode rules CEL can express (numa-node-type, numa-node-range, numa-node-duplicates, "
-        "numa-node-list-form), one policy per action: deny -> Deny, warn -> Warn, audit -> Audit; rules the "
-        "policy turns off are left out.",
+        "ResourceSlice rules CEL can express (numa-node-type, -range, -duplicates, -list-form, -alias-mismatch, "
+        "-alias-type, numa-node-standard-missing, pcie-root-type, pci-bus-id-format), one policy per action: "
+        "deny -> Deny, warn -> Warn, audit -> Audit; rules the policy turns off are left out.",
     )
     vap.add_argument("--policy", metavar="FILE", help="policy file (default: the built-in defaults)")
     vap.add_argument(
