@@ -191,18 +191,35 @@ def uses_list_types(slice_: Obj) -> bool:
 def drop_list_types(slice_: Obj) -> tuple[Obj, set[str]]:
     """The slice as an API server without DRAListTypeAttributes stores it: list fields set to nil.
 
-    Returns the copy and the paths of the attributes that lost a list field.
+    Returns a copy (only the containers on the way to a changed attribute are copied; the input is left
+    alone) and the paths of the attributes that lost a list field.
     """
-    import copy
+    from webhook.rules.devices import DEVICES
+    from webhook.rules.k8s_names import truncate_if_too_long
 
-    copied: dict[str, Any] = copy.deepcopy(dict(slice_))
+    spec = slice_.get("spec")
+    items = spec.get("devices") if isinstance(spec, Mapping) else None
+    if not isinstance(spec, Mapping) or not isinstance(items, list):
+        return slice_, set()
     dropped: set[str] = set()
-    for path, attribute in _attributes(copied):
-        for member in LIST_MEMBERS:
-            if member in attribute:
-                del attribute[member]
-                dropped.add(str(path))
-    return copied, dropped
+    devices: list[Any] = []
+    for i, device in enumerate(items):
+        nested = isinstance(device, Mapping) and isinstance(device.get("basic"), Mapping)  # v1beta1
+        body = device["basic"] if nested else device
+        attrs = body.get("attributes") if isinstance(body, Mapping) else None
+        if not isinstance(attrs, Mapping):
+            devices.append(device)
+            continue
+        kept: dict[str, Any] = {}
+        for key, attribute in attrs.items():
+            if isinstance(attribute, Mapping) and any(m in attribute for m in LIST_MEMBERS):
+                kept[key] = {k: v for k, v in attribute.items() if k not in LIST_MEMBERS}
+                dropped.add(str(DEVICES.index(i).child("attributes").key(truncate_if_too_long(str(key), 96))))
+            else:
+                kept[key] = attribute
+        body = {**body, "attributes": kept}
+        devices.append({**device, "basic": body} if nested else body)
+    return {**slice_, "spec": {**spec, "devices": devices}}, dropped
 
 
 def _attributes(slice_: Obj) -> Iterable[tuple[FieldPath, Any]]:

@@ -133,3 +133,26 @@ def test_a_rule_that_raises_is_logged_and_the_others_run(
     assert [(f.rule, f.message) for f in outcome.findings] == [("test-fine", "fine")]
     assert caplog.messages == [
         "rule test-boom failed on ResourceSlice 'node-0-gpu' and was skipped (a draguard bug): RuntimeError: kaput"]
+
+
+def test_dropping_list_fields_copies_and_handles_v1beta1_basic() -> None:
+    import copy
+
+    from webhook.run import drop_list_types
+
+    obj = {"apiVersion": "resource.k8s.io/v1beta1", "kind": "ResourceSlice", "spec": {"devices": [
+        {"name": "a", "basic": {"attributes": {"n": {"ints": [1]}, "m": {"int": 2}}}}, "junk"]}}
+    before = copy.deepcopy(obj)
+    dropped, paths = drop_list_types(obj)
+    assert obj == before
+    assert dropped["spec"]["devices"] == [{"name": "a", "basic": {"attributes": {"n": {}, "m": {"int": 2}}}}, "junk"]
+    assert paths == {"spec.devices[0].attributes[n]"}
+
+
+def test_deeply_nested_values_are_reported_not_raised() -> None:
+    deep: list[object] = []
+    for _ in range(3000):
+        deep = [deep]
+    obj = slice_with(device(attributes={"x": {"int": deep}}))
+    assert [(f.rule, f.message) for f in run_rules(obj, Policy.default()).findings] == [
+        ("k8s-wire-type", 'Invalid value: "<value omitted>": must be of type integer')]

@@ -52,7 +52,10 @@ def go_quote(text: str) -> str:
 
 def go_json(value: Any, *, sort_keys: bool = True) -> str:
     """Go's `json.Marshal` of a decoded wire value (maps sorted by key; a struct keeps its field order)."""
-    text = json.dumps(value, separators=(",", ":"), sort_keys=sort_keys, ensure_ascii=False, default=str)
+    try:
+        text = json.dumps(value, separators=(",", ":"), sort_keys=sort_keys, ensure_ascii=False, default=str)
+    except (RecursionError, ValueError):  # absurdly deep nesting or a circular value: say so, never raise
+        return '"<value omitted>"'
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
