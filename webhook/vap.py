@@ -22,9 +22,11 @@ The `draguard.io/ignore` annotation suppresses a rule exactly as it does for the
 before the first colon, a non-blank reason after it), matched with one RE2 pattern per rule.
 
 Not expressible, and left to the webhook: list order after the physical node (no index access in standard CEL
-macros), consistency between the devices of one slice, selector analysis (celext). Ratcheting is approximated: in the deny policy a device whose attribute is
-unchanged from the old object's device of the same name is not judged again (the webhook demotes
-such findings to warnings; a binding cannot demote).
+macros), consistency between the devices of one slice, selector analysis (celext).
+
+Ratcheting is approximated: in the deny policy a device whose checked part is unchanged from the old object's
+device of the same name is not judged again (the webhook demotes such findings to warnings; a binding cannot
+demote).
 """
 
 from __future__ import annotations
