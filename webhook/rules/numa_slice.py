@@ -42,17 +42,22 @@ def _consistency(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
 
 
 def _mixed(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
-    form: tuple[str, str] | None = None
+    """Devices whose form differs from the slice's majority form (ties: the first device's form)."""
+    forms = []
     for path, device, attribute in numa_attributes(slice_, ctx):
-        this = "ints" if attribute.get("ints") is not None else "int" if attribute.get("int") is not None else ""
-        if not this:
-            continue
-        if form is None:
-            form = (this, name_of(device))
-        elif form[0] != this:
+        form = "ints" if attribute.get("ints") is not None else "int" if attribute.get("int") is not None else ""
+        if form:
+            forms.append((form, path, name_of(device)))
+    if len({form for form, _, _ in forms}) < 2:
+        return
+    ints = sum(form == "ints" for form, _, _ in forms)
+    majority = "ints" if ints * 2 > len(forms) or (ints * 2 == len(forms) and forms[0][0] == "ints") else "int"
+    example = next(name for form, _, name in forms if form == majority)
+    for form, path, name in forms:
+        if form != majority:
             yield Finding(
-                path.child(this),
-                f"{name_of(device)} publishes numaNode as {this} while {form[1]} uses {form[0]}",
+                path.child(form),
+                f"{name} publishes numaNode as {form} while {example} uses {majority}",
                 hint="publish one form across the slice, so one selector works on every device",
             )
 

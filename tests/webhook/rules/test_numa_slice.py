@@ -24,3 +24,10 @@ def test_scalar_and_list_forms_mixed_warns(check: Check) -> None:
     assert check("numa-node-mixed-form", obj) == [
         ("spec.devices[1].attributes[resource.kubernetes.io/numaNode].int",
          "gpu-1 publishes numaNode as int while gpu-0 uses ints")]
+
+
+def test_mixed_form_reports_the_minority(check: Check) -> None:
+    obj = slice_with(device("gpu-0", numa=[0, 1]), device("gpu-1", numa=1), device("gpu-2", numa=0))
+    assert check("numa-node-mixed-form", obj) == [
+        ("spec.devices[0].attributes[resource.kubernetes.io/numaNode].ints",
+         "gpu-0 publishes numaNode as ints while gpu-1 uses int")]
