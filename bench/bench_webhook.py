@@ -260,7 +260,7 @@ def main() -> None:
         if not answer.allowed or answer.findings:
             raise SystemExit(f"the {name} slice is not clean: {[f.rule for f in answer.findings]}")
     print(f"bodies: small slice (4 devices) {len(small):,} bytes; maximal slice (64 devices x 48 values) "
-          f"{len(maximal):,} bytes; machine: {os.cpu_count()} cores")
+          f"{len(maximal):,} bytes; machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at start")
 
     small_handler, small_floor = in_process(small, 400)
     max_handler, max_floor = in_process(maximal, 40)
