@@ -67,3 +67,19 @@ def test_policy_default_prints_a_file_that_loads_as_the_defaults(
         default.ignore,
     )
     assert LIST_FORM_RULE not in loaded.actions  # naming it would override numaNode.listForm
+
+
+def test_policy_without_a_subcommand_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        cli.main(["policy"])
+    assert exited.value.code == 2
+    assert capsys.readouterr().err == (
+        "draguard policy: error: the following arguments are required: SUBCOMMAND\nTry 'draguard policy --help'.\n"
+    )
+
+
+def test_policy_vap_rejects_an_unknown_format(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        cli.main(["policy", "vap", "--format", "xml"])
+    assert exited.value.code == 2
+    assert "argument --format: invalid choice: 'xml'" in capsys.readouterr().err
