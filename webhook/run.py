@@ -232,7 +232,7 @@ def _attributes(slice_: Obj) -> Iterable[tuple[FieldPath, Any]]:
 
 
 def _explain_dropped(finding: Finding, dropped: set[str]) -> Finding:
-    if str(finding.path) in dropped and not finding.hint:
+    if finding.rule == "k8s-attribute-union" and str(finding.path) in dropped:
         return replace(finding, hint=LIST_TYPES_HINT)
     return finding
 

@@ -8,6 +8,7 @@ while the walk stays one pass.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 
 from webhook.findings import Action, Finding
 from webhook.rules import k8s_ids as ids
@@ -24,9 +25,11 @@ def errors(slice_: Obj, ctx: RuleContext) -> Errors:
     return ctx.once("k8s-resourceslice", lambda: validate_resource_slice(slice_, ctx.old))
 
 
-def _only(rule_id: str) -> Check:
+def _only(rule_id: str, remediation: str) -> Check:
     def check(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
-        return (finding for tagged, finding in errors(slice_, ctx) if tagged == rule_id)
+        # The API server's message says what is wrong; the catalogue's remediation says how to fix it.
+        return (finding if finding.hint else replace(finding, hint=remediation)
+                for tagged, finding in errors(slice_, ctx) if tagged == rule_id)
 
     check.__name__ = f"check_{rule_id.replace('-', '_')}"
     return check
@@ -34,7 +37,7 @@ def _only(rule_id: str) -> Check:
 
 def _rule(rule_id: str, summary: str, remediation: str, default: Action = Action.DENY) -> Rule:
     return Rule(rule_id, kinds=_SLICE, default=default, summary=summary, remediation=remediation,
-                check=_only(rule_id), origin="kubernetes")
+                check=_only(rule_id, remediation), origin="kubernetes")
 
 
 RULES = (
