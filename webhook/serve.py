@@ -23,6 +23,7 @@ import os
 import shutil
 import socket
 import ssl
+import sys
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -61,14 +62,19 @@ class ServeOptions:
 
 
 @dataclass(slots=True)
-class _Worker:
-    """What one worker process serves with, built after the fork so every worker reads the files itself."""
+class _Served:
+    """The certificate holder and policy store the workers serve with.
+
+    Built and checked in the master, then inherited by every forked worker: both look at their files lazily
+    (on a handshake, on a request) and hold no thread, so each worker's copy keeps itself current, and a
+    worker started while a rotation has half-written files still boots with the last good material.
+    """
 
     tls: TLSReloader
     policy: PolicyStore
 
 
-_WORKER: dict[str, _Worker] = {}  # "current" -> this worker process's state, set in post_fork
+_SERVED: dict[str, _Served] = {}  # "current" -> what this process serves with
 
 
 def serve(options: ServeOptions) -> None:
@@ -79,11 +85,11 @@ def serve(options: ServeOptions) -> None:
         check_listen(metrics_host, options.metrics_port, "--metrics-port")
         if options.metrics_port == options.port and metrics_host == options.host:
             raise DraguardError("--metrics-port must differ from --port")
-    _open_tls(options)  # the same checks a worker makes, before any worker starts
-    _open_policy(options)
-    import webhook.run  # noqa: F401  the catalogue, imported once in the master and shared by every fork
     owned_dir = prepare_multiprocess_dir() if options.metrics_port else None
     try:
+        _SERVED["current"] = _Served(_open_tls(options), _open_policy(options))
+        import webhook.run  # noqa: F401  the rule catalogue, imported once here and shared by every fork
+
         _application_class()(options, metrics_host).run()
     finally:
         if owned_dir is not None:
@@ -109,6 +115,8 @@ def prepare_multiprocess_dir() -> Path | None:
 
     Returns the directory when this process created it (and must remove it), None when it was given.
     """
+    if "prometheus_client.values" in sys.modules and not os.environ.get(MULTIPROC_ENV):
+        raise RuntimeError("prometheus_client was imported before PROMETHEUS_MULTIPROC_DIR was set")
     given = os.environ.get(MULTIPROC_ENV)
     if given:
         directory = Path(given)
@@ -145,14 +153,8 @@ def _open_policy(options: ServeOptions) -> PolicyStore:
 def gunicorn_settings(options: ServeOptions, metrics_host: str) -> dict[str, Any]:
     from webhook.admission.logs import logging_config
 
-    def post_fork(server: Any, worker: Any) -> None:
-        _WORKER["current"] = _Worker(_open_tls(options), _open_policy(options))
-
     def ssl_context(config: Any, default_factory: Callable[[], ssl.SSLContext]) -> ssl.SSLContext:
-        worker = _WORKER.get("current")
-        if worker is None:  # the master validating its configuration; workers always have theirs
-            return _open_tls(options).server_context()
-        return worker.tls.server_context()
+        return _SERVED["current"].tls.server_context()
 
     def when_ready(server: Any) -> None:
         if options.metrics_port:
@@ -177,7 +179,6 @@ def gunicorn_settings(options: ServeOptions, metrics_host: str) -> dict[str, Any
         "certfile": str(options.cert_file),
         "keyfile": str(options.key_file),
         "ssl_context": ssl_context,
-        "post_fork": post_fork,
         "when_ready": when_ready,
         "child_exit": child_exit,
         "logconfig_dict": logging_config(options.log_level),
@@ -195,10 +196,8 @@ def gunicorn_settings(options: ServeOptions, metrics_host: str) -> dict[str, Any
 def _build_app(options: ServeOptions) -> Flask:
     from webhook.app import Settings, create_app
 
-    worker = _WORKER.get("current")
-    if worker is None:  # gunicorn loads the app in each worker after post_fork
-        raise RuntimeError("the draguard app is built in a gunicorn worker, after post_fork")
-    return create_app(Settings(options.policy_path, options.check_interval), worker.policy, worker.tls)
+    served = _SERVED["current"]
+    return create_app(Settings(options.policy_path, options.check_interval), served.policy, served.tls)
 
 
 def _application_class() -> type:
