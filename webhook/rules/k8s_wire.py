@@ -74,6 +74,15 @@ def as_map(errs: Errors, value: Any, path: FieldPath) -> Mapping[str, Any]:
     return {}
 
 
+def unknown_fields(errs: Errors, obj: Mapping[str, Any], known: frozenset[str], path: FieldPath) -> None:
+    """The API server's field-validation warning for every key of `obj` its schema lacks."""
+    from webhook.rules.k8s_errors import unknown_field
+    from webhook.rules.k8s_ids import UNKNOWN_FIELD
+
+    if not known.issuperset(obj):
+        errs += [(UNKNOWN_FIELD, unknown_field(path.child(str(key)))) for key in obj if key not in known]
+
+
 def strings(errs: Errors, values: list[Any] | None, path: FieldPath) -> list[str]:
     """A []string field: non-strings reported and skipped."""
     out: list[str] = []

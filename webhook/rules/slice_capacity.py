@@ -22,8 +22,10 @@ from webhook.rules import k8s_ids as ids
 from webhook.rules.k8s_errors import duplicate, forbidden, invalid, required, too_many, type_invalid
 from webhook.rules.k8s_ids import Errors, tag
 from webhook.rules.k8s_names import qualified_name_ok, truncate_if_too_long, validate_qualified_name
-from webhook.rules.k8s_wire import as_map, get_list, get_map, wrong_type
+from webhook.rules.k8s_wire import as_map, get_list, get_map, unknown_fields, wrong_type
 
+CAPACITY_FIELDS = frozenset({"value", "requestPolicy"})
+POLICY_FIELDS = frozenset({"default", "validValues", "validRange"})
 MAX_VALID_VALUES = 10  # CapacityRequestPolicyDiscreteMaxOptions
 MAX_KEY_LENGTH = 63 + 1 + 32
 ZERO = parse_quantity("0")
@@ -57,10 +59,12 @@ def validate_capacity_map(capacity: Mapping[str, Any], multiple: bool, path: Fie
             continue  # the common case: a plain, valid capacity value
         key_path = path.key(truncate_if_too_long(key, MAX_KEY_LENGTH))
         entry = as_map(errs, item, key_path)
+        unknown_fields(errs, entry, CAPACITY_FIELDS, key_path)
         value = quantity_at(errs, entry, "value", key_path) or ZERO
         policy = get_map(errs, entry, "requestPolicy", key_path)
         if policy is None:
             continue
+        unknown_fields(errs, policy, POLICY_FIELDS, key_path.child("requestPolicy"))
         policy_path = key_path.child("requestPolicy")
         if not multiple:
             errs.append((ids.CAPACITY, forbidden(policy_path, "allowMultipleAllocations must be true")))

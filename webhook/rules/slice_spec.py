@@ -35,7 +35,7 @@ from webhook.rules.k8s_names import (
     validate_label_value,
 )
 from webhook.rules.k8s_node_selector import validate_node_selector
-from webhook.rules.k8s_wire import as_map, get_bool, get_int, get_list, get_map, get_str
+from webhook.rules.k8s_wire import as_map, get_bool, get_int, get_list, get_map, get_str, unknown_fields
 from webhook.rules.slice_attribute import has_list_values
 from webhook.rules.slice_device import UNSET_OR_TRUE, validate_counters, validate_device
 
@@ -47,6 +47,7 @@ POOL_NAME_MAX = 253  # PoolNameMaxLength
 NODE_SELECTION = "exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` is required"
 SPEC = FieldPath.root("spec")
 META = FieldPath.root("metadata")
+POOL_FIELDS = frozenset({"name", "generation", "resourceSliceCount"})
 SPEC_FIELDS = frozenset({
     "driver", "pool", "nodeName", "nodeSelector", "allNodes", "perDeviceNodeSelection", "devices", "sharedCounters",
 })
@@ -166,6 +167,7 @@ def validate_resource_slice_spec(
 
 
 def _validate_resource_pool(pool: Mapping[str, Any], path: FieldPath, errs: Errors) -> None:
+    unknown_fields(errs, pool, POOL_FIELDS, path)
     name = get_str(errs, pool, "name", path) or ""
     name_path = path.child("name")
     if not name:

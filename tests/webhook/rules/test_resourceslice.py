@@ -273,6 +273,10 @@ SCENARIOS: dict[str, tuple[dict[str, Any], list[tuple[str, str, str]]]] = {
     "unknown-attribute-member": (edit(base(), dev(0, attributes={"foo": {"intz": 1}})), [
         ("k8s-attribute-union", f"{D}[0].attributes[foo]", f'Invalid value: "": {UNION}'),
         ("k8s-unknown-field", f"{D}[0].attributes[foo].intz", 'unknown field "spec.devices[0].attributes[foo].intz"')]),
+    "unknown-pool-and-capacity-fields": (edit(base(), lambda o: [
+        o["spec"]["pool"].update(count=1), o["spec"]["devices"][0]["capacity"]["memory"].update(val="1")]), [
+        ("k8s-unknown-field", f"{D}[0].capacity[memory].val", 'unknown field "spec.devices[0].capacity[memory].val"'),
+        ("k8s-unknown-field", "spec.pool.count", 'unknown field "spec.pool.count"')]),
     "unserved-api-version": (edit(base(), lambda o: o.update(apiVersion="resource.k8s.io/v1alpha2")), [
         ("k8s-api-version", "apiVersion",
          'no matches for kind "ResourceSlice" in version "resource.k8s.io/v1alpha2"')]),
