@@ -130,3 +130,38 @@ def test_self_signed_serving_answers_the_make_run_sample(tmp_path: Path) -> None
     assert response["allowed"] is False
     assert response["status"]["message"].startswith("1 problem: spec.devices[1].attributes[dra.net/numaNode].int: ")
     assert [w.split("]")[0] for w in response["warnings"]] == ["[numa-node-standard-missing"]
+
+
+def test_gunicorn_runs_threaded_workers_with_keep_alive_over_tls(tmp_path: Path) -> None:
+    from webhook.serve import ServeOptions, gunicorn_settings
+
+    options = ServeOptions(tmp_path / "tls.crt", tmp_path / "tls.key", host="::1", port=9443, workers=3)
+    settings = gunicorn_settings(options, "::1")
+    assert {k: settings[k] for k in ("bind", "workers", "worker_class", "threads", "keepalive", "accesslog",
+                                     "control_socket_disable", "certfile", "keyfile")} == {
+        "bind": ["[::1]:9443"], "workers": 3, "worker_class": "gthread", "threads": 4, "keepalive": 120,
+        "accesslog": None, "control_socket_disable": True,
+        "certfile": str(tmp_path / "tls.crt"), "keyfile": str(tmp_path / "tls.key"),
+    }
+
+
+def test_a_given_metrics_directory_is_emptied_of_old_values(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from webhook.serve import MULTIPROC_ENV, prepare_multiprocess_dir
+
+    (tmp_path / "counter_123.db").write_bytes(b"old")
+    (tmp_path / "keep.txt").write_text("not ours")
+    monkeypatch.setenv(MULTIPROC_ENV, str(tmp_path))
+    assert prepare_multiprocess_dir() is None
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["keep.txt"]
+
+
+def test_metrics_directory_set_after_prometheus_import_is_a_bug(monkeypatch: pytest.MonkeyPatch) -> None:
+    import prometheus_client  # noqa: F401  (imported by the Flask tests already; make sure here)
+
+    from webhook.serve import MULTIPROC_ENV, prepare_multiprocess_dir
+
+    monkeypatch.delenv(MULTIPROC_ENV, raising=False)
+    with pytest.raises(RuntimeError, match="imported before PROMETHEUS_MULTIPROC_DIR was set"):
+        prepare_multiprocess_dir()
