@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -159,3 +160,31 @@ def test_rendered_cert_manager_overlay_carries_the_annotation() -> None:
     config = one(render(CERT_MANAGER), "ValidatingWebhookConfiguration")
     assert config["metadata"]["annotations"] == {"cert-manager.io/inject-ca-from": "draguard/draguard-serving"}
     assert config["webhooks"] == one(BASE_OBJECTS, "ValidatingWebhookConfiguration")["webhooks"]
+
+
+def _on_directory(args: list[str], directory: str) -> list[str]:
+    """A cert step's arguments with the Secret swapped for a directory: the same code path without a cluster."""
+    return [f"--dir={directory}" if arg.startswith("--secret=") else arg for arg in args]
+
+
+def test_cronjob_steps_keep_a_certificate_the_service_name_verifies(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cron = _cert_pods()["CronJob/draguard-certs-renew"]
+    for step in cron["initContainers"]:  # generate, then rotate --phase=auto (nothing due for a new CA)
+        assert cli.main(_on_directory(step["args"], str(tmp_path))) == 0, step["name"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ca.crt", "ca.key", "tls.crt", "tls.key"]
+    capsys.readouterr()
+    check = [
+        "certs",
+        "check",
+        f"--dir={tmp_path}",
+        f"--service={SERVICE['name']}",
+        f"--namespace={SERVICE['namespace']}",
+    ]
+    assert cli.main(check) == 0, capsys.readouterr().out
+    # A second day's run changes nothing: the CA is reused and the certificate kept.
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    for step in cron["initContainers"]:
+        assert cli.main(_on_directory(step["args"], str(tmp_path))) == 0, step["name"]
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
