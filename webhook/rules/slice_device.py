@@ -12,7 +12,7 @@ from typing import Any
 
 from webhook.fieldpath import FieldPath
 from webhook.rules import k8s_ids as ids
-from webhook.rules.k8s_errors import duplicate, invalid, not_supported, required, too_many, unknown_field
+from webhook.rules.k8s_errors import duplicate, invalid, not_supported, required, too_many
 from webhook.rules.k8s_ids import Errors, tag
 from webhook.rules.k8s_names import (
     DNS1123_LABEL_MAX,
@@ -26,9 +26,9 @@ from webhook.rules.k8s_names import (
     validate_qualified_name,
 )
 from webhook.rules.k8s_node_selector import validate_node_selector
-from webhook.rules.k8s_wire import as_map, get_bool, get_list, get_map, get_str, strings
+from webhook.rules.k8s_wire import as_map, get_bool, get_list, get_map, get_str, strings, unknown_fields
 from webhook.rules.slice_attribute import attribute_ok, count_values, validate_device_attribute
-from webhook.rules.slice_capacity import validate_capacity_map
+from webhook.rules.slice_capacity import quantity_at, validate_capacity_map
 
 MAX_ATTRIBUTES_AND_CAPACITIES = 32  # ResourceSliceMaxAttributesAndCapacitiesPerDevice
 MAX_ATTRIBUTE_VALUES = 48  # ResourceSliceMaxAttributeValuesPerDevice
@@ -58,10 +58,7 @@ def validate_device(
     device: Mapping[str, Any], old: Mapping[str, Any] | None, path: FieldPath, per_device: bool | None, errs: Errors
 ) -> None:
     """Append the errors of one device (`path` is `spec.devices[i]`) to `errs`."""
-    if not DEVICE_FIELDS.issuperset(device):
-        for key in device:
-            if key not in DEVICE_FIELDS:
-                errs.append((ids.UNKNOWN_FIELD, unknown_field(path.child(str(key)))))
+    unknown_fields(errs, device, DEVICE_FIELDS, path)
     name = get_str(errs, device, "name", path) or ""
     if not dns1123_label_ok(name):
         errs += tag(ids.DEVICE_NAME, validate_dns1123_label(name, path.child("name")))
@@ -149,8 +146,6 @@ def _validate_consumes_counters(consumptions: list[Any] | None, path: FieldPath,
 
 def validate_counters(counters: Mapping[str, Any] | None, limit: int, path: FieldPath, errs: Errors) -> None:
     """A counters map: required, at most `limit` entries, DNS-label keys, quantity values."""
-    from webhook.rules.slice_capacity import quantity_at
-
     if not counters:
         errs.append((ids.COUNTERS, required(path)))
         return

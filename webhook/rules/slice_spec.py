@@ -22,7 +22,6 @@ from webhook.rules.k8s_errors import (
     required,
     too_long,
     too_many,
-    unknown_field,
 )
 from webhook.rules.k8s_ids import Errors, tag
 from webhook.rules.k8s_names import (
@@ -51,8 +50,6 @@ POOL_FIELDS = frozenset({"name", "generation", "resourceSliceCount"})
 SPEC_FIELDS = frozenset({
     "driver", "pool", "nodeName", "nodeSelector", "allNodes", "perDeviceNodeSelection", "devices", "sharedCounters",
 })
-
-
 SERVED = ("v1", "v1beta2", "v1beta1")  # resource.k8s.io versions a 1.36 API server serves ResourceSlice in
 
 
@@ -120,9 +117,7 @@ def _validate_object_meta(meta: Mapping[str, Any], old: Mapping[str, Any] | None
 def validate_resource_slice_spec(
     spec: Mapping[str, Any], old: Mapping[str, Any] | None, path: FieldPath, errs: Errors, *, beta1: bool = False
 ) -> None:
-    for key in spec:
-        if key not in SPEC_FIELDS:
-            errs.append((ids.UNKNOWN_FIELD, unknown_field(path.child(str(key)))))
+    unknown_fields(errs, spec, SPEC_FIELDS, path)
     driver = get_str(errs, spec, "driver", path) or ""
     errs += tag(ids.DRIVER, validate_driver_name(driver, path.child("driver")))
     pool = get_map(errs, spec, "pool", path) or {}
