@@ -470,7 +470,7 @@ def _slices(draw: st.DrawFn) -> Obj:
     return slice_with(*devices, driver=driver, annotations=annotations)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(_slices())
 def test_agrees_with_the_webhook_on_random_slices(obj: Obj) -> None:
     assert vap_devices(obj) == webhook_devices(obj)
