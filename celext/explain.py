@@ -121,7 +121,9 @@ def celext_matcher() -> Matcher:
         if hit is None or hit[0] is not device:
             hit = (device, celext.to_device(device, driver))  # type: ignore[attr-defined,unused-ignore]
             converted[id(device)] = hit
-        return bool(celext.compile(expression).matches(hit[1], driver))  # type: ignore[attr-defined,unused-ignore]
+        # the contract: Selector.matches also takes what to_device returned
+        selector: Any = celext.compile(expression)  # type: ignore[attr-defined,unused-ignore]
+        return bool(selector.matches(hit[1], driver))
 
     return matches
 

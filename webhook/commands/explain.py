@@ -110,8 +110,10 @@ def _node_text(node: NodeResult) -> list[str]:
         return [f"  node {name}: {word}: {node.reason}", *(f"    {d}" for d in node.details)]
     lines = [f"  node {name}: fits"]
     width = max((len(p.request) for p in node.picks), default=0)
+    id_width = max((len(p.device.id) for p in node.picks), default=0)
     for pick, numa in zip(node.picks, _values(node), strict=True):
-        lines.append(f"    {pick.request:<{width}}  {pick.device.id}" + (f"  numaNode {numa}" if numa else ""))
+        row = f"    {pick.request:<{width}}  {pick.device.id:<{id_width}}" + (f"  numaNode {numa}" if numa else "")
+        lines.append(row.rstrip())
     lines += [f"    {label}: {values}" for label, values in node.common]
     if node.numa:
         lines.append(f"    common numaNode: {node.numa}")
