@@ -123,6 +123,7 @@ def _as_v1(obj: Obj) -> Obj:
 
 def _decodable(obj: Obj) -> bool:
     """Only objects the API server can decode into its Go types reach admission; k8s-wire-type says which."""
+    assert "k8s-wire-type" in CATALOGUE, "the decodability check relies on the k8s-wire-type rule"
     return not any(f.rule == "k8s-wire-type" for f in run_rules(obj, Policy.default()).findings)
 
 
@@ -338,7 +339,7 @@ def _rule_test_objects() -> list[Obj]:
     namespace = {name: getattr(builders, name) for name in ("slice_with", "device", "attr", "NUMA", "DRIVER")}
     found: dict[str, Obj] = {}
     rule_tests = REPO / "tests" / "webhook" / "rules"
-    for path in [*sorted(rule_tests.glob("test_numa*.py")), rule_tests / "test_standard_attrs.py"]:
+    for path in sorted([*rule_tests.glob("test_numa*.py"), *rule_tests.glob("test_standard_attr*.py")]):
         source = path.read_text(encoding="utf-8")
         for node in ast.walk(ast.parse(source)):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "slice_with":
