@@ -1,0 +1,366 @@
+"""Parse, check and prepare an expression: everything that happens once per expression text.
+
+- `parse()`: cel-python's lark parser (positions propagated), cached; syntax errors become CompileError
+  with line/column, and constructs cel-python's grammar lacks (optional `.?`/`[?`, quoted fields) are named.
+- `check()`: what cel-go's checker would reject and celext can see without types: undeclared variables and
+  functions (`undeclared reference to 'foo'`), unknown `device` fields (`undefined field 'foo'`), unsupported
+  constructs (named, with the reason), statically non-bool results (`must evaluate to bool or the unknown
+  type, not int`), expressions over 10 KiB.
+- `rewrite()`: `cel.bind(x, init, body)` becomes `body` with `(init)` for each free `x` (cel-python has no
+  bind macro); `sets.contains(a, b)` style namespaced calls become calls of the dotted function name.
+- `device_paths()`: the device paths an expression reads, for result memoisation; None when not derivable.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import lark
+from celpy.celparser import CELParseError, CELParser
+from lark import Token, Tree
+
+from celext import env
+from celext.errors import CompileError
+
+MAX_LENGTH = 10 * 1024  # CELSelectorExpressionMaxLength
+_PARSER_LOCK = threading.Lock()
+_PARSERS: list[CELParser] = []  # built on first use (the Lark grammar takes ~0.1 s)
+Path = tuple[str, ...]
+
+
+def _parser() -> CELParser:
+    if not _PARSERS:
+        _PARSERS.append(CELParser(tree_class=lark.Tree))
+    return _PARSERS[0]
+
+
+def _syntax_hint(expression: str) -> str:
+    if ".?" in expression or "[?" in expression:
+        return "; optional field selection ('.?' / '[?') is not supported by celext (cel-python has no optional types)"
+    if "`" in expression:
+        return "; quoted field names (`a.`b-c``) are not supported by celext"
+    if "{{" in expression:
+        return "; the expression looks like an unrendered template ('{{ }}')"
+    return ""
+
+
+def _unexpected(expression: str, line: int | None, column: int | None) -> str:
+    lines = expression.splitlines() or [""]
+    if line is None or column is None or line > len(lines):
+        return "invalid syntax"
+    text = lines[line - 1]
+    if column > len(text):
+        return "unexpected end of input"
+    return f"unexpected {text[column - 1:column + 9].split()[0]!r}" if text[column - 1:].strip() else "invalid syntax"
+
+
+@functools.lru_cache(maxsize=2048)
+def parse(expression: str) -> Tree[Token]:
+    """The cel-python parse tree (shared and cached: never mutate it). Raises CompileError."""
+    if len(expression) > MAX_LENGTH:
+        raise CompileError(f"Too long: may not be more than {MAX_LENGTH} bytes")
+    if not expression.strip():
+        raise CompileError("Syntax error: the expression is empty", line=1, column=1)
+    try:
+        with _PARSER_LOCK:  # CELParser keeps the text being parsed on the shared instance
+            return _parser().parse(expression)
+    except CELParseError as err:
+        raise CompileError(f"Syntax error: {_unexpected(expression, err.line, err.column)}"
+                           f"{_syntax_hint(expression)}", line=err.line, column=err.column) from None
+    except RecursionError:
+        raise CompileError("Syntax error: the expression is nested too deeply") from None
+    except Exception as err:  # lark raises a few other exception types on odd input
+        raise CompileError(f"Syntax error: {err}".splitlines()[0]) from None
+
+
+def _pos(node: Any | Token) -> tuple[int | None, int | None]:
+    if isinstance(node, Token):
+        return node.line, node.column
+    meta = node.meta
+    return getattr(meta, "line", None), getattr(meta, "column", None)
+
+
+def _fail(message: str, node: Any | Token) -> CompileError:
+    line, column = _pos(node)
+    return CompileError(message, line=line, column=column)
+
+
+def simple_ident(node: Any) -> str | None:
+    """The identifier when `node` is nothing but one identifier (through the grammar's pass-through levels)."""
+    while isinstance(node, Tree):
+        if node.data == "ident":
+            token = node.children[0]
+            return str(token) if isinstance(token, Token) else None
+        if len(node.children) != 1 or not isinstance(node.children[0], Tree):
+            return None
+        node = node.children[0]
+    return None
+
+
+def string_literal(node: Any) -> str | None:
+    """The value of a plain string literal, else None."""
+    while isinstance(node, Tree) and node.data != "literal":
+        if len(node.children) != 1 or not isinstance(node.children[0], Tree):
+            return None
+        node = node.children[0]
+    if not isinstance(node, Tree):
+        return None
+    token = node.children[0]
+    if not isinstance(token, Token) or token.type != "STRING_LIT":
+        return None
+    text = str(token)
+    if text[:1] in "rR" or "\\" in text:
+        return None
+    return text[1:-1]
+
+
+def _args(node: Any) -> list[Tree[Token]]:
+    """The argument trees of a call node (the exprlist is the last child, when present)."""
+    last = node.children[-1]
+    if isinstance(last, Tree) and last.data == "exprlist":
+        return [c for c in last.children if isinstance(c, Tree)]
+    return []
+
+
+def _paren(expr: Any) -> Any:
+    return Tree("primary", [Tree("paren_expr", [expr], expr.meta)], expr.meta)
+
+
+def _substitute(node: Any, name: str, value: Any) -> Any:
+    """Replace free uses of `name` by `(value)`; stop where a macro or an inner bind rebinds it."""
+    if node.data == "primary" and simple_ident(node) == name:
+        return _paren(value)
+    if node.data == "member_dot_arg":
+        method = str(node.children[1])
+        args = _args(node)
+        if args and simple_ident(args[0]) == name and (
+                method in env.MACRO_NAMES or (method == "bind" and simple_ident(node.children[0]) == "cel")):
+            # The rebinding construct: substitute in the target/initialiser only.
+            target = _substitute(node.children[0], name, value)
+            if method == "bind":
+                init = _substitute(args[1], name, value) if len(args) > 1 else None
+                rest = [args[0], init, *args[2:]] if init is not None else args
+                return Tree(node.data, [node.children[0], node.children[1], Tree("exprlist", rest)], node.meta)
+            return Tree(node.data, [target, *node.children[1:]], node.meta)
+    children = [_substitute(c, name, value) if isinstance(c, Tree) else c for c in node.children]
+    return Tree(node.data, children, node.meta)
+
+
+def rewrite(node: Any) -> Any:
+    """Expand `cel.bind` and namespaced calls bottom-up (returns new trees; the input is not changed)."""
+    children = [rewrite(c) if isinstance(c, Tree) else c for c in node.children]
+    node = Tree(node.data, children, node.meta)
+    if node.data != "member_dot_arg":
+        return node
+    namespace = simple_ident(node.children[0])
+    method = str(node.children[1])
+    if namespace == "cel" and method == "bind":
+        args = _args(node)
+        if len(args) != 3 or simple_ident(args[0]) is None:
+            raise _fail("cel.bind() takes a variable name, an initialiser and an expression", node)
+        return Tree("member", [_paren(_substitute(args[2], str(simple_ident(args[0])), args[1]))], node.meta)
+    if namespace in ("sets", "lists", "strings") and f"{namespace}.{method}" in env.GLOBAL_NAMES:
+        token = Token("IDENT", f"{namespace}.{method}")
+        token.line, token.column = _pos(node.children[1])
+        call = Tree("ident_arg", [token, *node.children[2:]], node.meta)
+        return Tree("member", [Tree("primary", [call], node.meta)], node.meta)
+    return node
+
+
+def _macro_variable(node: Any) -> str:
+    args = _args(node)
+    method = str(node.children[1])
+    if len(args) == 3 and method in ("all", "exists", "exists_one"):
+        raise _fail(f"two-variable comprehensions ({method}(i, v, ...)) are not supported by celext "
+                    "(cel-python cannot add macros)", node)
+    if len(args) == 3 and method in ("map",):
+        raise _fail("the three-argument map(x, filter, transform) macro is not supported by celext", node)
+    if len(args) != 2 or simple_ident(args[0]) is None:
+        raise _fail(f"{method}() macro needs a variable name and an expression", node)
+    return str(simple_ident(args[0]))
+
+
+def check(node: Any, scope: frozenset[str] = frozenset()) -> None:
+    """Static checks on a rewritten tree; raises CompileError at the first problem."""
+    data = node.data
+    if data == "ident":
+        name = str(node.children[0])
+        if name == "device" or name in scope:
+            return
+        if name in env.UNSUPPORTED:
+            raise _fail(f"'{name}' is not supported: {env.UNSUPPORTED[name]}", node)
+        raise _fail(f"undeclared reference to '{name}'", node)
+    if data in ("dot_ident", "dot_ident_arg"):
+        raise _fail("leading-dot names ('.name') are not supported by celext", node)
+    if data == "member_object":
+        raise _fail("message construction ('Type{...}') has no meaning for device selectors", node)
+    if data == "ident_arg":
+        name = str(node.children[0])
+        if name not in env.GLOBAL_NAMES and name not in scope:
+            reason = env.UNSUPPORTED.get(name)
+            raise _fail(f"'{name}' is not supported: {reason}" if reason else f"undeclared reference to '{name}'",
+                        node)
+    if data == "member_dot" and simple_ident(node.children[0]) == "device" and "device" not in scope:
+        field = str(node.children[1])
+        if field not in env.DEVICE_FIELDS:
+            raise _fail(f"undefined field '{field}'", node.children[1])
+    if data == "member_dot_arg":
+        method = str(node.children[1])
+        receiver = simple_ident(node.children[0])
+        if receiver in env.NAMESPACES and receiver not in scope:
+            qualified = f"{receiver}.{method}"
+            reason = env.UNSUPPORTED.get(receiver if receiver == "optional" else method)
+            raise _fail(f"'{qualified}' is not supported: {reason}" if reason
+                        else f"undeclared reference to '{qualified}'", node.children[1])
+        if method in env.MACRO_NAMES:
+            variable = _macro_variable(node)
+            check(node.children[0], scope)
+            check(_args(node)[1], scope | {variable})
+            return
+        if method not in env.MEMBER_NAMES:
+            reason = env.UNSUPPORTED.get(method)
+            raise _fail(f"'{method}' is not supported: {reason}" if reason
+                        else f"undeclared reference to '{method}'", node.children[1])
+    for child in node.children:
+        if isinstance(child, Tree):
+            check(child, scope)
+
+
+# Static result types: only the cases that are certain without a type checker.
+_LITERAL_TYPES = {"INT_LIT": "int", "UINT_LIT": "uint", "FLOAT_LIT": "double", "STRING_LIT": "string",
+                  "MLSTRING_LIT": "string", "BYTES_LIT": "bytes", "BOOL_LIT": "bool", "NULL_LIT": "null_type"}
+_CALL_TYPES = {"size": "int", "int": "int", "uint": "uint", "double": "double", "string": "string",
+               "bytes": "bytes", "quantity": "kubernetes.Quantity", "semver": "kubernetes.Semver",
+               "timestamp": "google.protobuf.Timestamp", "duration": "google.protobuf.Duration",
+               "compareTo": "int", "major": "int", "minor": "int", "patch": "int", "asInteger": "int",
+               "asApproximateFloat": "double", "lowerAscii": "string", "upperAscii": "string", "trim": "string",
+               "find": "string", "findAll": "list(string)", "split": "list(string)", "add": "kubernetes.Quantity",
+               "sub": "kubernetes.Quantity", "charAt": "string", "substring": "string", "replace": "string",
+               "sign": "int", "join": "string", "format": "string", "indexOf": "int", "lastIndexOf": "int"}
+
+
+def static_type(node: Any) -> str | None:
+    """The result type when it is certain from syntax alone, else None (dyn)."""
+    data = node.data
+    if data in ("expr", "conditionalor", "conditionaland", "relation", "addition", "multiplication", "unary",
+                "member", "primary", "paren_expr") and len(node.children) == 1:
+        child = node.children[0]
+        return static_type(child) if isinstance(child, Tree) else None
+    if data in ("conditionalor", "conditionaland", "relation"):
+        return "bool"
+    if data == "unary" and isinstance(node.children[0], Tree) and node.children[0].data == "unary_not":
+        return "bool"
+    if data == "literal":
+        token = node.children[0]
+        return _LITERAL_TYPES.get(token.type) if isinstance(token, Token) else None
+    if data == "list_lit":
+        return "list"
+    if data == "map_lit":
+        return "map"
+    if data == "ident_arg":
+        return _CALL_TYPES.get(str(node.children[0]))
+    if data == "member_dot_arg":
+        method = str(node.children[1])
+        if method in ("map", "filter"):
+            return "list"
+        if method in ("all", "exists", "exists_one", "includes", "include", "startsWith", "endsWith", "contains",
+                      "matches", "isGreaterThan", "isLessThan", "isSorted", "isInteger"):
+            return "bool"
+        return _CALL_TYPES.get(method)
+    if data == "member_dot" and simple_ident(node.children[0]) == "device":
+        return {"driver": "string", "allowMultipleAllocations": "bool"}.get(str(node.children[1]))
+    if data in ("addition", "multiplication"):
+        left, right = (static_type(c) if isinstance(c, Tree) else None for c in node.children[:2])
+        operand = right or left
+        return operand if operand in ("int", "uint", "double", "string") else None
+    return None
+
+
+_PASS_THROUGH = frozenset({"expr", "conditionalor", "conditionaland", "relation", "addition", "multiplication",
+                           "unary", "member", "primary", "paren_expr"})
+
+
+def _chain(node: Any) -> Path | None:
+    """The device path a select/index chain spells (('attributes', 'd', 'id', ...)), else None."""
+    data = node.data
+    if data in _PASS_THROUGH and len(node.children) == 1 and isinstance(node.children[0], Tree):
+        return _chain(node.children[0])
+    if data == "ident":
+        return () if str(node.children[0]) == "device" else None
+    if data == "member_dot":
+        parent = _chain(node.children[0])
+        return None if parent is None else (*parent, str(node.children[1]))
+    if data == "member_index":
+        parent = _chain(node.children[0])
+        key = string_literal(node.children[1])
+        return None if parent is None or key is None else (*parent, key)
+    return None
+
+
+def _complete(path: Path) -> Path | None:
+    if path[:1] in (("driver",), ("allowMultipleAllocations",)):
+        return path[:1]
+    if path[:1] in (("attributes",), ("capacity",)) and len(path) >= 3:
+        return path[:3]
+    return None
+
+
+def _walk(node: Any) -> Iterator[Tree[Token]]:
+    """Every subtree occurrence (lark's iter_subtrees skips repeats, and cel.bind expansion shares subtrees)."""
+    pending: list[Any] = [node]
+    while pending:
+        current = pending.pop()
+        yield current
+        pending.extend(c for c in current.children if isinstance(c, Tree))
+
+
+def _device_uses(node: Any) -> Iterator[Tree[Token]]:
+    for sub in _walk(node):
+        if sub.data == "ident" and str(sub.children[0]) == "device":
+            yield sub
+
+
+def device_paths(node: Any) -> frozenset[Path] | None:
+    """The device paths read; None when some use of `device` is not a plain path (no memoisation)."""
+    for sub in _walk(node):
+        if sub.data == "member_dot_arg" and str(sub.children[1]) in env.MACRO_NAMES:
+            args = _args(sub)
+            if args and simple_ident(args[0]) == "device":
+                return None  # a macro variable shadows `device`
+    paths: set[Path] = set()
+    covered = 0
+    pending = [node]
+    while pending:
+        current = pending.pop()
+        chain = _chain(current)
+        complete = _complete(chain) if chain else None
+        if complete is not None:
+            paths.add(complete)
+            covered += 1
+            continue
+        pending.extend(c for c in current.children if isinstance(c, Tree))
+    total = sum(1 for _ in _device_uses(node))
+    return frozenset(paths) if covered == total else None
+
+
+@dataclass(frozen=True, slots=True)
+class Prepared:
+    """An expression ready for evaluation."""
+
+    expression: str
+    tree: Tree[Token]
+    paths: frozenset[Path] | None
+
+
+def prepare(expression: str) -> Prepared:
+    """parse + rewrite + check + result-type check; raises CompileError."""
+    tree = rewrite(parse(expression))
+    check(tree)
+    result_type = static_type(tree)
+    if result_type is not None and result_type != "bool":
+        raise CompileError(f"must evaluate to bool or the unknown type, not {result_type}", line=1, column=1)
+    return Prepared(expression, tree, device_paths(tree))

@@ -1,0 +1,54 @@
+"""The DRA CEL environment celext offers: which functions exist, which are refused and why.
+
+The Kubernetes DRA environment (StoredExpressions, as the scheduler uses it) = the CEL standard library,
+the Kubernetes base libraries (lists, regex, quantity, semver, URLs, IP/CIDR, authz, format), cel-go's
+strings v2, sets, lists v3, two-variable comprehensions, optional types, `cel.bind`, plus DRA's `includes`.
+celext provides what DRA selectors use; the rest is refused at compile time with a reason (`UNSUPPORTED`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from celext.lib import Library, bind, includes, lists, quantity, regex, semver, sets, strings
+from celext.lib.operators import OPERATORS
+
+
+def libraries() -> tuple[Library, ...]:
+    return (includes.library(), semver.library(), quantity.library(), lists.library(), strings.library(),
+            regex.library(), sets.library())
+
+
+FUNCTIONS: Mapping[str, Any] = {**bind(libraries()), **OPERATORS}
+
+# cel-python's own standard functions celext keeps (CEL standard library names).
+STANDARD_GLOBAL = frozenset({"size", "int", "uint", "double", "string", "bytes", "bool", "duration", "timestamp",
+                             "type", "dyn", "has", "matches"})
+STANDARD_MEMBER = frozenset({"size", "contains", "startsWith", "endsWith", "matches", "getDate", "getDayOfMonth",
+                             "getDayOfWeek", "getDayOfYear", "getFullYear", "getMonth", "getHours",
+                             "getMilliseconds", "getMinutes", "getSeconds"})
+MACRO_NAMES = frozenset({"all", "exists", "exists_one", "map", "filter"})
+
+GLOBAL_NAMES = STANDARD_GLOBAL | {o.name for lib in libraries() for o in lib.overloads if not o.member}
+# `sign` is declared as a global upstream; the member spelling from its docs is accepted too.
+MEMBER_NAMES = (STANDARD_MEMBER | MACRO_NAMES | {"sign"}
+                | {o.name for lib in libraries() for o in lib.overloads if o.member})
+
+_NO_OPTIONALS = "optional types are not supported by celext (cel-python has no optional values)"
+UNSUPPORTED: Mapping[str, str] = {
+    "sortBy": "the lists extension macro sortBy() cannot be added to cel-python (no user-defined macros)",
+    "transformList": "two-variable comprehension macros cannot be added to cel-python",
+    "transformMap": "two-variable comprehension macros cannot be added to cel-python",
+    "transformMapEntry": "two-variable comprehension macros cannot be added to cel-python",
+    "orValue": _NO_OPTIONALS, "hasValue": _NO_OPTIONALS, "optMap": _NO_OPTIONALS, "optFlatMap": _NO_OPTIONALS,
+    "or": _NO_OPTIONALS, "value": _NO_OPTIONALS, "optional": _NO_OPTIONALS,
+    "url": "the Kubernetes URL library is not provided by celext", "isURL": "the Kubernetes URL library is not "
+    "provided by celext", "ip": "the Kubernetes IP library is not provided by celext",
+    "isIP": "the Kubernetes IP library is not provided by celext",
+    "cidr": "the Kubernetes CIDR library is not provided by celext",
+    "isCIDR": "the Kubernetes CIDR library is not provided by celext",
+    "authorizer": "the Kubernetes authz library has no meaning for device selectors",
+}
+NAMESPACES = frozenset({"sets", "lists", "strings", "cel", "optional"})
+DEVICE_FIELDS = frozenset({"driver", "attributes", "capacity", "allowMultipleAllocations"})

@@ -1,0 +1,198 @@
+"""cel-python's interpreter, adjusted to the semantics and error texts Kubernetes DRA selectors have.
+
+`DRAEvaluator` subclasses `celpy.evaluation.Evaluator` (the engine stays cel-python; only the seams differ):
+- a cost budget: every operation node costs like an upstream cost unit (identifier, select, index, call,
+  literal list/map, one unit per comprehension iteration); past the limit the evaluation stops with
+  `operation cancelled: actual cost limit exceeded` (cel-go's wording), so runaway expressions end early;
+- map lookups of a missing key are `no such key: <key>` for both `m.key` and `m["key"]` (cel-go's text);
+- the comprehension macros (`all`, `exists`, `exists_one`, `map`, `filter`) follow cel-go: errors are absorbed
+  by a decisive result in `all`/`exists`, a non-iterable target is `got '<Go type>', expected iterable type`,
+  and cel-python's non-standard `min`/`reduce` macros are not macros here (`min()` is the lists library's).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import lark
+from celpy import celtypes
+from celpy.evaluation import Activation, CELEvalError, Evaluator
+
+from celext.quantity import Quantity
+from celext.semver import Semver
+
+COST_LIMIT = 1_000_000  # CELSelectorExpressionMaxCost
+COST_EXCEEDED = "operation cancelled: actual cost limit exceeded"
+MACROS = frozenset({"all", "exists", "exists_one", "map", "filter"})
+
+# Nodes that are only grammar levels cost nothing; the rest cost one unit each, as cel-go charges per
+# identifier, select, index, call and aggregate literal.
+_FREE = frozenset({"expr", "conditionalor", "conditionaland", "relation", "addition", "multiplication", "unary",
+                   "member", "primary", "literal", "exprlist", "paren_expr", "mapinits", "fieldinits"})
+
+_GO_TYPE_NAMES: tuple[tuple[type, str], ...] = (
+    (celtypes.BoolType, "types.Bool"), (celtypes.IntType, "types.Int"), (celtypes.UintType, "types.Uint"),
+    (celtypes.DoubleType, "types.Double"), (celtypes.StringType, "types.String"),
+    (celtypes.BytesType, "types.Bytes"), (celtypes.TimestampType, "types.Timestamp"),
+    (celtypes.DurationType, "types.Duration"), (Semver, "cel.Semver"), (Quantity, "cel.Quantity"),
+)
+_CEL_TYPE_NAMES: tuple[tuple[type, str], ...] = (
+    (celtypes.BoolType, "bool"), (celtypes.IntType, "int"), (celtypes.UintType, "uint"),
+    (celtypes.DoubleType, "double"), (celtypes.StringType, "string"), (celtypes.BytesType, "bytes"),
+    (celtypes.ListType, "list"), (celtypes.MapType, "map"), (celtypes.TimestampType, "google.protobuf.Timestamp"),
+    (celtypes.DurationType, "google.protobuf.Duration"), (Semver, "kubernetes.Semver"),
+    (Quantity, "kubernetes.Quantity"), (type, "type"),
+)
+
+
+def go_type_name(value: Any) -> str:
+    """The Go type cel-go names in `got '<type>', expected iterable type`."""
+    for cls, name in _GO_TYPE_NAMES:
+        if isinstance(value, cls):
+            return name
+    return "types.Null" if value is None else type(value).__name__
+
+
+def cel_type_name(value: Any) -> str:
+    """The CEL type name (`TypeName()`), as in `CEL result of type list could not be converted to bool`."""
+    for cls, name in _CEL_TYPE_NAMES:
+        if isinstance(value, cls):
+            return name
+    return "null_type" if value is None else type(value).__name__
+
+
+_VALUE_TYPES = (celtypes.BoolType, celtypes.IntType, celtypes.UintType, celtypes.DoubleType, celtypes.StringType,
+                celtypes.BytesType, celtypes.ListType, celtypes.TimestampType, celtypes.DurationType, Semver, Quantity)
+
+
+class CostLimitExceeded(Exception):
+    """Raised through the interpreter when the budget is spent; turned into an EvaluationError."""
+
+
+class Budget:
+    """Cost units left for one evaluation, shared with the nested evaluators of comprehensions."""
+
+    __slots__ = ("left",)
+
+    def __init__(self, limit: int) -> None:
+        self.left = limit
+
+    def charge(self, units: int = 1) -> None:
+        self.left -= units
+        if self.left < 0:
+            raise CostLimitExceeded(COST_EXCEEDED)
+
+
+class DRAEvaluator(Evaluator):
+    """One evaluation of one expression (not shared between threads; cheap to create)."""
+
+    def __init__(self, ast: lark.Tree[Any], activation: Activation, budget: Budget) -> None:
+        super().__init__(ast, activation)
+        self.budget = budget
+
+    def sub_evaluator(self, ast: lark.Tree[Any]) -> DRAEvaluator:
+        return DRAEvaluator(ast, self.activation, self.budget)
+
+    def _visit_tree(self, tree: lark.Tree[Any]) -> Any:
+        # lark's Interpreter routes both visit() and visit_children() through here: one place to charge.
+        if tree.data not in _FREE:
+            self.budget.left -= 1
+            if self.budget.left < 0:
+                raise CostLimitExceeded(COST_EXCEEDED)
+        return getattr(self, tree.data)(tree)
+
+    visit = _visit_tree
+
+    def visit_children(self, tree: lark.Tree[Any]) -> list[Any]:
+        return [self._visit_tree(c) if isinstance(c, lark.Tree) else c for c in tree.children]
+
+    def member_dot(self, tree: lark.Tree[Any]) -> Any:
+        member_tree, name_token = tree.children
+        name = str(name_token)
+        member = self.visit(member_tree)
+        if isinstance(member, celtypes.MapType) and not isinstance(member, celtypes.MessageType):
+            try:
+                return member[celtypes.StringType(name)]
+            except KeyError:
+                return CELEvalError(f"no such key: {name}")
+        if isinstance(member, CELEvalError):
+            return member
+        if isinstance(member, celtypes.MessageType) or not isinstance(member, _VALUE_TYPES):
+            return super().member_dot(tree)
+        return CELEvalError(f"type '{cel_type_name(member)}' does not support field selection")
+
+    def member_index(self, tree: lark.Tree[Any]) -> Any:
+        member, index = self.visit_children(tree)
+        if isinstance(member, CELEvalError):
+            return member
+        if isinstance(index, CELEvalError):
+            return index
+        if isinstance(member, celtypes.MapType):
+            try:
+                return member[index]
+            except KeyError:
+                return CELEvalError(f"no such key: {index}")
+            except TypeError:
+                return CELEvalError(f"unsupported key type: {cel_type_name(index)}")
+        if isinstance(member, celtypes.ListType):
+            if isinstance(index, celtypes.BoolType) or not isinstance(index, (int, celtypes.DoubleType)):
+                return CELEvalError("no such overload")
+            position = int(index)
+            if position != index or not 0 <= position < len(member):
+                return CELEvalError(f"index out of range: {index}")
+            return member[position]
+        return CELEvalError("no such overload")
+
+    def member_dot_arg(self, tree: lark.Tree[Any]) -> Any:
+        name = str(tree.children[1])
+        if name in MACROS and len(tree.children) == 3:
+            return self._comprehension(tree, name)
+        if name in ("min", "reduce"):
+            member, ident, *rest = self.visit_children(tree)
+            return self.method_eval(member, ident, rest[0] if rest else None)
+        return super().member_dot_arg(tree)
+
+    def _comprehension(self, tree: lark.Tree[Any], name: str) -> Any:
+        target = self.visit(tree.children[0])
+        if isinstance(target, CELEvalError):
+            return target
+        if not isinstance(target, (celtypes.ListType, celtypes.MapType)):
+            return CELEvalError(f"got '{go_type_name(target)}', expected iterable type")
+        var_tree, body = tree.children[2].children
+        variable = str(next(var_tree.find_data("ident")).children[0])
+        nested = self.sub_evaluator(body)
+        found_error: CELEvalError | None = None
+        results: list[Any] = []
+        count = 0
+        for item in list(target):
+            self.budget.charge()
+            value: Any
+            try:
+                value = nested.evaluate({variable: item})
+            except CELEvalError as err:
+                value = err
+            if name in ("map", "filter", "exists_one") and isinstance(value, CELEvalError):
+                return value
+            if name == "map":
+                results.append(value)
+                continue
+            if not isinstance(value, (celtypes.BoolType, CELEvalError)):
+                return CELEvalError("no such overload")
+            if name == "filter":
+                if value:
+                    results.append(item)
+            elif name == "exists_one":
+                count += bool(value)
+            elif isinstance(value, CELEvalError):
+                found_error = found_error or value
+            elif name == "all" and not value:
+                return celtypes.BoolType(False)
+            elif name == "exists" and value:
+                return celtypes.BoolType(True)
+        if name in ("map", "filter"):
+            return celtypes.ListType(results)
+        if name == "exists_one":
+            return celtypes.BoolType(count == 1)
+        if found_error is not None:
+            return found_error
+        return celtypes.BoolType(name == "all")

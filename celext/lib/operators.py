@@ -1,0 +1,135 @@
+"""CEL operators with the semantics Kubernetes runs (cel-go, CrossTypeNumericComparisons on).
+
+They replace cel-python's `_==_`, `_!=_`, `_<_`, `_<=_`, `_>_`, `_>=_` and `_in_`, whose equality raises on
+mixed types (`IntType(4) == StringType("4")`) and whose ordering errors on `1 < 1.5`:
+- equality is heterogeneous: values of different types are unequal, int/uint/double compare numerically,
+  lists and maps compare element by element;
+- `kubernetes.Semver` and `kubernetes.Quantity` only compare with their own type; against anything else
+  `==` is the runtime error `no such overload` (their `Equal` returns that error upstream);
+- ordering accepts int/uint/double across types, and same-type string, bytes, bool, timestamp, duration.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from celpy import celtypes
+from celpy.evaluation import CELEvalError
+
+from celext.quantity import Quantity
+from celext.semver import Semver
+
+_NUMBERS = (celtypes.IntType, celtypes.UintType, celtypes.DoubleType)
+_OPAQUE = (Semver, Quantity)
+_ORDERED_SAME_TYPE = (celtypes.StringType, celtypes.BytesType, celtypes.TimestampType, celtypes.DurationType)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, _NUMBERS) and not isinstance(value, celtypes.BoolType)
+
+
+def equal(a: Any, b: Any) -> bool | CELEvalError:
+    """CEL `==` at runtime; a CELEvalError when an opaque type meets another type."""
+    if isinstance(a, CELEvalError):
+        return a
+    if isinstance(b, CELEvalError):
+        return b
+    if isinstance(a, _OPAQUE) or isinstance(b, _OPAQUE):
+        if type(a) is type(b):
+            return bool(a == b)
+        return CELEvalError("no such overload")
+    if isinstance(a, celtypes.BoolType) or isinstance(b, celtypes.BoolType):
+        return isinstance(a, celtypes.BoolType) and isinstance(b, celtypes.BoolType) and int(a) == int(b)
+    if _is_number(a):
+        return _is_number(b) and a == b  # Python compares int and float exactly
+    if a is None or b is None:
+        return a is None and b is None
+    if isinstance(a, celtypes.ListType):
+        if not isinstance(b, celtypes.ListType) or len(a) != len(b):
+            return False
+        for x, y in zip(a, b, strict=True):
+            same = equal(x, y)
+            if same is not True:
+                return same
+        return True
+    if isinstance(a, celtypes.MapType):
+        if not isinstance(b, celtypes.MapType) or len(a) != len(b):
+            return False
+        for key, value in a.items():
+            if key not in b:
+                return False
+            same = equal(value, b[key])
+            if same is not True:
+                return same
+        return True
+    if isinstance(a, (str, bytes)) or isinstance(b, (str, bytes)):
+        return type(a) is type(b) and a == b
+    try:
+        return type(a) is type(b) and bool(a == b)
+    except Exception:
+        return False
+
+
+def _equal_value(a: Any, b: Any) -> Any:
+    same = equal(a, b)
+    return same if isinstance(same, CELEvalError) else celtypes.BoolType(same)
+
+
+def _not_equal_value(a: Any, b: Any) -> Any:
+    same = equal(a, b)
+    return same if isinstance(same, CELEvalError) else celtypes.BoolType(not same)
+
+
+def compare(a: Any, b: Any) -> int | CELEvalError:
+    """-1/0/1 for CEL ordering; `no such overload` for types without an order between them."""
+    if isinstance(a, CELEvalError):
+        return a
+    if isinstance(b, CELEvalError):
+        return b
+    numbers = _is_number(a) and _is_number(b)
+    bools = isinstance(a, celtypes.BoolType) and isinstance(b, celtypes.BoolType)
+    if not (numbers or bools or (isinstance(a, _ORDERED_SAME_TYPE) and type(a) is type(b))):
+        return CELEvalError("no such overload")
+    if numbers and (math.isnan(a) or math.isnan(b)):  # NaN: every ordering is false
+        return 2
+    return int((a > b) - (a < b))
+
+
+def _ordering(test: str) -> Any:
+    def op(a: Any, b: Any) -> Any:
+        order = compare(a, b)
+        if isinstance(order, CELEvalError):
+            return order
+        if order == 2:
+            return celtypes.BoolType(False)
+        return celtypes.BoolType({"<": order < 0, "<=": order <= 0, ">": order > 0, ">=": order >= 0}[test])
+
+    op.__name__ = f"_{test}_"
+    return op
+
+
+def contained(item: Any, container: Any) -> Any:
+    """CEL `in`: list membership by CEL equality; map membership by key."""
+    if isinstance(item, CELEvalError):
+        return item
+    if isinstance(container, CELEvalError):
+        return container
+    if isinstance(container, celtypes.ListType):
+        return celtypes.BoolType(any(equal(element, item) is True for element in container))
+    if isinstance(container, celtypes.MapType):
+        if isinstance(item, celtypes.StringType):
+            return celtypes.BoolType(item in container)
+        return celtypes.BoolType(any(equal(key, item) is True for key in container))
+    return CELEvalError("no such overload")
+
+
+OPERATORS = {
+    "_==_": _equal_value,
+    "_!=_": _not_equal_value,
+    "_<_": _ordering("<"),
+    "_<=_": _ordering("<="),
+    "_>_": _ordering(">"),
+    "_>=_": _ordering(">="),
+    "_in_": contained,
+}

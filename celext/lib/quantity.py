@@ -1,0 +1,64 @@
+"""The Kubernetes quantity library (apiserver `library.Quantity`).
+
+    quantity(<string>) -> Quantity             a bad string is a runtime error with the upstream text
+    isQuantity(<string>) -> bool
+    sign(<Quantity>) -> int                    a global function upstream (`sign(q)`), also callable as `q.sign()`
+    <Quantity>.isGreaterThan(<Quantity>) / .isLessThan(<Quantity>) -> bool
+    <Quantity>.compareTo(<Quantity>) -> int
+    <Quantity>.add(<Quantity | int>) / .sub(<Quantity | int>) -> Quantity
+    <Quantity>.asInteger() -> int              error `cannot convert value to integer` unless isInteger()
+    <Quantity>.isInteger() -> bool             upstream AsInt64 semantics (see celext.quantity)
+    <Quantity>.asApproximateFloat() -> double
+`mul`, `div` and `divInt` (newer than the Kubernetes releases DRA targets here) are not provided.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from celpy import celtypes
+from celpy.evaluation import CELEvalError
+
+from celext.lib import Library, overload
+from celext.quantity import Quantity, from_int, is_quantity, parse_quantity
+
+_S = celtypes.StringType
+_B = celtypes.BoolType
+_I = celtypes.IntType
+
+
+def _quantity(text: Any) -> Any:
+    try:
+        return parse_quantity(str(text))
+    except ValueError as err:
+        return CELEvalError(str(err))
+
+
+def _as_integer(q: Quantity) -> Any:
+    value = q.as_int64()
+    if value is None:
+        return CELEvalError("cannot convert value to integer")
+    return _I(value)
+
+
+def _int_arg(value: Any) -> Quantity:
+    return from_int(int(value))
+
+
+def library() -> Library:
+    return Library("kubernetes.quantity", (
+        overload("quantity", "string_to_quantity", (_S,), _quantity, member=False),
+        overload("isQuantity", "is_quantity_string", (_S,), lambda s: _B(is_quantity(str(s))), member=False),
+        overload("sign", "quantity_sign", (Quantity,), lambda q: _I(q.sign()), member=False),
+        overload("isGreaterThan", "quantity_is_greater_than", (Quantity, Quantity), lambda a, b: _B(a.compare(b) == 1)),
+        overload("isLessThan", "quantity_is_less_than", (Quantity, Quantity), lambda a, b: _B(a.compare(b) == -1)),
+        overload("compareTo", "quantity_compare_to", (Quantity, Quantity), lambda a, b: _I(a.compare(b))),
+        overload("asApproximateFloat", "quantity_get_float", (Quantity,),
+                 lambda q: celtypes.DoubleType(q.as_approximate_float())),
+        overload("asInteger", "quantity_get_int", (Quantity,), _as_integer),
+        overload("isInteger", "quantity_is_integer", (Quantity,), lambda q: _B(q.as_int64() is not None)),
+        overload("add", "quantity_add", (Quantity, Quantity), lambda a, b: a.add(b)),
+        overload("add", "quantity_add_int", (Quantity, _I), lambda a, b: a.add(_int_arg(b))),
+        overload("sub", "quantity_sub", (Quantity, Quantity), lambda a, b: a.sub(b)),
+        overload("sub", "quantity_sub_int", (Quantity, _I), lambda a, b: a.sub(_int_arg(b))),
+    ))

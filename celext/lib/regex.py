@@ -1,0 +1,51 @@
+"""The Kubernetes regex library (apiserver `library.Regex`); `matches` is CEL's own (cel-python, RE2).
+
+    <string>.find(<string>) -> string                  the first match, "" when none
+    <string>.findAll(<string>[, <int>]) -> list(string) all matches (at most n when n >= 0)
+Patterns use RE2 syntax through google-re2, the engine cel-python uses for `matches`, as cel-go does.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import re2  # type: ignore[import-untyped]
+from celpy import celtypes
+from celpy.evaluation import CELEvalError
+
+from celext.lib import Library, overload
+
+_S = celtypes.StringType
+
+
+@functools.lru_cache(maxsize=256)
+def _compiled(pattern: str) -> Any:
+    return re2.compile(pattern)
+
+
+def _find(text: str, pattern: str) -> Any:
+    try:
+        found = _compiled(str(pattern)).search(str(text))
+    except re2.error as err:
+        return CELEvalError(f"error parsing regexp: {err}")
+    return _S(found.group(0) if found else "")
+
+
+def _find_all(text: str, pattern: str, limit: int = -1) -> Any:
+    try:
+        regex = _compiled(str(pattern))
+    except re2.error as err:
+        return CELEvalError(f"error parsing regexp: {err}")
+    if limit == 0:
+        return celtypes.ListType()
+    found = [_S(m.group(0)) for m in regex.finditer(str(text))]
+    return celtypes.ListType(found if limit < 0 else found[:limit])
+
+
+def library() -> Library:
+    return Library("kubernetes.regex", (
+        overload("find", "string_find_string", (_S, _S), _find),
+        overload("findAll", "string_find_all_string", (_S, _S), _find_all),
+        overload("findAll", "string_find_all_string_int", (_S, _S, celtypes.IntType), _find_all),
+    ))

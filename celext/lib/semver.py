@@ -1,0 +1,45 @@
+"""The Kubernetes semver library (apiserver `library.SemverLib`, version 1 as in Kubernetes >= 1.33).
+
+    semver(<string>) -> Semver                 strict semver 2.0.0; a bad string is a runtime error
+    semver(<string>, <bool>) -> Semver         true: normalise first (`v1.2` -> 1.2.0)
+    isSemver(<string>[, <bool>]) -> bool
+    <Semver>.major() / .minor() / .patch() -> int
+    <Semver>.isGreaterThan(<Semver>) / .isLessThan(<Semver>) -> bool
+    <Semver>.compareTo(<Semver>) -> int        -1, 0, 1; build metadata is ignored
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from celpy import celtypes
+from celpy.evaluation import CELEvalError
+
+from celext.lib import Library, overload
+from celext.semver import Semver, is_semver, normalize_and_parse, parse_semver
+
+_S = celtypes.StringType
+_B = celtypes.BoolType
+
+
+def _semver(text: Any, normalize: Any = False) -> Any:
+    try:
+        return normalize_and_parse(str(text)) if normalize else parse_semver(str(text))
+    except ValueError as err:
+        return CELEvalError(str(err))
+
+
+def library() -> Library:
+    return Library("kubernetes.Semver", (
+        overload("semver", "string_to_semver", (_S,), _semver, member=False),
+        overload("semver", "string_bool_to_semver", (_S, _B), _semver, member=False),
+        overload("isSemver", "is_semver_string", (_S,), lambda s: _B(is_semver(str(s))), member=False),
+        overload("isSemver", "is_semver_string_bool", (_S, _B),
+                 lambda s, n: _B(is_semver(str(s), normalize=bool(n))), member=False),
+        overload("major", "semver_major", (Semver,), lambda v: celtypes.IntType(v.major)),
+        overload("minor", "semver_minor", (Semver,), lambda v: celtypes.IntType(v.minor)),
+        overload("patch", "semver_patch", (Semver,), lambda v: celtypes.IntType(v.patch)),
+        overload("isGreaterThan", "semver_is_greater_than", (Semver, Semver), lambda a, b: _B(a.compare(b) == 1)),
+        overload("isLessThan", "semver_is_less_than", (Semver, Semver), lambda a, b: _B(a.compare(b) == -1)),
+        overload("compareTo", "semver_compare_to", (Semver, Semver), lambda a, b: celtypes.IntType(a.compare(b))),
+    ))

@@ -1,0 +1,141 @@
+"""The CEL `device` variable, built from one ResourceSlice device exactly as Kubernetes builds it.
+
+Mirrors `CompilationResult.DeviceMatches` / `getAttributeValue` in k8s.io/dynamic-resource-allocation/cel
+(master, where list attributes are always converted):
+- `device.driver` is the slice's `spec.driver`; `device.allowMultipleAllocations` defaults to false;
+- `device.attributes[domain][id]`: an unqualified name lives under the driver's domain; a missing domain is
+  an empty map; a missing id is the runtime error `no such key: <id>`;
+- values: `int/bool/string/version` scalars, `ints/bools/strings/versions` lists (list fields win when
+  several are set, as upstream checks them first); versions are strict semver 2.0.0;
+- the whole map is built eagerly: a bad version (`attribute <name>: parse semantic version: ...`) or a
+  value-less attribute (`attribute <name>: unsupported attribute value`) fails every selector on the device;
+- `device.capacity[domain][id]` are quantities (`{value: "16Gi"}`; the older plain-string form too).
+The wire form may be v1/v1beta2 (`attributes` on the device) or v1beta1 (`basic.attributes`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from celpy import celtypes
+
+from celext.quantity import parse_quantity
+from celext.semver import parse_semver
+
+ABSENT: Any = object()  # a path the device does not have (part of memo keys)
+
+
+class IdMap(celtypes.MapType):
+    """attributes[domain] / capacity[domain]: a missing id raises KeyError -> `no such key: <id>`."""
+
+
+class DomainMap(celtypes.MapType):
+    """attributes / capacity: a missing domain reads as an empty map (`mapper.Find` with a default)."""
+
+    def __missing__(self, key: Any) -> Any:
+        if isinstance(key, str):
+            return IdMap()
+        raise KeyError(key)
+
+
+class Device(celtypes.MapType):
+    """The CEL `device` value. `error` is set when Kubernetes would fail every selector on this device."""
+
+    error: str | None = None
+
+    def lookup(self, path: tuple[str, ...]) -> Any:
+        """The value at a device path (('driver',), ('attributes', domain, id), ...), or ABSENT."""
+        node: Any = self
+        for part in path:
+            if not isinstance(node, dict) or part not in node:
+                return ABSENT
+            node = node[part]
+        return node
+
+
+_INT, _BOOL, _STR = celtypes.IntType, celtypes.BoolType, celtypes.StringType
+
+
+def _scalar(kind: str, raw: Any) -> Any:
+    if kind == "int" and isinstance(raw, int) and not isinstance(raw, bool):
+        return _INT(raw)
+    if kind == "bool" and isinstance(raw, bool):
+        return _BOOL(raw)
+    if kind == "string" and isinstance(raw, str):
+        return _STR(raw)
+    if kind == "version" and isinstance(raw, str):
+        return parse_semver(raw)
+    raise TypeError(kind)
+
+
+_LIST_FIELDS = (("ints", "int"), ("bools", "bool"), ("strings", "string"), ("versions", "version"))
+_SCALAR_FIELDS = ("int", "bool", "string", "version")
+
+
+def attribute_value(attribute: Any) -> Any:
+    """One attribute's CEL value; ValueError with the upstream wording after `attribute <name>: `."""
+    if not isinstance(attribute, Mapping):
+        raise ValueError("unsupported attribute value")
+    try:
+        for field, kind in _LIST_FIELDS:
+            items = attribute.get(field)
+            if items is not None:
+                if not isinstance(items, list):
+                    raise ValueError("unsupported attribute value")
+                return celtypes.ListType(_scalar(kind, item) for item in items)
+        for kind in _SCALAR_FIELDS:
+            raw = attribute.get(kind)
+            if raw is not None:
+                return _scalar(kind, raw)
+    except TypeError:
+        raise ValueError("unsupported attribute value") from None
+    except ValueError as err:
+        if str(err) == "unsupported attribute value":
+            raise
+        raise ValueError(f"parse semantic version: {err}") from None
+    raise ValueError("unsupported attribute value")
+
+
+def split_name(name: str, driver: str) -> tuple[str, str]:
+    """Upstream `parseQualifiedName`: `domain/id`, or the driver's domain for a bare id."""
+    domain, sep, ident = name.partition("/")
+    return (domain, ident) if sep else (driver, name)
+
+
+def to_device(device: Mapping[str, Any], driver: str) -> Device:
+    """Convert one `spec.devices[i]` entry (wire form) and the slice's `spec.driver` into the CEL `device`."""
+    if isinstance(device, Device):
+        return device
+    body: Mapping[str, Any] = device.get("basic") or device if isinstance(device, Mapping) else {}
+    result = Device()
+    result[_STR("driver")] = _STR(driver or "")
+    result[_STR("allowMultipleAllocations")] = _BOOL(body.get("allowMultipleAllocations") is True)
+    attributes, capacity = DomainMap(), DomainMap()
+    raw_attributes = body.get("attributes")
+    for name, attribute in (raw_attributes.items() if isinstance(raw_attributes, Mapping) else ()):
+        try:
+            value = attribute_value(attribute)
+        except ValueError as err:
+            if result.error is None:
+                result.error = f"attribute {name}: {err}"
+            continue
+        domain, ident = split_name(str(name), driver)
+        inner: Any = attributes.setdefault(_STR(domain), IdMap())
+        inner[_STR(ident)] = value
+    raw_capacity = body.get("capacity")
+    for name, entry in (raw_capacity.items() if isinstance(raw_capacity, Mapping) else ()):
+        raw = entry.get("value") if isinstance(entry, Mapping) else entry
+        try:
+            quantity = parse_quantity(str(raw))
+        except ValueError as err:
+            # Kubernetes cannot even decode such an object; draguard reports it on evaluation.
+            if result.error is None:
+                result.error = f"capacity {name}: {err}"
+            continue
+        domain, ident = split_name(str(name), driver)
+        inner = capacity.setdefault(_STR(domain), IdMap())
+        inner[_STR(ident)] = quantity
+    result[_STR("attributes")] = attributes
+    result[_STR("capacity")] = capacity
+    return result
