@@ -285,3 +285,38 @@ def test_corpus_coordinator_claims_name_a_class_that_does_not_exist(corpus: Path
     assert isinstance(error, str)
     assert error.startswith("claim test/q0, request q: could not retrieve device class "
                             "dra-cpu-2-dra-memory-2-gpu-amd-com-8-sriovnetw-a8e66b43-quarter: ")
+
+
+def test_corpus_tradeoffs_solution_a_needs_list_semantics(corpus: Path, tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """The doc's Solution A: GPU and NIC scalar pcieRoot inside the CPU's pcieRoot list (needs KEP-5491);
+    Solution B needs the GPU driver to publish dra.net/numaNode, which its example slice does not.
+
+    The illustrative slices use `quantity:` for capacity values and elide all but one NIC, so the copy
+    fixes the former and asks for one GPU and one NIC.
+    """
+    folder = corpus / "topology-co-placement"
+    text = (folder / "docs-topology-attribute-tradeoffs.yaml").read_text()
+    copy = tmp_path / "tradeoffs.yaml"
+    text = text.replace("        quantity: ", "        value: ").replace("        count: 2", "        count: 1")
+    copy.write_text(text)
+    argv = ["explain", str(copy), "--slices", str(copy), "--format", "json"]
+    for path in sorted(folder.glob("drivers-*.yaml")):
+        argv += ["--classes", str(path)]
+    outcomes = {}
+    for semantics in ("list", "scalar"):
+        assert cli.main([*argv, "--semantics", semantics]) == 1
+        out = json.loads(capsys.readouterr().out)
+        outcomes[semantics] = {c["claim"]: only_node(c) for c in out["claims"]}
+    a_list, a_scalar = (outcomes[s]["ResourceClaim test/solution-a-full"] for s in ("list", "scalar"))
+    assert a_list["status"] == "fits"
+    assert a_list["common"] == [
+        {"constraint": "matchAttribute resource.kubernetes.io/pcieRoot", "values": "{pci0000:15}"},
+        {"constraint": "matchAttribute resource.kubernetes.io/pcieRoot", "values": "{pci0000:6a}"},
+        {"constraint": "matchAttribute dra.net/numaNode", "values": "{0}"},
+    ]
+    assert a_scalar["status"] == "no-fit"
+    assert a_scalar["reason"].endswith("without list semantics a list value cannot match (fails closed)")
+    b_list = outcomes["list"]["ResourceClaim test/solution-b-full"]
+    assert b_list["reason"] == ("constraint #0 (matchAttribute dra.net/numaNode): device gpu.amd.com//gpu-0 "
+                                "(request gpu) has no attribute dra.net/numaNode")
