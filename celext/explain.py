@@ -119,10 +119,10 @@ def celext_matcher() -> Matcher:
     def matches(expression: str, device: Obj, driver: str) -> bool:
         hit = converted.get(id(device))
         if hit is None or hit[0] is not device:
-            hit = (device, celext.to_device(device, driver))  # type: ignore[attr-defined,unused-ignore]
+            hit = (device, celext.to_device(device, driver))
             converted[id(device)] = hit
         # the contract: Selector.matches also takes what to_device returned
-        selector: Any = celext.compile(expression)  # type: ignore[attr-defined,unused-ignore]
+        selector: Any = celext.compile(expression)
         return bool(selector.matches(hit[1], driver))
 
     return matches

@@ -55,7 +55,7 @@ def evaluate(expression: str, slices: Sequence[Mapping[str, Any]]) -> list[Group
     from webhook.wire import get_map, get_str
 
     try:
-        selector = celext.compile(expression)  # type: ignore[attr-defined,unused-ignore]
+        selector = celext.compile(expression)
     except CompileError as err:
         raise DraguardError(f"cannot compile EXPR: {err}") from None
     groups: dict[tuple[str, str, str], Group] = {}
