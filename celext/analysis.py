@@ -23,6 +23,8 @@ from typing import Literal, TypeAlias
 
 from lark import Token, Tree
 
+from celext.compile import parse
+
 Kind = Literal["attributes", "capacity"]
 AST: TypeAlias = "Tree[Token]"
 Node: TypeAlias = "Tree[Token] | Token"
@@ -163,18 +165,6 @@ def analyze(expression: str) -> Facts:
     )
     return Facts(expression, refs, tuple(walker.domains), uses, calls, guards, walker.cost,
                  tuple(walker.unbounded))
-
-
-def parse(expression: str) -> AST:  # TEMP until celext.parse lands
-    from celpy.celparser import CELParseError, CELParser
-
-    from celext.errors import CompileError
-
-    try:
-        tree: AST = CELParser().parse(expression)
-    except CELParseError as err:
-        raise CompileError(str(err)) from None
-    return tree
 
 
 def _replace_ref(use: Use, ref: AttributeRef) -> Use:

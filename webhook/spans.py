@@ -40,6 +40,9 @@ def style_of(text: str, start: int) -> str:
 def value_offsets(text: str, start: int, value: str) -> list[int] | None:
     """Offsets in `text` of each character of `value` (len(value) + 1 entries), or None when unsure."""
     style = style_of(text, start)
+    direct = _verbatim(text, start, value, style)
+    if direct is not None:
+        return list(range(direct, direct + len(value) + 1))
     if style == '"':
         chars: Iterator[_Char] = _double(text, start + 1)
     elif style == "'":
@@ -49,6 +52,24 @@ def value_offsets(text: str, start: int, value: str) -> list[int] | None:
     else:
         chars = _plain(text, start)
     return _align(chars, value)
+
+
+def _verbatim(text: str, start: int, value: str, style: str) -> int | None:
+    """Where `value` is spelled character for character (the common one-line case), else None."""
+    if style in ('"', "'"):
+        at = start + 1
+        plain_run = "\n" not in value and style not in value and "\\" not in value
+        return at if plain_run and text.startswith(value + style, at) else None
+    if style in ("|", ">"):
+        content = value.rstrip("\n")
+        line_end = text.find("\n", start)
+        if line_end < 0 or "\n" in content:
+            return None
+        at = line_end + 1
+        while text.startswith(" ", at):
+            at += 1
+        return at if text.startswith(content + "\n", at) or text[at:] == content else None
+    return start if "\n" not in value and text.startswith(value, start) else None
 
 
 def _align(chars: Iterator[_Char], value: str) -> list[int] | None:
@@ -173,9 +194,10 @@ class LineIndex:
 
     def __init__(self, text: str) -> None:
         self.starts = [0]
-        for k, c in enumerate(text):
-            if c == "\n":
-                self.starts.append(k + 1)
+        at = text.find("\n")
+        while at >= 0:
+            self.starts.append(at + 1)
+            at = text.find("\n", at + 1)
 
     def line_column(self, offset: int) -> tuple[int, int]:
         line = bisect.bisect_right(self.starts, offset) - 1

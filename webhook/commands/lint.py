@@ -88,22 +88,22 @@ def run(args: argparse.Namespace) -> int:
         for file in result.files:
             if file.fixed is not None and file.fixed.text != file.original:
                 Path(file.source).write_text(file.fixed.text, encoding="utf-8")
-            for target, reason in file.fixed.skipped if file.fixed is not None else []:
-                print(f"draguard: {file.source}: {target.path}: not fixed: {reason}", file=sys.stderr)
+            for skipped, reason in file.fixed.skipped if file.fixed is not None else []:
+                print(f"draguard: {file.source}: {skipped.path}: not fixed: {reason}", file=sys.stderr)
 
     findings = result.findings
     summary = Summary(objects=result.objects, skipped=result.skipped(), suppressed=result.suppressed,
                       problems=[str(p) for p in problems])
-    for name, file in outputs:
-        color = name == "text" and file is None and sys.stdout.isatty()
+    for name, target in outputs:
+        color = name == "text" and target is None and sys.stdout.isatty()
         text = render(name, findings, summary, color=color)
-        if file is None:
+        if target is None:
             sys.stdout.write(text)
         else:
             try:
-                Path(file).write_text(text, encoding="utf-8")
+                Path(target).write_text(text, encoding="utf-8")
             except OSError as err:
-                raise DraguardError(f"--format {name}={file}: cannot write: {err.strerror or err}") from None
+                raise DraguardError(f"--format {name}={target}: cannot write: {err.strerror or err}") from None
     if problems:
         return 2
     threshold = Action(args.fail_on).rank

@@ -38,11 +38,9 @@ def facts_of(site: Site) -> Facts | None:
 def compile_error(expression: str) -> CompileError | None:
     """What the DRA CEL environment says about `expression` (None when it compiles)."""
     import celext
-    from celext.analysis import parse
 
-    compile_ = getattr(celext, "compile", parse)  # TEMP: until celext.compile lands
     try:
-        compile_(expression)
+        celext.compile(expression)
     except CompileError as err:
         return err
     return None
@@ -86,7 +84,8 @@ def _compile(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
         if facts is not None and _only_include(facts, err):
             continue  # selector-includes-spelling says it better, with a fix
         start = offset_of(expression, err.line, err.column)
-        yield Finding(site.path, f"compilation failed: {_first_line(err.message)}", span=(start, min(start + 1, len(expression))),
+        yield Finding(site.path, f"compilation failed: {_first_line(err.message)}",
+                      span=(start, min(start + 1, len(expression))),
                       hint="the API server rejects a selector that does not compile")
 
 
