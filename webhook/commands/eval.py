@@ -89,7 +89,8 @@ def render_text(groups: Sequence[Group]) -> str:
         lines += [f"    no match  {name}" for name in g.misses]
         lines += [f"    error     {name}: {message}" for name, message in g.errors]
     matches, misses, errors = _totals(groups)
-    lines.append(f"{matches + misses + errors} devices: {matches} match, {misses} do not, {errors} errors")
+    noun = "error" if errors == 1 else "errors"
+    lines.append(f"{matches + misses + errors} devices: {matches} match, {misses} no match, {errors} {noun}")
     return "\n".join(lines)
 
 

@@ -80,7 +80,7 @@ def test_text_groups_by_node_driver_and_pool(slices: str, capsys: pytest.Capture
         "(all nodes)\n"
         "  dra.net (pool fabric): 1 of 1 match\n"
         "    match     switch-0\n"
-        "5 devices: 3 match, 1 do not, 1 errors\n"
+        "5 devices: 3 match, 1 no match, 1 error\n"
     )
 
 
@@ -96,13 +96,13 @@ def test_json_output(slices: str, capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_no_match_exits_1(slices: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.main(["eval", 'device.driver == "gpu.example.com"', "--slices", slices]) == 1
-    assert capsys.readouterr().out.endswith("5 devices: 0 match, 5 do not, 0 errors\n")
+    assert capsys.readouterr().out.endswith("5 devices: 0 match, 5 no match, 0 errors\n")
 
 
 def test_guarded_lookup_has_no_errors(slices: str, capsys: pytest.CaptureFixture[str]) -> None:
     guarded = 'has(device.attributes["resource.kubernetes.io"].numaNode) && ' + INCLUDES_4
     assert cli.main(["eval", guarded, "--slices", slices]) == 0
-    assert capsys.readouterr().out.endswith("5 devices: 3 match, 2 do not, 0 errors\n")
+    assert capsys.readouterr().out.endswith("5 devices: 3 match, 2 no match, 0 errors\n")
 
 
 def test_bad_expression_is_a_usage_error(slices: str, capsys: pytest.CaptureFixture[str]) -> None:
