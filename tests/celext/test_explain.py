@@ -315,3 +315,15 @@ def test_all_devices_with_an_incomplete_pool_aborts_as_upstream() -> None:
     assert result.status == "error"
     assert result.reason == ("claim ns/c, request cpu: asks for all devices, but resource pool dra.cpu/n1 is "
                              "currently being updated")
+
+
+def test_upstream_distinct_case_picks_the_disjoint_pair() -> None:
+    """Upstream allocator test: strings [v1,v2], [v2,v3], [v3,v4], count 2 -> allocated (the first and third)."""
+    attr = "dra.cpu/group"
+    slices = [rslice("dra.cpu", [{"name": n, "attributes": {attr: {"strings": v}}} for n, v in
+                                 (("a", ["v1", "v2"]), ("b", ["v2", "v3"]), ("c", ["v3", "v4"]))])]
+    result = on_n1(claim(request("cpu", "dra.cpu", count=2), constraints=[{"distinctAttribute": attr}]), slices)
+    assert picked(result) == [("cpu", "a"), ("cpu", "c")]
+    scalar = on_n1(claim(request("cpu", "dra.cpu", count=2), constraints=[{"distinctAttribute": attr}]), slices,
+                   semantics="scalar")
+    assert scalar.status == "no-fit"  # pre-list: a second device with a list value is refused
