@@ -176,6 +176,16 @@ def test_malformed_requests_get_a_clear_4xx_on_the_wire(
     assert b"Traceback" not in reply.body
 
 
+def test_a_chunked_body_is_read_like_any_other(webhook_server: Server) -> None:
+    conn = webhook_server.connect()
+    try:
+        conn.request("POST", SLICES, body=iter([REVIEW[:100], REVIEW[100:]]), headers=JSON, encode_chunked=True)
+        raw = conn.getresponse()
+        assert (raw.status, json.loads(raw.read())["response"]) == (200, {"uid": "uid-m", "allowed": True})
+    finally:
+        conn.close()
+
+
 def test_wrong_method_and_unknown_path(webhook_server: Server) -> None:
     assert webhook_server.get(SLICES).status == 405
     assert webhook_server.post("/validate/pods", REVIEW).status == 404
