@@ -11,8 +11,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from celpy.evaluation import base_functions
+
 from celext.lib import Library, bind, includes, lists, quantity, regex, semver, sets, strings
-from celext.lib.operators import OPERATORS
+from celext.lib.operators import OPERATORS, to_int
 
 
 def libraries() -> tuple[Library, ...]:
@@ -20,7 +22,7 @@ def libraries() -> tuple[Library, ...]:
             regex.library(), sets.library())
 
 
-FUNCTIONS: Mapping[str, Any] = {**bind(libraries()), **OPERATORS}
+FUNCTIONS: Mapping[str, Any] = {**base_functions, **bind(libraries()), **OPERATORS, "int": to_int}
 
 # cel-python's own standard functions celext keeps (CEL standard library names).
 STANDARD_GLOBAL = frozenset({"size", "int", "uint", "double", "string", "bytes", "bool", "duration", "timestamp",

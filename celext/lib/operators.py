@@ -124,7 +124,7 @@ def contained(item: Any, container: Any) -> Any:
     return CELEvalError("no such overload")
 
 
-OPERATORS = {
+OPERATORS: dict[str, Any] = {
     "_==_": _equal_value,
     "_!=_": _not_equal_value,
     "_<_": _ordering("<"),
@@ -133,3 +133,30 @@ OPERATORS = {
     "_>=_": _ordering(">="),
     "_in_": contained,
 }
+
+
+_INT64 = (-(2**63), 2**63 - 1)
+
+
+def to_int(value: Any) -> Any:
+    """CEL `int()`: cel-python's version rebuilds a decorator per call; same results, range-checked."""
+    if isinstance(value, CELEvalError):
+        return value
+    try:
+        if isinstance(value, celtypes.StringType):
+            number = int(value, 0) if value[:2].lower() in ("0x", "-0") and "x" in value[:3].lower() else int(value)
+        elif isinstance(value, celtypes.BoolType):
+            return CELEvalError("found no matching overload for 'int' applied to '(bool)'")
+        elif isinstance(value, (celtypes.IntType, celtypes.UintType)):
+            number = int(value)
+        elif isinstance(value, celtypes.DoubleType):
+            if math.isnan(value) or math.isinf(value):
+                return CELEvalError("double is out of range for int")
+            number = math.trunc(value)
+        else:
+            return celtypes.IntType(value)
+    except ValueError:
+        return CELEvalError(f"type conversion error from 'string' to 'int': {value!r}")
+    if not _INT64[0] <= number <= _INT64[1]:
+        return CELEvalError("integer overflow")
+    return celtypes.IntType(number)
