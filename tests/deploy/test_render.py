@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import copy
+import os
+from pathlib import Path
 
 import pytest
 
@@ -96,3 +98,22 @@ CLUSTER_SCOPED = {
     "ValidatingAdmissionPolicy",
     "ValidatingAdmissionPolicyBinding",
 }
+
+
+@pytest.mark.parametrize("overlay", ["job-certs", "cert-manager"])
+def test_one_image_setting_in_a_user_overlay_repoints_every_container(overlay: str, tmp_path: Path) -> None:
+    # What docs/deploy.md tells users to do: an overlay of their own with one `images` entry.
+    source = os.path.relpath(KUSTOMIZATIONS[overlay], tmp_path)
+    (tmp_path / "kustomization.yaml").write_text(
+        f"resources:\n  - {source}\n"
+        "images:\n  - name: ghcr.io/draguard/draguard\n    newName: registry.example.com/draguard\n"
+        "    newTag: 9.9.9\n",
+        encoding="utf-8",
+    )
+    images = {
+        c["image"]
+        for o in render(tmp_path)
+        for spec in pod_specs([o]).values()
+        for c in spec.get("initContainers", []) + spec["containers"]
+    }
+    assert images == {"registry.example.com/draguard:9.9.9"}
