@@ -12,13 +12,15 @@ experimental`: `GatherPools`, `validateDeviceRequest`, `allocateOne`, `isSelecta
 - a device is a candidate for a request when all class selectors and then all request selectors
   match; requests are served in order, `exactly` with `count` (combinations, never permutations)
   or `allocationMode: All`, `firstAvailable` subrequests tried in order;
+- capacity requests consume what the device publishes, rounded by its request policy; devices with
+  `allowMultipleAllocations` serve several requests while their capacity lasts (`celext.capacity`);
 - constraints are checked as each device is placed (see `celext.constraints`), and the search
   backtracks exactly, as upstream does, up to a bound on work;
 - a CEL error in a selector aborts the claim with the allocator's message, not "no match".
 
 draguard's own parts: the reasons reported when nothing fits (the first request without enough
 candidates, else the constraint rejection reached deepest in the search, with the values of every
-candidate), the work bound, and what is not modelled (capacity amounts, counters, taints, devices
+candidate), the work bound, and what is not modelled (shared counters, taints, devices
 already allocated to other claims: every claim is explained against an empty cluster).
 """
 
@@ -27,8 +29,10 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any, Literal
 
+from celext.capacity import Consumed, consume
 from celext.constraints import (
     Constraint,
     MatchAttribute,
@@ -100,7 +104,7 @@ class _Request:
     selectors: tuple[str, ...]
     all_devices: bool
     count: int
-    capacity: bool
+    capacity: Obj  # exactly.capacity.requests: capacity name -> quantity
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,7 +178,7 @@ def _request(raw: Obj, name: str, claim: str, classes: Mapping[str, Obj]) -> _Re
     if mode not in ("ExactCount", "All"):
         raise ClaimError(f"claim {claim}, request {name}: unsupported count mode {mode}")
     count = raw.get("count", 1)
-    capacity = isinstance(raw.get("capacity"), Mapping) and bool(raw["capacity"].get("requests"))
+    capacity = _map(_map(raw.get("capacity")).get("requests"))
     return _Request(name, class_name, _selectors(spec.get("selectors"), f"class {class_name}"),
                     _selectors(raw.get("selectors"), f"claim {claim}, request {name}"),
                     mode == "All", count if isinstance(count, int) and count > 0 else 1, capacity)
@@ -239,6 +243,8 @@ class _Search:
     steps: int = 0
     picks: list[Pick] = field(default_factory=list)
     in_use: set[str] = field(default_factory=set)
+    taken: dict[str, Consumed] = field(default_factory=dict)  # capacity shares of shareable devices so far
+    consumed: list[Consumed] = field(default_factory=list)  # per pick, to give it back on backtracking
     memo: dict[tuple[str, int], bool] = field(default_factory=dict)
     found: dict[str, list[int]] = field(default_factory=dict)  # selectable indices below upto, per request
     upto: dict[str, int] = field(default_factory=dict)
@@ -335,6 +341,9 @@ class _Search:
         self.steps += 1
         if self.steps > self.max_steps:
             raise _Bound
+        consumed = consume(request.capacity, device.wire, device.driver, self.taken.get(device.id))
+        if isinstance(consumed, str):
+            return False  # CmpRequestOverCapacity: skip the device (explain_why reports it)
         for k, constraint in enumerate(self.constraints):
             problem = constraint.add(request.name, device.id, device.wire, device.driver)
             if problem is not None:
@@ -349,11 +358,21 @@ class _Search:
         self.picks.append(Pick(request.name, device))
         if not device.shareable:
             self.in_use.add(device.id)
+        else:  # shares of one device add up (allocatingCapacity)
+            taken = self.taken.setdefault(device.id, {})
+            for name, amount in consumed.items():
+                taken[name] = taken.get(name, Decimal(0)) + amount
+        self.consumed.append(consumed)
         return True
 
     def _unplace(self) -> None:
         pick = self.picks.pop()
+        consumed = self.consumed.pop()
         self.in_use.discard(pick.device.id)
+        if pick.device.shareable:
+            taken = self.taken[pick.device.id]
+            for name, amount in consumed.items():
+                taken[name] -= amount
         for constraint in reversed(self.constraints):
             constraint.remove(pick.request)
 

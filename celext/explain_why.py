@@ -80,6 +80,14 @@ def why_not(search: _Search, notes: Sequence[str]) -> tuple[str, tuple[str, ...]
         reason = (f"request {entry.name}: no device matches" if all(not candidates[r.name] for r in short)
                   else f"request {entry.name}: not enough matching devices")
         return reason, tuple(details)
+    for entry in search.entries:
+        roomy = {r.name: [i for i in candidates[r.name] if _room(search, r, i) is None] for r in entry.options}
+        if any(len(roomy[r.name]) >= _needed(r) for r in entry.options):
+            continue
+        for r in entry.options:
+            for i in candidates[r.name][:SHOWN]:
+                details.append(f"{search.devices[i].id}: {_room(search, r, i)}")
+        return f"request {entry.name}: no matching device has room for the requested capacity", tuple(details)
     depth, index, problem = search.deepest
     if depth >= 0 and problem is not None:
         constraint = search.constraints[index]
@@ -87,6 +95,15 @@ def why_not(search: _Search, notes: Sequence[str]) -> tuple[str, tuple[str, ...]
         return f"constraint #{index} ({constraint.label()}): {problem}", tuple(details)
     details += [f"request {name}: {len(found)} candidate(s)" for name, found in candidates.items()]
     return "the requests compete for the same devices: no way to give each its own", tuple(details)
+
+
+def _room(search: _Search, request: _Request, index: int) -> str | None:
+    """Why the device alone cannot give the request its capacity, or None."""
+    from celext.capacity import consume
+
+    device = search.devices[index]
+    outcome = consume(request.capacity, device.wire, device.driver)
+    return outcome if isinstance(outcome, str) else None
 
 
 def _values(search: _Search, attribute: str, requests: frozenset[str],

@@ -327,3 +327,27 @@ def test_upstream_distinct_case_picks_the_disjoint_pair() -> None:
     scalar = on_n1(claim(request("cpu", "dra.cpu", count=2), constraints=[{"distinctAttribute": attr}]), slices,
                    semantics="scalar")
     assert scalar.status == "no-fit"  # pre-list: a second device with a list value is refused
+
+
+MEMORY = [rslice("dra.cpu", [{
+    "name": "memory-0", "allowMultipleAllocations": True, "attributes": {NUMA: {"int": 0}},
+    "capacity": {"size": {"value": "128Gi", "requestPolicy": {"default": "1Mi",
+                                                               "validRange": {"min": "4Ki", "step": "4Ki"}}}},
+}])]
+
+
+def size(name: str, amount: str) -> Wire:
+    return request(name, "dra.cpu", capacity={"requests": {"size": amount}})
+
+
+def test_shares_of_one_device_add_up_to_its_capacity() -> None:
+    assert picked(on_n1(claim(size("a", "64Gi"), size("b", "64Gi")), MEMORY)) == [("a", "memory-0"), ("b", "memory-0")]
+    third = on_n1(claim(size("a", "64Gi"), size("b", "64Gi"), size("c", "4Ki")), MEMORY)
+    assert third.status == "no-fit"
+    assert third.reason == "the requests compete for the same devices: no way to give each its own"
+
+
+def test_a_request_larger_than_any_device_says_so() -> None:
+    result = on_n1(claim(size("mem", "256Gi")), MEMORY)
+    assert result.reason == "request mem: no matching device has room for the requested capacity"
+    assert result.details == ("dra.cpu/n1/memory-0: dra.cpu/size: needs 256Gi, the device has 128Gi",)
