@@ -117,3 +117,21 @@ def test_one_image_setting_in_a_user_overlay_repoints_every_container(overlay: s
         for c in spec.get("initContainers", []) + spec["containers"]
     }
     assert images == {"registry.example.com/draguard:9.9.9"}
+
+
+def test_a_user_overlay_replaces_the_policy_file_in_place(tmp_path: Path) -> None:
+    # The configMapGenerator recipe of docs/deploy.md: same ConfigMap name, so the Deployment mounts the new file.
+    source = os.path.relpath(KUSTOMIZATIONS["job-certs"], tmp_path)
+    (tmp_path / "policy.yaml").write_text("rules:\n  numa-node-order: deny\n", encoding="utf-8")
+    (tmp_path / "kustomization.yaml").write_text(
+        f"resources:\n  - {source}\nconfigMapGenerator:\n  - name: draguard-policy\n    namespace: draguard\n"
+        "    behavior: replace\n    files:\n      - policy.yaml\n",
+        encoding="utf-8",
+    )
+    objects = render(tmp_path)
+    (config,) = [o for o in objects if o["kind"] == "ConfigMap"]
+    assert config["metadata"]["name"] == "draguard-policy"
+    assert config["data"] == {"policy.yaml": "rules:\n  numa-node-order: deny\n"}
+    (deployment,) = [o for o in objects if o["kind"] == "Deployment"]
+    volumes = {v["name"]: v for v in deployment["spec"]["template"]["spec"]["volumes"]}
+    assert volumes["policy"]["configMap"]["name"] == "draguard-policy"
