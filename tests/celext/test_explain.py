@@ -351,3 +351,25 @@ def test_a_request_larger_than_any_device_says_so() -> None:
     result = on_n1(claim(size("mem", "256Gi")), MEMORY)
     assert result.reason == "request mem: no matching device has room for the requested capacity"
     assert result.details == ("dra.cpu/n1/memory-0: dra.cpu/size: needs 256Gi, the device has 128Gi",)
+
+
+JSONISH = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 3) | st.sampled_from(["", "x", "dra.cpu", "All", NUMA, "4Ki"]),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(
+        st.sampled_from(["name", "exactly", "firstAvailable", "deviceClassName", "count", "allocationMode",
+                         "selectors", "capacity", "requests", "matchAttribute", "distinctAttribute", "devices",
+                         "attributes", "pool", "driver", "nodeName", "allNodes", "spec", "int", "ints"]),
+        inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(requests=JSONISH, constraints=JSONISH, devices=JSONISH)
+def test_malformed_objects_never_escape_as_exceptions(requests: Any, constraints: Any, devices: Any) -> None:
+    obj = {"kind": "ResourceClaim", "metadata": {"name": "c"},
+           "spec": {"devices": {"requests": requests, "constraints": constraints}}}
+    slices = [{"kind": "ResourceSlice", "metadata": {"name": "s"},
+               "spec": {"driver": "dra.cpu", "nodeName": "n1", "devices": devices}}, rslice("dra.cpu", [dev("c", 0)])]
+    result = explain(obj, CLASSES, slices, [Node("n1")], matcher=lambda e, d, drv: True, max_steps=1000)
+    assert isinstance(result, ClaimResult)
