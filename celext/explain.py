@@ -245,6 +245,7 @@ class _Search:
     in_use: set[str] = field(default_factory=set)
     taken: dict[str, Consumed] = field(default_factory=dict)  # capacity shares of shareable devices so far
     consumed: list[Consumed] = field(default_factory=list)  # per pick, to give it back on backtracking
+    room: dict[tuple[str, str], Consumed | str] = field(default_factory=dict)  # consume() on an untouched device
     memo: dict[tuple[str, int], bool] = field(default_factory=dict)
     found: dict[str, list[int]] = field(default_factory=dict)  # selectable indices below upto, per request
     upto: dict[str, int] = field(default_factory=dict)
@@ -341,7 +342,15 @@ class _Search:
         self.steps += 1
         if self.steps > self.max_steps:
             raise _Bound
-        consumed = consume(request.capacity, device.wire, device.driver, self.taken.get(device.id))
+        taken = self.taken.get(device.id)
+        if taken:  # what is left depends on earlier shares of this device
+            consumed = consume(request.capacity, device.wire, device.driver, taken)
+        else:
+            key = (request.name, device.id)
+            hit = self.room.get(key)
+            if hit is None:
+                hit = self.room[key] = consume(request.capacity, device.wire, device.driver)
+            consumed = hit
         if isinstance(consumed, str):
             return False  # CmpRequestOverCapacity: skip the device (explain_why reports it)
         for k, constraint in enumerate(self.constraints):
