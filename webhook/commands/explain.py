@@ -47,7 +47,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from celext.explain import DEFAULT_MAX_STEPS, explain
+    from celext.explain import DEFAULT_MAX_STEPS, celext_matcher, explain
     from celext.pools import Node, nodes_of
     from webhook.commands.eval import load
     from webhook.errors import DraguardError
@@ -67,7 +67,8 @@ def run(args: argparse.Namespace) -> int:
     nodes = nodes_of(slices, [o for o in inventory if o.get("kind") == "Node"])
     if args.node is not None:
         nodes = [n for n in nodes if n.name == args.node] or [Node(args.node, {})]
-    results = [explain(c, classes, slices, nodes, semantics=args.semantics,
+    matcher = celext_matcher()  # one per run: each device is converted to CEL once for all claims
+    results = [explain(c, classes, slices, nodes, semantics=args.semantics, matcher=matcher,
                        max_steps=args.max_steps or DEFAULT_MAX_STEPS) for c in claims]
     print(render_json(args.semantics, results) if args.format == "json" else render_text(results))
     return 0 if all(r.fits for r in results) else 1
