@@ -70,6 +70,11 @@ def parse(expression: str) -> Tree[Token]:
         with _PARSER_LOCK:  # CELParser keeps the text being parsed on the shared instance
             return _parser().parse(expression)
     except CELParseError as err:
+        cause = err.__context__
+        if getattr(getattr(cause, "token", None), "type", None) == "$END":
+            lines = expression.splitlines() or [""]
+            raise CompileError(f"Syntax error: unexpected end of input{_syntax_hint(expression)}",
+                               line=len(lines), column=len(lines[-1]) + 1) from None
         raise CompileError(f"Syntax error: {_unexpected(expression, err.line, err.column)}"
                            f"{_syntax_hint(expression)}", line=err.line, column=err.column) from None
     except RecursionError:

@@ -33,8 +33,8 @@ _CALL_COST = {"find": 3, "findAll": 3, "matches": 3}
 
 # Nodes that are only grammar levels cost nothing; the rest cost one unit each, as cel-go charges per
 # identifier, select, index, call and aggregate literal.
-_FREE = frozenset({"const", "expr", "conditionalor", "conditionaland", "relation", "addition", "multiplication", "unary",
-                   "member", "primary", "literal", "exprlist", "paren_expr", "mapinits", "fieldinits"})
+_FREE = frozenset({"const", "expr", "conditionalor", "conditionaland", "member", "primary", "literal", "exprlist",
+                   "paren_expr", "mapinits", "fieldinits"})
 
 _GO_TYPE_NAMES: tuple[tuple[type, str], ...] = (
     (celtypes.BoolType, "types.Bool"), (celtypes.IntType, "types.Int"), (celtypes.UintType, "types.Uint"),
@@ -132,6 +132,7 @@ class DRAEvaluator(Evaluator):
         if kind == "const":
             return child.children[0]
         if kind == "ident":
+            self.budget.charge()
             name = str(child.children[0])
             try:
                 return self.activation.resolve_variable(name)

@@ -58,7 +58,7 @@ def _sum(items: _L) -> Any:
     for item in items[1:]:
         if type(item) is not type(total):
             return CELEvalError("no such overload")
-        total = total + item
+        total = type(total)(total + item)
     return total
 
 

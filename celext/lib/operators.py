@@ -29,6 +29,11 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, _NUMBERS) and not isinstance(value, celtypes.BoolType)
 
 
+def _plain(value: Any) -> int | float:
+    """celtypes numbers refuse to compare across types; builtin int/float compare exactly."""
+    return float(value) if isinstance(value, celtypes.DoubleType) else int(value)
+
+
 def equal(a: Any, b: Any) -> bool | CELEvalError:
     """CEL `==` at runtime; a CELEvalError when an opaque type meets another type."""
     if isinstance(a, CELEvalError):
@@ -42,7 +47,7 @@ def equal(a: Any, b: Any) -> bool | CELEvalError:
     if isinstance(a, celtypes.BoolType) or isinstance(b, celtypes.BoolType):
         return isinstance(a, celtypes.BoolType) and isinstance(b, celtypes.BoolType) and int(a) == int(b)
     if _is_number(a):
-        return _is_number(b) and a == b  # Python compares int and float exactly
+        return _is_number(b) and _plain(a) == _plain(b)  # Python compares int and float exactly
     if a is None or b is None:
         return a is None and b is None
     if isinstance(a, celtypes.ListType):
@@ -91,8 +96,10 @@ def compare(a: Any, b: Any) -> int | CELEvalError:
     bools = isinstance(a, celtypes.BoolType) and isinstance(b, celtypes.BoolType)
     if not (numbers or bools or (isinstance(a, _ORDERED_SAME_TYPE) and type(a) is type(b))):
         return CELEvalError("no such overload")
-    if numbers and (math.isnan(a) or math.isnan(b)):  # NaN: every ordering is false
-        return 2
+    if numbers:
+        a, b = _plain(a), _plain(b)
+        if math.isnan(a) or math.isnan(b):  # NaN: every ordering is false
+            return 2
     return int((a > b) - (a < b))
 
 

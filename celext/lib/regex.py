@@ -24,11 +24,18 @@ def _compiled(pattern: str) -> Any:
     return re2.compile(pattern)
 
 
+def _error(err: Exception) -> CELEvalError:
+    detail = err.args[0] if err.args else err
+    if isinstance(detail, bytes):
+        detail = detail.decode(errors="replace")
+    return CELEvalError(f"error parsing regexp: {detail}")
+
+
 def _find(text: str, pattern: str) -> Any:
     try:
         found = _compiled(str(pattern)).search(str(text))
     except re2.error as err:
-        return CELEvalError(f"error parsing regexp: {err}")
+        return _error(err)
     return _S(found.group(0) if found else "")
 
 
@@ -36,7 +43,7 @@ def _find_all(text: str, pattern: str, limit: int = -1) -> Any:
     try:
         regex = _compiled(str(pattern))
     except re2.error as err:
-        return CELEvalError(f"error parsing regexp: {err}")
+        return _error(err)
     if limit == 0:
         return celtypes.ListType()
     found = [_S(m.group(0)) for m in regex.finditer(str(text))]

@@ -1,0 +1,37 @@
+"""The Kubernetes quantity CEL library."""
+
+from __future__ import annotations
+
+import pytest
+
+from celext.quantity import FORMAT_ERROR
+from tests.celext.outcome import outcome
+
+M = 'device.capacity["gpu.example.com"].memory'
+
+
+@pytest.mark.parametrize(
+    ("expression", "expected"),
+    [
+        (f'{M}.compareTo(quantity("16Gi")) >= 0', True),
+        (f'{M}.isGreaterThan(quantity("40Gi"))', False),
+        (f'{M} == quantity("40960Mi")', True),
+        ('quantity("1Gi").isGreaterThan(quantity("1000M"))', True),
+        ('quantity("200M").compareTo(quantity("0.2G")) == 0', True),
+        ('quantity("1.5").isInteger()', False),
+        ('quantity("1k").isInteger() && quantity("1k").asInteger() == 1000', True),
+        ('quantity("1.5").asInteger() == 1', "eval: cannot convert value to integer"),
+        ('quantity("100m").asApproximateFloat() == 0.1', True),
+        ('quantity("50k").add(quantity("20k")) == quantity("70k")', True),
+        ('quantity("50k").add(20) == quantity("50020")', True),
+        ('quantity("50k").sub(20000) == quantity("30k")', True),
+        ('sign(quantity("-1")) == -1 && quantity("0").sign() == 0', True),
+        ('isQuantity("1Gi") && !isQuantity("1GiB")', True),
+        ('quantity("1x") == quantity("1")', f"eval: {FORMAT_ERROR}"),
+        (f'{M}.compareTo(semver("1.0.0")) == 0', "eval: found no matching overload for 'compareTo'"),
+        (f"{M} == 42949672960", "eval: no such overload"),
+        ('device.capacity["other.example.com"].memory.isGreaterThan(quantity("1"))', "eval: no such key: memory"),
+    ],
+)
+def test_quantity_library(expression: str, expected: bool | str) -> None:
+    assert outcome(expression) == expected

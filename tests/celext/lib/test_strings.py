@@ -1,0 +1,36 @@
+"""cel-go strings extension (version 2)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.celext.outcome import outcome
+
+MODEL = 'device.attributes["gpu.example.com"].model'
+
+
+@pytest.mark.parametrize(
+    ("expression", "expected"),
+    [
+        (f'{MODEL}.lowerAscii().startsWith("a100")', True),
+        ('"ÄbC".lowerAscii() == "Äbc" && "abc".upperAscii() == "ABC"', True),   # ASCII only
+        (f'{MODEL}.indexOf("100") == 1 && "abcabc".indexOf("c", 3) == 5 && "abc".indexOf("") == 0', True),
+        ('"abcabc".lastIndexOf("b") == 4 && "abcabc".lastIndexOf("b", 3) == 1', True),
+        ('"abc".indexOf("a", 4) == 0', "eval: index out of range: 4"),
+        ('"héllo".charAt(1) == "é" && "abc".charAt(3) == ""', True),
+        ('"abc".charAt(4) == ""', "eval: index out of range: 4"),
+        ('"hello".substring(1, 3) == "el" && "hello".substring(3) == "lo"', True),
+        ('"hello".substring(3, 1) == ""', "eval: invalid substring range. start: 3, end: 1"),
+        ('"a,b,c".split(",") == ["a", "b", "c"] && "a,b,c".split(",", 2) == ["a", "b,c"]', True),
+        ('"a,b,c".split(",").join("-") == "a-b-c" && ["x", "y"].join() == "xy"', True),
+        ('"aXa".replace("a", "b") == "bXb" && "aaa".replace("a", "b", 2) == "bba"', True),
+        ('"  x \\t".trim() == "x"', True),
+        ('"%s-%d-%.2f".format(["a", 3, 1.5]) == "a-3-1.50" && "100%%".format([]) == "100%"', True),
+        ('"%d".format(["x"]) == ""', "eval: error during formatting: decimal clause can only be used on integers"),
+        ('strings.quote("a\\"b") == "\\"a\\\\\\"b\\""', True),
+        ('device.attributes["gpu.example.com"].services.split("example").size() >= 2',
+         "eval: no such key: services"),
+    ],
+)
+def test_strings(expression: str, expected: bool | str) -> None:
+    assert outcome(expression) == expected

@@ -1,0 +1,34 @@
+"""Shared by the celext tests: evaluate one expression on one device and say what a user sees."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import celext
+
+DRIVER = "gpu.example.com"
+
+DEVICE: dict[str, Any] = {
+    "name": "gpu-0",
+    "attributes": {
+        "resource.kubernetes.io/numaNode": {"int": 4},
+        "model": {"string": "A100-80GB"},
+        "driverVersion": {"version": "1.3.0+abc"},
+        "healthy": {"bool": True},
+        "long": {"ints": list(range(59))},
+        "numas": {"ints": [6, 4, 5, 7]},
+    },
+    "capacity": {"memory": {"value": "40Gi"}},
+}
+
+
+def outcome(expression: str, device: dict[str, Any] | None = None, driver: str = DRIVER) -> bool | str:
+    """True/False, or "compile: <message>" / "eval: <message>"."""
+    try:
+        selector = celext.compile(expression)
+    except celext.CompileError as err:
+        return f"compile: {err.message}"
+    try:
+        return selector.matches(DEVICE if device is None else device, driver)
+    except celext.EvaluationError as err:
+        return f"eval: {err.message}"

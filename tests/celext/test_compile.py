@@ -1,0 +1,136 @@
+"""celext.compile()/parse(): syntax errors with positions, static checks, cel.bind, paths, the corpus."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import lark
+import pytest
+from ruamel.yaml import YAML
+
+import celext
+from celext.compile import MAX_LENGTH, prepare
+from tests.celext.outcome import outcome
+
+
+@pytest.mark.parametrize(
+    ("expression", "message", "line", "column"),
+    [
+        ("?!", "Syntax error: unexpected '?!'", 1, 1),
+        ("device.driver == 'a' &&\n  device.driver ==", "Syntax error: unexpected end of input", 2, 19),
+        ("device.?attributes", "Syntax error: unexpected '?attribute'; optional field selection ('.?' / '[?') "
+         "is not supported by celext (cel-python has no optional types)", 1, 8),
+        ("", "Syntax error: the expression is empty", 1, 1),
+        ("foo == 1", "undeclared reference to 'foo'", 1, 1),
+        ("device.driver.nosuch()", "undeclared reference to 'nosuch'", 1, 15),
+        ("nosuch(1)", "undeclared reference to 'nosuch'", 1, 1),
+        ("device.name == 'x'", "undefined field 'name'", 1, 8),
+        ("1", "must evaluate to bool or the unknown type, not int", 1, 1),
+        ("device.driver", "must evaluate to bool or the unknown type, not string", 1, 1),
+        ("[1].map(x, x)", "must evaluate to bool or the unknown type, not list", 1, 1),
+        ("[1].all(i, v, v > 0)", "two-variable comprehensions (all(i, v, ...)) are not supported by celext "
+         "(cel-python cannot add macros)", 1, 1),
+        ("[1].exists(x.y, true)", "exists() macro needs a variable name and an expression", 1, 1),
+        ("device.attributes['a'].b.orValue(1) == 1",
+         "'orValue' is not supported: optional types are not supported by celext (cel-python has no optional "
+         "values)", 1, 26),
+        ("optional.of(1) == 1", "'optional.of' is not supported: optional types are not supported by celext "
+         "(cel-python has no optional values)", 1, 10),
+        ("[1].reduce(a, x, 0, a + x) == 1", "undeclared reference to 'reduce'", 1, 5),
+        ("cel.bind(1, 2, true)", "cel.bind() takes a variable name, an initialiser and an expression", 1, 1),
+        ("isURL('x')", "'isURL' is not supported: the Kubernetes URL library is not provided by celext", 1, 1),
+    ],
+)
+def test_compile_errors_name_the_problem_and_its_position(
+        expression: str, message: str, line: int | None, column: int | None) -> None:
+    with pytest.raises(celext.CompileError) as raised:
+        celext.compile(expression)
+    assert (raised.value.message, raised.value.line, raised.value.column) == (message, line, column)
+    assert isinstance(raised.value, celext.CELError)
+
+
+def test_expressions_over_10_kib_are_rejected_like_upstream() -> None:
+    long = "true && " * (MAX_LENGTH // 8) + "true"
+    with pytest.raises(celext.CompileError, match=r"^Too long: may not be more than 10240 bytes$"):
+        celext.compile(long)
+    assert celext.compile("true" + " " * (MAX_LENGTH - 4)).matches({}, "d") is True
+
+
+def test_parse_returns_the_cached_tree_with_positions() -> None:
+    tree = celext.parse('device.driver == "x"')
+    assert isinstance(tree, lark.Tree)
+    assert tree is celext.parse('device.driver == "x"')
+    token = next(t for t in tree.scan_values(lambda v: isinstance(v, lark.Token) and v == "driver"))
+    assert (token.line, token.column, token.start_pos, token.end_pos) == (1, 8, 7, 13)
+
+
+def test_compile_is_cached_by_text() -> None:
+    assert celext.compile("true") is celext.compile("true")
+    assert celext.compile("true").expression == "true"
+
+
+@pytest.mark.parametrize(
+    ("expression", "paths"),
+    [
+        ('device.driver == "x" && device.attributes["resource.kubernetes.io"].numaNode.includes(4)',
+         {("attributes", "resource.kubernetes.io", "numaNode"), ("driver",)}),
+        ('cel.bind(dra, device.attributes["dra.example.com"], '
+         'dra.model == "A" && dra.v.isGreaterThan(semver("1.0.0")))',
+         {("attributes", "dra.example.com", "model"), ("attributes", "dra.example.com", "v")}),
+        ('has(device.attributes["d"].x)', {("attributes", "d", "x")}),
+        ("device.capacity.d.memory.isGreaterThan(quantity('1'))", {("capacity", "d", "memory")}),
+        ("true", set()),
+        ('size(device.attributes["d"]) > 2', None),
+        ('device.attributes["d"].exists(k, k == "model")', None),
+        ('"d" in device.attributes', None),
+        ("[1].exists(device, device == 1)", None),
+    ],
+)
+def test_device_paths_drive_memoisation(expression: str, paths: set[tuple[str, ...]] | None) -> None:
+    derived = celext.compile(expression).paths
+    assert derived == (None if paths is None else frozenset(paths))
+
+
+@pytest.mark.parametrize(
+    ("expression", "expected"),
+    [
+        ("cel.bind(x, 2, cel.bind(y, x * 3, x + y)) == 8", True),
+        ("cel.bind(x, 1, [2, 3].all(x, x > 1)) && cel.bind(x, 1, x == 1)", True),   # macro variables shadow
+        ("cel.bind(x, 1, cel.bind(x, 2, x) == 2)", True),                           # inner bind shadows
+        ('cel.bind(dra, device.attributes["gpu.example.com"], dra.model == "A100-80GB" && dra.healthy)', True),
+    ],
+)
+def test_cel_bind_is_expanded(expression: str, expected: bool) -> None:
+    assert outcome(expression) == expected
+
+
+# Corpus expressions that do not compile, each for a reason a user would agree with.
+CORPUS_FAILURES = {
+    5: "undeclared reference to 'attribute'",        # KEP prose shorthand, not a selector
+    6: "undeclared reference to 'attributes'",       # KEP prose shorthand
+    7: "must evaluate to bool or the unknown type, not list",  # a derivedAttributes proposal, not a selector
+    13: "undefined field 'name'",                    # DraNet docs: device.name is not in the DRA environment
+    14: "undefined field 'name'",
+    79: "Syntax error: unexpected 'google-tpu'",     # a stray quote copied from the KEP fragment
+    81: "undeclared reference to 'devices'",         # a proposed cross-device constraint, not a selector
+}
+
+
+def test_every_corpus_expression_compiles_or_fails_for_a_known_reason(corpus: Path) -> None:
+    entries = YAML(typ="safe").load((corpus / "cel-expressions.yaml").read_text())["expressions"]
+    failures = {}
+    for entry in entries:
+        try:
+            prepare(entry["expression"])
+        except celext.CompileError as err:
+            failures[entry["id"]] = err.message
+    assert failures == CORPUS_FAILURES
+    assert len(entries) - len(failures) >= 150
+
+
+def test_templated_values_compile_and_fail_on_evaluation(corpus: Path) -> None:
+    # Helm-style placeholders in the corpus sit inside string literals: valid syntax, invalid values.
+    expression = 'device.attributes["gpu.example.com"].driverVersion.compareTo(semver("{{ .DriverVersion }}")) >= 0'
+    assert outcome(expression) == "eval: No Major.Minor.Patch elements found"
+    assert outcome('device.driver == {{ .Driver }}') == (
+        "compile: Syntax error: unexpected '}}'; the expression looks like an unrendered template ('{{ }}')")
