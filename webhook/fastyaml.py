@@ -81,7 +81,13 @@ class Doc:
 @functools.cache
 def _loader() -> Any:
     """libyaml's loader without PyYAML's YAML 1.1 implicit resolvers (this module resolves by 1.2)."""
-    return type("_Composer", (yaml.CSafeLoader,), {"yaml_implicit_resolvers": {}})
+    return type("_Composer", (yaml.CSafeLoader,), {
+        "yaml_implicit_resolvers": {},
+        # PyYAML asks its Python resolver for every node's tag; this module never reads tags.
+        "resolve": lambda self, kind, value, implicit: "",
+        "descend_resolver": lambda self, parent, index: None,
+        "ascend_resolver": lambda self: None,
+    })
 
 
 def _child(node: Any, segment: str | int) -> Any:
@@ -187,12 +193,16 @@ def resolve_plain(text: str) -> Any:
     return text
 
 
-def value_at(text: str, document: int, path: FieldPath) -> str | None:
-    """The string scalar at `path` (from the document root) in document number `document`; None if absent."""
+def documents(text: str) -> list[Any] | None:
+    """The node trees of every document (None when libyaml cannot read the text)."""
     try:
-        nodes = list(yaml.compose_all(text, Loader=_loader()))
+        return list(yaml.compose_all(text, Loader=_loader()))
     except (yaml.YAMLError, AttributeError):
         return None
+
+
+def value_in(nodes: list[Any], document: int, path: FieldPath) -> str | None:
+    """The string scalar at `path` (from the document root) of document number `document`; None if absent."""
     if not 0 <= document < len(nodes):
         return None
     node = nodes[document]
@@ -201,3 +211,9 @@ def value_at(text: str, document: int, path: FieldPath) -> str | None:
         if node is None:
             return None
     return node.value if isinstance(node, yaml.ScalarNode) else None
+
+
+def value_at(text: str, document: int, path: FieldPath) -> str | None:
+    """`value_in` of a text."""
+    nodes = documents(text)
+    return None if nodes is None else value_in(nodes, document, path)

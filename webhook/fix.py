@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from webhook.fieldpath import FieldPath
-from webhook.findings import Edit, Finding
+from webhook.findings import Edit
 from webhook.spans import style_of, value_offsets
 
 
@@ -42,33 +42,38 @@ class Result:
 
 def apply_edits(text: str, groups: Sequence[tuple[Target, Sequence[Edit]]],
                 read_back: Callable[[str, Target], str | None]) -> Result:
-    """Apply each target's edits (last target in the file first, so offsets stay valid)."""
-    applied = 0
+    """Apply every target's edits, then read the new text back once and keep only the targets that read
+    back as their fixed expression (a failing target is dropped and the rest applied again)."""
     skipped: list[tuple[Target, str]] = []
-    for target, edits in sorted(groups, key=lambda g: g[0].start, reverse=True):
-        chosen = _non_overlapping(edits)
-        expected = apply_to_value(target.value, chosen)
-        new_text = _apply_in_file(text, target, chosen)
+    pending = [(target, _non_overlapping(edits)) for target, edits in groups]
+    for _attempt in range(3):
+        new_text, unmapped = _apply_all(text, pending)
+        skipped += [(t, "its YAML spelling could not be mapped") for t in unmapped]
+        pending = [(t, e) for t, e in pending if t not in unmapped]
+        wrong = [t for t, e in pending if _normal(read_back(new_text, t) or "") != _normal(apply_to_value(t.value, e))]
+        if not wrong:
+            return Result(new_text, sum(len(e) for _t, e in pending), skipped)
+        skipped += [(t, "the rewritten YAML scalar would not read back as the fixed expression") for t in wrong]
+        pending = [(t, e) for t, e in pending if t not in wrong]
+    return Result(text, 0, skipped + [(t, "gave up after repeated read-back failures") for t, _e in pending])
+
+
+def _apply_all(text: str, pending: Sequence[tuple[Target, Sequence[Edit]]]) -> tuple[str, list[Target]]:
+    """Targets applied last-in-file first, so the offsets of the others stay valid."""
+    unmapped: list[Target] = []
+    for target, edits in sorted(pending, key=lambda g: g[0].start, reverse=True):
+        new_text = _apply_in_file(text, target, edits)
         if new_text is None:
-            skipped.append((target, "its YAML spelling could not be mapped"))
-            continue
-        got = read_back(new_text, target)
-        if got is None or _normal(got) != _normal(expected):
-            skipped.append((target, "the rewritten YAML scalar would not read back as the fixed expression"))
-            continue
-        text = new_text
-        applied += len(chosen)
-    return Result(text, applied, skipped)
+            unmapped.append(target)
+        else:
+            text = new_text
+    return text, unmapped
 
 
 def apply_to_value(value: str, edits: Sequence[Edit]) -> str:
     for edit in sorted(edits, key=lambda e: e.start, reverse=True):
         value = value[:edit.start] + edit.replacement + value[edit.end:]
     return value
-
-
-def safe_edits(findings: Sequence[Finding]) -> list[Edit]:
-    return [f.fix for f in findings if f.fix is not None and f.fix.safe]
 
 
 def _non_overlapping(edits: Sequence[Edit]) -> list[Edit]:

@@ -57,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
     from webhook import config
     from webhook.errors import DraguardError
     from webhook.findings import Action
-    from webhook.lint import diffs, lint_paths, read_objects
+    from webhook.lint import diffs, lint_paths, read_objects, tuned_gc
     from webhook.report import Summary, render
 
     outputs = _outputs(args.format)
@@ -74,8 +74,9 @@ def run(args: argparse.Namespace) -> int:
         from webhook.inventory import from_cluster
 
         inventory += from_cluster()
-    result = lint_paths(args.paths, cfg.policy, inventory=tuple(inventory), fix=args.fix or args.diff,
-                        ignored=cfg.ignored)
+    with tuned_gc():
+        result = lint_paths(args.paths, cfg.policy, inventory=tuple(inventory), fix=args.fix or args.diff,
+                            ignored=cfg.ignored)
     problems += result.problems
     for problem in problems:
         print(f"draguard: {problem}", file=sys.stderr)
