@@ -27,7 +27,8 @@ def test_unqualified_names_live_under_the_driver_domain() -> None:
 @pytest.mark.parametrize(
     ("attribute", "expected"),
     [
-        ({"int": 4}, 4), ({"bool": False}, False), ({"string": "x"}, "x"), ({"version": "1.2.3"}, parse_semver("1.2.3")),
+        ({"int": 4}, 4), ({"bool": False}, False), ({"string": "x"}, "x"),
+        ({"version": "1.2.3"}, parse_semver("1.2.3")),
         ({"ints": [1, 2]}, [1, 2]), ({"bools": [True]}, [True]), ({"strings": ["a"]}, ["a"]),
         ({"versions": ["1.0.0", "2.0.0"]}, [parse_semver("1.0.0"), parse_semver("2.0.0")]),
         ({"ints": []}, []),                       # an explicitly empty list is set (non-nil upstream)
