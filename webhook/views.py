@@ -13,7 +13,7 @@ import json
 import logging
 import time
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from flask import Blueprint, current_app, request
@@ -78,14 +78,17 @@ def healthz() -> HTTPResponse:
 
 @health_bp.get("/readyz")
 def readyz() -> HTTPResponse:
-    """Ready when a certificate is loaded and a policy is compiled (a failed reload keeps the old one)."""
+    """Ready when an unexpired certificate is loaded and a policy is compiled (a failed reload keeps the old one)."""
     current = state()
     policy = current.policy
     checks: dict[str, Any] = {
         "policy": {"ok": True, "source": policy.current().source, "lastReloadError": policy.last.error},
     }
     if current.tls is not None:
-        checks["certificate"] = {"ok": current.tls.loaded, "notAfter": current.tls.not_after.isoformat()}
+        # An expired certificate is still "loaded" (the holder keeps the last good one), but the API server
+        # refuses the handshake: report not ready so the failure policy, not a TLS error, decides.
+        usable = current.tls.loaded and current.tls.not_after > datetime.now(UTC)
+        checks["certificate"] = {"ok": usable, "notAfter": current.tls.not_after.isoformat()}
         _note_expiry(current.tls)
     ready = all(check["ok"] for check in checks.values())
     return _json({"ready": ready, "checks": checks}, 200 if ready else 503)

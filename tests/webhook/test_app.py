@@ -193,6 +193,15 @@ def test_readyz_is_503_without_a_certificate() -> None:
     assert (reply.status_code, reply.get_json()["ready"]) == (503, False)
 
 
+def test_readyz_is_503_once_the_certificate_in_use_has_expired() -> None:
+    class Expired(FakeTLS):
+        not_after = dt.datetime(2020, 1, 1, tzinfo=dt.UTC)
+
+    reply = create_app(Settings(), PolicyStore.fixed(Policy.default()), Expired()).test_client().get("/readyz")
+    assert reply.status_code == 503
+    assert reply.get_json()["checks"]["certificate"] == {"ok": False, "notAfter": "2020-01-01T00:00:00+00:00"}
+
+
 def test_the_app_reads_the_policy_file_from_settings(tmp_path: Path) -> None:
     policy = tmp_path / "policy.yaml"
     policy.write_text("rules:\n  numa-node-range: warn\n")
