@@ -130,28 +130,40 @@ def inventory_of(objects: Sequence[Obj]) -> Inventory:
 
 
 def from_cluster() -> list[Obj]:
-    """ResourceSlices and DeviceClasses of the current kube context (resource.k8s.io/v1)."""
+    """ResourceSlices and DeviceClasses of the current kube context (resource.k8s.io/v1).
+
+    The kubeconfig is located when called ($KUBECONFIG, else ~/.kube/config), not when the client was
+    imported, and the client configuration stays local to this call.
+    """
+    import os
+
     try:
         from kubernetes import client, config
         from kubernetes.config.config_exception import ConfigException
+        from urllib3.exceptions import HTTPError
     except ImportError as err:  # pragma: no cover - a declared dependency
         raise DraguardError(f"--cluster needs the kubernetes client: {err}") from None
+    kubeconfig = os.environ.get("KUBECONFIG") or os.path.expanduser("~/.kube/config")
     try:
-        config.load_kube_config()  # type: ignore[no-untyped-call]
+        api_client = config.new_client_from_config(config_file=kubeconfig)  # type: ignore[no-untyped-call]
     except (ConfigException, OSError, TypeError):
+        configuration = client.Configuration()
         try:
-            config.load_incluster_config()  # type: ignore[no-untyped-call]
+            config.load_incluster_config(client_configuration=configuration)  # type: ignore[no-untyped-call]
         except ConfigException:
             raise DraguardError("--cluster: no kube context (set KUBECONFIG or run inside a cluster)") from None
-    api = client.CustomObjectsApi()
+        api_client = client.ApiClient(configuration)
+    api = client.CustomObjectsApi(api_client)
     objects: list[Obj] = []
     try:
         for plural, kind in (("resourceslices", "ResourceSlice"), ("deviceclasses", "DeviceClass")):
             objects.extend(_list_all(api, plural, kind))
     except client.ApiException as err:
         raise DraguardError(f"--cluster: listing DRA objects failed: {err.status} {err.reason}") from None
-    except OSError as err:
+    except (HTTPError, OSError) as err:
         raise DraguardError(f"--cluster: cannot reach the API server: {err}") from None
+    finally:
+        api_client.close()
     return objects
 
 
