@@ -134,10 +134,18 @@ def _body() -> bytes:
         if length <= DRAIN_LIMIT:
             _discard()
         raise review.too_large()
-    body = request.stream.read(review.MAX_BODY + 1)
-    if len(body) > review.MAX_BODY:
+    chunks: list[bytes] = []
+    size = 0
+    while size <= review.MAX_BODY:  # a stream read may return less than asked; read to the end or the cap
+        chunk = request.stream.read(review.MAX_BODY + 1 - size)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    if size > review.MAX_BODY:
         _discard()
         raise review.too_large()
+    body = b"".join(chunks)
     if not body:
         raise BadReview(400, "request body is empty")
     review.check_content_type(request.headers.get("Content-Type"))

@@ -176,6 +176,14 @@ def test_malformed_requests_get_a_clear_4xx_on_the_wire(
     assert b"Traceback" not in reply.body
 
 
+def test_a_body_just_under_the_cap_is_read_whole(webhook_server: Server) -> None:
+    obj = slice_with(numa=1, annotations={"example.com/padding": "x" * (MAX_BODY - 4096)})
+    body = encode(admission_review(obj, uid="uid-big"))
+    assert MAX_BODY - 4096 < len(body) <= MAX_BODY
+    reply = webhook_server.post(SLICES, body)
+    assert (reply.status, reply.response["uid"]) == (200, "uid-big")
+
+
 def test_a_chunked_body_is_read_like_any_other(webhook_server: Server) -> None:
     conn = webhook_server.connect()
     try:
