@@ -60,6 +60,7 @@ class Scope:
     variable: str
     present: str
     compared: str
+    setup: tuple[tuple[str, str], ...] = ()  # (name, expression) of variables `present` reads, defined first
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,36 +147,41 @@ CHECKS: tuple[Check, ...] = (
 )
 
 
-def _aliases(configured: Sequence[str]) -> str:
-    """CEL: the list of vendor NUMA alias attributes device `d` publishes (webhook/rules/numa_alias.py).
+def _alias_pairs(configured: Sequence[str]) -> str:
+    """CEL: `[qualified key, bare key or ""]` per vendor NUMA alias of this slice (webhook/rules/numa_alias.py).
 
-    The policy's aliases, then `<driver>/numaNode` and `<driver>/numa`; each also found under its bare id when its
-    domain is the slice's driver (Kubernetes gives an unqualified key the driver's domain).
+    The policy's aliases, then `<driver>/numaNode` and `<driver>/numa`. A bare key counts when the alias's domain
+    is the slice's driver (Kubernetes gives an unqualified key the driver's domain), and only when the qualified
+    key is absent. "" is never an attribute name (the API server rejects it).
     """
-    driver = "object.spec.driver"
-    parts = []
+    driver = "variables.driver"
+    pairs = []
     for name in dict.fromkeys(a for a in configured if a != NUMA):
         domain, _, ident = name.partition("/")
-        parts.append(
-            f'("{name}" in d.attributes ? [d.attributes["{name}"]] : '
-            f'has({driver}) && {driver} == "{domain}" && "{ident}" in d.attributes ? [d.attributes["{ident}"]] : [])'
-        )
-    for ident in ("numaNode", "numa"):
-        key = f'{driver} + "/{ident}"'
-        guard = f'has({driver}) && {driver} != ""'
-        if ident == "numaNode":
-            guard += f' && {key} != "{NUMA}"'  # the standard attribute is no alias of itself
-        parts.append(
-            f"({guard} ? ({key} in d.attributes ? [d.attributes[{key}]] : "
-            f'"{ident}" in d.attributes ? [d.attributes["{ident}"]] : []) : [])'
-        )
-    return " + ".join(parts)
+        pairs.append(f'["{name}", {driver} == "{domain}" ? "{ident}" : ""]')
+    # The standard attribute is no alias of itself, should a driver be called resource.kubernetes.io.
+    own = f'{driver} != "" && {driver} + "/numaNode" != "{NUMA}"'
+    pairs.append(f'{own} ? [{driver} + "/numaNode", "numaNode"] : ["", ""]')
+    pairs.append(f'{driver} != "" ? [{driver} + "/numa", "numa"] : ["", ""]')
+    return "[" + ", ".join(pairs) + "]"
 
 
 def alias_checks(configured: Sequence[str]) -> tuple[Check, ...]:
     """The vendor-alias rules for the policy's alias list: devices that publish any alias are in scope."""
-    aliases = f"({_aliases(configured)})"
-    scope = Scope("aliasDevices", f"has(d.attributes) && size({aliases}) > 0", "attributes")
+    published = "p[0] in d.attributes || p[1] in d.attributes"
+    scope = Scope(
+        "aliasDevices",
+        f"has(d.attributes) && variables.aliasKeys.exists(p, {published})",
+        "attributes",
+        setup=(
+            ("driver", 'has(object.spec.driver) ? object.spec.driver : ""'),
+            ("aliasKeys", _alias_pairs(configured)),
+        ),
+    )
+    aliases = (
+        f"variables.aliasKeys.filter(p, {published})"
+        ".map(p, p[0] in d.attributes ? d.attributes[p[0]] : d.attributes[p[1]])"
+    )
     physical = (
         f'("{NUMA}" in d.attributes ? (has({_N}.int) ? [{_N}.int] : '
         f"has({_N}.ints) && size({_N}.ints) > 0 ? [{_N}.ints[0]] : []) : [])"
@@ -185,7 +191,7 @@ def alias_checks(configured: Sequence[str]) -> tuple[Check, ...]:
             "numa-node-alias-mismatch",
             "numaNodeAliasMismatch",
             scope,
-            f"{physical}.exists(p, {aliases}.exists(a, has(a.int) && a.int >= 0 && a.int != p))",
+            f"{physical}.exists(n, {aliases}.exists(a, has(a.int) && a.int >= 0 && a.int != n))",
             f"a vendor NUMA alias differs from the physical node in {NUMA}; publish the same physical node in both",
         ),
         Check(
@@ -266,7 +272,9 @@ def _metadata(name: str) -> dict[str, Any]:
 
 def _policy(name: str, checks: Sequence[Check], *, ratchet: bool) -> dict[str, Any]:
     scopes = list(dict.fromkeys(check.scope for check in checks))
-    variables = [_devices(scope) for scope in scopes] + [{"name": "ignore", "expression": _IGNORE}]
+    setup = dict(item for scope in scopes for item in scope.setup)
+    variables = [{"name": name, "expression": expression} for name, expression in setup.items()]
+    variables += [_devices(scope) for scope in scopes] + [{"name": "ignore", "expression": _IGNORE}]
     if ratchet:
         variables += [_devices(scope, old=True) for scope in scopes]
     for check in checks:
