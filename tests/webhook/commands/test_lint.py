@@ -247,3 +247,22 @@ def test_stdin(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPat
     code, out, _ = run(capsys, "-")
     assert code == 1
     assert out.startswith("<stdin>:13:68: warn list-fragile-compare: ")
+
+
+def test_list_dumps_and_json_files_point_into_the_right_item(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "list.yaml").write_text(
+        "apiVersion: v1\nkind: List\nitems:\n- apiVersion: resource.k8s.io/v1\n  kind: DeviceClass\n"
+        "  metadata: {name: ok}\n- apiVersion: resource.k8s.io/v1\n  kind: DeviceClass\n  metadata: {name: bad}\n"
+        "  spec:\n    selectors:\n    - cel: {expression: 'device.attributes[\"a.io\"].m == \"x\"'}\n",
+        encoding="utf-8")
+    (tmp_path / "c.json").write_text(
+        '{"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "j"},\n'
+        ' "spec": {"selectors": [{"cel": {"expression": "device.attributes[\\"a.io\\"].m != \\"x\\""}}]}}\n',
+        encoding="utf-8")
+    code, out, _ = run(capsys, "list.yaml", "c.json")
+    lines = [line for line in out.splitlines() if "list-fragile-compare" in line]
+    assert code == 1
+    assert lines[0].startswith("c.json:2:79: warn list-fragile-compare: spec.selectors[0].cel.expression: `!=`")
+    assert lines[1].startswith("list.yaml:12:54: warn list-fragile-compare: spec.selectors[0].cel.expression: `==`")
