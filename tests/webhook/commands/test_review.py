@@ -1,0 +1,58 @@
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO
+from webhook import cli
+
+SAMPLE = REPO / "examples" / "admissionreview-resourceslice.json"
+CLAIM = REPO / "examples" / "admissionreview-resourceclaim.json"
+
+
+def test_a_denied_sample_prints_the_review_and_exits_1(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["review", str(SAMPLE)]) == 1
+    out, err = capsys.readouterr()
+    answer = json.loads(out)
+    assert (answer["apiVersion"], answer["kind"]) == ("admission.k8s.io/v1", "AdmissionReview")
+    assert answer["response"]["uid"] == "8a1c6f2e-3b7d-4e59-9d0a-5f1e2c3b4a69"
+    assert answer["response"]["allowed"] is False
+    assert err == ""
+
+
+def test_an_allowed_claim_exits_0_and_the_policy_file_applies(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert cli.main(["review", str(CLAIM)]) == 0
+    assert json.loads(capsys.readouterr().out)["response"]["warnings"]
+    policy = tmp_path / "policy.yaml"
+    policy.write_text("rules:\n  list-fragile-compare: deny\n")
+    assert cli.main(["review", str(CLAIM), "--policy", str(policy)]) == 1
+
+
+def test_a_kind_the_webhook_does_not_handle_is_allowed_with_a_note(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = json.loads(SAMPLE.read_text())
+    data["request"]["kind"]["kind"] = "ConfigMap"
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(json.dumps(data).encode())))
+    assert cli.main(["review", "-", "--webhook", "resourceslices"]) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out)["response"] == {"uid": data["request"]["uid"], "allowed": True}
+    assert err == "draguard: note: resource.k8s.io/v1, Kind=ConfigMap is not handled by this webhook; " \
+                  "allowed without checks\n"
+
+
+def test_a_malformed_file_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"apiVersion": "v1", "kind": "Pod"}')
+    assert cli.main(["review", str(bad)]) == 2
+    assert capsys.readouterr().err == (
+        f'draguard: error: {bad}: HTTP 400: expected admission.k8s.io/v1, Kind=AdmissionReview, got "v1", Kind="Pod"\n'
+    )
+    missing = tmp_path / "missing.json"
+    assert cli.main(["review", str(missing)]) == 2
+    assert capsys.readouterr().err == f"draguard: error: {missing}: cannot read: No such file or directory\n"

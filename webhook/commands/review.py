@@ -1,0 +1,50 @@
+"""`draguard review FILE`: answer an AdmissionReview file exactly as `draguard serve` would, without a server.
+
+For debugging a webhook decision: save the review the API server sent (or write one), replay it here with the
+same policy file, and read the AdmissionReview answer on stdout. Exit 0 when allowed, 1 when denied, 2 when
+the file is not a usable review (the message the webhook would send with its 4xx).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+HELP = "answer an AdmissionReview file as the webhook would (prints the response review)"
+PATHS = {"resourceslices": "/validate/resourceslices", "selectors": "/validate/selectors"}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", metavar="FILE", help="AdmissionReview JSON file, or - for stdin")
+    parser.add_argument("--policy", type=Path, metavar="FILE", help="policy file (default: the built-in policy)")
+    parser.add_argument("--webhook", choices=("auto", *PATHS), default="auto",
+                        help="which webhook path answers: auto picks by request.kind (default: %(default)s)")
+
+
+def run(args: argparse.Namespace) -> int:
+    import json
+
+    from webhook.admission import handlers, review
+    from webhook.errors import DraguardError
+    from webhook.policy import Policy
+
+    source = "<stdin>" if args.file == "-" else args.file
+    try:
+        body = sys.stdin.buffer.read() if args.file == "-" else Path(args.file).read_bytes()
+    except OSError as err:
+        raise DraguardError(f"{source}: cannot read: {err.strerror or err}") from None
+    policy = Policy.load(args.policy) if args.policy else Policy.default()
+    try:
+        request = review.parse(body)
+    except review.BadReview as err:
+        raise DraguardError(f"{source}: HTTP {err.code}: {err.message}") from None
+    which = args.webhook
+    if which == "auto":
+        which = "resourceslices" if request.kind.kind in handlers.SLICE_KINDS else "selectors"
+    handler = handlers.resourceslices if which == "resourceslices" else handlers.selectors
+    answer = handler(request, policy)
+    print(json.dumps(review.answer(request.uid, answer, request.api_version), indent=2))
+    if answer.note:
+        print(f"draguard: note: {answer.note}", file=sys.stderr)
+    return 0 if answer.allowed else 1
