@@ -147,8 +147,8 @@ class Facts:
 @functools.lru_cache(maxsize=4096)
 def analyze(expression: str) -> Facts:
     """The facts of one expression; raises `celext.CompileError` when it does not parse."""
-    walker = _Walker(expression)
     tree = parse(expression)
+    walker = _Walker(expression, Spans(expression, tree))
     walker.walk(tree, boolean=True, depth_cost=1)
     guards = frozenset(walker.guards)
     refs = tuple(
@@ -173,9 +173,50 @@ def _replace_ref(use: Use, ref: AttributeRef) -> Use:
 
 
 def span_of(node: Node) -> Span:
+    """The span lark recorded; prefer `Spans` (cel-python's lexer drops the position of `true`, `false`
+    and `null` tokens, and with it the start or end of every node that begins or ends with one)."""
     if isinstance(node, Token):
         return Span(node.start_pos or 0, node.end_pos or 0)
     return Span(node.meta.start_pos, node.meta.end_pos)
+
+
+class Spans:
+    """Spans of every node of one parse tree, with positions the lexer dropped restored.
+
+    Tokens come in source order; a token without a position is found in the text after the previous
+    token (only operators, punctuation, blanks and comments can lie between them). A node's start and
+    end come from lark's meta when it has them (they include parentheses the tree leaves out), else from
+    its children.
+    """
+
+    def __init__(self, expression: str, tree: AST) -> None:
+        self._expression = expression
+        self._cursor = 0
+        self._spans: dict[int, Span] = {}
+        self._fill(tree)
+
+    def __call__(self, node: Node) -> Span:
+        return self._spans.get(id(node)) or span_of(node)
+
+    def _fill(self, node: Node) -> Span:
+        if isinstance(node, Token):
+            if node.start_pos is not None and node.end_pos is not None:
+                span = Span(node.start_pos, node.end_pos)
+            else:
+                at = self._expression.find(str(node), self._cursor)
+                at = self._cursor if at < 0 else at
+                span = Span(at, at + len(str(node)))
+            self._cursor = span.end
+            self._spans[id(node)] = span
+            return span
+        children = [self._fill(child) for child in node.children]
+        meta = node.meta
+        start = getattr(meta, "start_pos", None)
+        end = getattr(meta, "end_pos", None)
+        span = Span(start if start is not None else min((c.start for c in children), default=self._cursor),
+                    end if end is not None else max((c.end for c in children), default=self._cursor))
+        self._spans[id(node)] = span
+        return span
 
 
 def unwrap(node: Node) -> Node:
@@ -237,8 +278,9 @@ def _mentions_identifier(expression: str, name: str) -> bool:
 class _Walker:
     """One recursive walk collecting every fact; `boolean` says the node's value is used as a condition."""
 
-    def __init__(self, expression: str) -> None:
+    def __init__(self, expression: str, spans: Spans) -> None:
         self.expression = expression
+        self.span = spans
         self.refs: list[AttributeRef] = []
         self.domains: list[DomainRead] = []
         self.uses: list[Use] = []
@@ -300,14 +342,14 @@ class _Walker:
         shape = _attribute_shape(node)
         if shape is None:
             return None
-        span = span_of(node)
+        span = self.span(node)
         if span in self._seen:
             return self._seen[span]
         kind, domain, domain_node, name, name_node = shape
-        ref = AttributeRef(kind, domain, name, span, span_of(name_node), span_of(domain_node), in_guard=in_guard)
+        ref = AttributeRef(kind, domain, name, span, self.span(name_node), self.span(domain_node), in_guard=in_guard)
         self._seen[span] = ref
         self.refs.append(ref)
-        self.domains.append(DomainRead(kind, domain, span_of(domain_node)))
+        self.domains.append(DomainRead(kind, domain, self.span(domain_node)))
         if in_guard:
             self.guards.add((domain, name))
         return ref
@@ -319,7 +361,7 @@ class _Walker:
         found = _domain_shape(node)
         if found is not None:
             kind, domain, domain_node = found
-            self.domains.append(DomainRead(kind, domain, span_of(domain_node)))
+            self.domains.append(DomainRead(kind, domain, self.span(domain_node)))
 
     def _ref_of(self, node: Node, in_guard: bool = False) -> AttributeRef | None:
         inner = unwrap(node)
@@ -333,16 +375,16 @@ class _Walker:
         left = op_node.children[0]
         how = _RELATIONS[op_node.data]
         left_ref, right_ref = self._ref_of(left), self._ref_of(right)
-        operator = _operator_span(self.expression, span_of(left).end, span_of(right).start)
+        operator = _operator_span(self.expression, self.span(left).end, self.span(right).start)
         if how == "in":
             self._in_guard(left, right)
         if left_ref is not None:
             literals = _list_literals(right) if how == "in" else None
-            self.uses.append(Use(left_ref, how, span_of(node), operator, span_of(right), True,
+            self.uses.append(Use(left_ref, how, self.span(node), operator, self.span(right), True,
                                  literal=literal_value(right), literals=literals))
         elif right_ref is not None and how != "in":
             # `4 in attr` is the list-aware form already (it fails on a scalar, the opposite direction).
-            self.uses.append(Use(right_ref, how, span_of(node), operator, span_of(left), False,
+            self.uses.append(Use(right_ref, how, self.span(node), operator, self.span(left), False,
                                  literal=literal_value(left)))
         for side in (left, right):
             if self._ref_of(side) is None:
@@ -363,17 +405,17 @@ class _Walker:
         args = _args(rest[0]) if rest else []
         name = str(name_token)
         ref = self._ref_of(receiver)
-        self.calls.append(Call(name, span_of(node), span_of(name_token), span_of(receiver), ref,
-                               tuple(span_of(a) for a in args), tuple(literal_value(a) for a in args)))
+        self.calls.append(Call(name, self.span(node), self.span(name_token), self.span(receiver), ref,
+                               tuple(self.span(a) for a in args), tuple(literal_value(a) for a in args)))
         if ref is not None and name not in LIST_SAFE_METHODS and name != "size":
-            self.uses.append(Use(ref, "method", span_of(node), span_of(name_token), method=name,
+            self.uses.append(Use(ref, "method", self.span(node), self.span(name_token), method=name,
                                  literal=literal_value(args[0]) if args else None))
         if ref is None:
             self.walk(receiver, boolean=False, depth_cost=depth_cost)
         if name in MACROS and len(args) >= 2:
             size = _range_size(receiver)
             if size is None:
-                self.unbounded.append(span_of(node))
+                self.unbounded.append(self.span(node))
                 size = 1
             inner = depth_cost * size
             self.cost = max(self.cost, inner)
@@ -388,8 +430,8 @@ class _Walker:
         assert isinstance(name_token, Token)
         args = _args(rest[0]) if rest else []
         name = str(name_token)
-        self.calls.append(Call(name, span_of(node), span_of(name_token), None, None,
-                               tuple(span_of(a) for a in args), tuple(literal_value(a) for a in args)))
+        self.calls.append(Call(name, self.span(node), self.span(name_token), None, None,
+                               tuple(self.span(a) for a in args), tuple(literal_value(a) for a in args)))
         if name == "has" and len(args) == 1:
             if self._ref_of(args[0], in_guard=True) is None:
                 self.walk(args[0], boolean=False, depth_cost=depth_cost)

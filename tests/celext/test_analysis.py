@@ -113,3 +113,11 @@ def test_negative_and_hex_ints() -> None:
     facts = analyze(f"{NUMA} == -1 || {NUMA} == 0x10")
     assert [u.literal for u in facts.uses] == [-1, 16]
     assert literal_value(parse("true")) is True
+
+
+def test_spans_survive_literals_whose_positions_the_lexer_drops() -> None:
+    expression = f"false == {NUMA} || {NUMA} != null"
+    first, second = analyze(expression).uses
+    assert first.span.text(expression) == f"false == {NUMA}"
+    assert first.other is not None and first.other.text(expression) == "false"
+    assert second.span.text(expression) == f"{NUMA} != null"

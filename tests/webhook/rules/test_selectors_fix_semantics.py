@@ -1,0 +1,70 @@
+"""The `--fix` rewrites are safe: on a scalar attribute the fixed selector gives the same answer as the
+original, and on a list attribute it gives the membership answer the author meant."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import celext
+from tests.builders import attr, claim_with_selector
+from webhook.fix import apply_to_value
+from webhook.policy import Policy
+from webhook.rules.base import RuleContext
+from webhook.rules.selectors_lists import RULES
+
+FRAGILE = RULES[0]
+DRIVER = "gpu.example.com"
+READ = f'device.attributes["{DRIVER}"].a'
+SCALARS = st.one_of(st.integers(-3, 3), st.sampled_from(["x", "y", "it's"]), st.booleans())
+
+
+def cel_literal(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return str(value)
+
+
+def fixed(expression: str) -> str:
+    findings = list(FRAGILE.check(claim_with_selector(expression), RuleContext(Policy.default())))
+    edits = [f.fix for f in findings if f.fix is not None and f.fix.safe]
+    assert edits, expression
+    return apply_to_value(expression, edits)
+
+
+def matches(expression: str, value: Any) -> bool:
+    device = {"name": "d", "attributes": {"a": attr(value)}}
+    return celext.compile(expression).matches(device, DRIVER)
+
+
+@settings(deadline=None, max_examples=120)
+@given(value=SCALARS, other=SCALARS, op=st.sampled_from(["==", "!="]), left=st.booleans())
+def test_equality_rewrite_keeps_scalar_meaning(value: Any, other: Any, op: str, left: bool) -> None:
+    expression = f"{READ} {op} {cel_literal(other)}" if left else f"{cel_literal(other)} {op} {READ}"
+    rewritten = fixed(expression)
+    if type(value) is type(other):  # mixed types are an error or false upstream; not the fix's concern
+        assert matches(rewritten, value) == matches(expression, value)
+    if op == "==" and isinstance(value, int) and not isinstance(value, bool) and type(other) is int:
+        assert matches(rewritten, [value, other]) is True  # a list holding the value matches
+
+
+@settings(deadline=None, max_examples=60)
+@given(value=st.integers(-3, 3), items=st.lists(st.integers(-3, 3), min_size=1, max_size=4))
+def test_in_list_rewrite_keeps_scalar_meaning(value: int, items: list[int]) -> None:
+    expression = f"{READ} in [{', '.join(map(str, items))}]"
+    rewritten = fixed(expression)
+    assert matches(rewritten, value) == matches(expression, value) == (value in items)
+    assert matches(rewritten, [9, value]) == (value in items)
+
+
+@settings(deadline=None, max_examples=20)
+@given(value=st.booleans(), negate=st.booleans())
+def test_bool_rewrite_keeps_scalar_meaning(value: bool, negate: bool) -> None:
+    expression = f"!{READ}" if negate else READ
+    rewritten = fixed(expression)
+    assert matches(rewritten, value) == matches(expression, value)
+    assert matches(rewritten, [False, True]) == (not negate)
