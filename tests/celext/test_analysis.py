@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from celext.analysis import analyze, literal_value, parse, string_value
 from celext.errors import CompileError
@@ -121,3 +123,21 @@ def test_spans_survive_literals_whose_positions_the_lexer_drops() -> None:
     assert first.span.text(expression) == f"false == {NUMA}"
     assert first.other is not None and first.other.text(expression) == "false"
     assert second.span.text(expression) == f"{NUMA} != null"
+
+
+TOKENS = [NUMA, 'device.attributes["a.io"]', '["x"]', ".m", "device", ".driver", "==", "!=", "<", " in ",
+          "&&", "||", "!", "(", ")", "[", "]", ",", "1", "-2", '"s"', "true", "null", ".includes(", ".include(",
+          ".exists(v, ", "v", "has(", ".startsWith(", "? ", ": ", "lists.range(3)", ".all(x, "]
+
+
+@settings(deadline=None, max_examples=200)
+@given(st.lists(st.sampled_from(TOKENS), min_size=1, max_size=12))
+def test_any_token_soup_is_facts_or_a_compile_error(parts: list[str]) -> None:
+    expression = " ".join(parts)
+    try:
+        facts = analyze(expression)
+    except CompileError:
+        return
+    for use in facts.uses:
+        assert 0 <= use.span.start <= use.span.end <= len(expression)
+        assert use.ref.span.text(expression).startswith("device.attributes[")

@@ -6,6 +6,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tests.builders import claim_with_selector, device, device_class_with_selector, slice_with
 from webhook.findings import Finding
@@ -249,3 +251,18 @@ def test_missing_attribute_on_some_candidate_devices() -> None:
                               "(e.g. gpu.example.com/pool-0/gpu-1)")
     guarded = claim_with_selector(f"has({NUMA}) && {NUMA}.includes(0)")
     assert check("selector-attribute-missing", guarded, slices=slices) == []
+
+
+SOUP = [NUMA, 'device.attributes["dra.net"]', '["numaNode"]', ".model", "device.driver", "==", "!=", "<", " in ",
+        "&&", "||", "!", "(", ")", "[0, 1]", "4", '"A100"', "true", ".includes(", ".include(", ")", "has(",
+        ".startsWith(", 'quantity("1Gi")', "device.attributes['a/b']", ".int", ".exists(v, v == 1)"]
+
+
+@settings(deadline=None, max_examples=150)
+@given(st.lists(st.sampled_from(SOUP), min_size=1, max_size=10))
+def test_no_selector_rule_raises_on_any_expression(parts: list[str]) -> None:
+    obj = claim_with_selector(" ".join(parts), constraints=[{"matchAttribute": "numa"}])
+    slices = (slice_with(device("gpu-0", numa=[0, 1], attributes={"model": "A100"}), device("gpu-1")),)
+    for rule in RULES:
+        for finding in rule.check(obj, RuleContext(Policy.default(), slices)):
+            assert finding.message and str(finding.path).startswith("spec.devices.")
