@@ -141,29 +141,26 @@ def _expand(obj: dict[str, Any], base: FieldPath) -> Iterator[tuple[FieldPath, A
         yield base, obj
 
 
+_SCALAR, _SEQUENCE, _MAPPING = yaml.ScalarNode, yaml.SequenceNode, yaml.MappingNode
+
+
 def _value(node: Any) -> Any:
-    if isinstance(node, yaml.ScalarNode):
-        return _scalar(node)
-    if isinstance(node, yaml.SequenceNode):
+    kind = node.__class__
+    if kind is _SCALAR:
+        return node.value if node.style else resolve_plain(node.value)
+    if kind is _SEQUENCE:
         return [_value(item) for item in node.value]
-    if isinstance(node, yaml.MappingNode):
+    if kind is _MAPPING:
         out: dict[str, Any] = {}
         for key_node, value_node in node.value:
-            if not isinstance(key_node, yaml.ScalarNode):
+            if key_node.__class__ is not _SCALAR:
                 raise _Unusual("complex key")
-            key = str(_scalar(key_node)) if key_node.style == "" else key_node.value
+            key = key_node.value if key_node.style else str(resolve_plain(key_node.value))
             if key in out:
                 raise _Unusual("duplicate key")
             out[key] = _value(value_node)
         return out
     raise _Unusual("unknown node")
-
-
-def _scalar(node: Any) -> Any:
-    text: str = node.value
-    if node.style:  # quoted or block: always a string
-        return text
-    return resolve_plain(text)
 
 
 def resolve_plain(text: str) -> Any:
