@@ -176,18 +176,25 @@ def start_server(base: Path, *, policy: str = SESSION_POLICY, workers: int = 2, 
     if issue:
         issue_certs(cert_dir)
     policy_file.write_text(policy)
-    port, metrics_port = free_port(), free_port()
-    command = [
-        sys.executable, "-m", "webhook", "serve", "--cert-dir", str(cert_dir), "--host", "127.0.0.1",
-        "--port", str(port), "--metrics-port", str(metrics_port), "--workers", str(workers),
-        "--policy", str(policy_file), *args,
-    ]
     env = {k: v for k, v in os.environ.items() if k != "PROMETHEUS_MULTIPROC_DIR"}
-    with log_file.open("wb") as log:
-        process = subprocess.Popen(command, cwd=REPO, stdout=log, stderr=log, env=env)
-    server = Server(process, port, metrics_port, cert_dir, policy_file, log_file)
-    wait_ready(server)
-    return server
+    for _attempt in range(3):  # a free port can be taken by a parallel test before the server binds it
+        port, metrics_port = free_port(), free_port()
+        command = [
+            sys.executable, "-m", "webhook", "serve", "--cert-dir", str(cert_dir), "--host", "127.0.0.1",
+            "--port", str(port), "--metrics-port", str(metrics_port), "--workers", str(workers),
+            "--policy", str(policy_file), *args,
+        ]
+        with log_file.open("wb") as log:
+            process = subprocess.Popen(command, cwd=REPO, stdout=log, stderr=log, env=env)
+        server = Server(process, port, metrics_port, cert_dir, policy_file, log_file)
+        try:
+            wait_ready(server)
+        except AssertionError:
+            if process.returncode == 2 and "cannot listen on" in log_file.read_text():
+                continue
+            raise
+        return server
+    raise AssertionError(f"no free port pair for draguard serve:\n{log_file.read_text()}")
 
 
 def wait_ready(server: Server) -> None:
