@@ -71,3 +71,71 @@ def test_whole_corpus_lints_without_crashing_and_reports_broken_examples(
     for file, rule in BROKEN_EXAMPLES.items():
         assert (file, rule) in found, (file, rule)
     assert all(f["line"] and f["column"] for f in report["findings"])
+
+
+def _without_expressions(value: object) -> object:
+    if isinstance(value, dict):
+        return {k: ("<cel>" if k == "expression" else _without_expressions(v)) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_without_expressions(v) for v in value]
+    return value
+
+
+def test_fix_over_the_corpus_changes_only_expressions_which_then_compile(
+        corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    import shutil
+
+    import celext
+    from webhook.manifests import load_text
+
+    copy = tmp_path / "corpus"
+    shutil.copytree(corpus, copy)
+    monkeypatch.chdir(copy)
+    cli.main(["lint", ".", "--fix", "--format", "json"])
+    report = json.loads(capsys.readouterr().out)
+    assert [f for f in report["findings"] if "safe fix" in f["hint"]] == []
+    changed = 0
+    for before in sorted(corpus.rglob("*.yaml")):
+        after = copy / before.relative_to(corpus)
+        old, new = before.read_text(encoding="utf-8"), after.read_text(encoding="utf-8")
+        if old == new:
+            continue
+        changed += 1
+        old_objects = [m.obj for m in load_text(old).manifests]
+        new_objects = [m.obj for m in load_text(new).manifests]
+        assert [_without_expressions(o) for o in old_objects] == [_without_expressions(o) for o in new_objects]
+        # comments and the document layout survive (a rewrite inside a block scalar may join its lines)
+        assert [c for c in old.splitlines() if c.lstrip().startswith("#")] == [
+            c for c in new.splitlines() if c.lstrip().startswith("#")]
+        assert old.count("\n---") == new.count("\n---")
+        for obj in new_objects:
+            for text in _expressions(obj):
+                if text.strip():
+                    try:
+                        celext.compile(text)
+                    except celext.CompileError as err:  # the original did not compile either
+                        assert not _compiles_before(old_objects, err), text
+    assert changed > 50
+
+
+def _expressions(value: object) -> list[str]:
+    if isinstance(value, dict):
+        found = [v for k, v in value.items() if k == "expression" and isinstance(v, str)]
+        return found + [e for v in value.values() for e in _expressions(v)]
+    if isinstance(value, list):
+        return [e for v in value for e in _expressions(v)]
+    return []
+
+
+def _compiles_before(objects: list[object], err: Exception) -> bool:
+    del err
+    import celext
+
+    broken = 0
+    for obj in objects:
+        for text in _expressions(obj):
+            try:
+                celext.compile(text)
+            except celext.CompileError:
+                broken += 1
+    return broken == 0
