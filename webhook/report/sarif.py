@@ -23,7 +23,6 @@ from webhook.findings import Action, Finding
 from webhook.report import Summary
 
 SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
-INFORMATION_URI = "https://github.com/draguard/draguard#rule-catalogue"
 LEVELS = {Action.DENY: "error", Action.WARN: "warning", Action.AUDIT: "note", Action.OFF: "none"}
 
 
@@ -58,7 +57,6 @@ def _rules(findings: Sequence[Finding]) -> list[dict[str, Any]]:
                 "shortDescription": {"text": rule.summary},
                 "fullDescription": {"text": rule.summary},
                 "help": {"text": rule.remediation},
-                "helpUri": f"{INFORMATION_URI}",
                 "defaultConfiguration": {"level": LEVELS[rule.default]},
                 "properties": {"tags": [rule.origin, *sorted(rule.kinds)]},
             })
@@ -91,8 +89,7 @@ def render(findings: Sequence[Finding], summary: Summary) -> str:
     rules = _rules(findings)
     index = {rule["id"]: i for i, rule in enumerate(rules)}
     run: dict[str, Any] = {
-        "tool": {"driver": {"name": "draguard", "version": _version(), "informationUri": INFORMATION_URI,
-                            "rules": rules}},
+        "tool": {"driver": {"name": "draguard", "version": _version(), "rules": rules}},
         "columnKind": "unicodeCodePoints",
         "results": [_result(f, index) for f in findings],
         "invocations": [{
