@@ -20,27 +20,13 @@ from celext.compile import Path, Prepared
 from celext.env import FUNCTIONS
 from celext.errors import EvaluationError
 from celext.evaluator import COST_EXCEEDED, COST_LIMIT, Budget, CostLimitExceeded, DRAEvaluator, cel_type_name
-from celext.quantity import Quantity
-from celext.semver import Semver, parse_semver
+from celext.quantity import is_quantity
+from celext.semver import is_semver
 from celext.values import ABSENT, Device, to_device
 
+_STR = celtypes.StringType
 MEMO_SIZE = 65_536  # entries per selector; the memo is dropped and rebuilt when full
 _MISS: Any = object()
-
-
-def _value_key(value: Any) -> Any:
-    """A hashable key that tells apart every value a CEL function could tell apart."""
-    if isinstance(value, list):
-        return ("list", tuple(_value_key(v) for v in value))
-    if isinstance(value, Semver):
-        return ("semver", str(value))
-    if isinstance(value, Quantity):
-        return ("quantity", value.value, value.int64_scale)
-    if isinstance(value, dict):
-        return ("map", tuple(sorted((str(k), _value_key(v)) for k, v in value.items())))
-    if value is ABSENT:
-        return ABSENT
-    return (type(value).__name__, value)
 
 
 def _wire_key(value: Any) -> Any:
@@ -48,26 +34,42 @@ def _wire_key(value: Any) -> Any:
         return tuple(sorted((str(k), _wire_key(v)) for k, v in value.items()))
     if isinstance(value, list):
         return tuple(_wire_key(v) for v in value)
-    return (type(value).__name__, value)
+    return (type(value), value)
 
 
-def _wire_problem(body: Mapping[str, Any]) -> bool:
-    """True when the device could carry an attribute Kubernetes refuses to convert (then convert fully)."""
-    attributes = body.get("attributes")
-    if not isinstance(attributes, Mapping):
-        return attributes is not None
-    for attribute in attributes.values():
-        if not isinstance(attribute, Mapping) or not attribute:
-            return True
-        version = attribute.get("version")
-        if version is not None:
-            try:
-                parse_semver(version)
-            except (ValueError, TypeError):
-                return True
-        if attribute.get("versions") is not None:
-            return True  # rare; let the full conversion check every element
+_SCALARS = {"int": int, "bool": bool, "string": str}
+_LISTS = {"ints": int, "bools": bool, "strings": str}
+
+
+def _attribute_ok(attribute: Any) -> bool:
+    """True when `to_device` converts this wire attribute without an error (checked without converting)."""
+    if type(attribute) is not dict or len(attribute) != 1:
+        return False
+    for field, raw in attribute.items():
+        if field in _SCALARS:
+            return type(raw) is _SCALARS[field]
+        if field in _LISTS:
+            kind = _LISTS[field]
+            return type(raw) is list and all(type(item) is kind for item in raw)
+        if field == "version":
+            return type(raw) is str and is_semver(raw)
+        if field == "versions":
+            return type(raw) is list and all(type(item) is str and is_semver(item) for item in raw)
     return False
+
+
+def _capacity_ok(entry: Any) -> bool:
+    raw = entry.get("value") if isinstance(entry, Mapping) else entry
+    return isinstance(raw, (str, int)) and not isinstance(raw, bool) and is_quantity(str(raw))
+
+
+def _wire_ok(body: Mapping[str, Any]) -> bool:
+    """True when the whole device converts cleanly (Kubernetes fails every selector on a device that does not)."""
+    attributes = body.get("attributes") or {}
+    capacity = body.get("capacity") or {}
+    if not isinstance(attributes, Mapping) or not isinstance(capacity, Mapping):
+        return False
+    return all(_attribute_ok(a) for a in attributes.values()) and all(_capacity_ok(c) for c in capacity.values())
 
 
 def _wire_lookup(body: Mapping[str, Any], driver: str, path: Path) -> Any:
@@ -76,9 +78,7 @@ def _wire_lookup(body: Mapping[str, Any], driver: str, path: Path) -> Any:
         return driver
     if head == "allowMultipleAllocations":
         return body.get("allowMultipleAllocations") is True
-    entries = body.get(head)
-    if not isinstance(entries, Mapping):
-        return ABSENT
+    entries = body.get(head) or {}
     domain, ident = path[1], path[2]
     qualified = entries.get(f"{domain}/{ident}", ABSENT)
     bare = entries.get(ident, ABSENT) if domain == driver else ABSENT
@@ -117,6 +117,12 @@ class Selector:
 
     def matches(self, device: Mapping[str, Any], driver: str = "") -> bool:
         """Does the device match? `device` is a wire-form `spec.devices[i]` entry or a `to_device()` value."""
+        if type(device) is Device and device.error is None and self._paths is not None:
+            # The fast path: a converted device (convert once, evaluate many selectors); keys are tuples of
+            # interned ints, so the lookup hashes in C.
+            cached = self._memo.get(tuple(map(device.index.get, self._paths)))
+            if cached is True or cached is False:
+                return cached
         if self._paths is None:
             return self.evaluate(device, driver)
         key = self._key(device, driver)
@@ -141,9 +147,9 @@ class Selector:
         if isinstance(device, Device):
             if device.error is not None:
                 return None
-            return ("cel", *(_value_key(device.lookup(p)) for p in self._paths))
+            return tuple(map(device.index.get, self._paths))  # None = absent (keys are never None)
         body = device.get("basic") or device if isinstance(device, Mapping) else None
-        if not isinstance(body, Mapping) or _wire_problem(body):
+        if not isinstance(body, Mapping) or not _wire_ok(body):
             return None
         return ("wire", driver, *(_wire_lookup(body, driver, p) for p in self._paths))
 

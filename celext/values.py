@@ -15,13 +15,14 @@ The wire form may be v1/v1beta2 (`attributes` on the device) or v1beta1 (`basic.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping
 from typing import Any
 
 from celpy import celtypes
 
-from celext.quantity import parse_quantity
-from celext.semver import parse_semver
+from celext.quantity import Quantity, parse_quantity
+from celext.semver import Semver, parse_semver
 
 ABSENT: Any = object()  # a path the device does not have (part of memo keys)
 
@@ -39,10 +40,56 @@ class DomainMap(celtypes.MapType):
         raise KeyError(key)
 
 
+_PLAIN: dict[type, Any] = {celtypes.StringType: str, celtypes.IntType: int, celtypes.BoolType: bool,
+                           celtypes.DoubleType: float, celtypes.UintType: int}
+
+
+def value_key(value: Any) -> Any:
+    """A hashable key that tells apart every value a CEL function could tell apart (memo keys).
+
+    The type is part of the key (celtypes refuse `==` across types). Semver keys ignore build metadata, as
+    every CEL semver function does; quantities keep their upstream int64 scale, which `isInteger()` observes.
+    """
+    kind = type(value)
+    if kind is celtypes.ListType:
+        return (kind, tuple(value_key(v) for v in value))
+    if kind is Quantity:
+        return (kind, value.value, value.int64_scale)
+    if kind is Semver:
+        return (kind, value.major, value.minor, value.patch, value.prerelease)
+    plain = _PLAIN.get(kind)
+    # Plain builtins hash and compare in C; celtypes do it in Python (this is the memo's hot path).
+    return (kind, plain(value) if plain else value)
+
+
+_INTERNED: dict[Any, int] = {}
+_NEXT_ID = itertools.count(1)
+_INTERN_LIMIT = 1_000_000
+
+
+def interned(key: Any) -> int:
+    """A small int standing for a value key: memo keys then hash and compare in C, fast.
+
+    Ids are never reused; when the table is full it is dropped, so later devices get fresh ids (memo misses,
+    never wrong answers).
+    """
+    ident = _INTERNED.get(key)
+    if ident is None:
+        if len(_INTERNED) >= _INTERN_LIMIT:
+            _INTERNED.clear()
+        ident = _INTERNED.setdefault(key, next(_NEXT_ID))
+    return ident
+
+
 class Device(celtypes.MapType):
-    """The CEL `device` value. `error` is set when Kubernetes would fail every selector on this device."""
+    """The CEL `device` value. `error` is set when Kubernetes would fail every selector on this device.
+
+    `index` maps every device path (('driver',), ('attributes', domain, id), ...) to the interned id of its
+    value key, built once so that a memo hit costs a few plain dict lookups.
+    """
 
     error: str | None = None
+    index: dict[tuple[str, ...], Any]
 
     def lookup(self, path: tuple[str, ...]) -> Any:
         """The value at a device path (('driver',), ('attributes', domain, id), ...), or ABSENT."""
@@ -138,4 +185,13 @@ def to_device(device: Mapping[str, Any], driver: str) -> Device:
         inner[_STR(ident)] = quantity
     result[_STR("attributes")] = attributes
     result[_STR("capacity")] = capacity
+    index: dict[tuple[str, ...], Any] = {
+        ("driver",): interned(value_key(result[_STR("driver")])),
+        ("allowMultipleAllocations",): interned(value_key(result[_STR("allowMultipleAllocations")])),
+    }
+    for head, domains in (("attributes", attributes), ("capacity", capacity)):
+        for domain, entries in domains.items():
+            for ident, value in entries.items():
+                index[(head, str(domain), str(ident))] = interned(value_key(value))
+    result.index = index
     return result
