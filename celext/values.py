@@ -189,7 +189,8 @@ def to_device(device: Mapping[str, Any], driver: str) -> Device:
         ("driver",): interned(value_key(result[_STR("driver")])),
         ("allowMultipleAllocations",): interned(value_key(result[_STR("allowMultipleAllocations")])),
     }
-    for head, domains in (("attributes", attributes), ("capacity", capacity)):
+    tables: tuple[tuple[str, Any], ...] = (("attributes", attributes), ("capacity", capacity))
+    for head, domains in tables:
         for domain, entries in domains.items():
             for ident, value in entries.items():
                 index[(head, str(domain), str(ident))] = interned(value_key(value))
