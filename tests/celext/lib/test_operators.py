@@ -1,0 +1,34 @@
+"""CEL operators as cel-go runs them: heterogeneous equality, cross-type numeric ordering, `in`."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.celext.outcome import outcome
+
+
+@pytest.mark.parametrize(
+    ("expression", "expected"),
+    [
+        ("1 == 1.0 && dyn(1) == 1.0 && 1u == 1", True),
+        ('1 == "1"', False),
+        ('!(1 != "1")', False),
+        ("[1, 2] == [1.0, 2.0] && {'a': 1} == {'a': 1.0}", True),
+        ("[1] == 1", False),
+        ("null == null && !(1 == null)", True),
+        ("1 < 1.5 && 2.0 > 1 && 1u <= 2 && -1 < 0u", True),
+        ('"a" < "b" && false < true', True),
+        ('1 < "a"', "eval: no such overload"),
+        ('semver("1.0.0") < semver("2.0.0")', "eval: no such overload"),
+        ('semver("1.0.0") == semver("1.0.0+x") && quantity("1k") == quantity("1000")', True),
+        ('quantity("1k") == 1000', "eval: no such overload"),
+        ("1.0 in [1, 2] && !(3 in [1, 2]) && 'a' in {'a': 1}", True),
+        ("1 in 1", "eval: no such overload"),
+        ('double("NaN") < 1.0 || double("NaN") >= 1.0 || double("NaN") == double("NaN")', False),
+        ("true ? 1 == 1 : 1 / 0 == 0", True),
+        ("1 / 0 == 0 || true", True),
+        ("false && 1 / 0 == 0", False),
+    ],
+)
+def test_operators(expression: str, expected: bool | str) -> None:
+    assert outcome(expression) == expected
