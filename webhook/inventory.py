@@ -43,6 +43,7 @@ class Inventory:
     classes: dict[str, list[str]] = field(default_factory=dict)  # DeviceClass name -> selector expressions
     sources: list[str] = field(default_factory=list)
     _class_devices: dict[str, list[Device]] = field(default_factory=dict)
+    memo: dict[Any, Any] = field(default_factory=dict)  # per-inventory results rules may share (keyed by them)
 
     def __bool__(self) -> bool:
         return bool(self.devices)

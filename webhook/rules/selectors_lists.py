@@ -125,40 +125,49 @@ def _missing(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
     inventory = inventory_of(ctx.slices)
     if not inventory:
         return
-    import celext
-
     for site in sites(obj, ctx):
         facts = facts_of(site)
         if facts is None or not facts.refs:
             continue
-        try:
-            selector = celext.compile(facts.expression)
-        except celext.CELError:
-            continue  # selector-compile reports it
-        absent: dict[str, list[str]] = {}
-        candidates = inventory.candidates(site.device_class)
-        for device in candidates:
-            unguarded = [r for r in facts.refs
-                         if not r.guarded and not r.in_guard and r.qualified not in device.attributes]
-            if not unguarded:
-                continue
-            try:
-                selector.matches(device.raw, device.driver)
-            except celext.EvaluationError as err:
-                for ref in unguarded:
-                    if ref.name in err.message:
-                        absent.setdefault(ref.qualified, []).append(device.label)
-                        break
+        key = (facts.expression, site.device_class)
+        if key not in inventory.memo:  # repositories repeat selectors; evaluate each pair once
+            inventory.memo[key] = _absent(facts, inventory, site.device_class)
+        absent, candidates = inventory.memo[key]
         for qualified, labels in absent.items():
             ref = next(r for r in facts.refs if r.qualified == qualified and not r.guarded)
             text = ref.span.text(facts.expression)
             yield Finding(
                 site.path,
-                f"{qualified} is absent on {len(labels)} of {len(candidates)} candidate device(s) (e.g. {labels[0]}): "
+                f"{qualified} is absent on {len(labels)} of {candidates} candidate device(s) (e.g. {labels[0]}): "
                 f"`{text}` fails there with no such key, which aborts allocation for the claim",
                 hint=f"guard the read: has({text}) && ...",
                 span=(ref.span.start, ref.span.end),
             )
+
+
+def _absent(facts: Facts, inventory: Inventory, device_class: str) -> tuple[dict[str, list[str]], int]:
+    """Attribute -> labels of the candidate devices where reading it fails; and the candidate count."""
+    import celext
+
+    try:
+        selector = celext.compile(facts.expression)
+    except celext.CELError:
+        return {}, 0  # selector-compile reports it
+    absent: dict[str, list[str]] = {}
+    candidates = inventory.candidates(device_class)
+    for device in candidates:
+        unguarded = [r for r in facts.refs
+                     if not r.guarded and not r.in_guard and r.qualified not in device.attributes]
+        if not unguarded:
+            continue
+        try:
+            selector.matches(device.raw, device.driver)
+        except celext.EvaluationError as err:
+            for ref in unguarded:
+                if ref.name in err.message:
+                    absent.setdefault(ref.qualified, []).append(device.label)
+                    break
+    return absent, len(candidates)
 
 
 RULES = (
