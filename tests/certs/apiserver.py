@@ -199,7 +199,7 @@ class FakeAPIServer:
         self.url = f"https://127.0.0.1:{self._server.server_address[1]}"
         self.kubeconfig = directory / "kubeconfig"
         self.kubeconfig.write_text(kubeconfig(self.url, self.ca_file), encoding="utf-8")
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
 
     def __enter__(self) -> FakeAPIServer:
         self._thread.start()
