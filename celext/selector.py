@@ -9,8 +9,9 @@ Expressions whose device use is not a plain path (`size(device.attributes["d"])`
 
 from __future__ import annotations
 
+import operator
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from celpy import celtypes
@@ -22,11 +23,22 @@ from celext.errors import EvaluationError
 from celext.evaluator import COST_EXCEEDED, COST_LIMIT, Budget, CostLimitExceeded, DRAEvaluator, cel_type_name
 from celext.quantity import is_quantity
 from celext.semver import is_semver
-from celext.values import ABSENT, Device, to_device
+from celext.values import ABSENT, Device, Index, path_key, to_device
 
 _STR = celtypes.StringType
 MEMO_SIZE = 65_536  # entries per selector; the memo is dropped and rebuilt when full
 _MISS: Any = object()
+_UNKEYED: Any = object()  # the device cannot be keyed (it would fail conversion): evaluate it
+
+
+def _keyer(paths: tuple[Path, ...]) -> Callable[[Index], Any]:
+    """The memo key of a converted device: its interned value ids at `paths` (None = absent).
+
+    `operator.itemgetter` builds the key in C; the index answers None for absent paths (see values.Index).
+    """
+    if not paths:
+        return lambda index: ()
+    return operator.itemgetter(*(path_key(p) for p in paths))
 
 
 def _wire_key(value: Any) -> Any:
@@ -89,12 +101,13 @@ def _wire_lookup(body: Mapping[str, Any], driver: str, path: Path) -> Any:
 class Selector:
     """A compiled DRA device selector. Thread-safe; create it with `celext.compile()`."""
 
-    __slots__ = ("_activation", "_cost_limit", "_lock", "_memo", "_paths", "_prepared", "expression")
+    __slots__ = ("_activation", "_cost_limit", "_keyer", "_lock", "_memo", "_paths", "_prepared", "expression")
 
     def __init__(self, prepared: Prepared, *, cost_limit: int = COST_LIMIT) -> None:
         self.expression = prepared.expression
         self._prepared = prepared
         self._paths: tuple[Path, ...] | None = None if prepared.paths is None else tuple(sorted(prepared.paths))
+        self._keyer = None if self._paths is None else _keyer(self._paths)
         self._activation = Activation(functions=dict(FUNCTIONS))
         self._cost_limit = cost_limit
         self._memo: dict[Any, bool | str] = {}
@@ -117,16 +130,16 @@ class Selector:
 
     def matches(self, device: Mapping[str, Any], driver: str = "") -> bool:
         """Does the device match? `device` is a wire-form `spec.devices[i]` entry or a `to_device()` value."""
-        if type(device) is Device and device.error is None and self._paths is not None:
-            # The fast path: a converted device (convert once, evaluate many selectors); keys are tuples of
-            # interned ints, so the lookup hashes in C.
-            cached = self._memo.get(tuple(map(device.index.get, self._paths)))
+        if type(device) is Device and device.index is not None and self._keyer is not None:
+            # The fast path: a converted device (convert once, evaluate many selectors); keys are interned
+            # ints, so the lookup hashes in C.
+            cached = self._memo.get(self._keyer(device.index))
             if cached is True or cached is False:
                 return cached
         if self._paths is None:
             return self.evaluate(device, driver)
         key = self._key(device, driver)
-        if key is None:
+        if key is _UNKEYED:
             return self.evaluate(device, driver)
         cached = self._memo.get(key, _MISS)
         if cached is _MISS:
@@ -143,14 +156,12 @@ class Selector:
         return bool(cached)
 
     def _key(self, device: Mapping[str, Any], driver: str) -> Any:
-        assert self._paths is not None
+        assert self._paths is not None and self._keyer is not None
         if isinstance(device, Device):
-            if device.error is not None:
-                return None
-            return tuple(map(device.index.get, self._paths))  # None = absent (keys are never None)
+            return _UNKEYED if device.index is None else self._keyer(device.index)
         body = device.get("basic") or device if isinstance(device, Mapping) else None
         if not isinstance(body, Mapping) or not _wire_ok(body):
-            return None
+            return _UNKEYED
         return ("wire", driver, *(_wire_lookup(body, driver, p) for p in self._paths))
 
     def _run(self, device: Device) -> bool:

@@ -81,6 +81,20 @@ def interned(key: Any) -> int:
     return ident
 
 
+class Index(dict[str, int]):
+    """Device path (joined by `path_key`) -> interned value id; None for a path the device does not have.
+
+    String keys, because Python caches a string's hash and never a tuple's: the memo hit stays in C.
+    """
+
+    def __missing__(self, key: str) -> None:
+        return None
+
+
+def path_key(path: tuple[str, ...]) -> str:
+    return "\x1f".join(path)
+
+
 class Device(celtypes.MapType):
     """The CEL `device` value. `error` is set when Kubernetes would fail every selector on this device.
 
@@ -89,7 +103,7 @@ class Device(celtypes.MapType):
     """
 
     error: str | None = None
-    index: dict[tuple[str, ...], Any]
+    index: Index | None
 
     def lookup(self, path: tuple[str, ...]) -> Any:
         """The value at a device path (('driver',), ('attributes', domain, id), ...), or ABSENT."""
@@ -185,14 +199,15 @@ def to_device(device: Mapping[str, Any], driver: str) -> Device:
         inner[_STR(ident)] = quantity
     result[_STR("attributes")] = attributes
     result[_STR("capacity")] = capacity
-    index: dict[tuple[str, ...], Any] = {
-        ("driver",): interned(value_key(result[_STR("driver")])),
-        ("allowMultipleAllocations",): interned(value_key(result[_STR("allowMultipleAllocations")])),
-    }
+    index = Index({
+        "driver": interned(value_key(result[_STR("driver")])),
+        "allowMultipleAllocations": interned(value_key(result[_STR("allowMultipleAllocations")])),
+    })
     tables: tuple[tuple[str, Any], ...] = (("attributes", attributes), ("capacity", capacity))
     for head, domains in tables:
         for domain, entries in domains.items():
             for ident, value in entries.items():
-                index[(head, str(domain), str(ident))] = interned(value_key(value))
-    result.index = index
+                index[path_key((head, str(domain), str(ident)))] = interned(value_key(value))
+    # A device Kubernetes would refuse has no index: the memo must never answer for it.
+    result.index = index if result.error is None else None
     return result

@@ -102,3 +102,23 @@ def test_concurrent_use_from_threads_gives_the_same_answers() -> None:
         t.join()
     assert not failures
     assert results == [expected] * 6
+
+
+@pytest.mark.parametrize("convert", [False, True])
+def test_a_repeated_projection_is_evaluated_once(monkeypatch: pytest.MonkeyPatch, convert: bool) -> None:
+    calls: list[str] = []
+    original = Selector.evaluate
+
+    def counting(self: Selector, device: Any, driver: str = "") -> bool:
+        calls.append(driver)
+        return original(self, device, driver)
+
+    monkeypatch.setattr(Selector, "evaluate", counting)
+    selector = Selector(prepare('has(device.attributes["dra.net"].numaNode) && '
+                                'device.attributes["dra.net"].numaNode.includes(1)'))
+    devices = [{"name": f"d{i}", "attributes": {"other": {"int": i}}} for i in range(5)]  # attribute absent
+    devices += [{"name": f"n{i}", "attributes": {"dra.net/numaNode": {"int": 1}}} for i in range(5)]
+    for device in devices:
+        value = celext.to_device(device, "d.io") if convert else device
+        selector.matches(value, "d.io")
+    assert len(calls) == 2  # one evaluation per distinct projection (absent, numaNode=1)
