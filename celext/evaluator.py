@@ -76,6 +76,26 @@ _RELATIONS = {"relation_lt": OPERATORS["_<_"], "relation_le": OPERATORS["_<=_"],
               "relation_in": OPERATORS["_in_"]}
 
 
+def _arithmetic(result: Any, tree: lark.Tree[Any]) -> Any:
+    """cel-go's wording for arithmetic errors; cel-python's list `+` returns a plain list, made a CEL list."""
+    if isinstance(result, CELEvalError):
+        text = str(result.args[0]) if result.args else ""
+        if text == "return error for overflow":
+            return CELEvalError("integer overflow")
+        if text == "modulus or divide by zero":
+            operator = tree.children[0].data if tree.children else ""
+            return CELEvalError("modulus by zero" if operator == "multiplication_mod" else "division by zero")
+        if text.startswith("found no matching overload"):
+            return CELEvalError("no such overload")
+        return result
+    plain = _PLAIN_RESULTS.get(type(result))
+    return plain(result) if plain else result
+
+
+_PLAIN_RESULTS: dict[type, Any] = {list: celtypes.ListType, str: celtypes.StringType, bytes: celtypes.BytesType,
+                                   int: celtypes.IntType, float: celtypes.DoubleType}
+
+
 class CostLimitExceeded(Exception):
     """Raised through the interpreter when the budget is spent; turned into an EvaluationError."""
 
@@ -169,6 +189,15 @@ class DRAEvaluator(Evaluator):
         left = self._visit_tree(op_tree.children[0])
         right = self._visit_tree(right_tree)
         return _RELATIONS[op_tree.data](left, right)
+
+    def addition(self, tree: lark.Tree[Any]) -> Any:
+        return _arithmetic(super().addition(tree), tree)
+
+    def multiplication(self, tree: lark.Tree[Any]) -> Any:
+        return _arithmetic(super().multiplication(tree), tree)
+
+    def unary(self, tree: lark.Tree[Any]) -> Any:
+        return _arithmetic(super().unary(tree), tree)
 
     def member_dot(self, tree: lark.Tree[Any]) -> Any:
         member_tree, name_token = tree.children

@@ -50,16 +50,16 @@ def equal(a: Any, b: Any) -> bool | CELEvalError:
         return _is_number(b) and _plain(a) == _plain(b)  # Python compares int and float exactly
     if a is None or b is None:
         return a is None and b is None
-    if isinstance(a, celtypes.ListType):
-        if not isinstance(b, celtypes.ListType) or len(a) != len(b):
+    if isinstance(a, list):
+        if not isinstance(b, list) or len(a) != len(b):
             return False
         for x, y in zip(a, b, strict=True):
             same = equal(x, y)
             if same is not True:
                 return same
         return True
-    if isinstance(a, celtypes.MapType):
-        if not isinstance(b, celtypes.MapType) or len(a) != len(b):
+    if isinstance(a, dict):
+        if not isinstance(b, dict) or len(a) != len(b):
             return False
         for key, value in a.items():
             if key not in b:
@@ -68,8 +68,10 @@ def equal(a: Any, b: Any) -> bool | CELEvalError:
             if same is not True:
                 return same
         return True
-    if isinstance(a, (str, bytes)) or isinstance(b, (str, bytes)):
-        return type(a) is type(b) and a == b
+    if isinstance(a, str) or isinstance(b, str):
+        return isinstance(a, str) and isinstance(b, str) and str.__eq__(a, b)
+    if isinstance(a, bytes) or isinstance(b, bytes):
+        return isinstance(a, bytes) and isinstance(b, bytes) and bytes.__eq__(a, b)
     try:
         return type(a) is type(b) and bool(a == b)
     except Exception:
@@ -122,9 +124,9 @@ def contained(item: Any, container: Any) -> Any:
         return item
     if isinstance(container, CELEvalError):
         return container
-    if isinstance(container, celtypes.ListType):
+    if isinstance(container, list):
         return celtypes.BoolType(any(equal(element, item) is True for element in container))
-    if isinstance(container, celtypes.MapType):
+    if isinstance(container, dict):
         if isinstance(item, celtypes.StringType):
             return celtypes.BoolType(item in container)
         return celtypes.BoolType(any(equal(key, item) is True for key in container))

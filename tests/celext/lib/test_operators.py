@@ -28,6 +28,13 @@ from tests.celext.outcome import outcome
         ("true ? 1 == 1 : 1 / 0 == 0", True),
         ("1 / 0 == 0 || true", True),
         ("false && 1 / 0 == 0", False),
+        ("9223372036854775807 + 1 > 0", "eval: integer overflow"),
+        ("-(-9223372036854775808) > 0", "eval: integer overflow"),
+        ("1 / 0 == 0", "eval: division by zero"),
+        ("1 % 0 == 0", "eval: modulus by zero"),
+        ('"a" + 1 == "a1"', "eval: no such overload"),
+        ('"a" + "b" == "ab" && b"a" + b"b" == b"ab" && 1.5 + 1.5 == 3.0 && 2 + 3 * 4 == 14', True),
+        ('[1] + [2.0] == [1, 2] && ["x"] + ["y"] == ["x", "y"] && (1 + 2).includes(3)', True),
     ],
 )
 def test_operators(expression: str, expected: bool | str) -> None:
