@@ -190,6 +190,39 @@ class DRAEvaluator(Evaluator):
         right = self._visit_tree(right_tree)
         return _RELATIONS[op_tree.data](left, right)
 
+    # Logic as cel-go runs it: short-circuit, an error is absorbed by a decisive operand, non-bools are
+    # `no such overload` (cel-python's versions report Python classes and mishandle some error operands).
+
+    def conditionaland(self, tree: lark.Tree[Any]) -> Any:
+        return self._logic(tree, decisive=False) if len(tree.children) == 2 else super().conditionaland(tree)
+
+    def conditionalor(self, tree: lark.Tree[Any]) -> Any:
+        return self._logic(tree, decisive=True) if len(tree.children) == 2 else super().conditionalor(tree)
+
+    def _logic(self, tree: lark.Tree[Any], *, decisive: bool) -> Any:
+        left = self._visit_tree(tree.children[0])
+        if isinstance(left, celtypes.BoolType) and bool(left) is decisive:
+            return left
+        right = self._visit_tree(tree.children[1])
+        if isinstance(right, celtypes.BoolType) and bool(right) is decisive:
+            return right
+        for operand in (left, right):
+            if isinstance(operand, CELEvalError):
+                return operand
+            if not isinstance(operand, celtypes.BoolType):
+                return CELEvalError("no such overload")
+        return celtypes.BoolType(not decisive)
+
+    def expr(self, tree: lark.Tree[Any]) -> Any:
+        if len(tree.children) != 3:
+            return super().expr(tree)
+        condition = self._visit_tree(tree.children[0])
+        if isinstance(condition, CELEvalError):
+            return condition
+        if not isinstance(condition, celtypes.BoolType):
+            return CELEvalError("no such overload")
+        return self._visit_tree(tree.children[1] if condition else tree.children[2])
+
     def addition(self, tree: lark.Tree[Any]) -> Any:
         return _arithmetic(super().addition(tree), tree)
 
