@@ -65,10 +65,16 @@ def test_only_celext_errors_escape(expression: str, device: dict[str, Any], driv
     except celext.CompileError as err:
         assert err.message
         return
-    for candidate in (device, celext.to_device(device, driver)):
-        try:
-            result = selector.matches(candidate, driver)
-        except celext.EvaluationError as err:
-            assert err.message and "\n" not in err.message
-        else:
-            assert isinstance(result, bool)
+    answers = []
+    for run in (selector.evaluate, selector.matches, selector.matches):
+        for candidate in (device, celext.to_device(device, driver)):
+            try:
+                result = run(candidate, driver)
+            except celext.EvaluationError as err:
+                assert err.message and "\n" not in err.message
+                answers.append(err.message)
+            else:
+                assert isinstance(result, bool)
+                answers.append(result)
+    # The memo (wire keys, converted keys, hits and misses) never changes an answer.
+    assert answers == [answers[0]] * len(answers)
