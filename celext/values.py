@@ -47,16 +47,16 @@ _PLAIN: dict[type, Any] = {celtypes.StringType: str, celtypes.IntType: int, celt
 def value_key(value: Any) -> Any:
     """A hashable key that tells apart every value a CEL function could tell apart (memo keys).
 
-    The type is part of the key (celtypes refuse `==` across types). Semver keys ignore build metadata, as
-    every CEL semver function does; quantities keep their upstream int64 scale, which `isInteger()` observes.
+    The type is part of the key (celtypes refuse `==` across types); semvers and quantities keep their text
+    (cel-python's `string()` shows it) and quantities their upstream int64 scale (`isInteger()` observes it).
     """
     kind = type(value)
     if kind is celtypes.ListType:
         return (kind, tuple(value_key(v) for v in value))
     if kind is Quantity:
-        return (kind, value.value, value.int64_scale)
+        return (kind, value.value, value.int64_scale, value.text)
     if kind is Semver:
-        return (kind, value.major, value.minor, value.patch, value.prerelease)
+        return (kind, str(value))  # the full text: string() would show build metadata
     plain = _PLAIN.get(kind)
     # Plain builtins hash and compare in C; celtypes do it in Python (this is the memo's hot path).
     return (kind, plain(value) if plain else value)
