@@ -129,7 +129,8 @@ class Selector:
         return self._run(value)
 
     def matches(self, device: Mapping[str, Any], driver: str = "") -> bool:
-        """Does the device match? `device` is a wire-form `spec.devices[i]` entry or a `to_device()` value."""
+        """Does the device match? `device` is a wire-form `spec.devices[i]` entry or a `to_device()` value
+        (which already carries its driver; `driver` is then ignored). Raises EvaluationError."""
         if type(device) is Device and device.index is not None and self._keyer is not None:
             # The fast path: a converted device (convert once, evaluate many selectors); keys are interned
             # ints, so the lookup hashes in C.

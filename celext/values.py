@@ -105,15 +105,6 @@ class Device(celtypes.MapType):
     error: str | None = None
     index: Index | None
 
-    def lookup(self, path: tuple[str, ...]) -> Any:
-        """The value at a device path (('driver',), ('attributes', domain, id), ...), or ABSENT."""
-        node: Any = self
-        for part in path:
-            if not isinstance(node, dict) or part not in node:
-                return ABSENT
-            node = node[part]
-        return node
-
 
 _INT, _BOOL, _STR = celtypes.IntType, celtypes.BoolType, celtypes.StringType
 
