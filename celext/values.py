@@ -103,7 +103,7 @@ class Device(celtypes.MapType):
     """
 
     error: str | None = None
-    index: Index | None
+    index: Index | None = None
 
 
 _INT, _BOOL, _STR = celtypes.IntType, celtypes.BoolType, celtypes.StringType
