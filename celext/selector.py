@@ -101,7 +101,8 @@ def _wire_lookup(body: Mapping[str, Any], driver: str, path: Path) -> Any:
 class Selector:
     """A compiled DRA device selector. Thread-safe; create it with `celext.compile()`."""
 
-    __slots__ = ("_activation", "_cost_limit", "_keyer", "_lock", "_memo", "_paths", "_prepared", "expression")
+    __slots__ = ("_activation", "_cost_limit", "_functions", "_keyer", "_lock", "_memo", "_paths", "_prepared",
+                 "expression")
 
     def __init__(self, prepared: Prepared, *, cost_limit: int = COST_LIMIT) -> None:
         self.expression = prepared.expression
@@ -109,6 +110,7 @@ class Selector:
         self._paths: tuple[Path, ...] | None = None if prepared.paths is None else tuple(sorted(prepared.paths))
         self._keyer = None if self._paths is None else _keyer(self._paths)
         self._activation = Activation(functions=dict(FUNCTIONS))
+        self._functions = dict(self._activation.functions)  # flattened once, shared by every evaluation
         self._cost_limit = cost_limit
         self._memo: dict[Any, bool | str] = {}
         self._lock = threading.Lock()
@@ -166,9 +168,13 @@ class Selector:
         return ("wire", driver, *(_wire_lookup(body, driver, p) for p in self._paths))
 
     def _run(self, device: Device) -> bool:
-        evaluator = DRAEvaluator(self._prepared.tree, self._activation, Budget(self._cost_limit))
+        tree = self._prepared.tree
         try:
-            result = evaluator.evaluate({"device": device})
+            # A scope holding `device` on top of the shared base (cel-python's evaluate() clones the base).
+            activation = self._activation.nested_activation(vars={"device": device})
+            result = DRAEvaluator(tree, activation, Budget(self._cost_limit), self._functions).visit(tree)
+            if isinstance(result, CELEvalError):
+                raise result
         except CELEvalError as err:
             raise EvaluationError(_message(err)) from None
         except CostLimitExceeded:
