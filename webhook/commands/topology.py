@@ -2,6 +2,7 @@
 
     draguard topology                          every PCI device and NUMA node, both forms, as a table
     draguard topology --pci 0000:c1:00.1 --form list --format yaml
+    draguard topology --class-device net/eth1  the PCI device under /sys/class/net/eth1
     draguard topology --check slices.yaml      compare what drivers published on this node (exit 0/1/2)
 """
 
@@ -29,6 +30,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "in its own form unless given",
     )
     parser.add_argument("--pci", action="append", default=[], metavar="BDF", help="only this PCI device (repeatable)")
+    parser.add_argument(
+        "--class-device",
+        action="append",
+        default=[],
+        metavar="CLASS/NAME",
+        help="only the PCI device under this /sys/class entry: net/eth1, nvme/nvme0, drm/card1 (repeatable)",
+    )
     parser.add_argument(
         "--numa-node", action="append", type=int, default=[], metavar="N", help="only this NUMA node (repeatable)"
     )
@@ -58,10 +66,13 @@ def run(args: argparse.Namespace) -> int:
     from webhook.topology import Form, Sysfs, Topology
 
     form = Form(args.form) if args.form else None
-    topology = Topology(Sysfs.open(args.sysfs_root))
+    sysfs = Sysfs.open(args.sysfs_root)
+    topology = Topology(sysfs)
     if args.check:
-        if args.pci or args.numa_node or args.cpu:
-            raise DraguardError("--check compares published slices; it does not take --pci, --numa-node or --cpu")
+        if args.pci or args.class_device or args.numa_node or args.cpu:
+            raise DraguardError(
+                "--check compares published slices; it does not take --pci, --class-device, --numa-node or --cpu"
+            )
         from webhook.topology.checking import run_check
 
         return run_check(
@@ -75,8 +86,16 @@ def run(args: argparse.Namespace) -> int:
     from webhook.topology import listing
 
     forms = (form,) if form else ((Form.SCALAR, Form.LIST) if fmt == "table" else (Form.SCALAR,))
-    chosen = _select(topology, args.pci, args.numa_node, args.cpu)
+    pci = list(args.pci)
+    if args.class_device:
+        from webhook.topology.devices import pci_of
+
+        pci += [pci_of(sysfs, spec) for spec in args.class_device]
+    chosen = _select(topology, pci, args.numa_node, args.cpu)
     shown = listing.collect(topology, forms, pci=chosen[0], nodes=chosen[1], cpus=chosen[2])
+    if fmt == "table" and not (shown.pci or shown.nodes or shown.cpus):
+        print(f"no PCI devices and no NUMA nodes under {sysfs.root}")
+        return 0
     render = {"table": listing.table, "json": listing.to_json, "yaml": listing.to_yaml}[fmt]
     print(render(shown), end="")
     return 0

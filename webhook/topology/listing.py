@@ -12,12 +12,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from webhook.topology.devices import names
 from webhook.topology.numa import STANDARD_NUMA_NODE, Derivation, Form, Topology, atoi, go_fields, go_trim
 
 
 @dataclass(frozen=True, slots=True)
 class PciRow:
     bdf: str
+    names: tuple[str, ...]  # kernel names on the device (eth1, nvme0, card1); see webhook.topology.devices
     derived: tuple[Derivation, ...]  # one per form asked for, in `Listing.forms` order
 
 
@@ -79,7 +81,7 @@ def collect(
         )
     return Listing(
         tuple(forms),
-        tuple(PciRow(bdf, tuple(topology.pci(bdf, form) for form in forms)) for bdf in pci),
+        tuple(PciRow(bdf, names(reader, bdf), tuple(topology.pci(bdf, form) for form in forms)) for bdf in pci),
         tuple(node_rows),
         tuple(CpuRow(cpu, topology.cpu_node(cpu)) for cpu in cpus),
     )
@@ -90,10 +92,12 @@ def table(listing: Listing) -> str:
     value_heads = [f.value.upper() for f in listing.forms] if len(listing.forms) > 1 else ["NUMANODE"]
     blocks: list[list[list[str]]] = []
     if listing.pci:
-        rows = [["PCI DEVICE", "NUMA", *value_heads, "NOTE"]]
+        named = any(pci.names for pci in listing.pci)
+        rows = [["PCI DEVICE", *(["NAME"] if named else []), "NUMA", *value_heads, "NOTE"]]
         for pci in listing.pci:
             first = pci.derived[0]
-            rows.append([pci.bdf, _int(first.physical), *(_value(d) for d in pci.derived), first.reason])
+            name = [",".join(pci.names) or "-"] if named else []
+            rows.append([pci.bdf, *name, _int(first.physical), *(_value(d) for d in pci.derived), first.reason])
         blocks.append(rows)
     if listing.nodes:
         rows = [["NUMA NODE", "SOCKET", "CPUS", "DISTANCE", *value_heads, "NOTE"]]
@@ -138,7 +142,9 @@ def document(listing: Listing) -> dict[str, Any]:
     form = listing.forms[0]
     out: dict[str, Any] = {"form": form.value}
     if listing.pci:
-        out["pciDevices"] = [_entry({"pciBusID": row.bdf}, row.derived[0]) for row in listing.pci]
+        out["pciDevices"] = [
+            _entry({"pciBusID": row.bdf, "names": list(row.names)}, row.derived[0]) for row in listing.pci
+        ]
     if listing.nodes:
         out["numaNodes"] = [
             _entry(
@@ -194,7 +200,7 @@ def to_yaml(listing: Listing) -> str:
             return mapping
         if isinstance(value, list):
             seq = CommentedSeq(convert(v) for v in value)
-            if all(isinstance(v, int) for v in value):
+            if key == "names" or all(isinstance(v, int) for v in value):
                 seq.fa.set_flow_style()
             return seq
         if isinstance(value, str) and key in ("pciBusID", "cpus"):

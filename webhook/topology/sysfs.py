@@ -31,6 +31,8 @@ class Sysfs:
 
     @classmethod
     def open(cls, root: str | Path) -> Sysfs:
+        if str(root) == "":
+            raise SysfsError("sysfs root is empty: pass --sysfs-root DIR, the directory where sysfs is mounted")
         path = Path(root)
         if not path.exists():
             raise SysfsError(f"sysfs root {path}: no such directory")

@@ -63,10 +63,12 @@ def test_yaml_is_ready_to_paste(capsys: Capsys, sys_root: Path) -> None:
         form: list
         pciDevices:
         - pciBusID: "0000:01:00.0"
+          names: []
           numaNode: 0
           attributes:
             resource.kubernetes.io/numaNode: {ints: [0, 1, 2, 3]}
         - pciBusID: "0000:00:00.0"
+          names: []
           numaNode: -1
           attributes: {}
           reason: no NUMA affinity (numa_node=-1); do not publish the numaNode attribute for it
@@ -128,10 +130,13 @@ def test_fallback_notes_follow_the_table(capsys: Capsys, tmp_path: Path) -> None
         (["--numa-node", "1024"], "--numa-node 1024: invalid NUMA node 1024: exceeds maximum supported (1023)"),
         (["--cpu", "99"], "--cpu 99: CPU 99 not found in any NUMA node"),
         (["--format", "xml"], "unknown format 'xml'; use one of table, json, yaml"),
+        (["--sysfs-root", ""], "sysfs root is empty: pass --sysfs-root DIR, the directory where sysfs is mounted"),
+        (["--class-device", "eth0"], "--class-device eth0: want CLASS/NAME as under /sys/class, e.g. net/eth1"),
+        (["--class-device", "net/eth9"], "--class-device net/eth9: no {root}/class/net/eth9"),
         (["--node", "a"], "--node and --policy only apply with --check SLICES"),
         (
             ["--check", "x.yaml", "--pci", "0000:01:00.0"],
-            "--check compares published slices; it does not take --pci, --numa-node or --cpu",
+            "--check compares published slices; it does not take --pci, --class-device, --numa-node or --cpu",
         ),
     ],
 )
@@ -161,6 +166,91 @@ def test_malformed_numa_node(capsys: Capsys, tmp_path: Path) -> None:
         "malformed value 'node0': want a NUMA node id\n",
     )
 
+
+def test_a_root_with_nothing_to_show(capsys: Capsys, tmp_path: Path) -> None:
+    (tmp_path / "devices/system/cpu").mkdir(parents=True)
+    assert run(capsys, "--sysfs-root", str(tmp_path)) == (0, f"no PCI devices and no NUMA nodes under {tmp_path}\n", "")
+    code, out, _ = run(capsys, "--sysfs-root", str(tmp_path), "--format", "json")
+    assert (code, json.loads(out)) == (0, {"form": "scalar"})
+
+
+# A 2-socket NPS1 server laid out as the kernel does: a NIC VF and an NVMe drive behind PCIe switches, a GPU,
+# a virtio NIC (its interface one level down, under virtio2), and the loopback interface on no PCI bus.
+SERVER = Tree(
+    nodes={0: Node((0, 1), 0, "10 32"), 1: Node((2, 3), 1, "32 10")},
+    pci={
+        "0000:00:03.0": "0",
+        "0000:80:01.1": "1",
+        "0000:81:00.0": "1",
+        "0000:82:00.1": "1",
+        "0000:83:00.0": "1",
+        "0000:c1:00.0": "-1",
+    },
+    bridges={"0000:81:00.0": "0000:80:01.1", "0000:82:00.1": "0000:81:00.0", "0000:83:00.0": "0000:81:00.0"},
+    classes={
+        "net/eth0": "0000:00:03.0/virtio2/net/eth0",
+        "net/ens5f1v0": "0000:82:00.1/net/ens5f1v0",
+        "infiniband/mlx5_2": "0000:82:00.1/infiniband/mlx5_2",
+        "nvme/nvme0": "0000:83:00.0/nvme/nvme0",
+        "drm/card1": "0000:c1:00.0/drm/card1",
+        "drm/renderD128": "0000:c1:00.0/drm/renderD128",
+        "net/lo": "virtual/net/lo",
+    },
+)
+
+
+def test_kernel_names_of_devices_behind_bridges(capsys: Capsys, tmp_path: Path) -> None:
+    root = SERVER.build(tmp_path)
+    code, out, err = run(capsys, "--sysfs-root", str(root))
+    assert (code, err) == (0, "")
+    assert out.split("\n\n")[0] == (
+        "PCI DEVICE    NAME             NUMA  SCALAR  LIST  NOTE\n"
+        "0000:00:03.0  eth0             0     0       [0]\n"
+        "0000:80:01.1  -                1     1       [1]\n"
+        "0000:81:00.0  -                1     1       [1]\n"
+        "0000:82:00.1  ens5f1v0,mlx5_2  1     1       [1]\n"
+        "0000:83:00.0  nvme0            1     1       [1]\n"
+        "0000:c1:00.0  card1            -1    -       -     "
+        "no NUMA affinity (numa_node=-1); do not publish the numaNode attribute for it"
+    )
+
+
+def test_a_device_by_its_class_name(capsys: Capsys, tmp_path: Path) -> None:
+    root = SERVER.build(tmp_path)
+    argv = ["--sysfs-root", str(root), "--class-device", "net/ens5f1v0", "--class-device", "nvme/nvme0"]
+    code, out, _ = run(capsys, *argv, "--format", "json", "--form", "list")
+    assert code == 0
+    assert json.loads(out)["pciDevices"] == [
+        {
+            "pciBusID": "0000:82:00.1",
+            "names": ["ens5f1v0", "mlx5_2"],
+            "numaNode": 1,
+            "attributes": {"resource.kubernetes.io/numaNode": {"ints": [1]}},
+        },
+        {
+            "pciBusID": "0000:83:00.0",
+            "names": ["nvme0"],
+            "numaNode": 1,
+            "attributes": {"resource.kubernetes.io/numaNode": {"ints": [1]}},
+        },
+    ]
+    code, out, _ = run(capsys, "--sysfs-root", str(root), "--class-device", "net/eth0", "--form", "scalar")
+    assert (code, out) == (0, "PCI DEVICE    NAME  NUMA  NUMANODE\n0000:00:03.0  eth0  0     0\n")
+
+
+def test_a_class_device_on_no_pci_bus(capsys: Capsys, tmp_path: Path) -> None:
+    root = SERVER.build(tmp_path)
+    assert run(capsys, "--sysfs-root", str(root), "--class-device", "net/lo") == (
+        2,
+        "",
+        f"draguard: error: --class-device net/lo: not on a PCI device ({root}/class/net/lo -> "
+        f"{root}/devices/virtual/net/lo), so no numaNode\n",
+    )
+    code, _, err = run(capsys, "--sysfs-root", str(root), "--class-device", "net/eth7")
+    assert (code, err) == (
+        2,
+        f"draguard: error: --class-device net/eth7: no {root}/class/net/eth7 (it has ens5f1v0, eth0, lo)\n",
+    )
 
 # ---- --check ----
 SLICES = """\

@@ -1,6 +1,7 @@
 """Build sysfs trees the way the kernel lays them out, in a temporary directory.
 
-bus/pci/devices/<BDF> -> ../../../devices/pci0000:00/<BDF>     (numa_node inside)
+bus/pci/devices/<BDF> -> ../../../devices/pci0000:00/[<bridge BDF>/...]<BDF>     (numa_node inside)
+class/<CLASS>/<NAME> -> ../../devices/pci0000:00/.../<BDF>/<CLASS>/<NAME>
 devices/system/node/node<N>/{distance,cpulist}
 devices/system/cpu/cpu<X>/topology/physical_package_id, cpu<X>/node<N> -> ../../node/node<N>
 """
@@ -23,16 +24,33 @@ class Node:
 class Tree:
     nodes: Mapping[int, Node] = field(default_factory=dict)
     pci: Mapping[str, str] = field(default_factory=dict)  # BDF -> numa_node file text ("6", "-1")
+    bridges: Mapping[str, str] = field(default_factory=dict)  # BDF -> the bridge it sits behind (also in `pci`)
+    # "net/eth1" -> where under the PCI device the class entry lives: "0000:c1:00.1/net/eth1",
+    # "0000:00:03.0/virtio2/net/eth0"; or a path under devices/ for a device on no PCI bus: "virtual/net/lo".
+    classes: Mapping[str, str] = field(default_factory=dict)
+
+    def device_dir(self, bdf: str) -> Path:
+        """Where the kernel puts a PCI device: under its root complex and every bridge above it."""
+        chain = [bdf]
+        while chain[-1] in self.bridges:
+            chain.append(self.bridges[chain[-1]])
+        return Path("devices", f"pci{bdf[:4]}:00", *reversed(chain))
 
     def build(self, root: Path) -> Path:
         (root / "bus/pci/devices").mkdir(parents=True, exist_ok=True)
         (root / "devices/system/node").mkdir(parents=True, exist_ok=True)
         (root / "devices/system/cpu").mkdir(parents=True, exist_ok=True)
         for bdf, numa in self.pci.items():
-            real = root / "devices/pci0000:00" / bdf
-            real.mkdir(parents=True)
+            real = root / self.device_dir(bdf)
+            real.mkdir(parents=True, exist_ok=True)
             (real / "numa_node").write_text(numa + "\n")
-            (root / "bus/pci/devices" / bdf).symlink_to(Path("../../../devices/pci0000:00") / bdf)
+            (root / "bus/pci/devices" / bdf).symlink_to(Path("../../..") / self.device_dir(bdf))
+        for entry, where in self.classes.items():
+            first, _, rest = where.partition("/")
+            target = self.device_dir(first) / rest if first in self.pci else Path("devices", where)
+            (root / target).mkdir(parents=True, exist_ok=True)
+            (root / "class" / entry).parent.mkdir(parents=True, exist_ok=True)
+            (root / "class" / entry).symlink_to(Path("../..") / target)
         for node_id, node in self.nodes.items():
             node_dir = root / f"devices/system/node/node{node_id}"
             node_dir.mkdir(parents=True)
