@@ -34,11 +34,19 @@ class Sysfs:
         if str(root) == "":
             raise SysfsError("sysfs root is empty: pass --sysfs-root DIR, the directory where sysfs is mounted")
         path = Path(root)
-        if not path.exists():
-            raise SysfsError(f"sysfs root {path}: no such directory")
-        if not path.is_dir():
+        try:
+            info = path.stat()
+        except (FileNotFoundError, NotADirectoryError):
+            raise SysfsError(f"sysfs root {path}: no such directory") from None
+        except OSError as err:
+            raise SysfsError(f"sysfs root {path}: cannot read: {err.strerror or err}") from None
+        if not stat.S_ISDIR(info.st_mode):
             raise SysfsError(f"sysfs root {path}: not a directory")
-        if not any((path / marker).is_dir() for marker in MARKERS):
+        try:
+            os.listdir(path)
+        except OSError as err:
+            raise SysfsError(f"sysfs root {path}: cannot read: {err.strerror or err}") from None
+        if not any(_is_dir(path / marker) for marker in MARKERS):
             raise SysfsError(
                 f"{path} is not a sysfs root: it has none of {', '.join(MARKERS)} (pass --sysfs-root DIR, "
                 "the directory where sysfs is mounted, usually /sys)"
@@ -89,3 +97,12 @@ class Sysfs:
         if any(part in ("", ".", "..") for part in parts):
             raise ValueError(f"not a plain relative sysfs path: {rel!r}")  # a bug in the caller
         return self.root.joinpath(*parts)
+
+
+def _is_dir(path: Path) -> bool:
+    try:
+        return stat.S_ISDIR(path.stat().st_mode)
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    except OSError as err:
+        raise SysfsError(f"{path}: cannot read: {err.strerror or err}") from None

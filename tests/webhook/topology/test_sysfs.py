@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -90,13 +94,57 @@ def test_a_symlink_loop_cannot_be_read(root: Path) -> None:
     )
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root reads files whatever their mode")
-def test_an_unreadable_file(root: Path) -> None:
-    path = root / "devices/system/node/node0/distance"
+# ---- permissions: root reads whatever the mode, so these drop to an unprivileged effective user ----
+@contextmanager
+def unprivileged() -> Iterator[None]:
+    if os.geteuid() != 0:
+        yield
+        return
+    os.setegid(65534)
+    os.seteuid(65534)  # nobody; the worker process is ours alone, and the ids come back in `finally`
+    try:
+        yield
+    finally:
+        os.seteuid(0)
+        os.setegid(0)
+
+
+@pytest.fixture
+def open_tree() -> Iterator[Path]:
+    """A sysfs tree any user may traverse (pytest's tmp_path sits under a 0700 directory)."""
+    top = Path(tempfile.mkdtemp(prefix="draguard-sysfs-"))
+    top.chmod(0o755)
+    (top / "devices/system/node/node0").mkdir(parents=True)
+    (top / "devices/system/node/node0/distance").write_text("10\n")
+    try:
+        yield top
+    finally:
+        for path in [top, *top.rglob("*")]:
+            path.chmod(0o755)
+        shutil.rmtree(top)
+
+
+def test_an_unreadable_file(open_tree: Path) -> None:
+    path = open_tree / "devices/system/node/node0/distance"
     path.chmod(0)
-    assert (
-        error(Sysfs.open(root).read, "devices/system/node/node0/distance") == f"{path}: cannot read: Permission denied"
-    )
+    with unprivileged():
+        message = error(Sysfs.open(open_tree).read, "devices/system/node/node0/distance")
+    assert message == f"{path}: cannot read: Permission denied"
+
+
+def test_an_unlistable_directory(open_tree: Path) -> None:
+    (open_tree / "devices/system/node").chmod(0o311)  # enter but not list
+    with unprivileged():
+        message = error(Sysfs.open(open_tree).listdir, "devices/system/node")
+    assert message == f"{open_tree}/devices/system/node: cannot list: Permission denied"
+
+
+def test_an_unreadable_root(open_tree: Path) -> None:
+    open_tree.chmod(0)
+    with unprivileged():
+        assert error(Sysfs.open, str(open_tree)) == f"sysfs root {open_tree}: cannot read: Permission denied"
+        inner = str(open_tree / "devices")
+        assert error(Sysfs.open, inner) == f"sysfs root {inner}: cannot read: Permission denied"
 
 
 def test_paths_never_climb_out_of_the_root(root: Path) -> None:
