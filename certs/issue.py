@@ -16,7 +16,7 @@ import datetime as dt
 import ipaddress
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from cryptography import x509
@@ -83,22 +83,7 @@ class Names:
 class Plan:
     """What `generate` decided: the files to write (empty when nothing changes) and why."""
 
-    changes: Changes
-    ca_created: bool
-    leaf_issued: bool
-    reason: str
-    ca_not_after: dt.datetime
-    not_after: dt.datetime
-    names: Names
-
-
-@dataclass(frozen=True, slots=True)
-class Generated:
-    """The outcome of `generate()` on a directory, with the paths a server loads."""
-
-    ca_file: Path
-    cert_file: Path
-    key_file: Path
+    changes: Changes = field(repr=False)  # holds private keys: never in a log line
     ca_created: bool
     leaf_issued: bool
     reason: str
@@ -109,6 +94,15 @@ class Generated:
     @property
     def changed(self) -> bool:
         return self.ca_created or self.leaf_issued
+
+
+@dataclass(frozen=True, slots=True)
+class Generated(Plan):
+    """The outcome of `generate()` on a directory: the plan it carried out, and the paths a server loads."""
+
+    ca_file: Path
+    cert_file: Path
+    key_file: Path
 
 
 def utcnow() -> dt.datetime:
@@ -382,14 +376,7 @@ def generate(
     if plan.changes:
         store.save(plan.changes)
     directory = store.directory
+    decided = {f.name: getattr(plan, f.name) for f in fields(Plan)}
     return Generated(
-        ca_file=directory / CA_CERT,
-        cert_file=directory / TLS_CERT,
-        key_file=directory / TLS_KEY,
-        ca_created=plan.ca_created,
-        leaf_issued=plan.leaf_issued,
-        reason=plan.reason,
-        ca_not_after=plan.ca_not_after,
-        not_after=plan.not_after,
-        names=plan.names,
+        **decided, ca_file=directory / CA_CERT, cert_file=directory / TLS_CERT, key_file=directory / TLS_KEY
     )

@@ -15,7 +15,7 @@ new CA's and the new leaf's notBefore (less the backdating) record when a phase 
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from ipaddress import IPv4Address, IPv6Address
 from pathlib import Path
 from typing import Literal, TypeAlias
@@ -64,7 +64,7 @@ class Rotation:
 @dataclass(frozen=True, slots=True)
 class RotationPlan:
     phase: Phase | None  # None: nothing to do (yet)
-    changes: Changes
+    changes: Changes = field(repr=False)  # holds private keys: never in a log line
     message: str
 
 

@@ -255,3 +255,52 @@ def test_the_command_module_imports_nothing_heavy_until_it_runs() -> None:
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
                             cwd=Path(__file__).resolve().parents[2])
     assert result.stdout == "[]\n"
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["generate", "--ca-years", "0"], "argument --ca-years: 0 is out of range (1 to 100)"),
+    (["generate", "--leaf-days", "366"], "argument --leaf-days: 366 is out of range (1 to 365)"),
+    (["generate", "--leaf-days", "a year"], "argument --leaf-days: 'a year' is not a whole number"),
+    (["check", "--warn-days", "-1"], "argument --warn-days: -1 is out of range (0 to 3650)"),
+])
+def test_out_of_range_numbers_are_usage_errors_before_anything_is_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
+    # A reused CA never reached the lifetime check before: the flag must fail even when nothing would be issued.
+    main(["certs", "generate", "--dir", str(tmp_path), *SVC])
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as exit_:
+        main(["certs", argv[0], "--dir", str(tmp_path), *(SVC if argv[0] == "generate" else []), *argv[1:]])
+    assert exit_.value.code == 2
+    assert message in capsys.readouterr().err
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
+
+
+def test_check_names_the_missing_certificate_of_a_directory_or_secret(
+    tmp_path: Path, apiserver: FakeAPIServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _run(capsys, "certs", "check", "--dir", str(tmp_path / "empty")) == (
+        2, "", f"draguard: error: {tmp_path}/empty/tls.crt: no such file (give --cert FILE if it has another name)\n")
+    apiserver.put("/api/v1/namespaces/draguard-system/secrets/only-ca", {
+        "apiVersion": "v1", "kind": "Secret", "type": "kubernetes.io/tls",
+        "metadata": {"name": "only-ca", "namespace": "draguard-system"},
+        "data": {"ca.crt": base64.b64encode(b"x").decode()},
+    })
+    assert _run(capsys, "certs", "check", "--secret", "draguard-system/only-ca",
+                "--kubeconfig", str(apiserver.kubeconfig)) == (
+        2, "", "draguard: error: secret draguard-system/only-ca holds no tls.crt; "
+               "run `draguard certs generate` first\n")
+
+
+def test_inject_refuses_a_bundle_without_a_ca_before_contacting_the_cluster(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    main(["certs", "generate", "--dir", str(tmp_path), *SVC])
+    capsys.readouterr()
+    # No kubeconfig exists here: reaching for the cluster first would have said so instead.
+    code, out, err = _run(capsys, "certs", "inject", "--webhook", "draguard", "--ca-file", str(tmp_path / "tls.crt"),
+                          "--kubeconfig", str(tmp_path / "no-such-kubeconfig"))
+    assert (code, out) == (2, "")
+    assert err.startswith(f"draguard: error: {tmp_path}/tls.crt: 'draguard.draguard-system.svc' (serial ")
+    assert err.endswith(") is not a CA certificate; a caBundle holds CA certificates\n")

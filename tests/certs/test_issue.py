@@ -124,6 +124,18 @@ def test_a_second_run_changes_nothing(tmp_path: Path) -> None:
     assert (again.ca_created, again.leaf_issued, again.reason) == (
         False, False, "the serving certificate is valid and current")
     assert _files(tmp_path) == before
+    assert (first.changed, again.changed, again.changes) == (True, False, {})
+
+
+def test_what_generate_and_rotate_return_never_shows_a_private_key(tmp_path: Path) -> None:
+    from certs.rotate import rotate
+
+    first = generate(tmp_path, SERVICE, NAMESPACE)
+    assert sorted(first.changes) == ["ca.crt", "ca.key", "tls.crt", "tls.key"]
+    overlap = rotate(tmp_path, "overlap")
+    assert b"PRIVATE KEY" in (overlap.changes["ca-next.key"] or b"")
+    for result in (first, overlap):
+        assert "PRIVATE KEY" not in repr(result) and "changes" not in repr(result)
 
 
 @pytest.mark.parametrize(

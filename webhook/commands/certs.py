@@ -49,8 +49,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     gen.add_argument("--ip", action="append", default=[], metavar="ADDR", help="an extra IP address (repeatable)")
     gen.add_argument("--key-type", choices=("ecdsa", "rsa"), default="ecdsa",
                      help="ECDSA P-256 (default) or RSA 2048")
-    gen.add_argument("--ca-years", type=int, default=10, metavar="N", help="lifetime of a new CA (default 10)")
-    gen.add_argument("--leaf-days", type=int, default=365, metavar="N",
+    gen.add_argument("--ca-years", type=_whole(1, 100), default=10, metavar="N",
+                     help="lifetime of a new CA in years, 1 to 100 (default 10)")
+    gen.add_argument("--leaf-days", type=_whole(1, 365), default=365, metavar="N",
                      help="lifetime of the serving certificate, at most 365 (default)")
     _cluster(gen)
     gen.set_defaults(_certs=_generate)
@@ -94,9 +95,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     chk.add_argument("--namespace", help="the Service's namespace")
     chk.add_argument("--host", help="check this name instead of <service>.<namespace>.svc")
     chk.add_argument("--webhook", metavar="NAME", help="also check the live ValidatingWebhookConfiguration's caBundle")
-    chk.add_argument("--warn-days", type=int, default=30, metavar="N", help="warn when expiry is this close (30)")
+    chk.add_argument("--warn-days", type=_whole(0, 3650), default=30, metavar="N",
+                     help="warn when expiry is this close, in days (default 30)")
     _cluster(chk)
     chk.set_defaults(_certs=_check)
+
+
+def _whole(low: int, high: int) -> Any:
+    """An argparse type: a whole number from `low` to `high`, so a bad value is a usage error before any I/O."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{value} is out of range ({low} to {high})")
+        return value
+
+    return parse
 
 
 def run(args: argparse.Namespace) -> int:
@@ -175,7 +192,7 @@ def _rotate(args: argparse.Namespace) -> int:
 
 def _inject(args: argparse.Namespace) -> int:
     from certs import CertsError
-    from certs.inject import inject
+    from certs.inject import check_bundle, inject
     from certs.material import CA_CERT
     from certs.pem import read_file
 
@@ -186,6 +203,7 @@ def _inject(args: argparse.Namespace) -> int:
         if CA_CERT not in material:
             raise CertsError(f"{_store_name(args)}: no {CA_CERT} to inject; run `draguard certs generate` first")
         bundle = material[CA_CERT]
+    check_bundle(bundle, str(args.ca_file) if args.ca_file else f"{_store_name(args)}/{CA_CERT}")  # before connecting
     done = inject(_kube(args), args.webhook, bundle, field_manager=args.field_manager, force=args.force)
     total = len(done.webhooks)
     if done.patched:
@@ -229,6 +247,10 @@ def _check(args: argparse.Namespace) -> int:
 
     leaf_pem, leaf_source = fetch(TLS_CERT, args.cert)
     if leaf_pem is None:
+        if args.secret:
+            raise DraguardError(f"secret {args.secret} holds no {TLS_CERT}; run `draguard certs generate` first")
+        if args.dir is not None:
+            raise DraguardError(f"{leaf_source}: no such file (give --cert FILE if it has another name)")
         raise DraguardError("no serving certificate to check: give --dir, --secret or --cert")
     key_pem, key_source = fetch(TLS_KEY, args.key)
     bundle_pem, bundle_source = fetch(CA_CERT, args.ca_file)
