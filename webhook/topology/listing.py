@@ -138,33 +138,29 @@ def _value(derivation: Derivation) -> str:
 
 # ---- json / yaml ----
 def document(listing: Listing) -> dict[str, Any]:
-    """Plain data; `attributes` holds only what to publish (nothing for a device without NUMA affinity)."""
-    form = listing.forms[0]
-    out: dict[str, Any] = {"form": form.value}
-    if listing.pci:
-        out["pciDevices"] = [
-            _entry({"pciBusID": row.bdf, "names": list(row.names)}, row.derived[0]) for row in listing.pci
-        ]
-    if listing.nodes:
-        out["numaNodes"] = [
+    """Plain data with the same keys whatever was found (scripts can rely on them): `attributes` holds only
+    what to publish (`{}` for a device without NUMA affinity, `reason` then says why; null otherwise)."""
+    return {
+        "form": listing.forms[0].value,
+        "pciDevices": [
+            _entry({"pciBusID": row.bdf, "names": list(row.names), "numaNode": row.derived[0].physical}, row.derived[0])
+            for row in listing.pci
+        ],
+        "numaNodes": [
             _entry(
                 {
                     "node": row.node,
                     "socket": row.socket,
                     "cpus": row.cpus,
-                    "distance": [_number(d) for d in row.distance]
-                    if row.distance is not None
-                    else None,
+                    "distance": [_number(d) for d in row.distance] if row.distance is not None else None,
                 },
                 row.derived[0],
             )
             for row in listing.nodes
-        ]
-    if listing.cpus:
-        out["cpus"] = [{"cpu": row.cpu, "numaNode": row.node} for row in listing.cpus]
-    if listing.notes:
-        out["notes"] = listing.notes
-    return out
+        ],
+        "cpus": [{"cpu": row.cpu, "numaNode": row.node} for row in listing.cpus],
+        "notes": listing.notes,
+    }
 
 
 def _number(text: str) -> int | str:
@@ -173,13 +169,9 @@ def _number(text: str) -> int | str:
 
 
 def _entry(head: dict[str, Any], derivation: Derivation) -> dict[str, Any]:
-    entry = dict(head)
-    if "pciBusID" in head:
-        entry["numaNode"] = derivation.physical  # what the kernel says (numa_node), before any rule
-    entry["attributes"] = {STANDARD_NUMA_NODE: derivation.value.wire()} if derivation.value is not None else {}
-    if derivation.reason:
-        entry["reason"] = derivation.reason
-    return entry
+    value = derivation.value
+    attributes = {STANDARD_NUMA_NODE: value.wire()} if value is not None else {}
+    return {**head, "attributes": attributes, "reason": derivation.reason or None}
 
 
 def to_json(listing: Listing) -> str:
@@ -209,6 +201,9 @@ def to_yaml(listing: Listing) -> str:
         return value
 
     yaml = YAML(typ="rt")
+    yaml.representer.add_representer(
+        type(None), lambda rep, _: rep.represent_scalar("tag:yaml.org,2002:null", "null")
+    )  # `reason: null`, not a bare `reason:`
     yaml.version = None
     yaml.width = 4096
     yaml.indent(mapping=2, sequence=2, offset=0)

@@ -67,11 +67,15 @@ def test_yaml_is_ready_to_paste(capsys: Capsys, sys_root: Path) -> None:
           numaNode: 0
           attributes:
             resource.kubernetes.io/numaNode: {ints: [0, 1, 2, 3]}
+          reason: null
         - pciBusID: "0000:00:00.0"
           names: []
           numaNode: -1
           attributes: {}
           reason: no NUMA affinity (numa_node=-1); do not publish the numaNode attribute for it
+        numaNodes: []
+        cpus: []
+        notes: []
         """)
 
 
@@ -80,6 +84,7 @@ def test_json_for_a_node_and_a_cpu_defaults_to_the_scalar_form(capsys: Capsys, s
     assert code == 0
     assert json.loads(out) == {
         "form": "scalar",
+        "pciDevices": [],
         "numaNodes": [
             {
                 "node": 6,
@@ -87,10 +92,13 @@ def test_json_for_a_node_and_a_cpu_defaults_to_the_scalar_form(capsys: Capsys, s
                 "cpus": "12-13",
                 "distance": [32, 32, 32, 32, 12, 12, 10, 12],
                 "attributes": {"resource.kubernetes.io/numaNode": {"int": 6}},
+                "reason": None,
             }
         ],
         "cpus": [{"cpu": 3, "numaNode": 1}],
+        "notes": [],
     }
+    assert list(json.loads(out)) == ["form", "pciDevices", "numaNodes", "cpus", "notes"]  # always, in this order
 
 
 def test_cpu_table(capsys: Capsys, sys_root: Path) -> None:
@@ -171,7 +179,8 @@ def test_a_root_with_nothing_to_show(capsys: Capsys, tmp_path: Path) -> None:
     (tmp_path / "devices/system/cpu").mkdir(parents=True)
     assert run(capsys, "--sysfs-root", str(tmp_path)) == (0, f"no PCI devices and no NUMA nodes under {tmp_path}\n", "")
     code, out, _ = run(capsys, "--sysfs-root", str(tmp_path), "--format", "json")
-    assert (code, json.loads(out)) == (0, {"form": "scalar"})
+    empty = {"form": "scalar", "pciDevices": [], "numaNodes": [], "cpus": [], "notes": []}
+    assert (code, json.loads(out)) == (0, empty)
 
 
 # A 2-socket NPS1 server laid out as the kernel does: a NIC VF and an NVMe drive behind PCIe switches, a GPU,
@@ -226,12 +235,14 @@ def test_a_device_by_its_class_name(capsys: Capsys, tmp_path: Path) -> None:
             "names": ["ens5f1v0", "mlx5_2"],
             "numaNode": 1,
             "attributes": {"resource.kubernetes.io/numaNode": {"ints": [1]}},
+            "reason": None,
         },
         {
             "pciBusID": "0000:83:00.0",
             "names": ["nvme0"],
             "numaNode": 1,
             "attributes": {"resource.kubernetes.io/numaNode": {"ints": [1]}},
+            "reason": None,
         },
     ]
     code, out, _ = run(capsys, "--sysfs-root", str(root), "--class-device", "net/eth0", "--form", "scalar")
