@@ -29,19 +29,34 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "the table shows both unless given, json/yaml default to scalar, --check compares each value "
         "in its own form unless given",
     )
-    parser.add_argument("--pci", action="append", default=[], metavar="BDF", help="only this PCI device (repeatable)")
+    parser.add_argument(
+        "--pci", action="extend", nargs="+", default=[], metavar="BDF", help="only these PCI devices (repeatable)"
+    )
     parser.add_argument(
         "--class-device",
-        action="append",
+        action="extend",
+        nargs="+",
         default=[],
         metavar="CLASS/NAME",
         help="only the PCI device under this /sys/class entry: net/eth1, nvme/nvme0, drm/card1 (repeatable)",
     )
     parser.add_argument(
-        "--numa-node", action="append", type=int, default=[], metavar="N", help="only this NUMA node (repeatable)"
+        "--numa-node",
+        action="extend",
+        nargs="+",
+        type=int,
+        default=[],
+        metavar="N",
+        help="only these NUMA nodes (repeatable)",
     )
     parser.add_argument(
-        "--cpu", action="append", type=int, default=[], metavar="ID", help="the NUMA node of this CPU (repeatable)"
+        "--cpu",
+        action="extend",
+        nargs="+",
+        type=int,
+        default=[],
+        metavar="ID",
+        help="the NUMA node of these CPUs (repeatable)",
     )
     parser.add_argument(
         "--format",

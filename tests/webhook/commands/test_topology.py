@@ -56,7 +56,7 @@ def test_one_device_one_form(capsys: Capsys, sys_root: Path) -> None:
 
 
 def test_yaml_is_ready_to_paste(capsys: Capsys, sys_root: Path) -> None:
-    argv = ["--sysfs-root", str(sys_root), "--pci", "0000:01:00.0", "--pci", "0000:00:00.0", "--form", "list"]
+    argv = ["--sysfs-root", str(sys_root), "--pci", "0000:01:00.0", "0000:00:00.0", "--form", "list"]
     code, out, _ = run(capsys, *argv, "--format", "yaml")
     assert code == 0
     assert out == textwrap.dedent("""\
@@ -103,6 +103,11 @@ def test_json_for_a_node_and_a_cpu_defaults_to_the_scalar_form(capsys: Capsys, s
 
 def test_cpu_table(capsys: Capsys, sys_root: Path) -> None:
     assert run(capsys, "--sysfs-root", str(sys_root), "--cpu", "13", "--cpu", "0") == (
+        0,
+        "CPU  NUMA NODE\n13   6\n0    0\n",
+        "",
+    )
+    assert run(capsys, "--sysfs-root", str(sys_root), "--cpu", "13", "0") == (
         0,
         "CPU  NUMA NODE\n13   6\n0    0\n",
         "",
