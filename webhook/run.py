@@ -16,11 +16,10 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Protocol
 
 from webhook.fieldpath import FieldPath
-from webhook.findings import Action, Finding
-from webhook.manifests import Manifest
+from webhook.findings import Action, Finding, Position
 from webhook.policy import Policy
 from webhook.rules import CATALOGUE
 from webhook.rules.base import RESOURCE_SLICE, Rule, RuleContext
@@ -36,6 +35,12 @@ LIST_TYPES_HINT = (
     "the cluster runs without the DRAListTypeAttributes feature gate, so the API server dropped the list "
     "value; publish a scalar (int, bool, string, version) or enable the gate"
 )
+
+
+class Locator(Protocol):
+    """Where an object's fields are written: a `manifests.Manifest`, a `fastyaml.Doc`, or anything alike."""
+
+    def position(self, path: FieldPath) -> Position | None: ...
 
 
 @dataclass(slots=True)
@@ -57,7 +62,7 @@ def run_rules(
     policy: Policy,
     *,
     old: Obj | None = None,
-    manifest: Manifest | None = None,
+    manifest: Locator | None = None,
     slices: Sequence[Obj] = (),
 ) -> Outcome:
     """Every enabled rule for `obj`'s kind; findings stamped, suppressed and ratcheted, sorted by place."""
@@ -144,7 +149,7 @@ def _ratchet(
     ]
 
 
-def _place(finding: Finding, manifest: Manifest, obj: Obj) -> Finding:
+def _place(finding: Finding, manifest: Locator, obj: Obj) -> Finding:
     if finding.position is not None:
         return finding
     return replace(finding, position=manifest.position(source_path(obj, finding.path)))

@@ -139,3 +139,37 @@ def test_ignore_globs_skip_files(capsys: pytest.CaptureFixture[str], tmp_path: P
     policy.write_text("ignore: ['*/vendor/*']\n", encoding="utf-8")
     assert run(capsys, str(tmp_path / "vendor"), "--policy", str(policy)) == (
         0, "0 objects checked; 0 denied, 0 warnings, 0 audit\n", "")
+
+
+def test_json_list_findings_point_at_the_item_line(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    import json
+
+    path = tmp_path / "list.json"
+    items = [slice_with(name="a"), slice_with(name="b", numa=-1), {"apiVersion": "v1", "kind": "Pod"}]
+    text = json.dumps({"apiVersion": "v1", "kind": "List", "items": items}, indent=2)
+    path.write_text(text, encoding="utf-8")
+    code, out, err = run(capsys, str(path))
+    line = 1 + text[:text.index('"int": -1')].count("\n")
+    column = len(text.splitlines()[line - 1]) - len("-1") + 1
+    assert (code, err) == (1, "")
+    assert out.splitlines()[0] == (
+        f"{path}:{line}:{column}: deny numa-node-range: "
+        "spec.devices[0].attributes[resource.kubernetes.io/numaNode].int: numaNode -1 is negative")
+    assert out.splitlines()[-1] == "2 objects checked; 1 denied, 0 warnings, 0 audit; skipped 1 (Pod 1)"
+
+
+def test_json_with_a_duplicate_key_is_an_input_problem(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    path = tmp_path / "dup.json"
+    path.write_text('{"kind": "ResourceSlice",\n "kind": "DeviceClass"}\n', encoding="utf-8")
+    code, out, err = run(capsys, str(path))
+    assert (code, out.splitlines()[-1]) == (2, "0 objects checked; 0 denied, 0 warnings, 0 audit; 1 input problem")
+    assert err.startswith(f"{path}:2:2: invalid YAML: ") and 'duplicate key "kind"' in err
+
+
+def test_ignored_files_are_not_even_read(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    (tmp_path / "vendor").mkdir()
+    (tmp_path / "vendor" / "broken.yaml").write_text("kind: [\n", encoding="utf-8")
+    policy = tmp_path / "policy.yaml"
+    policy.write_text("ignore: ['*/vendor/*']\n", encoding="utf-8")
+    assert run(capsys, str(tmp_path / "vendor"), "--policy", str(policy)) == (
+        0, "0 objects checked; 0 denied, 0 warnings, 0 audit\n", "")
