@@ -178,10 +178,13 @@ def _request(raw: Obj, name: str, claim: str, classes: Mapping[str, Obj]) -> _Re
     if mode not in ("ExactCount", "All"):
         raise ClaimError(f"claim {claim}, request {name}: unsupported count mode {mode}")
     count = raw.get("count", 1)
+    if mode == "ExactCount" and (not isinstance(count, int) or isinstance(count, bool) or count <= 0):
+        # API validation refuses such a claim (count must be greater than zero); do not guess one
+        raise ClaimError(f"claim {claim}, request {name}: count must be a positive integer, not {count!r}")
     capacity = _map(_map(raw.get("capacity")).get("requests"))
     return _Request(name, class_name, _selectors(spec.get("selectors"), f"class {class_name}"),
                     _selectors(raw.get("selectors"), f"claim {claim}, request {name}"),
-                    mode == "All", count if isinstance(count, int) and count > 0 else 1, capacity)
+                    mode == "All", count if isinstance(count, int) else 1, capacity)
 
 
 def parse_claim(obj: Obj, classes: Mapping[str, Obj], semantics: Semantics
@@ -213,8 +216,11 @@ CONSTRAINT_FIELDS = frozenset({"requests", "matchAttribute", "distinctAttribute"
 
 
 def claim_notes(obj: Obj) -> tuple[str, ...]:
-    """Constraint fields the Kubernetes API does not have (e.g. a fork's `enforcement: Preferred`)."""
+    """Constraint fields the Kubernetes API does not have (e.g. a fork's `enforcement: Preferred`), and a
+    claim that requests nothing (it allocates trivially everywhere)."""
     notes = []
+    if not _strings(claim_devices(obj).get("requests")):
+        notes.append("the claim requests no devices: there is nothing to allocate")
     for i, spec in enumerate(_strings(claim_devices(obj).get("constraints"))):
         for name in sorted(set(_map(spec)) - CONSTRAINT_FIELDS):
             notes.append(f'constraint #{i}: field "{name}" is not part of the Kubernetes DeviceConstraint API '

@@ -10,7 +10,10 @@ import argparse
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from webhook.manifests import Manifest
 
 HELP = "evaluate a device selector on every device of some ResourceSlices"
 
@@ -52,7 +55,7 @@ def evaluate(expression: str, slices: Sequence[Mapping[str, Any]]) -> list[Group
     from celext.errors import CELError, CompileError
     from celext.explain import enhance
     from webhook.errors import DraguardError
-    from webhook.wire import get_map, get_str
+    from webhook.wire import get_list, get_map, get_str
 
     try:
         selector = celext.compile(expression)
@@ -64,7 +67,7 @@ def evaluate(expression: str, slices: Sequence[Mapping[str, Any]]) -> list[Group
         driver = get_str(spec, "driver")
         key = (node_key(spec), driver, get_str(spec, "pool", "name"))
         group = groups.setdefault(key, Group(*key))
-        for device in spec.get("devices") or []:
+        for device in get_list(spec, "devices"):
             if not isinstance(device, Mapping):
                 continue
             name = str(device.get("name") or "")
@@ -109,8 +112,50 @@ def _totals(groups: Sequence[Group]) -> tuple[int, int, int]:
             sum(len(g.errors) for g in groups))
 
 
+# The fields eval and explain walk, and the shape each must have when present (the API server would refuse
+# anything else); checked up front so a malformed object is a one-line usage error, not a crash or a guess.
+_SHAPES: Mapping[str, tuple[tuple[tuple[str, ...], type], ...]] = {
+    "ResourceSlice": ((("spec",), dict), (("spec", "devices"), list)),
+    "ResourceClaim": ((("spec",), dict), (("spec", "devices"), dict), (("spec", "devices", "requests"), list),
+                      (("spec", "devices", "constraints"), list)),
+    "ResourceClaimTemplate": ((("spec",), dict), (("spec", "spec"), dict), (("spec", "spec", "devices"), dict),
+                              (("spec", "spec", "devices", "requests"), list),
+                              (("spec", "spec", "devices", "constraints"), list)),
+    "DeviceClass": ((("spec",), dict), (("spec", "selectors"), list)),
+}
+
+
+def check_shape(manifest: Manifest) -> None:
+    """Raise DraguardError naming the first field of the wrong shape (a mapping where a list belongs, ...)."""
+    from webhook.errors import DraguardError
+    from webhook.fieldpath import FieldPath
+    from webhook.wire import kind_of, name_of
+
+    kind = kind_of(manifest.obj)
+    for path, shape in _SHAPES.get(kind, ()):
+        value: Any = manifest.obj
+        for step in path:
+            value = value.get(step) if isinstance(value, dict) else None
+        if value is None or isinstance(value, shape):
+            continue
+        position = manifest.position(FieldPath.root(*path))
+        where = str(position) if position is not None else manifest.source
+        wanted = "a list" if shape is list else "a mapping"
+        raise DraguardError(f"{where}: {kind} {name_of(manifest.obj) or '<unnamed>'}: {'.'.join(path)} must be "
+                            f"{wanted}, not {_json_type(value)}")
+
+
+def _json_type(value: Any) -> str:
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    names: dict[type, str] = {str: "a string", list: "a list", dict: "a mapping"}
+    return names.get(type(value), type(value).__name__)
+
+
 def load(paths: Sequence[str], kinds: frozenset[str]) -> list[Mapping[str, Any]]:
-    """Objects of the given kinds from files; an unreadable input is a user error (exit 2)."""
+    """Objects of the given kinds from files; an unreadable input or a malformed object is a user error (exit 2)."""
     from webhook.errors import DraguardError
     from webhook.manifests import load_paths
 
@@ -118,7 +163,10 @@ def load(paths: Sequence[str], kinds: frozenset[str]) -> list[Mapping[str, Any]]
     if loaded.problems:
         more = len(loaded.problems) - 1
         raise DraguardError(str(loaded.problems[0]) + (f" (and {more} more problems)" if more else ""))
-    return [m.obj for m in loaded.manifests if m.obj.get("kind") in kinds]
+    wanted = [m for m in loaded.manifests if m.obj.get("kind") in kinds]
+    for manifest in wanted:
+        check_shape(manifest)
+    return [m.obj for m in wanted]
 
 
 def run(args: argparse.Namespace) -> int:

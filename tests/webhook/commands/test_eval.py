@@ -133,3 +133,15 @@ def test_corpus_selector_on_captured_slices(corpus: Path, capsys: pytest.Capture
     gpus = [g for g in out["groups"] if g["driver"] == "gpu.nvidia.com"]
     assert [g["matches"] for g in gpus] == [["gpu-0", "gpu-1"]]
     assert out["summary"]["errors"] == 0
+
+
+@pytest.mark.parametrize(("spec", "expected"), [
+    ("spec: 5", "3:7: ResourceSlice bad: spec must be a mapping, not a number"),
+    ("spec:\n  driver: d\n  devices: {a: 1}", "5:12: ResourceSlice bad: spec.devices must be a list, not a mapping"),
+])
+def test_malformed_slice_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str], spec: str,
+                                          expected: str) -> None:
+    path = tmp_path / "bad.yaml"
+    path.write_text(f"apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\n{spec}\nmetadata: {{name: bad}}\n")
+    assert cli.main(["eval", "true", "--slices", str(path)]) == 2
+    assert capsys.readouterr().err == f"draguard: error: {path}:{expected}\n"

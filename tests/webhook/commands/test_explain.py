@@ -320,3 +320,37 @@ def test_corpus_tradeoffs_solution_a_needs_list_semantics(corpus: Path, tmp_path
     b_list = outcomes["list"]["ResourceClaim test/solution-b-full"]
     assert b_list["reason"] == ("constraint #0 (matchAttribute dra.net/numaNode): device gpu.amd.com//gpu-0 "
                                 "(request gpu) has no attribute dra.net/numaNode")
+
+
+def test_malformed_claim_is_a_usage_error(files: dict[str, str], tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    claim = tmp_path / "bad.yaml"
+    claim.write_text("apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c}\n"
+                     "spec:\n  devices:\n    requests: {name: gpu}\n")
+    files["claim"] = str(claim)
+    assert explain(files) == 2
+    assert capsys.readouterr().err == (
+        f"draguard: error: {claim}:6:15: ResourceClaim c: spec.devices.requests must be a list, not a mapping\n")
+
+
+def test_count_must_be_a_positive_integer(files: dict[str, str], tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    claim = tmp_path / "count.yaml"
+    claim.write_text(CLAIM.replace("exactly: {deviceClassName: dra.net}",
+                                   'exactly: {deviceClassName: dra.net, count: "2"}'))
+    files["claim"] = str(claim)
+    assert explain(files) == 1
+    assert capsys.readouterr().out == (
+        "ResourceClaim ml/numa\n  cannot allocate on any node: claim ml/numa, request nic: count must be a positive "
+        "integer, not '2'\n")
+
+
+def test_a_claim_without_requests_fits_with_a_note(files: dict[str, str], tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    claim = tmp_path / "empty.yaml"
+    claim.write_text("apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c}\nspec: {}\n")
+    files["claim"] = str(claim)
+    assert explain(files, "--node", "n1") == 0
+    assert capsys.readouterr().out == (
+        "ResourceClaim c\n  note: the claim requests no devices: there is nothing to allocate\n  node n1: fits\n"
+        "  1 of 1 node(s) can allocate it\n")
