@@ -35,7 +35,9 @@ def parse_certs(data: bytes, source: str) -> list[x509.Certificate]:
     try:
         return x509.load_pem_x509_certificates(data)
     except ValueError as err:
-        raise CertsError(f"{source}: not a valid PEM certificate ({err})") from None
+        # cryptography's texts are Rust debug output or a FAQ link; say which layer broke instead.
+        layer = "the PEM armour or base64" if str(err).startswith("Unable to load PEM") else "the DER inside"
+        raise CertsError(f"{source}: not a valid PEM certificate ({layer} does not parse)") from None
 
 
 def parse_key(data: bytes, source: str) -> PrivateKey:

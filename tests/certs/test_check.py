@@ -12,7 +12,7 @@ from cryptography.hazmat.primitives import hashes
 from certs.check import Result, Subject, doctor, server_date
 from certs.inject import WebhookEntry
 from certs.issue import generate, issue_ca, issue_leaf, service_names
-from certs.pem import load_certs, load_key
+from certs.pem import describe, load_certs, load_key
 
 HOST = "draguard.draguard-system.svc"
 NOW = dt.datetime(2026, 11, 23, 12, 0, tzinfo=dt.UTC)
@@ -93,6 +93,9 @@ def test_a_common_name_only_certificate_is_refused_as_legacy(good: Path) -> None
     results = _by_check(doctor(_subject(good, leaf=cn_only), now=NOW))
     assert results["name"] == [("fail", "tls.crt has no subjectAltName: x509: certificate relies on legacy Common "
                                         "Name field, use SANs instead")]
+    # Path validation needs a name, so the chain line claims only the signature, and says why.
+    assert results["chain"] == [("ok", f"tls.crt is signed by {describe(ca_cert)} from ca.crt (no subjectAltName "
+                                       "to validate the path for)")]
 
 
 def test_expired_and_expiring_certificates(good: Path) -> None:
