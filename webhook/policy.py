@@ -16,6 +16,7 @@ One file format serves the webhook's ConfigMap, `draguard validate --policy FILE
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -51,7 +52,7 @@ class Policy:
     def load(cls, path: str | Path) -> Policy:
         """Read a policy file (YAML 1.2 or JSON); any problem is one DraguardError line naming the file."""
         from ruamel.yaml import YAML
-        from ruamel.yaml.error import YAMLError
+        from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
         source = str(path)
         try:
@@ -64,8 +65,12 @@ class Policy:
         yaml.version = (1, 2)
         try:
             data = yaml.load(text)
-        except YAMLError as err:
-            raise DraguardError(f"policy {source}: invalid YAML: {err}") from None
+        except MarkedYAMLError as err:  # one line, placed like validate's input problems: file:line:col
+            mark = err.problem_mark or err.context_mark
+            where = f"{source}:{mark.line + 1}:{mark.column + 1}" if mark else source
+            raise DraguardError(f"policy {where}: invalid YAML: {_one_line(err.problem or err.context)}") from None
+        except (YAMLError, ValueError) as err:
+            raise DraguardError(f"policy {source}: invalid YAML: {_one_line(str(err))}") from None
         return cls.from_mapping({} if data is None else data, source)
 
     @classmethod
@@ -89,17 +94,27 @@ class Policy:
 
     def action(self, rule_id: str) -> Action:
         """The action for `rule_id`: the file's choice, else (for the list-form rule) listForm, else the default."""
-        if rule_id in self.actions:
-            return self.actions[rule_id]
+        chosen = self.actions.get(rule_id)
+        if chosen is not None:
+            return chosen
         if rule_id == LIST_FORM_RULE:
             return Action.OFF if self.list_form == "allow" else Action(self.list_form)
-        from webhook.rules import CATALOGUE
-
-        rule = CATALOGUE.get(rule_id)
-        return rule.default if rule is not None else Action.WARN
+        return _defaults().get(rule_id, Action.WARN)
 
     def with_list_types(self, enabled: bool) -> Policy:
         return replace(self, list_types=enabled)
+
+
+@functools.cache
+def _defaults() -> Mapping[str, Action]:
+    """Each catalogue rule's default action, read once (the catalogue imports this module, so not at import)."""
+    from webhook.rules import CATALOGUE
+
+    return {rule_id: rule.default for rule_id, rule in CATALOGUE.items()}
+
+
+def _one_line(text: object) -> str:
+    return " ".join(str(text or "cannot parse").split())
 
 
 def _unknown_keys(data: Mapping[Any, Any], known: tuple[str, ...], source: str, prefix: str) -> None:

@@ -89,8 +89,8 @@ def test_broken_yaml_is_one_line(tmp_path: Path) -> None:
     path.write_text("rules: [\n", encoding="utf-8")
     with pytest.raises(DraguardError) as err:
         Policy.load(path)
-    assert err.value.message.startswith(f"policy {path}: invalid YAML: ")
-    assert "\n" not in err.value.message
+    assert err.value.message == (
+        f"policy {path}:2:1: invalid YAML: expected the node content, but found '<stream end>'")
 
 
 def test_yaml_1_2_keeps_off_a_string(tmp_path: Path) -> None:
@@ -101,3 +101,21 @@ def test_yaml_1_2_keeps_off_a_string(tmp_path: Path) -> None:
 
 def test_with_list_types_overrides() -> None:
     assert Policy.default().with_list_types(False).list_types is False
+
+
+def test_duplicate_key_is_one_placed_line(tmp_path: Path) -> None:
+    path = tmp_path / "dup.yaml"
+    path.write_text("listTypes: enabled\nlistTypes: disabled\n", encoding="utf-8")
+    with pytest.raises(DraguardError) as err:
+        Policy.load(path)
+    assert err.value.message.startswith(f"policy {path}:2:1: invalid YAML: found duplicate key \"listTypes\"")
+    assert "\n" not in err.value.message
+
+
+def test_every_catalogue_rule_gets_its_default_action() -> None:
+    from webhook.rules import CATALOGUE
+
+    policy = Policy.default()
+    assert {r: policy.action(r) for r in CATALOGUE} == {
+        r.id: Action.OFF if r.id == "numa-node-list-form" else r.default for r in CATALOGUE.values()}
+    assert policy.action("not-a-rule") is Action.WARN

@@ -19,7 +19,7 @@ from webhook.fieldpath import FieldPath
 from webhook.findings import Action, Finding
 from webhook.rules.base import RESOURCE_SLICE, Rule, RuleContext
 from webhook.rules.devices import attributes, device_list, driver_of, is_int, lookup, printable
-from webhook.rules.numa import NUMA, physical_node
+from webhook.rules.numa import MAX_NODE, NUMA, physical_node
 from webhook.wire import Obj
 
 _SLICE = frozenset({RESOURCE_SLICE})
@@ -67,8 +67,8 @@ def _mismatch(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
     for _path, attrs, found in _aliases(slice_, ctx):
         standard = attrs.get(NUMA)
         physical = physical_node(standard) if isinstance(standard, dict) else None
-        if physical is None:
-            continue
+        if physical is None or not 0 <= physical < MAX_NODE:
+            continue  # no usable physical node to compare with (numa-node-range reports a bad one)
         for name, path, attribute in found:
             value = _alias_value(attribute)
             if value is not None and value != physical:

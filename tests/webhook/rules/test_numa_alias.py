@@ -60,3 +60,10 @@ def test_alias_without_standard_attribute_is_a_warning(check: Check) -> None:
 
 def test_unknown_alias_does_not_ask_for_the_standard_attribute(check: Check) -> None:
     assert check("numa-node-standard-missing", slice_with(device(attributes={"dra.net/numaNode": -1}))) == []
+
+
+def test_alias_is_not_compared_with_an_out_of_range_standard_value(check: Check) -> None:
+    # -1 means "unknown": numa-node-range reports it; claiming the device sits on node -1 would mislead.
+    for numa in (-1, [-1, 0], 1024):
+        obj = slice_with(device(numa=numa, attributes={"dra.net/numaNode": 2}))
+        assert check("numa-node-alias-mismatch", obj) == []
