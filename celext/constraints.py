@@ -209,6 +209,17 @@ class _Tracker:
             self._seen[id(device)] = hit
         return hit[1], hit[2]
 
+    def _read(self, request: str, device_id: str, device: Mapping[str, Any], driver: str
+              ) -> tuple[Mapping[str, Any], ValueSet | None] | Rejection | None:
+        """What `add` starts with: None when the constraint does not apply to the request (accept),
+        a Rejection when the device lacks the attribute, else the attribute and its value set."""
+        if not self.applies(request):
+            return None
+        attribute, values = self._value(device, driver)
+        if attribute is None:
+            return self._missing(request, device_id)
+        return attribute, values
+
     def _missing(self, request: str, device_id: str) -> Rejection:
         name = self.attribute
         return Rejection(lambda: f"device {device_id} (request {request}) has no attribute {name}")
@@ -249,11 +260,10 @@ class MatchAttribute(_Tracker):
 
     def add(self, request: str, device_id: str, device: Mapping[str, Any], driver: str) -> Rejection | None:
         """Accept the device (None) or say why it breaks the constraint."""
-        if not self.applies(request):
-            return None
-        attribute, new = self._value(device, driver)
-        if attribute is None:
-            return self._missing(request, device_id)
+        read = self._read(request, device_id, device, driver)
+        if not isinstance(read, tuple):
+            return read
+        attribute, new = read
         name = self.attribute
         if self.semantics == "list":
             if new is None:
@@ -309,11 +319,10 @@ class DistinctAttribute(_Tracker):
         return f"distinctAttribute {self.attribute}"
 
     def add(self, request: str, device_id: str, device: Mapping[str, Any], driver: str) -> Rejection | None:
-        if not self.applies(request):
-            return None
-        attribute, new = self._value(device, driver)
-        if attribute is None:
-            return self._missing(request, device_id)
+        read = self._read(request, device_id, device, driver)
+        if not isinstance(read, tuple):
+            return read
+        attribute, new = read
         if self.semantics == "list":
             rejection = self._list_clash(request, device_id, attribute, new)
         else:

@@ -168,6 +168,11 @@ class DRAEvaluator(Evaluator):
         name = str(call.children[0])
         self.budget.charge(_CALL_COST.get(name, 1))
         args = self.visit_children(call.children[1]) if len(call.children) > 1 else []
+        return self._invoke(name, args)
+
+    def _invoke(self, name: str, args: list[Any]) -> Any:
+        """Call a function with evaluated arguments (receiver first): the first error argument wins, and
+        raw exceptions from cel-python's own functions become CEL errors."""
         for arg in args:
             if isinstance(arg, CELEvalError):
                 return arg
@@ -276,21 +281,7 @@ class DRAEvaluator(Evaluator):
         self.budget.charge(_CALL_COST.get(name, 1) - 1)  # the node itself was charged one unit on entry
         target = self._visit_tree(tree.children[0])
         args = self.visit_children(tree.children[2]) if len(tree.children) == 3 else []
-        if isinstance(target, CELEvalError):
-            return target
-        for arg in args:
-            if isinstance(arg, CELEvalError):
-                return arg
-        try:
-            function = self.functions[name]
-        except KeyError:
-            return CELEvalError(f"undeclared reference to '{name}'")
-        try:
-            return function(target, *args)
-        except (TypeError, AttributeError):
-            return CELEvalError(f"found no matching overload for '{name}'")
-        except ValueError as err:
-            return CELEvalError(f"{name}: {err}")
+        return self._invoke(name, [target, *args])
 
     def exprlist(self, tree: lark.Tree[Any]) -> Any:
         values = self.visit_children(tree)

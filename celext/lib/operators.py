@@ -168,4 +168,7 @@ def to_int(value: Any) -> Any:
         return CELEvalError(f"type conversion error from 'string' to 'int': {value!r}")
     if not _INT64[0] <= number <= _INT64[1]:
         return CELEvalError("integer overflow")
-    return celtypes.IntType(number)
+    return _new_int(celtypes.IntType, number)  # range checked above; IntType() would wrap a checker per call
+
+
+_new_int = int.__new__

@@ -31,12 +31,19 @@ def _error(err: Exception) -> CELEvalError:
     return CELEvalError(f"error parsing regexp: {detail}")
 
 
+@functools.lru_cache(maxsize=4096)
+def _first_match(pattern: str, text: str) -> str:
+    """find() is pure, and fleets repeat attribute values: google-re2's Python wrapper costs more than a
+    cache lookup. Raises re2.error for a bad pattern (never cached)."""
+    found = _compiled(pattern).search(text)
+    return found.group(0) if found else ""
+
+
 def _find(text: str, pattern: str) -> Any:
     try:
-        found = _compiled(str(pattern)).search(str(text))
+        return _S(_first_match(str(pattern), str(text)))
     except re2.error as err:
         return _error(err)
-    return _S(found.group(0) if found else "")
 
 
 def _find_all(text: str, pattern: str, limit: int = -1) -> Any:

@@ -21,3 +21,10 @@ from tests.celext.outcome import outcome
 )
 def test_regex(expression: str, expected: bool | str) -> None:
     assert outcome(expression) == expected
+
+
+def test_find_answers_stay_right_when_repeated() -> None:
+    """find() results are cached by (pattern, text): repeats, other texts and bad patterns keep their answers."""
+    for _ in range(3):
+        assert outcome('"a1b22".find("[0-9]+") == "1" && "xy".find("[0-9]+") == ""') is True
+        assert outcome('"abc".find("(") == ""') == "eval: error parsing regexp: missing ): ("
