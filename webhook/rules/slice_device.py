@@ -7,7 +7,7 @@ per-device node selection, binding conditions.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from webhook.fieldpath import FieldPath
@@ -91,18 +91,42 @@ def validate_device(
         _validate_taints(taints, path.child("taints"), errs)
     consumptions = get_list(errs, device, "consumesCounters", path)
     if consumptions is not None:
-        _validate_consumes_counters(consumptions, path.child("consumesCounters"), errs)
+        validate_counter_groups(consumptions, path.child("consumesCounters"), errs, limit=MAX_COUNTER_CONSUMPTIONS,
+                                name_key="counterSet", counters_limit=MAX_COUNTERS_PER_CONSUMPTION)
     if per_device or "nodeName" in device or "nodeSelector" in device or "allNodes" in device:
         _validate_node_selection(device, path, per_device, errs)
     if "bindingConditions" in device or "bindingFailureConditions" in device:
         _validate_binding_parameters(device, path, errs)
 
 
-def _validate_taints(taints: list[Any] | None, path: FieldPath, errs: Errors) -> None:
-    if taints is None:
-        return
-    if len(taints) > MAX_TAINTS:
-        errs.append((ids.TAINTS, too_many(path, len(taints), MAX_TAINTS)))
+def within_limit(items: list[Any], limit: int, path: FieldPath, rule: str, errs: Errors) -> bool:
+    """Upstream validateSlice/validateSet's size check: more than `limit` items is one TooMany, and then
+    (DoS protection) none of the items is checked."""
+    if len(items) <= limit:
+        return True
+    errs.append((rule, too_many(path, len(items), limit)))
+    return False
+
+
+def duplicates(keys: Iterable[str | None], path: FieldPath, rule: str, errs: Errors) -> None:
+    """Upstream validateSet's uniqueness check: a Duplicate at the index of every repeated key (None: no key)."""
+    seen: set[str] = set()
+    for i, key in enumerate(keys):
+        if key is None:
+            continue
+        if key in seen:
+            errs.append((rule, duplicate(path.index(i), key)))
+        seen.add(key)
+
+
+def string_field(item: Any, key: str) -> str:
+    """item[key] when it is a string, else "" (Go's zero value; the wrong type is reported elsewhere)."""
+    value = item.get(key) if isinstance(item, Mapping) else None
+    return value if isinstance(value, str) else ""
+
+
+def _validate_taints(taints: list[Any], path: FieldPath, errs: Errors) -> None:
+    if not within_limit(taints, MAX_TAINTS, path, ids.TAINTS, errs):
         return
     for i, item in enumerate(taints):
         taint_path = path.index(i)
@@ -119,29 +143,25 @@ def _validate_taints(taints: list[Any] | None, path: FieldPath, errs: Errors) ->
             errs.append((ids.TAINTS, not_supported(taint_path.child("effect"), effect, TAINT_EFFECTS)))
 
 
-def _validate_consumes_counters(consumptions: list[Any] | None, path: FieldPath, errs: Errors) -> None:
-    if consumptions is None:
+def validate_counter_groups(
+    groups: list[Any] | None, path: FieldPath, errs: Errors, *, limit: int, name_key: str, counters_limit: int
+) -> None:
+    """A list of named counter groups: a slice's `sharedCounters` (named by `name`) or a device's
+    `consumesCounters` (named by `counterSet`). Upstream validateSet with validateCounterSet /
+    validateDeviceCounterConsumption: at most `limit`, each named by a DNS label, unique, with counters."""
+    if groups is None or not within_limit(groups, limit, path, ids.COUNTERS, errs):
         return
-    if len(consumptions) > MAX_COUNTER_CONSUMPTIONS:
-        errs.append((ids.COUNTERS, too_many(path, len(consumptions), MAX_COUNTER_CONSUMPTIONS)))
-        return
-    seen: set[str] = set()
-    for i, item in enumerate(consumptions):
+    for i, item in enumerate(groups):
         item_path = path.index(i)
-        consumption = as_map(errs, item, item_path)
-        counter_set = get_str(errs, consumption, "counterSet", item_path) or ""
-        if not counter_set:
-            errs.append((ids.COUNTERS, required(item_path.child("counterSet"))))
+        group = as_map(errs, item, item_path)
+        name = get_str(errs, group, name_key, item_path) or ""
+        if not name:
+            errs.append((ids.COUNTERS, required(item_path.child(name_key))))
         else:
-            errs += tag(ids.COUNTERS, validate_dns1123_label(counter_set, item_path.child("counterSet")))
-        validate_counters(get_map(errs, consumption, "counters", item_path), MAX_COUNTERS_PER_CONSUMPTION,
-                          item_path.child("counters"), errs)
-    for i, item in enumerate(consumptions):
-        raw = item.get("counterSet") if isinstance(item, Mapping) else None
-        key = raw if isinstance(raw, str) else ""
-        if key in seen:
-            errs.append((ids.COUNTERS, duplicate(path.index(i), key)))
-        seen.add(key)
+            errs += tag(ids.COUNTERS, validate_dns1123_label(name, item_path.child(name_key)))
+        counters = get_map(errs, group, "counters", item_path)
+        validate_counters(counters, counters_limit, item_path.child("counters"), errs)
+    duplicates((string_field(item, name_key) for item in groups), path, ids.COUNTERS, errs)
 
 
 def validate_counters(counters: Mapping[str, Any] | None, limit: int, path: FieldPath, errs: Errors) -> None:
@@ -149,7 +169,7 @@ def validate_counters(counters: Mapping[str, Any] | None, limit: int, path: Fiel
     if not counters:
         errs.append((ids.COUNTERS, required(path)))
         return
-    if len(counters) > limit:
+    if len(counters) > limit:  # a map, not a list, but the same short-circuit (upstream validateMap)
         errs.append((ids.COUNTERS, too_many(path, len(counters), limit)))
         return
     for key, counter in counters.items():
@@ -193,22 +213,13 @@ def _validate_binding_parameters(device: Mapping[str, Any], path: FieldPath, err
     conditions = strings(errs, get_list(errs, device, "bindingConditions", path), conditions_path)
     failures = strings(errs, get_list(errs, device, "bindingFailureConditions", path), failures_path)
     for items, items_path in ((conditions, conditions_path), (failures, failures_path)):
-        if len(items) > MAX_BINDING_CONDITIONS:
-            errs.append((ids.BINDING_CONDITIONS, too_many(items_path, len(items), MAX_BINDING_CONDITIONS)))
-        else:
+        if within_limit(items, MAX_BINDING_CONDITIONS, items_path, ids.BINDING_CONDITIONS, errs):
             for i, item in enumerate(items):
                 errs += tag(ids.BINDING_CONDITIONS, validate_label_name(item, items_path.index(i)))
-    seen: set[str] = set()
-    for i, item in enumerate(conditions):
-        if item in seen:
-            errs.append((ids.BINDING_CONDITIONS, duplicate(conditions_path.index(i), item)))
-        seen.add(item)
-    seen_failures: set[str] = set()
+        duplicates(items, items_path, ids.BINDING_CONDITIONS, errs)
+    overlap = set(conditions)
     for i, item in enumerate(failures):
-        if item in seen_failures:
-            errs.append((ids.BINDING_CONDITIONS, duplicate(failures_path.index(i), item)))
-        seen_failures.add(item)
-        if item in seen:
+        if item in overlap:
             errs.append((ids.BINDING_CONDITIONS, invalid(
                 failures_path.index(i), item, "bindingFailureConditions must not overlap with bindingConditions")))
     # Go shows a nil slice as null and an empty one as []: keep what the object said.

@@ -14,20 +14,17 @@ from webhook.fieldpath import FieldPath
 from webhook.findings import Finding
 from webhook.rules import k8s_ids as ids
 from webhook.rules.k8s_errors import (
-    duplicate,
     forbidden,
     go_quote,
     immutable,
     invalid,
     required,
     too_long,
-    too_many,
 )
 from webhook.rules.k8s_ids import Errors, tag
 from webhook.rules.k8s_names import (
     is_dns1123_subdomain,
     is_qualified_name,
-    validate_dns1123_label,
     validate_dns1123_subdomain,
     validate_driver_name,
     validate_label_name,
@@ -36,7 +33,14 @@ from webhook.rules.k8s_names import (
 from webhook.rules.k8s_node_selector import validate_node_selector
 from webhook.rules.k8s_wire import as_map, get_bool, get_int, get_list, get_map, get_str, unknown_fields
 from webhook.rules.slice_attribute import has_list_values
-from webhook.rules.slice_device import UNSET_OR_TRUE, validate_counters, validate_device
+from webhook.rules.slice_device import (
+    UNSET_OR_TRUE,
+    duplicates,
+    string_field,
+    validate_counter_groups,
+    validate_device,
+    within_limit,
+)
 
 MAX_DEVICES = 128  # ResourceSliceMaxDevices
 MAX_DEVICES_ADVANCED = 64  # ResourceSliceMaxDevicesWithAdvancedFeatures: taints, consumesCounters, list attributes
@@ -158,7 +162,8 @@ def validate_resource_slice_spec(
         errs.append((ids.COUNTERS, invalid(path, "", "only one of `sharedCounters` or `devices` is allowed")))
     flat = [flat_device(d, beta1) if isinstance(d, Mapping) else d for d in devices or ()]
     _validate_devices(flat, old, spec.get("perDeviceNodeSelection") is True, path.child("devices"), errs)
-    _validate_counter_sets(counter_sets, path.child("sharedCounters"), errs)
+    validate_counter_groups(counter_sets, path.child("sharedCounters"), errs, limit=MAX_COUNTER_SETS, name_key="name",
+                            counters_limit=MAX_COUNTERS_PER_SET)
 
 
 def _validate_resource_pool(pool: Mapping[str, Any], path: FieldPath, errs: Errors) -> None:
@@ -198,28 +203,22 @@ def _validate_devices(
 ) -> None:
     flat = devices
     limit = MAX_DEVICES_ADVANCED if any(_uses_advanced_features(d) for d in flat) else MAX_DEVICES
-    if len(flat) > limit:
-        errs.append((ids.DEVICE_COUNT, too_many(path, len(flat), limit)))  # short-circuits, as upstream
+    if not within_limit(flat, limit, path, ids.DEVICE_COUNT, errs):
         return
     old_devices: dict[str, Mapping[str, Any]] = {}
     old_list = old.get("devices") if old is not None else None
     for item in old_list if isinstance(old_list, list) else ():
         if isinstance(item, Mapping) and isinstance(item.get("name"), str):
             old_devices.setdefault(item["name"], flat_device(item))
-    seen: set[str] = set()
     for i, item in enumerate(flat):
         device_path = path.index(i)
         if not isinstance(item, Mapping):
             as_map(errs, item, device_path)  # reported once; nothing inside to check
             continue
-        device = item
-        raw = device.get("name")
-        name = raw if isinstance(raw, str) else ""
-        validate_device(device, old_devices.get(name) if old is not None else None, device_path,
-                        per_device, errs)
-        if name in seen:
-            errs.append((ids.DEVICE_NAME, duplicate(device_path, name)))
-        seen.add(name)
+        old_device = old_devices.get(string_field(item, "name")) if old is not None else None
+        validate_device(item, old_device, device_path, per_device, errs)
+    duplicates((string_field(d, "name") if isinstance(d, Mapping) else None for d in flat), path, ids.DEVICE_NAME,
+               errs)
 
 
 def _uses_advanced_features(device: Any) -> bool:
@@ -230,28 +229,3 @@ def _uses_advanced_features(device: Any) -> bool:
         return True
     attributes = device.get("attributes")
     return isinstance(attributes, Mapping) and any(has_list_values(a) for a in attributes.values())
-
-
-def _validate_counter_sets(counter_sets: list[Any] | None, path: FieldPath, errs: Errors) -> None:
-    if counter_sets is None:
-        return
-    if len(counter_sets) > MAX_COUNTER_SETS:
-        errs.append((ids.COUNTERS, too_many(path, len(counter_sets), MAX_COUNTER_SETS)))
-        return
-    seen: set[str] = set()
-    for i, item in enumerate(counter_sets):
-        set_path = path.index(i)
-        counter_set = as_map(errs, item, set_path)
-        name = get_str(errs, counter_set, "name", set_path) or ""
-        if not name:
-            errs.append((ids.COUNTERS, required(set_path.child("name"))))
-        else:
-            errs += tag(ids.COUNTERS, validate_dns1123_label(name, set_path.child("name")))
-        validate_counters(get_map(errs, counter_set, "counters", set_path), MAX_COUNTERS_PER_SET,
-                          set_path.child("counters"), errs)
-    for i, item in enumerate(counter_sets):
-        raw = item.get("name") if isinstance(item, Mapping) else None
-        key = raw if isinstance(raw, str) else ""
-        if key in seen:
-            errs.append((ids.COUNTERS, duplicate(path.index(i), key)))
-        seen.add(key)

@@ -248,6 +248,20 @@ SCENARIOS: dict[str, tuple[dict[str, Any], list[tuple[str, str, str]]]] = {
         {"name": "set2", "counters": {"Bad": {"value": "1"}}}])), [
         ("k8s-counters", "spec.sharedCounters[0].name", f'Invalid value: "Set": {LABEL}'),
         ("k8s-counters", "spec.sharedCounters[1].counters", f'Invalid value: "Bad": {LABEL}')]),
+    "duplicate-shared-counter-sets": (edit(base(), spec(devices=None, sharedCounters=[
+        {"name": "set", "counters": {"mem": {"value": "1"}}}] * 2)), [
+        ("k8s-counters", "spec.sharedCounters[1]", 'Duplicate value: "set"')]),
+    "too-many-shared-counter-sets": (edit(base(), spec(devices=None, sharedCounters=[
+        {"name": "Bad", "counters": {}}] * 9)), [
+        ("k8s-counters", "spec.sharedCounters", "Too many: 9: must have at most 8 items")]),
+    "too-many-counter-consumptions": (edit(base(), dev(0, consumesCounters=[{"counterSet": "a"}] * 3)), [
+        ("k8s-counters", f"{D}[0].consumesCounters", "Too many: 3: must have at most 2 items")]),
+    "duplicate-binding-failure-conditions": (edit(base(), dev(
+        0, bindingConditions=["ready"], bindingFailureConditions=["failed", "failed"])), [
+        ("k8s-binding-conditions", f"{D}[0].bindingFailureConditions[1]", 'Duplicate value: "failed"')]),
+    "too-many-binding-conditions": (edit(base(), dev(
+        0, bindingConditions=["a", "b", "c", "d", "E F"], bindingFailureConditions=["x"])), [
+        ("k8s-binding-conditions", f"{D}[0].bindingConditions", "Too many: 5: must have at most 4 items")]),
     "per-device-node-selection": (edit(base(2), lambda o: [
         spec(nodeName=None, perDeviceNodeSelection=True)(o),
         o["spec"]["devices"][0].update(nodeName="node-1"),
