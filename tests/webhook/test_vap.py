@@ -133,7 +133,9 @@ def _decodable(obj: Obj) -> bool:
 
 @functools.cache
 def _corpus_slices(corpus: Path) -> list[tuple[str, Obj]]:
-    loaded = load_paths([str(corpus)])
+    # Only files that mention the kind: parsing the other five sixths of the corpus took half this test's time.
+    files = [p for p in sorted(corpus.rglob("*")) if p.is_file() and b"ResourceSlice" in p.read_bytes()]
+    loaded = load_paths([str(p) for p in files])
     return [
         (f"{Path(m.source).relative_to(corpus)}#{m.document}", _as_v1(dict(m.obj)))
         for m in loaded.manifests
