@@ -28,12 +28,14 @@ from celext.compile import parse
 Kind = Literal["attributes", "capacity"]
 AST: TypeAlias = "Tree[Token]"
 Node: TypeAlias = "Tree[Token] | Token"
-How = Literal["==", "!=", "<", "<=", ">", ">=", "in", "method", "bool"]
+How = Literal["==", "!=", "<", "<=", ">", ">=", "in", "method", "bool", "arithmetic", "argument"]
 
 # Comprehension macros: they iterate their receiver. On a list attribute they are the right tool.
 MACROS = frozenset({"all", "exists", "exists_one", "map", "filter"})
 # Methods that work on a list and a scalar alike (or are the list-aware helpers themselves).
 LIST_SAFE_METHODS = MACROS | {"includes", "include"}
+# Global functions that accept a list as readily as a scalar (`has` is the guard itself).
+LIST_SAFE_FUNCTIONS = frozenset({"has", "size", "dyn", "type"})
 # Upper bounds the Kubernetes cost estimator assumes for DRA values (dynamic-resource-allocation cel/compile.go).
 MAX_MAP_ENTRIES = 32  # attribute and capacity maps per device
 MAX_ATTRIBUTE_SIZE = 64  # an attribute value (list length) as the size estimator sees it
@@ -93,9 +95,11 @@ class DomainRead:
 class Use:
     """A use of an attribute value that behaves differently once the attribute is a list.
 
-    `how` is the operator (`==`, `<`, `in`, ...), `"method"` for a method call on the value or `"bool"`
-    for the value used directly as a condition. `span` covers the whole comparison / call / value;
-    `other` the other operand (for `in`: the container when the attribute is on the left).
+    `how` is the operator (`==`, `<`, `in`, ...), `"method"` for a method call on the value, `"bool"`
+    for the value used directly as a condition, `"arithmetic"` for an operand of `+ - * / %` (or unary
+    `-`) and `"argument"` for an argument of a function or method (`isSemver(x)`, `s.startsWith(x)`);
+    `method` names the method, function or arithmetic operator. `span` covers the whole comparison /
+    call / value; `other` the other operand (for `in`: the container when the attribute is on the left).
     `literal` is the other operand's value when it is an int, string or bool literal, `literals` the
     items of a list literal on the right of `in`.
     """
@@ -125,6 +129,15 @@ class Call:
 
 
 @dataclass(frozen=True, slots=True)
+class Select:
+    """`<attribute read>.<field>`: a field of an attribute's value, which has none (a runtime error)."""
+
+    ref: AttributeRef
+    name: str
+    span: Span  # the field name
+
+
+@dataclass(frozen=True, slots=True)
 class Facts:
     expression: str
     refs: tuple[AttributeRef, ...]
@@ -134,6 +147,7 @@ class Facts:
     guards: frozenset[tuple[str, str]]  # (domain, id) checked with has() or `in`
     cost: int  # product of the sizes the nested comprehensions iterate over (1 when none)
     unbounded: tuple[Span, ...]  # comprehensions whose range size is unknown to the estimate
+    selects: tuple[Select, ...] = ()  # field reads on attribute values (`....numaNode.int`)
 
     def variable_free(self, base: str = "v") -> str:
         """An identifier the expression does not use (for a comprehension variable in a rewrite)."""
@@ -163,8 +177,9 @@ def analyze(expression: str) -> Facts:
                                      c.literal_args)
         for c in walker.calls
     )
+    selects = tuple(Select(by_span[s.ref.span], s.name, s.span) for s in walker.selects)
     return Facts(expression, refs, tuple(walker.domains), uses, calls, guards, walker.cost,
-                 tuple(walker.unbounded))
+                 tuple(walker.unbounded), selects)
 
 
 def _replace_ref(use: Use, ref: AttributeRef) -> Use:
@@ -288,6 +303,7 @@ class _Walker:
         self.guards: set[tuple[str, str]] = set()
         self.cost = 1
         self.unbounded: list[Span] = []
+        self.selects: list[Select] = []
         self._seen: dict[Span, AttributeRef] = {}
 
     def walk(self, node: Node, *, boolean: bool, depth_cost: int, in_guard: bool = False) -> None:
@@ -306,11 +322,19 @@ class _Walker:
             return
         if data == "unary" and len(node.children) == 2:
             op = node.children[0]
+            if isinstance(op, Tree) and op.data == "unary_neg":
+                self._arithmetic(node, [node.children[1]], depth_cost)
+                return
             negated = isinstance(op, Tree) and op.data == "unary_not"
             self.walk(node.children[1], boolean=negated, depth_cost=depth_cost)
             return
         if data == "relation" and len(node.children) == 2:
             self._relation(node, depth_cost)
+            return
+        if data in ("addition", "multiplication") and len(node.children) == 2:
+            op_node, right = node.children
+            assert isinstance(op_node, Tree)
+            self._arithmetic(node, [op_node.children[0], right], depth_cost)
             return
         if data in _PASSTHROUGH or data == "paren_expr":
             if len(node.children) == 1:
@@ -332,6 +356,12 @@ class _Walker:
             return
         if data in ("member_index", "member_dot"):
             self._domain(node)
+        if data == "member_dot" and len(node.children) == 2:
+            receiver = self._ref_of(node.children[0])
+            if receiver is not None:
+                field = node.children[1]
+                self.selects.append(Select(receiver, str(field), self.span(field)))
+                return
         for child in node.children:
             self.walk(child, boolean=False, depth_cost=depth_cost)
 
@@ -378,17 +408,47 @@ class _Walker:
         operator = _operator_span(self.expression, self.span(left).end, self.span(right).start)
         if how == "in":
             self._in_guard(left, right)
-        if left_ref is not None:
+        # `x == [4]` compares with a list on purpose: the list-aware form already (and false on a scalar).
+        equality_with_list = how in ("==", "!=") and (_is_list_literal(left) or _is_list_literal(right))
+        if left_ref is not None and not equality_with_list:
             literals = _list_literals(right) if how == "in" else None
             self.uses.append(Use(left_ref, how, self.span(node), operator, self.span(right), True,
                                  literal=literal_value(right), literals=literals))
-        elif right_ref is not None and how != "in":
+        if right_ref is not None and how != "in" and not equality_with_list:
             # `4 in attr` is the list-aware form already (it fails on a scalar, the opposite direction).
             self.uses.append(Use(right_ref, how, self.span(node), operator, self.span(left), False,
                                  literal=literal_value(left)))
         for side in (left, right):
             if self._ref_of(side) is None:
                 self.walk(side, boolean=False, depth_cost=depth_cost)
+
+    def _arithmetic(self, node: AST, operands: list[Node], depth_cost: int) -> None:
+        """`x + 1`, `2 * x`, `-x`: no arithmetic overload takes a list (`x + [..]` concatenates: list-aware)."""
+        concatenation = any(_is_list_literal(side) for side in operands)
+        for index, side in enumerate(operands):
+            ref = self._ref_of(side)
+            if ref is None:
+                self.walk(side, boolean=False, depth_cost=depth_cost)
+            elif not concatenation:
+                operator: Span | None = Span(self.span(node).start, self.span(node).start + 1)  # unary `-`
+                other: Span | None = None
+                if len(operands) == 2:
+                    left, right = operands
+                    operator = _operator_span(self.expression, self.span(left).end, self.span(right).start,
+                                              ("+", "-", "*", "/", "%"))
+                    other = self.span(operands[1 - index])
+                self.uses.append(Use(ref, "arithmetic", self.span(node), operator, other, index == 0,
+                                     method=operator.text(self.expression) if operator else "-"))
+
+    def _argument(self, call: AST, name: str, args: list[Node], depth_cost: int) -> None:
+        """Arguments of a call: an attribute passed where a scalar is expected is a list-fragile use."""
+        for arg in args:
+            ref = self._ref_of(arg)
+            if ref is None:
+                self.walk(arg, boolean=False, depth_cost=depth_cost)
+            else:
+                name_token = call.children[1] if call.data == "member_dot_arg" else call.children[0]
+                self.uses.append(Use(ref, "argument", self.span(call), self.span(name_token), method=name))
 
     def _in_guard(self, left: Node, right: Node) -> None:
         """`"id" in device.attributes["d"]` guards later reads of d/id."""
@@ -422,8 +482,7 @@ class _Walker:
             for arg in args[1:]:
                 self.walk(arg, boolean=name in ("all", "exists", "exists_one", "filter"), depth_cost=inner)
             return
-        for arg in args:
-            self.walk(arg, boolean=False, depth_cost=depth_cost)
+        self._argument(node, name, args, depth_cost)
 
     def _global_call(self, node: AST, depth_cost: int) -> None:
         name_token, *rest = node.children
@@ -436,12 +495,20 @@ class _Walker:
             if self._ref_of(args[0], in_guard=True) is None:
                 self.walk(args[0], boolean=False, depth_cost=depth_cost)
             return
-        for arg in args:
-            self.walk(arg, boolean=False, depth_cost=depth_cost)
+        if name in LIST_SAFE_FUNCTIONS:
+            for arg in args:
+                self.walk(arg, boolean=False, depth_cost=depth_cost)
+            return
+        self._argument(node, name, args, depth_cost)
 
 
 def _args(exprlist: Node) -> list[Node]:
     return list(exprlist.children) if isinstance(exprlist, Tree) else []
+
+
+def _is_list_literal(node: Node) -> bool:
+    inner = unwrap(node)
+    return isinstance(inner, Tree) and inner.data == "list_lit"
 
 
 def _list_literals(node: Node) -> tuple[int | str | bool, ...] | None:
@@ -452,9 +519,10 @@ def _list_literals(node: Node) -> tuple[int | str | bool, ...] | None:
     return None if any(i is None for i in items) else tuple(i for i in items if i is not None)
 
 
-def _operator_span(expression: str, start: int, end: int) -> Span | None:
+def _operator_span(expression: str, start: int, end: int,
+                   operators: tuple[str, ...] = ("==", "!=", "<=", ">=", "<", ">", "in")) -> Span | None:
     text = expression[start:end]
-    for op in ("==", "!=", "<=", ">=", "<", ">", "in"):
+    for op in operators:
         at = text.find(op)
         if at >= 0:
             return Span(start + at, start + at + len(op))

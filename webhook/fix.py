@@ -6,6 +6,11 @@ the replacement is spelled for the scalar's style (`\\"` in double quotes, `''` 
 re-indented lines in `|`/`>` blocks), and applied. Every other byte of the file stays as it was:
 comments, quoting, indentation, key order.
 
+A plain scalar cannot begin with a YAML indicator (`!` starts a tag, `[` a flow sequence): a rewrite
+that would begin one (`!x.includes(4)` for `x != 4`, `[1, 2].exists(...)` for `x in [1, 2]`) is wrapped
+in parentheses instead. That keeps its meaning because draguard's rewrites replace a whole
+subexpression (a comparison), which parentheses never change.
+
 Each rewritten scalar is checked by reading the new text back: if it does not yield exactly the
 expected expression (a plain scalar that would need quotes, say), that scalar is left alone and
 reported as not fixable.
@@ -37,7 +42,7 @@ class Target:
 class Result:
     text: str
     applied: int  # edits applied
-    skipped: list[tuple[Target, str]]  # scalars left alone, with the reason
+    skipped: list[tuple[Target, str]]  # scalars left alone, with the reason, in file order
 
 
 def apply_edits(text: str, groups: Sequence[tuple[Target, Sequence[Edit]]],
@@ -45,17 +50,22 @@ def apply_edits(text: str, groups: Sequence[tuple[Target, Sequence[Edit]]],
     """Apply every target's edits, then read the new text back once and keep only the targets that read
     back as their fixed expression (a failing target is dropped and the rest applied again)."""
     skipped: list[tuple[Target, str]] = []
-    pending = [(target, _non_overlapping(edits)) for target, edits in groups]
+    pending = [(target, _plain_start(text, target, _non_overlapping(edits))) for target, edits in groups]
     for _attempt in range(3):
         new_text, unmapped = _apply_all(text, pending)
         skipped += [(t, "its YAML spelling could not be mapped") for t in unmapped]
         pending = [(t, e) for t, e in pending if t not in unmapped]
         wrong = [t for t, e in pending if _normal(read_back(new_text, t) or "") != _normal(apply_to_value(t.value, e))]
         if not wrong:
-            return Result(new_text, sum(len(e) for _t, e in pending), skipped)
+            return Result(new_text, sum(len(e) for _t, e in pending), _in_file_order(skipped))
         skipped += [(t, "the rewritten YAML scalar would not read back as the fixed expression") for t in wrong]
         pending = [(t, e) for t, e in pending if t not in wrong]
-    return Result(text, 0, skipped + [(t, "gave up after repeated read-back failures") for t, _e in pending])
+    gave_up = [(t, "gave up after repeated read-back failures") for t, _e in pending]
+    return Result(text, 0, _in_file_order(skipped + gave_up))
+
+
+def _in_file_order(skipped: list[tuple[Target, str]]) -> list[tuple[Target, str]]:
+    return sorted(skipped, key=lambda item: item[0].start)
 
 
 def _apply_all(text: str, pending: Sequence[tuple[Target, Sequence[Edit]]]) -> tuple[str, list[Target]]:
@@ -84,6 +94,20 @@ def _non_overlapping(edits: Sequence[Edit]) -> list[Edit]:
             continue
         chosen.append(edit)
     return chosen
+
+
+# Characters that may not begin a plain YAML scalar (YAML 1.2 c-indicator, the ones CEL can start with).
+_INDICATORS = frozenset("!&*[]{}|>'\"%@`#,?:-")
+
+
+def _plain_start(text: str, target: Target, edits: list[Edit]) -> list[Edit]:
+    """An edit that would begin a plain scalar with an indicator gets parentheses around its replacement."""
+    if style_of(text, target.start) or not edits or edits[0].start != 0:
+        return edits
+    first = edits[0]
+    if first.replacement[:1] not in _INDICATORS:
+        return edits
+    return [Edit(first.start, first.end, f"({first.replacement})", first.safe), *edits[1:]]
 
 
 def _apply_in_file(text: str, target: Target, edits: Sequence[Edit]) -> str | None:

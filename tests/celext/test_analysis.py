@@ -43,6 +43,11 @@ def test_attribute_on_the_right_and_index_form() -> None:
         (f"{NUMA}", "bool"),
         (f"!{NUMA}", "bool"),
         (f"true && ({NUMA})", "bool"),
+        (f"{NUMA} + 1 > 2", "arithmetic"),
+        (f"-{NUMA} < 0", "arithmetic"),
+        (f"isSemver({NUMA})", "argument"),
+        (f'"a".startsWith({NUMA})', "argument"),
+        (f"[0, 1].includes({NUMA})", "argument"),
     ],
 )
 def test_each_list_fragile_form_is_a_use(expression: str, how: str) -> None:
@@ -59,10 +64,30 @@ def test_each_list_fragile_form_is_a_use(expression: str, how: str) -> None:
         f"has({NUMA})",
         'device.capacity["gpu.example.com"].memory.compareTo(quantity("1Gi")) >= 0',
         'device.driver == "gpu.example.com"',
+        f"{NUMA} == [0, 1]",
+        f"[0] != {NUMA}",
+        f"{NUMA} + [2] == [0, 2]",
+        f"size({NUMA}) == 2",
     ],
 )
 def test_list_aware_and_non_attribute_forms_are_not_uses(expression: str) -> None:
     assert [u for u in analyze(expression).uses if u.ref.kind == "attributes"] == []
+
+
+def test_operator_method_and_field_spans() -> None:
+    expression = f"{NUMA} * 2 > 1 && isSemver({NUMA}) && {NUMA}.int == 0"
+    arithmetic, argument = analyze(expression).uses[:2]
+    assert (arithmetic.method, arithmetic.operator and arithmetic.operator.text(expression)) == ("*", "*")
+    assert (argument.method, argument.operator and argument.operator.text(expression)) == ("isSemver", "isSemver")
+    (select,) = analyze(expression).selects
+    assert (select.ref.qualified, select.name, select.span.text(expression)) == (
+        "resource.kubernetes.io/numaNode", "int", "int")
+
+
+def test_both_attributes_of_a_comparison_are_uses() -> None:
+    expression = f'{NUMA} == device.attributes["dra.net"].numaNode'
+    assert [(u.ref.qualified, u.attribute_left) for u in analyze(expression).uses] == [
+        ("resource.kubernetes.io/numaNode", True), ("dra.net/numaNode", False)]
 
 
 def test_in_with_a_list_literal_records_the_items() -> None:

@@ -62,3 +62,19 @@ def test_a_plain_scalar_that_would_need_quotes_is_left_alone() -> None:
 
 def test_unified_diff_names_both_sides() -> None:
     assert unified_diff("a\n", "b\n", "f.yaml").splitlines()[:2] == ["--- a/f.yaml", "+++ b/f.yaml"]
+
+
+@pytest.mark.parametrize(
+    ("text", "replacement", "expected"),
+    [
+        ("x: a != 4 && b\n", "!a.includes(4)", "x: (!a.includes(4)) && b\n"),
+        ("x: a in [1, 2]\n", "[1, 2].exists(v, a.includes(v))", "x: ([1, 2].exists(v, a.includes(v)))\n"),
+        ("x: 'a != 4 && b'\n", "!a.includes(4)", "x: '!a.includes(4) && b'\n"),  # quoted: no need
+        ("x: |\n  a != 4 && b\n", "!a.includes(4)", "x: |\n  !a.includes(4) && b\n"),
+    ],
+)
+def test_a_plain_scalar_never_begins_with_an_indicator(text: str, replacement: str, expected: str) -> None:
+    value = fastyaml.value_at(text, 0, PATH)
+    assert isinstance(value, str)
+    end = value.index(" &&") if "&&" in value else len(value.rstrip("\n"))
+    assert fix(text, [Edit(0, end, replacement)]) == (expected, 1, [])

@@ -81,6 +81,9 @@ def run(args: argparse.Namespace) -> int:
     for problem in problems:
         print(f"draguard: {problem}", file=sys.stderr)
 
+    for file in result.files:
+        for skipped, reason in file.fixed.skipped if file.fixed is not None else []:
+            print(f"draguard: {file.source}: {skipped.path}: not fixed: {reason}", file=sys.stderr)
     if args.diff:
         changed = list(diffs(result))
         sys.stdout.write("".join(changed))
@@ -89,8 +92,6 @@ def run(args: argparse.Namespace) -> int:
         for file in result.files:
             if file.fixed is not None and file.fixed.text != file.original:
                 Path(file.source).write_text(file.fixed.text, encoding="utf-8")
-            for skipped, reason in file.fixed.skipped if file.fixed is not None else []:
-                print(f"draguard: {file.source}: {skipped.path}: not fixed: {reason}", file=sys.stderr)
 
     findings = result.findings
     summary = Summary(objects=result.objects, skipped=result.skipped(), suppressed=result.suppressed,

@@ -173,6 +173,16 @@ def _reference(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
                     hint=f'device.{ref.kind}["<driver domain>"].<attribute> (the value itself, no .{ref.name})',
                     span=(ref.name_span.start, ref.name_span.end),
                 )
+        for select in facts.selects:
+            what = ("a wire-format type key" if select.name in WIRE_KEYS else
+                    "a Go struct field" if select.name in GO_FIELDS else "a field")
+            yield Finding(
+                site.path,
+                f"`.{select.name}` reads {what} of the value of {select.ref.qualified}; attribute values (int, "
+                f"bool, string, version) have no fields, so this fails on every device",
+                hint=f"{select.ref.span.text(facts.expression)} is the value itself (no .{select.name})",
+                span=(select.span.start, select.span.end),
+            )
         for read in facts.domains:
             if "." not in read.domain and "/" not in read.domain and read.span.start not in reported:
                 reported.add(read.span.start)

@@ -13,6 +13,7 @@ Pending. `x.includes(v)` is `x == v` on a scalar and membership on a list.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from celext.analysis import Facts, Use
@@ -31,6 +32,8 @@ _CONSEQUENCE = {
 _ERROR = "is a runtime error (no matching overload) that aborts allocation"
 MALFORMED_IDS = WIRE_KEYS | GO_FIELDS
 INCLUDES_NOTE = "includes() needs Kubernetes with the DRAListTypeAttributes feature gate"
+# A bare identifier other than `device` is a comprehension (or cel.bind) variable: one value, like a literal.
+_VARIABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def _fragile(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
@@ -54,6 +57,12 @@ def _fragile_finding(path: object, facts: Facts, use: Use, inventory: Inventory 
     name = use.ref.qualified
     if use.how == "method":
         what = f"`.{use.method}()` on {name}"
+        consequence = _ERROR
+    elif use.how == "argument":
+        what = f"{name} passed to `{use.method}()`"
+        consequence = "is silently false" if use.method in ("includes", "include") else _ERROR
+    elif use.how == "arithmetic":
+        what = f"`{use.method}` on {name}"
         consequence = _ERROR
     elif use.how == "bool":
         what = f"{name} used as a condition"
@@ -94,7 +103,7 @@ def _rewrite(facts: Facts, use: Use) -> tuple[int, int, str] | None:
         return None
     attribute = _operand(facts, use)
     other = use.other.text(expression).strip()
-    if use.how in ("==", "!=") and (use.literal is not None or other.startswith("semver(")):
+    if use.how in ("==", "!=") and (use.literal is not None or other.startswith("semver(") or _is_variable(other)):
         call = f"{attribute}.includes({other})"
         return use.span.start, use.span.end, call if use.how == "==" else f"!{call}"
     if use.how == "in" and use.attribute_left and use.literals is not None:
@@ -103,11 +112,21 @@ def _rewrite(facts: Facts, use: Use) -> tuple[int, int, str] | None:
     return None
 
 
+def _is_variable(text: str) -> bool:
+    return _VARIABLE.fullmatch(text) is not None and text != "device"
+
+
 def _manual_hint(facts: Facts, use: Use) -> str:
     ref = use.ref.span.text(facts.expression)
+    scalar_note = "keep a scalar-only form only if the driver documents a scalar"
     if use.how == "method":
-        return f"for a list: {ref}.exists(v, v.{use.method}(...)); keep a scalar-only form only if the driver " \
-               f"documents a scalar"
+        return f"for a list: {ref}.exists(v, v.{use.method}(...)); {scalar_note}"
+    if use.how == "argument":
+        if use.method in ("includes", "include"):
+            return f"for a list: {ref}.exists(v, <list>.includes(v)); {scalar_note}"
+        return f"for a list: {ref}.exists(v, ...{use.method}(v)...); {scalar_note}"
+    if use.how == "arithmetic":
+        return f"for a list: {ref}.exists(v, ... v {use.method} ...); {scalar_note}"
     if use.how in ("<", "<=", ">", ">="):
         return f"for a list: {ref}.exists(v, v {use.how} ...); or compare with includes() on exact values"
     return f"compare with includes(): {ref}.includes(<value>)"

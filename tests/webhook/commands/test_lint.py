@@ -170,6 +170,47 @@ def test_diff_shows_the_fix_and_writes_nothing(tmp_path: Path, monkeypatch: pyte
     assert '+            expression: device.attributes["gpu.example.com"]' + fixed in out
 
 
+PLAIN_LEADING = """\
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: gpu}
+spec:
+  selectors:
+  - cel:
+      expression: device.attributes["gpu.example.com"].family != "ampere"
+  - cel:
+      expression: device.attributes["gpu.example.com"].index in [0, 1] && device.attributes["gpu.example.com"].ok
+"""
+
+
+def test_fix_of_a_plain_scalar_that_would_begin_with_an_indicator(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """`!x...` would be a YAML tag and `[0, 1]...` a flow sequence: the rewrite is parenthesised instead."""
+    monkeypatch.chdir(tmp_path)
+    Path("class.yaml").write_text(PLAIN_LEADING, encoding="utf-8")
+    assert run(capsys, "--fix", "class.yaml") == (0, "1 object checked; 0 denied, 0 warnings, 0 audit\n", "")
+    assert Path("class.yaml").read_text(encoding="utf-8") == PLAIN_LEADING.replace(
+        'device.attributes["gpu.example.com"].family != "ampere"',
+        '(!device.attributes["gpu.example.com"].family.includes("ampere"))').replace(
+        'device.attributes["gpu.example.com"].index in [0, 1] && device.attributes["gpu.example.com"].ok',
+        '([0, 1].exists(v, device.attributes["gpu.example.com"].index.includes(v))) && '
+        'device.attributes["gpu.example.com"].ok.includes(true)')
+
+
+def test_diff_reports_what_it_cannot_fix(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    import webhook.fix
+
+    monkeypatch.setattr(webhook.fix, "_spell", lambda *_args: None)  # as for a spelling YAML cannot hold
+    monkeypatch.chdir(tmp_path)
+    Path("class.yaml").write_text(PLAIN_LEADING, encoding="utf-8")
+    code, out, err = run(capsys, "--diff", "class.yaml")
+    assert (code, out) == (0, "")
+    assert err == "".join(
+        f"draguard: class.yaml: spec.selectors[{i}].cel.expression: not fixed: its YAML spelling could not be "
+        f"mapped\n" for i in (0, 1))
+
+
 # -- exit codes, configuration, inputs ----------------------------------------------------------------
 
 

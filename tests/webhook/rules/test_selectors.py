@@ -90,8 +90,16 @@ def test_equality_is_fragile_with_a_safe_includes_fix() -> None:
         ('device.attributes["gpu.example.com"].model.startsWith("A1")',
          "`.startsWith()` on gpu.example.com/model is a runtime error", None),
         (f'{NUMA} < 2', "`<` on resource.kubernetes.io/numaNode is a runtime error", None),
-        ('device.attributes["gpu.example.com"].model == device.attributes["gpu.example.com"].other',
-         "`==` on gpu.example.com/model", None),
+        (f'[0, 4].exists(n, {NUMA} == n)', "`==` on", f"{NUMA}.includes(n)"),
+        (f'[0, 4].all(n, n != {NUMA})', "`!=` on", f"!{NUMA}.includes(n)"),
+        (f'{NUMA} + 1 == 2', "`+` on resource.kubernetes.io/numaNode is a runtime error", None),
+        (f'-{NUMA} < 0', "`-` on resource.kubernetes.io/numaNode is a runtime error", None),
+        ('isSemver(device.attributes["gpu.example.com"].driver)',
+         "gpu.example.com/driver passed to `isSemver()` is a runtime error", None),
+        ('semver("1.0.0").isLessThan(device.attributes["gpu.example.com"].driverVersion)',
+         "gpu.example.com/driverVersion passed to `isLessThan()` is a runtime error", None),
+        (f'[0, 4].includes({NUMA})',
+         "resource.kubernetes.io/numaNode passed to `includes()` is silently false", None),
     ],
 )
 def test_fragile_forms(expression: str, message_start: str, replacement: str | None) -> None:
@@ -103,10 +111,19 @@ def test_fragile_forms(expression: str, message_start: str, replacement: str | N
         assert finding.fix is not None and finding.fix.replacement == replacement
 
 
+def test_both_attributes_of_a_comparison_are_reported_without_a_fix() -> None:
+    expression = 'device.attributes["gpu.example.com"].model == device.attributes["gpu.example.com"].other'
+    found = findings("list-fragile-compare", claim_with_selector(expression))
+    assert [(f.message.split(" is ")[0], f.fix) for f in found] == [
+        ("`==` on gpu.example.com/model", None), ("`==` on gpu.example.com/other", None)]
+
+
 @pytest.mark.parametrize(
     "expression",
     [f"{NUMA}.includes(4)", f"4 in {NUMA}", f"{NUMA}.exists(n, n < 2)", 'device.driver == "x.io"',
-     'device.capacity["x.io"].memory.compareTo(quantity("1Gi")) > 0'],
+     'device.capacity["x.io"].memory.compareTo(quantity("1Gi")) > 0',
+     f"{NUMA} == [0, 1]", f"[0] != {NUMA}", f"{NUMA} + [2] == [0, 2]", f"size({NUMA}) == 2",
+     f"{NUMA}.exists(n, n == 0)"],
 )
 def test_list_aware_selectors_pass(expression: str) -> None:
     assert check("list-fragile-compare", claim_with_selector(expression)) == []
@@ -196,6 +213,20 @@ def test_wire_type_key_and_domain_without_dot() -> None:
     result = check("selector-attribute-reference", claim_with_selector("device.attributes['type'].string == 'x'"))
     assert [covered for _p, _m, covered in result] == ["string", "'type'"]
     assert check("selector-attribute-reference", claim_with_selector(f"{NUMA}.includes(1)")) == []
+
+
+@pytest.mark.parametrize(("field", "what"), [("int", "a wire-format type key"), ("IntValue", "a Go struct field"),
+                                             ("value", "a field")])
+def test_a_field_of_an_attribute_value_fails_on_every_device(field: str, what: str) -> None:
+    import celext
+
+    expression = f'device.attributes["dra.net"].numaNode.{field} == 0'
+    ((_p, message, covered),) = check("selector-attribute-reference", claim_with_selector(expression))
+    assert covered == field
+    assert message.startswith(f"`.{field}` reads {what} of the value of dra.net/numaNode; ")
+    for value in ({"int": 0}, {"ints": [0]}):
+        with pytest.raises(celext.EvaluationError):
+            celext.compile(expression).matches({"name": "d", "attributes": {"dra.net/numaNode": value}}, "dra.net")
 
 
 def test_template_placeholder_in_a_quantity_literal() -> None:

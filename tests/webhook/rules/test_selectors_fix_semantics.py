@@ -68,3 +68,46 @@ def test_bool_rewrite_keeps_scalar_meaning(value: bool, negate: bool) -> None:
     rewritten = fixed(expression)
     assert matches(rewritten, value) == matches(expression, value)
     assert matches(rewritten, [False, True]) == (not negate)
+
+
+@settings(deadline=None, max_examples=60)
+@given(items=st.lists(st.integers(-3, 3), min_size=1, max_size=3), value=st.integers(-3, 3),
+       op=st.sampled_from(["==", "!="]))
+def test_comparison_with_a_comprehension_variable(items: list[int], value: int, op: str) -> None:
+    macro = "exists" if op == "==" else "all"
+    expression = f"[{', '.join(map(str, items))}].{macro}(n, {READ} {op} n)"
+    rewritten = fixed(expression)
+    assert matches(rewritten, value) == matches(expression, value)
+    assert matches(rewritten, [value]) == matches(expression, value)
+
+
+INT_READ = f'device.attributes["{DRIVER}"].i'
+BOOL_READ = f'device.attributes["{DRIVER}"].b'
+LEAVES = st.sampled_from([
+    f"{INT_READ} == 4", f"0 != {INT_READ}", f"{INT_READ} in [0, 5]", f"[4, 5].exists(n, {INT_READ} == n)",
+    BOOL_READ, f"!{BOOL_READ}", f"{BOOL_READ} == true", f"{BOOL_READ} != false",
+])
+CONDITIONS = st.recursive(LEAVES, lambda inner: st.one_of(
+    st.tuples(inner, inner).map(lambda t: f"{t[0]} && {t[1]}"),
+    st.tuples(inner, inner).map(lambda t: f"({t[0]} || {t[1]})"),
+    inner.map(lambda t: f"!({t})"),
+    st.tuples(inner, inner, inner).map(lambda t: f"({t[0]} ? {t[1]} : {t[2]})"),
+), max_leaves=5)
+
+
+def evaluate(expression: str, i: Any, b: Any) -> bool:
+    device = {"name": "d", "attributes": {"i": attr(i), "b": attr(b)}}
+    return celext.compile(expression).matches(device, DRIVER)
+
+
+@settings(deadline=None, max_examples=80)
+@given(expression=CONDITIONS)
+def test_rewrites_inside_any_boolean_structure(expression: str) -> None:
+    """Whatever the nesting: the same answer on scalars and on one-element lists, no error on longer lists,
+    and nothing left to fix."""
+    rewritten = fixed(expression)
+    for i in (0, 4, 5):
+        for b in (True, False):
+            assert evaluate(rewritten, i, b) == evaluate(expression, i, b) == evaluate(rewritten, [i], [b])
+    assert isinstance(evaluate(rewritten, [0, 4], [True, False]), bool)
+    assert list(FRAGILE.check(claim_with_selector(rewritten), RuleContext(Policy.default()))) == []
