@@ -62,18 +62,20 @@ LABEL_VALUE_ERROR = regex_error(
     "start and end with an alphanumeric character", _LABEL_VALUE_FMT, "MyValue", "my_value", "12345")
 
 
-def is_dns1123_label(value: str) -> list[str]:
-    errs = [max_len_error(DNS1123_LABEL_MAX)] if len(value) > DNS1123_LABEL_MAX else []
-    if not _LABEL_RE.match(value):
-        errs.append(LABEL_ERROR)
+def _format_errors(value: str, limit: int, pattern: re.Pattern[str], message: str) -> list[str]:
+    """Upstream's shape for a length-limited regex format: the length problem first, then the format one."""
+    errs = [max_len_error(limit)] if len(value) > limit else []
+    if not pattern.match(value):
+        errs.append(message)
     return errs
+
+
+def is_dns1123_label(value: str) -> list[str]:
+    return _format_errors(value, DNS1123_LABEL_MAX, _LABEL_RE, LABEL_ERROR)
 
 
 def is_dns1123_subdomain(value: str) -> list[str]:
-    errs = [max_len_error(DNS1123_SUBDOMAIN_MAX)] if len(value) > DNS1123_SUBDOMAIN_MAX else []
-    if not _SUBDOMAIN_RE.match(value):
-        errs.append(SUBDOMAIN_ERROR)
-    return errs
+    return _format_errors(value, DNS1123_SUBDOMAIN_MAX, _SUBDOMAIN_RE, SUBDOMAIN_ERROR)
 
 
 def is_c_identifier(value: str) -> list[str]:
@@ -105,10 +107,7 @@ def is_qualified_name(value: str) -> list[str]:
 
 
 def is_valid_label_value(value: str) -> list[str]:
-    errs = [max_len_error(LABEL_VALUE_MAX)] if len(value) > LABEL_VALUE_MAX else []
-    if not _LABEL_VALUE_RE.match(value):
-        errs.append(LABEL_VALUE_ERROR)
-    return errs
+    return _format_errors(value, LABEL_VALUE_MAX, _LABEL_VALUE_RE, LABEL_VALUE_ERROR)
 
 
 def validate_dns1123_label(value: str, path: FieldPath) -> list[Finding]:

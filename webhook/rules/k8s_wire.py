@@ -25,45 +25,41 @@ def is_int64(value: object) -> bool:
     return type(value) is int and INT64_MIN <= value <= INT64_MAX
 
 
-def get_str(errs: Errors, obj: Mapping[str, Any], key: str, path: FieldPath) -> str | None:
-    """obj[key] as a string; None when absent (Go nil/zero); a wrong type is reported and read as None."""
+def _get(errs: Errors, obj: Mapping[str, Any], key: str, path: FieldPath, *, types: type, expected: str) -> Any:
+    """obj[key] when absent (None) or of `types`; a wrong type is reported and read as None (Go's zero)."""
     value = obj.get(key)
-    if value is None or isinstance(value, str):
+    if value is None or isinstance(value, types):
         return value
-    wrong_type(errs, value, path.child(key), "string")
+    wrong_type(errs, value, path.child(key), expected)
     return None
+
+
+def get_str(errs: Errors, obj: Mapping[str, Any], key: str, path: FieldPath) -> str | None:
+    value: str | None = _get(errs, obj, key, path, types=str, expected="string")
+    return value
 
 
 def get_bool(errs: Errors, obj: Mapping[str, Any], key: str, path: FieldPath) -> bool | None:
-    value = obj.get(key)
-    if value is None or isinstance(value, bool):
-        return value
-    wrong_type(errs, value, path.child(key), "boolean")
-    return None
+    value: bool | None = _get(errs, obj, key, path, types=bool, expected="boolean")
+    return value
 
 
 def get_int(errs: Errors, obj: Mapping[str, Any], key: str, path: FieldPath) -> int | None:
     value = obj.get(key)
-    if value is None or is_int64(value):
+    if value is None or is_int64(value):  # not isinstance: a bool is no integer, nor is a number beyond int64
         return value
     wrong_type(errs, value, path.child(key), "integer")
     return None
 
 
 def get_map(errs: Errors, obj: Mapping[str, Any], key: str, path: FieldPath) -> Mapping[str, Any] | None:
-    value = obj.get(key)
-    if value is None or isinstance(value, Mapping):
-        return value
-    wrong_type(errs, value, path.child(key), "object")
-    return None
+    value: Mapping[str, Any] | None = _get(errs, obj, key, path, types=Mapping, expected="object")
+    return value
 
 
 def get_list(errs: Errors, obj: Mapping[str, Any], key: str, path: FieldPath) -> list[Any] | None:
-    value = obj.get(key)
-    if value is None or isinstance(value, list):
-        return value
-    wrong_type(errs, value, path.child(key), "array")
-    return None
+    value: list[Any] | None = _get(errs, obj, key, path, types=list, expected="array")
+    return value
 
 
 def as_map(errs: Errors, value: Any, path: FieldPath) -> Mapping[str, Any]:
