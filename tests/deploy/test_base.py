@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from tests.deploy.kustomize import BASE, Obj, manifests, one
@@ -169,26 +167,17 @@ def test_selectors_webhook_matches_the_selector_kinds_outside_its_own_and_the_sy
     assert webhook["failurePolicy"] == "Ignore"
 
 
-def test_policy_configmap_holds_the_default_policy() -> None:
-    from ruamel.yaml import YAML
+def test_policy_configmap_holds_the_default_policy(capsys: pytest.CaptureFixture[str]) -> None:
+    # Byte for byte what `draguard policy default` prints (every rule, its default action and summary), so a rule
+    # added to the catalogue shows up in the shipped ConfigMap; tests/webhook/commands/test_policy.py proves that
+    # text loads as the defaults.
+    from webhook import cli
 
-    from webhook.commands.policy import default_policy_text
-    from webhook.policy import Policy
-    from webhook.rules import CATALOGUE
-
-    text: str = one(BASE_OBJECTS, "ConfigMap", "draguard-policy")["data"]["policy.yaml"]
-    yaml = YAML(typ="safe", pure=True)
-    data: Any = yaml.load(text)
-    policy = Policy.from_mapping(data, "configmap")
-    default = Policy.default()
-    assert {r: policy.action(r) for r in CATALOGUE} == {r: default.action(r) for r in CATALOGUE}
-    assert (policy.list_form, policy.aliases, policy.list_types, policy.ignore) == (
-        default.list_form,
-        default.aliases,
-        default.list_types,
-        default.ignore,
+    assert cli.main(["policy", "default"]) == 0
+    shipped = one(BASE_OBJECTS, "ConfigMap", "draguard-policy")["data"]["policy.yaml"]
+    assert shipped == capsys.readouterr().out, (
+        "deploy/base/policy-configmap.yaml is stale: paste `draguard policy default` under `policy.yaml: |`"
     )
-    assert set(data["rules"]) <= set(yaml.load(default_policy_text())["rules"])
 
 
 def test_the_webhook_app_serves_every_path_the_manifests_name() -> None:
