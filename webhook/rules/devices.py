@@ -44,6 +44,23 @@ def device_list(slice_: Obj, ctx: RuleContext) -> list[tuple[FieldPath, Obj]]:
     return ctx.once("devices", lambda: list(devices(slice_)))
 
 
+def named_attribute(slice_: Obj, ctx: RuleContext, name: str) -> list[tuple[FieldPath, Obj, Obj]]:
+    """`(path to the attribute, device, attribute)` for each device publishing attribute `name` as an object.
+
+    Computed once per run, so every rule about one standard attribute shares the walk.
+    """
+
+    def walk() -> list[tuple[FieldPath, Obj, Obj]]:
+        found: list[tuple[FieldPath, Obj, Obj]] = []
+        for path, device in device_list(slice_, ctx):
+            attribute = attributes(device).get(name)
+            if isinstance(attribute, dict):
+                found.append((path.child("attributes").key(name), device, attribute))
+        return found
+
+    return ctx.once(f"attribute:{name}", walk)
+
+
 def name_of(device: Obj) -> str:
     """The device name for a message, escaped when it is not printable on one line."""
     name = device.get("name")

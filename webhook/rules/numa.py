@@ -19,7 +19,7 @@ from typing import Any
 from webhook.fieldpath import FieldPath
 from webhook.findings import Action, Finding
 from webhook.rules.base import RESOURCE_SLICE, Rule, RuleContext
-from webhook.rules.devices import attributes, device_list, int_values, is_int, members, value_path
+from webhook.rules.devices import int_values, is_int, members, named_attribute, value_path
 from webhook.wire import Obj
 
 NUMA = "resource.kubernetes.io/numaNode"
@@ -30,16 +30,7 @@ _SLICE = frozenset({RESOURCE_SLICE})
 
 def numa_attributes(slice_: Obj, ctx: RuleContext) -> list[tuple[FieldPath, Obj, Any]]:
     """`(path to the numaNode attribute, device, attribute)` for each device that publishes one (once per run)."""
-
-    def walk() -> list[tuple[FieldPath, Obj, Any]]:
-        found = []
-        for path, device in device_list(slice_, ctx):
-            attribute = attributes(device).get(NUMA)
-            if isinstance(attribute, dict):
-                found.append((path.child("attributes").key(NUMA), device, attribute))
-        return found
-
-    return ctx.once("numa-attributes", walk)
+    return named_attribute(slice_, ctx, NUMA)
 
 
 def node_list(attribute: Obj) -> list[int] | None:
@@ -122,10 +113,10 @@ def _order(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
                 expected = [values[0], *sorted(set(rest) - {values[0]})]
                 yield Finding(
                     path.child("ints").index(i + 1),
-                    f"numaNode list {_show(values)} is not ascending after the physical node "
+                    f"numaNode list {show_nodes(values)} is not ascending after the physical node "
                     f"({rest[i - 1]} comes before {rest[i]})",
                     hint=f"publish the physical node first, then the others ascending, as the KEP-6072 helper "
-                    f"does: {_show(expected)}",
+                    f"does: {show_nodes(expected)}",
                 )
                 break
 
@@ -142,7 +133,8 @@ def _list_form(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
             )
 
 
-def _show(values: list[int]) -> str:
+def show_nodes(values: list[int]) -> str:
+    """A node list as messages write it: `[0, 1, 3]`."""
     return "[" + ", ".join(str(v) for v in values) + "]"
 
 

@@ -15,14 +15,10 @@ from collections.abc import Iterator
 from webhook.findings import Action, Finding
 from webhook.rules.base import RESOURCE_SLICE, Rule, RuleContext
 from webhook.rules.devices import name_of
-from webhook.rules.numa import node_list, numa_attributes
+from webhook.rules.numa import node_list, numa_attributes, show_nodes
 from webhook.wire import Obj
 
 _SLICE = frozenset({RESOURCE_SLICE})
-
-
-def _show(values: list[int]) -> str:
-    return "[" + ", ".join(str(v) for v in values) + "]"
 
 
 def _consistency(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
@@ -35,8 +31,8 @@ def _consistency(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
         if seen[1] != values:
             yield Finding(
                 path.child("ints"),
-                f"{name_of(device)} publishes {_show(values)} but {seen[0]}, on the same physical node "
-                f"{values[0]}, publishes {_show(seen[1])}",
+                f"{name_of(device)} publishes {show_nodes(values)} but {seen[0]}, on the same physical node "
+                f"{values[0]}, publishes {show_nodes(seen[1])}",
                 hint="derive every device's list from the same SLIT row (the KEP-6072 helper does)",
             )
 

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 
 from webhook.findings import Action, Finding
 from webhook.rules.base import RESOURCE_SLICE, Rule, RuleContext
-from webhook.rules.devices import attributes, device_list, members
+from webhook.rules.devices import members, named_attribute
 from webhook.rules.k8s_errors import go_quote
 from webhook.wire import Obj
 
@@ -28,11 +28,7 @@ _SLICE = frozenset({RESOURCE_SLICE})
 
 
 def _pcie_root(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
-    for path, device in device_list(slice_, ctx):
-        attribute = attributes(device).get(PCIE_ROOT)
-        if not isinstance(attribute, dict):
-            continue
-        attr_path = path.child("attributes").key(PCIE_ROOT)
+    for attr_path, _device, attribute in named_attribute(slice_, ctx, PCIE_ROOT):
         wrong = [m for m in members(attribute) if m not in ("string", "strings")]
         if wrong:
             yield Finding(attr_path, f"{PCIE_ROOT} is a {' and a '.join(wrong)} value; it must be string or strings",
@@ -49,11 +45,7 @@ def _pcie_root(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
 
 
 def _pci_bus_id(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
-    for path, device in device_list(slice_, ctx):
-        attribute = attributes(device).get(PCI_BUS_ID)
-        if not isinstance(attribute, dict):
-            continue
-        attr_path = path.child("attributes").key(PCI_BUS_ID)
+    for attr_path, _device, attribute in named_attribute(slice_, ctx, PCI_BUS_ID):
         value = attribute.get("string")
         if not isinstance(value, str) or any(m != "string" for m in members(attribute)):
             yield Finding(attr_path, f"{PCI_BUS_ID} must be a string value",
