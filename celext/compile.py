@@ -190,6 +190,16 @@ def _macro_variable(node: Any) -> str:
     return str(simple_ident(args[0]))
 
 
+def _check_arity(name: str, given: int, arities: frozenset[int] | None, node: Any, *, member: bool) -> None:
+    if arities is None or given in arities:
+        return
+    shift = 1 if member else 0  # a member call's receiver is not an argument the user writes
+    takes = " or ".join(str(a - shift) for a in sorted(arities))
+    plural = "argument" if given - shift == 1 else "arguments"
+    raise _fail(f"found no matching overload for '{name}' applied to {given - shift} {plural} (it takes {takes})",
+                node)
+
+
 def check(node: Any, scope: frozenset[str] = frozenset()) -> None:
     """Static checks on a rewritten tree; raises CompileError at the first problem."""
     data = node.data
@@ -210,6 +220,8 @@ def check(node: Any, scope: frozenset[str] = frozenset()) -> None:
             reason = env.UNSUPPORTED.get(name)
             raise _fail(f"'{name}' is not supported: {reason}" if reason else f"undeclared reference to '{name}'",
                         node)
+        if name not in scope:
+            _check_arity(name, len(_args(node)), env.GLOBAL_ARITY.get(name), node, member=False)
     if data == "member_dot" and simple_ident(node.children[0]) == "device" and "device" not in scope:
         field = str(node.children[1])
         if field not in env.DEVICE_FIELDS:
@@ -231,6 +243,7 @@ def check(node: Any, scope: frozenset[str] = frozenset()) -> None:
             reason = env.UNSUPPORTED.get(method)
             raise _fail(f"'{method}' is not supported: {reason}" if reason
                         else f"undeclared reference to '{method}'", node.children[1])
+        _check_arity(method, len(_args(node)) + 1, env.MEMBER_ARITY.get(method), node.children[1], member=True)
     for child in node.children:
         if isinstance(child, Tree):
             check(child, scope)

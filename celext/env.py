@@ -37,6 +37,27 @@ GLOBAL_NAMES = STANDARD_GLOBAL | {o.name for lib in libraries() for o in lib.ove
 MEMBER_NAMES = (STANDARD_MEMBER | MACRO_NAMES | {"sign"}
                 | {o.name for lib in libraries() for o in lib.overloads if o.member})
 
+
+
+def _arities(*, member: bool) -> dict[str, frozenset[int]]:
+    found: dict[str, set[int]] = {}
+    for lib in libraries():
+        for o in lib.overloads:
+            if o.member is member:
+                found.setdefault(o.name, set()).add(len(o.signature))
+    return {name: frozenset(counts) for name, counts in found.items()}
+
+
+# How many arguments each function takes (a member call counts its receiver), for cel-go's compile-time
+# `found no matching overload`; the CEL standard functions celext keeps from cel-python are listed by hand.
+MEMBER_ARITY: Mapping[str, frozenset[int]] = {
+    **_arities(member=True), "sign": frozenset({1}), "size": frozenset({1}), "contains": frozenset({2}),
+    "startsWith": frozenset({2}), "endsWith": frozenset({2}), "matches": frozenset({2}),
+}
+GLOBAL_ARITY: Mapping[str, frozenset[int]] = {
+    **_arities(member=False), "size": frozenset({1}), "matches": frozenset({2}),
+}
+
 _NO_OPTIONALS = "optional types are not supported by celext (cel-python has no optional values)"
 UNSUPPORTED: Mapping[str, str] = {
     "sortBy": "the lists extension macro sortBy() cannot be added to cel-python (no user-defined macros)",

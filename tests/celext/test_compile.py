@@ -39,6 +39,15 @@ from tests.celext.outcome import outcome
         ("[1].reduce(a, x, 0, a + x) == 1", "undeclared reference to 'reduce'", 1, 5),
         ("cel.bind(1, 2, true)", "cel.bind() takes a variable name, an initialiser and an expression", 1, 1),
         ("isURL('x')", "'isURL' is not supported: the Kubernetes URL library is not provided by celext", 1, 1),
+        # cel-go refuses a call no overload fits at compile time (its text names the argument types)
+        ('device.attributes["d"].x.includes()',
+         "found no matching overload for 'includes' applied to 0 arguments (it takes 1)", 1, 26),
+        ('device.attributes["d"].x.include(1, 2)',
+         "found no matching overload for 'include' applied to 2 arguments (it takes 1)", 1, 26),
+        ('semver("1.0.0", true, 1).major() == 1',
+         "found no matching overload for 'semver' applied to 3 arguments (it takes 1 or 2)", 1, 1),
+        ("sets.contains([1])", "found no matching overload for 'sets.contains' applied to 1 argument (it takes 2)",
+         1, 1),
     ],
 )
 def test_compile_errors_name_the_problem_and_its_position(
