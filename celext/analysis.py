@@ -2,7 +2,7 @@
 
 Everything here reads the cel-python parse tree (`celext.parse`) and never evaluates: which device
 attributes an expression reads, how it uses each one (compared with `==`, passed to a string method,
-used as a bool, ...), which reads sit under a `has()` / `"id" in device.attributes[d]` guard, which
+used as a bool, ...), which reads are the argument of a `has()` guard, which
 `include()`/`includes()` calls it makes, and a rough iteration-cost estimate. Every fact carries a
 `Span`: character offsets into the expression text, so a caller can point at the exact token and
 rewrite it.
@@ -74,7 +74,6 @@ class AttributeRef:
     span: Span  # the whole read, `device.attributes["d"].id`
     name_span: Span  # the id token
     domain_span: Span  # the domain literal, quotes included
-    guarded: bool = False  # a has()/`in` check for the same attribute appears in the expression
     in_guard: bool = False  # the read is itself the argument of has()
 
     @property
@@ -144,10 +143,9 @@ class Facts:
     domains: tuple[DomainRead, ...]
     uses: tuple[Use, ...]
     calls: tuple[Call, ...]
-    guards: frozenset[tuple[str, str]]  # (domain, id) checked with has() or `in`
     cost: int  # product of the sizes the nested comprehensions iterate over (1 when none)
     unbounded: tuple[Span, ...]  # comprehensions whose range size is unknown to the estimate
-    selects: tuple[Select, ...] = ()  # field reads on attribute values (`....numaNode.int`)
+    selects: tuple[Select, ...]  # field reads on attribute values (`....numaNode.int`)
 
     def variable_free(self, base: str = "v") -> str:
         """An identifier the expression does not use (for a comprehension variable in a rewrite)."""
@@ -164,27 +162,8 @@ def analyze(expression: str) -> Facts:
     tree = parse(expression)
     walker = _Walker(expression, Spans(expression, tree))
     walker.walk(tree, boolean=True, depth_cost=1)
-    guards = frozenset(walker.guards)
-    refs = tuple(
-        AttributeRef(r.kind, r.domain, r.name, r.span, r.name_span, r.domain_span,
-                     guarded=(r.domain, r.name) in guards, in_guard=r.in_guard)
-        for r in walker.refs
-    )
-    by_span = {r.span: r for r in refs}
-    uses = tuple(_replace_ref(u, by_span[u.ref.span]) for u in walker.uses)
-    calls = tuple(
-        c if c.ref is None else Call(c.name, c.span, c.name_span, c.receiver, by_span[c.ref.span], c.args,
-                                     c.literal_args)
-        for c in walker.calls
-    )
-    selects = tuple(Select(by_span[s.ref.span], s.name, s.span) for s in walker.selects)
-    return Facts(expression, refs, tuple(walker.domains), uses, calls, guards, walker.cost,
-                 tuple(walker.unbounded), selects)
-
-
-def _replace_ref(use: Use, ref: AttributeRef) -> Use:
-    return Use(ref, use.how, use.span, use.operator, use.other, use.attribute_left, use.method, use.literal,
-               use.literals)
+    return Facts(expression, tuple(walker.refs), tuple(walker.domains), tuple(walker.uses), tuple(walker.calls),
+                 walker.cost, tuple(walker.unbounded), tuple(walker.selects))
 
 
 def span_of(node: Node) -> Span:
@@ -300,13 +279,12 @@ class _Walker:
         self.domains: list[DomainRead] = []
         self.uses: list[Use] = []
         self.calls: list[Call] = []
-        self.guards: set[tuple[str, str]] = set()
         self.cost = 1
         self.unbounded: list[Span] = []
         self.selects: list[Select] = []
         self._seen: dict[Span, AttributeRef] = {}
 
-    def walk(self, node: Node, *, boolean: bool, depth_cost: int, in_guard: bool = False) -> None:
+    def walk(self, node: Node, *, boolean: bool, depth_cost: int) -> None:
         if isinstance(node, Token):
             return
         data = node.data
@@ -338,14 +316,14 @@ class _Walker:
             return
         if data in _PASSTHROUGH or data == "paren_expr":
             if len(node.children) == 1:
-                self.walk(node.children[0], boolean=boolean, depth_cost=depth_cost, in_guard=in_guard)
+                self.walk(node.children[0], boolean=boolean, depth_cost=depth_cost)
             else:
                 for child in node.children:
                     self.walk(child, boolean=False, depth_cost=depth_cost)
             return
-        ref = self._attribute(node, in_guard)
+        ref = self._attribute(node, in_guard=False)
         if ref is not None:
-            if boolean and not in_guard:
+            if boolean:
                 self.uses.append(Use(ref, "bool", ref.span))
             return
         if data == "member_dot_arg":
@@ -380,8 +358,6 @@ class _Walker:
         self._seen[span] = ref
         self.refs.append(ref)
         self.domains.append(DomainRead(kind, domain, self.span(domain_node)))
-        if in_guard:
-            self.guards.add((domain, name))
         return ref
 
     def _domain(self, node: AST) -> None:
@@ -406,8 +382,6 @@ class _Walker:
         how = _RELATIONS[op_node.data]
         left_ref, right_ref = self._ref_of(left), self._ref_of(right)
         operator = _operator_span(self.expression, self.span(left).end, self.span(right).start)
-        if how == "in":
-            self._in_guard(left, right)
         # `x == [4]` compares with a list on purpose: the list-aware form already (and false on a scalar).
         equality_with_list = how in ("==", "!=") and (_is_list_literal(left) or _is_list_literal(right))
         if left_ref is not None and not equality_with_list:
@@ -449,15 +423,6 @@ class _Walker:
             else:
                 name_token = call.children[1] if call.data == "member_dot_arg" else call.children[0]
                 self.uses.append(Use(ref, "argument", self.span(call), self.span(name_token), method=name))
-
-    def _in_guard(self, left: Node, right: Node) -> None:
-        """`"id" in device.attributes["d"]` guards later reads of d/id."""
-        name = literal_value(left)
-        inner = unwrap(right)
-        if isinstance(name, str) and isinstance(inner, Tree) and inner.data == "member_index":
-            found = _domain_shape(inner)
-            if found is not None:
-                self.guards.add((found[1], name))
 
     def _member_call(self, node: AST, depth_cost: int) -> None:
         receiver, name_token, *rest = node.children

@@ -95,11 +95,11 @@ def test_in_with_a_list_literal_records_the_items() -> None:
     assert use.literals == (0, 1)
 
 
-def test_has_and_in_guards() -> None:
+def test_the_argument_of_has_is_a_guard_not_a_use() -> None:
     facts = analyze(f'has({NUMA}) && {NUMA} == 1 && "x" in device.attributes["a.io"] && device.attributes["a.io"].x')
-    assert facts.guards == {("resource.kubernetes.io", "numaNode"), ("a.io", "x")}
-    assert all(r.guarded for r in facts.refs)
     assert [r.in_guard for r in facts.refs] == [True, False, False]
+    assert [(u.ref.qualified, u.how) for u in facts.uses] == [("resource.kubernetes.io/numaNode", "=="),
+                                                               ("a.io/x", "bool")]
 
 
 def test_include_call_has_its_name_span_and_receiver() -> None:

@@ -153,7 +153,7 @@ def _missing(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
             inventory.memo[key] = _absent(facts, inventory, site.device_class)
         absent, candidates = inventory.memo[key]
         for qualified, labels in absent.items():
-            ref = next(r for r in facts.refs if r.qualified == qualified and not r.guarded)
+            ref = next(r for r in facts.refs if r.qualified == qualified and not r.in_guard)
             text = ref.span.text(facts.expression)
             yield Finding(
                 site.path,
@@ -165,7 +165,10 @@ def _missing(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
 
 
 def _absent(facts: Facts, inventory: Inventory, device_class: str) -> tuple[dict[str, list[str]], int]:
-    """Attribute -> labels of the candidate devices where reading it fails; and the candidate count."""
+    """Attribute -> labels of the candidate devices where reading it fails; and the candidate count.
+
+    The selector is evaluated on each candidate that lacks an attribute it reads, so a has() guard counts
+    only where it really protects the read (`has(x) && x...`, not `has(x) || x...`)."""
     import celext
 
     try:
@@ -175,8 +178,7 @@ def _absent(facts: Facts, inventory: Inventory, device_class: str) -> tuple[dict
     absent: dict[str, list[str]] = {}
     candidates = inventory.candidates(device_class)
     for device in candidates:
-        unguarded = [r for r in facts.refs
-                     if not r.guarded and not r.in_guard and r.qualified not in device.attributes]
+        unguarded = [r for r in facts.refs if not r.in_guard and r.qualified not in device.attributes]
         if not unguarded:
             continue
         try:

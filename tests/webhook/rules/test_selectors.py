@@ -282,6 +282,17 @@ def test_missing_attribute_on_some_candidate_devices() -> None:
                               "(e.g. gpu.example.com/pool-0/gpu-1)")
     guarded = claim_with_selector(f"has({NUMA}) && {NUMA}.includes(0)")
     assert check("selector-attribute-missing", guarded, slices=slices) == []
+    short_circuit = claim_with_selector(f"!has({NUMA}) || {NUMA}.includes(0)")
+    assert check("selector-attribute-missing", short_circuit, slices=slices) == []
+
+
+def test_a_guard_that_does_not_protect_the_read_is_no_guard() -> None:
+    slices = (slice_with(device("gpu-0", numa=0), device("gpu-1")),)
+    for expression in (f"has({NUMA}) || {NUMA}.includes(0)", f"{NUMA}.includes(0) || has({NUMA})"):
+        ((_p, message, covered),) = check("selector-attribute-missing", claim_with_selector(expression),
+                                          slices=slices)
+        assert (covered, message.split(" (e.g.")[0]) == (
+            NUMA, "resource.kubernetes.io/numaNode is absent on 1 of 2 candidate device(s)")
 
 
 SOUP = [NUMA, 'device.attributes["dra.net"]', '["numaNode"]', ".model", "device.driver", "==", "!=", "<", " in ",
