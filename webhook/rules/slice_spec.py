@@ -8,6 +8,7 @@ flattened and errors name the flat path (`spec.devices[0].attributes[...]`).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from webhook.fieldpath import FieldPath
@@ -115,7 +116,9 @@ def _validate_object_meta(meta: Mapping[str, Any], old: Mapping[str, Any] | None
         problems = is_qualified_name(str(key).lower())
         errs += [(ids.OBJECT_META, invalid(META.child("annotations"), key, m)) for m in problems]
     if get_str(errs, meta, "namespace", META):
-        errs.append((ids.OBJECT_META, forbidden(META.child("namespace"), "not allowed on this type")))
+        namespaced = forbidden(META.child("namespace"), "not allowed on this type")
+        hint = "ResourceSlices are cluster-scoped: drop `metadata.namespace`"
+        errs.append((ids.OBJECT_META, replace(namespaced, hint=hint)))
 
 
 def validate_resource_slice_spec(

@@ -354,3 +354,11 @@ def test_list_types_disabled_keeps_lists_the_old_object_already_had() -> None:
 def test_list_types_disabled_leaves_scalars_alone() -> None:
     obj = edit(base(), dev(0, attributes={"resource.kubernetes.io/numaNode": {"int": 0}}))
     assert run_rules(obj, Policy.from_mapping({"listTypes": "disabled"})).findings == []
+
+
+def test_object_meta_hints_fit_the_problem() -> None:
+    obj = edit(base(name="Foo"), lambda o: o["metadata"].update(namespace="default"))
+    hints = {f.message.split(":")[0]: f.hint for f in run_rules(obj, Policy.default()).findings
+             if f.rule == "k8s-object-meta"}
+    assert hints == {"Invalid value": "use a lower-case DNS subdomain as the name, like `node-1-gpu.example.com`",
+                     "Forbidden": "ResourceSlices are cluster-scoped: drop `metadata.namespace`"}
