@@ -188,3 +188,64 @@ def test_cronjob_steps_keep_a_certificate_the_service_name_verifies(
     for step in cron["initContainers"]:
         assert cli.main(_on_directory(step["args"], str(tmp_path))) == 0, step["name"]
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
+
+
+_VERBS = {"GET": "get", "POST": "create", "PUT": "update", "PATCH": "patch"}
+
+
+def _authorized(method: str, path: str) -> bool:
+    """Whether the shipped Role/ClusterRole of `draguard-certs` allow this request (RBAC as the API server reads it)."""
+    parts = path.strip("/").split("/")
+    if parts[:2] == ["api", "v1"] and parts[2] == "namespaces":
+        group, namespace, resource, name = "", parts[3], parts[4], parts[5] if len(parts) > 5 else None
+        role = one(JOB_OBJECTS, "Role", "draguard-certs")
+        if namespace != role["metadata"]["namespace"]:
+            return False
+    else:
+        group, namespace, resource, name = parts[1], None, parts[3], parts[4] if len(parts) > 4 else None
+        role = one(JOB_OBJECTS, "ClusterRole", "draguard-certs")
+    return any(
+        group in rule["apiGroups"] and resource in rule["resources"] and _VERBS[method] in rule["verbs"]
+        and ("resourceNames" not in rule or name in rule["resourceNames"])
+        for rule in role["rules"]
+    )
+
+
+def test_the_job_and_cronjob_steps_as_written_work_against_an_api_server_within_their_rbac(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.certs.apiserver import VWC_PATH, FakeAPIServer
+
+    pods = _cert_pods()
+    with FakeAPIServer(tmp_path / "cluster") as api:
+        cluster = [f"--kubeconfig={api.kubeconfig}"]
+        api.put(VWC_PATH + WEBHOOK_CONFIG, one(BASE_OBJECTS, "ValidatingWebhookConfiguration"))
+        for pod in (pods["Job/draguard-certs"], pods["CronJob/draguard-certs-renew"]):  # install, then a day later
+            for step in pod["initContainers"] + pod["containers"]:
+                assert cli.main([*step["args"], *cluster]) == 0, (step["name"], capsys.readouterr())
+            if pod is pods["Job/draguard-certs"]:
+                # Someone damages the Secret overnight: the CronJob's generate must re-issue, so it updates it.
+                del api.get(f"/api/v1/namespaces/draguard/secrets/{SECRET}")["data"]["tls.crt"]
+        assert [(r.method, r.path.rsplit("/", 1)[-1]) for r in api.requests] == [
+            ("GET", SECRET), ("POST", "secrets"),  # Job: generate creates the Secret
+            ("GET", SECRET), ("GET", WEBHOOK_CONFIG), ("PATCH", WEBHOOK_CONFIG), ("GET", WEBHOOK_CONFIG),  # inject
+            ("GET", SECRET), ("PUT", SECRET),  # CronJob: generate re-issues the missing certificate
+            ("GET", SECRET),  # rotate --phase=auto, nothing due
+            ("GET", SECRET), ("GET", WEBHOOK_CONFIG), ("GET", WEBHOOK_CONFIG),  # inject: already current
+        ]
+        denied = [(r.method, r.path) for r in api.requests if not _authorized(r.method, r.path)]
+        assert denied == []
+        capsys.readouterr()
+        check = ["certs", "check", f"--secret=draguard/{SECRET}", f"--service={SERVICE['name']}",
+                 f"--namespace={SERVICE['namespace']}", f"--webhook={WEBHOOK_CONFIG}", *cluster]
+        assert cli.main(check) == 0, capsys.readouterr().out
+        assert "ok    bundle: validatingwebhookconfiguration/draguard: all 2 webhook(s) trust the issuing CA" in (
+            capsys.readouterr().out)
+
+
+def test_the_rbac_check_above_refuses_what_the_roles_do_not_grant() -> None:
+    assert not _authorized("GET", "/api/v1/namespaces/draguard/secrets/other")
+    assert not _authorized("GET", "/api/v1/namespaces/kube-system/secrets/draguard-tls")
+    assert not _authorized("PATCH", "/api/v1/namespaces/draguard/secrets/draguard-tls")
+    assert not _authorized("PATCH", "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/other")
+    assert _authorized("POST", "/api/v1/namespaces/draguard/secrets")
