@@ -22,6 +22,7 @@ import difflib
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from webhook.fieldpath import FieldPath
 from webhook.findings import Edit
@@ -158,6 +159,21 @@ def _indent_at(text: str, offset: int) -> str:
 
 def _normal(text: str) -> str:
     return " ".join(text.split())
+
+
+def write_file(path: str, text: str) -> str | None:
+    """Write a fixed file with the line breaks it had (files are read with universal newlines, so `text`
+    has `\n` only); a reason instead when that cannot be done faithfully (mixed line breaks)."""
+    target = Path(path)
+    try:
+        raw = target.read_bytes()
+        crlf = raw.count(b"\r\n")
+        if crlf and (crlf != raw.count(b"\n") or crlf != raw.count(b"\r")):
+            return "the file mixes line break styles; fix it by hand or normalise its line breaks first"
+        target.write_text(text, encoding="utf-8", newline="\r\n" if crlf else "\n")
+    except OSError as err:
+        return f"cannot write: {err.strerror or err}"
+    return None
 
 
 def unified_diff(old: str, new: str, name: str) -> str:

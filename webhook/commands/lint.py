@@ -12,6 +12,13 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from webhook.lint import LintResult
+    from webhook.manifests import Problem
+    from webhook.policy import Policy
+    from webhook.wire import Obj
 
 HELP = "lint DRA selectors and constraints in manifests (CI, pre-commit)"
 FAIL_ON = ("deny", "warn", "audit")
@@ -53,6 +60,23 @@ def _outputs(specs: list[str]) -> list[tuple[str, str | None]]:
     return outputs
 
 
+def _write_fixes(result: LintResult, policy: Policy, inventory: tuple[Obj, ...]) -> list[Problem]:
+    """Write each fixed file; one that cannot be written is reported as it is on disk, with a problem."""
+    from webhook.fix import write_file
+    from webhook.lint import lint_text
+    from webhook.manifests import Problem
+
+    problems: list[Problem] = []
+    for i, file in enumerate(result.files):
+        if file.fixed is None or file.fixed.text == file.original:
+            continue
+        failure = write_file(file.source, file.fixed.text)
+        if failure is not None:
+            problems.append(Problem(file.source, f"not fixed: {failure}"))
+            result.files[i] = lint_text(file.original, file.source, policy, inventory=inventory)
+    return problems
+
+
 def run(args: argparse.Namespace) -> int:
     from webhook import config
     from webhook.errors import DraguardError
@@ -89,9 +113,9 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write("".join(changed))
         return 2 if problems else (1 if changed else 0)
     if args.fix:
-        for file in result.files:
-            if file.fixed is not None and file.fixed.text != file.original:
-                Path(file.source).write_text(file.fixed.text, encoding="utf-8")
+        for problem in _write_fixes(result, cfg.policy, tuple(inventory)):
+            problems.append(problem)
+            print(f"draguard: {problem}", file=sys.stderr)
 
     findings = result.findings
     summary = Summary(objects=result.objects, skipped=result.skipped(), suppressed=result.suppressed,

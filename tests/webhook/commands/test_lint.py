@@ -197,6 +197,29 @@ def test_fix_of_a_plain_scalar_that_would_begin_with_an_indicator(tmp_path: Path
         'device.attributes["gpu.example.com"].ok.includes(true)')
 
 
+def test_fix_keeps_crlf_line_breaks(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    Path("class.yaml").write_bytes(PLAIN_LEADING.replace("\n", "\r\n").encode())
+    assert run(capsys, "--fix", "class.yaml")[0] == 0
+    fixed = Path("class.yaml").read_bytes()
+    assert fixed.count(b"\r\n") == fixed.count(b"\n") == PLAIN_LEADING.count("\n")
+    assert b"(!device.attributes" in fixed
+
+
+def test_fix_leaves_a_file_with_mixed_line_breaks_alone(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    original = PLAIN_LEADING.replace("\n", "\r\n", 1).encode()
+    Path("class.yaml").write_bytes(original)
+    code, out, err = run(capsys, "--fix", "class.yaml")
+    assert Path("class.yaml").read_bytes() == original
+    assert code == 2
+    assert err == ("draguard: class.yaml: not fixed: the file mixes line break styles; fix it by hand or normalise "
+                   "its line breaks first\n")
+    assert out.endswith("1 object checked; 0 denied, 3 warnings, 0 audit; 1 input problem\n")
+
+
 def test_diff_reports_what_it_cannot_fix(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                          monkeypatch: pytest.MonkeyPatch) -> None:
     import webhook.fix
