@@ -152,7 +152,22 @@ def _ratchet(
 def _place(finding: Finding, manifest: Locator, obj: Obj) -> Finding:
     if finding.position is not None:
         return finding
-    return replace(finding, position=manifest.position(source_path(obj, finding.path)))
+    return replace(finding, position=_position(manifest, source_path(obj, finding.path)))
+
+
+def _position(locator: Locator, path: FieldPath) -> Position | None:
+    """`locator.position(path)`; when the locator fails on a field (ruamel cannot place keys a YAML merge
+    `<<` brought in), the nearest ancestor it can place: a finding keeps a line rather than crash the run."""
+    steps = list(path.steps())
+    for depth in range(len(steps), -1, -1):
+        prefix = FieldPath()
+        for segment, is_key in steps[:depth]:
+            prefix = _append(prefix, segment, is_key)
+        try:
+            return locator.position(prefix)
+        except Exception as err:  # a locator bug; the finding still counts
+            log.debug("cannot place %s: %s: %s", prefix, type(err).__name__, err)
+    return None
 
 
 def source_path(obj: Obj, path: FieldPath) -> FieldPath:

@@ -156,3 +156,31 @@ def test_deeply_nested_values_are_reported_not_raised() -> None:
     obj = slice_with(device(attributes={"x": {"int": deep}}))
     assert [(f.rule, f.message) for f in run_rules(obj, Policy.default()).findings] == [
         ("k8s-wire-type", 'Invalid value: "<value omitted>": must be of type integer')]
+
+
+def test_a_field_the_locator_cannot_place_gets_its_nearest_placeable_ancestor() -> None:
+    # ruamel keeps no marks for keys a YAML merge (`<<`) brought in; that must not crash the run.
+    text = """\
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: s}
+spec:
+  driver: gpu.example.com
+  nodeName: n
+  pool: {name: n, resourceSliceCount: 1}
+  devices:
+  - &d
+    name: gpu-0
+    attributes:
+      resource.kubernetes.io/numaNode: {int: -1}
+  - <<: *d
+    name: gpu-1
+"""
+    [manifest] = load_text(text, "m.yaml").manifests
+    outcome = run_rules(manifest.obj, Policy.default(), manifest=manifest)
+    assert [(f.rule, str(f.path), f.position) for f in outcome.findings] == [
+        ("numa-node-range", "spec.devices[0].attributes[resource.kubernetes.io/numaNode].int",
+         Position("m.yaml", 12, 46)),
+        ("numa-node-range", "spec.devices[1].attributes[resource.kubernetes.io/numaNode].int",
+         Position("m.yaml", 13, 5)),
+    ]

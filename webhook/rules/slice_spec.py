@@ -32,7 +32,16 @@ from webhook.rules.k8s_names import (
     validate_label_value,
 )
 from webhook.rules.k8s_node_selector import validate_node_selector
-from webhook.rules.k8s_wire import as_map, get_bool, get_int, get_list, get_map, get_str, unknown_fields
+from webhook.rules.k8s_wire import (
+    as_map,
+    get_bool,
+    get_int,
+    get_list,
+    get_map,
+    get_str,
+    unknown_fields,
+    wrong_type,
+)
 from webhook.rules.slice_attribute import has_list_values
 from webhook.rules.slice_device import (
     UNSET_OR_TRUE,
@@ -111,6 +120,8 @@ def _validate_object_meta(meta: Mapping[str, Any], old: Mapping[str, Any] | None
         errs += tag(ids.OBJECT_META, validate_label_name(str(key), META.child("labels")))
         if isinstance(value, str):
             errs += tag(ids.OBJECT_META, validate_label_value(value, META.child("labels")))
+        else:  # map[string]string: the decoder refuses a number or a boolean here
+            wrong_type(errs, value, META.child("labels").key(str(key)), "string")
     annotations = get_map(errs, meta, "annotations", META) or {}
     for key in annotations:
         problems = is_qualified_name(str(key).lower())

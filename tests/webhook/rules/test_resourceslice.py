@@ -97,6 +97,8 @@ SCENARIOS: dict[str, tuple[dict[str, Any], list[tuple[str, str, str]]]] = {
          f'Invalid value: "{BAD}": name part must consist of alphanumeric characters, \'-\', \'_\' or \'.\', '
          "and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', "
          "regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')")]),
+    "label-value-not-a-string": (edit(base(), lambda o: o["metadata"].update(labels={"gpu": 1})), [
+        ("k8s-wire-type", "metadata.labels[gpu]", "Invalid value: 1: must be of type string")]),
     "namespace-on-cluster-scoped": (edit(base(), lambda o: o["metadata"].update(namespace="default")), [
         ("k8s-object-meta", "metadata.namespace", "Forbidden: not allowed on this type")]),
     "bad-node-selector-requirements": (edit(base(), spec(nodeName=None, nodeSelector={"nodeSelectorTerms": [{
