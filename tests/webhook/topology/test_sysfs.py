@@ -5,8 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -94,19 +93,36 @@ def test_a_symlink_loop_cannot_be_read(root: Path) -> None:
     )
 
 
-# ---- permissions: root reads whatever the mode, so these drop to an unprivileged effective user ----
-@contextmanager
-def unprivileged() -> Iterator[None]:
+# ---- permissions: root reads whatever the mode, so these run as an unprivileged user ----
+def unprivileged(action: Callable[[], object]) -> str:
+    """The SysfsError message `action` raises, run as nobody in a forked child when we are root (the
+    euid is process-wide: changing it here would touch every thread of the test worker)."""
     if os.geteuid() != 0:
-        yield
-        return
-    os.setegid(65534)
-    os.seteuid(65534)  # nobody; the worker process is ours alone, and the ids come back in `finally`
-    try:
-        yield
-    finally:
-        os.seteuid(0)
-        os.setegid(0)
+        return error(action)
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: drop privileges, report the message or what went wrong, never return
+        code = 1
+        try:
+            os.close(read_end)
+            os.setgid(65534)
+            os.setuid(65534)
+            try:
+                action()
+                message = "no SysfsError raised"
+            except SysfsError as err:
+                message, code = err.message, 0
+            except BaseException as err:  # any other outcome is the test's failure: reported
+                message = f"{type(err).__name__}: {err}"
+            os.write(write_end, message.encode())
+        finally:
+            os._exit(code)
+    os.close(write_end)
+    with os.fdopen(read_end, "rb") as pipe:
+        message = pipe.read().decode()
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0, message
+    return message
 
 
 @pytest.fixture
@@ -127,24 +143,21 @@ def open_tree() -> Iterator[Path]:
 def test_an_unreadable_file(open_tree: Path) -> None:
     path = open_tree / "devices/system/node/node0/distance"
     path.chmod(0)
-    with unprivileged():
-        message = error(Sysfs.open(open_tree).read, "devices/system/node/node0/distance")
+    message = unprivileged(lambda: Sysfs.open(open_tree).read("devices/system/node/node0/distance"))
     assert message == f"{path}: cannot read: Permission denied"
 
 
 def test_an_unlistable_directory(open_tree: Path) -> None:
     (open_tree / "devices/system/node").chmod(0o311)  # enter but not list
-    with unprivileged():
-        message = error(Sysfs.open(open_tree).listdir, "devices/system/node")
+    message = unprivileged(lambda: Sysfs.open(open_tree).listdir("devices/system/node"))
     assert message == f"{open_tree}/devices/system/node: cannot list: Permission denied"
 
 
 def test_an_unreadable_root(open_tree: Path) -> None:
     open_tree.chmod(0)
-    with unprivileged():
-        assert error(Sysfs.open, str(open_tree)) == f"sysfs root {open_tree}: cannot read: Permission denied"
-        inner = str(open_tree / "devices")
-        assert error(Sysfs.open, inner) == f"sysfs root {inner}: cannot read: Permission denied"
+    assert unprivileged(lambda: Sysfs.open(open_tree)) == f"sysfs root {open_tree}: cannot read: Permission denied"
+    inner = open_tree / "devices"
+    assert unprivileged(lambda: Sysfs.open(inner)) == f"sysfs root {inner}: cannot read: Permission denied"
 
 
 def test_paths_never_climb_out_of_the_root(root: Path) -> None:
