@@ -56,6 +56,12 @@ def test_build_stage_makes_a_wheel_and_installs_it_into_a_virtualenv() -> None:
     (run,) = _values(_stages()[0], "RUN")
     assert "pip wheel --no-deps --wheel-dir /wheels ." in run
     assert "python -m venv /opt/draguard" in run
+    # The virtualenv is what the final image gets: the installers Python 3.11's venv seeds go before it is copied.
+    assert "/opt/draguard/bin/pip uninstall --yes setuptools pip" in run
+    # ... and the build fails if the runtime then misses a module the webhook and the cert commands import.
+    smoke = run.rsplit("&&", 1)[1].strip()
+    assert smoke.startswith("/opt/draguard/bin/python -c ")
+    assert run.index("uninstall") < run.index(smoke)
     assert "/opt/draguard/bin/pip install /wheels/*.whl" in run
 
 
