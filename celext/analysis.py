@@ -34,8 +34,8 @@ How = Literal["==", "!=", "<", "<=", ">", ">=", "in", "method", "bool", "arithme
 MACROS = frozenset({"all", "exists", "exists_one", "map", "filter"})
 # Methods that work on a list and a scalar alike (or are the list-aware helpers themselves).
 LIST_SAFE_METHODS = MACROS | {"includes", "include"}
-# Global functions that accept a list as readily as a scalar (`has` is the guard itself).
-LIST_SAFE_FUNCTIONS = frozenset({"has", "size", "dyn", "type"})
+# Functions that accept a list as readily as a scalar (`has` is the guard itself, `cel.bind` names a value).
+LIST_SAFE_FUNCTIONS = frozenset({"has", "size", "dyn", "type", "bind"})
 # Upper bounds the Kubernetes cost estimator assumes for DRA values (dynamic-resource-allocation cel/compile.go).
 MAX_MAP_ENTRIES = 32  # attribute and capacity maps per device
 MAX_ATTRIBUTE_SIZE = 64  # an attribute value (list length) as the size estimator sees it
@@ -418,7 +418,7 @@ class _Walker:
         """Arguments of a call: an attribute passed where a scalar is expected is a list-fragile use."""
         for arg in args:
             ref = self._ref_of(arg)
-            if ref is None:
+            if ref is None or name in LIST_SAFE_FUNCTIONS:
                 self.walk(arg, boolean=False, depth_cost=depth_cost)
             else:
                 name_token = call.children[1] if call.data == "member_dot_arg" else call.children[0]
@@ -459,10 +459,6 @@ class _Walker:
         if name == "has" and len(args) == 1:
             if self._ref_of(args[0], in_guard=True) is None:
                 self.walk(args[0], boolean=False, depth_cost=depth_cost)
-            return
-        if name in LIST_SAFE_FUNCTIONS:
-            for arg in args:
-                self.walk(arg, boolean=False, depth_cost=depth_cost)
             return
         self._argument(node, name, args, depth_cost)
 

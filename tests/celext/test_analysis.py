@@ -68,6 +68,7 @@ def test_each_list_fragile_form_is_a_use(expression: str, how: str) -> None:
         f"[0] != {NUMA}",
         f"{NUMA} + [2] == [0, 2]",
         f"size({NUMA}) == 2",
+        f"cel.bind(n, {NUMA}, n.includes(0))",
     ],
 )
 def test_list_aware_and_non_attribute_forms_are_not_uses(expression: str) -> None:
