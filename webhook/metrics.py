@@ -18,11 +18,15 @@ same metrics live in the process's default registry.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
+from functools import cache
+from typing import TYPE_CHECKING
 
 from prometheus_client import REGISTRY, CollectorRegistry, Counter, Gauge, Histogram, multiprocess
 from prometheus_client.exposition import start_http_server
+
+if TYPE_CHECKING:
+    from webhook.findings import Finding
 
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 
@@ -53,7 +57,7 @@ FINDINGS = Counter(
 )
 DECISIONS = Counter(
     "draguard_admission_decisions_total",
-    "Admission decisions: allowed, allowed_with_warnings, denied, rejected (malformed request), error.",
+    "Admission decisions: allowed, denied, rejected (malformed request), error.",
     ["webhook", "decision"],
 )
 CERT_EXPIRY = Gauge(
@@ -68,14 +72,50 @@ POLICY_RELOADS = Counter(
 )
 
 
-@contextmanager
-def in_flight(webhook: str) -> Iterator[None]:
-    gauge = IN_FLIGHT.labels(webhook)
-    gauge.inc()
-    try:
-        yield
-    finally:
-        gauge.dec()
+# The labelled children a request touches, looked up once per label set: `labels()` validates and locks on
+# every call, and a request makes five or more of them. A child survives a gunicorn fork: in multiprocess
+# mode its value notices the new pid and moves to the worker's own file (client_python's MmapedValue).
+@cache
+def in_flight(webhook: str) -> Gauge:
+    return IN_FLIGHT.labels(webhook)
+
+
+@cache
+def _requests(webhook: str, code: int) -> Counter:
+    return REQUESTS.labels(webhook, str(code))
+
+
+@cache
+def _latency(webhook: str) -> Histogram:
+    return LATENCY.labels(webhook)
+
+
+@cache
+def _decisions(webhook: str, decision: str) -> Counter:
+    return DECISIONS.labels(webhook, decision)
+
+
+@cache
+def _findings(webhook: str, rule: str, action: str) -> Counter:
+    return FINDINGS.labels(webhook, rule, action)
+
+
+def record(webhook: str, code: int, decision: str, latency: float, findings: Iterable[Finding]) -> None:
+    """Count one answered request: status code, latency, decision, and each finding by rule and action."""
+    _requests(webhook, code).inc()
+    _latency(webhook).observe(latency)
+    _decisions(webhook, decision).inc()
+    for finding in findings:
+        _findings(webhook, finding.rule, finding.action.value if finding.action else "").inc()
+
+
+_expiry: list[float] = []  # the value last set, so a request sets the gauge only when the certificate changed
+
+
+def certificate_expiry(timestamp: float) -> None:
+    if not _expiry or _expiry[0] != timestamp:
+        CERT_EXPIRY.set(timestamp)
+        _expiry[:] = [timestamp]
 
 
 def multiprocess_mode() -> bool:

@@ -24,7 +24,7 @@ from webhook.admission import handlers, review
 from webhook.admission.handlers import Handler
 from webhook.admission.logs import REQUEST_LOGGER
 from webhook.admission.response import Response, errored
-from webhook.admission.review import BadReview, Request
+from webhook.admission.review import JSON_TYPE, BadReview, Request
 from webhook.policy_store import PolicyStore
 from webhook.wire import get_str
 
@@ -99,27 +99,32 @@ def _review(webhook: str, handler: Handler) -> HTTPResponse:
     current = state()
     req: Request | None = None
     answer: Response | None = None
+    uid = ""
     error = ""
     failure: BaseException | None = None
-    with metrics.in_flight(webhook):
-        try:
-            req = review.parse(_body())
-            answer = handler(req, current.policy.current())
-            payload, code = review.answer(req.uid, answer, req.api_version), 200
-        except BadReview as err:
-            payload, code, error = review.refusal(err), err.code, err.message
-        except Exception as err:  # a bug: answered without a traceback, logged with the uid
-            metrics.PANICS.inc()
-            failure = err
-            uid = req.uid if req is not None else ""
-            message = f"internal error in the draguard webhook ({type(err).__name__}); see its log for uid {uid}"
-            payload = review.answer(uid, errored(500, message), req.api_version if req else review.API_VERSIONS[0])
-            code, error = 500, message
+    in_flight = metrics.in_flight(webhook)
+    in_flight.inc()
+    try:
+        req = review.parse(_body())
+        uid = req.uid
+        answer = handler(req, current.policy.current())
+        payload, code = review.answer(uid, answer, req.api_version), 200
+    except BadReview as err:
+        payload, code, error, uid = review.refusal(err), err.code, err.message, err.uid
+    except Exception as err:  # a bug: answered without a traceback, logged with the uid
+        metrics.PANICS.inc()
+        failure = err
+        message = f"internal error in the draguard webhook ({type(err).__name__}); see its log for uid {uid}"
+        payload = review.answer(uid, errored(500, message), req.api_version if req else review.API_VERSIONS[0])
+        code, error = 500, message
+    finally:
+        in_flight.dec()
+    data = _encode(payload)
     latency = time.perf_counter() - started
     if current.tls is not None:
         _note_expiry(current.tls)
-    _record(webhook, code, latency, req=req, answer=answer, error=error, failure=failure)
-    return _json(payload, code)
+    _record(webhook, code, latency, uid=uid, req=req, answer=answer, error=error, failure=failure)
+    return HTTPResponse(data, code, mimetype=JSON_TYPE)
 
 
 # An oversized body up to this size is read and thrown away before the 413, so the client, still sending,
@@ -134,10 +139,13 @@ def _body() -> bytes:
         if length <= DRAIN_LIMIT:
             _discard()
         raise review.too_large()
+    # With a Content-Length the server's input stream reads until that many bytes or the end of input, so a
+    # whole body is one read; a chunked body (no length) is read until its end or one byte past the cap.
+    wanted = review.MAX_BODY + 1 if length is None else length
     chunks: list[bytes] = []
     size = 0
-    while size <= review.MAX_BODY:  # a stream read may return less than asked; read to the end or the cap
-        chunk = request.stream.read(review.MAX_BODY + 1 - size)
+    while size < wanted:
+        chunk = request.stream.read(wanted - size)
         if not chunk:
             break
         chunks.append(chunk)
@@ -145,7 +153,10 @@ def _body() -> bytes:
     if size > review.MAX_BODY:
         _discard()
         raise review.too_large()
-    body = b"".join(chunks)
+    if length is not None and size < length:
+        # The client went away mid-body: nobody reads this answer, but the log line must say what happened.
+        raise BadReview(400, f"request body ended after {size} of {length} bytes (the client closed the connection)")
+    body = chunks[0] if len(chunks) == 1 else b"".join(chunks)
     if not body:
         raise BadReview(400, "request body is empty")
     review.check_content_type(request.headers.get("Content-Type"))
@@ -174,23 +185,21 @@ def _record(
     code: int,
     latency: float,
     *,
+    uid: str,
     req: Request | None,
     answer: Response | None,
     error: str,
     failure: BaseException | None,
 ) -> None:
     decision = _decision(code, answer)
-    metrics.REQUESTS.labels(webhook, str(code)).inc()
-    metrics.LATENCY.labels(webhook).observe(latency)
-    metrics.DECISIONS.labels(webhook, decision).inc()
     findings = answer.findings if answer is not None else ()
-    for finding in findings:
-        metrics.FINDINGS.labels(webhook, finding.rule, finding.action.value if finding.action else "").inc()
+    metrics.record(webhook, code, decision, latency, findings)
     fields: dict[str, Any] = {"webhook": webhook, "decision": decision, "code": code}
+    if uid:
+        fields["uid"] = uid  # a refused review still names its uid when it could be read
     if req is not None:
         obj = req.object or req.old_object or {}
         fields.update(
-            uid=req.uid,
             kind=req.kind.kind,
             resource=str(req.resource),
             namespace=req.namespace,
@@ -214,8 +223,12 @@ def _record(
 
 
 def _note_expiry(tls: TLSStatus) -> None:
-    metrics.CERT_EXPIRY.set(tls.not_after.timestamp())
+    metrics.certificate_expiry(tls.not_after.timestamp())
+
+
+def _encode(payload: object) -> bytes:
+    return json.dumps(payload, separators=(",", ":")).encode()
 
 
 def _json(payload: object, code: int) -> HTTPResponse:
-    return HTTPResponse(json.dumps(payload, separators=(",", ":")), code, mimetype="application/json")
+    return HTTPResponse(_encode(payload), code, mimetype=JSON_TYPE)

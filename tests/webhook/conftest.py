@@ -16,8 +16,9 @@ import socket
 import ssl
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,15 @@ SNI = "draguard.draguard.svc"
 START_DEADLINE = 60.0  # seconds; generous for a loaded 2-core machine, never reached when things work
 # The session server's policy: one rule of each action, so allowed, denied, warned and audited are all reachable.
 SESSION_POLICY = "rules:\n  numa-node-type: warn\n  k8s-unknown-field: audit\n"
+
+
+def eventually(condition: Callable[[], bool], what: str, deadline: float = START_DEADLINE) -> None:
+    """Poll `condition` until it holds; fail naming `what` after `deadline` seconds (never reached when it works)."""
+    give_up = time.monotonic() + deadline
+    while not condition():
+        if time.monotonic() > give_up:
+            raise AssertionError(f"not seen within {deadline}s: {what}")
+        time.sleep(0.05)  # polling for a change, not timing it
 
 
 def free_port() -> int:
@@ -211,6 +221,73 @@ def wait_ready(server: Server) -> None:
             server.stop()
             raise AssertionError(f"draguard serve not ready in {START_DEADLINE}s:\n{server.log_file.read_text()}")
         time.sleep(0.1)  # polling for start-up, not timing anything
+
+
+def served_serial(port: int, bundle: Path) -> int:
+    """The serial of the certificate a fresh handshake gets, verified for the Service name against `bundle`."""
+    from cryptography import x509
+
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as raw, \
+            client_context(bundle).wrap_socket(raw, server_hostname=SNI) as tls:
+        der = tls.getpeercert(binary_form=True)
+    assert der is not None
+    return x509.load_der_x509_certificate(der).serial_number
+
+
+class Traffic:
+    """Client threads sending reviews to /validate/resourceslices until stopped; every failure is kept.
+
+    Each CA bundle (a callable, so a client can re-read a live `ca.crt` per connection as the API server re-reads
+    an injected caBundle) gets two threads: one opening a fresh connection (a new handshake) per request, one
+    keeping its connection alive. A request fails unless it gets HTTP 200 and `allowed: true` for its own uid.
+    """
+
+    def __init__(self, port: int, bundles: list[Callable[[], Path]]) -> None:
+        from tests.builders import slice_with
+
+        self.port = port
+        self.body = slice_with(numa=1)
+        self.stop = threading.Event()
+        self.failures: list[str] = []
+        plan = [(bundle, fresh) for bundle in bundles for fresh in (True, False)]
+        self.counts = [0] * len(plan)
+        self.threads = [threading.Thread(target=self._run, args=(n, *p)) for n, p in enumerate(plan)]
+
+    def __enter__(self) -> Traffic:
+        for thread in self.threads:
+            thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop.set()
+        for thread in self.threads:
+            thread.join()
+
+    def progressed(self, by: int) -> Callable[[], bool]:
+        """A condition: every thread has sent `by` more requests than now."""
+        start = list(self.counts)
+        return lambda: all(now >= then + by for now, then in zip(self.counts, start, strict=True))
+
+    def _run(self, n: int, bundle: Callable[[], Path], fresh: bool) -> None:
+        conn: Connection | None = None
+        while not self.stop.is_set():
+            uid = f"t{n}-{self.counts[n]}"
+            try:
+                if conn is None:
+                    conn = Connection(self.port, client_context(bundle()))
+                reply = send(conn, "POST", "/validate/resourceslices", encode(admission_review(self.body, uid=uid)),
+                             JSON)
+                if reply.status != 200 or reply.response != {"uid": uid, "allowed": True}:
+                    self.failures.append(f"{uid}: HTTP {reply.status} {reply.body[:200]!r}")
+            except Exception as err:  # every failed request counts, whatever failed
+                self.failures.append(f"{uid}: {err!r}")
+                conn = None
+            if fresh and conn is not None:
+                conn.close()
+                conn = None
+            self.counts[n] += 1
+        if conn is not None:
+            conn.close()
 
 
 @pytest.fixture(scope="session")

@@ -151,24 +151,39 @@ def test_the_log_line_is_json(caplog: pytest.LogCaptureFixture) -> None:
     assert (data["level"], data["msg"], data["uid"], data["rules"]) == ("info", "admission review", "u", ["a"])
 
 
+def test_a_refused_review_is_logged_with_its_uid_when_it_could_be_read(
+    client: FlaskClient, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.INFO, "draguard.admission"):
+        client.post(SLICES, json=review(None, uid="uid-refused"))
+    (record,) = [r for r in caplog.records if r.name == "draguard.admission"]
+    fields = dict(record.fields)  # type: ignore[attr-defined]
+    fields.pop("latencyMs")
+    assert record.levelno == logging.WARNING
+    assert fields == {
+        "webhook": SLICES, "decision": "rejected", "code": 400, "uid": "uid-refused", "rules": [],
+        "error": "request.object is missing: a CREATE review carries the object",
+    }
+
+
+COUNTED = (
+    ("controller_runtime_webhook_requests_total", {"webhook": SLICES, "code": "200"}),
+    ("controller_runtime_webhook_latency_seconds_count", {"webhook": SLICES}),
+    ("draguard_rule_findings_total", {"webhook": SLICES, "rule": "numa-node-range", "action": "deny"}),
+    ("draguard_admission_decisions_total", {"webhook": SLICES, "decision": "denied"}),
+    ("controller_runtime_webhook_requests_total", {"webhook": SLICES, "code": "400"}),
+)
+
+
+def counted() -> list[float]:
+    return [sample(name, **labels) for name, labels in COUNTED]
+
+
 def test_metrics_count_requests_decisions_and_rule_findings(client: FlaskClient) -> None:
-    before = (
-        sample("controller_runtime_webhook_requests_total", webhook=SLICES, code="200"),
-        sample("controller_runtime_webhook_latency_seconds_count", webhook=SLICES),
-        sample("draguard_rule_findings_total", webhook=SLICES, rule="numa-node-range", action="deny"),
-        sample("draguard_admission_decisions_total", webhook=SLICES, decision="denied"),
-        sample("controller_runtime_webhook_requests_total", webhook=SLICES, code="400"),
-    )
+    before = counted()
     client.post(SLICES, json=review(slice_with(numa=-2)))
     client.post(SLICES, data=b"{", content_type="application/json")
-    after = (
-        sample("controller_runtime_webhook_requests_total", webhook=SLICES, code="200"),
-        sample("controller_runtime_webhook_latency_seconds_count", webhook=SLICES),
-        sample("draguard_rule_findings_total", webhook=SLICES, rule="numa-node-range", action="deny"),
-        sample("draguard_admission_decisions_total", webhook=SLICES, decision="denied"),
-        sample("controller_runtime_webhook_requests_total", webhook=SLICES, code="400"),
-    )
-    assert [a - b for a, b in zip(after, before, strict=True)] == [1, 2, 1, 1, 1]
+    assert [a - b for a, b in zip(counted(), before, strict=True)] == [1, 2, 1, 1, 1]
     assert sample("controller_runtime_webhook_requests_in_flight", webhook=SLICES) == 0
     assert sample("draguard_certificate_expiry_timestamp_seconds") == FakeTLS.not_after.timestamp()
 

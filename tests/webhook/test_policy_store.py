@@ -57,8 +57,9 @@ def test_an_invalid_new_file_keeps_the_old_policy_and_says_why(
         assert store.current().action("numa-node-range") is Action.WARN
         assert store.current().action("numa-node-range") is Action.WARN  # logged once, not per request
     assert len(caplog.records) == 1
-    assert caplog.records[0].getMessage().startswith(f"keeping the previous policy: policy {path}: invalid YAML")
-    assert store.last.error is not None and store.last.error.startswith(f"policy {path}: invalid YAML")
+    error = f"policy {path}:2:1: invalid YAML: expected the node content, but found '<stream end>'"
+    assert caplog.records[0].getMessage() == f"keeping the previous policy: {error}"
+    assert store.last.error == error
     assert len(seen) == 1
     write(path, "rules:\n  numa-node-range: deny\n")
     assert store.current().action("numa-node-range") is Action.DENY

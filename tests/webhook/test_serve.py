@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import ssl
@@ -21,6 +22,7 @@ from tests.webhook.conftest import (
     admission_review,
     client_context,
     encode,
+    eventually,
     send,
 )
 from webhook.admission.response import WARNING_ITEM_RUNES
@@ -158,9 +160,17 @@ REVIEW = encode(admission_review(slice_with(numa=1), uid="uid-m"))
         (encode(admission_review(None, uid="uid-noobj")), JSON, (400, "uid-noobj",
          "request.object is missing: a CREATE review carries the object")),
         (b"{" + b" " * MAX_BODY + b"}", JSON, (413, "", f"request entity is too large; limit is {MAX_BODY} bytes")),
+        (b'{"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview"}', JSON,
+         (400, "", "request is missing: an AdmissionReview sent to a webhook carries request")),
+        (b"[]", JSON, (400, "", "expected a JSON object of kind AdmissionReview, got list")),
+        (b'{"kind": "\xff"}', JSON, (400, "", "request body is not valid JSON: not UTF-8")),
+        (REVIEW.replace(b'"uid": "uid-m"', b'"uid": NaN'), JSON,
+         (400, "", "request body is not valid JSON: NaN is not JSON")),
+        (encode(admission_review(None, uid="uid-upd", operation="UPDATE", old=slice_with(numa=1))), JSON,
+         (400, "uid-upd", "request.object is missing: an UPDATE review carries the object")),
     ],
     ids=["empty", "not-json", "text-plain", "no-content-type", "wrong-kind", "wrong-apiversion", "no-uid",
-         "no-object", "too-large"],
+         "no-object", "too-large", "no-request", "array", "not-utf8", "nan", "update-without-object"],
 )
 def test_malformed_requests_get_a_clear_4xx_on_the_wire(
     webhook_server: Server, body: bytes, headers: dict[str, str], want: tuple[int, str, str]
@@ -192,6 +202,31 @@ def test_a_chunked_body_is_read_like_any_other(webhook_server: Server) -> None:
         assert (raw.status, json.loads(raw.read())["response"]) == (200, {"uid": "uid-m", "allowed": True})
     finally:
         conn.close()
+
+
+def test_a_chunked_body_over_the_cap_is_a_413(webhook_server: Server) -> None:
+    conn = webhook_server.connect()
+    try:
+        chunks = iter([b"{" + b" " * (1024 * 1024)] * 8)  # 8 MiB, no Content-Length
+        conn.request("POST", SLICES, body=chunks, headers=JSON, encode_chunked=True)
+        raw = conn.getresponse()
+        assert (raw.status, json.loads(raw.read())["response"]["status"]["message"]) == (
+            413, f"request entity is too large; limit is {MAX_BODY} bytes")
+    finally:
+        conn.close()
+
+
+def test_a_body_cut_short_by_the_client_is_logged_as_such(webhook_server: Server) -> None:
+    head = (f"POST {SLICES} HTTP/1.1\r\nHost: {SNI}\r\nContent-Type: application/json\r\n"
+            "Content-Length: 999983\r\n\r\n").encode()
+    with socket.create_connection(("127.0.0.1", webhook_server.port), timeout=30) as raw, \
+            client_context(webhook_server.ca_file).wrap_socket(raw, server_hostname=SNI) as tls:
+        tls.sendall(head + REVIEW[:100])
+        with contextlib.suppress(ssl.SSLError):  # the server's answer may cross our close_notify
+            tls.unwrap()  # close_notify: the body ends after 100 of the 999983 bytes announced
+    message = "request body ended after 100 of 999983 bytes (the client closed the connection)"
+    eventually(lambda: any(line.get("error") == message and line["code"] == 400 for line in webhook_server.logs()),
+               "the log line of the cut-short request")
 
 
 def test_wrong_method_and_unknown_path(webhook_server: Server) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import socket
 from pathlib import Path
 
@@ -165,3 +166,23 @@ def test_metrics_directory_set_after_prometheus_import_is_a_bug(monkeypatch: pyt
     monkeypatch.delenv(MULTIPROC_ENV, raising=False)
     with pytest.raises(RuntimeError, match="imported before PROMETHEUS_MULTIPROC_DIR was set"):
         prepare_multiprocess_dir()
+
+
+def test_gunicorn_builds_no_access_line_that_the_logging_config_drops(monkeypatch: pytest.MonkeyPatch) -> None:
+    from gunicorn.config import Config
+
+    from webhook.serve import ServeOptions, gunicorn_settings
+
+    settings = gunicorn_settings(ServeOptions(Path("tls.crt"), Path("tls.key")), "127.0.0.1")
+    assert settings["logconfig_dict"]["loggers"]["gunicorn.access"]["level"] == "WARNING"
+    monkeypatch.setattr("logging.config.dictConfig", lambda config: None)  # keep this process's logging as it is
+    for name in ("gunicorn.error", "gunicorn.access"):
+        monkeypatch.setattr(logging.getLogger(name), "handlers", [])
+    config = Config()
+    config.set("logconfig_dict", settings["logconfig_dict"])
+    logger = settings["logger_class"](config)
+    monkeypatch.setattr(logger.access_log, "isEnabledFor", lambda level: level >= logging.WARNING)  # as configured
+    logger.access(None, None, {}, None)  # gunicorn's own would build its atoms from these and fail
+    monkeypatch.setattr(logger.access_log, "isEnabledFor", lambda level: True)
+    with pytest.raises(AttributeError):  # a kept line is still gunicorn's, built from the real request
+        logger.access(None, None, {}, None)

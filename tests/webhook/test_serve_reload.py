@@ -8,10 +8,7 @@ from __future__ import annotations
 
 import http.client
 import os
-import socket
-import threading
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -19,14 +16,14 @@ from cryptography import x509
 
 from tests.builders import slice_with
 from tests.webhook.conftest import (
-    JSON,
     SNI,
     Server,
+    Traffic,
     admission_review,
-    client_context,
     encode,
+    eventually,
     issue_certs,
-    send,
+    served_serial,
     start_server,
 )
 from tests.webhook.test_serve import metric
@@ -34,24 +31,6 @@ from tests.webhook.test_serve import metric
 pytestmark = pytest.mark.slow
 
 SLICES = "/validate/resourceslices"
-DEADLINE = 60.0
-
-
-def eventually(condition: Callable[[], bool], what: str) -> None:
-    deadline = time.monotonic() + DEADLINE
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"not seen within {DEADLINE}s: {what}")
-        time.sleep(0.05)  # polling for a change, not timing it
-
-
-def served_serial(server: Server) -> int:
-    """The serial number of the certificate a fresh handshake gets (verified for the Service name)."""
-    with socket.create_connection(("127.0.0.1", server.port), timeout=30) as raw, \
-            client_context(server.ca_file).wrap_socket(raw, server_hostname=SNI) as tls:
-        der = tls.getpeercert(binary_form=True)
-    assert der is not None
-    return x509.load_der_x509_certificate(der).serial_number
 
 
 def replace_file(path: Path, data: bytes) -> None:
@@ -67,57 +46,10 @@ def server(tmp_path: Path) -> Iterator[Server]:
     server.stop()
 
 
-class Traffic:
-    """Client threads sending reviews until stopped: half on fresh connections (new handshakes), half kept alive."""
-
-    def __init__(self, server: Server, threads: int = 4) -> None:
-        self.server = server
-        self.stop = threading.Event()
-        self.failures: list[str] = []
-        self.counts = [0] * threads
-        self.threads = [threading.Thread(target=self._run, args=(n,)) for n in range(threads)]
-
-    def __enter__(self) -> Traffic:
-        for thread in self.threads:
-            thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop.set()
-        for thread in self.threads:
-            thread.join()
-
-    def snapshot(self) -> list[int]:
-        return list(self.counts)
-
-    def _run(self, n: int) -> None:
-        fresh_each_time = n % 2 == 0
-        conn: http.client.HTTPSConnection | None = None
-        i = 0
-        while not self.stop.is_set():
-            uid = f"t{n}-{i}"
-            try:
-                if conn is None:
-                    conn = self.server.connect()
-                reply = send(conn, "POST", SLICES, encode(admission_review(slice_with(numa=1), uid=uid)), JSON)
-                if reply.status != 200 or reply.response != {"uid": uid, "allowed": True}:
-                    self.failures.append(f"{uid}: HTTP {reply.status} {reply.body[:200]!r}")
-            except Exception as err:  # every failed request counts
-                self.failures.append(f"{uid}: {err!r}")
-                conn = None
-            if fresh_each_time and conn is not None:
-                conn.close()
-                conn = None
-            self.counts[n] += 1
-            i += 1
-        if conn is not None:
-            conn.close()
-
-
 def test_certificate_rotation_while_requests_flow_drops_nothing(server: Server) -> None:
-    before = served_serial(server)
-    with Traffic(server) as traffic:
-        eventually(lambda: min(traffic.snapshot()) >= 5, "traffic on every client thread")
+    before = served_serial(server.port, server.ca_file)
+    with Traffic(server.port, [lambda: server.ca_file] * 2) as traffic:  # four client threads
+        eventually(traffic.progressed(5), "traffic on every client thread")
         issue_certs(server.cert_dir, "rotated.draguard.example")  # new SANs: a new leaf from the same CA
         after = x509.load_pem_x509_certificate((server.cert_dir / "tls.crt").read_bytes()).serial_number
         assert after != before
@@ -125,24 +57,22 @@ def test_certificate_rotation_while_requests_flow_drops_nothing(server: Server) 
         streak = [0]
 
         def switched() -> bool:
-            streak[0] = streak[0] + 1 if served_serial(server) == after else 0
+            streak[0] = streak[0] + 1 if served_serial(server.port, server.ca_file) == after else 0
             return streak[0] >= 10
 
         eventually(switched, "the rotated certificate on new connections")
-        at_switch = traffic.snapshot()
-        eventually(lambda: all(now >= then + 10 for now, then in zip(traffic.snapshot(), at_switch, strict=True)),
-                   "requests on every client thread after the switch")
+        eventually(traffic.progressed(10), "requests on every client thread after the switch")
     assert traffic.failures == []
     assert sum(traffic.counts) >= 4 * 15
 
 
 def test_a_broken_new_certificate_keeps_the_old_one_serving(server: Server) -> None:
-    before = served_serial(server)
+    before = served_serial(server.port, server.ca_file)
     good = (server.cert_dir / "tls.crt").read_bytes()
     replace_file(server.cert_dir / "tls.crt", b"-----BEGIN CERTIFICATE-----\nnot a certificate\n")
     # Handshakes are what make a worker look at the files; each poll makes one and must get the old certificate.
-    eventually(lambda: served_serial(server) == before and any("keeping the certificate" in line["msg"]
-                                                               for line in server.logs()),
+    eventually(lambda: served_serial(server.port, server.ca_file) == before
+               and any("keeping the certificate" in line["msg"] for line in server.logs()),
                "a log line about the unusable certificate")
     assert server.post(SLICES, admission_review(slice_with(numa=1), uid="u")).response == {"uid": "u",
                                                                                            "allowed": True}

@@ -11,6 +11,8 @@ against the old object, so a violation the object already had is not denied.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
+from types import MappingProxyType
 from typing import Any
 
 from webhook.admission.response import (
@@ -21,6 +23,7 @@ from webhook.admission.response import (
     audit_key,
     clip,
     denied,
+    fit_warnings,
     one_line,
 )
 from webhook.admission.review import Request
@@ -33,6 +36,7 @@ SLICE_KINDS = frozenset({"ResourceSlice"})
 SELECTOR_KINDS = frozenset({"ResourceClaim", "ResourceClaimTemplate", "DeviceClass"})
 
 Handler = Callable[[Request, Policy], Response]
+ALLOWED = allowed()
 
 
 def resourceslices(req: Request, policy: Policy) -> Response:
@@ -62,12 +66,17 @@ def _validate(req: Request, policy: Policy, kinds: frozenset[str]) -> Response:
 
 def decide(findings: Sequence[Finding]) -> Response:
     """Deny findings reject (all listed), warn findings become warnings, audit findings audit annotations."""
+    if not findings:
+        return ALLOWED
     deny = [f for f in findings if f.action is Action.DENY]
     warn = [f for f in findings if f.action is Action.WARN]
     audit = [f for f in findings if f.action is Action.AUDIT]
-    answer = denied(deny_message(deny), [(str(f.path), one_line(f.message)) for f in deny]) if deny else allowed()
-    return answer.with_warnings(*(warning_line(f) for f in warn)).with_audit(audit_annotations(audit)).with_findings(
-        findings
+    answer = denied(deny_message(deny), [(str(f.path), one_line(f.message)) for f in deny]) if deny else ALLOWED
+    return replace(
+        answer,
+        warnings=fit_warnings(warning_line(f) for f in warn),
+        audit=MappingProxyType(audit_annotations(audit)),
+        findings=tuple(findings),
     )
 
 

@@ -132,7 +132,7 @@ def _request(req: Mapping[str, Any], uid: str, api_version: str) -> Request:
     resource = resource if isinstance(resource, Mapping) else {}
     obj, old = req.get("object"), req.get("oldObject")
     if operation in ("CREATE", "UPDATE") and not isinstance(obj, Mapping):
-        raise bad(f"request.object is missing: a {operation} review carries the object")
+        raise bad(f"request.object is missing: {_article(operation)} {operation} review carries the object")
     if obj is not None and not isinstance(obj, Mapping):
         raise bad(f"request.object: expected a JSON object, got {type(obj).__name__}")
     if old is not None and not isinstance(old, Mapping):
@@ -168,8 +168,7 @@ def answer(uid: str, response: Response, api_version: str = API_VERSIONS[0]) -> 
             status["reason"] = response.reason
         if response.causes:
             status["details"] = {
-                "causes": [{"reason": "FieldValueInvalid", "field": path, "message": msg}
-                           for path, msg in response.causes]
+                "causes": [{"reason": cause_type(msg), "field": path, "message": msg} for path, msg in response.causes]
             }
         out["status"] = status
     if response.warnings:
@@ -178,6 +177,28 @@ def answer(uid: str, response: Response, api_version: str = API_VERSIONS[0]) -> 
     if audit:
         out["auditAnnotations"] = audit
     return {"apiVersion": api_version, "kind": KIND, "response": out}
+
+
+# `field.ErrorType.String()` -> the CauseType it stands for (k8s.io/apimachinery/pkg/util/validation/field): the
+# parity rules' messages start with the upstream text (`Required value: ...`), as `field.Error.ErrorBody()` writes it.
+_CAUSE_TYPES = {
+    "Not found": "FieldValueNotFound",
+    "Required value": "FieldValueRequired",
+    "Duplicate value": "FieldValueDuplicate",
+    "Invalid value": "FieldValueInvalid",
+    "Unsupported value": "FieldValueNotSupported",
+    "Forbidden": "FieldValueForbidden",
+    "Too long": "FieldValueTooLong",
+    "Too short": "FieldValueTooShort",
+    "Too many": "FieldValueTooMany",
+    "Internal error": "InternalError",
+}
+
+
+def cause_type(message: str) -> str:
+    """The `status.details.causes[].reason` for a finding's message; draguard's own findings are FieldValueInvalid."""
+    head = message.split(":", 1)[0]
+    return _CAUSE_TYPES.get(head, "FieldValueInvalid")
 
 
 def refusal(err: BadReview) -> dict[str, Any]:
@@ -197,6 +218,10 @@ def _json_error(err: Exception) -> str:
     if isinstance(err, json.JSONDecodeError):
         return f"{err.msg} at line {err.lineno} column {err.colno}"
     return str(err)
+
+
+def _article(word: str) -> str:
+    return "an" if word[:1] in "AEIOU" else "a"
 
 
 def _str(obj: Mapping[str, Any], key: str) -> str:

@@ -85,7 +85,7 @@ def refused(data: bytes) -> BadReview:
         (encode(body(object=None)), 400, "request.object is missing: a CREATE review carries the object",
          "705ab4f5-6393-11e8-b7cc-42010a800002"),
         (encode(body(operation="UPDATE", object=[1])), 400,
-         "request.object is missing: a UPDATE review carries the object", "705ab4f5-6393-11e8-b7cc-42010a800002"),
+         "request.object is missing: an UPDATE review carries the object", "705ab4f5-6393-11e8-b7cc-42010a800002"),
         (encode(body(operation="PATCH")), 400,
          'request.operation: unsupported value "PATCH"; expected one of CREATE, UPDATE, DELETE, CONNECT',
          "705ab4f5-6393-11e8-b7cc-42010a800002"),
@@ -152,3 +152,23 @@ def test_a_refusal_is_a_review_with_the_uid_when_known() -> None:
             "message": 'request.operation: unsupported value "PATCH"; expected one of CREATE, UPDATE, DELETE, CONNECT',
         },
     }
+
+
+@pytest.mark.parametrize(
+    ("message", "cause"),
+    [
+        ("Required value", "FieldValueRequired"),
+        ("Required value: name or generateName is required", "FieldValueRequired"),
+        ('Invalid value: "x": must be of type object', "FieldValueInvalid"),
+        ('Duplicate value: "gpu-0"', "FieldValueDuplicate"),
+        ('Unsupported value: "Foo": supported values: "Bar"', "FieldValueNotSupported"),
+        ("Too many: 129: must have at most 128 items", "FieldValueTooMany"),
+        ("Too long: may not be more than 64 bytes", "FieldValueTooLong"),
+        ("Forbidden: may not be set", "FieldValueForbidden"),
+        ("dra.net/numaNode is 0 but resource.kubernetes.io/numaNode says 1", "FieldValueInvalid"),
+    ],
+)
+def test_denial_causes_carry_the_upstream_cause_type(message: str, cause: str) -> None:
+    """As `apierrors.NewInvalid` fills `details.causes`: the type the message's upstream prefix names."""
+    causes = review.answer("u", denied("m", [("spec.x", message)]))["response"]["status"]["details"]["causes"]
+    assert causes == [{"reason": cause, "field": "spec.x", "message": message}]
