@@ -4,6 +4,9 @@ The slice has 64 devices (the limit once list attributes are used), each with 48
 (the per-device limit) over 29 attributes plus 3 capacities (32, the other per-device limit), shaped
 like a NUMA-aware GPU driver's output. Everything runs in-process, in one run; the figure is a ratio.
 Target: rules cost at most 2x the floor.
+
+For context it also times reading the same slice from a file the ways `draguard validate` can (JSON fast
+path, libyaml, ruamel), since reading, not the rules, dominates a validate run.
 """
 
 from __future__ import annotations
@@ -80,6 +83,32 @@ def main() -> None:
     print(f"json.loads + json.dumps : {floor * 1e3:8.2f} ms")
     print(f"run_rules (all rules)   : {rules * 1e3:8.2f} ms")
     print(f"ratio rules / floor     : {rules / floor:8.2f}x   (target <= 2x)")
+    read_figures(obj, text, floor)
+
+
+def read_figures(obj: dict[str, Any], text: str, floor: float) -> None:
+    """validate's readers on the same slice, each as a ratio to the floor (one run, same machine)."""
+    import io
+
+    from ruamel.yaml import YAML
+
+    from webhook import fastyaml
+    from webhook.commands.validate import _parse
+    from webhook.manifests import load_text
+
+    yaml = YAML(typ="safe", pure=True)
+    yaml.default_flow_style = False
+    buffer = io.StringIO()
+    yaml.dump(obj, buffer)
+    yaml_text = buffer.getvalue()
+    readers = {
+        "read JSON (validate)    ": lambda: _parse(text, "s.json", []),
+        "read YAML (libyaml)     ": lambda: fastyaml.load(yaml_text, "s.yaml"),
+        "read YAML (ruamel)      ": lambda: load_text(yaml_text, "s.yaml"),
+    }
+    for label, read in readers.items():
+        took = best(read, 1)
+        print(f"{label}: {took * 1e3:8.2f} ms  ({took / floor:6.1f}x floor)")
 
 
 if __name__ == "__main__":
