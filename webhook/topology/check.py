@@ -11,6 +11,8 @@ is derived the KEP-6072 way from
 Each published value is compared in its own form (a scalar with the physical node, a list with the SLIT
 list: physical node first, the same set of nodes), unless `form` is given: then the standard attribute in
 the other form is a finding too. Vendor aliases are compared in whatever form they use (most are scalars).
+A CPU or memory device may publish `[N]` as well as the SLIT list: KEP-6072 leaves that to the driver (its
+example table shows `[4]` for a CPU on node 4 of an NPS4 machine where the helper gives `[4, 5, 6, 7]`).
 """
 
 from __future__ import annotations
@@ -151,11 +153,13 @@ def _check_device(
                     )
                 )
         derived = derive(attribute.value.form)
-        found += _compare(attribute, derived, attr_path)
+        found += _compare(attribute, derived, attr_path, by_node=address is None)
     return found
 
 
-def _compare(attribute: Published, derived: Derivation, path: FieldPath) -> Iterator[Finding]:
+def _compare(attribute: Published, derived: Derivation, path: FieldPath, *, by_node: bool) -> Iterator[Finding]:
+    """`by_node`: a CPU or memory device (no PCI address), which KEP-6072 lets publish `[N]` in the list form
+    as well as the helper's SLIT list ("what each driver publishes is up to the driver authors")."""
     published = attribute.value
     assert published is not None
     member = path.child("int" if published.form is Form.SCALAR else "ints")
@@ -172,7 +176,17 @@ def _compare(attribute: Published, derived: Derivation, path: FieldPath) -> Iter
         else:
             yield _finding(MISMATCH, member, f"{attribute.name} is {published}: {derived.reason}")
         return
-    if _same(published, derived.value):
+    single = NumaValue(Form.LIST, (derived.value.physical,))
+    if _same(published, derived.value) or (by_node and _same(published, single)):
+        return
+    if by_node and published.form is Form.LIST and derived.value != single:
+        yield _finding(
+            MISMATCH,
+            member,
+            f"{attribute.name} is {published} but sysfs gives {derived.value} for {derived.subject} "
+            f"(a CPU or memory device may also publish {single})",
+            f"publish {_wire(derived.value)} or {_wire(single)}",
+        )
         return
     why = f" (numa_node {derived.physical})" if derived.subject.startswith("PCI") else ""
     yield _finding(

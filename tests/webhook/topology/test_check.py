@@ -143,26 +143,32 @@ def test_form_asked_for(topology: Topology) -> None:
 
 
 def test_cpu_device_checked_by_its_node(topology: Topology) -> None:
+    # KEP-6072 lets a CPU or memory device publish [N] or the helper's SLIT list: its table has [4] for a
+    # CPU on node 4 of this machine, where GetNUMANodeAttribute gives [4, 5, 6, 7].
     cpu = slice_of(
         "dra.cpu",
         {NUMA: {"int": 4}, "dra.cpu/numaNodeID": {"int": 4}, "dra.net/numaNode": {"int": 4}},
         {NUMA: {"ints": [4]}},
         {NUMA: {"ints": [4, 5, 6, 7]}, "dra.cpu/numaNodeID": {"int": 5}},
+        {NUMA: {"ints": [4, 5]}},
+        {NUMA: {"ints": [5, 4, 6, 7]}},  # a device on node 5: its own list, fine
     )
     assert found(cpu, topology) == [
-        (
-            "topology-numa-mismatch",
-            "deny",
-            f"spec.devices[1].attributes[{NUMA}].ints",
-            f"{NUMA} is [4] but sysfs gives [4, 5, 6, 7] for NUMA node 4",
-        ),
         (
             "topology-numa-mismatch",
             "deny",
             "spec.devices[2].attributes[dra.cpu/numaNodeID].int",
             "dra.cpu/numaNodeID is 5 but sysfs gives 4 for NUMA node 4",
         ),
+        (
+            "topology-numa-mismatch",
+            "deny",
+            f"spec.devices[3].attributes[{NUMA}].ints",
+            f"{NUMA} is [4, 5] but sysfs gives [4, 5, 6, 7] for NUMA node 4 (a CPU or memory device may also "
+            "publish [4])",
+        ),
     ]
+    assert check_slice(cpu, topology)[1].hint == "publish {ints: [4, 5, 6, 7]} or {ints: [4]}"
 
 
 def test_a_node_this_machine_does_not_have(topology: Topology) -> None:
