@@ -32,10 +32,17 @@ How = Literal["==", "!=", "<", "<=", ">", ">=", "in", "method", "bool", "arithme
 
 # Comprehension macros: they iterate their receiver. On a list attribute they are the right tool.
 MACROS = frozenset({"all", "exists", "exists_one", "map", "filter"})
-# Methods that work on a list and a scalar alike (or are the list-aware helpers themselves).
-LIST_SAFE_METHODS = MACROS | {"includes", "include"}
+# Methods that work on a list and a scalar alike, the list-aware helpers themselves, and list-only methods
+# (Kubernetes and cel-go list libraries: whoever calls them on an attribute already expects a list).
+LIST_SAFE_METHODS = MACROS | {
+    "includes", "include", "size", "distinct", "flatten", "reverse", "slice", "sort", "isSorted", "sum", "max",
+    "min", "join",
+}
 # Functions that accept a list as readily as a scalar (`has` is the guard itself, `cel.bind` names a value).
-LIST_SAFE_FUNCTIONS = frozenset({"has", "size", "dyn", "type", "bind"})
+LIST_SAFE_FUNCTIONS = frozenset({"has", "size", "dyn", "type", "cel.bind", "sets.contains", "sets.equivalent",
+                                 "sets.intersects"})
+# Receivers that are function namespaces, not values: `sets.contains(a, b)` is one global function.
+NAMESPACES = frozenset({"cel", "sets", "lists", "strings", "math"})
 # Upper bounds the Kubernetes cost estimator assumes for DRA values (dynamic-resource-allocation cel/compile.go).
 MAX_MAP_ENTRIES = 32  # attribute and capacity maps per device
 MAX_ATTRIBUTE_SIZE = 64  # an attribute value (list length) as the size estimator sees it
@@ -432,7 +439,11 @@ class _Walker:
         ref = self._ref_of(receiver)
         self.calls.append(Call(name, self.span(node), self.span(name_token), self.span(receiver), ref,
                                tuple(self.span(a) for a in args), tuple(literal_value(a) for a in args)))
-        if ref is not None and name not in LIST_SAFE_METHODS and name != "size":
+        namespace = unwrap(receiver)
+        if isinstance(namespace, Tree) and namespace.data == "ident" and str(namespace.children[0]) in NAMESPACES:
+            self._argument(node, f"{namespace.children[0]}.{name}", args, depth_cost)
+            return
+        if ref is not None and name not in LIST_SAFE_METHODS:
             self.uses.append(Use(ref, "method", self.span(node), self.span(name_token), method=name,
                                  literal=literal_value(args[0]) if args else None))
         if ref is None:

@@ -48,6 +48,7 @@ def test_attribute_on_the_right_and_index_form() -> None:
         (f"isSemver({NUMA})", "argument"),
         (f'"a".startsWith({NUMA})', "argument"),
         (f"[0, 1].includes({NUMA})", "argument"),
+        (f"strings.quote({NUMA}) == '0'", "argument"),
     ],
 )
 def test_each_list_fragile_form_is_a_use(expression: str, how: str) -> None:
@@ -69,6 +70,9 @@ def test_each_list_fragile_form_is_a_use(expression: str, how: str) -> None:
         f"{NUMA} + [2] == [0, 2]",
         f"size({NUMA}) == 2",
         f"cel.bind(n, {NUMA}, n.includes(0))",
+        f"sets.contains({NUMA}, [0])",
+        f"{NUMA}.max() < 4",
+        f"{NUMA}.distinct().size() == 2",
     ],
 )
 def test_list_aware_and_non_attribute_forms_are_not_uses(expression: str) -> None:
