@@ -30,7 +30,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "-alias-type, numa-node-standard-missing, pcie-root-type, pci-bus-id-format), one policy per action: "
         "deny -> Deny, warn -> Warn, audit -> Audit; rules the policy turns off are left out.",
     )
-    vap.add_argument("--policy", metavar="FILE", help="policy file (default: the built-in defaults)")
+    vap.add_argument("--policy", metavar="FILE", help="policy file, - for stdin (default: the built-in defaults)")
     vap.add_argument(
         "--format",
         choices=FORMATS,
@@ -56,7 +56,9 @@ def _vap(args: argparse.Namespace) -> int:
     from webhook.policy import Policy
     from webhook.vap import build
 
-    policy = Policy.load(args.policy) if args.policy else Policy.default()
+    # `-` reads stdin through its device path, so errors are placed (file:line:col) as for any file.
+    source = "/dev/stdin" if args.policy == "-" else args.policy
+    policy = Policy.load(source) if source else Policy.default()
     objects = build(policy)
     if not objects:
         raise DraguardError(f"policy {policy.source}: every rule the ValidatingAdmissionPolicy covers is off")

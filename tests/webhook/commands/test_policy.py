@@ -83,3 +83,22 @@ def test_policy_vap_rejects_an_unknown_format(capsys: pytest.CaptureFixture[str]
         cli.main(["policy", "vap", "--format", "xml"])
     assert exited.value.code == 2
     assert "argument --format: invalid choice: 'xml'" in capsys.readouterr().err
+
+
+def test_policy_vap_reads_the_policy_from_stdin() -> None:
+    import subprocess
+    import sys
+
+    from tests.conftest import REPO
+
+    def vap(stdin: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "webhook", "policy", "vap", "--policy", "-", "--format", "json"],
+                              input=stdin, capture_output=True, text=True, cwd=REPO, timeout=60, check=False)
+
+    done = vap("rules:\n  numa-node-type: warn\n")
+    assert (done.returncode, done.stderr) == (0, "")
+    assert json.loads(done.stdout)["items"] == build(Policy.from_mapping({"rules": {"numa-node-type": "warn"}}))
+    done = vap("rules: [\n")
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.startswith("draguard: error: policy /dev/stdin:2:1: invalid YAML")
+    assert done.stderr.count("\n") == 1
