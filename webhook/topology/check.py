@@ -189,6 +189,8 @@ def _compare(attribute: Published, derived: Derivation, path: FieldPath, *, by_n
         )
         return
     why = f" (numa_node {derived.physical})" if derived.subject.startswith("PCI") else ""
+    if derived.notes:  # a fallback made the derived list short: say so, the sysfs may be a partial copy
+        why += "; " + "; ".join(derived.notes)
     yield _finding(
         MISMATCH,
         member,

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from tests.webhook.topology.trees import EPYC_9825_NPS4
+from tests.webhook.topology.trees import EPYC_9825_NPS4, Node, Tree
 from webhook.findings import Action
 from webhook.topology import Form, Sysfs, Topology
 from webhook.topology.check import check_slice
@@ -233,4 +233,14 @@ def test_the_standard_attribute_names_the_node_when_aliases_disagree(topology: T
             "spec.devices[0].attributes[x/numa].int",
             "x/numa is 2 but sysfs gives 3 for NUMA node 3",
         )
+    ]
+
+
+def test_a_mismatch_says_when_the_derived_list_is_a_fallback(tmp_path: Path) -> None:
+    no_slit = Tree({0: Node(cpus=(0,)), 1: Node(cpus=(1,))}, pci={"0000:02:00.0": "1"})
+    topology = Topology(Sysfs.open(no_slit.build(tmp_path / "sys")))
+    nic = slice_of("dra.net", {BUS_ID: {"string": "0000:02:00.0"}, NUMA: {"ints": [1, 0]}})
+    assert [f[3] for f in found(nic, topology)] == [
+        f"{NUMA} is [1, 0] but sysfs gives [1] for PCI device 0000:02:00.0 (numa_node 1); node 1 has no SLIT "
+        "distance row (devices/system/node/node1/distance is missing): list falls back to [1]"
     ]
