@@ -56,3 +56,27 @@ def test_a_malformed_file_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest.
     missing = tmp_path / "missing.json"
     assert cli.main(["review", str(missing)]) == 2
     assert capsys.readouterr().err == f"draguard: error: {missing}: cannot read: No such file or directory\n"
+
+
+def test_the_example_policy_turns_the_sample_denial_into_a_warning_and_an_audit_annotation(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """docs/webhook.md's `draguard review ... --policy examples/policy.yaml` example, as printed there."""
+    assert cli.main(["review", str(SAMPLE), "--policy", str(REPO / "examples" / "policy.yaml")]) == 0
+    response = json.loads(capsys.readouterr().out)["response"]
+    assert response["allowed"] is True
+    assert [w.split("]")[0] for w in response["warnings"]] == ["[numa-node-alias-mismatch"]
+    assert list(response["auditAnnotations"]) == ["numa-node-standard-missing"]
+
+
+def test_a_directory_or_a_bad_policy_is_one_line_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert cli.main(["review", str(tmp_path)]) == 2
+    assert capsys.readouterr().err == f"draguard: error: {tmp_path}: cannot read: Is a directory\n"
+    policy = tmp_path / "policy.yaml"
+    policy.write_text("rules:\n  no-such-rule: deny\n")
+    assert cli.main(["review", str(SAMPLE), "--policy", str(policy)]) == 2
+    assert capsys.readouterr().err == (
+        f"draguard: error: policy {policy}: rules: unknown rule id 'no-such-rule' (see `draguard rules`)\n"
+    )
