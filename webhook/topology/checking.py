@@ -6,14 +6,13 @@ files, no ResourceSlice for this node).
 
 from __future__ import annotations
 
-import fnmatch
 import socket
 import sys
 from collections import Counter
 from collections.abc import Sequence
 
+from webhook.commands.validate import read_objects
 from webhook.findings import Action, Finding
-from webhook.manifests import load_paths
 from webhook.topology.check import DEFAULT_ALIASES, check_slice
 from webhook.topology.numa import Form, Topology
 from webhook.wire import get_str, kind_of
@@ -43,22 +42,22 @@ def run_check(
 
         raise DraguardError(f"unknown format {format!r} for --check; use table or one of {', '.join(sorted(FORMATS))}")
     aliases: Sequence[str] = DEFAULT_ALIASES
-    ignore: Sequence[str] = ()
+    ignore: tuple[str, ...] = ()
     if policy is not None:
         from webhook.policy import Policy
 
         loaded_policy = Policy.load(policy)
         aliases, ignore = loaded_policy.aliases, loaded_policy.ignore
     node_name = node or host_node_name()
-    loaded = load_paths(paths, stdin=sys.stdin)
-    problems = [str(p) for p in loaded.problems]
+    # validate's reader: JSON and libyaml fast paths (a cluster-wide `kubectl get resourceslices -o yaml`
+    # is megabytes), `List` items expanded, `-` for stdin, `ignore` globs as validate applies them.
+    objects, loaded_problems = read_objects(list(paths), ignore)
+    problems = [str(p) for p in loaded_problems]
     findings: list[Finding] = []
     skipped: Counter[str] = Counter()
     checked = 0
     other_nodes: set[str] = set()
-    for manifest in loaded.manifests:
-        if any(fnmatch.fnmatch(manifest.source, glob) for glob in ignore):
-            continue
+    for manifest in objects:
         kind = kind_of(manifest.obj)
         if kind != RESOURCE_SLICE:
             skipped[kind or "<no kind>"] += 1
@@ -72,7 +71,7 @@ def run_check(
         checked += 1
         for finding in check_slice(manifest.obj, topology, form=form, aliases=aliases):
             findings.append(
-                finding.stamped(finding.rule, finding.action or Action.DENY, manifest.position(finding.path))
+                finding.stamped(finding.rule, finding.action or Action.DENY, manifest.locator.position(finding.path))
             )
     if checked == 0 and not problems:
         seen = f" (slices name {', '.join(sorted(other_nodes))})" if other_nodes else ""

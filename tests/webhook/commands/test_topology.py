@@ -425,3 +425,17 @@ def test_check_rejects_a_listing_format(capsys: Capsys, sys_root: Path, slices: 
     assert (code, out) == (2, "")
     assert err.startswith("draguard: error: unknown format 'yaml' for --check; use table or one of ")
     assert "json" in err and "text" in err  # the report formats, whichever others are registered
+
+
+def test_check_reads_kubectl_list_output(capsys: Capsys, sys_root: Path, tmp_path: Path) -> None:
+    # `kubectl get resourceslices -o json`: a List whose items are the slices.
+    from ruamel.yaml import YAML
+
+    items = list(YAML(typ="safe").load_all(SLICES))
+    listed = tmp_path / "slices.json"
+    listed.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}, indent=2))
+    code, out, err = run(capsys, "--sysfs-root", str(sys_root), "--check", str(listed), "--node", "node-a")
+    assert (code, err) == (1, "")
+    first, *_ = out.splitlines()
+    assert first.startswith(f"{listed}:30:")
+    assert first.endswith("is [6] but sysfs gives [6, 4, 5, 7] for PCI device 0000:c1:00.1 (numa_node 6)")
