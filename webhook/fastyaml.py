@@ -15,12 +15,12 @@ import functools
 import importlib
 import math
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from webhook.fieldpath import FieldPath
 from webhook.findings import Position
+from webhook.manifests import _expand  # `kind: List` items exactly as the ruamel path splits them
 from webhook.wire import Obj
 
 _INT = re.compile(r"[-+]?[0-9]+")
@@ -125,20 +125,6 @@ def load(text: str, source: str) -> list[Doc] | None:
     except (yaml.YAMLError, _Unusual, RecursionError, ValueError):
         return None
     return docs
-
-
-def _expand(obj: dict[str, Any], base: FieldPath) -> Iterator[tuple[FieldPath, Any]]:
-    """`kind: List` items as separate objects, each with its place in the document."""
-    kind = obj.get("kind")
-    items = obj.get("items")
-    if isinstance(kind, str) and kind.endswith("List") and isinstance(items, list):
-        for i, item in enumerate(items):
-            if isinstance(item, dict):
-                yield from _expand(item, base.child("items").index(i))
-            else:
-                yield base.child("items").index(i), item
-    else:
-        yield base, obj
 
 
 _SCALAR, _SEQUENCE, _MAPPING = yaml.ScalarNode, yaml.SequenceNode, yaml.MappingNode

@@ -128,13 +128,8 @@ def _double(text: str, i: int) -> Iterator[_Char]:
                 i += 2
                 continue
             return
-        brk = _newline_at(text, i)
-        if brk:
-            yield _Char("\n", i)
-            i = _skip_indent(text, i + brk)
-            continue
-        yield _Char(c, i)
-        i += 1
+        char, i = _flow_char(text, i)
+        yield char
 
 
 def _single(text: str, i: int) -> Iterator[_Char]:
@@ -147,24 +142,23 @@ def _single(text: str, i: int) -> Iterator[_Char]:
                 continue
             yield _Char("'", i, hard=True)
             return
-        brk = _newline_at(text, i)
-        if brk:
-            yield _Char("\n", i)
-            i = _skip_indent(text, i + brk)
-            continue
-        yield _Char(c, i)
-        i += 1
+        char, i = _flow_char(text, i)
+        yield char
 
 
 def _plain(text: str, i: int) -> Iterator[_Char]:
     while i < len(text):
-        brk = _newline_at(text, i)
-        if brk:
-            yield _Char("\n", i)
-            i = _skip_indent(text, i + brk)
-            continue
-        yield _Char(text[i], i)
-        i += 1
+        char, i = _flow_char(text, i)
+        yield char
+
+
+def _flow_char(text: str, i: int) -> tuple[_Char, int]:
+    """One unescaped character of a plain or quoted scalar, and where the next starts: a line break reads
+    as "\\n" (folded to a space by `_align`) and the next line's indentation is skipped."""
+    brk = _newline_at(text, i)
+    if brk:
+        return _Char("\n", i), _skip_indent(text, i + brk)
+    return _Char(text[i], i), i + 1
 
 
 def _block(text: str, start: int) -> Iterator[_Char]:

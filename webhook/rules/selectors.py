@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from webhook.findings import Action, Finding
 from webhook.rules import selectors_cel, selectors_lists
 from webhook.rules.base import Rule, RuleContext
-from webhook.rules.selectors_cel import facts_of
+from webhook.rules.selectors_cel import analysed
 from webhook.rules.selectors_sites import (
     SELECTOR_KINDS,
     STANDARD_DOMAIN,
@@ -24,7 +24,6 @@ from webhook.rules.selectors_sites import (
     constraints,
     is_numa,
     is_vendor_numa,
-    sites,
 )
 from webhook.wire import Obj
 
@@ -32,10 +31,7 @@ CLAIM_KINDS = frozenset({"ResourceClaim", "ResourceClaimTemplate"})
 
 
 def _vendor_numa(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
-    for site in sites(obj, ctx):
-        facts = facts_of(site)
-        if facts is None:
-            continue
+    for site, facts in analysed(obj, ctx):
         for ref in facts.refs:
             if ref.kind == "attributes" and is_vendor_numa(ref.qualified, ctx.policy):
                 yield Finding(
@@ -67,10 +63,7 @@ def _unqualified(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
 
 
 def _pinned(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
-    for site in sites(obj, ctx):
-        facts = facts_of(site)
-        if facts is None:
-            continue
+    for site, facts in analysed(obj, ctx):
         for use in facts.uses:
             if not is_numa(use.ref.qualified, ctx.policy) or use.how not in ("==", "!=", "in"):
                 continue

@@ -35,6 +35,14 @@ def facts_of(site: Site) -> Facts | None:
         return None
 
 
+def analysed(obj: Obj, ctx: RuleContext) -> Iterator[tuple[Site, Facts]]:
+    """Every selector of `obj` whose expression parses, with its analysis (what most selector rules read)."""
+    for site in sites(obj, ctx):
+        facts = facts_of(site)
+        if facts is not None:
+            yield site, facts
+
+
 def compile_error(expression: str) -> CompileError | None:
     """What the DRA CEL environment says about `expression` (None when it compiles)."""
     import celext
@@ -102,10 +110,7 @@ def _only_include(facts: Facts, err: CompileError) -> bool:
 
 
 def _include(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
-    for site in sites(obj, ctx):
-        facts = facts_of(site)
-        if facts is None:
-            continue
+    for site, facts in analysed(obj, ctx):
         for call in facts.calls:
             if call.name == "include" and call.receiver is not None:
                 span = call.name_span
@@ -127,9 +132,8 @@ def _receiver_text(facts: Facts, call: Call) -> str:
 
 
 def _cost(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
-    for site in sites(obj, ctx):
-        facts = facts_of(site)
-        if facts is None or facts.cost <= MAX_COST:
+    for site, facts in analysed(obj, ctx):
+        if facts.cost <= MAX_COST:
             continue
         yield Finding(
             site.path,
@@ -145,10 +149,7 @@ def _cost(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
 
 
 def _reference(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
-    for site in sites(obj, ctx):
-        facts = facts_of(site)
-        if facts is None:
-            continue
+    for site, facts in analysed(obj, ctx):
         reported: set[int] = set()
         for read in facts.domains:
             if "/" in read.domain and read.span.start not in reported:
@@ -203,10 +204,7 @@ def _literals(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
     from celext.quantity import parse_quantity
     from celext.semver import parse_semver
 
-    for site in sites(obj, ctx):
-        facts = facts_of(site)
-        if facts is None:
-            continue
+    for site, facts in analysed(obj, ctx):
         for call in facts.calls:
             if call.receiver is not None or call.name not in ("quantity", "semver") or len(call.args) != 1:
                 continue

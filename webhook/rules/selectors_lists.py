@@ -20,8 +20,8 @@ from celext.analysis import Facts, Use
 from webhook.findings import Action, Edit, Finding
 from webhook.inventory import Inventory, inventory_of
 from webhook.rules.base import Rule, RuleContext
-from webhook.rules.selectors_cel import GO_FIELDS, WIRE_KEYS, facts_of
-from webhook.rules.selectors_sites import SELECTOR_KINDS, sites
+from webhook.rules.selectors_cel import GO_FIELDS, WIRE_KEYS, analysed
+from webhook.rules.selectors_sites import SELECTOR_KINDS
 from webhook.wire import Obj
 
 _CONSEQUENCE = {
@@ -40,10 +40,7 @@ def _fragile(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
     if not ctx.policy.list_types:
         return  # lists cannot exist on this cluster (and includes() does not compile there)
     inventory = inventory_of(ctx.slices) if ctx.slices else None
-    for site in sites(obj, ctx):
-        facts = facts_of(site)
-        if facts is None:
-            continue
+    for site, facts in analysed(obj, ctx):
         for use in facts.uses:
             # A malformed read is selector-attribute-reference's finding; a list is not its problem.
             if use.ref.kind == "attributes" and "/" not in use.ref.domain and use.ref.name not in MALFORMED_IDS:
@@ -144,9 +141,8 @@ def _missing(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
     inventory = inventory_of(ctx.slices)
     if not inventory:
         return
-    for site in sites(obj, ctx):
-        facts = facts_of(site)
-        if facts is None or not facts.refs:
+    for site, facts in analysed(obj, ctx):
+        if not facts.refs:
             continue
         key = (facts.expression, site.device_class)
         if key not in inventory.memo:  # repositories repeat selectors; evaluate each pair once

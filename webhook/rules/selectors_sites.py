@@ -69,19 +69,23 @@ def _devices_root(obj: Obj) -> tuple[FieldPath, Obj] | None:
     return None
 
 
-def _sites(obj: Obj) -> Iterator[Site]:
-    if kind_of(obj) == DEVICE_CLASS:
-        yield from _selectors(FieldPath.root("spec", "selectors"), get_list(obj, "spec", "selectors"), "")
-        return
+def _device_entries(obj: Obj, field: str) -> Iterator[tuple[FieldPath, Obj]]:
+    """The objects in a claim's (or template's) `devices.<field>` list, with their paths."""
     root = _devices_root(obj)
     if root is None:
         return
     base, devices = root
-    for i, raw in enumerate(get_list(devices, "requests")):
-        request = as_map(raw)
-        if request is None:
-            continue
-        path = base.child("requests").index(i)
+    for i, raw in enumerate(get_list(devices, field)):
+        entry = as_map(raw)
+        if entry is not None:
+            yield base.child(field).index(i), entry
+
+
+def _sites(obj: Obj) -> Iterator[Site]:
+    if kind_of(obj) == DEVICE_CLASS:
+        yield from _selectors(FieldPath.root("spec", "selectors"), get_list(obj, "spec", "selectors"), "")
+        return
+    for path, request in _device_entries(obj, "requests"):
         exactly = as_map(request.get("exactly"))
         if exactly is not None:
             yield from _selectors(path.child("exactly").child("selectors"), get_list(exactly, "selectors"),
@@ -121,18 +125,11 @@ def _selectors(path: FieldPath, items: Sequence[Any], device_class: str) -> Iter
 
 
 def _constraints(obj: Obj) -> Iterator[ConstraintName]:
-    root = _devices_root(obj)
-    if root is None:
-        return
-    base, devices = root
-    for c, raw in enumerate(get_list(devices, "constraints")):
-        constraint = as_map(raw)
-        if constraint is None:
-            continue
+    for path, constraint in _device_entries(obj, "constraints"):
         for field in ("matchAttribute", "distinctAttribute"):
             name = constraint.get(field)
             if isinstance(name, str):
-                yield ConstraintName(base.child("constraints").index(c).child(field), field, name)
+                yield ConstraintName(path.child(field), field, name)
 
 
 def is_vendor_numa(qualified: str, policy: Policy) -> bool:
