@@ -284,6 +284,11 @@ BAD_AND_GOOD = [
         id="alias-mismatch",
     ),
     pytest.param(
+        slice_with(device("cpu-0", numa=-1, attributes={"dra.net/numaNode": 0})),
+        {"numa-node-range": ["cpu-0"]},
+        id="alias-beside-an-out-of-range-physical-node-is-no-mismatch",
+    ),
+    pytest.param(
         slice_with(device("gpu-0", numa=[2, 3], attributes={"numa": 3})),
         {"numa-node-alias-mismatch": ["gpu-0"]},
         id="unqualified-driver-alias-mismatch",
