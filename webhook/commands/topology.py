@@ -93,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
         return run_check(
             topology, args.check, form=form, node=args.node, policy=args.policy, format=args.format or "text"
         )
-    if args.node or args.policy:
+    if args.node is not None or args.policy is not None:
         raise DraguardError("--node and --policy only apply with --check SLICES")
     fmt = args.format or "table"
     if fmt not in FORMATS:

@@ -48,7 +48,13 @@ def run_check(
 
         loaded_policy = Policy.load(policy)
         aliases, ignore = loaded_policy.aliases, loaded_policy.ignore
-    node_name = node or host_node_name()
+    if node == "":
+        from webhook.errors import DraguardError
+
+        raise DraguardError(
+            "--node: empty node name; pass the Kubernetes node name, or leave --node out for this host's"
+        )
+    node_name = node if node is not None else host_node_name()
     # validate's reader: JSON and libyaml fast paths (a cluster-wide `kubectl get resourceslices -o yaml`
     # is megabytes), `List` items expanded, `-` for stdin, `ignore` globs as validate applies them.
     objects, loaded_problems = read_objects(list(paths), ignore)

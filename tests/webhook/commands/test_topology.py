@@ -147,6 +147,11 @@ def test_fallback_notes_follow_the_table(capsys: Capsys, tmp_path: Path) -> None
         (["--class-device", "eth0"], "--class-device eth0: want CLASS/NAME as under /sys/class, e.g. net/eth1"),
         (["--class-device", "net/eth9"], "--class-device net/eth9: no {root}/class/net/eth9"),
         (["--node", "a"], "--node and --policy only apply with --check SLICES"),
+        (["--node", ""], "--node and --policy only apply with --check SLICES"),
+        (
+            ["--check", "x.yaml", "--node", ""],
+            "--node: empty node name; pass the Kubernetes node name, or leave --node out for this host's",
+        ),
         (
             ["--check", "x.yaml", "--pci", "0000:01:00.0"],
             "--check compares published slices; it does not take --pci, --class-device, --numa-node or --cpu",
