@@ -143,11 +143,11 @@ def _substitute(node: Any, name: str, value: Any) -> Any:
     if node.data == "member_dot_arg":
         method = str(node.children[1])
         args = _args(node)
-        if args and simple_ident(args[0]) == name and (
-                method in env.MACRO_NAMES or (method == "bind" and simple_ident(node.children[0]) == "cel")):
+        is_bind = method == "bind" and simple_ident(node.children[0]) == "cel"
+        if (is_bind and args and simple_ident(args[0]) == name) or name in macro_variables(node):
             # The rebinding construct: substitute in the target/initialiser only.
             target = _substitute(node.children[0], name, value)
-            if method == "bind":
+            if is_bind:
                 init = _substitute(args[1], name, value) if len(args) > 1 else None
                 rest = [args[0], init, *args[2:]] if init is not None else args
                 return Tree(node.data, [node.children[0], node.children[1], Tree("exprlist", rest)], node.meta)
@@ -177,17 +177,31 @@ def rewrite(node: Any) -> Any:
     return node
 
 
-def _macro_variable(node: Any) -> str:
+def macro_variables(node: Any) -> tuple[str, ...]:
+    """The iteration variables a comprehension macro call binds (empty for anything else or a malformed one)."""
+    if node.data != "member_dot_arg":
+        return ()
     args = _args(node)
+    count = env.MACRO_FORMS.get(str(node.children[1]), {}).get(len(args), 0)
+    names = tuple(simple_ident(a) for a in args[:count])
+    return () if None in names else tuple(str(n) for n in names)
+
+
+def _macro_variables(node: Any) -> tuple[str, ...]:
+    """macro_variables(), or the CompileError cel-go's parser gives for a malformed macro call."""
     method = str(node.children[1])
-    if len(args) == 3 and method in ("all", "exists", "exists_one"):
-        raise _fail(f"two-variable comprehensions ({method}(i, v, ...)) are not supported by celext "
-                    "(cel-python cannot add macros)", node)
-    if len(args) == 3 and method in ("map",):
-        raise _fail("the three-argument map(x, filter, transform) macro is not supported by celext", node)
-    if len(args) != 2 or simple_ident(args[0]) is None:
-        raise _fail(f"{method}() macro needs a variable name and an expression", node)
-    return str(simple_ident(args[0]))
+    forms = env.MACRO_FORMS[method]
+    args = _args(node)
+    if len(args) not in forms:
+        counts = " or ".join(str(n) for n in sorted(forms))
+        raise _fail(f"{method}() macro takes {counts} arguments, not {len(args)}", node)
+    variables = macro_variables(node)
+    if not variables:  # cel-go's parser texts for the one- and two-variable forms
+        what = "argument" if forms[len(args)] == 1 else "iteration variable"
+        raise _fail(f"{method}() macro: {what} must be a simple name", node)
+    if len(set(variables)) != len(variables):
+        raise _fail(f"{method}() macro: the two iteration variables must have different names", node)
+    return variables
 
 
 def _check_arity(name: str, given: int, arities: frozenset[int] | None, node: Any, *, member: bool) -> None:
@@ -235,9 +249,10 @@ def check(node: Any, scope: frozenset[str] = frozenset()) -> None:
             raise _fail(f"'{qualified}' is not supported: {reason}" if reason
                         else f"undeclared reference to '{qualified}'", node.children[1])
         if method in env.MACRO_NAMES:
-            variable = _macro_variable(node)
+            variables = _macro_variables(node)
             check(node.children[0], scope)
-            check(_args(node)[1], scope | {variable})
+            for body in _args(node)[len(variables):]:
+                check(body, scope | set(variables))
             return
         if method not in env.MEMBER_NAMES:
             reason = env.UNSUPPORTED.get(method)
@@ -284,10 +299,12 @@ def static_type(node: Any) -> str | None:
         return _CALL_TYPES.get(str(node.children[0]))
     if data == "member_dot_arg":
         method = str(node.children[1])
-        if method in ("map", "filter"):
+        if method in ("map", "filter", "sortBy", "transformList"):
             return "list"
-        if method in ("all", "exists", "exists_one", "includes", "include", "startsWith", "endsWith", "contains",
-                      "matches", "isGreaterThan", "isLessThan", "isSorted", "isInteger"):
+        if method in ("transformMap", "transformMapEntry"):
+            return "map"
+        if method in ("all", "exists", "exists_one", "existsOne", "includes", "include", "startsWith", "endsWith",
+                      "contains", "matches", "isGreaterThan", "isLessThan", "isSorted", "isInteger"):
             return "bool"
         return _CALL_TYPES.get(method)
     if data == "member_dot" and simple_ident(node.children[0]) == "device":
@@ -346,10 +363,8 @@ def _device_uses(node: Any) -> Iterator[Tree[Token]]:
 def device_paths(node: Any) -> frozenset[Path] | None:
     """The device paths read; None when some use of `device` is not a plain path (no memoisation)."""
     for sub in _walk(node):
-        if sub.data == "member_dot_arg" and str(sub.children[1]) in env.MACRO_NAMES:
-            args = _args(sub)
-            if args and simple_ident(args[0]) == "device":
-                return None  # a macro variable shadows `device`
+        if "device" in macro_variables(sub):
+            return None  # a macro variable shadows `device`
     paths: set[Path] = set()
     covered = 0
     pending = [node]

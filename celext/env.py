@@ -30,7 +30,15 @@ STANDARD_GLOBAL = frozenset({"size", "int", "uint", "double", "string", "bytes",
 STANDARD_MEMBER = frozenset({"size", "contains", "startsWith", "endsWith", "matches", "getDate", "getDayOfMonth",
                              "getDayOfWeek", "getDayOfYear", "getFullYear", "getMonth", "getHours",
                              "getMilliseconds", "getMinutes", "getSeconds"})
-MACRO_NAMES = frozenset({"all", "exists", "exists_one", "map", "filter"})
+MACRO_NAMES = frozenset({"all", "exists", "exists_one", "existsOne", "map", "filter", "sortBy", "transformList",
+                         "transformMap", "transformMapEntry"})
+# Argument counts each comprehension macro takes and how many of them name iteration variables (cel-go's
+# standard macros, `existsOne`, the two-variable comprehensions (ext.TwoVarComprehensions) and lists' sortBy).
+MACRO_FORMS: Mapping[str, Mapping[int, int]] = {
+    "all": {2: 1, 3: 2}, "exists": {2: 1, 3: 2}, "exists_one": {2: 1, 3: 2}, "existsOne": {2: 1, 3: 2},
+    "map": {2: 1, 3: 1}, "filter": {2: 1}, "sortBy": {2: 1},
+    "transformList": {3: 2, 4: 2}, "transformMap": {3: 2, 4: 2}, "transformMapEntry": {3: 2, 4: 2},
+}
 
 GLOBAL_NAMES = STANDARD_GLOBAL | {o.name for lib in libraries() for o in lib.overloads if not o.member}
 # `sign` is declared as a global upstream; the member spelling from its docs is accepted too.
@@ -60,10 +68,6 @@ GLOBAL_ARITY: Mapping[str, frozenset[int]] = {
 
 _NO_OPTIONALS = "optional types are not supported by celext (cel-python has no optional values)"
 UNSUPPORTED: Mapping[str, str] = {
-    "sortBy": "the lists extension macro sortBy() cannot be added to cel-python (no user-defined macros)",
-    "transformList": "two-variable comprehension macros cannot be added to cel-python",
-    "transformMap": "two-variable comprehension macros cannot be added to cel-python",
-    "transformMapEntry": "two-variable comprehension macros cannot be added to cel-python",
     "orValue": _NO_OPTIONALS, "hasValue": _NO_OPTIONALS, "optMap": _NO_OPTIONALS, "optFlatMap": _NO_OPTIONALS,
     "or": _NO_OPTIONALS, "value": _NO_OPTIONALS, "optional": _NO_OPTIONALS,
     "url": "the Kubernetes URL library is not provided by celext", "isURL": "the Kubernetes URL library is not "

@@ -5,9 +5,10 @@
   literal list/map, one unit per comprehension iteration); past the limit the evaluation stops with
   `operation cancelled: actual cost limit exceeded` (cel-go's wording), so runaway expressions end early;
 - map lookups of a missing key are `no such key: <key>` for both `m.key` and `m["key"]` (cel-go's text);
-- the comprehension macros (`all`, `exists`, `exists_one`, `map`, `filter`) follow cel-go: errors are absorbed
-  by a decisive result in `all`/`exists`, a non-iterable target is `got '<Go type>', expected iterable type`,
-  and cel-python's non-standard `min`/`reduce` macros are not macros here (`min()` is the lists library's).
+- the comprehension macros (`all`, `exists`, `exists_one`/`existsOne`, `map`, `filter`, the two-variable
+  forms and `transformList`/`transformMap`/`transformMapEntry`, `sortBy`) run in `celext.macros` as cel-go
+  expands them; a non-iterable target is `got '<Go type>', expected iterable type`, and cel-python's
+  non-standard `min`/`reduce` macros are not macros here (`min()` is the lists library's).
 """
 
 from __future__ import annotations
@@ -19,13 +20,14 @@ import lark
 from celpy import celtypes
 from celpy.evaluation import Activation, CELEvalError, Evaluator
 
+from celext import macros
+from celext.env import MACRO_FORMS
 from celext.lib.operators import OPERATORS
 from celext.quantity import Quantity
 from celext.semver import Semver
 
 COST_LIMIT = 1_000_000  # CELSelectorExpressionMaxCost
 COST_EXCEEDED = "operation cancelled: actual cost limit exceeded"
-MACROS = frozenset({"all", "exists", "exists_one", "map", "filter"})
 ITERATION_COST = 3  # cel-go charges each comprehension step: loop condition, accumulator update, result
 # Calls cost one unit; regex functions more (cel-go charges them by pattern and text size). With these weights
 # the upstream `expensive` case runs out of budget after about as many steps as it does in Kubernetes.
@@ -276,7 +278,7 @@ class DRAEvaluator(Evaluator):
 
     def member_dot_arg(self, tree: lark.Tree[Any]) -> Any:
         name = str(tree.children[1])
-        if name in MACROS and len(tree.children) == 3:
+        if name in MACRO_FORMS and len(tree.children) == 3:
             return self._comprehension(tree, name)
         self.budget.charge(_CALL_COST.get(name, 1) - 1)  # the node itself was charged one unit on entry
         target = self._visit_tree(tree.children[0])
@@ -296,43 +298,15 @@ class DRAEvaluator(Evaluator):
             return target
         if not isinstance(target, (celtypes.ListType, celtypes.MapType)):
             return CELEvalError(f"got '{go_type_name(target)}', expected iterable type")
-        var_tree, body = tree.children[2].children
-        variable = str(next(var_tree.find_data("ident")).children[0])
-        items = list(target)
-        # One nested scope for the whole loop, its variable rebound per item: cel-python's own macros
+        args = [c for c in tree.children[2].children if isinstance(c, lark.Tree)]
+        count = MACRO_FORMS[name][len(args)]  # compile checked the form
+        names = [str(next(a.find_data("ident")).children[0]) for a in args[:count]]
+        # One nested scope for the whole loop, its variables rebound per element: cel-python's own macros
         # clone the activation for every element, which dominates the cost of long loops.
-        scope = self.activation.nested_activation(vars={variable: items[0] if items else None})
-        slot = scope.identifiers[variable]
-        nested = DRAEvaluator(body, scope, self.budget, self.functions)
-        found_error: CELEvalError | None = None
-        results: list[Any] = []
-        count = 0
-        for item in items:
-            self.budget.charge(ITERATION_COST)
-            slot.value = item
-            value: Any = nested.visit(body)
-            if name in ("map", "filter", "exists_one") and isinstance(value, CELEvalError):
-                return value
-            if name == "map":
-                results.append(value)
-                continue
-            if not isinstance(value, (celtypes.BoolType, CELEvalError)):
-                return CELEvalError("no such overload")
-            if name == "filter":
-                if value:
-                    results.append(item)
-            elif name == "exists_one":
-                count += bool(value)
-            elif isinstance(value, CELEvalError):
-                found_error = found_error or value
-            elif name == "all" and not value:
-                return celtypes.BoolType(False)
-            elif name == "exists" and value:
-                return celtypes.BoolType(True)
-        if name in ("map", "filter"):
-            return celtypes.ListType(results)
-        if name == "exists_one":
-            return celtypes.BoolType(count == 1)
-        if found_error is not None:
-            return found_error
-        return celtypes.BoolType(name == "all")
+        scope = self.activation.nested_activation(vars=dict.fromkeys(names))
+        nested = DRAEvaluator(args[count], scope, self.budget, self.functions)
+        return macros.run(name, target, macros.Slots([scope.identifiers[n] for n in names]), args[count:],
+                          visit=nested.visit, step=self._iteration)
+
+    def _iteration(self) -> None:
+        self.budget.charge(ITERATION_COST)

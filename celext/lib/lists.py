@@ -6,7 +6,7 @@ Kubernetes `library.Lists`:
 cel-go `ext.Lists` v3 (Kubernetes >= 1.34):
     <list>.slice(<int>, <int>)  <list>.flatten([<int>])  <list>.distinct()  <list>.reverse()  <list>.sort()
     lists.range(<int>)
-`sortBy` is a macro and cannot be added to cel-python; celext rejects it at compile time.
+`sortBy(x, key)` is a macro: it runs with the other comprehension macros in `celext.macros`.
 """
 
 from __future__ import annotations

@@ -28,9 +28,8 @@ from tests.celext.outcome import outcome
         ("1", "must evaluate to bool or the unknown type, not int", 1, 1),
         ("device.driver", "must evaluate to bool or the unknown type, not string", 1, 1),
         ("[1].map(x, x)", "must evaluate to bool or the unknown type, not list", 1, 1),
-        ("[1].all(i, v, v > 0)", "two-variable comprehensions (all(i, v, ...)) are not supported by celext "
-         "(cel-python cannot add macros)", 1, 1),
-        ("[1].exists(x.y, true)", "exists() macro needs a variable name and an expression", 1, 1),
+        ("[1].all(i, v, w > 0)", "undeclared reference to 'w'", 1, 15),
+        ("[1].exists(x.y, true)", "exists() macro: argument must be a simple name", 1, 1),
         ("device.attributes['a'].b.orValue(1) == 1",
          "'orValue' is not supported: optional types are not supported by celext (cel-python has no optional "
          "values)", 1, 26),

@@ -31,7 +31,9 @@ KNOWN = {
 STANDARD = {"size", "int", "uint", "double", "string", "bytes", "bool", "duration", "timestamp", "type", "dyn",
             "has", "matches", "contains", "startsWith", "endsWith", "getDate", "getDayOfMonth", "getDayOfWeek",
             "getDayOfYear", "getFullYear", "getMonth", "getHours", "getMilliseconds", "getMinutes", "getSeconds",
-            "all", "exists", "exists_one", "map", "filter"}
+            "all", "exists", "exists_one", "map", "filter",
+            # cel-go: existsOne (standard macro), ext.TwoVarComprehensions (1.32), ext.Lists sortBy (1.34)
+            "existsOne", "transformList", "transformMap", "transformMapEntry", "sortBy"}
 
 
 def test_function_names_are_pinned_per_library() -> None:
