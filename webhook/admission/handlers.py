@@ -71,7 +71,9 @@ def decide(findings: Sequence[Finding]) -> Response:
     deny = [f for f in findings if f.action is Action.DENY]
     warn = [f for f in findings if f.action is Action.WARN]
     audit = [f for f in findings if f.action is Action.AUDIT]
-    answer = denied(deny_message(deny), [(str(f.path), one_line(f.message)) for f in deny]) if deny else ALLOWED
+    # The causes list what the message lists: a slice with thousands of problems is not answered with megabytes.
+    causes = [(str(f.path), one_line(f.message)) for f in deny[:DENY_LISTED]]
+    answer = denied(deny_message(deny), causes) if deny else ALLOWED
     return replace(
         answer,
         warnings=fit_warnings(warning_line(f) for f in warn),

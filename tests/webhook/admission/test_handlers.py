@@ -6,7 +6,7 @@ import pytest
 
 from tests.builders import claim_with_selector, device_class_with_selector, slice_with
 from webhook.admission import handlers
-from webhook.admission.handlers import audit_annotations, deny_message, warning_line
+from webhook.admission.handlers import audit_annotations, decide, deny_message, warning_line
 from webhook.admission.response import DENY_LISTED
 from webhook.admission.review import GroupVersionKind, GroupVersionResource, Request
 from webhook.fieldpath import FieldPath
@@ -129,6 +129,10 @@ def test_deny_message_lists_every_finding_up_to_a_cap() -> None:
     assert message.startswith(f"{DENY_LISTED + 2} problems: spec.d0: bad value [r]; spec.d1: bad value [r]; ")
     assert message.endswith("; and 2 more (run `draguard validate` on this object for all of them)")
     assert deny_message(findings[:1]) == "1 problem: spec.d0: bad value [r]"
+    answer = decide(findings)
+    assert answer.message == message
+    assert answer.causes == tuple((f"spec.d{i}", "bad value") for i in range(DENY_LISTED))  # as many as listed
+    assert len(answer.findings) == DENY_LISTED + 2  # the log line and the metrics still count every one
 
 
 def test_warning_lines_and_audit_annotations_name_rule_and_path() -> None:
