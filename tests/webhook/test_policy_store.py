@@ -12,7 +12,7 @@ from webhook.policy_store import PolicyStore
 
 
 def write(path: Path, text: str) -> None:
-    """Replace the file the way the kubelet updates a ConfigMap volume: a new file renamed into place."""
+    """Replace the file with a new one renamed into place (a ConfigMap volume: see `configmap_volume`)."""
     fresh = path.with_suffix(".new")
     fresh.write_text(text)
     os.replace(fresh, path)
@@ -83,3 +83,24 @@ def test_within_the_check_interval_the_file_is_not_looked_at(tmp_path: Path) -> 
     assert store.current().action("numa-node-range") is Action.WARN
     assert store.reload() is True
     assert store.current().action("numa-node-range") is Action.AUDIT
+
+
+def configmap_volume(directory: Path, version: int, text: str) -> None:
+    """The kubelet's AtomicWriter: files in a timestamped dir, `..data` swapped to it, `policy.yaml -> ..data/...`."""
+    payload = directory / f"..2026_11_23_{version}"
+    payload.mkdir()
+    (payload / "policy.yaml").write_text(text)
+    link = directory / "..data_tmp"
+    link.symlink_to(payload.name)
+    os.replace(link, directory / "..data")  # the one atomic step a reader can observe
+    if not (directory / "policy.yaml").is_symlink():
+        (directory / "policy.yaml").symlink_to("..data/policy.yaml")
+
+
+def test_a_configmap_volume_update_is_picked_up_even_with_the_same_size(tmp_path: Path) -> None:
+    configmap_volume(tmp_path, 1, "rules:\n  numa-node-range: warn\n")
+    store = PolicyStore(tmp_path / "policy.yaml", check_interval=0)
+    assert store.current().action("numa-node-range") is Action.WARN
+    configmap_volume(tmp_path, 2, "rules:\n  numa-node-range: deny\n")  # same length as before
+    assert store.current().action("numa-node-range") is Action.DENY
+    assert store.reloads == 1
