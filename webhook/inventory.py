@@ -21,6 +21,8 @@ from webhook.wire import Obj, as_map, get_list, get_map, get_str, kind_of, name_
 
 LIST_MEMBERS = ("ints", "bools", "strings", "versions")
 SCALAR_MEMBERS = ("int", "bool", "string", "version")
+# The CEL type of an attribute's elements, by its DeviceAttribute member.
+TYPE_OF_MEMBER = {**{m: m for m in SCALAR_MEMBERS}, **dict(zip(LIST_MEMBERS, SCALAR_MEMBERS, strict=True))}
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +33,7 @@ class Device:
     raw: Obj  # the wire-form device entry (`attributes`, `capacity`, ...)
     attributes: frozenset[str]  # fully-qualified names it publishes
     lists: frozenset[str]  # the subset published as a list
+    types: Mapping[str, str] = field(default_factory=dict)  # name -> int, bool, string or version (elements)
 
     @property
     def label(self) -> str:
@@ -105,12 +108,16 @@ def _devices(slice_: Obj) -> Iterator[Device]:
         attributes = get_map(device, "attributes") or get_map(device, "basic", "attributes")  # v1beta1 shape
         names: set[str] = set()
         lists: set[str] = set()
+        types: dict[str, str] = {}
         for key, value in attributes.items():
             qualified = qualify(str(key), driver)
             names.add(qualified)
-            if isinstance(value, Mapping) and any(value.get(m) is not None for m in LIST_MEMBERS):
+            members = [m for m in TYPE_OF_MEMBER if isinstance(value, Mapping) and value.get(m) is not None]
+            if any(m in LIST_MEMBERS for m in members):
                 lists.add(qualified)
-        yield Device(driver, pool, get_str(device, "name"), device, frozenset(names), frozenset(lists))
+            if len(members) == 1:
+                types[qualified] = TYPE_OF_MEMBER[members[0]]
+        yield Device(driver, pool, get_str(device, "name"), device, frozenset(names), frozenset(lists), types)
 
 
 _CACHE: dict[int, tuple[Sequence[Obj], Inventory]] = {}

@@ -14,9 +14,10 @@ Pending. `x.includes(v)` is `x == v` on a scalar and membership on a list.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterator
 
-from celext.analysis import Facts, Use
+from celext.analysis import AttributeRef, Facts, Span, Use
 from webhook.findings import Action, Edit, Finding
 from webhook.inventory import Inventory, inventory_of
 from webhook.rules.base import Rule, RuleContext
@@ -134,6 +135,84 @@ def _short(text: str, limit: int = 160) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def _type_mismatch(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
+    """With an inventory: `==`, `!=`, `in` and includes() with a literal of a type the attribute never has."""
+    if not ctx.slices:
+        return
+    inventory = inventory_of(ctx.slices)
+    if not inventory:
+        return
+    for site, facts in analysed(obj, ctx):
+        candidates = inventory.candidates(site.device_class)
+        for ref, how, values, point in _literal_comparisons(facts):
+            published = Counter(d.types[ref.qualified] for d in candidates if ref.qualified in d.types)
+            wanted = {_literal_type(v) for v in values}
+            if not published or wanted & published.keys():
+                continue
+            kind, count = published.most_common(1)[0]
+            shown = ", ".join(sorted(wanted))
+            if how in ("==", "!=") and "version" in (kind, *wanted):
+                outcome = "a runtime error (no such overload) that aborts allocation"  # Semver.Equal upstream
+            else:
+                outcome = "always true" if how == "!=" else "always false"
+            yield Finding(
+                site.path,
+                f"{ref.qualified} is {_a(kind)} {kind} on every candidate device that publishes it ({count}); "
+                f"`{how}` with {_a(shown)} {shown} value never matches it, so this is {outcome}",
+                hint=_type_hint(kind, values),
+                span=(point.start, point.end),
+            )
+
+
+def _literal_comparisons(facts: Facts) -> Iterator[tuple[AttributeRef, str, tuple[object, ...], Span]]:
+    """(attribute, operator or method, the literal values it is compared with, where) for typed comparisons."""
+    for use in facts.uses:
+        if use.ref.kind != "attributes" or use.how not in ("==", "!=", "in") or use.operator is None:
+            continue
+        values = use.literals if use.how == "in" else _values(use.literal, use.other, facts.expression)
+        if values:
+            yield use.ref, use.how, values, use.operator
+    for call in facts.calls:
+        if call.name == "includes" and call.ref is not None and call.ref.kind == "attributes" and call.args:
+            values = _values(call.literal_args[0], call.args[0], facts.expression)
+            if values:
+                yield call.ref, "includes()", values, call.name_span
+
+
+def _values(literal: object, other: Span | None, expression: str) -> tuple[object, ...]:
+    if literal is not None:
+        return (literal,)
+    if other is not None and other.text(expression).strip().startswith("semver("):
+        return (_SEMVER,)
+    return ()
+
+
+class _Semver:
+    """Stands for a `semver(...)` operand: a version value."""
+
+
+_SEMVER = _Semver()
+
+
+def _literal_type(value: object) -> str:
+    if isinstance(value, _Semver):
+        return "version"
+    if isinstance(value, bool):
+        return "bool"
+    return "int" if isinstance(value, int) else "string"
+
+
+def _a(word: str) -> str:
+    return "an" if word[:1] in "aeiou" else "a"
+
+
+def _type_hint(kind: str, values: tuple[object, ...]) -> str:
+    if kind == "version" and any(isinstance(v, str) for v in values):
+        text = next(v for v in values if isinstance(v, str))
+        return f'a version attribute equals only a version: compare with semver("{text}")'
+    return f"compare with {_a(kind)} {kind} value, or check the attribute name"
+
+
 def _missing(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
     """With an inventory: evaluate each selector on its candidate devices; report failing lookups."""
     if not ctx.slices:
@@ -192,6 +271,10 @@ RULES = (
          "selectors compare attributes in a form that also works once the attribute is a list",
          "use x.includes(v) instead of x == v (!x.includes(v) for !=); for <, string and semver methods use "
          "x.exists(...) once the driver publishes a list", _fragile),
+    Rule("selector-type-mismatch", SELECTOR_KINDS, Action.WARN,
+         "with an inventory: selectors compare attributes with values of the type the devices publish",
+         "compare with a value of the attribute's type (semver(\"...\") for a version); a mismatch never matches",
+         _type_mismatch),
     Rule("selector-attribute-missing", SELECTOR_KINDS, Action.WARN,
          "with an inventory: attributes a selector reads exist on every candidate device, or are guarded by has()",
          "guard optional attributes with has(device.attributes[\"<domain>\"].<id>) && ...", _missing),

@@ -295,6 +295,49 @@ def test_a_guard_that_does_not_protect_the_read_is_no_guard() -> None:
             NUMA, "resource.kubernetes.io/numaNode is absent on 1 of 2 candidate device(s)")
 
 
+# -- selector-type-mismatch (needs an inventory) -------------------------------------------------------------
+
+TYPED = (slice_with(device("gpu-0", attributes={"model": "A100", "index": 0, "driverVersion": {"version": "1.2.3"}}),
+                    device("gpu-1", attributes={"model": ["T4", "L4"], "index": [1, 2]})),)
+GPU = 'device.attributes["gpu.example.com"]'
+
+
+@pytest.mark.parametrize(
+    ("expression", "covered", "message_end"),
+    [
+        (f"{GPU}.model == 4", "==", "`==` with an int value never matches it, so this is always false"),
+        (f"{GPU}.model.includes(4)", "includes", "`includes()` with an int value never matches it, so this is "
+                                                 "always false"),
+        (f'{GPU}.index != "0"', "!=", "`!=` with a string value never matches it, so this is always true"),
+        (f'{GPU}.index in ["0", "1"]', "in", "`in` with a string value never matches it, so this is always false"),
+        (f'{GPU}.driverVersion == "1.2.3"', "==", "`==` with a string value never matches it, so this is a runtime "
+                                                  "error (no such overload) that aborts allocation"),
+    ],
+)
+def test_a_literal_of_a_type_the_devices_never_publish(expression: str, covered: str, message_end: str) -> None:
+    obj = claim_with_selector(expression)
+    assert check("selector-type-mismatch", obj) == []  # no inventory, no opinion
+    ((_p, message, where),) = check("selector-type-mismatch", obj, slices=TYPED)
+    assert where == covered
+    assert message.endswith(message_end)
+
+
+def test_type_mismatch_names_the_published_type_and_suggests_semver() -> None:
+    (finding,) = findings("selector-type-mismatch", claim_with_selector(f'{GPU}.driverVersion == "1.2.3"'),
+                          slices=TYPED)
+    assert finding.message.startswith("gpu.example.com/driverVersion is a version on every candidate device that "
+                                      "publishes it (1); ")
+    assert finding.hint == 'a version attribute equals only a version: compare with semver("1.2.3")'
+
+
+@pytest.mark.parametrize("expression", [
+    f'{GPU}.model == "A100"', f"{GPU}.model.includes(\"T4\")", f"{GPU}.index in [0, \"1\"]",
+    f'{GPU}.driverVersion == semver("1.2.3")', f"{GPU}.unknown == 4", f"{GPU}.index == {GPU}.model",
+])
+def test_matching_or_unknown_types_pass(expression: str) -> None:
+    assert check("selector-type-mismatch", claim_with_selector(expression), slices=TYPED) == []
+
+
 SOUP = [NUMA, 'device.attributes["dra.net"]', '["numaNode"]', ".model", "device.driver", "==", "!=", "<", " in ",
         "&&", "||", "!", "(", ")", "[0, 1]", "4", '"A100"', "true", ".includes(", ".include(", ")", "has(",
         ".startsWith(", 'quantity("1Gi")', "device.attributes['a/b']", ".int", ".exists(v, v == 1)"]
