@@ -17,6 +17,13 @@ def test_lists_and_qualified_names() -> None:
     assert qualify("numa", "gpu.nvidia.com") == "gpu.nvidia.com/numa"
 
 
+def test_element_types_and_broken_unions() -> None:
+    inventory = build([slice_with(device("gpu-0", numa=[0, 1], attributes={
+        "model": "A100", "v": {"version": "1.2.3"}, "flags": [True], "broken": {"int": 1, "string": "x"}}))])
+    assert inventory.devices[0].types == {"resource.kubernetes.io/numaNode": "int", "gpu.example.com/model": "string",
+                                          "gpu.example.com/v": "version", "gpu.example.com/flags": "bool"}
+
+
 def test_classes_are_kept_and_unknown_classes_mean_every_device() -> None:
     inventory = build([slice_with(), device_class_with_selector('device.driver == "x.io"', name="x")])
     assert inventory.classes == {"x": ['device.driver == "x.io"']}
