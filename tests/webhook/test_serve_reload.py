@@ -16,6 +16,7 @@ from cryptography import x509
 
 from tests.builders import slice_with
 from tests.webhook.conftest import (
+    JSON,
     SNI,
     Server,
     Traffic,
@@ -23,6 +24,7 @@ from tests.webhook.conftest import (
     encode,
     eventually,
     issue_certs,
+    send,
     served_serial,
     start_server,
 )
@@ -107,8 +109,10 @@ def test_the_policy_file_is_reloaded_and_a_broken_one_ignored(tmp_path: Path) ->
 def test_sigterm_lets_an_in_flight_request_finish(tmp_path: Path) -> None:
     server = start_server(tmp_path / "server", policy="rules: {}\n", workers=1)
     body = encode(admission_review(slice_with(numa=1), uid="uid-drain"))
+    idle = server.connect()  # a kept-alive connection with nothing in flight when SIGTERM comes
     conn = server.connect()
     try:
+        assert send(idle, "POST", SLICES, body, JSON).headers["connection"] == "keep-alive"
         conn.connect()  # the TLS handshake is done: a worker has accepted this connection
         assert conn.sock is not None
         head = (f"POST {SLICES} HTTP/1.1\r\nHost: {SNI}\r\nContent-Type: application/json\r\n"
@@ -117,6 +121,9 @@ def test_sigterm_lets_an_in_flight_request_finish(tmp_path: Path) -> None:
         server.process.terminate()
         eventually(lambda: any(line["msg"] == "Handling signal: term" for line in server.logs()),
                    "the master handling SIGTERM")
+        # A request the API server sends on an idle kept-alive connection during the drain is still answered.
+        late = send(idle, "POST", SLICES, body, JSON)
+        assert (late.status, late.response) == (200, {"uid": "uid-drain", "allowed": True})
         conn.sock.sendall(body[10:])
         raw = http.client.HTTPResponse(conn.sock)
         raw.begin()
@@ -126,4 +133,5 @@ def test_sigterm_lets_an_in_flight_request_finish(tmp_path: Path) -> None:
                                b'{"uid":"uid-drain","allowed":true}')
     finally:
         conn.close()
+        idle.close()
     assert server.process.wait(timeout=60) == 0
