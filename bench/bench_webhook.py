@@ -287,6 +287,8 @@ def main() -> None:
               f"p50 {ms(p50)}, p99 {ms(p99)}, p50 / in-process handler {p50 / handler:.1f}x")
     p99_max = percentile(max_open, 0.99)
     print(f"  maximal p99 vs the 15 ms target: {p99_max * 1000 / 15:.2f}x of the budget")
+    # The load generator and anything else running share the two cores with the server: read the figures with this.
+    print(f"load average at the end: {os.getloadavg()[0]:.1f} (1 min) on {os.cpu_count()} cores")
 
 
 if __name__ == "__main__":
