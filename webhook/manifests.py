@@ -202,8 +202,11 @@ def _locate(node: Any, path: FieldPath, source: str, *, value: bool) -> Position
     line, column = _start(node)
     for segment, _is_key in path.steps():
         if isinstance(node, CommentedMap) and isinstance(segment, str) and segment in node:
-            key_line, key_col = node.lc.key(segment)
-            val_line, val_col = node.lc.value(segment)
+            try:
+                key_line, key_col = node.lc.key(segment)
+                val_line, val_col = node.lc.value(segment)
+            except KeyError:  # merged in by `<<`: its position belongs to the anchored map; stay at the parent
+                break
             child = node[segment]
             line, column = (val_line, val_col) if value else (key_line, key_col)
             if isinstance(child, CommentedMap | CommentedSeq) and value and child.lc.line is not None:

@@ -61,3 +61,12 @@ def test_duplicate_keys_are_a_problem() -> None:
     loaded = load_text("kind: A\nkind: B\n", "d.yaml")
     assert not loaded.manifests
     assert "invalid YAML" in str(loaded.problems[0])
+
+
+def test_a_key_merged_in_with_yaml_merge_points_at_its_mapping() -> None:
+    text = "base: &pool {name: p, resourceSliceCount: 1}\nspec:\n  pool:\n    <<: *pool\n    generation: 1\n"
+    (manifest,) = load_text(text, "m.yaml").manifests
+    pool = FieldPath.root("spec", "pool")
+    assert manifest.obj["spec"]["pool"]["name"] == "p"
+    assert str(manifest.position(pool.child("generation"))) == "m.yaml:5:17"
+    assert str(manifest.position(pool.child("name"))) == "m.yaml:4:5"
