@@ -482,7 +482,7 @@ def _slices(draw: st.DrawFn) -> Obj:
     return slice_with(*devices, driver=driver, annotations=annotations)
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=50, deadline=None)
 @given(_slices())
 def test_agrees_with_the_webhook_on_random_slices(obj: Obj) -> None:
     assert vap_devices(obj) == webhook_devices(obj)
@@ -509,7 +509,7 @@ def _updates(draw: st.DrawFn) -> tuple[Obj, Obj, bool]:
     return old, new, touched
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(_updates())
 def test_update_ratchets_like_the_webhook_or_stricter(update: tuple[Obj, Obj, bool]) -> None:
     # The deny policy ratchets per device (unchanged attributes), the webhook per finding (same rule, path and
