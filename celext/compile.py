@@ -1,7 +1,6 @@
 """Parse, check and prepare an expression: everything that happens once per expression text.
 
-- `parse()`: cel-python's lark parser (positions propagated), cached; syntax errors become CompileError
-  with line/column, and constructs cel-python's grammar lacks (optional `.?`/`[?`, quoted fields) are named.
+- `parse()` (celext.grammar): the parse tree with positions, cached; syntax errors as CompileError.
 - `check()`: what cel-go's checker would reject and celext can see without types: undeclared variables and
   functions (`undeclared reference to 'foo'`), unknown `device` fields (`undefined field 'foo'`), unsupported
   constructs (named, with the reason), statically non-bool results (`must evaluate to bool or the unknown
@@ -13,74 +12,20 @@
 
 from __future__ import annotations
 
-import functools
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-import lark
-from celpy.celparser import CELParseError, CELParser
 from celpy.evaluation import Activation, CELEvalError, Evaluator
 from lark import Token, Tree
 
 from celext import env
 from celext.errors import CompileError
+from celext.grammar import MAX_LENGTH, parse
 
-MAX_LENGTH = 10 * 1024  # CELSelectorExpressionMaxLength
-_PARSER_LOCK = threading.Lock()
-_PARSERS: list[CELParser] = []  # built on first use (the Lark grammar takes ~0.1 s)
+__all__ = ["MAX_LENGTH", "Path", "Prepared", "check", "device_paths", "parse", "prepare", "rewrite", "static_type"]
+
 Path = tuple[str, ...]
-
-
-def _parser() -> CELParser:
-    if not _PARSERS:
-        _PARSERS.append(CELParser(tree_class=lark.Tree))
-    return _PARSERS[0]
-
-
-def _syntax_hint(expression: str) -> str:
-    if ".?" in expression or "[?" in expression:
-        return "; optional field selection ('.?' / '[?') is not supported by celext (cel-python has no optional types)"
-    if "`" in expression:
-        return "; quoted field names (`a.`b-c``) are not supported by celext"
-    if "{{" in expression:
-        return "; the expression looks like an unrendered template ('{{ }}')"
-    return ""
-
-
-def _unexpected(expression: str, line: int | None, column: int | None) -> str:
-    lines = expression.splitlines() or [""]
-    if line is None or column is None or line > len(lines):
-        return "invalid syntax"
-    text = lines[line - 1]
-    if column > len(text):
-        return "unexpected end of input"
-    return f"unexpected {text[column - 1:column + 9].split()[0]!r}" if text[column - 1:].strip() else "invalid syntax"
-
-
-@functools.lru_cache(maxsize=2048)
-def parse(expression: str) -> Tree[Token]:
-    """The cel-python parse tree (shared and cached: never mutate it). Raises CompileError."""
-    if len(expression) > MAX_LENGTH:
-        raise CompileError(f"Too long: may not be more than {MAX_LENGTH} bytes")
-    if not expression.strip():
-        raise CompileError("Syntax error: the expression is empty", line=1, column=1)
-    try:
-        with _PARSER_LOCK:  # CELParser keeps the text being parsed on the shared instance
-            return _parser().parse(expression)
-    except CELParseError as err:
-        cause = err.__context__
-        if getattr(getattr(cause, "token", None), "type", None) == "$END":
-            lines = expression.splitlines() or [""]
-            raise CompileError(f"Syntax error: unexpected end of input{_syntax_hint(expression)}",
-                               line=len(lines), column=len(lines[-1]) + 1) from None
-        raise CompileError(f"Syntax error: {_unexpected(expression, err.line, err.column)}"
-                           f"{_syntax_hint(expression)}", line=err.line, column=err.column) from None
-    except RecursionError:
-        raise CompileError("Syntax error: the expression is nested too deeply") from None
-    except Exception as err:  # lark raises a few other exception types on odd input
-        raise CompileError(f"Syntax error: {err}".splitlines()[0]) from None
 
 
 def _pos(node: Any | Token) -> tuple[int | None, int | None]:
@@ -169,7 +114,7 @@ def rewrite(node: Any) -> Any:
         if len(args) != 3 or simple_ident(args[0]) is None:
             raise _fail("cel.bind() takes a variable name, an initialiser and an expression", node)
         return Tree("member", [_paren(_substitute(args[2], str(simple_ident(args[0])), args[1]))], node.meta)
-    if namespace in ("sets", "lists", "strings") and f"{namespace}.{method}" in env.GLOBAL_NAMES:
+    if namespace in ("sets", "lists", "strings", "optional") and f"{namespace}.{method}" in env.GLOBAL_NAMES:
         token = Token("IDENT", f"{namespace}.{method}")
         token.line, token.column = _pos(node.children[1])
         call = Tree("ident_arg", [token, *node.children[2:]], node.meta)
@@ -236,7 +181,8 @@ def check(node: Any, scope: frozenset[str] = frozenset()) -> None:
                         node)
         if name not in scope:
             _check_arity(name, len(_args(node)), env.GLOBAL_ARITY.get(name), node, member=False)
-    if data == "member_dot" and simple_ident(node.children[0]) == "device" and "device" not in scope:
+    if data in ("member_dot", "member_dot_opt") and simple_ident(node.children[0]) == "device" \
+            and "device" not in scope:
         field = str(node.children[1])
         if field not in env.DEVICE_FIELDS:
             raise _fail(f"undefined field '{field}'", node.children[1])
@@ -245,7 +191,7 @@ def check(node: Any, scope: frozenset[str] = frozenset()) -> None:
         receiver = simple_ident(node.children[0])
         if receiver in env.NAMESPACES and receiver not in scope:
             qualified = f"{receiver}.{method}"
-            reason = env.UNSUPPORTED.get(receiver if receiver == "optional" else method)
+            reason = env.UNSUPPORTED.get(method)
             raise _fail(f"'{qualified}' is not supported: {reason}" if reason
                         else f"undeclared reference to '{qualified}'", node.children[1])
         if method in env.MACRO_NAMES:
@@ -327,10 +273,10 @@ def _chain(node: Any) -> Path | None:
         return _chain(node.children[0])
     if data == "ident":
         return () if str(node.children[0]) == "device" else None
-    if data == "member_dot":
+    if data in ("member_dot", "member_dot_opt"):  # `.?` reads the same path (its absence is part of the key)
         parent = _chain(node.children[0])
         return None if parent is None else (*parent, str(node.children[1]))
-    if data == "member_index":
+    if data in ("member_index", "member_index_opt"):
         parent = _chain(node.children[0])
         key = string_literal(node.children[1])
         return None if parent is None or key is None else (*parent, key)

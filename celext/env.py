@@ -13,13 +13,13 @@ from typing import Any
 
 from celpy.evaluation import base_functions
 
-from celext.lib import Library, bind, includes, lists, quantity, regex, semver, sets, strings
+from celext.lib import Library, bind, includes, lists, optional, quantity, regex, semver, sets, strings
 from celext.lib.operators import OPERATORS, to_int
 
 
 def libraries() -> tuple[Library, ...]:
     return (includes.library(), semver.library(), quantity.library(), lists.library(), strings.library(),
-            regex.library(), sets.library())
+            regex.library(), sets.library(), optional.library())
 
 
 FUNCTIONS: Mapping[str, Any] = {**base_functions, **bind(libraries()), **OPERATORS, "int": to_int}
@@ -31,14 +31,16 @@ STANDARD_MEMBER = frozenset({"size", "contains", "startsWith", "endsWith", "matc
                              "getDayOfWeek", "getDayOfYear", "getFullYear", "getMonth", "getHours",
                              "getMilliseconds", "getMinutes", "getSeconds"})
 MACRO_NAMES = frozenset({"all", "exists", "exists_one", "existsOne", "map", "filter", "sortBy", "transformList",
-                         "transformMap", "transformMapEntry"})
+                         "transformMap", "transformMapEntry", "optMap", "optFlatMap"})
 # Argument counts each comprehension macro takes and how many of them name iteration variables (cel-go's
 # standard macros, `existsOne`, the two-variable comprehensions (ext.TwoVarComprehensions) and lists' sortBy).
 MACRO_FORMS: Mapping[str, Mapping[int, int]] = {
     "all": {2: 1, 3: 2}, "exists": {2: 1, 3: 2}, "exists_one": {2: 1, 3: 2}, "existsOne": {2: 1, 3: 2},
     "map": {2: 1, 3: 1}, "filter": {2: 1}, "sortBy": {2: 1},
     "transformList": {3: 2, 4: 2}, "transformMap": {3: 2, 4: 2}, "transformMapEntry": {3: 2, 4: 2},
+    "optMap": {2: 1}, "optFlatMap": {2: 1},
 }
+OPTIONAL_MACROS = frozenset({"optMap", "optFlatMap"})
 
 GLOBAL_NAMES = STANDARD_GLOBAL | {o.name for lib in libraries() for o in lib.overloads if not o.member}
 # `sign` is declared as a global upstream; the member spelling from its docs is accepted too.
@@ -66,10 +68,7 @@ GLOBAL_ARITY: Mapping[str, frozenset[int]] = {
     **_arities(member=False), "size": frozenset({1}), "matches": frozenset({2}),
 }
 
-_NO_OPTIONALS = "optional types are not supported by celext (cel-python has no optional values)"
 UNSUPPORTED: Mapping[str, str] = {
-    "orValue": _NO_OPTIONALS, "hasValue": _NO_OPTIONALS, "optMap": _NO_OPTIONALS, "optFlatMap": _NO_OPTIONALS,
-    "or": _NO_OPTIONALS, "value": _NO_OPTIONALS, "optional": _NO_OPTIONALS,
     "url": "the Kubernetes URL library is not provided by celext", "isURL": "the Kubernetes URL library is not "
     "provided by celext", "ip": "the Kubernetes IP library is not provided by celext",
     "isIP": "the Kubernetes IP library is not provided by celext",

@@ -21,8 +21,10 @@ from celpy import celtypes
 from celpy.evaluation import Activation, CELEvalError, Evaluator
 
 from celext import macros
-from celext.env import MACRO_FORMS
+from celext.env import MACRO_FORMS, OPTIONAL_MACROS
+from celext.lib import optional
 from celext.lib.operators import OPERATORS
+from celext.lib.optional import OptionalValue
 from celext.quantity import Quantity
 from celext.semver import Semver
 
@@ -49,7 +51,7 @@ _CEL_TYPE_NAMES: tuple[tuple[type, str], ...] = (
     (celtypes.DoubleType, "double"), (celtypes.StringType, "string"), (celtypes.BytesType, "bytes"),
     (celtypes.ListType, "list"), (celtypes.MapType, "map"), (celtypes.TimestampType, "google.protobuf.Timestamp"),
     (celtypes.DurationType, "google.protobuf.Duration"), (Semver, "kubernetes.Semver"),
-    (Quantity, "kubernetes.Quantity"), (type, "type"),
+    (Quantity, "kubernetes.Quantity"), (OptionalValue, "optional_type"), (type, "type"),
 )
 
 
@@ -239,10 +241,46 @@ class DRAEvaluator(Evaluator):
     def unary(self, tree: lark.Tree[Any]) -> Any:
         return _arithmetic(super().unary(tree), tree)
 
+    def member_dot_opt(self, tree: lark.Tree[Any]) -> Any:
+        member_tree, name_token = tree.children
+        return self._optional_select(self.visit(member_tree), celtypes.StringType(str(name_token)))
+
+    def member_index_opt(self, tree: lark.Tree[Any]) -> Any:
+        member, index = self.visit_children(tree)
+        return index if isinstance(index, CELEvalError) else self._optional_select(member, index)
+
+    def _optional_select(self, member: Any, key: Any) -> Any:
+        """`m.?k` / `m[?k]`: optional.of(the value) when present, else optional.none(). Selecting on an optional
+        stays optional (cel-go qualifies the rest of an optional chain only if present)."""
+        if isinstance(member, CELEvalError):
+            return member
+        if isinstance(member, OptionalValue):
+            if not member.present:
+                return member
+            member = member.value
+        if isinstance(member, celtypes.MapType) and not isinstance(member, celtypes.MessageType):
+            try:
+                return optional.of(member[key])  # a missing domain reads as an empty map, as upstream
+            except KeyError:
+                return optional.NONE
+            except TypeError:
+                return CELEvalError(f"unsupported key type: {cel_type_name(key)}")
+        if isinstance(member, celtypes.ListType):
+            if isinstance(key, celtypes.BoolType) or not isinstance(key, (int, celtypes.DoubleType)):
+                return CELEvalError("no such overload")
+            position = int(key)
+            return optional.of(member[position]) if position == key and 0 <= position < len(member) \
+                else optional.NONE
+        if isinstance(member, _VALUE_TYPES):
+            return CELEvalError(f"type '{cel_type_name(member)}' does not support field selection")
+        return CELEvalError("no such overload")
+
     def member_dot(self, tree: lark.Tree[Any]) -> Any:
         member_tree, name_token = tree.children
         name = str(name_token)
         member = self.visit(member_tree)
+        if isinstance(member, OptionalValue):
+            return self._optional_select(member, celtypes.StringType(name))
         if isinstance(member, celtypes.MapType) and not isinstance(member, celtypes.MessageType):
             try:
                 return member[celtypes.StringType(name)]
@@ -260,6 +298,8 @@ class DRAEvaluator(Evaluator):
             return member
         if isinstance(index, CELEvalError):
             return index
+        if isinstance(member, OptionalValue):
+            return self._optional_select(member, index)
         if isinstance(member, celtypes.MapType):
             try:
                 return member[index]
@@ -296,7 +336,10 @@ class DRAEvaluator(Evaluator):
         target = self.visit(tree.children[0])
         if isinstance(target, CELEvalError):
             return target
-        if not isinstance(target, (celtypes.ListType, celtypes.MapType)):
+        optional_macro = name in OPTIONAL_MACROS
+        if optional_macro and not isinstance(target, OptionalValue):
+            return CELEvalError("no such overload")
+        if not optional_macro and not isinstance(target, (celtypes.ListType, celtypes.MapType)):
             return CELEvalError(f"got '{go_type_name(target)}', expected iterable type")
         args = [c for c in tree.children[2].children if isinstance(c, lark.Tree)]
         count = MACRO_FORMS[name][len(args)]  # compile checked the form

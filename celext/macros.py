@@ -10,7 +10,8 @@ runs the same steps directly, one iteration variable slot (or two) rebound per e
 - `transformMap(k, v, [f,] t)`: a map from each key (list: index) to `t`;
 - `transformMapEntry(k, v, [f,] m)`: the union of the maps `m`, `insert failed: key K already exists` on a
   repeated key;
-- `sortBy(x, key)`: the list sorted (stably) by the keys, which must be comparable values of one type.
+- `sortBy(x, key)`: the list sorted (stably) by the keys, which must be comparable values of one type;
+- `optMap(x, e)` / `optFlatMap(x, e)` on an optional: none stays none, else optional.of(e) / e.
 Two variables bind (index, element) on a list and (key, value) on a map; one variable binds the element
 (list) or the key (map).
 """
@@ -25,7 +26,9 @@ import lark
 from celpy import celtypes
 from celpy.evaluation import CELEvalError
 
+from celext.lib import optional
 from celext.lib.operators import compare
+from celext.lib.optional import OptionalValue
 
 Visit = Callable[[lark.Tree[Any]], Any]
 NO_OVERLOAD = "no such overload"
@@ -54,6 +57,8 @@ class Slots:
 def run(name: str, target: Any, slots: Slots, bodies: Sequence[lark.Tree[Any]], *, visit: Visit,
         step: Callable[[], None]) -> Any:
     """Evaluate macro `name` over `target` (a CEL list or map); `step()` charges one iteration."""
+    if name in ("optMap", "optFlatMap"):
+        return _opt_map(name == "optFlatMap", target, slots, bodies[0], visit=visit)
     if name in ("all", "exists"):
         return _quantify(name == "exists", target, slots, bodies[0], visit=visit, step=step)
     if name == "sortBy" and not isinstance(target, celtypes.ListType):
@@ -81,6 +86,17 @@ def run(name: str, target: Any, slots: Slots, bodies: Sequence[lark.Tree[Any]], 
             return CELEvalError(NO_OVERLOAD)
         kept.append((row, value))
     return _result(name, kept)
+
+
+def _opt_map(flat: bool, target: OptionalValue, slots: Slots, body: lark.Tree[Any], *, visit: Visit) -> Any:
+    """`o.optMap(x, e)`: optional.of(e) with x = o.value() when o has a value; optFlatMap: e itself (an optional)."""
+    if not target.present:
+        return target
+    slots.bind((target.value,))
+    value = visit(body)
+    if isinstance(value, CELEvalError) or not flat:
+        return value if isinstance(value, CELEvalError) else optional.of(value)
+    return value if isinstance(value, OptionalValue) else CELEvalError(NO_OVERLOAD)
 
 
 def _quantify(decisive: bool, target: Any, slots: Slots, body: lark.Tree[Any], *, visit: Visit,

@@ -27,13 +27,17 @@ KNOWN = {
     "kubernetes.regex": {"find", "findAll"},
     # cel-go ext.Sets (1.29)
     "ext.sets": {"sets.contains", "sets.equivalent", "sets.intersects"},
+    # cel-go OptionalTypes (1.28)
+    "cel.optional": {"optional.of", "optional.none", "optional.ofNonZeroValue", "hasValue", "value", "orValue", "or"},
 }
 STANDARD = {"size", "int", "uint", "double", "string", "bytes", "bool", "duration", "timestamp", "type", "dyn",
             "has", "matches", "contains", "startsWith", "endsWith", "getDate", "getDayOfMonth", "getDayOfWeek",
             "getDayOfYear", "getFullYear", "getMonth", "getHours", "getMilliseconds", "getMinutes", "getSeconds",
             "all", "exists", "exists_one", "map", "filter",
             # cel-go: existsOne (standard macro), ext.TwoVarComprehensions (1.32), ext.Lists sortBy (1.34)
-            "existsOne", "transformList", "transformMap", "transformMapEntry", "sortBy"}
+            "existsOne", "transformList", "transformMap", "transformMapEntry", "sortBy",
+            # cel-go OptionalTypes macros (1.28)
+            "optMap", "optFlatMap"}
 
 
 def test_function_names_are_pinned_per_library() -> None:

@@ -1,0 +1,50 @@
+"""Optional values: `.?` / `[?]` selection, optional.of/none/ofNonZeroValue, hasValue/value/orValue/or,
+optMap/optFlatMap, as cel-go's OptionalTypes has them (the allocator's own hint for missing attributes)."""
+
+from __future__ import annotations
+
+import pytest
+
+import celext
+from tests.celext.outcome import DEVICE, DRIVER, outcome
+
+GPU = 'device.attributes["gpu.example.com"]'
+
+
+@pytest.mark.parametrize(
+    ("expression", "expected"),
+    [
+        # the allocator's hint: `.?` followed by orValue()
+        (f'{GPU}.?model.orValue("") == "A100-80GB"', True),
+        (f"{GPU}.?missing.orValue(false)", False),
+        (f"{GPU}.?missing.orValue(4) == 4 && {GPU}.?healthy.orValue(false)", True),
+        ('device.attributes["no.such.domain"].?id.hasValue()', False),
+        # a missing domain is an empty map upstream (mapper.Find), so it is present
+        ('device.attributes[?"no.such.domain"].hasValue()', True),
+        # selection after `.?` stays optional; none propagates
+        ('device.attributes[?"no.such.domain"].?id.hasValue() == false', True),
+        ("device.attributes.?x.y.z.hasValue() == false", True),
+        (f"{GPU}.?numas[?1].value() == 4 && !{GPU}.numas[?9].hasValue()", True),
+        (f"{GPU}.?missing.value()", "eval: optional.none() dereference"),
+        (f"{GPU}.?model", "eval: CEL result of type optional_type could not be converted to bool: type "
+         "conversion error from 'optional_type' to 'bool'"),
+        # functions and macros
+        ("optional.of(1).optMap(x, x + 1) == optional.of(2) && optional.none().optMap(x, x + 1) == optional.none()",
+         True),
+        ("optional.of(1).optFlatMap(x, optional.none()).or(optional.of(3)).value() == 3", True),
+        ('!optional.ofNonZeroValue("").hasValue() && optional.ofNonZeroValue([1]).hasValue()', True),
+        ("optional.of(1) == optional.of(1.0) && optional.none() != optional.of(1)", True),
+        ("(1).optMap(x, x) == optional.of(1)", "eval: no such overload"),
+        ("optional.none(1).hasValue()",
+         "compile: found no matching overload for 'optional.none' applied to 1 argument (it takes 0)"),
+    ],
+)
+def test_optional(expression: str, expected: bool | str) -> None:
+    assert outcome(expression) == expected
+
+
+def test_optional_paths_are_memoised_on_presence() -> None:
+    selector = celext.compile(f"{GPU}.?healthy.orValue(false)")
+    assert selector.paths == frozenset({("attributes", "gpu.example.com", "healthy")})
+    without = {**DEVICE, "attributes": {}}
+    assert [selector.matches(d, DRIVER) for d in (DEVICE, without, DEVICE, without)] == [True, False, True, False]
