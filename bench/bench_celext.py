@@ -25,6 +25,7 @@ from ruamel.yaml import YAML
 import celext
 from celext.compile import prepare
 from celext.env import FUNCTIONS
+from celext.pools import slice_devices
 from celext.quantity import parse_quantity
 from celext.selector import Selector
 from celext.semver import parse_semver
@@ -42,14 +43,7 @@ def corpus_devices() -> list[Pair]:
             documents = list(yaml.load_all(path.read_text()))
         except Exception:  # a few corpus files are fragments, not manifests
             continue
-        for document in documents:
-            if not isinstance(document, dict):
-                continue
-            for obj in document.get("items") or [] if document.get("kind") == "List" else [document]:
-                if isinstance(obj, dict) and obj.get("kind") == "ResourceSlice":
-                    spec = obj.get("spec") or {}
-                    pairs += [(d, str(spec.get("driver") or "")) for d in spec.get("devices") or []
-                              if isinstance(d, dict)]
+        pairs += [(dict(d), driver) for d, driver in slice_devices(documents)]
     return pairs
 
 

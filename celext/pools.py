@@ -11,7 +11,7 @@ with `In`/`NotIn`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -200,3 +200,17 @@ def nodes_of(slices: Sequence[Obj], nodes: Sequence[Obj]) -> list[Node]:
         if isinstance(name, str) and name and name not in known:
             known[name] = Node(name, {})
     return [known[k] for k in sorted(known)] or [Node("", {})]
+
+
+def slice_devices(documents: Iterable[Any]) -> Iterator[tuple[Obj, str]]:
+    """(device, driver) for each device of each ResourceSlice among parsed YAML/JSON documents, in order
+    (`kind: List` unpacked; anything else skipped)."""
+    for document in documents:
+        if not isinstance(document, Mapping):
+            continue
+        items = _strings(document.get("items")) if document.get("kind") == "List" else [document]
+        for obj in items:
+            if isinstance(obj, Mapping) and obj.get("kind") == "ResourceSlice":
+                spec = _map(obj.get("spec"))
+                driver = str(spec.get("driver") or "")
+                yield from ((d, driver) for d in _strings(spec.get("devices")) if isinstance(d, Mapping))

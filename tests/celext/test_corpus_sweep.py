@@ -9,6 +9,7 @@ from typing import Any
 from ruamel.yaml import YAML
 
 import celext
+from celext.pools import slice_devices
 
 
 def _devices(corpus: Path) -> list[tuple[Any, str]]:
@@ -19,14 +20,7 @@ def _devices(corpus: Path) -> list[tuple[Any, str]]:
             documents = list(yaml.load_all(path.read_text()))
         except Exception:  # fragments that are not YAML documents
             continue
-        for document in documents:
-            if not isinstance(document, dict):
-                continue
-            for obj in document.get("items") or [] if document.get("kind") == "List" else [document]:
-                if isinstance(obj, dict) and obj.get("kind") == "ResourceSlice":
-                    spec = obj.get("spec") or {}
-                    found += [(celext.to_device(d, str(spec.get("driver") or "")), str(spec.get("driver") or ""))
-                              for d in spec.get("devices") or [] if isinstance(d, dict)]
+        found += [(celext.to_device(d, driver), driver) for d, driver in slice_devices(documents)]
     return found
 
 
