@@ -166,21 +166,18 @@ def _reference(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
         for ref in facts.refs:
             text = ref.span.text(facts.expression)
             if "/" not in ref.domain and (ref.name in WIRE_KEYS or ref.name in GO_FIELDS):
-                what = "a wire-format type key" if ref.name in WIRE_KEYS else "a Go struct field"
                 yield Finding(
                     site.path,
-                    f"`.{ref.name}` is {what}, not an attribute: CEL exposes an attribute's value directly, so "
-                    f"`{text}` fails with no such key",
+                    f"`.{ref.name}` is {_field_kind(ref.name)}, not an attribute: CEL exposes an attribute's value "
+                    f"directly, so `{text}` fails with no such key",
                     hint=f'device.{ref.kind}["<driver domain>"].<attribute> (the value itself, no .{ref.name})',
                     span=(ref.name_span.start, ref.name_span.end),
                 )
         for select in facts.selects:
-            what = ("a wire-format type key" if select.name in WIRE_KEYS else
-                    "a Go struct field" if select.name in GO_FIELDS else "a field")
             yield Finding(
                 site.path,
-                f"`.{select.name}` reads {what} of the value of {select.ref.qualified}; attribute values (int, "
-                f"bool, string, version) have no fields, so this fails on every device",
+                f"`.{select.name}` reads {_field_kind(select.name)} of the value of {select.ref.qualified}; "
+                f"attribute values (int, bool, string, version) have no fields, so this fails on every device",
                 hint=f"{select.ref.span.text(facts.expression)} is the value itself (no .{select.name})",
                 span=(select.span.start, select.span.end),
             )
@@ -195,6 +192,10 @@ def _reference(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
                          f'["<driver>"].{read.domain}',
                     span=(read.span.start, read.span.end),
                 )
+
+
+def _field_kind(name: str) -> str:
+    return "a wire-format type key" if name in WIRE_KEYS else "a Go struct field" if name in GO_FIELDS else "a field"
 
 
 # -- selector-literal-invalid ------------------------------------------------------------------------

@@ -37,10 +37,16 @@ INCLUDES_NOTE = "includes() needs Kubernetes with the DRAListTypeAttributes feat
 _VARIABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
+def _inventory(ctx: RuleContext) -> Inventory | None:
+    """The devices --slices/--cluster described, when there are any."""
+    inventory = inventory_of(ctx.slices) if ctx.slices else None
+    return inventory if inventory else None
+
+
 def _fragile(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
     if not ctx.policy.list_types:
         return  # lists cannot exist on this cluster (and includes() does not compile there)
-    inventory = inventory_of(ctx.slices) if ctx.slices else None
+    inventory = _inventory(ctx)
     for site, facts in analysed(obj, ctx):
         for use in facts.uses:
             # A malformed read is selector-attribute-reference's finding; a list is not its problem.
@@ -137,10 +143,8 @@ def _short(text: str, limit: int = 160) -> str:
 
 def _type_mismatch(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
     """With an inventory: `==`, `!=`, `in` and includes() with a literal of a type the attribute never has."""
-    if not ctx.slices:
-        return
-    inventory = inventory_of(ctx.slices)
-    if not inventory:
+    inventory = _inventory(ctx)
+    if inventory is None:
         return
     for site, facts in analysed(obj, ctx):
         candidates = inventory.candidates(site.device_class)
@@ -215,10 +219,8 @@ def _type_hint(kind: str, values: tuple[object, ...]) -> str:
 
 def _missing(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
     """With an inventory: evaluate each selector on its candidate devices; report failing lookups."""
-    if not ctx.slices:
-        return
-    inventory = inventory_of(ctx.slices)
-    if not inventory:
+    inventory = _inventory(ctx)
+    if inventory is None:
         return
     for site, facts in analysed(obj, ctx):
         if not facts.refs:
