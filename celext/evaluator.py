@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -98,6 +99,18 @@ def _arithmetic(result: Any, tree: lark.Tree[Any]) -> Any:
 
 _PLAIN_RESULTS: dict[type, Any] = {list: celtypes.ListType, str: celtypes.StringType, bytes: celtypes.BytesType,
                                    int: celtypes.IntType, float: celtypes.DoubleType}
+
+
+def _list_index(index: Any) -> int | CELEvalError:
+    """cel-go `IndexOrError`: an int, a uint, or a double without a fraction."""
+    if isinstance(index, celtypes.DoubleType):
+        number = float(index)
+        if not math.isfinite(number) or number != int(number):
+            return CELEvalError(f"unsupported index value {number} in list")
+        return int(number)
+    if isinstance(index, int) and not isinstance(index, celtypes.BoolType):
+        return int(index)
+    return CELEvalError(f"unsupported index type '{cel_type_name(index)}' in list")
 
 
 class CostLimitExceeded(Exception):
@@ -266,11 +279,10 @@ class DRAEvaluator(Evaluator):
             except TypeError:
                 return CELEvalError(f"unsupported key type: {cel_type_name(key)}")
         if isinstance(member, celtypes.ListType):
-            if isinstance(key, celtypes.BoolType) or not isinstance(key, (int, celtypes.DoubleType)):
-                return CELEvalError("no such overload")
-            position = int(key)
-            return optional.of(member[position]) if position == key and 0 <= position < len(member) \
-                else optional.NONE
+            position = _list_index(key)
+            if isinstance(position, CELEvalError):
+                return position
+            return optional.of(member[position]) if 0 <= position < len(member) else optional.NONE
         if isinstance(member, _VALUE_TYPES):
             return CELEvalError(f"type '{cel_type_name(member)}' does not support field selection")
         return CELEvalError("no such overload")
@@ -308,11 +320,11 @@ class DRAEvaluator(Evaluator):
             except TypeError:
                 return CELEvalError(f"unsupported key type: {cel_type_name(index)}")
         if isinstance(member, celtypes.ListType):
-            if isinstance(index, celtypes.BoolType) or not isinstance(index, (int, celtypes.DoubleType)):
-                return CELEvalError("no such overload")
-            position = int(index)
-            if position != index or not 0 <= position < len(member):
-                return CELEvalError(f"index out of range: {index}")
+            position = _list_index(index)
+            if isinstance(position, CELEvalError):
+                return position
+            if not 0 <= position < len(member):
+                return CELEvalError(f"index '{position}' out of range in list size '{len(member)}'")
             return member[position]
         return CELEvalError("no such overload")
 

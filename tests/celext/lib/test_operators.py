@@ -40,6 +40,12 @@ from tests.celext.outcome import outcome
         ('"a" + 1 == "a1"', "eval: no such overload"),
         ('"a" + "b" == "ab" && b"a" + b"b" == b"ab" && 1.5 + 1.5 == 3.0 && 2 + 3 * 4 == 14', True),
         ('[1] + [2.0] == [1, 2] && ["x"] + ["y"] == ["x", "y"] && (1 + 2).includes(3)', True),
+        # list indexing: cel-go's IndexOrError and baseList.Get texts
+        ("[1, 2][1] == 2 && [1, 2][1u] == 2 && [1, 2][1.0] == 2", True),
+        ("[1][5] == 1", "eval: index '5' out of range in list size '1'"),
+        ("[1][-1] == 1", "eval: index '-1' out of range in list size '1'"),
+        ("[1][1.5] == 1", "eval: unsupported index value 1.5 in list"),
+        ('[1]["0"] == 1', "eval: unsupported index type 'string' in list"),
     ],
 )
 def test_operators(expression: str, expected: bool | str) -> None:
