@@ -23,11 +23,15 @@ from celpy.evaluation import Activation, CELEvalError, Evaluator
 
 from celext import macros
 from celext.env import MACRO_FORMS, OPTIONAL_MACROS
-from celext.lib import optional
+from celext.lib import no_such_overload, optional
 from celext.lib.operators import OPERATORS
 from celext.lib.optional import OptionalValue
 from celext.quantity import Quantity
 from celext.semver import Semver
+from celext.typenames import cel_type_name, go_type_name
+
+__all__ = ["COST_EXCEEDED", "COST_LIMIT", "Budget", "CostLimitExceeded", "DRAEvaluator", "cel_type_name",
+           "go_type_name"]
 
 COST_LIMIT = 1_000_000  # CELSelectorExpressionMaxCost
 COST_EXCEEDED = "operation cancelled: actual cost limit exceeded"
@@ -40,37 +44,6 @@ _CALL_COST = {"find": 3, "findAll": 3, "matches": 3}
 # identifier, select, index, call and aggregate literal.
 _FREE = frozenset({"const", "expr", "conditionalor", "conditionaland", "member", "primary", "literal", "exprlist",
                    "paren_expr", "mapinits", "fieldinits"})
-
-_GO_TYPE_NAMES: tuple[tuple[type, str], ...] = (
-    (celtypes.BoolType, "types.Bool"), (celtypes.IntType, "types.Int"), (celtypes.UintType, "types.Uint"),
-    (celtypes.DoubleType, "types.Double"), (celtypes.StringType, "types.String"),
-    (celtypes.BytesType, "types.Bytes"), (celtypes.TimestampType, "types.Timestamp"),
-    (celtypes.DurationType, "types.Duration"), (Semver, "cel.Semver"), (Quantity, "cel.Quantity"),
-)
-_CEL_TYPE_NAMES: tuple[tuple[type, str], ...] = (
-    (celtypes.BoolType, "bool"), (celtypes.IntType, "int"), (celtypes.UintType, "uint"),
-    (celtypes.DoubleType, "double"), (celtypes.StringType, "string"), (celtypes.BytesType, "bytes"),
-    (celtypes.ListType, "list"), (celtypes.MapType, "map"), (celtypes.TimestampType, "google.protobuf.Timestamp"),
-    (celtypes.DurationType, "google.protobuf.Duration"), (Semver, "kubernetes.Semver"),
-    (Quantity, "kubernetes.Quantity"), (OptionalValue, "optional_type"), (type, "type"),
-)
-
-
-def go_type_name(value: Any) -> str:
-    """The Go type cel-go names in `got '<type>', expected iterable type`."""
-    for cls, name in _GO_TYPE_NAMES:
-        if isinstance(value, cls):
-            return name
-    return "types.Null" if value is None else type(value).__name__
-
-
-def cel_type_name(value: Any) -> str:
-    """The CEL type name (`TypeName()`), as in `CEL result of type list could not be converted to bool`."""
-    for cls, name in _CEL_TYPE_NAMES:
-        if isinstance(value, cls):
-            return name
-    return "null_type" if value is None else type(value).__name__
-
 
 _VALUE_TYPES = (celtypes.BoolType, celtypes.IntType, celtypes.UintType, celtypes.DoubleType, celtypes.StringType,
                 celtypes.BytesType, celtypes.ListType, celtypes.TimestampType, celtypes.DurationType, Semver, Quantity)
@@ -199,8 +172,8 @@ class DRAEvaluator(Evaluator):
             return CELEvalError(f"undeclared reference to '{name}'")
         try:
             return function(*args)
-        except (TypeError, AttributeError):
-            return CELEvalError(f"found no matching overload for '{name}'")
+        except (TypeError, AttributeError):  # cel-python's own functions raise these on a wrong argument type
+            return no_such_overload(name, tuple(args))
         except ValueError as err:
             return CELEvalError(f"{name}: {err}")
 

@@ -47,8 +47,11 @@ def overload(name: str, id_: str, signature: Signature, impl: Impl, *, member: b
     return Overload(name, id_, signature, impl, member)
 
 
-def no_such_overload(name: str) -> CELEvalError:
-    return CELEvalError(f"found no matching overload for '{name}'")
+def no_such_overload(name: str, args: tuple[Any, ...]) -> CELEvalError:
+    """cel-go's dynamic dispatch failure (`decls.MaybeNoSuchOverload`): `no such overload: f(int, string)`."""
+    from celext.typenames import cel_type_name  # typenames imports a library module: import at call time
+
+    return CELEvalError(f"no such overload: {name}({', '.join(cel_type_name(a) for a in args)})")
 
 
 def _dispatcher(name: str, overloads: tuple[Overload, ...]) -> Impl:
@@ -70,7 +73,7 @@ def _dispatcher(name: str, overloads: tuple[Overload, ...]) -> Impl:
         for a in args:
             if isinstance(a, CELEvalError):
                 return a
-        return no_such_overload(name)
+        return no_such_overload(name, args)
 
     dispatch.__name__ = name
     dispatch.__qualname__ = f"celext_{name}"

@@ -27,7 +27,9 @@ V = 'device.attributes["gpu.example.com"].driverVersion'
         ('isSemver("1.2", true) && isSemver("v1.2.3", true)', True),
         ('semver("1.0.0-rc.1").isLessThan(semver("1.0.0"))', True),
         (f'{V} == "1.3.0"', "eval: no such overload"),     # Semver.Equal(string) is an error upstream
-        (f'{V}.isGreaterThan(quantity("1"))', "eval: found no matching overload for 'isGreaterThan'"),
+        # cel-go's dynamic dispatch (decls.MaybeNoSuchOverload) names the function and the argument types
+        (f'{V}.isGreaterThan(quantity("1"))',
+         "eval: no such overload: isGreaterThan(kubernetes.Semver, kubernetes.Quantity)"),
     ],
 )
 def test_semver_library(expression: str, expected: bool | str) -> None:
