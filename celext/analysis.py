@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import re
 from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
@@ -271,8 +272,6 @@ def string_value(text: str) -> str | None:
 
 
 def _mentions_identifier(expression: str, name: str) -> bool:
-    import re
-
     return re.search(rf"(?<![\w.]){re.escape(name)}(?!\w)", expression) is not None
 
 
@@ -493,12 +492,32 @@ def _list_literals(node: Node) -> tuple[int | str | bool, ...] | None:
 
 def _operator_span(expression: str, start: int, end: int,
                    operators: tuple[str, ...] = ("==", "!=", "<=", ">=", "<", ">", "in")) -> Span | None:
-    text = expression[start:end]
+    # Only blanks, comments and the operator lie between two operands; blank the comments out first.
+    text = re.sub(r"//[^\n]*", lambda m: " " * len(m.group()), expression[start:end])
     for op in operators:
         at = text.find(op)
         if at >= 0:
             return Span(start + at, start + at + len(op))
     return None
+
+
+def has_comment(text: str) -> bool:
+    """Whether CEL source text holds a `//` comment (outside string literals, raw and triple-quoted ones
+    included): a rewrite must not move code behind one."""
+    i = 0
+    while i < len(text):
+        if text[i] in "\"'":
+            quote = text[i:i + 3] if text[i:i + 3] in ('"""', "'''") else text[i]
+            raw = i > 0 and text[i - 1] in "rR"
+            i += len(quote)
+            while i < len(text) and not text.startswith(quote, i):
+                i += 2 if text[i] == "\\" and not raw else 1
+            i += len(quote)
+        elif text.startswith("//", i):
+            return True
+        else:
+            i += 1
+    return False
 
 
 def _is_device_map(node: Node) -> Kind | None:

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from celext.analysis import analyze, literal_value, parse, string_value
+from celext.analysis import analyze, has_comment, literal_value, parse, string_value
 from celext.errors import CompileError
 
 NUMA = 'device.attributes["resource.kubernetes.io"].numaNode'
@@ -87,6 +87,20 @@ def test_operator_method_and_field_spans() -> None:
     (select,) = analyze(expression).selects
     assert (select.ref.qualified, select.name, select.span.text(expression)) == (
         "resource.kubernetes.io/numaNode", "int", "int")
+
+
+def test_an_operator_inside_a_comment_is_not_the_operator() -> None:
+    expression = f'{NUMA} // must be == 4\n  == 4'
+    (use,) = analyze(expression).uses
+    assert use.operator is not None and use.operator.start == expression.rindex("==")
+
+
+@pytest.mark.parametrize(("text", "comment"), [
+    ("a == 4", False), ("a // x", True), ('"http://x" == a', False), ("r'a\\' // x", True),
+    ('"a\\"//" == b', False), ('"""a//""" == b', False), ("'//' == a // x", True),
+])
+def test_has_comment_skips_string_literals(text: str, comment: bool) -> None:
+    assert has_comment(text) is comment
 
 
 def test_both_attributes_of_a_comparison_are_uses() -> None:

@@ -17,7 +17,7 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 
-from celext.analysis import AttributeRef, Facts, Span, Use
+from celext.analysis import AttributeRef, Facts, Span, Use, has_comment
 from webhook.findings import Action, Edit, Finding
 from webhook.inventory import Inventory, inventory_of
 from webhook.rules.base import Rule, RuleContext
@@ -103,8 +103,8 @@ def _rewrite(facts: Facts, use: Use) -> tuple[int, int, str] | None:
     expression = facts.expression
     if use.how == "bool":
         return use.ref.span.end, use.ref.span.end, ".includes(true)"
-    if use.operator is None or use.other is None:
-        return None
+    if use.operator is None or use.other is None or has_comment(use.span.text(expression)):
+        return None  # a rewrite would move code behind the comment
     attribute = _operand(facts, use)
     other = use.other.text(expression).strip()
     if use.how in ("==", "!=") and (use.literal is not None or other.startswith("semver(") or _is_variable(other)):

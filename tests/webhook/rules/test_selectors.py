@@ -111,6 +111,12 @@ def test_fragile_forms(expression: str, message_start: str, replacement: str | N
         assert finding.fix is not None and finding.fix.replacement == replacement
 
 
+def test_no_fix_that_would_move_code_behind_a_comment() -> None:
+    (finding,) = findings("list-fragile-compare", claim_with_selector(f"{NUMA} // node\n== 4"))
+    assert finding.fix is None
+    assert finding.hint == f"compare with includes(): {NUMA}.includes(<value>)"
+
+
 def test_both_attributes_of_a_comparison_are_reported_without_a_fix() -> None:
     expression = 'device.attributes["gpu.example.com"].model == device.attributes["gpu.example.com"].other'
     found = findings("list-fragile-compare", claim_with_selector(expression))
