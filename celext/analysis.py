@@ -5,7 +5,7 @@ attributes an expression reads, how it uses each one (compared with `==`, passed
 used as a bool, ...), which reads are the argument of a `has()` guard, which
 `include()`/`includes()` calls it makes, and a rough iteration-cost estimate. Every fact carries a
 `Span`: character offsets into the expression text, so a caller can point at the exact token and
-rewrite it.
+rewrite it (positions and literal values of parse-tree nodes come from `celext.syntax`).
 
     >>> facts = analyze('device.attributes["dra.net"].numaNode == 4')
     >>> [(u.ref.qualified, u.how, u.literal) for u in facts.uses]
@@ -16,19 +16,37 @@ The facts are computed once per expression text (cached): DRA repositories repea
 
 from __future__ import annotations
 
-import ast
 import functools
 import re
 from dataclasses import dataclass
-from typing import Literal, TypeAlias
+from typing import Literal
 
 from lark import Token, Tree
 
 from celext.compile import parse
+from celext.syntax import (
+    AST,
+    PASSTHROUGH,
+    Node,
+    Span,
+    Spans,
+    args_of,
+    has_comment,
+    is_list_literal,
+    list_literals,
+    literal_value,
+    operator_span,
+    span_of,
+    string_value,
+    unwrap,
+)
+
+__all__ = [  # the syntax helpers are re-exported: callers read every static fact from here
+    "AttributeRef", "Call", "DomainRead", "Facts", "Select", "Span", "Spans", "Use", "analyze", "has_comment",
+    "literal_value", "parse", "span_of", "string_value", "unwrap",
+]
 
 Kind = Literal["attributes", "capacity"]
-AST: TypeAlias = "Tree[Token]"
-Node: TypeAlias = "Tree[Token] | Token"
 How = Literal["==", "!=", "<", "<=", ">", ">=", "in", "method", "bool", "arithmetic", "argument"]
 
 # Comprehension macros: they iterate their receiver. On a list attribute they are the right tool.
@@ -52,21 +70,6 @@ _RELATIONS: dict[str, How] = {
     "relation_eq": "==", "relation_ne": "!=", "relation_lt": "<", "relation_le": "<=",
     "relation_gt": ">", "relation_ge": ">=", "relation_in": "in",
 }
-# Nodes that only wrap their single child; looking through them finds the operand's real shape.
-_PASSTHROUGH = frozenset({
-    "expr", "conditionalor", "conditionaland", "relation", "addition", "multiplication", "unary", "member", "primary",
-})
-
-
-@dataclass(frozen=True, slots=True)
-class Span:
-    """Characters `start:end` of the expression text."""
-
-    start: int
-    end: int
-
-    def text(self, expression: str) -> str:
-        return expression[self.start:self.end]
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,103 +177,6 @@ def analyze(expression: str) -> Facts:
                  walker.cost, tuple(walker.unbounded), tuple(walker.selects))
 
 
-def span_of(node: Node) -> Span:
-    """The span lark recorded; prefer `Spans` (cel-python's lexer drops the position of `true`, `false`
-    and `null` tokens, and with it the start or end of every node that begins or ends with one)."""
-    if isinstance(node, Token):
-        return Span(node.start_pos or 0, node.end_pos or 0)
-    return Span(node.meta.start_pos, node.meta.end_pos)
-
-
-class Spans:
-    """Spans of every node of one parse tree, with positions the lexer dropped restored.
-
-    Tokens come in source order; a token without a position is found in the text after the previous
-    token (only operators, punctuation, blanks and comments can lie between them). A node's start and
-    end come from lark's meta when it has them (they include parentheses the tree leaves out), else from
-    its children.
-    """
-
-    def __init__(self, expression: str, tree: AST) -> None:
-        self._expression = expression
-        self._cursor = 0
-        self._spans: dict[int, Span] = {}
-        self._fill(tree)
-
-    def __call__(self, node: Node) -> Span:
-        return self._spans.get(id(node)) or span_of(node)
-
-    def _fill(self, node: Node) -> Span:
-        if isinstance(node, Token):
-            if node.start_pos is not None and node.end_pos is not None:
-                span = Span(node.start_pos, node.end_pos)
-            else:
-                at = self._expression.find(str(node), self._cursor)
-                at = self._cursor if at < 0 else at
-                span = Span(at, at + len(str(node)))
-            self._cursor = span.end
-            self._spans[id(node)] = span
-            return span
-        children = [self._fill(child) for child in node.children]
-        meta = node.meta
-        start = getattr(meta, "start_pos", None)
-        end = getattr(meta, "end_pos", None)
-        span = Span(start if start is not None else min((c.start for c in children), default=self._cursor),
-                    end if end is not None else max((c.end for c in children), default=self._cursor))
-        self._spans[id(node)] = span
-        return span
-
-
-def unwrap(node: Node) -> Node:
-    """Look through single-child wrappers (and parentheses) to the node that gives the value its shape."""
-    while isinstance(node, Tree):
-        if (node.data in _PASSTHROUGH and len(node.children) == 1) or node.data == "paren_expr":
-            node = node.children[0]
-        else:
-            break
-    return node
-
-
-def literal_value(node: Node) -> int | str | bool | None:
-    """The value of an int, string or bool literal (`-4` included); None for anything else."""
-    node = unwrap(node)
-    negate = False
-    if isinstance(node, Tree) and node.data == "unary" and len(node.children) == 2:
-        op = node.children[0]
-        if isinstance(op, Tree) and op.data == "unary_neg":
-            negate, node = True, unwrap(node.children[1])
-    if not (isinstance(node, Tree) and node.data == "literal" and node.children):
-        return None
-    token = node.children[0]
-    if not isinstance(token, Token):
-        return None
-    value: int | str | bool | None = None
-    if token.type == "INT_LIT":
-        value = int(token.value, 0) if not token.value.lstrip("-").startswith("0x") else int(token.value, 16)
-    elif token.type in ("STRING_LIT", "MLSTRING_LIT"):
-        value = string_value(token.value)
-    elif token.type == "BOOL_LIT":
-        value = token.value == "true"
-    if negate:
-        return -value if isinstance(value, int) and not isinstance(value, bool) else None
-    return value
-
-
-def string_value(text: str) -> str | None:
-    """The value of a CEL string literal token (quotes, raw prefix and common escapes handled)."""
-    raw = text[:1] in "rR"
-    body = text[1:] if raw else text
-    quote = body[:3] if body[:3] in ('"""', "'''") else body[:1]
-    body = body[len(quote):len(body) - len(quote)]
-    if raw or "\\" not in body:
-        return body
-    try:
-        value = ast.literal_eval(quote + body + quote)  # CEL escapes are a subset of Python's
-    except (ValueError, SyntaxError):
-        return None
-    return value if isinstance(value, str) else None
-
-
 def _mentions_identifier(expression: str, name: str) -> bool:
     return re.search(rf"(?<![\w.]){re.escape(name)}(?!\w)", expression) is not None
 
@@ -320,7 +226,7 @@ class _Walker:
             assert isinstance(op_node, Tree)
             self._arithmetic(node, [op_node.children[0], right], depth_cost)
             return
-        if data in _PASSTHROUGH or data == "paren_expr":
+        if data in PASSTHROUGH or data == "paren_expr":
             if len(node.children) == 1:
                 self.walk(node.children[0], boolean=boolean, depth_cost=depth_cost)
             else:
@@ -387,11 +293,11 @@ class _Walker:
         left = op_node.children[0]
         how = _RELATIONS[op_node.data]
         left_ref, right_ref = self._ref_of(left), self._ref_of(right)
-        operator = _operator_span(self.expression, self.span(left).end, self.span(right).start)
+        operator = operator_span(self.expression, self.span(left).end, self.span(right).start)
         # `x == [4]` compares with a list on purpose: the list-aware form already (and false on a scalar).
-        equality_with_list = how in ("==", "!=") and (_is_list_literal(left) or _is_list_literal(right))
+        equality_with_list = how in ("==", "!=") and (is_list_literal(left) or is_list_literal(right))
         if left_ref is not None and not equality_with_list:
-            literals = _list_literals(right) if how == "in" else None
+            literals = list_literals(right) if how == "in" else None
             self.uses.append(Use(left_ref, how, self.span(node), operator, self.span(right), True,
                                  literal=literal_value(right), literals=literals))
         if right_ref is not None and how != "in" and not equality_with_list:
@@ -404,7 +310,7 @@ class _Walker:
 
     def _arithmetic(self, node: AST, operands: list[Node], depth_cost: int) -> None:
         """`x + 1`, `2 * x`, `-x`: no arithmetic overload takes a list (`x + [..]` concatenates: list-aware)."""
-        concatenation = any(_is_list_literal(side) for side in operands)
+        concatenation = any(is_list_literal(side) for side in operands)
         for index, side in enumerate(operands):
             ref = self._ref_of(side)
             if ref is None:
@@ -414,7 +320,7 @@ class _Walker:
                 other: Span | None = None
                 if len(operands) == 2:
                     left, right = operands
-                    operator = _operator_span(self.expression, self.span(left).end, self.span(right).start,
+                    operator = operator_span(self.expression, self.span(left).end, self.span(right).start,
                                               ("+", "-", "*", "/", "%"))
                     other = self.span(operands[1 - index])
                 self.uses.append(Use(ref, "arithmetic", self.span(node), operator, other, index == 0,
@@ -433,7 +339,7 @@ class _Walker:
     def _member_call(self, node: AST, depth_cost: int) -> None:
         receiver, name_token, *rest = node.children
         assert isinstance(name_token, Token)
-        args = _args(rest[0]) if rest else []
+        args = args_of(rest[0]) if rest else []
         name = str(name_token)
         ref = self._ref_of(receiver)
         self.calls.append(Call(name, self.span(node), self.span(name_token), self.span(receiver), ref,
@@ -462,7 +368,7 @@ class _Walker:
     def _global_call(self, node: AST, depth_cost: int) -> None:
         name_token, *rest = node.children
         assert isinstance(name_token, Token)
-        args = _args(rest[0]) if rest else []
+        args = args_of(rest[0]) if rest else []
         name = str(name_token)
         self.calls.append(Call(name, self.span(node), self.span(name_token), None, None,
                                tuple(self.span(a) for a in args), tuple(literal_value(a) for a in args)))
@@ -471,53 +377,6 @@ class _Walker:
                 self.walk(args[0], boolean=False, depth_cost=depth_cost)
             return
         self._argument(node, name, args, depth_cost)
-
-
-def _args(exprlist: Node) -> list[Node]:
-    return list(exprlist.children) if isinstance(exprlist, Tree) else []
-
-
-def _is_list_literal(node: Node) -> bool:
-    inner = unwrap(node)
-    return isinstance(inner, Tree) and inner.data == "list_lit"
-
-
-def _list_literals(node: Node) -> tuple[int | str | bool, ...] | None:
-    inner = unwrap(node)
-    if not (isinstance(inner, Tree) and inner.data == "list_lit"):
-        return None
-    items = [literal_value(a) for a in (_args(inner.children[0]) if inner.children else [])]
-    return None if any(i is None for i in items) else tuple(i for i in items if i is not None)
-
-
-def _operator_span(expression: str, start: int, end: int,
-                   operators: tuple[str, ...] = ("==", "!=", "<=", ">=", "<", ">", "in")) -> Span | None:
-    # Only blanks, comments and the operator lie between two operands; blank the comments out first.
-    text = re.sub(r"//[^\n]*", lambda m: " " * len(m.group()), expression[start:end])
-    for op in operators:
-        at = text.find(op)
-        if at >= 0:
-            return Span(start + at, start + at + len(op))
-    return None
-
-
-def has_comment(text: str) -> bool:
-    """Whether CEL source text holds a `//` comment (outside string literals, raw and triple-quoted ones
-    included): a rewrite must not move code behind one."""
-    i = 0
-    while i < len(text):
-        if text[i] in "\"'":
-            quote = text[i:i + 3] if text[i:i + 3] in ('"""', "'''") else text[i]
-            raw = i > 0 and text[i - 1] in "rR"
-            i += len(quote)
-            while i < len(text) and not text.startswith(quote, i):
-                i += 2 if text[i] == "\\" and not raw else 1
-            i += len(quote)
-        elif text.startswith("//", i):
-            return True
-        else:
-            i += 1
-    return False
 
 
 def _is_device_map(node: Node) -> Kind | None:
@@ -565,10 +424,10 @@ def _range_size(receiver: Node) -> int | None:
     if not isinstance(inner, Tree):
         return None
     if inner.data == "member_dot_arg" and str(inner.children[1]) == "range" and len(inner.children) == 3:
-        size = literal_value(_args(inner.children[2])[0]) if _args(inner.children[2]) else None
+        size = literal_value(args_of(inner.children[2])[0]) if args_of(inner.children[2]) else None
         return size if isinstance(size, int) and not isinstance(size, bool) else None
     if inner.data == "list_lit":
-        return len(_args(inner.children[0])) if inner.children else 0
+        return len(args_of(inner.children[0])) if inner.children else 0
     if _is_device_map(inner) is not None or _domain_shape(inner) is not None:
         return MAX_MAP_ENTRIES
     if _attribute_shape(inner) is not None:
