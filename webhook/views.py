@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -194,7 +195,7 @@ def _record(
     decision = _decision(code, answer)
     findings = answer.findings if answer is not None else ()
     metrics.record(webhook, code, decision, latency, findings)
-    fields: dict[str, Any] = {"webhook": webhook, "decision": decision, "code": code}
+    fields: dict[str, Any] = {"webhook": webhook, "decision": decision, "code": code, "worker": os.getpid()}
     if uid:
         fields["uid"] = uid  # a refused review still names its uid when it could be read
     if req is not None:

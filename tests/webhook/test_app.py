@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import logging
+import os
 from pathlib import Path
 from typing import Any
 
@@ -134,7 +135,8 @@ def test_one_log_line_per_request_with_what_an_operator_needs(
     latency = fields.pop("latencyMs")
     assert isinstance(latency, float) and latency >= 0
     assert fields == {
-        "webhook": SLICES, "decision": "denied", "code": 200, "uid": "uid-log", "kind": "ResourceSlice",
+        "webhook": SLICES, "decision": "denied", "code": 200, "worker": os.getpid(), "uid": "uid-log",
+        "kind": "ResourceSlice",
         "resource": "resource.k8s.io/v1/resourceslices", "namespace": "", "name": "node-0-gpu",
         "operation": "CREATE", "dryRun": True, "user": "", "rules": ["numa-node-range"], "warnings": 0,
     }
@@ -161,7 +163,8 @@ def test_a_refused_review_is_logged_with_its_uid_when_it_could_be_read(
     fields.pop("latencyMs")
     assert record.levelno == logging.WARNING
     assert fields == {
-        "webhook": SLICES, "decision": "rejected", "code": 400, "uid": "uid-refused", "rules": [],
+        "webhook": SLICES, "decision": "rejected", "code": 400, "worker": os.getpid(), "uid": "uid-refused",
+        "rules": [],
         "error": "request.object is missing: a CREATE review carries the object",
     }
 
