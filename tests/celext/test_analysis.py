@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from celext.analysis import analyze, has_comment, literal_value, parse, string_value
+from celext.analysis import analyze, literal_value, parse
 from celext.errors import CompileError
 
 NUMA = 'device.attributes["resource.kubernetes.io"].numaNode'
@@ -95,14 +95,6 @@ def test_an_operator_inside_a_comment_is_not_the_operator() -> None:
     assert use.operator is not None and use.operator.start == expression.rindex("==")
 
 
-@pytest.mark.parametrize(("text", "comment"), [
-    ("a == 4", False), ("a // x", True), ('"http://x" == a', False), ("r'a\\' // x", True),
-    ('"a\\"//" == b', False), ('"""a//""" == b', False), ("'//' == a // x", True),
-])
-def test_has_comment_skips_string_literals(text: str, comment: bool) -> None:
-    assert has_comment(text) is comment
-
-
 def test_both_attributes_of_a_comparison_are_uses() -> None:
     expression = f'{NUMA} == device.attributes["dra.net"].numaNode'
     assert [(u.ref.qualified, u.attribute_left) for u in analyze(expression).uses] == [
@@ -145,14 +137,6 @@ def test_a_parse_error_is_a_compile_error() -> None:
 def test_variable_free_avoids_names_in_use() -> None:
     assert analyze("[1].exists(v, v == 1)").variable_free("v") == "v1"
     assert analyze("true").variable_free("v") == "v"
-
-
-@pytest.mark.parametrize(
-    ("literal", "value"),
-    [('"a.b"', "a.b"), ("'a.b'", "a.b"), ('r"a\\b"', "a\\b"), ('"a\\"b"', 'a"b'), ('"""x"""', "x")],
-)
-def test_string_literals(literal: str, value: str) -> None:
-    assert string_value(literal) == value
 
 
 def test_negative_and_hex_ints() -> None:
