@@ -87,6 +87,8 @@ def run(args: argparse.Namespace) -> int:
     outputs = _outputs(args.format)
     if (args.fix or args.diff) and "-" in args.paths:
         raise DraguardError("--fix and --diff need files, not stdin")
+    if args.diff and args.format:
+        raise DraguardError("--diff prints only the diff; run without --diff for --format reports")
     cfg = config.load(args.config)
     inventory = []
     problems = []

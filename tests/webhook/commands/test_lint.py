@@ -286,6 +286,8 @@ def test_bad_config_is_one_line_and_exit_2(tmp_path: Path, monkeypatch: pytest.M
         (["c.yaml", "--format", "xml"], "draguard: error: --format xml: unknown format 'xml'; use one of github, "
                                         "json, junit, sarif, text\n"),
         (["-", "--fix"], "draguard: error: --fix and --diff need files, not stdin\n"),
+        (["c.yaml", "--diff", "--format", "sarif=x.sarif"],
+         "draguard: error: --diff prints only the diff; run without --diff for --format reports\n"),
     ],
 )
 def test_usage_and_input_errors_exit_2(argv: list[str], message: str, tmp_path: Path,
