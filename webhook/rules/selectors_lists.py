@@ -4,11 +4,13 @@
     passes: device.attributes["dra.net"].numaNode.includes(4)   (true for 4 and for [4, 5])
     fails, with --slices: device.attributes["dra.net"].numaNode.includes(4) on a device without numaNode
           (selector-attribute-missing: "no such key" aborts allocation) unless guarded by has()
+    fails, with --slices: device.attributes["gpu.example.com"].model == 4 where devices publish a string
+          (selector-type-mismatch: never true)
 
 Why: a driver may publish any attribute as a list once DRAListTypeAttributes is on (KEP-6072 makes
-numaNode a list of equidistant nodes). `list == v` is false, `list != v` true, `<`, string and semver
-methods and use as a condition are runtime errors, and no error message tells the user why a pod stays
-Pending. `x.includes(v)` is `x == v` on a scalar and membership on a list.
+numaNode a list of equidistant nodes). `list == v` is false, `list != v` true, `<`, arithmetic, string
+and semver methods and use as a condition are runtime errors, and no error message tells the user why a
+pod stays Pending. `x.includes(v)` is `x == v` on a scalar and membership on a list.
 """
 
 from __future__ import annotations
