@@ -111,7 +111,8 @@ class Use:
     `method` names the method, function or arithmetic operator. `span` covers the whole comparison /
     call / value; `other` the other operand (for `in`: the container when the attribute is on the left).
     `literal` is the other operand's value when it is an int, string or bool literal, `literals` the
-    items of a list literal on the right of `in`.
+    items of a list literal on the right of `in`, or of the list literal a comprehension variable on the
+    other side ranges over (`[0, 1].exists(n, x == n)`).
     """
 
     ref: AttributeRef
@@ -136,6 +137,9 @@ class Call:
     ref: AttributeRef | None  # the receiver when it is an attribute read
     args: tuple[Span, ...]
     literal_args: tuple[int | str | bool | None, ...]  # each argument's literal value, None when not a literal
+    # Each argument's possible literal values: its own, or those of the list literal it ranges over when it
+    # is a comprehension variable (`[0, 1].exists(n, x.includes(n))`); () when unknown.
+    arg_values: tuple[tuple[int | str | bool, ...], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,6 +198,7 @@ class _Walker:
         self.cost = 1
         self.unbounded: list[Span] = []
         self.selects: list[Select] = []
+        self._ranges: dict[str, tuple[int | str | bool, ...]] = {}  # comprehension variable -> literal items
         self._seen: dict[Span, AttributeRef] = {}
 
     def walk(self, node: Node, *, boolean: bool, depth_cost: int) -> None:
@@ -297,16 +302,28 @@ class _Walker:
         # `x == [4]` compares with a list on purpose: the list-aware form already (and false on a scalar).
         equality_with_list = how in ("==", "!=") and (is_list_literal(left) or is_list_literal(right))
         if left_ref is not None and not equality_with_list:
-            literals = list_literals(right) if how == "in" else None
+            literals = list_literals(right) if how == "in" else self._range_of(right)
             self.uses.append(Use(left_ref, how, self.span(node), operator, self.span(right), True,
                                  literal=literal_value(right), literals=literals))
         if right_ref is not None and how != "in" and not equality_with_list:
             # `4 in attr` is the list-aware form already (it fails on a scalar, the opposite direction).
             self.uses.append(Use(right_ref, how, self.span(node), operator, self.span(left), False,
-                                 literal=literal_value(left)))
+                                 literal=literal_value(left), literals=self._range_of(left)))
         for side in (left, right):
             if self._ref_of(side) is None:
                 self.walk(side, boolean=False, depth_cost=depth_cost)
+
+    def _range_of(self, node: Node) -> tuple[int | str | bool, ...] | None:
+        """The list literal items a comprehension variable ranges over, when `node` is such a variable."""
+        name = _identifier(node)
+        return self._ranges.get(name) if name else None
+
+    def _values_of(self, args: list[Node]) -> tuple[tuple[int | str | bool, ...], ...]:
+        out = []
+        for arg in args:
+            value = literal_value(arg)
+            out.append((value,) if value is not None else self._range_of(arg) or ())
+        return tuple(out)
 
     def _arithmetic(self, node: AST, operands: list[Node], depth_cost: int) -> None:
         """`x + 1`, `2 * x`, `-x`: no arithmetic overload takes a list (`x + [..]` concatenates: list-aware)."""
@@ -343,7 +360,8 @@ class _Walker:
         name = str(name_token)
         ref = self._ref_of(receiver)
         self.calls.append(Call(name, self.span(node), self.span(name_token), self.span(receiver), ref,
-                               tuple(self.span(a) for a in args), tuple(literal_value(a) for a in args)))
+                               tuple(self.span(a) for a in args), tuple(literal_value(a) for a in args),
+                               self._values_of(args)))
         namespace = unwrap(receiver)
         if isinstance(namespace, Tree) and namespace.data == "ident" and str(namespace.children[0]) in NAMESPACES:
             self._argument(node, f"{namespace.children[0]}.{name}", args, depth_cost)
@@ -360,8 +378,16 @@ class _Walker:
                 size = 1
             inner = depth_cost * size
             self.cost = max(self.cost, inner)
+            variable, items = _identifier(args[0]), list_literals(receiver)
+            outer = self._ranges.pop(variable, None) if variable else None
+            if variable and items is not None:
+                self._ranges[variable] = items
             for arg in args[1:]:
                 self.walk(arg, boolean=name in ("all", "exists", "exists_one", "filter"), depth_cost=inner)
+            if variable:
+                self._ranges.pop(variable, None)
+                if outer is not None:
+                    self._ranges[variable] = outer
             return
         self._argument(node, name, args, depth_cost)
 
@@ -371,12 +397,21 @@ class _Walker:
         args = args_of(rest[0]) if rest else []
         name = str(name_token)
         self.calls.append(Call(name, self.span(node), self.span(name_token), None, None,
-                               tuple(self.span(a) for a in args), tuple(literal_value(a) for a in args)))
+                               tuple(self.span(a) for a in args), tuple(literal_value(a) for a in args),
+                               self._values_of(args)))
         if name == "has" and len(args) == 1:
             if self._ref_of(args[0], in_guard=True) is None:
                 self.walk(args[0], boolean=False, depth_cost=depth_cost)
             return
         self._argument(node, name, args, depth_cost)
+
+
+def _identifier(node: Node) -> str:
+    """The name when `node` is a bare identifier (a comprehension variable), else ""."""
+    inner = unwrap(node)
+    if isinstance(inner, Tree) and inner.data == "ident" and inner.children:
+        return str(inner.children[0])
+    return ""
 
 
 def _is_device_map(node: Node) -> Kind | None:

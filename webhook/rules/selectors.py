@@ -67,14 +67,15 @@ def _pinned(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
         for use in facts.uses:
             if not is_numa(use.ref.qualified, ctx.policy) or use.how not in ("==", "!=", "in"):
                 continue
-            ids = [use.literal] if use.how != "in" else list(use.literals or ())
+            ids = list(use.literals) if use.literals is not None else [use.literal]
             nodes = [i for i in ids if isinstance(i, int) and not isinstance(i, bool)]
             if nodes:
                 yield _pinned_finding(site.path, use.ref.qualified, nodes, (use.span.start, use.span.end))
         for call in facts.calls:
             if call.name in ("includes", "include") and call.ref is not None and is_numa(call.ref.qualified,
                                                                                         ctx.policy):
-                nodes = [a for a in call.literal_args if isinstance(a, int) and not isinstance(a, bool)]
+                values = [a for arg in call.arg_values for a in arg]  # literals, or what a variable ranges over
+                nodes = [a for a in values if isinstance(a, int) and not isinstance(a, bool)]
                 if nodes:
                     yield _pinned_finding(site.path, call.ref.qualified, nodes, (call.span.start, call.span.end))
 

@@ -275,6 +275,23 @@ def test_pinned_numa_node_is_audit() -> None:
     assert check("selector-numa-pinned", claim_with_selector('device.attributes["x.io"].model == "a"')) == []
 
 
+@pytest.mark.parametrize("expression", [
+    f"{NUMA} in [0, 1]", f"[0, 1].exists(v, {NUMA}.includes(v))", f"[0, 1].exists(n, {NUMA} == n)",
+    f"[0, 1].exists(n, n == {NUMA})",
+])
+def test_pinned_through_a_list_literal_before_and_after_the_fix(expression: str) -> None:
+    """`--fix` turns `x in [0, 1]` into `[0, 1].exists(v, x.includes(v))`: still pinned to the same nodes."""
+    ((_p, message, _c),) = check("selector-numa-pinned", claim_with_selector(expression))
+    assert message.startswith("the selector pins resource.kubernetes.io/numaNode to NUMA node 0, 1: ")
+
+
+def test_a_shadowed_comprehension_variable_ranges_over_the_inner_list() -> None:
+    expression = f"[0, 1].exists(n, [2].exists(n, {NUMA} == n))"
+    ((_p, message, _c),) = check("selector-numa-pinned", claim_with_selector(expression))
+    assert "to NUMA node 2: " in message
+    assert check("selector-numa-pinned", claim_with_selector(f"{NUMA}.exists(n, n == n)")) == []
+
+
 # -- selector-attribute-missing (needs an inventory) ---------------------------------------------------------
 
 
