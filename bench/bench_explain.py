@@ -2,7 +2,8 @@
 
 Target (issue 7): under 50 ms per claim. Figures from one run on a shared machine: read the ratios.
 Cases: the claim fits (scalar numaNode), fits with KEP-6072 lists (NPS4-style quadrants), does not
-fit (memory reports NUMA nodes 8-15, which nothing else shares: the search proves it exhaustively),
+fit (memory reports NUMA nodes 8-15, which nothing else shares: after a 2,000-placement probe the check for a
+hopeless constraint settles it; without that check the search proved it exhaustively, 18,832 placements),
 and the same search with selectors answered by plain Python, which isolates the CEL cost.
 """
 

@@ -20,7 +20,8 @@ experimental`: `GatherPools`, `validateDeviceRequest`, `allocateOne`, `isSelecta
 
 draguard's own parts: the reasons reported when nothing fits (the first request without enough
 candidates, else the constraint rejection reached deepest in the search, with the values of every
-candidate), the work bound, and what is not modelled (shared counters, taints, devices
+candidate), the work bound, the early answer for a hopeless matchAttribute once a search runs long
+(`explain_why.infeasible`), and what is not modelled (shared counters, taints, devices
 already allocated to other claims: every claim is explained against an empty cluster).
 """
 
@@ -49,6 +50,7 @@ from celext.pools import Device, Node, device_on_node, pools_for_node
 NUMA_NODE = "resource.kubernetes.io/numaNode"
 MAX_DEVICES = 32  # resourceapi.AllocationResultsMaxSize
 DEFAULT_MAX_STEPS = 200_000  # draguard's own bound on placement attempts per node
+PROBE_STEPS = 2_000  # draguard's own: placements tried before checking whether a constraint is hopeless
 EMPTY_KEY_HINT = (". consider using CEL optional chaining (.? followed by orValue()) or guarding the check "
                   "with has() for optional fields")  # cel.EnhanceRuntimeError, as the allocator adds it
 
@@ -412,9 +414,27 @@ def explain_on_node(obj: Obj, classes: Mapping[str, Obj], slices: Sequence[Obj],
         return NodeResult(node.name, "error", reason=(
             f"claim {claim}, request {everything.name.rpartition('/')[2]}: asks for all devices, but resource pool "
             f"{pool} is currently {state}"), details=tuple(notes))
-    search = _Search(claim, entries, constraints, devices, matcher or celext_matcher(), node, max_steps)
+    from celext.explain_why import infeasible, why_not
+
+    matcher = matcher or celext_matcher()
+    search = _Search(claim, entries, constraints, devices, matcher, node, min(max_steps, PROBE_STEPS))
     try:
-        found = search.run()
+        try:
+            found = search.run()
+        except _Bound:
+            if max_steps <= PROBE_STEPS:
+                raise
+            # A long search: first ask whether some constraint is hopeless (no value shared by the candidates
+            # of all its requests), which settles "no fit" without trying every combination.
+            hopeless = infeasible(search)
+            if hopeless is not None:
+                return NodeResult(node.name, "no-fit", reason=hopeless[0], details=(*notes, *hopeless[1]),
+                                  steps=search.steps)
+            # Else search again in full (fresh constraint trackers; selector answers kept).
+            constraints = parse_claim(obj, classes, semantics)[1]
+            search = _Search(claim, entries, constraints, devices, matcher, node, max_steps, memo=search.memo,
+                             found=search.found, upto=search.upto, room=search.room)
+            found = search.run()
     except _Bound:
         return NodeResult(node.name, "bound", reason=(
             f"search stopped after {max_steps} placement attempts (the work bound) without an answer; "
@@ -424,8 +444,6 @@ def explain_on_node(obj: Obj, classes: Mapping[str, Obj], slices: Sequence[Obj],
     if found:
         return NodeResult(node.name, "fits", tuple(search.picks), _commons(constraints), _numa(search.picks),
                           details=tuple(notes), steps=search.steps)
-    from celext.explain_why import why_not  # only on failure
-
     reason, details = why_not(search, notes)
     return NodeResult(node.name, "no-fit", reason=reason, details=details, steps=search.steps)
 

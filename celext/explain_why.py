@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from celext.constraints import lookup_attribute, render_attribute
 
 if TYPE_CHECKING:
+    from celext.constraints import MatchAttribute
     from celext.explain import _Request, _Search
     from celext.pools import Device
 
@@ -95,6 +96,73 @@ def why_not(search: _Search, notes: Sequence[str]) -> tuple[str, tuple[str, ...]
         return f"constraint #{index} ({constraint.label()}): {problem}", tuple(details)
     details += [f"request {name}: {len(found)} candidate(s)" for name, found in candidates.items()]
     return "the requests compete for the same devices: no way to give each its own", tuple(details)
+
+
+def infeasible(search: _Search) -> tuple[str, tuple[str, ...]] | None:
+    """A list-semantics matchAttribute no allocation can satisfy, found before searching (or None).
+
+    Every request the constraint covers places at least one device, and the common value must be among that
+    device's values: so when the values offered by the candidates of each covered request have nothing in
+    common, nothing fits, whatever the search order. Checked only when it cannot change the outcome the
+    search would reach: no `allocationMode: All` request (upstream aborts those instead), every request with
+    enough candidates (the first short request is the reason then), no selector error anywhere (the search
+    could meet it and abort).
+    """
+    from celext.constraints import MatchAttribute
+    from celext.explain import ClaimError
+
+    options = [r for e in search.entries for r in e.options]
+    if any(r.all_devices for r in options):
+        return None
+    try:
+        candidates = {r.name: [i for i in range(len(search.devices)) if search.selectable(r, i)] for r in options}
+    except ClaimError:
+        return None
+    if any(all(len(candidates[r.name]) < _needed(r) for r in e.options) for e in search.entries):
+        return None
+    for index, constraint in enumerate(search.constraints):
+        if not isinstance(constraint, MatchAttribute) or constraint.semantics != "list":
+            continue
+        offers = _offers(search, constraint, candidates)
+        if not offers or set.intersection(*(values for _, values in offers)):
+            continue
+        label = f"constraint #{index} ({constraint.label()})"
+        details = tuple(_values(search, constraint.attribute, constraint.requests, candidates))
+        empty = next((name for name, values in offers if not values), None)
+        if empty is not None:
+            return f"{label}: no candidate of request {empty} has a usable {constraint.attribute}", details
+        shown = "; ".join(f"{name} offers {_show(values)}" for name, values in offers)
+        return f"{label}: no value is shared by the candidates of every request: {shown}", details
+    return None
+
+
+def _offers(search: _Search, constraint: MatchAttribute, candidates: dict[str, list[int]]
+            ) -> list[tuple[str, set[tuple[str, object]]]]:
+    """Per claim request the constraint covers (all its subrequests covered): the typed values its candidates
+    offer. A request with an uncovered subrequest can be served without the constraint: it is left out."""
+    from celext.constraints import attribute_as_set
+
+    offers = []
+    for entry in search.entries:
+        if not all(constraint.applies(r.name) for r in entry.options):
+            continue
+        values: set[tuple[str, object]] = set()
+        for r in entry.options:
+            for i in candidates[r.name]:
+                device = search.devices[i]
+                found = attribute_as_set(lookup_attribute(device.wire, device.driver, constraint.attribute))
+                if found is not None:
+                    values.update((found.type, v) for v in found.values)
+        offers.append((entry.name, values))
+    return offers
+
+
+def _show(values: set[tuple[str, object]]) -> str:
+    from celext.constraints import ValueSet
+
+    kinds = sorted({kind for kind, _ in values})
+    return " and ".join(str(ValueSet(kind, frozenset(v for k, v in values if k == kind)))  # type: ignore[arg-type]
+                        for kind in kinds)
 
 
 def _room(search: _Search, request: _Request, index: int) -> str | None:

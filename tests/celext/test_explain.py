@@ -126,6 +126,52 @@ def test_cpu_on_node_0_cannot_join_a_nic_on_quadrant_4() -> None:
     )
 
 
+def _wide(last: int | None) -> tuple[Wire, list[Wire]]:
+    """Three requests with 15 candidates each on NUMA node 0, then one whose only device is on `last`:
+    3,375 combinations to try before the last request can fail."""
+    drivers = [f"d{i}.example.com" for i in range(4)]
+    slices = [rslice(d, [dev(f"x{k}", [0]) for k in range(15)]) for d in drivers[:3]]
+    slices.append(rslice(drivers[3], [dev("last", None if last is None else [last])]))
+    return claim(*(request(f"r{i}", d) for i, d in enumerate(drivers)), constraints=MATCH_ALL), slices
+
+
+def test_a_long_search_first_checks_whether_the_constraint_is_hopeless() -> None:
+    obj, slices = _wide(7)
+    classes = {d: dclass(d, f"driver:{d}") for d in (f"d{i}.example.com" for i in range(4))}
+    result = on_n1(obj, slices, classes=classes)
+    assert result.status == "no-fit"
+    assert result.reason == (f"constraint #0 (matchAttribute {NUMA}): no value is shared by the candidates of every "
+                             "request: r0 offers {0}; r1 offers {0}; r2 offers {0}; r3 offers {7}")
+    assert result.details[-1] == f"candidates for r3 ({NUMA}): last [7]"
+    assert result.steps == 2001  # the probe, not the 3,375+ placements of the exhaustive search
+    # when it is not hopeless, the full search runs again and decides exactly as before
+    obj, slices = _wide(0)
+    fits = on_n1(obj, slices, classes=classes)
+    assert fits.status == "fits" and fits.steps == 4
+    assert on_n1(*_wide(7), classes=classes, max_steps=2000).status == "bound"
+    absent = on_n1(*_wide(None), classes=classes)
+    assert absent.reason == f"constraint #0 (matchAttribute {NUMA}): no candidate of request r3 has a usable {NUMA}"
+
+
+def test_errors_and_short_requests_are_reported_as_the_search_reports_them() -> None:
+    slices = [rslice("dra.net", [dev("nic-6", [6, 4, 5, 7])]), rslice("dra.cpu", [dev("cpu-0", 0)])]
+    # a selector error the search meets aborts the claim, even though no value is shared
+    boom = on_n1(claim(request("nic", "dra.net"), request("cpu", "dra.cpu", "boom"), constraints=MATCH_ALL), slices)
+    assert boom.status == "error"
+    # allocationMode All with a violated constraint aborts upstream
+    every = on_n1(claim(request("nic", "dra.net"), request("cpu", "dra.cpu", allocationMode="All"),
+                        constraints=MATCH_ALL), slices)
+    assert every.status == "error"
+    # a request without candidates stays the first reason
+    none = on_n1(claim(request("nic", "dra.net", "name:nic-9"), request("cpu", "dra.cpu"), constraints=MATCH_ALL),
+                 slices)
+    assert none.reason == "request nic: no device matches"
+    # scalar semantics search as before (the first device is accepted whatever its value)
+    scalar = on_n1(claim(request("nic", "dra.net"), request("cpu", "dra.cpu"), constraints=MATCH_ALL), slices,
+                   semantics="scalar")
+    assert scalar.status == "no-fit" and scalar.steps > 0
+
+
 def test_pairwise_overlap_without_a_common_node_does_not_fit() -> None:
     slices = [rslice("dra.cpu", [dev("a", [1, 2]), dev("b", [2, 3]), dev("c", [3, 1])])]
     result = on_n1(claim(request("cpu", "dra.cpu", count=3), constraints=MATCH_ALL), slices)
