@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 from flask.testing import FlaskClient
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -64,3 +65,68 @@ def test_the_app_never_answers_500(data: dict[str, Any]) -> None:
         answer = reply.get_json()
         assert answer["kind"] == "AdmissionReview"
         assert isinstance(answer["response"]["allowed"], bool)
+
+
+def typed(value: object) -> object:
+    """`value` with every number tagged by its type, so 1 and 1.0 (and True) compare unequal."""
+    if isinstance(value, dict):
+        return {k: typed(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [typed(v) for v in value]
+    return (type(value).__name__, value)
+
+
+ANY_TEXT = st.text(alphabet=st.characters(codec="utf-8") | st.sampled_from('"\\\t\x00\ud800{}[],:'), max_size=12)
+DOCUMENTS = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(DOCUMENTS, st.booleans())
+def test_the_fast_decoder_reads_every_document_as_json_loads_does(value: object, ascii_only: bool) -> None:
+    body = json.dumps(value, ensure_ascii=ascii_only).encode("utf-8", "surrogatepass")
+    assert typed(review.decode(body)) == typed(json.loads(body))
+
+
+@settings(max_examples=200, deadline=None)
+@given(ANY_TEXT)
+def test_the_fast_decoder_refuses_what_json_loads_refuses(text: str) -> None:
+    body = text.encode("utf-8", "surrogatepass")
+    try:
+        expected = json.loads(body)
+    except (ValueError, RecursionError):
+        with pytest.raises(BadReview) as refused:
+            review.decode(body)
+        assert refused.value.message.startswith("request body is not valid JSON: ")
+        return
+    assert typed(review.decode(body)) == typed(expected)
+
+
+@pytest.mark.parametrize(
+    ("body", "value"),
+    [
+        (b"1e999", ("float", float("inf"))),  # msgspec refuses the overflow; json.loads reads inf, as before
+        (b"[18446744073709551616]", [("int", 2**64)]),
+        (b'"\\ud800"', ("str", "\ud800")),  # a lone surrogate escape
+    ],
+)
+def test_what_only_json_loads_reads_is_read_all_the_same(body: bytes, value: object) -> None:
+    assert typed(review.decode(body)) == value
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        (b'{"a": NaN}', "NaN is not JSON"),
+        (b"[1,]", "Expecting value at line 1 column 4"),
+        (b'{"a": "\xff"}', "not UTF-8"),
+        (b"[" * 100_000 + b"]" * 100_000, "nested too deeply"),
+    ],
+)
+def test_refusals_name_the_problem_as_json_loads_does(body: bytes, message: str) -> None:
+    with pytest.raises(BadReview) as refused:
+        review.decode(body)
+    assert refused.value.message == f"request body is not valid JSON: {message}"
