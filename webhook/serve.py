@@ -195,7 +195,12 @@ def gunicorn_settings(options: ServeOptions, metrics_host: str) -> dict[str, Any
     def ssl_context(config: Any, default_factory: Callable[[], ssl.SSLContext]) -> ssl.SSLContext:
         return _SERVED["current"].tls.server_context()
 
+    bind = f"[{options.host}]:{options.port}" if ":" in options.host else f"{options.host}:{options.port}"
+
     def when_ready(server: Any) -> None:
+        # gunicorn's own "Listening at:" line is empty with reuse_port: the workers, not the master, hold the sockets.
+        server.log.info("serving https://%s with %d workers, each on its own SO_REUSEPORT socket", bind,
+                        options.workers)
         if options.metrics_port:
             from webhook import metrics
 
@@ -208,7 +213,7 @@ def gunicorn_settings(options: ServeOptions, metrics_host: str) -> dict[str, Any
         metrics.mark_dead(worker.pid)
 
     settings: dict[str, Any] = {
-        "bind": [f"[{options.host}]:{options.port}" if ":" in options.host else f"{options.host}:{options.port}"],
+        "bind": [bind],
         "workers": options.workers,
         "worker_class": "gthread",
         "threads": options.threads,

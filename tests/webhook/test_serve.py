@@ -372,6 +372,8 @@ def test_every_request_is_one_json_log_line(webhook_server: Server) -> None:
         "code": 200, "kind": "ResourceSlice", "resource": "resource.k8s.io/v1/resourceslices",
         "name": "node-0-gpu", "operation": "CREATE", "rules": ["numa-node-range"],
     }
+    serving = f"serving https://127.0.0.1:{webhook_server.port} with 2 workers, each on its own SO_REUSEPORT socket"
+    assert [entry["logger"] for entry in webhook_server.logs() if entry["msg"] == serving] == ["gunicorn.error"]
 
 
 def test_health_probes(webhook_server: Server) -> None:
