@@ -146,7 +146,7 @@ def _body() -> bytes:
     chunks: list[bytes] = []
     size = 0
     while size < wanted:
-        chunk = request.stream.read(wanted - size)
+        chunk = _read(wanted - size)
         if not chunk:
             break
         chunks.append(chunk)
@@ -164,10 +164,18 @@ def _body() -> bytes:
     return body
 
 
+def _read(size: int) -> bytes:
+    try:
+        chunk: bytes = request.stream.read(size)
+    except Exception as err:  # the server refused the body (bad chunk framing, a client gone): the client's doing
+        raise BadReview(400, f"request body could not be read: {str(err) or type(err).__name__}") from None
+    return chunk
+
+
 def _discard() -> None:
     read = 0
     while read <= DRAIN_LIMIT:
-        chunk = request.stream.read(64 * 1024)
+        chunk = _read(64 * 1024)
         if not chunk:
             return
         read += len(chunk)

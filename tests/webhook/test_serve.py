@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import http.client
 import json
 import socket
 import ssl
@@ -214,6 +215,21 @@ def test_a_chunked_body_over_the_cap_is_a_413(webhook_server: Server) -> None:
             413, f"request entity is too large; limit is {MAX_BODY} bytes")
     finally:
         conn.close()
+
+
+def test_a_broken_chunked_body_is_a_400_not_a_bug(webhook_server: Server) -> None:
+    panics = metric(webhook_server.metrics(), "controller_runtime_webhook_panics_total")
+    head = (f"POST {SLICES} HTTP/1.1\r\nHost: {SNI}\r\nContent-Type: application/json\r\n"
+            "Transfer-Encoding: chunked\r\n\r\n").encode()
+    with socket.create_connection(("127.0.0.1", webhook_server.port), timeout=30) as raw, \
+            client_context(webhook_server.ca_file).wrap_socket(raw, server_hostname=SNI) as tls:
+        tls.sendall(head + b"zz\r\n{}\r\n0\r\n\r\n")  # "zz" is no chunk size
+        reply = http.client.HTTPResponse(tls)
+        reply.begin()
+        status, body = reply.status, json.loads(reply.read())
+    assert (status, body["response"]["status"]["message"]) == (
+        400, "request body could not be read: Invalid chunk size: b'zz'")
+    assert metric(webhook_server.metrics(), "controller_runtime_webhook_panics_total") == panics
 
 
 def test_a_body_cut_short_by_the_client_is_logged_as_such(webhook_server: Server) -> None:
