@@ -154,12 +154,16 @@ def _json_type(value: Any) -> str:
     return names.get(type(value), type(value).__name__)
 
 
-def load(paths: Sequence[str], kinds: frozenset[str]) -> list[Mapping[str, Any]]:
-    """Objects of the given kinds from files; an unreadable input or a malformed object is a user error (exit 2)."""
+def load(paths: Sequence[str], kinds: frozenset[str], *, stdin_text: str | None = None) -> list[Mapping[str, Any]]:
+    """Objects of the given kinds from files; an unreadable input or a malformed object is a user error (exit 2).
+
+    `stdin_text`: what '-' reads, when the caller read stdin once for several option values."""
+    import io
+
     from webhook.errors import DraguardError
     from webhook.manifests import load_paths
 
-    loaded = load_paths(paths)
+    loaded = load_paths(paths, stdin=None if stdin_text is None else io.StringIO(stdin_text))
     if loaded.problems:
         more = len(loaded.problems) - 1
         raise DraguardError(str(loaded.problems[0]) + (f" (and {more} more problems)" if more else ""))

@@ -47,23 +47,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    import sys
+
     from celext.explain import DEFAULT_MAX_STEPS, celext_matcher, explain
     from celext.pools import Node, nodes_of
     from webhook.commands.eval import load
     from webhook.errors import DraguardError
     from webhook.wire import name_of
 
-    given = load([args.claim], CLAIM_KINDS | {"DeviceClass"})
+    # '-' may stand for stdin in CLAIM, --slices and --classes at once: read it once, give each the same text
+    text = sys.stdin.read() if "-" in (args.claim, *args.slices, *args.classes) else None
+    given = load([args.claim], CLAIM_KINDS | {"DeviceClass"}, stdin_text=text)
     claims = [o for o in given if o.get("kind") in CLAIM_KINDS]
     if not claims:
         raise DraguardError(f"no ResourceClaim or ResourceClaimTemplate in {args.claim}")
-    inventory = load(args.slices, frozenset({"ResourceSlice", "Node", "DeviceClass"}))
+    inventory = load(args.slices, frozenset({"ResourceSlice", "Node", "DeviceClass"}), stdin_text=text)
     slices = [o for o in inventory if o.get("kind") == "ResourceSlice"]
     if not slices:
         raise DraguardError(f"no ResourceSlice in {', '.join(args.slices)}")
     # Later sources win: classes beside the claim, then beside the slices, then --classes.
-    classes = {name_of(o): o for o in [*given, *inventory, *load(args.classes, frozenset({"DeviceClass"}))]
-               if o.get("kind") == "DeviceClass"}
+    extra = load(args.classes, frozenset({"DeviceClass"}), stdin_text=text)
+    classes = {name_of(o): o for o in [*given, *inventory, *extra] if o.get("kind") == "DeviceClass"}
     nodes = nodes_of(slices, [o for o in inventory if o.get("kind") == "Node"])
     if args.node is not None:
         nodes = [n for n in nodes if n.name == args.node] or [Node(args.node, {})]

@@ -354,3 +354,13 @@ def test_a_claim_without_requests_fits_with_a_note(files: dict[str, str], tmp_pa
     assert capsys.readouterr().out == (
         "ResourceClaim c\n  note: the claim requests no devices: there is nothing to allocate\n  node n1: fits\n"
         "  1 of 1 node(s) can allocate it\n")
+
+
+def test_stdin_serves_claim_slices_and_classes_at_once(files: dict[str, str], monkeypatch: pytest.MonkeyPatch,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    import io
+
+    everything = "---\n".join(Path(files[k]).read_text() for k in ("claim", "slices", "classes"))
+    monkeypatch.setattr("sys.stdin", io.StringIO(everything))
+    assert cli.main(["explain", "-", "--slices", "-", "--classes", "-", "--node", "n1"]) == 0
+    assert capsys.readouterr().out.splitlines()[:2] == ["ResourceClaim ml/numa", "  node n1: fits"]
