@@ -4,7 +4,9 @@
 - a cost budget: every operation node costs like an upstream cost unit (identifier, select, index, call,
   literal list/map, one unit per comprehension iteration); past the limit the evaluation stops with
   `operation cancelled: actual cost limit exceeded` (cel-go's wording), so runaway expressions end early;
-- map lookups of a missing key are `no such key: <key>` for both `m.key` and `m["key"]` (cel-go's text);
+- map lookups of a missing key are `no such key: <key>` for both `m.key` and `m["key"]` (cel-go's text), list
+  indexes fail with cel-go's texts, and optional selection (`m.?key`, `m[?key]`, `l[?i]`) yields optional
+  values (`celext.lib.optional`); selecting on an optional stays optional;
 - the comprehension macros (`all`, `exists`, `exists_one`/`existsOne`, `map`, `filter`, the two-variable
   forms and `transformList`/`transformMap`/`transformMapEntry`, `sortBy`) run in `celext.macros` as cel-go
   expands them; a non-iterable target is `got '<Go type>', expected iterable type`, and cel-python's
