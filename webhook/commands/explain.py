@@ -70,7 +70,12 @@ def run(args: argparse.Namespace) -> int:
     classes = {name_of(o): o for o in [*given, *inventory, *extra] if o.get("kind") == "DeviceClass"}
     nodes = nodes_of(slices, [o for o in inventory if o.get("kind") == "Node"])
     if args.node is not None:
-        nodes = [n for n in nodes if n.name == args.node] or [Node(args.node, {})]
+        known = [n for n in nodes if n.name == args.node]
+        if not known:  # still explained: slices for all nodes apply to any node
+            print(f"draguard: note: no slice or Node object names node {args.node!r} (known: "
+                  f"{', '.join(n.name for n in nodes if n.name) or 'none'}); it sees only slices for all nodes",
+                  file=sys.stderr)
+        nodes = known or [Node(args.node, {})]
     matcher = celext_matcher()  # one per run: each device is converted to CEL once for all claims
     results = [explain(c, classes, slices, nodes, semantics=args.semantics, matcher=matcher,
                        max_steps=args.max_steps or DEFAULT_MAX_STEPS) for c in claims]

@@ -364,3 +364,11 @@ def test_stdin_serves_claim_slices_and_classes_at_once(files: dict[str, str], mo
     monkeypatch.setattr("sys.stdin", io.StringIO(everything))
     assert cli.main(["explain", "-", "--slices", "-", "--classes", "-", "--node", "n1"]) == 0
     assert capsys.readouterr().out.splitlines()[:2] == ["ResourceClaim ml/numa", "  node n1: fits"]
+
+
+def test_an_unknown_node_is_explained_with_a_note(files: dict[str, str], capsys: pytest.CaptureFixture[str]) -> None:
+    assert explain(files, "--node", "n9") == 1
+    captured = capsys.readouterr()
+    assert captured.err == ("draguard: note: no slice or Node object names node 'n9' (known: n1, n2); it sees only "
+                            "slices for all nodes\n")
+    assert captured.out.splitlines()[1] == "  node n9: cannot allocate: request gpu: no device matches"
