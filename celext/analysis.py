@@ -42,15 +42,20 @@ from celext.syntax import (
 )
 
 __all__ = [  # the syntax helpers are re-exported: callers read every static fact from here
-    "AttributeRef", "Call", "DomainRead", "Facts", "Select", "Span", "Spans", "Use", "analyze", "has_comment",
-    "literal_value", "parse", "span_of", "string_value", "unwrap",
+    "AttributeRef", "Call", "DomainRead", "Facts", "Select", "Span", "Spans", "Unwrap", "Use", "analyze",
+    "has_comment", "literal_value", "parse", "span_of", "string_value", "unwrap",
 ]
 
 Kind = Literal["attributes", "capacity"]
 How = Literal["==", "!=", "<", "<=", ">", ">=", "in", "method", "bool", "arithmetic", "argument"]
 
-# Comprehension macros: they iterate their receiver. On a list attribute they are the right tool.
-MACROS = frozenset({"all", "exists", "exists_one", "map", "filter"})
+# Comprehension macros: they iterate their receiver. On a list attribute they are the right tool. `optMap` and
+# `optFlatMap` bind their variable to an optional's value (at most one "iteration").
+MACROS = frozenset({"all", "exists", "exists_one", "existsOne", "map", "filter", "transformList", "transformMap",
+                    "transformMapEntry", "sortBy", "optMap", "optFlatMap"})
+# Macros whose every form binds two variables (index/key, element/value); all/exists/existsOne do with 3 args.
+TWO_VARIABLES = frozenset({"transformList", "transformMap", "transformMapEntry"})
+QUANTIFIERS = frozenset({"all", "exists", "exists_one", "existsOne"})
 # Methods that work on a list and a scalar alike, the list-aware helpers themselves, and list-only methods
 # (Kubernetes and cel-go list libraries: whoever calls them on an attribute already expects a list).
 LIST_SAFE_METHODS = MACROS | {
@@ -76,7 +81,9 @@ _RELATIONS: dict[str, How] = {
 class AttributeRef:
     """One `device.attributes[<domain>].<id>` (or `[<domain>][<id>]`) read with literal keys.
 
-    `domain_key` is the raw text of the domain index, for diagnostics about malformed domains.
+    `optional` marks an optional read (`.?<id>`, `[?<id>]`, or `[?<domain>]`): its value is an optional,
+    optional.none() where the attribute is absent instead of a "no such key" error. `dereferenced` marks one
+    whose `.value()` is taken, which fails again where it is absent ("optional.none() dereference").
     """
 
     kind: Kind
@@ -85,7 +92,9 @@ class AttributeRef:
     span: Span  # the whole read, `device.attributes["d"].id`
     name_span: Span  # the id token
     domain_span: Span  # the domain literal, quotes included
-    in_guard: bool = False  # the read is itself the argument of has()
+    in_guard: bool = False  # the read is itself the argument of has(), or the receiver of `.hasValue()`
+    optional: bool = False
+    dereferenced: bool = False
 
     @property
     def qualified(self) -> str:
@@ -102,6 +111,18 @@ class DomainRead:
 
 
 @dataclass(frozen=True, slots=True)
+class Unwrap:
+    """An optional read turned back into the attribute value: `<read>.value()` or `<read>.orValue(<fallback>)`.
+
+    `fallback_literal` is the fallback's value when it is an int, string or bool literal."""
+
+    method: Literal["value", "orValue"]
+    span: Span  # the whole call, `device.attributes["d"].?id.orValue(-1)`
+    fallback: Span | None = None
+    fallback_literal: int | str | bool | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Use:
     """A use of an attribute value that behaves differently once the attribute is a list.
 
@@ -112,7 +133,8 @@ class Use:
     call / value; `other` the other operand (for `in`: the container when the attribute is on the left).
     `literal` is the other operand's value when it is an int, string or bool literal, `literals` the
     items of a list literal on the right of `in`, or of the list literal a comprehension variable on the
-    other side ranges over (`[0, 1].exists(n, x == n)`).
+    other side ranges over (`[0, 1].exists(n, x == n)`). `unwrap` is set when the value comes from an
+    optional read (`x.?id.orValue(-1) == 4`); `operand` is then the `.orValue(...)`/`.value()` call.
     """
 
     ref: AttributeRef
@@ -124,6 +146,21 @@ class Use:
     method: str = ""
     literal: int | str | bool | None = None
     literals: tuple[int | str | bool, ...] | None = None
+    unwrap: Unwrap | None = None
+
+    @property
+    def operand(self) -> Span:
+        """The attribute-valued subexpression: the read, or the call unwrapping an optional read."""
+        return self.unwrap.span if self.unwrap is not None else self.ref.span
+
+
+@dataclass(frozen=True, slots=True)
+class _Operand:
+    """What a subexpression holding an attribute value is: the read, and how an optional read is unwrapped."""
+
+    ref: AttributeRef
+    unwrap: Unwrap | None = None
+    fallback: Node | None = None  # the orValue() argument, still to be walked
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,20 +275,23 @@ class _Walker:
                 for child in node.children:
                     self.walk(child, boolean=False, depth_cost=depth_cost)
             return
-        ref = self._attribute(node, in_guard=False)
-        if ref is not None:
+        operand = self._operand(node)
+        if operand is not None:
             if boolean:
-                self.uses.append(Use(ref, "bool", ref.span))
+                self.uses.append(Use(operand.ref, "bool", _operand_span(operand), unwrap=operand.unwrap))
+            self._finish(operand, depth_cost)
             return
+        if self._attribute(node, in_guard=False) is not None:
+            return  # an optional read itself: an optional, not an attribute value
         if data == "member_dot_arg":
             self._member_call(node, depth_cost)
             return
         if data == "ident_arg":
             self._global_call(node, depth_cost)
             return
-        if data in ("member_index", "member_dot"):
+        if data in ("member_index", "member_index_opt"):
             self._domain(node)
-        if data == "member_dot" and len(node.children) == 2:
+        if data in ("member_dot", "member_dot_opt") and len(node.children) == 2:
             receiver = self._ref_of(node.children[0])
             if receiver is not None:
                 field = node.children[1]
@@ -262,16 +302,17 @@ class _Walker:
 
     # -- attribute reads ------------------------------------------------------------------------
 
-    def _attribute(self, node: AST, in_guard: bool) -> AttributeRef | None:
-        """`device.attributes["d"].id` / `device.attributes["d"]["id"]` -> the read (recorded once)."""
+    def _attribute(self, node: AST, in_guard: bool, dereferenced: bool = False) -> AttributeRef | None:
+        """`device.attributes["d"].id` / `device.attributes["d"]["id"]` / `....?id` -> the read (recorded once)."""
         shape = _attribute_shape(node)
         if shape is None:
             return None
         span = self.span(node)
         if span in self._seen:
             return self._seen[span]
-        kind, domain, domain_node, name, name_node = shape
-        ref = AttributeRef(kind, domain, name, span, self.span(name_node), self.span(domain_node), in_guard=in_guard)
+        kind, domain, domain_node, name, name_node, optional = shape
+        ref = AttributeRef(kind, domain, name, span, self.span(name_node), self.span(domain_node), in_guard=in_guard,
+                           optional=optional, dereferenced=optional and dereferenced)
         self._seen[span] = ref
         self.refs.append(ref)
         self.domains.append(DomainRead(kind, domain, self.span(domain_node)))
@@ -279,16 +320,37 @@ class _Walker:
 
     def _domain(self, node: AST) -> None:
         """`device.attributes["d"]` read without an id (`"id" in device.attributes["d"]`, a macro, ...)."""
-        if node.data != "member_index":
-            return
         found = _domain_shape(node)
         if found is not None:
-            kind, domain, domain_node = found
+            kind, domain, domain_node, _ = found
             self.domains.append(DomainRead(kind, domain, self.span(domain_node)))
 
     def _ref_of(self, node: Node, in_guard: bool = False) -> AttributeRef | None:
+        """The read `node` is, optional or not."""
         inner = unwrap(node)
         return self._attribute(inner, in_guard) if isinstance(inner, Tree) else None
+
+    def _operand(self, node: Node) -> _Operand | None:
+        """The attribute value `node` stands for: a plain read, or an optional read's `.value()`/`.orValue(x)`
+        (an optional read itself is an optional, which no comparison or method treats as the value)."""
+        inner = unwrap(node)
+        if not isinstance(inner, Tree):
+            return None
+        found = _unwrap_shape(inner)
+        if found is not None:
+            read, method, fallback = found
+            ref = self._attribute(read, in_guard=False, dereferenced=method == "value")
+            assert ref is not None
+            how = Unwrap(method, self.span(inner), self.span(fallback) if fallback is not None else None,
+                         literal_value(fallback) if fallback is not None else None)
+            return _Operand(ref, how, fallback)
+        ref = self._attribute(inner, in_guard=False)
+        return _Operand(ref) if ref is not None and not ref.optional else None
+
+    def _finish(self, operand: _Operand, depth_cost: int) -> None:
+        """Walk what an operand holds besides the read (the orValue() fallback)."""
+        if operand.fallback is not None:
+            self.walk(operand.fallback, boolean=False, depth_cost=depth_cost)
 
     # -- operators and calls --------------------------------------------------------------------
 
@@ -297,21 +359,23 @@ class _Walker:
         assert isinstance(op_node, Tree)
         left = op_node.children[0]
         how = _RELATIONS[op_node.data]
-        left_ref, right_ref = self._ref_of(left), self._ref_of(right)
+        left_op, right_op = self._operand(left), self._operand(right)
         operator = operator_span(self.expression, self.span(left).end, self.span(right).start)
         # `x == [4]` compares with a list on purpose: the list-aware form already (and false on a scalar).
         equality_with_list = how in ("==", "!=") and (is_list_literal(left) or is_list_literal(right))
-        if left_ref is not None and not equality_with_list:
+        if left_op is not None and not equality_with_list:
             literals = list_literals(right) if how == "in" else self._range_of(right)
-            self.uses.append(Use(left_ref, how, self.span(node), operator, self.span(right), True,
-                                 literal=literal_value(right), literals=literals))
-        if right_ref is not None and how != "in" and not equality_with_list:
+            self.uses.append(Use(left_op.ref, how, self.span(node), operator, self.span(right), True,
+                                 literal=literal_value(right), literals=literals, unwrap=left_op.unwrap))
+        if right_op is not None and how != "in" and not equality_with_list:
             # `4 in attr` is the list-aware form already (it fails on a scalar, the opposite direction).
-            self.uses.append(Use(right_ref, how, self.span(node), operator, self.span(left), False,
-                                 literal=literal_value(left), literals=self._range_of(left)))
-        for side in (left, right):
-            if self._ref_of(side) is None:
+            self.uses.append(Use(right_op.ref, how, self.span(node), operator, self.span(left), False,
+                                 literal=literal_value(left), literals=self._range_of(left), unwrap=right_op.unwrap))
+        for side, operand in ((left, left_op), (right, right_op)):
+            if operand is None:
                 self.walk(side, boolean=False, depth_cost=depth_cost)
+            else:
+                self._finish(operand, depth_cost)
 
     def _range_of(self, node: Node) -> tuple[int | str | bool, ...] | None:
         """The list literal items a comprehension variable ranges over, when `node` is such a variable."""
@@ -329,10 +393,12 @@ class _Walker:
         """`x + 1`, `2 * x`, `-x`: no arithmetic overload takes a list (`x + [..]` concatenates: list-aware)."""
         concatenation = any(is_list_literal(side) for side in operands)
         for index, side in enumerate(operands):
-            ref = self._ref_of(side)
-            if ref is None:
+            operand = self._operand(side)
+            if operand is None:
                 self.walk(side, boolean=False, depth_cost=depth_cost)
-            elif not concatenation:
+                continue
+            self._finish(operand, depth_cost)
+            if not concatenation:
                 operator: Span | None = Span(self.span(node).start, self.span(node).start + 1)  # unary `-`
                 other: Span | None = None
                 if len(operands) == 2:
@@ -340,25 +406,31 @@ class _Walker:
                     operator = operator_span(self.expression, self.span(left).end, self.span(right).start,
                                               ("+", "-", "*", "/", "%"))
                     other = self.span(operands[1 - index])
-                self.uses.append(Use(ref, "arithmetic", self.span(node), operator, other, index == 0,
-                                     method=operator.text(self.expression) if operator else "-"))
+                self.uses.append(Use(operand.ref, "arithmetic", self.span(node), operator, other, index == 0,
+                                     method=operator.text(self.expression) if operator else "-",
+                                     unwrap=operand.unwrap))
 
     def _argument(self, call: AST, name: str, args: list[Node], depth_cost: int) -> None:
         """Arguments of a call: an attribute passed where a scalar is expected is a list-fragile use."""
         for arg in args:
-            ref = self._ref_of(arg)
-            if ref is None or name in LIST_SAFE_FUNCTIONS:
+            operand = self._operand(arg)
+            if operand is None or name in LIST_SAFE_FUNCTIONS:
                 self.walk(arg, boolean=False, depth_cost=depth_cost)
             else:
                 name_token = call.children[1] if call.data == "member_dot_arg" else call.children[0]
-                self.uses.append(Use(ref, "argument", self.span(call), self.span(name_token), method=name))
+                self.uses.append(Use(operand.ref, "argument", self.span(call), self.span(name_token), method=name,
+                                     unwrap=operand.unwrap))
+                self._finish(operand, depth_cost)
 
     def _member_call(self, node: AST, depth_cost: int) -> None:
         receiver, name_token, *rest = node.children
         assert isinstance(name_token, Token)
         args = args_of(rest[0]) if rest else []
         name = str(name_token)
-        ref = self._ref_of(receiver)
+        # `x.?id.hasValue()` guards like has(x.id); an optional read takes only optional methods.
+        read = self._ref_of(receiver, in_guard=name == "hasValue" and not args)
+        operand = self._operand(receiver) if read is None else None
+        ref = read if read is not None else operand.ref if operand is not None else None
         self.calls.append(Call(name, self.span(node), self.span(name_token), self.span(receiver), ref,
                                tuple(self.span(a) for a in args), tuple(literal_value(a) for a in args),
                                self._values_of(args)))
@@ -366,30 +438,48 @@ class _Walker:
         if isinstance(namespace, Tree) and namespace.data == "ident" and str(namespace.children[0]) in NAMESPACES:
             self._argument(node, f"{namespace.children[0]}.{name}", args, depth_cost)
             return
-        if ref is not None and name not in LIST_SAFE_METHODS:
+        # Methods on an optional read itself are optional methods (hasValue(), orValue(), ...), never a list's.
+        if ref is not None and name not in LIST_SAFE_METHODS and not (read is not None and read.optional):
             self.uses.append(Use(ref, "method", self.span(node), self.span(name_token), method=name,
-                                 literal=literal_value(args[0]) if args else None))
-        if ref is None:
+                                 literal=literal_value(args[0]) if args else None,
+                                 unwrap=operand.unwrap if operand is not None else None))
+        if operand is not None:
+            self._finish(operand, depth_cost)
+        elif ref is None:
             self.walk(receiver, boolean=False, depth_cost=depth_cost)
-        if name in MACROS and len(args) >= 2:
-            size = _range_size(receiver)
-            if size is None:
-                self.unbounded.append(self.span(node))
-                size = 1
-            inner = depth_cost * size
-            self.cost = max(self.cost, inner)
-            variable, items = _identifier(args[0]), list_literals(receiver)
-            outer = self._ranges.pop(variable, None) if variable else None
-            if variable and items is not None:
-                self._ranges[variable] = items
-            for arg in args[1:]:
-                self.walk(arg, boolean=name in ("all", "exists", "exists_one", "filter"), depth_cost=inner)
-            if variable:
-                self._ranges.pop(variable, None)
-                if outer is not None:
-                    self._ranges[variable] = outer
+        variables = _variable_count(name, len(args))
+        if variables and len(args) > variables:
+            self._macro(node, name, receiver, args, variables, depth_cost)
             return
         self._argument(node, name, args, depth_cost)
+
+    def _macro(self, node: AST, name: str, receiver: Node, args: list[Node], variables: int,  # noqa: PLR0917
+               depth_cost: int) -> None:
+        """A comprehension: its variables range over the receiver, its bodies cost once per element."""
+        size = 1 if name in ("optMap", "optFlatMap") else _range_size(receiver)
+        if size is None:
+            self.unbounded.append(self.span(node))
+            size = 1
+        inner = depth_cost * size
+        self.cost = max(self.cost, inner)
+        names = [_identifier(arg) for arg in args[:variables]]
+        items = list_literals(receiver)
+        # Over a list literal one variable is the element; of two, the first is the index.
+        ranges: list[tuple[int | str | bool, ...] | None] = (
+            [items] if variables == 1 else [tuple(range(len(items))) if items is not None else None, items])
+        saved = {n: self._ranges.pop(n) for n in names if n and n in self._ranges}
+        for variable, values in zip(names, ranges, strict=True):
+            if variable and values is not None:
+                self._ranges[variable] = values
+        bodies = args[variables:]
+        for index, body in enumerate(bodies):
+            # The predicate of a quantifier or filter; the filter of a 3-arg map / 4-arg transform.
+            condition = name in QUANTIFIERS or name == "filter" or (len(bodies) == 2 and index == 0)
+            self.walk(body, boolean=condition and name not in ("sortBy", "optMap", "optFlatMap"), depth_cost=inner)
+        for variable in names:
+            if variable:
+                self._ranges.pop(variable, None)
+        self._ranges.update(saved)
 
     def _global_call(self, node: AST, depth_cost: int) -> None:
         name_token, *rest = node.children
@@ -404,6 +494,19 @@ class _Walker:
                 self.walk(args[0], boolean=False, depth_cost=depth_cost)
             return
         self._argument(node, name, args, depth_cost)
+
+
+def _variable_count(name: str, args: int) -> int:
+    """How many iteration variables macro `name` binds when called with `args` arguments (0: not a macro)."""
+    if name not in MACROS or args < 2:
+        return 0
+    if name in TWO_VARIABLES or (name in QUANTIFIERS and args == 3):
+        return 2
+    return 1
+
+
+def _operand_span(operand: _Operand) -> Span:
+    return operand.unwrap.span if operand.unwrap is not None else operand.ref.span
 
 
 def _identifier(node: Node) -> str:
@@ -426,18 +529,21 @@ def _is_device_map(node: Node) -> Kind | None:
     return "attributes" if str(field) == "attributes" else "capacity" if str(field) == "capacity" else None
 
 
-def _domain_shape(node: AST) -> tuple[Kind, str, Node] | None:
-    if node.data != "member_index" or len(node.children) != 2:
+def _domain_shape(node: AST) -> tuple[Kind, str, Node, bool] | None:
+    """`device.attributes["d"]` (or `[?"d"]`, then optional) -> kind, domain, its literal, optional."""
+    if node.data not in ("member_index", "member_index_opt") or len(node.children) != 2:
         return None
     kind = _is_device_map(node.children[0])
     domain = literal_value(node.children[1])
     if kind is None or not isinstance(domain, str):
         return None
-    return kind, domain, node.children[1]
+    return kind, domain, node.children[1], node.data == "member_index_opt"
 
 
-def _attribute_shape(node: AST) -> tuple[Kind, str, Node, str, Node] | None:
-    if node.data not in ("member_dot", "member_index") or len(node.children) != 2:
+def _attribute_shape(node: AST) -> tuple[Kind, str, Node, str, Node, bool] | None:
+    """A read -> kind, domain, its literal, id, its token or literal, whether the read is optional."""
+    if node.data not in ("member_dot", "member_index", "member_dot_opt", "member_index_opt") or len(
+            node.children) != 2:
         return None
     inner, key = node.children
     inner = unwrap(inner)
@@ -446,11 +552,28 @@ def _attribute_shape(node: AST) -> tuple[Kind, str, Node, str, Node] | None:
     found = _domain_shape(inner)
     if found is None:
         return None
-    kind, domain, domain_node = found
-    if node.data == "member_dot":
-        return kind, domain, domain_node, str(key), key
+    kind, domain, domain_node, optional_domain = found
+    optional = optional_domain or node.data in ("member_dot_opt", "member_index_opt")
+    if node.data in ("member_dot", "member_dot_opt"):
+        return kind, domain, domain_node, str(key), key, optional
     name = literal_value(key)
-    return (kind, domain, domain_node, name, key) if isinstance(name, str) else None
+    return (kind, domain, domain_node, name, key, optional) if isinstance(name, str) else None
+
+
+def _unwrap_shape(node: AST) -> tuple[AST, Literal["value", "orValue"], Node | None] | None:
+    """`<optional read>.value()` / `<optional read>.orValue(x)` -> the read, the method, the fallback."""
+    if node.data != "member_dot_arg" or len(node.children) < 2:
+        return None
+    receiver, name, *rest = node.children
+    args = args_of(rest[0]) if rest else []
+    read = unwrap(receiver)
+    if not isinstance(read, Tree) or (shape := _attribute_shape(read)) is None or not shape[-1]:
+        return None
+    if str(name) == "value" and not args:
+        return read, "value", None
+    if str(name) == "orValue" and len(args) == 1:
+        return read, "orValue", args[0]
+    return None
 
 
 def _range_size(receiver: Node) -> int | None:
@@ -465,6 +588,6 @@ def _range_size(receiver: Node) -> int | None:
         return len(args_of(inner.children[0])) if inner.children else 0
     if _is_device_map(inner) is not None or _domain_shape(inner) is not None:
         return MAX_MAP_ENTRIES
-    if _attribute_shape(inner) is not None:
+    if _attribute_shape(inner) is not None or _unwrap_shape(inner) is not None:
         return MAX_ATTRIBUTE_SIZE
     return None

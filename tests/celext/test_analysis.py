@@ -169,3 +169,118 @@ def test_any_token_soup_is_facts_or_a_compile_error(parts: list[str]) -> None:
     for use in facts.uses:
         assert 0 <= use.span.start <= use.span.end <= len(expression)
         assert use.ref.span.text(expression).startswith("device.attributes[")
+
+
+# -- two-variable comprehensions, the newer macros and optional reads ------------------------------------------
+
+DOMAIN = 'device.attributes["resource.kubernetes.io"]'
+TEN = "[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]"
+
+
+@pytest.mark.parametrize(
+    "expression",
+    [
+        f"{NUMA}.transformList(i, v, v + 1) == [1]",
+        f"{NUMA}.transformList(i, v, v > 0, v * 2).size() > 0",
+        f"{NUMA}.transformMap(i, v, v + 1).size() > 0",
+        f"{NUMA}.transformMapEntry(i, v, {{v: i}}).size() > 0",
+        f"{NUMA}.existsOne(n, n == 0)",
+        f"{NUMA}.existsOne(i, n, n == 0)",
+        f"{NUMA}.map(n, n > 0, n * 2) == [2]",
+        f"{NUMA}.sortBy(n, -n)[0] == 1",
+    ],
+)
+def test_the_newer_macros_are_list_safe(expression: str) -> None:
+    assert analyze(expression).uses == ()
+
+
+@pytest.mark.parametrize(
+    ("expression", "literals"),
+    [
+        (f"[0, 4].exists(i, n, {NUMA} == n)", (0, 4)),  # the second variable is the element
+        (f"[0, 4].all(i, n, {NUMA} != i)", (0, 1)),  # the first is the index
+        (f"[0, 4].existsOne(n, {NUMA} == n)", (0, 4)),
+        (f"[0, 4].transformList(i, n, {NUMA} == n).size() > 0", (0, 4)),
+    ],
+)
+def test_two_variable_comprehensions_range_their_variables(expression: str, literals: tuple[int, ...]) -> None:
+    (use,) = analyze(expression).uses
+    assert use.literals == literals
+
+
+def test_two_variable_and_new_macros_multiply_the_cost() -> None:
+    expression = f"{TEN}.transformList(i, a, {TEN}.exists(j, b, {NUMA}.existsOne(c, c == b)))"
+    assert analyze(expression).cost == 10 * 10 * 64
+    assert analyze(f"{DOMAIN}.?numaNode.optMap(n, n).hasValue()").cost == 1  # one value at most
+    assert analyze(f"{TEN}.sortBy(n, -n)[0] == 1").cost == 10
+
+
+@pytest.mark.parametrize(
+    "expression",
+    [
+        f"[1, 2].map(x, {DOMAIN}.flag, x) == [1]",  # the filter of a 3-argument map
+        f"[1, 2].transformList(i, x, {DOMAIN}.flag, x) == [1]",  # the filter of a 4-argument transform
+        f"[1, 2].transformMap(i, x, {DOMAIN}.flag, x).size() == 1",
+        f"{{'a': 1}}.existsOne(k, v, {DOMAIN}.flag)",
+    ],
+)
+def test_filters_and_predicates_of_the_newer_macros_are_conditions(expression: str) -> None:
+    assert [(u.ref.name, u.how) for u in analyze(expression).uses] == [("flag", "bool")]
+
+
+def test_the_transform_of_a_transform_is_no_condition() -> None:
+    assert analyze(f"[1, 2].transformList(i, x, {DOMAIN}.flag) == [true]").uses == ()
+
+
+@pytest.mark.parametrize("read", [f"{DOMAIN}.?numaNode", f'{DOMAIN}[?"numaNode"]',
+                                  'device.attributes[?"resource.kubernetes.io"].numaNode'])
+def test_an_optional_read_is_an_attribute_ref(read: str) -> None:
+    expression = f"{read}.hasValue()"
+    (ref,) = analyze(expression).refs
+    assert (ref.qualified, ref.optional, ref.in_guard, ref.dereferenced) == (
+        "resource.kubernetes.io/numaNode", True, True, False)
+    assert ref.span.text(expression) == read
+    assert ref.name_span.text(expression) in ("numaNode", '"numaNode"')
+
+
+def test_or_value_hands_on_the_attribute_value() -> None:
+    expression = f"{DOMAIN}.?numaNode.orValue(-1) == 4"
+    (use,) = analyze(expression).uses
+    assert (use.how, use.literal, use.ref.optional, use.ref.dereferenced) == ("==", 4, True, False)
+    assert use.unwrap is not None and (use.unwrap.method, use.unwrap.fallback_literal) == ("orValue", -1)
+    assert use.operand.text(expression) == f"{DOMAIN}.?numaNode.orValue(-1)"
+
+
+@pytest.mark.parametrize(
+    ("expression", "how"),
+    [
+        (f"{DOMAIN}.?numaNode.value() != 4", "!="),
+        (f'{DOMAIN}[?"flag"].orValue(false)', "bool"),
+        (f'{DOMAIN}.?model.orValue("").startsWith("A")', "method"),
+        (f"{DOMAIN}.?numaNode.orValue(0) + 1 > 2", "arithmetic"),
+        (f"[0, 1].includes({DOMAIN}.?numaNode.value())", "argument"),
+    ],
+)
+def test_unwrapped_optional_reads_are_uses(expression: str, how: str) -> None:
+    assert [u.how for u in analyze(expression).uses] == [how]
+
+
+@pytest.mark.parametrize(
+    "expression",
+    [
+        f"{DOMAIN}.?numaNode == optional.none()",  # an optional, never a list
+        f"{DOMAIN}.?numaNode.orValue(-1).includes(4)",
+        f"{DOMAIN}.?numaNode.or({DOMAIN}.?other).hasValue()",
+        f"{DOMAIN}.?numaNode.optMap(n, n.includes(0)).orValue(false)",
+    ],
+)
+def test_optional_reads_that_are_not_the_value_are_not_uses(expression: str) -> None:
+    facts = analyze(expression)
+    assert facts.uses == () and facts.refs[0].optional
+
+
+def test_value_dereferences_and_the_fallback_is_walked() -> None:
+    expression = f'{DOMAIN}.?a.value() == 1 && {DOMAIN}.?b.orValue(semver("1.0.0")) == semver("1.0.0")'
+    facts = analyze(expression)
+    assert [(r.name, r.dereferenced) for r in facts.refs] == [("a", True), ("b", False)]
+    assert [c.name for c in facts.calls] == ["semver", "semver"]

@@ -38,7 +38,8 @@ def _vendor_numa(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
                     site.path,
                     f"{ref.qualified} is a vendor NUMA attribute; KEP-6072 standardises {STANDARD_NUMA}, which "
                     f"every updated driver publishes and which lines devices of different drivers up",
-                    hint=f'device.attributes["{STANDARD_DOMAIN}"].numaNode (check your drivers publish it)',
+                    hint=f'device.attributes["{STANDARD_DOMAIN}"].{"?" if ref.optional else ""}numaNode (check your '
+                         f'drivers publish it)',
                     span=(ref.span.start, ref.span.end),
                 )
     for constraint in constraints(obj, ctx):

@@ -166,11 +166,15 @@ def _reference(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
         for ref in facts.refs:
             text = ref.span.text(facts.expression)
             if "/" not in ref.domain and (ref.name in WIRE_KEYS or ref.name in GO_FIELDS):
+                # An optional read of the key does not fail: it is silently empty everywhere.
+                outcome = ("is optional.none() on every device" if ref.optional and not ref.dereferenced
+                           else "fails with no such key")
+                form = ".?<attribute>" if ref.optional else ".<attribute>"
                 yield Finding(
                     site.path,
                     f"`.{ref.name}` is {_field_kind(ref.name)}, not an attribute: CEL exposes an attribute's value "
-                    f"directly, so `{text}` fails with no such key",
-                    hint=f'device.{ref.kind}["<driver domain>"].<attribute> (the value itself, no .{ref.name})',
+                    f"directly, so `{text}` {outcome}",
+                    hint=f'device.{ref.kind}["<driver domain>"]{form} (the value itself, no .{ref.name})',
                     span=(ref.name_span.start, ref.name_span.end),
                 )
         for select in facts.selects:

@@ -76,6 +76,8 @@ def _fragile_finding(path: object, facts: Facts, use: Use, inventory: Inventory 
     else:
         what = f"`{use.how}` on {name}"
         consequence = _CONSEQUENCE.get(use.how, _ERROR)
+    if use.unwrap is not None:  # `.orValue(d)`/`.value()` hand on the attribute value, list or not
+        what += f" (read with `.{use.unwrap.method}()`)"
     lists = inventory.list_devices(name) if inventory else []
     if lists:
         when = f"{name} is a list on {len(lists)} device(s) in the inventory (e.g. {lists[0].label}), where this"
@@ -83,11 +85,11 @@ def _fragile_finding(path: object, facts: Facts, use: Use, inventory: Inventory 
     else:
         message = f"{what} {consequence} once the driver publishes it as a list"
     replacement = _rewrite(facts, use)
-    point = use.operator or use.ref.span
+    point = use.operator or use.operand
     if replacement is None:
         return Finding(path, message, hint=_manual_hint(facts, use), span=(point.start, point.end))
     start, end, text = replacement
-    shown = use.ref.span.text(facts.expression) + text if use.how == "bool" else text
+    shown = use.operand.text(facts.expression) + text if use.how == "bool" else text
     return Finding(path, message, hint=f"{_short(shown)}   (safe fix: draguard lint --fix; {INCLUDES_NOTE})",
                    fix=Edit(start, end, text), span=(point.start, point.end))
 
@@ -103,8 +105,10 @@ def _operand(facts: Facts, use: Use) -> str:
 def _rewrite(facts: Facts, use: Use) -> tuple[int, int, str] | None:
     """The includes() form that means the same on a scalar and the intended thing on a list."""
     expression = facts.expression
+    if not _fallback_keeps_meaning(use):
+        return None
     if use.how == "bool":
-        return use.ref.span.end, use.ref.span.end, ".includes(true)"
+        return use.operand.end, use.operand.end, ".includes(true)"
     if use.operator is None or use.other is None or has_comment(use.span.text(expression)):
         return None  # a rewrite would move code behind the comment
     attribute = _operand(facts, use)
@@ -118,13 +122,27 @@ def _rewrite(facts: Facts, use: Use) -> tuple[int, int, str] | None:
     return None
 
 
+def _fallback_keeps_meaning(use: Use) -> bool:
+    """`x.?id.orValue(d)`: where the attribute is absent the rewrite applies includes() to `d`, which is `==`
+    only for a scalar `d` (and a condition only for a bool); draguard knows that for a literal only."""
+    if use.unwrap is None or use.unwrap.method == "value":
+        return True
+    fallback = use.unwrap.fallback_literal
+    return isinstance(fallback, bool) if use.how == "bool" else fallback is not None
+
+
 def _is_variable(text: str) -> bool:
     return _VARIABLE.fullmatch(text) is not None and text != "device"
 
 
 def _manual_hint(facts: Facts, use: Use) -> str:
-    ref = use.ref.span.text(facts.expression)
+    ref = use.operand.text(facts.expression)
     scalar_note = "keep a scalar-only form only if the driver documents a scalar"
+    if not _fallback_keeps_meaning(use) and use.how in ("==", "!=", "in", "bool"):
+        read = use.ref.span.text(facts.expression)
+        wanted = "a bool literal" if use.how == "bool" else "a scalar literal"
+        return (f"compare with includes() and {wanted} as the fallback: {read}.orValue(<value>).includes(...) "
+                f"(where the attribute is absent, includes() tests the fallback: membership if it is a list)")
     if use.how == "method":
         return f"for a list: {ref}.exists(v, v.{use.method}(...)); {scalar_note}"
     if use.how == "argument":
@@ -232,15 +250,27 @@ def _missing(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
             inventory.memo[key] = _absent(facts, inventory, site.device_class)
         absent, candidates = inventory.memo[key]
         for qualified, labels in absent.items():
-            ref = next(r for r in facts.refs if r.qualified == qualified and not r.in_guard)
+            ref = next(r for r in facts.refs if r.qualified == qualified and _can_fail(r))
             text = ref.span.text(facts.expression)
+            if ref.dereferenced:
+                failure = f"`{text}.value()` fails there with optional.none() dereference"
+                hint = f"guard the read: {text}.hasValue() && ..., or give a default: {text}.orValue(<default>)"
+            else:
+                failure = f"`{text}` fails there with no such key"
+                hint = f"guard the read: has({text}) && ..."
             yield Finding(
                 site.path,
                 f"{qualified} is absent on {len(labels)} of {candidates} candidate device(s) (e.g. {labels[0]}): "
-                f"`{text}` fails there with no such key, which aborts allocation for the claim",
-                hint=f"guard the read: has({text}) && ...",
+                f"{failure}, which aborts allocation for the claim",
+                hint=hint,
                 span=(ref.span.start, ref.span.end),
             )
+
+
+def _can_fail(ref: AttributeRef) -> bool:
+    """A read that fails where the attribute is absent: not a has()/hasValue() guard, and not an optional read
+    (`.?id` is optional.none() there) unless its `.value()` is taken."""
+    return not ref.in_guard and (not ref.optional or ref.dereferenced)
 
 
 def _absent(facts: Facts, inventory: Inventory, device_class: str) -> tuple[dict[str, list[str]], int]:
@@ -257,14 +287,14 @@ def _absent(facts: Facts, inventory: Inventory, device_class: str) -> tuple[dict
     absent: dict[str, list[str]] = {}
     candidates = inventory.candidates(device_class)
     for device in candidates:
-        unguarded = [r for r in facts.refs if not r.in_guard and r.qualified not in device.attributes]
+        unguarded = [r for r in facts.refs if _can_fail(r) and r.qualified not in device.attributes]
         if not unguarded:
             continue
         try:
             selector.matches(device.raw, device.driver)
         except celext.EvaluationError as err:
             for ref in unguarded:
-                if ref.name in err.message:
+                if ref.name in err.message or (ref.dereferenced and "optional.none()" in err.message):
                     absent.setdefault(ref.qualified, []).append(device.label)
                     break
     return absent, len(candidates)

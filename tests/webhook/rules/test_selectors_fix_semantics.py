@@ -111,3 +111,34 @@ def test_rewrites_inside_any_boolean_structure(expression: str) -> None:
             assert evaluate(rewritten, i, b) == evaluate(expression, i, b) == evaluate(rewritten, [i], [b])
     assert isinstance(evaluate(rewritten, [0, 4], [True, False]), bool)
     assert list(FRAGILE.check(claim_with_selector(rewritten), RuleContext(Policy.default()))) == []
+
+
+OPT_READ = f'device.attributes["{DRIVER}"].?a'
+
+
+def matches_or_absent(expression: str, value: Any) -> bool | str:
+    """The answer on a device publishing `value` (absent when None), or the error's text."""
+    attributes = {} if value is None else {"a": attr(value)}
+    try:
+        return celext.compile(expression).matches({"name": "d", "attributes": attributes}, DRIVER)
+    except celext.EvaluationError as err:
+        return str(err)
+
+
+@settings(deadline=None, max_examples=120)
+@given(value=st.one_of(st.none(), SCALARS), fallback=SCALARS, other=SCALARS,
+       form=st.sampled_from(["{read} == {other}", "{other} != {read}", "{read} in [{other}, 9]", "{read}"]))
+def test_or_value_rewrite_keeps_meaning_with_the_attribute_present_or_absent(
+        value: Any, fallback: Any, other: Any, form: str) -> None:
+    read = f"{OPT_READ}.orValue({cel_literal(fallback)})"
+    expression = form.format(read=read, other=cel_literal(other))
+    findings = list(FRAGILE.check(claim_with_selector(expression), RuleContext(Policy.default())))
+    if form == "{read}" and not isinstance(fallback, bool):
+        assert [f.fix for f in findings] == [None]  # `"x".includes(true)` would hide the error of `"x"`
+        return
+    rewritten = fixed(expression)
+    compared = True if form == "{read}" else other  # a condition: the value is compared with true
+    if value is None or type(value) is type(compared):
+        assert matches_or_absent(rewritten, value) == matches_or_absent(expression, value)
+    if form != "{other} != {read}":
+        assert matches_or_absent(rewritten, [compared]) is True  # a list holding the value matches
