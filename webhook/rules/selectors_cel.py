@@ -5,7 +5,10 @@
     fails:  device.attributes["dra.net/numaNode"].int == 0                      (selector-attribute-reference)
 
 Where Kubernetes rejects a selector (missing expression, over 10 KiB, does not compile) the rule says so
-with the API server's wording and is deny by default; the rest are draguard's own and warn.
+with the API server's wording; the rest are draguard's own and warn. The structural checks are deny by default.
+Compiling is warn by default, `include()` included: celext runs on cel-python, not cel-go, so a selector it cannot
+compile may still be valid upstream, and the API server compiles every selector itself anyway. A warning costs
+nothing when draguard is right and blocks nobody when it is wrong; a policy may set deny.
 """
 
 from __future__ import annotations
@@ -236,9 +239,9 @@ RULES = (
           "write `- cel: {expression: <CEL>}`; `expression` belongs under `cel`", _required, "kubernetes"),
     _rule("selector-too-long", Action.DENY, "a selector expression is at most 10 KiB",
           "split it into several selectors", _too_long, "kubernetes"),
-    _rule("selector-compile", Action.DENY, "a selector compiles in the Kubernetes DRA CEL environment",
+    _rule("selector-compile", Action.WARN, "a selector compiles in the Kubernetes DRA CEL environment",
           "fix the CEL at the reported line and column", _compile, "kubernetes"),
-    _rule("selector-includes-spelling", Action.DENY, "list membership is spelled `includes()`, not `include()`",
+    _rule("selector-includes-spelling", Action.WARN, "list membership is spelled `includes()`, not `include()`",
           "rename the call to includes() (draguard lint --fix does it)", _include, "kubernetes"),
     _rule("selector-cost", Action.WARN, "a selector does not nest comprehensions past the cost limit",
           "test attributes directly or with includes() instead of nested all()/exists()", _cost),

@@ -109,12 +109,23 @@ def test_a_list_fragile_selector_is_warned_about() -> None:
                for w in answer.warnings)
 
 
-def test_the_include_spelling_in_a_device_class_is_denied_by_default() -> None:
+def test_the_include_spelling_in_a_device_class_is_a_warning_by_default_and_denied_when_the_policy_says() -> None:
     gvk = GroupVersionKind("resource.k8s.io", "v1", "DeviceClass")
     obj = device_class_with_selector('device.attributes["x.com"].models.include("a")')
     answer = handlers.selectors(request(obj, gvk=gvk), Policy.default())
+    assert answer.allowed
+    assert any(w.startswith("[selector-includes-spelling] spec.selectors[0].cel.expression: ") for w in answer.warnings)
+    strict = Policy.from_mapping({"rules": {"selector-includes-spelling": "deny"}}, "policy.yaml")
+    answer = handlers.selectors(request(obj, gvk=gvk), strict)
     assert not answer.allowed
     assert "[selector-includes-spelling]" in answer.message
+
+
+def test_a_selector_celext_cannot_compile_is_a_warning_by_default() -> None:
+    gvk = GroupVersionKind("resource.k8s.io", "v1", "ResourceClaim")
+    answer = handlers.selectors(request(claim_with_selector("device.driver =="), gvk=gvk), Policy.default())
+    assert answer.allowed
+    assert any(w.startswith("[selector-compile] ") for w in answer.warnings)
 
 
 def test_objects_without_kind_take_it_from_the_request() -> None:
