@@ -23,55 +23,53 @@ candidates, else the constraint rejection reached deepest in the search, with th
 candidate), the work bound, the early answer for a hopeless matchAttribute once a search runs long
 (`explain_why.infeasible`), and what is not modelled (shared counters, taints, devices
 already allocated to other claims: every claim is explained against an empty cluster).
+
+The claim is read by `celext.explain_claim`, searched by `celext.explain_search`, and a failure worded by
+`celext.explain_why`; this module runs them per node and holds the results.
 """
 
 from __future__ import annotations
 
-from bisect import bisect_left
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
-from decimal import Decimal
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Literal
 
-from celext.capacity import Consumed, consume
 from celext.constraints import (
     Constraint,
     MatchAttribute,
-    Rejection,
     Semantics,
     ValueSet,
     attribute_as_set,
     lookup_attribute,
-    make_constraint,
     render_attribute,
 )
-from celext.pools import Device, Node, device_on_node, pools_for_node
+from celext.explain_claim import (
+    CONSTRAINT_FIELDS,
+    MAX_DEVICES,
+    ClaimError,
+    Obj,
+    check_claim,
+    claim_devices,
+    claim_label,
+    claim_notes,
+    iter_requests,
+    parse_claim,
+)
+from celext.explain_search import EMPTY_KEY_HINT, Matcher, Pick, _Bound, _Search, enhance
+from celext.pools import Node, pools_for_node
+
+__all__ = [  # the claim and search parts are re-exported: callers import the explainer from here
+    "CONSTRAINT_FIELDS", "DEFAULT_MAX_STEPS", "EMPTY_KEY_HINT", "MAX_DEVICES", "NUMA_NODE", "PROBE_STEPS",
+    "ClaimError", "ClaimResult", "Matcher", "NodeResult", "Obj", "Pick", "Status", "celext_matcher", "check_claim",
+    "claim_devices", "claim_label", "claim_notes", "enhance", "explain", "explain_on_node", "iter_requests",
+    "parse_claim",
+]
 
 NUMA_NODE = "resource.kubernetes.io/numaNode"
-MAX_DEVICES = 32  # resourceapi.AllocationResultsMaxSize
 DEFAULT_MAX_STEPS = 200_000  # draguard's own bound on placement attempts per node
 PROBE_STEPS = 2_000  # draguard's own: placements tried before checking whether a constraint is hopeless
-EMPTY_KEY_HINT = (". consider using CEL optional chaining (.? followed by orValue()) or guarding the check "
-                  "with has() for optional fields")  # cel.EnhanceRuntimeError, as the allocator adds it
 
 Status = Literal["fits", "no-fit", "error", "bound"]
-# expression, wire device, driver -> bool; raises celext.CompileError / celext.EvaluationError
-Matcher = Callable[[str, Mapping[str, Any], str], bool]
-Obj = Mapping[str, Any]
-
-
-class ClaimError(Exception):
-    """The allocator aborts the claim (upstream message), e.g. a CEL runtime error or a missing class."""
-
-
-class _Bound(Exception):
-    pass
-
-
-@dataclass(frozen=True, slots=True)
-class Pick:
-    request: str  # "req" or "req/sub"
-    device: Device
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,23 +96,6 @@ class ClaimResult:
         return any(n.status == "fits" for n in self.nodes)
 
 
-@dataclass(frozen=True, slots=True)
-class _Request:
-    name: str  # "req" or "req/sub"
-    class_name: str
-    class_selectors: tuple[str, ...]
-    selectors: tuple[str, ...]
-    all_devices: bool
-    count: int
-    capacity: Obj  # exactly.capacity.requests: capacity name -> quantity
-
-
-@dataclass(frozen=True, slots=True)
-class _Entry:
-    name: str
-    options: tuple[_Request, ...]  # one for `exactly`; the subrequests in order for `firstAvailable`
-    first_available: bool
-
 
 def celext_matcher() -> Matcher:
     """Selectors evaluated with `celext.compile`, each device converted to CEL once."""
@@ -132,272 +113,6 @@ def celext_matcher() -> Matcher:
         return bool(selector.matches(hit[1], driver))
 
     return matches
-
-
-def claim_label(obj: Obj) -> str:
-    meta = _map(obj.get("metadata"))
-    name, namespace = str(meta.get("name") or "<unnamed>"), meta.get("namespace")
-    return f"{namespace}/{name}" if namespace else name  # klog.KObj
-
-
-def claim_devices(obj: Obj) -> Obj:
-    spec = _map(obj.get("spec"))
-    if obj.get("kind") == "ResourceClaimTemplate":
-        spec = _map(spec.get("spec"))
-    devices = spec.get("devices")
-    return devices if isinstance(devices, Mapping) else {}
-
-
-def _map(value: Any) -> Obj:
-    return value if isinstance(value, Mapping) else {}
-
-
-def _strings(items: Any) -> list[Any]:
-    return items if isinstance(items, list) else []
-
-
-def _selectors(raw: Any, where: str) -> tuple[str, ...]:
-    out = []
-    for i, selector in enumerate(_strings(raw)):
-        cel = selector.get("cel") if isinstance(selector, Mapping) else None
-        expression = cel.get("expression") if isinstance(cel, Mapping) else None
-        if not isinstance(expression, str):
-            raise ClaimError(f"{where}, selector #{i}: CEL expression empty (unsupported selector type?)")
-        out.append(expression)
-    return tuple(out)
-
-
-def _request(raw: Obj, name: str, claim: str, classes: Mapping[str, Obj]) -> _Request:
-    class_name = raw.get("deviceClassName")
-    if not isinstance(class_name, str) or not class_name:
-        raise ClaimError(f"claim {claim}, request {name}: missing device class name (unsupported request type?)")
-    device_class = classes.get(class_name)
-    if device_class is None:
-        raise ClaimError(f"claim {claim}, request {name}: could not retrieve device class {class_name}: "
-                         f'deviceclass.resource.k8s.io "{class_name}" not found')
-    spec = _map(device_class.get("spec"))
-    mode = raw.get("allocationMode") or "ExactCount"
-    if mode not in ("ExactCount", "All"):
-        raise ClaimError(f"claim {claim}, request {name}: unsupported count mode {mode}")
-    count = raw.get("count", 1)
-    if mode == "ExactCount" and (not isinstance(count, int) or isinstance(count, bool) or count <= 0):
-        # API validation refuses such a claim (count must be greater than zero); do not guess one
-        raise ClaimError(f"claim {claim}, request {name}: count must be a positive integer, not {count!r}")
-    capacity = _map(_map(raw.get("capacity")).get("requests"))
-    return _Request(name, class_name, _selectors(spec.get("selectors"), f"class {class_name}"),
-                    _selectors(raw.get("selectors"), f"claim {claim}, request {name}"),
-                    mode == "All", count if isinstance(count, int) else 1, capacity)
-
-
-def parse_claim(obj: Obj, classes: Mapping[str, Obj], semantics: Semantics
-                ) -> tuple[list[_Entry], list[Constraint]]:
-    """Requests and constraints of a claim or template; ClaimError where upstream refuses the claim."""
-    claim, devices = claim_label(obj), claim_devices(obj)
-    entries = []
-    for item in _strings(devices.get("requests")):
-        raw = _map(item)
-        name = str(raw.get("name") or "")
-        subs = _strings(raw.get("firstAvailable"))
-        if subs:
-            options = tuple(_request(s, f"{name}/{s.get('name')}", claim, classes) for s in subs
-                            if isinstance(s, Mapping))
-            entries.append(_Entry(name, options, True))
-        else:
-            exact = _map(raw.get("exactly")) or raw  # v1beta1 shape
-            entries.append(_Entry(name, (_request(exact, name, claim, classes),), False))
-    constraints = []
-    for i, spec in enumerate(_strings(devices.get("constraints"))):
-        made = make_constraint(spec if isinstance(spec, Mapping) else {}, semantics)
-        if made is None:
-            raise ClaimError(f"claim {claim}, constraint #{i}: empty constraint (unsupported constraint type?)")
-        constraints.append(made)
-    return entries, constraints
-
-
-CONSTRAINT_FIELDS = frozenset({"requests", "matchAttribute", "distinctAttribute"})
-
-
-def claim_notes(obj: Obj) -> tuple[str, ...]:
-    """Constraint fields the Kubernetes API does not have (e.g. a fork's `enforcement: Preferred`), and a
-    claim that requests nothing (it allocates trivially everywhere)."""
-    notes = []
-    if not _strings(claim_devices(obj).get("requests")):
-        notes.append("the claim requests no devices: there is nothing to allocate")
-    for i, spec in enumerate(_strings(claim_devices(obj).get("constraints"))):
-        for name in sorted(set(_map(spec)) - CONSTRAINT_FIELDS):
-            notes.append(f'constraint #{i}: field "{name}" is not part of the Kubernetes DeviceConstraint API '
-                         "(the API server drops it); the constraint is enforced as written without it")
-    return tuple(notes)
-
-
-def check_claim(entries: Sequence[_Entry], claim: str) -> None:
-    fewest = sum(min(o.count if not o.all_devices else 0 for o in e.options) for e in entries)
-    if fewest > MAX_DEVICES:
-        raise ClaimError(f"claim {claim}: number of requested devices {fewest} exceeds the claim limit "
-                         f"of {MAX_DEVICES}")
-
-
-@dataclass(slots=True)
-class _Search:
-    """One node, one claim: upstream's allocateOne over a flat device list in pool order."""
-
-    claim: str
-    entries: Sequence[_Entry]
-    constraints: Sequence[Constraint]
-    devices: Sequence[Device]
-    matcher: Matcher
-    node: Node
-    max_steps: int
-    steps: int = 0
-    picks: list[Pick] = field(default_factory=list)
-    in_use: set[str] = field(default_factory=set)
-    taken: dict[str, Consumed] = field(default_factory=dict)  # capacity shares of shareable devices so far
-    consumed: list[Consumed] = field(default_factory=list)  # per pick, to give it back on backtracking
-    room: dict[tuple[str, str], Consumed | str] = field(default_factory=dict)  # consume() on an untouched device
-    memo: dict[tuple[str, int], bool] = field(default_factory=dict)
-    found: dict[str, list[int]] = field(default_factory=dict)  # selectable indices below upto, per request
-    upto: dict[str, int] = field(default_factory=dict)
-    # the rejection met with the most devices placed: (devices placed, constraint index, rejection)
-    deepest: tuple[int, int, Rejection | None] = (-1, -1, None)
-
-    def selectable(self, request: _Request, index: int) -> bool:
-        key = (request.name, index)
-        hit = self.memo.get(key)
-        if hit is None:
-            hit = self.memo[key] = self._evaluate(request, self.devices[index])
-        return hit
-
-    def _candidates(self, request: _Request, start: int) -> Iterator[int]:
-        """Selectable device indices from `start` on, evaluating selectors only as far as the search
-        reaches (a selector error on a device the scheduler never reaches must not abort the claim)."""
-        found = self.found.setdefault(request.name, [])
-        position = bisect_left(found, start)
-        while True:
-            if position < len(found):
-                position += 1
-                yield found[position - 1]
-                continue
-            upto = self.upto.get(request.name, 0)
-            if upto >= len(self.devices):
-                return
-            self.upto[request.name] = upto + 1
-            if self.selectable(request, upto) and upto >= start:
-                found.append(upto)
-            elif upto < start and self.memo[(request.name, upto)]:
-                found.append(upto)
-                position = len(found)  # below start: recorded, not yielded
-
-    def _evaluate(self, request: _Request, device: Device) -> bool:
-        for owner, selectors in ((f"class {request.class_name}", request.class_selectors),
-                                 (f"claim {self.claim}", request.selectors)):
-            for i, expression in enumerate(selectors):
-                if not self._run(expression, device, f"{owner}: selector #{i}"):
-                    return False
-        return device_on_node(device, self.node)
-
-    def _run(self, expression: str, device: Device, where: str) -> bool:
-        from celext.errors import CompileError, EvaluationError
-
-        try:
-            return self.matcher(expression, device.wire, device.driver)
-        except CompileError as err:
-            raise ClaimError(f"{where}: CEL compile error: {err}") from None
-        except EvaluationError as err:
-            raise ClaimError(f"{where} on device {device.id}: CEL runtime error: {enhance(str(err))}") from None
-
-    def run(self, index: int = 0) -> bool:
-        if index == len(self.entries):
-            return True
-        entry = self.entries[index]
-        # firstAvailable: the first subrequest that leads to a full allocation wins
-        return any(self._fill(index, option, 0, 0) for option in entry.options)
-
-    def _fill(self, index: int, request: _Request, placed: int, start: int) -> bool:
-        if request.all_devices:
-            return self._fill_all(index, request)
-        if placed == request.count:
-            return self.run(index + 1)
-        if len(self.picks) + request.count - placed > MAX_DEVICES:
-            return False
-        for i in self._candidates(request, start):
-            device = self.devices[i]
-            if device.id in self.in_use:
-                continue
-            if not self._place(request, device):
-                continue
-            if self._fill(index, request, placed + 1, i + 1):
-                return True
-            self._unplace()
-        return False
-
-    def _fill_all(self, index: int, request: _Request) -> bool:
-        chosen = [d for i, d in enumerate(self.devices) if self.selectable(request, i)]
-        if not chosen:
-            return False
-        placed = 0
-        for device in chosen:
-            if device.id in self.in_use or not self._place(request, device, must=True):
-                break
-            placed += 1
-        else:
-            if self.run(index + 1):
-                return True
-        for _ in range(placed):
-            self._unplace()
-        return False
-
-    def _place(self, request: _Request, device: Device, *, must: bool = False) -> bool:
-        self.steps += 1
-        if self.steps > self.max_steps:
-            raise _Bound
-        taken = self.taken.get(device.id)
-        if taken:  # what is left depends on earlier shares of this device
-            consumed = consume(request.capacity, device.wire, device.driver, taken)
-        else:
-            key = (request.name, device.id)
-            hit = self.room.get(key)
-            if hit is None:
-                hit = self.room[key] = consume(request.capacity, device.wire, device.driver)
-            consumed = hit
-        if isinstance(consumed, str):
-            return False  # CmpRequestOverCapacity: skip the device (explain_why reports it)
-        for k, constraint in enumerate(self.constraints):
-            problem = constraint.add(request.name, device.id, device.wire, device.driver)
-            if problem is not None:
-                for undo in reversed(self.constraints[:k]):
-                    undo.remove(request.name)
-                if must:
-                    raise ClaimError(f"claim {self.claim}, request {request.name.rpartition('/')[2]}: cannot add "
-                                     f"device {device.id} because a claim constraint would not be satisfied")
-                if len(self.picks) > self.deepest[0]:
-                    self.deepest = (len(self.picks), k, problem)
-                return False
-        self.picks.append(Pick(request.name, device))
-        if not device.shareable:
-            self.in_use.add(device.id)
-        else:  # shares of one device add up (allocatingCapacity)
-            taken = self.taken.setdefault(device.id, {})
-            for name, amount in consumed.items():
-                taken[name] = taken.get(name, Decimal(0)) + amount
-        self.consumed.append(consumed)
-        return True
-
-    def _unplace(self) -> None:
-        pick = self.picks.pop()
-        consumed = self.consumed.pop()
-        self.in_use.discard(pick.device.id)
-        if pick.device.shareable:
-            taken = self.taken[pick.device.id]
-            for name, amount in consumed.items():
-                taken[name] -= amount
-        for constraint in reversed(self.constraints):
-            constraint.remove(pick.request)
-
-
-def enhance(message: str) -> str:
-    if "no such key:" in message and EMPTY_KEY_HINT not in message:
-        return message + EMPTY_KEY_HINT
-    return message
 
 
 def explain_on_node(obj: Obj, classes: Mapping[str, Obj], slices: Sequence[Obj], node: Node, *,
@@ -484,7 +199,3 @@ def explain(obj: Obj, classes: Mapping[str, Obj], slices: Sequence[Obj], nodes: 
     return ClaimResult(label, tuple(explain_on_node(obj, classes, slices, n, semantics=semantics, matcher=matcher,
                                                     max_steps=max_steps) for n in nodes), notes=notes)
 
-
-def iter_requests(entries: Sequence[_Entry]) -> Iterator[_Request]:
-    for entry in entries:
-        yield from entry.options

@@ -17,14 +17,15 @@ from celext.constraints import lookup_attribute, render_attribute
 
 if TYPE_CHECKING:
     from celext.constraints import MatchAttribute
-    from celext.explain import _Request, _Search
+    from celext.explain_claim import _Request
+    from celext.explain_search import _Search
     from celext.pools import Device
 
 SHOWN = 8  # candidates listed per request before "and N more"
 
 
 def _candidates(search: _Search, request: _Request, errors: list[str]) -> list[int]:
-    from celext.explain import ClaimError
+    from celext.explain_claim import ClaimError
 
     found = []
     for i in range(len(search.devices)):
@@ -109,7 +110,7 @@ def infeasible(search: _Search) -> tuple[str, tuple[str, ...]] | None:
     could meet it and abort).
     """
     from celext.constraints import MatchAttribute
-    from celext.explain import ClaimError
+    from celext.explain_claim import ClaimError
 
     options = [r for e in search.entries for r in e.options]
     if any(r.all_devices for r in options):
