@@ -43,6 +43,8 @@ class Policy:
     list_types: bool = True  # False mirrors an API server without DRAListTypeAttributes
     ignore: tuple[str, ...] = ()
     source: str = "<default>"
+    # Resolved actions, filled on first use: the webhook asks twice per rule per request.
+    _resolved: dict[str, Action] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @classmethod
     def default(cls) -> Policy:
@@ -94,6 +96,12 @@ class Policy:
 
     def action(self, rule_id: str) -> Action:
         """The action for `rule_id`: the file's choice, else (for the list-form rule) listForm, else the default."""
+        action = self._resolved.get(rule_id)
+        if action is None:
+            action = self._resolved[rule_id] = self._resolve(rule_id)
+        return action
+
+    def _resolve(self, rule_id: str) -> Action:
         chosen = self.actions.get(rule_id)
         if chosen is not None:
             return chosen

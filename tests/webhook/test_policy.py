@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -119,3 +120,13 @@ def test_every_catalogue_rule_gets_its_default_action() -> None:
     assert {r: policy.action(r) for r in CATALOGUE} == {
         r.id: Action.OFF if r.id == "numa-node-list-form" else r.default for r in CATALOGUE.values()}
     assert policy.action("not-a-rule") is Action.WARN
+
+
+def test_remembered_actions_belong_to_one_policy() -> None:
+    strict = Policy.from_mapping({"numaNode": {"listForm": "deny"}}, "p.yaml")
+    assert strict.action("numa-node-list-form") is Action.DENY
+    relaxed = replace(strict, list_form="allow")
+    assert relaxed.action("numa-node-list-form") is Action.OFF
+    assert strict.action("numa-node-list-form") is Action.DENY
+    assert strict.with_list_types(False).action("numa-node-range") is Action.DENY
+    assert relaxed == replace(strict, list_form="allow")
