@@ -29,17 +29,22 @@ from celext.compile import parse
 from celext.syntax import Span, Spans, has_comment, literal_value, span_of, string_value, unwrap
 
 __all__ = [  # the syntax helpers are re-exported: callers read every static fact from here
-    "AttributeRef", "Call", "DomainRead", "Facts", "Select", "Span", "Spans", "Unwrap", "Use", "analyze",
-    "has_comment", "literal_value", "parse", "span_of", "string_value", "unwrap",
+    "DRIVER_DOMAIN", "AttributeRef", "Call", "DomainRead", "Facts", "Select", "Span", "Spans", "Unwrap", "Use",
+    "analyze", "has_comment", "literal_value", "parse", "span_of", "string_value", "unwrap",
 ]
 
 Kind = Literal["attributes", "capacity"]
-How = Literal["==", "!=", "<", "<=", ">", ">=", "in", "method", "bool", "arithmetic", "argument"]
+How = Literal["==", "!=", "<", "<=", ">", ">=", "in", "method", "bool", "arithmetic", "argument", "size"]
+# The domain of `device.attributes[device.driver]`: the driver's own, known per device only (never a real domain:
+# domains are DNS subdomains).
+DRIVER_DOMAIN = "<driver>"
 
 
 @dataclass(frozen=True, slots=True)
 class AttributeRef:
-    """One `device.attributes[<domain>].<id>` (or `[<domain>][<id>]`) read with literal keys.
+    """One `device.attributes[<domain>].<id>` (or `[<domain>][<id>]`) read with literal keys, or through the
+    driver's own domain, `device.attributes[device.driver].<id>` (`by_driver`; `domain` is then DRIVER_DOMAIN and
+    `qualified_on(driver)` names the attribute a given device publishes).
 
     `optional` marks an optional read (`.?<id>`, `[?<id>]`, or `[?<domain>]`): its value is an optional,
     optional.none() where the attribute is absent instead of a "no such key" error. `dereferenced` marks one
@@ -55,19 +60,25 @@ class AttributeRef:
     in_guard: bool = False  # the read is itself the argument of has(), or the receiver of `.hasValue()`
     optional: bool = False
     dereferenced: bool = False
+    by_driver: bool = False
 
     @property
     def qualified(self) -> str:
         return f"{self.domain}/{self.name}"
 
+    def qualified_on(self, driver: str) -> str:
+        """The attribute this read looks up on a device of `driver`."""
+        return f"{driver}/{self.name}" if self.by_driver else self.qualified
+
 
 @dataclass(frozen=True, slots=True)
 class DomainRead:
-    """`device.attributes[<domain>]` with a literal domain (whether or not an id follows)."""
+    """`device.attributes[<domain>]` with a literal domain, or `[device.driver]` (whether or not an id follows)."""
 
     kind: Kind
     domain: str
-    span: Span  # the domain literal, quotes included
+    span: Span  # the domain literal, quotes included (or `device.driver`)
+    by_driver: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +100,7 @@ class Use:
     `how` is the operator (`==`, `<`, `in`, ...), `"method"` for a method call on the value, `"bool"`
     for the value used directly as a condition, `"arithmetic"` for an operand of `+ - * / %` (or unary
     `-`) and `"argument"` for an argument of a function or method (`isSemver(x)`, `s.startsWith(x)`);
+    `"size"` for `size(x)`/`x.size()` (a string's characters, a list's elements: the caller judges by the type).
     `method` names the method, function or arithmetic operator. `span` covers the whole comparison /
     call / value; `other` the other operand (for `in`: the container when the attribute is on the left).
     `literal` is the other operand's value when it is an int, string or bool literal, `literals` the

@@ -1,9 +1,10 @@
 """Shapes `celext.analysis` recognises in a parse tree: attribute reads and comprehension macros.
 
 Pure functions of one node, no walk state: `device.attributes` / `device.capacity` and the reads below them
-(plain, or optional with `.?id`, `[?"id"]`, `[?"domain"]`), an optional read turned back into the value
-(`.value()`, `.orValue(x)`), how many variables a macro binds (one- and two-variable forms, transformList/Map,
-sortBy, optMap, ...) and how many elements a comprehension may visit by the Kubernetes size bounds.
+(plain, or optional with `.?id`, `[?"id"]`, `[?"domain"]`; the domain a literal or `device.driver`), an optional
+read turned back into the value (`.value()`, `.orValue(x)`), how many variables a macro binds (one- and
+two-variable forms, transformList/Map, sortBy, optMap, ...) and how many elements a comprehension may visit by
+the Kubernetes size bounds.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import TYPE_CHECKING, Literal
 
 from lark import Tree
 
+from celext.analysis import DRIVER_DOMAIN
 from celext.syntax import AST, Node, args_of, literal_value, unwrap
 
 if TYPE_CHECKING:
@@ -58,19 +60,32 @@ def _is_device_map(node: Node) -> Kind | None:
     return "attributes" if str(field) == "attributes" else "capacity" if str(field) == "capacity" else None
 
 
-def _domain_shape(node: AST) -> tuple[Kind, str, Node, bool] | None:
-    """`device.attributes["d"]` (or `[?"d"]`, then optional) -> kind, domain, its literal, optional."""
+def _is_device_driver(node: Node) -> bool:
+    """`device.driver`: the domain index of the driver's own attributes."""
+    node = unwrap(node)
+    if not (isinstance(node, Tree) and node.data == "member_dot" and len(node.children) == 2):
+        return False
+    base = unwrap(node.children[0])
+    return (isinstance(base, Tree) and base.data == "ident" and str(base.children[0]) == "device"
+            and str(node.children[1]) == "driver")
+
+
+def _domain_shape(node: AST) -> tuple[Kind, str, Node, bool, bool] | None:
+    """`device.attributes["d"]` (or `[?"d"]`, then optional; or `[device.driver]`, DRIVER_DOMAIN) -> kind,
+    domain, its literal, optional, whether it is the driver's domain."""
     if node.data not in ("member_index", "member_index_opt") or len(node.children) != 2:
         return None
     kind = _is_device_map(node.children[0])
-    domain = literal_value(node.children[1])
+    by_driver = _is_device_driver(node.children[1])
+    domain = DRIVER_DOMAIN if by_driver else literal_value(node.children[1])
     if kind is None or not isinstance(domain, str):
         return None
-    return kind, domain, node.children[1], node.data == "member_index_opt"
+    return kind, domain, node.children[1], node.data == "member_index_opt", by_driver
 
 
-def _attribute_shape(node: AST) -> tuple[Kind, str, Node, str, Node, bool] | None:
-    """A read -> kind, domain, its literal, id, its token or literal, whether the read is optional."""
+def _attribute_shape(node: AST) -> tuple[Kind, str, Node, str, Node, bool, bool] | None:
+    """A read -> kind, domain, its literal, id, its token or literal, whether the read is optional, whether it
+    reads the driver's own domain."""
     if node.data not in ("member_dot", "member_index", "member_dot_opt", "member_index_opt") or len(
             node.children) != 2:
         return None
@@ -81,12 +96,12 @@ def _attribute_shape(node: AST) -> tuple[Kind, str, Node, str, Node, bool] | Non
     found = _domain_shape(inner)
     if found is None:
         return None
-    kind, domain, domain_node, optional_domain = found
+    kind, domain, domain_node, optional_domain, by_driver = found
     optional = optional_domain or node.data in ("member_dot_opt", "member_index_opt")
     if node.data in ("member_dot", "member_dot_opt"):
-        return kind, domain, domain_node, str(key), key, optional
+        return kind, domain, domain_node, str(key), key, optional, by_driver
     name = literal_value(key)
-    return (kind, domain, domain_node, name, key, optional) if isinstance(name, str) else None
+    return (kind, domain, domain_node, name, key, optional, by_driver) if isinstance(name, str) else None
 
 
 def _unwrap_shape(node: AST) -> tuple[AST, Literal["value", "orValue"], Node | None] | None:
@@ -96,7 +111,7 @@ def _unwrap_shape(node: AST) -> tuple[AST, Literal["value", "orValue"], Node | N
     receiver, name, *rest = node.children
     args = args_of(rest[0]) if rest else []
     read = unwrap(receiver)
-    if not isinstance(read, Tree) or (shape := _attribute_shape(read)) is None or not shape[-1]:
+    if not isinstance(read, Tree) or (shape := _attribute_shape(read)) is None or not shape[5]:
         return None
     if str(name) == "value" and not args:
         return read, "value", None

@@ -39,12 +39,13 @@ from celext.syntax import (
 
 # Methods that work on a list and a scalar alike, the list-aware helpers themselves, and list-only methods
 # (Kubernetes and cel-go list libraries: whoever calls them on an attribute already expects a list).
+# `size()` is not among them: it counts a string's characters but a list's elements (a "size" use).
 LIST_SAFE_METHODS = MACROS | {
-    "includes", "include", "size", "distinct", "flatten", "reverse", "slice", "sort", "isSorted", "sum", "max",
+    "includes", "include", "distinct", "flatten", "reverse", "slice", "sort", "isSorted", "sum", "max",
     "min", "join",
 }
 # Functions that accept a list as readily as a scalar (`has` is the guard itself, `cel.bind` names a value).
-LIST_SAFE_FUNCTIONS = frozenset({"has", "size", "dyn", "type", "cel.bind", "sets.contains", "sets.equivalent",
+LIST_SAFE_FUNCTIONS = frozenset({"has", "dyn", "type", "cel.bind", "sets.contains", "sets.equivalent",
                                  "sets.intersects"})
 # Receivers that are function namespaces, not values: `sets.contains(a, b)` is one global function.
 NAMESPACES = frozenset({"cel", "sets", "lists", "strings", "math"})
@@ -152,20 +153,20 @@ class _Walker:
         span = self.span(node)
         if span in self._seen:
             return self._seen[span]
-        kind, domain, domain_node, name, name_node, optional = shape
+        kind, domain, domain_node, name, name_node, optional, by_driver = shape
         ref = AttributeRef(kind, domain, name, span, self.span(name_node), self.span(domain_node), in_guard=in_guard,
-                           optional=optional, dereferenced=optional and dereferenced)
+                           optional=optional, dereferenced=optional and dereferenced, by_driver=by_driver)
         self._seen[span] = ref
         self.refs.append(ref)
-        self.domains.append(DomainRead(kind, domain, self.span(domain_node)))
+        self.domains.append(DomainRead(kind, domain, self.span(domain_node), by_driver))
         return ref
 
     def _domain(self, node: AST) -> None:
         """`device.attributes["d"]` read without an id (`"id" in device.attributes["d"]`, a macro, ...)."""
         found = _domain_shape(node)
         if found is not None:
-            kind, domain, domain_node, _ = found
-            self.domains.append(DomainRead(kind, domain, self.span(domain_node)))
+            kind, domain, domain_node, _, by_driver = found
+            self.domains.append(DomainRead(kind, domain, self.span(domain_node), by_driver))
 
     def _ref_of(self, node: Node, in_guard: bool = False) -> AttributeRef | None:
         """The read `node` is, optional or not."""
@@ -260,7 +261,8 @@ class _Walker:
                 self.walk(arg, boolean=False, depth_cost=depth_cost)
             else:
                 name_token = call.children[1] if call.data == "member_dot_arg" else call.children[0]
-                self.uses.append(Use(operand.ref, "argument", self.span(call), self.span(name_token), method=name,
+                how: How = "size" if name == "size" and call.data == "ident_arg" and len(args) == 1 else "argument"
+                self.uses.append(Use(operand.ref, how, self.span(call), self.span(name_token), method=name,
                                      unwrap=operand.unwrap))
                 self._finish(operand, depth_cost)
 
@@ -282,7 +284,8 @@ class _Walker:
             return
         # Methods on an optional read itself are optional methods (hasValue(), orValue(), ...), never a list's.
         if ref is not None and name not in LIST_SAFE_METHODS and not (read is not None and read.optional):
-            self.uses.append(Use(ref, "method", self.span(node), self.span(name_token), method=name,
+            how: How = "size" if name == "size" and not args else "method"
+            self.uses.append(Use(ref, how, self.span(node), self.span(name_token), method=name,
                                  literal=literal_value(args[0]) if args else None,
                                  unwrap=operand.unwrap if operand is not None else None))
         if operand is not None:

@@ -61,14 +61,12 @@ def test_each_list_fragile_form_is_a_use(expression: str, how: str) -> None:
         f"{NUMA}.includes(4)",
         f"{NUMA}.exists(n, n == 4)",
         f"4 in {NUMA}",
-        f"{NUMA}.size() > 1",
         f"has({NUMA})",
         'device.capacity["gpu.example.com"].memory.compareTo(quantity("1Gi")) >= 0',
         'device.driver == "gpu.example.com"',
         f"{NUMA} == [0, 1]",
         f"[0] != {NUMA}",
         f"{NUMA} + [2] == [0, 2]",
-        f"size({NUMA}) == 2",
         f"cel.bind(n, {NUMA}, n.includes(0))",
         f"sets.contains({NUMA}, [0])",
         f"{NUMA}.max() < 4",
@@ -284,3 +282,65 @@ def test_value_dereferences_and_the_fallback_is_walked() -> None:
     facts = analyze(expression)
     assert [(r.name, r.dereferenced) for r in facts.refs] == [("a", True), ("b", False)]
     assert [c.name for c in facts.calls] == ["semver", "semver"]
+
+
+# -- size() and reads through the driver's own domain ----------------------------------------------------------
+
+MODEL = 'device.attributes["gpu.example.com"].model'
+
+
+@pytest.mark.parametrize(
+    ("expression", "size_call", "unwrap"),
+    [
+        (f"size({MODEL}) > 3", f"size({MODEL})", None),
+        (f"{MODEL}.size() > 3", f"{MODEL}.size()", None),
+        (f'{DOMAIN}.?model.orValue("").size() == 0', f'{DOMAIN}.?model.orValue("").size()', "orValue"),
+    ],
+)
+def test_size_of_an_attribute_is_a_size_use(expression: str, size_call: str, unwrap: str | None) -> None:
+    """size() counts a string's characters but a list's elements: the rule decides by the attribute's type."""
+    (use,) = analyze(expression).uses
+    assert (use.how, use.method, use.span.text(expression)) == ("size", "size", size_call)
+    assert use.operator is not None and use.operator.text(expression) == "size"
+    assert (use.unwrap.method if use.unwrap else None) == unwrap
+
+
+@pytest.mark.parametrize("expression", [f"size({DOMAIN}.?model) == 1", f"{DOMAIN}.?model.size() == 1",
+                                        f"{MODEL}.distinct().size() == 2", f"size({DOMAIN}) > 2"])
+def test_size_of_an_optional_a_domain_or_a_derived_list_is_no_use(expression: str) -> None:
+    assert analyze(expression).uses == ()
+
+
+DRIVER_DOMAIN = "device.attributes[device.driver]"
+
+
+@pytest.mark.parametrize("read", [f"{DRIVER_DOMAIN}.numaNode", f'{DRIVER_DOMAIN}["numaNode"]',
+                                  "device.attributes[(device.driver)].numaNode"])
+def test_a_read_through_the_drivers_own_domain_is_an_attribute_ref(read: str) -> None:
+    expression = f"{read} == 0"
+    (use,) = analyze(expression).uses
+    ref = use.ref
+    assert (ref.by_driver, ref.domain, ref.name, ref.qualified, use.how) == (
+        True, "<driver>", "numaNode", "<driver>/numaNode", "==")
+    assert ref.qualified_on("dra.net") == "dra.net/numaNode"
+    assert ref.span.text(expression) == read
+    assert ref.domain_span.text(expression).strip("()") == "device.driver"
+    (domain,) = analyze(expression).domains
+    assert (domain.by_driver, domain.domain) == (True, "<driver>")
+
+
+def test_driver_domain_reads_optional_guarded_and_without_an_id() -> None:
+    expression = (f'has({DRIVER_DOMAIN}.a) && {DRIVER_DOMAIN}.?b.orValue(0) == 1 && '
+                  f'"c" in {DRIVER_DOMAIN} && device.attributes[?device.driver].d.hasValue()')
+    facts = analyze(expression)
+    assert [(r.name, r.by_driver, r.in_guard, r.optional) for r in facts.refs] == [
+        ("a", True, True, False), ("b", True, False, True), ("d", True, True, True)]
+    assert [(u.ref.name, u.how) for u in facts.uses] == [("b", "==")]
+    assert all(d.by_driver for d in facts.domains) and len(facts.domains) == 4
+    literal = analyze('device.attributes["<driver>"].a == 1').refs[0]
+    assert not literal.by_driver and literal.qualified_on("dra.net") == "<driver>/a"
+
+
+def test_other_non_literal_domains_are_not_refs() -> None:
+    assert analyze('device.attributes[device.driver + "x"].a == 1').refs == ()
+    assert analyze("device.attributes[other.driver].a == 1").refs == ()

@@ -189,7 +189,8 @@ def _reference(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
                 span=(select.span.start, select.span.end),
             )
         for read in facts.domains:
-            if "." not in read.domain and "/" not in read.domain and read.span.start not in reported:
+            malformed = "." not in read.domain and "/" not in read.domain and not read.by_driver
+            if malformed and read.span.start not in reported:
                 reported.add(read.span.start)
                 yield Finding(
                     site.path,

@@ -21,10 +21,10 @@ from collections.abc import Iterator
 
 from celext.analysis import AttributeRef, Facts, Span, Use, has_comment
 from webhook.findings import Action, Edit, Finding
-from webhook.inventory import Inventory, inventory_of
+from webhook.inventory import Device, Inventory, inventory_of
 from webhook.rules.base import Rule, RuleContext
 from webhook.rules.selectors_cel import GO_FIELDS, WIRE_KEYS, analysed
-from webhook.rules.selectors_sites import SELECTOR_KINDS
+from webhook.rules.selectors_sites import SELECTOR_KINDS, is_numa
 from webhook.wire import Obj
 
 _CONSEQUENCE = {
@@ -52,8 +52,31 @@ def _fragile(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
     for site, facts in analysed(obj, ctx):
         for use in facts.uses:
             # A malformed read is selector-attribute-reference's finding; a list is not its problem.
-            if use.ref.kind == "attributes" and "/" not in use.ref.domain and use.ref.name not in MALFORMED_IDS:
-                yield _fragile_finding(site.path, facts, use, inventory)
+            if use.ref.kind != "attributes" or "/" in use.ref.domain or use.ref.name in MALFORMED_IDS:
+                continue
+            if use.how == "size" and not _may_be_string(use.ref, inventory, ctx):
+                continue
+            yield _fragile_finding(site.path, facts, use, inventory)
+
+
+def _may_be_string(ref: AttributeRef, inventory: Inventory | None, ctx: RuleContext) -> bool:
+    """Whether `size()` on the attribute may count a string's characters today (and elements once it is a list).
+
+    On an int, bool or version size() is a runtime error already, and on a list everywhere it counts elements
+    already: neither changes meaning. The inventory's published types decide; without them, NUMA node ids are
+    ints and anything else may be a string (like `==` on an attribute of unknown type)."""
+    published = [d for d in inventory.devices if ref.qualified_on(d.driver) in d.attributes] if inventory else []
+    if not published:
+        return not is_numa(ref.qualified, ctx.policy)
+    return any(ref.qualified_on(d.driver) not in d.lists and d.types.get(ref.qualified_on(d.driver), "string")
+               == "string" for d in published)
+
+
+def _list_devices(ref: AttributeRef, inventory: Inventory | None) -> list[Device]:
+    """Devices publishing the attribute `ref` reads as a list (for `device.driver`: each its own domain's)."""
+    if inventory is None:
+        return []
+    return [d for d in inventory.devices if ref.qualified_on(d.driver) in d.lists]
 
 
 def _fragile_finding(path: object, facts: Facts, use: Use, inventory: Inventory | None) -> Finding:
@@ -70,6 +93,9 @@ def _fragile_finding(path: object, facts: Facts, use: Use, inventory: Inventory 
     elif use.how == "arithmetic":
         what = f"`{use.method}` on {name}"
         consequence = _ERROR
+    elif use.how == "size":
+        what = f"`size()` on {name}"
+        consequence = "silently counts elements instead of characters"
     elif use.how == "bool":
         what = f"{name} used as a condition"
         consequence = "is a runtime error (a list is not a bool)"
@@ -78,7 +104,7 @@ def _fragile_finding(path: object, facts: Facts, use: Use, inventory: Inventory 
         consequence = _CONSEQUENCE.get(use.how, _ERROR)
     if use.unwrap is not None:  # `.orValue(d)`/`.value()` hand on the attribute value, list or not
         what += f" (read with `.{use.unwrap.method}()`)"
-    lists = inventory.list_devices(name) if inventory else []
+    lists = _list_devices(use.ref, inventory)
     if lists:
         when = f"{name} is a list on {len(lists)} device(s) in the inventory (e.g. {lists[0].label}), where this"
         message = f"{what}: {when} {consequence}"
@@ -143,6 +169,9 @@ def _manual_hint(facts: Facts, use: Use) -> str:
         wanted = "a bool literal" if use.how == "bool" else "a scalar literal"
         return (f"compare with includes() and {wanted} as the fallback: {read}.orValue(<value>).includes(...) "
                 f"(where the attribute is absent, includes() tests the fallback: membership if it is a list)")
+    if use.how == "size":
+        return (f"for a list: {ref}.exists(v, size(v) ...) tests each string's length; keep size() on the value only "
+                f"if the driver documents a string")
     if use.how == "method":
         return f"for a list: {ref}.exists(v, v.{use.method}(...)); {scalar_note}"
     if use.how == "argument":
@@ -169,7 +198,7 @@ def _type_mismatch(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
     for site, facts in analysed(obj, ctx):
         candidates = inventory.candidates(site.device_class)
         for ref, how, values, point in _literal_comparisons(facts):
-            published = Counter(d.types[ref.qualified] for d in candidates if ref.qualified in d.types)
+            published = Counter(d.types[q] for d in candidates if (q := ref.qualified_on(d.driver)) in d.types)
             wanted = {_literal_type(v) for v in values}
             if not published or wanted & published.keys():
                 continue
@@ -287,7 +316,7 @@ def _absent(facts: Facts, inventory: Inventory, device_class: str) -> tuple[dict
     absent: dict[str, list[str]] = {}
     candidates = inventory.candidates(device_class)
     for device in candidates:
-        unguarded = [r for r in facts.refs if _can_fail(r) and r.qualified not in device.attributes]
+        unguarded = [r for r in facts.refs if _can_fail(r) and r.qualified_on(device.driver) not in device.attributes]
         if not unguarded:
             continue
         try:

@@ -18,6 +18,8 @@ from webhook.rules.selectors_lists import RULES
 FRAGILE = RULES[0]
 DRIVER = "gpu.example.com"
 READ = f'device.attributes["{DRIVER}"].a'
+# The driver's own domain: the same attribute on a device of DRIVER; the rewrite keeps the read as written.
+READS = st.sampled_from([READ, "device.attributes[device.driver].a", 'device.attributes[device.driver]["a"]'])
 SCALARS = st.one_of(st.integers(-3, 3), st.sampled_from(["x", "y", "it's"]), st.booleans())
 
 
@@ -42,9 +44,9 @@ def matches(expression: str, value: Any) -> bool:
 
 
 @settings(deadline=None, max_examples=120)
-@given(value=SCALARS, other=SCALARS, op=st.sampled_from(["==", "!="]), left=st.booleans())
-def test_equality_rewrite_keeps_scalar_meaning(value: Any, other: Any, op: str, left: bool) -> None:
-    expression = f"{READ} {op} {cel_literal(other)}" if left else f"{cel_literal(other)} {op} {READ}"
+@given(value=SCALARS, other=SCALARS, op=st.sampled_from(["==", "!="]), left=st.booleans(), read=READS)
+def test_equality_rewrite_keeps_scalar_meaning(value: Any, other: Any, op: str, left: bool, read: str) -> None:
+    expression = f"{read} {op} {cel_literal(other)}" if left else f"{cel_literal(other)} {op} {read}"
     rewritten = fixed(expression)
     if type(value) is type(other):  # mixed types are an error or false upstream; not the fix's concern
         assert matches(rewritten, value) == matches(expression, value)
@@ -53,18 +55,18 @@ def test_equality_rewrite_keeps_scalar_meaning(value: Any, other: Any, op: str, 
 
 
 @settings(deadline=None, max_examples=60)
-@given(value=st.integers(-3, 3), items=st.lists(st.integers(-3, 3), min_size=1, max_size=4))
-def test_in_list_rewrite_keeps_scalar_meaning(value: int, items: list[int]) -> None:
-    expression = f"{READ} in [{', '.join(map(str, items))}]"
+@given(value=st.integers(-3, 3), items=st.lists(st.integers(-3, 3), min_size=1, max_size=4), read=READS)
+def test_in_list_rewrite_keeps_scalar_meaning(value: int, items: list[int], read: str) -> None:
+    expression = f"{read} in [{', '.join(map(str, items))}]"
     rewritten = fixed(expression)
     assert matches(rewritten, value) == matches(expression, value) == (value in items)
     assert matches(rewritten, [9, value]) == (value in items)
 
 
 @settings(deadline=None, max_examples=20)
-@given(value=st.booleans(), negate=st.booleans())
-def test_bool_rewrite_keeps_scalar_meaning(value: bool, negate: bool) -> None:
-    expression = f"!{READ}" if negate else READ
+@given(value=st.booleans(), negate=st.booleans(), read=READS)
+def test_bool_rewrite_keeps_scalar_meaning(value: bool, negate: bool, read: str) -> None:
+    expression = f"!{read}" if negate else read
     rewritten = fixed(expression)
     assert matches(rewritten, value) == matches(expression, value)
     assert matches(rewritten, [False, True]) == (not negate)
@@ -72,10 +74,10 @@ def test_bool_rewrite_keeps_scalar_meaning(value: bool, negate: bool) -> None:
 
 @settings(deadline=None, max_examples=60)
 @given(items=st.lists(st.integers(-3, 3), min_size=1, max_size=3), value=st.integers(-3, 3),
-       op=st.sampled_from(["==", "!="]))
-def test_comparison_with_a_comprehension_variable(items: list[int], value: int, op: str) -> None:
+       op=st.sampled_from(["==", "!="]), read=READS)
+def test_comparison_with_a_comprehension_variable(items: list[int], value: int, op: str, read: str) -> None:
     macro = "exists" if op == "==" else "all"
-    expression = f"[{', '.join(map(str, items))}].{macro}(n, {READ} {op} n)"
+    expression = f"[{', '.join(map(str, items))}].{macro}(n, {read} {op} n)"
     rewritten = fixed(expression)
     assert matches(rewritten, value) == matches(expression, value)
     assert matches(rewritten, [value]) == matches(expression, value)
@@ -83,9 +85,11 @@ def test_comparison_with_a_comprehension_variable(items: list[int], value: int, 
 
 INT_READ = f'device.attributes["{DRIVER}"].i'
 BOOL_READ = f'device.attributes["{DRIVER}"].b'
+OWN_INT_READ, OWN_BOOL_READ = "device.attributes[device.driver].i", 'device.attributes[device.driver]["b"]'
 LEAVES = st.sampled_from([
     f"{INT_READ} == 4", f"0 != {INT_READ}", f"{INT_READ} in [0, 5]", f"[4, 5].exists(n, {INT_READ} == n)",
     BOOL_READ, f"!{BOOL_READ}", f"{BOOL_READ} == true", f"{BOOL_READ} != false",
+    f"{OWN_INT_READ} == 4", f"5 != {OWN_INT_READ}", f"{OWN_INT_READ} in [4]", OWN_BOOL_READ, f"!{OWN_BOOL_READ}",
 ])
 CONDITIONS = st.recursive(LEAVES, lambda inner: st.one_of(
     st.tuples(inner, inner).map(lambda t: f"{t[0]} && {t[1]}"),
@@ -113,7 +117,8 @@ def test_rewrites_inside_any_boolean_structure(expression: str) -> None:
     assert list(FRAGILE.check(claim_with_selector(rewritten), RuleContext(Policy.default()))) == []
 
 
-OPT_READ = f'device.attributes["{DRIVER}"].?a'
+OPT_READS = st.sampled_from([f'device.attributes["{DRIVER}"].?a', "device.attributes[device.driver].?a",
+                             'device.attributes[?device.driver]["a"]'])
 
 
 def matches_or_absent(expression: str, value: Any) -> bool | str:
@@ -127,10 +132,11 @@ def matches_or_absent(expression: str, value: Any) -> bool | str:
 
 @settings(deadline=None, max_examples=120)
 @given(value=st.one_of(st.none(), SCALARS), fallback=SCALARS, other=SCALARS,
-       form=st.sampled_from(["{read} == {other}", "{other} != {read}", "{read} in [{other}, 9]", "{read}"]))
+       form=st.sampled_from(["{read} == {other}", "{other} != {read}", "{read} in [{other}, 9]", "{read}"]),
+       optional=OPT_READS)
 def test_or_value_rewrite_keeps_meaning_with_the_attribute_present_or_absent(
-        value: Any, fallback: Any, other: Any, form: str) -> None:
-    read = f"{OPT_READ}.orValue({cel_literal(fallback)})"
+        value: Any, fallback: Any, other: Any, form: str, optional: str) -> None:
+    read = f"{optional}.orValue({cel_literal(fallback)})"
     expression = form.format(read=read, other=cel_literal(other))
     findings = list(FRAGILE.check(claim_with_selector(expression), RuleContext(Policy.default())))
     if form == "{read}" and not isinstance(fallback, bool):
