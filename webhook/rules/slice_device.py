@@ -178,6 +178,17 @@ def validate_counters(counters: Mapping[str, Any] | None, limit: int, path: Fiel
         quantity_at(errs, as_map(errs, counter, key_path), "value", key_path)
 
 
+def validate_node_name(node_name: str | None, path: FieldPath, empty: str, set_fields: list[str], errs: Errors) -> None:
+    """`nodeName` of the slice or of a device: a DNS subdomain when set; upstream words the empty case per level."""
+    if node_name is None:
+        return
+    if node_name:
+        set_fields.append("`nodeName`")
+        errs += tag(ids.NODE_SELECTION, validate_dns1123_subdomain(node_name, path.child("nodeName")))
+    else:
+        errs.append((ids.NODE_SELECTION, invalid(path.child("nodeName"), node_name, empty)))
+
+
 def _validate_node_selection(device: Mapping[str, Any], path: FieldPath, per_device: bool | None, errs: Errors) -> None:
     node_name = get_str(errs, device, "nodeName", path)
     selector = get_map(errs, device, "nodeSelector", path)
@@ -187,12 +198,7 @@ def _validate_node_selection(device: Mapping[str, Any], path: FieldPath, per_dev
             errs.append((ids.NODE_SELECTION, invalid(path, None, PER_DEVICE_FORBIDDEN)))
         return
     set_fields: list[str] = []
-    if node_name is not None:
-        if node_name:
-            set_fields.append("`nodeName`")
-            errs += tag(ids.NODE_SELECTION, validate_dns1123_subdomain(node_name, path.child("nodeName")))
-        else:
-            errs.append((ids.NODE_SELECTION, invalid(path.child("nodeName"), node_name, "must not be empty")))
+    validate_node_name(node_name, path, "must not be empty", set_fields, errs)
     if selector is not None:
         set_fields.append("`nodeSelector`")
         errs += tag(ids.NODE_SELECTION, validate_node_selector(selector, path.child("nodeSelector")))

@@ -49,6 +49,7 @@ from webhook.rules.slice_device import (
     string_field,
     validate_counter_groups,
     validate_device,
+    validate_node_name,
     within_limit,
 )
 
@@ -144,13 +145,7 @@ def validate_resource_slice_spec(
     if old is not None:
         _validate_immutable(spec, old, path, errs)
     set_fields: list[str] = []
-    if node_name is not None:
-        if node_name:
-            set_fields.append("`nodeName`")
-            errs += tag(ids.NODE_SELECTION, validate_dns1123_subdomain(node_name, path.child("nodeName")))
-        else:
-            errs.append((ids.NODE_SELECTION, invalid(
-                path.child("nodeName"), node_name, "must be either unset or set to a non-empty string")))
+    validate_node_name(node_name, path, "must be either unset or set to a non-empty string", set_fields, errs)
     selector = get_map(errs, spec, "nodeSelector", path)
     if selector is not None:
         set_fields.append("`nodeSelector`")

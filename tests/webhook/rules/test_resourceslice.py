@@ -269,6 +269,16 @@ SCENARIOS: dict[str, tuple[dict[str, Any], list[tuple[str, str, str]]]] = {
         o["spec"]["devices"][0].update(nodeName="node-1"),
         o["spec"]["devices"][1].update(nodeName="node-1", allNodes=True)]), [
         ("k8s-node-selection", f"{D}[1]", f'Invalid value: "{{`nodeName`, `allNodes`}}": {PER_DEVICE}')]),
+    "empty-node-name": (edit(base(), spec(nodeName="")), [
+        ("k8s-node-selection", "spec", f"Required value: {NODES}"),
+        ("k8s-node-selection", "spec.nodeName",
+         'Invalid value: "": must be either unset or set to a non-empty string')]),
+    "empty-device-node-name": (edit(base(2), lambda o: [
+        spec(nodeName=None, perDeviceNodeSelection=True)(o),
+        o["spec"]["devices"][0].update(nodeName=""),
+        o["spec"]["devices"][1].update(nodeName="node-1")]), [
+        ("k8s-node-selection", f"{D}[0]", f"Required value: {PER_DEVICE}"),
+        ("k8s-node-selection", f"{D}[0].nodeName", 'Invalid value: "": must not be empty')]),
     "device-node-without-per-device-selection": (edit(base(), dev(0, allNodes=True)), [
         ("k8s-node-selection", f"{D}[0]", "Invalid value: null: `nodeName`, `nodeSelector` and `allNodes` can only "
          "be set if `perDeviceNodeSelection` is set to true in the ResourceSlice spec")]),
