@@ -103,6 +103,11 @@ def test_equality_is_fragile_with_a_safe_includes_fix() -> None:
     ],
 )
 def test_fragile_forms(expression: str, message_start: str, replacement: str | None) -> None:
+    assert_fragile(expression, message_start, replacement)
+
+
+def assert_fragile(expression: str, message_start: str, replacement: str | None) -> None:
+    """One list-fragile-compare finding on `expression`, its message, and its safe fix (None: a hint only)."""
     (finding,) = findings("list-fragile-compare", claim_with_selector(expression))
     assert finding.message.startswith(message_start)
     if replacement is None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tests.builders import claim_with_selector, device, slice_with
-from tests.webhook.rules.test_selectors import check, findings
+from tests.webhook.rules.test_selectors import assert_fragile, check, findings
 
 DOMAIN = 'device.attributes["resource.kubernetes.io"]'
 NUMA = f"{DOMAIN}.numaNode"
@@ -54,12 +54,7 @@ def test_the_newer_list_aware_forms_pass(expression: str) -> None:
     ],
 )
 def test_an_unwrapped_optional_read_is_fragile(expression: str, message_start: str, replacement: str | None) -> None:
-    (finding,) = findings("list-fragile-compare", claim_with_selector(expression))
-    assert finding.message.startswith(message_start)
-    if replacement is None:
-        assert finding.fix is None
-    else:
-        assert finding.fix is not None and finding.fix.replacement == replacement
+    assert_fragile(expression, message_start, replacement)
 
 
 @pytest.mark.parametrize(
