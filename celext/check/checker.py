@@ -1,0 +1,330 @@
+"""cel-go's type checker (checker/checker.go) over celext's AST, in the DRA environment Kubernetes declares.
+
+The environment: the variable `device` of type `kubernetes.DRADevice` (`driver` string, `attributes`
+map(string, map(string, dyn)), `capacity` map(string, map(string, kubernetes.Quantity)),
+`allowMultipleAllocations` bool), type names as identifiers (`int` is `type(int)`), and every overload in
+`celext.overloads`. Rules follow cel-go: an overload matches when each argument is assignable to its
+parameter (type parameters are instantiated afresh per call; `dyn` is assignable both ways); several
+matching overloads give `dyn` unless their results agree; list and map literals must be homogeneous
+(Kubernetes' HomogeneousAggregateLiterals); a comprehension ranges over a list, a map or `dyn`.
+Errors carry cel-go's texts; the first one by position is reported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping as MappingABC
+from dataclasses import dataclass, field
+
+from celext.check import types as t
+from celext.check.ast import (Call, Comprehension, CreateList, CreateMap, Expr, Ident, Literal, Select)
+from celext.check.types import Mapping, Type
+from celext.overloads import FUNCTIONS, OverloadDecl
+
+__all__ = ["CheckedExpr", "TypeError_", "check"]
+
+DEVICE_FIELDS: MappingABC[str, Type] = {
+    "driver": t.STRING,
+    "attributes": t.map_of(t.STRING, t.map_of(t.STRING, t.DYN)),
+    "capacity": t.map_of(t.STRING, t.map_of(t.STRING, t.QUANTITY)),
+    "allowMultipleAllocations": t.BOOL,
+}
+STRUCT_FIELDS: MappingABC[str, MappingABC[str, Type]] = {t.DEVICE.name: DEVICE_FIELDS}
+VARIABLES: MappingABC[str, Type] = {
+    "device": t.DEVICE,
+    # type names are identifiers whose value is the type (cel-go's standard declarations)
+    **{name: t.type_of(value) for name, value in (
+        ("bool", t.BOOL), ("int", t.INT), ("uint", t.UINT), ("double", t.DOUBLE), ("string", t.STRING),
+        ("bytes", t.BYTES), ("null_type", t.NULL), ("type", t.TYPE), ("dyn", t.DYN),
+        ("list", t.list_of(t.DYN)), ("map", t.map_of(t.DYN, t.DYN)),
+        ("google.protobuf.Timestamp", t.TIMESTAMP), ("google.protobuf.Duration", t.DURATION),
+    )},
+}
+_LITERALS = {"bool": t.BOOL, "int": t.INT, "uint": t.UINT, "double": t.DOUBLE, "string": t.STRING,
+             "bytes": t.BYTES, "null": t.NULL}
+_EXEMPT_HOMOGENEOUS = frozenset({"format"})  # cel-go's validator lets format()'s argument list mix types
+
+
+@dataclass(frozen=True, slots=True)
+class TypeError_:
+    """One checker error: cel-go's message and the character offset it is reported at."""
+
+    offset: int
+    message: str
+
+
+@dataclass(slots=True)
+class CheckedExpr:
+    """The checked AST: the type of every node and, for calls, the overload ids that may apply."""
+
+    expr: Expr
+    types: dict[int, Type] = field(default_factory=dict)
+    overloads: dict[int, tuple[str, ...]] = field(default_factory=dict)
+    errors: list[TypeError_] = field(default_factory=list)
+
+    @property
+    def output_type(self) -> Type:
+        return self.types[self.expr.id]
+
+    def type_of(self, node: Expr) -> Type:
+        return self.types.get(node.id, t.DYN)
+
+
+def _type_string(x: Type) -> str:
+    """cel-go's Type.String(), which the DRA compiler's result-type error uses (`null_type`, `list(int)`)."""
+    if not x.params:
+        return x.name
+    return f"{x.name}({', '.join(_type_string(p) for p in x.params)})"
+
+
+def result_type_error(out: Type) -> str | None:
+    """The DRA compiler's check: the result must be exactly bool or the attribute type (dyn)."""
+    if out in (t.BOOL, t.DYN):
+        return None
+    return f"must evaluate to bool or the unknown type, not {_type_string(out)}"
+
+
+class _Checker:
+    def __init__(self, checked: CheckedExpr) -> None:
+        self.out = checked
+        self.mapping = Mapping()
+        self.scopes: list[dict[str, Type]] = []
+        self.fresh = 0
+
+    # helpers -----------------------------------------------------------------------------------------------
+    def error(self, node: Expr, message: str) -> None:
+        self.out.errors.append(TypeError_(node.offset, message))
+
+    def set(self, node: Expr, value: Type) -> None:
+        self.out.types[node.id] = value
+
+    def get(self, node: Expr) -> Type:
+        return self.out.types.get(node.id, t.ERROR)
+
+    def new_var(self) -> Type:
+        self.fresh += 1
+        return t.param(f"_var{self.fresh}")
+
+    def lookup(self, name: str) -> Type | None:
+        for scope in reversed(self.scopes):
+            if name in scope:
+                return scope[name]
+        return VARIABLES.get(name)
+
+    # expressions -------------------------------------------------------------------------------------------
+    def check(self, node: Expr) -> None:
+        if isinstance(node, Literal):
+            self.set(node, _LITERALS[node.kind])
+        elif isinstance(node, Ident):
+            found = self.lookup(node.name)
+            if found is None:
+                self.error(node, f"undeclared reference to '{node.name}' (in container '')")
+                found = t.ERROR
+            self.set(node, found)
+        elif isinstance(node, Select):
+            self.check_select(node)
+        elif isinstance(node, Call):
+            self.check_call(node)
+        elif isinstance(node, CreateList):
+            self.check_list(node)
+        elif isinstance(node, CreateMap):
+            self.check_map(node)
+        elif isinstance(node, Comprehension):
+            self.check_comprehension(node)
+
+    def check_select(self, node: Select) -> None:
+        assert node.operand is not None
+        qualified = _qualified_name(node)
+        if qualified is not None and self.lookup(qualified.split(".")[0]) is None and qualified in VARIABLES:
+            self.set(node, VARIABLES[qualified])  # a dotted type name (google.protobuf.Timestamp)
+            return
+        result = self.select_field(node, node.operand, node.field, optional=False)
+        self.set(node, t.BOOL if node.test_only else self.mapping.substitute(result))
+
+    def select_field(self, node: Expr, operand: Expr, name: str, *, optional: bool) -> Type:
+        self.check(operand)
+        target, is_opt = t.unwrap_optional(self.mapping.substitute(self.get(operand)))
+        result = t.ERROR
+        if target.kind == "map":
+            result = target.params[1]
+        elif target.kind == "struct":
+            fields = STRUCT_FIELDS.get(target.name, {})
+            if name in fields:
+                result = fields[name]
+            else:
+                self.error(node, f"undefined field '{name}'")
+        elif target.kind == "param":
+            self.mapping.assignable(t.DYN, target)
+            result = t.DYN
+        else:
+            if not t.is_dyn_or_error(target):
+                self.error(node, f"type '{t.fmt(target)}' does not support field selection")
+            result = t.DYN
+        return t.optional_of(result) if (is_opt or optional) else result
+
+    def check_call(self, node: Call) -> None:
+        if node.function == "_?._":
+            operand, name = node.args
+            assert isinstance(name, Literal)
+            result = self.select_field(node, operand, str(name.value), optional=True)
+            self.set(node, self.mapping.substitute(result))
+            self.out.overloads[node.id] = ("select_optional_field",)
+            return
+        for arg in node.args:
+            if node.function in _EXEMPT_HOMOGENEOUS and isinstance(arg, CreateList):
+                self.check_list(arg, exempt=True)
+            else:
+                self.check(arg)
+        if node.target is None:
+            overloads = FUNCTIONS.get(node.function)
+            if overloads is None:
+                self.error(node, f"undeclared reference to '{node.function}' (in container '')")
+                self.set(node, t.ERROR)
+                return
+            self.resolve(node, node.function, overloads, None)
+            return
+        qualified = _qualified_name(node.target)
+        if qualified is not None and f"{qualified}.{node.function}" in FUNCTIONS and self.lookup(qualified) is None:
+            name = f"{qualified}.{node.function}"
+            self.resolve(node, name, FUNCTIONS[name], None)
+            return
+        self.check(node.target)
+        overloads = FUNCTIONS.get(node.function)
+        if overloads is None:
+            self.error(node, f"undeclared reference to '{node.function}' (in container '')")
+            self.set(node, t.ERROR)
+            return
+        self.resolve(node, node.function, overloads, node.target)
+
+    def resolve(self, node: Call, name: str, overloads: tuple[OverloadDecl, ...], target: Expr | None) -> None:
+        arg_nodes = ([target] if target is not None else []) + node.args
+        arg_types = [self.get(a) for a in arg_nodes]
+        if name in ("_&&_", "_||_"):
+            failed = False
+            for arg, arg_type in zip(node.args, arg_types, strict=True):
+                if not self.mapping.assignable(arg_type, t.BOOL):
+                    self.error(arg, f"expected type 'bool' but found '{t.fmt(arg_type)}'")
+                    failed = True
+            self.set(node, t.ERROR if failed else t.BOOL)
+            if not failed:
+                self.out.overloads[node.id] = (overloads[0].id,)
+            return
+        result: Type | None = None
+        matched: list[str] = []
+        for overload in overloads:
+            if overload.member != (target is not None) or len(overload.args) != len(arg_types):
+                continue
+            params, out = list(overload.args), overload.result
+            if overload.type_params:
+                fresh = Mapping({p: self.new_var() for p in overload.type_params})
+                params = [fresh.substitute(p) for p in params]
+                out = fresh.substitute(out)
+            if self.mapping.assignable_list(arg_types, params):
+                matched.append(overload.id)
+                resolved = self.mapping.substitute(out)
+                if result is None:
+                    result = resolved
+                elif result.kind != "dyn" and resolved != result:
+                    result = t.DYN
+        if result is None:
+            shown = [t.fmt(self.mapping.substitute(a, params_to_dyn=True)) for a in arg_types]
+            signature = (f"{shown[0]}.({', '.join(shown[1:])})" if target is not None
+                         else f"({', '.join(shown)})")
+            self.error(node, f"found no matching overload for '{name}' applied to '{signature}'")
+            self.set(node, t.ERROR)
+            return
+        self.set(node, result)
+        self.out.overloads[node.id] = tuple(matched)
+
+    def check_list(self, node: CreateList, exempt: bool = False) -> None:
+        elem: Type | None = None
+        for item in node.elements:
+            self.check(item)
+            elem = self.join(item, elem, self.get(item), exempt)
+        self.set(node, t.list_of(elem if elem is not None else self.new_var()))
+
+    def check_map(self, node: CreateMap) -> None:
+        key_type: Type | None = None
+        value_type: Type | None = None
+        for key, value in node.entries:
+            self.check(key)
+            key_type = self.join(key, key_type, self.get(key), False)
+            self.check(value)
+            value_type = self.join(value, value_type, self.get(value), False)
+        if key_type is None or value_type is None:
+            self.set(node, t.map_of(self.new_var(), self.new_var()))
+        else:
+            self.set(node, t.map_of(key_type, value_type))
+
+    def join(self, node: Expr, previous: Type | None, current: Type, exempt: bool) -> Type:
+        if previous is None:
+            return current
+        if exempt:
+            return t.DYN if previous != current else previous
+        if self.mapping.assignable(previous, current):
+            return t.most_general(previous, current)
+        self.error(node, f"expected type '{t.fmt(previous)}' but found '{t.fmt(current)}'")
+        return t.ERROR
+
+    def check_comprehension(self, node: Comprehension) -> None:
+        assert node.iter_range is not None and node.accu_init is not None
+        assert node.loop_condition is not None and node.loop_step is not None and node.result is not None
+        self.check(node.iter_range)
+        self.check(node.accu_init)
+        range_type = self.mapping.substitute(self.get(node.iter_range))
+        accu_type = self.get(node.accu_init)
+        self.scopes.append({node.accu_var: accu_type})
+        var2: Type | None = None
+        if range_type.kind == "list":
+            var = range_type.params[0]
+            if node.iter_var2:
+                var, var2 = t.INT, var
+        elif range_type.kind == "map":
+            var = range_type.params[0]
+            var2 = range_type.params[1] if node.iter_var2 else None
+        elif range_type.kind in ("dyn", "error", "param"):
+            self.mapping.assignable(t.DYN, range_type)
+            var, var2 = t.DYN, t.DYN if node.iter_var2 else None
+        else:
+            self.error(node.iter_range, f"expression of type '{t.fmt(range_type)}' cannot be range of a "
+                                        "comprehension (must be list, map, or dynamic)")
+            var, var2 = t.ERROR, t.ERROR if node.iter_var2 else None
+        loop_scope = {node.iter_var: var}
+        if node.iter_var2 and var2 is not None:
+            loop_scope[node.iter_var2] = var2
+        self.scopes.append(loop_scope)
+        self.check(node.loop_condition)
+        self.assert_type(node.loop_condition, t.BOOL)
+        self.check(node.loop_step)
+        self.assert_type(node.loop_step, accu_type)
+        self.scopes.pop()
+        self.check(node.result)
+        self.scopes.pop()
+        self.set(node, self.mapping.substitute(self.get(node.result)))
+
+    def assert_type(self, node: Expr, expected: Type) -> None:
+        actual = self.get(node)
+        if not self.mapping.assignable(expected, actual):
+            self.error(node, f"expected type '{t.fmt(expected)}' but found '{t.fmt(actual)}'")
+
+
+def _qualified_name(node: Expr) -> str | None:
+    """`a.b.c` for a chain of selects on an identifier (cel-go containers.ToQualifiedName), else None."""
+    parts: list[str] = []
+    while isinstance(node, Select) and not node.test_only:
+        parts.append(node.field)
+        assert node.operand is not None
+        node = node.operand
+    if not isinstance(node, Ident):
+        return None
+    return ".".join([node.name, *reversed(parts)])
+
+
+def check(expr: Expr) -> CheckedExpr:
+    """Type-check an AST; errors are collected in `CheckedExpr.errors` (in the order found)."""
+    checked = CheckedExpr(expr)
+    checker = _Checker(checked)
+    checker.check(expr)
+    # Final substitution: every node's type with what its type parameters were resolved to.
+    checked.types = {key: checker.mapping.substitute(value, params_to_dyn=True)
+                     for key, value in checked.types.items()}
+    return checked

@@ -1,0 +1,514 @@
+"""cel-go's static cost estimate (checker/cost.go) with Kubernetes' estimators, over a checked celext AST.
+
+Walks the AST as cel-go's `coster` does: identifiers and selects on maps/structs cost 1, literals 0, list and
+map literals 10 and 30, a call its arguments plus the cost of its overload, a comprehension its range,
+initialiser and result plus (loop condition + step) times the range size, `cel.bind` its initialiser and body
+plus an empty list. Sizes come from literals, from earlier results (`split()` yields at most as many parts as
+the string has characters) and from field paths through the device (`celext.cost.sizes`). Each overload's
+cost rule is named in `celext.overloads` (the `cost` column) and defined in `_RULES` here: the DRA compiler's
+`includes` (48), the Kubernetes library estimator's rules by function, then cel-go's defaults by overload.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from celext.check import types as t
+from celext.check.ast import ACCU, Call, Comprehension, CreateList, CreateMap, Expr, Ident, Literal, Select
+from celext.check.checker import CheckedExpr
+from celext.cost.sizes import (
+    LIST_CREATE, MAP_CREATE, ONE, REGEX_LENGTH, STRING_TRAVERSAL, U64, UNKNOWN, ZERO, Range, device_size, fixed,
+)
+from celext.overloads import BY_ID
+
+__all__ = ["estimate"]
+
+Path = tuple[str, ...]
+
+
+@dataclass(slots=True)
+class Entry:
+    """Key and value sizes of a list or map literal (cel-go entrySizeEstimate)."""
+
+    container: str  # "list" or "map"
+    key: Range
+    val: Range
+
+    def union(self, other: Entry | None) -> Entry | None:
+        if other is None:
+            return None
+        return Entry(self.container, self.key.union(other.key), self.val.union(other.val))
+
+
+@dataclass(slots=True)
+class Local:
+    path: Path | None
+    size: Range | None
+    entry: Entry | None
+
+
+@dataclass(slots=True)
+class Node:
+    """What a cost rule sees of an argument (cel-go AstNode)."""
+
+    expr: Expr | None
+    type: t.Type
+    path: Path | None
+    size: Range | None
+
+
+class _Coster:
+    def __init__(self, checked: CheckedExpr) -> None:
+        self.checked = checked
+        self.paths: dict[int, Path] = {}
+        self.sizes: dict[int, Range] = {}
+        self.entries: dict[int, Entry] = {}
+        self.locals: dict[str, list[Local]] = {}
+
+    # paths, sizes, local variables ---------------------------------------------------------------------------
+    def type(self, e: Expr) -> t.Type:
+        return self.checked.type_of(e)
+
+    def local(self, name: str) -> Local | None:
+        stack = self.locals.get(name)
+        return stack[-1] if stack else None
+
+    def push(self, name: str, local: Local) -> None:
+        self.locals.setdefault(name, []).append(local)
+
+    def pop(self, name: str) -> None:
+        self.locals[name].pop()
+
+    def path(self, e: Expr) -> Path | None:
+        if isinstance(e, Ident):
+            found = self.local(e.name)
+            if found is not None:
+                return found.path
+        return self.paths.get(e.id)
+
+    def node(self, e: Expr) -> Node:
+        path = self.path(e)
+        if path and path[0] == ACCU:
+            path = None  # cel-go only offers paths rooted at real variables
+        return Node(e, self.type(e), path, self.size(e))
+
+    def size(self, e: Expr) -> Range | None:
+        if e.id in self.sizes:
+            return self.sizes[e.id]
+        literal = _literal_size(e)
+        if literal is not None:
+            return literal
+        estimated = device_size(self.path(e) or ())
+        if estimated is not None:
+            self.sizes[e.id] = estimated
+            return estimated
+        if _is_scalar(self.type(e)):
+            return ONE
+        if isinstance(e, Ident):
+            found = self.local(e.name)
+            if found is not None and found.size is not None:
+                return found.size
+        return None
+
+    def size_or_unknown(self, e: Expr | Node) -> Range:
+        size = self.size(e) if isinstance(e, Expr) else e.size
+        return size if size is not None else UNKNOWN
+
+    def entry(self, e: Expr) -> Entry | None:
+        if e.id in self.entries:
+            return self.entries[e.id]
+        if isinstance(e, Ident):
+            found = self.local(e.name)
+            if found is not None:
+                return found.entry
+        return None
+
+    def set_entry(self, e: Expr, entry: Entry | None) -> None:
+        if entry is not None:
+            self.entries[e.id] = entry
+
+    def copy_sizes(self, dst: Expr, src: Expr) -> None:
+        size = self.size(src)
+        if size is not None:
+            self.sizes[dst.id] = size
+        self.set_entry(dst, self.entry(src))
+
+    # expressions ---------------------------------------------------------------------------------------------
+    def cost(self, e: Expr | None) -> Range:
+        if e is None or isinstance(e, Literal):
+            return ZERO
+        if isinstance(e, Ident):
+            found = self.local(e.name)
+            self.paths[e.id] = found.path if found is not None and found.path is not None else (e.name,)
+            return ONE
+        if isinstance(e, Select):
+            return self.cost_select(e)
+        if isinstance(e, Call):
+            return self.cost_call(e)
+        if isinstance(e, CreateList):
+            return self.cost_list(e)
+        if isinstance(e, CreateMap):
+            return self.cost_map(e)
+        if isinstance(e, Comprehension):
+            return self.cost_bind(e) if _is_bind(e) else self.cost_comprehension(e)
+        return ZERO
+
+    def cost_select(self, e: Select) -> Range:
+        assert e.operand is not None
+        if e.test_only:
+            return ONE.add(self.cost(e.operand))
+        total = self.cost(e.operand)
+        if self.type(e.operand).kind in ("map", "struct", "param"):
+            total = total.add(ONE)
+        base = self.path(e.operand)
+        self.paths[e.id] = (*(base or ()), e.field)
+        return total
+
+    def cost_call(self, e: Call) -> Range:
+        if e.function == "dyn" and e.target is None and len(e.args) == 1:
+            arg_cost = self.cost(e.args[0])
+            self.copy_sizes(e, e.args[0])
+            return ONE.add(arg_cost)
+        arg_costs = [self.cost(a) for a in e.args]
+        args = [self.node(a) for a in e.args]
+        ids = self.checked.overloads.get(e.id, ())
+        if not ids:
+            return ZERO
+        total = ZERO
+        target: Node | None = None
+        if e.target is not None:
+            total = total.add(self.cost(e.target))
+            target = self.node(e.target)
+        fn_cost = Range(U64, 0)
+        result: Range | None = None
+        for overload_id in ids:
+            call_cost, size = self.function_cost(e, overload_id, target, args, arg_costs)
+            fn_cost = fn_cost.union(call_cost)
+            if size is not None:
+                result = size if result is None else result.union(size)
+            if overload_id in ("index_list", "index_map") and e.args:
+                found = self.entry(e.args[0])
+                result = found.val if found is not None else None
+                step = "@items" if overload_id == "index_list" else "@values"
+                self.paths[e.id] = (*(self.path(e.args[0]) or ()), step)
+            if result is None:
+                result = self.size(e)
+        if result is not None:
+            self.sizes[e.id] = result
+        return total.add(fn_cost)
+
+    def cost_list(self, e: CreateList) -> Range:
+        total = ZERO
+        item = Range(U64, 0) if e.elements else ZERO
+        for element in e.elements:
+            total = total.add(self.cost(element))
+            item = item.union(self.size_or_unknown(element))
+        self.entries[e.id] = Entry("list", ONE, item)
+        return total.add(fixed(LIST_CREATE))
+
+    def cost_map(self, e: CreateMap) -> Range:
+        total = ZERO
+        key = Range(U64, 0) if e.entries else ZERO
+        val = Range(U64, 0) if e.entries else ZERO
+        for k, v in e.entries:
+            total = total.add(self.cost(k)).add(self.cost(v))
+            key = key.union(self.size_or_unknown(k))
+            val = val.union(self.size_or_unknown(v))
+        self.entries[e.id] = Entry("map", key, val)
+        return total.add(fixed(MAP_CREATE))
+
+    def push_local(self, name: str, e: Expr) -> None:
+        self.push(name, Local(self.path(e), self.size(e), self.entry(e)))
+
+    def push_iteration(self, e: Comprehension) -> None:
+        assert e.iter_range is not None
+        entry = self.entry(e.iter_range)
+        container = entry.container if entry is not None else self.type(e.iter_range).kind
+        base = self.path(e.iter_range) or ()
+        if e.iter_var2:  # (key or index, value)
+            self.push(e.iter_var, Local((*base, "@indices" if container == "list" else "@keys"),
+                                        entry.key if entry is not None else None, None))
+            self.push(e.iter_var2, Local((*base, "@items" if container == "list" else "@values"),
+                                         entry.val if entry is not None else None, None))
+            return
+        if container == "list":
+            self.push(e.iter_var, Local((*base, "@items"), entry.val if entry is not None else None, None))
+        else:
+            self.push(e.iter_var, Local((*base, "@keys"), entry.key if entry is not None else None, None))
+
+    def cost_comprehension(self, e: Comprehension) -> Range:
+        assert e.iter_range is not None and e.accu_init is not None
+        total = self.cost(e.iter_range).add(self.cost(e.accu_init))
+        self.push_local(e.accu_var, e.accu_init)
+        self.push_iteration(e)
+        loop = self.cost(e.loop_condition)
+        step = self.cost(e.loop_step)
+        self.pop(e.iter_var)
+        if e.iter_var2:
+            self.pop(e.iter_var2)
+        total = total.add(self.cost(e.result))
+        self.pop(e.accu_var)
+        count = self.size_or_unknown(e.iter_range)
+        total = total.add(count.mul(step.add(loop)))
+        if isinstance(e.accu_init, Literal):
+            size = self.size(e.accu_init)
+            if size is not None:
+                self.sizes[e.id] = size
+        elif isinstance(e.accu_init, (CreateList, CreateMap)):
+            self.sizes[e.id] = count
+            assert e.loop_step is not None
+            self.set_entry(e, self.entry(e.loop_step))
+        return total
+
+    def cost_bind(self, e: Comprehension) -> Range:
+        assert e.accu_init is not None and e.result is not None
+        total = self.cost(e.iter_range).add(self.cost(e.accu_init))
+        self.push_local(e.accu_var, e.accu_init)
+        total = total.add(self.cost(e.result))
+        self.pop(e.accu_var)
+        self.copy_sizes(e, e.result)
+        return total
+
+    def function_cost(self, e: Call, overload_id: str, target: Node | None, args: list[Node],
+                      arg_costs: list[Range]) -> tuple[Range, Range | None]:
+        arg_sum = ZERO
+        for c in arg_costs:
+            arg_sum = arg_sum.add(c)
+        decl = BY_ID.get(overload_id)
+        rule = _RULES.get(decl.cost if decl is not None else "fixed", _fixed)
+        found = rule(self, e, target, args, arg_costs)
+        if found is None:
+            return ONE.add(arg_sum), None
+        cost, size, includes_args = found
+        return (cost if includes_args else cost.add(arg_sum)), size
+
+
+# Cost rules, by the name the overload table gives. Each returns (cost, result size, whether the cost already
+# includes the arguments) or None for cel-go's default of one unit plus the arguments.
+Rule = Callable[[_Coster, Call, Node | None, list[Node], list[Range]], "tuple[Range, Range | None, bool] | None"]
+
+
+def _fixed(c: _Coster, e: Call, target: Node | None, args: list[Node], costs: list[Range]
+           ) -> tuple[Range, Range | None, bool] | None:
+    return None
+
+
+def _includes(c: _Coster, e: Call, target: Node | None, args: list[Node], costs: list[Range]
+              ) -> tuple[Range, Range | None, bool] | None:
+    # DRA: ResourceSliceMaxAttributeValuesPerDevice (48) comparisons at most, whatever the receiver
+    return (Range(0, 48), None, False) if target is not None else None
+
+
+def _k8s_size(n: Node) -> Range:
+    """Kubernetes' sizeEstimate(): the computed size, else the path estimate, else unknown."""
+    if n.size is not None:
+        return n.size
+    estimated = device_size(n.path or ())
+    return estimated if estimated is not None else UNKNOWN
+
+
+def _list_traversal(c: _Coster, e: Call, target: Node | None, args: list[Node], costs: list[Range]
+                    ) -> tuple[Range, Range | None, bool] | None:
+    if target is None:
+        return None
+    if target.type.params:
+        elem_type = target.type.params[0]
+        elem = Node(None, elem_type, (*target.path, "@items") if target.path else None, None)
+        per = ONE
+        if elem_type.kind in ("string", "bytes"):
+            per = per.add(_k8s_size(elem).factor(STRING_TRAVERSAL))
+        return _k8s_size(target).mul(per), None, False
+    return _k8s_size(target).factor(STRING_TRAVERSAL), None, False
+
+
+def _traverse_target(c: _Coster, e: Call, target: Node | None, args: list[Node], costs: list[Range]
+                     ) -> tuple[Range, Range | None, bool] | None:
+    if target is None:
+        return None
+    size = _k8s_size(target)
+    return size.factor(STRING_TRAVERSAL), size, False
+
+
+def _replace(c: _Coster, e: Call, target: Node | None, args: list[Node], costs: list[Range]
+             ) -> tuple[Range, Range | None, bool] | None:
+    if target is None or len(args) < 2:
+        return None
+    size, old, new = _k8s_size(target), _k8s_size(args[0]), _k8s_size(args[1])
+    if old.min == 0:
+        count_max, kept_max = (size.max + 1 if size.max < U64 else size.max), size.max
+    elif new.max <= old.min:
+        count_max, kept_max = 0, size.max
+    else:
+        count_max, kept_max = -(-size.max // old.min), 0
+    if old.max == 0:
+        count_min, kept_min = (size.min + 1 if size.min < U64 else size.min), size.min
+    elif old.max <= new.min:
+        count_min, kept_min = 0, size.min
+    else:
+        count_min, kept_min = -(-size.min // old.max), 0
+    result = Range(count_min, count_max).mul(new).add(Range(kept_min, kept_max))
+    return size.factor(2 * STRING_TRAVERSAL), result, False
+
+
+def _split(c: _Coster, e: Call, target: Node | None, args: list[Node], costs: list[Range]
+           ) -> tuple[Range, Range | None, bool] | None:
+    if target is None:
+        return None
+    size = _k8s_size(target)
+    most = size.max
+    if len(args) > 1 and isinstance(args[1].expr, Literal) and args[1].expr.kind == "int":
+        most = int(args[1].expr.value) % 2**64  # Go's uint64(int64) conversion
+    return size.factor(2 * STRING_TRAVERSAL), Range(0, most), False
+
+
+def _join(c: _Coster, e: Call, target: Node | None, args: list[Node], costs: list[Range]
+          ) -> tuple[Range, Range | None, bool] | None:
+    if target is None:
+        return None
+    count = _k8s_size(target)
+    size = ZERO
+    if target.type.params:
+        elem = Node(None, target.type.params[0], (*target.path, "@items") if target.path else None, None)
+        size = count.mul(_k8s_size(elem))
+    if args:
+        separators = Range(max(count.min - 1, 0), max(count.max - 1, 0))
+        size = size.add(_k8s_size(args[0]).mul(separators))
+    return size.factor(STRING_TRAVERSAL), size, False
+
+
+def _find(c: _Coster, e: Call, target: Node | None, args: list[Node], costs: list[Range]
+          ) -> tuple[Range, Range | None, bool] | None:
+    if target is None or not args:
+        return None
+    size = _k8s_size(target)
+    text = size.add(ONE).factor(STRING_TRAVERSAL)
+    regex = _k8s_size(args[0]).factor(REGEX_LENGTH)
+    return text.mul(regex), Range(0, size.max), False
+
+
+def _parse(c: _Coster, e: Call, target: Node | None, args: list[Node], costs: list[Range]
+           ) -> tuple[Range, Range | None, bool] | None:
+    return (_k8s_size(args[0]).factor(STRING_TRAVERSAL), None, False) if args else None
+
+
+def _logical(c: _Coster, e: Call, target: Node | None, args: list[Node], costs: list[Range]
+             ) -> tuple[Range, Range | None, bool] | None:
+    lhs, rhs = costs
+    return Range(lhs.min, lhs.add(rhs).max), None, True  # the right side may be short-circuited
+
+
+def _conditional(c: _Coster, e: Call, target: Node | None, args: list[Node], costs: list[Range]
+                 ) -> tuple[Range, Range | None, bool] | None:
+    size = c.size_or_unknown(args[1]).union(c.size_or_unknown(args[2]))
+    assert args[1].expr is not None and args[2].expr is not None
+    then = c.entry(args[1].expr)
+    c.set_entry(e, then.union(c.entry(args[2].expr)) if then is not None else None)
+    return costs[0].add(costs[1].union(costs[2])), size, True
+
+
+def _equality(c: _Coster, e: Call, target: Node | None, args: list[Node], costs: list[Range]
+              ) -> tuple[Range, Range | None, bool] | None:
+    if e.function == "_==_" and args[0].type == args[1].type and args[0].type in (t.QUANTITY, t.SEMVER):
+        return ONE, None, False  # Kubernetes: O(1) equality of its own types
+    return _compare_size(c, e, target, args, costs)
+
+
+def _compare_size(c: _Coster, e: Call, target: Node | None, args: list[Node], costs: list[Range]
+                  ) -> tuple[Range, Range | None, bool] | None:
+    smallest = min(c.size_or_unknown(args[0]).max, c.size_or_unknown(args[1]).max)
+    return Range(1 if smallest > 0 else 0, smallest).factor(STRING_TRAVERSAL), None, False
+
+
+def _concat(c: _Coster, e: Call, target: Node | None, args: list[Node], costs: list[Range]
+            ) -> tuple[Range, Range | None, bool] | None:
+    size = c.size_or_unknown(args[0]).add(c.size_or_unknown(args[1]))
+    assert args[0].expr is not None and args[1].expr is not None
+    left = c.entry(args[0].expr)
+    if left is not None:
+        c.set_entry(e, left.union(c.entry(args[1].expr)))
+    if e.function == "_+_" and c.type(e).kind == "list":
+        return ONE, size, False
+    return size.factor(STRING_TRAVERSAL), size, False
+
+
+def _in_list(c: _Coster, e: Call, target: Node | None, args: list[Node], costs: list[Range]
+             ) -> tuple[Range, Range | None, bool] | None:
+    return c.size_or_unknown(args[1]).factor(1), None, False
+
+
+def _prefix(c: _Coster, e: Call, target: Node | None, args: list[Node], costs: list[Range]
+            ) -> tuple[Range, Range | None, bool] | None:
+    return c.size_or_unknown(args[0]).factor(STRING_TRAVERSAL), None, False
+
+
+def _contains(c: _Coster, e: Call, target: Node | None, args: list[Node], costs: list[Range]
+              ) -> tuple[Range, Range | None, bool] | None:
+    if target is None:
+        return None
+    text = c.size_or_unknown(target).factor(STRING_TRAVERSAL)
+    return text.mul(c.size_or_unknown(args[0]).factor(STRING_TRAVERSAL)), None, False
+
+
+def _matches(c: _Coster, e: Call, target: Node | None, args: list[Node], costs: list[Range]
+             ) -> tuple[Range, Range | None, bool] | None:
+    if target is None:  # cel-go estimates the global matches(s, re) as one unit
+        return None
+    text = c.size_or_unknown(target).add(ONE).factor(STRING_TRAVERSAL)
+    return text.mul(c.size_or_unknown(args[0]).factor(REGEX_LENGTH)), None, False
+
+
+def _format(c: _Coster, e: Call, target: Node | None, args: list[Node], costs: list[Range]
+            ) -> tuple[Range, Range | None, bool] | None:
+    return (c.size_or_unknown(target).factor(STRING_TRAVERSAL), None, False) if target is not None else None
+
+
+def _converts(scale_min: Callable[[int], int], scale_max: Callable[[int], int]) -> Rule:
+    def rule(c: _Coster, e: Call, target: Node | None, args: list[Node], costs: list[Range]
+             ) -> tuple[Range, Range | None, bool] | None:
+        size = c.size_or_unknown(args[0])
+        return size.factor(STRING_TRAVERSAL), Range(scale_min(size.min), scale_max(size.max)), False
+    return rule
+
+
+_RULES: dict[str, Rule] = {
+    "fixed": _fixed, "includes": _includes, "list_traversal": _list_traversal, "traverse_target": _traverse_target,
+    "replace": _replace, "split": _split, "join": _join, "find": _find, "parse": _parse, "logical": _logical,
+    "conditional": _conditional, "equality": _equality, "compare_size": _compare_size, "concat": _concat,
+    "concat_list": _concat, "in_list": _in_list, "prefix": _prefix, "contains": _contains, "matches": _matches,
+    "format": _format,
+    "string_to_bytes": _converts(lambda n: n, lambda n: min(n * 4, U64)),
+    "bytes_to_string": _converts(lambda n: n // 4, lambda n: n),
+    "quote": _converts(lambda n: min(n + 2, U64), lambda n: min(n * 2 + 2, U64)),
+}
+
+
+def _literal_size(e: Expr) -> Range | None:
+    if isinstance(e, Literal):
+        if e.kind == "string":
+            return fixed(len(e.value)) if isinstance(e.value, str) else None
+        if e.kind == "bytes":
+            return fixed(len(e.value)) if isinstance(e.value, bytes) else None
+        return ONE
+    if isinstance(e, CreateList):
+        return fixed(len(e.elements))
+    if isinstance(e, CreateMap):
+        return fixed(len(e.entries))
+    return None
+
+
+def _is_scalar(x: t.Type) -> bool:
+    if x.kind in ("bool", "double", "duration", "int", "timestamp", "uint"):
+        return True
+    return x.kind == "opaque" and x.name == "optional_type" and _is_scalar(x.params[0])
+
+
+def _is_bind(e: Comprehension) -> bool:
+    return (isinstance(e.iter_range, CreateList) and not e.iter_range.elements
+            and isinstance(e.loop_condition, Literal) and e.loop_condition.value is False and e.accu_var != ACCU)
+
+
+def estimate(checked: CheckedExpr) -> tuple[int, int]:
+    """The (min, max) cost cel-go's estimator gives the expression in the DRA environment."""
+    found = _Coster(checked).cost(checked.expr)
+    return found.min, found.max

@@ -1,0 +1,307 @@
+"""The one table of every function overload in celext's DRA CEL environment, as cel-go and Kubernetes declare it.
+
+Each `OverloadDecl` says: the function name (operators by cel-go's internal names: `_==_`, `_[_]`, `@in`),
+the overload id upstream uses (`string_char_at_int`, `dra_includes_dyn_dyn`), whether it is a member
+(`x.f()`) or a global (`f(x)`) function, argument and result types (capital letters are type parameters),
+the cost rule the static estimator applies (`celext.cost`), and the reference implementation in celext's
+tree-walking engine (`lib:<id>` names an overload in `celext.lib`, `celpy:<name>` a cel-python function or
+operator). `template` is left for the code generator to fill in.
+
+Signatures are written as cel-go prints them: `(int, int) -> bool` for a global, `string.(int) -> string` for
+a member function.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+
+from celext.check.types import Type, parse_type
+
+__all__ = ["FUNCTIONS", "OVERLOADS", "OverloadDecl"]
+
+
+@dataclass(frozen=True, slots=True)
+class OverloadDecl:
+    function: str
+    id: str
+    member: bool
+    args: tuple[Type, ...]  # the receiver first for a member overload
+    result: Type
+    cost: str  # the estimator's rule (celext.cost.rules); "fixed" = one unit plus the arguments
+    reference: str | None = None
+    template: str | None = None  # generated-code template (the planner's; unset here)
+
+    type_params: frozenset[Type] = frozenset()  # the type parameters, instantiated afresh per call
+
+
+def _split_top(text: str) -> list[str]:
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if ch == "," and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return [p for p in (p.strip() for p in parts) if p]
+
+
+def _decl(function: str, id_: str, signature: str, cost: str = "fixed", reference: str | None = None
+          ) -> OverloadDecl:
+    params, result = signature.rsplit("->", 1)
+    params = params.strip()
+    member = not params.startswith("(")
+    receiver: list[str] = []
+    if member:
+        receiver_text, params = params.split(".(", 1)
+        receiver = [receiver_text]
+        params = "(" + params
+    args = [*receiver, *_split_top(params[1:-1])]
+    types = tuple(parse_type(a) for a in args)
+    out = parse_type(result)
+    return OverloadDecl(function, id_, member, types, out, cost, reference, None, _params(*types, out))
+
+
+def _params(*types: Type) -> frozenset[Type]:
+    found: set[Type] = set()
+    for t in types:
+        if t.kind == "param":
+            found.add(t)
+        found |= _params(*t.params)
+    return frozenset(found)
+
+
+_ORDERED = ("bool", "int", "uint", "double", "string", "bytes", "timestamp", "duration")
+_GO = {"int": "int64", "uint": "uint64"}
+_RELATIONS = (("_<_", "less"), ("_<=_", "less_equals"), ("_>_", "greater"), ("_>=_", "greater_equals"))
+_CROSS = (("int", "double"), ("int", "uint"), ("uint", "double"), ("uint", "int"), ("double", "int"),
+          ("double", "uint"))
+
+
+def _relations() -> Iterator[OverloadDecl]:
+    for op, stem in _RELATIONS:
+        for t in _ORDERED:
+            cost = "compare_size" if t in ("string", "bytes") else "fixed"
+            yield _decl(op, f"{stem}_{_GO.get(t, t)}", f"({t}, {t}) -> bool", cost, f"celpy:{op}")
+        for a, b in _CROSS:  # cel-go's CrossTypeNumericComparisons (on in the Kubernetes environment)
+            yield _decl(op, f"{stem}_{_GO.get(a, a)}_{_GO.get(b, b)}", f"({a}, {b}) -> bool", "fixed", f"celpy:{op}")
+
+
+def _arithmetic() -> Iterator[OverloadDecl]:
+    for op, stem, kinds in (("_*_", "multiply", ("int", "uint", "double")), ("_/_", "divide", ("int", "uint", "double")),
+                            ("_%_", "modulo", ("int", "uint")), ("_-_", "subtract", ("int", "uint", "double"))):
+        for t in kinds:
+            yield _decl(op, f"{stem}_{_GO.get(t, t)}", f"({t}, {t}) -> {t}", "fixed", f"celpy:{op}")
+    for t in ("int", "uint", "double"):
+        yield _decl("_+_", f"add_{_GO.get(t, t)}", f"({t}, {t}) -> {t}", "fixed", "celpy:_+_")
+
+
+_TABLE: tuple[tuple[str, str, str, str, str | None], ...] = (
+    # logic, equality, conditional, membership, indexing (cel-go common/stdlib)
+    ("_&&_", "logical_and", "(bool, bool) -> bool", "logical", "celpy:_&&_"),
+    ("_||_", "logical_or", "(bool, bool) -> bool", "logical", "celpy:_||_"),
+    ("!_", "logical_not", "(bool) -> bool", "fixed", "celpy:!_"),
+    ("@not_strictly_false", "not_strictly_false", "(bool) -> bool", "fixed", None),
+    ("_==_", "equals", "(A, A) -> bool", "equality", "celpy:_==_"),
+    ("_!=_", "not_equals", "(A, A) -> bool", "equality", "celpy:_!=_"),
+    ("_?_:_", "conditional", "(bool, A, A) -> A", "conditional", "celpy:_?_:_"),
+    ("@in", "in_list", "(A, list(A)) -> bool", "in_list", "celpy:_in_"),
+    ("@in", "in_map", "(A, map(A, B)) -> bool", "fixed", "celpy:_in_"),
+    ("_[_]", "index_list", "(list(A), int) -> A", "fixed", "celpy:_[_]"),
+    ("_[_]", "index_map", "(map(A, B), A) -> B", "fixed", "celpy:_[_]"),
+    ("-_", "negate_int64", "(int) -> int", "fixed", "celpy:-_"),
+    ("-_", "negate_double", "(double) -> double", "fixed", "celpy:-_"),
+    ("_+_", "add_string", "(string, string) -> string", "concat", "celpy:_+_"),
+    ("_+_", "add_bytes", "(bytes, bytes) -> bytes", "concat", "celpy:_+_"),
+    ("_+_", "add_list", "(list(A), list(A)) -> list(A)", "concat_list", "celpy:_+_"),
+    ("_+_", "add_timestamp_duration", "(timestamp, duration) -> timestamp", "fixed", "celpy:_+_"),
+    ("_+_", "add_duration_timestamp", "(duration, timestamp) -> timestamp", "fixed", "celpy:_+_"),
+    ("_+_", "add_duration_duration", "(duration, duration) -> duration", "fixed", "celpy:_+_"),
+    ("_-_", "subtract_timestamp_timestamp", "(timestamp, timestamp) -> duration", "fixed", "celpy:_-_"),
+    ("_-_", "subtract_timestamp_duration", "(timestamp, duration) -> timestamp", "fixed", "celpy:_-_"),
+    ("_-_", "subtract_duration_duration", "(duration, duration) -> duration", "fixed", "celpy:_-_"),
+    # size, strings, regex (standard)
+    ("size", "size_string", "(string) -> int", "fixed", "celpy:size"),
+    ("size", "size_bytes", "(bytes) -> int", "fixed", "celpy:size"),
+    ("size", "size_list", "(list(A)) -> int", "fixed", "celpy:size"),
+    ("size", "size_map", "(map(A, B)) -> int", "fixed", "celpy:size"),
+    ("size", "string_size", "string.() -> int", "fixed", "celpy:size"),
+    ("size", "bytes_size", "bytes.() -> int", "fixed", "celpy:size"),
+    ("size", "list_size", "list(A).() -> int", "fixed", "celpy:size"),
+    ("size", "map_size", "map(A, B).() -> int", "fixed", "celpy:size"),
+    ("contains", "contains_string", "string.(string) -> bool", "contains", "celpy:contains"),
+    ("startsWith", "starts_with_string", "string.(string) -> bool", "prefix", "celpy:startsWith"),
+    ("endsWith", "ends_with_string", "string.(string) -> bool", "prefix", "celpy:endsWith"),
+    ("matches", "matches", "(string, string) -> bool", "matches", "celpy:matches"),
+    ("matches", "matches_string", "string.(string) -> bool", "matches", "celpy:matches"),
+    # conversions and type functions
+    ("int", "int64_to_int64", "(int) -> int", "fixed", "celpy:int"),
+    ("int", "uint64_to_int64", "(uint) -> int", "fixed", "celpy:int"),
+    ("int", "double_to_int64", "(double) -> int", "fixed", "celpy:int"),
+    ("int", "string_to_int64", "(string) -> int", "fixed", "celpy:int"),
+    ("int", "timestamp_to_int64", "(timestamp) -> int", "fixed", "celpy:int"),
+    ("int", "duration_to_int64", "(duration) -> int", "fixed", "celpy:int"),
+    ("uint", "uint64_to_uint64", "(uint) -> uint", "fixed", "celpy:uint"),
+    ("uint", "int64_to_uint64", "(int) -> uint", "fixed", "celpy:uint"),
+    ("uint", "double_to_uint64", "(double) -> uint", "fixed", "celpy:uint"),
+    ("uint", "string_to_uint64", "(string) -> uint", "fixed", "celpy:uint"),
+    ("double", "double_to_double", "(double) -> double", "fixed", "celpy:double"),
+    ("double", "int64_to_double", "(int) -> double", "fixed", "celpy:double"),
+    ("double", "uint64_to_double", "(uint) -> double", "fixed", "celpy:double"),
+    ("double", "string_to_double", "(string) -> double", "fixed", "celpy:double"),
+    ("string", "string_to_string", "(string) -> string", "fixed", "celpy:string"),
+    ("string", "bool_to_string", "(bool) -> string", "fixed", "celpy:string"),
+    ("string", "int64_to_string", "(int) -> string", "fixed", "celpy:string"),
+    ("string", "uint64_to_string", "(uint) -> string", "fixed", "celpy:string"),
+    ("string", "double_to_string", "(double) -> string", "fixed", "celpy:string"),
+    ("string", "bytes_to_string", "(bytes) -> string", "bytes_to_string", "celpy:string"),
+    ("string", "timestamp_to_string", "(timestamp) -> string", "fixed", "celpy:string"),
+    ("string", "duration_to_string", "(duration) -> string", "fixed", "celpy:string"),
+    ("bytes", "bytes_to_bytes", "(bytes) -> bytes", "fixed", "celpy:bytes"),
+    ("bytes", "string_to_bytes", "(string) -> bytes", "string_to_bytes", "celpy:bytes"),
+    ("bool", "bool_to_bool", "(bool) -> bool", "fixed", "celpy:bool"),
+    ("bool", "string_to_bool", "(string) -> bool", "fixed", "celpy:bool"),
+    ("duration", "duration_to_duration", "(duration) -> duration", "fixed", "celpy:duration"),
+    ("duration", "string_to_duration", "(string) -> duration", "fixed", "celpy:duration"),
+    ("timestamp", "timestamp_to_timestamp", "(timestamp) -> timestamp", "fixed", "celpy:timestamp"),
+    ("timestamp", "string_to_timestamp", "(string) -> timestamp", "fixed", "celpy:timestamp"),
+    ("timestamp", "int64_to_timestamp", "(int) -> timestamp", "fixed", "celpy:timestamp"),
+    ("dyn", "to_dyn", "(A) -> dyn", "fixed", None),
+    ("type", "type", "(A) -> type(A)", "fixed", "celpy:type"),
+    # Kubernetes quantity library
+    ("quantity", "string_to_quantity", "(string) -> kubernetes.Quantity", "parse", "lib:string_to_quantity"),
+    ("isQuantity", "is_quantity_string", "(string) -> bool", "parse", "lib:is_quantity_string"),
+    ("sign", "quantity_sign", "(kubernetes.Quantity) -> int", "fixed", "lib:quantity_sign"),
+    ("isGreaterThan", "quantity_is_greater_than", "kubernetes.Quantity.(kubernetes.Quantity) -> bool", "fixed",
+     "lib:quantity_is_greater_than"),
+    ("isLessThan", "quantity_is_less_than", "kubernetes.Quantity.(kubernetes.Quantity) -> bool", "fixed",
+     "lib:quantity_is_less_than"),
+    ("compareTo", "quantity_compare_to", "kubernetes.Quantity.(kubernetes.Quantity) -> int", "fixed",
+     "lib:quantity_compare_to"),
+    ("asApproximateFloat", "quantity_get_float", "kubernetes.Quantity.() -> double", "fixed",
+     "lib:quantity_get_float"),
+    ("asInteger", "quantity_get_int", "kubernetes.Quantity.() -> int", "fixed", "lib:quantity_get_int"),
+    ("isInteger", "quantity_is_integer", "kubernetes.Quantity.() -> bool", "fixed", "lib:quantity_is_integer"),
+    ("add", "quantity_add", "kubernetes.Quantity.(kubernetes.Quantity) -> kubernetes.Quantity", "fixed",
+     "lib:quantity_add"),
+    ("add", "quantity_add_int", "kubernetes.Quantity.(int) -> kubernetes.Quantity", "fixed", "lib:quantity_add_int"),
+    ("sub", "quantity_sub", "kubernetes.Quantity.(kubernetes.Quantity) -> kubernetes.Quantity", "fixed",
+     "lib:quantity_sub"),
+    ("sub", "quantity_sub_int", "kubernetes.Quantity.(int) -> kubernetes.Quantity", "fixed", "lib:quantity_sub_int"),
+    # Kubernetes semver library
+    ("semver", "string_to_semver", "(string) -> kubernetes.Semver", "parse", "lib:string_to_semver"),
+    ("semver", "string_bool_to_semver", "(string, bool) -> kubernetes.Semver", "parse", "lib:string_bool_to_semver"),
+    ("isSemver", "is_semver_string", "(string) -> bool", "parse", "lib:is_semver_string"),
+    ("isSemver", "is_semver_string_bool", "(string, bool) -> bool", "parse", "lib:is_semver_string_bool"),
+    ("isGreaterThan", "semver_is_greater_than", "kubernetes.Semver.(kubernetes.Semver) -> bool", "fixed",
+     "lib:semver_is_greater_than"),
+    ("isLessThan", "semver_is_less_than", "kubernetes.Semver.(kubernetes.Semver) -> bool", "fixed",
+     "lib:semver_is_less_than"),
+    ("compareTo", "semver_compare_to", "kubernetes.Semver.(kubernetes.Semver) -> int", "fixed",
+     "lib:semver_compare_to"),
+    ("major", "semver_major", "kubernetes.Semver.() -> int", "fixed", "lib:semver_major"),
+    ("minor", "semver_minor", "kubernetes.Semver.() -> int", "fixed", "lib:semver_minor"),
+    ("patch", "semver_patch", "kubernetes.Semver.() -> int", "fixed", "lib:semver_patch"),
+    # Kubernetes regex library
+    ("find", "string_find_string", "string.(string) -> string", "find", "lib:string_find_string"),
+    ("findAll", "string_find_all_string", "string.(string) -> list(string)", "find", "lib:string_find_all_string"),
+    ("findAll", "string_find_all_string_int", "string.(string, int) -> list(string)", "find",
+     "lib:string_find_all_string_int"),
+    # Kubernetes lists library
+    ("indexOf", "list_a_index_of_int", "list(A).(A) -> int", "list_traversal", "lib:list_index_of"),
+    ("lastIndexOf", "list_a_last_index_of_int", "list(A).(A) -> int", "list_traversal", "lib:list_last_index_of"),
+    # DRA: includes() (dynamic-resource-allocation cel/compile.go)
+    ("includes", "dra_includes_dyn_dyn", "dyn.(dyn) -> bool", "includes", "lib:dra_includes_dyn_dyn"),
+    # cel-go ext.Strings (version 2)
+    ("charAt", "string_char_at_int", "string.(int) -> string", "fixed", "lib:string_char_at_int"),
+    ("indexOf", "string_index_of_string", "string.(string) -> int", "fixed", "lib:string_index_of_string"),
+    ("indexOf", "string_index_of_string_int", "string.(string, int) -> int", "fixed",
+     "lib:string_index_of_string_int"),
+    ("lastIndexOf", "string_last_index_of_string", "string.(string) -> int", "fixed",
+     "lib:string_last_index_of_string"),
+    ("lastIndexOf", "string_last_index_of_string_int", "string.(string, int) -> int", "fixed",
+     "lib:string_last_index_of_string_int"),
+    ("lowerAscii", "string_lower_ascii", "string.() -> string", "traverse_target", "lib:string_lower_ascii"),
+    ("upperAscii", "string_upper_ascii", "string.() -> string", "traverse_target", "lib:string_upper_ascii"),
+    ("replace", "string_replace_string_string", "string.(string, string) -> string", "replace",
+     "lib:string_replace_string_string"),
+    ("replace", "string_replace_string_string_int", "string.(string, string, int) -> string", "replace",
+     "lib:string_replace_string_string_int"),
+    ("split", "string_split_string", "string.(string) -> list(string)", "split", "lib:string_split_string"),
+    ("split", "string_split_string_int", "string.(string, int) -> list(string)", "split",
+     "lib:string_split_string_int"),
+    ("substring", "string_substring_int", "string.(int) -> string", "traverse_target", "lib:string_substring_int"),
+    ("substring", "string_substring_int_int", "string.(int, int) -> string", "traverse_target",
+     "lib:string_substring_int_int"),
+    ("trim", "string_trim", "string.() -> string", "traverse_target", "lib:string_trim"),
+    ("join", "list_join", "list(string).() -> string", "join", "lib:list_join"),
+    ("join", "list_join_string", "list(string).(string) -> string", "join", "lib:list_join_string"),
+    ("format", "string_format", "string.(list(dyn)) -> string", "format", "lib:string_format"),
+    ("strings.quote", "strings_quote", "(string) -> string", "quote", "lib:strings_quote"),
+    # cel-go ext.Sets
+    ("sets.contains", "list_sets_contains_list", "(list(T), list(T)) -> bool", "fixed",
+     "lib:list_sets_contains_list"),
+    ("sets.equivalent", "list_sets_equivalent_list", "(list(T), list(T)) -> bool", "fixed",
+     "lib:list_sets_equivalent_list"),
+    ("sets.intersects", "list_sets_intersects_list", "(list(T), list(T)) -> bool", "fixed",
+     "lib:list_sets_intersects_list"),
+    # cel-go ext.Lists (version 3 in the Kubernetes environment)
+    ("slice", "list_slice", "list(T).(int, int) -> list(T)", "fixed", "lib:list_slice"),
+    ("flatten", "list_flatten", "list(list(T)).() -> list(T)", "fixed", "lib:list_flatten"),
+    ("flatten", "list_flatten_int", "list(dyn).(int) -> list(dyn)", "fixed", "lib:list_flatten_int"),
+    ("lists.range", "lists_range", "(int) -> list(int)", "fixed", "lib:lists_range"),
+    ("reverse", "list_reverse", "list(T).() -> list(T)", "fixed", "lib:list_reverse"),
+    ("distinct", "list_distinct", "list(T).() -> list(T)", "fixed", "lib:list_distinct"),
+    # optional types (cel-go cel/library.go)
+    ("optional.of", "optional_of", "(V) -> optional(V)", "fixed", "lib:optional_of"),
+    ("optional.ofNonZeroValue", "optional_ofNonZeroValue", "(V) -> optional(V)", "fixed",
+     "lib:optional_of_non_zero_value"),
+    ("optional.none", "optional_none", "() -> optional(V)", "fixed", "lib:optional_none"),
+    ("value", "optional_value", "optional(V).() -> V", "fixed", "lib:optional_value"),
+    ("hasValue", "optional_hasValue", "optional(V).() -> bool", "fixed", "lib:optional_has_value"),
+    ("or", "optional_or_optional", "optional(V).(optional(V)) -> optional(V)", "fixed", "lib:optional_or_optional"),
+    ("orValue", "optional_orValue_value", "optional(V).(V) -> V", "fixed", "lib:optional_or_value"),
+    ("_[?_]", "list_optindex_optional_int", "(list(V), int) -> optional(V)", "fixed", None),
+    ("_[?_]", "optional_list_optindex_optional_int", "(optional(list(V)), int) -> optional(V)", "fixed", None),
+    ("_[?_]", "map_optindex_optional_value", "(map(K, V), K) -> optional(V)", "fixed", None),
+    ("_[?_]", "optional_map_optindex_optional_value", "(optional(map(K, V)), K) -> optional(V)", "fixed", None),
+    ("_[_]", "optional_list_index_int", "(optional(list(V)), int) -> optional(V)", "fixed", None),
+    ("_[_]", "optional_map_index_value", "(optional(map(K, V)), K) -> optional(V)", "fixed", None),
+    # two-variable comprehensions' map insertion (cel-go ext.TwoVarComprehensions)
+    ("cel.@mapInsert", "@mapInsert_map_key_value", "(map(K, V), K, V) -> map(K, V)", "fixed", None),
+    ("cel.@mapInsert", "@mapInsert_map_map", "(map(K, V), map(K, V)) -> map(K, V)", "fixed", None),
+)
+
+
+def _templated() -> Iterator[OverloadDecl]:
+    """Overloads upstream declares once per comparable or summable type."""
+    comparable = ("int", "uint", "double", "bool", "duration", "timestamp", "string", "bytes")
+    for t in comparable:
+        yield _decl("isSorted", f"list_{t}_is_sorted_bool", f"list({t}).() -> bool", "list_traversal",
+                    "lib:list_is_sorted")
+        yield _decl("max", f"list_{t}_max_{t}", f"list({t}).() -> {t}", "list_traversal", "lib:list_max")
+        yield _decl("min", f"list_{t}_min_{t}", f"list({t}).() -> {t}", "list_traversal", "lib:list_min")
+        yield _decl("sort", f"list_{t}_sort", f"list({t}).() -> list({t})", "fixed", "lib:list_sort")
+        yield _decl("@sortByAssociatedKeys", f"list_{t}_sortByAssociatedKeys", f"list(T).(list({t})) -> list(T)",
+                    "fixed", None)
+    for t in ("int", "uint", "double", "duration"):
+        yield _decl("sum", f"list_{t}_sum_{t}", f"list({t}).() -> {t}", "list_traversal", "lib:list_sum")
+
+
+OVERLOADS: tuple[OverloadDecl, ...] = (*_relations(), *_arithmetic(), *(_decl(*row) for row in _TABLE),
+                                       *_templated())
+
+
+def _by_function() -> dict[str, tuple[OverloadDecl, ...]]:
+    grouped: dict[str, list[OverloadDecl]] = {}
+    seen: set[str] = set()
+    for o in OVERLOADS:
+        if o.id in seen:  # one id, one overload: a typo here would silently shadow another
+            raise ValueError(f"duplicate overload id {o.id}")
+        seen.add(o.id)
+        grouped.setdefault(o.function, []).append(o)
+    return {name: tuple(items) for name, items in grouped.items()}
+
+
+FUNCTIONS: Mapping[str, tuple[OverloadDecl, ...]] = _by_function()
+BY_ID: Mapping[str, OverloadDecl] = {o.id: o for o in OVERLOADS}
