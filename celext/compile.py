@@ -1,10 +1,12 @@
 """Parse, check and prepare an expression: everything that happens once per expression text.
 
 - `parse()` (celext.grammar): the parse tree with positions, cached; syntax errors as CompileError.
-- `check()`: what cel-go's checker would reject and celext can see without types: undeclared variables and
-  functions (`undeclared reference to 'foo'`), unknown `device` fields (`undefined field 'foo'`), unsupported
-  constructs (named, with the reason), statically non-bool results (`must evaluate to bool or the unknown
-  type, not int`), expressions over 10 KiB.
+- `check()`: constructs celext refuses with a reason (libraries it does not provide, message construction,
+  leading-dot names, malformed macro calls).
+- `typecheck()`: cel-go's type checker in the DRA environment (`celext.check`): undeclared references,
+  undefined fields, calls no overload fits, the DRA result-type rule, with cel-go's texts and positions.
+- `prepare()` also estimates the cost (`celext.cost`) and refuses, as the API server does, a selector whose
+  estimated maximum exceeds 1,000,000 (`too complex, exceeds cost limit`).
 - `rewrite()`: `cel.bind(x, init, body)` becomes `body` with `(init)` for each free `x` (cel-python has no
   bind macro); `sets.contains(a, b)` style namespaced calls become calls of the dotted function name.
 - `device_paths()`: the device paths an expression reads, for result memoisation; None when not derivable.
@@ -20,10 +22,16 @@ from celpy.evaluation import Activation, CELEvalError, Evaluator
 from lark import Token, Tree
 
 from celext import env
-from celext.errors import CompileError
+from celext.check.ast import BuildError, build
+from celext.check.checker import CheckedExpr, result_type_error
+from celext.check.checker import check as check_types
+from celext.cost import COST_LIMIT, TOO_COSTLY
+from celext.cost.estimator import estimate
+from celext.errors import CompileError, CostLimitError
 from celext.grammar import MAX_LENGTH, parse
 
-__all__ = ["MAX_LENGTH", "Path", "Prepared", "check", "device_paths", "parse", "prepare", "rewrite", "static_type"]
+__all__ = ["MAX_LENGTH", "Path", "Prepared", "check", "device_paths", "parse", "prepare", "rewrite",
+           "typecheck"]
 
 Path = tuple[str, ...]
 
@@ -149,117 +157,37 @@ def _macro_variables(node: Any) -> tuple[str, ...]:
     return variables
 
 
-def _check_arity(name: str, given: int, arities: frozenset[int] | None, node: Any, *, member: bool) -> None:
-    if arities is None or given in arities:
-        return
-    shift = 1 if member else 0  # a member call's receiver is not an argument the user writes
-    takes = " or ".join(str(a - shift) for a in sorted(arities))
-    plural = "argument" if given - shift == 1 else "arguments"
-    raise _fail(f"found no matching overload for '{name}' applied to {given - shift} {plural} (it takes {takes})",
-                node)
-
-
 def check(node: Any, scope: frozenset[str] = frozenset()) -> None:
-    """Static checks on a rewritten tree; raises CompileError at the first problem."""
+    """Constructs celext refuses before type checking, each with its reason: functions and libraries it does not
+    provide, leading-dot names, message construction, malformed macro calls. Raises CompileError."""
     data = node.data
     if data == "ident":
         name = str(node.children[0])
-        if name == "device" or name in scope:
-            return
-        if name in env.UNSUPPORTED:
+        if name in env.UNSUPPORTED and name not in scope:
             raise _fail(f"'{name}' is not supported: {env.UNSUPPORTED[name]}", node)
-        raise _fail(f"undeclared reference to '{name}'", node)
     if data in ("dot_ident", "dot_ident_arg"):
         raise _fail("leading-dot names ('.name') are not supported by celext", node)
     if data == "member_object":
         raise _fail("message construction ('Type{...}') has no meaning for device selectors", node)
     if data == "ident_arg":
         name = str(node.children[0])
-        if name not in env.GLOBAL_NAMES and name not in scope:
-            reason = env.UNSUPPORTED.get(name)
-            raise _fail(f"'{name}' is not supported: {reason}" if reason else f"undeclared reference to '{name}'",
-                        node)
-        if name not in scope:
-            _check_arity(name, len(_args(node)), env.GLOBAL_ARITY.get(name), node, member=False)
-    if data in ("member_dot", "member_dot_opt") and simple_ident(node.children[0]) == "device" \
-            and "device" not in scope:
-        field = str(node.children[1])
-        if field not in env.DEVICE_FIELDS:
-            raise _fail(f"undefined field '{field}'", node.children[1])
+        if name not in scope and name not in env.GLOBAL_NAMES and name in env.UNSUPPORTED:
+            raise _fail(f"'{name}' is not supported: {env.UNSUPPORTED[name]}", node)
     if data == "member_dot_arg":
         method = str(node.children[1])
-        receiver = simple_ident(node.children[0])
-        if receiver in env.NAMESPACES and receiver not in scope:
-            qualified = f"{receiver}.{method}"
-            reason = env.UNSUPPORTED.get(method)
-            raise _fail(f"'{qualified}' is not supported: {reason}" if reason
-                        else f"undeclared reference to '{qualified}'", node.children[1])
-        if method in env.MACRO_NAMES:
+        if method in env.UNSUPPORTED:
+            receiver = simple_ident(node.children[0])
+            shown = f"{receiver}.{method}" if receiver in env.NAMESPACES and receiver not in scope else method
+            raise _fail(f"'{shown}' is not supported: {env.UNSUPPORTED[method]}", node.children[1])
+        if method in env.MACRO_NAMES and (method in env.MACRO_FORMS and len(_args(node)) in env.MACRO_FORMS[method]):
             variables = _macro_variables(node)
             check(node.children[0], scope)
             for body in _args(node)[len(variables):]:
                 check(body, scope | set(variables))
             return
-        if method not in env.MEMBER_NAMES:
-            reason = env.UNSUPPORTED.get(method)
-            raise _fail(f"'{method}' is not supported: {reason}" if reason
-                        else f"undeclared reference to '{method}'", node.children[1])
-        _check_arity(method, len(_args(node)) + 1, env.MEMBER_ARITY.get(method), node.children[1], member=True)
     for child in node.children:
         if isinstance(child, Tree):
             check(child, scope)
-
-
-# Static result types: only the cases that are certain without a type checker.
-_LITERAL_TYPES = {"INT_LIT": "int", "UINT_LIT": "uint", "FLOAT_LIT": "double", "STRING_LIT": "string",
-                  "MLSTRING_LIT": "string", "BYTES_LIT": "bytes", "BOOL_LIT": "bool", "NULL_LIT": "null_type"}
-_CALL_TYPES = {"size": "int", "int": "int", "uint": "uint", "double": "double", "string": "string",
-               "bytes": "bytes", "quantity": "kubernetes.Quantity", "semver": "kubernetes.Semver",
-               "timestamp": "google.protobuf.Timestamp", "duration": "google.protobuf.Duration",
-               "compareTo": "int", "major": "int", "minor": "int", "patch": "int", "asInteger": "int",
-               "asApproximateFloat": "double", "lowerAscii": "string", "upperAscii": "string", "trim": "string",
-               "find": "string", "findAll": "list(string)", "split": "list(string)", "add": "kubernetes.Quantity",
-               "sub": "kubernetes.Quantity", "charAt": "string", "substring": "string", "replace": "string",
-               "sign": "int", "join": "string", "format": "string", "indexOf": "int", "lastIndexOf": "int"}
-
-
-def static_type(node: Any) -> str | None:
-    """The result type when it is certain from syntax alone, else None (dyn)."""
-    data = node.data
-    if data in ("expr", "conditionalor", "conditionaland", "relation", "addition", "multiplication", "unary",
-                "member", "primary", "paren_expr") and len(node.children) == 1:
-        child = node.children[0]
-        return static_type(child) if isinstance(child, Tree) else None
-    if data in ("conditionalor", "conditionaland", "relation"):
-        return "bool"
-    if data == "unary" and isinstance(node.children[0], Tree) and node.children[0].data == "unary_not":
-        return "bool"
-    if data == "literal":
-        token = node.children[0]
-        return _LITERAL_TYPES.get(token.type) if isinstance(token, Token) else None
-    if data == "list_lit":
-        return "list"
-    if data == "map_lit":
-        return "map"
-    if data == "ident_arg":
-        return _CALL_TYPES.get(str(node.children[0]))
-    if data == "member_dot_arg":
-        method = str(node.children[1])
-        if method in ("map", "filter", "sortBy", "transformList"):
-            return "list"
-        if method in ("transformMap", "transformMapEntry"):
-            return "map"
-        if method in ("all", "exists", "exists_one", "existsOne", "includes", "include", "startsWith", "endsWith",
-                      "contains", "matches", "isGreaterThan", "isLessThan", "isSorted", "isInteger"):
-            return "bool"
-        return _CALL_TYPES.get(method)
-    if data == "member_dot" and simple_ident(node.children[0]) == "device":
-        return {"driver": "string", "allowMultipleAllocations": "bool"}.get(str(node.children[1]))
-    if data in ("addition", "multiplication"):
-        left, right = (static_type(c) if isinstance(c, Tree) else None for c in node.children[:2])
-        operand = right or left
-        return operand if operand in ("int", "uint", "double", "string") else None
-    return None
 
 
 _PASS_THROUGH = frozenset({"expr", "conditionalor", "conditionaland", "relation", "addition", "multiplication",
@@ -349,18 +277,52 @@ def collapse(node: Any) -> Any:
 
 @dataclass(frozen=True, slots=True)
 class Prepared:
-    """An expression ready for evaluation."""
+    """An expression ready for evaluation: the tree the reference engine walks, the device paths it reads,
+    the checked AST (every node's type and every call's overload ids) and the static cost estimate."""
 
     expression: str
     tree: Tree[Token]
     paths: frozenset[Path] | None
+    checked: CheckedExpr | None = None
+    cost: tuple[int, int] = (0, 0)
 
 
-def prepare(expression: str) -> Prepared:
-    """parse + rewrite + check + result-type check; raises CompileError."""
-    tree = rewrite(parse(expression))
+def _position(expression: str, offset: int) -> tuple[int, int]:
+    line_start = expression.rfind("\n", 0, offset) + 1
+    return expression.count("\n", 0, offset) + 1, offset - line_start + 1
+
+
+def typecheck(expression: str, tree: Tree[Token]) -> CheckedExpr:
+    """cel-go's checker on the parse tree, then the DRA compiler's result-type rule; raises CompileError with
+    the first error by position (cel-go lists its errors in source order)."""
+    try:
+        checked = check_types(build(tree, expression))
+    except BuildError as err:
+        raise CompileError(err.message, line=_position(expression, err.offset)[0],
+                           column=_position(expression, err.offset)[1]) from None
+    except RecursionError:
+        raise CompileError("the expression nests deeper than the type checker supports") from None
+    if checked.errors:
+        first = min(checked.errors, key=lambda e: e.offset)
+        line, column = _position(expression, first.offset)
+        raise CompileError(first.message, line=line, column=column)
+    problem = result_type_error(checked.output_type)
+    if problem is not None:
+        raise CompileError(problem, line=1, column=1)
+    return checked
+
+
+def prepare(expression: str, *, cost_limit: int = COST_LIMIT) -> Prepared:
+    """parse + rewrite + check + type check + cost estimate; raises CompileError (CostLimitError when the
+    estimated maximum cost exceeds `cost_limit`, as the API server refuses such a selector)."""
+    raw = parse(expression)
+    tree = rewrite(raw)
     check(tree)
-    result_type = static_type(tree)
-    if result_type is not None and result_type != "bool":
-        raise CompileError(f"must evaluate to bool or the unknown type, not {result_type}", line=1, column=1)
-    return Prepared(expression, collapse(tree), device_paths(tree))
+    checked = typecheck(expression, raw)
+    try:
+        cost = estimate(checked)
+    except RecursionError:
+        raise CompileError("the expression nests deeper than the cost estimator supports") from None
+    if cost[1] > cost_limit:
+        raise CostLimitError(TOO_COSTLY, cost=cost)
+    return Prepared(expression, collapse(tree), device_paths(tree), checked, cost)

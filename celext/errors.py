@@ -25,6 +25,17 @@ class CompileError(CELError):
         return f"{self.message} (line {self.line}, column {self.column})"
 
 
+class CostLimitError(CompileError):
+    """The estimated worst-case cost exceeds the limit: the API server refuses the selector when it is created.
+
+    `message` is the API server's text; `cost` is the estimate (min, max) in cel-go's cost units.
+    """
+
+    def __init__(self, message: str, *, cost: tuple[int, int]) -> None:
+        super().__init__(message)
+        self.cost = cost
+
+
 class EvaluationError(CELError):
     """Evaluating a compiled selector on one device failed (Kubernetes aborts allocation in this case)."""
 

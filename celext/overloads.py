@@ -88,8 +88,9 @@ def _relations() -> Iterator[OverloadDecl]:
 
 
 def _arithmetic() -> Iterator[OverloadDecl]:
-    for op, stem, kinds in (("_*_", "multiply", ("int", "uint", "double")), ("_/_", "divide", ("int", "uint", "double")),
-                            ("_%_", "modulo", ("int", "uint")), ("_-_", "subtract", ("int", "uint", "double"))):
+    numbers = ("int", "uint", "double")
+    for op, stem, kinds in (("_*_", "multiply", numbers), ("_/_", "divide", numbers), ("_%_", "modulo", numbers[:2]),
+                            ("_-_", "subtract", numbers)):
         for t in kinds:
             yield _decl(op, f"{stem}_{_GO.get(t, t)}", f"({t}, {t}) -> {t}", "fixed", f"celpy:{op}")
     for t in ("int", "uint", "double"):
@@ -172,6 +173,8 @@ _TABLE: tuple[tuple[str, str, str, str, str | None], ...] = (
     ("quantity", "string_to_quantity", "(string) -> kubernetes.Quantity", "parse", "lib:string_to_quantity"),
     ("isQuantity", "is_quantity_string", "(string) -> bool", "parse", "lib:is_quantity_string"),
     ("sign", "quantity_sign", "(kubernetes.Quantity) -> int", "fixed", "lib:quantity_sign"),
+    # celext extension: the member spelling the upstream docs show (`q.sign()`); upstream declares only sign(q)
+    ("sign", "draguard_quantity_sign_member", "kubernetes.Quantity.() -> int", "fixed", "lib:quantity_sign"),
     ("isGreaterThan", "quantity_is_greater_than", "kubernetes.Quantity.(kubernetes.Quantity) -> bool", "fixed",
      "lib:quantity_is_greater_than"),
     ("isLessThan", "quantity_is_less_than", "kubernetes.Quantity.(kubernetes.Quantity) -> bool", "fixed",
@@ -212,6 +215,8 @@ _TABLE: tuple[tuple[str, str, str, str, str | None], ...] = (
     ("lastIndexOf", "list_a_last_index_of_int", "list(A).(A) -> int", "list_traversal", "lib:list_last_index_of"),
     # DRA: includes() (dynamic-resource-allocation cel/compile.go)
     ("includes", "dra_includes_dyn_dyn", "dyn.(dyn) -> bool", "includes", "lib:dra_includes_dyn_dyn"),
+    # celext extension: KEP-5491's draft spelling (the API server rejects it; the selector lint rules warn)
+    ("include", "draguard_include_dyn_dyn", "dyn.(dyn) -> bool", "includes", "lib:draguard_include_dyn_dyn"),
     # cel-go ext.Strings (version 2)
     ("charAt", "string_char_at_int", "string.(int) -> string", "fixed", "lib:string_char_at_int"),
     ("indexOf", "string_index_of_string", "string.(string) -> int", "fixed", "lib:string_index_of_string"),
@@ -273,6 +278,23 @@ _TABLE: tuple[tuple[str, str, str, str, str | None], ...] = (
 )
 
 
+_TIME_ACCESSORS = (("getFullYear", "year", False), ("getMonth", "month", False),
+                   ("getDayOfYear", "day_of_year", False), ("getDayOfMonth", "day_of_month", False),
+                   ("getDate", "day_of_month_1_based", False), ("getDayOfWeek", "day_of_week", False),
+                   ("getHours", "hours", True), ("getMinutes", "minutes", True), ("getSeconds", "seconds", True),
+                   ("getMilliseconds", "milliseconds", True))
+
+
+def _time_accessors() -> Iterator[OverloadDecl]:
+    """cel-go's timestamp (and duration) accessors, with and without a time zone argument."""
+    for name, stem, on_duration in _TIME_ACCESSORS:
+        yield _decl(name, f"timestamp_to_{stem}", "timestamp.() -> int", "fixed", f"celpy:{name}")
+        tz_id = "timestamp_to_seconds_tz" if stem == "seconds" else f"timestamp_to_{stem}_with_tz"
+        yield _decl(name, tz_id, "timestamp.(string) -> int", "fixed", f"celpy:{name}")
+        if on_duration:
+            yield _decl(name, f"duration_to_{stem}", "duration.() -> int", "fixed", f"celpy:{name}")
+
+
 def _templated() -> Iterator[OverloadDecl]:
     """Overloads upstream declares once per comparable or summable type."""
     comparable = ("int", "uint", "double", "bool", "duration", "timestamp", "string", "bytes")
@@ -289,7 +311,7 @@ def _templated() -> Iterator[OverloadDecl]:
 
 
 OVERLOADS: tuple[OverloadDecl, ...] = (*_relations(), *_arithmetic(), *(_decl(*row) for row in _TABLE),
-                                       *_templated())
+                                       *_templated(), *_time_accessors())
 
 
 def _by_function() -> dict[str, tuple[OverloadDecl, ...]]:

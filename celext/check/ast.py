@@ -134,10 +134,10 @@ def _literal_value(token: Token) -> tuple[str, Any]:
         return "string", string_value(text)
     if kind == "BYTES_LIT":
         try:
-            value = pyast.literal_eval(text)
+            decoded = pyast.literal_eval(text)
         except (ValueError, SyntaxError):
-            value = None
-        return "bytes", value if isinstance(value, bytes) else None
+            decoded = None
+        return "bytes", decoded if isinstance(decoded, bytes) else None
     if kind == "BOOL_LIT":
         return "bool", text == "true"
     return "null", None
@@ -283,13 +283,13 @@ class _Builder:
         target = self.build(target_tree)
         bodies = [self.build(a) for a in arg_trees[2 if two else 1:]]
         if name in ("optMap", "optFlatMap"):
-            return self.opt_map(name, target, var, bodies[0], offset, tree)
+            return self.opt_map(name, target, var, bodies[0], offset=offset, tree=tree)
         if name == "sortBy":
-            keys = self.loop("map", target, var, "", bodies, offset, tree)
+            keys = self.loop("map", target, (var, ""), bodies, offset=offset, tree=tree)
             return self.call("@sortByAssociatedKeys", offset, [keys], target=target, tree=tree)
-        return self.loop(name, target, var, var2, bodies, offset, tree)
+        return self.loop(name, target, (var, var2), bodies, offset=offset, tree=tree)
 
-    def opt_map(self, name: str, target: Expr, var: str, body: Expr, offset: int, tree: Any) -> Expr:
+    def opt_map(self, name: str, target: Expr, var: str, body: Expr, *, offset: int, tree: Any) -> Expr:
         has = self.call("hasValue", offset, [], target=target)
         value = self.call("value", offset, [], target=target)
         bound = self.bind(var, value, body, offset, None)
@@ -297,8 +297,9 @@ class _Builder:
         none = self.call("optional.none", offset, [])
         return self.call("_?_:_", offset, [has, then, none], tree=tree)
 
-    def loop(self, name: str, target: Expr, var: str, var2: str, bodies: list[Expr], offset: int,
+    def loop(self, name: str, target: Expr, variables: tuple[str, str], bodies: list[Expr], *, offset: int,
              tree: Any) -> Comprehension:
+        var, var2 = variables
         accu = self.ident(ACCU, offset)
         cond: Expr = self.lit("bool", True, offset)
         result: Expr = self.ident(ACCU, offset)
@@ -315,7 +316,7 @@ class _Builder:
             plus = self.call("_+_", offset, [accu, self.lit("int", 1, offset)])
             step = self.call("_?_:_", offset, [bodies[0], plus, self.ident(ACCU, offset)])
             result = self.call("_==_", offset, [self.ident(ACCU, offset), self.lit("int", 1, offset)])
-        elif name == "transformMap" or name == "transformMapEntry":
+        elif name in ("transformMap", "transformMapEntry"):
             init = CreateMap(self.new_id(), offset)
             args = [accu, self.ident(var, offset), bodies[-1]] if name == "transformMap" else [accu, bodies[-1]]
             step = self.call("cel.@mapInsert", offset, args)

@@ -16,7 +16,7 @@ from collections.abc import Mapping as MappingABC
 from dataclasses import dataclass, field
 
 from celext.check import types as t
-from celext.check.ast import (Call, Comprehension, CreateList, CreateMap, Expr, Ident, Literal, Select)
+from celext.check.ast import Call, Comprehension, CreateList, CreateMap, Expr, Ident, Literal, Select
 from celext.check.types import Mapping, Type
 from celext.overloads import FUNCTIONS, OverloadDecl
 
@@ -184,8 +184,8 @@ class _Checker:
             return
         qualified = _qualified_name(node.target)
         if qualified is not None and f"{qualified}.{node.function}" in FUNCTIONS and self.lookup(qualified) is None:
-            name = f"{qualified}.{node.function}"
-            self.resolve(node, name, FUNCTIONS[name], None)
+            function = f"{qualified}.{node.function}"
+            self.resolve(node, function, FUNCTIONS[function], None)
             return
         self.check(node.target)
         overloads = FUNCTIONS.get(node.function)

@@ -10,6 +10,7 @@ types, and containers compare their parameters.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 __all__ = ["Mapping", "Type", "parse_type"]
@@ -80,7 +81,8 @@ def param(name: str) -> Type:
 _NAMED = {"dyn": DYN, "null": NULL, "bool": BOOL, "int": INT, "uint": UINT, "double": DOUBLE, "string": STRING,
           "bytes": BYTES, "duration": DURATION, "timestamp": TIMESTAMP, "type": TYPE,
           "kubernetes.Quantity": QUANTITY, "kubernetes.Semver": SEMVER}
-_CONTAINERS = {"list": list_of, "map": map_of, "optional": optional_of, "type": type_of}
+_CONTAINERS: dict[str, Callable[..., Type]] = {"list": list_of, "map": map_of, "optional": optional_of,
+                                               "type": type_of}
 
 
 def parse_type(text: str) -> Type:
@@ -97,7 +99,7 @@ def parse_type(text: str) -> Type:
                 parts.append(body[start:i])
                 start = i + 1
         parts.append(body[start:])
-        return _CONTAINERS[head.strip()](*(parse_type(p) for p in parts))  # type: ignore[operator]
+        return _CONTAINERS[head.strip()](*(parse_type(p) for p in parts))
     if len(text) == 1 and text.isupper():
         return param(text)
     return _NAMED[text]

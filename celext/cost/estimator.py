@@ -18,7 +18,17 @@ from celext.check import types as t
 from celext.check.ast import ACCU, Call, Comprehension, CreateList, CreateMap, Expr, Ident, Literal, Select
 from celext.check.checker import CheckedExpr
 from celext.cost.sizes import (
-    LIST_CREATE, MAP_CREATE, ONE, REGEX_LENGTH, STRING_TRAVERSAL, U64, UNKNOWN, ZERO, Range, device_size, fixed,
+    LIST_CREATE,
+    MAP_CREATE,
+    ONE,
+    REGEX_LENGTH,
+    STRING_TRAVERSAL,
+    U64,
+    UNKNOWN,
+    ZERO,
+    Range,
+    device_size,
+    fixed,
 )
 from celext.overloads import BY_ID
 

@@ -28,9 +28,9 @@ M = 'device.capacity["gpu.example.com"].memory'
         ('sign(quantity("-1")) == -1 && quantity("0").sign() == 0', True),
         ('isQuantity("1Gi") && !isQuantity("1GiB")', True),
         ('quantity("1x") == quantity("1")', f"eval: {FORMAT_ERROR}"),
-        (f'{M}.compareTo(semver("1.0.0")) == 0',
+        (f'{M}.compareTo(dyn(semver("1.0.0"))) == 0',
          "eval: no such overload: compareTo(kubernetes.Quantity, kubernetes.Semver)"),
-        (f"{M} == 42949672960", "eval: no such overload"),
+        (f"dyn({M}) == 42949672960", "eval: no such overload"),
         ('device.capacity["other.example.com"].memory.isGreaterThan(quantity("1"))', "eval: no such key: memory"),
     ],
 )
