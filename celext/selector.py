@@ -120,6 +120,11 @@ class Selector:
         """The device paths the expression reads; None when not derivable (no memoisation)."""
         return self._prepared.paths
 
+    @property
+    def cost(self) -> tuple[int, int]:
+        """cel-go's static cost estimate (min, max) in the DRA environment (see celext.cost)."""
+        return self._prepared.cost
+
     def __repr__(self) -> str:
         return f"Selector({self.expression!r})"
 

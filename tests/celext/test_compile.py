@@ -21,29 +21,39 @@ from tests.celext.outcome import outcome
         ("[?1] == [1]", "Syntax error: unexpected '?1]'; optional list elements and map entries ('[?x]', "
          "'{?k: v}') are not supported by celext (optional selection 'a.?b' and 'a[?k]' is)", 1, 2),
         ("", "Syntax error: the expression is empty", 1, 1),
-        ("foo == 1", "undeclared reference to 'foo'", 1, 1),
-        ("device.driver.nosuch()", "undeclared reference to 'nosuch'", 1, 15),
-        ("nosuch(1)", "undeclared reference to 'nosuch'", 1, 1),
-        ("device.name == 'x'", "undefined field 'name'", 1, 8),
+        ("foo == 1", "undeclared reference to 'foo' (in container '')", 1, 1),
+        ("device.driver.nosuch()", "undeclared reference to 'nosuch' (in container '')", 1, 21),
+        ("nosuch(1)", "undeclared reference to 'nosuch' (in container '')", 1, 7),
+        ("device.name == 'x'", "undefined field 'name'", 1, 7),
         ("1", "must evaluate to bool or the unknown type, not int", 1, 1),
         ("device.driver", "must evaluate to bool or the unknown type, not string", 1, 1),
-        ("[1].map(x, x)", "must evaluate to bool or the unknown type, not list", 1, 1),
-        ("[1].all(i, v, w > 0)", "undeclared reference to 'w'", 1, 15),
+        ("[1].map(x, x)", "must evaluate to bool or the unknown type, not list(int)", 1, 1),
+        ("[1].all(i, v, w > 0)", "undeclared reference to 'w' (in container '')", 1, 15),
         ("[1].exists(x.y, true)", "exists() macro: argument must be a simple name", 1, 1),
-        ("device.?foo.hasValue()", "undefined field 'foo'", 1, 9),
-        ("optional.foo(1)", "undeclared reference to 'optional.foo'", 1, 10),
-        ("[1].reduce(a, x, 0, a + x) == 1", "undeclared reference to 'reduce'", 1, 5),
+        ("device.?foo.hasValue()", "undefined field 'foo'", 1, 7),
+        ("optional.foo(1)", "undeclared reference to 'optional' (in container '')", 1, 1),
+        ("[1].reduce(a, x, 0, a + x) == 1", "undeclared reference to 'reduce' (in container '')", 1, 11),
         ("cel.bind(1, 2, true)", "cel.bind() takes a variable name, an initialiser and an expression", 1, 1),
         ("isURL('x')", "'isURL' is not supported: the Kubernetes URL library is not provided by celext", 1, 1),
         # cel-go refuses a call no overload fits at compile time (its text names the argument types)
         ('device.attributes["d"].x.includes()',
-         "found no matching overload for 'includes' applied to 0 arguments (it takes 1)", 1, 26),
+         "found no matching overload for 'includes' applied to 'dyn.()'", 1, 34),
         ('device.attributes["d"].x.include(1, 2)',
-         "found no matching overload for 'include' applied to 2 arguments (it takes 1)", 1, 26),
+         "found no matching overload for 'include' applied to 'dyn.(int, int)'", 1, 33),
         ('semver("1.0.0", true, 1).major() == 1',
-         "found no matching overload for 'semver' applied to 3 arguments (it takes 1 or 2)", 1, 1),
-        ("sets.contains([1])", "found no matching overload for 'sets.contains' applied to 1 argument (it takes 2)",
-         1, 1),
+         "found no matching overload for 'semver' applied to '(string, bool, int)'", 1, 7),
+        ("sets.contains([1])", "found no matching overload for 'sets.contains' applied to '(list(int))'", 1, 14),
+        # type errors cel-go's checker reports, at the operator or the call's '(' as cel-go does
+        ('device.capacity["d"].memory == "1Gi"',
+         "found no matching overload for '_==_' applied to '(kubernetes.Quantity, string)'", 1, 29),
+        ("device.driver && true", "expected type 'bool' but found 'string'", 1, 7),
+        ('device.attributes["d"].x.exists(v, v > 1) && device.driver.size() > "a"',
+         "found no matching overload for '_>_' applied to '(int, string)'", 1, 67),
+        ("device.allowMultipleAllocations.size() == 1",
+         "found no matching overload for 'size' applied to 'bool.()'", 1, 37),
+        # the estimate over the limit: the API server's text (Forbidden), no position
+        (("[" + ", ".join(["1"] * 10) + "].all(a, ") * 7 + "true" + ")" * 7, "too complex, exceeds cost limit", None,
+         None),
     ],
 )
 def test_compile_errors_name_the_problem_and_its_position(
@@ -111,13 +121,15 @@ def test_cel_bind_is_expanded(expression: str, expected: bool) -> None:
 
 # Corpus expressions that do not compile, each for a reason a user would agree with.
 CORPUS_FAILURES = {
-    5: "undeclared reference to 'attribute'",        # KEP prose shorthand, not a selector
-    6: "undeclared reference to 'attributes'",       # KEP prose shorthand
-    7: "must evaluate to bool or the unknown type, not list",  # a derivedAttributes proposal, not a selector
+    5: "undeclared reference to 'attribute' (in container '')",        # KEP prose shorthand, not a selector
+    6: "undeclared reference to 'attributes' (in container '')",       # KEP prose shorthand
+    7: "must evaluate to bool or the unknown type, not list(dyn)",  # a derivedAttributes proposal, not a selector
+    11: "must evaluate to bool or the unknown type, not string",  # a tier label computed from attributes
+    12: "must evaluate to bool or the unknown type, not string",  # a topology part, not a selector
     13: "undefined field 'name'",                    # DraNet docs: device.name is not in the DRA environment
     14: "undefined field 'name'",
     79: "Syntax error: unexpected 'google-tpu'",     # a stray quote copied from the KEP fragment
-    81: "undeclared reference to 'devices'",         # a proposed cross-device constraint, not a selector
+    81: "undeclared reference to 'devices' (in container '')",         # a proposed cross-device constraint, not a selector
 }
 
 

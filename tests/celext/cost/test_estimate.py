@@ -1,0 +1,93 @@
+"""The static cost estimate against Kubernetes' own figures (dynamic-resource-allocation cel/compile_test.go).
+
+Each row is a case of the upstream table (../shared/reference/upstream-dra.md, "Upstream CEL test cases")
+with its `expectCost` column; the estimate's maximum must equal it exactly. `Selector.cost` exposes it.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import celext
+from celext.compile import prepare
+from celext.errors import CostLimitError
+
+A = 'device.attributes["dra.example.com"]'
+NEST = "[1, 2, 3, 4, 5, 6, 7, 8, 9, 10].all("
+EXPENSIVE = (f"{NEST}x, {NEST}y, {NEST}z, {NEST}z2, {NEST}z3, {NEST}z4, {NEST}z5, "
+             "int('1'.find('[0-9]*')) < 100)))))))")
+
+
+@pytest.mark.parametrize(
+    ("expression", "cost"),
+    [
+        ("true", 0),
+        ('device.attributes["no-such-domain"].noSuchAttr.isGreaterThan(quantity("0"))', 6),
+        ('device.attributes["no-such-domain"]["noSuchAttr"].isGreaterThan(quantity("0"))', 6),
+        ('"no-such-domain" in device.attributes', 3),
+        ('device.driver == ""', 2),
+        (f"{A}.name", 4),
+        (f'{A}["name"]', 4),
+        ('cel.bind(dra, device.attributes["dra.example.com"], dra.name)', 15),
+        (f"{A}.name > 0", 5),
+        (f'{A}.name == "fish"', 5),
+        (f'{A}.name.isGreaterThan(semver("0.0.1"))', 6),
+        (f'{A}.name.isGreaterThan(semver("v0.0.1", true)) && isSemver("v1.0.0", true)', 7),
+        ('device.capacity["dra.example.com"].name.isGreaterThan(quantity("1Ki"))', 6),
+        ('!("name" in device.capacity["dra.example.com"]) || '
+         'device.capacity["dra.example.com"].name.isGreaterThan(quantity("1Ki"))', 11),
+        (f'{A}.services.split("example").size() >= 2', 19),
+        (f'{A}.services.matches("[^a]?sym")', 18),
+        ('device.attributes.exists_one(x, x == "dra.example.com")', 164),
+        (f'{A}.exists_one(x, x == "services")', 133),
+        ("device.allowMultipleAllocations == false", 3),
+        (f"{A}.name.exists(x, x > 0)", 5 + 6 * 64),
+        (f'{A}.name.exists(x, x.isGreaterThan(semver("0.0.1")))', 5 + 7 * 64),
+        (f"{A}.names", 4),
+        (f"{A}.names.size() == 2", 6),
+        (f'{A}.names.all(x, x != "")', 5 + 4 * 64),
+        (f'{A}.names.all(x, x.isGreaterThan(semver("0.0.1")))', 5 + 6 * 64),
+        (f"{A}.name.includes(true)", 52),
+        (f'{A}.name.includes("fish")', 52),
+        (f'{A}.name.includes(semver("1.0.0"))', 53),
+        (f"1 in {A}.names", 68),
+    ],
+)
+def test_estimate_matches_the_upstream_table(expression: str, cost: int) -> None:
+    assert prepare(expression).cost[1] == cost
+    assert celext.compile(expression).cost == prepare(expression).cost
+
+
+def test_the_upstream_expensive_case_is_refused_with_its_estimate() -> None:
+    with pytest.raises(CostLimitError) as refused:
+        prepare(EXPENSIVE)
+    assert (refused.value.message, refused.value.cost, refused.value.line) == (
+        "too complex, exceeds cost limit", (41, 85_555_551), None)
+
+
+@pytest.mark.parametrize(("limit", "refused"), [(389 - 1, True), (389, False), (389 + 1, False)])
+def test_the_limit_is_inclusive(limit: int, refused: bool) -> None:
+    expression = f"{A}.name.exists(x, x > 0)"  # estimated at exactly 389
+    if refused:
+        with pytest.raises(CostLimitError):
+            prepare(expression, cost_limit=limit)
+    else:
+        assert prepare(expression, cost_limit=limit).cost == (5, 389)
+
+
+@pytest.mark.parametrize(
+    ("expression", "refused"),
+    [
+        # unbounded sizes: an equality of two values of unknown length, joining strings of unknown length
+        ('device.attributes["d"].l.exists(i, v, i == v)', True),
+        ('["a", "b"].join("-") == "a-b"', True),
+        ('dyn(["a", "b"]).join("-") == "a-b"', False),
+        ('device.attributes["d"].l.exists(i, v, int(i) == v)', False),
+    ],
+)
+def test_unbounded_sizes_are_refused_as_kubernetes_refuses_them(expression: str, refused: bool) -> None:
+    if refused:
+        with pytest.raises(CostLimitError):
+            prepare(expression)
+    else:
+        assert prepare(expression).cost[1] <= 1_000_000
