@@ -129,7 +129,7 @@ CORPUS_FAILURES = {
     13: "undefined field 'name'",                    # DraNet docs: device.name is not in the DRA environment
     14: "undefined field 'name'",
     79: "Syntax error: unexpected 'google-tpu'",     # a stray quote copied from the KEP fragment
-    81: "undeclared reference to 'devices' (in container '')",         # a proposed cross-device constraint, not a selector
+    81: "undeclared reference to 'devices' (in container '')",  # a proposed cross-device constraint, not a selector
 }
 
 
