@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from celext.analysis import Call, Facts, analyze
-from celext.errors import CompileError
+from celext.errors import CompileError, CostLimitError
 from webhook.findings import Action, Edit, Finding
 from webhook.rules.base import Check, Origin, Rule, RuleContext
 from webhook.rules.selectors_sites import SELECTOR_KINDS, Site, sites
@@ -95,7 +95,9 @@ def _compile(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
         if facts is not None and _only_include(facts, err):
             continue  # selector-includes-spelling says it better, with a fix
         start = offset_of(expression, err.line, err.column)
-        yield Finding(site.path, f"compilation failed: {_first_line(err.message)}",
+        # The API server words an estimate over the limit as a Forbidden detail, not a compilation failure.
+        text = err.message if isinstance(err, CostLimitError) else f"compilation failed: {_first_line(err.message)}"
+        yield Finding(site.path, text,
                       span=(start, min(start + 1, len(expression))),
                       hint="the API server rejects a selector that does not compile")
 
