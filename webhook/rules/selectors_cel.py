@@ -89,15 +89,13 @@ def _compile(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
         if expression is None or len(expression.encode()) > MAX_EXPRESSION_BYTES:
             continue
         err = compile_error(expression)
-        if err is None:
-            continue
+        if err is None or isinstance(err, CostLimitError):
+            continue  # an estimate over the limit is selector-cost's finding
         facts = facts_of(site)
         if facts is not None and _only_include(facts, err):
             continue  # selector-includes-spelling says it better, with a fix
         start = offset_of(expression, err.line, err.column)
-        # The API server words an estimate over the limit as a Forbidden detail, not a compilation failure.
-        text = err.message if isinstance(err, CostLimitError) else f"compilation failed: {_first_line(err.message)}"
-        yield Finding(site.path, text,
+        yield Finding(site.path, f"compilation failed: {_first_line(err.message)}",
                       span=(start, min(start + 1, len(expression))),
                       hint="the API server rejects a selector that does not compile")
 
