@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import celext
@@ -136,6 +136,8 @@ def matches_or_absent(expression: str, value: Any) -> bool | str:
        optional=OPT_READS)
 def test_or_value_rewrite_keeps_meaning_with_the_attribute_present_or_absent(
         value: Any, fallback: Any, other: Any, form: str, optional: str) -> None:
+    # A list literal mixing types does not compile upstream (homogeneous aggregate literals).
+    assume(form != "{read} in [{other}, 9]" or type(other) is int)
     read = f"{optional}.orValue({cel_literal(fallback)})"
     expression = form.format(read=read, other=cel_literal(other))
     findings = list(FRAGILE.check(claim_with_selector(expression), RuleContext(Policy.default())))
