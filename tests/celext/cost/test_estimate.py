@@ -6,7 +6,11 @@ with its `expectCost` column; the estimate's maximum must equal it exactly. `Sel
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
+from ruamel.yaml import YAML
 
 import celext
 from celext.compile import prepare
@@ -91,3 +95,35 @@ def test_unbounded_sizes_are_refused_as_kubernetes_refuses_them(expression: str,
             prepare(expression)
     else:
         assert prepare(expression).cost[1] <= 1_000_000
+
+
+ORACLE = Path(__file__).resolve().parents[4] / "shared" / "corpus" / "cel-oracles" / \
+    "dynamic-resource-allocation-compile-test.yaml"
+
+
+def _upstream_cost(value: int | str) -> int:
+    """The oracle's expectCost: an int, or the Go constant expression upstream wrote (comments removed)."""
+    if isinstance(value, int):
+        return value
+    text = re.sub(r"/\*.*?\*/", "", value).replace("maxElementsListTypeEnabled", "64")
+    if not re.fullmatch(r"[\d\s+*()]+", text):
+        raise ValueError(f"unexpected expectCost {value!r}")
+    return int(eval(text))
+
+
+def test_every_estimate_of_the_upstream_oracle_matches() -> None:
+    if not ORACLE.is_file():
+        pytest.skip(f"{ORACLE} is absent (../shared/corpus)")
+    cases = YAML(typ="safe").load(ORACLE.read_text())["testcases"]
+    checked = 0
+    for case in cases:
+        if "expectCost" not in case or case.get("generatedByGoCode") or case.get("envType"):
+            continue  # generated expressions are rebuilt in test_oracles; NewExpressions cases test gates
+        want = _upstream_cost(case["expectCost"])
+        try:
+            got = prepare(case["expression"]).cost[1]
+        except CostLimitError as err:
+            got = err.cost[1]
+        assert (case["name"], got) == (case["name"], want)
+        checked += 1
+    assert checked >= 40

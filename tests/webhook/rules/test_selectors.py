@@ -184,6 +184,14 @@ def test_syntax_error_points_into_the_expression() -> None:
     assert check("selector-compile", claim_with_selector('device.driver == "a.io"')) == []
 
 
+def test_type_error_is_reported_with_cel_gos_text_at_its_operator() -> None:
+    expression = 'device.capacity["gpu.example.com"].memory == "40Gi"'
+    ((path, message, covered),) = check("selector-compile", claim_with_selector(expression))
+    assert (path, message, covered) == (
+        SEL0, "compilation failed: found no matching overload for '_==_' applied to '(kubernetes.Quantity, string)'",
+        "=")
+
+
 def test_expression_beside_cel_is_required_value_at_cel() -> None:
     obj = claim_with_selector()
     obj["spec"]["devices"]["requests"][0]["exactly"]["selectors"] = [{"cel": None, "expression": "true"}]
