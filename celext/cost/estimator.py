@@ -5,50 +5,22 @@ map literals 10 and 30, a call its arguments plus the cost of its overload, a co
 initialiser and result plus (loop condition + step) times the range size, `cel.bind` its initialiser and body
 plus an empty list. Sizes come from literals, from earlier results (`split()` yields at most as many parts as
 the string has characters) and from field paths through the device (`celext.cost.sizes`). Each overload's
-cost rule is named in `celext.overloads` (the `cost` column) and defined in `_RULES` here: the DRA compiler's
-`includes` (48), the Kubernetes library estimator's rules by function, then cel-go's defaults by overload.
+cost rule is named in `celext.overloads` (the `cost` column) and defined in `celext.cost.rules`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from celext.check import types as t
 from celext.check.ast import ACCU, Call, Comprehension, CreateList, CreateMap, Expr, Ident, Literal, Select
 from celext.check.checker import CheckedExpr
-from celext.cost.sizes import (
-    LIST_CREATE,
-    MAP_CREATE,
-    ONE,
-    REGEX_LENGTH,
-    STRING_TRAVERSAL,
-    U64,
-    UNKNOWN,
-    ZERO,
-    Range,
-    device_size,
-    fixed,
-)
+from celext.cost.rules import RULES, Entry, Node, Path
+from celext.cost.sizes import LIST_CREATE, MAP_CREATE, ONE, U64, UNKNOWN, ZERO, Range, device_size, fixed
 from celext.overloads import BY_ID
 
 __all__ = ["estimate"]
 
-Path = tuple[str, ...]
-
-
-@dataclass(slots=True)
-class Entry:
-    """Key and value sizes of a list or map literal (cel-go entrySizeEstimate)."""
-
-    container: str  # "list" or "map"
-    key: Range
-    val: Range
-
-    def union(self, other: Entry | None) -> Entry | None:
-        if other is None:
-            return None
-        return Entry(self.container, self.key.union(other.key), self.val.union(other.val))
 
 
 @dataclass(slots=True)
@@ -56,16 +28,6 @@ class Local:
     path: Path | None
     size: Range | None
     entry: Entry | None
-
-
-@dataclass(slots=True)
-class Node:
-    """What a cost rule sees of an argument (cel-go AstNode)."""
-
-    expr: Expr | None
-    type: t.Type
-    path: Path | None
-    size: Range | None
 
 
 class _Coster:
@@ -286,211 +248,12 @@ class _Coster:
         for c in arg_costs:
             arg_sum = arg_sum.add(c)
         decl = BY_ID.get(overload_id)
-        rule = _RULES.get(decl.cost if decl is not None else "fixed", _fixed)
+        rule = RULES[decl.cost if decl is not None else "fixed"]
         found = rule(self, e, target, args, arg_costs)
         if found is None:
             return ONE.add(arg_sum), None
         cost, size, includes_args = found
         return (cost if includes_args else cost.add(arg_sum)), size
-
-
-# Cost rules, by the name the overload table gives. Each returns (cost, result size, whether the cost already
-# includes the arguments) or None for cel-go's default of one unit plus the arguments.
-Rule = Callable[[_Coster, Call, Node | None, list[Node], list[Range]], "tuple[Range, Range | None, bool] | None"]
-
-
-def _fixed(c: _Coster, e: Call, target: Node | None, args: list[Node], costs: list[Range]
-           ) -> tuple[Range, Range | None, bool] | None:
-    return None
-
-
-def _includes(c: _Coster, e: Call, target: Node | None, args: list[Node], costs: list[Range]
-              ) -> tuple[Range, Range | None, bool] | None:
-    # DRA: ResourceSliceMaxAttributeValuesPerDevice (48) comparisons at most, whatever the receiver
-    return (Range(0, 48), None, False) if target is not None else None
-
-
-def _k8s_size(n: Node) -> Range:
-    """Kubernetes' sizeEstimate(): the computed size, else the path estimate, else unknown."""
-    if n.size is not None:
-        return n.size
-    estimated = device_size(n.path or ())
-    return estimated if estimated is not None else UNKNOWN
-
-
-def _list_traversal(c: _Coster, e: Call, target: Node | None, args: list[Node], costs: list[Range]
-                    ) -> tuple[Range, Range | None, bool] | None:
-    if target is None:
-        return None
-    if target.type.params:
-        elem_type = target.type.params[0]
-        elem = Node(None, elem_type, (*target.path, "@items") if target.path else None, None)
-        per = ONE
-        if elem_type.kind in ("string", "bytes"):
-            per = per.add(_k8s_size(elem).factor(STRING_TRAVERSAL))
-        return _k8s_size(target).mul(per), None, False
-    return _k8s_size(target).factor(STRING_TRAVERSAL), None, False
-
-
-def _traverse_target(c: _Coster, e: Call, target: Node | None, args: list[Node], costs: list[Range]
-                     ) -> tuple[Range, Range | None, bool] | None:
-    if target is None:
-        return None
-    size = _k8s_size(target)
-    return size.factor(STRING_TRAVERSAL), size, False
-
-
-def _replace(c: _Coster, e: Call, target: Node | None, args: list[Node], costs: list[Range]
-             ) -> tuple[Range, Range | None, bool] | None:
-    if target is None or len(args) < 2:
-        return None
-    size, old, new = _k8s_size(target), _k8s_size(args[0]), _k8s_size(args[1])
-    if old.min == 0:
-        count_max, kept_max = (size.max + 1 if size.max < U64 else size.max), size.max
-    elif new.max <= old.min:
-        count_max, kept_max = 0, size.max
-    else:
-        count_max, kept_max = -(-size.max // old.min), 0
-    if old.max == 0:
-        count_min, kept_min = (size.min + 1 if size.min < U64 else size.min), size.min
-    elif old.max <= new.min:
-        count_min, kept_min = 0, size.min
-    else:
-        count_min, kept_min = -(-size.min // old.max), 0
-    result = Range(count_min, count_max).mul(new).add(Range(kept_min, kept_max))
-    return size.factor(2 * STRING_TRAVERSAL), result, False
-
-
-def _split(c: _Coster, e: Call, target: Node | None, args: list[Node], costs: list[Range]
-           ) -> tuple[Range, Range | None, bool] | None:
-    if target is None:
-        return None
-    size = _k8s_size(target)
-    most = size.max
-    if len(args) > 1 and isinstance(args[1].expr, Literal) and args[1].expr.kind == "int":
-        most = int(args[1].expr.value) % 2**64  # Go's uint64(int64) conversion
-    return size.factor(2 * STRING_TRAVERSAL), Range(0, most), False
-
-
-def _join(c: _Coster, e: Call, target: Node | None, args: list[Node], costs: list[Range]
-          ) -> tuple[Range, Range | None, bool] | None:
-    if target is None:
-        return None
-    count = _k8s_size(target)
-    size = ZERO
-    if target.type.params:
-        elem = Node(None, target.type.params[0], (*target.path, "@items") if target.path else None, None)
-        size = count.mul(_k8s_size(elem))
-    if args:
-        separators = Range(max(count.min - 1, 0), max(count.max - 1, 0))
-        size = size.add(_k8s_size(args[0]).mul(separators))
-    return size.factor(STRING_TRAVERSAL), size, False
-
-
-def _find(c: _Coster, e: Call, target: Node | None, args: list[Node], costs: list[Range]
-          ) -> tuple[Range, Range | None, bool] | None:
-    if target is None or not args:
-        return None
-    size = _k8s_size(target)
-    text = size.add(ONE).factor(STRING_TRAVERSAL)
-    regex = _k8s_size(args[0]).factor(REGEX_LENGTH)
-    return text.mul(regex), Range(0, size.max), False
-
-
-def _parse(c: _Coster, e: Call, target: Node | None, args: list[Node], costs: list[Range]
-           ) -> tuple[Range, Range | None, bool] | None:
-    return (_k8s_size(args[0]).factor(STRING_TRAVERSAL), None, False) if args else None
-
-
-def _logical(c: _Coster, e: Call, target: Node | None, args: list[Node], costs: list[Range]
-             ) -> tuple[Range, Range | None, bool] | None:
-    lhs, rhs = costs
-    return Range(lhs.min, lhs.add(rhs).max), None, True  # the right side may be short-circuited
-
-
-def _conditional(c: _Coster, e: Call, target: Node | None, args: list[Node], costs: list[Range]
-                 ) -> tuple[Range, Range | None, bool] | None:
-    size = c.size_or_unknown(args[1]).union(c.size_or_unknown(args[2]))
-    assert args[1].expr is not None and args[2].expr is not None
-    then = c.entry(args[1].expr)
-    c.set_entry(e, then.union(c.entry(args[2].expr)) if then is not None else None)
-    return costs[0].add(costs[1].union(costs[2])), size, True
-
-
-def _equality(c: _Coster, e: Call, target: Node | None, args: list[Node], costs: list[Range]
-              ) -> tuple[Range, Range | None, bool] | None:
-    if e.function == "_==_" and args[0].type == args[1].type and args[0].type in (t.QUANTITY, t.SEMVER):
-        return ONE, None, False  # Kubernetes: O(1) equality of its own types
-    return _compare_size(c, e, target, args, costs)
-
-
-def _compare_size(c: _Coster, e: Call, target: Node | None, args: list[Node], costs: list[Range]
-                  ) -> tuple[Range, Range | None, bool] | None:
-    smallest = min(c.size_or_unknown(args[0]).max, c.size_or_unknown(args[1]).max)
-    return Range(1 if smallest > 0 else 0, smallest).factor(STRING_TRAVERSAL), None, False
-
-
-def _concat(c: _Coster, e: Call, target: Node | None, args: list[Node], costs: list[Range]
-            ) -> tuple[Range, Range | None, bool] | None:
-    size = c.size_or_unknown(args[0]).add(c.size_or_unknown(args[1]))
-    assert args[0].expr is not None and args[1].expr is not None
-    left = c.entry(args[0].expr)
-    if left is not None:
-        c.set_entry(e, left.union(c.entry(args[1].expr)))
-    if e.function == "_+_" and c.type(e).kind == "list":
-        return ONE, size, False
-    return size.factor(STRING_TRAVERSAL), size, False
-
-
-def _in_list(c: _Coster, e: Call, target: Node | None, args: list[Node], costs: list[Range]
-             ) -> tuple[Range, Range | None, bool] | None:
-    return c.size_or_unknown(args[1]).factor(1), None, False
-
-
-def _prefix(c: _Coster, e: Call, target: Node | None, args: list[Node], costs: list[Range]
-            ) -> tuple[Range, Range | None, bool] | None:
-    return c.size_or_unknown(args[0]).factor(STRING_TRAVERSAL), None, False
-
-
-def _contains(c: _Coster, e: Call, target: Node | None, args: list[Node], costs: list[Range]
-              ) -> tuple[Range, Range | None, bool] | None:
-    if target is None:
-        return None
-    text = c.size_or_unknown(target).factor(STRING_TRAVERSAL)
-    return text.mul(c.size_or_unknown(args[0]).factor(STRING_TRAVERSAL)), None, False
-
-
-def _matches(c: _Coster, e: Call, target: Node | None, args: list[Node], costs: list[Range]
-             ) -> tuple[Range, Range | None, bool] | None:
-    if target is None:  # cel-go estimates the global matches(s, re) as one unit
-        return None
-    text = c.size_or_unknown(target).add(ONE).factor(STRING_TRAVERSAL)
-    return text.mul(c.size_or_unknown(args[0]).factor(REGEX_LENGTH)), None, False
-
-
-def _format(c: _Coster, e: Call, target: Node | None, args: list[Node], costs: list[Range]
-            ) -> tuple[Range, Range | None, bool] | None:
-    return (c.size_or_unknown(target).factor(STRING_TRAVERSAL), None, False) if target is not None else None
-
-
-def _converts(scale_min: Callable[[int], int], scale_max: Callable[[int], int]) -> Rule:
-    def rule(c: _Coster, e: Call, target: Node | None, args: list[Node], costs: list[Range]
-             ) -> tuple[Range, Range | None, bool] | None:
-        size = c.size_or_unknown(args[0])
-        return size.factor(STRING_TRAVERSAL), Range(scale_min(size.min), scale_max(size.max)), False
-    return rule
-
-
-_RULES: dict[str, Rule] = {
-    "fixed": _fixed, "includes": _includes, "list_traversal": _list_traversal, "traverse_target": _traverse_target,
-    "replace": _replace, "split": _split, "join": _join, "find": _find, "parse": _parse, "logical": _logical,
-    "conditional": _conditional, "equality": _equality, "compare_size": _compare_size, "concat": _concat,
-    "concat_list": _concat, "in_list": _in_list, "prefix": _prefix, "contains": _contains, "matches": _matches,
-    "format": _format,
-    "string_to_bytes": _converts(lambda n: n, lambda n: min(n * 4, U64)),
-    "bytes_to_string": _converts(lambda n: n // 4, lambda n: n),
-    "quote": _converts(lambda n: min(n + 2, U64), lambda n: min(n * 2 + 2, U64)),
-}
 
 
 def _literal_size(e: Expr) -> Range | None:

@@ -249,7 +249,7 @@ RULES = (
           "fix the CEL at the reported line and column", _compile, "kubernetes"),
     _rule("selector-includes-spelling", Action.WARN, "list membership is spelled `includes()`, not `include()`",
           "rename the call to includes() (draguard lint --fix does it)", _include, "kubernetes"),
-    _rule("selector-cost", Action.WARN, "a selector's estimated cost stays within the limit the API server enforces",
+    _rule("selector-cost", Action.WARN, "a selector does not nest comprehensions past the cost limit",
           "test attributes directly or with includes() instead of nested all()/exists()", _cost),
     _rule("selector-attribute-reference", Action.WARN,
           'attribute reads have the form device.attributes["<domain>"].<id>',

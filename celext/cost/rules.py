@@ -1,0 +1,256 @@
+"""The cost rules the overload table names (`celext.overloads`, column `cost`), as cel-go and Kubernetes define them.
+
+Each rule gets the call, its receiver and arguments as the estimator sees them (type, field path, size) and
+the arguments' costs, and returns (cost, result size, whether the cost already includes the arguments), or
+None for cel-go's default of one unit plus the arguments. Precedence follows upstream: the DRA compiler's
+`includes` (48), then the Kubernetes library estimator's rules by function, then cel-go's by overload id.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+from celext.check import types as t
+from celext.check.ast import Call, Expr, Literal
+from celext.cost.sizes import ONE, REGEX_LENGTH, STRING_TRAVERSAL, U64, UNKNOWN, ZERO, Range, device_size
+
+__all__ = ["RULES", "Entry", "Node", "Path", "Rule", "Sizes"]
+
+Path = tuple[str, ...]
+
+
+@dataclass(slots=True)
+class Entry:
+    """Key and value sizes of a list or map literal (cel-go entrySizeEstimate)."""
+
+    container: str  # "list" or "map"
+    key: Range
+    val: Range
+
+    def union(self, other: Entry | None) -> Entry | None:
+        if other is None:
+            return None
+        return Entry(self.container, self.key.union(other.key), self.val.union(other.val))
+
+
+@dataclass(slots=True)
+class Node:
+    """What a cost rule sees of an argument (cel-go AstNode)."""
+
+    expr: Expr | None
+    type: t.Type
+    path: Path | None
+    size: Range | None
+
+
+class Sizes(Protocol):
+    """What a rule may ask the estimator."""
+
+    def type(self, e: Expr) -> t.Type: ...
+
+    def size_or_unknown(self, e: Expr | Node) -> Range: ...
+
+    def entry(self, e: Expr) -> Entry | None: ...
+
+    def set_entry(self, e: Expr, entry: Entry | None) -> None: ...
+
+
+# Cost rules, by the name the overload table gives. Each returns (cost, result size, whether the cost already
+# includes the arguments) or None for cel-go's default of one unit plus the arguments.
+Rule = Callable[[Sizes, Call, Node | None, list[Node], list[Range]], "tuple[Range, Range | None, bool] | None"]
+
+
+def _fixed(c: Sizes, e: Call, target: Node | None, args: list[Node], costs: list[Range]
+           ) -> tuple[Range, Range | None, bool] | None:
+    return None
+
+
+def _includes(c: Sizes, e: Call, target: Node | None, args: list[Node], costs: list[Range]
+              ) -> tuple[Range, Range | None, bool] | None:
+    # DRA: ResourceSliceMaxAttributeValuesPerDevice (48) comparisons at most, whatever the receiver
+    return (Range(0, 48), None, False) if target is not None else None
+
+
+def _k8s_size(n: Node) -> Range:
+    """Kubernetes' sizeEstimate(): the computed size, else the path estimate, else unknown."""
+    if n.size is not None:
+        return n.size
+    estimated = device_size(n.path or ())
+    return estimated if estimated is not None else UNKNOWN
+
+
+def _list_traversal(c: Sizes, e: Call, target: Node | None, args: list[Node], costs: list[Range]
+                    ) -> tuple[Range, Range | None, bool] | None:
+    if target is None:
+        return None
+    if target.type.params:
+        elem_type = target.type.params[0]
+        elem = Node(None, elem_type, (*target.path, "@items") if target.path else None, None)
+        per = ONE
+        if elem_type.kind in ("string", "bytes"):
+            per = per.add(_k8s_size(elem).factor(STRING_TRAVERSAL))
+        return _k8s_size(target).mul(per), None, False
+    return _k8s_size(target).factor(STRING_TRAVERSAL), None, False
+
+
+def _traverse_target(c: Sizes, e: Call, target: Node | None, args: list[Node], costs: list[Range]
+                     ) -> tuple[Range, Range | None, bool] | None:
+    if target is None:
+        return None
+    size = _k8s_size(target)
+    return size.factor(STRING_TRAVERSAL), size, False
+
+
+def _replace(c: Sizes, e: Call, target: Node | None, args: list[Node], costs: list[Range]
+             ) -> tuple[Range, Range | None, bool] | None:
+    if target is None or len(args) < 2:
+        return None
+    size, old, new = _k8s_size(target), _k8s_size(args[0]), _k8s_size(args[1])
+    if old.min == 0:
+        count_max, kept_max = (size.max + 1 if size.max < U64 else size.max), size.max
+    elif new.max <= old.min:
+        count_max, kept_max = 0, size.max
+    else:
+        count_max, kept_max = -(-size.max // old.min), 0
+    if old.max == 0:
+        count_min, kept_min = (size.min + 1 if size.min < U64 else size.min), size.min
+    elif old.max <= new.min:
+        count_min, kept_min = 0, size.min
+    else:
+        count_min, kept_min = -(-size.min // old.max), 0
+    result = Range(count_min, count_max).mul(new).add(Range(kept_min, kept_max))
+    return size.factor(2 * STRING_TRAVERSAL), result, False
+
+
+def _split(c: Sizes, e: Call, target: Node | None, args: list[Node], costs: list[Range]
+           ) -> tuple[Range, Range | None, bool] | None:
+    if target is None:
+        return None
+    size = _k8s_size(target)
+    most = size.max
+    if len(args) > 1 and isinstance(args[1].expr, Literal) and args[1].expr.kind == "int":
+        most = int(args[1].expr.value) % 2**64  # Go's uint64(int64) conversion
+    return size.factor(2 * STRING_TRAVERSAL), Range(0, most), False
+
+
+def _join(c: Sizes, e: Call, target: Node | None, args: list[Node], costs: list[Range]
+          ) -> tuple[Range, Range | None, bool] | None:
+    if target is None:
+        return None
+    count = _k8s_size(target)
+    size = ZERO
+    if target.type.params:
+        elem = Node(None, target.type.params[0], (*target.path, "@items") if target.path else None, None)
+        size = count.mul(_k8s_size(elem))
+    if args:
+        separators = Range(max(count.min - 1, 0), max(count.max - 1, 0))
+        size = size.add(_k8s_size(args[0]).mul(separators))
+    return size.factor(STRING_TRAVERSAL), size, False
+
+
+def _find(c: Sizes, e: Call, target: Node | None, args: list[Node], costs: list[Range]
+          ) -> tuple[Range, Range | None, bool] | None:
+    if target is None or not args:
+        return None
+    size = _k8s_size(target)
+    text = size.add(ONE).factor(STRING_TRAVERSAL)
+    regex = _k8s_size(args[0]).factor(REGEX_LENGTH)
+    return text.mul(regex), Range(0, size.max), False
+
+
+def _parse(c: Sizes, e: Call, target: Node | None, args: list[Node], costs: list[Range]
+           ) -> tuple[Range, Range | None, bool] | None:
+    return (_k8s_size(args[0]).factor(STRING_TRAVERSAL), None, False) if args else None
+
+
+def _logical(c: Sizes, e: Call, target: Node | None, args: list[Node], costs: list[Range]
+             ) -> tuple[Range, Range | None, bool] | None:
+    lhs, rhs = costs
+    return Range(lhs.min, lhs.add(rhs).max), None, True  # the right side may be short-circuited
+
+
+def _conditional(c: Sizes, e: Call, target: Node | None, args: list[Node], costs: list[Range]
+                 ) -> tuple[Range, Range | None, bool] | None:
+    size = c.size_or_unknown(args[1]).union(c.size_or_unknown(args[2]))
+    assert args[1].expr is not None and args[2].expr is not None
+    then = c.entry(args[1].expr)
+    c.set_entry(e, then.union(c.entry(args[2].expr)) if then is not None else None)
+    return costs[0].add(costs[1].union(costs[2])), size, True
+
+
+def _equality(c: Sizes, e: Call, target: Node | None, args: list[Node], costs: list[Range]
+              ) -> tuple[Range, Range | None, bool] | None:
+    if e.function == "_==_" and args[0].type == args[1].type and args[0].type in (t.QUANTITY, t.SEMVER):
+        return ONE, None, False  # Kubernetes: O(1) equality of its own types
+    return _compare_size(c, e, target, args, costs)
+
+
+def _compare_size(c: Sizes, e: Call, target: Node | None, args: list[Node], costs: list[Range]
+                  ) -> tuple[Range, Range | None, bool] | None:
+    smallest = min(c.size_or_unknown(args[0]).max, c.size_or_unknown(args[1]).max)
+    return Range(1 if smallest > 0 else 0, smallest).factor(STRING_TRAVERSAL), None, False
+
+
+def _concat(c: Sizes, e: Call, target: Node | None, args: list[Node], costs: list[Range]
+            ) -> tuple[Range, Range | None, bool] | None:
+    size = c.size_or_unknown(args[0]).add(c.size_or_unknown(args[1]))
+    assert args[0].expr is not None and args[1].expr is not None
+    left = c.entry(args[0].expr)
+    if left is not None:
+        c.set_entry(e, left.union(c.entry(args[1].expr)))
+    if e.function == "_+_" and c.type(e).kind == "list":
+        return ONE, size, False
+    return size.factor(STRING_TRAVERSAL), size, False
+
+
+def _in_list(c: Sizes, e: Call, target: Node | None, args: list[Node], costs: list[Range]
+             ) -> tuple[Range, Range | None, bool] | None:
+    return c.size_or_unknown(args[1]).factor(1), None, False
+
+
+def _prefix(c: Sizes, e: Call, target: Node | None, args: list[Node], costs: list[Range]
+            ) -> tuple[Range, Range | None, bool] | None:
+    return c.size_or_unknown(args[0]).factor(STRING_TRAVERSAL), None, False
+
+
+def _contains(c: Sizes, e: Call, target: Node | None, args: list[Node], costs: list[Range]
+              ) -> tuple[Range, Range | None, bool] | None:
+    if target is None:
+        return None
+    text = c.size_or_unknown(target).factor(STRING_TRAVERSAL)
+    return text.mul(c.size_or_unknown(args[0]).factor(STRING_TRAVERSAL)), None, False
+
+
+def _matches(c: Sizes, e: Call, target: Node | None, args: list[Node], costs: list[Range]
+             ) -> tuple[Range, Range | None, bool] | None:
+    if target is None:  # cel-go estimates the global matches(s, re) as one unit
+        return None
+    text = c.size_or_unknown(target).add(ONE).factor(STRING_TRAVERSAL)
+    return text.mul(c.size_or_unknown(args[0]).factor(REGEX_LENGTH)), None, False
+
+
+def _format(c: Sizes, e: Call, target: Node | None, args: list[Node], costs: list[Range]
+            ) -> tuple[Range, Range | None, bool] | None:
+    return (c.size_or_unknown(target).factor(STRING_TRAVERSAL), None, False) if target is not None else None
+
+
+def _converts(scale_min: Callable[[int], int], scale_max: Callable[[int], int]) -> Rule:
+    def rule(c: Sizes, e: Call, target: Node | None, args: list[Node], costs: list[Range]
+             ) -> tuple[Range, Range | None, bool] | None:
+        size = c.size_or_unknown(args[0])
+        return size.factor(STRING_TRAVERSAL), Range(scale_min(size.min), scale_max(size.max)), False
+    return rule
+
+
+RULES: dict[str, Rule] = {
+    "fixed": _fixed, "includes": _includes, "list_traversal": _list_traversal, "traverse_target": _traverse_target,
+    "replace": _replace, "split": _split, "join": _join, "find": _find, "parse": _parse, "logical": _logical,
+    "conditional": _conditional, "equality": _equality, "compare_size": _compare_size, "concat": _concat,
+    "concat_list": _concat, "in_list": _in_list, "prefix": _prefix, "contains": _contains, "matches": _matches,
+    "format": _format,
+    "string_to_bytes": _converts(lambda n: n, lambda n: min(n * 4, U64)),
+    "bytes_to_string": _converts(lambda n: n // 4, lambda n: n),
+    "quote": _converts(lambda n: min(n + 2, U64), lambda n: min(n * 2 + 2, U64)),
+}
