@@ -300,8 +300,6 @@ def typecheck(expression: str, tree: Tree[Token]) -> CheckedExpr:
     except BuildError as err:
         raise CompileError(err.message, line=_position(expression, err.offset)[0],
                            column=_position(expression, err.offset)[1]) from None
-    except RecursionError:
-        raise CompileError("the expression nests deeper than the type checker supports") from None
     if checked.errors:
         first = min(checked.errors, key=lambda e: e.offset)
         line, column = _position(expression, first.offset)
@@ -316,13 +314,13 @@ def prepare(expression: str, *, cost_limit: int = COST_LIMIT) -> Prepared:
     """parse + rewrite + check + type check + cost estimate; raises CompileError (CostLimitError when the
     estimated maximum cost exceeds `cost_limit`, as the API server refuses such a selector)."""
     raw = parse(expression)
-    tree = rewrite(raw)
-    check(tree)
-    checked = typecheck(expression, raw)
     try:
+        tree = rewrite(raw)
+        check(tree)
+        checked = typecheck(expression, raw)
         cost = estimate(checked)
-    except RecursionError:
-        raise CompileError("the expression nests deeper than the cost estimator supports") from None
-    if cost[1] > cost_limit:
-        raise CostLimitError(TOO_COSTLY, cost=cost)
-    return Prepared(expression, collapse(tree), device_paths(tree), checked, cost)
+        if cost[1] > cost_limit:
+            raise CostLimitError(TOO_COSTLY, cost=cost)
+        return Prepared(expression, collapse(tree), device_paths(tree), checked, cost)
+    except RecursionError:  # the tree walks recurse per grammar level; never let Python's error out
+        raise CompileError("the expression nests deeper than celext's compiler supports") from None

@@ -11,7 +11,7 @@ types, and containers compare their parameters.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 __all__ = ["Mapping", "Type", "parse_type"]
 
@@ -27,6 +27,16 @@ class Type:
     kind: str
     name: str
     params: tuple[Type, ...] = ()
+    # Derived once: no type parameter inside (substitution leaves it as is), and the hash (types are dict keys).
+    ground: bool = field(init=False, compare=False, repr=False)
+    hash_: int = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "ground", self.kind != "param" and all(p.ground for p in self.params))
+        object.__setattr__(self, "hash_", hash((self.kind, self.name, self.params)))
+
+    def __hash__(self) -> int:
+        return self.hash_
 
     def __str__(self) -> str:
         return fmt(self)
@@ -116,32 +126,45 @@ def unwrap_optional(t: Type) -> tuple[Type, bool]:
 
 
 class Mapping:
-    """Type-parameter substitutions (cel-go's `mapping`); copied before each tentative assignment."""
+    """Type-parameter substitutions (cel-go's `mapping`). A tentative assignment logs what it binds and
+    rolls back on failure (cel-go copies the mapping; an undo log keeps long expressions linear)."""
 
-    __slots__ = ("subs",)
+    __slots__ = ("log", "subs")
 
     def __init__(self, subs: dict[Type, Type] | None = None) -> None:
         self.subs: dict[Type, Type] = subs or {}
+        self.log: list[tuple[Type, Type | None]] | None = None
 
-    def copy(self) -> Mapping:
-        return Mapping(dict(self.subs))
+    def bind(self, key: Type, value: Type) -> None:
+        if self.log is not None:
+            self.log.append((key, self.subs.get(key)))
+        self.subs[key] = value
+
+    def _trial(self, ok: bool, outer: list[tuple[Type, Type | None]] | None) -> bool:
+        log, self.log = self.log, outer
+        if not ok and log:
+            for key, old in reversed(log):
+                if old is None:
+                    self.subs.pop(key, None)
+                else:
+                    self.subs[key] = old
+        elif ok and outer is not None and log:
+            outer.extend(log)
+        return ok
 
     def assignable(self, t1: Type, t2: Type) -> bool:
         """Is a value of t2 assignable where t1 is expected? Keeps the substitutions only on success."""
-        trial = self.copy()
-        if _assignable(trial, t1, t2):
-            self.subs = trial.subs
-            return True
-        return False
+        outer, self.log = self.log, []
+        return self._trial(_assignable(self, t1, t2), outer)
 
     def assignable_list(self, l1: list[Type], l2: list[Type]) -> bool:
-        trial = self.copy()
-        if len(l1) == len(l2) and all(_assignable(trial, a, b) for a, b in zip(l1, l2, strict=True)):
-            self.subs = trial.subs
-            return True
-        return False
+        outer, self.log = self.log, []
+        ok = len(l1) == len(l2) and all(_assignable(self, a, b) for a, b in zip(l1, l2, strict=True))
+        return self._trial(ok, outer)
 
     def substitute(self, t: Type, params_to_dyn: bool = False) -> Type:
+        if t.ground:
+            return t
         seen = 0
         while t in self.subs and seen < 64:  # chains are short; the bound guards against a cycle
             t, seen = self.subs[t], seen + 1
@@ -188,11 +211,11 @@ def _valid_substitution(m: Mapping, t1: Type, t2: Type) -> tuple[bool, bool]:
         if _assignable(m, t1, sub):
             general = most_general(t1, sub)
             if _not_referenced_in(m, t2, general):
-                m.subs[t2] = general
+                m.bind(t2, general)
             return True, True
         return False, True
     if _not_referenced_in(m, t2, t1):
-        m.subs[t2] = t1
+        m.bind(t2, t1)
         return True, False
     return False, False
 
