@@ -112,7 +112,7 @@ def _start(node: Any) -> int:
 
 def _exprs(node: Any) -> list[Any]:
     last = node.children[-1] if node.children else None
-    if isinstance(last, Tree) and last.data in ("exprlist", "mapinits"):
+    if isinstance(last, Tree) and "" + last.data in ("exprlist", "mapinits"):
         return [c for c in last.children if isinstance(c, Tree)]
     return []
 
@@ -167,9 +167,11 @@ class _Builder:
         return Literal(self.new_id(), offset, None, kind=kind, value=value)
 
     def build(self, node: Any) -> Expr:
-        while node.data in _PASS and len(node.children) == 1 and isinstance(node.children[0], Tree):
+        # Rule names are lark Tokens, whose Python-level __eq__ dominates the walk: compare plain strings.
+        data = "" + node.data
+        while data in _PASS and len(node.children) == 1 and isinstance(node.children[0], Tree):
             node = node.children[0]
-        data = node.data
+            data = "" + node.data
         kids = node.children
         if data == "expr":  # c ? a : b
             cond, then, other = (self.build(k) for k in kids)
@@ -182,7 +184,7 @@ class _Builder:
             head = kids[0]
             left = self.build(head.children[0])
             right = self.build(kids[1])
-            op = _BINARY[head.data]
+            op = _BINARY["" + head.data]
             offset = _end(head) - (2 if op == "@in" else len(op) - 2)
             return self.call(op, offset, [left, right], tree=node)
         if data == "unary":
@@ -223,7 +225,7 @@ class _Builder:
     def unary(self, node: Any) -> Expr:
         op_node, operand_tree = node.children
         operand = self.build(operand_tree)
-        if op_node.data == "unary_neg":
+        if "" + op_node.data == "unary_neg":
             if isinstance(operand, Literal) and operand.kind in ("int", "double") and isinstance(operand.value,
                                                                                                 (int, float)):
                 operand.value = -operand.value  # cel-go's parser folds `-1` into a literal
@@ -334,7 +336,7 @@ class _Builder:
 
 def _simple_name(node: Any) -> str | None:
     while isinstance(node, Tree):
-        if node.data == "ident":
+        if "" + node.data == "ident":
             return str(node.children[0])
         if len(node.children) != 1:
             return None
