@@ -184,8 +184,9 @@ class _Checker:
             return
         qualified = _qualified_name(node.target)
         if qualified is not None and f"{qualified}.{node.function}" in FUNCTIONS and self.lookup(qualified) is None:
-            function = f"{qualified}.{node.function}"
-            self.resolve(node, function, FUNCTIONS[function], None)
+            # A namespaced global (sets.contains, optional.none): cel-go rewrites the node into a plain call.
+            node.function, node.target = f"{qualified}.{node.function}", None
+            self.resolve(node, node.function, FUNCTIONS[node.function], None)
             return
         self.check(node.target)
         overloads = FUNCTIONS.get(node.function)

@@ -62,6 +62,28 @@ def test_estimate_matches_the_upstream_table(expression: str, cost: int) -> None
     assert celext.compile(expression).cost == prepare(expression).cost
 
 
+@pytest.mark.parametrize(
+    ("expression", "cost"),
+    [
+        # worked by hand from cel-go's and Kubernetes' formulas (string factor 0.1, regex 0.25, rounded up)
+        ('device.driver.startsWith("ab")', (3, 3)),                 # 2 + ceil(2 * 0.1)
+        ('device.driver.contains("abc")', (2, 9)),                  # 2 + (0..ceil(6.3)) * ceil(0.3)
+        ('device.driver.replace("a", "bc") == ""', (2, 15)),        # 2 + ceil(63 * 0.2); == on 0 characters
+        ('device.driver.lowerAscii() == "x"', (3, 10)),             # 2 + (0..7) + 1
+        ('"a,b".split(",").size() == 2', (3, 3)),
+        ('strings.quote(device.driver) == ""', (2, 9)),             # a namespaced global costs no identifier
+        ("sets.contains([1], [1])", (21, 21)),
+        ('device.driver in ["a", "b"]', (14, 14)),                  # 2 + 10 + 2 elements
+        ('device.driver + "x" == "y"', (4, 10)),
+        ('"%s".format([device.driver]) == ""', (13, 13)),
+        ('device.attributes["d"].x.matches("a+")', (5, 11)),        # 4 + (1..ceil(6.5)) * ceil(0.5)
+        ("dyn(device.driver) == 'a'", (4, 4)),  # dyn() costs 1; == compares at most min(63, 1) characters
+    ],
+)
+def test_library_cost_rules(expression: str, cost: tuple[int, int]) -> None:
+    assert prepare(expression).cost == cost
+
+
 def test_the_upstream_expensive_case_is_refused_with_its_estimate() -> None:
     with pytest.raises(CostLimitError) as refused:
         prepare(EXPENSIVE)
