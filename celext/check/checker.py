@@ -54,7 +54,11 @@ class TypeError_:
 
 @dataclass(slots=True)
 class CheckedExpr:
-    """The checked AST: the type of every node and, for calls, the overload ids that may apply."""
+    """The checked AST: the type of every node and, for calls, the overload ids that may apply.
+
+    Keys are `Expr.id`; each `Expr.tree` is the lark node of `celext.parse(expression)` it was built from
+    (macro expansions make nodes with no tree). With a `dyn` argument several overloads may apply.
+    """
 
     expr: Expr
     types: dict[int, Type] = field(default_factory=dict)
