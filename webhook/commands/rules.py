@@ -38,5 +38,6 @@ def run(args: argparse.Namespace) -> int:
     width = max(len(r.id) for r in rules)
     since = max(len(applies(r)) for r in rules)
     for rule in rules:
-        print(f"{rule.id:<{width}}  {rule.default.value:<5}  {rule.origin:<10}  {applies(rule):<{since}}  {rule.summary}")
+        columns = f"{rule.id:<{width}}  {rule.default.value:<5}  {rule.origin:<10}  {applies(rule):<{since}}"
+        print(f"{columns}  {rule.summary}")
     return 0

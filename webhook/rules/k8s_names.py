@@ -91,7 +91,9 @@ LABEL_VALUE_ERROR = regex_error(
     "start and end with an alphanumeric character", _LABEL_VALUE_FMT, "MyValue", "my_value", "12345")
 
 
-def _format_errors(value: str, limit: int, pattern: re.Pattern[str], message: str, *, content: bool = False) -> list[str]:
+def _format_errors(
+    value: str, limit: int, pattern: re.Pattern[str], message: str, *, content: bool = False
+) -> list[str]:
     """Upstream's shape for a length-limited regex format: the length problem first, then the format one.
 
     Lengths are Go's len(): bytes, not characters."""

@@ -56,7 +56,8 @@ RULES = (
           "per-device node fields only with perDeviceNodeSelection",
           "set exactly one; booleans must be true or left out"),
     _rule(ids.DEVICE_COUNT, "at most 128 devices per slice, 64 when any device uses taints, consumesCounters "
-          "or list attributes (1.35+)", "split the devices over more slices of the same pool (raise resourceSliceCount)"),
+          "or list attributes (1.35+)",
+          "split the devices over more slices of the same pool (raise resourceSliceCount)"),
     _rule(ids.DEVICE_NAME, "device names are DNS labels, unique within the slice",
           "use lower-case names of at most 63 characters, like `gpu-0`, each once"),
     _rule(ids.ATTRIBUTE_LIMITS, "per device at most 32 attributes+capacities and (1.36+) 48 attribute values "
@@ -75,7 +76,8 @@ RULES = (
           "NoSchedule, NoExecute or None", "fix the taint key, value or effect", gates=("DRADeviceTaints",)),
     _rule(ids.COUNTERS, "sharedCounters (<= 8 sets, <= 32 counters each) and consumesCounters (<= 2 per device) "
           "are well-formed; not both sharedCounters and devices in one slice",
-          "publish counter sets and devices in separate slices; use DNS-label names", gates=("DRAPartitionableDevices",)),
+          "publish counter sets and devices in separate slices; use DNS-label names",
+          gates=("DRAPartitionableDevices",)),
     _rule(ids.BINDING_CONDITIONS, "bindingConditions and bindingFailureConditions: <= 4 each, label names, "
           "no duplicates, no overlap, both or neither", "list each condition once and set both lists together",
           gates=("DRADeviceBindingConditions", "DRAResourceClaimDeviceStatus")),

@@ -95,16 +95,16 @@ def _validate_request_policy(
         if default is None:
             errs.append((ids.CAPACITY, required(path.child("default"), "required when validValues is defined")))
         else:
-            _validate_valid_values(default, maximum, raw_values, path.child("validValues"), errs, fractional)
+            _validate_valid_values(default, maximum, raw_values, path.child("validValues"), errs, fractional=fractional)
     elif valid_range is not None:
         if default is None:
             errs.append((ids.CAPACITY, required(path.child("default"), "required when validRange is defined")))
         else:
-            _validate_range(default, maximum, valid_range, path.child("validRange"), errs, fractional)
+            _validate_range(default, maximum, valid_range, path.child("validRange"), errs, fractional=fractional)
 
 
 def _validate_valid_values(
-    default: Quantity, maximum: Quantity, raw: list[Any], path: FieldPath, errs: Errors, fractional: bool
+    default: Quantity, maximum: Quantity, raw: list[Any], path: FieldPath, errs: Errors, *, fractional: bool
 ) -> None:
     values: list[Quantity | None] = []
     for i, item in enumerate(raw):
@@ -133,7 +133,7 @@ def _validate_valid_values(
 
 
 def _validate_range(
-    default: Quantity, maximum: Quantity, valid_range: Mapping[str, Any], path: FieldPath, errs: Errors,
+    default: Quantity, maximum: Quantity, valid_range: Mapping[str, Any], path: FieldPath, errs: Errors, *,
     fractional: bool,
 ) -> None:
     low = quantity_at(errs, valid_range, "min", path)

@@ -58,7 +58,7 @@ def _limit(profile: Profile, name: str) -> int:
 
 def validate_device(
     device: Mapping[str, Any], old: Mapping[str, Any] | None, path: FieldPath, per_device: bool | None, errs: Errors,
-    profile: Profile | None = None,
+    *, profile: Profile | None = None,
 ) -> None:
     """Append the errors of one device (`path` is `spec.devices[i]`) to `errs`."""
     profile = profile or load_profile()

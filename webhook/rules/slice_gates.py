@@ -102,14 +102,13 @@ def drop_disabled_fields(
         capacity = kept.get("capacity")
         if isinstance(capacity, Mapping):
             entries: dict[str, Any] = {}
-            for key, entry in capacity.items():
-                if isinstance(entry, Mapping):
-                    entry = dict(entry)
-                    for name, gates in capacity_fields.items():
-                        gate = off(gates)
-                        if gate is not None and name in entry:
-                            del entry[name]
-                            drop(path.child("capacity").key(str(key)).child(name), gate)
+            for key, value in capacity.items():
+                entry = dict(value) if isinstance(value, Mapping) else value
+                for name, gates in capacity_fields.items() if isinstance(entry, dict) else ():
+                    gate = off(gates)
+                    if gate is not None and name in entry:
+                        del entry[name]
+                        drop(path.child("capacity").key(str(key)).child(name), gate)
                 entries[key] = entry
             kept["capacity"] = entries
         kept_devices.append(kept)
@@ -126,13 +125,14 @@ def explain(errs: Errors, dropped_gates: set[str], profile: Profile) -> Errors:
     """Name the release or gate in the findings a profile causes: unknown fields, and errors a drop caused."""
     out: Errors = []
     for rule, finding in errs:
+        shown = finding
         if rule == ids.UNKNOWN_FIELD:
-            finding = replace(finding, hint=_unknown_hint(finding.path, profile) or finding.hint)
+            shown = replace(finding, hint=_unknown_hint(finding.path, profile) or finding.hint)
         elif dropped_gates and rule == ids.NODE_SELECTION and not finding.hint:
             gates = ", ".join(sorted(dropped_gates))
-            finding = replace(finding, hint=f"the API server dropped fields of {gates}, off in this cluster "
-                                            f"(Kubernetes {profile.version}); see the k8s-feature-gate findings")
-        out.append((rule, finding))
+            shown = replace(finding, hint=f"the API server dropped fields of {gates}, off in this cluster "
+                                          f"(Kubernetes {profile.version}); see the k8s-feature-gate findings")
+        out.append((rule, shown))
     return out
 
 

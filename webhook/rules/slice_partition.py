@@ -35,8 +35,10 @@ def validate_fully_qualified_name(name: str, path: FieldPath) -> Errors:
     return errs
 
 
-def validate_partition_type(spec: Mapping[str, Any], devices: list[Any], path: FieldPath, errs: Errors) -> None:
-    """`spec.partitionTypeAttribute`: named only where devices consume counters, and each of them sets it as a string."""
+def validate_partition_type(
+    spec: Mapping[str, Any], devices: list[Any], path: FieldPath, errs: Errors
+) -> None:
+    """`spec.partitionTypeAttribute`: only where devices consume counters, each of which sets it as a string."""
     name = get_str(errs, spec, "partitionTypeAttribute", path)
     if name is None:
         return

@@ -46,8 +46,6 @@ from webhook.rules.k8s_wire import (
     wrong_type,
 )
 from webhook.rules.slice_attribute import has_list_values
-from webhook.rules.slice_gates import drop_disabled_fields, explain, features_in_use
-from webhook.rules.slice_partition import validate_partition_type, validate_skip_node_operations
 from webhook.rules.slice_device import (
     UNSET_OR_TRUE,
     duplicates,
@@ -57,6 +55,8 @@ from webhook.rules.slice_device import (
     validate_node_name,
     within_limit,
 )
+from webhook.rules.slice_gates import drop_disabled_fields, explain, features_in_use
+from webhook.rules.slice_partition import validate_partition_type, validate_skip_node_operations
 
 POOL_NAME_MAX = 253  # PoolNameMaxLength
 NODE_SELECTION = "exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` is required"
@@ -146,12 +146,12 @@ def validate_resource_slice_spec(
 ) -> None:
     profile = profile or load_profile()
     own: Errors = []
-    _validate_spec(spec, old, path, own, beta1, profile)
+    _validate_spec(spec, old, path, own, beta1=beta1, profile=profile)
     errs += own
 
 
 def _validate_spec(
-    spec: Mapping[str, Any], old: Mapping[str, Any] | None, path: FieldPath, errs: Errors, beta1: bool,
+    spec: Mapping[str, Any], old: Mapping[str, Any] | None, path: FieldPath, errs: Errors, *, beta1: bool,
     profile: Profile,
 ) -> None:
     unknown_fields(errs, spec, profile.field_names("spec"), path)
@@ -163,13 +163,13 @@ def _validate_spec(
         if isinstance(raw_devices, list) else []
     spec, flat_in, dropped = drop_disabled_fields(spec, flat_in, in_use, profile, errs)
     start = len(errs)
-    _validate_kept(spec, flat_in if isinstance(raw_devices, list) else None, old, path, errs, profile)
+    _validate_kept(spec, flat_in if isinstance(raw_devices, list) else None, old, path, errs, profile=profile)
     errs[start:] = explain(errs[start:], dropped, profile)
 
 
 def _validate_kept(
     spec: Mapping[str, Any], flat_devices: list[Any] | None, old: Mapping[str, Any] | None, path: FieldPath,
-    errs: Errors, profile: Profile,
+    errs: Errors, *, profile: Profile,
 ) -> None:
     driver = get_str(errs, spec, "driver", path) or ""
     errs += tag(ids.DRIVER, validate_driver_name(driver, path.child("driver")))
@@ -204,7 +204,8 @@ def _validate_kept(
     if devices is not None and counter_sets is not None:
         errs.append((ids.COUNTERS, invalid(path, "", "only one of `sharedCounters` or `devices` is allowed")))
     flat = flat_devices if devices is not None and flat_devices is not None else []
-    _validate_devices(flat, old, spec.get("perDeviceNodeSelection") is True, path.child("devices"), errs, profile)
+    per_device = spec.get("perDeviceNodeSelection") is True
+    _validate_devices(flat, old, per_device, path.child("devices"), errs, profile=profile)
     validate_counter_groups(counter_sets, path.child("sharedCounters"), errs,
                             limit=_limit(profile, "maxCounterSets"), name_key="name",
                             counters_limit=_limit(profile, "maxCountersPerCounterSet"))
@@ -251,7 +252,7 @@ def _validate_immutable(spec: Mapping[str, Any], old: Mapping[str, Any], path: F
 
 
 def _validate_devices(
-    devices: list[Any], old: Mapping[str, Any] | None, per_device: bool, path: FieldPath, errs: Errors,
+    devices: list[Any], old: Mapping[str, Any] | None, per_device: bool, path: FieldPath, errs: Errors, *,
     profile: Profile,
 ) -> None:
     flat = devices
@@ -271,7 +272,7 @@ def _validate_devices(
             as_map(errs, item, device_path)  # reported once; nothing inside to check
             continue
         old_device = old_devices.get(string_field(item, "name")) if old is not None else None
-        validate_device(item, old_device, device_path, per_device, errs, profile)
+        validate_device(item, old_device, device_path, per_device, errs, profile=profile)
     duplicates((string_field(d, "name") if isinstance(d, Mapping) else None for d in flat), path, ids.DEVICE_NAME,
                errs)
 
