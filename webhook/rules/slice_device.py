@@ -62,7 +62,10 @@ def validate_device(
 ) -> None:
     """Append the errors of one device (`path` is `spec.devices[i]`) to `errs`."""
     profile = profile or load_profile()
-    unknown_fields(errs, device, profile.field_names("device"), path)
+    known = profile.field_names("device")
+    unknown_fields(errs, device, known, path)
+    if not known.issuperset(device):
+        device = {key: value for key, value in device.items() if key in known}  # the decoder drops them
     name = get_str(errs, device, "name", path) or ""
     if not dns1123_label_ok(name):
         errs += tag(ids.DEVICE_NAME, validate_dns1123_label(name, path.child("name")))

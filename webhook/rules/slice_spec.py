@@ -154,7 +154,9 @@ def _validate_spec(
     spec: Mapping[str, Any], old: Mapping[str, Any] | None, path: FieldPath, errs: Errors, *, beta1: bool,
     profile: Profile,
 ) -> None:
-    unknown_fields(errs, spec, profile.field_names("spec"), path)
+    known = profile.field_names("spec")
+    unknown_fields(errs, spec, known, path)
+    spec = {key: value for key, value in spec.items() if key in known}  # the decoder drops unknown fields
     raw_devices = spec.get("devices")
     old_devices = old.get("devices") if old is not None else None
     old_flat = [flat_device(d) for d in old_devices if isinstance(d, Mapping)] if isinstance(old_devices, list) else []
@@ -162,9 +164,8 @@ def _validate_spec(
     flat_in = [flat_device(d, beta1) if isinstance(d, Mapping) else d for d in raw_devices] \
         if isinstance(raw_devices, list) else []
     spec, flat_in, dropped = drop_disabled_fields(spec, flat_in, in_use, profile, errs)
-    start = len(errs)
     _validate_kept(spec, flat_in if isinstance(raw_devices, list) else None, old, path, errs, profile=profile)
-    errs[start:] = explain(errs[start:], dropped, profile)
+    errs[:] = explain(errs, dropped, profile)
 
 
 def _validate_kept(
