@@ -16,6 +16,7 @@ Quantities in messages are printed in upstream's canonical form (`Quantity.Strin
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections.abc import Mapping
@@ -61,8 +62,6 @@ def validate_capacity_map(
 ) -> None:
     """No update exemption: unchanged capacity is validated again (see docs/rules.md, left out)."""
     profile = profile or load_profile()
-    known = frozenset({"value"} | profile.field_names("capacity"))
-    fractional = profile.enabled("DRAFractionalCapacityRange")
     for key, item in capacity.items():
         if not qualified_name_ok(key):
             errs += tag(ids.QUALIFIED_NAME, validate_qualified_name(key, path))
@@ -70,7 +69,7 @@ def validate_capacity_map(
             continue  # the common case: a plain, valid capacity value
         key_path = path.key(truncate_if_too_long(key, MAX_KEY_LENGTH))
         entry = as_map(errs, item, key_path)
-        unknown_fields(errs, entry, known, key_path)
+        unknown_fields(errs, entry, _capacity_fields(profile.version), key_path)
         value = quantity_at(errs, entry, "value", key_path) or ZERO
         policy = get_map(errs, entry, "requestPolicy", key_path)
         if policy is None:
@@ -80,7 +79,12 @@ def validate_capacity_map(
         if not multiple:
             errs.append((ids.CAPACITY, forbidden(policy_path, "allowMultipleAllocations must be true")))
         else:
-            _validate_request_policy(value, policy, policy_path, errs, fractional)
+            _validate_request_policy(value, policy, policy_path, errs, profile.enabled("DRAFractionalCapacityRange"))
+
+
+@functools.cache
+def _capacity_fields(version: str) -> frozenset[str]:
+    return frozenset({"value"} | load_profile(version).field_names("capacity"))
 
 
 def _validate_request_policy(

@@ -13,13 +13,14 @@ the release that added it. List attributes (`DRAListTypeAttributes`) are dropped
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
 from webhook.fieldpath import FieldPath
 from webhook.findings import Finding
-from webhook.profiles import Profile, first_release
+from webhook.profiles import Profile, first_release, load_profile
 from webhook.rules import k8s_ids as ids
 from webhook.rules.k8s_ids import Errors
 
@@ -35,8 +36,14 @@ def _used(value: Any) -> bool:
 
 def _gated(profile: Profile, scope: str) -> dict[str, tuple[str, ...]]:
     """`{field: gates}` of the fields in `scope` ("spec", "device", "capacity") that some gate guards."""
+    return _gated_fields(profile.version, scope)
+
+
+@functools.cache
+def _gated_fields(version: str, scope: str) -> dict[str, tuple[str, ...]]:
     prefix = scope + "."
-    return {key[len(prefix):]: gates for key, gates in profile.fields.items() if key.startswith(prefix) and gates}
+    fields = load_profile(version).fields
+    return {key[len(prefix):]: gates for key, gates in fields.items() if key.startswith(prefix) and gates}
 
 
 def features_in_use(spec: Mapping[str, Any] | None, devices: Iterable[Mapping[str, Any]], profile: Profile) -> set[str]:
@@ -66,53 +73,66 @@ def drop_disabled_fields(
     """The spec and (flat) devices as the API server stores them, and the gates that dropped something;
     a `k8s-feature-gate` finding per dropped field.
 
-    A gate counts as off for a field unless every gate guarding it is on or the old object used it.
+    A gate counts as off for a field unless every gate guarding it is on or the old object used it. With
+    every gate on (the common case) nothing is copied.
     """
 
-    dropped_by: set[str] = set()
+    def off(scope: str) -> dict[str, str]:
+        """`{field: the first gate guarding it that is off}` for the fields of `scope` the server drops."""
+        found: dict[str, str] = {}
+        for name, gates in _gated(profile, scope).items():
+            if not any(g in in_use for g in gates):
+                gate = next((g for g in gates if not profile.enabled(g)), None)
+                if gate is not None:
+                    found[name] = gate
+        return found
 
-    def off(gates: tuple[str, ...]) -> str | None:
-        if any(g in in_use for g in gates):
-            return None
-        return next((g for g in gates if not profile.enabled(g)), None)
+    dropped_by: set[str] = set()
 
     def drop(path: FieldPath, gate: str) -> None:
         dropped_by.add(gate)
         errs.append((ids.FEATURE_GATE, dropped(path, gate, profile)))
 
-    kept_spec = dict(spec)
-    for name, gates in _gated(profile, "spec").items():
-        gate = off(gates)
-        if gate is not None and name in kept_spec:
-            del kept_spec[name]
-            drop(SPEC.child(name), gate)
-    device_fields, capacity_fields = _gated(profile, "device"), _gated(profile, "capacity")
+    spec_off, device_off, capacity_off = off("spec"), off("device"), off("capacity")
+    kept_spec = spec
+    if spec_off.keys() & spec.keys():
+        kept_spec = {k: v for k, v in spec.items() if k not in spec_off}
+        for name in spec_off.keys() & spec.keys():
+            drop(SPEC.child(name), spec_off[name])
+    if not any(_sets_any(d, device_off, capacity_off) for d in devices):
+        return kept_spec, devices, dropped_by  # nothing to drop: no copy
     kept_devices: list[Any] = []
     for i, device in enumerate(devices):
         if not isinstance(device, Mapping):
             kept_devices.append(device)
             continue
         path = SPEC.child("devices").index(i)
-        kept = dict(device)
-        for name, gates in device_fields.items():
-            gate = off(gates)
-            if gate is not None and name in kept:
-                del kept[name]
-                drop(path.child(name), gate)
+        kept = {k: v for k, v in device.items() if k not in device_off}
+        for name in device_off.keys() & device.keys():
+            drop(path.child(name), device_off[name])
         capacity = kept.get("capacity")
-        if isinstance(capacity, Mapping):
+        if capacity_off and isinstance(capacity, Mapping):
             entries: dict[str, Any] = {}
             for key, value in capacity.items():
-                entry = dict(value) if isinstance(value, Mapping) else value
-                for name, gates in capacity_fields.items() if isinstance(entry, dict) else ():
-                    gate = off(gates)
-                    if gate is not None and name in entry:
-                        del entry[name]
-                        drop(path.child("capacity").key(str(key)).child(name), gate)
-                entries[key] = entry
+                if isinstance(value, Mapping) and capacity_off.keys() & value.keys():
+                    for name in capacity_off.keys() & value.keys():
+                        drop(path.child("capacity").key(str(key)).child(name), capacity_off[name])
+                    value = {k: v for k, v in value.items() if k not in capacity_off}  # noqa: PLW2901
+                entries[key] = value
             kept["capacity"] = entries
         kept_devices.append(kept)
     return kept_spec, kept_devices, dropped_by
+
+
+def _sets_any(device: Any, device_off: Mapping[str, str], capacity_off: Mapping[str, str]) -> bool:
+    """Whether `device` sets a device field or a capacity field the server drops."""
+    if not isinstance(device, Mapping):
+        return False
+    if device_off and not device_off.keys().isdisjoint(device.keys()):
+        return True
+    capacity = device.get("capacity")
+    return bool(capacity_off) and isinstance(capacity, Mapping) and any(
+        isinstance(entry, Mapping) and not capacity_off.keys().isdisjoint(entry.keys()) for entry in capacity.values())
 
 
 def dropped(path: FieldPath, gate: str, profile: Profile) -> Finding:
