@@ -148,12 +148,28 @@ def explain(errs: Errors, dropped_gates: set[str], profile: Profile) -> Errors:
         shown = finding
         if rule == ids.UNKNOWN_FIELD:
             shown = replace(finding, hint=_unknown_hint(finding.path, profile) or finding.hint)
+        elif rule in _RELEASE_LIMITS and finding.message.startswith("Too many:"):
+            shown = replace(finding, hint=_limit_hint(rule, profile) or finding.hint)
         elif dropped_gates and rule == ids.NODE_SELECTION and not finding.hint:
             gates = ", ".join(sorted(dropped_gates))
             shown = replace(finding, hint=f"the API server dropped fields of {gates}, off in this cluster "
                                           f"(Kubernetes {profile.version}); see the k8s-feature-gate findings")
         out.append((rule, shown))
     return out
+
+
+# Limits that differ between releases, by the rule reporting them: (limit name, what it counts).
+_RELEASE_LIMITS = {ids.TAINTS: ("maxTaints", "taints per device"),
+                   ids.DEVICE_COUNT: ("maxDevicesAdvanced", "devices in a slice using taints, counters or lists")}
+
+
+def _limit_hint(rule: str, profile: Profile) -> str:
+    """`Kubernetes 1.34 allows at most 4 taints per device (1.37: 16)` where the newest release differs."""
+    name, counted = _RELEASE_LIMITS[rule]
+    here, newest = profile.limit(name), load_profile().limit(name)
+    if here == newest or here is None:
+        return ""
+    return f"Kubernetes {profile.version} allows at most {here} {counted} ({load_profile().version}: {newest})"
 
 
 def _unknown_hint(path: FieldPath, profile: Profile) -> str:

@@ -110,3 +110,12 @@ def test_node_allocatable_overhead_and_mapping_forms() -> None:
         ("k8s-node-allocatable-resources", "deny", f"{path}[memory].mapping.capacityKey",
          'Invalid value: "": capacityKey must not be an empty string'),
     ])
+
+
+def test_a_limit_of_an_older_release_is_named_in_the_hint() -> None:
+    from tests.webhook.profiles.conftest import policy_for
+    from webhook.run import run_rules
+
+    found = run_rules(slice_with(device("d0", taints=taints(5))), policy_for("1.34", TAINTS_ON)).findings
+    assert [(f.rule, f.hint) for f in found] == [
+        ("k8s-taints", "Kubernetes 1.34 allows at most 4 taints per device (1.37: 16)")]
