@@ -82,3 +82,16 @@ def _error(case: dict[str, Any]) -> str:
 @pytest.mark.parametrize("case", FIELD_ERRORS, ids=[c["name"] for c in FIELD_ERRORS])
 def test_field_error_forms(case: dict[str, Any]) -> None:
     assert _error(case) == case["expect"]
+
+
+QUANTITIES = YAML(typ="safe", pure=True).load((DATA / "quantities.yaml").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("case", QUANTITIES, ids=[str(c["in"]) for c in QUANTITIES])
+@pytest.mark.parametrize("sign", ["", "-"])
+def test_quantity_canonical_form(case: dict[str, str], sign: str) -> None:
+    from celext.quantity import parse_quantity
+    from webhook.rules.slice_capacity import canonical
+
+    expected = case["expect"] if not sign or case["expect"] == "0" else sign + case["expect"]
+    assert canonical(parse_quantity(sign + str(case["in"]))) == expected
