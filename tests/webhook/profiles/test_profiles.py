@@ -147,12 +147,30 @@ def test_validate_takes_the_profile_flags(argv: list[str], code: int, lines: lis
     assert sorted(f"{f['action']} {f['rule']}: {f['path']}: {f['message']}" for f in found) == sorted(lines)
 
 
-def test_lint_and_serve_take_the_profile_flags() -> None:
-    parser = cli.build_parser()
-    for command in ("lint", "serve", "validate"):
-        args = parser.parse_args([command, *(["x"] if command != "serve" else []), "--kubernetes-version", "1.36",
-                                  "--feature-gates", "DRAListTypeAttributes=false"])
-        assert (args.kubernetes_version, args.feature_gates) == ("1.36", ["DRAListTypeAttributes=false"])
+def test_lint_takes_the_profile_flags(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "slice.json"
+    path.write_text(json.dumps(SKIPPING))
+    assert cli.main(["lint", "--format", "json", "--kubernetes-version", "1.35", str(path)]) == 1
+    found = json.loads(capsys.readouterr().out)["findings"]
+    assert sorted((f["rule"], f["path"]) for f in found) == [
+        ("k8s-feature-gate", "spec.devices[0].taints"), ("k8s-unknown-field", "spec.partitionTypeAttribute"),
+        ("k8s-unknown-field", "spec.skipNodeOperations")]
+
+
+@pytest.mark.parametrize(("argv", "error"), [
+    (["--feature-gates", "DRAResourceClaimDeviceStatus=false"], "--feature-gates: cannot set feature gate "
+     "DRAResourceClaimDeviceStatus to false, feature is locked to true in Kubernetes 1.37"),
+    (["--kubernetes-version", "1.35", "--feature-gates", "DRAListTypeAttributes=true"], "--feature-gates: unknown "
+     "feature gate 'DRAListTypeAttributes' for Kubernetes 1.35; known DRA gates: DRAConsumableCapacity, "
+     "DRADeviceBindingConditions, DRADeviceTaints, DRAPartitionableDevices, DRAResourceClaimDeviceStatus"),
+])
+def test_serve_refuses_a_bad_profile_before_starting(argv: list[str], error: str,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    try:
+        assert cli.main(["serve", *argv]) == 2
+    finally:
+        set_command_line(None, None)
+    assert capsys.readouterr().err == f"draguard: error: {error}\n"
 
 
 SLICE_GVK = GroupVersionKind("resource.k8s.io", "v1", "ResourceSlice")
