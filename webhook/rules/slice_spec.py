@@ -145,7 +145,7 @@ def validate_resource_slice_spec(
     profile: Profile | None = None,
 ) -> None:
     profile = profile or load_profile()
-    own: Errors = []
+    own: Errors = []  # the spec's errors, whose hints `explain` rewrites; the caller's earlier ones stay as they are
     _validate_spec(spec, old, path, own, beta1=beta1, profile=profile)
     errs += own
 
