@@ -8,7 +8,10 @@ One file format serves the webhook's ConfigMap, `draguard validate --policy FILE
     numaNode:
       listForm: allow      # allow | warn | deny: for clusters whose scheduler lacks list semantics
       aliases: [dra.net/numaNode, dra.cpu/numaNodeID, dra.memory/numaNode, dra.nvme/numaNode]
-    listTypes: enabled     # enabled | disabled: mirror a cluster without the DRAListTypeAttributes gate
+    listTypes: enabled     # enabled | disabled: DRAListTypeAttributes on or off (draguard's default: on)
+    kubernetes: "1.37"     # the API server release to mirror: 1.34, 1.35, 1.36 or 1.37 (default: the newest)
+    featureGates:          # the cluster's DRA feature gates where they differ from the release's defaults
+      DRAPartitionableDevicesType: true
     ignore: []             # path globs skipped by lint/validate
 
 `<driver>/numaNode` and `<driver>/numa` are always aliases; the list adds vendor names shared across drivers.
@@ -24,12 +27,17 @@ from typing import Any, Literal
 
 from webhook.errors import DraguardError
 from webhook.findings import Action
+from webhook.profiles import NEWEST, Profile, load_profile
 
 ListForm = Literal["allow", "warn", "deny"]
 LIST_FORMS: tuple[ListForm, ...] = ("allow", "warn", "deny")
 LIST_FORM_RULE = "numa-node-list-form"  # its action follows numaNode.listForm unless `rules:` names it
 DEFAULT_ALIASES = ("dra.net/numaNode", "dra.cpu/numaNodeID", "dra.memory/numaNode", "dra.nvme/numaNode")
-_TOP_KEYS = ("rules", "numaNode", "listTypes", "ignore")
+_TOP_KEYS = ("rules", "numaNode", "listTypes", "kubernetes", "featureGates", "ignore")
+LIST_GATE = "DRAListTypeAttributes"
+# Process-wide `--kubernetes-version` / `--feature-gates` of `draguard serve`: applied to every policy the
+# webhook loads, including each reload of its file (the command line wins over the file).
+_COMMAND_LINE: dict[str, Any] = {}
 _NUMA_KEYS = ("listForm", "aliases")
 
 
@@ -40,15 +48,28 @@ class Policy:
     actions: Mapping[str, Action] = field(default_factory=dict)  # only the rules the file names
     list_form: ListForm = "allow"
     aliases: tuple[str, ...] = DEFAULT_ALIASES
-    list_types: bool = True  # False mirrors an API server without DRAListTypeAttributes
+    list_types: bool = True  # DRAListTypeAttributes unless feature_gates names it; read back as the gate's value
     ignore: tuple[str, ...] = ()
     source: str = "<default>"
+    kubernetes: str = NEWEST
+    feature_gates: Mapping[str, bool] = field(default_factory=dict)  # overrides of the release's defaults
+    # The release and its gates (computed): what the Kubernetes parity rules mirror.
+    profile: Profile = field(init=False, repr=False, compare=False)
     # Resolved actions, filled on first use: the webhook asks twice per rule per request.
     _resolved: dict[str, Action] = field(default_factory=dict, init=False, repr=False, compare=False)
 
+    def __post_init__(self) -> None:
+        base = load_profile(self.kubernetes, f"policy {self.source}: kubernetes")
+        gates = dict(self.feature_gates)
+        if LIST_GATE not in gates and LIST_GATE in base.gate_specs:
+            gates[LIST_GATE] = self.list_types  # draguard's listTypes option (default on) names this gate
+        profile = base.with_gates(gates, f"policy {self.source}: featureGates")
+        object.__setattr__(self, "profile", profile)
+        object.__setattr__(self, "list_types", profile.enabled(LIST_GATE))
+
     @classmethod
     def default(cls) -> Policy:
-        return cls()
+        return cls().with_command_line()
 
     @classmethod
     def load(cls, path: str | Path) -> Policy:
@@ -73,7 +94,7 @@ class Policy:
             raise DraguardError(f"policy {where}: invalid YAML: {_one_line(err.problem or err.context)}") from None
         except (YAMLError, ValueError) as err:
             raise DraguardError(f"policy {source}: invalid YAML: {_one_line(str(err))}") from None
-        return cls.from_mapping({} if data is None else data, source)
+        return cls.from_mapping({} if data is None else data, source).with_command_line()
 
     @classmethod
     def from_mapping(cls, data: object, source: str = "<policy>") -> Policy:
@@ -85,14 +106,20 @@ class Policy:
         if not isinstance(numa, Mapping):
             raise DraguardError(f"policy {source}: numaNode: expected a mapping with keys {', '.join(_NUMA_KEYS)}")
         _unknown_keys(numa, _NUMA_KEYS, source, "numaNode.")
-        return cls(
+        policy = cls(
             actions=_actions(data.get("rules", {}), source),
             list_form=_list_form(numa.get("listForm", "allow"), source),
             aliases=_strings(numa.get("aliases", list(DEFAULT_ALIASES)), source, "numaNode.aliases", alias=True),
             list_types=_list_types(data.get("listTypes", "enabled"), source),
             ignore=_strings(data.get("ignore", []), source, "ignore"),
             source=source,
+            kubernetes=_version(data.get("kubernetes", NEWEST), source),
+            feature_gates=_gates(data.get("featureGates", {}), data.get("listTypes"), source),
         )
+        if data.get("listTypes") in ("enabled", True) and LIST_GATE not in policy.profile.gate_specs:
+            raise DraguardError(f"policy {source}: listTypes: Kubernetes {policy.kubernetes} has no {LIST_GATE} "
+                                "gate (list attributes arrive in 1.36); leave listTypes out")
+        return policy
 
     def action(self, rule_id: str) -> Action:
         """The action for `rule_id`: the file's choice, else (for the list-form rule) listForm, else the default."""
@@ -110,7 +137,39 @@ class Policy:
         return _defaults().get(rule_id, Action.WARN)
 
     def with_list_types(self, enabled: bool) -> Policy:
-        return replace(self, list_types=enabled)
+        """`--list-types`: DRAListTypeAttributes on or off (off is a no-op on a release without the gate)."""
+        if LIST_GATE not in self.profile.gate_specs and not enabled:
+            return self
+        return self.with_profile(gates={LIST_GATE: enabled}, source="--list-types")
+
+    def with_profile(
+        self, version: str | None = None, gates: Mapping[str, bool] | None = None, source: str = "--feature-gates"
+    ) -> Policy:
+        """This policy for another release and/or with more gate overrides (the command line wins over the file)."""
+        merged = {**self.feature_gates, **(gates or {})}
+        if version is not None and version != self.kubernetes:
+            load_profile(version)  # an unsupported version is named as the flag's problem
+            # The file's gates were chosen for its release: keep those the new release knows.
+            known = load_profile(version).gate_specs
+            merged = {g: v for g, v in self.feature_gates.items() if g in known} | dict(gates or {})
+        try:
+            return replace(self, kubernetes=version or self.kubernetes, feature_gates=merged)
+        except DraguardError as err:
+            raise DraguardError(err.message.replace(f"policy {self.source}: featureGates", source)) from None
+
+    def with_command_line(self) -> Policy:
+        """This policy with the process-wide `--kubernetes-version` / `--feature-gates` (see `set_command_line`)."""
+        if not _COMMAND_LINE:
+            return self
+        return self.with_profile(_COMMAND_LINE.get("version"), _COMMAND_LINE.get("gates"))
+
+
+def set_command_line(version: str | None, gates: Mapping[str, bool] | None) -> None:
+    """Remember `serve`'s profile flags for every policy loaded later in this process (and its workers)."""
+    _COMMAND_LINE.clear()
+    if version is not None or gates:
+        load_profile(version).with_gates(gates or {}, "--feature-gates")  # fail now, not on the first reload
+        _COMMAND_LINE.update(version=version, gates=dict(gates or {}))
 
 
 @functools.cache
@@ -164,6 +223,26 @@ def _list_types(value: object, source: str) -> bool:
     if value in ("disabled", False):
         return False
     raise DraguardError(f"policy {source}: listTypes: expected enabled or disabled, got {value!r}")
+
+
+def _version(value: object, source: str) -> str:
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        raise DraguardError(f"policy {source}: kubernetes: expected a release like \"1.36\", got {value!r}")
+    text = str(value)
+    load_profile(text, f"policy {source}: kubernetes")
+    return text
+
+
+def _gates(value: object, list_types: object, source: str) -> dict[str, bool]:
+    if value is None:
+        value = {}
+    if not isinstance(value, Mapping) or not all(isinstance(v, bool) for v in value.values()):
+        raise DraguardError(f"policy {source}: featureGates: expected a mapping of gate name to true or false, "
+                            f"got {value!r}")
+    gates = {str(k): bool(v) for k, v in value.items()}
+    if list_types is not None and LIST_GATE in gates and gates[LIST_GATE] != _list_types(list_types, source):
+        raise DraguardError(f"policy {source}: listTypes and featureGates.{LIST_GATE} disagree; set one of them")
+    return gates
 
 
 def _strings(value: object, source: str, key: str, *, alias: bool = False) -> tuple[str, ...]:

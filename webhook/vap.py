@@ -24,6 +24,10 @@ before the first colon, a non-blank reason after it), matched with one RE2 patte
 Not expressible, and left to the webhook: list order after the physical node (no index access in standard CEL
 macros), consistency between the devices of one slice, selector analysis (celext).
 
+Every object declares the profile it targets (annotations `draguard.io/kubernetes-version` and
+`draguard.io/feature-gates`: every DRA gate of that release with its value). Releases before 1.36 have no
+list attributes, so expressions reading `ints` or `strings` would not compile there: `build` refuses them.
+
 Ratcheting is approximated: in the deny policy a device whose checked part is unchanged from the old object's
 device of the same name is not judged again (the webhook demotes such findings to warnings; a binding cannot
 demote).
@@ -251,6 +255,18 @@ def covered_rules(policy: Policy) -> dict[str, Action]:
 
 def build(policy: Policy) -> list[dict[str, Any]]:
     """Every ValidatingAdmissionPolicy, then every binding, for the rules the policy does not switch off."""
+    from webhook.errors import DraguardError
+
+    profile = policy.profile
+    if not profile.has_field("attribute.ints"):
+        raise DraguardError(f"policy vap: Kubernetes {profile.version} has no list attributes (ints, strings), which "
+                            "the generated expressions read: the API server could not compile them; target 1.36 or "
+                            "later, or use the webhook")
+    annotations = {
+        "draguard.io/generated-by": GENERATED_BY,
+        "draguard.io/kubernetes-version": profile.version,
+        "draguard.io/feature-gates": ",".join(f"{g}={str(v).lower()}" for g, v in profile.gate_values().items()),
+    }
     actions = covered_rules(policy)
     policies: list[dict[str, Any]] = []
     bindings: list[dict[str, Any]] = []
@@ -259,20 +275,20 @@ def build(policy: Policy) -> list[dict[str, Any]]:
         if not checks:
             continue
         name = f"{NAME_PREFIX}-{action.value}"
-        policies.append(_policy(name, checks, ratchet=action is Action.DENY))
-        bindings.append(_binding(name, action))
+        policies.append(_policy(name, checks, annotations, ratchet=action is Action.DENY))
+        bindings.append(_binding(name, action, annotations))
     return policies + bindings
 
 
-def _metadata(name: str) -> dict[str, Any]:
+def _metadata(name: str, annotations: dict[str, str]) -> dict[str, Any]:
     return {
         "name": name,
         "labels": {"app.kubernetes.io/name": "draguard", "app.kubernetes.io/component": "admission-policy"},
-        "annotations": {"draguard.io/generated-by": GENERATED_BY},
+        "annotations": dict(annotations),
     }
 
 
-def _policy(name: str, checks: Sequence[Check], *, ratchet: bool) -> dict[str, Any]:
+def _policy(name: str, checks: Sequence[Check], annotations: dict[str, str], *, ratchet: bool) -> dict[str, Any]:
     scopes = list(dict.fromkeys(check.scope for check in checks))
     setup = dict(item for scope in scopes for item in scope.setup)
     variables = [{"name": name, "expression": expression} for name, expression in setup.items()]
@@ -287,7 +303,7 @@ def _policy(name: str, checks: Sequence[Check], *, ratchet: bool) -> dict[str, A
     return {
         "apiVersion": "admissionregistration.k8s.io/v1",
         "kind": "ValidatingAdmissionPolicy",
-        "metadata": _metadata(name),
+        "metadata": _metadata(name, annotations),
         "spec": {
             # Fail: an evaluation error (none is expected; the cost is bounded by the 64-device limit) is
             # handled by the binding's validationActions instead of being silently admitted.
@@ -338,10 +354,10 @@ def _quote(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def _binding(name: str, action: Action) -> dict[str, Any]:
+def _binding(name: str, action: Action, annotations: dict[str, str]) -> dict[str, Any]:
     return {
         "apiVersion": "admissionregistration.k8s.io/v1",
         "kind": "ValidatingAdmissionPolicyBinding",
-        "metadata": _metadata(name),
+        "metadata": _metadata(name, annotations),
         "spec": {"policyName": name, "validationActions": [VALIDATION_ACTIONS[action]]},
     }

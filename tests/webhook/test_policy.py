@@ -54,8 +54,9 @@ def test_empty_file_is_the_default(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("data", "message"),
     [
-        ([], "policy p: expected a mapping with keys rules, numaNode, listTypes, ignore"),
-        ({"rule": {}}, "policy p: unknown key rule; known keys: rules, numaNode, listTypes, ignore"),
+        ([], "policy p: expected a mapping with keys rules, numaNode, listTypes, kubernetes, featureGates, ignore"),
+        ({"rule": {}},
+         "policy p: unknown key rule; known keys: rules, numaNode, listTypes, kubernetes, featureGates, ignore"),
         ({"rules": {"numa-range": "deny"}}, "policy p: rules: unknown rule id 'numa-range' (see `draguard rules`)"),
         ({"rules": {"numa-node-range": "block"}},
          "policy p: rules.numa-node-range: unknown action 'block'; use one of deny, warn, audit, off"),

@@ -522,3 +522,38 @@ def test_update_ratchets_like_the_webhook_or_stricter(update: tuple[Obj, Obj, bo
             assert set(hook[rule]) <= set(vap[rule]), rule
     if not touched:
         assert vap == hook
+
+
+@pytest.mark.parametrize(("argv", "version", "gates"), [
+    ([], "1.37", "DRAListTypeAttributes=true,DRANodeAllocatableResources=false"),
+    (["--kubernetes-version", "1.36"], "1.36", "DRAListTypeAttributes=true,DRANodeAllocatableResources=false"),
+    (["--kubernetes-version", "1.36", "--feature-gates", "DRAListTypeAttributes=false",
+      "--feature-gates", "DRANodeAllocatableResources=true"],
+     "1.36", "DRAListTypeAttributes=false,DRANodeAllocatableResources=true"),
+])
+def test_every_object_declares_the_profile_it_targets(
+    argv: list[str], version: str, gates: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert cli.main(["policy", "vap", "--format", "json", *argv]) == 0
+    items = json.loads(capsys.readouterr().out)["items"]
+    assert {item["metadata"]["annotations"]["draguard.io/kubernetes-version"] for item in items} == {version}
+    [declared] = {item["metadata"]["annotations"]["draguard.io/feature-gates"] for item in items}
+    assert set(gates.split(",")) <= set(declared.split(","))
+
+
+@pytest.mark.parametrize("version", ["1.34", "1.35"])
+def test_a_release_without_list_attributes_is_refused(version: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["policy", "vap", "--kubernetes-version", version]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == (
+        f"draguard: error: policy vap: Kubernetes {version} has no list attributes (ints, strings), which the "
+        "generated expressions read: the API server could not compile them; target 1.36 or later, or use the "
+        "webhook\n")
+
+
+def test_an_unknown_or_locked_gate_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["policy", "vap", "--feature-gates", "DRAResourceClaimDeviceStatus=false"]) == 2
+    assert capsys.readouterr().err == ("draguard: error: --feature-gates: cannot set feature gate "
+                                       "DRAResourceClaimDeviceStatus to false, feature is locked to true in "
+                                       "Kubernetes 1.37\n")

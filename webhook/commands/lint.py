@@ -43,6 +43,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="lowest action that makes the exit code 1 (default: warn)")
     parser.add_argument("--config", metavar="FILE",
                         help="policy file (default: the nearest .draguard.yaml from the working directory up)")
+    from webhook.profiles.flags import add_profile_arguments  # issue 16: --kubernetes-version, --feature-gates
+
+    add_profile_arguments(parser)
 
 
 def _outputs(specs: list[str]) -> list[tuple[str, str | None]]:
@@ -78,10 +81,13 @@ def _write_fixes(result: LintResult, policy: Policy, inventory: tuple[Obj, ...])
 
 
 def run(args: argparse.Namespace) -> int:
+    from dataclasses import replace
+
     from webhook import config
     from webhook.errors import DraguardError
     from webhook.findings import Action
     from webhook.lint import diffs, lint_paths, read_objects, tuned_gc
+    from webhook.profiles.flags import apply_profile_arguments
     from webhook.report import Summary, render
 
     outputs = _outputs(args.format)
@@ -90,6 +96,7 @@ def run(args: argparse.Namespace) -> int:
     if args.diff and args.format:
         raise DraguardError("--diff prints only the diff; run without --diff for --format reports")
     cfg = config.load(args.config)
+    cfg = replace(cfg, policy=apply_profile_arguments(cfg.policy, args))  # issue 16: --kubernetes-version etc.
     inventory = []
     problems = []
     if args.slices:

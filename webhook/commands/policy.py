@@ -13,6 +13,8 @@ FORMATS = ("yaml", "json")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from webhook.profiles.flags import add_profile_arguments
+
     sub = parser.add_subparsers(dest="policy_command", metavar="SUBCOMMAND")
     sub.required = True
     default = sub.add_parser(
@@ -38,6 +40,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="yaml (a multi-document stream) or json "
         "(a v1 List); both are ready for `kubectl apply -f -` (default: yaml)",
     )
+    add_profile_arguments(vap)
     vap.set_defaults(_policy_run=_vap)
 
 
@@ -54,11 +57,12 @@ def _default(args: argparse.Namespace) -> int:
 def _vap(args: argparse.Namespace) -> int:
     from webhook.errors import DraguardError
     from webhook.policy import Policy
+    from webhook.profiles.flags import apply_profile_arguments
     from webhook.vap import build
 
     # `-` reads stdin through its device path, so errors are placed (file:line:col) as for any file.
     source = "/dev/stdin" if args.policy == "-" else args.policy
-    policy = Policy.load(source) if source else Policy.default()
+    policy = apply_profile_arguments(Policy.load(source) if source else Policy.default(), args)
     objects = build(policy)
     if not objects:
         raise DraguardError(f"policy {policy.source}: every rule the ValidatingAdmissionPolicy covers is off")
@@ -88,6 +92,7 @@ def render(objects: list[dict[str, object]], fmt: str) -> str:
 def default_policy_text() -> str:
     """The policy file with every catalogue rule at its default action, commented with its summary."""
     from webhook.policy import DEFAULT_ALIASES, LIST_FORM_RULE
+    from webhook.profiles import NEWEST, SUPPORTED
     from webhook.rules import CATALOGUE
 
     width = max((len(f"{rule.id}: {rule.default.value}") for rule in CATALOGUE.values()), default=0)
@@ -111,8 +116,13 @@ def default_policy_text() -> str:
         "  # Vendor NUMA attributes that must agree with the standard one; <driver>/numaNode and <driver>/numa",
         "  # are always aliases.",
         f"  aliases: [{aliases}]",
-        "# enabled | disabled: disabled mirrors an API server without the DRAListTypeAttributes feature gate.",
+        "# enabled | disabled: the DRAListTypeAttributes feature gate (alpha, off in a stock 1.36/1.37 cluster;",
+        "# draguard's default is on). Releases before 1.36 have no list attributes.",
         "listTypes: enabled",
+        f"# The Kubernetes release whose API server draguard mirrors: {', '.join(SUPPORTED)}.",
+        f'kubernetes: "{NEWEST}"',
+        "# DRA feature gates that differ from the release's defaults, e.g. {DRAPartitionableDevicesType: true}.",
+        "featureGates: {}",
         "# Path globs that validate and lint skip.",
         "ignore: []",
     ]

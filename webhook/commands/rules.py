@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-HELP = "list every rule: id, default action, origin (kubernetes or draguard) and what it checks"
+HELP = "list every rule: id, default action, origin (kubernetes or draguard), from which Kubernetes release and " \
+    "under which feature gates it applies, and what it checks"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -18,7 +19,7 @@ def run(args: argparse.Namespace) -> int:
 
     from webhook.errors import DraguardError
     from webhook.rules import CATALOGUE
-    from webhook.rules.docs import BEGIN, END, catalogue_markdown, replace_section
+    from webhook.rules.docs import BEGIN, END, applies, catalogue_markdown, replace_section
 
     if args.readme:
         path = Path(args.readme)
@@ -35,6 +36,8 @@ def run(args: argparse.Namespace) -> int:
         return 0
     rules = sorted(CATALOGUE.values(), key=lambda r: (r.origin != "kubernetes", r.id))
     width = max(len(r.id) for r in rules)
+    since = max(len(applies(r)) for r in rules)
     for rule in rules:
-        print(f"{rule.id:<{width}}  {rule.default.value:<5}  {rule.origin:<10}  {rule.summary}")
+        columns = f"{rule.id:<{width}}  {rule.default.value:<5}  {rule.origin:<10}  {applies(rule):<{since}}"
+        print(f"{columns}  {rule.summary}")
     return 0

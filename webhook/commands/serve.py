@@ -34,11 +34,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="on SIGTERM, how long in-flight requests may take to finish (default: %(default)s)")
     parser.add_argument("--log-level", choices=("debug", "info", "warning", "error"), default="info",
                         help="JSON log level on stderr (default: %(default)s)")
+    from webhook.profiles.flags import add_profile_arguments  # issue 16: --kubernetes-version, --feature-gates
+
+    add_profile_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
+    from webhook.policy import set_command_line  # issue 16: --kubernetes-version / --feature-gates for every reload
+    from webhook.profiles.flags import gates_of
     from webhook.serve import ServeOptions, serve
 
+    set_command_line(args.kubernetes_version, gates_of(args))
     cert_dir: Path = args.cert_dir
     if args.self_signed:
         _self_signed(cert_dir, args.host)

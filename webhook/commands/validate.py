@@ -27,6 +27,7 @@ HELP = "check ResourceSlices, claims and device classes in files against the rul
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from webhook.profiles.flags import add_profile_arguments
     from webhook.report import FORMATS
 
     parser.add_argument("paths", nargs="+", metavar="PATH",
@@ -36,6 +37,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--list-types", choices=("enabled", "disabled"), default=None,
                         help="mirror a cluster with or without the DRAListTypeAttributes feature gate "
                         "(default: the policy's listTypes, else enabled)")
+    add_profile_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -44,12 +46,14 @@ def run(args: argparse.Namespace) -> int:
 
     from webhook.findings import Action, Finding
     from webhook.policy import Policy
+    from webhook.profiles.flags import apply_profile_arguments
     from webhook.report import Summary, render
     from webhook.rules.base import DRA_KINDS, RESOURCE_SLICE
     from webhook.run import run_rules
     from webhook.wire import kind_of
 
     policy = Policy.load(args.policy) if args.policy else Policy.default()
+    policy = apply_profile_arguments(policy, args)
     if args.list_types is not None:
         policy = policy.with_list_types(args.list_types == "enabled")
     objects, loaded_problems = read_objects(args.paths, policy.ignore)

@@ -61,6 +61,8 @@ class Rule:
     remediation: str
     check: Check = field(repr=False)
     origin: Origin = "draguard"
+    since: str = "1.34"  # the first supported Kubernetes release the rule applies to
+    gates: tuple[str, ...] = ()  # feature gates that must be on for the fields it checks to reach the server
 
     def __post_init__(self) -> None:
         if not self.id or self.id != self.id.lower() or " " in self.id or "_" in self.id:

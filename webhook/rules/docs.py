@@ -13,15 +13,22 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
+def applies(rule: Rule) -> str:
+    """`1.37, DRAPartitionableDevicesType`: the first release the rule applies to, and the gates it needs."""
+    return ", ".join((rule.since, *rule.gates))
+
+
 def catalogue_markdown(rules: Iterable[Rule]) -> str:
-    """A markdown table: id, default action, origin, what it checks, how to fix. Sorted: parity rules first."""
+    """A markdown table: id, default action, origin, from which release / under which gates, what it checks, how
+    to fix. Sorted: parity rules first."""
     rows = sorted(rules, key=lambda r: (r.origin != "kubernetes", r.id))
     lines = [
-        "| rule | default | origin | what it checks | how to fix |",
-        "| --- | --- | --- | --- | --- |",
+        "| rule | default | origin | applies from | what it checks | how to fix |",
+        "| --- | --- | --- | --- | --- | --- |",
     ]
     lines += [
-        f"| `{r.id}` | {r.default.value} | {r.origin} | {_cell(r.summary)} | {_cell(r.remediation)} |" for r in rows
+        f"| `{r.id}` | {r.default.value} | {r.origin} | {_cell(applies(r))} | {_cell(r.summary)} | "
+        f"{_cell(r.remediation)} |" for r in rows
     ]
     return "\n".join(lines) + "\n"
 

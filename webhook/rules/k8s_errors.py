@@ -107,13 +107,18 @@ def not_supported(path: FieldPath, value: Any, valid: Sequence[str]) -> Finding:
 
 
 def too_long(path: FieldPath, limit: int) -> Finding:
+    """field.TooLong: a negative limit says only that the value is too long."""
+    if limit < 0:
+        return Finding(path, "Too long: value is too long")
     unit = "byte" if limit == 1 else "bytes"
     return Finding(path, f"Too long: may not be more than {limit} {unit}")
 
 
 def too_many(path: FieldPath, actual: int, limit: int) -> Finding:
+    """field.TooMany: a negative count is left out of the message, a negative limit is not named."""
     unit = "item" if limit == 1 else "items"
-    return Finding(path, _body("Too many", actual, f"must have at most {limit} {unit}"))
+    detail = f"must have at most {limit} {unit}" if limit >= 0 else "has too many items"
+    return Finding(path, _body("Too many", actual if actual >= 0 else OMIT, detail))
 
 
 def unknown_field(path: FieldPath) -> Finding:

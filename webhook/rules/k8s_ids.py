@@ -26,6 +26,10 @@ COUNTERS = "k8s-counters"
 BINDING_CONDITIONS = "k8s-binding-conditions"
 WIRE_TYPE = "k8s-wire-type"
 UNKNOWN_FIELD = "k8s-unknown-field"
+FEATURE_GATE = "k8s-feature-gate"
+PARTITION_TYPE = "k8s-partition-type-attribute"
+SKIP_NODE_OPERATIONS = "k8s-skip-node-operations"
+NODE_ALLOCATABLE = "k8s-node-allocatable-resources"
 
 Errors = list[tuple[str, Finding]]
 

@@ -2,12 +2,21 @@
 
 Each `is_*` returns the list of problems (empty when valid), like upstream's `Is*` helpers; the
 `validate_*` functions turn them into field errors the way `corevalidation` does.
+
+Since apimachinery 0.35 (Kubernetes 1.35) label keys and values are checked by `api/validate/content`,
+which words lengths in bytes and calls a key "a valid label key"; 1.34 said "characters" and "a qualified
+name". DNS labels and subdomains (`util/validation`) still say "characters". `MESSAGES` holds the wording
+of the release being mirrored: set once per validated object (`messages()`), so the dozens of callers
+need not carry it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import re
+from collections.abc import Iterator
+from contextvars import ContextVar
 
 from webhook.fieldpath import FieldPath
 from webhook.findings import Finding
@@ -26,6 +35,19 @@ _C_ID_FMT = "[A-Za-z_][A-Za-z0-9_]*"
 _QUALIFIED_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
 _LABEL_VALUE_FMT = "(" + _QUALIFIED_FMT + ")?"
 
+MESSAGES: ContextVar[str] = ContextVar("k8s_messages", default="content")  # "content" (>= 1.35) | "legacy"
+
+
+@contextlib.contextmanager
+def messages(dialect: str) -> Iterator[None]:
+    """Word apimachinery messages as the release with `dialect` does, within the block."""
+    token = MESSAGES.set(dialect)
+    try:
+        yield
+    finally:
+        MESSAGES.reset(token)
+
+
 _LABEL_RE = re.compile(f"^{_LABEL_FMT}$")
 _SUBDOMAIN_RE = re.compile(f"^{_SUBDOMAIN_FMT}$")
 _C_ID_RE = re.compile(f"^{_C_ID_FMT}$")
@@ -42,7 +64,14 @@ def regex_error(message: str, fmt: str, *examples: str) -> str:
 
 
 def max_len_error(limit: int) -> str:
+    """util/validation MaxLenError (DNS labels and subdomains in every release)."""
     return f"must be no more than {limit} characters"
+
+
+def content_max_len_error(limit: int) -> str:
+    """api/validate/content MaxLenError (label keys and values since 1.35)."""
+    unit = "characters" if MESSAGES.get() == "legacy" else "bytes"
+    return f"must be no more than {limit} {unit}"
 
 
 LABEL_ERROR = regex_error(
@@ -62,20 +91,29 @@ LABEL_VALUE_ERROR = regex_error(
     "start and end with an alphanumeric character", _LABEL_VALUE_FMT, "MyValue", "my_value", "12345")
 
 
-def _format_errors(value: str, limit: int, pattern: re.Pattern[str], message: str) -> list[str]:
-    """Upstream's shape for a length-limited regex format: the length problem first, then the format one."""
-    errs = [max_len_error(limit)] if len(value) > limit else []
+def _format_errors(
+    value: str, limit: int, pattern: re.Pattern[str], message: str, *, content: bool = False
+) -> list[str]:
+    """Upstream's shape for a length-limited regex format: the length problem first, then the format one.
+
+    Lengths are Go's len(): bytes, not characters."""
+    too_long = len(value) > limit and len(value.encode()) > limit
+    errs = [(content_max_len_error if content else max_len_error)(limit)] if too_long else []
     if not pattern.match(value):
         errs.append(message)
     return errs
 
 
 def is_dns1123_label(value: str) -> list[str]:
-    return _format_errors(value, DNS1123_LABEL_MAX, _LABEL_RE, LABEL_ERROR)
+    """IsDNS1123Label: a valid subdomain that is no label can only hold dots, and is told so."""
+    errs = [max_len_error(DNS1123_LABEL_MAX)] if len(value.encode()) > DNS1123_LABEL_MAX else []
+    if not _LABEL_RE.match(value):
+        errs.append("must not contain dots" if _SUBDOMAIN_RE.match(value) else LABEL_ERROR)
+    return errs
 
 
-def is_dns1123_subdomain(value: str) -> list[str]:
-    return _format_errors(value, DNS1123_SUBDOMAIN_MAX, _SUBDOMAIN_RE, SUBDOMAIN_ERROR)
+def is_dns1123_subdomain(value: str, *, content: bool = False) -> list[str]:
+    return _format_errors(value, DNS1123_SUBDOMAIN_MAX, _SUBDOMAIN_RE, SUBDOMAIN_ERROR, content=content)
 
 
 def is_c_identifier(value: str) -> list[str]:
@@ -93,21 +131,21 @@ def is_qualified_name(value: str) -> list[str]:
         if not prefix:
             errs.append("prefix part must be non-empty")
         else:
-            errs += ["prefix part " + m for m in is_dns1123_subdomain(prefix)]
+            errs += ["prefix part " + m for m in is_dns1123_subdomain(prefix, content=True)]
     else:
-        return ["a qualified name " + QUALIFIED_ERROR
-                + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"]
+        noun = "a qualified name " if MESSAGES.get() == "legacy" else "a valid label key "
+        return [noun + QUALIFIED_ERROR + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"]
     if not name:
         errs.append("name part must be non-empty")
-    elif len(name) > QUALIFIED_NAME_MAX:
-        errs.append("name part " + max_len_error(QUALIFIED_NAME_MAX))
+    elif len(name.encode()) > QUALIFIED_NAME_MAX:
+        errs.append("name part " + content_max_len_error(QUALIFIED_NAME_MAX))
     if not _QUALIFIED_RE.match(name):
         errs.append("name part " + QUALIFIED_ERROR)
     return errs
 
 
 def is_valid_label_value(value: str) -> list[str]:
-    return _format_errors(value, LABEL_VALUE_MAX, _LABEL_VALUE_RE, LABEL_VALUE_ERROR)
+    return _format_errors(value, LABEL_VALUE_MAX, _LABEL_VALUE_RE, LABEL_VALUE_ERROR, content=True)
 
 
 def validate_dns1123_label(value: str, path: FieldPath) -> list[Finding]:

@@ -22,7 +22,7 @@ _SLICE = frozenset({RESOURCE_SLICE})
 
 def errors(slice_: Obj, ctx: RuleContext) -> Errors:
     """All parity errors of `slice_`, computed once per run and shared by the rules below."""
-    return ctx.once("k8s-resourceslice", lambda: validate_resource_slice(slice_, ctx.old))
+    return ctx.once("k8s-resourceslice", lambda: validate_resource_slice(slice_, ctx.old, ctx.policy.profile))
 
 
 def _only(rule_id: str, remediation: str) -> Check:
@@ -35,9 +35,10 @@ def _only(rule_id: str, remediation: str) -> Check:
     return check
 
 
-def _rule(rule_id: str, summary: str, remediation: str, default: Action = Action.DENY) -> Rule:
+def _rule(rule_id: str, summary: str, remediation: str, default: Action = Action.DENY, *, since: str = "1.34",
+          gates: tuple[str, ...] = ()) -> Rule:
     return Rule(rule_id, kinds=_SLICE, default=default, summary=summary, remediation=remediation,
-                check=_only(rule_id, remediation), origin="kubernetes")
+                check=_only(rule_id, remediation), origin="kubernetes", since=since, gates=gates)
 
 
 RULES = (
@@ -55,10 +56,11 @@ RULES = (
           "per-device node fields only with perDeviceNodeSelection",
           "set exactly one; booleans must be true or left out"),
     _rule(ids.DEVICE_COUNT, "at most 128 devices per slice, 64 when any device uses taints, consumesCounters "
-          "or list attributes", "split the devices over more slices of the same pool (raise resourceSliceCount)"),
+          "or list attributes (1.35+)",
+          "split the devices over more slices of the same pool (raise resourceSliceCount)"),
     _rule(ids.DEVICE_NAME, "device names are DNS labels, unique within the slice",
           "use lower-case names of at most 63 characters, like `gpu-0`, each once"),
-    _rule(ids.ATTRIBUTE_LIMITS, "per device at most 32 attributes+capacities and 48 attribute values "
+    _rule(ids.ATTRIBUTE_LIMITS, "per device at most 32 attributes+capacities and (1.36+) 48 attribute values "
           "(a list counts its length)", "publish fewer attributes or shorter lists"),
     _rule(ids.QUALIFIED_NAME, "attribute and capacity names are `identifier` or `domain/identifier` "
           "(C identifier <= 32 bytes, DNS subdomain <= 63 bytes)", "rename the key, e.g. `gpu.example.com/memory_gb`"),
@@ -68,14 +70,32 @@ RULES = (
           "shorten the value; write versions like `1.2.3` (no `v`, no leading zeros)"),
     _rule(ids.CAPACITY, "a capacity requestPolicy only with allowMultipleAllocations, and a consistent one",
           "set allowMultipleAllocations: true, or drop the policy; make default, validValues and validRange agree "
-          "with the capacity value"),
-    _rule(ids.TAINTS, "at most 16 taints per device; key a label name, value a label value, effect NoSchedule, "
-          "NoExecute or None", "fix the taint key, value or effect"),
+          "with the capacity value; fractional ranges in milli-units (DRAFractionalCapacityRange, 1.37)",
+          gates=("DRAConsumableCapacity",)),
+    _rule(ids.TAINTS, "at most 16 taints per device (4 in 1.34); key a label name, value a label value, effect "
+          "NoSchedule, NoExecute or None", "fix the taint key, value or effect", gates=("DRADeviceTaints",)),
     _rule(ids.COUNTERS, "sharedCounters (<= 8 sets, <= 32 counters each) and consumesCounters (<= 2 per device) "
           "are well-formed; not both sharedCounters and devices in one slice",
-          "publish counter sets and devices in separate slices; use DNS-label names"),
+          "publish counter sets and devices in separate slices; use DNS-label names",
+          gates=("DRAPartitionableDevices",)),
     _rule(ids.BINDING_CONDITIONS, "bindingConditions and bindingFailureConditions: <= 4 each, label names, "
-          "no duplicates, no overlap, both or neither", "list each condition once and set both lists together"),
+          "no duplicates, no overlap, both or neither", "list each condition once and set both lists together",
+          gates=("DRADeviceBindingConditions", "DRAResourceClaimDeviceStatus")),
+    _rule(ids.PARTITION_TYPE, "`spec.partitionTypeAttribute` is a fully qualified attribute name, set only on a slice "
+          "whose devices consume counters, and each such device carries it as a string",
+          "name a string attribute every counter-consuming device publishes, e.g. `gpu.example.com/profile`",
+          since="1.37", gates=("DRAPartitionableDevicesType",)),
+    _rule(ids.SKIP_NODE_OPERATIONS, "`spec.skipNodeOperations` holds each of `*`, `NodePrepareResources`, "
+          "`NodeUnprepareResources` at most once; NodePrepareResources only with NodeUnprepareResources or `*`",
+          "also skip NodeUnprepareResources (or use `*`)", since="1.37", gates=("DRAOptionalNodeOperations",)),
+    _rule(ids.NODE_ALLOCATABLE, "`nodeAllocatableResources` (1.37; 1.36: `nodeAllocatableResourceMappings`) map "
+          "node-allocatable resources (cpu, memory, ephemeral-storage, hugepages-*) to a device capacity or "
+          "an overhead, with positive multipliers", "use a native resource name and a capacity key the device "
+          "publishes; set capacityKey and capacityMultiplier together", since="1.36",
+          gates=("DRANodeAllocatableResources",)),
+    _rule(ids.FEATURE_GATE, "no field whose feature gate is off in the cluster (the API server drops it without "
+          "an error, unless the stored object already used it)", "enable the gate (featureGates in the policy) or "
+          "leave the field out", Action.WARN),
     _rule(ids.WIRE_TYPE, "every field has the JSON type the API server decodes (the request fails otherwise)",
           "quote strings and versions, leave numbers and booleans unquoted, write quantities like `16Gi`"),
     _rule(ids.UNKNOWN_FIELD, "no field the API schema lacks (the server drops it with a warning)",

@@ -1,9 +1,14 @@
-"""Device capacity, mirroring upstream `validateMultiAllocatableCapacityMap` / `validateRequestPolicy` (v1.36).
+"""Device capacity, mirroring upstream `validateMultiAllocatableCapacityMap` / `validateRequestPolicy`.
 
 A `requestPolicy` is only allowed on a device with `allowMultipleAllocations: true`. With one, exactly
 one of `validValues` (at most 10, unique, ascending, each <= the capacity, containing `default`) and
 `validRange` (`min` required; min, default, max within the capacity; step > 0; default and max reachable
 from min in whole steps).
+
+With `DRAFractionalCapacityRange` (1.37, beta, on) a range with a fractional bound, step or default is
+checked in milli-units (each value must be a whole number of milli-units: "value cannot be represented as a
+milli value"), and validValues are unique by exact value; without it, step arithmetic and uniqueness use
+`Quantity.Value()` (rounded up to an integer), so `0.5` and `1` are duplicates.
 
 Quantities in messages are printed in upstream's canonical form (`Quantity.String()`: `1024Mi` as `1Gi`,
 `1000` as `1k`, `0.5` as `500m`).
@@ -11,6 +16,7 @@ Quantities in messages are printed in upstream's canonical form (`Quantity.Strin
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections.abc import Mapping
@@ -18,6 +24,7 @@ from typing import Any
 
 from celext.quantity import Quantity, is_quantity, parse_quantity
 from webhook.fieldpath import FieldPath
+from webhook.profiles import Profile, load_profile
 from webhook.rules import k8s_ids as ids
 from webhook.rules.k8s_errors import duplicate, forbidden, invalid, required, too_many, type_invalid
 from webhook.rules.k8s_ids import Errors, tag
@@ -50,8 +57,11 @@ def quantity_at(errs: Errors, obj: Mapping[str, Any], key: str, path: FieldPath)
         return None
 
 
-def validate_capacity_map(capacity: Mapping[str, Any], multiple: bool, path: FieldPath, errs: Errors) -> None:
-    """1.36 has no update exemption for capacity (the fractional-range one came later), so no old object."""
+def validate_capacity_map(
+    capacity: Mapping[str, Any], multiple: bool, path: FieldPath, errs: Errors, profile: Profile | None = None
+) -> None:
+    """No update exemption: unchanged capacity is validated again (see docs/rules.md, left out)."""
+    profile = profile or load_profile()
     for key, item in capacity.items():
         if not qualified_name_ok(key):
             errs += tag(ids.QUALIFIED_NAME, validate_qualified_name(key, path))
@@ -59,7 +69,7 @@ def validate_capacity_map(capacity: Mapping[str, Any], multiple: bool, path: Fie
             continue  # the common case: a plain, valid capacity value
         key_path = path.key(truncate_if_too_long(key, MAX_KEY_LENGTH))
         entry = as_map(errs, item, key_path)
-        unknown_fields(errs, entry, CAPACITY_FIELDS, key_path)
+        unknown_fields(errs, entry, _capacity_fields(profile.version), key_path)
         value = quantity_at(errs, entry, "value", key_path) or ZERO
         policy = get_map(errs, entry, "requestPolicy", key_path)
         if policy is None:
@@ -69,10 +79,17 @@ def validate_capacity_map(capacity: Mapping[str, Any], multiple: bool, path: Fie
         if not multiple:
             errs.append((ids.CAPACITY, forbidden(policy_path, "allowMultipleAllocations must be true")))
         else:
-            _validate_request_policy(value, policy, policy_path, errs)
+            _validate_request_policy(value, policy, policy_path, errs, profile.enabled("DRAFractionalCapacityRange"))
 
 
-def _validate_request_policy(maximum: Quantity, policy: Mapping[str, Any], path: FieldPath, errs: Errors) -> None:
+@functools.cache
+def _capacity_fields(version: str) -> frozenset[str]:
+    return frozenset({"value"} | load_profile(version).field_names("capacity"))
+
+
+def _validate_request_policy(
+    maximum: Quantity, policy: Mapping[str, Any], path: FieldPath, errs: Errors, fractional: bool
+) -> None:
     raw_values = get_list(errs, policy, "validValues", path) or []
     valid_range = get_map(errs, policy, "validRange", path)
     default = quantity_at(errs, policy, "default", path)
@@ -82,16 +99,16 @@ def _validate_request_policy(maximum: Quantity, policy: Mapping[str, Any], path:
         if default is None:
             errs.append((ids.CAPACITY, required(path.child("default"), "required when validValues is defined")))
         else:
-            _validate_valid_values(default, maximum, raw_values, path.child("validValues"), errs)
+            _validate_valid_values(default, maximum, raw_values, path.child("validValues"), errs, fractional=fractional)
     elif valid_range is not None:
         if default is None:
             errs.append((ids.CAPACITY, required(path.child("default"), "required when validRange is defined")))
         else:
-            _validate_range(default, maximum, valid_range, path.child("validRange"), errs)
+            _validate_range(default, maximum, valid_range, path.child("validRange"), errs, fractional=fractional)
 
 
 def _validate_valid_values(
-    default: Quantity, maximum: Quantity, raw: list[Any], path: FieldPath, errs: Errors
+    default: Quantity, maximum: Quantity, raw: list[Any], path: FieldPath, errs: Errors, *, fractional: bool
 ) -> None:
     values: list[Quantity | None] = []
     for i, item in enumerate(raw):
@@ -110,7 +127,8 @@ def _validate_valid_values(
                 errs.append((ids.CAPACITY, invalid(
                     path.index(i), canonical(option), f"option is larger than capacity value: {canonical(maximum)}")))
             found = found or option.compare(default) == 0
-            key = format(option.value.normalize(), "f")
+            # quantityKeyAsDec with the gate, quantityKeyInt (Value(), rounded up) without it
+            key = format(option.value.normalize(), "f") if fractional else str(_int_value(option))
             if key in seen:
                 errs.append((ids.CAPACITY, duplicate(path.index(i), key)))
             seen.add(key)
@@ -119,7 +137,8 @@ def _validate_valid_values(
 
 
 def _validate_range(
-    default: Quantity, maximum: Quantity, valid_range: Mapping[str, Any], path: FieldPath, errs: Errors
+    default: Quantity, maximum: Quantity, valid_range: Mapping[str, Any], path: FieldPath, errs: Errors, *,
+    fractional: bool,
 ) -> None:
     low = quantity_at(errs, valid_range, "min", path)
     high = quantity_at(errs, valid_range, "max", path)
@@ -132,7 +151,7 @@ def _validate_range(
     if low.compare(maximum) > 0:
         found.append((path.child("min"), lo, f"min is larger than capacity value: {cap}"))
     if default.compare(low) < 0:
-        found.append((path.child("min"), default_text, f"default is less than min: {lo}"))
+        found.append((path.child("default"), default_text, f"default is less than min: {lo}"))
     if high is not None:
         hi = canonical(high)
         if low.compare(high) > 0:
@@ -140,7 +159,14 @@ def _validate_range(
         if high.compare(maximum) > 0:
             found.append((path.child("max"), hi, f"max is larger than capacity value: {cap}"))
         if default.compare(high) > 0:
-            found.append((path.child("max"), default_text, f"default is more than max: {hi}"))
+            found.append((path.child("default"), default_text, f"default is more than max: {hi}"))
+    milli = fractional and any(_fractional(q) for q in (low, high, step, default) if q is not None)
+    if milli:
+        named = (("default", default), ("min", low), ("max", high), ("step", step))
+        unsafe = [(path.child(n), canonical(q), NOT_MILLI) for n, q in named if q is not None and not _whole_milli(q)]
+        if unsafe:  # upstream returns here: the milli arithmetic would be wrong
+            errs += [(ids.CAPACITY, invalid(p, v, d)) for p, v, d in found + unsafe]
+            return
     if step is not None:
         step_text = canonical(step)
         if step.sign() <= 0:
@@ -150,11 +176,31 @@ def _validate_range(
             if added.compare(maximum) > 0:
                 found.append((path.child("step"), step_text,
                               f"one step {canonical(added)} is larger than capacity value: {cap}"))
+            scaled = _milli_value if milli else _int_value
             for value in (default, high):
-                if value is not None and (_int_value(value) - _int_value(low)) % _int_value(step) != 0:
+                if value is not None and (scaled(value) - scaled(low)) % scaled(step) != 0:
                     found.append((path.child("step"), canonical(value),
                                   f"value is not a multiple of a given step ({step_text}) from ({lo})"))
     errs += [(ids.CAPACITY, invalid(p, v, d)) for p, v, d in found]
+
+
+NOT_MILLI = "value cannot be represented as a milli value"
+
+
+def _fractional(q: Quantity) -> bool:
+    """isFractionalQuantity: the value has digits after the decimal point."""
+    return q.value != q.value.to_integral_value(rounding="ROUND_DOWN")
+
+
+def _whole_milli(q: Quantity) -> bool:
+    """The quantity equals NewMilliQuantity(q.MilliValue()): a whole number of milli-units."""
+    scaled = q.value * 1000
+    return scaled == scaled.to_integral_value()
+
+
+def _milli_value(q: Quantity) -> int:
+    """Upstream Quantity.MilliValue(): the value in milli-units, rounded up."""
+    return math.ceil(q.value * 1000)
 
 
 def _int_value(q: Quantity) -> int:

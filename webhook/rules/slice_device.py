@@ -1,8 +1,8 @@
-"""One ResourceSlice device, mirroring upstream `validateDevice` (pkg/apis/resource/validation, v1.36).
+"""One ResourceSlice device, mirroring upstream `validateDevice` (pkg/apis/resource/validation) for a release.
 
 Order and wording follow upstream: name, the 32 attributes+capacities and 48 attribute-values limits,
 attribute keys and values, capacity, taints (skipped on update when unchanged), counter consumption,
-per-device node selection, binding conditions.
+per-device node selection, binding conditions, node-allocatable resources. Limits come from the profile.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from webhook.fieldpath import FieldPath
+from webhook.profiles import Profile, load_profile
 from webhook.rules import k8s_ids as ids
 from webhook.rules.k8s_errors import duplicate, invalid, not_supported, required, too_many
 from webhook.rules.k8s_ids import Errors, tag
@@ -29,6 +30,7 @@ from webhook.rules.k8s_node_selector import validate_node_selector
 from webhook.rules.k8s_wire import as_map, get_bool, get_list, get_map, get_str, strings, unknown_fields
 from webhook.rules.slice_attribute import attribute_ok, count_values, validate_device_attribute
 from webhook.rules.slice_capacity import quantity_at, validate_capacity_map
+from webhook.rules.slice_node_allocatable import validate_node_allocatable_mappings, validate_node_allocatable_resources
 
 MAX_ATTRIBUTES_AND_CAPACITIES = 32  # ResourceSliceMaxAttributesAndCapacitiesPerDevice
 MAX_ATTRIBUTE_VALUES = 48  # ResourceSliceMaxAttributeValuesPerDevice
@@ -47,18 +49,23 @@ PER_DEVICE_FORBIDDEN = (
     "`nodeName`, `nodeSelector` and `allNodes` can only be set if `perDeviceNodeSelection` is set to true "
     "in the ResourceSlice spec"
 )
-DEVICE_FIELDS = frozenset({
-    "name", "attributes", "capacity", "consumesCounters", "nodeName", "nodeSelector", "allNodes", "taints",
-    "bindsToNode", "bindingConditions", "bindingFailureConditions", "allowMultipleAllocations",
-    "nodeAllocatableResourceMappings",
-})
+
+
+def _limit(profile: Profile, name: str) -> int:
+    value = profile.limit(name)
+    return -1 if value is None else value
 
 
 def validate_device(
-    device: Mapping[str, Any], old: Mapping[str, Any] | None, path: FieldPath, per_device: bool | None, errs: Errors
+    device: Mapping[str, Any], old: Mapping[str, Any] | None, path: FieldPath, per_device: bool | None, errs: Errors,
+    *, profile: Profile | None = None,
 ) -> None:
     """Append the errors of one device (`path` is `spec.devices[i]`) to `errs`."""
-    unknown_fields(errs, device, DEVICE_FIELDS, path)
+    profile = profile or load_profile()
+    known = profile.field_names("device")
+    unknown_fields(errs, device, known, path)
+    if not known.issuperset(device):
+        device = {key: value for key, value in device.items() if key in known}  # the decoder drops them
     name = get_str(errs, device, "name", path) or ""
     if not dns1123_label_ok(name):
         errs += tag(ids.DEVICE_NAME, validate_dns1123_label(name, path.child("name")))
@@ -79,30 +86,38 @@ def validate_device(
             count = count_values({key: attribute})
             validate_device_attribute(attribute, attributes_path.key(truncate_if_too_long(key, MAX_KEY_LENGTH)), errs)
         values += count
-    if values > MAX_ATTRIBUTE_VALUES:
+    max_values = profile.limit("maxAttributeValues")
+    if max_values is not None and values > max_values:
         errs.append((ids.ATTRIBUTE_LIMITS, invalid(
-            path, values, f"the total number of attribute values must not exceed {MAX_ATTRIBUTE_VALUES}")))
+            path, values, f"the total number of attribute values must not exceed {max_values}")))
     multiple = get_bool(errs, device, "allowMultipleAllocations", path) is True
     if capacity:
-        validate_capacity_map(capacity, multiple, path.child("capacity"), errs)
+        validate_capacity_map(capacity, multiple, path.child("capacity"), errs, profile)
     # Sub-paths are built only for fields that are present: most devices have none of these.
     taints = get_list(errs, device, "taints", path)
     if taints is not None and (old is None or old.get("taints") != device.get("taints")):
-        _validate_taints(taints, path.child("taints"), errs)
+        _validate_taints(taints, path.child("taints"), errs, _limit(profile, "maxTaints"))
     consumptions = get_list(errs, device, "consumesCounters", path)
     if consumptions is not None:
-        validate_counter_groups(consumptions, path.child("consumesCounters"), errs, limit=MAX_COUNTER_CONSUMPTIONS,
-                                name_key="counterSet", counters_limit=MAX_COUNTERS_PER_CONSUMPTION)
+        validate_counter_groups(consumptions, path.child("consumesCounters"), errs,
+                                limit=_limit(profile, "maxCounterConsumptionsPerDevice"), name_key="counterSet",
+                                counters_limit=_limit(profile, "maxCountersPerConsumption"))
     if per_device or "nodeName" in device or "nodeSelector" in device or "allNodes" in device:
         _validate_node_selection(device, path, per_device, errs)
     if "bindingConditions" in device or "bindingFailureConditions" in device:
-        _validate_binding_parameters(device, path, errs)
+        _validate_binding_parameters(device, path, errs, _limit(profile, "maxBindingConditions"))
+    resources = get_map(errs, device, "nodeAllocatableResources", path)
+    if resources:
+        validate_node_allocatable_resources(resources, capacity, path.child("nodeAllocatableResources"), errs)
+    mappings = get_map(errs, device, "nodeAllocatableResourceMappings", path)
+    if mappings:
+        validate_node_allocatable_mappings(mappings, capacity, path.child("nodeAllocatableResourceMappings"), errs)
 
 
 def within_limit(items: list[Any], limit: int, path: FieldPath, rule: str, errs: Errors) -> bool:
     """Upstream validateSlice/validateSet's size check: more than `limit` items is one TooMany, and then
     (DoS protection) none of the items is checked."""
-    if len(items) <= limit:
+    if limit < 0 or len(items) <= limit:  # a negative limit: the release has none
         return True
     errs.append((rule, too_many(path, len(items), limit)))
     return False
@@ -125,8 +140,8 @@ def string_field(item: Any, key: str) -> str:
     return value if isinstance(value, str) else ""
 
 
-def _validate_taints(taints: list[Any], path: FieldPath, errs: Errors) -> None:
-    if not within_limit(taints, MAX_TAINTS, path, ids.TAINTS, errs):
+def _validate_taints(taints: list[Any], path: FieldPath, errs: Errors, limit: int = MAX_TAINTS) -> None:
+    if not within_limit(taints, limit, path, ids.TAINTS, errs):
         return
     for i, item in enumerate(taints):
         taint_path = path.index(i)
@@ -169,7 +184,7 @@ def validate_counters(counters: Mapping[str, Any] | None, limit: int, path: Fiel
     if not counters:
         errs.append((ids.COUNTERS, required(path)))
         return
-    if len(counters) > limit:  # a map, not a list, but the same short-circuit (upstream validateMap)
+    if 0 <= limit < len(counters):  # a map, not a list, but the same short-circuit (upstream validateMap)
         errs.append((ids.COUNTERS, too_many(path, len(counters), limit)))
         return
     for key, counter in counters.items():
@@ -213,13 +228,15 @@ def _validate_node_selection(device: Mapping[str, Any], path: FieldPath, per_dev
         errs.append((ids.NODE_SELECTION, invalid(path, "{" + ", ".join(set_fields) + "}", PER_DEVICE_REQUIRED)))
 
 
-def _validate_binding_parameters(device: Mapping[str, Any], path: FieldPath, errs: Errors) -> None:
+def _validate_binding_parameters(
+    device: Mapping[str, Any], path: FieldPath, errs: Errors, limit: int = MAX_BINDING_CONDITIONS
+) -> None:
     """Upstream validateDeviceBindingParameters."""
     conditions_path, failures_path = path.child("bindingConditions"), path.child("bindingFailureConditions")
     conditions = strings(errs, get_list(errs, device, "bindingConditions", path), conditions_path)
     failures = strings(errs, get_list(errs, device, "bindingFailureConditions", path), failures_path)
     for items, items_path in ((conditions, conditions_path), (failures, failures_path)):
-        if within_limit(items, MAX_BINDING_CONDITIONS, items_path, ids.BINDING_CONDITIONS, errs):
+        if within_limit(items, limit, items_path, ids.BINDING_CONDITIONS, errs):
             for i, item in enumerate(items):
                 errs += tag(ids.BINDING_CONDITIONS, validate_label_name(item, items_path.index(i)))
         duplicates(items, items_path, ids.BINDING_CONDITIONS, errs)

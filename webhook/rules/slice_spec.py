@@ -1,8 +1,9 @@
 """A whole ResourceSlice, mirroring upstream `ValidateResourceSlice` / `ValidateResourceSliceUpdate` and
-`validateResourceSliceSpec` (kubernetes pkg/apis/resource/validation, v1.36 with KEP-5491).
+`validateResourceSliceSpec` (kubernetes pkg/apis/resource/validation) for the release of a `Profile`.
 
 v1beta1 objects nest device fields under `basic`; like the API server's internal form, devices are read
-flattened and errors name the flat path (`spec.devices[0].attributes[...]`).
+flattened and errors name the flat path (`spec.devices[0].attributes[...]`, upstream's
+`ResourceNormalizationRules`). Fields of a disabled feature gate are dropped first (`slice_gates`).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any
 
 from webhook.fieldpath import FieldPath
 from webhook.findings import Finding
+from webhook.profiles import Profile, load_profile
 from webhook.rules import k8s_ids as ids
 from webhook.rules.k8s_errors import (
     forbidden,
@@ -26,6 +28,7 @@ from webhook.rules.k8s_ids import Errors, tag
 from webhook.rules.k8s_names import (
     is_dns1123_subdomain,
     is_qualified_name,
+    messages,
     validate_dns1123_subdomain,
     validate_driver_name,
     validate_label_name,
@@ -52,20 +55,14 @@ from webhook.rules.slice_device import (
     validate_node_name,
     within_limit,
 )
+from webhook.rules.slice_gates import drop_disabled_fields, explain, features_in_use
+from webhook.rules.slice_partition import validate_partition_type, validate_skip_node_operations
 
-MAX_DEVICES = 128  # ResourceSliceMaxDevices
-MAX_DEVICES_ADVANCED = 64  # ResourceSliceMaxDevicesWithAdvancedFeatures: taints, consumesCounters, list attributes
-MAX_COUNTER_SETS = 8  # ResourceSliceMaxCounterSets
-MAX_COUNTERS_PER_SET = 32  # ResourceSliceMaxCountersPerCounterSet
 POOL_NAME_MAX = 253  # PoolNameMaxLength
 NODE_SELECTION = "exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` is required"
 SPEC = FieldPath.root("spec")
 META = FieldPath.root("metadata")
 POOL_FIELDS = frozenset({"name", "generation", "resourceSliceCount"})
-SPEC_FIELDS = frozenset({
-    "driver", "pool", "nodeName", "nodeSelector", "allNodes", "perDeviceNodeSelection", "devices", "sharedCounters",
-})
-SERVED = ("v1", "v1beta2", "v1beta1")  # resource.k8s.io versions a 1.36 API server serves ResourceSlice in
 
 
 def flat_device(device: Mapping[str, Any], beta1: bool = True) -> Mapping[str, Any]:
@@ -76,19 +73,29 @@ def flat_device(device: Mapping[str, Any], beta1: bool = True) -> Mapping[str, A
     return device
 
 
-def served_version(slice_: Mapping[str, Any]) -> str | None:
+def served_version(slice_: Mapping[str, Any], profile: Profile | None = None) -> str | None:
     """The version of `apiVersion` when the API server serves ResourceSlice in it (a missing one reads as v1)."""
     api_version = slice_.get("apiVersion")
     if api_version is None:
         return "v1"
     group, _, version = str(api_version).rpartition("/")
-    return version if group == "resource.k8s.io" and version in SERVED else None
+    served = (profile or load_profile()).served_versions
+    return version if group == "resource.k8s.io" and version in served else None
 
 
-def validate_resource_slice(slice_: Mapping[str, Any], old: Mapping[str, Any] | None = None) -> Errors:
-    """Every error the API server would report for this ResourceSlice (on UPDATE when `old` is given)."""
+def validate_resource_slice(
+    slice_: Mapping[str, Any], old: Mapping[str, Any] | None = None, profile: Profile | None = None
+) -> Errors:
+    """Every error the API server of `profile`'s release (default: the newest) would report for this
+    ResourceSlice (on UPDATE when `old` is given), worded as that release words them."""
+    profile = profile or load_profile()
+    with messages(profile.messages):
+        return _validate(slice_, old, profile)
+
+
+def _validate(slice_: Mapping[str, Any], old: Mapping[str, Any] | None, profile: Profile) -> Errors:
     errs: Errors = []
-    version = served_version(slice_)
+    version = served_version(slice_, profile)
     if version is None:
         # kubectl's words: the server has no such resource, so nothing else is checked.
         errs.append((ids.API_VERSION, Finding(FieldPath.root("apiVersion"), 'no matches for kind "ResourceSlice" '
@@ -99,7 +106,7 @@ def validate_resource_slice(slice_: Mapping[str, Any], old: Mapping[str, Any] | 
     spec = get_map(errs, slice_, "spec", FieldPath()) or {}
     old_spec = old.get("spec") if old is not None else None
     validate_resource_slice_spec(spec, old_spec if isinstance(old_spec, Mapping) else None, SPEC, errs,
-                                 beta1=version == "v1beta1")
+                                 beta1=version == "v1beta1", profile=profile)
     return errs
 
 
@@ -134,9 +141,37 @@ def _validate_object_meta(meta: Mapping[str, Any], old: Mapping[str, Any] | None
 
 
 def validate_resource_slice_spec(
-    spec: Mapping[str, Any], old: Mapping[str, Any] | None, path: FieldPath, errs: Errors, *, beta1: bool = False
+    spec: Mapping[str, Any], old: Mapping[str, Any] | None, path: FieldPath, errs: Errors, *, beta1: bool = False,
+    profile: Profile | None = None,
 ) -> None:
-    unknown_fields(errs, spec, SPEC_FIELDS, path)
+    profile = profile or load_profile()
+    own: Errors = []  # the spec's errors, whose hints `explain` rewrites; the caller's earlier ones stay as they are
+    _validate_spec(spec, old, path, own, beta1=beta1, profile=profile)
+    errs += own
+
+
+def _validate_spec(
+    spec: Mapping[str, Any], old: Mapping[str, Any] | None, path: FieldPath, errs: Errors, *, beta1: bool,
+    profile: Profile,
+) -> None:
+    known = profile.field_names("spec")
+    unknown_fields(errs, spec, known, path)
+    spec = {key: value for key, value in spec.items() if key in known}  # the decoder drops unknown fields
+    raw_devices = spec.get("devices")
+    old_devices = old.get("devices") if old is not None else None
+    old_flat = [flat_device(d) for d in old_devices if isinstance(d, Mapping)] if isinstance(old_devices, list) else []
+    in_use = features_in_use(old, old_flat, profile)
+    flat_in = [flat_device(d, beta1) if isinstance(d, Mapping) else d for d in raw_devices] \
+        if isinstance(raw_devices, list) else []
+    spec, flat_in, dropped = drop_disabled_fields(spec, flat_in, in_use, profile, errs)
+    _validate_kept(spec, flat_in if isinstance(raw_devices, list) else None, old, path, errs, profile=profile)
+    errs[:] = explain(errs, dropped, profile)
+
+
+def _validate_kept(
+    spec: Mapping[str, Any], flat_devices: list[Any] | None, old: Mapping[str, Any] | None, path: FieldPath,
+    errs: Errors, *, profile: Profile,
+) -> None:
     driver = get_str(errs, spec, "driver", path) or ""
     errs += tag(ids.DRIVER, validate_driver_name(driver, path.child("driver")))
     pool = get_map(errs, spec, "pool", path) or {}
@@ -169,10 +204,20 @@ def validate_resource_slice_spec(
     counter_sets = get_list(errs, spec, "sharedCounters", path)
     if devices is not None and counter_sets is not None:
         errs.append((ids.COUNTERS, invalid(path, "", "only one of `sharedCounters` or `devices` is allowed")))
-    flat = [flat_device(d, beta1) if isinstance(d, Mapping) else d for d in devices or ()]
-    _validate_devices(flat, old, spec.get("perDeviceNodeSelection") is True, path.child("devices"), errs)
-    validate_counter_groups(counter_sets, path.child("sharedCounters"), errs, limit=MAX_COUNTER_SETS, name_key="name",
-                            counters_limit=MAX_COUNTERS_PER_SET)
+    flat = flat_devices if devices is not None and flat_devices is not None else []
+    per_device = spec.get("perDeviceNodeSelection") is True
+    _validate_devices(flat, old, per_device, path.child("devices"), errs, profile=profile)
+    validate_counter_groups(counter_sets, path.child("sharedCounters"), errs,
+                            limit=_limit(profile, "maxCounterSets"), name_key="name",
+                            counters_limit=_limit(profile, "maxCountersPerCounterSet"))
+    validate_partition_type(spec, flat, path, errs)
+    validate_skip_node_operations(spec, path, errs)
+
+
+def _limit(profile: Profile, name: str) -> int:
+    """A limit of the release; -1 (no limit, as upstream's validateSlice reads it) where the release has none."""
+    value = profile.limit(name)
+    return -1 if value is None else value
 
 
 def _validate_resource_pool(pool: Mapping[str, Any], path: FieldPath, errs: Errors) -> None:
@@ -208,10 +253,13 @@ def _validate_immutable(spec: Mapping[str, Any], old: Mapping[str, Any], path: F
 
 
 def _validate_devices(
-    devices: list[Any], old: Mapping[str, Any] | None, per_device: bool, path: FieldPath, errs: Errors
+    devices: list[Any], old: Mapping[str, Any] | None, per_device: bool, path: FieldPath, errs: Errors, *,
+    profile: Profile,
 ) -> None:
     flat = devices
-    limit = MAX_DEVICES_ADVANCED if any(_uses_advanced_features(d) for d in flat) else MAX_DEVICES
+    advanced = profile.limit("maxDevicesAdvanced")
+    uses_advanced = advanced is not None and any(_uses_advanced_features(d) for d in flat)
+    limit = advanced if uses_advanced and advanced is not None else _limit(profile, "maxDevices")
     if not within_limit(flat, limit, path, ids.DEVICE_COUNT, errs):
         return
     old_devices: dict[str, Mapping[str, Any]] = {}
@@ -225,7 +273,7 @@ def _validate_devices(
             as_map(errs, item, device_path)  # reported once; nothing inside to check
             continue
         old_device = old_devices.get(string_field(item, "name")) if old is not None else None
-        validate_device(item, old_device, device_path, per_device, errs)
+        validate_device(item, old_device, device_path, per_device, errs, profile=profile)
     duplicates((string_field(d, "name") if isinstance(d, Mapping) else None for d in flat), path, ids.DEVICE_NAME,
                errs)
 

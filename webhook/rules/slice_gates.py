@@ -1,0 +1,200 @@
+"""What a release's API server does with ResourceSlice fields before validating them (profiles, feature gates).
+
+Upstream `dropDisabledFields` (pkg/registry/resource/resourceslice/strategy.go) clears every field whose
+feature gate is off, on create and on update, unless the old object already used that feature (then
+the field is kept, so existing objects survive a gate being turned off). The request then succeeds
+without the field: no error, no warning. draguard reports each such field once (`k8s-feature-gate`,
+warn) and validates the object as the server stores it, so an error the drop causes (a device left
+without node selection) is the server's own error, hinted with the gate.
+
+A field the release does not have at all is an unknown field (`k8s-unknown-field`); its hint names
+the release that added it. List attributes (`DRAListTypeAttributes`) are dropped by the runner.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable, Mapping
+from dataclasses import replace
+from typing import Any
+
+from webhook.fieldpath import FieldPath
+from webhook.findings import Finding
+from webhook.profiles import Profile, first_release, load_profile
+from webhook.rules import k8s_ids as ids
+from webhook.rules.k8s_ids import Errors
+
+SPEC = FieldPath.root("spec")
+
+
+def _used(value: Any) -> bool:
+    """Upstream's in-use test: a pointer that is set, a list or map that is not empty."""
+    if isinstance(value, list | Mapping):
+        return bool(value)
+    return value is not None
+
+
+def _gated(profile: Profile, scope: str) -> dict[str, tuple[str, ...]]:
+    """`{field: gates}` of the fields in `scope` ("spec", "device", "capacity") that some gate guards."""
+    return _gated_fields(profile.version, scope)
+
+
+@functools.cache
+def _gated_fields(version: str, scope: str) -> dict[str, tuple[str, ...]]:
+    prefix = scope + "."
+    fields = load_profile(version).fields
+    return {key[len(prefix):]: gates for key, gates in fields.items() if key.startswith(prefix) and gates}
+
+
+def features_in_use(spec: Mapping[str, Any] | None, devices: Iterable[Mapping[str, Any]], profile: Profile) -> set[str]:
+    """The gates whose fields the (old) object sets: upstream's dra*FeatureInUse, one per gate."""
+    used: set[str] = set()
+    if spec is None:
+        return used
+    for name, gates in _gated(profile, "spec").items():
+        if _used(spec.get(name)):
+            used.update(gates)
+    device_fields, capacity_fields = _gated(profile, "device"), _gated(profile, "capacity")
+    for device in devices:
+        for name, gates in device_fields.items():
+            if _used(device.get(name)):
+                used.update(gates)
+        capacity = device.get("capacity")
+        for entry in capacity.values() if isinstance(capacity, Mapping) else ():
+            for name, gates in capacity_fields.items():
+                if isinstance(entry, Mapping) and _used(entry.get(name)):
+                    used.update(gates)
+    return used
+
+
+def drop_disabled_fields(
+    spec: Mapping[str, Any], devices: list[Any], in_use: set[str], profile: Profile, errs: Errors
+) -> tuple[Mapping[str, Any], list[Any], set[str]]:
+    """The spec and (flat) devices as the API server stores them, and the gates that dropped something;
+    a `k8s-feature-gate` finding per dropped field.
+
+    A gate counts as off for a field unless every gate guarding it is on or the old object used it. With
+    every gate on (the common case) nothing is copied.
+    """
+
+    def off(scope: str) -> dict[str, str]:
+        """`{field: the first gate guarding it that is off}` for the fields of `scope` the server drops."""
+        found: dict[str, str] = {}
+        for name, gates in _gated(profile, scope).items():
+            if not any(g in in_use for g in gates):
+                gate = next((g for g in gates if not profile.enabled(g)), None)
+                if gate is not None:
+                    found[name] = gate
+        return found
+
+    dropped_by: set[str] = set()
+
+    def drop(path: FieldPath, gate: str) -> None:
+        dropped_by.add(gate)
+        errs.append((ids.FEATURE_GATE, dropped(path, gate, profile)))
+
+    spec_off, device_off, capacity_off = off("spec"), off("device"), off("capacity")
+    kept_spec = spec
+    if spec_off.keys() & spec.keys():
+        kept_spec = {k: v for k, v in spec.items() if k not in spec_off}
+        for name in spec_off.keys() & spec.keys():
+            drop(SPEC.child(name), spec_off[name])
+    if not any(_sets_any(d, device_off, capacity_off) for d in devices):
+        return kept_spec, devices, dropped_by  # nothing to drop: no copy
+    kept_devices: list[Any] = []
+    for i, device in enumerate(devices):
+        if not isinstance(device, Mapping):
+            kept_devices.append(device)
+            continue
+        path = SPEC.child("devices").index(i)
+        kept = {k: v for k, v in device.items() if k not in device_off}
+        for name in device_off.keys() & device.keys():
+            drop(path.child(name), device_off[name])
+        capacity = kept.get("capacity")
+        if capacity_off and isinstance(capacity, Mapping):
+            entries: dict[str, Any] = {}
+            for key, value in capacity.items():
+                if isinstance(value, Mapping) and capacity_off.keys() & value.keys():
+                    for name in capacity_off.keys() & value.keys():
+                        drop(path.child("capacity").key(str(key)).child(name), capacity_off[name])
+                    value = {k: v for k, v in value.items() if k not in capacity_off}  # noqa: PLW2901
+                entries[key] = value
+            kept["capacity"] = entries
+        kept_devices.append(kept)
+    return kept_spec, kept_devices, dropped_by
+
+
+def _sets_any(device: Any, device_off: Mapping[str, str], capacity_off: Mapping[str, str]) -> bool:
+    """Whether `device` sets a device field or a capacity field the server drops."""
+    if not isinstance(device, Mapping):
+        return False
+    if device_off and not device_off.keys().isdisjoint(device.keys()):
+        return True
+    capacity = device.get("capacity")
+    return bool(capacity_off) and isinstance(capacity, Mapping) and any(
+        isinstance(entry, Mapping) and not capacity_off.keys().isdisjoint(entry.keys()) for entry in capacity.values())
+
+
+def dropped(path: FieldPath, gate: str, profile: Profile) -> Finding:
+    return Finding(path, f"the API server drops this field: feature gate {profile.describe(gate)}",
+                   hint=f"enable {gate} on the cluster (kube-apiserver --feature-gates={gate}=true) or leave the "
+                        "field out; draguard: featureGates in the policy or --feature-gates")
+
+
+def explain(errs: Errors, dropped_gates: set[str], profile: Profile) -> Errors:
+    """Name the release or gate in the findings a profile causes: unknown fields, and errors a drop caused."""
+    out: Errors = []
+    for rule, finding in errs:
+        shown = finding
+        if rule == ids.UNKNOWN_FIELD:
+            shown = replace(finding, hint=_unknown_hint(finding.path, profile) or finding.hint)
+        elif rule in _RELEASE_LIMITS and finding.message.startswith("Too many:"):
+            shown = replace(finding, hint=_limit_hint(rule, profile) or finding.hint)
+        elif dropped_gates and rule == ids.NODE_SELECTION and not finding.hint:
+            gates = ", ".join(sorted(dropped_gates))
+            shown = replace(finding, hint=f"the API server dropped fields of {gates}, off in this cluster "
+                                          f"(Kubernetes {profile.version}); see the k8s-feature-gate findings")
+        out.append((rule, shown))
+    return out
+
+
+# Limits that differ between releases, by the rule reporting them: (limit name, what it counts).
+_RELEASE_LIMITS = {ids.TAINTS: ("maxTaints", "taints per device"),
+                   ids.DEVICE_COUNT: ("maxDevicesAdvanced", "devices in a slice using taints, counters or lists")}
+
+
+def _limit_hint(rule: str, profile: Profile) -> str:
+    """`Kubernetes 1.34 allows at most 4 taints per device (1.37: 16)` where the newest release differs."""
+    name, counted = _RELEASE_LIMITS[rule]
+    here, newest = profile.limit(name), load_profile().limit(name)
+    if here == newest or here is None:
+        return ""
+    return f"Kubernetes {profile.version} allows at most {here} {counted} ({load_profile().version}: {newest})"
+
+
+def _unknown_hint(path: FieldPath, profile: Profile) -> str:
+    key = field_key(path)
+    if key is None:
+        return ""
+    added = first_release(key)
+    if added is None:
+        return ""
+    if profile.has_field(key):
+        return ""
+    if added > profile.version:
+        return f"Kubernetes {profile.version} has no such field (added in {added}); the API server drops it"
+    return f"Kubernetes {profile.version} no longer has this field; the API server drops it"
+
+
+def field_key(path: FieldPath) -> str | None:
+    """`spec.x`, `device.x`, `capacity.x` or `attribute.x` for a field path the profiles know, else None."""
+    steps = list(path.steps())
+    names = [s for s, is_key in steps if not is_key and not isinstance(s, int)]
+    if len(steps) == 2 and steps[0][0] == "spec":
+        return f"spec.{steps[1][0]}"
+    if len(steps) >= 4 and steps[1][0] == "devices":
+        if len(steps) == 4:
+            return f"device.{names[-1]}"
+        if len(steps) == 6 and steps[3][0] in ("capacity", "attributes"):
+            return f"{'capacity' if steps[3][0] == 'capacity' else 'attribute'}.{names[-1]}"
+    return None
