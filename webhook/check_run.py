@@ -113,6 +113,7 @@ def report(args: argparse.Namespace, run: Run) -> int:
 
     stdout = sys.stdout
     targets = outputs(args.format, FORMATS)
+    run.problems.sort(key=lambda p: (p.source, p.line or 0, p.column or 0))
     for problem in run.problems:
         print(f"draguard: {problem}", file=sys.stderr)
     findings: list[Finding] = sorted((f for r in run.files for f in r.findings), key=sort_key)

@@ -78,6 +78,9 @@ def apply_edits(text: str, groups: Sequence[tuple[Target, Sequence[Edit]]],
     return Result(text, 0, _in_file_order(skipped + gave_up))
 
 
+_OPERAND = re.compile(r"[\w.\[\]\"'/?-]+$")
+
+
 def _rewrites(text: str, pending: Sequence[tuple[Target, Sequence[Edit]]]) -> list[Rewrite]:
     out: list[Rewrite] = []
     for target, edits in pending:
@@ -86,7 +89,12 @@ def _rewrites(text: str, pending: Sequence[tuple[Target, Sequence[Edit]]]) -> li
             offset = offsets[edit.start] if offsets is not None else target.start
             line = text.count("\n", 0, offset) + 1
             column = offset - text.rfind("\n", 0, offset)
-            out.append(Rewrite(line, column, _normal(target.value[edit.start:edit.end]), _normal(edit.replacement)))
+            before, after = target.value[edit.start:edit.end], edit.replacement
+            if not before:  # an insertion (`.includes(true)`): show the operand it completes
+                operand = _OPERAND.search(target.value, 0, edit.start)
+                before = operand.group(0) if operand else ""
+                after = before + after
+            out.append(Rewrite(line, column, _normal(before), _normal(after)))
     return sorted(out, key=lambda r: (r.line, r.column))
 
 
