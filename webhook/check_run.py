@@ -62,6 +62,8 @@ def check(args: argparse.Namespace, *, fix: bool = False) -> tuple[Run, tuple[Ob
             run.ignored += 1
             continue
         groups.setdefault(id(cfg), (tuned_policy(cfg.policy, args), []))[1].append(i)
+    log.debug("configuration: %d lookup(s), %d cache hit(s), %d distinct policy(ies)", discovery.lookups,
+              discovery.hits, len(groups))
     progress = Progress(sum(len(g) for _p, g in groups.values()), enabled=None if not args.quiet else False)
     by_index: dict[int, FileResult] = {}
     try:

@@ -130,6 +130,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:  # `draguard lint ... | head`
         return EXIT_OK
+    except RecursionError:  # a CEL expression or YAML document nested beyond what the parsers recurse into
+        logging.getLogger(__name__).debug("traceback", exc_info=True)
+        print(f"{PROG}: error: {args.command}: the input nests too deeply for draguard's parsers "
+              "(Python's recursion limit); simplify the expression", file=sys.stderr)
+        return EXIT_USAGE
+    except Exception as err:  # a draguard bug: one line, never a traceback (-v logs it)
+        logging.getLogger(__name__).debug("traceback", exc_info=True)
+        detail = next(iter(str(err).splitlines()), "")
+        print(f"{PROG}: error: {args.command}: internal error: {type(err).__name__}: {detail} "
+              "(a draguard bug; -v shows the traceback)", file=sys.stderr)
+        return EXIT_USAGE
     return code
 
 

@@ -68,13 +68,16 @@ class Discovery:
         self._explicit = load(explicit, cwd=self._cwd) if explicit else None
         self._by_dir: dict[Path, Config] = {}
         self._by_file: dict[Path | None, Config] = {}
+        self.lookups = self.hits = 0  # for -v: directories looked up, and answered from the cache
 
     def for_file(self, source: str) -> Config:
         if self._explicit is not None:
             return self._explicit
         directory = self._cwd if source in STDIN_SOURCES else (self._cwd / source).parent
+        self.lookups += 1
         cached = self._by_dir.get(directory)
         if cached is not None:
+            self.hits += 1
             return cached
         path = find(directory)
         config = self._by_file.get(path)

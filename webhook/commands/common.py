@@ -22,10 +22,13 @@ FAIL_ON = ("deny", "warn", "audit")
 COLOR = ("auto", "always", "never")
 
 
-def add_output_arguments(parser: argparse.ArgumentParser, formats: Iterable[str]) -> None:
+def add_output_arguments(parser: argparse.ArgumentParser, formats: Iterable[str], *, findings: bool = True) -> None:
+    """`--format FMT[=FILE]`; with `findings` (a report of findings) also --color/--no-color and --quiet."""
     names = ", ".join(sorted(formats))
     parser.add_argument("--format", action="append", default=[], metavar="FMT[=FILE]",
                         help=f"{names}; =FILE writes that format to FILE (repeatable; default text on stdout)")
+    if not findings:
+        return
     parser.add_argument("--color", choices=COLOR, default="auto",
                         help="colour the text output: auto (a terminal, unless NO_COLOR is set), always, never")
     parser.add_argument("--no-color", dest="color", action="store_const", const="never", help="same as --color never")
