@@ -42,12 +42,13 @@ class Run:
 
 def check(args: argparse.Namespace, *, fix: bool = False) -> tuple[Run, tuple[Obj, ...]]:
     """Read and lint every input; with `fix`, each file's safe edits are applied in memory."""
-    from webhook.commands.common import tuned_policy
+    from webhook.commands.common import check_arguments, tuned_policy
     from webhook.config import Discovery
     from webhook.lint import lint_sources, tuned_gc
     from webhook.manifests import _read_sources
     from webhook.progress import Progress
 
+    check_arguments(args)
     started = time.perf_counter()
     run = Run()
     discovery = Discovery(args.config)
@@ -120,8 +121,6 @@ def report(args: argparse.Namespace, run: Run) -> int:
         print(f"draguard: {problem}", file=sys.stderr)
     findings: list[Finding] = sorted((f for r in run.files for f in r.findings), key=sort_key)
     if args.write_baseline:
-        if not args.baseline:
-            raise DraguardError("--write-baseline needs --baseline FILE")
         write_baseline(args.baseline, findings)
         if not args.quiet:
             print(f"draguard: wrote {len(findings)} finding(s) to {args.baseline}", file=sys.stderr)

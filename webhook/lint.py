@@ -26,6 +26,7 @@ from webhook.policy import Policy
 from webhook.rules.base import DRA_KINDS
 from webhook.run import run_rules, sort_key
 from webhook.spans import LineIndex, value_offsets
+from webhook.suggest import with_suggestion
 from webhook.waivers import REASON_RULE, comment_waivers, waived
 from webhook.wire import Obj, kind_of
 
@@ -276,7 +277,7 @@ def lint_text(text: str, source: str, policy: Policy, *, inventory: Sequence[Obj
         for finding in outcome.findings:
             if index is None:
                 index = LineIndex(text)
-            placed = replace(finding, position=_place(finding, doc, source, text, index))
+            placed = with_suggestion(replace(finding, position=_place(finding, doc, source, text, index)), inventory)
             if waivers and _waived(placed, doc, waivers):
                 result.suppressed += 1
                 continue

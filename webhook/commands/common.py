@@ -111,21 +111,36 @@ def use_color(choice: str, stream: TextIO) -> bool:
         return False
 
 
-def tuned_policy(policy: Policy, args: argparse.Namespace) -> Policy:
-    """The policy with `--enable`, `--disable` and `--list-types` applied; an unknown rule is a usage error."""
-    from dataclasses import replace
-
-    from webhook.findings import Action
+def check_arguments(args: argparse.Namespace) -> None:
+    """Usage errors in the shared flags, found before any file is read."""
     from webhook.lint import known_rules
-    from webhook.policy import Policy
+    from webhook.report import FORMATS
     from webhook.waivers import did_you_mean
 
-    actions = dict(policy.actions)
+    outputs(args.format, FORMATS)
     for flag, rules in (("--enable", args.enable), ("--disable", args.disable)):
         for rule in rules:
             if rule not in known_rules():
                 raise DraguardError(f"{flag} {rule}: unknown rule{did_you_mean(rule, known_rules())}; "
                                     "`draguard rules` lists them")
+    if args.write_baseline and not args.baseline:
+        raise DraguardError("--write-baseline needs --baseline FILE")
+    if args.baseline and not args.write_baseline:
+        from webhook.waivers import load_baseline
+
+        load_baseline(args.baseline)  # a missing or malformed baseline fails before the run, not after
+
+
+def tuned_policy(policy: Policy, args: argparse.Namespace) -> Policy:
+    """The policy with `--enable`, `--disable` and `--list-types` applied (rule names checked already)."""
+    from dataclasses import replace
+
+    from webhook.findings import Action
+    from webhook.policy import Policy
+
+    actions = dict(policy.actions)
+    for flag, rules in (("--enable", args.enable), ("--disable", args.disable)):
+        for rule in rules:
             if flag == "--disable":
                 actions[rule] = Action.OFF
             elif policy.action(rule) is Action.OFF:
