@@ -122,7 +122,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ModuleNotFoundError as err:
         missing = _server_module(err)
         if missing is None:
-            raise
+            return _internal_error(args.command, err)
         print(f"{PROG}: error: `{PROG} {args.command}` needs the server extra ({missing} is not installed): "
               f"pip install 'draguard[server]'", file=sys.stderr)
         return EXIT_USAGE
@@ -135,13 +135,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{PROG}: error: {args.command}: the input nests too deeply for draguard's parsers "
               "(Python's recursion limit); simplify the expression", file=sys.stderr)
         return EXIT_USAGE
-    except Exception as err:  # a draguard bug: one line, never a traceback (-v logs it)
-        logging.getLogger(__name__).debug("traceback", exc_info=True)
-        detail = next(iter(str(err).splitlines()), "")
-        print(f"{PROG}: error: {args.command}: internal error: {type(err).__name__}: {detail} "
-              "(a draguard bug; -v shows the traceback)", file=sys.stderr)
-        return EXIT_USAGE
+    except Exception as err:
+        return _internal_error(args.command, err)
     return code
+
+
+def _internal_error(command: str, err: Exception) -> int:
+    """A draguard bug: one line, never a traceback (`-v` logs it)."""
+    logging.getLogger(__name__).debug("traceback", exc_info=err)
+    detail = next(iter(str(err).splitlines()), "")
+    print(f"{PROG}: error: {command}: internal error: {type(err).__name__}: {detail} "
+          "(a draguard bug; -v shows the traceback)", file=sys.stderr)
+    return EXIT_USAGE
 
 
 def _server_module(err: ModuleNotFoundError) -> str | None:

@@ -140,7 +140,8 @@ def test_ignore_globs_skip_files(capsys: pytest.CaptureFixture[str], tmp_path: P
     (tmp_path / "vendor" / "s.json").write_text(json.dumps(slice_with(numa=-1)), encoding="utf-8")
     policy = tmp_path / "policy.yaml"
     policy.write_text("ignore: ['*/vendor/*']\n", encoding="utf-8")
-    assert run(capsys, str(tmp_path / "vendor"), "--policy", str(policy)) == (0, "0 objects checked; 0 denied, 0 warnings, 0 audit\n", NOTHING)
+    assert run(capsys, str(tmp_path / "vendor"), "--policy", str(policy)) == (
+        0, "0 objects checked; 0 denied, 0 warnings, 0 audit\n", NOTHING)
 
 
 def test_json_list_findings_point_at_the_item_line(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -173,4 +174,5 @@ def test_ignored_files_are_not_even_read(capsys: pytest.CaptureFixture[str], tmp
     (tmp_path / "vendor" / "broken.yaml").write_text("kind: [\n", encoding="utf-8")
     policy = tmp_path / "policy.yaml"
     policy.write_text("ignore: ['*/vendor/*']\n", encoding="utf-8")
-    assert run(capsys, str(tmp_path / "vendor"), "--policy", str(policy)) == (0, "0 objects checked; 0 denied, 0 warnings, 0 audit\n", NOTHING)
+    assert run(capsys, str(tmp_path / "vendor"), "--policy", str(policy)) == (
+        0, "0 objects checked; 0 denied, 0 warnings, 0 audit\n", NOTHING)
