@@ -3,8 +3,9 @@
 Two input sets: the real corpus (../shared/corpus, read in place) and 3,660 files made of its YAML and JSON
 files copied 20 times into a temporary directory (with the walk-through's examples instead when the corpus
 is absent). Each command runs as a user runs it (`draguard CMD PATH --format json=FILE`), in a child whose
-peak RSS is the largest of its process tree's (worker processes included). Each command runs twice, interleaved
-(lint, validate, validate, lint), and the faster run counts. Target: validate within 1.5x of lint's time. The machine may be shared: read the figures as ratios from one run.
+peak RSS is the largest of its process tree's (worker processes included). Each command runs twice,
+interleaved (lint, validate, validate, lint), and the faster run counts. Target: validate within 1.5x of
+lint's time. The machine may be shared: read the figures as ratios from one run.
 """
 
 from __future__ import annotations
