@@ -102,8 +102,8 @@ def _version() -> str:
 
 def configure_logging(verbose: bool) -> None:
     """WARNING for everyone; DEBUG for draguard's own loggers with `-v` (never for cel-python or lark)."""
-    logging.basicConfig(level=logging.WARNING, format=f"{PROG}: %(levelname)s: %(message)s", stream=sys.stderr,
-                        force=True)
+    # No `force`: a host that configured logging already (a test runner, an embedding program) keeps its handlers.
+    logging.basicConfig(level=logging.WARNING, format=f"{PROG}: %(levelname)s: %(message)s", stream=sys.stderr)
     for name in OWN_LOGGERS:
         logging.getLogger(name).setLevel(logging.DEBUG if verbose else logging.NOTSET)
     for name in ("celpy", "lark"):  # they may set their own levels on import; pin them
