@@ -266,3 +266,11 @@ def test_the_lean_install_pulls_in_no_server_stack() -> None:
     assert names == {"cel-python", "ruamel.yaml", "pyyaml"}
     server = {dep.split(">")[0].strip().lower() for dep in project["optional-dependencies"]["server"]}
     assert server == {"flask", "gunicorn", "cryptography", "kubernetes", "prometheus-client", "msgspec"}
+
+
+def test_the_image_installs_the_server_extra() -> None:
+    """The container runs `draguard serve`: its build must add what the lean wheel leaves out."""
+    dockerfile = (REPO / "Dockerfile").read_text(encoding="utf-8")
+    assert '/opt/draguard/bin/pip install "draguard[server]"' in dockerfile
+    makefile = (REPO / "Makefile").read_text(encoding="utf-8")
+    assert "pip install --quiet -e '.[server,dev]'" in makefile  # `make run` serves with it
