@@ -274,3 +274,45 @@ def test_the_image_installs_the_server_extra() -> None:
     assert '/opt/draguard/bin/pip install "draguard[server]"' in dockerfile
     makefile = (REPO / "Makefile").read_text(encoding="utf-8")
     assert "pip install --quiet -e '.[server,dev]'" in makefile  # `make run` serves with it
+
+
+# -- report options ------------------------------------------------------------------------------------------------
+
+def _claim_file(tmp_path: Path) -> Path:
+    import yaml
+
+    path = tmp_path / "c.yaml"
+    selector = 'device.attributes["gpu.example.com"].model == "A100"'
+    path.write_text(yaml.safe_dump(claim_with_selector(selector)), encoding="utf-8")
+    return path
+
+
+def test_json_summary_counts_per_rule_and_baselined(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    path, baseline = _claim_file(tmp_path), tmp_path / "b.json"
+    assert cli.main(["lint", str(path), "--format", "json", "--summary"]) == 1
+    summary = json.loads(capsys.readouterr().out)["summary"]
+    assert (summary["rules"], "baselined" in summary) == (
+        [{"rule": "list-fragile-compare", "action": "warn", "count": 1}], False)
+    assert cli.main(["lint", str(path), "--baseline", str(baseline), "--write-baseline"]) == 0
+    capsys.readouterr()
+    assert cli.main(["lint", str(path), "--format", "json", "--baseline", str(baseline)]) == 0
+    summary = json.loads(capsys.readouterr().out)["summary"]
+    assert (summary["baselined"], summary["warn"]) == (1, 0)
+
+
+def test_quiet_on_a_clean_run_prints_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = _claim_file(tmp_path)
+    assert cli.main(["lint", str(path), "--quiet", "--disable", "list-fragile-compare"]) == 0
+    assert capsys.readouterr() == ("", "")
+
+
+def test_only_one_format_goes_to_stdout(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = _claim_file(tmp_path)
+    assert cli.main(["validate", str(path), "--format", "text", "--format", "json"]) == 2
+    assert capsys.readouterr() == (
+        "", "draguard: error: --format: only one format can go to stdout; give the others =FILE\n")
+    assert cli.main(["validate", str(path), "--format", "text", "--format", f"json={tmp_path / 'r.json'}"]) == 1
+    assert capsys.readouterr().out.endswith("1 object checked; 0 denied, 1 warning, 0 audit\n")
+    assert (tmp_path / "r.json").is_file()
