@@ -50,6 +50,7 @@ def check(args: argparse.Namespace, *, fix: bool = False) -> tuple[Run, tuple[Ob
 
     check_arguments(args)
     started = time.perf_counter()
+    began = time.monotonic()  # the progress line's clock
     run = Run()
     discovery = Discovery(args.config)
     inventory = read_inventory(args, run.problems)
@@ -65,7 +66,8 @@ def check(args: argparse.Namespace, *, fix: bool = False) -> tuple[Run, tuple[Ob
         groups.setdefault(id(cfg), (tuned_policy(cfg.policy, args), []))[1].append(i)
     log.debug("configuration: %d lookup(s), %d cache hit(s), %d distinct policy(ies)", discovery.lookups,
               discovery.hits, len(groups))
-    progress = Progress(sum(len(g) for _p, g in groups.values()), enabled=None if not args.quiet else False)
+    progress = Progress(sum(len(g) for _p, g in groups.values()), enabled=None if not args.quiet else False,
+                        started=began)
     by_index: dict[int, FileResult] = {}
     try:
         with tuned_gc():

@@ -14,14 +14,16 @@ INTERVAL = 0.1  # seconds between redraws
 
 class Progress:
     def __init__(self, total: int, *, stream: TextIO | None = None, enabled: bool | None = None,
-                 clock: Callable[[], float] = time.monotonic, noun: str = "files") -> None:
+                 clock: Callable[[], float] = time.monotonic, noun: str = "files",
+                 started: float | None = None) -> None:
+        """`started`: when the run began, on `clock` (default: now), so reading inputs counts too."""
         self.stream = stream if stream is not None else sys.stderr
         self.total = total
         self.done = 0
         self.noun = noun
         self.enabled = _isatty(self.stream) if enabled is None else enabled
         self._clock = clock
-        self._started = clock()
+        self._started = clock() if started is None else started
         self._drawn = -INTERVAL
         self.shown = False
 

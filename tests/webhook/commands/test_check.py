@@ -164,6 +164,16 @@ def test_progress_appears_after_two_seconds_redraws_at_most_ten_times_a_second_a
                                  "\r\x1b[K")
 
 
+def test_progress_counts_from_the_start_of_the_run() -> None:
+    from webhook.progress import Progress
+
+    clock, stream = _Clock(), io.StringIO()
+    Progress(5, stream=stream, enabled=True, clock=clock, started=98.01).advance()
+    assert stream.getvalue() == ""
+    Progress(5, stream=stream, enabled=True, clock=clock, started=98.0).advance()
+    assert stream.getvalue() == "\rdraguard: 1/5 files checked (2 s)"
+
+
 def test_progress_stays_silent_off_a_terminal() -> None:
     from webhook.progress import Progress
 
