@@ -1,8 +1,9 @@
 # syntax=docker/dockerfile:1
 # draguard: the admission webhook image the manifests in deploy/ run.
 #   docker build -t registry.example.com/draguard:0.1.0 .
-# Two stages: `build` turns the source into a wheel and installs it with its dependencies into a virtualenv (then
-# drops the pip and setuptools the venv was seeded with);
+# Two stages: `build` turns the source into a wheel and installs it with its dependencies and its `server` extra
+# (Flask, gunicorn, the Kubernetes client, ...) into a virtualenv (then drops the pip and setuptools the venv was
+# seeded with);
 # the final stage is the slim Python runtime plus that virtualenv, run as a non-root user. Every dependency
 # ships binary wheels for linux/amd64 and linux/arm64, so no compiler is needed in either stage.
 ARG PYTHON_IMAGE=python:3.11-slim-bookworm
@@ -19,6 +20,7 @@ COPY webhook ./webhook
 RUN python -m pip wheel --no-deps --wheel-dir /wheels . \
  && python -m venv /opt/draguard \
  && /opt/draguard/bin/pip install /wheels/*.whl \
+ && /opt/draguard/bin/pip install "draguard[server]" \
  && /opt/draguard/bin/pip uninstall --yes setuptools pip \
  && /opt/draguard/bin/draguard --help > /dev/null \
  && /opt/draguard/bin/python -c "import celext, certs.issue, certs.reload, kubernetes.client, webhook.app, webhook.serve"

@@ -8,11 +8,12 @@ STAMP := $(VENV)/.installed
 
 install: $(STAMP)
 
-# Re-install when the project metadata changes; a fresh clone builds the venv from scratch.
+# Re-install when the project metadata changes; a fresh clone builds the venv from scratch. The server extra
+# (Flask, gunicorn, the Kubernetes client, ...) is what `make run` serves with; `pip install .` alone is the CLI.
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e '.[server,dev]'
 	touch $(STAMP)
 
 # The webhook on https://127.0.0.1:8443 with a self-signed CA and the default policy; Ctrl-C stops it.

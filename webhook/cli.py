@@ -3,6 +3,9 @@
 A command module defines `HELP` (one line), `add_arguments(parser)` and `run(args) -> int`, and
 imports its heavy dependencies inside `run` so that `draguard <cmd> --help` starts fast.
 Exit codes: 0 clean, 1 findings at the failing level, 2 usage or input error.
+
+Options and paths may be mixed in any order (`draguard lint a.yaml --slices s.yaml b.yaml`): each leaf
+command parses with argparse's intermixed mode. A usage error names the command's own `--help`.
 """
 
 from __future__ import annotations
@@ -14,12 +17,18 @@ import pkgutil
 import sys
 from collections.abc import Sequence
 from types import ModuleType
+from typing import Any
 
 from webhook import commands
 from webhook.errors import DraguardError
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 PROG = "draguard"
+# draguard's own loggers; `-v` turns these to DEBUG and leaves every other library's at WARNING
+# (cel-python and lark log every parse step at DEBUG).
+OWN_LOGGERS = ("webhook", "celext", "certs")
+# Modules only the `server` extra installs: a command that imports one without it says so in one line.
+SERVER_MODULES = frozenset({"flask", "gunicorn", "kubernetes", "msgspec", "prometheus_client", "cryptography"})
 
 
 def _command_modules() -> dict[str, ModuleType]:
@@ -28,47 +37,122 @@ def _command_modules() -> dict[str, ModuleType]:
         if info.name.startswith("_"):
             continue
         module = importlib.import_module(f"{commands.__name__}.{info.name}")
+        if not hasattr(module, "run"):  # a helper module (common flags), not a command
+            continue
         modules[getattr(module, "NAME", info.name)] = module
     return modules
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse exits 2 on bad usage already; keep its message to one line plus a hint."""
+    """argparse exits 2 on bad usage already; keep its message to one line plus a hint naming this
+    (sub)command's help; a leaf command accepts options and positionals in any order."""
+
+    _intermixing = False
 
     def error(self, message: str) -> None:  # type: ignore[override]
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\nTry '{self.prog} --help'.\n")
 
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        # parse_known_intermixed_args calls parse_known_args twice itself: the flag stops the recursion.
+        if self._intermixing or not self._leaf():
+            parsed, extras = super().parse_known_args(args, namespace)
+        else:
+            self._intermixing = True
+            try:
+                parsed, extras = self.parse_known_intermixed_args(args, namespace)
+            finally:
+                self._intermixing = False
+        if extras and self.prog != PROG and not self._intermixing:  # the command's own help, not the top's
+            self.error(f"unrecognized arguments: {' '.join(extras)}")
+        return parsed, extras
+
+    def _leaf(self) -> bool:
+        """Intermixed parsing supports no sub-commands (`certs generate`) and no remainder arguments."""
+        return self.prog != PROG and not any(
+            a.nargs in (argparse.PARSER, argparse.REMAINDER) for a in self._actions)
+
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog=PROG, description="Keep Kubernetes DRA NUMA topology right.")
-    parser.add_argument("-v", "--verbose", action="store_true", help="log diagnostics to stderr")
+    parser.add_argument("-v", "--verbose", action="store_true",
+                        help="log draguard's own steps (files, timings, caches) to stderr")
+    parser.add_argument("--version", action="version", version=f"{PROG} {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
     for name, module in _command_modules().items():
         command = sub.add_parser(name, help=module.HELP, description=module.HELP)
+        # `-v` also after the command name; SUPPRESS keeps the top-level value when it is not repeated here.
+        command.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS,
+                             help="log draguard's own steps to stderr")
         module.add_arguments(command)
         command.set_defaults(_run=module.run)
     return parser
 
 
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(PROG)
+    except PackageNotFoundError:
+        return "unknown (not installed)"
+
+
+def configure_logging(verbose: bool) -> None:
+    """WARNING for everyone; DEBUG for draguard's own loggers with `-v` (never for cel-python or lark)."""
+    # No `force`: a host that configured logging already (a test runner, an embedding program) keeps its handlers.
+    logging.basicConfig(level=logging.WARNING, format=f"{PROG}: %(levelname)s: %(message)s", stream=sys.stderr)
+    for name in OWN_LOGGERS:
+        logging.getLogger(name).setLevel(logging.DEBUG if verbose else logging.NOTSET)
+    for name in ("celpy", "lark"):  # they may set their own levels on import; pin them
+        logging.getLogger(name).setLevel(logging.WARNING)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    logging.basicConfig(
-        level=logging.DEBUG if args.verbose else logging.WARNING,
-        format=f"{PROG}: %(levelname)s: %(message)s",
-        stream=sys.stderr,
-    )
+    configure_logging(args.verbose)
     try:
         code: int = args._run(args)
     except DraguardError as err:
         print(f"{PROG}: error: {err.message}", file=sys.stderr)
         return EXIT_USAGE
+    except ModuleNotFoundError as err:
+        missing = _server_module(err)
+        if missing is None:
+            return _internal_error(args.command, err)
+        print(f"{PROG}: error: `{PROG} {args.command}` needs the server extra ({missing} is not installed): "
+              f"pip install 'draguard[server]'", file=sys.stderr)
+        return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:  # `draguard lint ... | head`
         return EXIT_OK
+    except RecursionError:  # a CEL expression or YAML document nested beyond what the parsers recurse into
+        logging.getLogger(__name__).debug("traceback", exc_info=True)
+        print(f"{PROG}: error: {args.command}: the input nests too deeply for draguard's parsers "
+              "(Python's recursion limit); simplify the expression", file=sys.stderr)
+        return EXIT_USAGE
+    except Exception as err:
+        return _internal_error(args.command, err)
     return code
+
+
+def _internal_error(command: str, err: Exception) -> int:
+    """A draguard bug: one line, never a traceback (`-v` logs it)."""
+    logging.getLogger(__name__).debug("traceback", exc_info=err)
+    detail = next(iter(str(err).splitlines()), "")
+    print(f"{PROG}: error: {command}: internal error: {type(err).__name__}: {detail} "
+          "(a draguard bug; -v shows the traceback)", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def _server_module(err: ModuleNotFoundError) -> str | None:
+    name: Any = err.name
+    top = name.partition(".")[0] if isinstance(name, str) else ""
+    return top if top in SERVER_MODULES else None
 
 
 if __name__ == "__main__":

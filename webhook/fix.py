@@ -21,7 +21,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from webhook.fieldpath import FieldPath
@@ -40,10 +40,22 @@ class Target:
 
 
 @dataclass(frozen=True, slots=True)
+class Rewrite:
+    """One applied edit, for `lint --fix` to list: where it starts in the original text, and the
+    expression fragment before and after (whitespace runs shown as one space)."""
+
+    line: int
+    column: int
+    before: str
+    after: str
+
+
+@dataclass(frozen=True, slots=True)
 class Result:
     text: str
     applied: int  # edits applied
     skipped: list[tuple[Target, str]]  # scalars left alone, with the reason, in file order
+    rewrites: list[Rewrite] = field(default_factory=list)  # the applied edits, in file order
 
 
 def apply_edits(text: str, groups: Sequence[tuple[Target, Sequence[Edit]]],
@@ -58,11 +70,32 @@ def apply_edits(text: str, groups: Sequence[tuple[Target, Sequence[Edit]]],
         pending = [(t, e) for t, e in pending if t not in unmapped]
         wrong = [t for t, e in pending if _normal(read_back(new_text, t) or "") != _normal(apply_to_value(t.value, e))]
         if not wrong:
-            return Result(new_text, sum(len(e) for _t, e in pending), _in_file_order(skipped))
+            return Result(new_text, sum(len(e) for _t, e in pending), _in_file_order(skipped),
+                          _rewrites(text, pending))
         skipped += [(t, "the rewritten YAML scalar would not read back as the fixed expression") for t in wrong]
         pending = [(t, e) for t, e in pending if t not in wrong]
     gave_up = [(t, "gave up after repeated read-back failures") for t, _e in pending]
     return Result(text, 0, _in_file_order(skipped + gave_up))
+
+
+_OPERAND = re.compile(r"[\w.\[\]\"'/?-]+$")
+
+
+def _rewrites(text: str, pending: Sequence[tuple[Target, Sequence[Edit]]]) -> list[Rewrite]:
+    out: list[Rewrite] = []
+    for target, edits in pending:
+        offsets = value_offsets(text, target.start, target.value)
+        for edit in edits:
+            offset = offsets[edit.start] if offsets is not None else target.start
+            line = text.count("\n", 0, offset) + 1
+            column = offset - text.rfind("\n", 0, offset)
+            before, after = target.value[edit.start:edit.end], edit.replacement
+            if not before:  # an insertion (`.includes(true)`): show the operand it completes
+                operand = _OPERAND.search(target.value, 0, edit.start)
+                before = operand.group(0) if operand else ""
+                after = before + after
+            out.append(Rewrite(line, column, _normal(before), _normal(after)))
+    return sorted(out, key=lambda r: (r.line, r.column))
 
 
 def _in_file_order(skipped: list[tuple[Target, str]]) -> list[tuple[Target, str]]:

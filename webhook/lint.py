@@ -10,20 +10,28 @@ Positions inside a scalar account for its YAML style (plain, quoted, `|`, `>`), 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterable, Iterator, Sequence
+import functools
+import logging
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, TextIO
 
 from webhook import fastyaml
 from webhook.fieldpath import FieldPath
-from webhook.findings import Edit, Finding, Position
+from webhook.findings import Action, Edit, Finding, Position
 from webhook.fix import Result, Target, apply_edits, unified_diff
 from webhook.manifests import Manifest, Problem, _read_sources, load_text
 from webhook.policy import Policy
 from webhook.rules.base import DRA_KINDS
 from webhook.run import run_rules, sort_key
 from webhook.spans import LineIndex, value_offsets
+from webhook.suggest import with_suggestion
+from webhook.waivers import REASON_RULE, comment_waivers, waived
 from webhook.wire import Obj, kind_of
+
+log = logging.getLogger(__name__)
+RULE_ERROR = "rule-error"  # the finding of a rule that raised (webhook.run); deny by default
 
 
 class Located(Protocol):
@@ -131,22 +139,36 @@ PARALLEL_MIN_CHARS = 2_000_000  # below this, starting worker processes costs mo
 
 def lint_paths(paths: Sequence[str], policy: Policy, *, inventory: Sequence[Obj] = (), fix: bool = False,
                ignored: Any = None, stdin: TextIO | None = None, jobs: int | None = None) -> LintResult:
-    """Lint every file; with `fix`, each file's safe edits are applied to `FileResult.fixed.text`.
+    """Lint every file; with `fix`, each file's safe edits are applied to `FileResult.fixed.text`."""
+    result = LintResult()
+    sources = [(source, text) for source, text in _read_sources(paths, result.problems, stdin)
+               if ignored is None or not ignored(source)]
+    files, problems = lint_sources(sources, policy, inventory=inventory, fix=fix, jobs=jobs)
+    result.files, result.problems = files, result.problems + problems
+    return result
+
+
+def lint_sources(sources: Sequence[tuple[str, str]], policy: Policy, *, inventory: Sequence[Obj] = (),
+                 fix: bool = False, jobs: int | None = None,
+                 done: Callable[[int], None] | None = None) -> tuple[list[FileResult], list[Problem]]:
+    """Lint `(source, text)` pairs; `done(n)` is called as files finish (for a progress line).
 
     Large inputs are spread over `jobs` worker processes (default: one per CPU, fork start method only);
     results come back in input order, so output does not depend on the split.
     """
-    result = LintResult()
-    sources = [(source, text) for source, text in _read_sources(paths, result.problems, stdin)
-               if ignored is None or not ignored(source)]
+    started = time.perf_counter()
     workers = _workers(jobs, sources)
+    log.debug("linting %d file(s) with policy %s in %d process(es)", len(sources), policy.source, workers)
     if workers > 1:
-        result.files, problems = _in_processes(sources, policy, inventory, fix, workers)
-        result.problems += problems
-        return result
-    for source, text in sources:
-        result.files.append(_lint_one(source, text, policy, inventory, fix=fix, problems=result.problems))
-    return result
+        files, problems = _in_processes(list(sources), policy, inventory, fix, workers, done=done)
+    else:
+        files, problems = [], []
+        for source, text in sources:
+            files.append(_lint_one(source, text, policy, inventory, fix=fix, problems=problems))
+            if done is not None:
+                done(1)
+    log.debug("linted %d file(s) in %.3f s", len(sources), time.perf_counter() - started)
+    return files, problems
 
 
 def _lint_one(source: str, text: str, policy: Policy, inventory: Sequence[Obj], *, fix: bool,
@@ -192,7 +214,7 @@ def _worker(job: tuple[str, str]) -> tuple[FileResult, list[Problem]]:
 
 
 def _in_processes(sources: list[tuple[str, str]], policy: Policy, inventory: Sequence[Obj], fix: bool,
-                  workers: int) -> tuple[list[FileResult], list[Problem]]:
+                  workers: int, *, done: Callable[[int], None] | None = None) -> tuple[list[FileResult], list[Problem]]:
     import multiprocessing
 
     import celext
@@ -207,6 +229,8 @@ def _in_processes(sources: list[tuple[str, str]], policy: Policy, inventory: Seq
             for file_result, file_problems in pool.imap(_worker, sources, chunksize=chunk):
                 files.append(file_result)
                 problems += file_problems
+                if done is not None:
+                    done(1)
     finally:
         _SHARED.clear()
     return files, problems
@@ -217,13 +241,14 @@ def read_objects(paths: Sequence[str], kinds: frozenset[str]) -> tuple[list[Obj]
     problems: list[Problem] = []
     objects: list[Obj] = []
     for source, text in _read_sources(paths, problems, None):
-        for doc in _parse(text, source, problems):
+        for doc in parse(text, source, problems):
             if kind_of(doc.obj) in kinds:
                 objects.append(doc.obj)
     return objects, problems
 
 
-def _parse(text: str, source: str, problems: list[Problem]) -> list[Located]:
+def parse(text: str, source: str, problems: list[Problem]) -> list[Located]:
+    """The objects of one file: libyaml's reader when it gives the same values, else ruamel (problems added)."""
     docs = fastyaml.load(text, source)
     if docs is not None:
         return list(docs)
@@ -232,11 +257,15 @@ def _parse(text: str, source: str, problems: list[Problem]) -> list[Located]:
     return [_Ruamel(m) for m in loaded.manifests]
 
 
+_parse = parse  # the older name, which tests of the span mapping import
+
+
 def lint_text(text: str, source: str, policy: Policy, *, inventory: Sequence[Obj] = (),
               problems: list[Problem] | None = None) -> FileResult:
     result = FileResult(source, text)
     index: LineIndex | None = None
-    located = _parse(text, source, problems if problems is not None else [])
+    located = parse(text, source, problems if problems is not None else [])
+    waivers, waiver_problems = comment_waivers(text, source, known_rules())
     for doc in located:
         kind = kind_of(doc.obj)
         if kind not in DRA_KINDS:
@@ -248,11 +277,35 @@ def lint_text(text: str, source: str, policy: Policy, *, inventory: Sequence[Obj
         for finding in outcome.findings:
             if index is None:
                 index = LineIndex(text)
-            result.findings.append(replace(finding, position=_place(finding, doc, source, text, index)))
+            placed = with_suggestion(replace(finding, position=_place(finding, doc, source, text, index)), inventory)
+            if waivers and _waived(placed, doc, waivers):
+                result.suppressed += 1
+                continue
+            result.findings.append(placed)
             if finding.fix is not None and finding.fix.safe:
                 result.fixable.append((doc, finding))
+    reason_action = policy.action(REASON_RULE)
+    if reason_action is not Action.OFF:
+        result.findings += [f.stamped(REASON_RULE, reason_action) for f in waiver_problems]
     result.findings.sort(key=sort_key)
     return result
+
+
+def _waived(finding: Finding, doc: Located, waivers: dict[int, Any]) -> bool:
+    """A `# draguard: ignore[rule]` comment on the token's line or on the line of the field holding it."""
+    lines = [finding.position.line] if finding.position is not None else []
+    field_position = doc.position(finding.path)
+    if field_position is not None:
+        lines.append(field_position.line)
+    return waived(finding, waivers, lines)
+
+
+@functools.cache
+def known_rules() -> frozenset[str]:
+    """Rule ids a waiver may name: the catalogue, and `rule-error` (a rule that raised)."""
+    from webhook.rules import CATALOGUE
+
+    return frozenset(CATALOGUE) | {RULE_ERROR}
 
 
 def _place(finding: Finding, doc: Located, source: str, text: str, index: LineIndex) -> Position | None:
@@ -324,7 +377,7 @@ def _value_at(obj: Any, path: FieldPath) -> Any:
     return node
 
 
-def diffs(result: LintResult) -> Iterable[str]:
-    for file in result.files:
+def diffs(files: Iterable[FileResult]) -> Iterable[str]:
+    for file in files:
         if file.fixed is not None and file.fixed.text != file.original:
             yield unified_diff(file.original, file.fixed.text, file.source)

@@ -12,17 +12,20 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from webhook.commands.common import add_output_arguments
+
 if TYPE_CHECKING:
     from webhook.manifests import Manifest
 
 HELP = "evaluate a device selector on every device of some ResourceSlices"
+FORMATS = ("text", "json")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("expression", metavar="EXPR", help="a DRA CEL selector, e.g. 'device.driver == \"dra.net\"'")
     parser.add_argument("--slices", metavar="PATH", action="append", required=True,
                         help="ResourceSlice files or directories (repeatable; '-' for stdin)")
-    parser.add_argument("--format", choices=("text", "json"), default="text", help="output format (default text)")
+    add_output_arguments(parser, FORMATS, findings=False)
 
 
 @dataclass(slots=True)
@@ -174,12 +177,18 @@ def load(paths: Sequence[str], kinds: frozenset[str], *, stdin_text: str | None 
 
 
 def run(args: argparse.Namespace) -> int:
+    import sys
+
+    from webhook.commands.common import outputs, write_output
     from webhook.errors import DraguardError
 
+    targets = outputs(args.format, FORMATS)
     slices = load(args.slices, frozenset({"ResourceSlice"}))
     if not slices:
         raise DraguardError(f"no ResourceSlice in {', '.join(args.slices)}")
     groups = evaluate(args.expression, slices)
-    print(render_json(args.expression, groups) if args.format == "json" else render_text(groups))
+    for name, target in targets:
+        text = render_json(args.expression, groups) if name == "json" else render_text(groups)
+        write_output(name, target, text + "\n", sys.stdout)
     matches, _, errors = _totals(groups)
     return 0 if matches and not errors else 1

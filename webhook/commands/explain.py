@@ -14,11 +14,14 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from webhook.commands.common import add_output_arguments
+
 if TYPE_CHECKING:
     from celext.explain import ClaimResult, NodeResult
 
 HELP = "explain whether and how a ResourceClaim can be allocated on each node"
 CLAIM_KINDS = frozenset({"ResourceClaim", "ResourceClaimTemplate"})
+FORMATS = ("text", "json")
 
 
 def _positive(text: str) -> int:
@@ -43,7 +46,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--node", metavar="NAME", help="explain on this node only")
     parser.add_argument("--max-steps", metavar="N", type=_positive, default=None,
                         help="bound on placement attempts per node (default 200000)")
-    parser.add_argument("--format", choices=("text", "json"), default="text", help="output format (default text)")
+    add_output_arguments(parser, FORMATS, findings=False)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -51,10 +54,12 @@ def run(args: argparse.Namespace) -> int:
 
     from celext.explain import DEFAULT_MAX_STEPS, celext_matcher, explain
     from celext.pools import Node, nodes_of
+    from webhook.commands.common import outputs, write_output
     from webhook.commands.eval import load
     from webhook.errors import DraguardError
     from webhook.wire import name_of
 
+    targets = outputs(args.format, FORMATS)
     # '-' may stand for stdin in CLAIM, --slices and --classes at once: read it once, give each the same text
     text = sys.stdin.read() if "-" in (args.claim, *args.slices, *args.classes) else None
     given = load([args.claim], CLAIM_KINDS | {"DeviceClass"}, stdin_text=text)
@@ -79,7 +84,9 @@ def run(args: argparse.Namespace) -> int:
     matcher = celext_matcher()  # one per run: each device is converted to CEL once for all claims
     results = [explain(c, classes, slices, nodes, semantics=args.semantics, matcher=matcher,
                        max_steps=args.max_steps or DEFAULT_MAX_STEPS) for c in claims]
-    print(render_json(args.semantics, results) if args.format == "json" else render_text(results))
+    for name, target in targets:
+        text = render_json(args.semantics, results) if name == "json" else render_text(results)
+        write_output(name, target, text + "\n", sys.stdout)
     return 0 if all(r.fits for r in results) else 1
 
 

@@ -31,6 +31,7 @@ class Summary:
     skipped: Mapping[str, int] = field(default_factory=dict)  # kind -> objects of kinds no rule reads
     suppressed: int = 0  # findings silenced by a draguard.io/ignore annotation
     problems: Sequence[str] = ()  # input problems, one line each (also printed on stderr)
+    baselined: int = 0  # findings left out because the --baseline file records them
 
 
 def counts(findings: Sequence[Finding]) -> dict[str, int]:
@@ -42,14 +43,26 @@ def counts(findings: Sequence[Finding]) -> dict[str, int]:
     return out
 
 
-def render(format: str, findings: Sequence[Finding], summary: Summary, *, color: bool = False) -> str:
-    """Render with the named format; an unknown name is a DraguardError listing the known ones."""
+def per_rule(findings: Sequence[Finding]) -> list[tuple[str, str, int]]:
+    """(rule, action, count), most frequent first: what `--summary` prints."""
+    tally: dict[tuple[str, str], int] = {}
+    for finding in findings:
+        action = finding.action.value if finding.action is not None else "info"
+        tally[(finding.rule, action)] = tally.get((finding.rule, action), 0) + 1
+    return sorted(((rule, action, n) for (rule, action), n in tally.items()), key=lambda t: (-t[2], t[0], t[1]))
+
+
+def render(format: str, findings: Sequence[Finding], summary: Summary, *, color: bool = False, quiet: bool = False,
+           per_rule: bool = False) -> str:
+    """Render with the named format; an unknown name is a DraguardError listing the known ones.
+
+    `color`, `quiet` (findings only) and `per_rule` (counts per rule) go to the formats that take them."""
     module_name = FORMATS.get(format)
     if module_name is None:
         raise DraguardError(f"unknown format {format!r}; use one of {', '.join(sorted(FORMATS))}")
     module = importlib.import_module(module_name)
-    if color and "color" in inspect.signature(module.render).parameters:
-        text: str = module.render(findings, summary, color=True)
-    else:
-        text = module.render(findings, summary)
+    accepted = inspect.signature(module.render).parameters
+    options = {name: value for name, value in (("color", color), ("quiet", quiet), ("per_rule", per_rule))
+               if value and name in accepted}
+    text: str = module.render(findings, summary, **options)
     return text

@@ -4,6 +4,7 @@
                    "line": ..., "column": ...}],
      "summary": {"objects": 3, "skipped": {"ConfigMap": 1}, "suppressed": 0, "problems": [],
                  "deny": 1, "warn": 0, "audit": 0}}
+    (`baselined` when a --baseline left findings out; `rules` with --summary: [{rule, action, count}])
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any
 
 from webhook.findings import Finding
 from webhook.report import Summary, counts
+from webhook.report import per_rule as rule_counts
 
 
 def finding_dict(finding: Finding) -> dict[str, Any]:
@@ -30,8 +32,8 @@ def finding_dict(finding: Finding) -> dict[str, Any]:
     }
 
 
-def render(findings: Sequence[Finding], summary: Summary) -> str:
-    document = {
+def render(findings: Sequence[Finding], summary: Summary, *, per_rule: bool = False) -> str:
+    document: dict[str, Any] = {
         "findings": [finding_dict(f) for f in findings],
         "summary": {
             "objects": summary.objects,
@@ -41,4 +43,8 @@ def render(findings: Sequence[Finding], summary: Summary) -> str:
             **counts(findings),
         },
     }
+    if summary.baselined:
+        document["summary"]["baselined"] = summary.baselined
+    if per_rule:
+        document["summary"]["rules"] = [{"rule": r, "action": a, "count": n} for r, a, n in rule_counts(findings)]
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"

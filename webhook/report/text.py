@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from webhook.findings import Action, Finding
 from webhook.report import Summary, counts
+from webhook.report import per_rule as rule_counts
 
 _COLOURS = {Action.DENY: "\033[31m", Action.WARN: "\033[33m", Action.AUDIT: "\033[36m"}
 _RESET = "\033[0m"
@@ -26,14 +27,19 @@ def line(finding: Finding, *, color: bool = False) -> str:
     return f"{finding.path}: {action} {finding.rule}: {finding.message}"
 
 
-def render(findings: Sequence[Finding], summary: Summary, *, color: bool = False) -> str:
+def render(findings: Sequence[Finding], summary: Summary, *, color: bool = False, quiet: bool = False,
+           per_rule: bool = False) -> str:
+    """`quiet`: the findings only; `per_rule`: a count per rule and action before the summary line."""
     out: list[str] = []
     for finding in findings:
         out.append(line(finding, color=color))
         if finding.hint:
             out.append(f"  help: {finding.hint}")
-    out.append(summary_line(findings, summary))
-    return "\n".join(out) + "\n"
+    if per_rule:
+        out += [f"{n:>6}  {action:<5}  {rule}" for rule, action, n in rule_counts(findings)]
+    if not quiet:
+        out.append(summary_line(findings, summary))
+    return "".join(f"{text}\n" for text in out)
 
 
 def summary_line(findings: Sequence[Finding], summary: Summary) -> str:
@@ -44,6 +50,8 @@ def summary_line(findings: Sequence[Finding], summary: Summary) -> str:
     ]
     if summary.suppressed:
         parts.append(f"{summary.suppressed} suppressed")
+    if summary.baselined:
+        parts.append(f"{summary.baselined} in the baseline")
     if summary.skipped:
         kinds = ", ".join(f"{kind or '<no kind>'} {count}" for kind, count in sorted(summary.skipped.items()))
         parts.append(f"skipped {sum(summary.skipped.values())} ({kinds})")

@@ -152,7 +152,16 @@ def test_fix_round_trip_changes_only_the_rewritten_expressions(tmp_path: Path, m
         'device.attributes["gpu.example.com"].index in [0, 1]',
         '[0, 1].exists(v, device.attributes["gpu.example.com"].index.includes(v))').replace(
         ".include(''x'')", ".includes(''x'')")
-    assert err == ""
+    assert err.splitlines() == [f"draguard: fixed {path}:{line}" for line in (
+        '13:25: device.attributes["gpu.example.com"].model == "A100" → '
+        'device.attributes["gpu.example.com"].model.includes("A100")',
+        "15:26: device.attributes[\"gpu.example.com\"].family != 'ampere' → "
+        "!device.attributes[\"gpu.example.com\"].family.includes('ampere')",
+        '18:56: device.attributes["gpu.example.com"].rdma → device.attributes["gpu.example.com"].rdma.includes(true)',
+        '19:17: device.attributes["gpu.example.com"].index in [0, 1] → '
+        '[0, 1].exists(v, device.attributes["gpu.example.com"].index.includes(v))',
+        "21:70: include → includes",
+    )]
     assert (code, out) == (0, "1 object checked; 0 denied, 0 warnings, 0 audit\n")
     assert run(capsys, str(path)) == (0, out, "")
     assert run(capsys, "--diff", str(path)) == (0, "", "")
@@ -188,7 +197,13 @@ def test_fix_of_a_plain_scalar_that_would_begin_with_an_indicator(tmp_path: Path
     """`!x...` would be a YAML tag and `[0, 1]...` a flow sequence: the rewrite is parenthesised instead."""
     monkeypatch.chdir(tmp_path)
     Path("class.yaml").write_text(PLAIN_LEADING, encoding="utf-8")
-    assert run(capsys, "--fix", "class.yaml") == (0, "1 object checked; 0 denied, 0 warnings, 0 audit\n", "")
+    assert run(capsys, "--fix", "class.yaml") == (0, "1 object checked; 0 denied, 0 warnings, 0 audit\n", (
+        'draguard: fixed class.yaml:7:19: device.attributes["gpu.example.com"].family != "ampere" → '
+        '(!device.attributes["gpu.example.com"].family.includes("ampere"))\n'
+        'draguard: fixed class.yaml:9:19: device.attributes["gpu.example.com"].index in [0, 1] → '
+        '([0, 1].exists(v, device.attributes["gpu.example.com"].index.includes(v)))\n'
+        'draguard: fixed class.yaml:9:114: device.attributes["gpu.example.com"].ok → '
+        'device.attributes["gpu.example.com"].ok.includes(true)\n'))
     assert Path("class.yaml").read_text(encoding="utf-8") == PLAIN_LEADING.replace(
         'device.attributes["gpu.example.com"].family != "ampere"',
         '(!device.attributes["gpu.example.com"].family.includes("ampere"))').replace(

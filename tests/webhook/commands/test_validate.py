@@ -18,6 +18,8 @@ from tests.conftest import REPO
 from webhook import cli
 
 GOLDEN = REPO / "tests" / "golden" / "validate"
+NOTHING = ("draguard: note: nothing was checked: no ResourceSlice, ResourceClaim, ResourceClaimTemplate or DeviceClass "
+           "in the inputs (--strict makes this fail)\n")
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -86,9 +88,9 @@ def test_input_problems_are_one_line_each_and_exit_2_after_the_rest(
     assert code == 2
     assert out.splitlines()[-1] == "1 object checked; 1 denied, 0 warnings, 0 audit; 3 input problems"
     assert err.splitlines() == [
-        f"{tmp_path / 'broken.yaml'}:2:1: invalid YAML: expected the node content, but found '<stream end>'",
-        f"{tmp_path / 'scalar.yaml'}: document 1 is a string, not an object",
-        f"{missing}: no such file or directory",
+        f"draguard: {tmp_path / 'broken.yaml'}:2:1: invalid YAML: expected the node content, but found '<stream end>'",
+        f"draguard: {missing}: no such file or directory",
+        f"draguard: {tmp_path / 'scalar.yaml'}: document 1 is a string, not an object",
     ]
 
 
@@ -119,8 +121,9 @@ def test_policy_and_list_types_flags(capsys: pytest.CaptureFixture[str], tmp_pat
     policy = tmp_path / "policy.yaml"
     policy.write_text("numaNode: {listForm: warn}\n", encoding="utf-8")
     code, out, _ = run(capsys, str(path), "--policy", str(policy))
-    assert code == 0
+    assert code == 1  # --fail-on warn, as lint
     assert " warn numa-node-list-form: " in out
+    assert run(capsys, str(path), "--config", str(policy), "--fail-on", "deny") == (0, out, "")
 
 
 def test_bad_policy_is_a_usage_error(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -138,7 +141,7 @@ def test_ignore_globs_skip_files(capsys: pytest.CaptureFixture[str], tmp_path: P
     policy = tmp_path / "policy.yaml"
     policy.write_text("ignore: ['*/vendor/*']\n", encoding="utf-8")
     assert run(capsys, str(tmp_path / "vendor"), "--policy", str(policy)) == (
-        0, "0 objects checked; 0 denied, 0 warnings, 0 audit\n", "")
+        0, "0 objects checked; 0 denied, 0 warnings, 0 audit\n", NOTHING)
 
 
 def test_json_list_findings_point_at_the_item_line(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -163,7 +166,7 @@ def test_json_with_a_duplicate_key_is_an_input_problem(capsys: pytest.CaptureFix
     path.write_text('{"kind": "ResourceSlice",\n "kind": "DeviceClass"}\n', encoding="utf-8")
     code, out, err = run(capsys, str(path))
     assert (code, out.splitlines()[-1]) == (2, "0 objects checked; 0 denied, 0 warnings, 0 audit; 1 input problem")
-    assert err.startswith(f"{path}:2:2: invalid YAML: ") and 'duplicate key "kind"' in err
+    assert err.startswith(f"draguard: {path}:2:2: invalid YAML: ") and 'duplicate key "kind"' in err
 
 
 def test_ignored_files_are_not_even_read(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -172,4 +175,4 @@ def test_ignored_files_are_not_even_read(capsys: pytest.CaptureFixture[str], tmp
     policy = tmp_path / "policy.yaml"
     policy.write_text("ignore: ['*/vendor/*']\n", encoding="utf-8")
     assert run(capsys, str(tmp_path / "vendor"), "--policy", str(policy)) == (
-        0, "0 objects checked; 0 denied, 0 warnings, 0 audit\n", "")
+        0, "0 objects checked; 0 denied, 0 warnings, 0 audit\n", NOTHING)

@@ -132,7 +132,7 @@ SKIPPING = slice_with(device("d0", taints=[{"key": "k", "effect": "Sometimes"}])
              "DRAPartitionableDevicesType (alpha in Kubernetes 1.37, off by default; this cluster: off)",
              "warn k8s-feature-gate: spec.skipNodeOperations: the API server drops this field: feature gate "
              "DRAOptionalNodeOperations (alpha in Kubernetes 1.37, off by default; this cluster: off)"]),
-    (["--kubernetes-version", "1.35"], 0, [
+    (["--kubernetes-version", "1.35"], 1, [  # validate fails on warn, as lint does (issue 17)
         "warn k8s-unknown-field: spec.partitionTypeAttribute: unknown field \"spec.partitionTypeAttribute\"",
         "warn k8s-unknown-field: spec.skipNodeOperations: unknown field \"spec.skipNodeOperations\"",
         "warn k8s-feature-gate: spec.devices[0].taints: the API server drops this field: feature gate "

@@ -1,0 +1,160 @@
+"""The flag set `lint` and `validate` share, and the output flags `eval` and `explain` share with them.
+
+One function per group, so a command (or a later flag such as `--kubernetes-version`) joins with one line:
+
+    add_common_arguments(parser)    # inputs, config, policy tweaks, fail level, waivers, output
+    add_output_arguments(parser, FORMATS)   # --format FMT[=FILE] (repeatable), --color, --quiet
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, TextIO
+
+from webhook.errors import DraguardError
+
+if TYPE_CHECKING:
+    from webhook.policy import Policy
+
+FAIL_ON = ("deny", "warn", "audit")
+COLOR = ("auto", "always", "never")
+
+
+def add_output_arguments(parser: argparse.ArgumentParser, formats: Iterable[str], *, findings: bool = True) -> None:
+    """`--format FMT[=FILE]`; with `findings` (a report of findings) also --color/--no-color and --quiet."""
+    names = ", ".join(sorted(formats))
+    parser.add_argument("--format", action="append", default=[], metavar="FMT[=FILE]",
+                        help=f"{names}; =FILE writes that format to FILE (repeatable; default text on stdout)")
+    if not findings:
+        return
+    parser.add_argument("--color", choices=COLOR, default="auto",
+                        help="colour the text output: auto (a terminal, unless NO_COLOR is set), always, never")
+    parser.add_argument("--no-color", dest="color", action="store_const", const="never", help="same as --color never")
+    parser.add_argument("-q", "--quiet", action="store_true",
+                        help="print findings only: no summary line, notes or progress (errors still print)")
+
+
+def add_common_arguments(parser: argparse.ArgumentParser) -> None:
+    from webhook.report import FORMATS
+
+    parser.add_argument("paths", nargs="+", metavar="PATH",
+                        help="files, directories (searched recursively for .yaml/.yml/.json) or - for stdin")
+    parser.add_argument("--slices", action="append", default=[], metavar="PATH",
+                        help="an inventory: ResourceSlices (and DeviceClasses) describing real devices (repeatable); "
+                             "without one, no device is assumed")
+    parser.add_argument("--classes", action="append", default=[], metavar="PATH",
+                        help="DeviceClasses for the inventory: which devices each request can get (repeatable)")
+    parser.add_argument("--config", metavar="FILE",
+                        help="policy file for every input (default: the nearest .draguard.yaml above each input)")
+    parser.add_argument("--policy", dest="config", metavar="FILE", help=argparse.SUPPRESS)  # validate's old name
+    parser.add_argument("--list-types", choices=("enabled", "disabled"), default=None,
+                        help="mirror a cluster with or without the DRAListTypeAttributes feature gate "
+                             "(default: the policy's listTypes, else enabled)")
+    from webhook.profiles.flags import add_profile_arguments
+
+    add_profile_arguments(parser)  # --kubernetes-version, --feature-gates
+    parser.add_argument("--enable", action="append", default=[], metavar="RULE",
+                        help="run RULE even if the policy turns it off (at its default action, else warn)")
+    parser.add_argument("--disable", action="append", default=[], metavar="RULE", help="do not run RULE")
+    parser.add_argument("--fail-on", choices=FAIL_ON, default="warn",
+                        help="lowest action that makes the exit code 1 (default: warn)")
+    parser.add_argument("--strict", action="store_true",
+                        help="also exit 1 when nothing was checked, an input file held no object draguard checks, "
+                             "or a rule could not run (rule-error)")
+    parser.add_argument("--baseline", metavar="FILE",
+                        help="leave out the findings recorded in FILE (a JSON baseline from --write-baseline)")
+    parser.add_argument("--write-baseline", action="store_true",
+                        help="record the current findings in the --baseline FILE and exit 0")
+    parser.add_argument("--summary", action="store_true", help="after the findings, count them per rule")
+    add_output_arguments(parser, FORMATS)
+
+
+def outputs(specs: Sequence[str], formats: Iterable[str]) -> list[tuple[str, str | None]]:
+    """`--format` values -> (format, file or None for stdout); text on stdout when none is given."""
+    from webhook.waivers import did_you_mean
+
+    known = sorted(formats)
+    parsed: list[tuple[str, str | None]] = []
+    for spec in specs or ["text"]:
+        name, eq, file = spec.partition("=")
+        if name not in known:
+            raise DraguardError(f"--format {spec}: unknown format {name!r}{did_you_mean(name, known)}; "
+                                f"use one of {', '.join(known)}")
+        if eq and not file:
+            raise DraguardError(f"--format {spec}: missing file name after '='")
+        parsed.append((name, file or None))
+    if sum(1 for _n, f in parsed if f is None) > 1:
+        raise DraguardError("--format: only one format can go to stdout; give the others =FILE")
+    return parsed
+
+
+def write_output(name: str, target: str | None, text: str, stdout: TextIO) -> None:
+    if target is None:
+        stdout.write(text)
+        return
+    from pathlib import Path
+
+    try:
+        Path(target).write_text(text, encoding="utf-8")
+    except OSError as err:
+        raise DraguardError(f"--format {name}={target}: cannot write: {err.strerror or err}") from None
+
+
+def use_color(choice: str, stream: TextIO) -> bool:
+    """`--color`: auto colours a terminal unless NO_COLOR is set to anything (https://no-color.org)."""
+    if choice != "auto":
+        return choice == "always"
+    if os.environ.get("NO_COLOR"):
+        return False
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def check_arguments(args: argparse.Namespace) -> None:
+    """Usage errors in the shared flags, found before any file is read."""
+    from webhook.lint import known_rules
+    from webhook.report import FORMATS
+    from webhook.waivers import did_you_mean
+
+    outputs(args.format, FORMATS)
+    for flag, rules in (("--enable", args.enable), ("--disable", args.disable)):
+        for rule in rules:
+            if rule not in known_rules():
+                raise DraguardError(f"{flag} {rule}: unknown rule{did_you_mean(rule, known_rules())}; "
+                                    "`draguard rules` lists them")
+    if args.write_baseline and not args.baseline:
+        raise DraguardError("--write-baseline needs --baseline FILE")
+    if args.baseline and not args.write_baseline:
+        from webhook.waivers import load_baseline
+
+        load_baseline(args.baseline)  # a missing or malformed baseline fails before the run, not after
+
+
+def tuned_policy(policy: Policy, args: argparse.Namespace) -> Policy:
+    """The policy with the release profile, `--enable`, `--disable` and `--list-types` applied (rule names
+    checked already)."""
+    from dataclasses import replace
+
+    from webhook.findings import Action
+    from webhook.policy import Policy
+    from webhook.profiles.flags import apply_profile_arguments
+
+    policy = apply_profile_arguments(policy, args)
+
+    actions = dict(policy.actions)
+    for flag, rules in (("--enable", args.enable), ("--disable", args.disable)):
+        for rule in rules:
+            if flag == "--disable":
+                actions[rule] = Action.OFF
+            elif policy.action(rule) is Action.OFF:
+                default = Policy.default().action(rule)
+                actions[rule] = default if default is not Action.OFF else Action.WARN
+    if actions != dict(policy.actions):
+        policy = replace(policy, actions=actions)
+    if args.list_types is not None:
+        policy = policy.with_list_types(args.list_types == "enabled")
+    return policy
