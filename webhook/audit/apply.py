@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from webhook.audit.client import APPLY, Cluster, Failure, describe
 from webhook.audit.kinds import ReportKinds, Resource
-from webhook.audit.pager import Listing, pages
+from webhook.audit.pager import Listing, hint_404, pages
 from webhook.audit.reports import LABEL_SELECTOR
 from webhook.errors import DraguardError
 from webhook.wire import Obj, get_str, name_of
@@ -36,8 +36,9 @@ def apply(cluster: Cluster, reports: Sequence[Obj], kinds: ReportKinds) -> Appli
             cluster.request("PATCH", resource.path(namespace, name_of(report)),
                             [("fieldManager", FIELD_MANAGER), ("force", "true")], body=report, content_type=APPLY)
         except Failure as failure:
-            raise DraguardError(_failed(failure, f"cannot apply {_label(resource, namespace, name_of(report))}",
-                                        resource)) from None
+            hint = hint_404(resource) if failure.status == 404 else ""
+            raise DraguardError(describe(failure, f"cannot apply {_label(resource, namespace, name_of(report))}")
+                                + hint) from None
         written.add((resource.plural, namespace or "", name_of(report)))
     deleted = 0
     for resource in (kinds.cluster, kinds.namespaced):
@@ -62,9 +63,3 @@ def apply(cluster: Cluster, reports: Sequence[Obj], kinds: ReportKinds) -> Appli
 def _label(resource: Resource, namespace: str | None, name: str) -> str:
     where = f" in namespace {namespace}" if namespace else ""
     return f"{resource.kind} {name}{where}"
-
-
-def _failed(failure: Failure, what: str, resource: Resource) -> str:
-    hint = (f" (is the {resource.plural}.{resource.group} CRD installed? "
-            f"kubectl get crd {resource.plural}.{resource.group})" if failure.status == 404 else "")
-    return describe(failure, what) + hint

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from webhook.audit.client import Cluster, Failure, describe
-from webhook.audit.kinds import Resource
+from webhook.audit.kinds import DRA, Resource
 from webhook.errors import DraguardError
 from webhook.wire import Obj
 
@@ -43,6 +43,13 @@ def _key(item: Any) -> tuple[str, str]:
     return str(meta.get("namespace") or ""), str(meta.get("name") or "")
 
 
+def hint_404(resource: Resource) -> str:
+    if resource.group == DRA:
+        return f" (is {resource.api_version} served? DRA is GA from Kubernetes 1.34)"
+    crd = f"{resource.plural}.{resource.group}"
+    return f" (is the {crd} CRD installed? kubectl get crd {crd})"
+
+
 def pages(cluster: Cluster, resource: Resource, page_size: int, listing: Listing, *,
           label_selector: str | None = None) -> Iterator[list[Obj]]:
     """Every object of `resource` in the cluster (all namespaces), one page at a time, `kind` filled in."""
@@ -60,8 +67,7 @@ def pages(cluster: Cluster, resource: Resource, page_size: int, listing: Listing
             body = cluster.request("GET", resource.path(), query)
         except Failure as failure:
             if failure.status != 410 or not token:
-                hint = (f" (is {resource.api_version} served? DRA is GA from Kubernetes 1.34)"
-                        if failure.status == 404 else "")
+                hint = hint_404(resource) if failure.status == 404 else ""
                 raise DraguardError(describe(failure, what) + hint) from None
             meta = failure.body.get("metadata")
             fresh = meta.get("continue") if isinstance(meta, dict) else None

@@ -65,9 +65,8 @@ def summary(audit: Audit) -> list[str]:
             lines.append(f"    {driver.ljust(width)}  {n}")
     for plural, listing in audit.listings.items():
         if listing.resumed or listing.relisted:
-            lines.append(f"  {plural}: the continue token expired; resumed {listing.resumed} time(s) with the "
-                         f"server's token, listed again {listing.relisted} time(s) (objects changed meanwhile may "
-                         f"be missed)")
+            lines.append(f"  {plural}: continue token expired {listing.resumed + listing.relisted} time(s): "
+                         f"{listing.resumed} resumed from a newer snapshot, {listing.relisted} listed again")
     dropped = sum(s.dropped for s in audit.scopes.values())
     if dropped:
         lines.append(f"  {dropped} {_plural(dropped, 'finding')} not shown: over --max-results {audit.max_results} "
