@@ -128,7 +128,8 @@ def test_max_results_per_report_at_the_limit(audit: Any, limit: int, kept: int, 
 
 
 def _applies(api: AuditAPIServer) -> list[tuple[str, str, dict[str, list[str]], str | None]]:
-    return [(r.method, r.path, r.query, r.content_type) for r in api.requests if not r.path.startswith("/apis/resource")]
+    return [(r.method, r.path, r.query, r.content_type) for r in api.requests
+            if not r.path.startswith("/apis/resource")]
 
 
 def test_apply_writes_each_report_with_server_side_apply(audit: Any, api: AuditAPIServer) -> None:
