@@ -1,0 +1,124 @@
+"""Benchmark `draguard audit`: 10,000 ResourceSlices served in pages by the HTTPS stand-in.
+
+Each slice is one node's 8 GPUs with the attributes real GPU drivers publish (uuid, PCI bus id, product,
+driver version, numaNode as an int on some nodes and a list on others, memory capacity), plus two
+DeviceClasses and 200 claims and templates whose selectors come from a small pool, so the selector rules run
+against the 80,000 devices the cluster publishes. The audit runs as its own process (`python -m webhook
+audit`), so its peak RSS is its own. Targets: RSS < 200 MB, >= 1,000 objects/s.
+
+Also measured, for the ratio that shows memory is bounded by a page rather than by the cluster: the same
+audit over 2,000 slices. The machine may be shared: read the figures as ratios from one run.
+"""
+
+from __future__ import annotations
+
+import random
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from tests.webhook.audit.apiserver import AuditAPIServer
+
+SLICES = 10_000
+SMALL = 2_000
+CLAIMS = 200
+DRIVER = "gpu.nvidia.com"
+SELECTORS = [
+    f'device.driver == "{DRIVER}"',
+    f'device.attributes["{DRIVER}"].productName == "NVIDIA H100 80GB HBM3"',
+    'device.attributes["resource.kubernetes.io"].numaNode == 0',
+    f"device.capacity['{DRIVER}'].memory.compareTo(quantity('40Gi')) >= 0",
+    f'device.attributes["{DRIVER}"].driverVersion.isGreaterThan(semver("550.0.0"))',
+    f'device.attributes["{DRIVER}"].index < 4',
+]
+
+
+def gpu_slice(node: int, rng: random.Random) -> dict[str, Any]:
+    devices = []
+    for i in range(8):
+        numa: dict[str, Any] = {"ints": [i // 4, 1 - i // 4]} if node % 10 == 0 else {"int": i // 4}
+        devices.append({"name": f"gpu-{i}", "attributes": {
+            "uuid": {"string": f"GPU-{rng.getrandbits(128):032x}"},
+            "index": {"int": i},
+            "productName": {"string": "NVIDIA H100 80GB HBM3"},
+            "architecture": {"string": "Hopper"},
+            "brand": {"string": "Nvidia"},
+            "driverVersion": {"version": "560.35.3"},
+            "cudaComputeCapability": {"version": "9.0.0"},
+            "type": {"string": "gpu"},
+            "resource.kubernetes.io/pciBusID": {"string": f"0000:{node % 256:02x}:{i:02x}.0"},
+            "resource.kubernetes.io/pcieRoot": {"string": f"pci0000:{i // 2:02x}"},
+            "resource.kubernetes.io/numaNode": numa,
+        }, "capacity": {"memory": {"value": "80Gi"}}})
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
+            "metadata": {"name": f"node-{node:05d}-{DRIVER}", "uid": f"uid-{node}"},
+            "spec": {"driver": DRIVER, "nodeName": f"node-{node:05d}",
+                     "pool": {"name": f"node-{node:05d}", "generation": 1, "resourceSliceCount": 1},
+                     "devices": devices}}
+
+
+def claims(rng: random.Random) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for i in range(CLAIMS):
+        kind = "ResourceClaim" if i % 2 else "ResourceClaimTemplate"
+        devices = {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu", "selectors": [
+            {"cel": {"expression": rng.choice(SELECTORS)}}]}}]}
+        spec: dict[str, Any] = {"devices": devices} if kind == "ResourceClaim" else {"spec": {"devices": devices}}
+        out.append({"apiVersion": "resource.k8s.io/v1", "kind": kind,
+                    "metadata": {"name": f"gpu-{i}", "namespace": f"team-{i % 7}"}, "spec": spec})
+    return out
+
+
+CLASSES = [{"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": name},
+            "spec": {"selectors": [{"cel": {"expression": expression}}]}}
+           for name, expression in (("gpu", f'device.driver == "{DRIVER}"'),
+                                    ("big-gpu", f"device.capacity['{DRIVER}'].memory.compareTo(quantity('64Gi')) >= 0"))]
+
+
+def audit(slices: int) -> tuple[int, float, float]:
+    """(objects, seconds, peak RSS in MB) of one audit in a child process."""
+    rng = random.Random(7)
+    objects = [gpu_slice(n, rng) for n in range(slices)] + CLASSES + claims(rng)
+    with tempfile.TemporaryDirectory() as tmp, AuditAPIServer(Path(tmp), objects) as api:
+        api.state.record_bodies = False
+        api.state.expire["resourceslices"] = "token"  # one expired continue token, as a slow reader meets one
+        before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        start = time.perf_counter()
+        done = subprocess.run([sys.executable, "-m", "webhook", "audit", "--kubeconfig", str(api.kubeconfig),
+                               "--format", f"json={tmp}/audit.json"], cwd=tmp, capture_output=True, text=True,
+                              check=False, env={"PYTHONPATH": str(REPO)})
+        seconds = time.perf_counter() - start
+        rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        if done.returncode not in (0, 1):
+            raise SystemExit(f"audit failed ({done.returncode}): {done.stderr}")
+        if f"listed {slices} resourceslices" not in done.stderr:
+            raise SystemExit(f"audit did not list every slice: {done.stderr}")
+    if rss <= before:
+        raise SystemExit("cannot attribute peak RSS: a previous child was larger")
+    return len(objects), seconds, rss / 1024
+
+
+def main() -> None:
+    small_objects, small_seconds, small_rss = audit(SMALL)
+    objects, seconds, rss = audit(SLICES)
+    rate = objects / seconds
+    print(f"audit of {SLICES:,} ResourceSlices (80,000 devices) + {CLAIMS + len(CLASSES)} claims/templates/classes, "
+          f"pages of 500, one expired continue token:")
+    print(f"  {objects:,} objects in {seconds:.1f} s: {rate:,.0f} objects/s (target >= 1,000)")
+    print(f"  peak RSS {rss:.0f} MB (target < 200 MB)")
+    print(f"  {SMALL:,} slices: {small_objects / small_seconds:,.0f} objects/s, peak RSS {small_rss:.0f} MB; "
+          f"5x the slices -> RSS x{rss / small_rss:.2f}, time x{seconds / small_seconds:.2f}")
+    failed = [what for what, bad in (("RSS", rss >= 200), ("rate", rate < 1_000)) if bad]
+    if failed:
+        raise SystemExit(f"bench_audit: target missed: {', '.join(failed)}")
+
+
+if __name__ == "__main__":
+    main()
