@@ -4,8 +4,9 @@
                    [--format FMT[=FILE]]... [--report openreports|wgpolicy [--apply]] [--max-results N]
                    [--fail-on deny|warn|audit|none]
 
-Exit codes: 0 clean (nothing at or above --fail-on, or --fail-on none), 1 findings at or above --fail-on, 2 usage error or a
-cluster problem (no kube context, unreachable server, a kind that cannot be listed, a report not written).
+Exit codes: 0 clean (nothing at or above --fail-on, or --fail-on none), 1 findings at or above --fail-on,
+2 usage error or a cluster problem (no kube context, unreachable server, a kind that cannot be listed, a report
+not written).
 """
 
 from __future__ import annotations
