@@ -112,7 +112,8 @@ def _devices(slice_: Obj) -> Iterator[Device]:
         for key, value in attributes.items():
             qualified = qualify(str(key), driver)
             names.add(qualified)
-            members = [m for m in TYPE_OF_MEMBER if value.get(m) is not None] if isinstance(value, Mapping) else []
+            members = [m for m, v in value.items() if v is not None and m in TYPE_OF_MEMBER] if isinstance(
+                value, Mapping) else []
             if any(m in LIST_MEMBERS for m in members):
                 lists.add(qualified)
             if len(members) == 1:
