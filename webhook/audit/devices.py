@@ -9,7 +9,7 @@ Compactly: a device's attributes are a tuple of `(member, value)` pairs (`("int"
 beside a key tuple shared by every device with the same attribute names; equal pairs, name sets and type
 maps are one object; names, drivers and pools are interned. `CompactDevice` shows CEL the wire form again,
 building the `attributes` map when a selector is evaluated on the device (rarely: results are memoized).
-About 0.7 KB per GPU with a dozen attributes, two of them unique (uuid, PCI bus id).
+About 0.4 KB per GPU with a dozen attributes, two of them unique (uuid, PCI bus id), measured with tracemalloc.
 """
 
 from __future__ import annotations
