@@ -14,7 +14,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, overload
 
 from webhook.errors import DraguardError
 from webhook.wire import Obj, as_map, get_list, get_map, get_str, kind_of, name_of
@@ -112,12 +112,31 @@ def _devices(slice_: Obj) -> Iterator[Device]:
         for key, value in attributes.items():
             qualified = qualify(str(key), driver)
             names.add(qualified)
-            members = [m for m in TYPE_OF_MEMBER if isinstance(value, Mapping) and value.get(m) is not None]
+            members = [m for m, v in value.items() if v is not None and m in TYPE_OF_MEMBER] if isinstance(
+                value, Mapping) else []
             if any(m in LIST_MEMBERS for m in members):
                 lists.add(qualified)
             if len(members) == 1:
                 types[qualified] = TYPE_OF_MEMBER[members[0]]
         yield Device(driver, pool, get_str(device, "name"), device, frozenset(names), frozenset(lists), types)
+
+
+class Prebuilt(Sequence[Obj]):
+    """An inventory built elsewhere (`draguard audit` builds one page by page, keeping only what the selector
+    rules read), passed where the rules take slices. It holds no objects; it is true when it has devices."""
+
+    def __init__(self, inventory: Inventory) -> None:
+        self.inventory = inventory
+
+    def __len__(self) -> int:
+        return len(self.inventory.devices)
+
+    @overload
+    def __getitem__(self, index: int) -> Obj: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Obj]: ...
+    def __getitem__(self, index: int | slice) -> Obj | Sequence[Obj]:
+        raise IndexError("a prebuilt inventory holds no objects")
 
 
 _CACHE: dict[int, tuple[Sequence[Obj], Inventory]] = {}
@@ -126,6 +145,8 @@ _LOCK = threading.Lock()
 
 def inventory_of(objects: Sequence[Obj]) -> Inventory:
     """The inventory of `objects`, built once per sequence object (one lint run passes one tuple)."""
+    if isinstance(objects, Prebuilt):
+        return objects.inventory
     with _LOCK:
         hit = _CACHE.get(id(objects))
         if hit is not None and hit[0] is objects:

@@ -19,7 +19,8 @@ BASE = DEPLOY / "base"
 JOB_CERTS = DEPLOY / "overlays" / "job-certs"
 CERT_MANAGER = DEPLOY / "overlays" / "cert-manager"
 VAP = DEPLOY / "vap"
-KUSTOMIZATIONS = {"base": BASE, "job-certs": JOB_CERTS, "cert-manager": CERT_MANAGER, "vap": VAP}
+AUDIT = DEPLOY / "overlays" / "audit"
+KUSTOMIZATIONS = {"base": BASE, "job-certs": JOB_CERTS, "cert-manager": CERT_MANAGER, "vap": VAP, "audit": AUDIT}
 KUBERNETES = "1.37.0"  # the release the manifests target; kubernetes-validate ships its schemas
 CERT_MANAGER_GROUP = "cert-manager.io/v1"  # CRDs: not in the Kubernetes OpenAPI, checked field by field instead
 

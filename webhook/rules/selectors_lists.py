@@ -65,18 +65,32 @@ def _may_be_string(ref: AttributeRef, inventory: Inventory | None, ctx: RuleCont
     On an int, bool or version size() is a runtime error already, and on a list everywhere it counts elements
     already: neither changes meaning. The inventory's published types decide; without them, NUMA node ids are
     ints and anything else may be a string (like `==` on an attribute of unknown type)."""
-    published = [d for d in inventory.devices if ref.qualified_on(d.driver) in d.attributes] if inventory else []
-    if not published:
+    if inventory is None:
         return not is_numa(ref.qualified, ctx.policy)
-    return any(ref.qualified_on(d.driver) not in d.lists and d.types.get(ref.qualified_on(d.driver), "string")
-               == "string" for d in published)
+    key = ("may-be-string", _ref_key(ref))
+    if key not in inventory.memo:  # claims repeat attribute reads; scan the devices once per attribute
+        published = [d for d in inventory.devices if ref.qualified_on(d.driver) in d.attributes]
+        inventory.memo[key] = None if not published else any(
+            ref.qualified_on(d.driver) not in d.lists and d.types.get(ref.qualified_on(d.driver), "string")
+            == "string" for d in published)
+    answer: bool | None = inventory.memo[key]
+    return not is_numa(ref.qualified, ctx.policy) if answer is None else answer
+
+
+def _ref_key(ref: AttributeRef) -> tuple[bool, str]:
+    """What `ref.qualified_on(driver)` depends on: two reads with equal keys look up the same attributes."""
+    return (ref.by_driver, ref.name if ref.by_driver else ref.qualified)
 
 
 def _list_devices(ref: AttributeRef, inventory: Inventory | None) -> list[Device]:
     """Devices publishing the attribute `ref` reads as a list (for `device.driver`: each its own domain's)."""
     if inventory is None:
         return []
-    return [d for d in inventory.devices if ref.qualified_on(d.driver) in d.lists]
+    key = ("list-devices", _ref_key(ref))
+    if key not in inventory.memo:
+        inventory.memo[key] = [d for d in inventory.devices if ref.qualified_on(d.driver) in d.lists]
+    devices: list[Device] = inventory.memo[key]
+    return devices
 
 
 def _fragile_finding(path: object, facts: Facts, use: Use, inventory: Inventory | None) -> Finding:
@@ -198,7 +212,11 @@ def _type_mismatch(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
     for site, facts in analysed(obj, ctx):
         candidates = inventory.candidates(site.device_class)
         for ref, how, values, point in _literal_comparisons(facts):
-            published = Counter(d.types[q] for d in candidates if (q := ref.qualified_on(d.driver)) in d.types)
+            key = ("published-types", site.device_class, _ref_key(ref))
+            if key not in inventory.memo:
+                inventory.memo[key] = Counter(d.types[q] for d in candidates if (q := ref.qualified_on(d.driver))
+                                              in d.types)
+            published: Counter[str] = inventory.memo[key]
             wanted = {_literal_type(v) for v in values}
             if not published or wanted & published.keys():
                 continue

@@ -1,0 +1,159 @@
+"""Listing in pages against the stand-in: exact requests, an expired continue token, refused and missing kinds."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.certs.apiserver import kubeconfig
+from tests.webhook.audit.apiserver import AuditAPIServer
+from tests.webhook.audit.conftest import Run
+from webhook.audit.client import Cluster
+from webhook.audit.kinds import RESOURCE_SLICES
+from webhook.audit.pager import MAX_RELISTS, Listing, pages
+from webhook.errors import DraguardError
+
+DRA = "/apis/resource.k8s.io/v1/"
+LISTS = [DRA + p for p in ("resourceslices", "deviceclasses", "resourceclaims", "resourceclaimtemplates")]
+
+
+def _gets(api: AuditAPIServer) -> list[tuple[str, str, dict[str, list[str]]]]:
+    return [(r.method, r.path, r.query) for r in api.requests]
+
+
+def _names(api: AuditAPIServer, page_size: int, **expire: Any) -> tuple[list[list[str]], Listing]:
+    api.state.expire.update(expire)
+    cluster = Cluster.connect(str(api.kubeconfig))
+    listing = Listing()
+    try:
+        got = [[o["metadata"]["name"] for o in page] for page in pages(cluster, RESOURCE_SLICES, page_size, listing)]
+    finally:
+        cluster.close()
+    return got, listing
+
+
+def test_every_kind_is_listed_cluster_wide_in_pages_of_the_page_size(audit: Any, api: AuditAPIServer) -> None:
+    run: Run = audit("--page-size", "2")
+    assert run.code == 1
+    calls = _gets(api)
+    assert {method for method, _, _ in calls} == {"GET"}
+    assert [path for _, path, _ in calls] == [LISTS[0], LISTS[0], LISTS[1], LISTS[2], LISTS[3]]
+    second = {"limit": ["2"], "continue": ["eyJvZmZzZXQiOiAyfQ=="]}
+    assert [query for _, _, query in calls][:2] == [{"limit": ["2"]}, second]
+    assert all(query["limit"] == ["2"] for _, _, query in calls)
+    assert "listed 3 resourceslices, 1 deviceclasses, 2 resourceclaims, 1 resourceclaimtemplates; 7 checked" in run.err
+
+
+@pytest.mark.parametrize(("size", "pages_"), [(1, [["node-a-gpu"], ["node-b-gpu"], ["node-c-gpu"]]),
+                                              (2, [["node-a-gpu", "node-b-gpu"], ["node-c-gpu"]]),
+                                              (3, [["node-a-gpu", "node-b-gpu", "node-c-gpu"]])])
+def test_page_size_is_the_limit_of_each_request(api: AuditAPIServer, size: int, pages_: list[list[str]]) -> None:
+    got, listing = _names(api, size)
+    assert got == pages_
+    assert (listing.pages, listing.objects) == (len(pages_), 3)
+    assert [r.query["limit"] for r in api.requests] == [[str(size)]] * len(pages_)
+
+
+def test_an_expired_token_resumes_with_the_token_of_the_410_status(api: AuditAPIServer) -> None:
+    got, listing = _names(api, 1, resourceslices="token")
+    assert got == [["node-a-gpu"], ["node-b-gpu"], ["node-c-gpu"]]
+    assert (listing.resumed, listing.relisted) == (1, 0)
+    queries = [r.query.get("continue") for r in api.requests]
+    assert queries == [None, ["eyJvZmZzZXQiOiAxfQ=="], ["eyJvZmZzZXQiOiAxfQ=="], ["eyJvZmZzZXQiOiAyfQ=="]]
+
+
+def test_an_expired_token_without_a_fresh_one_lists_again_and_skips_what_was_checked(api: AuditAPIServer) -> None:
+    got, listing = _names(api, 1, resourceslices="relist")
+    assert got == [["node-a-gpu"], [], ["node-b-gpu"], ["node-c-gpu"]]  # the first page again, already checked
+    assert (listing.resumed, listing.relisted, listing.objects) == (0, 1, 3)
+    assert [r.query.get("continue") for r in api.requests] == [None, ["eyJvZmZzZXQiOiAxfQ=="], None,
+                                                               ["eyJvZmZzZXQiOiAxfQ=="], ["eyJvZmZzZXQiOiAyfQ=="]]
+
+
+def test_a_server_that_expires_every_token_fails_after_the_last_fresh_start(api: AuditAPIServer,
+                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    class Always(dict[str, str]):
+        def pop(self, key: str, default: Any = None) -> Any:
+            return "relist"
+
+    monkeypatch.setattr(api.state, "expire", Always())
+    with pytest.raises(DraguardError) as caught:
+        _names(api, 1)
+    assert caught.value.message.startswith("cannot list resourceslices.resource.k8s.io: the API server answered 410 "
+                                           "Expired: The provided continue parameter is too old")
+    assert caught.value.message.endswith(f"(after {MAX_RELISTS} fresh starts)")
+    assert sum(1 for r in api.requests if "continue" not in r.query) == MAX_RELISTS + 1
+
+
+def test_expiry_is_reported_in_the_summary(audit: Any, api: AuditAPIServer) -> None:
+    api.state.expire["resourceclaims"] = "token"
+    run = audit("--page-size", "1")
+    assert "  resourceclaims: continue token expired 1 time(s): 1 resumed from a newer snapshot, 0 listed again" in (
+        run.err.splitlines())
+    assert "7 checked" in run.err
+
+
+def test_a_kind_that_cannot_be_listed_fails_the_run_in_one_line(audit: Any, api: AuditAPIServer) -> None:
+    api.state.forbidden.add("resourceclaimtemplates")
+    run = audit()
+    assert run.code == 2
+    assert run.out == ""
+    assert run.err == (
+        "draguard: error: cannot list resourceclaimtemplates.resource.k8s.io: the API server answered 403 Forbidden: "
+        'resourceclaimtemplates.resource.k8s.io is forbidden: User "system:serviceaccount:draguard:draguard-audit" '
+        'cannot list resource "resourceclaimtemplates" in API group "resource.k8s.io" at the cluster scope\n')
+
+
+def test_a_cluster_without_the_dra_api_is_named(audit: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("tests.webhook.audit.apiserver.DRA", "/apis/resource.k8s.io/v9/")
+    run = audit()
+    assert (run.code, run.out) == (2, "")
+    assert run.err == ("draguard: error: cannot list resourceslices.resource.k8s.io: the API server answered 404 "
+                       "NotFound: the server could not find the requested resource (is resource.k8s.io/v1 served? DRA "
+                       "is GA from Kubernetes 1.34)\n")
+
+
+def test_a_wrong_token_is_a_one_line_401(audit: Any, api: AuditAPIServer) -> None:
+    api.kubeconfig.write_text(kubeconfig(api.url, Path(api.kubeconfig.parent / "apiserver-tls" / "ca.crt"),
+                                         token="wrong"), encoding="utf-8")
+    run = audit()
+    assert (run.code, run.out) == (2, "")
+    assert run.err == ("draguard: error: cannot list resourceslices.resource.k8s.io: the API server answered 401 "
+                       "Unauthorized: Unauthorized\n")
+
+
+def test_no_kubeconfig_file_is_a_one_line_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from webhook import cli
+
+    assert cli.main(["audit", "--kubeconfig", str(tmp_path / "absent")]) == 2
+    assert capsys.readouterr().err == f"draguard: error: {tmp_path / 'absent'}: no such kubeconfig file\n"
+
+
+def test_a_kubeconfig_that_is_not_one_is_a_one_line_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from webhook import cli
+
+    bad = tmp_path / "kubeconfig"
+    bad.write_text("apiVersion: v1\nkind: Config\nclusters: []\n", encoding="utf-8")
+    assert cli.main(["audit", "--kubeconfig", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("draguard: error: cannot load the Kubernetes configuration: ")
+    assert err.count("\n") == 1
+
+
+def test_an_unreachable_server_is_a_one_line_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import socket
+
+    from webhook import cli
+
+    with socket.socket() as sock:  # a port nobody listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    config = tmp_path / "kubeconfig"
+    config.write_text(kubeconfig(f"https://127.0.0.1:{port}", tmp_path / "ca.crt"), encoding="utf-8")
+    (tmp_path / "ca.crt").write_text("", encoding="utf-8")
+    assert cli.main(["audit", "--kubeconfig", str(config)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"draguard: error: cannot reach the Kubernetes API server at https://127.0.0.1:{port}: ")
+    assert err.count("\n") == 1

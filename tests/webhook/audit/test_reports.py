@@ -1,0 +1,201 @@
+"""`--report openreports|wgpolicy`: the objects, valid for the vendored CRDs, and `--apply` (server-side apply,
+stale reports deleted) recorded by the stand-in."""
+
+from __future__ import annotations
+
+import copy
+import functools
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+import yaml
+
+from tests.webhook.audit.apiserver import AuditAPIServer
+from tests.webhook.audit.conftest import NUMA, synthetic
+
+CRDS = Path(__file__).parent / "crds"
+LABELS = {"app.kubernetes.io/managed-by": "draguard", "app.kubernetes.io/component": "audit"}
+SELECTOR = "app.kubernetes.io/managed-by=draguard,app.kubernetes.io/component=audit"
+FILES = {("openreports.io/v1alpha1", "Report"): "openreports.io_reports.yaml",
+         ("openreports.io/v1alpha1", "ClusterReport"): "openreports.io_clusterreports.yaml",
+         ("wgpolicyk8s.io/v1alpha2", "PolicyReport"): "wgpolicyk8s.io_policyreports.yaml",
+         ("wgpolicyk8s.io/v1alpha2", "ClusterPolicyReport"): "wgpolicyk8s.io_clusterpolicyreports.yaml"}
+
+
+def _strict(node: Any) -> Any:
+    """The API server prunes fields a structural schema does not name; here they are errors instead."""
+    if isinstance(node, dict):
+        node = {k: _strict(v) for k, v in node.items()}
+        if "properties" in node and "additionalProperties" not in node:
+            node["additionalProperties"] = False
+    elif isinstance(node, list):
+        node = [_strict(v) for v in node]
+    return node
+
+
+@functools.cache
+def _validator(api_version: str, kind: str) -> jsonschema.Draft7Validator:
+    crd = next(d for d in yaml.safe_load_all((CRDS / FILES[(api_version, kind)]).read_text(encoding="utf-8")) if d)
+    assert crd["spec"]["names"]["kind"] == kind
+    version = next(v for v in crd["spec"]["versions"] if v["name"] == api_version.split("/")[1])
+    return jsonschema.Draft7Validator(_strict(version["schema"]["openAPIV3Schema"]))
+
+
+def schema_errors(report: dict[str, Any]) -> list[str]:
+    validator = _validator(report["apiVersion"], report["kind"])
+    return [f"{'.'.join(map(str, e.path))}: {e.message}" for e in validator.iter_errors(report)]
+
+
+def test_the_strict_schema_catches_an_unknown_field_and_a_bad_enum() -> None:
+    report = {"apiVersion": "openreports.io/v1alpha1", "kind": "Report", "metadata": {"name": "r"},
+              "results": [{"policy": "p", "result": "denied", "sevrity": "high"}]}
+    assert sorted(schema_errors(report)) == [
+        "results.0.result: 'denied' is not one of ['pass', 'fail', 'warn', 'error', 'skip']",
+        "results.0: Additional properties are not allowed ('sevrity' was unexpected)"]
+
+
+def _printed(audit: Any, *args: str) -> list[dict[str, Any]]:
+    run = audit(*args)
+    assert run.code == 1, run.err
+    return [d for d in yaml.safe_load_all(run.out) if d]
+
+
+FRAGILE = {
+    "source": "draguard",
+    "policy": "draguard",
+    "rule": "list-fragile-compare",
+    "category": "DRA",
+    "result": "warn",
+    "severity": "medium",
+    "scored": True,
+    "message": "`==` on resource.kubernetes.io/numaNode: resource.kubernetes.io/numaNode is a list on 1 device(s) in "
+               "the inventory (e.g. gpu.example.com/pool-0/gpu-0), where this is silently false",
+    "resources": [{"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "name": "fragile",
+                   "namespace": "team-a", "uid": "uid-team-a-fragile",
+                   "fieldPath": "spec.devices.requests[0].exactly.selectors[0].cel.expression"}],
+    "properties": {"action": "warn", "fieldPath": "spec.devices.requests[0].exactly.selectors[0].cel.expression",
+                   "driver": "gpu.example.com",
+                   "hint": f"{NUMA}.includes(2)   (safe fix: draguard lint --fix; includes() needs Kubernetes with "
+                           "the DRAListTypeAttributes feature gate)"},
+}
+
+
+@pytest.mark.parametrize(("report", "cluster_kind", "kind"), [("openreports", "ClusterReport", "Report"),
+                                                             ("wgpolicy", "ClusterPolicyReport", "PolicyReport")])
+def test_one_cluster_report_and_one_per_namespace_valid_for_the_crds(audit: Any, report: str, cluster_kind: str,
+                                                                     kind: str) -> None:
+    reports = _printed(audit, "--report", report)
+    assert [(r["kind"], r["metadata"].get("namespace"), r["metadata"]["name"]) for r in reports] == [
+        (cluster_kind, None, "draguard-audit"), (kind, "team-a", "draguard-audit"), (kind, "team-b", "draguard-audit")]
+    assert [schema_errors(r) for r in reports] == [[], [], []]
+    assert all(r["metadata"]["labels"] == LABELS for r in reports)
+    cluster, team_a, team_b = reports
+    assert cluster["summary"] == {"pass": 2, "fail": 1, "warn": 1, "error": 0, "skip": 0}
+    assert team_a["summary"] == {"pass": 1, "fail": 0, "warn": 3, "error": 0, "skip": 0}
+    assert team_b["summary"] == {"pass": 0, "fail": 0, "warn": 2, "error": 0, "skip": 0}
+    assert [(r["rule"], r["result"], r["severity"]) for r in cluster["results"]] == [
+        ("numa-node-mixed-form", "warn", "medium"), ("k8s-device-name", "fail", "high")]
+    assert [(r["rule"], r["result"], r["severity"]) for r in team_b["results"]] == [
+        ("selector-attribute-missing", "warn", "medium"), ("selector-numa-pinned", "warn", "info")]
+    fragile = {k: v for k, v in team_a["results"][0].items() if k != "timestamp"}
+    assert fragile == FRAGILE
+    assert set(team_a["results"][0]["timestamp"]) == {"seconds", "nanos"}
+    assert ("source" in cluster) is (report == "openreports")
+
+
+def test_a_slice_result_names_the_slice_and_its_field(audit: Any) -> None:
+    cluster = _printed(audit, "--report", "openreports")[0]
+    denied = cluster["results"][1]
+    assert denied["resources"] == [{"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "name": "node-c-gpu",
+                                    "fieldPath": "spec.devices[0].name"}]
+    assert denied["properties"]["action"] == "deny"
+    assert denied["message"].startswith('Invalid value: "GPU_3": a lowercase RFC 1123 label')
+
+
+@pytest.mark.parametrize(("limit", "kept", "configuration"), [(2, 2, {"limits": {"maxResults": 2}}), (3, 3, None),
+                                                              (4, 3, None)])
+def test_max_results_per_report_at_the_limit(audit: Any, limit: int, kept: int, configuration: Any) -> None:
+    run = audit("--report", "openreports", "--max-results", str(limit))
+    team_a = [d for d in yaml.safe_load_all(run.out) if d][1]
+    assert len(team_a["results"]) == kept  # team-a has 3 findings
+    assert team_a["summary"]["warn"] == 3  # counted whether kept or not
+    assert team_a.get("configuration") == configuration
+    assert schema_errors(team_a) == []
+    note = f"  1 finding not shown: over --max-results {limit} per report (counted above and in the report summaries)"
+    assert (note in run.err.splitlines()) is (limit == 2)
+
+
+def _applies(api: AuditAPIServer) -> list[tuple[str, str, dict[str, list[str]], str | None]]:
+    return [(r.method, r.path, r.query, r.content_type) for r in api.requests
+            if not r.path.startswith("/apis/resource")]
+
+
+def test_apply_writes_each_report_with_server_side_apply(audit: Any, api: AuditAPIServer) -> None:
+    printed = _printed(audit, "--report", "openreports")
+    api.requests.clear()
+    run = audit("--report", "openreports", "--apply", "--format", "json=out.json")
+    assert (run.code, run.out) == (1, "")
+    apply = {"fieldManager": ["draguard"], "force": ["true"]}
+    patch = "application/apply-patch+yaml"
+    listing = {"labelSelector": [SELECTOR], "limit": ["20"]}
+    assert _applies(api) == [
+        ("PATCH", "/apis/openreports.io/v1alpha1/clusterreports/draguard-audit", apply, patch),
+        ("PATCH", "/apis/openreports.io/v1alpha1/namespaces/team-a/reports/draguard-audit", apply, patch),
+        ("PATCH", "/apis/openreports.io/v1alpha1/namespaces/team-b/reports/draguard-audit", apply, patch),
+        ("GET", "/apis/openreports.io/v1alpha1/clusterreports", listing, None),
+        ("GET", "/apis/openreports.io/v1alpha1/reports", listing, None),
+    ]
+    stored = api.state.reports
+    assert sorted(stored) == [("clusterreports", "", "draguard-audit"), ("reports", "team-a", "draguard-audit"),
+                              ("reports", "team-b", "draguard-audit")]
+    for sent, written in zip(printed, (r.body for r in api.requests if r.method == "PATCH"), strict=True):
+        assert _untimed(written) == _untimed(sent)
+        assert schema_errors(written) == []
+    assert run.err.splitlines()[-1] == "draguard audit: openreports: 3 report(s) applied, 0 stale report(s) deleted"
+
+
+def _untimed(report: dict[str, Any]) -> dict[str, Any]:
+    report = copy.deepcopy(report)
+    for result in report["results"]:
+        result.pop("timestamp")
+    return report
+
+
+def test_apply_deletes_stale_reports_it_owns_and_keeps_the_others(audit: Any, api: AuditAPIServer) -> None:
+    assert audit("--report", "wgpolicy", "--apply").code == 1
+    foreign = {"apiVersion": "wgpolicyk8s.io/v1alpha2", "kind": "PolicyReport",
+               "metadata": {"name": "kyverno", "namespace": "team-b", "labels": {"app.kubernetes.io/managed-by": "k"}}}
+    api.state.reports[("policyreports", "team-b", "kyverno")] = foreign
+    api.serve([o for o in synthetic() if o["metadata"].get("namespace") != "team-b"])  # team-b's template is gone
+    api.requests.clear()
+    run = audit("--report", "wgpolicy", "--apply")
+    deletes = [(r.method, r.path) for r in api.requests if r.method == "DELETE"]
+    assert deletes == [("DELETE", "/apis/wgpolicyk8s.io/v1alpha2/namespaces/team-b/policyreports/draguard-audit")]
+    assert sorted(api.state.reports) == [("clusterpolicyreports", "", "draguard-audit"),
+                                         ("policyreports", "team-a", "draguard-audit"),
+                                         ("policyreports", "team-b", "kyverno")]
+    assert run.err.splitlines()[-1] == "draguard audit: wgpolicy: 2 report(s) applied, 1 stale report(s) deleted"
+
+
+def test_apply_without_the_crds_fails_in_one_line(audit: Any, api: AuditAPIServer) -> None:
+    api.state.reports_installed.clear()
+    run = audit("--report", "openreports", "--apply")
+    assert run.code == 2
+    assert run.err.splitlines()[-1] == (
+        "draguard: error: cannot apply ClusterReport draguard-audit: the API server answered 404 NotFound: the server "
+        "could not find the requested resource (is the clusterreports.openreports.io CRD installed? kubectl get crd "
+        "clusterreports.openreports.io)")
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--apply"], "--apply needs --report openreports or --report wgpolicy"),
+    (["--report", "openreports", "--format", "text"],
+     "--report without --apply prints the reports on stdout; write --format to a file (--format FMT=FILE)"),
+    (["--format", "xml"], "--format xml: unknown format 'xml'; use one of github, json, junit, sarif, text"),
+])
+def test_conflicting_flags_are_usage_errors(audit: Any, api: AuditAPIServer, args: list[str], message: str) -> None:
+    run = audit(*args)
+    assert (run.code, run.out, run.err) == (2, "", f"draguard: error: {message}\n")
+    assert api.requests == []  # refused before anything is listed

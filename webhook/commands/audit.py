@@ -1,0 +1,120 @@
+"""`draguard audit` (also `kubectl draguard audit`): check a running cluster's DRA objects, in pages.
+
+    draguard audit [--kubeconfig FILE] [--context NAME] [--page-size N] [--config FILE]
+                   [--format FMT[=FILE]]... [--report openreports|wgpolicy [--apply]] [--max-results N]
+                   [--fail-on deny|warn|audit|none]
+
+Exit codes: 0 clean (nothing at or above --fail-on, or --fail-on none), 1 findings at or above --fail-on,
+2 usage error or a cluster problem (no kube context, unreachable server, a kind that cannot be listed, a report
+not written).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+HELP = "audit a running cluster's ResourceSlices, DeviceClasses, claims and templates (in pages)"
+FAIL_ON = ("deny", "warn", "audit", "none")
+REPORTS = ("openreports", "wgpolicy")
+
+
+def _at_least_one(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--kubeconfig", metavar="FILE", help="kubeconfig file (default: $KUBECONFIG, ~/.kube/config, "
+                                                             "or the Pod's service account in a cluster)")
+    parser.add_argument("--context", metavar="NAME", help="kubeconfig context (default: the current one)")
+    parser.add_argument("--page-size", type=_at_least_one, default=500, metavar="N",
+                        help="objects per list request (default 500, as kubectl and client-go)")
+    parser.add_argument("--config", metavar="FILE",
+                        help="policy file, as the webhook's ConfigMap holds it (default: the nearest .draguard.yaml)")
+    parser.add_argument("--format", action="append", default=[], metavar="FMT[=FILE]",
+                        help="text, json, sarif, junit or github; =FILE writes that format to FILE (repeatable; "
+                             "default text on stdout)")
+    parser.add_argument("--report", choices=REPORTS,
+                        help="policy reports: openreports (openreports.io/v1alpha1) or wgpolicy "
+                             "(wgpolicyk8s.io/v1alpha2); printed as YAML on stdout unless --apply")
+    parser.add_argument("--apply", action="store_true",
+                        help="write the reports with server-side apply and delete stale ones draguard wrote")
+    parser.add_argument("--max-results", type=_at_least_one, default=1000, metavar="N",
+                        help="findings kept per report (cluster or namespace); the rest are counted (default 1000)")
+    parser.add_argument("--fail-on", choices=FAIL_ON, default="warn",
+                        help="lowest action that makes the exit code 1 (default: warn; none: findings never do, "
+                             "as in the CronJob, where they go to the reports)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from datetime import UTC, datetime
+    from pathlib import Path
+
+    from webhook import config
+    from webhook.audit import reports, scan
+    from webhook.audit.client import Cluster
+    from webhook.audit.kinds import REPORT_KINDS
+    from webhook.audit.terminal import Progress, summary
+    from webhook.commands.lint import _outputs
+    from webhook.errors import DraguardError
+    from webhook.findings import Action
+    from webhook.lint import tuned_gc
+    from webhook.report import Summary, render
+    from webhook.run import sort_key
+
+    if args.apply and not args.report:
+        raise DraguardError("--apply needs --report openreports or --report wgpolicy")
+    outputs = _outputs(args.format) if args.format or not args.report or args.apply else []
+    if args.report and not args.apply and any(target is None for _, target in outputs):
+        raise DraguardError("--report without --apply prints the reports on stdout; write --format to a file "
+                            "(--format FMT=FILE)")
+    cfg = config.load(args.config)
+    cluster = Cluster.connect(args.kubeconfig, args.context)
+    progress = Progress(sys.stderr)
+    try:
+        with tuned_gc():
+            audit = scan.run(cluster, cfg.policy, page_size=args.page_size, max_results=args.max_results,
+                             progress=progress)
+        progress.done()
+        applied = None
+        if args.report:
+            built = reports.build(audit, REPORT_KINDS[args.report], datetime.now(UTC))
+            if args.apply:
+                from webhook.audit.apply import apply
+
+                applied = apply(cluster, built, REPORT_KINDS[args.report])
+            else:
+                import yaml  # type: ignore[import-untyped]
+
+                sys.stdout.write(yaml.safe_dump_all(built, sort_keys=False, allow_unicode=True, width=1_000_000))
+    finally:
+        progress.done()
+        cluster.close()
+
+    findings = sorted(audit.kept(), key=sort_key)
+    run_summary = Summary(objects=audit.checked, suppressed=audit.suppressed)
+    for name, target in outputs:
+        color = name == "text" and target is None and sys.stdout.isatty()
+        text = render(name, findings, run_summary, color=color)
+        if target is None:
+            sys.stdout.write(text)
+        else:
+            try:
+                Path(target).write_text(text, encoding="utf-8")
+            except OSError as err:
+                raise DraguardError(f"--format {name}={target}: cannot write: {err.strerror or err}") from None
+    for line in summary(audit):
+        print(line, file=sys.stderr)
+    if applied is not None:
+        print(f"draguard audit: {args.report}: {applied.written} report(s) applied, {applied.deleted} stale "
+              f"report(s) deleted", file=sys.stderr)
+    if args.fail_on == "none":
+        return 0
+    threshold = Action(args.fail_on).rank
+    return 1 if any(action.rank >= threshold for _, action in audit.by_rule) else 0
