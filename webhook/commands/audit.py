@@ -37,9 +37,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="objects per list request (default 500, as kubectl and client-go)")
     parser.add_argument("--config", metavar="FILE",
                         help="policy file, as the webhook's ConfigMap holds it (default: the nearest .draguard.yaml)")
-    parser.add_argument("--format", action="append", default=[], metavar="FMT[=FILE]",
-                        help="text, json, sarif, junit or github; =FILE writes that format to FILE (repeatable; "
-                             "default text on stdout)")
+    from webhook.commands.common import add_output_arguments
+    from webhook.profiles.flags import add_profile_arguments
+    from webhook.report import FORMATS
+
+    add_output_arguments(parser, FORMATS)  # --format FMT[=FILE], --color, --quiet: as lint and validate
+    add_profile_arguments(parser)  # --kubernetes-version, --feature-gates
     parser.add_argument("--report", choices=REPORTS,
                         help="policy reports: openreports (openreports.io/v1alpha1) or wgpolicy "
                              "(wgpolicyk8s.io/v1alpha2); printed as YAML on stdout unless --apply")
@@ -54,32 +57,34 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from datetime import UTC, datetime
-    from pathlib import Path
 
     from webhook import config
     from webhook.audit import reports, scan
     from webhook.audit.client import Cluster
     from webhook.audit.kinds import REPORT_KINDS
     from webhook.audit.terminal import Progress, summary
-    from webhook.commands.lint import _outputs
+    from webhook.commands.common import outputs as format_outputs
+    from webhook.commands.common import use_color, write_output
     from webhook.errors import DraguardError
     from webhook.findings import Action
     from webhook.lint import tuned_gc
-    from webhook.report import Summary, render
+    from webhook.profiles.flags import apply_profile_arguments
+    from webhook.report import FORMATS, Summary, render
     from webhook.run import sort_key
 
     if args.apply and not args.report:
         raise DraguardError("--apply needs --report openreports or --report wgpolicy")
-    outputs = _outputs(args.format) if args.format or not args.report or args.apply else []
+    outputs = format_outputs(args.format, FORMATS) if args.format or not args.report or args.apply else []
     if args.report and not args.apply and any(target is None for _, target in outputs):
         raise DraguardError("--report without --apply prints the reports on stdout; write --format to a file "
                             "(--format FMT=FILE)")
     cfg = config.load(args.config)
+    policy = apply_profile_arguments(cfg.policy, args)
     cluster = Cluster.connect(args.kubeconfig, args.context)
-    progress = Progress(sys.stderr)
+    progress = Progress(sys.stderr)  # draws only on a terminal
     try:
         with tuned_gc():
-            audit = scan.run(cluster, cfg.policy, page_size=args.page_size, max_results=args.max_results,
+            audit = scan.run(cluster, policy, page_size=args.page_size, max_results=args.max_results,
                              progress=progress)
         progress.done()
         applied = None
@@ -100,17 +105,11 @@ def run(args: argparse.Namespace) -> int:
     findings = sorted(audit.kept(), key=sort_key)
     run_summary = Summary(objects=audit.checked, suppressed=audit.suppressed)
     for name, target in outputs:
-        color = name == "text" and target is None and sys.stdout.isatty()
-        text = render(name, findings, run_summary, color=color)
-        if target is None:
-            sys.stdout.write(text)
-        else:
-            try:
-                Path(target).write_text(text, encoding="utf-8")
-            except OSError as err:
-                raise DraguardError(f"--format {name}={target}: cannot write: {err.strerror or err}") from None
-    for line in summary(audit):
-        print(line, file=sys.stderr)
+        color = name == "text" and target is None and use_color(args.color, sys.stdout)
+        write_output(name, target, render(name, findings, run_summary, color=color), sys.stdout)
+    if not args.quiet:
+        for line in summary(audit):
+            print(line, file=sys.stderr)
     if applied is not None:
         print(f"draguard audit: {args.report}: {applied.written} report(s) applied, {applied.deleted} stale "
               f"report(s) deleted", file=sys.stderr)
