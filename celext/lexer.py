@@ -1,0 +1,92 @@
+"""CEL's lexer (cel-go's token rules), one compiled regular expression scanned left to right.
+
+Tokens come out as plain tuples `(kind, text, start, line, column)`; the parser turns the ones a tree keeps
+into lark Tokens. `kind` is a literal terminal name (`INT_LIT`, `STRING_LIT`, ...), `IDENT`, or the text of an
+operator or punctuation mark (`"&&"`, `"("`, `"in"`).
+
+Where cel-python's Lark grammar and cel-go disagree, cel-go wins: `42.charAt(2)` is an int and a member call
+(a float needs digits after its point), `inx` is one identifier (not `in x`), and a raw string ends at its
+first closing quote (`r"a\\"` is the two characters `a\\`). A `-` directly before a number where an operand is
+expected is part of the literal (`-1` is one INT_LIT), which is the token shape the Lark grammar produced.
+"""
+
+from __future__ import annotations
+
+import re
+
+from celext.errors import CompileError
+
+Lexeme = tuple[str, str, int, int, int]  # kind, text, start offset, line, column (1-based)
+
+_STRING_BODY = {  # the body after the opening quote, up to and including the closing one (escapes skipped)
+    '"""': r'(?:\\[\s\S]|[^\\])*?"""', "'''": r"(?:\\[\s\S]|[^\\])*?'''",
+    '"': r'(?:\\.|[^\\"\n\r])*"', "'": r"(?:\\.|[^\\'\n\r])*'",
+}
+_RAW_BODY = {'"""': r'[\s\S]*?"""', "'''": r"[\s\S]*?'''", '"': r'[^"\n\r]*"', "'": r"[^'\n\r]*'"}
+
+
+def _strings() -> str:
+    parts = []
+    for quote in ('"""', "'''", '"', "'"):
+        q = re.escape(quote)
+        parts.append(f"[rR]{q}{_RAW_BODY[quote]}")
+        parts.append(f"{q}{_STRING_BODY[quote]}")
+    return "|".join(parts)
+
+
+_EXPONENT = r"[eE][+-]?\d+"
+_MASTER = re.compile("|".join([
+    r"(?P<WS>[\t\n\f\r ]+|//[^\n]*)",
+    rf"(?P<BYTES_LIT>[bB](?:{_strings()}))",
+    rf"(?P<STRING>{_strings()})",
+    rf"(?P<FLOAT_LIT>-?(?:\d+\.\d+(?:{_EXPONENT})?|\d+{_EXPONENT}|\.\d+(?:{_EXPONENT})?))",
+    r"(?P<UINT_LIT>-?(?:0[xX][0-9a-fA-F]+|\d+)[uU])",
+    r"(?P<INT_LIT>-?(?:0[xX][0-9a-fA-F]+|\d+))",
+    r"(?P<IDENT>[_a-zA-Z][_a-zA-Z0-9]*)",
+    r"(?P<OP>\|\||&&|==|!=|<=|>=|[-<>+*/%!?:.,()\[\]{}])",
+]))
+
+_KEYWORDS = {"true": "BOOL_LIT", "false": "BOOL_LIT", "null": "NULL_LIT", "in": "in"}
+# After one of these an operator follows, so a `-` there is subtraction, never a literal's sign.
+_OPERAND_END = frozenset({"INT_LIT", "UINT_LIT", "FLOAT_LIT", "STRING_LIT", "MLSTRING_LIT", "BYTES_LIT", "BOOL_LIT",
+                          "NULL_LIT", "IDENT", ")", "]", "}"})
+
+
+def tokenize(text: str) -> list[Lexeme]:
+    """The tokens of `text`, comments and blanks left out. Raises CompileError on a character no token starts
+    with (an unterminated string included)."""
+    out: list[Lexeme] = []
+    append = out.append
+    match = _MASTER.match
+    position, line, line_start, size = 0, 1, 0, len(text)
+    previous = ""
+    while position < size:
+        found = match(text, position)
+        if found is None:
+            column = position - line_start + 1
+            raise CompileError(f"Syntax error: token recognition error at: {text[position]!r}",
+                               line=line, column=column)
+        kind = found.lastgroup or ""
+        value = found.group()
+        if kind == "WS":
+            newlines = value.count("\n")
+            if newlines:
+                line += newlines
+                line_start = position + value.rindex("\n") + 1
+            position = found.end()
+            continue
+        if kind == "OP":
+            kind = value
+        elif kind == "STRING":
+            kind = "MLSTRING_LIT" if value.lstrip("rR")[:3] in ('"""', "'''") else "STRING_LIT"
+        elif kind == "IDENT":
+            kind = _KEYWORDS.get(value, "IDENT")
+        elif value[0] == "-" and previous in _OPERAND_END:
+            kind, value = "-", "-"  # subtraction: the number is lexed on its own next
+        append((kind, value, position, line, position - line_start + 1))
+        previous = kind
+        position += len(value)
+        if kind in ("MLSTRING_LIT", "BYTES_LIT") and "\n" in value:
+            line += value.count("\n")
+            line_start = position - len(value) + value.rindex("\n") + 1
+    return out
