@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import re
 
-from celext.errors import CompileError
-
 Lexeme = tuple[str, str, int, int, int]  # kind, text, start offset, line, column (1-based)
 
 _STRING_BODY = {  # the body after the opening quote, up to and including the closing one (escapes skipped)
@@ -53,8 +51,8 @@ _OPERAND_END = frozenset({"INT_LIT", "UINT_LIT", "FLOAT_LIT", "STRING_LIT", "MLS
 
 
 def tokenize(text: str) -> list[Lexeme]:
-    """The tokens of `text`, comments and blanks left out. Raises CompileError on a character no token starts
-    with (an unterminated string included)."""
+    """The tokens of `text`, comments and blanks left out. At a character no token starts with (an unterminated
+    string included) the list ends with an `$ERROR` token, which no grammar rule accepts."""
     out: list[Lexeme] = []
     append = out.append
     match = _MASTER.match
@@ -62,10 +60,9 @@ def tokenize(text: str) -> list[Lexeme]:
     previous = ""
     while position < size:
         found = match(text, position)
-        if found is None:
-            column = position - line_start + 1
-            raise CompileError(f"Syntax error: token recognition error at: {text[position]!r}",
-                               line=line, column=column)
+        if found is None:  # the parser reports it when it gets there (an earlier syntax error comes first)
+            append(("$ERROR", text[position], position, line, position - line_start + 1))
+            break
         kind = found.lastgroup or ""
         value = found.group()
         if kind == "WS":

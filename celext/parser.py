@@ -18,6 +18,7 @@ Both errors carry no position, as in cel-go (`<input>:-1:0`).
 
 from __future__ import annotations
 
+import gc
 from typing import Any
 
 from lark import Token, Tree
@@ -36,14 +37,22 @@ _RELATIONS = {"<": "relation_lt", "<=": "relation_le", ">": "relation_gt", ">=":
               "!=": "relation_ne", "in": "relation_in"}
 _ADDITIONS = {"+": "addition_add", "-": "addition_sub"}
 _MULTIPLICATIONS = {"*": "multiplication_mul", "/": "multiplication_div", "%": "multiplication_mod"}
-_END: Lexeme = ("$END", "", -1, 0, 0)
 
 Node = Any  # Tree[Token]; `Any` keeps the hot paths free of casts
 
 
+def _new_meta() -> Meta:
+    return Meta()  # type: ignore[no-untyped-call]
+
+
+def _token(kind: str, text: str, *position: int) -> Token:
+    """A lark Token without lark's argument checks (`Token()` guards a deprecated keyword on every call)."""
+    return Token._future_new(kind, text, *position)  # type: ignore[no-untyped-call,no-any-return]
+
+
 def _point(kind: str, text: str, start: int, line: int, column: int) -> Meta:
     """The span of one token, as a Meta."""
-    meta = Meta()
+    meta = _new_meta()
     meta.empty = False
     meta.line, meta.column, meta.start_pos = line, column, start
     newlines = text.count("\n") if kind in ("MLSTRING_LIT", "BYTES_LIT") else 0
@@ -54,17 +63,28 @@ def _point(kind: str, text: str, start: int, line: int, column: int) -> Meta:
 
 
 def _span(first: Meta, last: Meta) -> Meta:
-    meta = Meta()
+    meta = _new_meta()
     meta.empty = False
     meta.line, meta.column, meta.start_pos = first.line, first.column, first.start_pos
     meta.end_line, meta.end_column, meta.end_pos = last.end_line, last.end_column, last.end_pos
     return meta
 
 
-_NO_POSITION = Meta()
+_NO_POSITION = _new_meta()
 _NO_POSITION.empty = False
 for _name in ("line", "column", "start_pos", "end_line", "end_column", "end_pos"):
     setattr(_NO_POSITION, _name, None)
+
+
+_POSTFIX = frozenset({".", "[", "(", "{"})
+# The levels an operand passes through on its way up, and the tokens after an atom that make a level do more
+# than wrap it (an operator of that level or one binding tighter, or a postfix selection/index/call).
+_CHAIN = ("conditionalor", "conditionaland", "relation", "addition", "multiplication", "unary", "member")
+_BLOCKS = tuple(frozenset(_POSTFIX | set(_MULTIPLICATIONS) | (set(_ADDITIONS) if level < 4 else set())
+                          | (set(_RELATIONS) if level < 3 else set()) | ({"&&"} if level < 2 else set())
+                          | ({"||"} if level < 1 else set())) for level in range(len(_CHAIN)))
+_ATOMS = _LITERALS | {"IDENT"}
+_REVERSED = tuple(_CHAIN[level:][::-1] for level in range(len(_CHAIN)))
 
 
 class _Parser:
@@ -79,16 +99,16 @@ class _Parser:
     # ---- tokens
 
     def peek(self) -> str:
-        tokens = self.tokens
-        return tokens[self.index][0] if self.index < len(tokens) else "$END"
+        return self.tokens[self.index][0]  # the list ends with an `$END` token, never read past
 
     def take(self) -> Lexeme:
-        lexeme = self.tokens[self.index] if self.index < len(self.tokens) else _END
-        self.index += 1
+        lexeme = self.tokens[self.index]
+        if lexeme[0] != "$END":
+            self.index += 1
         return lexeme
 
     def expect(self, kind: str) -> Meta:
-        lexeme = self.tokens[self.index] if self.index < len(self.tokens) else _END
+        lexeme = self.tokens[self.index]
         if lexeme[0] != kind:
             raise self.unexpected(lexeme)
         self.index += 1
@@ -103,12 +123,34 @@ class _Parser:
                             line=lexeme[3], column=lexeme[4])
 
     def ident(self) -> tuple[Token, Meta]:
-        kind, text, start, line, column = lexeme = self.take()
+        kind, text, start, line, column = lexeme = self.tokens[self.index]
         if kind != "IDENT":
-            self.index -= 1
             raise self.unexpected(lexeme)
-        return Token._future_new("IDENT", text, start, line, column, line, column + len(text), start + len(text)), \
+        self.index += 1
+        return _token("IDENT", text, start, line, column, line, column + len(text), start + len(text)), \
             _point(*lexeme)
+
+    def atom(self, level: int) -> Node | None:
+        """Fast path: a lone literal or identifier as a `_CHAIN[level]` node (every level wrapping the next),
+        or None when more than an atom follows (then the levels parse it one by one)."""
+        tokens = self.tokens
+        lexeme = tokens[self.index]
+        kind = lexeme[0]
+        if kind not in _ATOMS or tokens[self.index + 1][0] in _BLOCKS[level]:
+            return None
+        self.index += 1
+        _, text, start, line, column = lexeme
+        if kind == "BOOL_LIT":
+            meta = _NO_POSITION
+            node = Tree("literal", [_token("BOOL_LIT", text)], meta)
+        else:
+            meta = _point(*lexeme)
+            token = _token(kind, text, start, line, column, meta.end_line, meta.end_column, meta.end_pos)
+            node = Tree("ident" if kind == "IDENT" else "literal", [token], meta)
+        node = Tree("primary", [node], meta)
+        for name in _REVERSED[level]:
+            node = Tree(name, [node], meta)
+        return node
 
     # ---- grammar levels; each returns (tree, chain depth as cel-go's AST builder counts it)
 
@@ -116,7 +158,10 @@ class _Parser:
         self.depth += 1
         if self.depth > MAX_RECURSION_DEPTH:
             raise CompileError(RECURSION_LIMIT_EXCEEDED)
-        condition, depth = self.conditionalor()
+        condition = self.atom(0)
+        depth = 0
+        if condition is None:
+            condition, depth = self.conditionalor()
         if self.peek() == "?":
             self.index += 1
             then, then_depth = self.conditionalor()
@@ -134,7 +179,7 @@ class _Parser:
         node = Tree("conditionalor", [left], left.meta)
         while self.peek() == "||":
             self.index += 1
-            right, right_depth = self.conditionaland()
+            right, right_depth = self.operand(1, self.conditionaland)
             node = Tree("conditionalor", [node, right], _span(node.meta, right.meta))
             depth = max(depth, right_depth)
         return node, depth
@@ -144,21 +189,25 @@ class _Parser:
         node = Tree("conditionaland", [left], left.meta)
         while self.peek() == "&&":
             self.index += 1
-            right, right_depth = self.relation()
+            right, right_depth = self.operand(2, self.relation)
             node = Tree("conditionaland", [node, right], _span(node.meta, right.meta))
             depth = max(depth, right_depth)
         return node, depth
 
+    def operand(self, level: int, parse: Any) -> tuple[Node, int]:
+        node = self.atom(level)
+        return (node, 0) if node is not None else parse()
+
     def relation(self) -> tuple[Node, int]:
-        return self._binary("relation", _RELATIONS, self.addition)
+        return self._binary("relation", _RELATIONS, 3, self.addition)
 
     def addition(self) -> tuple[Node, int]:
-        return self._binary("addition", _ADDITIONS, self.multiplication)
+        return self._binary("addition", _ADDITIONS, 4, self.multiplication)
 
     def multiplication(self) -> tuple[Node, int]:
-        return self._binary("multiplication", _MULTIPLICATIONS, self.unary)
+        return self._binary("multiplication", _MULTIPLICATIONS, 5, self.unary)
 
-    def _binary(self, level: str, operators: dict[str, str], operand: Any) -> tuple[Node, int]:
+    def _binary(self, level: str, operators: dict[str, str], next_level: int, operand: Any) -> tuple[Node, int]:
         left, depth = operand()
         node = Tree(level, [left], left.meta)
         while True:
@@ -166,7 +215,7 @@ class _Parser:
             if name is None:
                 return node, depth
             op = _point(*self.take())
-            right, right_depth = operand()
+            right, right_depth = self.operand(next_level, operand)
             node = Tree(level, [Tree(name, [node], _span(node.meta, op)), right], _span(node.meta, right.meta))
             depth = 1 + max(depth, right_depth)
 
@@ -175,7 +224,7 @@ class _Parser:
         if kind in ("!", "-"):
             op = _point(*self.take())
             inner, depth = self.unary()
-            sign = Tree("unary_not" if kind == "!" else "unary_neg", [], op)
+            sign: Node = Tree("unary_not" if kind == "!" else "unary_neg", [], op)
             return Tree("unary", [sign, inner], _span(op, inner.meta)), depth
         node, depth = self.member()
         return Tree("unary", [node], node.meta), depth
@@ -225,13 +274,13 @@ class _Parser:
         kind, text, start, line, column = lexeme = self.take()
         if kind in _LITERALS:
             if kind == "BOOL_LIT":  # cel-python's lexer callback re-creates these tokens without a position
-                literal = Tree("literal", [Token._future_new("BOOL_LIT", text)], _NO_POSITION)
+                literal = Tree("literal", [_token("BOOL_LIT", text)], _NO_POSITION)
                 return Tree("primary", [literal], _NO_POSITION), 0
             meta = _point(*lexeme)
-            token = Token._future_new(kind, text, start, line, column, meta.end_line, meta.end_column, meta.end_pos)
+            token = _token(kind, text, start, line, column, meta.end_line, meta.end_column, meta.end_pos)
             return Tree("primary", [Tree("literal", [token], meta)], meta), 0
         if kind == "IDENT":
-            token = Token._future_new("IDENT", text, start, line, column, line, column + len(text), start + len(text))
+            token = _token("IDENT", text, start, line, column, line, column + len(text), start + len(text))
             if self.peek() == "(":
                 self.index += 1
                 args, depth = self.exprlist(")")
@@ -263,14 +312,16 @@ class _Parser:
             entries, depth = self.mapinits()
             meta = _span(_point(*lexeme), self.expect("}"))
             return Tree("primary", [Tree("map_lit", entries, meta)], meta), depth
-        self.index -= 1
+        if kind != "$END":
+            self.index -= 1
         raise self.unexpected(lexeme)
 
     def exprlist(self, close: str, *, trailing_comma: bool = False) -> tuple[list[Node], int]:
         """`[exprlist]` before `close`: no child when empty, else one exprlist node."""
         if self.peek() == close:
             return [], 0
-        items, depth = [], 0
+        items: list[Node] = []
+        depth = 0
         while True:
             item, item_depth = self.expr()
             items.append(item)
@@ -285,7 +336,8 @@ class _Parser:
     def mapinits(self) -> tuple[list[Node], int]:
         if self.peek() == "}":
             return [], 0
-        entries, depth = [], 0
+        entries: list[Node] = []
+        depth = 0
         while True:
             key, key_depth = self.expr()
             self.expect(":")
@@ -322,10 +374,20 @@ class _Parser:
 
 def parse(text: str) -> Tree[Token]:
     """The parse tree of a CEL expression. Raises CompileError (syntax errors with line and column)."""
-    parser = _Parser(text, tokenize(text))
-    tree, depth = parser.expr()
-    if parser.index < len(parser.tokens):
-        raise parser.unexpected(parser.tokens[parser.index])
+    tokens = tokenize(text)
+    tokens.append(("$END", "", len(text), 0, 0))
+    parser = _Parser(text, tokens)
+    # A 10 KiB expression is tens of thousands of tree nodes, none garbage: cyclic collections while they are
+    # created only cost time (about a third of it).
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        tree, depth = parser.expr()
+    finally:
+        if collecting:
+            gc.enable()
+    if parser.index < len(tokens) - 1:
+        raise parser.unexpected(tokens[parser.index])
     if depth > MAX_RECURSION_DEPTH:
         raise CompileError(MAX_DEPTH_EXCEEDED)
     return tree  # type: ignore[no-any-return]
