@@ -19,9 +19,10 @@ from typing import Any
 from celpy.evaluation import Activation, CELEvalError, Evaluator
 from lark import Token, Tree
 
-from celext import env
+from celext import env, headroom
 from celext.errors import CompileError
 from celext.grammar import MAX_LENGTH, parse
+from celext.parser import RECURSION_LIMIT_EXCEEDED
 
 __all__ = ["MAX_LENGTH", "Path", "Prepared", "check", "device_paths", "parse", "prepare", "rewrite", "static_type"]
 
@@ -316,6 +317,9 @@ def device_paths(node: Any) -> frozenset[Path] | None:
     pending = [node]
     while pending:
         current = pending.pop()
+        if current.data in _PASS_THROUGH and len(current.children) == 1 and isinstance(current.children[0], Tree):
+            pending.append(current.children[0])  # same chain as its child; asking _chain here is quadratic
+            continue
         chain = _chain(current)
         complete = _complete(chain) if chain else None
         if complete is not None:
@@ -357,7 +361,19 @@ class Prepared:
 
 
 def prepare(expression: str) -> Prepared:
-    """parse + rewrite + check + result-type check; raises CompileError."""
+    """parse + rewrite + check + result-type check; raises CompileError and nothing else (walks of expressions
+    nested as deep as cel-go allows get recursion headroom)."""
+    try:
+        return headroom.call(_prepare, expression)
+    except CompileError:
+        raise
+    except RecursionError:
+        raise CompileError(RECURSION_LIMIT_EXCEEDED) from None
+    except Exception as err:  # a bug in a compile stage must not escape as anything but CompileError
+        raise CompileError(f"internal error while compiling: {type(err).__name__}: {err}".splitlines()[0]) from None
+
+
+def _prepare(expression: str) -> Prepared:
     tree = rewrite(parse(expression))
     check(tree)
     result_type = static_type(tree)

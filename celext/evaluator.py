@@ -23,8 +23,9 @@ import lark
 from celpy import celtypes
 from celpy.evaluation import Activation, CELEvalError, Evaluator
 
-from celext import macros
+from celext import headroom, macros
 from celext.env import MACRO_FORMS, OPTIONAL_MACROS
+from celext.errors import EvaluationError
 from celext.lib import no_such_overload, optional
 from celext.lib.operators import OPERATORS
 from celext.lib.optional import OptionalValue
@@ -33,7 +34,7 @@ from celext.semver import Semver
 from celext.typenames import cel_type_name, go_type_name
 
 __all__ = ["COST_EXCEEDED", "COST_LIMIT", "Budget", "CostLimitExceeded", "DRAEvaluator", "cel_type_name",
-           "go_type_name"]
+           "evaluate", "go_type_name"]
 
 COST_LIMIT = 1_000_000  # CELSelectorExpressionMaxCost
 COST_EXCEEDED = "operation cancelled: actual cost limit exceeded"
@@ -340,3 +341,34 @@ class DRAEvaluator(Evaluator):
 
     def _iteration(self) -> None:
         self.budget.charge(ITERATION_COST)
+
+
+def evaluate(tree: lark.Tree[Any], activation: Activation, cost_limit: int = COST_LIMIT,
+             functions: Mapping[str, Any] | None = None) -> Any:
+    """The CEL value of a prepared tree, or EvaluationError; no other exception escapes.
+
+    An expression nested as deep as cel-go's parser allows needs more Python frames than the default limit: such
+    an evaluation is rerun with headroom (`celext.headroom`), on a fresh budget, so the result is the same.
+    """
+    def once() -> Any:
+        return DRAEvaluator(tree, activation, Budget(cost_limit), functions).visit(tree)
+
+    try:
+        result = headroom.call(once)
+    except CostLimitExceeded:
+        raise EvaluationError(COST_EXCEEDED) from None
+    except CELEvalError as err:
+        raise EvaluationError(error_message(err)) from None
+    except RecursionError:
+        raise EvaluationError("the expression nests deeper than the evaluator supports") from None
+    except Exception as err:  # cel-python lets some exceptions escape raw; never pass them on
+        raise EvaluationError(f"evaluation failed: {type(err).__name__}: {err}".splitlines()[0]) from None
+    if isinstance(result, CELEvalError):
+        raise EvaluationError(error_message(result))
+    return result
+
+
+def error_message(err: CELEvalError) -> str:
+    text = str(err.args[0]) if err.args else "evaluation error"
+    # cel-python appends the whole activation to some messages; keep them one line and short.
+    return text.split(" (in activation", 1)[0]
