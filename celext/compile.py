@@ -16,10 +16,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from celpy.evaluation import Activation, CELEvalError, Evaluator
+from celpy.evaluation import CELEvalError
 from lark import Token, Tree
 
-from celext import env, headroom
+from celext import env, headroom, literals
 from celext.errors import CompileError
 from celext.grammar import MAX_LENGTH, parse
 from celext.parser import RECURSION_LIMIT_EXCEEDED
@@ -345,7 +345,7 @@ def collapse(node: Any) -> Any:
     while node.data in _COLLAPSIBLE and len(node.children) == 1 and isinstance(node.children[0], Tree):
         node = node.children[0]
     if node.data == "literal":
-        value = Evaluator(node, Activation()).literal(node)
+        value = literals.value(node.children[0])
         if not isinstance(value, CELEvalError):  # a bad literal stays, to fail at evaluation as before
             return Tree("const", [value], node.meta)
     return Tree(str(node.data), [collapse(c) if isinstance(c, Tree) else c for c in node.children], node.meta)

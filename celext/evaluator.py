@@ -23,7 +23,7 @@ import lark
 from celpy import celtypes
 from celpy.evaluation import Activation, CELEvalError, Evaluator
 
-from celext import headroom, macros
+from celext import headroom, literals, macros
 from celext.env import MACRO_FORMS, OPTIONAL_MACROS
 from celext.errors import EvaluationError
 from celext.lib import no_such_overload, optional
@@ -138,6 +138,11 @@ class DRAEvaluator(Evaluator):
     def const(self, tree: lark.Tree[Any]) -> Any:
         """A literal converted once at compile time (see celext.compile.collapse)."""
         return tree.children[0]
+
+    def literal(self, tree: lark.Tree[Any]) -> Any:
+        """A literal collapse() left alone (one no CEL value has): its error, as cel-go's decoding reports it."""
+        token = tree.children[0]
+        return literals.value(token) if isinstance(token, lark.Token) else super().literal(tree)
 
     def primary(self, tree: lark.Tree[Any]) -> Any:
         child = tree.children[0]
