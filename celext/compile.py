@@ -23,6 +23,7 @@ from celext import env, headroom, literals
 from celext.errors import CompileError
 from celext.grammar import MAX_LENGTH, parse
 from celext.parser import RECURSION_LIMIT_EXCEEDED
+from celext.typenames import TYPE_DENOTATIONS
 
 __all__ = ["MAX_LENGTH", "Path", "Prepared", "check", "device_paths", "parse", "prepare", "rewrite", "static_type"]
 
@@ -165,7 +166,7 @@ def check(node: Any, scope: frozenset[str] = frozenset()) -> None:
     data = node.data
     if data == "ident":
         name = str(node.children[0])
-        if name == "device" or name in scope:
+        if name == "device" or name in scope or name in TYPE_DENOTATIONS:
             return
         if name in env.UNSUPPORTED:
             raise _fail(f"'{name}' is not supported: {env.UNSUPPORTED[name]}", node)

@@ -31,7 +31,7 @@ from celext.lib.operators import OPERATORS
 from celext.lib.optional import OptionalValue
 from celext.quantity import Quantity
 from celext.semver import Semver
-from celext.typenames import cel_type_name, go_type_name
+from celext.typenames import TYPE_DENOTATIONS, cel_type_name, go_type_name
 
 __all__ = ["COST_EXCEEDED", "COST_LIMIT", "Budget", "CostLimitExceeded", "DRAEvaluator", "cel_type_name",
            "evaluate", "go_type_name"]
@@ -155,7 +155,8 @@ class DRAEvaluator(Evaluator):
             try:
                 return self.activation.resolve_variable(name)
             except KeyError:
-                return CELEvalError(f"undeclared reference to '{name}'")
+                denoted = TYPE_DENOTATIONS.get(name)
+                return denoted if denoted is not None else CELEvalError(f"undeclared reference to '{name}'")
         if kind == "paren_expr":
             return self._visit_tree(child.children[0])
         if kind == "ident_arg" and str(child.children[0]) not in ("has", "dyn"):
