@@ -27,7 +27,7 @@ from celext import headroom, literals, macros
 from celext.env import MACRO_FORMS, OPTIONAL_MACROS
 from celext.errors import EvaluationError
 from celext.lib import no_such_overload, optional
-from celext.lib.operators import OPERATORS
+from celext.lib.operators import MISSING, OPERATORS, map_get
 from celext.lib.optional import OptionalValue
 from celext.quantity import Quantity
 from celext.semver import Semver
@@ -152,11 +152,13 @@ class DRAEvaluator(Evaluator):
         if kind == "ident":
             self.budget.charge()
             name = str(child.children[0])
+            denoted = TYPE_DENOTATIONS.get(name)
             try:
-                return self.activation.resolve_variable(name)
+                value = self.activation.resolve_variable(name)
             except KeyError:
-                denoted = TYPE_DENOTATIONS.get(name)
                 return denoted if denoted is not None else CELEvalError(f"undeclared reference to '{name}'")
+            # cel-python resolves a name it has no variable for to the function of that name (`int`)
+            return denoted if denoted is not None and callable(value) and not isinstance(value, type) else value
         if kind == "paren_expr":
             return self._visit_tree(child.children[0])
         if kind == "ident_arg" and str(child.children[0]) not in ("has", "dyn"):
@@ -255,11 +257,10 @@ class DRAEvaluator(Evaluator):
             member = member.value
         if isinstance(member, celtypes.MapType) and not isinstance(member, celtypes.MessageType):
             try:
-                return optional.of(member[key])  # a missing domain reads as an empty map, as upstream
-            except KeyError:
-                return optional.NONE
+                found = map_get(member, key)  # a missing domain reads as an empty map, as upstream
             except TypeError:
                 return CELEvalError(f"unsupported key type: {cel_type_name(key)}")
+            return optional.NONE if found is MISSING else optional.of(found)
         if isinstance(member, celtypes.ListType):
             position = _list_index(key)
             if isinstance(position, CELEvalError):
@@ -296,11 +297,10 @@ class DRAEvaluator(Evaluator):
             return self._optional_select(member, index)
         if isinstance(member, celtypes.MapType):
             try:
-                return member[index]
-            except KeyError:
-                return CELEvalError(f"no such key: {index}")
+                found = map_get(member, index)
             except TypeError:
                 return CELEvalError(f"unsupported key type: {cel_type_name(index)}")
+            return CELEvalError(f"no such key: {index}") if found is MISSING else found
         if isinstance(member, celtypes.ListType):
             position = _list_index(index)
             if isinstance(position, CELEvalError):
