@@ -31,6 +31,7 @@ from celext.lib.operators import MISSING, OPERATORS, map_get
 from celext.lib.optional import OptionalValue
 from celext.quantity import Quantity
 from celext.semver import Semver
+from celext.syntax import unwrap
 from celext.typenames import TYPE_DENOTATIONS, cel_type_name, go_type_name
 
 __all__ = ["COST_EXCEEDED", "COST_LIMIT", "Budget", "CostLimitExceeded", "DRAEvaluator", "cel_type_name",
@@ -164,6 +165,30 @@ class DRAEvaluator(Evaluator):
         if kind == "ident_arg" and str(child.children[0]) not in ("has", "dyn"):
             return self._call(child)
         return super().primary(tree)
+
+    def macro_has_eval(self, exprlist: lark.Tree[Any]) -> Any:
+        """`has(e.f)` as cel-go runs it: an error in `e` is the result; on a map, whether key `f` is present; on an
+        optional, false when empty, else the test on its value (`has(x.?a.b)`). Other operands keep
+        cel-python's test (the select evaluates without error)."""
+        select = unwrap(exprlist.children[0]) if exprlist.children else None
+        if not (isinstance(select, lark.Tree) and select.data == "member_dot"):
+            return super().macro_has_eval(exprlist)
+        operand = select.children[0]
+        if not isinstance(operand, lark.Tree):
+            return super().macro_has_eval(exprlist)
+        target = self._visit_tree(operand)
+        if isinstance(target, CELEvalError):
+            return target
+        if isinstance(target, OptionalValue):
+            if not target.present:
+                return celtypes.BoolType(False)
+            target = target.value
+        if isinstance(target, celtypes.MapType) and not isinstance(target, celtypes.MessageType):
+            try:
+                return celtypes.BoolType(map_get(target, celtypes.StringType(str(select.children[1]))) is not MISSING)
+            except TypeError:
+                return CELEvalError("no such overload")
+        return super().macro_has_eval(exprlist)
 
     def _call(self, call: lark.Tree[Any]) -> Any:
         name = str(call.children[0])
@@ -320,11 +345,42 @@ class DRAEvaluator(Evaluator):
         return self._invoke(name, [target, *args])
 
     def exprlist(self, tree: lark.Tree[Any]) -> Any:
-        values = self.visit_children(tree)
-        for value in values:
+        values = []
+        for child in tree.children:
+            optional_element = child.data == "opt_expr"  # `[?x]`: x must be optional; its value when present
+            value = self._visit_tree(child.children[0] if optional_element else child)
             if isinstance(value, CELEvalError):
                 return value
+            if optional_element:
+                if not isinstance(value, OptionalValue):
+                    return CELEvalError("no such overload")
+                if not value.present:
+                    continue
+                value = value.value
+            values.append(value)
         return celtypes.ListType(values)
+
+    def mapinits(self, tree: lark.Tree[Any]) -> Any:
+        """Map literals; an optional entry `{?k: v}` (v must be optional) is left out when v is empty."""
+        children = tree.children
+        if not any(key.data == "opt_expr" for key in children[0::2]):
+            return super().mapinits(tree)
+        plain = []
+        for key_node, value_node in zip(children[0::2], children[1::2], strict=True):
+            optional_entry = key_node.data == "opt_expr"
+            value = self._visit_tree(value_node)
+            if isinstance(value, CELEvalError):
+                return value
+            if optional_entry:
+                if not isinstance(value, OptionalValue):
+                    return CELEvalError("no such overload")
+                if not value.present:
+                    continue
+                value = value.value
+            # values as const nodes: cel-python's mapinits below evaluates the keys, not the values again
+            key = key_node.children[0] if optional_entry else key_node
+            plain += [key, lark.Tree("const", [value], value_node.meta)]
+        return super().mapinits(lark.Tree("mapinits", plain, tree.meta))
 
     def _comprehension(self, tree: lark.Tree[Any], name: str) -> Any:
         target = self.visit(tree.children[0])

@@ -55,9 +55,6 @@ def lark_parse(expression: str) -> Tree[Token]:
 
 
 def _syntax_hint(expression: str) -> str:
-    if "{?" in expression or "[?" in expression:
-        return ("; optional list elements and map entries ('[?x]', '{?k: v}') are not supported by celext "
-                "(optional selection 'a.?b' and 'a[?k]' is)")
     if "`" in expression:
         return "; quoted field names (`a.`b-c``) are not supported by celext"
     if "{{" in expression:

@@ -14,6 +14,9 @@ Limits, as cel-go's parser has them with its default options:
 - `max recursion depth exceeded` when a chain of selections, calls, indexes, relations, arithmetic or `?:`
   operators goes more than 250 deep (cel-go's AST builder counts those while it recurses).
 Both errors carry no position, as in cel-go (`<input>:-1:0`).
+
+Beyond the Lark grammar: optional list elements and map entries (`[?x]`, `{?k: v}`, cel-go's OptionalTypes
+syntax) are `opt_expr` nodes wrapping the element or key, and list and map literals may end with a comma.
 """
 
 from __future__ import annotations
@@ -323,7 +326,12 @@ class _Parser:
         items: list[Node] = []
         depth = 0
         while True:
-            item, item_depth = self.expr()
+            if trailing_comma and self.peek() == "?":  # `[?x]`: an optional element (list literals only)
+                mark = _point(*self.take())
+                inner, item_depth = self.expr()
+                item = Tree("opt_expr", [inner], _span(mark, inner.meta))
+            else:
+                item, item_depth = self.expr()
             items.append(item)
             depth = max(depth, item_depth)
             if self.peek() != ",":
@@ -339,7 +347,12 @@ class _Parser:
         entries: list[Node] = []
         depth = 0
         while True:
-            key, key_depth = self.expr()
+            if self.peek() == "?":  # `{?k: v}`: an optional entry
+                mark = _point(*self.take())
+                inner, key_depth = self.expr()
+                key = Tree("opt_expr", [inner], _span(mark, inner.meta))
+            else:
+                key, key_depth = self.expr()
             self.expect(":")
             value, value_depth = self.expr()
             entries += (key, value)
