@@ -46,7 +46,7 @@ def decode_string(text: str) -> str:
             return _SIMPLE[simple]
         code = int(hex2 or hex4 or hex8 or octal or "-1", 8 if octal else 16)
         if bad is not None or code > 0x10FFFF or 0xD800 <= code <= 0xDFFF:
-            raise ValueError(f"invalid escape sequence {match.group()!r}")
+            raise ValueError(f"invalid escape sequence '{match.group()}'")
         return chr(code)
 
     return _ESCAPE.sub(one, body)
@@ -70,10 +70,10 @@ def decode_bytes(text: str) -> bytes:
         elif (hex4 or hex8) and bad is None:
             code = int(hex4 or hex8, 16)
             if code > 0x10FFFF or 0xD800 <= code <= 0xDFFF:
-                raise ValueError(f"invalid escape sequence {match.group()!r}")
+                raise ValueError(f"invalid escape sequence '{match.group()}'")
             out += chr(code).encode("utf-8")
         else:
-            raise ValueError(f"invalid escape sequence {match.group()!r}")
+            raise ValueError(f"invalid escape sequence '{match.group()}'")
     out += body[at:].encode("utf-8")
     return bytes(out)
 
