@@ -107,7 +107,7 @@ def test_chain_limit_is_cel_gos(link: str, template: str, count: int, fits: bool
     if fits:
         prepare(expression)
     else:
-        with pytest.raises(CompileError, match="^max recursion depth exceeded$"):
+        with pytest.raises(CompileError, match=r"^max recursion depth exceeded$"):
             prepare(expression)
 
 
@@ -118,7 +118,7 @@ def test_select_chain_limit() -> None:
         if fits:
             prepare(expression)
         else:
-            with pytest.raises(CompileError, match="^max recursion depth exceeded$"):
+            with pytest.raises(CompileError, match=r"^max recursion depth exceeded$"):
                 prepare(expression)
 
 
