@@ -178,7 +178,7 @@ class _Parser:
         return node, depth
 
     def conditionalor(self) -> tuple[Node, int]:
-        left, depth = self.conditionaland()
+        left, depth = self.operand(1, self.conditionaland)
         node = Tree("conditionalor", [left], left.meta)
         while self.peek() == "||":
             self.index += 1
@@ -188,7 +188,7 @@ class _Parser:
         return node, depth
 
     def conditionaland(self) -> tuple[Node, int]:
-        left, depth = self.relation()
+        left, depth = self.operand(2, self.relation)
         node = Tree("conditionaland", [left], left.meta)
         while self.peek() == "&&":
             self.index += 1
@@ -211,7 +211,7 @@ class _Parser:
         return self._binary("multiplication", _MULTIPLICATIONS, 5, self.unary)
 
     def _binary(self, level: str, operators: dict[str, str], next_level: int, operand: Any) -> tuple[Node, int]:
-        left, depth = operand()
+        left, depth = self.operand(next_level, operand)
         node = Tree(level, [left], left.meta)
         while True:
             name = operators.get(self.peek())
