@@ -20,6 +20,13 @@ RECURSION_LIMIT = 200_000
 _LOCK = threading.Lock()  # one deep run at a time: the recursion limit is process-wide
 
 
+class _Inside(threading.local):
+    active = False
+
+
+_INSIDE = _Inside()
+
+
 def call(fn: Callable[..., T], *args: Any) -> T:
     """`fn(*args)`, rerun with headroom if it runs out of recursion depth. Exceptions propagate unchanged
     (a RecursionError only if even the headroom is not enough)."""
@@ -31,9 +38,12 @@ def call(fn: Callable[..., T], *args: Any) -> T:
 
 def deep(fn: Callable[..., T], *args: Any) -> T:
     """`fn(*args)` on a thread with a large stack and a raised recursion limit."""
+    if _INSIDE.active:  # already on the deep thread (a nested walk): the headroom is there, and the lock held
+        return fn(*args)
     outcome: list[Any] = []
 
     def run() -> None:
+        _INSIDE.active = True
         try:
             outcome.append((True, fn(*args)))
         except BaseException as err:  # handed back to the caller's thread below

@@ -92,3 +92,10 @@ def test_a_compile_stage_bug_is_a_compile_error(monkeypatch: pytest.MonkeyPatch)
     with pytest.raises(CompileError) as caught:
         compile_module.prepare("device.driver == 'a'")
     assert caught.value.message == "internal error while compiling: AttributeError: no attribute 'x'"
+
+
+def test_a_deep_walk_inside_a_deep_walk_runs_in_place() -> None:
+    def inner() -> str:
+        return threading.current_thread().name
+
+    assert headroom.deep(lambda: headroom.deep(inner)) == "celext-deep"
