@@ -55,35 +55,39 @@ def tokenize(text: str) -> list[Lexeme]:
     string included) the list ends with an `$ERROR` token, which no grammar rule accepts."""
     out: list[Lexeme] = []
     append = out.append
-    match = _MASTER.match
-    position, line, line_start, size = 0, 1, 0, len(text)
+    line, line_start, position, size = 1, 0, 0, len(text)
     previous = ""
-    while position < size:
-        found = match(text, position)
-        if found is None:  # the parser reports it when it gets there (an earlier syntax error comes first)
-            append(("$ERROR", text[position], position, line, position - line_start + 1))
-            break
-        kind = found.lastgroup or ""
-        value = found.group()
-        if kind == "WS":
-            newlines = value.count("\n")
-            if newlines:
-                line += newlines
-                line_start = position + value.rindex("\n") + 1
+    restart = True
+    while restart:  # finditer is fast; it is restarted only after a `-` that turned out to be subtraction
+        restart = False
+        for found in _MASTER.finditer(text, position):
+            start = found.start()
+            if start != position:  # a character no token starts with
+                break
+            kind = found.lastgroup or ""
+            value = found.group()
+            if kind == "WS":
+                position = found.end()
+                if "\n" in value:
+                    line += value.count("\n")
+                    line_start = start + value.rindex("\n") + 1
+                continue
+            if kind == "OP":
+                kind = value
+            elif kind == "STRING":
+                kind = "MLSTRING_LIT" if value.lstrip("rR")[:3] in ('"""', "'''") else "STRING_LIT"
+            elif kind == "IDENT":
+                kind = _KEYWORDS.get(value, "IDENT")
+            elif value[0] == "-" and previous in _OPERAND_END:
+                append(("-", "-", start, line, start - line_start + 1))  # subtraction, then the number alone
+                previous, position, restart = "-", start + 1, True
+                break
+            append((kind, value, start, line, start - line_start + 1))
+            previous = kind
             position = found.end()
-            continue
-        if kind == "OP":
-            kind = value
-        elif kind == "STRING":
-            kind = "MLSTRING_LIT" if value.lstrip("rR")[:3] in ('"""', "'''") else "STRING_LIT"
-        elif kind == "IDENT":
-            kind = _KEYWORDS.get(value, "IDENT")
-        elif value[0] == "-" and previous in _OPERAND_END:
-            kind, value = "-", "-"  # subtraction: the number is lexed on its own next
-        append((kind, value, position, line, position - line_start + 1))
-        previous = kind
-        position += len(value)
-        if kind in ("MLSTRING_LIT", "BYTES_LIT") and "\n" in value:
-            line += value.count("\n")
-            line_start = position - len(value) + value.rindex("\n") + 1
+            if kind in ("MLSTRING_LIT", "BYTES_LIT") and "\n" in value:
+                line += value.count("\n")
+                line_start = start + value.rindex("\n") + 1
+    if position < size:  # the parser reports it when it gets there (an earlier syntax error comes first)
+        append(("$ERROR", text[position], position, line, position - line_start + 1))
     return out

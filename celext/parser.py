@@ -65,6 +65,14 @@ def _point(kind: str, text: str, start: int, line: int, column: int) -> Meta:
     return meta
 
 
+def _one_line(text: str, start: int, line: int, column: int) -> Meta:
+    """`_point` for a token without newlines (all but multi-line strings): the hot path of long literals."""
+    meta = Meta.__new__(Meta)
+    meta.__dict__.update(empty=False, line=line, column=column, start_pos=start, end_line=line,
+                         end_column=column + len(text), end_pos=start + len(text))
+    return meta
+
+
 def _span(first: Meta, last: Meta) -> Meta:
     meta = _new_meta()
     meta.empty = False
@@ -147,7 +155,7 @@ class _Parser:
             meta = _NO_POSITION
             node = Tree("literal", [_token("BOOL_LIT", text)], meta)
         else:
-            meta = _point(*lexeme)
+            meta = _point(*lexeme) if kind in ("MLSTRING_LIT", "BYTES_LIT") else _one_line(text, start, line, column)
             token = _token(kind, text, start, line, column, meta.end_line, meta.end_column, meta.end_pos)
             node = Tree("ident" if kind == "IDENT" else "literal", [token], meta)
         node = Tree("primary", [node], meta)
