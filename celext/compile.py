@@ -18,10 +18,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from celpy.evaluation import Activation, CELEvalError, Evaluator
+from celpy.evaluation import CELEvalError
 from lark import Token, Tree
 
-from celext import env
+from celext import env, headroom, literals
 from celext.check.ast import BuildError, build
 from celext.check.checker import CheckedExpr, result_type_error
 from celext.check.checker import check as check_types
@@ -29,6 +29,7 @@ from celext.cost import COST_LIMIT, TOO_COSTLY
 from celext.cost.estimator import estimate
 from celext.errors import CompileError, CostLimitError
 from celext.grammar import MAX_LENGTH, parse
+from celext.parser import RECURSION_LIMIT_EXCEEDED
 
 __all__ = ["MAX_LENGTH", "Path", "Prepared", "check", "device_paths", "parse", "prepare", "rewrite",
            "typecheck"]
@@ -244,6 +245,9 @@ def device_paths(node: Any) -> frozenset[Path] | None:
     pending = [node]
     while pending:
         current = pending.pop()
+        if current.data in _PASS_THROUGH and len(current.children) == 1 and isinstance(current.children[0], Tree):
+            pending.append(current.children[0])  # same chain as its child; asking _chain here is quadratic
+            continue
         chain = _chain(current)
         complete = _complete(chain) if chain else None
         if complete is not None:
@@ -269,7 +273,7 @@ def collapse(node: Any) -> Any:
     while node.data in _COLLAPSIBLE and len(node.children) == 1 and isinstance(node.children[0], Tree):
         node = node.children[0]
     if node.data == "literal":
-        value = Evaluator(node, Activation()).literal(node)
+        value = literals.value(node.children[0])
         if not isinstance(value, CELEvalError):  # a bad literal stays, to fail at evaluation as before
             return Tree("const", [value], node.meta)
     return Tree(str(node.data), [collapse(c) if isinstance(c, Tree) else c for c in node.children], node.meta)
@@ -311,16 +315,25 @@ def typecheck(expression: str, tree: Tree[Token]) -> CheckedExpr:
 
 
 def prepare(expression: str, *, cost_limit: int = COST_LIMIT) -> Prepared:
-    """parse + rewrite + check + type check + cost estimate; raises CompileError (CostLimitError when the
-    estimated maximum cost exceeds `cost_limit`, as the API server refuses such a selector)."""
-    raw = parse(expression)
+    """parse + rewrite + check + type check + cost estimate; raises CompileError and nothing else
+    (CostLimitError when the estimated maximum cost exceeds `cost_limit`, as the API server refuses such a
+    selector). Walks of expressions nested as deep as cel-go allows get recursion headroom."""
     try:
-        tree = rewrite(raw)
-        check(tree)
-        checked = typecheck(expression, raw)
-        cost = estimate(checked)
-        if cost[1] > cost_limit:
-            raise CostLimitError(TOO_COSTLY, cost=cost)
-        return Prepared(expression, collapse(tree), device_paths(tree), checked, cost)
-    except RecursionError:  # the tree walks recurse per grammar level; never let Python's error out
-        raise CompileError("the expression nests deeper than celext's compiler supports") from None
+        return headroom.call(_prepare, expression, cost_limit)
+    except CompileError:
+        raise
+    except RecursionError:
+        raise CompileError(RECURSION_LIMIT_EXCEEDED) from None
+    except Exception as err:  # a bug in a compile stage must not escape as anything but CompileError
+        raise CompileError(f"internal error while compiling: {type(err).__name__}: {err}".splitlines()[0]) from None
+
+
+def _prepare(expression: str, cost_limit: int) -> Prepared:
+    raw = parse(expression)
+    tree = rewrite(raw)
+    check(tree)
+    checked = typecheck(expression, raw)
+    cost = estimate(checked)
+    if cost[1] > cost_limit:
+        raise CostLimitError(TOO_COSTLY, cost=cost)
+    return Prepared(expression, collapse(tree), device_paths(tree), checked, cost)

@@ -23,17 +23,19 @@ import lark
 from celpy import celtypes
 from celpy.evaluation import Activation, CELEvalError, Evaluator
 
-from celext import macros
+from celext import headroom, literals, macros
 from celext.env import MACRO_FORMS, OPTIONAL_MACROS
+from celext.errors import EvaluationError
 from celext.lib import no_such_overload, optional
-from celext.lib.operators import OPERATORS
+from celext.lib.operators import MISSING, OPERATORS, map_get
 from celext.lib.optional import OptionalValue
 from celext.quantity import Quantity
 from celext.semver import Semver
-from celext.typenames import cel_type_name, go_type_name
+from celext.syntax import unwrap
+from celext.typenames import TYPE_DENOTATIONS, cel_type_name, go_type_name
 
 __all__ = ["COST_EXCEEDED", "COST_LIMIT", "Budget", "CostLimitExceeded", "DRAEvaluator", "cel_type_name",
-           "go_type_name"]
+           "evaluate", "go_type_name"]
 
 COST_LIMIT = 1_000_000  # CELSelectorExpressionMaxCost
 COST_EXCEEDED = "operation cancelled: actual cost limit exceeded"
@@ -138,6 +140,11 @@ class DRAEvaluator(Evaluator):
         """A literal converted once at compile time (see celext.compile.collapse)."""
         return tree.children[0]
 
+    def literal(self, tree: lark.Tree[Any]) -> Any:
+        """A literal collapse() left alone (one no CEL value has): its error, as cel-go's decoding reports it."""
+        token = tree.children[0]
+        return literals.value(token) if isinstance(token, lark.Token) else super().literal(tree)
+
     def primary(self, tree: lark.Tree[Any]) -> Any:
         child = tree.children[0]
         kind = child.data
@@ -146,15 +153,42 @@ class DRAEvaluator(Evaluator):
         if kind == "ident":
             self.budget.charge()
             name = str(child.children[0])
+            denoted = TYPE_DENOTATIONS.get(name)
             try:
-                return self.activation.resolve_variable(name)
+                value = self.activation.resolve_variable(name)
             except KeyError:
-                return CELEvalError(f"undeclared reference to '{name}'")
+                return denoted if denoted is not None else CELEvalError(f"undeclared reference to '{name}'")
+            # cel-python resolves a name it has no variable for to the function of that name (`int`)
+            return denoted if denoted is not None and callable(value) and not isinstance(value, type) else value
         if kind == "paren_expr":
             return self._visit_tree(child.children[0])
         if kind == "ident_arg" and str(child.children[0]) not in ("has", "dyn"):
             return self._call(child)
         return super().primary(tree)
+
+    def macro_has_eval(self, exprlist: lark.Tree[Any]) -> Any:
+        """`has(e.f)` as cel-go runs it: an error in `e` is the result; on a map, whether key `f` is present; on an
+        optional, false when empty, else the test on its value (`has(x.?a.b)`). Other operands keep
+        cel-python's test (the select evaluates without error)."""
+        select = unwrap(exprlist.children[0]) if exprlist.children else None
+        if not (isinstance(select, lark.Tree) and select.data == "member_dot"):
+            return super().macro_has_eval(exprlist)
+        operand = select.children[0]
+        if not isinstance(operand, lark.Tree):
+            return super().macro_has_eval(exprlist)
+        target = self._visit_tree(operand)
+        if isinstance(target, CELEvalError):
+            return target
+        if isinstance(target, OptionalValue):
+            if not target.present:
+                return celtypes.BoolType(False)
+            target = target.value
+        if isinstance(target, celtypes.MapType) and not isinstance(target, celtypes.MessageType):
+            try:
+                return celtypes.BoolType(map_get(target, celtypes.StringType(str(select.children[1]))) is not MISSING)
+            except TypeError:
+                return CELEvalError("no such overload")
+        return super().macro_has_eval(exprlist)
 
     def _call(self, call: lark.Tree[Any]) -> Any:
         name = str(call.children[0])
@@ -248,11 +282,10 @@ class DRAEvaluator(Evaluator):
             member = member.value
         if isinstance(member, celtypes.MapType) and not isinstance(member, celtypes.MessageType):
             try:
-                return optional.of(member[key])  # a missing domain reads as an empty map, as upstream
-            except KeyError:
-                return optional.NONE
+                found = map_get(member, key)  # a missing domain reads as an empty map, as upstream
             except TypeError:
                 return CELEvalError(f"unsupported key type: {cel_type_name(key)}")
+            return optional.NONE if found is MISSING else optional.of(found)
         if isinstance(member, celtypes.ListType):
             position = _list_index(key)
             if isinstance(position, CELEvalError):
@@ -289,11 +322,10 @@ class DRAEvaluator(Evaluator):
             return self._optional_select(member, index)
         if isinstance(member, celtypes.MapType):
             try:
-                return member[index]
-            except KeyError:
-                return CELEvalError(f"no such key: {index}")
+                found = map_get(member, index)
             except TypeError:
                 return CELEvalError(f"unsupported key type: {cel_type_name(index)}")
+            return CELEvalError(f"no such key: {index}") if found is MISSING else found
         if isinstance(member, celtypes.ListType):
             position = _list_index(index)
             if isinstance(position, CELEvalError):
@@ -313,11 +345,42 @@ class DRAEvaluator(Evaluator):
         return self._invoke(name, [target, *args])
 
     def exprlist(self, tree: lark.Tree[Any]) -> Any:
-        values = self.visit_children(tree)
-        for value in values:
+        values = []
+        for child in tree.children:
+            optional_element = child.data == "opt_expr"  # `[?x]`: x must be optional; its value when present
+            value = self._visit_tree(child.children[0] if optional_element else child)
             if isinstance(value, CELEvalError):
                 return value
+            if optional_element:
+                if not isinstance(value, OptionalValue):
+                    return CELEvalError("no such overload")
+                if not value.present:
+                    continue
+                value = value.value
+            values.append(value)
         return celtypes.ListType(values)
+
+    def mapinits(self, tree: lark.Tree[Any]) -> Any:
+        """Map literals; an optional entry `{?k: v}` (v must be optional) is left out when v is empty."""
+        children = tree.children
+        if not any(key.data == "opt_expr" for key in children[0::2]):
+            return super().mapinits(tree)
+        plain = []
+        for key_node, value_node in zip(children[0::2], children[1::2], strict=True):
+            optional_entry = key_node.data == "opt_expr"
+            value = self._visit_tree(value_node)
+            if isinstance(value, CELEvalError):
+                return value
+            if optional_entry:
+                if not isinstance(value, OptionalValue):
+                    return CELEvalError("no such overload")
+                if not value.present:
+                    continue
+                value = value.value
+            # values as const nodes: cel-python's mapinits below evaluates the keys, not the values again
+            key = key_node.children[0] if optional_entry else key_node
+            plain += [key, lark.Tree("const", [value], value_node.meta)]
+        return super().mapinits(lark.Tree("mapinits", plain, tree.meta))
 
     def _comprehension(self, tree: lark.Tree[Any], name: str) -> Any:
         target = self.visit(tree.children[0])
@@ -340,3 +403,34 @@ class DRAEvaluator(Evaluator):
 
     def _iteration(self) -> None:
         self.budget.charge(ITERATION_COST)
+
+
+def evaluate(tree: lark.Tree[Any], activation: Activation, cost_limit: int = COST_LIMIT,
+             functions: Mapping[str, Any] | None = None) -> Any:
+    """The CEL value of a prepared tree, or EvaluationError; no other exception escapes.
+
+    An expression nested as deep as cel-go's parser allows needs more Python frames than the default limit: such
+    an evaluation is rerun with headroom (`celext.headroom`), on a fresh budget, so the result is the same.
+    """
+    def once() -> Any:
+        return DRAEvaluator(tree, activation, Budget(cost_limit), functions).visit(tree)
+
+    try:
+        result = headroom.call(once)
+    except CostLimitExceeded:
+        raise EvaluationError(COST_EXCEEDED) from None
+    except CELEvalError as err:
+        raise EvaluationError(error_message(err)) from None
+    except RecursionError:
+        raise EvaluationError("the expression nests deeper than the evaluator supports") from None
+    except Exception as err:  # cel-python lets some exceptions escape raw; never pass them on
+        raise EvaluationError(f"evaluation failed: {type(err).__name__}: {err}".splitlines()[0]) from None
+    if isinstance(result, CELEvalError):
+        raise EvaluationError(error_message(result))
+    return result
+
+
+def error_message(err: CELEvalError) -> str:
+    text = str(err.args[0]) if err.args else "evaluation error"
+    # cel-python appends the whole activation to some messages; keep them one line and short.
+    return text.split(" (in activation", 1)[0]

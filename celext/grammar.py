@@ -1,12 +1,14 @@
-"""The CEL parser: cel-python's Lark grammar plus optional selection (`a.?b`, `a[?k]`), cached parses, and
-syntax errors as CompileError with line/column and a hint naming constructs celext cannot parse (optional list
-elements and map entries, quoted field names, unrendered `{{ }}` templates)."""
+"""`parse()`: the CEL parse tree (celext.parser, cel-python's tree shape at cel-go's limits), cached, with syntax
+errors as CompileError with line/column and a hint naming constructs celext cannot parse (optional list elements
+and map entries, quoted field names, unrendered `{{ }}` templates).
+
+`lark_parse()` keeps the Lark LALR parser celext used before (cel-python's grammar plus optional selection
+`a.?b`, `a[?k]`) as the reference the tests compare trees with and the benchmark times."""
 
 from __future__ import annotations
 
 import functools
 import re
-import threading
 from pathlib import Path
 
 import celpy
@@ -15,10 +17,10 @@ from celpy.celparser import CELParseError, CELParser
 from lark import Token, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedToken
 
+from celext import headroom, parser
 from celext.errors import CompileError
 
 MAX_LENGTH = 10 * 1024  # CELSelectorExpressionMaxLength
-_PARSER_LOCK = threading.Lock()
 _PARSERS: list[lark.Lark] = []  # built on first use (the Lark grammar takes ~0.1 s)
 
 # cel-python's grammar plus CEL's optional selection `a.?b` and `a[?k]` (cel-go's OptionalTypes syntax).
@@ -42,8 +44,10 @@ def _parser() -> lark.Lark:
     return _PARSERS[0]
 
 
-def _lark_parse(expression: str) -> Tree[Token]:
-    """Parse; syntax errors as cel-python's CELParser reports them (CELParseError from the lark error)."""
+def lark_parse(expression: str) -> Tree[Token]:
+    """The parser celext used before `celext.parser`: cel-python's Lark LALR grammar with optional selection.
+    Kept as the reference the hand-written parser is compared with (tests) and timed against (bench).
+    Syntax errors as cel-python's CELParser reports them (CELParseError)."""
     try:
         return _parser().parse(expression)
     except (UnexpectedToken, UnexpectedCharacters) as err:
@@ -51,9 +55,6 @@ def _lark_parse(expression: str) -> Tree[Token]:
 
 
 def _syntax_hint(expression: str) -> str:
-    if "{?" in expression or "[?" in expression:
-        return ("; optional list elements and map entries ('[?x]', '{?k: v}') are not supported by celext "
-                "(optional selection 'a.?b' and 'a[?k]' is)")
     if "`" in expression:
         return "; quoted field names (`a.`b-c``) are not supported by celext"
     if "{{" in expression:
@@ -61,35 +62,20 @@ def _syntax_hint(expression: str) -> str:
     return ""
 
 
-def _unexpected(expression: str, line: int | None, column: int | None) -> str:
-    lines = expression.splitlines() or [""]
-    if line is None or column is None or line > len(lines):
-        return "invalid syntax"
-    text = lines[line - 1]
-    if column > len(text):
-        return "unexpected end of input"
-    return f"unexpected {text[column - 1:column + 9].split()[0]!r}" if text[column - 1:].strip() else "invalid syntax"
-
-
 @functools.lru_cache(maxsize=2048)
 def parse(expression: str) -> Tree[Token]:
-    """The cel-python parse tree (shared and cached: never mutate it). Raises CompileError."""
+    """The parse tree (shared and cached: never mutate it). Raises CompileError, never anything else."""
     if len(expression) > MAX_LENGTH:
         raise CompileError(f"Too long: may not be more than {MAX_LENGTH} bytes")
     if not expression.strip():
         raise CompileError("Syntax error: the expression is empty", line=1, column=1)
     try:
-        with _PARSER_LOCK:  # one shared LALR parser
-            return _lark_parse(expression)
-    except CELParseError as err:
-        cause = err.__cause__
-        if getattr(getattr(cause, "token", None), "type", None) == "$END":
-            lines = expression.splitlines() or [""]
-            raise CompileError(f"Syntax error: unexpected end of input{_syntax_hint(expression)}",
-                               line=len(lines), column=len(lines[-1]) + 1) from None
-        raise CompileError(f"Syntax error: {_unexpected(expression, err.line, err.column)}"
-                           f"{_syntax_hint(expression)}", line=err.line, column=err.column) from None
+        return headroom.call(parser.parse, expression)
+    except CompileError as err:
+        if err.message.startswith("Syntax error:"):
+            raise CompileError(err.message + _syntax_hint(expression), line=err.line, column=err.column) from None
+        raise
     except RecursionError:
-        raise CompileError("Syntax error: the expression is nested too deeply") from None
-    except Exception as err:  # lark raises a few other exception types on odd input
-        raise CompileError(f"Syntax error: {err}".splitlines()[0]) from None
+        raise CompileError(parser.RECURSION_LIMIT_EXCEEDED) from None
+    except Exception as err:  # a parser bug must not escape as anything but CompileError
+        raise CompileError(f"Syntax error: {type(err).__name__}: {err}".splitlines()[0]) from None

@@ -15,12 +15,12 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from celpy import celtypes
-from celpy.evaluation import Activation, CELEvalError
+from celpy.evaluation import Activation
 
 from celext.compile import Path, Prepared
 from celext.env import FUNCTIONS
 from celext.errors import EvaluationError
-from celext.evaluator import COST_EXCEEDED, COST_LIMIT, Budget, CostLimitExceeded, DRAEvaluator, cel_type_name
+from celext.evaluator import COST_LIMIT, cel_type_name, evaluate
 from celext.quantity import is_quantity
 from celext.semver import is_semver
 from celext.values import ABSENT, Device, Index, path_key, to_device
@@ -173,29 +173,12 @@ class Selector:
         return ("wire", driver, *(_wire_lookup(body, driver, p) for p in self._paths))
 
     def _run(self, device: Device) -> bool:
-        tree = self._prepared.tree
-        try:
-            # A scope holding `device` on top of the shared base (cel-python's evaluate() clones the base).
-            activation = self._activation.nested_activation(vars={"device": device})
-            result = DRAEvaluator(tree, activation, Budget(self._cost_limit), self._functions).visit(tree)
-            if isinstance(result, CELEvalError):
-                raise result
-        except CELEvalError as err:
-            raise EvaluationError(_message(err)) from None
-        except CostLimitExceeded:
-            raise EvaluationError(COST_EXCEEDED) from None
-        except RecursionError:
-            raise EvaluationError("the expression nests deeper than the evaluator supports") from None
-        except Exception as err:  # cel-python lets some exceptions escape raw; never pass them on
-            raise EvaluationError(f"evaluation failed: {type(err).__name__}: {err}") from None
+        # A scope holding `device` on top of the shared base (cel-python's evaluate() clones the base).
+        activation = self._activation.nested_activation(vars={"device": device})
+        result = evaluate(self._prepared.tree, activation, self._cost_limit, self._functions)
         if isinstance(result, celtypes.BoolType):
             return bool(result)
         name = cel_type_name(result)
         raise EvaluationError(f"CEL result of type {name} could not be converted to bool: "
                               f"type conversion error from '{name}' to 'bool'")
 
-
-def _message(err: CELEvalError) -> str:
-    text = str(err.args[0]) if err.args else "evaluation error"
-    # cel-python appends the whole activation to some messages; keep them one line and short.
-    return text.split(" (in activation", 1)[0]

@@ -7,12 +7,13 @@ between its operands and `has_comment` tells whether source text holds a `//` co
 
 from __future__ import annotations
 
-import ast
 import re
 from dataclasses import dataclass
 from typing import TypeAlias
 
 from lark import Token, Tree
+
+from celext.literals import decode_string
 
 AST: TypeAlias = "Tree[Token]"
 Node: TypeAlias = "Tree[Token] | Token"
@@ -117,18 +118,11 @@ def literal_value(node: Node) -> int | str | bool | None:
 
 
 def string_value(text: str) -> str | None:
-    """The value of a CEL string literal token (quotes, raw prefix and common escapes handled)."""
-    raw = text[:1] in "rR"
-    body = text[1:] if raw else text
-    quote = body[:3] if body[:3] in ('"""', "'''") else body[:1]
-    body = body[len(quote):len(body) - len(quote)]
-    if raw or "\\" not in body:
-        return body
+    """The value of a CEL string literal token (quotes, raw prefix and escapes as cel-go decodes them)."""
     try:
-        value = ast.literal_eval(quote + body + quote)  # CEL escapes are a subset of Python's
-    except (ValueError, SyntaxError):
+        return decode_string(text)
+    except ValueError:
         return None
-    return value if isinstance(value, str) else None
 
 
 def args_of(exprlist: Node) -> list[Node]:

@@ -39,3 +39,23 @@ def cel_type_name(value: Any) -> str:
         if isinstance(value, cls):
             return name
     return "null_type" if value is None else type(value).__name__
+
+
+# The type denotations CEL declares as identifiers (`type(x) == string`); values are what `type()` returns.
+TYPE_DENOTATIONS: dict[str, type] = {
+    "bool": celtypes.BoolType, "int": celtypes.IntType, "uint": celtypes.UintType, "double": celtypes.DoubleType,
+    "string": celtypes.StringType, "bytes": celtypes.BytesType, "list": celtypes.ListType, "map": celtypes.MapType,
+    "null_type": type(None), "type": celtypes.TypeType, "optional_type": OptionalValue,
+}
+
+
+def type_value_name(value: type) -> str:
+    """The CEL name of a type value (`type(1)` is `int`), as `string(type(x))` and `format` print it."""
+    if value is type(None):
+        return "null_type"
+    if value is celtypes.TypeType or value is type:
+        return "type"
+    for cls, name in _CEL_TYPE_NAMES:
+        if cls is not type and issubclass(value, cls):
+            return name
+    return value.__name__

@@ -11,7 +11,9 @@ mixed types (`IntType(4) == StringType("4")`) and whose ordering errors on `1 < 
 
 from __future__ import annotations
 
+import datetime
 import math
+import operator
 from typing import Any
 
 from celpy import celtypes
@@ -34,6 +36,33 @@ def _plain(value: Any) -> int | float:
     return float(value) if isinstance(value, celtypes.DoubleType) else int(value)
 
 
+_INT_AS_DOUBLE = (float(-(2**63)), float(2**63))  # math.MinInt64 / math.MaxInt64 as Go converts them to float64
+_UINT_MAX_AS_DOUBLE = float(2**64)
+
+
+def _number_order(a: Any, b: Any) -> int:
+    """cel-go's cross-type numeric comparison (-1/0/1, 2 when a NaN is involved): ints and uints compare exactly;
+    an int or uint against a double is converted to double unless the double lies outside its range, so
+    `9223372036854775807 == 9223372036854775808.0` as upstream."""
+    x, y = _plain(a), _plain(b)
+    if isinstance(x, float) and isinstance(y, float):
+        if math.isnan(x) or math.isnan(y):
+            return 2
+        return int((x > y) - (x < y))
+    if isinstance(x, float):
+        return -_number_order(b, a) if not math.isnan(x) else 2
+    if isinstance(y, float):
+        if math.isnan(y):
+            return 2
+        low, high = (0.0, _UINT_MAX_AS_DOUBLE) if isinstance(a, celtypes.UintType) else _INT_AS_DOUBLE
+        if y < low:
+            return 1
+        if y > high:
+            return -1
+        x = float(x)
+    return int((x > y) - (x < y))
+
+
 def equal(a: Any, b: Any) -> bool | CELEvalError:
     """CEL `==` at runtime; a CELEvalError when an opaque type meets another type."""
     if isinstance(a, CELEvalError):
@@ -47,7 +76,7 @@ def equal(a: Any, b: Any) -> bool | CELEvalError:
     if isinstance(a, celtypes.BoolType) or isinstance(b, celtypes.BoolType):
         return isinstance(a, celtypes.BoolType) and isinstance(b, celtypes.BoolType) and int(a) == int(b)
     if _is_number(a):
-        return _is_number(b) and _plain(a) == _plain(b)  # Python compares int and float exactly
+        return _is_number(b) and _number_order(a, b) == 0
     if a is None or b is None:
         return a is None and b is None
     if isinstance(a, list):
@@ -62,9 +91,10 @@ def equal(a: Any, b: Any) -> bool | CELEvalError:
         if not isinstance(b, dict) or len(a) != len(b):
             return False
         for key, value in a.items():
-            if key not in b:
+            other = map_get(b, key)
+            if other is MISSING:
                 return False
-            same = equal(value, b[key])
+            same = equal(value, other)
             if same is not True:
                 return same
         return True
@@ -99,9 +129,7 @@ def compare(a: Any, b: Any) -> int | CELEvalError:
     if not (numbers or bools or (isinstance(a, _ORDERED_SAME_TYPE) and type(a) is type(b))):
         return CELEvalError("no such overload")
     if numbers:
-        a, b = _plain(a), _plain(b)
-        if math.isnan(a) or math.isnan(b):  # NaN: every ordering is false
-            return 2
+        return _number_order(a, b)  # 2 for NaN: every ordering is false
     return int((a > b) - (a < b))
 
 
@@ -116,6 +144,29 @@ def _ordering(test: str) -> Any:
 
     op.__name__ = f"_{test}_"
     return op
+
+
+MISSING: Any = object()
+
+
+def map_get(mapping: Any, key: Any) -> Any:
+    """`mapping[key]` as cel-go looks a key up: numeric keys match across int, uint and double by value
+    (`{1u: 'a'}[1]`, `{2: 'b'}[2.0]`); `MISSING` when absent. Raises TypeError for a key type no map has."""
+    double = isinstance(key, celtypes.DoubleType)
+    if not double:  # a double never is a map key in CEL; it finds an int or uint key of the same value
+        try:
+            return mapping[key]
+        except KeyError:
+            pass
+        except TypeError:  # cel-python's numbers refuse to compare across types inside the dict lookup
+            if not _is_number(key):
+                raise
+    if _is_number(key):
+        for candidate, value in mapping.items():
+            if _is_number(candidate) and not isinstance(candidate, celtypes.DoubleType) \
+                    and _number_order(candidate, key) == 0:
+                return value
+    return MISSING
 
 
 def contained(item: Any, container: Any) -> Any:
@@ -133,7 +184,77 @@ def contained(item: Any, container: Any) -> Any:
     return CELEvalError("no such overload")
 
 
+_MAX_DURATION = datetime.timedelta(microseconds=(2**63 - 1) // 1000)  # cel-go: time.Duration, int64 nanoseconds
+_MIN_TIME = datetime.datetime(1, 1, 1, tzinfo=datetime.UTC)  # 0001-01-01T00:00:00Z ... 9999-12-31T23:59:59.999999Z
+_MAX_TIME = datetime.datetime(9999, 12, 31, 23, 59, 59, 999999, tzinfo=datetime.UTC)
+
+
+def _duration(value: datetime.timedelta) -> Any:
+    if abs(value) > _MAX_DURATION:
+        return CELEvalError("duration overflow")
+    return celtypes.DurationType(value)
+
+
+def _timestamp(value: datetime.datetime) -> Any:
+    if not _MIN_TIME <= value <= _MAX_TIME:
+        return CELEvalError("timestamp overflow")
+    return value if isinstance(value, celtypes.TimestampType) else celtypes.TimestampType(value)
+
+
+def _time_arithmetic(a: Any, b: Any, subtract: bool) -> Any:
+    """Timestamps and durations as cel-go adds and subtracts them: results range-checked (durations fit int64
+    nanoseconds, timestamps years 1 to 9999), duration - duration a duration."""
+    try:
+        if isinstance(a, celtypes.DurationType) and isinstance(b, celtypes.DurationType):
+            return _duration(a - b if subtract else a + b)
+        if isinstance(a, celtypes.TimestampType) and isinstance(b, celtypes.TimestampType) and subtract:
+            return _duration(datetime.datetime.__sub__(a, b))
+        if isinstance(a, celtypes.TimestampType) and isinstance(b, celtypes.DurationType):
+            return _timestamp(datetime.datetime.__sub__(a, b) if subtract else datetime.datetime.__add__(a, b))
+        if isinstance(a, celtypes.DurationType) and isinstance(b, celtypes.TimestampType) and not subtract:
+            return _timestamp(datetime.datetime.__add__(b, a))
+    except OverflowError:
+        return CELEvalError("timestamp overflow")
+    return None
+
+
+def _add(a: Any, b: Any) -> Any:
+    timed = _time_arithmetic(a, b, subtract=False)
+    return timed if timed is not None else operator.add(a, b)
+
+
+def _subtract(a: Any, b: Any) -> Any:
+    timed = _time_arithmetic(a, b, subtract=True)
+    return timed if timed is not None else operator.sub(a, b)
+
+
+def _divide(a: Any, b: Any) -> Any:
+    """Doubles divide as IEEE 754 does (`0.0/0.0` is NaN, `1.0/0.0` infinity); the rest as cel-python does."""
+    if isinstance(a, celtypes.DoubleType) and isinstance(b, celtypes.DoubleType) and float(b) == 0.0:
+        x = float(a)
+        if x == 0.0 or math.isnan(x):
+            return celtypes.DoubleType(math.nan)
+        return celtypes.DoubleType(math.copysign(math.inf, x) * math.copysign(1.0, float(b)))
+    return operator.truediv(a, b)
+
+
+def to_timestamp(value: Any) -> Any:
+    """CEL `timestamp()`: of a string (RFC 3339), of a timestamp (itself), of an int (Unix seconds)."""
+    if isinstance(value, celtypes.TimestampType):
+        return value
+    if isinstance(value, celtypes.IntType) and not isinstance(value, celtypes.BoolType):
+        try:
+            moment = datetime.datetime.fromtimestamp(int(value), tz=datetime.UTC)
+        except (OverflowError, ValueError, OSError):
+            return CELEvalError("timestamp overflow")
+        return _timestamp(moment)
+    return celtypes.TimestampType(value)
+
+
 OPERATORS: dict[str, Any] = {
+    "_+_": _add,
+    "_-_": _subtract,
+    "_/_": _divide,
     "_==_": _equal_value,
     "_!=_": _not_equal_value,
     "_<_": _ordering("<"),
@@ -141,6 +262,7 @@ OPERATORS: dict[str, Any] = {
     "_>_": _ordering(">"),
     "_>=_": _ordering(">="),
     "_in_": contained,
+    "timestamp": to_timestamp,  # not an operator: cel-python's conversion lacks the int and timestamp overloads
 }
 
 
@@ -159,8 +281,8 @@ def to_int(value: Any) -> Any:
         elif isinstance(value, (celtypes.IntType, celtypes.UintType)):
             number = int(value)
         elif isinstance(value, celtypes.DoubleType):
-            if math.isnan(value) or math.isinf(value):
-                return CELEvalError("double is out of range for int")
+            if math.isnan(value) or not _INT_AS_DOUBLE[0] < float(value) < _INT_AS_DOUBLE[1]:
+                return CELEvalError("integer overflow")  # cel-go refuses both ends, -2^63 included
             number = math.trunc(value)
         else:
             return celtypes.IntType(value)

@@ -6,26 +6,24 @@
     <string>.substring(<int>[, <int>]) -> string   <string>.trim() -> string
     <list(string)>.join([<string>]) -> string      <string>.format(<list>) -> string
     strings.quote(<string>) -> string
-Indexes count Unicode code points, as upstream. `format` supports %s %d %f %e %b %o %x %X %% with an
-optional precision (`%.2f`); other verbs are a runtime error.
+Indexes count Unicode code points, as upstream. `format` is in `celext.lib.format` (version 2's formatter).
 """
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from celpy import celtypes
 from celpy.evaluation import CELEvalError
 
 from celext.lib import Library, overload
+from celext.lib.format import format_string
 
 _S = celtypes.StringType
 _I = celtypes.IntType
 _L = celtypes.ListType
 _ASCII_UPPER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 _ASCII_LOWER = str.maketrans("abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
-_FORMAT_VERB = re.compile(r"%(?:\.(\d+))?([a-zA-Z%])")
 
 
 def _char_at(text: str, index: int) -> Any:
@@ -81,52 +79,13 @@ def _join(items: _L, sep: str = "") -> Any:
     return _S(sep.join(str(i) for i in items))
 
 
-def _format_one(verb: str, precision: str | None, value: Any) -> str:
-    if verb == "s":
-        if isinstance(value, celtypes.BoolType):
-            return "true" if value else "false"
-        if isinstance(value, _L):
-            return "[" + ", ".join(_format_one("s", None, v) for v in value) + "]"
-        return str(value)
-    if verb == "d":
-        if isinstance(value, celtypes.BoolType) or not isinstance(value, int):
-            raise ValueError("decimal clause can only be used on integers")
-        return str(int(value))
-    if verb in "fe":
-        digits = 6 if precision is None else int(precision)
-        return format(float(value), f".{digits}{verb}")
-    if verb in "boxX":
-        if isinstance(value, str):
-            encoded = value.encode().hex()
-            return encoded.upper() if verb == "X" else encoded
-        return format(int(value), verb)
-    raise ValueError(f"unrecognized formatting clause \"{verb}\"")
-
-
-def _format(template: str, args: _L) -> Any:
-    pieces: list[str] = []
-    position = 0
-    used = 0
-    for match in _FORMAT_VERB.finditer(template):
-        pieces.append(template[position:match.start()])
-        position = match.end()
-        if match.group(2) == "%":
-            pieces.append("%")
-            continue
-        if used >= len(args):
-            return CELEvalError(f"index {used} out of range")
-        try:
-            pieces.append(_format_one(match.group(2), match.group(1), args[used]))
-        except (ValueError, TypeError) as err:
-            return CELEvalError(f"error during formatting: {err}")
-        used += 1
-    pieces.append(template[position:])
-    return _S("".join(pieces))
-
-
 def _quote(text: str) -> Any:
-    escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t")
-    return _S(f'"{escaped}"')
+    """cel-go's `strings.quote`: escapes for \\a \\b \\f \\n \\r \\t \\v, backslash and double quote."""
+    return _S('"' + "".join(_QUOTE_ESCAPES.get(c, c) for c in text) + '"')
+
+
+_QUOTE_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v",
+                  "\\": "\\\\", '"': '\\"'}
 
 
 def library() -> Library:
@@ -147,6 +106,6 @@ def library() -> Library:
         overload("trim", "string_trim", (_S,), lambda s: _S(s.strip())),
         overload("join", "list_join", (_L,), _join),
         overload("join", "list_join_string", (_L, _S), _join),
-        overload("format", "string_format", (_S, _L), _format),
+        overload("format", "string_format", (_S, _L), format_string),
         overload("strings.quote", "strings_quote", (_S,), _quote, member=False),
     ))

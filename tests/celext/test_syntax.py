@@ -18,9 +18,10 @@ def test_has_comment_skips_string_literals(text: str, comment: bool) -> None:
 
 @pytest.mark.parametrize(
     ("literal", "value"),
-    [('"a.b"', "a.b"), ("'a.b'", "a.b"), ('r"a\\b"', "a\\b"), ('"a\\"b"', 'a"b'), ('"""x"""', "x")],
+    [('"a.b"', "a.b"), ("'a.b'", "a.b"), ('r"a\\b"', "a\\b"), ('"a\\"b"', 'a"b'), ('"""x"""', "x"),
+     ("'\\?\\`\\X41'", "?`A"), ("'\\q'", None)],
 )
-def test_string_literals(literal: str, value: str) -> None:
+def test_string_literals(literal: str, value: str | None) -> None:
     assert string_value(literal) == value
 
 

@@ -1,0 +1,66 @@
+"""Recursion headroom for the tree walks: parsing, checking and evaluating an expression nested as deep as cel-go
+allows (250 levels become a few thousand Python frames, over Python's default limit of 1000).
+
+`call(fn, *args)` runs `fn` as is; only when it hits RecursionError does it run it again on a helper thread with
+a large stack and a raised recursion limit. The common case pays nothing; the deep case pays one thread start.
+The walks it reruns are pure, so running one twice does not change its result.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+STACK_BYTES = 512 * 1024 * 1024  # virtual; only the pages a deep walk touches are used
+RECURSION_LIMIT = 200_000
+_LOCK = threading.Lock()  # one deep run at a time: the recursion limit is process-wide
+
+
+class _Inside(threading.local):
+    active = False
+
+
+_INSIDE = _Inside()
+
+
+def call(fn: Callable[..., T], *args: Any) -> T:
+    """`fn(*args)`, rerun with headroom if it runs out of recursion depth. Exceptions propagate unchanged
+    (a RecursionError only if even the headroom is not enough)."""
+    try:
+        return fn(*args)
+    except RecursionError:
+        return deep(fn, *args)
+
+
+def deep(fn: Callable[..., T], *args: Any) -> T:
+    """`fn(*args)` on a thread with a large stack and a raised recursion limit."""
+    if _INSIDE.active:  # already on the deep thread (a nested walk): the headroom is there, and the lock held
+        return fn(*args)
+    outcome: list[Any] = []
+
+    def run() -> None:
+        _INSIDE.active = True
+        try:
+            outcome.append((True, fn(*args)))
+        except BaseException as err:  # handed back to the caller's thread below
+            outcome.append((False, err))
+
+    with _LOCK:
+        limit = sys.getrecursionlimit()
+        previous_stack = threading.stack_size(STACK_BYTES)
+        try:
+            sys.setrecursionlimit(max(limit, RECURSION_LIMIT))
+            worker = threading.Thread(target=run, name="celext-deep", daemon=True)
+            worker.start()
+        finally:
+            threading.stack_size(previous_stack)
+        worker.join()
+        sys.setrecursionlimit(limit)
+    ok, value = outcome[0]
+    if ok:
+        return value  # type: ignore[no-any-return]
+    raise value

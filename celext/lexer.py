@@ -1,0 +1,93 @@
+"""CEL's lexer (cel-go's token rules), one compiled regular expression scanned left to right.
+
+Tokens come out as plain tuples `(kind, text, start, line, column)`; the parser turns the ones a tree keeps
+into lark Tokens. `kind` is a literal terminal name (`INT_LIT`, `STRING_LIT`, ...), `IDENT`, or the text of an
+operator or punctuation mark (`"&&"`, `"("`, `"in"`).
+
+Where cel-python's Lark grammar and cel-go disagree, cel-go wins: `42.charAt(2)` is an int and a member call
+(a float needs digits after its point), `inx` is one identifier (not `in x`), and a raw string ends at its
+first closing quote (`r"a\\"` is the two characters `a\\`). A `-` directly before a number where an operand is
+expected is part of the literal (`-1` is one INT_LIT), which is the token shape the Lark grammar produced.
+"""
+
+from __future__ import annotations
+
+import re
+
+Lexeme = tuple[str, str, int, int, int]  # kind, text, start offset, line, column (1-based)
+
+_STRING_BODY = {  # the body after the opening quote, up to and including the closing one (escapes skipped)
+    '"""': r'(?:\\[\s\S]|[^\\])*?"""', "'''": r"(?:\\[\s\S]|[^\\])*?'''",
+    '"': r'(?:\\.|[^\\"\n\r])*"', "'": r"(?:\\.|[^\\'\n\r])*'",
+}
+_RAW_BODY = {'"""': r'[\s\S]*?"""', "'''": r"[\s\S]*?'''", '"': r'[^"\n\r]*"', "'": r"[^'\n\r]*'"}
+
+
+def _strings() -> str:
+    parts = []
+    for quote in ('"""', "'''", '"', "'"):
+        q = re.escape(quote)
+        parts.append(f"[rR]{q}{_RAW_BODY[quote]}")
+        parts.append(f"{q}{_STRING_BODY[quote]}")
+    return "|".join(parts)
+
+
+_EXPONENT = r"[eE][+-]?\d+"
+_MASTER = re.compile("|".join([
+    r"(?P<WS>[\t\n\f\r ]+|//[^\n]*)",
+    rf"(?P<BYTES_LIT>[bB](?:{_strings()}))",
+    rf"(?P<STRING>{_strings()})",
+    rf"(?P<FLOAT_LIT>-?(?:\d+\.\d+(?:{_EXPONENT})?|\d+{_EXPONENT}|\.\d+(?:{_EXPONENT})?))",
+    r"(?P<UINT_LIT>-?(?:0[xX][0-9a-fA-F]+|\d+)[uU])",
+    r"(?P<INT_LIT>-?(?:0[xX][0-9a-fA-F]+|\d+))",
+    r"(?P<IDENT>[_a-zA-Z][_a-zA-Z0-9]*)",
+    r"(?P<OP>\|\||&&|==|!=|<=|>=|[-<>+*/%!?:.,()\[\]{}])",
+]))
+
+_KEYWORDS = {"true": "BOOL_LIT", "false": "BOOL_LIT", "null": "NULL_LIT", "in": "in"}
+# After one of these an operator follows, so a `-` there is subtraction, never a literal's sign.
+_OPERAND_END = frozenset({"INT_LIT", "UINT_LIT", "FLOAT_LIT", "STRING_LIT", "MLSTRING_LIT", "BYTES_LIT", "BOOL_LIT",
+                          "NULL_LIT", "IDENT", ")", "]", "}"})
+
+
+def tokenize(text: str) -> list[Lexeme]:
+    """The tokens of `text`, comments and blanks left out. At a character no token starts with (an unterminated
+    string included) the list ends with an `$ERROR` token, which no grammar rule accepts."""
+    out: list[Lexeme] = []
+    append = out.append
+    line, line_start, position, size = 1, 0, 0, len(text)
+    previous = ""
+    restart = True
+    while restart:  # finditer is fast; it is restarted only after a `-` that turned out to be subtraction
+        restart = False
+        for found in _MASTER.finditer(text, position):
+            start = found.start()
+            if start != position:  # a character no token starts with
+                break
+            kind = found.lastgroup or ""
+            value = found.group()
+            if kind == "WS":
+                position = found.end()
+                if "\n" in value:
+                    line += value.count("\n")
+                    line_start = start + value.rindex("\n") + 1
+                continue
+            if kind == "OP":
+                kind = value
+            elif kind == "STRING":
+                kind = "MLSTRING_LIT" if value.lstrip("rR")[:3] in ('"""', "'''") else "STRING_LIT"
+            elif kind == "IDENT":
+                kind = _KEYWORDS.get(value, "IDENT")
+            elif value[0] == "-" and previous in _OPERAND_END:
+                append(("-", "-", start, line, start - line_start + 1))  # subtraction, then the number alone
+                previous, position, restart = "-", start + 1, True
+                break
+            append((kind, value, start, line, start - line_start + 1))
+            previous = kind
+            position = found.end()
+            if kind in ("MLSTRING_LIT", "BYTES_LIT") and "\n" in value:
+                line += value.count("\n")
+                line_start = start + value.rindex("\n") + 1
+    if position < size:  # the parser reports it when it gets there (an earlier syntax error comes first)
+        append(("$ERROR", text[position], position, line, position - line_start + 1))
+    return out

@@ -1,0 +1,205 @@
+"""`<string>.format(<list>)` as Kubernetes has it: cel-go's strings extension at version 2, whose formatter is
+`ext/formatting.go` (strings v4 and later switched to another formatter, the one cel-spec's tests describe).
+
+Clauses: `%s` any value (`null`, a type's name, bytes as text, lists and maps as CEL-like literals: strings
+quoted, doubles `%.6f`, timestamps `timestamp("...")`, map entries `key:value` sorted by key text), `%d` ints and
+uints, `%f`/`%e` doubles (precision `%.3f`), `%b` ints, uints and bools, `%o` ints and uints, `%x`/`%X` ints, uints,
+strings and bytes (hex of the bytes), `%%`. Any other clause, a wrong argument type or too few arguments is an
+error, as upstream.
+"""
+
+from __future__ import annotations
+
+import datetime
+import math
+import re
+from typing import Any
+
+from celpy import celtypes
+from celpy.evaluation import CELEvalError
+
+_CLAUSE = re.compile(r"%(?:\.(\d+))?(.?)", re.S)
+_GO_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v",
+               "\\": "\\\\", '"': '\\"'}
+
+
+class FormatError(ValueError):
+    """A clause that cannot format its argument."""
+
+
+def _type_name(value: Any) -> str:
+    from celext.typenames import cel_type_name  # typenames imports the lib package: import at call time
+
+    return cel_type_name(value)
+
+
+def go_quote(text: str) -> str:
+    """Go's `%q` of a string (strconv.Quote): escapes for quotes, backslashes and control characters."""
+    out = []
+    for char in text:
+        if char in _GO_ESCAPES:
+            out.append(_GO_ESCAPES[char])
+        elif not char.isprintable():
+            code = ord(char)
+            out.append(f"\\x{code:02x}" if code < 0x80 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}")
+        else:
+            out.append(char)
+    return '"' + "".join(out) + '"'
+
+
+def _go_float(number: float) -> str:
+    """strconv.FormatFloat(f, 'g', -1, 64): the shortest text that reads back as the same double."""
+    if math.isnan(number):
+        return "NaN"
+    if math.isinf(number):
+        return "+Inf" if number > 0 else "-Inf"
+    text = repr(number)
+    mantissa, _, exponent = text.partition("e")
+    if exponent:
+        sign = exponent[0] if exponent[0] in "+-" else "+"
+        digits = exponent.lstrip("+-").rjust(2, "0")
+        return f"{mantissa.removesuffix('.0')}e{sign}{digits}"
+    if abs(number) >= 1e21:
+        return f"{number:e}"
+    return text.removesuffix(".0")
+
+
+def _timestamp_text(value: datetime.datetime) -> str:
+    text = value.astimezone(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%S")
+    if value.microsecond:
+        text += f".{value.microsecond:06d}".rstrip("0")
+    return text + "Z"
+
+
+def as_string(value: Any) -> str:
+    """cel-go's `FormatString`: what `%s` prints."""
+    if value is None:
+        return "null"
+    if isinstance(value, celtypes.BoolType):
+        return "true" if value else "false"
+    if isinstance(value, celtypes.ListType):
+        return "[" + ", ".join(_quoted(v, _in_aggregate(v)) for v in value) + "]"
+    if isinstance(value, celtypes.MapType):
+        return _map_text(value)
+    if isinstance(value, celtypes.DoubleType):
+        return _go_float(float(value))
+    if isinstance(value, celtypes.BytesType):
+        return bytes(value).decode("utf-8", errors="replace")
+    if isinstance(value, celtypes.TimestampType):
+        return _timestamp_text(value)
+    if isinstance(value, celtypes.DurationType):
+        return str(celtypes.StringType(value))  # type: ignore[arg-type]  # cel-go text: "7200s"
+    if isinstance(value, type):
+        from celext.typenames import type_value_name
+
+        return type_value_name(value)
+    if isinstance(value, (celtypes.IntType, celtypes.UintType, celtypes.StringType)):
+        return str(value)
+    raise FormatError(f"string clause can only be used on strings, bools, bytes, ints, doubles, maps, lists, "
+                      f"types, durations, and timestamps, was given {_type_name(value)}")
+
+
+def _in_aggregate(value: Any) -> str:
+    """cel-go's `clauseForType` inside a list or map (before quoting)."""
+    if isinstance(value, (celtypes.IntType, celtypes.UintType)) and not isinstance(value, celtypes.BoolType):
+        return str(int(value))
+    if isinstance(value, celtypes.TimestampType):
+        return f"timestamp({go_quote(as_string(value))})"
+    if isinstance(value, celtypes.DurationType):
+        return f"duration({go_quote(as_string(value))})"
+    if isinstance(value, celtypes.DoubleType):
+        number = float(value)
+        return _go_float(number) if not math.isfinite(number) else f"{number:.6f}"
+    return as_string(value)
+
+
+def _quoted(value: Any, text: str) -> str:
+    """cel-go's `quoteForCEL`."""
+    if isinstance(value, celtypes.StringType):
+        return go_quote(text)
+    if isinstance(value, celtypes.BytesType):
+        return "b" + go_quote(text)
+    if isinstance(value, celtypes.DoubleType) and not math.isfinite(float(value)):
+        return go_quote(text)
+    return text
+
+
+def _map_text(value: celtypes.MapType) -> str:
+    entries = []
+    for key, item in value.items():
+        if isinstance(key, (celtypes.StringType, celtypes.BoolType)):
+            key_text = as_string(key)
+        elif isinstance(key, (celtypes.IntType, celtypes.UintType)):
+            key_text = str(int(key))
+        else:
+            raise FormatError(f"no formatting function for map key of type {_type_name(key)}")
+        entries.append((_quoted(key, key_text), _quoted(item, _in_aggregate(item))))
+    entries.sort(key=lambda entry: entry[0])
+    return "{" + ", ".join(f"{k}:{v}" for k, v in entries) + "}"
+
+
+def _is(value: Any, *kinds: type) -> bool:
+    return isinstance(value, kinds) and (celtypes.BoolType in kinds or not isinstance(value, celtypes.BoolType))
+
+
+def _clause(verb: str, precision: str | None, value: Any) -> str:
+    if verb == "s":
+        return as_string(value)
+    if verb == "d":
+        if not _is(value, celtypes.IntType, celtypes.UintType):
+            raise FormatError(f"decimal clause can only be used on integers, was given {_type_name(value)}")
+        return str(int(value))
+    if verb in "fe":
+        name = "fixed-point" if verb == "f" else "scientific"
+        special = isinstance(value, celtypes.StringType) and str(value) in ("NaN", "Infinity", "-Infinity")
+        if not special and not isinstance(value, celtypes.DoubleType):
+            raise FormatError(f"{name} clause can only be used on doubles, was given {_type_name(value)}")
+        number = float(str(value).replace("Infinity", "inf")) if special else float(value)
+        if math.isnan(number):
+            return "NaN"
+        if math.isinf(number):
+            return "Infinity" if number > 0 else "-Infinity"
+        digits = 6 if precision is None or verb == "e" else int(precision)  # v2 reads `%.3e` as a width
+        return format(number, f".{digits}{verb}")
+    if verb == "b":
+        if not _is(value, celtypes.IntType, celtypes.UintType, celtypes.BoolType):
+            raise FormatError(f"only integers and bools can be formatted as binary, was given {_type_name(value)}")
+        return format(int(value), "b")
+    if verb == "o":
+        if not _is(value, celtypes.IntType, celtypes.UintType):
+            raise FormatError(f"octal clause can only be used on integers, was given {_type_name(value)}")
+        return format(int(value), "o")
+    if verb in "xX":
+        if isinstance(value, (celtypes.StringType, celtypes.BytesType)):
+            raw = value.encode("utf-8") if isinstance(value, str) else bytes(value)
+            text = raw.hex()
+        elif _is(value, celtypes.IntType, celtypes.UintType):
+            text = format(int(value), "x")
+        else:
+            raise FormatError(f"only integers, byte buffers, and strings can be formatted as hex, "
+                              f"was given {_type_name(value)}")
+        return text.upper() if verb == "X" else text
+    raise FormatError(f'could not parse formatting clause: unrecognized formatting clause "{verb}"')
+
+
+def format_string(template: str, args: celtypes.ListType) -> Any:
+    """`template.format(args)`: the string, or a CELEvalError (`error during formatting: ...`)."""
+    pieces: list[str] = []
+    position = 0
+    used = 0
+    for match in _CLAUSE.finditer(template):
+        pieces.append(template[position:match.start()])
+        position = match.end()
+        verb = match.group(2)
+        if verb == "%" and match.group(1) is None:
+            pieces.append("%")
+            continue
+        if used >= len(args):
+            return CELEvalError(f"index {used} out of range")
+        try:
+            pieces.append(_clause(verb, match.group(1), args[used]))
+        except (FormatError, ValueError, TypeError, OverflowError) as err:
+            return CELEvalError(f"error during formatting: {err}")
+        used += 1
+    pieces.append(template[position:])
+    return celtypes.StringType("".join(pieces))
