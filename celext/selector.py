@@ -1,7 +1,15 @@
-"""Selector: one compiled expression, evaluated on many devices, results memoised per device projection.
+"""Selector: one compiled expression, evaluated on many devices.
 
-Kubernetes evaluates a selector on every device of every slice. Devices repeat: a fleet has few distinct
-values at the paths one selector reads (driver, a handful of attributes), so `matches()` keys a memo on
+Two engines behind one API (`celext.compile(expression, engine=...)`):
+- "compiled" (the default): the expression is generated as a Python function (celext.plan) that reads the
+  wire-form device directly; `matches()` and `evaluate()` call it (no memo: measured, a memo key built from
+  the wire dict costs more than the compiled evaluation). A `to_device()` value is evaluated by the reference
+  engine (it is already converted).
+- "reference": the tree-walking evaluator (celext.evaluator) with the result memo below; the oracle the
+  compiled engine is tested against.
+
+Reference-engine memo: Kubernetes evaluates a selector on every device of every slice. Devices repeat: a
+fleet has few distinct values at the paths one selector reads (driver, a handful of attributes), so `matches()` keys a memo on
 those values (paths derived from the syntax tree by `celext.compile.device_paths`) and evaluates only on a
 miss. Raw wire-form devices are keyed straight from the wire form, so a hit costs no conversion at all.
 Expressions whose device use is not a plain path (`size(device.attributes["d"])`) are evaluated every time.
@@ -21,7 +29,9 @@ from celext.compile import Path, Prepared
 from celext.env import FUNCTIONS
 from celext.errors import EvaluationError
 from celext.evaluator import COST_EXCEEDED, COST_LIMIT, Budget, CostLimitExceeded, DRAEvaluator, cel_type_name
+from celext.plan import Plan, plan
 from celext.quantity import is_quantity
+from celext.runtime.wire import device_error
 from celext.semver import is_semver
 from celext.values import ABSENT, Device, Index, path_key, to_device
 
@@ -101,11 +111,15 @@ def _wire_lookup(body: Mapping[str, Any], driver: str, path: Path) -> Any:
 class Selector:
     """A compiled DRA device selector. Thread-safe; create it with `celext.compile()`."""
 
-    __slots__ = ("_activation", "_cost_limit", "_functions", "_keyer", "_lock", "_memo", "_paths", "_prepared",
-                 "expression")
+    __slots__ = ("_activation", "_cost_limit", "_functions", "_keyer", "_lock", "_memo", "_paths", "_plan",
+                 "_prepared", "engine", "expression")
 
-    def __init__(self, prepared: Prepared, *, cost_limit: int = COST_LIMIT) -> None:
+    def __init__(self, prepared: Prepared, *, cost_limit: int = COST_LIMIT, engine: str = "compiled") -> None:
+        if engine not in ENGINES:
+            raise ValueError(f"unknown engine {engine!r} (one of: {', '.join(ENGINES)})")
         self.expression = prepared.expression
+        self.engine = engine
+        self._plan: Plan | None = plan(prepared) if engine == "compiled" else None
         self._prepared = prepared
         self._paths: tuple[Path, ...] | None = None if prepared.paths is None else tuple(sorted(prepared.paths))
         self._keyer = None if self._paths is None else _keyer(self._paths)
@@ -120,11 +134,24 @@ class Selector:
         """The device paths the expression reads; None when not derivable (no memoisation)."""
         return self._prepared.paths
 
+    @property
+    def source(self) -> str | None:
+        """The generated Python of the compiled engine (None for the reference engine)."""
+        return None if self._plan is None else self._plan.source
+
+    @property
+    def size(self) -> int:
+        """Approximate bytes this selector holds (the compile cache's budget counts them)."""
+        return self._plan.size if self._plan is not None else 64 * len(self.expression) + 2048
+
     def __repr__(self) -> str:
-        return f"Selector({self.expression!r})"
+        return f"Selector({self.expression!r})" if self.engine == "compiled" else \
+            f"Selector({self.expression!r}, engine={self.engine!r})"
 
     def evaluate(self, device: Mapping[str, Any], driver: str = "") -> bool:
-        """Evaluate without the memo (the plain interpreter path)."""
+        """Evaluate without any memo. Raises EvaluationError."""
+        if self._plan is not None and type(device) is not Device:
+            return self._compiled(self._plan, device, driver)
         value = to_device(device, driver)
         if value.error is not None:
             raise EvaluationError(value.error)
@@ -133,6 +160,8 @@ class Selector:
     def matches(self, device: Mapping[str, Any], driver: str = "") -> bool:
         """Does the device match? `device` is a wire-form `spec.devices[i]` entry or a `to_device()` value
         (which already carries its driver; `driver` is then ignored). Raises EvaluationError."""
+        if self._plan is not None and type(device) is not Device:
+            return self._compiled(self._plan, device, driver)
         if type(device) is Device and device.index is not None and self._keyer is not None:
             # The fast path: a converted device (convert once, evaluate many selectors); keys are interned
             # ints, so the lookup hashes in C.
@@ -167,27 +196,45 @@ class Selector:
             return _UNKEYED
         return ("wire", driver, *(_wire_lookup(body, driver, p) for p in self._paths))
 
+    def _compiled(self, compiled: Plan, device: Mapping[str, Any], driver: str) -> bool:
+        error = device_error(device, driver)
+        if error is not None:
+            raise EvaluationError(error)
+        return _finish(compiled.function, device, driver, Budget(self._cost_limit))
+
     def _run(self, device: Device) -> bool:
         tree = self._prepared.tree
-        try:
+
+        def run(value: Device, _driver: str, budget: Budget) -> Any:
             # A scope holding `device` on top of the shared base (cel-python's evaluate() clones the base).
-            activation = self._activation.nested_activation(vars={"device": device})
-            result = DRAEvaluator(tree, activation, Budget(self._cost_limit), self._functions).visit(tree)
-            if isinstance(result, CELEvalError):
-                raise result
-        except CELEvalError as err:
-            raise EvaluationError(_message(err)) from None
-        except CostLimitExceeded:
-            raise EvaluationError(COST_EXCEEDED) from None
-        except RecursionError:
-            raise EvaluationError("the expression nests deeper than the evaluator supports") from None
-        except Exception as err:  # cel-python lets some exceptions escape raw; never pass them on
-            raise EvaluationError(f"evaluation failed: {type(err).__name__}: {err}") from None
-        if isinstance(result, celtypes.BoolType):
-            return bool(result)
-        name = cel_type_name(result)
-        raise EvaluationError(f"CEL result of type {name} could not be converted to bool: "
-                              f"type conversion error from '{name}' to 'bool'")
+            activation = self._activation.nested_activation(vars={"device": value})
+            return DRAEvaluator(tree, activation, budget, self._functions).visit(tree)
+
+        return _finish(run, device, "", Budget(self._cost_limit))
+
+
+ENGINES = ("compiled", "reference")
+
+
+def _finish(run: Callable[[Any, str, Budget], Any], device: Any, driver: str, budget: Budget) -> bool:
+    """Run one evaluation; the result as a bool, every failure as one EvaluationError (as the scheduler)."""
+    try:
+        result = run(device, driver, budget)
+        if isinstance(result, CELEvalError):
+            raise result
+    except CELEvalError as err:
+        raise EvaluationError(_message(err)) from None
+    except CostLimitExceeded:
+        raise EvaluationError(COST_EXCEEDED) from None
+    except RecursionError:
+        raise EvaluationError("the expression nests deeper than the evaluator supports") from None
+    except Exception as err:  # cel-python lets some exceptions escape raw; never pass them on
+        raise EvaluationError(f"evaluation failed: {type(err).__name__}: {err}") from None
+    if isinstance(result, celtypes.BoolType):
+        return bool(result)
+    name = cel_type_name(result)
+    raise EvaluationError(f"CEL result of type {name} could not be converted to bool: "
+                          f"type conversion error from '{name}' to 'bool'")
 
 
 def _message(err: CELEvalError) -> str:

@@ -1,0 +1,366 @@
+"""Python source for one prepared selector tree (see celext.plan).
+
+`Emitter.emit(node, block, scope)` appends statements computing `node` to `block` and returns the name of
+the local (or constant) holding the value: every intermediate value gets its own temporary, so the source
+never nests expressions and its depth stays flat whatever the CEL nesting. Short-circuit operators and
+comprehensions nest Python blocks; past `SPLIT_DEPTH` levels the subtree becomes a function of its own
+(CPython limits statically nested blocks to 20 and indentation to 100 levels).
+
+Each construct has one emitter method; calls go through `_call(name, args, overload)`, where a later type
+checker can pass a resolved overload id to specialise (today every call dispatches at run time as the
+reference engine does).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from celpy import celtypes
+from lark import Token, Tree
+
+from celext.env import MACRO_FORMS
+from celext.evaluator import _FREE, ITERATION_COST
+from celext.plan.device import DevicePath, device_path
+
+SPLIT_DEPTH = 12  # block levels before a subtree moves into a function of its own
+_NATIVE_MACROS = frozenset({"all", "exists", "exists_one", "existsOne", "map", "filter"})
+_ARITH = frozenset({"addition", "multiplication"})
+
+
+@dataclass
+class Block:
+    lines: list[str]
+    depth: int
+
+    def add(self, line: str) -> None:
+        self.lines.append("    " * self.depth + line)
+
+    def inner(self) -> Block:
+        return Block(self.lines, self.depth + 1)
+
+
+# Parameters every generated function takes (the split-off ones too): the wire device, its driver, the cost
+# budget, the device body and its attribute and capacity tables.
+PARAMS = ("device", "driver", "budget", "B", "A", "C")
+
+
+@dataclass
+class Emitter:
+    constants: dict[str, Any] = field(default_factory=dict)
+    functions: list[list[str]] = field(default_factory=list)
+    uses: set[str] = field(default_factory=set)  # "A" / "C" when attribute / capacity tables are read
+    _ids: Iterator[int] = field(default_factory=itertools.count)
+
+    def tmp(self) -> str:
+        return f"t{next(self._ids)}"
+
+    def const(self, value: Any) -> str:
+        name = f"K{next(self._ids)}"
+        self.constants[name] = value
+        return name
+
+    # --- dispatch -------------------------------------------------------------------------------------
+
+    def emit(self, node: Tree[Any], block: Block, scope: dict[str, str]) -> str:
+        if block.depth >= SPLIT_DEPTH and node.children:
+            return self._split(node, block, scope)
+        data = str(node.data)
+        if data == "const":
+            return self.const(node.children[0])
+        path = device_path(node, scope)
+        if path is not None:
+            return self._device(path, node, block, scope)
+        method = getattr(self, f"_{data}", None)
+        if method is None:
+            return self._fallback(node, block, scope)
+        result: str = method(node, block, scope)
+        return result
+
+    def _split(self, node: Tree[Any], block: Block, scope: dict[str, str]) -> str:
+        name = f"_f{next(self._ids)}"
+        params = [*PARAMS, *scope.values()]
+        lines = [f"def {name}({', '.join(params)}):"]
+        inner = Block(lines, 1)
+        atom = self.emit(node, inner, scope)
+        inner.add(f"return {atom}")
+        self.functions.append(lines)
+        out = self.tmp()
+        block.add(f"{out} = {name}({', '.join(params)})")
+        return out
+
+    def _fallback(self, node: Tree[Any], block: Block, scope: dict[str, str]) -> str:
+        """The reference engine evaluates this subtree (constructs not generated as Python)."""
+        tree = self.const(node)
+        variables = ", ".join(f"{cel!r}: {py}" for cel, py in scope.items())
+        out = self.tmp()
+        block.add(f"{out} = rt_subtree({tree}, budget, device, driver, {{{variables}}})")
+        return out
+
+    # --- grammar levels -------------------------------------------------------------------------------
+
+    def _primary(self, node: Tree[Any], block: Block, scope: dict[str, str]) -> str:
+        child = node.children[0]
+        kind = str(child.data)
+        if kind == "const":
+            return self.const(child.children[0])
+        if kind == "paren_expr":
+            return self.emit(child.children[0], block, scope)
+        if kind == "ident":
+            name = str(child.children[0])
+            return scope[name] if name in scope else self._fallback(node, block, scope)
+        if kind == "list_lit":
+            return self._list(child, block, scope)
+        if kind == "ident_arg":
+            return self._global_call(child, block, scope) or self._fallback(node, block, scope)
+        return self._fallback(node, block, scope)
+
+    def _list(self, node: Tree[Any], block: Block, scope: dict[str, str]) -> str:
+        items = [self.emit(c, block, scope) for c in _args_of(node)]
+        out = self.tmp()
+        block.add(f"{out} = rt_make_list([{', '.join(items)}])")
+        return out
+
+    # --- logic ----------------------------------------------------------------------------------------
+
+    def _conditionaland(self, node: Tree[Any], block: Block, scope: dict[str, str]) -> str:
+        return self._logic(node, block, scope, decisive=False)
+
+    def _conditionalor(self, node: Tree[Any], block: Block, scope: dict[str, str]) -> str:
+        return self._logic(node, block, scope, decisive=True)
+
+    def _logic(self, node: Tree[Any], block: Block, scope: dict[str, str], *, decisive: bool) -> str:
+        if len(node.children) != 2:
+            return self._fallback(node, block, scope)
+        left = self.emit(node.children[0], block, scope)
+        out = self.tmp()
+        test = left if decisive else f"not {left}"
+        block.add(f"if {left}.__class__ is BOOL and {test}:")
+        block.inner().add(f"{out} = {left}")
+        block.add("else:")
+        inner = block.inner()
+        right = self.emit(node.children[1], inner, scope)
+        inner.add(f"{out} = rt_logic({left}, {right}, {decisive})")
+        return out
+
+    def _expr(self, node: Tree[Any], block: Block, scope: dict[str, str]) -> str:
+        if len(node.children) != 3:
+            return self._fallback(node, block, scope)
+        condition = self.emit(node.children[0], block, scope)
+        out = self.tmp()
+        block.add(f"if isinstance({condition}, BOOL):")
+        inner = block.inner()
+        inner.add(f"if {condition}:")
+        yes = inner.inner()
+        yes.add(f"{out} = {self.emit(node.children[1], yes, scope)}")
+        inner.add("else:")
+        no = inner.inner()
+        no.add(f"{out} = {self.emit(node.children[2], no, scope)}")
+        block.add(f"elif isinstance({condition}, ERROR):")
+        block.inner().add(f"{out} = {condition}")
+        block.add("else:")
+        block.inner().add(f"{out} = rt_no_overload()")
+        return out
+
+    # --- operators ------------------------------------------------------------------------------------
+
+    def _relation(self, node: Tree[Any], block: Block, scope: dict[str, str]) -> str:
+        if len(node.children) != 2:
+            return self._fallback(node, block, scope)
+        op, right_tree = node.children
+        left = self.emit(op.children[0], block, scope)
+        right = self.emit(right_tree, block, scope)
+        function = self.const(_relation(str(op.data)))
+        out = self.tmp()
+        block.add(f"{out} = {function}({left}, {right})")
+        return out
+
+    def _addition(self, node: Tree[Any], block: Block, scope: dict[str, str]) -> str:
+        if len(node.children) != 2:
+            return self._fallback(node, block, scope)
+        op, right_tree = node.children
+        left = self.emit(op.children[0], block, scope)
+        right = self.emit(right_tree, block, scope)
+        out = self.tmp()
+        block.add(f"{out} = rt_arith({str(op.data)!r}, {left}, {right})")
+        return out
+
+    _multiplication = _addition
+
+    def _unary(self, node: Tree[Any], block: Block, scope: dict[str, str]) -> str:
+        if len(node.children) != 2:
+            return self._fallback(node, block, scope)
+        op, operand = node.children
+        value = self.emit(operand, block, scope)
+        out = self.tmp()
+        block.add(f"{out} = rt_unary({str(op.data)!r}, {value})")
+        return out
+
+    # --- selection ------------------------------------------------------------------------------------
+
+    def _member_dot(self, node: Tree[Any], block: Block, scope: dict[str, str]) -> str:
+        return self._select(node, block, scope, optional=False)
+
+    def _member_dot_opt(self, node: Tree[Any], block: Block, scope: dict[str, str]) -> str:
+        return self._select(node, block, scope, optional=True)
+
+    def _select(self, node: Tree[Any], block: Block, scope: dict[str, str], *, optional: bool) -> str:
+        member = self.emit(node.children[0], block, scope)
+        out = self.tmp()
+        block.add(f"{out} = rt_select({member}, {str(node.children[1])!r}, {optional})")
+        return out
+
+    def _member_index(self, node: Tree[Any], block: Block, scope: dict[str, str]) -> str:
+        return self._index(node, block, scope, optional=False)
+
+    def _member_index_opt(self, node: Tree[Any], block: Block, scope: dict[str, str]) -> str:
+        return self._index(node, block, scope, optional=True)
+
+    def _index(self, node: Tree[Any], block: Block, scope: dict[str, str], *, optional: bool) -> str:
+        member = self.emit(node.children[0], block, scope)
+        key = self.emit(node.children[1], block, scope)
+        out = self.tmp()
+        block.add(f"{out} = rt_index({member}, {key}, {optional})")
+        return out
+
+    def _device(self, path: DevicePath, node: Tree[Any], block: Block, scope: dict[str, str]) -> str:
+        """A constant device path read from the wire form (see celext.plan.device)."""
+        out = self.tmp()
+        head = path.head
+        if head == "driver":
+            block.add(f"{out} = NEW_STR(STRING, driver or '')")
+            return out
+        if head == "allowMultipleAllocations":
+            block.add(f"{out} = TRUE if B.get('allowMultipleAllocations') is True else FALSE")
+            return out
+        table = "A" if head == "attributes" else "C"
+        self.uses.add(table)
+        decode = "rt_attribute" if head == "attributes" else "rt_capacity"
+        raw = self.tmp()
+        block.add(f"{raw} = rt_lookup({table}, driver, {path.domain!r}, {path.ident!r})")
+        if path.kind == "has":
+            block.add(f"{out} = FALSE if {raw} is ABSENT else TRUE")
+        elif path.kind == "optional":
+            block.add(f"{out} = OPT_NONE if {raw} is ABSENT else OPT_OF({decode}({raw}))")
+        else:
+            block.add(f"{out} = rt_no_key({path.ident!r}) if {raw} is ABSENT else {decode}({raw})")
+        return out
+
+    # --- calls and macros -----------------------------------------------------------------------------
+
+    def _global_call(self, node: Tree[Any], block: Block, scope: dict[str, str]) -> str | None:
+        name = str(node.children[0])
+        if name == "has":
+            return None  # has() over anything but a constant device path: the reference engine
+        args = [self.emit(a, block, scope) for a in _args_of(node)]
+        if name == "dyn":
+            return args[0] if args else None
+        return self._call(name, args, block)
+
+    def _call(self, name: str, args: list[str], block: Block, overload: str | None = None) -> str:
+        """One function call; `overload` (a checked overload id) is where type-specialised code will go."""
+        del overload
+        out = self.tmp()
+        block.add(f"{out} = rt_invoke({name!r}, [{', '.join(args)}])")
+        return out
+
+    def _member_dot_arg(self, node: Tree[Any], block: Block, scope: dict[str, str]) -> str:
+        name = str(node.children[1])
+        args = _args_of(node)
+        if name in MACRO_FORMS and len(node.children) == 3:
+            if name in _NATIVE_MACROS and len(args) == 2 and args[0].data == "primary" \
+                    and args[0].children[0].data == "ident":
+                return self._comprehension(name, node, block, scope)
+            return self._fallback(node, block, scope)
+        target = self.emit(node.children[0], block, scope)
+        values = [self.emit(a, block, scope) for a in args]
+        return self._call(name, [target, *values], block)
+
+    def _comprehension(self, name: str, node: Tree[Any], block: Block, scope: dict[str, str]) -> str:
+        """all / exists / exists_one / map / filter with one iteration variable, as celext.macros runs them."""
+        variable_tree, body_tree = _args_of(node)
+        variable = str(variable_tree.children[0].children[0])
+        target = self.emit(node.children[0], block, scope)
+        out, var, acc = self.tmp(), f"v{next(self._ids)}", self.tmp()
+        inner_scope = {**scope, variable: var}
+        step = ITERATION_COST + _size(body_tree)
+        block.add(f"if isinstance({target}, ERROR):")
+        block.inner().add(f"{out} = {target}")
+        block.add(f"elif not isinstance({target}, (LIST, MAP)):")
+        block.inner().add(f"{out} = rt_not_iterable({target})")
+        block.add("else:")
+        outer = block.inner()
+        start = "0" if name in ("exists_one", "existsOne") else "None" if name in ("all", "exists") else "[]"
+        outer.add(f"{acc} = {start}")
+        outer.add(f"for {var} in {target}:")
+        loop = outer.inner()
+        loop.add(f"budget.left -= {step}")
+        loop.add("if budget.left < 0:")
+        loop.inner().add("rt_cost_exceeded()")
+        value = self.emit(body_tree, loop, inner_scope)
+        if name in ("all", "exists"):
+            decisive = name == "exists"
+            loop.add(f"if isinstance({value}, BOOL):")
+            loop.inner().add(f"if {'' if decisive else 'not '}{value}:")
+            loop.inner().inner().add(f"{out} = {value}")
+            loop.inner().inner().add("break")
+            loop.add(f"elif {acc} is None:")
+            loop.inner().add(f"{acc} = {value} if isinstance({value}, ERROR) else rt_no_overload()")
+            outer.add("else:")
+            outer.inner().add(f"{out} = {acc} if {acc} is not None else {'FALSE' if decisive else 'TRUE'}")
+            return out
+        loop.add(f"if isinstance({value}, ERROR):")
+        loop.inner().add(f"{out} = {value}")
+        loop.inner().add("break")
+        if name in ("exists_one", "existsOne", "filter"):
+            loop.add(f"if not isinstance({value}, BOOL):")
+            loop.inner().add(f"{out} = rt_no_overload()")
+            loop.inner().add("break")
+        if name in ("exists_one", "existsOne"):
+            loop.add(f"if {value}:")
+            loop.inner().add(f"{acc} += 1")
+            result = f"TRUE if {acc} == 1 else FALSE"
+        elif name == "filter":
+            loop.add(f"if {value}:")
+            loop.inner().add(f"{acc}.append({var})")
+            result = f"LIST({acc})"
+        else:
+            loop.add(f"{acc}.append({value})")
+            result = f"LIST({acc})"
+        outer.add("else:")
+        outer.inner().add(f"{out} = {result}")
+        return out
+
+
+def _relation(name: str) -> Any:
+    from celext.runtime.ops import relation
+
+    return relation(name)
+
+
+def _args_of(node: Tree[Any]) -> list[Tree[Any]]:
+    last = node.children[-1] if node.children else None
+    if isinstance(last, Tree) and last.data == "exprlist":
+        return [c for c in last.children if isinstance(c, Tree)]
+    return []
+
+
+def _size(node: Tree[Any]) -> int:
+    """Cost units of one evaluation of a comprehension body at most, counted as the reference engine charges
+    (one per node that is not a mere grammar level); a nested comprehension's steps are charged by its own
+    loop, so only its target counts here."""
+    pending, count = [node], 0
+    while pending:
+        current = pending.pop()
+        if current.data not in _FREE and not str(current.data).startswith("relation_"):
+            count += 1
+        children = [c for c in current.children if isinstance(c, Tree)]
+        if current.data == "member_dot_arg" and str(current.children[1]) in MACRO_FORMS:
+            children = children[:1]
+        pending.extend(children)
+    return count
+
+
+__all__ = ["PARAMS", "SPLIT_DEPTH", "Block", "Emitter", "Token", "celtypes"]
