@@ -9,9 +9,9 @@ Two engines behind one API (`celext.compile(expression, engine=...)`):
   compiled engine is tested against.
 
 Reference-engine memo: Kubernetes evaluates a selector on every device of every slice. Devices repeat: a
-fleet has few distinct values at the paths one selector reads (driver, a handful of attributes), so `matches()` keys a memo on
-those values (paths derived from the syntax tree by `celext.compile.device_paths`) and evaluates only on a
-miss. Raw wire-form devices are keyed straight from the wire form, so a hit costs no conversion at all.
+fleet has few distinct values at the paths one selector reads (driver, a handful of attributes), so `matches()`
+keys a memo on those values (paths derived from the syntax tree by `celext.compile.device_paths`) and evaluates
+only on a miss. Raw wire-form devices are keyed straight from the wire form, so a hit costs no conversion at all.
 Expressions whose device use is not a plain path (`size(device.attributes["d"])`) are evaluated every time.
 """
 
@@ -200,36 +200,51 @@ class Selector:
         error = device_error(device, driver)
         if error is not None:
             raise EvaluationError(error)
-        return _finish(compiled.function, device, driver, Budget(self._cost_limit))
+        try:
+            result = compiled.function(device, driver, self._cost_limit)
+        except Exception as err:
+            raise _failure(err) from None
+        if result.__class__ is celtypes.BoolType:
+            return bool(result)
+        return _boolean(result)
 
     def _run(self, device: Device) -> bool:
         tree = self._prepared.tree
 
-        def run(value: Device, _driver: str, budget: Budget) -> Any:
+        def run(value: Device, _driver: str, limit: int) -> Any:
             # A scope holding `device` on top of the shared base (cel-python's evaluate() clones the base).
             activation = self._activation.nested_activation(vars={"device": value})
-            return DRAEvaluator(tree, activation, budget, self._functions).visit(tree)
+            return DRAEvaluator(tree, activation, Budget(limit), self._functions).visit(tree)
 
-        return _finish(run, device, "", Budget(self._cost_limit))
+        return _finish(run, device, "", self._cost_limit)
 
 
 ENGINES = ("compiled", "reference")
 
 
-def _finish(run: Callable[[Any, str, Budget], Any], device: Any, driver: str, budget: Budget) -> bool:
+def _finish(run: Callable[[Any, str, int], Any], device: Any, driver: str, limit: int) -> bool:
     """Run one evaluation; the result as a bool, every failure as one EvaluationError (as the scheduler)."""
     try:
-        result = run(device, driver, budget)
-        if isinstance(result, CELEvalError):
-            raise result
-    except CELEvalError as err:
-        raise EvaluationError(_message(err)) from None
-    except CostLimitExceeded:
-        raise EvaluationError(COST_EXCEEDED) from None
-    except RecursionError:
-        raise EvaluationError("the expression nests deeper than the evaluator supports") from None
-    except Exception as err:  # cel-python lets some exceptions escape raw; never pass them on
-        raise EvaluationError(f"evaluation failed: {type(err).__name__}: {err}") from None
+        result = run(device, driver, limit)
+    except Exception as err:
+        raise _failure(err) from None
+    return _boolean(result)
+
+
+def _failure(err: Exception) -> EvaluationError:
+    if isinstance(err, CELEvalError):
+        return EvaluationError(_message(err))
+    if isinstance(err, CostLimitExceeded):
+        return EvaluationError(COST_EXCEEDED)
+    if isinstance(err, RecursionError):
+        return EvaluationError("the expression nests deeper than the evaluator supports")
+    # cel-python lets some exceptions escape raw; never pass them on
+    return EvaluationError(f"evaluation failed: {type(err).__name__}: {err}")
+
+
+def _boolean(result: Any) -> bool:
+    if isinstance(result, CELEvalError):
+        raise EvaluationError(_message(result))
     if isinstance(result, celtypes.BoolType):
         return bool(result)
     name = cel_type_name(result)

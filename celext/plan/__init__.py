@@ -1,7 +1,7 @@
 """The compiled engine: each prepared selector becomes one Python function, generated as source text and
 compiled with `compile()` (as fastjsonschema and jinja2 turn schemas and templates into Python).
 
-    plan(prepared) -> Plan        Plan.function(device, driver, budget) -> CEL value (or a CELEvalError value)
+    plan(prepared) -> Plan        Plan.function(device, driver, cost_limit) -> CEL value (or a CELEvalError value)
 
 The function reads the wire-form `spec.devices[i]` dict (v1, or v1beta1 with `basic`) directly: constant
 device paths are dict lookups, and only the entries read are decoded (celext.runtime.wire). The caller checks
@@ -23,22 +23,24 @@ from celpy.evaluation import CELEvalError
 
 from celext.compile import Prepared
 from celext.lib import optional
+from celext.plan import overloads
 from celext.plan.emit import PARAMS, Block, Emitter
 from celext.runtime import ops, wire
 
 __all__ = ["Plan", "plan"]
 
-Function = Callable[[Any, str, ops.Budget], Any]
+Function = Callable[[Any, str, int], Any]  # (wire device, driver, cost limit) -> CEL value or error value
 
 _RUNTIME: dict[str, Any] = {
-    "BOOL": celtypes.BoolType, "TRUE": ops.TRUE, "FALSE": ops.FALSE, "ERROR": CELEvalError,
+    "BUDGET": ops.Budget, "BOOL": celtypes.BoolType, "TRUE": ops.TRUE, "FALSE": ops.FALSE, "ERROR": CELEvalError,
     "LIST": celtypes.ListType, "MAP": celtypes.MapType, "STRING": celtypes.StringType, "NEW_STR": str.__new__,
     "ABSENT": wire.ABSENT, "OPT_NONE": optional.NONE, "OPT_OF": optional.of,
     "rt_body": wire.body, "rt_entries": wire.entries, "rt_lookup": wire.lookup, "rt_attribute": wire.attribute,
     "rt_capacity": wire.capacity, "rt_logic": ops.logic, "rt_arith": ops.arith, "rt_unary": ops.unary,
     "rt_select": ops.select, "rt_index": ops.index, "rt_invoke": ops.invoke, "rt_make_list": ops.make_list,
     "rt_subtree": ops.subtree, "rt_no_key": ops.no_key, "rt_no_overload": ops.no_overload,
-    "rt_not_iterable": ops.not_iterable, "rt_cost_exceeded": ops.cost_exceeded,
+    "rt_not_iterable": ops.not_iterable, "rt_cost_exceeded": ops.cost_exceeded, "INT": celtypes.IntType,
+    "rt_includes": ops.includes, "rt_includes_raw": wire.includes, "rt_impl_error": overloads.impl_error,
 }
 
 
@@ -62,9 +64,9 @@ def plan(prepared: Prepared) -> Plan:
     body = Block(lines, 1)
     result = emitter.emit(prepared.tree, body, {})
     body.add(f"return {result}")
-    header = ["def evaluate(device, driver, budget):", "    B = rt_body(device)",
-              f"    A = {'rt_entries(B, ' + repr('attributes') + ')' if 'A' in emitter.uses else 'None'}",
-              f"    C = {'rt_entries(B, ' + repr('capacity') + ')' if 'C' in emitter.uses else 'None'}"]
+    header = ["def evaluate(device, driver, limit):",
+              "    B = (device.get('basic') or device) if type(device) is dict else rt_body(device)",
+              f"    budget = {'BUDGET(limit)' if 'budget' in emitter.uses else 'None'}"]
     parts = ["\n".join(f) for f in emitter.functions] + ["\n".join(header + lines)]
     source = "\n\n".join(parts) + "\n"
     namespace: dict[str, Any] = {**_RUNTIME, **emitter.constants}

@@ -19,15 +19,20 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from celpy import celtypes
+from celpy.evaluation import CELEvalError
 from lark import Token, Tree
 
 from celext.env import MACRO_FORMS
 from celext.evaluator import _FREE, ITERATION_COST
 from celext.plan.device import DevicePath, device_path
+from celext.plan.overloads import by_id, resolve
 
 SPLIT_DEPTH = 12  # block levels before a subtree moves into a function of its own
 _NATIVE_MACROS = frozenset({"all", "exists", "exists_one", "existsOne", "map", "filter"})
-_ARITH = frozenset({"addition", "multiplication"})
+_COMPARE = {"relation_eq": "__eq__", "relation_ne": "__ne__", "relation_lt": "__lt__", "relation_le": "__le__",
+            "relation_gt": "__gt__", "relation_ge": "__ge__"}
+_NOTHING: Any = object()
+_FOLDED = frozenset({"quantity", "semver"})  # pure constructors worth computing once at compile time
 
 
 @dataclass
@@ -43,15 +48,16 @@ class Block:
 
 
 # Parameters every generated function takes (the split-off ones too): the wire device, its driver, the cost
-# budget, the device body and its attribute and capacity tables.
-PARAMS = ("device", "driver", "budget", "B", "A", "C")
+# budget and the device body.
+PARAMS = ("device", "driver", "budget", "B")
 
 
 @dataclass
 class Emitter:
     constants: dict[str, Any] = field(default_factory=dict)
     functions: list[list[str]] = field(default_factory=list)
-    uses: set[str] = field(default_factory=set)  # "A" / "C" when attribute / capacity tables are read
+    uses: set[str] = field(default_factory=set)  # "budget" when cost is metered
+    kinds: dict[str, str] = field(default_factory=dict)  # locals whose class is certain (INT / STRING)
     _ids: Iterator[int] = field(default_factory=itertools.count)
 
     def tmp(self) -> str:
@@ -96,6 +102,7 @@ class Emitter:
         tree = self.const(node)
         variables = ", ".join(f"{cel!r}: {py}" for cel, py in scope.items())
         out = self.tmp()
+        self.uses.add("budget")
         block.add(f"{out} = rt_subtree({tree}, budget, device, driver, {{{variables}}})")
         return out
 
@@ -142,7 +149,9 @@ class Emitter:
         block.add("else:")
         inner = block.inner()
         right = self.emit(node.children[1], inner, scope)
-        inner.add(f"{out} = rt_logic({left}, {right}, {decisive})")
+        # Here the left operand is not decisive: with two bools the right one is the result.
+        inner.add(f"{out} = {right} if {left}.__class__ is BOOL and {right}.__class__ is BOOL "
+                  f"else rt_logic({left}, {right}, {decisive})")
         return out
 
     def _expr(self, node: Tree[Any], block: Block, scope: dict[str, str]) -> str:
@@ -174,8 +183,26 @@ class Emitter:
         right = self.emit(right_tree, block, scope)
         function = self.const(_relation(str(op.data)))
         out = self.tmp()
-        block.add(f"{out} = {function}({left}, {right})")
+        general = f"{function}({left}, {right})"
+        fast = self._fast_relation(str(op.data), left, right)
+        block.add(f"{out} = {fast} else {general}" if fast else f"{out} = {general}")
         return out
+
+    def _fast_relation(self, operator: str, left: str, right: str) -> str | None:
+        """`x op K` for a constant int or string K: builtin comparison when x has K's type (the same answer the
+        reference's operators give for two values of one type), else the general operator."""
+        symbol = _COMPARE.get(operator)
+        constant = self.constants.get(right, _NOTHING)
+        other = left
+        if symbol is None:
+            return None
+        if type(constant) not in (celtypes.IntType, celtypes.StringType):
+            constant, other = self.constants.get(left, _NOTHING), right
+            if type(constant) not in (celtypes.IntType, celtypes.StringType):
+                return None
+        kind, base = ("INT", "int") if type(constant) is celtypes.IntType else ("STRING", "str")
+        guard = "True" if self.kinds.get(other) == kind else f"{other}.__class__ is {kind}"
+        return f"(TRUE if {base}.{symbol}({left}, {right}) else FALSE) if {guard}"
 
     def _addition(self, node: Tree[Any], block: Block, scope: dict[str, str]) -> str:
         if len(node.children) != 2:
@@ -231,15 +258,14 @@ class Emitter:
         head = path.head
         if head == "driver":
             block.add(f"{out} = NEW_STR(STRING, driver or '')")
+            self.kinds[out] = "STRING"
             return out
         if head == "allowMultipleAllocations":
             block.add(f"{out} = TRUE if B.get('allowMultipleAllocations') is True else FALSE")
             return out
         table = "A" if head == "attributes" else "C"
-        self.uses.add(table)
         decode = "rt_attribute" if head == "attributes" else "rt_capacity"
-        raw = self.tmp()
-        block.add(f"{raw} = rt_lookup({table}, driver, {path.domain!r}, {path.ident!r})")
+        raw = self._lookup(path, table, block)
         if path.kind == "has":
             block.add(f"{out} = FALSE if {raw} is ABSENT else TRUE")
         elif path.kind == "optional":
@@ -247,6 +273,22 @@ class Emitter:
         else:
             block.add(f"{out} = rt_no_key({path.ident!r}) if {raw} is ABSENT else {decode}({raw})")
         return out
+
+    def _lookup(self, path: DevicePath, table: str, block: Block) -> str:
+        """The raw wire entry (or ABSENT): one dict lookup unless the domain is the driver's own. The table is
+        fetched here, where it is needed (a short-circuit may never get here)."""
+        raw = self.tmp()
+        field = "attributes" if table == "A" else "capacity"
+        block.add(f"{raw} = B.get({field!r})")
+        block.add(f"if type({raw}) is not dict:")
+        block.inner().add(f"{raw} = rt_entries(B, {field!r})")
+        general = f"rt_lookup({raw}, driver, {path.domain!r}, {path.ident!r})"
+        if "/" in path.domain:
+            block.add(f"{raw} = {general}")
+        else:
+            qualified = f"{path.domain}/{path.ident}"
+            block.add(f"{raw} = {general} if driver == {path.domain!r} else {raw}.get({qualified!r}, ABSENT)")
+        return raw
 
     # --- calls and macros -----------------------------------------------------------------------------
 
@@ -257,13 +299,38 @@ class Emitter:
         args = [self.emit(a, block, scope) for a in _args_of(node)]
         if name == "dyn":
             return args[0] if args else None
+        if name in _FOLDED and args and all(a in self.constants for a in args):
+            value = _invoke(name, [self.constants[a] for a in args])
+            if not isinstance(value, CELEvalError):  # an error is raised when evaluated, as before
+                return self.const(value)
         return self._call(name, args, block)
 
-    def _call(self, name: str, args: list[str], block: Block, overload: str | None = None) -> str:
-        """One function call; `overload` (a checked overload id) is where type-specialised code will go."""
-        del overload
+    def _call(self, name: str, args: list[str], block: Block, overload: str | None = None,
+              member: bool = False) -> str:
+        """One function call, dispatched at run time as the reference engine does; a member call with
+        constant arguments calls its overload directly behind a receiver class guard (celext.plan.overloads).
+        `overload` is a checked overload id: the type checker's answer, not yet wired in."""
         out = self.tmp()
-        block.add(f"{out} = rt_invoke({name!r}, [{', '.join(args)}])")
+        general = f"rt_invoke({name!r}, [{', '.join(args)}])"
+        resolved = None
+        if member and all(a in self.constants for a in args[1:]):
+            resolved = resolve(name, [self.constants[a] for a in args[1:]])
+        known = by_id(overload) if overload else None
+        if known is not None and resolved is not None and resolved[1] is not known:
+            resolved = None
+        if resolved is None:
+            block.add(f"{out} = {general}")
+            return out
+        receiver, chosen = resolved
+        kind, impl = self.const(receiver), self.const(chosen.impl)
+        block.add(f"if {args[0]}.__class__ is {kind}:")
+        inner = block.inner()
+        inner.add("try:")
+        inner.inner().add(f"{out} = {impl}({', '.join(args)})")
+        inner.add("except Exception as err:")
+        inner.inner().add(f"{out} = rt_impl_error({name!r}, err)")
+        block.add("else:")
+        block.inner().add(f"{out} = {general}")
         return out
 
     def _member_dot_arg(self, node: Tree[Any], block: Block, scope: dict[str, str]) -> str:
@@ -274,9 +341,22 @@ class Emitter:
                     and args[0].children[0].data == "ident":
                 return self._comprehension(name, node, block, scope)
             return self._fallback(node, block, scope)
+        if name in ("includes", "include") and len(args) == 1:
+            path = device_path(node.children[0], scope)
+            value = self.emit(args[0], block, scope)
+            if path is not None and path.kind == "value" and path.head == "attributes" \
+                    and type(self.constants.get(value)) in (celtypes.IntType, celtypes.StringType):
+                raw = self._lookup(path, "A", block)
+                out = self.tmp()
+                block.add(f"{out} = rt_no_key({path.ident!r}) if {raw} is ABSENT else rt_includes_raw({raw}, {value})")
+                return out
+            target = self.emit(node.children[0], block, scope)
+            out = self.tmp()
+            block.add(f"{out} = rt_includes({target}, {value})")
+            return out
         target = self.emit(node.children[0], block, scope)
         values = [self.emit(a, block, scope) for a in args]
-        return self._call(name, [target, *values], block)
+        return self._call(name, [target, *values], block, member=True)
 
     def _comprehension(self, name: str, node: Tree[Any], block: Block, scope: dict[str, str]) -> str:
         """all / exists / exists_one / map / filter with one iteration variable, as celext.macros runs them."""
@@ -296,6 +376,7 @@ class Emitter:
         outer.add(f"{acc} = {start}")
         outer.add(f"for {var} in {target}:")
         loop = outer.inner()
+        self.uses.add("budget")
         loop.add(f"budget.left -= {step}")
         loop.add("if budget.left < 0:")
         loop.inner().add("rt_cost_exceeded()")
@@ -338,6 +419,12 @@ def _relation(name: str) -> Any:
     from celext.runtime.ops import relation
 
     return relation(name)
+
+
+def _invoke(name: str, args: list[Any]) -> Any:
+    from celext.runtime.ops import invoke
+
+    return invoke(name, args)
 
 
 def _args_of(node: Tree[Any]) -> list[Tree[Any]]:

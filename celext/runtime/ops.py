@@ -19,6 +19,7 @@ from lark.tree import Meta
 
 from celext.env import FUNCTIONS
 from celext.evaluator import _RELATIONS, COST_EXCEEDED, Budget, CostLimitExceeded, DRAEvaluator, go_type_name
+from celext.lib.includes import includes as _includes
 from celext.values import to_device
 
 __all__ = ["BOOL", "FALSE", "TRUE", "Budget", "CostLimitExceeded", "arith", "cost_exceeded", "invoke", "logic",
@@ -116,12 +117,19 @@ def index(value: Any, key: Any, optional: bool = False) -> Any:
     return node(tree("member_index_opt" if optional else "member_index", [const(value), const(key)]))
 
 
-def invoke(name: str, args: list[Any]) -> Any:
-    """A function call with evaluated arguments (receiver first), dispatched as the reference engine does."""
-    return _evaluator(_EMPTY)._invoke(name, args)
-
-
 _EMPTY = tree("exprlist", [])
+# A function call with evaluated arguments (receiver first), dispatched as the reference engine does; its
+# `_invoke` reads only the function table, so one shared instance serves every thread.
+invoke = _evaluator(_EMPTY)._invoke
+
+
+def includes(target: Any, item: Any) -> Any:
+    """`target.includes(item)` (its only overload takes any two values): errors first, as every call."""
+    if isinstance(target, CELEvalError):
+        return target
+    if isinstance(item, CELEvalError):
+        return item
+    return _includes(target, item)
 
 
 def make_list(items: list[Any]) -> Any:

@@ -18,7 +18,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from celpy import celtypes
+from celpy.evaluation import CELEvalError
 
+from celext.lib.includes import SCAN_LIMIT, TOO_LONG
+from celext.lib.includes import includes as lib_includes
 from celext.quantity import Quantity, is_quantity, parse_quantity
 from celext.semver import Semver, is_semver, parse_semver
 from celext.values import ABSENT, attribute_value, to_device
@@ -39,7 +42,7 @@ def body(device: Any) -> Mapping[str, Any]:
 
 def entries(body_: Mapping[str, Any], field: str) -> Mapping[str, Any]:
     raw = body_.get(field)
-    return raw if isinstance(raw, Mapping) else {}
+    return raw if type(raw) is dict or isinstance(raw, Mapping) else {}
 
 
 @functools.lru_cache(maxsize=8192)
@@ -53,23 +56,24 @@ def _quantity_ok(text: str) -> bool:
 
 
 def _attribute_ok(raw: Any) -> bool:
+    """True when the attribute has exactly one field with a value of its type (what drivers publish)."""
     if type(raw) is not dict or len(raw) != 1:
         return False
-    for field, value in raw.items():
-        if field == "int":
-            return type(value) is int and _INT64_MIN <= value <= _INT64_MAX
-        if field == "ints":
-            return type(value) is list and all(type(i) is int and _INT64_MIN <= i <= _INT64_MAX for i in value)
-        kind = _SCALARS.get(field)
-        if kind is not None:
-            return type(value) is kind
-        kind = _LISTS.get(field)
-        if kind is not None:
-            return type(value) is list and all(type(item) is kind for item in value)
-        if field == "version":
-            return type(value) is str and _semver_ok(value)
-        if field == "versions":
-            return type(value) is list and all(type(item) is str and _semver_ok(item) for item in value)
+    ((field, value),) = raw.items()
+    if field == "int":
+        return type(value) is int and _INT64_MIN <= value <= _INT64_MAX
+    kind = _SCALARS.get(field)
+    if kind is not None:
+        return type(value) is kind
+    if field == "ints":
+        return type(value) is list and all(type(i) is int and _INT64_MIN <= i <= _INT64_MAX for i in value)
+    kind = _LISTS.get(field)
+    if kind is not None:
+        return type(value) is list and all(type(item) is kind for item in value)
+    if field == "version":
+        return type(value) is str and _semver_ok(value)
+    if field == "versions":
+        return type(value) is list and all(type(item) is str and _semver_ok(item) for item in value)
     return False
 
 
@@ -78,16 +82,64 @@ def _capacity_ok(raw: Any) -> bool:
     return type(value) is str and _quantity_ok(value)
 
 
+VERDICTS_KEPT = 65_536  # devices whose verdict is remembered (held alive until the table is dropped)
+_VERDICTS: dict[int, tuple[Any, Any, Any, int, int, str | None]] = {}
+
+
 def device_error(device: Any, driver: str) -> str | None:
-    """The error to_device records for this device (None when it converts cleanly)."""
-    inner = body(device)
+    """The error to_device records for this device (None when it converts cleanly).
+
+    Checking costs a loop over every attribute, more than most selectors; a fleet is evaluated many times
+    (one pass per selector), so the verdict (which does not depend on the driver) is remembered per device object
+    and reused while the device, its attribute and capacity maps are the same objects of the same sizes. A device
+    edited in place (an attribute value replaced, same keys) must be copied to be checked again."""
+    if type(device) is dict:
+        inner = device.get("basic") or device
+        attributes, capacities = inner.get("attributes"), inner.get("capacity")
+        seen = _VERDICTS.get(id(device))
+        if seen is not None and seen[0] is device and seen[1] is attributes and seen[2] is capacities \
+                and seen[3] == _len(attributes) and seen[4] == _len(capacities):
+            return seen[5]
+        verdict = _check(device, driver)
+        if len(_VERDICTS) >= VERDICTS_KEPT:
+            _VERDICTS.clear()
+        _VERDICTS[id(device)] = (device, attributes, capacities, _len(attributes), _len(capacities), verdict)
+        return verdict
+    return _check(device, driver)
+
+
+def _len(value: Any) -> int:
+    return len(value) if type(value) is dict else -1
+
+
+def _check(device: Any, driver: str) -> str | None:
+    inner = (device.get("basic") or device) if type(device) is dict else body(device)
     attributes = inner.get("attributes")
     capacities = inner.get("capacity")
-    if (attributes is None or type(attributes) is dict) and (capacities is None or type(capacities) is dict) \
-            and all(_attribute_ok(a) for a in (attributes or {}).values()) \
-            and all(_capacity_ok(c) for c in (capacities or {}).values()):
-        return None
-    return to_device(device, driver).error  # the rare shapes: ask the converter itself
+    clean = True
+    if type(attributes) is dict:
+        for raw in attributes.values():
+            if type(raw) is not dict or len(raw) != 1:
+                clean = False
+                break
+            ((field, value),) = raw.items()
+            kind = _SIMPLE.get(field)
+            if (kind is None or type(value) is not kind) and not _attribute_ok(raw):
+                clean = False
+                break
+    elif attributes is not None:
+        clean = False
+    if clean and type(capacities) is dict:
+        for raw in capacities.values():
+            if not _capacity_ok(raw):
+                clean = False
+                break
+    elif capacities is not None:
+        clean = False
+    return None if clean else to_device(device, driver).error  # the rare shapes: ask the converter itself
+
+
+_SIMPLE: dict[str, type] = {"string": str, "bool": bool}  # accepted by type alone
 
 
 def lookup(table: Mapping[str, Any], driver: str, domain: str, ident: str) -> Any:
@@ -126,17 +178,47 @@ def _quantity(text: str) -> Quantity:
     return parse_quantity(text)
 
 
+_INT, _STR, _BOOL = celtypes.IntType, celtypes.StringType, celtypes.BoolType
+_TRUE, _FALSE = _BOOL(True), _BOOL(False)
+
+
 def attribute(raw: Any) -> Any:
-    """The CEL value of a wire attribute of a device that converts cleanly."""
+    """The CEL value of a wire attribute of a device that converts cleanly (values already range-checked)."""
     if type(raw) is dict and len(raw) == 1:
-        for field, value in raw.items():
-            if field == "int":
-                return _new_int(celtypes.IntType, value)
-            if field == "string":
-                return _new_str(celtypes.StringType, value)
-            if field == "version":
-                return _semver(value)
+        ((field, value),) = raw.items()
+        if field == "int":
+            return _new_int(_INT, value)
+        if field == "string":
+            return _new_str(_STR, value)
+        if field == "bool":
+            return _TRUE if value else _FALSE
+        if field == "version":
+            return _semver(value)
+        if field == "ints":
+            return celtypes.ListType([_new_int(_INT, v) for v in value])
+        if field == "strings":
+            return celtypes.ListType([_new_str(_STR, v) for v in value])
+        if field == "bools":
+            return celtypes.ListType([_TRUE if v else _FALSE for v in value])
+        if field == "versions":
+            return celtypes.ListType([_semver(v) for v in value])
     return attribute_value(raw)
+
+
+def includes(raw: Any, item: Any) -> Any:
+    """`<attribute>.includes(<constant int or string>)` on the wire entry (celext.lib.includes semantics:
+    true at the first equal element, past SCAN_LIMIT elements without a match the upstream error)."""
+    if type(raw) is dict and len(raw) == 1:
+        ((field, value),) = raw.items()
+        kind = type(item)
+        plain = int(item) if kind is _INT else str(item)  # builtin equality, in C
+        if (field == "ints" and kind is _INT) or (field == "strings" and kind is _STR):
+            if plain in value[:SCAN_LIMIT]:
+                return _TRUE
+            return CELEvalError(TOO_LONG) if len(value) > SCAN_LIMIT else _FALSE
+        if (field == "int" and kind is _INT) or (field == "string" and kind is _STR):
+            return _TRUE if value == plain else _FALSE
+    return lib_includes(attribute(raw), item)
 
 
 def capacity(raw: Any) -> Quantity:
