@@ -201,7 +201,7 @@ def attribute(raw: Any) -> Any:
         if field == "bools":
             return celtypes.ListType([_TRUE if v else _FALSE for v in value])
         if field == "versions":
-            return celtypes.ListType([_semver(v) for v in value])
+            return celtypes.ListType([_semver(v) for v in value])  # type: ignore[misc]
     return attribute_value(raw)
 
 
