@@ -13,6 +13,9 @@ errors `CELError`, `CompileError`, `EvaluationError`.
 
 from __future__ import annotations
 
+import functools
+import os
+
 from celext.compile import parse, prepare
 from celext.errors import CELError, CompileError, EvaluationError
 from celext.plan.cache import ByteBudgetCache
@@ -21,21 +24,36 @@ from celext.values import Device, to_device
 
 __all__ = ["CELError", "CompileError", "Device", "EvaluationError", "Selector", "compile", "parse", "to_device"]
 
+# The engine `compile()` uses when none is named; DRAGUARD_CEL_ENGINE=reference switches every caller back to
+# the tree-walking evaluator (a fallback, and the "before" of the benchmarks).
+DEFAULT_ENGINE = os.environ.get("DRAGUARD_CEL_ENGINE", "compiled")
 CACHE_BYTES = 64 * 1024 * 1024  # compiled selectors kept, by their approximate size
-_CACHE: ByteBudgetCache[tuple[str, str], Selector] = ByteBudgetCache(CACHE_BYTES, lambda s: s.size)
+# Refusals are cached too: a bad selector in a policy is compiled again for every object it is checked on.
+_CACHE: ByteBudgetCache[tuple[str, str], Selector | CompileError] = ByteBudgetCache(
+    CACHE_BYTES, lambda s: s.size if isinstance(s, Selector) else 4 * len(s.message) + 256)
 
 
-def _build(key: tuple[str, str]) -> Selector:
+_prepare = functools.lru_cache(maxsize=64)(prepare)  # both engines of one expression share the front end
+
+
+def _build(key: tuple[str, str]) -> Selector | CompileError:
     expression, engine = key
-    return Selector(prepare(expression), engine=engine)
+    try:
+        return Selector(_prepare(expression), engine=engine)
+    except CompileError as err:
+        return err
 
 
-def compile(expression: str, engine: str = "compiled") -> Selector:
+def compile(expression: str, engine: str | None = None) -> Selector:
     """Compile a DRA device selector (cached by text and engine, thread-safe). Raises CompileError.
 
-    engine: "compiled" (generated Python, the default) or "reference" (the tree-walking evaluator)."""
+    engine: "compiled" (generated Python) or "reference" (the tree-walking evaluator); DEFAULT_ENGINE if None."""
     if not isinstance(expression, str):
         raise CompileError(f"the expression must be a string, not {type(expression).__name__}")
+    engine = engine or DEFAULT_ENGINE
     if engine not in ENGINES:
         raise ValueError(f"unknown engine {engine!r} (one of: {', '.join(ENGINES)})")
-    return _CACHE.get((expression, engine), _build)
+    found = _CACHE.get((expression, engine), _build)
+    if isinstance(found, CompileError):
+        raise CompileError(found.message, line=found.line, column=found.column)
+    return found
