@@ -39,7 +39,8 @@ _RUNTIME: dict[str, Any] = {
     "rt_capacity": wire.capacity, "rt_logic": ops.logic, "rt_arith": ops.arith, "rt_unary": ops.unary,
     "rt_select": ops.select, "rt_index": ops.index, "rt_invoke": ops.invoke, "rt_make_list": ops.make_list,
     "rt_subtree": ops.subtree, "rt_no_key": ops.no_key, "rt_no_overload": ops.no_overload,
-    "rt_not_iterable": ops.not_iterable, "rt_cost_exceeded": ops.cost_exceeded, "INT": celtypes.IntType,
+    "rt_not_iterable": ops.not_iterable, "rt_cost_exceeded": ops.cost_exceeded,
+    "INT": celtypes.IntType, "NEW_INT": int.__new__,
     "rt_includes": ops.includes, "rt_includes_raw": wire.includes, "rt_impl_error": overloads.impl_error,
 }
 

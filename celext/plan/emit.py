@@ -13,8 +13,9 @@ reference engine does).
 
 from __future__ import annotations
 
+import functools
 import itertools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,13 +27,18 @@ from celext.env import MACRO_FORMS
 from celext.evaluator import _FREE, ITERATION_COST
 from celext.plan.device import DevicePath, device_path
 from celext.plan.overloads import by_id, resolve
+from celext.runtime import ops
 
 SPLIT_DEPTH = 12  # block levels before a subtree moves into a function of its own
 _NATIVE_MACROS = frozenset({"all", "exists", "exists_one", "existsOne", "map", "filter"})
 _COMPARE = {"relation_eq": "__eq__", "relation_ne": "__ne__", "relation_lt": "__lt__", "relation_le": "__le__",
             "relation_gt": "__gt__", "relation_ge": "__ge__"}
 _NOTHING: Any = object()
-_FOLDED = frozenset({"quantity", "semver"})  # pure constructors worth computing once at compile time
+# Every library function is pure, so calls on constants are computed once at compile time; except these,
+# whose results are large.
+_NOT_FOLDED = frozenset({"lists.range"})
+_INT_ARITH = {"addition_add": "__add__", "addition_sub": "__sub__", "multiplication_mul": "__mul__"}
+_INT_MIN, _INT_MAX = -(2**63), 2**63 - 1
 
 
 @dataclass
@@ -124,8 +130,22 @@ class Emitter:
             return self._global_call(child, block, scope) or self._fallback(node, block, scope)
         return self._fallback(node, block, scope)
 
+    def _fold(self, compute: Callable[..., Any], atoms: list[str]) -> str | None:
+        """A constant for an operation on constants when it succeeds (an error stays a run-time error, raised
+        where the reference engine raises it; cost is charged per comprehension step either way)."""
+        if not all(a in self.constants for a in atoms):
+            return None
+        try:
+            value = compute(*(self.constants[a] for a in atoms))
+        except Exception:
+            return None
+        return None if isinstance(value, CELEvalError) else self.const(value)
+
     def _list(self, node: Tree[Any], block: Block, scope: dict[str, str]) -> str:
         items = [self.emit(c, block, scope) for c in _args_of(node)]
+        folded = self._fold(lambda *values: ops.make_list(list(values)), items)
+        if folded:
+            return folded
         out = self.tmp()
         block.add(f"{out} = rt_make_list([{', '.join(items)}])")
         return out
@@ -181,7 +201,10 @@ class Emitter:
         op, right_tree = node.children
         left = self.emit(op.children[0], block, scope)
         right = self.emit(right_tree, block, scope)
-        function = self.const(_relation(str(op.data)))
+        folded = self._fold(ops.relation(str(op.data)), [left, right])
+        if folded:
+            return folded
+        function = self.const(ops.relation(str(op.data)))
         out = self.tmp()
         general = f"{function}({left}, {right})"
         fast = self._fast_relation(str(op.data), left, right)
@@ -210,8 +233,23 @@ class Emitter:
         op, right_tree = node.children
         left = self.emit(op.children[0], block, scope)
         right = self.emit(right_tree, block, scope)
+        operator = str(op.data)
+        folded = self._fold(functools.partial(ops.arith, operator), [left, right])
+        if folded:
+            return folded
         out = self.tmp()
-        block.add(f"{out} = rt_arith({str(op.data)!r}, {left}, {right})")
+        general = f"rt_arith({operator!r}, {left}, {right})"
+        native = _INT_ARITH.get(operator)
+        if native is None:
+            block.add(f"{out} = {general}")
+            return out
+        # int op int in range: the builtin operation (what cel-python's IntType computes); else the general path
+        block.add(f"if {left}.__class__ is INT and {right}.__class__ is INT:")
+        inner = block.inner()
+        inner.add(f"{out} = int.{native}({left}, {right})")
+        inner.add(f"{out} = NEW_INT(INT, {out}) if {_INT_MIN} <= {out} <= {_INT_MAX} else {general}")
+        block.add("else:")
+        block.inner().add(f"{out} = {general}")
         return out
 
     _multiplication = _addition
@@ -221,6 +259,9 @@ class Emitter:
             return self._fallback(node, block, scope)
         op, operand = node.children
         value = self.emit(operand, block, scope)
+        folded = self._fold(functools.partial(ops.unary, str(op.data)), [value])
+        if folded:
+            return folded
         out = self.tmp()
         block.add(f"{out} = rt_unary({str(op.data)!r}, {value})")
         return out
@@ -299,10 +340,6 @@ class Emitter:
         args = [self.emit(a, block, scope) for a in _args_of(node)]
         if name == "dyn":
             return args[0] if args else None
-        if name in _FOLDED and args and all(a in self.constants for a in args):
-            value = _invoke(name, [self.constants[a] for a in args])
-            if not isinstance(value, CELEvalError):  # an error is raised when evaluated, as before
-                return self.const(value)
         return self._call(name, args, block)
 
     def _call(self, name: str, args: list[str], block: Block, overload: str | None = None,
@@ -310,6 +347,10 @@ class Emitter:
         """One function call, dispatched at run time as the reference engine does; a member call with
         constant arguments calls its overload directly behind a receiver class guard (celext.plan.overloads).
         `overload` is a checked overload id: the type checker's answer, not yet wired in."""
+        if name not in _NOT_FOLDED:
+            folded = self._fold(lambda *values: ops.invoke(name, list(values)), args)
+            if folded:
+                return folded
         out = self.tmp()
         general = f"rt_invoke({name!r}, [{', '.join(args)}])"
         resolved = None
@@ -413,18 +454,6 @@ class Emitter:
         outer.add("else:")
         outer.inner().add(f"{out} = {result}")
         return out
-
-
-def _relation(name: str) -> Any:
-    from celext.runtime.ops import relation
-
-    return relation(name)
-
-
-def _invoke(name: str, args: list[Any]) -> Any:
-    from celext.runtime.ops import invoke
-
-    return invoke(name, args)
 
 
 def _args_of(node: Tree[Any]) -> list[Tree[Any]]:
