@@ -42,6 +42,7 @@ _RUNTIME: dict[str, Any] = {
     "rt_not_iterable": ops.not_iterable, "rt_cost_exceeded": ops.cost_exceeded,
     "INT": celtypes.IntType, "NEW_INT": int.__new__,
     "rt_includes": ops.includes, "rt_includes_raw": wire.includes, "rt_impl_error": overloads.impl_error,
+    "rt_converted": wire.converted, "rt_has_domain": wire.has_domain,
 }
 
 

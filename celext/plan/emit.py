@@ -123,7 +123,13 @@ class Emitter:
             return self.emit(child.children[0], block, scope)
         if kind == "ident":
             name = str(child.children[0])
-            return scope[name] if name in scope else self._fallback(node, block, scope)
+            if name in scope:
+                return scope[name]
+            if name == "device":  # the whole value: converted (once per device object)
+                out = self.tmp()
+                block.add(f"{out} = rt_converted(device, driver)")
+                return out
+            return self._fallback(node, block, scope)
         if kind == "list_lit":
             return self._list(child, block, scope)
         if kind == "ident_arg":
@@ -200,6 +206,12 @@ class Emitter:
             return self._fallback(node, block, scope)
         op, right_tree = node.children
         left = self.emit(op.children[0], block, scope)
+        table = _device_table(right_tree, scope)
+        if op.data == "relation_in" and table and type(self.constants.get(left)) is celtypes.StringType:
+            out, raw = self.tmp(), self.tmp()  # `"domain" in device.attributes`: a scan of the names
+            block.add(f"{raw} = rt_entries(B, {table!r})")
+            block.add(f"{out} = TRUE if rt_has_domain({raw}, driver, {left}) else FALSE")
+            return out
         right = self.emit(right_tree, block, scope)
         folded = self._fold(ops.relation(str(op.data)), [left, right])
         if folded:
@@ -454,6 +466,16 @@ class Emitter:
         outer.add("else:")
         outer.inner().add(f"{out} = {result}")
         return out
+
+
+def _device_table(node: Tree[Any], scope: dict[str, str]) -> str | None:
+    """"attributes" / "capacity" for `device.attributes` / `device.capacity`, else None."""
+    if node.data == "member_dot" and str(node.children[1]) in ("attributes", "capacity"):
+        target = node.children[0]
+        if target.data == "primary" and target.children[0].data == "ident" \
+                and str(target.children[0].children[0]) == "device" and "device" not in scope:
+            return str(node.children[1])
+    return None
 
 
 def _args_of(node: Tree[Any]) -> list[Tree[Any]]:

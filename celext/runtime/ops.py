@@ -20,7 +20,7 @@ from lark.tree import Meta
 from celext.env import FUNCTIONS
 from celext.evaluator import _RELATIONS, COST_EXCEEDED, Budget, CostLimitExceeded, DRAEvaluator, go_type_name
 from celext.lib.includes import includes as _includes
-from celext.values import to_device
+from celext.runtime.wire import converted
 
 __all__ = ["BOOL", "FALSE", "TRUE", "Budget", "CostLimitExceeded", "arith", "cost_exceeded", "invoke", "logic",
            "make_list", "no_key", "no_overload", "node", "not_iterable", "relation", "subtree"]
@@ -142,6 +142,6 @@ def make_list(items: list[Any]) -> Any:
 def subtree(tree: Tree[Any], budget: Budget, device: Any, driver: str, variables: Mapping[str, Any]) -> Any:
     """A whole subtree evaluated by the reference engine (constructs the compiled engine leaves to it), with
     `device` converted and the comprehension variables in scope."""
-    scope = {"device": to_device(device, driver), **variables}
+    scope = {"device": converted(device, driver), **variables}
     activation = _ACTIVATION.nested_activation(vars=scope)
     return DRAEvaluator(tree, activation, budget, _FUNCTIONS).visit(tree)

@@ -24,9 +24,9 @@ from celext.lib.includes import SCAN_LIMIT, TOO_LONG
 from celext.lib.includes import includes as lib_includes
 from celext.quantity import Quantity, is_quantity, parse_quantity
 from celext.semver import Semver, is_semver, parse_semver
-from celext.values import ABSENT, attribute_value, to_device
+from celext.values import ABSENT, Device, attribute_value, to_device
 
-__all__ = ["ABSENT", "attribute", "body", "capacity", "device_error", "entries", "lookup"]
+__all__ = ["ABSENT", "attribute", "body", "capacity", "converted", "device_error", "entries", "has_domain", "lookup"]
 
 _SCALARS: dict[str, type] = {"bool": bool, "string": str}
 _LISTS: dict[str, type] = {"bools": bool, "strings": str}
@@ -106,6 +106,37 @@ def device_error(device: Any, driver: str) -> str | None:
         _VERDICTS[id(device)] = (device, attributes, capacities, _len(attributes), _len(capacities), verdict)
         return verdict
     return _check(device, driver)
+
+
+_CONVERTED: dict[tuple[int, str], tuple[Any, Any, Any, int, int, Device]] = {}
+
+
+def converted(device: Any, driver: str) -> Device:
+    """to_device(device, driver), remembered per device object as device_error's verdicts are (for the
+    constructs the compiled engine hands to the reference engine, and for reads of whole maps)."""
+    if type(device) is not dict:
+        return to_device(device, driver)
+    inner = device.get("basic") or device
+    attributes, capacities = inner.get("attributes"), inner.get("capacity")
+    key = (id(device), driver)
+    seen = _CONVERTED.get(key)
+    if seen is not None and seen[0] is device and seen[1] is attributes and seen[2] is capacities \
+            and seen[3] == _len(attributes) and seen[4] == _len(capacities):
+        return seen[5]
+    value = to_device(device, driver)
+    if len(_CONVERTED) >= VERDICTS_KEPT // 4:
+        _CONVERTED.clear()
+    _CONVERTED[key] = (device, attributes, capacities, _len(attributes), _len(capacities), value)
+    return value
+
+
+def has_domain(table: Mapping[str, Any], driver: str, domain: str) -> bool:
+    """`domain in device.attributes` (or capacity): some entry is filed under that domain."""
+    for name in table:
+        head, slash, _ = str(name).partition("/")
+        if (head == domain) if slash else (driver == domain):
+            return True
+    return False
 
 
 def _len(value: Any) -> int:

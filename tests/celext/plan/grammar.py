@@ -196,7 +196,9 @@ _INCLUDED = ["-1", "0", "1", "4", "7", "47", "59", '"A100"', "1u", "true"]
 
 def device_test(ch: Chooser) -> str:
     """One device test as real selectors write them."""
-    form = ch.randint(0, 7)
+    form = ch.randint(0, 8)
+    if form == 8:
+        return f'"{ch.choice(DOMAINS)}" in device.{ch.choice(["attributes", "capacity"])}'
     if form == 0:
         return f"{attribute(ch)}.includes({ch.choice(_INCLUDED)})"
     if form == 1:
