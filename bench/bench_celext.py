@@ -156,7 +156,7 @@ def selectors(devices: list[Pair]) -> bool:
     for label, expression, by_hand in SELECTORS:
         hand_us, hand = cpu_per_device(by_hand, devices)
         compiled = celext.compile(expression)
-        cold_us, cold = cpu_per_device(compiled.evaluate, devices, before=wire._VERDICTS.clear)
+        cold_us, cold = cpu_per_device(compiled.evaluate, devices, before=wire.VERDICTS.clear)
         warm_us, warm = cpu_per_device(compiled.matches, devices)
         reference = celext.compile(expression, engine="reference")
         sample = devices[:REFERENCE_SAMPLE]

@@ -2,9 +2,9 @@
 
 Two engines behind one API (`celext.compile(expression, engine=...)`):
 - "compiled" (the default): the expression is generated as a Python function (celext.plan) that reads the
-  wire-form device directly; `matches()` and `evaluate()` call it (no memo: measured, a memo key built from
-  the wire dict costs more than the compiled evaluation). A `to_device()` value is evaluated by the reference
-  engine (it is already converted).
+  wire-form device directly. `evaluate()` calls it; `matches()` also remembers the answer per device object
+  (celext.runtime.memo: a fleet is evaluated again and again, and an identity lookup costs less than any key
+  built from the wire dict). A `to_device()` value is evaluated by the reference engine (already converted).
 - "reference": the tree-walking evaluator (celext.evaluator) with the result memo below; the oracle the
   compiled engine is tested against.
 
@@ -31,11 +31,13 @@ from celext.errors import EvaluationError
 from celext.evaluator import COST_EXCEEDED, COST_LIMIT, Budget, CostLimitExceeded, DRAEvaluator, cel_type_name
 from celext.plan import Plan, plan
 from celext.quantity import is_quantity
+from celext.runtime.memo import MISS, DeviceMemo
 from celext.runtime.wire import device_error
 from celext.semver import is_semver
 from celext.values import ABSENT, Device, Index, path_key, to_device
 
 _STR = celtypes.StringType
+SEEN_SIZE = 16_384  # devices per selector whose answer the compiled engine remembers
 MEMO_SIZE = 65_536  # entries per selector; the memo is dropped and rebuilt when full
 _MISS: Any = object()
 _UNKEYED: Any = object()  # the device cannot be keyed (it would fail conversion): evaluate it
@@ -112,7 +114,7 @@ class Selector:
     """A compiled DRA device selector. Thread-safe; create it with `celext.compile()`."""
 
     __slots__ = ("_activation", "_cost_limit", "_functions", "_keyer", "_lock", "_memo", "_paths", "_plan",
-                 "_prepared", "engine", "expression")
+                 "_prepared", "_seen", "engine", "expression")
 
     def __init__(self, prepared: Prepared, *, cost_limit: int = COST_LIMIT, engine: str = "compiled") -> None:
         if engine not in ENGINES:
@@ -120,6 +122,7 @@ class Selector:
         self.expression = prepared.expression
         self.engine = engine
         self._plan: Plan | None = plan(prepared) if engine == "compiled" else None
+        self._seen = DeviceMemo(SEEN_SIZE)  # compiled engine: answers per device object (celext.runtime.memo)
         self._prepared = prepared
         self._paths: tuple[Path, ...] | None = None if prepared.paths is None else tuple(sorted(prepared.paths))
         self._keyer = None if self._paths is None else _keyer(self._paths)
@@ -160,8 +163,20 @@ class Selector:
     def matches(self, device: Mapping[str, Any], driver: str = "") -> bool:
         """Does the device match? `device` is a wire-form `spec.devices[i]` entry or a `to_device()` value
         (which already carries its driver; `driver` is then ignored). Raises EvaluationError."""
-        if self._plan is not None and type(device) is not Device:
-            return self._compiled(self._plan, device, driver)
+        compiled = self._plan
+        if compiled is not None and type(device) is not Device:
+            answer = self._seen.get(device, driver)
+            if answer is True or answer is False:
+                return answer
+            if answer is MISS:
+                try:
+                    answer = self._compiled(compiled, device, driver)
+                except EvaluationError as err:
+                    answer = err.message
+                self._seen.put(device, answer, driver)
+            if answer.__class__ is str:
+                raise EvaluationError(answer)
+            return bool(answer)
         if type(device) is Device and device.index is not None and self._keyer is not None:
             # The fast path: a converted device (convert once, evaluate many selectors); keys are interned
             # ints, so the lookup hashes in C.

@@ -205,6 +205,11 @@ class Emitter:
         if len(node.children) != 2:
             return self._fallback(node, block, scope)
         op, right_tree = node.children
+        driver_test = self._driver_relation(str(op.data), op.children[0], right_tree, scope)
+        if driver_test:
+            out = self.tmp()
+            block.add(f"{out} = {driver_test}")
+            return out
         left = self.emit(op.children[0], block, scope)
         table = _device_table(right_tree, scope)
         if op.data == "relation_in" and table and type(self.constants.get(left)) is celtypes.StringType:
@@ -222,6 +227,20 @@ class Emitter:
         fast = self._fast_relation(str(op.data), left, right)
         block.add(f"{out} = {fast} else {general}" if fast else f"{out} = {general}")
         return out
+
+    def _driver_relation(self, operator: str, left_tree: Tree[Any], right_tree: Tree[Any],
+                         scope: dict[str, str]) -> str | None:
+        """`device.driver == "x"` / `!=`: the driver string compared as it comes (no CEL value built)."""
+        path = device_path(left_tree, scope)
+        if path is None or path.head != "driver" or right_tree.data != "primary" \
+                or right_tree.children[0].data != "const" \
+                or type(right_tree.children[0].children[0]) is not celtypes.StringType:
+            return None
+        if operator not in ("relation_eq", "relation_ne"):
+            return None
+        constant = self.const(right_tree.children[0].children[0])
+        symbol = "==" if operator == "relation_eq" else "!="
+        return f"TRUE if (driver or '') {symbol} {constant} else FALSE"
 
     def _fast_relation(self, operator: str, left: str, right: str) -> str | None:
         """`x op K` for a constant int or string K: builtin comparison when x has K's type (the same answer the

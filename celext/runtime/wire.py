@@ -23,6 +23,7 @@ from celpy.evaluation import CELEvalError
 from celext.lib.includes import SCAN_LIMIT, TOO_LONG
 from celext.lib.includes import includes as lib_includes
 from celext.quantity import Quantity, is_quantity, parse_quantity
+from celext.runtime.memo import MISS, DeviceMemo
 from celext.semver import Semver, is_semver, parse_semver
 from celext.values import ABSENT, Device, attribute_value, to_device
 
@@ -82,52 +83,30 @@ def _capacity_ok(raw: Any) -> bool:
     return type(value) is str and _quantity_ok(value)
 
 
-VERDICTS_KEPT = 65_536  # devices whose verdict is remembered (held alive until the table is dropped)
-_VERDICTS: dict[int, tuple[Any, Any, Any, int, int, str | None]] = {}
+VERDICTS = DeviceMemo(65_536)  # conversion verdicts (they do not depend on the driver)
+CONVERTED = DeviceMemo(16_384)  # to_device values, per driver
 
 
 def device_error(device: Any, driver: str) -> str | None:
     """The error to_device records for this device (None when it converts cleanly).
 
-    Checking costs a loop over every attribute, more than most selectors; a fleet is evaluated many times
-    (one pass per selector), so the verdict (which does not depend on the driver) is remembered per device object
-    and reused while the device, its attribute and capacity maps are the same objects of the same sizes. A device
-    edited in place (an attribute value replaced, same keys) must be copied to be checked again."""
-    if type(device) is dict:
-        inner = device.get("basic") or device
-        attributes, capacities = inner.get("attributes"), inner.get("capacity")
-        seen = _VERDICTS.get(id(device))
-        if seen is not None and seen[0] is device and seen[1] is attributes and seen[2] is capacities \
-                and seen[3] == _len(attributes) and seen[4] == _len(capacities):
-            return seen[5]
+    Checking costs a loop over every attribute, more than most selectors, and a fleet is evaluated many times
+    (one pass per selector), so the verdict is remembered per device object (celext.runtime.memo)."""
+    verdict = VERDICTS.get(device)
+    if verdict is MISS:
         verdict = _check(device, driver)
-        if len(_VERDICTS) >= VERDICTS_KEPT:
-            _VERDICTS.clear()
-        _VERDICTS[id(device)] = (device, attributes, capacities, _len(attributes), _len(capacities), verdict)
-        return verdict
-    return _check(device, driver)
-
-
-_CONVERTED: dict[tuple[int, str], tuple[Any, Any, Any, int, int, Device]] = {}
+        VERDICTS.put(device, verdict)
+    return verdict  # type: ignore[no-any-return]
 
 
 def converted(device: Any, driver: str) -> Device:
-    """to_device(device, driver), remembered per device object as device_error's verdicts are (for the
-    constructs the compiled engine hands to the reference engine, and for reads of whole maps)."""
-    if type(device) is not dict:
-        return to_device(device, driver)
-    inner = device.get("basic") or device
-    attributes, capacities = inner.get("attributes"), inner.get("capacity")
-    key = (id(device), driver)
-    seen = _CONVERTED.get(key)
-    if seen is not None and seen[0] is device and seen[1] is attributes and seen[2] is capacities \
-            and seen[3] == _len(attributes) and seen[4] == _len(capacities):
-        return seen[5]
-    value = to_device(device, driver)
-    if len(_CONVERTED) >= VERDICTS_KEPT // 4:
-        _CONVERTED.clear()
-    _CONVERTED[key] = (device, attributes, capacities, _len(attributes), _len(capacities), value)
-    return value
+    """to_device(device, driver), remembered per device object and driver (for the constructs the compiled
+    engine hands to the reference engine, and for reads of whole maps)."""
+    value = CONVERTED.get(device, driver)
+    if value is MISS:
+        value = to_device(device, driver)
+        CONVERTED.put(device, value, driver)
+    return value  # type: ignore[no-any-return]
 
 
 def has_domain(table: Mapping[str, Any], driver: str, domain: str) -> bool:
@@ -137,10 +116,6 @@ def has_domain(table: Mapping[str, Any], driver: str, domain: str) -> bool:
         if (head == domain) if slash else (driver == domain):
             return True
     return False
-
-
-def _len(value: Any) -> int:
-    return len(value) if type(value) is dict else -1
 
 
 def _check(device: Any, driver: str) -> str | None:

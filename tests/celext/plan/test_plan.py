@@ -183,3 +183,17 @@ def test_the_compile_cache_is_bounded_by_bytes_not_entries() -> None:
     assert cache.get("b" * 40, lambda key: "rebuilt") == "rebuilt"  # b was the oldest, dropped
     cache.get("d" * 500, str.upper)  # one entry over the whole budget is still kept (alone)
     assert (len(cache), cache.held) == (1, 500)
+
+
+def test_matches_remembers_answers_per_device_object_until_its_maps_change() -> None:
+    selector = celext.compile('device.attributes["d.io"].n == 1')
+    device: dict[str, Any] = {"attributes": {"n": {"int": 1}}}
+    assert selector.matches(device, DRIVER) is True
+    with pytest.raises(celext.EvaluationError, match=r"^no such key: n$"):
+        selector.matches(device, "e.io")  # another driver is another answer
+    device["attributes"] = {"n": {"int": 2}}  # a new map: evaluated again
+    assert selector.matches(device, DRIVER) is False
+    device["attributes"]["m"] = {"int": 1}  # the map grew: evaluated again
+    device["attributes"]["n"] = {"int": 1}
+    assert selector.matches(device, DRIVER) is True
+    assert selector.matches(dict(device), DRIVER) is True  # a copy is another device
