@@ -67,7 +67,9 @@ def plan(prepared: Prepared) -> Plan:
     result = emitter.emit(prepared.tree, body, {})
     body.add(f"return {result}")
     header = ["def evaluate(device, driver, limit):",
-              "    B = (device.get('basic') or device) if type(device) is dict else rt_body(device)",
+              "    B = device.get('basic') or device if type(device) is dict else rt_body(device)",
+              "    if type(B) is not dict:",
+              "        B = rt_body(device)",
               f"    budget = {'BUDGET(limit)' if 'budget' in emitter.uses else 'None'}"]
     parts = ["\n".join(f) for f in emitter.functions] + ["\n".join(header + lines)]
     source = "\n\n".join(parts) + "\n"

@@ -35,6 +35,8 @@ class DeviceMemo:
         if seen is None or seen[0] is not device:
             return MISS
         inner = device.get("basic") or device
+        if inner.__class__ is not dict:
+            return MISS
         attributes, capacities = inner.get("attributes"), inner.get("capacity")
         if seen[1] is attributes and seen[2] is capacities and seen[3] == _size(attributes) \
                 and seen[4] == _size(capacities):
@@ -45,6 +47,8 @@ class DeviceMemo:
         if device.__class__ is not dict:
             return
         inner = device.get("basic") or device
+        if inner.__class__ is not dict:
+            return
         attributes, capacities = inner.get("attributes"), inner.get("capacity")
         if len(self._entries) >= self._limit:
             with self._lock:

@@ -37,8 +37,8 @@ _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1  # celtypes.IntType refuses the res
 def body(device: Any) -> Mapping[str, Any]:
     if not isinstance(device, Mapping):
         return {}
-    inner: Mapping[str, Any] = device.get("basic") or device
-    return inner
+    inner = device.get("basic") or device
+    return inner if isinstance(inner, Mapping) else {}  # a bad `basic` is device_error's to report
 
 
 def entries(body_: Mapping[str, Any], field: str) -> Mapping[str, Any]:
@@ -119,7 +119,9 @@ def has_domain(table: Mapping[str, Any], driver: str, domain: str) -> bool:
 
 
 def _check(device: Any, driver: str) -> str | None:
-    inner = (device.get("basic") or device) if type(device) is dict else body(device)
+    if isinstance(device, Mapping) and not isinstance(device.get("basic") or device, Mapping):
+        return to_device(device, driver).error  # a `basic` that is not a map
+    inner = body(device)
     attributes = inner.get("attributes")
     capacities = inner.get("capacity")
     clean = True

@@ -100,7 +100,7 @@ def device(ch: Chooser) -> dict[str, Any]:
     if ch.randint(0, 1):
         body["allowMultipleAllocations"] = ch.choice([True, False])
     if ch.randint(0, 5) == 0:
-        return {"name": "dev", "basic": body}
+        return {"name": "dev", "basic": body if ch.randint(0, 20) else ch.choice(["x", ["x"], 1])}
     return {"name": "dev", **body}
 
 

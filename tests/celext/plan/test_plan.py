@@ -197,3 +197,7 @@ def test_matches_remembers_answers_per_device_object_until_its_maps_change() -> 
     device["attributes"]["n"] = {"int": 1}
     assert selector.matches(device, DRIVER) is True
     assert selector.matches(dict(device), DRIVER) is True  # a copy is another device
+
+
+def test_a_basic_that_is_not_a_map_is_an_evaluation_error_not_a_traceback() -> None:
+    assert both("true", {"name": "x", "basic": "gpu"}) == "eval: basic: expected a map, not str"
