@@ -23,7 +23,7 @@ class DeviceMemo:
     __slots__ = ("_entries", "_limit", "_lock")
 
     def __init__(self, limit: int) -> None:
-        self._entries: dict[Any, tuple[Any, Any, Any, int, int, Any]] = {}
+        self._entries: dict[int, tuple[Any, Any, Any, int, int, Any, Any]] = {}
         self._limit = limit
         self._lock = threading.Lock()
 
@@ -31,8 +31,8 @@ class DeviceMemo:
         """The remembered value, or MISS (also for anything but a plain dict)."""
         if device.__class__ is not dict:
             return MISS
-        seen = self._entries.get((id(device), key))
-        if seen is None or seen[0] is not device:
+        seen = self._entries.get(id(device))  # one entry per device: the key (a driver) rarely changes
+        if seen is None or seen[0] is not device or seen[6] != key:
             return MISS
         inner = device.get("basic") or device
         if inner.__class__ is not dict:
@@ -53,8 +53,8 @@ class DeviceMemo:
         if len(self._entries) >= self._limit:
             with self._lock:
                 self._entries.clear()
-        self._entries[(id(device), key)] = (device, attributes, capacities, _size(attributes), _size(capacities),
-                                            value)
+        self._entries[id(device)] = (device, attributes, capacities, _size(attributes), _size(capacities), value,
+                                     key)
 
     def clear(self) -> None:
         self._entries.clear()
