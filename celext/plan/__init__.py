@@ -14,6 +14,8 @@ is bounded by the expression size and is not metered.
 
 from __future__ import annotations
 
+import sys
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -60,12 +62,36 @@ class Plan:
         return 4 * len(self.source) + 64 * len(self.expression) + 2048
 
 
-def plan(prepared: Prepared) -> Plan:
+_DEEP_LOCK = threading.Lock()
+DEEP_RECURSION_LIMIT = 20_000  # the emitter recurses a few frames per tree level; cel-go allows 250 levels
+
+
+def _emit(prepared: Prepared) -> tuple[Emitter, list[str]]:
     emitter = Emitter()
     lines: list[str] = []
     body = Block(lines, 1)
     result = emitter.emit(prepared.tree, body, {})
     body.add(f"return {result}")
+    return emitter, lines
+
+
+def _emit_deep(prepared: Prepared) -> tuple[Emitter, list[str]]:
+    """_emit for trees deeper than Python's default recursion limit allows: the limit is raised while it runs
+    (Python-to-Python calls use no C stack in CPython 3.11) and put back afterwards."""
+    with _DEEP_LOCK:
+        old = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(old, DEEP_RECURSION_LIMIT))
+        try:
+            return _emit(prepared)
+        finally:
+            sys.setrecursionlimit(old)
+
+
+def plan(prepared: Prepared) -> Plan:
+    try:
+        emitter, lines = _emit(prepared)
+    except RecursionError:
+        emitter, lines = _emit_deep(prepared)
     header = ["def evaluate(device, driver, limit):",
               "    B = device.get('basic') or device if type(device) is dict else rt_body(device)",
               "    if type(B) is not dict:",

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import dataclasses
+import sys
 from typing import Any
 
 import pytest
+from lark import Tree
 
 import celext
 from celext.compile import prepare
+from celext.plan import plan
 from celext.plan.cache import ByteBudgetCache
 from celext.selector import Selector
 
@@ -201,3 +205,18 @@ def test_matches_remembers_answers_per_device_object_until_its_maps_change() -> 
 
 def test_a_basic_that_is_not_a_map_is_an_evaluation_error_not_a_traceback() -> None:
     assert both("true", {"name": "x", "basic": "gpu"}) == "eval: basic: expected a map, not str"
+
+
+def test_a_tree_250_levels_deep_compiles_and_runs() -> None:
+    # cel-go accepts 250 levels; today's parser gives up earlier, so the tree is built by hand.
+    small = prepare('device.allowMultipleAllocations || device.driver == "d.io"')
+    left, tree = small.tree.children
+    for _ in range(250):
+        tree = Tree("conditionalor", [left, Tree("primary", [Tree("paren_expr", [tree])])])
+    limit = sys.getrecursionlimit()
+    compiled = plan(dataclasses.replace(small, tree=tree))
+    assert compiled.source.count("\ndef _f") >= 15  # split into functions, each a few blocks deep
+    run = compiled.function
+    assert [run({}, "d.io", 1_000_000), run({}, "e.io", 1_000_000),
+            run({"allowMultipleAllocations": True}, "e.io", 1_000_000)] == [True, False, True]
+    assert sys.getrecursionlimit() == limit  # raised while planning, then put back
