@@ -14,9 +14,7 @@ reference engine does).
 from __future__ import annotations
 
 import functools
-import itertools
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import Any
 
 from celpy import celtypes
@@ -24,8 +22,10 @@ from celpy.evaluation import CELEvalError
 from lark import Token, Tree
 
 from celext.env import MACRO_FORMS
-from celext.evaluator import _FREE, ITERATION_COST
-from celext.plan.device import DevicePath, device_path
+from celext.plan.core import PARAMS, Block, call_args
+from celext.plan.device import device_path
+from celext.plan.emit_device import DeviceEmitter, device_table
+from celext.plan.emit_loops import LoopEmitter
 from celext.plan.overloads import by_id, resolve
 from celext.runtime import ops
 
@@ -41,38 +41,8 @@ _INT_ARITH = {"addition_add": "__add__", "addition_sub": "__sub__", "multiplicat
 _INT_MIN, _INT_MAX = -(2**63), 2**63 - 1
 
 
-@dataclass
-class Block:
-    lines: list[str]
-    depth: int
-
-    def add(self, line: str) -> None:
-        self.lines.append("    " * self.depth + line)
-
-    def inner(self) -> Block:
-        return Block(self.lines, self.depth + 1)
-
-
-# Parameters every generated function takes (the split-off ones too): the wire device, its driver, the cost
-# budget and the device body.
-PARAMS = ("device", "driver", "budget", "B")
-
-
-@dataclass
-class Emitter:
-    constants: dict[str, Any] = field(default_factory=dict)
-    functions: list[list[str]] = field(default_factory=list)
-    uses: set[str] = field(default_factory=set)  # "budget" when cost is metered
-    kinds: dict[str, str] = field(default_factory=dict)  # locals whose class is certain (INT / STRING)
-    _ids: Iterator[int] = field(default_factory=itertools.count)
-
-    def tmp(self) -> str:
-        return f"t{next(self._ids)}"
-
-    def const(self, value: Any) -> str:
-        name = f"K{next(self._ids)}"
-        self.constants[name] = value
-        return name
+class Emitter(DeviceEmitter, LoopEmitter):
+    """The whole emitter: the grammar levels here, device reads and comprehensions in their mixins."""
 
     # --- dispatch -------------------------------------------------------------------------------------
 
@@ -148,7 +118,7 @@ class Emitter:
         return None if isinstance(value, CELEvalError) else self.const(value)
 
     def _list(self, node: Tree[Any], block: Block, scope: dict[str, str]) -> str:
-        items = [self.emit(c, block, scope) for c in _args_of(node)]
+        items = [self.emit(c, block, scope) for c in call_args(node)]
         folded = self._fold(lambda *values: ops.make_list(list(values)), items)
         if folded:
             return folded
@@ -211,7 +181,7 @@ class Emitter:
             block.add(f"{out} = {driver_test}")
             return out
         left = self.emit(op.children[0], block, scope)
-        table = _device_table(right_tree, scope)
+        table = device_table(right_tree, scope)
         if op.data == "relation_in" and table and type(self.constants.get(left)) is celtypes.StringType:
             out, raw = self.tmp(), self.tmp()  # `"domain" in device.attributes`: a scan of the names
             block.add(f"{raw} = rt_entries(B, {table!r})")
@@ -227,20 +197,6 @@ class Emitter:
         fast = self._fast_relation(str(op.data), left, right)
         block.add(f"{out} = {fast} else {general}" if fast else f"{out} = {general}")
         return out
-
-    def _driver_relation(self, operator: str, left_tree: Tree[Any], right_tree: Tree[Any],
-                         scope: dict[str, str]) -> str | None:
-        """`device.driver == "x"` / `!=`: the driver string compared as it comes (no CEL value built)."""
-        path = device_path(left_tree, scope)
-        if path is None or path.head != "driver" or right_tree.data != "primary" \
-                or right_tree.children[0].data != "const" \
-                or type(right_tree.children[0].children[0]) is not celtypes.StringType:
-            return None
-        if operator not in ("relation_eq", "relation_ne"):
-            return None
-        constant = self.const(right_tree.children[0].children[0])
-        symbol = "==" if operator == "relation_eq" else "!="
-        return f"TRUE if (driver or '') {symbol} {constant} else FALSE"
 
     def _fast_relation(self, operator: str, left: str, right: str) -> str | None:
         """`x op K` for a constant int or string K: builtin comparison when x has K's type (the same answer the
@@ -324,51 +280,13 @@ class Emitter:
         block.add(f"{out} = rt_index({member}, {key}, {optional})")
         return out
 
-    def _device(self, path: DevicePath, node: Tree[Any], block: Block, scope: dict[str, str]) -> str:
-        """A constant device path read from the wire form (see celext.plan.device)."""
-        out = self.tmp()
-        head = path.head
-        if head == "driver":
-            block.add(f"{out} = NEW_STR(STRING, driver or '')")
-            self.kinds[out] = "STRING"
-            return out
-        if head == "allowMultipleAllocations":
-            block.add(f"{out} = TRUE if B.get('allowMultipleAllocations') is True else FALSE")
-            return out
-        table = "A" if head == "attributes" else "C"
-        decode = "rt_attribute" if head == "attributes" else "rt_capacity"
-        raw = self._lookup(path, table, block)
-        if path.kind == "has":
-            block.add(f"{out} = FALSE if {raw} is ABSENT else TRUE")
-        elif path.kind == "optional":
-            block.add(f"{out} = OPT_NONE if {raw} is ABSENT else OPT_OF({decode}({raw}))")
-        else:
-            block.add(f"{out} = rt_no_key({path.ident!r}) if {raw} is ABSENT else {decode}({raw})")
-        return out
-
-    def _lookup(self, path: DevicePath, table: str, block: Block) -> str:
-        """The raw wire entry (or ABSENT): one dict lookup unless the domain is the driver's own. The table is
-        fetched here, where it is needed (a short-circuit may never get here)."""
-        raw = self.tmp()
-        field = "attributes" if table == "A" else "capacity"
-        block.add(f"{raw} = B.get({field!r})")
-        block.add(f"if type({raw}) is not dict:")
-        block.inner().add(f"{raw} = rt_entries(B, {field!r})")
-        general = f"rt_lookup({raw}, driver, {path.domain!r}, {path.ident!r})"
-        if "/" in path.domain:
-            block.add(f"{raw} = {general}")
-        else:
-            qualified = f"{path.domain}/{path.ident}"
-            block.add(f"{raw} = {general} if driver == {path.domain!r} else {raw}.get({qualified!r}, ABSENT)")
-        return raw
-
     # --- calls and macros -----------------------------------------------------------------------------
 
     def _global_call(self, node: Tree[Any], block: Block, scope: dict[str, str]) -> str | None:
         name = str(node.children[0])
         if name == "has":
             return None  # has() over anything but a constant device path: the reference engine
-        args = [self.emit(a, block, scope) for a in _args_of(node)]
+        args = [self.emit(a, block, scope) for a in call_args(node)]
         if name == "dyn":
             return args[0] if args else None
         return self._call(name, args, block)
@@ -407,7 +325,7 @@ class Emitter:
 
     def _member_dot_arg(self, node: Tree[Any], block: Block, scope: dict[str, str]) -> str:
         name = str(node.children[1])
-        args = _args_of(node)
+        args = call_args(node)
         if name in MACRO_FORMS and len(node.children) == 3:
             if name in _NATIVE_MACROS and len(args) == 2 and args[0].data == "primary" \
                     and args[0].children[0].data == "ident":
@@ -429,95 +347,6 @@ class Emitter:
         target = self.emit(node.children[0], block, scope)
         values = [self.emit(a, block, scope) for a in args]
         return self._call(name, [target, *values], block, member=True)
-
-    def _comprehension(self, name: str, node: Tree[Any], block: Block, scope: dict[str, str]) -> str:
-        """all / exists / exists_one / map / filter with one iteration variable, as celext.macros runs them."""
-        variable_tree, body_tree = _args_of(node)
-        variable = str(variable_tree.children[0].children[0])
-        target = self.emit(node.children[0], block, scope)
-        out, var, acc = self.tmp(), f"v{next(self._ids)}", self.tmp()
-        inner_scope = {**scope, variable: var}
-        step = ITERATION_COST + _size(body_tree)
-        block.add(f"if isinstance({target}, ERROR):")
-        block.inner().add(f"{out} = {target}")
-        block.add(f"elif not isinstance({target}, (LIST, MAP)):")
-        block.inner().add(f"{out} = rt_not_iterable({target})")
-        block.add("else:")
-        outer = block.inner()
-        start = "0" if name in ("exists_one", "existsOne") else "None" if name in ("all", "exists") else "[]"
-        outer.add(f"{acc} = {start}")
-        outer.add(f"for {var} in {target}:")
-        loop = outer.inner()
-        self.uses.add("budget")
-        loop.add(f"budget.left -= {step}")
-        loop.add("if budget.left < 0:")
-        loop.inner().add("rt_cost_exceeded()")
-        value = self.emit(body_tree, loop, inner_scope)
-        if name in ("all", "exists"):
-            decisive = name == "exists"
-            loop.add(f"if isinstance({value}, BOOL):")
-            loop.inner().add(f"if {'' if decisive else 'not '}{value}:")
-            loop.inner().inner().add(f"{out} = {value}")
-            loop.inner().inner().add("break")
-            loop.add(f"elif {acc} is None:")
-            loop.inner().add(f"{acc} = {value} if isinstance({value}, ERROR) else rt_no_overload()")
-            outer.add("else:")
-            outer.inner().add(f"{out} = {acc} if {acc} is not None else {'FALSE' if decisive else 'TRUE'}")
-            return out
-        loop.add(f"if isinstance({value}, ERROR):")
-        loop.inner().add(f"{out} = {value}")
-        loop.inner().add("break")
-        if name in ("exists_one", "existsOne", "filter"):
-            loop.add(f"if not isinstance({value}, BOOL):")
-            loop.inner().add(f"{out} = rt_no_overload()")
-            loop.inner().add("break")
-        if name in ("exists_one", "existsOne"):
-            loop.add(f"if {value}:")
-            loop.inner().add(f"{acc} += 1")
-            result = f"TRUE if {acc} == 1 else FALSE"
-        elif name == "filter":
-            loop.add(f"if {value}:")
-            loop.inner().add(f"{acc}.append({var})")
-            result = f"LIST({acc})"
-        else:
-            loop.add(f"{acc}.append({value})")
-            result = f"LIST({acc})"
-        outer.add("else:")
-        outer.inner().add(f"{out} = {result}")
-        return out
-
-
-def _device_table(node: Tree[Any], scope: dict[str, str]) -> str | None:
-    """"attributes" / "capacity" for `device.attributes` / `device.capacity`, else None."""
-    if node.data == "member_dot" and str(node.children[1]) in ("attributes", "capacity"):
-        target = node.children[0]
-        if target.data == "primary" and target.children[0].data == "ident" \
-                and str(target.children[0].children[0]) == "device" and "device" not in scope:
-            return str(node.children[1])
-    return None
-
-
-def _args_of(node: Tree[Any]) -> list[Tree[Any]]:
-    last = node.children[-1] if node.children else None
-    if isinstance(last, Tree) and last.data == "exprlist":
-        return [c for c in last.children if isinstance(c, Tree)]
-    return []
-
-
-def _size(node: Tree[Any]) -> int:
-    """Cost units of one evaluation of a comprehension body at most, counted as the reference engine charges
-    (one per node that is not a mere grammar level); a nested comprehension's steps are charged by its own
-    loop, so only its target counts here."""
-    pending, count = [node], 0
-    while pending:
-        current = pending.pop()
-        if current.data not in _FREE and not str(current.data).startswith("relation_"):
-            count += 1
-        children = [c for c in current.children if isinstance(c, Tree)]
-        if current.data == "member_dot_arg" and str(current.children[1]) in MACRO_FORMS:
-            children = children[:1]
-        pending.extend(children)
-    return count
 
 
 __all__ = ["PARAMS", "SPLIT_DEPTH", "Block", "Emitter", "Token", "celtypes"]
