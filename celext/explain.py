@@ -103,8 +103,13 @@ def celext_matcher() -> Matcher:
     import celext
 
     if celext.DEFAULT_ENGINE != "reference":
+        selectors: dict[str, Any] = {}  # the search asks about the same few expressions again and again
+
         def matches(expression: str, device: Obj, driver: str) -> bool:
-            return celext.compile(expression).matches(device, driver)
+            selector = selectors.get(expression)
+            if selector is None:
+                selector = selectors[expression] = celext.compile(expression)
+            return bool(selector.matches(device, driver))
 
         return matches
     converted: dict[int, tuple[Obj, Any]] = {}

@@ -132,7 +132,11 @@ def _check(device: Any, driver: str) -> str | None:
                 break
             ((field, value),) = raw.items()
             kind = _SIMPLE.get(field)
-            if (kind is None or type(value) is not kind) and not _attribute_ok(raw):
+            if kind is not None and type(value) is kind:
+                continue
+            if field == "int" and type(value) is int and _INT64_MIN <= value <= _INT64_MAX:
+                continue
+            if not _attribute_ok(raw):
                 clean = False
                 break
     elif attributes is not None:
