@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test check lint typecheck pytest bench clean
+.PHONY: install run test check lint typecheck pytest bench fuzz clean
 
 install: $(STAMP)
 
@@ -36,6 +36,11 @@ pytest: $(STAMP)
 
 bench: $(STAMP)
 	@for b in bench/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
+
+# The compiled-vs-reference differential test at 20,000 examples per function (about 20 minutes on 2 cores).
+fuzz: FUZZ_EXAMPLES ?= 20000
+fuzz: $(STAMP)
+	DRAGUARD_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/pytest -n 2 -q -p no:randomly tests/celext/plan/test_differential.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info

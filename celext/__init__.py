@@ -1,8 +1,8 @@
 """celext: the Kubernetes DRA CEL environment on cel-python.
 
-Public surface (see docs/celext.md): `compile(expression) -> Selector`, `Selector.matches(device, driver=...)`,
-`to_device(device, driver)`, `parse(expression) -> lark.Tree`, and the errors `CELError`, `CompileError`,
-`EvaluationError`.
+Public surface (see docs/celext.md): `compile(expression, engine="compiled") -> Selector`,
+`Selector.matches(device, driver=...)`, `to_device(device, driver)`, `parse(expression) -> lark.Tree`, and the
+errors `CELError`, `CompileError`, `EvaluationError`.
 
     >>> import celext
     >>> selector = celext.compile('device.attributes["resource.kubernetes.io"].numaNode.includes(4)')
@@ -14,26 +14,55 @@ Public surface (see docs/celext.md): `compile(expression) -> Selector`, `Selecto
 from __future__ import annotations
 
 import functools
-import threading
+import os
 
 from celext.compile import parse, prepare
 from celext.errors import CELError, CompileError, EvaluationError
-from celext.selector import Selector
+from celext.plan.cache import ByteBudgetCache
+from celext.selector import ENGINES, Selector
 from celext.values import Device, to_device
 
 __all__ = ["CELError", "CompileError", "Device", "EvaluationError", "Selector", "compile", "parse", "to_device"]
 
-_LOCK = threading.Lock()
+# The engine `compile()` uses when none is named; DRAGUARD_CEL_ENGINE=reference switches every caller back to
+# the tree-walking evaluator (a fallback, and the "before" of the benchmarks).
+DEFAULT_ENGINE = os.environ.get("DRAGUARD_CEL_ENGINE", "compiled")
+CACHE_BYTES = 64 * 1024 * 1024  # compiled selectors kept, by their approximate size
+# Refusals are cached too: a bad selector in a policy is compiled again for every object it is checked on.
+_CACHE: ByteBudgetCache[tuple[str, str], Selector | CompileError] = ByteBudgetCache(
+    CACHE_BYTES, lambda s: s.size if isinstance(s, Selector) else 4 * len(s.message) + 256)
 
 
-@functools.lru_cache(maxsize=1024)
-def _compile(expression: str) -> Selector:
-    return Selector(prepare(expression))
+_prepare = functools.lru_cache(maxsize=64)(prepare)  # both engines of one expression share the front end
 
 
-def compile(expression: str) -> Selector:
-    """Compile a DRA device selector (cached by text, thread-safe). Raises CompileError."""
+def _build(key: tuple[str, str]) -> Selector | CompileError:
+    expression, engine = key
+    try:
+        return Selector(_prepare(expression), engine=engine)
+    except CompileError as err:
+        return err
+
+
+def _fresh(cached: CompileError) -> CompileError:
+    """A new exception equal to a cached refusal (same class and fields; raising the cached instance itself would
+    chain tracebacks across callers and threads)."""
+    error = CompileError.__new__(type(cached))
+    error.__dict__.update(cached.__dict__)
+    error.args = cached.args
+    return error
+
+
+def compile(expression: str, engine: str | None = None) -> Selector:
+    """Compile a DRA device selector (cached by text and engine, thread-safe). Raises CompileError.
+
+    engine: "compiled" (generated Python) or "reference" (the tree-walking evaluator); DEFAULT_ENGINE if None."""
     if not isinstance(expression, str):
         raise CompileError(f"the expression must be a string, not {type(expression).__name__}")
-    with _LOCK:
-        return _compile(expression)
+    engine = engine or DEFAULT_ENGINE
+    if engine not in ENGINES:
+        raise ValueError(f"unknown engine {engine!r} (one of: {', '.join(ENGINES)})")
+    found = _CACHE.get((expression, engine), _build)
+    if isinstance(found, CompileError):
+        raise _fresh(found)
+    return found

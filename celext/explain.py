@@ -98,12 +98,23 @@ class ClaimResult:
 
 
 def celext_matcher() -> Matcher:
-    """Selectors evaluated with `celext.compile`, each device converted to CEL once."""
+    """Selectors evaluated with `celext.compile`: the compiled engine reads the wire-form devices directly; the
+    reference engine (celext.DEFAULT_ENGINE = "reference") gets each device converted to CEL once."""
     import celext
 
+    if celext.DEFAULT_ENGINE != "reference":
+        selectors: dict[str, Any] = {}  # the search asks about the same few expressions again and again
+
+        def matches(expression: str, device: Obj, driver: str) -> bool:
+            selector = selectors.get(expression)
+            if selector is None:
+                selector = selectors[expression] = celext.compile(expression)
+            return bool(selector.matches(device, driver))
+
+        return matches
     converted: dict[int, tuple[Obj, Any]] = {}
 
-    def matches(expression: str, device: Obj, driver: str) -> bool:
+    def matches_converted(expression: str, device: Obj, driver: str) -> bool:
         hit = converted.get(id(device))
         if hit is None or hit[0] is not device:
             hit = (device, celext.to_device(device, driver))
@@ -112,7 +123,7 @@ def celext_matcher() -> Matcher:
         selector: Any = celext.compile(expression)
         return bool(selector.matches(hit[1], driver))
 
-    return matches
+    return matches_converted
 
 
 def explain_on_node(obj: Obj, classes: Mapping[str, Obj], slices: Sequence[Obj], node: Node, *,

@@ -1,9 +1,17 @@
-"""Selector: one compiled expression, evaluated on many devices, results memoised per device projection.
+"""Selector: one compiled expression, evaluated on many devices.
 
-Kubernetes evaluates a selector on every device of every slice. Devices repeat: a fleet has few distinct
-values at the paths one selector reads (driver, a handful of attributes), so `matches()` keys a memo on
-those values (paths derived from the syntax tree by `celext.compile.device_paths`) and evaluates only on a
-miss. Raw wire-form devices are keyed straight from the wire form, so a hit costs no conversion at all.
+Two engines behind one API (`celext.compile(expression, engine=...)`):
+- "compiled" (the default): the expression is generated as a Python function (celext.plan) that reads the
+  wire-form device directly. `evaluate()` calls it; `matches()` also remembers the answer per device object
+  (celext.runtime.memo: a fleet is evaluated again and again, and an identity lookup costs less than any key
+  built from the wire dict). A `to_device()` value is evaluated by the reference engine (already converted).
+- "reference": the tree-walking evaluator (celext.evaluator) with the result memo below; the oracle the
+  compiled engine is tested against.
+
+Reference-engine memo: Kubernetes evaluates a selector on every device of every slice. Devices repeat: a
+fleet has few distinct values at the paths one selector reads (driver, a handful of attributes), so `matches()`
+keys a memo on those values (paths derived from the syntax tree by `celext.compile.device_paths`) and evaluates
+only on a miss. Raw wire-form devices are keyed straight from the wire form, so a hit costs no conversion at all.
 Expressions whose device use is not a plain path (`size(device.attributes["d"])`) are evaluated every time.
 """
 
@@ -15,17 +23,21 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from celpy import celtypes
-from celpy.evaluation import Activation
+from celpy.evaluation import Activation, CELEvalError
 
 from celext.compile import Path, Prepared
 from celext.env import FUNCTIONS
 from celext.errors import EvaluationError
-from celext.evaluator import COST_LIMIT, cel_type_name, evaluate
+from celext.evaluator import COST_EXCEEDED, COST_LIMIT, CostLimitExceeded, cel_type_name, error_message, evaluate
+from celext.plan import Plan, plan
 from celext.quantity import is_quantity
+from celext.runtime.memo import MISS, DeviceMemo
+from celext.runtime.wire import device_error
 from celext.semver import is_semver
 from celext.values import ABSENT, Device, Index, path_key, to_device
 
 _STR = celtypes.StringType
+SEEN_SIZE = 16_384  # devices per selector whose answer the compiled engine remembers
 MEMO_SIZE = 65_536  # entries per selector; the memo is dropped and rebuilt when full
 _MISS: Any = object()
 _UNKEYED: Any = object()  # the device cannot be keyed (it would fail conversion): evaluate it
@@ -101,11 +113,16 @@ def _wire_lookup(body: Mapping[str, Any], driver: str, path: Path) -> Any:
 class Selector:
     """A compiled DRA device selector. Thread-safe; create it with `celext.compile()`."""
 
-    __slots__ = ("_activation", "_cost_limit", "_functions", "_keyer", "_lock", "_memo", "_paths", "_prepared",
-                 "expression")
+    __slots__ = ("_activation", "_cost_limit", "_functions", "_keyer", "_lock", "_memo", "_paths", "_plan",
+                 "_prepared", "_seen", "engine", "expression")
 
-    def __init__(self, prepared: Prepared, *, cost_limit: int = COST_LIMIT) -> None:
+    def __init__(self, prepared: Prepared, *, cost_limit: int = COST_LIMIT, engine: str = "compiled") -> None:
+        if engine not in ENGINES:
+            raise ValueError(f"unknown engine {engine!r} (one of: {', '.join(ENGINES)})")
         self.expression = prepared.expression
+        self.engine = engine
+        self._plan: Plan | None = plan(prepared) if engine == "compiled" else None
+        self._seen = DeviceMemo(SEEN_SIZE)  # compiled engine: answers per device object (celext.runtime.memo)
         self._prepared = prepared
         self._paths: tuple[Path, ...] | None = None if prepared.paths is None else tuple(sorted(prepared.paths))
         self._keyer = None if self._paths is None else _keyer(self._paths)
@@ -125,11 +142,24 @@ class Selector:
         """cel-go's static cost estimate (min, max) in the DRA environment (see celext.cost)."""
         return self._prepared.cost
 
+    @property
+    def source(self) -> str | None:
+        """The generated Python of the compiled engine (None for the reference engine)."""
+        return None if self._plan is None else self._plan.source
+
+    @property
+    def size(self) -> int:
+        """Approximate bytes this selector holds (the compile cache's budget counts them)."""
+        return self._plan.size if self._plan is not None else 64 * len(self.expression) + 2048
+
     def __repr__(self) -> str:
-        return f"Selector({self.expression!r})"
+        return f"Selector({self.expression!r})" if self.engine == "compiled" else \
+            f"Selector({self.expression!r}, engine={self.engine!r})"
 
     def evaluate(self, device: Mapping[str, Any], driver: str = "") -> bool:
-        """Evaluate without the memo (the plain interpreter path)."""
+        """Evaluate without any memo. Raises EvaluationError."""
+        if self._plan is not None and type(device) is not Device:
+            return self._compiled(self._plan, device, driver)
         value = to_device(device, driver)
         if value.error is not None:
             raise EvaluationError(value.error)
@@ -138,6 +168,20 @@ class Selector:
     def matches(self, device: Mapping[str, Any], driver: str = "") -> bool:
         """Does the device match? `device` is a wire-form `spec.devices[i]` entry or a `to_device()` value
         (which already carries its driver; `driver` is then ignored). Raises EvaluationError."""
+        compiled = self._plan
+        if compiled is not None and type(device) is not Device:
+            answer = self._seen.get(device, driver)
+            if answer is True or answer is False:
+                return answer
+            if answer is MISS:
+                try:
+                    answer = self._compiled(compiled, device, driver)
+                except EvaluationError as err:
+                    answer = err.message
+                self._seen.put(device, answer, driver)
+            if answer.__class__ is str:
+                raise EvaluationError(answer)
+            return bool(answer)
         if type(device) is Device and device.index is not None and self._keyer is not None:
             # The fast path: a converted device (convert once, evaluate many selectors); keys are interned
             # ints, so the lookup hashes in C.
@@ -172,13 +216,60 @@ class Selector:
             return _UNKEYED
         return ("wire", driver, *(_wire_lookup(body, driver, p) for p in self._paths))
 
-    def _run(self, device: Device) -> bool:
-        # A scope holding `device` on top of the shared base (cel-python's evaluate() clones the base).
-        activation = self._activation.nested_activation(vars={"device": device})
-        result = evaluate(self._prepared.tree, activation, self._cost_limit, self._functions)
-        if isinstance(result, celtypes.BoolType):
+    def _compiled(self, compiled: Plan, device: Mapping[str, Any], driver: str) -> bool:
+        error = device_error(device, driver)
+        if error is not None:
+            raise EvaluationError(error)
+        try:
+            result = compiled.function(device, driver, self._cost_limit)
+        except Exception as err:
+            raise _failure(err) from None
+        if result.__class__ is celtypes.BoolType:
             return bool(result)
-        name = cel_type_name(result)
-        raise EvaluationError(f"CEL result of type {name} could not be converted to bool: "
-                              f"type conversion error from '{name}' to 'bool'")
+        return _boolean(result)
+
+    def _run(self, device: Device) -> bool:
+        tree = self._prepared.tree
+
+        def run(value: Device, _driver: str, limit: int) -> Any:
+            # A scope holding `device` on top of the shared base (cel-python's evaluate() clones the base).
+            activation = self._activation.nested_activation(vars={"device": value})
+            return evaluate(tree, activation, limit, self._functions)  # with recursion headroom
+
+        return _finish(run, device, "", self._cost_limit)
+
+
+ENGINES = ("compiled", "reference")
+
+
+def _finish(run: Callable[[Any, str, int], Any], device: Any, driver: str, limit: int) -> bool:
+    """Run one evaluation; the result as a bool, every failure as one EvaluationError (as the scheduler)."""
+    try:
+        result = run(device, driver, limit)
+    except Exception as err:
+        raise _failure(err) from None
+    return _boolean(result)
+
+
+def _failure(err: Exception) -> EvaluationError:
+    if isinstance(err, EvaluationError):
+        return err
+    if isinstance(err, CELEvalError):
+        return EvaluationError(error_message(err))
+    if isinstance(err, CostLimitExceeded):
+        return EvaluationError(COST_EXCEEDED)
+    if isinstance(err, RecursionError):
+        return EvaluationError("the expression nests deeper than the evaluator supports")
+    # cel-python lets some exceptions escape raw; never pass them on
+    return EvaluationError(f"evaluation failed: {type(err).__name__}: {err}")
+
+
+def _boolean(result: Any) -> bool:
+    if isinstance(result, CELEvalError):
+        raise EvaluationError(error_message(result))
+    if isinstance(result, celtypes.BoolType):
+        return bool(result)
+    name = cel_type_name(result)
+    raise EvaluationError(f"CEL result of type {name} could not be converted to bool: "
+                          f"type conversion error from '{name}' to 'bool'")
 

@@ -159,8 +159,11 @@ def to_device(device: Mapping[str, Any], driver: str) -> Device:
     """Convert one `spec.devices[i]` entry (wire form) and the slice's `spec.driver` into the CEL `device`."""
     if isinstance(device, Device):
         return device
-    body: Mapping[str, Any] = device.get("basic") or device if isinstance(device, Mapping) else {}
+    body: Any = device.get("basic") or device if isinstance(device, Mapping) else {}
     result = Device()
+    if not isinstance(body, Mapping):  # Kubernetes cannot decode such an object; fail visibly, not with a traceback
+        result.error = f"basic: expected a map, not {type(body).__name__}"
+        body = {}
     result[_STR("driver")] = _STR(driver or "")
     result[_STR("allowMultipleAllocations")] = _BOOL(body.get("allowMultipleAllocations") is True)
     attributes, capacity = DomainMap(), DomainMap()

@@ -1,0 +1,105 @@
+"""The compiled engine: each prepared selector becomes one Python function, generated as source text and
+compiled with `compile()` (as fastjsonschema and jinja2 turn schemas and templates into Python).
+
+    plan(prepared) -> Plan        Plan.function(device, driver, cost_limit) -> CEL value (or a CELEvalError value)
+
+The function reads the wire-form `spec.devices[i]` dict (v1, or v1beta1 with `basic`) directly: constant
+device paths are dict lookups, and only the entries read are decoded (celext.runtime.wire). The caller checks
+the device once with `celext.runtime.wire.device_error` (Kubernetes fails every selector on a device it cannot
+convert). Values and operations are the reference engine's (celext.runtime.ops), so both engines give the
+same results and error texts. Cost: each comprehension step charges the budget the iteration cost plus the
+size of its body (an upper bound of what the reference engine charges per visited node); straight-line code
+is bounded by the expression size and is not metered.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from celpy import celtypes
+from celpy.evaluation import CELEvalError
+
+from celext.compile import Prepared
+from celext.lib import optional
+from celext.plan import overloads
+from celext.plan.emit import PARAMS, Block, Emitter
+from celext.runtime import ops, wire
+
+__all__ = ["Plan", "plan"]
+
+Function = Callable[[Any, str, int], Any]  # (wire device, driver, cost limit) -> CEL value or error value
+
+_RUNTIME: dict[str, Any] = {
+    "BUDGET": ops.Budget, "BOOL": celtypes.BoolType, "TRUE": ops.TRUE, "FALSE": ops.FALSE, "ERROR": CELEvalError,
+    "LIST": celtypes.ListType, "MAP": celtypes.MapType, "STRING": celtypes.StringType, "NEW_STR": str.__new__,
+    "ABSENT": wire.ABSENT, "OPT_NONE": optional.NONE, "OPT_OF": optional.of,
+    "rt_body": wire.body, "rt_entries": wire.entries, "rt_lookup": wire.lookup, "rt_attribute": wire.attribute,
+    "rt_capacity": wire.capacity, "rt_logic": ops.logic, "rt_arith": ops.arith, "rt_unary": ops.unary,
+    "rt_select": ops.select, "rt_index": ops.index, "rt_invoke": ops.invoke, "rt_make_list": ops.make_list,
+    "rt_subtree": ops.subtree, "rt_no_key": ops.no_key, "rt_no_overload": ops.no_overload,
+    "rt_not_iterable": ops.not_iterable, "rt_cost_exceeded": ops.cost_exceeded,
+    "INT": celtypes.IntType, "NEW_INT": int.__new__,
+    "rt_includes": ops.includes, "rt_includes_raw": wire.includes, "rt_impl_error": overloads.impl_error,
+    "rt_converted": wire.converted, "rt_has_domain": wire.has_domain,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """One compiled selector: the generated source and the function it defines."""
+
+    expression: str
+    source: str
+    function: Function
+
+    @property
+    def size(self) -> int:
+        """Approximate bytes held (source, code objects and constants), for the compile cache's budget."""
+        return 4 * len(self.source) + 64 * len(self.expression) + 2048
+
+
+_DEEP_LOCK = threading.Lock()
+DEEP_RECURSION_LIMIT = 20_000  # the emitter recurses a few frames per tree level; cel-go allows 250 levels
+
+
+def _emit(prepared: Prepared) -> tuple[Emitter, list[str]]:
+    emitter = Emitter()
+    lines: list[str] = []
+    body = Block(lines, 1)
+    result = emitter.emit(prepared.tree, body, {})
+    body.add(f"return {result}")
+    return emitter, lines
+
+
+def _emit_deep(prepared: Prepared) -> tuple[Emitter, list[str]]:
+    """_emit for trees deeper than Python's default recursion limit allows: the limit is raised while it runs
+    (Python-to-Python calls use no C stack in CPython 3.11) and put back afterwards."""
+    with _DEEP_LOCK:
+        old = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(old, DEEP_RECURSION_LIMIT))
+        try:
+            return _emit(prepared)
+        finally:
+            sys.setrecursionlimit(old)
+
+
+def plan(prepared: Prepared) -> Plan:
+    try:
+        emitter, lines = _emit(prepared)
+    except RecursionError:
+        emitter, lines = _emit_deep(prepared)
+    header = ["def evaluate(device, driver, limit):",
+              "    B = device.get('basic') or device if type(device) is dict else rt_body(device)",
+              "    if type(B) is not dict:",
+              "        B = rt_body(device)",
+              f"    budget = {'BUDGET(limit)' if 'budget' in emitter.uses else 'None'}"]
+    parts = ["\n".join(f) for f in emitter.functions] + ["\n".join(header + lines)]
+    source = "\n\n".join(parts) + "\n"
+    namespace: dict[str, Any] = {**_RUNTIME, **emitter.constants}
+    exec(compile(source, f"<celext selector {prepared.expression[:60]!r}>", "exec"), namespace)
+    assert PARAMS[0] == "device"
+    return Plan(prepared.expression, source, namespace["evaluate"])

@@ -1,0 +1,56 @@
+"""The emitter's shared state: the block being written, the constants, the temporaries (celext.plan)."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from lark import Tree
+
+
+@dataclass
+class Block:
+    lines: list[str]
+    depth: int
+
+    def add(self, line: str) -> None:
+        self.lines.append("    " * self.depth + line)
+
+    def inner(self) -> Block:
+        return Block(self.lines, self.depth + 1)
+
+
+# Parameters every generated function takes (the split-off ones too): the wire device, its driver, the cost
+# budget and the device body.
+PARAMS = ("device", "driver", "budget", "B")
+
+
+@dataclass
+class EmitterCore:
+    constants: dict[str, Any] = field(default_factory=dict)
+    functions: list[list[str]] = field(default_factory=list)
+    uses: set[str] = field(default_factory=set)  # "budget" when cost is metered
+    kinds: dict[str, str] = field(default_factory=dict)  # locals whose class is certain (INT / STRING)
+    _ids: Iterator[int] = field(default_factory=itertools.count)
+
+    def tmp(self) -> str:
+        return f"t{next(self._ids)}"
+
+    def const(self, value: Any) -> str:
+        name = f"K{next(self._ids)}"
+        self.constants[name] = value
+        return name
+
+    def emit(self, node: Tree[Any], block: Block, scope: dict[str, str]) -> str:
+        """Statements computing `node` appended to `block`; the name holding its value (celext.plan.emit)."""
+        raise NotImplementedError
+
+
+def call_args(node: Tree[Any]) -> list[Tree[Any]]:
+    """The argument trees of a call (its exprlist is the last child)."""
+    last = node.children[-1] if node.children else None
+    if isinstance(last, Tree) and last.data == "exprlist":
+        return [c for c in last.children if isinstance(c, Tree)]
+    return []

@@ -1,0 +1,352 @@
+"""Python source for one prepared selector tree (see celext.plan).
+
+`Emitter.emit(node, block, scope)` appends statements computing `node` to `block` and returns the name of
+the local (or constant) holding the value: every intermediate value gets its own temporary, so the source
+never nests expressions and its depth stays flat whatever the CEL nesting. Short-circuit operators and
+comprehensions nest Python blocks; past `SPLIT_DEPTH` levels the subtree becomes a function of its own
+(CPython limits statically nested blocks to 20 and indentation to 100 levels).
+
+Each construct has one emitter method; calls go through `_call(name, args, overload)`, where a later type
+checker can pass a resolved overload id to specialise (today every call dispatches at run time as the
+reference engine does).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+from celpy import celtypes
+from celpy.evaluation import CELEvalError
+from lark import Token, Tree
+
+from celext.env import MACRO_FORMS
+from celext.plan.core import PARAMS, Block, call_args
+from celext.plan.device import device_path
+from celext.plan.emit_device import DeviceEmitter, device_table
+from celext.plan.emit_loops import LoopEmitter
+from celext.plan.overloads import by_id, resolve
+from celext.runtime import ops
+
+SPLIT_DEPTH = 12  # block levels before a subtree moves into a function of its own
+_NATIVE_MACROS = frozenset({"all", "exists", "exists_one", "existsOne", "map", "filter"})
+_COMPARE = {"relation_eq": "__eq__", "relation_ne": "__ne__", "relation_lt": "__lt__", "relation_le": "__le__",
+            "relation_gt": "__gt__", "relation_ge": "__ge__"}
+_NOTHING: Any = object()
+# Every library function is pure, so calls on constants are computed once at compile time; except these,
+# whose results are large.
+_NOT_FOLDED = frozenset({"lists.range"})
+_INT_ARITH = {"addition_add": "__add__", "addition_sub": "__sub__", "multiplication_mul": "__mul__"}
+_INT_MIN, _INT_MAX = -(2**63), 2**63 - 1
+
+
+class Emitter(DeviceEmitter, LoopEmitter):
+    """The whole emitter: the grammar levels here, device reads and comprehensions in their mixins."""
+
+    # --- dispatch -------------------------------------------------------------------------------------
+
+    def emit(self, node: Tree[Any], block: Block, scope: dict[str, str]) -> str:
+        if block.depth >= SPLIT_DEPTH and node.children:
+            return self._split(node, block, scope)
+        data = str(node.data)
+        if data == "const":
+            return self.const(node.children[0])
+        path = device_path(node, scope)
+        if path is not None:
+            return self._device(path, node, block, scope)
+        method = getattr(self, f"_{data}", None)
+        if method is None:
+            return self._fallback(node, block, scope)
+        result: str = method(node, block, scope)
+        return result
+
+    def _split(self, node: Tree[Any], block: Block, scope: dict[str, str]) -> str:
+        name = f"_f{next(self._ids)}"
+        params = [*PARAMS, *scope.values()]
+        lines = [f"def {name}({', '.join(params)}):"]
+        inner = Block(lines, 1)
+        atom = self.emit(node, inner, scope)
+        inner.add(f"return {atom}")
+        self.functions.append(lines)
+        out = self.tmp()
+        block.add(f"{out} = {name}({', '.join(params)})")
+        return out
+
+    def _fallback(self, node: Tree[Any], block: Block, scope: dict[str, str]) -> str:
+        """The reference engine evaluates this subtree (constructs not generated as Python)."""
+        tree = self.const(node)
+        variables = ", ".join(f"{cel!r}: {py}" for cel, py in scope.items())
+        out = self.tmp()
+        self.uses.add("budget")
+        block.add(f"{out} = rt_subtree({tree}, budget, device, driver, {{{variables}}})")
+        return out
+
+    # --- grammar levels -------------------------------------------------------------------------------
+
+    def _primary(self, node: Tree[Any], block: Block, scope: dict[str, str]) -> str:
+        child = node.children[0]
+        kind = str(child.data)
+        if kind == "const":
+            return self.const(child.children[0])
+        if kind == "paren_expr":
+            return self.emit(child.children[0], block, scope)
+        if kind == "ident":
+            name = str(child.children[0])
+            if name in scope:
+                return scope[name]
+            if name == "device":  # the whole value: converted (once per device object)
+                out = self.tmp()
+                block.add(f"{out} = rt_converted(device, driver)")
+                return out
+            return self._fallback(node, block, scope)
+        if kind == "list_lit":
+            return self._list(child, block, scope)
+        if kind == "ident_arg":
+            return self._global_call(child, block, scope) or self._fallback(node, block, scope)
+        return self._fallback(node, block, scope)
+
+    def _fold(self, compute: Callable[..., Any], atoms: list[str]) -> str | None:
+        """A constant for an operation on constants when it succeeds (an error stays a run-time error, raised
+        where the reference engine raises it; cost is charged per comprehension step either way)."""
+        if not all(a in self.constants for a in atoms):
+            return None
+        try:
+            value = compute(*(self.constants[a] for a in atoms))
+        except Exception:
+            return None
+        return None if isinstance(value, CELEvalError) else self.const(value)
+
+    def _list(self, node: Tree[Any], block: Block, scope: dict[str, str]) -> str:
+        items = [self.emit(c, block, scope) for c in call_args(node)]
+        folded = self._fold(lambda *values: ops.make_list(list(values)), items)
+        if folded:
+            return folded
+        out = self.tmp()
+        block.add(f"{out} = rt_make_list([{', '.join(items)}])")
+        return out
+
+    # --- logic ----------------------------------------------------------------------------------------
+
+    def _conditionaland(self, node: Tree[Any], block: Block, scope: dict[str, str]) -> str:
+        return self._logic(node, block, scope, decisive=False)
+
+    def _conditionalor(self, node: Tree[Any], block: Block, scope: dict[str, str]) -> str:
+        return self._logic(node, block, scope, decisive=True)
+
+    def _logic(self, node: Tree[Any], block: Block, scope: dict[str, str], *, decisive: bool) -> str:
+        if len(node.children) != 2:
+            return self._fallback(node, block, scope)
+        left = self.emit(node.children[0], block, scope)
+        out = self.tmp()
+        test = left if decisive else f"not {left}"
+        block.add(f"if {left}.__class__ is BOOL and {test}:")
+        block.inner().add(f"{out} = {left}")
+        block.add("else:")
+        inner = block.inner()
+        right = self.emit(node.children[1], inner, scope)
+        # Here the left operand is not decisive: with two bools the right one is the result.
+        inner.add(f"{out} = {right} if {left}.__class__ is BOOL and {right}.__class__ is BOOL "
+                  f"else rt_logic({left}, {right}, {decisive})")
+        return out
+
+    def _expr(self, node: Tree[Any], block: Block, scope: dict[str, str]) -> str:
+        if len(node.children) != 3:
+            return self._fallback(node, block, scope)
+        condition = self.emit(node.children[0], block, scope)
+        out = self.tmp()
+        block.add(f"if isinstance({condition}, BOOL):")
+        inner = block.inner()
+        inner.add(f"if {condition}:")
+        yes = inner.inner()
+        yes.add(f"{out} = {self.emit(node.children[1], yes, scope)}")
+        inner.add("else:")
+        no = inner.inner()
+        no.add(f"{out} = {self.emit(node.children[2], no, scope)}")
+        block.add(f"elif isinstance({condition}, ERROR):")
+        block.inner().add(f"{out} = {condition}")
+        block.add("else:")
+        block.inner().add(f"{out} = rt_no_overload()")
+        return out
+
+    # --- operators ------------------------------------------------------------------------------------
+
+    def _relation(self, node: Tree[Any], block: Block, scope: dict[str, str]) -> str:
+        if len(node.children) != 2:
+            return self._fallback(node, block, scope)
+        op, right_tree = node.children
+        driver_test = self._driver_relation(str(op.data), op.children[0], right_tree, scope)
+        if driver_test:
+            out = self.tmp()
+            block.add(f"{out} = {driver_test}")
+            return out
+        left = self.emit(op.children[0], block, scope)
+        table = device_table(right_tree, scope)
+        if op.data == "relation_in" and table and type(self.constants.get(left)) is celtypes.StringType:
+            out, raw = self.tmp(), self.tmp()  # `"domain" in device.attributes`: a scan of the names
+            block.add(f"{raw} = rt_entries(B, {table!r})")
+            block.add(f"{out} = TRUE if rt_has_domain({raw}, driver, {left}) else FALSE")
+            return out
+        right = self.emit(right_tree, block, scope)
+        folded = self._fold(ops.relation(str(op.data)), [left, right])
+        if folded:
+            return folded
+        function = self.const(ops.relation(str(op.data)))
+        out = self.tmp()
+        general = f"{function}({left}, {right})"
+        fast = self._fast_relation(str(op.data), left, right)
+        block.add(f"{out} = {fast} else {general}" if fast else f"{out} = {general}")
+        return out
+
+    def _fast_relation(self, operator: str, left: str, right: str) -> str | None:
+        """`x op K` for a constant int or string K: builtin comparison when x has K's type (the same answer the
+        reference's operators give for two values of one type), else the general operator."""
+        symbol = _COMPARE.get(operator)
+        constant = self.constants.get(right, _NOTHING)
+        other = left
+        if symbol is None:
+            return None
+        if type(constant) not in (celtypes.IntType, celtypes.StringType):
+            constant, other = self.constants.get(left, _NOTHING), right
+            if type(constant) not in (celtypes.IntType, celtypes.StringType):
+                return None
+        kind, base = ("INT", "int") if type(constant) is celtypes.IntType else ("STRING", "str")
+        guard = "True" if self.kinds.get(other) == kind else f"{other}.__class__ is {kind}"
+        return f"(TRUE if {base}.{symbol}({left}, {right}) else FALSE) if {guard}"
+
+    def _addition(self, node: Tree[Any], block: Block, scope: dict[str, str]) -> str:
+        if len(node.children) != 2:
+            return self._fallback(node, block, scope)
+        op, right_tree = node.children
+        left = self.emit(op.children[0], block, scope)
+        right = self.emit(right_tree, block, scope)
+        operator = str(op.data)
+        folded = self._fold(functools.partial(ops.arith, operator), [left, right])
+        if folded:
+            return folded
+        out = self.tmp()
+        general = f"rt_arith({operator!r}, {left}, {right})"
+        native = _INT_ARITH.get(operator)
+        if native is None:
+            block.add(f"{out} = {general}")
+            return out
+        # int op int in range: the builtin operation (what cel-python's IntType computes); else the general path
+        block.add(f"if {left}.__class__ is INT and {right}.__class__ is INT:")
+        inner = block.inner()
+        inner.add(f"{out} = int.{native}({left}, {right})")
+        inner.add(f"{out} = NEW_INT(INT, {out}) if {_INT_MIN} <= {out} <= {_INT_MAX} else {general}")
+        block.add("else:")
+        block.inner().add(f"{out} = {general}")
+        return out
+
+    _multiplication = _addition
+
+    def _unary(self, node: Tree[Any], block: Block, scope: dict[str, str]) -> str:
+        if len(node.children) != 2:
+            return self._fallback(node, block, scope)
+        op, operand = node.children
+        value = self.emit(operand, block, scope)
+        folded = self._fold(functools.partial(ops.unary, str(op.data)), [value])
+        if folded:
+            return folded
+        out = self.tmp()
+        block.add(f"{out} = rt_unary({str(op.data)!r}, {value})")
+        return out
+
+    # --- selection ------------------------------------------------------------------------------------
+
+    def _member_dot(self, node: Tree[Any], block: Block, scope: dict[str, str]) -> str:
+        return self._select(node, block, scope, optional=False)
+
+    def _member_dot_opt(self, node: Tree[Any], block: Block, scope: dict[str, str]) -> str:
+        return self._select(node, block, scope, optional=True)
+
+    def _select(self, node: Tree[Any], block: Block, scope: dict[str, str], *, optional: bool) -> str:
+        member = self.emit(node.children[0], block, scope)
+        out = self.tmp()
+        block.add(f"{out} = rt_select({member}, {str(node.children[1])!r}, {optional})")
+        return out
+
+    def _member_index(self, node: Tree[Any], block: Block, scope: dict[str, str]) -> str:
+        return self._index(node, block, scope, optional=False)
+
+    def _member_index_opt(self, node: Tree[Any], block: Block, scope: dict[str, str]) -> str:
+        return self._index(node, block, scope, optional=True)
+
+    def _index(self, node: Tree[Any], block: Block, scope: dict[str, str], *, optional: bool) -> str:
+        member = self.emit(node.children[0], block, scope)
+        key = self.emit(node.children[1], block, scope)
+        out = self.tmp()
+        block.add(f"{out} = rt_index({member}, {key}, {optional})")
+        return out
+
+    # --- calls and macros -----------------------------------------------------------------------------
+
+    def _global_call(self, node: Tree[Any], block: Block, scope: dict[str, str]) -> str | None:
+        name = str(node.children[0])
+        if name == "has":
+            return None  # has() over anything but a constant device path: the reference engine
+        args = [self.emit(a, block, scope) for a in call_args(node)]
+        if name == "dyn":
+            return args[0] if args else None
+        return self._call(name, args, block)
+
+    def _call(self, name: str, args: list[str], block: Block, overload: str | None = None,
+              member: bool = False) -> str:
+        """One function call, dispatched at run time as the reference engine does; a member call with
+        constant arguments calls its overload directly behind a receiver class guard (celext.plan.overloads).
+        `overload` is a checked overload id: the type checker's answer, not yet wired in."""
+        if name not in _NOT_FOLDED:
+            folded = self._fold(lambda *values: ops.invoke(name, list(values)), args)
+            if folded:
+                return folded
+        out = self.tmp()
+        general = f"rt_invoke({name!r}, [{', '.join(args)}])"
+        resolved = None
+        if member and all(a in self.constants for a in args[1:]):
+            resolved = resolve(name, [self.constants[a] for a in args[1:]])
+        known = by_id(overload) if overload else None
+        if known is not None and resolved is not None and resolved[1] is not known:
+            resolved = None
+        if resolved is None:
+            block.add(f"{out} = {general}")
+            return out
+        receiver, chosen = resolved
+        kind, impl = self.const(receiver), self.const(chosen.impl)
+        block.add(f"if {args[0]}.__class__ is {kind}:")
+        inner = block.inner()
+        inner.add("try:")
+        inner.inner().add(f"{out} = {impl}({', '.join(args)})")
+        inner.add("except Exception as err:")
+        inner.inner().add(f"{out} = rt_impl_error({name!r}, err)")
+        block.add("else:")
+        block.inner().add(f"{out} = {general}")
+        return out
+
+    def _member_dot_arg(self, node: Tree[Any], block: Block, scope: dict[str, str]) -> str:
+        name = str(node.children[1])
+        args = call_args(node)
+        if name in MACRO_FORMS and len(node.children) == 3:
+            if name in _NATIVE_MACROS and len(args) == 2 and args[0].data == "primary" \
+                    and args[0].children[0].data == "ident":
+                return self._comprehension(name, node, block, scope)
+            return self._fallback(node, block, scope)
+        if name in ("includes", "include") and len(args) == 1:
+            path = device_path(node.children[0], scope)
+            value = self.emit(args[0], block, scope)
+            if path is not None and path.kind == "value" and path.head == "attributes" \
+                    and type(self.constants.get(value)) in (celtypes.IntType, celtypes.StringType):
+                raw = self._lookup(path, "A", block)
+                out = self.tmp()
+                block.add(f"{out} = rt_no_key({path.ident!r}) if {raw} is ABSENT else rt_includes_raw({raw}, {value})")
+                return out
+            target = self.emit(node.children[0], block, scope)
+            out = self.tmp()
+            block.add(f"{out} = rt_includes({target}, {value})")
+            return out
+        target = self.emit(node.children[0], block, scope)
+        values = [self.emit(a, block, scope) for a in args]
+        return self._call(name, [target, *values], block, member=True)
+
+
+__all__ = ["PARAMS", "SPLIT_DEPTH", "Block", "Emitter", "Token", "celtypes"]

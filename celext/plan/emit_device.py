@@ -1,0 +1,75 @@
+"""Emitting device reads: constant paths as wire-form dict lookups (see celext.plan.device)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from celpy import celtypes
+from lark import Tree
+
+from celext.plan.core import Block, EmitterCore
+from celext.plan.device import DevicePath, device_path
+
+
+class DeviceEmitter(EmitterCore):
+    def _device(self, path: DevicePath, node: Tree[Any], block: Block, scope: dict[str, str]) -> str:
+        """A constant device path read from the wire form (see celext.plan.device)."""
+        out = self.tmp()
+        head = path.head
+        if head == "driver":
+            block.add(f"{out} = NEW_STR(STRING, driver or '')")
+            self.kinds[out] = "STRING"
+            return out
+        if head == "allowMultipleAllocations":
+            block.add(f"{out} = TRUE if B.get('allowMultipleAllocations') is True else FALSE")
+            return out
+        table = "A" if head == "attributes" else "C"
+        decode = "rt_attribute" if head == "attributes" else "rt_capacity"
+        raw = self._lookup(path, table, block)
+        if path.kind == "has":
+            block.add(f"{out} = FALSE if {raw} is ABSENT else TRUE")
+        elif path.kind == "optional":
+            block.add(f"{out} = OPT_NONE if {raw} is ABSENT else OPT_OF({decode}({raw}))")
+        else:
+            block.add(f"{out} = rt_no_key({path.ident!r}) if {raw} is ABSENT else {decode}({raw})")
+        return out
+
+    def _lookup(self, path: DevicePath, table: str, block: Block) -> str:
+        """The raw wire entry (or ABSENT): one dict lookup unless the domain is the driver's own. The table is
+        fetched here, where it is needed (a short-circuit may never get here)."""
+        raw = self.tmp()
+        field = "attributes" if table == "A" else "capacity"
+        block.add(f"{raw} = B.get({field!r})")
+        block.add(f"if type({raw}) is not dict:")
+        block.inner().add(f"{raw} = rt_entries(B, {field!r})")
+        general = f"rt_lookup({raw}, driver, {path.domain!r}, {path.ident!r})"
+        if "/" in path.domain:
+            block.add(f"{raw} = {general}")
+        else:
+            qualified = f"{path.domain}/{path.ident}"
+            block.add(f"{raw} = {general} if driver == {path.domain!r} else {raw}.get({qualified!r}, ABSENT)")
+        return raw
+
+    def _driver_relation(self, operator: str, left_tree: Tree[Any], right_tree: Tree[Any],
+                         scope: dict[str, str]) -> str | None:
+        """`device.driver == "x"` / `!=`: the driver string compared as it comes (no CEL value built)."""
+        path = device_path(left_tree, scope)
+        if path is None or path.head != "driver" or right_tree.data != "primary" \
+                or right_tree.children[0].data != "const" \
+                or type(right_tree.children[0].children[0]) is not celtypes.StringType:
+            return None
+        if operator not in ("relation_eq", "relation_ne"):
+            return None
+        constant = self.const(right_tree.children[0].children[0])
+        symbol = "==" if operator == "relation_eq" else "!="
+        return f"TRUE if (driver or '') {symbol} {constant} else FALSE"
+
+
+def device_table(node: Tree[Any], scope: dict[str, str]) -> str | None:
+    """"attributes" / "capacity" for `device.attributes` / `device.capacity`, else None."""
+    if node.data == "member_dot" and str(node.children[1]) in ("attributes", "capacity"):
+        target = node.children[0]
+        if target.data == "primary" and target.children[0].data == "ident" \
+                and str(target.children[0].children[0]) == "device" and "device" not in scope:
+            return str(node.children[1])
+    return None

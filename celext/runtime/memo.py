@@ -1,0 +1,63 @@
+"""Answers remembered per wire-form device object, for the fleets that are evaluated again and again.
+
+A `DeviceMemo` maps a device dict (by identity, and a key such as the driver) to a value while the device,
+its attribute map and its capacity map are the same objects and the two maps have the same sizes. That
+catches every edit that replaces or grows a map; an attribute value replaced in place under the same name
+is not seen (copy a device to edit it). Entries hold their device alive, so the table is bounded: when full
+it is dropped and refilled (answers are recomputed, never wrong).
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+MISS: Any = object()
+
+
+def _size(value: Any) -> int:
+    return len(value) if value.__class__ is dict else -1
+
+
+class DeviceMemo:
+    __slots__ = ("_entries", "_limit", "_lock")
+
+    def __init__(self, limit: int) -> None:
+        self._entries: dict[int, tuple[Any, Any, Any, int, int, Any, Any]] = {}
+        self._limit = limit
+        self._lock = threading.Lock()
+
+    def get(self, device: Any, key: Any = None) -> Any:
+        """The remembered value, or MISS (also for anything but a plain dict)."""
+        if device.__class__ is not dict:
+            return MISS
+        seen = self._entries.get(id(device))  # one entry per device: the key (a driver) rarely changes
+        if seen is None or seen[0] is not device or seen[6] != key:
+            return MISS
+        inner = device.get("basic") or device
+        if inner.__class__ is not dict:
+            return MISS
+        attributes, capacities = inner.get("attributes"), inner.get("capacity")
+        if seen[1] is attributes and seen[2] is capacities and seen[3] == _size(attributes) \
+                and seen[4] == _size(capacities):
+            return seen[5]
+        return MISS
+
+    def put(self, device: Any, value: Any, key: Any = None) -> None:
+        if device.__class__ is not dict:
+            return
+        inner = device.get("basic") or device
+        if inner.__class__ is not dict:
+            return
+        attributes, capacities = inner.get("attributes"), inner.get("capacity")
+        if len(self._entries) >= self._limit:
+            with self._lock:
+                self._entries.clear()
+        self._entries[id(device)] = (device, attributes, capacities, _size(attributes), _size(capacities), value,
+                                     key)
+
+    def clear(self) -> None:
+        self._entries.clear()
+
+    def __len__(self) -> int:
+        return len(self._entries)

@@ -1,0 +1,147 @@
+"""Helpers the generated selector code calls: CEL operations over the reference engine's values.
+
+The compiled engine computes with the same values as the reference engine (celtypes, Semver, Quantity,
+OptionalValue, CELEvalError as an error value) and, for every operation it does not inline, calls the
+reference engine's own implementation of that one node with its operands already evaluated (`node()`),
+so results and error texts stay identical by construction. Only control flow (`&&`, `||`, `?:`,
+comprehension loops), device reads and function dispatch are generated as Python.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from celpy import celtypes
+from celpy.evaluation import Activation, CELEvalError
+from lark import Token, Tree
+from lark.tree import Meta
+
+from celext.env import FUNCTIONS
+from celext.evaluator import _RELATIONS, COST_EXCEEDED, Budget, CostLimitExceeded, DRAEvaluator, go_type_name
+from celext.lib.includes import includes as _includes
+from celext.runtime.wire import converted
+
+__all__ = ["BOOL", "FALSE", "TRUE", "Budget", "CostLimitExceeded", "arith", "cost_exceeded", "invoke", "logic",
+           "make_list", "no_key", "no_overload", "node", "not_iterable", "relation", "subtree"]
+
+BOOL = celtypes.BoolType
+TRUE = BOOL(True)
+FALSE = BOOL(False)
+_ACTIVATION = Activation(functions=dict(FUNCTIONS))
+_FUNCTIONS = dict(_ACTIVATION.functions)
+_UNLIMITED = 1 << 62  # operand-level evaluations never run out: the caller's budget is charged by the loops
+
+
+def _evaluator(tree: Tree[Any], budget: Budget | None = None) -> DRAEvaluator:
+    return DRAEvaluator(tree, _ACTIVATION, budget or Budget(_UNLIMITED), _FUNCTIONS)
+
+
+def _meta() -> Meta:
+    meta = Meta()  # type: ignore[no-untyped-call]
+    for name in ("line", "column", "end_line", "end_column", "start_pos", "end_pos"):
+        setattr(meta, name, 0)  # cel-python's errors read a position from the node
+    return meta
+
+
+_META = _meta()
+
+
+def tree(data: str, children: list[Any]) -> Tree[Any]:
+    return Tree(data, children, _META)
+
+
+def const(value: Any) -> Tree[Any]:
+    return tree("const", [value])
+
+
+def node(root: Tree[Any]) -> Any:
+    """The reference engine's result for one node whose operands are `const` trees."""
+    return _evaluator(root).visit(root)
+
+
+def cost_exceeded() -> None:
+    raise CostLimitExceeded(COST_EXCEEDED)
+
+
+def no_overload() -> CELEvalError:
+    return CELEvalError("no such overload")
+
+
+def no_key(key: str) -> CELEvalError:
+    return CELEvalError(f"no such key: {key}")
+
+
+def not_iterable(value: Any) -> CELEvalError:
+    return CELEvalError(f"got '{go_type_name(value)}', expected iterable type")
+
+
+def logic(left: Any, right: Any, decisive: bool) -> Any:
+    """`&&` (decisive False) / `||` (decisive True) once the left operand did not decide alone."""
+    if isinstance(left, BOOL) and bool(left) is decisive:
+        return left
+    if isinstance(right, BOOL) and bool(right) is decisive:
+        return right
+    for operand in (left, right):
+        if isinstance(operand, CELEvalError):
+            return operand
+        if not isinstance(operand, BOOL):
+            return no_overload()
+    return BOOL(not decisive)
+
+
+def relation(name: str) -> Any:
+    return _RELATIONS[name]
+
+
+_ARITH_PARENT = {"addition_add": "addition", "addition_sub": "addition", "multiplication_mul": "multiplication",
+                 "multiplication_div": "multiplication", "multiplication_mod": "multiplication"}
+
+
+def arith(operator: str, left: Any, right: Any) -> Any:
+    """`+ - * / %` exactly as the reference engine computes them (cel-python's operators, cel-go's texts)."""
+    return node(tree(_ARITH_PARENT[operator], [tree(operator, [const(left)]), const(right)]))
+
+
+def unary(operator: str, value: Any) -> Any:
+    return node(tree("unary", [tree(operator, []), const(value)]))
+
+
+def select(value: Any, name: str, optional: bool = False) -> Any:
+    """`value.name` / `value.?name`."""
+    return node(tree("member_dot_opt" if optional else "member_dot", [const(value), Token("IDENT", name)]))
+
+
+def index(value: Any, key: Any, optional: bool = False) -> Any:
+    """`value[key]` / `value[?key]`."""
+    return node(tree("member_index_opt" if optional else "member_index", [const(value), const(key)]))
+
+
+_EMPTY = tree("exprlist", [])
+# A function call with evaluated arguments (receiver first), dispatched as the reference engine does; its
+# `_invoke` reads only the function table, so one shared instance serves every thread.
+invoke = _evaluator(_EMPTY)._invoke
+
+
+def includes(target: Any, item: Any) -> Any:
+    """`target.includes(item)` (its only overload takes any two values): errors first, as every call."""
+    if isinstance(target, CELEvalError):
+        return target
+    if isinstance(item, CELEvalError):
+        return item
+    return _includes(target, item)
+
+
+def make_list(items: list[Any]) -> Any:
+    for item in items:
+        if isinstance(item, CELEvalError):
+            return item
+    return celtypes.ListType(items)
+
+
+def subtree(tree: Tree[Any], budget: Budget, device: Any, driver: str, variables: Mapping[str, Any]) -> Any:
+    """A whole subtree evaluated by the reference engine (constructs the compiled engine leaves to it), with
+    `device` converted and the comprehension variables in scope."""
+    scope = {"device": converted(device, driver), **variables}
+    activation = _ACTIVATION.nested_activation(vars=scope)
+    return DRAEvaluator(tree, activation, budget, _FUNCTIONS).visit(tree)

@@ -1,0 +1,238 @@
+"""The `device` variable read straight from a wire-form `spec.devices[i]` entry, as `celext.values.to_device`
+would build it, without building it.
+
+- `body(device)`: the v1 entry, or the v1beta1 `basic` wrapper's contents (same rule as to_device);
+- `device_error(device, driver)`: the conversion error Kubernetes fails every selector with, or None. A fast
+  pass accepts the shapes real drivers publish (one typed field per attribute, string quantities); anything
+  else is decided by to_device itself, so the verdict is always to_device's;
+- `lookup(entries, driver, domain, ident)`: the raw wire entry to_device would file under
+  `attributes[domain][ident]` (qualified `domain/ident`, or the bare `ident` for the driver's own domain; when
+  both exist the later one in the map wins, as to_device overwrites), else ABSENT;
+- `attribute(raw)` / `capacity(raw)`: one entry's CEL value (only for devices that passed device_error).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+from typing import Any
+
+from celpy import celtypes
+from celpy.evaluation import CELEvalError
+
+from celext.lib.includes import SCAN_LIMIT, TOO_LONG
+from celext.lib.includes import includes as lib_includes
+from celext.quantity import Quantity, is_quantity, parse_quantity
+from celext.runtime.memo import MISS, DeviceMemo
+from celext.semver import Semver, is_semver, parse_semver
+from celext.values import ABSENT, Device, attribute_value, to_device
+
+__all__ = ["ABSENT", "attribute", "body", "capacity", "converted", "device_error", "entries", "has_domain", "lookup"]
+
+_SCALARS: dict[str, type] = {"bool": bool, "string": str}
+_LISTS: dict[str, type] = {"bools": bool, "strings": str}
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1  # celtypes.IntType refuses the rest
+
+
+def body(device: Any) -> Mapping[str, Any]:
+    if not isinstance(device, Mapping):
+        return {}
+    inner = device.get("basic") or device
+    return inner if isinstance(inner, Mapping) else {}  # a bad `basic` is device_error's to report
+
+
+def entries(body_: Mapping[str, Any], field: str) -> Mapping[str, Any]:
+    raw = body_.get(field)
+    return raw if type(raw) is dict or isinstance(raw, Mapping) else {}
+
+
+@functools.lru_cache(maxsize=8192)
+def _semver_ok(text: str) -> bool:
+    return is_semver(text)
+
+
+@functools.lru_cache(maxsize=8192)
+def _quantity_ok(text: str) -> bool:
+    return is_quantity(text)
+
+
+def _attribute_ok(raw: Any) -> bool:
+    """True when the attribute has exactly one field with a value of its type (what drivers publish)."""
+    if type(raw) is not dict or len(raw) != 1:
+        return False
+    ((field, value),) = raw.items()
+    if field == "int":
+        return type(value) is int and _INT64_MIN <= value <= _INT64_MAX
+    kind = _SCALARS.get(field)
+    if kind is not None:
+        return type(value) is kind
+    if field == "ints":
+        return type(value) is list and all(type(i) is int and _INT64_MIN <= i <= _INT64_MAX for i in value)
+    kind = _LISTS.get(field)
+    if kind is not None:
+        return type(value) is list and all(type(item) is kind for item in value)
+    if field == "version":
+        return type(value) is str and _semver_ok(value)
+    if field == "versions":
+        return type(value) is list and all(type(item) is str and _semver_ok(item) for item in value)
+    return False
+
+
+def _capacity_ok(raw: Any) -> bool:
+    value = raw.get("value") if type(raw) is dict else raw
+    return type(value) is str and _quantity_ok(value)
+
+
+VERDICTS = DeviceMemo(65_536)  # conversion verdicts (they do not depend on the driver)
+CONVERTED = DeviceMemo(16_384)  # to_device values, per driver
+
+
+def device_error(device: Any, driver: str) -> str | None:
+    """The error to_device records for this device (None when it converts cleanly).
+
+    Checking costs a loop over every attribute, more than most selectors, and a fleet is evaluated many times
+    (one pass per selector), so the verdict is remembered per device object (celext.runtime.memo)."""
+    verdict = VERDICTS.get(device)
+    if verdict is MISS:
+        verdict = _check(device, driver)
+        VERDICTS.put(device, verdict)
+    return verdict  # type: ignore[no-any-return]
+
+
+def converted(device: Any, driver: str) -> Device:
+    """to_device(device, driver), remembered per device object and driver (for the constructs the compiled
+    engine hands to the reference engine, and for reads of whole maps)."""
+    value = CONVERTED.get(device, driver)
+    if value is MISS:
+        value = to_device(device, driver)
+        CONVERTED.put(device, value, driver)
+    return value  # type: ignore[no-any-return]
+
+
+def has_domain(table: Mapping[str, Any], driver: str, domain: str) -> bool:
+    """`domain in device.attributes` (or capacity): some entry is filed under that domain."""
+    for name in table:
+        head, slash, _ = str(name).partition("/")
+        if (head == domain) if slash else (driver == domain):
+            return True
+    return False
+
+
+def _check(device: Any, driver: str) -> str | None:
+    if isinstance(device, Mapping) and not isinstance(device.get("basic") or device, Mapping):
+        return to_device(device, driver).error  # a `basic` that is not a map
+    inner = body(device)
+    attributes = inner.get("attributes")
+    capacities = inner.get("capacity")
+    clean = True
+    if type(attributes) is dict:
+        for raw in attributes.values():
+            if type(raw) is not dict or len(raw) != 1:
+                clean = False
+                break
+            ((field, value),) = raw.items()
+            kind = _SIMPLE.get(field)
+            if kind is not None and type(value) is kind:
+                continue
+            if field == "int" and type(value) is int and _INT64_MIN <= value <= _INT64_MAX:
+                continue
+            if not _attribute_ok(raw):
+                clean = False
+                break
+    elif attributes is not None:
+        clean = False
+    if clean and type(capacities) is dict:
+        for raw in capacities.values():
+            if not _capacity_ok(raw):
+                clean = False
+                break
+    elif capacities is not None:
+        clean = False
+    return None if clean else to_device(device, driver).error  # the rare shapes: ask the converter itself
+
+
+_SIMPLE: dict[str, type] = {"string": str, "bool": bool}  # accepted by type alone
+
+
+def lookup(table: Mapping[str, Any], driver: str, domain: str, ident: str) -> Any:
+    """The raw entry at [domain][ident] as to_device files it, else ABSENT."""
+    qualified = table.get(f"{domain}/{ident}", ABSENT) if "/" not in domain else ABSENT
+    if domain != driver or "/" in ident:
+        return qualified
+    bare = table.get(ident, ABSENT)
+    if bare is ABSENT:
+        return qualified
+    if qualified is ABSENT:
+        return bare
+    for key in reversed(list(table)):  # both spellings present: to_device keeps the later one
+        if key == ident:
+            return bare
+        if key == f"{domain}/{ident}":
+            return qualified
+    return bare  # pragma: no cover - both keys were found above
+
+
+def has(table: Mapping[str, Any], driver: str, domain: str, ident: str) -> bool:
+    return lookup(table, driver, domain, ident) is not ABSENT
+
+
+_new_int = int.__new__
+_new_str = str.__new__
+
+
+@functools.lru_cache(maxsize=8192)
+def _semver(text: str) -> Semver:
+    return parse_semver(text)
+
+
+@functools.lru_cache(maxsize=8192)
+def _quantity(text: str) -> Quantity:
+    return parse_quantity(text)
+
+
+_INT, _STR, _BOOL = celtypes.IntType, celtypes.StringType, celtypes.BoolType
+_TRUE, _FALSE = _BOOL(True), _BOOL(False)
+
+
+def attribute(raw: Any) -> Any:
+    """The CEL value of a wire attribute of a device that converts cleanly (values already range-checked)."""
+    if type(raw) is dict and len(raw) == 1:
+        ((field, value),) = raw.items()
+        if field == "int":
+            return _new_int(_INT, value)
+        if field == "string":
+            return _new_str(_STR, value)
+        if field == "bool":
+            return _TRUE if value else _FALSE
+        if field == "version":
+            return _semver(value)
+        if field == "ints":
+            return celtypes.ListType([_new_int(_INT, v) for v in value])
+        if field == "strings":
+            return celtypes.ListType([_new_str(_STR, v) for v in value])
+        if field == "bools":
+            return celtypes.ListType([_TRUE if v else _FALSE for v in value])
+        if field == "versions":
+            return celtypes.ListType([_semver(v) for v in value])  # type: ignore[misc]
+    return attribute_value(raw)
+
+
+def includes(raw: Any, item: Any) -> Any:
+    """`<attribute>.includes(<constant int or string>)` on the wire entry (celext.lib.includes semantics:
+    true at the first equal element, past SCAN_LIMIT elements without a match the upstream error)."""
+    if type(raw) is dict and len(raw) == 1:
+        ((field, value),) = raw.items()
+        kind = type(item)
+        plain = int(item) if kind is _INT else str(item)  # builtin equality, in C
+        if (field == "ints" and kind is _INT) or (field == "strings" and kind is _STR):
+            if plain in value[:SCAN_LIMIT]:
+                return _TRUE
+            return CELEvalError(TOO_LONG) if len(value) > SCAN_LIMIT else _FALSE
+        if (field == "int" and kind is _INT) or (field == "string" and kind is _STR):
+            return _TRUE if value == plain else _FALSE
+    return lib_includes(attribute(raw), item)
+
+
+def capacity(raw: Any) -> Quantity:
+    value = raw.get("value") if isinstance(raw, Mapping) else raw
+    return _quantity(str(value))

@@ -1,0 +1,229 @@
+"""Random selectors over the DRA grammar and random wire-form devices, for the differential test.
+
+One grammar, two drivers: every generator takes a `Chooser` (anything with `choice(seq)` and
+`randint(a, b)`): a seeded `random.Random` builds the fixed pools `make test` samples from (parsed once,
+then cached), and `HypothesisChooser` lets hypothesis draw (and shrink) fresh expressions.
+
+Expressions mix well-typed and ill-typed uses of everything a selector can say: device paths of every
+attribute kind and list form, capacities, literals of every type, every operator, every library function
+(with right and wrong argument counts and types), the comprehension macros in all their forms, `cel.bind`,
+`has()`, optional values. Devices are v1 and v1beta1 (`basic`) entries with qualified and bare names (now and
+then both spellings), and now and then an entry Kubernetes could not convert.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import Any, Protocol, TypeVar
+
+from hypothesis import strategies as st
+
+T = TypeVar("T")
+
+
+class Chooser(Protocol):
+    def choice(self, seq: Sequence[T]) -> T: ...
+
+    def randint(self, a: int, b: int) -> int: ...
+
+
+_INDEXES = [st.just(0), *(st.integers(0, n - 1) for n in range(1, 64))]
+
+
+class HypothesisChooser:
+    """Draws through hypothesis (`st.data()`), so failures shrink."""
+
+    def __init__(self, data: Any) -> None:
+        self._data = data
+
+    def choice(self, seq: Sequence[T]) -> T:
+        # An index, not st.sampled_from(seq): a fresh sampled_from hashes the whole sequence on every draw.
+        return seq[self._data.draw(_INDEXES[len(seq)] if len(seq) < len(_INDEXES) else st.integers(0, len(seq) - 1))]
+
+    def randint(self, a: int, b: int) -> int:
+        return self._data.draw(st.integers(a, b))  # type: ignore[no-any-return]
+
+
+DRIVERS = ["d.io", "gpu.example.com", "other.io", ""]
+DOMAINS = ["d.io", "gpu.example.com", "resource.kubernetes.io", "other.io"]
+NAMES = ["i", "b", "s", "v", "il", "bl", "sl", "vl", "numaNode", "missing"]
+
+# --- devices ----------------------------------------------------------------------------------------------
+
+_INTS = [-3, -1, 0, 1, 2, 4, 7, 47, 48, 60, 2**31, 2**63 - 1, -(2**63)]
+_TEXTS = ["", "A100", "a100-80gb", "x.y", "Hello World", "ab,cd", "0", "1.2.3", "日本"]
+_VERSIONS = ["1.0.0", "1.2.3-rc.1+b", "10.20.30", "2.0.0-alpha", "0.0.1"]
+_BAD = [{}, {"version": "v1"}, {"version": "01.0.0"}, {"int": "1"}, {"int": 2**63}, {"string": "x", "int": 3},
+        {"ints": [1, "2"]}, {"versions": ["1.0"]}]
+QUANTITIES = ["1Gi", "40Gi", "1.5", "100m", "1e3", "0", "-1", "16", "80Gi", "1k"]
+
+
+def _list(ch: Chooser, items: Sequence[T], longest: int) -> list[T]:
+    return [ch.choice(items) for _ in range(ch.randint(0, longest))]
+
+
+def attribute_value(ch: Chooser, name: str) -> dict[str, Any]:
+    kind = {"i": "int", "b": "bool", "s": "string", "v": "version", "il": "ints", "bl": "bools", "sl": "strings",
+            "vl": "versions"}.get(name) or ch.choice(["int", "ints"])
+    if kind == "int":
+        return {"int": ch.choice(_INTS)}
+    if kind == "bool":
+        return {"bool": ch.choice([True, False])}
+    if kind == "string":
+        return {"string": ch.choice(_TEXTS)}
+    if kind == "version":
+        return {"version": ch.choice(_VERSIONS)}
+    if kind == "ints":
+        longest = ch.choice([3, 3, 52])  # past the 48-value includes() limit now and then
+        return {"ints": [ch.randint(-2, 60) for _ in range(ch.randint(0, longest))]}
+    if kind == "bools":
+        return {"bools": _list(ch, [True, False], 3)}
+    if kind == "strings":
+        return {"strings": _list(ch, _TEXTS, 3)}
+    return {"versions": _list(ch, _VERSIONS, 3)}
+
+
+def device(ch: Chooser) -> dict[str, Any]:
+    attributes: dict[str, Any] = {}
+    for _ in range(ch.randint(0, 6)):
+        name = ch.choice(NAMES[:-1])
+        spelling = ch.choice([name, *[f"{d}/{name}" for d in DOMAINS]])
+        attributes[spelling] = attribute_value(ch, name)
+    if ch.randint(0, 15) == 0:
+        attributes[ch.choice(["bad", "d.io/bad"])] = ch.choice(_BAD)
+    capacity = {ch.choice(["memory", "d.io/memory", "gpu.example.com/cores", "cores"]): {"value": ch.choice(QUANTITIES)}
+                for _ in range(ch.randint(0, 3))}
+    if ch.randint(0, 30) == 0:
+        capacity["d.io/broken"] = {"value": "x"}
+    body: dict[str, Any] = {"attributes": attributes, "capacity": capacity}
+    if ch.randint(0, 1):
+        body["allowMultipleAllocations"] = ch.choice([True, False])
+    if ch.randint(0, 5) == 0:
+        return {"name": "dev", "basic": body if ch.randint(0, 20) else ch.choice(["x", ["x"], 1])}
+    return {"name": "dev", **body}
+
+
+# --- expressions ------------------------------------------------------------------------------------------
+
+LITERALS = [
+    "0", "1", "2", "4", "-1", "47", "48", '"A100"', '"a100-80gb"', '""', '"x.y"', "true", "false", "1.5", "0.0", "2u",
+    "0u", "null", 'b"ab"', "[1, 2]", "[]", '["a", "b"]', "[1, 2.0, 3u]", '{"a": 1}', "{}", "9223372036854775807",
+    "-9223372036854775808", "18446744073709551615u", 'semver("1.2.3")', 'semver("v1", true)', 'quantity("1Gi")',
+    'quantity("40Gi")', 'quantity("x")', "[true, false]", "[[1], [2, 3]]", "lists.range(4)", "optional.of(1)",
+    "optional.none()", '"%s-%d"', '"^A"', '"[a-"', "1e300", "-0.0",
+]
+BINARY = ["==", "!=", "<", "<=", ">", ">=", "&&", "||", "+", "-", "*", "/", "%", "in"]
+MEMBER_CALLS = [
+    "includes", "include", "isGreaterThan", "isLessThan", "compareTo", "major", "minor", "patch", "add", "sub",
+    "asInteger", "isInteger", "asApproximateFloat", "sign", "isSorted", "sum", "min", "max", "indexOf",
+    "lastIndexOf", "slice", "flatten", "distinct", "reverse", "sort", "charAt", "lowerAscii", "upperAscii",
+    "replace", "split", "substring", "trim", "join", "format", "find", "findAll", "matches", "startsWith",
+    "endsWith", "contains", "size", "hasValue", "value", "orValue", "or",
+]
+GLOBAL_CALLS = ["size", "int", "uint", "double", "string", "bytes", "dyn", "semver", "isSemver", "quantity",
+                "isQuantity", "sign", "sets.contains", "sets.equivalent", "sets.intersects", "strings.quote",
+                "lists.range", "optional.of", "optional.ofNonZeroValue", "matches"]
+MACROS_ONE = ["all", "exists", "exists_one", "existsOne", "map", "filter", "sortBy"]
+MACROS_TWO = ["all", "exists", "existsOne", "transformList", "transformMap", "transformMapEntry"]
+
+
+def attribute(ch: Chooser) -> str:
+    domain, name = ch.choice(DOMAINS), ch.choice(NAMES)
+    return ch.choice([f'device.attributes["{domain}"].{name}', f'device.attributes["{domain}"]["{name}"]',
+                      f"device.attributes.{domain.split('.')[0]}.{name}"])
+
+
+def capacity(ch: Chooser) -> str:
+    return f'device.capacity["{ch.choice(DOMAINS)}"].{ch.choice(["memory", "cores", "x"])}'
+
+
+def atom(ch: Chooser) -> str:
+    pick = ch.randint(0, 9)
+    if pick <= 2:
+        return attribute(ch)
+    if pick == 3:
+        return capacity(ch)
+    if pick <= 6:
+        return ch.choice(LITERALS)
+    return ch.choice(["device.driver", "device.allowMultipleAllocations", "device.attributes", "x", "y",
+                      f'device.attributes["{ch.choice(DOMAINS)}"]', "device"])
+
+
+def expression(ch: Chooser, depth: int = 3) -> str:
+    """Any expression (well-typed or not) at most `depth` operators deep."""
+    if depth <= 0 or ch.randint(0, 3) == 0:
+        return atom(ch)
+
+    def sub() -> str:
+        return expression(ch, depth - 1)
+
+    form = ch.randint(0, 20)
+    if form <= 3:
+        return f"{sub()} {ch.choice(BINARY)} {sub()}"
+    if form == 4:
+        return f"({sub()}) {ch.choice(BINARY)} ({sub()})"
+    if form <= 7:
+        return f"{sub()}.{ch.choice(MEMBER_CALLS)}({', '.join(sub() for _ in range(ch.randint(0, 2)))})"
+    if form == 8:
+        return f"{ch.choice(GLOBAL_CALLS)}({', '.join(sub() for _ in range(ch.randint(0, 2)))})"
+    if form == 9:
+        return f"{ch.choice(['!', '-'])}({sub()})"
+    if form == 10:
+        return f"({sub()}) ? ({sub()}) : ({sub()})"
+    if form == 11:
+        return ch.choice([f"[{sub()}, {sub()}]", f"{{{sub()}: {sub()}}}", f"({sub()})[{sub()}]"])
+    if form == 12:
+        return f"({sub()}).{ch.choice(MACROS_ONE)}(x, {ch.choice(['', 'x == 1 || '])}{sub()})"
+    if form == 13:
+        return ch.choice([f"({sub()}).map(x, {sub()}, {sub()})",
+                          f"({sub()}).{ch.choice(MACROS_TWO)}(x, y, {sub()})",
+                          f"({sub()}).transformMapEntry(x, y, {{x: {sub()}}})"])
+    if form == 14:
+        return f"cel.bind(x, {sub()}, {sub()})"
+    if form == 15:
+        return f"has({attribute(ch)})"
+    if form == 16:
+        return f'device.attributes["{ch.choice(DOMAINS)}"].?{ch.choice(NAMES)}.orValue({sub()})'
+    if form == 17:
+        return ch.choice([f"({sub()})[?{sub()}].hasValue()", f"optional.of({sub()}).optMap(y, {sub()}).orValue(false)",
+                          f"({sub()}).?{ch.choice(NAMES)}"])
+    return selector(ch)
+
+
+_INCLUDED = ["-1", "0", "1", "4", "7", "47", "59", '"A100"', "1u", "true"]
+
+
+def device_test(ch: Chooser) -> str:
+    """One device test as real selectors write them."""
+    form = ch.randint(0, 8)
+    if form == 8:
+        return f'"{ch.choice(DOMAINS)}" in device.{ch.choice(["attributes", "capacity"])}'
+    if form == 0:
+        return f"{attribute(ch)}.includes({ch.choice(_INCLUDED)})"
+    if form == 1:
+        value = ch.choice(["1", "4", '"A100"', "true", "2u", "1.5", 'semver("1.0.0")'])
+        return f"{attribute(ch)} {ch.choice(['==', '!=', '<', '>=', '>'])} {value}"
+    if form == 2:
+        method = ch.choice(["isGreaterThan", "isLessThan", "compareTo"])
+        return f'{capacity(ch)}.{method}(quantity("{ch.choice(QUANTITIES)}"))'
+    if form == 3:
+        return f'{attribute(ch)}.{ch.choice(["isGreaterThan", "compareTo"])}(semver("1.2.3"))'
+    if form == 4:
+        return f"has({attribute(ch)})"
+    if form == 5:
+        return f'device.driver == "{ch.choice(DRIVERS)}"'
+    if form == 6:
+        return f"{attribute(ch)}.exists(x, x == {ch.randint(0, 4)})"
+    return f'{attribute(ch)}.matches("^A")'
+
+
+def selector(ch: Chooser) -> str:
+    """A conjunction (or disjunction) of device tests."""
+    joiner = ch.choice([" && ", " && ", " || "])
+    return joiner.join(device_test(ch) for _ in range(ch.randint(1, 4)))
+
+
+def pool(size: int, seed: int, make: Any) -> list[Any]:
+    rng = random.Random(seed)
+    return [make(rng) for _ in range(size)]

@@ -1,0 +1,95 @@
+"""Differential test: the compiled engine gives every selector the answer the reference engine gives.
+
+Selectors over the DRA grammar and wire-form devices come from tests/celext/plan/grammar.py; both engines
+must agree on the result or on the error text, on the wire form and (compiled engine) through both
+`matches()` and `evaluate()`. `make test` runs 20,600 hypothesis examples in nine functions (so xdist spreads
+them): two draw 500 fresh expressions each, seven draw 2,800 examples each from seeded pools of expressions and
+devices (parsing is the slow part, and pooled expressions are parsed once). `make fuzz` sets
+DRAGUARD_FUZZ_EXAMPLES for a longer run.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import celext
+from tests.celext.plan.grammar import DRIVERS, HypothesisChooser, device, expression, pool, selector
+
+SCALE = int(os.environ.get("DRAGUARD_FUZZ_EXAMPLES", "0"))  # examples per function; 0 = the make test sizes
+FRESH = settings(max_examples=SCALE or 500, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+POOLED = settings(max_examples=SCALE or 2800, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+
+
+def _answer(run: Any, wire: Any, driver: str) -> bool | str:
+    try:
+        return bool(run(wire, driver))
+    except celext.EvaluationError as err:
+        return f"eval: {err.message}"
+
+
+def agree(text: str, devices: list[dict[str, Any]], driver: str) -> None:
+    try:
+        reference = celext.compile(text, engine="reference")
+    except celext.CompileError as err:  # one front end: the compiled engine must refuse it the same way
+        try:
+            celext.compile(text)
+        except celext.CompileError as again:
+            assert again.message == err.message
+            return
+        raise AssertionError(f"only the reference engine refused {text!r}") from None
+    compiled = celext.compile(text)
+    for wire in devices:
+        expected = _answer(reference.evaluate, wire, driver)
+        assert _answer(compiled.matches, wire, driver) == expected, (text, wire, driver, compiled.source)
+        assert _answer(compiled.evaluate, wire, driver) == expected, (text, wire, driver)
+
+
+EXPRESSIONS, DEVICES = 800, 400
+
+
+@functools.cache
+def _expressions() -> list[str]:
+    return pool(EXPRESSIONS * 3 // 4, 1, expression) + pool(EXPRESSIONS // 4, 2, selector)
+
+
+@functools.cache
+def _devices() -> list[dict[str, Any]]:
+    return pool(DEVICES, 3, device)
+
+
+def _fresh_case() -> Any:
+    @FRESH
+    @given(st.data())
+    def case(data: Any) -> None:
+        ch = HypothesisChooser(data)
+        text = expression(ch) if ch.randint(0, 2) else selector(ch)
+        agree(text, [device(ch) for _ in range(ch.randint(1, 3))], ch.choice(DRIVERS))
+
+    return case
+
+
+def _pooled_case() -> Any:
+    @POOLED
+    @given(st.integers(0, EXPRESSIONS - 1), st.lists(st.integers(0, DEVICES - 1), min_size=1, max_size=2),
+           st.sampled_from(DRIVERS))
+    def case(expression_index: int, device_indexes: list[int], driver: str) -> None:
+        agree(_expressions()[expression_index], [_devices()[i] for i in device_indexes], driver)
+
+    return case
+
+
+# Separate functions so that pytest-xdist runs them on different workers: 2 x 500 + 7 x 2800 examples.
+test_fresh_expressions_agree_1 = _fresh_case()
+test_fresh_expressions_agree_2 = _fresh_case()
+test_pooled_expressions_agree_1 = _pooled_case()
+test_pooled_expressions_agree_2 = _pooled_case()
+test_pooled_expressions_agree_3 = _pooled_case()
+test_pooled_expressions_agree_4 = _pooled_case()
+test_pooled_expressions_agree_5 = _pooled_case()
+test_pooled_expressions_agree_6 = _pooled_case()
+test_pooled_expressions_agree_7 = _pooled_case()

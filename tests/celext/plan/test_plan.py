@@ -1,0 +1,228 @@
+"""The compiled engine (celext.plan): what users see of it, at its limits, always next to the reference."""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from typing import Any
+
+import pytest
+from lark import Tree
+
+import celext
+from celext.compile import prepare
+from celext.errors import CostLimitError
+from celext.plan import plan
+from celext.plan.cache import ByteBudgetCache
+from celext.selector import Selector
+
+DRIVER = "d.io"
+
+
+def both(expression: str, device: Any, driver: str = DRIVER, **options: Any) -> bool | str:
+    """The answer of the compiled engine, asserted equal to the reference engine's."""
+    answers = []
+    for engine in ("compiled", "reference"):
+        selector = Selector(prepare(expression), engine=engine, **options)
+        try:
+            answers.append(selector.matches(device, driver))
+        except celext.EvaluationError as err:
+            answers.append(f"eval: {err.message}")
+    assert answers[0] == answers[1], answers
+    return answers[0]
+
+
+def test_source_shows_the_generated_python_and_reads_the_wire_form() -> None:
+    selector = celext.compile('device.attributes["d.io"].n == 1')
+    assert selector.engine == "compiled"
+    assert selector.source is not None
+    assert selector.source.startswith("def evaluate(device, driver, limit):\n")
+    assert "'d.io/n'" in selector.source  # a direct dict lookup of the qualified name
+    reference = celext.compile('device.attributes["d.io"].n == 1', engine="reference")
+    assert (reference.engine, reference.source) == ("reference", None)
+    assert repr(reference) == "Selector('device.attributes[\"d.io\"].n == 1', engine='reference')"
+
+
+def test_an_unknown_engine_is_refused() -> None:
+    with pytest.raises(ValueError, match=r"^unknown engine 'fast' \(one of: compiled, reference\)$"):
+        celext.compile("true", engine="fast")
+
+
+def test_refusals_are_cached_and_raised_again_with_their_position() -> None:
+    for _ in range(2):
+        with pytest.raises(celext.CompileError) as caught:
+            celext.compile("device.nosuch == 1")
+        assert (caught.value.message, caught.value.line, caught.value.column) == ("undefined field 'nosuch'", 1, 7)  # cel-go: the select's dot
+
+
+@pytest.mark.parametrize(("attributes", "expected"), [
+    ({"n": {"int": 1}, "d.io/n": {"int": 2}}, 2),  # both spellings: the later one wins, as to_device keeps it
+    ({"d.io/n": {"int": 2}, "n": {"int": 1}}, 1),
+    ({"n": {"int": 1}}, 1),
+    ({"d.io/n": {"int": 2}}, 2),
+])
+def test_bare_and_qualified_names_of_the_drivers_domain(attributes: dict[str, Any], expected: int) -> None:
+    assert both(f'device.attributes["d.io"].n == {expected}', {"attributes": attributes}) is True
+    assert both('device.attributes["d.io"].n == 3', {"attributes": attributes}) is False
+
+
+def test_bare_names_belong_to_the_driver_only() -> None:
+    assert both('device.attributes["d.io"].n == 1', {"attributes": {"n": {"int": 1}}}, "e.io") == "eval: no such key: n"
+    assert both('has(device.attributes["d.io"].n)', {"attributes": {"n": {"int": 1}}}, "e.io") is False
+    assert both('device.attributes["d.io"].?n.orValue(5) == 5', {"attributes": {"n": {"int": 1}}}, "e.io") is True
+
+
+def test_v1beta1_basic_devices() -> None:
+    device = {"name": "x", "basic": {"attributes": {"d.io/n": {"int": 1}}, "capacity": {"mem": {"value": "1Gi"}}}}
+    assert both('device.attributes["d.io"].n == 1 && device.capacity["d.io"].mem.isGreaterThan(quantity("1'
+                'Mi"))', device) is True
+
+
+def test_a_device_kubernetes_cannot_convert_fails_every_selector() -> None:
+    bad = {"attributes": {"d.io/n": {"int": 1}, "v": {"version": "1.0"}}}
+    assert both("true", bad) == "eval: attribute v: parse semantic version: No Major.Minor.Patch elements found"
+
+
+def test_the_conversion_verdict_is_checked_again_when_the_maps_change() -> None:
+    selector = celext.compile("true")
+    device: dict[str, Any] = {"attributes": {"n": {"int": 1}}}
+    assert selector.matches(device, DRIVER) is True
+    device["attributes"]["v"] = {"version": "1.0"}  # the map grew
+    with pytest.raises(celext.EvaluationError, match=r"^attribute v: parse semantic version"):
+        selector.matches(device, DRIVER)
+    device["attributes"] = {"n": {"int": 1}}  # a new map
+    assert selector.matches(device, DRIVER) is True
+
+
+@pytest.mark.parametrize(("length", "position", "expected"), [
+    (48, 47, True), (49, 47, True), (49, 48, "eval: 'includes' function cannot be applied to lists longer than "
+                                            "48 values"),
+    (47, None, False), (48, None, False), (49, None, "eval: 'includes' function cannot be applied to lists longer "
+                                                     "than 48 values"),
+])
+def test_includes_on_the_wire_form_at_the_48_value_limit(length: int, position: int | None,
+                                                         expected: bool | str) -> None:
+    values = [100] * length
+    if position is not None:
+        values[position] = 7
+    device = {"attributes": {"d.io/l": {"ints": values}}}
+    assert both('device.attributes["d.io"].l.includes(7)', device) == expected
+
+
+@pytest.mark.parametrize(("value", "expected"), [
+    (2**63 - 3, True), (2**63 - 2, True), (2**63 - 1, "eval: integer overflow"),
+])
+def test_int_arithmetic_overflows_at_the_int64_limit(value: int, expected: bool | str) -> None:
+    assert both('device.attributes["d.io"].i + 1 > 0', {"attributes": {"i": {"int": value}}}) == expected
+
+
+def test_overloads_called_directly_still_refuse_the_wrong_receiver() -> None:
+    device = {"attributes": {"v": {"version": "1.2.3"}}, "capacity": {"mem": {"value": "2Gi"}}}
+    assert both('device.capacity["d.io"].mem.isGreaterThan(quantity("1Gi"))', device) is True
+    assert both('device.attributes["d.io"].v.isGreaterThan(quantity("1Gi"))', device) == \
+        "eval: no such overload: isGreaterThan(kubernetes.Semver, kubernetes.Quantity)"
+    assert both('device.attributes["d.io"].v.isGreaterThan(semver("1.0.0"))', device) is True
+
+
+@pytest.mark.parametrize(("limit", "expected"), [
+    (49, "eval: operation cancelled: actual cost limit exceeded"), (50, True), (51, True),
+])
+def test_each_comprehension_step_is_charged_against_the_cost_limit(limit: int, expected: bool | str) -> None:
+    # 10 steps of 3 (the iteration) + 2 (`x > 0`: the relation and the variable) = 50 units.
+    selector = Selector(prepare("[1, 2, 3, 4, 5, 6, 7, 8, 9, 10].all(x, x > 0)"), cost_limit=limit)
+    try:
+        assert selector.matches({}, DRIVER) == expected
+    except celext.EvaluationError as err:
+        assert f"eval: {err.message}" == expected
+
+
+def test_the_upstream_expensive_selector_is_stopped() -> None:
+    ten = "[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]"
+    expression = f"{ten}.all(x, {ten}.all(y, {ten}.all(z, {ten}.all(z2, {ten}.all(z3, {ten}.all(z4, " \
+                 f"{ten}.all(z5, int('1'.find('[0-9]*')) < 100)))))))"
+    with pytest.raises(CostLimitError, match=r"^too complex, exceeds cost limit$"):  # the API server's refusal
+        celext.compile(expression)
+    # Past the static check (a selector stored before the limit, or the scheduler's own run), the run-time
+    # tracker stops it: prepared without the static limit, as a stored selector is.
+    stored = Selector(prepare(expression, cost_limit=2**64))
+    with pytest.raises(celext.EvaluationError, match=r"^operation cancelled: actual cost limit exceeded$"):
+        stored.matches({}, DRIVER)
+
+
+def _deepest(make: Any) -> int:
+    """The deepest nesting celext's front end accepts today (the parser's limit may grow)."""
+    depth = 1
+    while depth < 250:
+        try:
+            prepare(make(depth + 1))
+        except (celext.CompileError, RecursionError):  # today's front end may run out of Python stack
+            break
+        depth += 1
+    return depth
+
+
+def test_nesting_as_deep_as_the_front_end_accepts_compiles_into_flat_functions() -> None:
+    def parens(n: int) -> str:
+        return "device.allowMultipleAllocations || (" * n + 'device.driver == "d.io"' + ")" * n
+
+    depth = _deepest(parens)
+    assert depth >= 20
+    selector = celext.compile(parens(depth))
+    assert selector.source is not None and "def _f" in selector.source  # split into functions
+    assert both(parens(depth), {}) is True
+    assert both(parens(depth), {}, "e.io") is False
+    assert both(parens(depth), {"allowMultipleAllocations": True}, "e.io") is True
+
+
+def test_nested_comprehensions_past_pythons_block_limit() -> None:
+    def loops(n: int) -> str:
+        return "".join(f"[1].all(a{i}, " for i in range(n)) + "a0 == 1" + ")" * n
+
+    depth = min(_deepest(loops), 30)
+    assert depth > 20  # CPython allows 20 statically nested blocks
+    assert both(loops(depth), {}) is True
+
+
+def test_the_compile_cache_is_bounded_by_bytes_not_entries() -> None:
+    cache: ByteBudgetCache[str, str] = ByteBudgetCache(100, len)
+    assert cache.get("a" * 40, str.upper) == "A" * 40
+    cache.get("b" * 40, str.upper)
+    cache.get("a" * 40, str.upper)  # used: now the newest
+    cache.get("c" * 40, str.upper)
+    assert (len(cache), cache.held) == (2, 80)
+    assert cache.get("b" * 40, lambda key: "rebuilt") == "rebuilt"  # b was the oldest, dropped
+    cache.get("d" * 500, str.upper)  # one entry over the whole budget is still kept (alone)
+    assert (len(cache), cache.held) == (1, 500)
+
+
+def test_matches_remembers_answers_per_device_object_until_its_maps_change() -> None:
+    selector = celext.compile('device.attributes["d.io"].n == 1')
+    device: dict[str, Any] = {"attributes": {"n": {"int": 1}}}
+    assert selector.matches(device, DRIVER) is True
+    with pytest.raises(celext.EvaluationError, match=r"^no such key: n$"):
+        selector.matches(device, "e.io")  # another driver is another answer
+    device["attributes"] = {"n": {"int": 2}}  # a new map: evaluated again
+    assert selector.matches(device, DRIVER) is False
+    device["attributes"]["m"] = {"int": 1}  # the map grew: evaluated again
+    device["attributes"]["n"] = {"int": 1}
+    assert selector.matches(device, DRIVER) is True
+    assert selector.matches(dict(device), DRIVER) is True  # a copy is another device
+
+
+def test_a_basic_that_is_not_a_map_is_an_evaluation_error_not_a_traceback() -> None:
+    assert both("true", {"name": "x", "basic": "gpu"}) == "eval: basic: expected a map, not str"
+
+
+def test_a_tree_250_levels_deep_compiles_and_runs() -> None:
+    # cel-go accepts 250 levels; today's parser gives up earlier, so the tree is built by hand.
+    small = prepare('device.allowMultipleAllocations || device.driver == "d.io"')
+    left, tree = small.tree.children
+    for _ in range(250):
+        tree = Tree("conditionalor", [left, Tree("primary", [Tree("paren_expr", [tree])])])
+    limit = sys.getrecursionlimit()
+    compiled = plan(dataclasses.replace(small, tree=tree))
+    assert compiled.source.count("\ndef _f") >= 15  # split into functions, each a few blocks deep
+    run = compiled.function
+    assert [run({}, "d.io", 1_000_000), run({}, "e.io", 1_000_000),
+            run({"allowMultipleAllocations": True}, "e.io", 1_000_000)] == [True, False, True]
+    assert sys.getrecursionlimit() == limit  # raised while planning, then put back
