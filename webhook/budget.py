@@ -49,6 +49,7 @@ class Budget:
 
 
 UNLIMITED = Budget(0, 0, 0)
+DEFAULT_BUDGET = Budget()
 
 
 def cpu_message(limit: float) -> str:
