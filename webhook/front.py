@@ -108,6 +108,7 @@ class GuardedWorker(GeventWorker):  # type: ignore[misc]
     limits: Limits
     _idle: set[gevent.Greenlet]
     _metrics_socket: Any = None
+    _quit = False
 
     def load_wsgi(self) -> None:
         super().load_wsgi()
@@ -144,8 +145,18 @@ class GuardedWorker(GeventWorker):  # type: ignore[misc]
             servers.append(server)
         while self.alive:
             self.notify()
-            gevent.sleep(1.0)
+            gevent.sleep(0.1)  # how soon a signal is acted on
+        if self._quit:  # Ctrl-C / SIGQUIT: stop now, in-flight requests included
+            for server in servers:
+                server.close()
+            return
         self._drain(servers)
+
+    def handle_quit(self, sig: int, frame: Any) -> None:
+        """SIGINT and SIGQUIT: leave the run loop at once (gunicorn's gevent worker raises SystemExit in a
+        greenlet, which gevent prints as a traceback at exit)."""
+        self.alive = False
+        self._quit = True
 
     def _drain(self, servers: list[StreamServer]) -> None:
         """Stop accepting; finish what is in flight; answer requests on kept-alive connections (with

@@ -14,7 +14,7 @@ Choices and why (docs/webhook.md has the measurements):
   (TLS 1.2 minimum) whose SNI callback hands each new handshake the newest valid certificate. `tls_context` is
   the one place a TLS context is made (client-certificate checks plug in there).
 - Policy: the master alone reads the file and publishes what loads (`webhook.policy_store.PolicyPublisher`);
-  workers follow the published state, so all switch within about 1.25 s, or none does.
+  workers follow the published state before every request, so all switch at once, or none does.
 - SIGTERM: the workers stop accepting, close idle keep-alive connections, finish in-flight requests within
   `graceful_timeout` (default 25 s, inside Kubernetes' 30 s grace period), answering a request that arrives
   meanwhile with `Connection: close`. SIGINT (Ctrl-C) stops at once.

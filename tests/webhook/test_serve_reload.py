@@ -126,6 +126,7 @@ def test_sigterm_lets_an_in_flight_request_finish(tmp_path: Path) -> None:
         # A request the API server sends on an idle kept-alive connection during the drain is still answered.
         late = send(idle, "POST", SLICES, body, JSON)
         assert (late.status, late.response) == (200, {"uid": "uid-drain", "allowed": True})
+        assert late.headers["connection"] == "close"  # not reset: the client learns to reconnect elsewhere
         conn.sock.sendall(body[10:])
         raw = http.client.HTTPResponse(conn.sock)
         raw.begin()

@@ -25,6 +25,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--workers", type=_positive, default=2, help="worker processes (default: %(default)s)")
     parser.add_argument("--max-connections", type=_positive, default=1000, metavar="N",
                         help="open connections per worker; more wait in the accept backlog (default: %(default)s)")
+    parser.add_argument("--handshake-timeout", type=_seconds, default=5.0, metavar="SECONDS",
+                        help="a TLS handshake must finish this soon after the connection (default: %(default)s)")
+    parser.add_argument("--header-timeout", type=_seconds, default=10.0, metavar="SECONDS",
+                        help="request line and headers must arrive this soon (default: %(default)s)")
+    parser.add_argument("--body-timeout", type=_seconds, default=15.0, metavar="SECONDS",
+                        help="the request body must arrive this soon after the headers; 408 otherwise "
+                             "(default: %(default)s)")
     parser.add_argument("--max-selectors", type=_positive, default=128, metavar="N",
                         help="distinct selector expressions one object may carry before it is answered "
                              "`budget-exceeded` (default: %(default)s)")
@@ -58,7 +65,8 @@ def run(args: argparse.Namespace) -> int:
         host=args.host,
         port=args.port,
         workers=args.workers,
-        limits=Limits(max_connections=args.max_connections),
+        limits=Limits(handshake=args.handshake_timeout, headers=args.header_timeout, body=args.body_timeout,
+                      max_connections=args.max_connections),
         budget=Budget(args.max_selectors, args.max_cpu, args.deadline),
         policy_path=args.policy,
         metrics_port=args.metrics_port,
@@ -110,8 +118,8 @@ def _seconds(text: str) -> float:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not 0 < value <= 60:
-        raise argparse.ArgumentTypeError(f"{text!r} must be more than 0 and at most 60 seconds")
+    if not 0 < value <= 300:
+        raise argparse.ArgumentTypeError(f"{text!r} must be more than 0 and at most 300 seconds")
     return value
 
 
