@@ -62,8 +62,9 @@ def review(obj: Any, *, uid: str = "uid-1", kind: str = "ResourceSlice", resourc
     return {"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": request}
 
 
-def client_for(policy: Policy = Policy.default(), budget: Budget = Budget()) -> FlaskClient:
-    return create_app(Settings(budget=budget), PolicyStore.fixed(policy)).test_client()
+def client_for(policy: Policy | None = None, budget: Budget | None = None) -> FlaskClient:
+    settings = Settings(budget=budget or Budget())
+    return create_app(settings, PolicyStore.fixed(policy or Policy.default())).test_client()
 
 
 def sample(name: str, **labels: str) -> float:
