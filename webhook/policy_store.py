@@ -9,10 +9,10 @@ does not load (bad YAML, unknown rule id, unreadable) is logged once and the pre
 One policy across workers (`draguard serve`): only the gunicorn master reads the file (`PolicyPublisher`,
 a thread polling every `check_interval`); what loads is written, validated, into a private channel directory
 (`<hash>.yaml`, then `state.json` renamed into place), and each worker's `PolicyFollower` looks at the state
-before every request. A change therefore reaches every worker within `check_interval` (1 s by default) plus the load, all
-at the same moment (the rename), or, when the new file does not load, none: the error is in the state every
-worker reports on /readyz. The active policy's hash (`policy_hash`) names it in /readyz,
-the `draguard_policy_info` metric and every log line.
+before every request. A change therefore reaches every worker within `check_interval` (1 s by default) plus
+the load, all at the same moment (the rename), or, when the new file does not load, none: the error is in the
+state every worker reports on /readyz. The active policy's hash (`policy_hash`) names it in /readyz, the
+`draguard_policy_info` metric and every log line.
 """
 
 from __future__ import annotations
