@@ -256,7 +256,7 @@ def _unwrap_sni_callback(context: ssl.SSLContext) -> None:
     if callback is None or getattr(callback, "unwraps_gevent", False):
         return
 
-    def unwrapped(sock: Any, server_name: str | None, ctx: ssl.SSLContext) -> Any:
+    def unwrapped(sock: Any, server_name: Any, ctx: ssl.SSLContext) -> Any:
         owner = getattr(sock, "_sslsock", None)
         return callback(owner() if owner is not None else sock, server_name, ctx)
 
