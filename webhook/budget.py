@@ -126,10 +126,11 @@ def _install() -> None:
         _installed.append(True)
 
 
-# A compiled 10 KiB selector costs about 180 KB of Python objects (measured: 4,000 distinct ones took a worker
-# from 45 to 761 MB), so text bytes times this factor estimates what celext's caches hold for them.
-COMPILED_BYTES_PER_TEXT_BYTE = 20
-COMPILED_BYTES_FIXED = 4 * 1024
+# What celext's caches hold per compiled selector, measured: a 10 KiB selector about 180 KB (4,000 distinct ones
+# took a worker from 45 to 761 MB), a 1 KiB one with a long string literal about 70 KB. The estimate takes the
+# worse ratio, so it errs towards clearing early.
+COMPILED_BYTES_PER_TEXT_BYTE = 72
+COMPILED_BYTES_FIXED = 8 * 1024
 
 
 class CompileCacheBudget:
