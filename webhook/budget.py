@@ -2,7 +2,7 @@
 
 A request that exceeds its budget is not evaluated further; the runner reports a `budget-exceeded` finding,
 answered with that rule's policy action (deny by default). The limits stop one large claim from holding a
-worker for seconds while the API server waits (its webhook timeout is at most 30 s, ours ships 10 s).
+worker for seconds while the API server waits (its webhook timeout is at most 30 s; ours ship 3 and 5 s).
 
 How the limits are enforced: in the main thread (gunicorn's gevent worker, the CLI, tests) an interval timer
 per limit (`ITIMER_PROF` for CPU, `ITIMER_REAL` for wall time) raises `BudgetExceeded` inside whatever is
@@ -39,7 +39,7 @@ class Budget:
 
     selectors: int = 128  # distinct selector expressions one object may make us compile
     cpu_seconds: float = 2.0
-    wall_seconds: float = 5.0  # below the shipped webhook timeoutSeconds (10), so the answer is ours
+    wall_seconds: float = 2.5  # below the shipped webhooks' timeoutSeconds (3 and 5 s), so the answer is ours
 
     def check_selectors(self, count: int) -> None:
         if self.selectors and count > self.selectors:

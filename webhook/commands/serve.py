@@ -37,7 +37,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "`budget-exceeded` (default: %(default)s)")
     parser.add_argument("--max-cpu", type=_seconds, default=2.0, metavar="SECONDS",
                         help="CPU time one object's checks may take (default: %(default)s)")
-    parser.add_argument("--deadline", type=_seconds, default=5.0, metavar="SECONDS",
+    parser.add_argument("--deadline", type=_seconds, default=2.5, metavar="SECONDS",
                         help="wall-clock time one object's checks may take; keep it below the webhook's "
                              "timeoutSeconds (default: %(default)s)")
     parser.add_argument("--policy", type=Path, metavar="FILE",

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import http.client
+import os
 import socket
 import ssl
 import threading
@@ -34,8 +35,9 @@ from tests.webhook.conftest import (
 pytestmark = pytest.mark.slow
 
 SLICES = "/validate/resourceslices"
-STALLED, HALF_OPEN, LORIS = 1000, 100, 200
-VALID = 300
+SOAK = bool(os.environ.get("DRAGUARD_SOAK"))  # `make soak`: three times the connections, many more reviews
+STALLED, HALF_OPEN, LORIS = (3000, 300, 600) if SOAK else (1000, 100, 200)
+VALID = 20_000 if SOAK else 300
 # The first bytes of a TLS record that promises a 512-byte ClientHello which never comes.
 PARTIAL_HELLO = b"\x16\x03\x01\x02\x00\x01\x00"
 
@@ -92,7 +94,8 @@ def valid_traffic(server: Server, count: int) -> tuple[list[float], list[str]]:
 
 
 def test_held_hostile_connections_do_not_starve_valid_reviews(tmp_path: Path) -> None:
-    server = start_server(tmp_path / "server", args=("--handshake-timeout", "300", "--header-timeout", "300"))
+    server = start_server(tmp_path / "server", args=("--handshake-timeout", "300", "--header-timeout", "300",
+                                                     "--max-connections", "4000"))
     context = client_context(server.ca_file)
     drip_errors: list[str] = []
     stop = threading.Event()
