@@ -65,11 +65,15 @@ class Meter:
 
     def __init__(self, budget: Budget) -> None:
         self.budget = budget
+        self.timed = False  # True while interval timers enforce the budget: `check` has nothing to do
         self.started_wall = time.monotonic()
-        self.started_cpu = time.thread_time()
+        self.started_cpu = time.thread_time() if budget.cpu_seconds else 0.0
 
     def check(self) -> None:
+        """Raise BudgetExceeded when a limit has passed (a clock read costs microseconds: skipped under timers)."""
         b = self.budget
+        if self.timed or not (b.cpu_seconds or b.wall_seconds):
+            return
         if b.cpu_seconds and time.thread_time() - self.started_cpu > b.cpu_seconds:
             raise BudgetExceeded(cpu_message(b.cpu_seconds))
         if b.wall_seconds and time.monotonic() - self.started_wall > b.wall_seconds:
@@ -102,6 +106,7 @@ def metered(budget: Budget) -> Iterator[Meter]:
         return
     _install()
     _armed.append(budget)
+    meter.timed = True
     try:
         if budget.cpu_seconds:
             signal.setitimer(signal.ITIMER_PROF, budget.cpu_seconds)
