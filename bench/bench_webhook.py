@@ -8,7 +8,8 @@ While it measures, 200 stalled TCP connections are held open against the webhook
 - open loop at 200 requests/s, maximal slice (64 devices x 48 attribute values): p50/p99, latency counted from
   each request's scheduled send time, so a stall is not hidden (no coordinated omission);
 - memory: the workers' summed RSS after a warm-up and after N reviews that each carry a new distinct selector
-  (N = 3,000 after a 2,500-review warm-up by default; `BENCH_RSS_REQUESTS=100000 make bench` for the long run the issue asks for).
+  (N = 3,000 after a 2,500-review warm-up by default; `BENCH_RSS_REQUESTS=100000 make bench` for the long run
+  the issue asks for).
 Targets from the webhook issue: >= 2,000 requests/s for the small slice; maximal-slice p99 < 10 ms at 200
 requests/s; RSS flat (within 10 %). All figures come from one run on this machine; nothing here asserts them.
 """
