@@ -208,3 +208,15 @@ def test_every_runner_rule_denies_by_default() -> None:
     for rule_id in ("rule-error", "budget-exceeded"):
         rule = CATALOGUE[rule_id]
         assert (rule.default, rule.kinds) == (Action.DENY, DRA_KINDS)
+
+
+@pytest.mark.parametrize(("length", "cut"), [(511, False), (512, False), (513, True), (4 * 512 + 1, True)])
+def test_a_message_is_quoted_up_to_its_limit(length: int, cut: bool) -> None:
+    quoted = handlers.quoted("m" * length)
+    assert quoted == ("m" * 511 + "…" if cut else "m" * length)
+
+
+@pytest.mark.parametrize(("length", "cut"), [(199, False), (200, False), (201, True)])
+def test_an_exception_text_is_quoted_up_to_its_limit(length: int, cut: bool) -> None:
+    message = run.rule_error(BROKEN, ValueError("e" * length), Policy.default()).message
+    assert message.endswith("e" * 199 + "…" if cut else ": " + "e" * length)
