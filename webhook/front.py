@@ -212,8 +212,9 @@ class GuardedWorker(GeventWorker):  # type: ignore[misc]
             self.log.debug("connection from %s ended: %s", addr, err)
         except gevent.GreenletExit:
             pass
-        except Exception as err:
-            self.handle_error(None, client, addr, err)
+        except Exception as err:  # a malformed request line or header: gunicorn answers 400, within a deadline
+            with gevent.Timeout(limits.handshake, False):
+                self.handle_error(None, client, addr, err)
         finally:
             _close(client)
 
