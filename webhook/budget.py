@@ -63,11 +63,12 @@ def wall_message(limit: float) -> str:
 class Meter:
     """The running budget of one evaluation: `check()` between steps, timers for what a step cannot see."""
 
-    def __init__(self, budget: Budget) -> None:
+    def __init__(self, budget: Budget, *, timed: bool = False) -> None:
         self.budget = budget
-        self.timed = False  # True while interval timers enforce the budget: `check` has nothing to do
+        self.timed = timed  # interval timers enforce the budget: `check` has nothing to do
         self.started_wall = time.monotonic()
-        self.started_cpu = time.thread_time() if budget.cpu_seconds else 0.0
+        # The thread's CPU clock is read only when needed: on some virtual machines one read costs milliseconds.
+        self.started_cpu = time.thread_time() if budget.cpu_seconds and not timed else 0.0
 
     def check(self) -> None:
         """Raise BudgetExceeded when a limit has passed (a clock read costs microseconds: skipped under timers)."""
@@ -95,18 +96,17 @@ def _on_timer(signum: int, frame: FrameType | None) -> None:
 @contextmanager
 def metered(budget: Budget) -> Iterator[Meter]:
     """A `Meter` for one evaluation, with interrupting timers armed when this is the main thread."""
-    meter = Meter(budget)
     timers = (
         threading.current_thread() is threading.main_thread()
         and not _armed
         and bool(budget.cpu_seconds or budget.wall_seconds)
     )
+    meter = Meter(budget, timed=timers)
     if not timers:
         yield meter
         return
     _install()
     _armed.append(budget)
-    meter.timed = True
     try:
         if budget.cpu_seconds:
             signal.setitimer(signal.ITIMER_PROF, budget.cpu_seconds)
