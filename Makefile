@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test check lint typecheck pytest bench fuzz clean
+.PHONY: install run test check lint typecheck pytest bench fuzz soak clean
 
 install: $(STAMP)
 
@@ -16,7 +16,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[server,dev]'
 	touch $(STAMP)
 
-# The webhook on https://127.0.0.1:8443 with a self-signed CA and the default policy; Ctrl-C stops it.
+# The webhook on https://127.0.0.1:8443 with a self-signed CA and the default policy; Ctrl-C stops it (within 2 s).
 run: RUN_CERTS ?= $(or $(TMPDIR),/tmp)/draguard-run/certs
 run: $(STAMP)
 	@echo "draguard: serving https://127.0.0.1:8443 (default policy, self-signed CA in $(RUN_CERTS)). In another terminal:"
@@ -33,6 +33,10 @@ typecheck: $(STAMP)
 
 pytest: $(STAMP)
 	$(BIN)/pytest -n 2 -q
+
+# The reliability suite at soak size (more hostile connections, more reviews, a longer drip); minutes, not seconds.
+soak: $(STAMP)
+	DRAGUARD_SOAK=1 $(BIN)/pytest tests/webhook/reliability -q -p no:randomly
 
 bench: $(STAMP)
 	@for b in bench/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done

@@ -15,7 +15,8 @@ from flask import Flask
 from flask import Response as HTTPResponse
 from werkzeug.exceptions import HTTPException
 
-from webhook.policy_store import PolicyStore
+from webhook.budget import DEFAULT_BUDGET, Budget, CompileCacheBudget
+from webhook.policy_store import PolicySource, PolicyStore
 from webhook.views import State, TLSStatus, admission_bp, health_bp
 
 
@@ -25,13 +26,18 @@ class Settings:
 
     policy_path: Path | None = None
     policy_check_interval: float = 1.0
+    budget: Budget = DEFAULT_BUDGET  # what one object may cost; over it, a `budget-exceeded` finding
+    compile_cache_bytes: int = 64 * 1024 * 1024  # estimated bytes of compiled selectors before celext's caches clear
 
 
-def create_app(settings: Settings, policy: PolicyStore | None = None, tls: TLSStatus | None = None) -> Flask:
-    """The WSGI app; `policy` defaults to a store loading `settings.policy_path` (default policy when None)."""
+def create_app(settings: Settings, policy: PolicySource | None = None, tls: TLSStatus | None = None) -> Flask:
+    """The WSGI app; `policy` defaults to a store loading `settings.policy_path` (default policy when None).
+
+    The app is plain WSGI (`app.wsgi_app` may be wrapped by a middleware, e.g. for client authentication).
+    """
     app = Flask("draguard")
     store = policy or PolicyStore(settings.policy_path, check_interval=settings.policy_check_interval)
-    app.extensions["draguard"] = State(store, tls)
+    app.extensions["draguard"] = State(store, tls, settings.budget, CompileCacheBudget(settings.compile_cache_bytes))
     app.register_blueprint(admission_bp)  # POST /validate/resourceslices, /validate/selectors
     app.register_blueprint(health_bp)  # GET /healthz, /readyz
     app.register_error_handler(HTTPException, _http_error)

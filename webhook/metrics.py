@@ -5,8 +5,10 @@ Names and labels follow controller-runtime (`pkg/webhook/internal/metrics/metric
 `controller_runtime_webhook_requests_total{webhook,code}`, `controller_runtime_webhook_latency_seconds{webhook}`,
 `controller_runtime_webhook_requests_in_flight{webhook}` and `controller_runtime_webhook_panics_total`.
 draguard's own: `draguard_rule_findings_total{webhook,rule,action}` (per-rule decisions),
-`draguard_admission_decisions_total{webhook,decision}`, `draguard_certificate_expiry_timestamp_seconds` and
-`draguard_policy_reloads_total{result}`.
+`draguard_admission_decisions_total{webhook,decision}`, `draguard_certificate_expiry_timestamp_seconds`,
+`draguard_policy_reloads_total{result}`, `draguard_policy_reload_errors_total`, `draguard_policy_info{hash}`
+(1 for the policy in force, 0 for earlier ones) and `draguard_rule_errors_total{rule}` (a rule raised: the
+object got a `rule-error` finding).
 
 Several worker processes share nothing, so `draguard serve` sets `PROMETHEUS_MULTIPROC_DIR` before this
 module is imported: prometheus_client then keeps every value in per-process files that `registry()` sums,
@@ -20,10 +22,9 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from functools import cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from prometheus_client import REGISTRY, CollectorRegistry, Counter, Gauge, Histogram, multiprocess
-from prometheus_client.exposition import start_http_server
+from prometheus_client import REGISTRY, CollectorRegistry, Counter, Gauge, Histogram, make_wsgi_app, multiprocess
 
 if TYPE_CHECKING:
     from webhook.findings import Finding
@@ -69,6 +70,22 @@ POLICY_RELOADS = Counter(
     "draguard_policy_reloads_total",
     "Policy file reloads: success, or error (the previous policy stays in force).",
     ["result"],
+)
+
+POLICY_RELOAD_ERRORS = Counter(
+    "draguard_policy_reload_errors_total",
+    "Policy files that did not load; the previous policy stays in force in every worker.",
+)
+POLICY_INFO = Gauge(
+    "draguard_policy_info",
+    "The policy in force, by the first 12 hex digits of its file's SHA-256 (1), earlier ones (0).",
+    ["hash"],
+    multiprocess_mode="max",
+)
+RULE_ERRORS = Counter(
+    "draguard_rule_errors_total",
+    "Rules that raised on an object under review (answered with a rule-error finding), by rule.",
+    ["rule"],
 )
 
 
@@ -131,9 +148,34 @@ def registry() -> CollectorRegistry:
     return collected
 
 
-def serve_metrics(host: str, port: int) -> None:
-    """Expose `registry()` over plain HTTP on a daemon thread (the gunicorn master calls this once)."""
-    start_http_server(port, addr=host, registry=registry())
+def wsgi_app() -> Any:
+    """The WSGI app every worker serves on the metrics port (`webhook.front`): `registry()` in text format."""
+    return make_wsgi_app(registry())
+
+
+def rule_errors(rules: Iterable[str]) -> None:
+    for rule in rules:
+        RULE_ERRORS.labels(rule).inc()
+
+
+def policy_reloaded(error: str | None) -> None:
+    """Count one attempt to load a changed policy file (in the process that reads the file: the master)."""
+    POLICY_RELOADS.labels("error" if error else "success").inc()
+    if error:
+        POLICY_RELOAD_ERRORS.inc()
+
+
+_hashes: list[str] = []
+
+
+def policy_active(policy_hash: str) -> None:
+    """Mark `policy_hash` as the policy in force (1) and every earlier one as not (0)."""
+    for earlier in _hashes:
+        if earlier != policy_hash:
+            POLICY_INFO.labels(earlier).set(0)
+    POLICY_INFO.labels(policy_hash).set(1)
+    if policy_hash not in _hashes:
+        _hashes.append(policy_hash)
 
 
 def mark_dead(pid: int) -> None:

@@ -9,6 +9,9 @@ that was admitted under older rules is not blocked. Suppression is per object, b
     metadata.annotations["draguard.io/ignore"]: "numa-node-order,numa-node-alias-mismatch: vendor quirk, see #12"
 
 A suppression without a reason suppresses nothing (rule `suppression-reason-missing` says so).
+
+Fail closed: a rule that raises becomes a `rule-error` finding (deny by default), and an object that costs
+more than its `Budget` a `budget-exceeded` finding; neither is suppressed or ratcheted (`webhook.rules.runner`).
 """
 
 from __future__ import annotations
@@ -18,12 +21,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
+from webhook.budget import UNLIMITED, Budget, BudgetExceeded, CompileCacheBudget, Meter, metered
 from webhook.fieldpath import FieldPath
 from webhook.findings import Action, Finding, Position
 from webhook.policy import Policy
 from webhook.rules import CATALOGUE
 from webhook.rules.base import RESOURCE_SLICE, Rule, RuleContext
 from webhook.rules.meta import IGNORE_ANNOTATION
+from webhook.rules.runner import BUDGET_EXCEEDED, RULE_ERROR
 from webhook.wire import Obj, kind_of
 
 log = logging.getLogger(__name__)
@@ -35,6 +40,8 @@ LIST_TYPES_HINT = (
     "the cluster runs without the DRAListTypeAttributes feature gate, so the API server dropped the list "
     "value; publish a scalar (int, bool, string, version) or enable the gate"
 )
+RUNNER_RULES = frozenset({RULE_ERROR, BUDGET_EXCEEDED})  # reported by the runner: never suppressed or ratcheted
+ERROR_TEXT_CHARS = 200  # an exception's text can quote the object: only this much of it reaches a message
 
 
 class Locator(Protocol):
@@ -47,6 +54,7 @@ class Locator(Protocol):
 class Outcome:
     findings: list[Finding] = field(default_factory=list)
     suppressed: list[Finding] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)  # ids of the rules that raised on the object
 
     @property
     def denied(self) -> list[Finding]:
@@ -64,22 +72,32 @@ def run_rules(
     old: Obj | None = None,
     manifest: Locator | None = None,
     slices: Sequence[Obj] = (),
+    budget: Budget = UNLIMITED,
+    compile_cache: CompileCacheBudget | None = None,
 ) -> Outcome:
-    """Every enabled rule for `obj`'s kind; findings stamped, suppressed and ratcheted, sorted by place."""
+    """Every enabled rule for `obj`'s kind; findings stamped, suppressed and ratcheted, sorted by place.
+
+    `budget` bounds the work (the webhook passes one; the CLI runs unlimited); `compile_cache` is told which
+    selector expressions the object makes celext compile.
+    """
     kind = kind_of(obj)
-    rules = [rule for rule in rules_for(kind) if policy.action(rule.id) is not Action.OFF]
+    rules = [rule for rule in rules_for(kind)
+             if rule.id not in RUNNER_RULES and policy.action(rule.id) is not Action.OFF]
     if not rules:
         return Outcome()
-    dropped: set[str] = set()
-    if kind == RESOURCE_SLICE and not policy.list_types and not (old is not None and uses_list_types(old)):
-        obj, dropped = drop_list_types(obj)
-    findings = _check(rules, obj, RuleContext(policy, slices, old), policy)
-    if dropped:
-        findings = [_explain_dropped(f, dropped) for f in findings]
-    if old is not None:
-        findings = _ratchet(findings, rules, old, policy, slices)
-    suppressions = parse_suppressions(obj)
     outcome = Outcome()
+    try:
+        with metered(budget) as meter:
+            if budget.selectors or compile_cache is not None:
+                expressions = selector_expressions(obj, policy) | (selector_expressions(old, policy) if old else set())
+                budget.check_selectors(len(expressions))
+                if compile_cache is not None:
+                    compile_cache.note(expressions)
+            findings = _evaluate(rules, obj, policy, old=old, slices=slices, meter=meter, errors=outcome.errors)
+    except BudgetExceeded as err:
+        finding = Finding(FieldPath(), err.message).stamped(BUDGET_EXCEEDED, policy.action(BUDGET_EXCEEDED))
+        findings = [finding] if finding.action is not Action.OFF else []
+    suppressions = parse_suppressions(obj) - RUNNER_RULES
     for finding in findings:
         if finding.rule in suppressions:
             outcome.suppressed.append(finding)
@@ -91,6 +109,30 @@ def run_rules(
     outcome.findings.sort(key=sort_key)
     outcome.suppressed.sort(key=sort_key)
     return outcome
+
+
+def _evaluate(
+    rules: list[Rule], obj: Obj, policy: Policy, *, old: Obj | None, slices: Sequence[Obj], meter: Meter,
+    errors: list[str],
+) -> list[Finding]:
+    dropped: set[str] = set()
+    if kind_of(obj) == RESOURCE_SLICE and not policy.list_types and not (old is not None and uses_list_types(old)):
+        obj, dropped = drop_list_types(obj)
+    findings = _check(rules, obj, RuleContext(policy, slices, old), policy, meter=meter, errors=errors)
+    if dropped:
+        findings = [_explain_dropped(f, dropped) for f in findings]
+    if old is not None:
+        findings = _ratchet(findings, rules, old, policy, slices=slices, meter=meter)
+    return findings
+
+
+def selector_expressions(obj: Obj, policy: Policy) -> set[str]:
+    """The distinct selector expressions in a claim, claim template or device class (empty for other kinds)."""
+    from webhook.rules.selectors_sites import SELECTOR_KINDS, sites
+
+    if kind_of(obj) not in SELECTOR_KINDS:
+        return set()
+    return {site.expression for site in sites(obj, RuleContext(policy)) if site.expression is not None}
 
 
 def sort_key(finding: Finding) -> tuple[str, int, int, str, str, str]:
@@ -122,28 +164,50 @@ def _annotation(obj: Obj) -> str | None:
     return text if isinstance(text, str) else None
 
 
-def _check(rules: Iterable[Rule], obj: Obj, ctx: RuleContext, policy: Policy) -> list[Finding]:
+def _check(
+    rules: Iterable[Rule], obj: Obj, ctx: RuleContext, policy: Policy, *, meter: Meter, errors: list[str] | None
+) -> list[Finding]:
+    """Each rule's findings, stamped. A rule that raises is a draguard bug: it is logged, its id goes to
+    `errors`, and (when `errors` is given, i.e. for the object under review) it becomes a `rule-error` finding."""
     findings: list[Finding] = []
     for rule in rules:
+        meter.check()
         action = policy.action(rule.id)
         try:
             findings += [f.stamped(rule.id, action) for f in rule.check(obj, ctx)]
-        except Exception as err:  # a rule that raises is a bug; the others still run
-            log.error("rule %s failed on %s %r and was skipped (a draguard bug): %s: %s",
-                      rule.id, kind_of(obj) or "object", _name(obj), type(err).__name__, err)
+        except Exception as err:  # fail closed: the object was not checked by this rule
+            log.error("rule %s failed on %s %r (a draguard bug): %s: %s",
+                      rule.id, kind_of(obj) or "object", _name(obj)[:ERROR_TEXT_CHARS], type(err).__name__,
+                      _clip(str(err)))
             log.debug("rule %s traceback", rule.id, exc_info=True)
-    return findings
+            if errors is not None:
+                errors.append(rule.id)
+                findings.append(rule_error(rule.id, err, policy))
+    return [f for f in findings if f.action is not Action.OFF]
+
+
+def rule_error(rule_id: str, err: Exception, policy: Policy) -> Finding:
+    """The `rule-error` finding for rule `rule_id` raising `err` (its text cut to ERROR_TEXT_CHARS)."""
+    text = _clip(str(err))
+    message = f"rule {rule_id} could not check this object: {type(err).__name__}" + (f": {text}" if text else "")
+    return Finding(FieldPath(), message, hint="a draguard bug: please report it with this message").stamped(
+        RULE_ERROR, policy.action(RULE_ERROR))
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= ERROR_TEXT_CHARS else text[: ERROR_TEXT_CHARS - 1] + "…"
 
 
 def _ratchet(
-    findings: list[Finding], rules: Iterable[Rule], old: Obj, policy: Policy, slices: Sequence[Obj]
+    findings: list[Finding], rules: Iterable[Rule], old: Obj, policy: Policy, *, slices: Sequence[Obj], meter: Meter
 ) -> list[Finding]:
-    if not any(f.action is Action.DENY for f in findings):
+    if not any(f.action is Action.DENY and f.rule not in RUNNER_RULES for f in findings):
         return findings
-    before = {(f.rule, str(f.path), f.message) for f in _check(rules, old, RuleContext(policy, slices), policy)}
+    checked = _check(rules, old, RuleContext(policy, slices), policy, meter=meter, errors=None)
+    before = {(f.rule, str(f.path), f.message) for f in checked}
     return [
         replace(f, action=Action.WARN, message=f.message + RATCHET_NOTE)
-        if f.action is Action.DENY and (f.rule, str(f.path), f.message) in before
+        if f.action is Action.DENY and f.rule not in RUNNER_RULES and (f.rule, str(f.path), f.message) in before
         else f
         for f in findings
     ]

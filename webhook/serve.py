@@ -1,24 +1,25 @@
-"""`draguard serve` under gunicorn: threaded workers, keep-alive, TLS 1.2+ with hot reload, graceful drain.
+"""`draguard serve` under gunicorn: gevent workers behind per-phase deadlines, TLS 1.2+ with hot reload,
+one policy for all workers, a graceful drain.
 
-Choices and why (gunicorn's settings reference; the webhook issue):
-- `gthread` workers: the `sync` worker ignores keep-alive, and the API server re-uses connections.
+Choices and why (docs/webhook.md has the measurements):
+- Workers: `webhook.front.GuardedWorker`, gunicorn's gevent worker driving each connection itself, so an idle,
+  slow or half-open connection costs a greenlet and is closed at its phase's deadline (`Limits`), never a
+  thread that the next valid request waits for. At most `max_connections` connections per worker.
 - keep-alive 120 s: longer than the API server's idle-connection timeout (Go's transport default, 90 s), so
   the server is not the side that closes an idle connection just as a request is sent on it.
 - `reuse_port`: each worker listens on its own SO_REUSEPORT socket from the moment it is forked, and the kernel
-  spreads new connections over the sockets by hash. With one shared socket the first worker to call accept()
-  takes a connection, so connections that arrive while the other worker is starting or busy pile onto one
-  worker and stay there for their keep-alive life (measured right after start: 16 of 16 on one worker in one
-  run of three, 8 of 8 in a benchmark run, the other worker idle). The API server holds few connections for
-  long, so how they are spread decides whether the second worker does any work.
-- TLS: gunicorn calls the `ssl_context` hook for every accepted connection; it returns the worker's
-  `certs.reload.TLSReloader` context (TLS 1.2 minimum), whose SNI callback hands each new handshake the
-  newest valid certificate. A rotated Secret is served without restart and no connection is dropped; a
-  broken new pair is logged and the old one kept.
-- SIGTERM: gunicorn stops accepting, lets in-flight requests finish within `graceful_timeout` (default 25 s,
-  inside Kubernetes' 30 s termination grace period), answers late requests on kept-alive connections with
-  `Connection: close`, then exits.
-- Metrics: `PROMETHEUS_MULTIPROC_DIR` is set (and emptied) before any worker imports prometheus_client;
-  the master serves the summed values on `--metrics-port` and forgets the live gauges of dead workers.
+  spreads new connections over the sockets by hash (with one shared socket, connections that arrive while the
+  other worker starts pile onto one worker for their keep-alive life).
+- TLS: the worker wraps each accepted connection with `tls_context()`, the `certs.reload.TLSReloader` context
+  (TLS 1.2 minimum) whose SNI callback hands each new handshake the newest valid certificate. `tls_context` is
+  the one place a TLS context is made (client-certificate checks plug in there).
+- Policy: the master alone reads the file and publishes what loads (`webhook.policy_store.PolicyPublisher`);
+  workers follow the published state before every request, so all switch at once, or none does.
+- SIGTERM: the workers stop accepting, close idle keep-alive connections, finish in-flight requests within
+  `graceful_timeout` (default 25 s, inside Kubernetes' 30 s grace period), answering a request that arrives
+  meanwhile with `Connection: close`. SIGINT (Ctrl-C) stops at once.
+- Metrics: `PROMETHEUS_MULTIPROC_DIR` is set (and emptied) before any worker imports prometheus_client; every
+  worker serves the summed values on `--metrics-port` through the same guarded loop.
 - No gunicorn control socket and heartbeat files in /dev/shm, so a read-only root filesystem works.
 """
 
@@ -28,6 +29,7 @@ import gc
 import ipaddress
 import logging
 import os
+import resource
 import shutil
 import socket
 import ssl
@@ -38,13 +40,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from webhook.budget import DEFAULT_BUDGET, Budget
 from webhook.errors import DraguardError
 
 if TYPE_CHECKING:
     from flask import Flask
 
     from certs.reload import TLSReloader
-    from webhook.policy_store import PolicyStore
+    from webhook.policy_store import PolicyPublisher, PolicyStore
 
 KEEPALIVE = 120  # seconds; see the module docstring
 GRACEFUL_TIMEOUT = 25
@@ -54,13 +57,29 @@ MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 
 
 @dataclass(frozen=True, slots=True)
+class Limits:
+    """Deadlines (seconds) for each phase of a connection, and the connection cap per worker."""
+
+    handshake: float = 5.0  # TLS handshake, from accept
+    headers: float = 10.0  # request line and headers, from the first byte waited for
+    body: float = 15.0  # the body, from the end of the headers (a 7 MiB review needs well under 1 s)
+    request: float = 30.0  # body, evaluation and answer together; then the connection is cut
+    keepalive: float = KEEPALIVE  # idle between requests
+    max_connections: int = 1000  # per worker; more wait in the kernel's accept backlog
+
+
+DEFAULT_LIMITS = Limits()
+
+
+@dataclass(frozen=True, slots=True)
 class ServeOptions:
     cert_file: Path
     key_file: Path
     host: str = "0.0.0.0"
     port: int = 8443
     workers: int = 2
-    threads: int = 4
+    limits: Limits = DEFAULT_LIMITS
+    budget: Budget = DEFAULT_BUDGET
     policy_path: Path | None = None
     metrics_port: int = 8080  # 0 turns the metrics listener off
     metrics_host: str | None = None  # None: the same address as --host
@@ -70,19 +89,28 @@ class ServeOptions:
 
 
 @dataclass(slots=True)
-class _Served:
-    """The certificate holder and policy store the workers serve with.
+class Served:
+    """What the workers serve with, built and checked in the master and inherited by every forked worker.
 
-    Built and checked in the master, then inherited by every forked worker: both look at their files lazily
-    (on a handshake, on a request) and hold no thread, so each worker's copy keeps itself current, and a
-    worker started while a rotation has half-written files still boots with the last good material.
+    The certificate holder looks at its files lazily (on a handshake) and holds no thread, so each worker's
+    copy keeps itself current; the policy is the master's, followed through `channel` (a private directory).
     """
 
     tls: TLSReloader
     policy: PolicyStore
+    channel: Path
+    limits: Limits
+    budget: Budget
+    metrics_host: str
+    metrics_port: int
+    publisher: PolicyPublisher | None = None
 
 
-_SERVED: dict[str, _Served] = {}  # "current" -> what this process serves with
+_SERVED: dict[str, Served] = {}  # "current" -> what this process serves with
+
+
+def current() -> Served:
+    return _SERVED["current"]
 
 
 def serve(options: ServeOptions) -> None:
@@ -94,13 +122,27 @@ def serve(options: ServeOptions) -> None:
         if options.metrics_port == options.port and metrics_host == options.host:
             raise DraguardError("--metrics-port must differ from --port")
     owned_dir = prepare_multiprocess_dir() if options.metrics_port else None
+    channel = Path(tempfile.mkdtemp(prefix="draguard-policy-"))
     try:
-        _SERVED["current"] = _Served(_open_tls(options), _open_policy(options))
+        raise_fd_limit(options.limits.max_connections + 64)
+        served = Served(_open_tls(options), _open_policy(options), channel, options.limits, options.budget,
+                        metrics_host, options.metrics_port)
+        served.publisher = _publisher(served)
+        _SERVED["current"] = served
         warm_up()
         _application_class()(options, metrics_host).run()
     finally:
+        shutil.rmtree(channel, ignore_errors=True)
         if owned_dir is not None:
             shutil.rmtree(owned_dir, ignore_errors=True)
+
+
+def raise_fd_limit(wanted: int) -> None:
+    """Lift the soft open-file limit towards the hard one: each held connection is a descriptor."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+    if soft != resource.RLIM_INFINITY and soft < target:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
 
 
 def warm_up() -> None:
@@ -184,16 +226,32 @@ def _open_policy(options: ServeOptions) -> PolicyStore:
     def count(error: str | None) -> None:
         from webhook import metrics
 
-        metrics.POLICY_RELOADS.labels("error" if error else "success").inc()
+        metrics.policy_reloaded(error)
 
     return PolicyStore(options.policy_path, check_interval=options.check_interval, on_reload=count)
 
 
+def _publisher(served: Served) -> PolicyPublisher:
+    from webhook import metrics
+    from webhook.admission import logs
+    from webhook.policy_store import PolicyPublisher
+
+    def changed(error: str | None) -> None:
+        metrics.policy_active(served.policy.hash)
+        logs.set_policy_hash(served.policy.hash)
+
+    publisher = PolicyPublisher(served.policy, served.channel, on_change=changed)
+    changed(None)
+    return publisher
+
+
+def tls_context(config: Any = None, default_factory: Callable[[], ssl.SSLContext] | None = None) -> ssl.SSLContext:
+    """The TLS server context for a new connection (gunicorn's `ssl_context` hook); the one place it is made."""
+    return _SERVED["current"].tls.server_context()
+
+
 def gunicorn_settings(options: ServeOptions, metrics_host: str) -> dict[str, Any]:
     from webhook.admission.logs import logging_config
-
-    def ssl_context(config: Any, default_factory: Callable[[], ssl.SSLContext]) -> ssl.SSLContext:
-        return _SERVED["current"].tls.server_context()
 
     bind = f"[{options.host}]:{options.port}" if ":" in options.host else f"{options.host}:{options.port}"
 
@@ -201,10 +259,10 @@ def gunicorn_settings(options: ServeOptions, metrics_host: str) -> dict[str, Any
         # gunicorn's own "Listening at:" line is empty with reuse_port: the workers, not the master, hold the sockets.
         server.log.info("serving https://%s with %d workers, each on its own SO_REUSEPORT socket", bind,
                         options.workers)
+        publisher = _SERVED["current"].publisher
+        if publisher is not None:
+            publisher.start()
         if options.metrics_port:
-            from webhook import metrics
-
-            metrics.serve_metrics(metrics_host, options.metrics_port)
             server.log.info("metrics on http://%s:%s/metrics", metrics_host, options.metrics_port)
 
     def child_exit(server: Any, worker: Any) -> None:
@@ -215,15 +273,15 @@ def gunicorn_settings(options: ServeOptions, metrics_host: str) -> dict[str, Any
     settings: dict[str, Any] = {
         "bind": [bind],
         "workers": options.workers,
-        "worker_class": "gthread",
-        "threads": options.threads,
-        "keepalive": KEEPALIVE,
+        "worker_class": "webhook.front.GuardedWorker",
+        "worker_connections": options.limits.max_connections,
+        "keepalive": int(options.limits.keepalive),
         "reuse_port": True,  # one listening socket per worker, balanced by the kernel; see the module docstring
         "graceful_timeout": options.graceful_timeout,
         "timeout": 30,
         "certfile": str(options.cert_file),
         "keyfile": str(options.key_file),
-        "ssl_context": ssl_context,
+        "ssl_context": tls_context,
         "when_ready": when_ready,
         "child_exit": child_exit,
         "logconfig_dict": logging_config(options.log_level),
@@ -258,10 +316,18 @@ def _logger_class() -> type:
 
 
 def _build_app(options: ServeOptions) -> Flask:
+    """The worker's app: it follows the master's published policy and answers within the request budget."""
+    from webhook.admission import logs
     from webhook.app import Settings, create_app
+    from webhook.policy_store import PolicyFollower
+
+    def switched(policy_hash: str) -> None:
+        logs.set_policy_hash(policy_hash)
 
     served = _SERVED["current"]
-    return create_app(Settings(options.policy_path, options.check_interval), served.policy, served.tls)
+    follower = PolicyFollower(served.channel, on_switch=switched)
+    return create_app(Settings(options.policy_path, options.check_interval, budget=served.budget), follower,
+                      served.tls)
 
 
 def _application_class() -> type:

@@ -26,7 +26,8 @@ from webhook.admission.handlers import Handler
 from webhook.admission.logs import REQUEST_LOGGER
 from webhook.admission.response import Response, errored
 from webhook.admission.review import JSON_TYPE, BadReview, Request
-from webhook.policy_store import PolicyStore
+from webhook.budget import UNLIMITED, Budget, CompileCacheBudget
+from webhook.policy_store import PolicySource
 from webhook.wire import get_str
 
 log = logging.getLogger(REQUEST_LOGGER)
@@ -36,6 +37,15 @@ health_bp = Blueprint("health", __name__)
 
 SLICES_PATH = "/validate/resourceslices"
 SELECTORS_PATH = "/validate/selectors"
+LOGGED_CHARS = 256  # of a name the request carries, in the log line
+
+
+class BodyDeadlineExceeded(Exception):
+    """The request body did not arrive within the front's body deadline (answered 408)."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(f"request body not received within {seconds:g} s")
+        self.seconds = seconds
 
 
 class TLSStatus(Protocol):
@@ -52,8 +62,10 @@ class TLSStatus(Protocol):
 class State:
     """What the views share, kept in `app.extensions["draguard"]`."""
 
-    policy: PolicyStore
+    policy: PolicySource
     tls: TLSStatus | None = None
+    budget: Budget = UNLIMITED
+    compile_cache: CompileCacheBudget | None = None
 
 
 def state() -> State:
@@ -79,11 +91,17 @@ def healthz() -> HTTPResponse:
 
 @health_bp.get("/readyz")
 def readyz() -> HTTPResponse:
-    """Ready when an unexpired certificate is loaded and a policy is compiled (a failed reload keeps the old one)."""
+    """Ready when an unexpired certificate is loaded and the policy file last read loaded.
+
+    A policy file that does not load keeps the previous policy in force (in every worker), but fails this
+    check with the error, so a broken ConfigMap is visible where rollouts and alerts look.
+    """
     current = state()
     policy = current.policy
+    error = policy.last.error
     checks: dict[str, Any] = {
-        "policy": {"ok": True, "source": policy.current().source, "lastReloadError": policy.last.error},
+        "policy": {"ok": error is None, "source": policy.current().source, "hash": policy.hash,
+                   "lastReloadError": error},
     }
     if current.tls is not None:
         # An expired certificate is still "loaded" (the holder keeps the last good one), but the API server
@@ -108,7 +126,7 @@ def _review(webhook: str, handler: Handler) -> HTTPResponse:
     try:
         req = review.parse(_body())
         uid = req.uid
-        answer = handler(req, current.policy.current())
+        answer = handler(req, current.policy.current(), budget=current.budget, cache=current.compile_cache)
         payload, code = review.answer(uid, answer, req.api_version), 200
     except BadReview as err:
         payload, code, error, uid = review.refusal(err), err.code, err.message, err.uid
@@ -167,6 +185,8 @@ def _body() -> bytes:
 def _read(size: int) -> bytes:
     try:
         chunk: bytes = request.stream.read(size)
+    except BodyDeadlineExceeded as err:
+        raise BadReview(408, str(err)) from None
     except Exception as err:  # the server refused the body (bad chunk framing, a client gone): the client's doing
         raise BadReview(400, f"request body could not be read: {str(err) or type(err).__name__}") from None
     return chunk
@@ -203,6 +223,9 @@ def _record(
     decision = _decision(code, answer)
     findings = answer.findings if answer is not None else ()
     metrics.record(webhook, code, decision, latency, findings)
+    rule_errors = answer.rule_errors if answer is not None else ()
+    if rule_errors:
+        metrics.rule_errors(rule_errors)
     fields: dict[str, Any] = {"webhook": webhook, "decision": decision, "code": code, "worker": os.getpid()}
     if uid:
         fields["uid"] = uid  # a refused review still names its uid when it could be read
@@ -212,12 +235,15 @@ def _record(
             kind=req.kind.kind,
             resource=str(req.resource),
             namespace=req.namespace,
-            name=req.name or get_str(obj, "metadata", "name") or get_str(obj, "metadata", "generateName"),
+            name=(req.name or get_str(obj, "metadata", "name")
+                  or get_str(obj, "metadata", "generateName"))[:LOGGED_CHARS],
             operation=req.operation,
             dryRun=req.dry_run,
             user=req.user,
         )
     fields["rules"] = sorted({f.rule for f in findings})
+    if rule_errors:
+        fields["ruleErrors"] = sorted(set(rule_errors))
     if answer is not None:
         fields["warnings"] = len(answer.warnings)
     fields["latencyMs"] = round(latency * 1000, 3)

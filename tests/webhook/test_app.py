@@ -196,7 +196,7 @@ def test_healthz_and_readyz(client: FlaskClient) -> None:
     assert client.get("/readyz").get_json() == {
         "ready": True,
         "checks": {
-            "policy": {"ok": True, "source": "<default>", "lastReloadError": None},
+            "policy": {"ok": True, "source": "<default>", "hash": "default", "lastReloadError": None},
             "certificate": {"ok": True, "notAfter": "2030-01-02T00:00:00+00:00"},
         },
     }

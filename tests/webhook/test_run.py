@@ -122,7 +122,7 @@ def _fine(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
     yield Finding(FieldPath.root("spec"), "fine")
 
 
-def test_a_rule_that_raises_is_logged_and_the_others_run(
+def test_a_rule_that_raises_is_a_rule_error_logged_and_the_others_run(
     monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     rules = [Rule("test-boom", frozenset({"ResourceSlice"}), Action.DENY, "s", "r", _boom),
@@ -130,9 +130,13 @@ def test_a_rule_that_raises_is_logged_and_the_others_run(
     monkeypatch.setattr("webhook.run.rules_for", lambda kind: rules)
     with caplog.at_level(logging.ERROR, logger="webhook.run"):
         outcome = run_rules(slice_with(), Policy.default())
-    assert [(f.rule, f.message) for f in outcome.findings] == [("test-fine", "fine")]
+    assert [(f.rule, f.action, f.message) for f in outcome.findings] == [
+        ("rule-error", Action.DENY, "rule test-boom could not check this object: RuntimeError: kaput"),
+        ("test-fine", Action.WARN, "fine"),  # an unknown id gets the policy's fallback action
+    ]
+    assert outcome.errors == ["test-boom"]
     assert caplog.messages == [
-        "rule test-boom failed on ResourceSlice 'node-0-gpu' and was skipped (a draguard bug): RuntimeError: kaput"]
+        "rule test-boom failed on ResourceSlice 'node-0-gpu' (a draguard bug): RuntimeError: kaput"]
 
 
 def test_dropping_list_fields_copies_and_handles_v1beta1_basic() -> None:

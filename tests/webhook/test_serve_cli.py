@@ -133,15 +133,16 @@ def test_self_signed_serving_answers_the_make_run_sample(tmp_path: Path) -> None
     assert [w.split("]")[0] for w in response["warnings"]] == ["[numa-node-standard-missing"]
 
 
-def test_gunicorn_runs_threaded_workers_with_keep_alive_over_tls(tmp_path: Path) -> None:
-    from webhook.serve import ServeOptions, gunicorn_settings
+def test_gunicorn_runs_guarded_gevent_workers_with_keep_alive_over_tls(tmp_path: Path) -> None:
+    from webhook.serve import Limits, ServeOptions, gunicorn_settings
 
-    options = ServeOptions(tmp_path / "tls.crt", tmp_path / "tls.key", host="::1", port=9443, workers=3)
+    options = ServeOptions(tmp_path / "tls.crt", tmp_path / "tls.key", host="::1", port=9443, workers=3,
+                           limits=Limits(max_connections=77))
     settings = gunicorn_settings(options, "::1")
-    assert {k: settings[k] for k in ("bind", "workers", "worker_class", "threads", "keepalive", "accesslog",
-                                     "control_socket_disable", "certfile", "keyfile")} == {
-        "bind": ["[::1]:9443"], "workers": 3, "worker_class": "gthread", "threads": 4, "keepalive": 120,
-        "accesslog": None, "control_socket_disable": True,
+    assert {k: settings[k] for k in ("bind", "workers", "worker_class", "worker_connections", "keepalive",
+                                     "accesslog", "control_socket_disable", "certfile", "keyfile")} == {
+        "bind": ["[::1]:9443"], "workers": 3, "worker_class": "webhook.front.GuardedWorker",
+        "worker_connections": 77, "keepalive": 120, "accesslog": None, "control_socket_disable": True,
         "certfile": str(tmp_path / "tls.crt"), "keyfile": str(tmp_path / "tls.key"),
     }
 

@@ -93,7 +93,8 @@ def test_the_policy_file_is_reloaded_and_a_broken_one_ignored(tmp_path: Path) ->
         eventually(lambda: server.get("/readyz").json()["checks"]["policy"]["lastReloadError"] is not None,
                    "the broken policy noticed")
         ready = server.get("/readyz")
-        assert ready.status == 200
+        assert ready.status == 503  # the broken file is visible where rollouts and alerts look
+        assert ready.json()["checks"]["policy"]["ok"] is False
         assert ready.json()["checks"]["policy"]["lastReloadError"] == (
             f"policy {server.policy_file}: rules: unknown rule id 'no-such-rule' (see `draguard rules`)"
         )
@@ -102,6 +103,7 @@ def test_the_policy_file_is_reloaded_and_a_broken_one_ignored(tmp_path: Path) ->
         metrics = server.metrics()
         assert metric(metrics, "draguard_policy_reloads_total", result="success") == 1
         assert metric(metrics, "draguard_policy_reloads_total", result="error") == 1
+        assert metric(metrics, "draguard_policy_reload_errors_total") == 1
     finally:
         server.stop()
 
@@ -124,6 +126,7 @@ def test_sigterm_lets_an_in_flight_request_finish(tmp_path: Path) -> None:
         # A request the API server sends on an idle kept-alive connection during the drain is still answered.
         late = send(idle, "POST", SLICES, body, JSON)
         assert (late.status, late.response) == (200, {"uid": "uid-drain", "allowed": True})
+        assert late.headers["connection"] == "close"  # not reset: the client learns to reconnect elsewhere
         conn.sock.sendall(body[10:])
         raw = http.client.HTTPResponse(conn.sock)
         raw.begin()

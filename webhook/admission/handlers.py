@@ -6,18 +6,24 @@ scheduler's, and carries no selectors a user wrote), and lets kinds it does not 
 the request log line carries, so a webhook configuration that matches too much degrades to a no-op and a log
 line rather than to rejected writes. Everything else runs the rule catalogue; on UPDATE `run_rules` ratchets
 against the old object, so a violation the object already had is not denied.
+
+Objects are routed by what the API server says the request is (`request.kind` and `request.resource`), never by
+the object's own `kind`: a review whose resource and kind disagree, or whose object names another kind, is
+denied (a crafted `object.kind: Foo` must not skip the ResourceSlice rules). Every message quotes at most
+`QUOTED_CHARS` of a finding's text and `PATH_CHARS` of its field path.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Protocol
 
 from webhook.admission.response import (
     AUDIT_VALUE_CHARS,
     DENY_LISTED,
+    ELLIPSIS,
     Response,
     allowed,
     audit_key,
@@ -27,6 +33,7 @@ from webhook.admission.response import (
     one_line,
 )
 from webhook.admission.review import Request
+from webhook.budget import UNLIMITED, Budget, CompileCacheBudget
 from webhook.findings import Action, Finding
 from webhook.policy import Policy
 from webhook.wire import Obj
@@ -34,34 +41,68 @@ from webhook.wire import Obj
 DRA_GROUP = "resource.k8s.io"
 SLICE_KINDS = frozenset({"ResourceSlice"})
 SELECTOR_KINDS = frozenset({"ResourceClaim", "ResourceClaimTemplate", "DeviceClass"})
+# The DRA resources and the kind each holds: a review's resource and kind must agree.
+RESOURCES = {"resourceslices": "ResourceSlice", "resourceclaims": "ResourceClaim",
+             "resourceclaimtemplates": "ResourceClaimTemplate", "deviceclasses": "DeviceClass"}
+QUOTED_CHARS = 512  # of one finding's message in a denial
+PATH_CHARS = 256  # of one field path (keys are user input)
 
-Handler = Callable[[Request, Policy], Response]
+
+class Handler(Protocol):
+    def __call__(self, req: Request, policy: Policy, *, budget: Budget = ...,
+                 cache: CompileCacheBudget | None = ...) -> Response: ...
+
+
 ALLOWED = allowed()
 
 
-def resourceslices(req: Request, policy: Policy) -> Response:
+def resourceslices(req: Request, policy: Policy, *, budget: Budget = UNLIMITED,
+                   cache: CompileCacheBudget | None = None) -> Response:
     """POST /validate/resourceslices: the ResourceSlice rules (Kubernetes parity and numaNode)."""
-    return _validate(req, policy, SLICE_KINDS)
+    return _validate(req, policy, SLICE_KINDS, budget, cache)
 
 
-def selectors(req: Request, policy: Policy) -> Response:
+def selectors(req: Request, policy: Policy, *, budget: Budget = UNLIMITED,
+              cache: CompileCacheBudget | None = None) -> Response:
     """POST /validate/selectors: CEL selectors and constraints in claims, claim templates and device classes."""
-    return _validate(req, policy, SELECTOR_KINDS)
+    return _validate(req, policy, SELECTOR_KINDS, budget, cache)
 
 
-def _validate(req: Request, policy: Policy, kinds: frozenset[str]) -> Response:
+def _validate(
+    req: Request, policy: Policy, kinds: frozenset[str], budget: Budget, cache: CompileCacheBudget | None
+) -> Response:
     if req.operation not in ("CREATE", "UPDATE"):
         return allowed()
     if req.sub_resource:
         return allowed().noted(f"subresource {req.resource}/{req.sub_resource} not checked")
+    mismatch = route_mismatch(req)
+    if mismatch:
+        return denied(mismatch)
     if req.kind.group != DRA_GROUP or req.kind.kind not in kinds:
         return allowed().noted(f"{req.kind} is not handled by this webhook; allowed without checks")
     from webhook.run import run_rules  # the catalogue imports celext; keep `import webhook.admission` light
 
     assert req.object is not None  # review.parse guarantees an object on CREATE and UPDATE
     old = _typed(req.old_object, req) if req.operation == "UPDATE" and req.old_object is not None else None
-    outcome = run_rules(_typed(req.object, req), policy, old=old)
-    return decide(outcome.findings)
+    outcome = run_rules(_typed(req.object, req), policy, old=old, budget=budget, compile_cache=cache)
+    answer = decide(outcome.findings)
+    return replace(answer, rule_errors=tuple(outcome.errors)) if outcome.errors else answer
+
+
+def route_mismatch(req: Request) -> str:
+    """Why the review's resource, kind and object disagree (empty when they agree)."""
+    if req.kind.group != DRA_GROUP or req.kind.kind not in SLICE_KINDS | SELECTOR_KINDS:
+        return ""  # not ours: answered with a note
+    held = RESOURCES.get(req.resource.resource) if req.resource.group == DRA_GROUP else None
+    if held is not None and held != req.kind.kind:
+        return (f"request.kind {req.kind.kind} does not match request.resource "
+                f"{clip(str(req.resource), 128)} (which holds {held})")
+    for field, obj in (("object", req.object), ("oldObject", req.old_object)):
+        kind = obj.get("kind") if obj is not None else None
+        if kind is not None and kind != req.kind.kind:
+            shown = clip(kind, 64) if isinstance(kind, str) else type(kind).__name__
+            return f"{field}.kind {shown!r} does not match the request's kind {req.kind.kind}"
+    return ""
 
 
 def decide(findings: Sequence[Finding]) -> Response:
@@ -72,7 +113,7 @@ def decide(findings: Sequence[Finding]) -> Response:
     warn = [f for f in findings if f.action is Action.WARN]
     audit = [f for f in findings if f.action is Action.AUDIT]
     # The causes list what the message lists: a slice with thousands of problems is not answered with megabytes.
-    causes = [(str(f.path), one_line(f.message)) for f in deny[:DENY_LISTED]]
+    causes = [(clip(str(f.path), PATH_CHARS), quoted(f.message)) for f in deny[:DENY_LISTED]]
     answer = denied(deny_message(deny), causes) if deny else ALLOWED
     return replace(
         answer,
@@ -84,16 +125,25 @@ def decide(findings: Sequence[Finding]) -> Response:
 
 def deny_message(findings: Sequence[Finding]) -> str:
     """`2 problems: <path>: <message> [rule]; ...`; the API server prefixes the webhook name."""
-    shown = [f"{f.path}: {one_line(f.message)} [{f.rule}]" for f in findings[:DENY_LISTED]]
+    shown = [f"{clip(str(f.path), PATH_CHARS)}: {quoted(f.message)} [{f.rule}]" for f in findings[:DENY_LISTED]]
     more = len(findings) - len(shown)
     tail = f"; and {more} more (run `draguard validate` on this object for all of them)" if more else ""
     noun = "problem" if len(findings) == 1 else "problems"
     return f"{len(findings)} {noun}: " + "; ".join(shown) + tail
 
 
+def quoted(message: str) -> str:
+    """One line, at most QUOTED_CHARS: a message may quote a megabyte-long value from the object."""
+    head = message[: QUOTED_CHARS * 4]  # one_line on a 6 MiB text would cost more than the rules
+    text = one_line(head)
+    if len(head) < len(message) and len(text) < QUOTED_CHARS:
+        return text[: QUOTED_CHARS - 1] + ELLIPSIS
+    return clip(text, QUOTED_CHARS)
+
+
 def warning_line(finding: Finding) -> str:
     """`[rule] path: message`, short enough to survive the API server's warning limits in most cases."""
-    return f"[{finding.rule}] {finding.path}: {finding.message}"
+    return f"[{finding.rule}] {clip(str(finding.path), PATH_CHARS)}: {clip(finding.message, 1024)}"
 
 
 def audit_annotations(findings: Iterable[Finding]) -> dict[str, str]:
@@ -102,7 +152,7 @@ def audit_annotations(findings: Iterable[Finding]) -> dict[str, str]:
     for f in findings:
         key = audit_key(f.rule)
         if key is not None:
-            grouped.setdefault(key, []).append(f"{f.path}: {one_line(f.message)}")
+            grouped.setdefault(key, []).append(f"{clip(str(f.path), PATH_CHARS)}: {quoted(f.message)}")
     return {key: clip("; ".join(items), AUDIT_VALUE_CHARS) for key, items in grouped.items()}
 
 

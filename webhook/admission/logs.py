@@ -1,9 +1,9 @@
 """JSON log lines, one object per line, as controller-runtime's zap encoder and Gatekeeper write them.
 
-`JSONFormatter` renders any record as `{"ts", "level", "logger", "msg", ...}`; fields passed with
-`extra={"fields": {...}}` are merged in, which is how the admission views write their one line per request
-(uid, resource, name, operation, decision, rule ids, latency). Exceptions become one `error` field with the
-traceback as a string, so a log line is always one line.
+`JSONFormatter` renders any record as `{"ts", "level", "logger", "msg", "policy", ...}` (`policy`: the hash of
+the policy in force); fields passed with `extra={"fields": {...}}` are merged in, which is how the admission
+views write their one line per request (uid, resource, name, operation, decision, rule ids, latency).
+Exceptions become one `error` field with the traceback as a string, so a log line is always one line.
 """
 
 from __future__ import annotations
@@ -15,6 +15,11 @@ from collections.abc import Mapping
 from typing import Any
 
 REQUEST_LOGGER = "draguard.admission"
+_POLICY = ["default"]  # the hash of the policy this process serves; every line carries it
+
+
+def set_policy_hash(policy_hash: str) -> None:
+    _POLICY[0] = policy_hash
 
 
 class JSONFormatter(logging.Formatter):
@@ -24,6 +29,7 @@ class JSONFormatter(logging.Formatter):
             "level": record.levelname.lower(),
             "logger": record.name,
             "msg": record.getMessage(),
+            "policy": _POLICY[0],
         }
         fields = getattr(record, "fields", None)
         if isinstance(fields, Mapping):

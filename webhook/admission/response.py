@@ -33,7 +33,7 @@ DENY_LISTED = 20  # draguard's own cap on findings spelled out in a denial messa
 class Response:
     """One admission decision. `code`/`reason`/`message` become `response.status` when not allowed.
 
-    `findings` and `note` never go on the wire: the request log line and the metrics read them.
+    `findings`, `note` and `rule_errors` never go on the wire: the request log line and the metrics read them.
     """
 
     allowed: bool
@@ -45,6 +45,7 @@ class Response:
     causes: tuple[tuple[str, str], ...] = ()  # (field path, message) for status.details.causes
     findings: tuple[Finding, ...] = ()
     note: str = ""
+    rule_errors: tuple[str, ...] = ()  # ids of rules that raised (counted and logged, not sent)
 
     def with_warnings(self, *lines: str) -> Response:
         return replace(self, warnings=fit_warnings((*self.warnings, *lines)))
@@ -72,8 +73,8 @@ def errored(code: int, message: str, reason: str = "") -> Response:
     return Response(False, code, reason or _REASONS.get(code, "InternalError"), one_line(message))
 
 
-_REASONS = {400: "BadRequest", 403: "Forbidden", 413: "RequestEntityTooLarge", 415: "UnsupportedMediaType",
-            500: "InternalError"}
+_REASONS = {400: "BadRequest", 403: "Forbidden", 408: "Timeout", 413: "RequestEntityTooLarge",
+            415: "UnsupportedMediaType", 500: "InternalError"}
 
 
 def one_line(text: str) -> str:

@@ -1,4 +1,4 @@
-"""`draguard serve`: run the validating admission webhook over TLS (gunicorn, threaded workers)."""
+"""`draguard serve`: run the validating admission webhook over TLS (gunicorn, guarded gevent workers)."""
 
 from __future__ import annotations
 
@@ -23,7 +23,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default="0.0.0.0", help="address to listen on (default: %(default)s)")
     parser.add_argument("--port", type=_port, default=8443, help="HTTPS port (default: %(default)s)")
     parser.add_argument("--workers", type=_positive, default=2, help="worker processes (default: %(default)s)")
-    parser.add_argument("--threads", type=_positive, default=4, help="threads per worker (default: %(default)s)")
+    parser.add_argument("--max-connections", type=_positive, default=1000, metavar="N",
+                        help="open connections per worker; more wait in the accept backlog (default: %(default)s)")
+    parser.add_argument("--handshake-timeout", type=_seconds, default=5.0, metavar="SECONDS",
+                        help="a TLS handshake must finish this soon after the connection (default: %(default)s)")
+    parser.add_argument("--header-timeout", type=_seconds, default=10.0, metavar="SECONDS",
+                        help="request line and headers must arrive this soon (default: %(default)s)")
+    parser.add_argument("--body-timeout", type=_seconds, default=15.0, metavar="SECONDS",
+                        help="the request body must arrive this soon after the headers; 408 otherwise "
+                             "(default: %(default)s)")
+    parser.add_argument("--max-selectors", type=_positive, default=128, metavar="N",
+                        help="distinct selector expressions one object may carry before it is answered "
+                             "`budget-exceeded` (default: %(default)s)")
+    parser.add_argument("--max-cpu", type=_seconds, default=2.0, metavar="SECONDS",
+                        help="CPU time one object's checks may take (default: %(default)s)")
+    parser.add_argument("--deadline", type=_seconds, default=2.5, metavar="SECONDS",
+                        help="wall-clock time one object's checks may take; keep it below the webhook's "
+                             "timeoutSeconds (default: %(default)s)")
     parser.add_argument("--policy", type=Path, metavar="FILE",
                         help="policy file (per-rule deny/warn/audit/off); reloaded on change; default policy if unset")
     parser.add_argument("--self-signed", action="store_true",
@@ -40,9 +56,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from webhook.policy import set_command_line  # issue 16: --kubernetes-version / --feature-gates for every reload
+    from webhook.budget import Budget
+    from webhook.policy import set_command_line  # --kubernetes-version / --feature-gates for every reload
     from webhook.profiles.flags import gates_of
-    from webhook.serve import ServeOptions, serve
+    from webhook.serve import Limits, ServeOptions, serve
 
     set_command_line(args.kubernetes_version, gates_of(args))
     cert_dir: Path = args.cert_dir
@@ -54,7 +71,9 @@ def run(args: argparse.Namespace) -> int:
         host=args.host,
         port=args.port,
         workers=args.workers,
-        threads=args.threads,
+        limits=Limits(handshake=args.handshake_timeout, headers=args.header_timeout, body=args.body_timeout,
+                      max_connections=args.max_connections),
+        budget=Budget(args.max_selectors, args.max_cpu, args.deadline),
         policy_path=args.policy,
         metrics_port=args.metrics_port,
         graceful_timeout=args.graceful_timeout,
@@ -97,6 +116,16 @@ def _positive(text: str) -> int:
     value = _int(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
+    return value
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 < value <= 300:
+        raise argparse.ArgumentTypeError(f"{text!r} must be more than 0 and at most 300 seconds")
     return value
 
 

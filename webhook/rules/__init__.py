@@ -13,6 +13,7 @@ from webhook.rules import numa as numa
 from webhook.rules import numa_alias as numa_alias
 from webhook.rules import numa_slice as numa_slice
 from webhook.rules import resourceslice as resourceslice
+from webhook.rules import runner as runner
 from webhook.rules import selectors as selectors
 from webhook.rules import standard_attrs as standard_attrs
 from webhook.rules.base import Rule, RuleContext
@@ -26,6 +27,7 @@ _MODULES = (
     standard_attrs,
     meta,
     selectors,
+    runner,
 )
 
 

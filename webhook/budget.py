@@ -1,0 +1,186 @@
+"""The work one object may cost: distinct selectors compiled, CPU seconds and wall-clock seconds.
+
+A request that exceeds its budget is not evaluated further; the runner reports a `budget-exceeded` finding,
+answered with that rule's policy action (deny by default). The limits stop one large claim from holding a
+worker for seconds while the API server waits (its webhook timeout is at most 30 s; ours ship 3 and 5 s).
+
+How the limits are enforced: in the main thread (gunicorn's gevent worker, the CLI, tests) an interval timer
+per limit (`ITIMER_PROF` for CPU, `ITIMER_REAL` for wall time) raises `BudgetExceeded` inside whatever is
+running, a cel-python compile included; elsewhere (signals only reach the main thread) the runner checks
+the clock between rules. `BudgetExceeded` derives from BaseException so that the `except Exception` blocks of
+rules and celext let it through. A timer is only ever armed while the rules run, which never yield to other
+greenlets, so the signal cannot land in another request.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from types import FrameType
+
+BUDGET_RULE = "budget-exceeded"
+
+
+class BudgetExceeded(BaseException):
+    """The object's evaluation ran out of `what`; `message` is the finding's text."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+@dataclass(frozen=True, slots=True)
+class Budget:
+    """Per-object limits. 0 turns a limit off (the CLI runs without a budget)."""
+
+    selectors: int = 128  # distinct selector expressions one object may make us compile
+    cpu_seconds: float = 2.0
+    wall_seconds: float = 2.5  # below the shipped webhooks' timeoutSeconds (3 and 5 s), so the answer is ours
+
+    def check_selectors(self, count: int) -> None:
+        if self.selectors and count > self.selectors:
+            raise BudgetExceeded(
+                f"{count} distinct selector expressions exceed this webhook's budget of {self.selectors} per object; "
+                "not evaluated")
+
+
+UNLIMITED = Budget(0, 0, 0)
+DEFAULT_BUDGET = Budget()
+
+
+def cpu_message(limit: float) -> str:
+    return f"evaluation used more than its CPU budget of {limit:g} s; not evaluated further"
+
+
+def wall_message(limit: float) -> str:
+    return f"evaluation took longer than its deadline of {limit:g} s; not evaluated further"
+
+
+class Meter:
+    """The running budget of one evaluation: `check()` between steps, timers for what a step cannot see."""
+
+    def __init__(self, budget: Budget, *, timed: bool = False) -> None:
+        self.budget = budget
+        self.timed = timed  # interval timers enforce the budget: `check` has nothing to do
+        self.started_wall = time.monotonic()
+        # The thread's CPU clock is read only when needed: on some virtual machines one read costs milliseconds.
+        self.started_cpu = time.thread_time() if budget.cpu_seconds and not timed else 0.0
+
+    def check(self) -> None:
+        """Raise BudgetExceeded when a limit has passed (a clock read costs microseconds: skipped under timers)."""
+        b = self.budget
+        if self.timed or not (b.cpu_seconds or b.wall_seconds):
+            return
+        if b.cpu_seconds and time.thread_time() - self.started_cpu > b.cpu_seconds:
+            raise BudgetExceeded(cpu_message(b.cpu_seconds))
+        if b.wall_seconds and time.monotonic() - self.started_wall > b.wall_seconds:
+            raise BudgetExceeded(wall_message(b.wall_seconds))
+
+
+_armed: list[Budget] = []  # the budget whose timers are running (main thread only)
+
+
+def _on_timer(signum: int, frame: FrameType | None) -> None:
+    if not _armed:  # a late signal after disarming: nothing is being evaluated
+        return
+    budget = _armed[0]
+    if signum == signal.SIGPROF:
+        raise BudgetExceeded(cpu_message(budget.cpu_seconds))
+    raise BudgetExceeded(wall_message(budget.wall_seconds))
+
+
+@contextmanager
+def metered(budget: Budget) -> Iterator[Meter]:
+    """A `Meter` for one evaluation, with interrupting timers armed when this is the main thread."""
+    timers = (
+        threading.current_thread() is threading.main_thread()
+        and not _armed
+        and bool(budget.cpu_seconds or budget.wall_seconds)
+    )
+    meter = Meter(budget, timed=timers)
+    if not timers:
+        yield meter
+        return
+    _install()
+    _armed.append(budget)
+    try:
+        if budget.cpu_seconds:
+            signal.setitimer(signal.ITIMER_PROF, budget.cpu_seconds)
+        if budget.wall_seconds:
+            signal.setitimer(signal.ITIMER_REAL, budget.wall_seconds)
+        yield meter
+    finally:
+        _armed.clear()
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        signal.setitimer(signal.ITIMER_REAL, 0)
+
+
+_installed: list[bool] = []
+
+
+def _install() -> None:
+    """Install the timer handler once and keep it: a signal already pending when the timers are disarmed then
+    lands in a handler that ignores it, never in the default action (which would end the process)."""
+    if not _installed:
+        signal.signal(signal.SIGPROF, _on_timer)
+        signal.signal(signal.SIGALRM, _on_timer)
+        _installed.append(True)
+
+
+# What celext's caches hold per compiled selector, measured: a 10 KiB selector about 180 KB (4,000 distinct ones
+# took a worker from 45 to 761 MB), a 1 KiB one with a long string literal about 70 KB. The estimate takes the
+# worse ratio, so it errs towards clearing early.
+COMPILED_BYTES_PER_TEXT_BYTE = 72
+COMPILED_BYTES_FIXED = 8 * 1024
+
+
+class CompileCacheBudget:
+    """Keep celext's text-keyed caches (bounded by entry count only) under a byte estimate.
+
+    celext caches compiled selectors by text, at most 1,024 of them whatever their size; a stream of distinct
+    10 KiB selectors grows a worker by hundreds of MB. The webhook notes every expression it has celext
+    compile; when the estimated bytes of the expressions compiled since the last clear pass `max_bytes`, every
+    celext cache is cleared (the next requests recompile what they use). A byte-bounded cache inside celext
+    would make this unnecessary.
+    """
+
+    def __init__(self, max_bytes: int = 64 * 1024 * 1024) -> None:
+        self.max_bytes = max_bytes
+        self._seen: set[str] = set()
+        self._bytes = 0
+        self.clears = 0
+
+    def note(self, expressions: set[str]) -> None:
+        fresh = expressions - self._seen
+        if not fresh:
+            return
+        added = sum(len(e.encode("utf-8", "surrogatepass")) * COMPILED_BYTES_PER_TEXT_BYTE + COMPILED_BYTES_FIXED
+                    for e in fresh)
+        if self._bytes + added > self.max_bytes:
+            clear_celext_caches()
+            self._seen.clear()
+            self._bytes = 0
+            self.clears += 1
+        self._seen |= fresh
+        self._bytes += added
+
+    @property
+    def estimated_bytes(self) -> int:
+        return self._bytes
+
+
+def clear_celext_caches() -> None:
+    """Empty every `functools` cache in the loaded celext modules."""
+    import sys
+
+    for name, module in list(sys.modules.items()):
+        if name != "celext" and not name.startswith("celext."):
+            continue
+        for value in list(vars(module).values()):
+            clear = getattr(value, "cache_clear", None)
+            if callable(clear) and getattr(value, "__module__", "").startswith("celext"):
+                clear()

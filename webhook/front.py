@@ -1,0 +1,297 @@
+"""The connection front of `draguard serve`: gunicorn's gevent worker with a deadline on every phase.
+
+Each connection is a greenlet, so a silent or slow client costs a few kilobytes, not a thread. gunicorn's own
+gevent worker still waits without limit in the TLS handshake and the first request's headers, so this worker
+drives the connection itself:
+
+    accept (at most --max-connections per worker; beyond, the kernel backlog holds them)
+    -> TLS handshake            within Limits.handshake seconds, else closed
+    -> request headers          within Limits.headers seconds of the first byte waited for, else closed
+    -> body                     within Limits.body seconds of the headers (408 answered), via `BodyDeadline`
+    -> evaluation               bounded by the request budget (`webhook.budget`), answered per policy
+    -> answer written           the whole request within Limits.request seconds, else the connection is cut
+    -> idle keep-alive          up to Limits.keepalive (120 s, longer than the API server's 90 s), then closed
+
+On SIGTERM the listeners close, requests in flight finish within the graceful timeout, and a request that
+arrives on a kept-alive connection meanwhile is answered with `Connection: close` (gunicorn's `handle_request`
+does that once the worker is no longer alive); once nothing is in flight and `DRAIN_IDLE_GRACE` has passed,
+connections still idle are closed (a client's transport retries a request on a connection closed while idle).
+
+The metrics port is served by the same loop on its own SO_REUSEPORT socket in every worker (plain HTTP, same
+deadlines and cap), so it is exactly as hard to starve as the webhook port.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import socket as stdsocket
+import ssl
+import time
+from collections.abc import Callable, Iterable
+from functools import partial
+from typing import Any
+
+import gevent
+import gevent.ssl
+from gevent.pool import Pool
+from gevent.server import StreamServer
+from gunicorn import http
+from gunicorn import sock as gsock
+from gunicorn.workers.ggevent import GeventWorker
+
+from webhook.serve import Limits, current
+from webhook.views import BodyDeadlineExceeded
+
+# After SIGTERM, how long kept-alive connections still get their requests answered once nothing is in flight:
+# the API server may send on a pooled connection until it notices the endpoint is gone.
+DRAIN_IDLE_GRACE = 1.0
+
+WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
+
+
+class BodyDeadline:
+    """WSGI middleware: the request body must arrive within `seconds` of the headers."""
+
+    def __init__(self, app: WSGIApp, seconds: float) -> None:
+        self.app = app
+        self.seconds = seconds
+
+    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        environ["wsgi.input"] = _DeadlineInput(environ["wsgi.input"], time.monotonic() + self.seconds, self.seconds)
+        return self.app(environ, start_response)
+
+
+class _DeadlineInput:
+    def __init__(self, stream: Any, deadline: float, seconds: float) -> None:
+        self._stream = stream
+        self._deadline = deadline
+        self._seconds = seconds
+
+    def _within(self, read: Callable[[], bytes]) -> bytes:
+        left = self._deadline - time.monotonic()
+        if left <= 0:
+            raise BodyDeadlineExceeded(self._seconds)
+        with gevent.Timeout(left, False):
+            data: bytes = read()
+            return data
+        raise BodyDeadlineExceeded(self._seconds)
+
+    def read(self, size: int | None = None) -> bytes:
+        return self._within(lambda: self._stream.read(size))
+
+    def readline(self, size: int | None = None) -> bytes:
+        return self._within(lambda: self._stream.readline(size))
+
+    def __iter__(self) -> Any:
+        while line := self.readline():
+            yield line
+
+
+class ListenerDispatch:
+    """WSGI middleware: requests to the metrics port go to the metrics app, all others to the webhook."""
+
+    def __init__(self, app: WSGIApp, metrics_port: int, metrics_app: WSGIApp | None) -> None:
+        self.app = app
+        self.metrics_port = str(metrics_port)
+        self.metrics_app = metrics_app
+
+    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        if self.metrics_app is not None and environ.get("SERVER_PORT") == self.metrics_port:
+            return self.metrics_app(environ, start_response)
+        return self.app(environ, start_response)
+
+
+class GuardedWorker(GeventWorker):  # type: ignore[misc]
+    """gunicorn's gevent worker with per-phase deadlines, a connection cap and a prompt, clean drain."""
+
+    wsgi: WSGIApp
+    limits: Limits
+    _idle: set[gevent.Greenlet]
+    _metrics_socket: Any = None
+    _quit = False
+
+    def load_wsgi(self) -> None:
+        super().load_wsgi()
+        served = current()
+        self.limits = served.limits
+        self._idle = set()
+        app: WSGIApp = BodyDeadline(self.wsgi, self.limits.body)
+        metrics_app = None
+        if served.metrics_port:
+            from webhook import metrics
+
+            metrics_app = metrics.wsgi_app()
+        self.wsgi = ListenerDispatch(app, served.metrics_port, metrics_app)
+        if self.cfg.is_ssl:
+            _unwrap_sni_callback(tls_context(self.cfg))
+
+    def _listeners(self) -> list[tuple[Any, bool]]:
+        served = current()
+        listeners: list[tuple[Any, bool]] = [(s, bool(self.cfg.is_ssl)) for s in self.sockets]
+        if served.metrics_port:
+            self._metrics_socket = metrics_socket(served.metrics_host, served.metrics_port, self.cfg.backlog)
+            listeners.append((self._metrics_socket, False))
+        return listeners
+
+    def run(self) -> None:
+        servers: list[StreamServer] = []
+        for listener, tls in self._listeners():
+            listener.setblocking(1)
+            server = StreamServer(listener, handle=partial(self.connection, listener, tls),
+                                  spawn=Pool(self.worker_connections))
+            if self.cfg.workers > 1:
+                server.max_accept = 1  # take one connection per wake-up; the other workers get their share
+            server.start()
+            servers.append(server)
+        while self.alive:
+            self.notify()
+            gevent.sleep(0.1)  # how soon a signal is acted on
+        if self._quit:  # Ctrl-C / SIGQUIT: stop now, in-flight requests included
+            for server in servers:
+                server.close()
+            return
+        self._drain(servers)
+
+    def handle_quit(self, sig: int, frame: Any) -> None:
+        """SIGINT and SIGQUIT: leave the run loop at once (gunicorn's gevent worker raises SystemExit in a
+        greenlet, which gevent prints as a traceback at exit)."""
+        self.alive = False
+        self._quit = True
+
+    def _drain(self, servers: list[StreamServer]) -> None:
+        """Stop accepting; finish what is in flight; answer requests on kept-alive connections (with
+        `Connection: close`) for DRAIN_IDLE_GRACE after that; then close the idle ones."""
+        for server in servers:
+            server.close()
+        started = time.monotonic()
+        deadline = started + self.cfg.graceful_timeout
+        while time.monotonic() < deadline:
+            active = sum(s.pool.size - s.pool.free_count() for s in servers)
+            busy = active - len(self._idle)
+            if active == 0 or (busy == 0 and time.monotonic() - started >= DRAIN_IDLE_GRACE):
+                break
+            self.notify()
+            gevent.sleep(0.05)
+        gevent.killall(list(self._idle), block=True, timeout=1)
+        for server in servers:
+            server.stop(timeout=1)
+
+    def connection(self, listener: Any, tls: bool, client: Any, addr: Any) -> None:
+        """One connection, from handshake to close, each phase under its deadline."""
+        limits = self.limits
+        try:
+            if client.family in (stdsocket.AF_INET, stdsocket.AF_INET6):
+                # An answer goes out as headers then body: with Nagle's algorithm the body waits for the client's
+                # delayed ACK (40 ms on Linux) before it is sent.
+                client.setsockopt(stdsocket.IPPROTO_TCP, stdsocket.TCP_NODELAY, 1)
+            if tls:
+                client = self._handshake(client, addr)
+                if client is None:
+                    return
+            parser = http.get_parser(self.cfg, client, addr)
+            listener_name = listener.getsockname()
+            first = True
+            while True:  # after SIGTERM, gunicorn answers with `Connection: close`, which ends the loop
+                if not first and not self._wait_idle(client, parser):
+                    return
+                first = False
+                req = None
+                with gevent.Timeout(limits.headers, False):
+                    req = next(parser)
+                if req is None:
+                    self.log.debug("request headers from %s not received within %ss; closed", addr, limits.headers)
+                    return
+                with gevent.Timeout(limits.request, False):
+                    self.handle_request(listener_name, req, client, addr)
+                    continue
+                self.log.warning("request from %s not done within %ss; connection closed", addr, limits.request)
+                return
+        except StopIteration:  # the answer said Connection: close, or the client closed
+            pass
+        except (http.errors.NoMoreData, ssl.SSLError, OSError) as err:
+            self.log.debug("connection from %s ended: %s", addr, err)
+        except gevent.GreenletExit:
+            pass
+        except Exception as err:  # a malformed request line or header: gunicorn answers 400, within a deadline
+            with gevent.Timeout(limits.handshake, False):
+                self.handle_error(None, client, addr, err)
+        finally:
+            _close(client)
+
+    def _handshake(self, client: Any, addr: Any) -> Any:
+        """The TLS socket once the handshake is done within Limits.handshake; None (connection closed) if not."""
+        # The context was made in the master, before gevent patched `ssl`: wrap with gevent's SSLSocket directly.
+        wrapped = gevent.ssl.SSLSocket(sock=client, server_side=True, do_handshake_on_connect=False,
+                                       _context=tls_context(self.cfg))
+        with gevent.Timeout(self.limits.handshake, False):
+            wrapped.do_handshake()
+            return wrapped
+        self.log.debug("TLS handshake from %s not done within %ss; closed", addr, self.limits.handshake)
+        _close(wrapped)
+        return None
+
+    def _wait_idle(self, client: Any, parser: Any) -> bool:
+        """Wait for the next request on a kept-alive connection; False when it stays idle past keep-alive."""
+        if _buffered(client, parser):
+            return True
+        me = gevent.getcurrent()
+        self._idle.add(me)
+        try:
+            gevent.socket.wait_read(client.fileno(), timeout=self.limits.keepalive)
+        except TimeoutError:
+            return False
+        finally:
+            self._idle.discard(me)
+        return True
+
+
+def tls_context(cfg: Any) -> ssl.SSLContext:
+    """The server context for a new connection: gunicorn's `ssl_context` hook (`webhook.serve.tls_context`)."""
+    context: ssl.SSLContext = gsock.ssl_context(cfg)
+    return context
+
+
+def _unwrap_sni_callback(context: ssl.SSLContext) -> None:
+    """Hand the context's SNI callback gevent's SSLSocket, as it would get the stdlib one.
+
+    The context is made in the master, before gevent patches `ssl`, so OpenSSL passes the callback gevent's
+    inner socket; the callback (`certs.reload.TLSReloader`) sets `.context` on what it is given.
+    """
+    callback = context.sni_callback
+    if callback is None or getattr(callback, "unwraps_gevent", False):
+        return
+
+    def unwrapped(sock: Any, server_name: Any, ctx: ssl.SSLContext) -> Any:
+        owner = getattr(sock, "_sslsock", None)
+        return callback(owner() if owner is not None else sock, server_name, ctx)
+
+    unwrapped.unwraps_gevent = True  # type: ignore[attr-defined]
+    context.sni_callback = unwrapped
+
+
+def _buffered(client: Any, parser: Any) -> bool:
+    if isinstance(client, ssl.SSLSocket) and client.pending():
+        return True
+    with parser.unreader.buf.getbuffer() as view:
+        return bool(view.nbytes)
+
+
+def _close(client: Any) -> None:
+    with contextlib.suppress(OSError):
+        client.close()
+
+
+def metrics_socket(host: str, port: int, backlog: int) -> Any:
+    """This worker's SO_REUSEPORT socket for the metrics port (every worker has one; the kernel spreads them)."""
+    from gevent import socket as gsocket
+
+    family = stdsocket.AF_INET6 if ":" in host else stdsocket.AF_INET
+    sock = gsocket.socket(family, stdsocket.SOCK_STREAM)
+    sock.setsockopt(stdsocket.SOL_SOCKET, stdsocket.SO_REUSEADDR, 1)
+    sock.setsockopt(stdsocket.SOL_SOCKET, stdsocket.SO_REUSEPORT, 1)
+    sock.bind((host, port))
+    sock.listen(backlog)
+    return sock
+
+
+__all__ = ["BodyDeadline", "GuardedWorker", "Limits", "ListenerDispatch"]
