@@ -34,16 +34,18 @@ import ssl
 import sys
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from webhook.auth.settings import AuthSettings
 from webhook.errors import DraguardError
 
 if TYPE_CHECKING:
     from flask import Flask
 
     from certs.reload import TLSReloader
+    from webhook.auth.tokens import TokenVerifier
     from webhook.policy_store import PolicyStore
 
 KEEPALIVE = 120  # seconds; see the module docstring
@@ -67,6 +69,7 @@ class ServeOptions:
     graceful_timeout: int = GRACEFUL_TIMEOUT
     log_level: str = "info"
     check_interval: float = 1.0  # how often certificate and policy files are stat'ed, at most
+    auth: AuthSettings = field(default_factory=AuthSettings)  # who may call (webhook.auth); off by default
 
 
 @dataclass(slots=True)
@@ -80,6 +83,7 @@ class _Served:
 
     tls: TLSReloader
     policy: PolicyStore
+    tokens: TokenVerifier | None = None
 
 
 _SERVED: dict[str, _Served] = {}  # "current" -> what this process serves with
@@ -87,6 +91,7 @@ _SERVED: dict[str, _Served] = {}  # "current" -> what this process serves with
 
 def serve(options: ServeOptions) -> None:
     """Check everything a user can get wrong (one-line `DraguardError`), then run gunicorn until stopped."""
+    options.auth.check()
     check_listen(options.host, options.port, "--port")
     metrics_host = options.metrics_host or options.host
     if options.metrics_port:
@@ -95,7 +100,7 @@ def serve(options: ServeOptions) -> None:
             raise DraguardError("--metrics-port must differ from --port")
     owned_dir = prepare_multiprocess_dir() if options.metrics_port else None
     try:
-        _SERVED["current"] = _Served(_open_tls(options), _open_policy(options))
+        _SERVED["current"] = _Served(_open_tls(options), _open_policy(options), _open_tokens(options))
         warm_up()
         _application_class()(options, metrics_host).run()
     finally:
@@ -173,9 +178,21 @@ def _open_tls(options: ServeOptions) -> TLSReloader:
     from certs.reload import TLSReloader
 
     try:
-        return TLSReloader(options.cert_file, options.key_file, check_interval=options.check_interval)
+        reloader = TLSReloader(options.cert_file, options.key_file, check_interval=options.check_interval,
+                               client_ca=options.auth.client_ca)
     except CertsError as err:
         raise DraguardError(f"cannot serve TLS: {err.message}") from None
+    if options.auth.client_ca is not None:
+        from webhook.auth.peer import count_refused_handshakes
+
+        count_refused_handshakes(reloader.server_context())
+    return reloader
+
+
+def _open_tokens(options: ServeOptions) -> TokenVerifier | None:
+    from webhook.auth.tokens import open_verifier
+
+    return open_verifier(options.auth)
 
 
 def _open_policy(options: ServeOptions) -> PolicyStore:
@@ -259,9 +276,11 @@ def _logger_class() -> type:
 
 def _build_app(options: ServeOptions) -> Flask:
     from webhook.app import Settings, create_app
+    from webhook.auth.middleware import protect
 
     served = _SERVED["current"]
-    return create_app(Settings(options.policy_path, options.check_interval), served.policy, served.tls)
+    app = create_app(Settings(options.policy_path, options.check_interval), served.policy, served.tls)
+    return protect(app, options.auth, served.tokens)
 
 
 def _application_class() -> type:
