@@ -13,14 +13,17 @@ import datetime as dt
 import ssl
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 from certs.errors import CertsError
-from certs.issue import BACKDATE, Issued, is_ca, new_key, utcnow
-from certs.pem import KeyType, cert_pem, parse_certs
+from certs.files import write_atomic
+from certs.issue import BACKDATE, Issued, is_ca, new_key, signing_ca, utcnow
+from certs.material import CA_CERT, CA_KEY, Material
+from certs.pem import KeyType, cert_pem, key_pem, parse_certs
 
 MAX_CLIENT_DAYS = 365  # the same ceiling as the serving certificate
 CLIENT_CERT, CLIENT_KEY = "client.crt", "client.key"  # where `draguard certs client --dir` writes them
@@ -100,3 +103,31 @@ def require_client_certs(context: ssl.SSLContext, bundle_pem: bytes) -> None:
     """Make `context` refuse any handshake whose client certificate does not chain to `bundle_pem`."""
     context.load_verify_locations(cadata=bundle_pem.decode("ascii"))
     context.verify_mode = ssl.CERT_REQUIRED
+
+
+@dataclass(frozen=True, slots=True)
+class WrittenClient:
+    cert_file: Path
+    key_file: Path
+    not_after: dt.datetime
+    serial: int
+
+
+def write_client(
+    material: Material, where: str, out_dir: Path, subject: ClientSubject, *, key_type: KeyType = "ecdsa",
+    days: int = MAX_CLIENT_DAYS, now: dt.datetime | None = None,
+) -> WrittenClient:
+    """Issue a client certificate from the CA in `material` and write `client.crt`/`client.key` (0600) to `out_dir`."""
+    now = now or utcnow()
+    ca = signing_ca(material, where, now)
+    if ca is None:
+        raise CertsError(f"{where}: no {CA_CERT} and {CA_KEY}; run `draguard certs generate` first")
+    issued = issue_client(ca, subject, key_type=key_type, days=days, now=now)
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise CertsError(f"{out_dir}: cannot create: {err.strerror or err}") from None
+    cert_file, key_file = out_dir / CLIENT_CERT, out_dir / CLIENT_KEY
+    write_atomic(key_file, key_pem(issued.key), private=True)
+    write_atomic(cert_file, cert_pem(issued.cert), private=False)
+    return WrittenClient(cert_file, key_file, issued.cert.not_valid_after_utc, issued.cert.serial_number)
