@@ -130,7 +130,7 @@ class TokenVerifier:
                                              f"(one of {', '.join(ALGORITHMS)})")
         key = self.keys().get(kid) if isinstance(kid, str) else None
         if key is None:
-            raise Refused("token_unknown_key", f"no signing key with id {kid!r} in {self.jwks}")
+            raise Refused("token_unknown_key", f"no signing key with id {kid!r} in the token keys (--token-jwks)")
         if key.algorithm_name != alg:
             raise Refused("token_signature", f"the token is signed with {alg}, its key {kid!r} is for "
                                              f"{key.algorithm_name}")
@@ -138,7 +138,7 @@ class TokenVerifier:
             claims = jwt.decode(token, key.key, algorithms=[alg], audience=self.audiences, issuer=self.issuer,
                                 leeway=self.leeway, options={"require": ["exp", "iat", "iss", "aud", "sub"]})
         except jwt.InvalidTokenError as err:
-            raise _refusal(err) from None
+            raise self._refusal(err) from None
         return self._binding(claims)
 
     def _binding(self, claims: Mapping[str, Any]) -> Verified:
@@ -167,25 +167,26 @@ class TokenVerifier:
         return Verified(str(claims["sub"]), str(name), groups[0])
 
 
+    def _refusal(self, err: jwt.InvalidTokenError) -> Refused:
+        if isinstance(err, jwt.ExpiredSignatureError):
+            return Refused("token_expired", "the token has expired")
+        if isinstance(err, jwt.ImmatureSignatureError):
+            return Refused("token_not_yet_valid", "the token is not valid yet (nbf or iat in the future)")
+        if isinstance(err, jwt.InvalidAudienceError):
+            return Refused("token_audience", f"the token's audience is not this webhook's URL "
+                                             f"({', '.join(self.audiences)})")
+        if isinstance(err, jwt.InvalidIssuerError):
+            return Refused("token_issuer", f"the token's issuer is not {self.issuer}")
+        if isinstance(err, jwt.InvalidSignatureError):
+            return Refused("token_signature", "the token's signature does not verify")
+        if isinstance(err, jwt.MissingRequiredClaimError):
+            return Refused("token_malformed", f"the token lacks the {err.claim!r} claim")
+        return Refused("token_malformed", f"the bearer token is not a valid JWT ({type(err).__name__})")
+
+
 def covers(allowed: str, group: str) -> bool:
     """Whether a token attested for API group `allowed` may ask about an object of `group` (`""`: the core group)."""
     return allowed in (ANY_GROUP, group)
-
-
-def _refusal(err: jwt.InvalidTokenError) -> Refused:
-    if isinstance(err, jwt.ExpiredSignatureError):
-        return Refused("token_expired", "the token has expired")
-    if isinstance(err, jwt.ImmatureSignatureError):
-        return Refused("token_not_yet_valid", "the token is not valid yet (nbf or iat in the future)")
-    if isinstance(err, jwt.InvalidAudienceError):
-        return Refused("token_audience", "the token's audience is not this webhook's URL")
-    if isinstance(err, jwt.InvalidIssuerError):
-        return Refused("token_issuer", "the token's issuer is not the expected one")
-    if isinstance(err, jwt.InvalidSignatureError):
-        return Refused("token_signature", "the token's signature does not verify")
-    if isinstance(err, jwt.MissingRequiredClaimError):
-        return Refused("token_malformed", f"the token lacks the {err.claim!r} claim")
-    return Refused("token_malformed", f"the bearer token is not a valid JWT ({type(err).__name__})")
 
 
 def open_verifier(settings: AuthSettings) -> TokenVerifier | None:
