@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.builders import slice_with
 from tests.webhook.auth.conftest import (
     AUDIENCE,
     ISSUER,
+    SLICES,
     AuthServer,
     SigningKey,
     claims,
@@ -18,7 +21,7 @@ from tests.webhook.auth.conftest import (
     start_auth_server,
     write_jwks,
 )
-from tests.webhook.conftest import eventually
+from tests.webhook.conftest import JSON, admission_review, encode, eventually
 
 pytestmark = pytest.mark.slow
 
@@ -93,6 +96,22 @@ def test_a_token_for_another_api_group_is_403(server: AuthServer, key: SigningKe
 def test_a_token_for_the_reviewed_api_group_is_answered(server: AuthServer, key: SigningKey) -> None:
     reply = server.review(token=key.sign(claims(group="resource.k8s.io")))
     assert (reply.status, reply.response) == (200, ANSWER)
+
+
+def test_a_chunked_review_is_read_for_its_group_and_answered(server: AuthServer, key: SigningKey) -> None:
+    body = encode(admission_review(slice_with(numa=1), uid="uid-chunked"))
+    conn = server.connect()
+    try:
+        headers = {**JSON, "Authorization": f"Bearer {key.sign(claims(group='resource.k8s.io'))}"}
+        conn.request("POST", SLICES, body=iter([body[:100], body[100:]]), headers=headers, encode_chunked=True)
+        raw = conn.getresponse()
+        assert (raw.status, json.loads(raw.read())["response"]) == (200, {"uid": "uid-chunked", "allowed": True})
+        # the connection stays usable: a refused request on it is answered too
+        conn.request("POST", SLICES, body=body, headers=JSON)
+        refused = conn.getresponse()
+        assert (refused.status, json.loads(refused.read())["code"]) == (401, 401)
+    finally:
+        conn.close()
 
 
 def test_a_rotated_jwks_file_admits_the_new_key(tmp_path: Path) -> None:
