@@ -138,7 +138,7 @@ class TokenVerifier:
             claims = jwt.decode(token, key.key, algorithms=[alg], audience=self.audiences, issuer=self.issuer,
                                 leeway=self.leeway, options={"require": ["exp", "iat", "iss", "aud", "sub"]})
         except jwt.InvalidTokenError as err:
-            raise self._refusal(err) from None
+            raise self._refusal(err, token) from None
         return self._binding(claims)
 
     def _binding(self, claims: Mapping[str, Any]) -> Verified:
@@ -167,13 +167,16 @@ class TokenVerifier:
         return Verified(str(claims["sub"]), str(name), groups[0])
 
 
-    def _refusal(self, err: jwt.InvalidTokenError) -> Refused:
+    def _refusal(self, err: jwt.InvalidTokenError, token: str) -> Refused:
         if isinstance(err, jwt.ExpiredSignatureError):
             return Refused("token_expired", "the token has expired")
         if isinstance(err, jwt.ImmatureSignatureError):
             return Refused("token_not_yet_valid", "the token is not valid yet (nbf or iat in the future)")
         if isinstance(err, jwt.InvalidAudienceError):
-            return Refused("token_audience", f"the token's audience is not this webhook's URL "
+            # The signature verified (PyJWT checks claims after it), so the audience is the issuer's word: naming
+            # it shows an operator which --token-audience the API server writes.
+            carried = jwt.decode(token, options={"verify_signature": False}).get("aud")
+            return Refused("token_audience", f"the token's audience {carried!r} is not this webhook's URL "
                                              f"({', '.join(self.audiences)})")
         if isinstance(err, jwt.InvalidIssuerError):
             return Refused("token_issuer", f"the token's issuer is not {self.issuer}")

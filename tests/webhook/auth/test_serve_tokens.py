@@ -61,7 +61,7 @@ def test_probes_need_no_token(server: AuthServer) -> None:
     [
         (lambda k: None, "token_missing", "this webhook requires an Authorization: Bearer token"),
         (lambda k: k.sign(claims(aud=["https://other.example/validate"])), "token_audience",
-         f"the token's audience is not this webhook's URL ({AUDIENCE})"),
+         f"the token's audience ['https://other.example/validate'] is not this webhook's URL ({AUDIENCE})"),
         (lambda k: k.sign(claims(iss="https://evil.example")), "token_issuer",
          f"the token's issuer is not {ISSUER}"),
         (lambda k: k.sign(claims(now=time.time() - 3600)), "token_expired", "the token has expired"),

@@ -184,3 +184,27 @@ def test_unusable_keys_beside_a_good_one_are_skipped(tmp_path: Path) -> None:
     path = tmp_path / "jwks.json"
     path.write_text(json.dumps({"keys": [{"kty": "oct", "k": "c2VjcmV0", "kid": "h"}, KEY.jwk()]}))
     assert list(load_jwks(path)) == ["es-key"]
+
+
+@pytest.mark.parametrize(
+    ("changes", "want"),
+    [
+        ({"aud": "https://draguard.draguard.svc/validate/resourceslices"}, (
+            "token_audience", 401, "the token's audience 'https://draguard.draguard.svc/validate/resourceslices' is "
+                                   f"not this webhook's URL ({AUDIENCE})")),
+        ({"aud": ["https://a.example", "https://b.example"]}, (
+            "token_audience", 401, "the token's audience ['https://a.example', 'https://b.example'] is not this "
+                                   f"webhook's URL ({AUDIENCE})")),
+        ({"iss": ISSUER + "/"}, ("token_issuer", 401, f"the token's issuer is not {ISSUER}")),
+    ],
+    ids=["audience-without-port", "other-audiences", "issuer-with-slash"],
+)
+def test_issuer_and_audience_must_match_exactly(tmp_path: Path, changes: dict[str, Any],
+                                                want: tuple[str, int, str]) -> None:
+    assert refusal(tmp_path, KEY.sign(claims(**changes))) == want
+
+
+def test_one_of_several_audiences_is_enough(tmp_path: Path) -> None:
+    jwks = write_jwks(tmp_path / "jwks.json", KEY)
+    check = TokenVerifier(jwks, ISSUER, ["https://draguard.draguard.svc:443/validate/selectors", AUDIENCE], "draguard")
+    assert check.verify(KEY.sign(claims(aud=["https://x.example", AUDIENCE]))).subject == SUBJECT
