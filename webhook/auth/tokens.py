@@ -37,7 +37,13 @@ ALGORITHMS = ("RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES
 GROUP_CLAIM = "webhook-authentication.k8s.io/allowedAPIGroup"
 ANY_GROUP = "*"
 
+MAX_REMEMBERED = 256  # verified tokens kept; the API server holds one per webhook and API group
+
 _Stamp = tuple[int, int, int, int]
+
+
+def _now() -> float:
+    return time.time()
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +99,7 @@ class TokenVerifier:
         self._keys = load_jwks(jwks)  # raises: nothing to verify with yet
         self._rejected: _Stamp | None = None
         self._checked = time.monotonic()
+        self._verified: dict[str, tuple[Verified, float]] = {}  # token -> what it said, and its exp
 
     def keys(self) -> Mapping[str, jwt.PyJWK]:
         """The keys in force, re-reading the file first when it changed and the interval has passed."""
@@ -116,10 +123,31 @@ class TokenVerifier:
             log.warning("keeping the previous token signing keys: %s", err)
             return
         self._keys, self._stamp, self._rejected = keys, stamp, None
+        self._verified.clear()
         log.info("token signing keys reloaded from %s (%d key(s))", self.jwks, len(keys))
 
     def verify(self, token: str) -> Verified:
-        """The token's claims when it is valid for this webhook; `Refused` (401 or 403) naming what failed."""
+        """The token's claims when it is valid for this webhook; `Refused` (401 or 403) naming what failed.
+
+        The API server re-uses one token for many requests (KEP-6060 tokens live ten minutes), so a token that
+        verified is remembered until it expires: the same string carries the same signature. The memory is
+        dropped whenever the keys change, so a token signed with a withdrawn key is refused at once.
+        """
+        keys = self.keys()  # first: a changed key file empties the memory
+        known = self._verified.get(token)
+        if known is not None:
+            verified, expires = known
+            if _now() >= expires + self.leeway:
+                del self._verified[token]
+                raise Refused("token_expired", "the token has expired")
+            return verified
+        verified, expires = self._verify(token, keys)
+        if len(self._verified) >= MAX_REMEMBERED:
+            self._verified.clear()  # a burst of distinct tokens: start over rather than track ages
+        self._verified[token] = (verified, expires)
+        return verified
+
+    def _verify(self, token: str, keys: Mapping[str, jwt.PyJWK]) -> tuple[Verified, float]:
         try:
             header = jwt.get_unverified_header(token)
         except jwt.DecodeError:
@@ -128,7 +156,7 @@ class TokenVerifier:
         if alg not in ALGORITHMS:
             raise Refused("token_malformed", f"the bearer token's algorithm {alg!r} is not accepted "
                                              f"(one of {', '.join(ALGORITHMS)})")
-        key = self.keys().get(kid) if isinstance(kid, str) else None
+        key = keys.get(kid) if isinstance(kid, str) else None
         if key is None:
             raise Refused("token_unknown_key", f"no signing key with id {kid!r} in the token keys (--token-jwks)")
         if key.algorithm_name != alg:
@@ -139,7 +167,7 @@ class TokenVerifier:
                                 leeway=self.leeway, options={"require": ["exp", "iat", "iss", "aud", "sub"]})
         except jwt.InvalidTokenError as err:
             raise self._refusal(err, token) from None
-        return self._binding(claims)
+        return self._binding(claims), float(claims["exp"])
 
     def _binding(self, claims: Mapping[str, Any]) -> Verified:
         private = claims.get("kubernetes.io")

@@ -208,3 +208,41 @@ def test_one_of_several_audiences_is_enough(tmp_path: Path) -> None:
     jwks = write_jwks(tmp_path / "jwks.json", KEY)
     check = TokenVerifier(jwks, ISSUER, ["https://draguard.draguard.svc:443/validate/selectors", AUDIENCE], "draguard")
     assert check.verify(KEY.sign(claims(aud=["https://x.example", AUDIENCE]))).subject == SUBJECT
+
+
+def test_a_remembered_token_is_refused_once_it_expires(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from webhook.auth import tokens
+
+    check = verifier(tmp_path)
+    issued = time.time()
+    token = KEY.sign(claims(now=issued, lifetime=600))
+    assert check.verify(token).subject == SUBJECT
+    monkeypatch.setattr(tokens, "_now", lambda: issued + 600 + LEEWAY - 1)
+    assert check.verify(token).subject == SUBJECT  # within the skew
+    monkeypatch.setattr(tokens, "_now", lambda: issued + 600 + LEEWAY)
+    with pytest.raises(Refused) as caught:
+        check.verify(token)
+    assert (caught.value.reason, caught.value.message) == ("token_expired", "the token has expired")
+
+
+def test_a_remembered_token_is_refused_once_its_key_is_withdrawn(tmp_path: Path) -> None:
+    check = verifier(tmp_path, check_interval=0)
+    token = KEY.sign(claims())
+    assert check.verify(token).subject == SUBJECT
+    write_jwks(check.jwks, SigningKey.new("successor"))
+    with pytest.raises(Refused) as caught:
+        check.verify(token)
+    assert caught.value.reason == "token_unknown_key"
+
+
+@pytest.mark.parametrize(("count", "remembered"), [(2, 2), (3, 3), (4, 1)])
+def test_the_memory_of_verified_tokens_is_bounded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, count: int, remembered: int
+) -> None:
+    from webhook.auth import tokens
+
+    monkeypatch.setattr(tokens, "MAX_REMEMBERED", 3)
+    check = verifier(tmp_path)
+    for n in range(count):
+        assert check.verify(KEY.sign(claims(jti=str(n)))).subject == SUBJECT
+    assert len(check._verified) == remembered
