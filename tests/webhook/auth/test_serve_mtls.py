@@ -34,6 +34,10 @@ def server(pki: ClientPKI, tmp_path_factory: pytest.TempPathFactory) -> Iterator
     started.stop()
 
 
+def admission_lines(server: AuthServer) -> int:
+    return sum(1 for entry in server.logs() if entry.get("msg") == "admission review")
+
+
 def refused_at_tls(server: AuthServer, client: tuple[Path, Path] | None) -> str:
     """The TLS error a client meets (TLS 1.3 reports the server's alert on the first read, not in the handshake)."""
     with pytest.raises((ssl.SSLError, ConnectionError)) as caught:
@@ -42,8 +46,10 @@ def refused_at_tls(server: AuthServer, client: tuple[Path, Path] | None) -> str:
 
 
 def test_the_allowed_subject_is_answered(server: AuthServer, pki: ClientPKI) -> None:
+    reviewed = admission_lines(server)
     reply = server.review(client=pki.client(ALLOWED))
     assert (reply.status, reply.response) == (200, ANSWER)
+    assert admission_lines(server) == reviewed + 1
 
 
 def test_a_uri_san_matching_a_glob_is_answered(server: AuthServer, pki: ClientPKI) -> None:
@@ -66,10 +72,6 @@ def test_a_certificate_from_another_ca_is_refused_at_the_handshake(server: AuthS
     assert "UNKNOWN_CA" in error or "reset" in error.lower() or "EOF" in error
     eventually(lambda: refused_count(server.metrics(), "client_cert_untrusted") == before + 1,
                "draguard_auth_refused_total{reason=client_cert_untrusted} counted")
-
-
-def admission_lines(server: AuthServer) -> int:
-    return sum(1 for entry in server.logs() if entry.get("msg") == "admission review")
 
 
 def test_a_trusted_certificate_with_another_subject_is_403(server: AuthServer, pki: ClientPKI) -> None:
