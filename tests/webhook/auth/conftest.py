@@ -170,7 +170,7 @@ class AuthServer:
 
 
 def start_auth_server(base: Path, args: tuple[str, ...], *, ready_client: tuple[Path, Path] | None = None,
-                      ready_token: str | None = None) -> AuthServer:
+                      ready_token: str | None = None, workers: int = 1) -> AuthServer:
     """`python -m webhook serve` with the given auth flags, once /readyz answers over TLS (with `ready_client`)."""
     base.mkdir(parents=True, exist_ok=True)
     cert_dir, policy, log_file = base / "certs", base / "policy.yaml", base / "server.log"
@@ -179,8 +179,8 @@ def start_auth_server(base: Path, args: tuple[str, ...], *, ready_client: tuple[
     env = {k: v for k, v in os.environ.items() if k != "PROMETHEUS_MULTIPROC_DIR"}
     port, metrics_port = free_port(), free_port()
     command = [sys.executable, "-m", "webhook", "serve", "--cert-dir", str(cert_dir), "--host", "127.0.0.1",
-               "--port", str(port), "--metrics-port", str(metrics_port), "--workers", "1", "--policy", str(policy),
-               *args]
+               "--port", str(port), "--metrics-port", str(metrics_port), "--workers", str(workers),
+               "--policy", str(policy), *args]
     with log_file.open("wb") as log:
         process = subprocess.Popen(command, cwd=REPO, stdout=log, stderr=log, env=env)
     server = AuthServer(process, port, metrics_port, cert_dir, log_file)

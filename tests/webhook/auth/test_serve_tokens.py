@@ -117,12 +117,15 @@ def test_a_chunked_review_is_read_for_its_group_and_answered(server: AuthServer,
 def test_a_rotated_jwks_file_admits_the_new_key(tmp_path: Path) -> None:
     old, new = SigningKey.new("old"), SigningKey.new("new")
     jwks = write_jwks(tmp_path / "jwks.json", old)
-    server = start_auth_server(tmp_path / "server", token_args(jwks))
+    server = start_auth_server(tmp_path / "server", token_args(jwks), workers=2)
     try:
+        assert server.review(token=old.sign(claims())).status == 200
         assert server.review(token=new.sign(claims())).status == 401
         write_jwks(jwks, new)  # the issuer rotated its signing key; the mounted file follows
-        eventually(lambda: server.review(token=new.sign(claims())).status == 200,
-                   "a token signed with the new key accepted without a restart")
-        assert server.review(token=old.sign(claims())).status == 401  # the retired key no longer verifies
+        # Every worker re-reads the file on its own: several requests in a row must all see the new keys.
+        eventually(lambda: all(server.review(token=new.sign(claims())).status == 200 for _ in range(6)),
+                   "a token signed with the new key accepted by every worker without a restart")
+        eventually(lambda: all(server.review(token=old.sign(claims())).status == 401 for _ in range(6)),
+                   "the withdrawn key no longer verifies on any worker")
     finally:
         server.stop()
