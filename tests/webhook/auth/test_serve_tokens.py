@@ -110,6 +110,10 @@ def test_a_chunked_review_is_read_for_its_group_and_answered(server: AuthServer,
         conn.request("POST", SLICES, body=body, headers=JSON)
         refused = conn.getresponse()
         assert (refused.status, json.loads(refused.read())["code"]) == (401, 401)
+        # and its unread body does not spill into the next request
+        conn.request("POST", SLICES, body=body, headers=headers)
+        again = conn.getresponse()
+        assert (again.status, json.loads(again.read())["response"]["uid"]) == (200, "uid-chunked")
     finally:
         conn.close()
 
