@@ -138,7 +138,7 @@ class TokenVerifier:
         if known is not None:
             verified, expires = known
             if _now() >= expires + self.leeway:
-                del self._verified[token]
+                self._verified.pop(token, None)  # another thread may have dropped it already
                 raise Refused("token_expired", "the token has expired")
             return verified
         verified, expires = self._verify(token, keys)
