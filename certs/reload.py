@@ -5,6 +5,11 @@ certificate is sent. It swaps in the context built from the newest valid files, 
 replaces its files atomically) is served to every new connection while open connections keep theirs. The files
 are stat'ed at most once per `check_interval`; new files that are unusable (unparsable, a key that does not
 match, expired) are logged once and the previous context stays, like controller-runtime's certwatcher.
+
+With `client_ca`, every context also requires a client certificate chaining to that bundle, and the bundle is
+watched with the pair: the SNI callback swaps the whole context, and OpenSSL verifies the client's chain against
+the store of the context in force, so a rotated client CA applies to the next handshake while open connections
+keep what they were verified with.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from certs.client import client_ca_bundle, require_client_certs
 from certs.errors import CertsError
 from certs.pem import key_matches, parse_certs, parse_key
 
@@ -74,22 +80,29 @@ def _pem_path(data: bytes, name: str) -> Iterator[str]:
         yield path
 
 
-def _server_context(cert_pem: bytes, key_pem: bytes) -> ssl.SSLContext:
+def _server_context(cert_pem: bytes, key_pem: bytes, client_ca_pem: bytes | None = None) -> ssl.SSLContext:
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.minimum_version = ssl.TLSVersion.TLSv1_2
     # Load the very bytes that were checked, not the files again: they may have been replaced in between.
     with _pem_path(cert_pem, "tls.crt") as cert_path, _pem_path(key_pem, "tls.key") as key_path:
         context.load_cert_chain(cert_path, key_path)
+    if client_ca_pem is not None:
+        require_client_certs(context, client_ca_pem)
     return context
 
 
-def load_pair(cert_file: Path, key_file: Path, now: dt.datetime | None = None) -> _Loaded:
-    """Read, check and load one certificate/key pair; `CertsError` with one line when unusable."""
-    stamp = _stamp(cert_file, key_file)
+def load_pair(
+    cert_file: Path, key_file: Path, now: dt.datetime | None = None, client_ca: Path | None = None
+) -> _Loaded:
+    """Read, check and load one certificate/key pair (and client CA); `CertsError` with one line when unusable."""
+    stamp = _stamp(cert_file, key_file, *((client_ca,) if client_ca else ()))
     try:
         cert_pem, key_pem = cert_file.read_bytes(), key_file.read_bytes()
+        client_ca_pem = client_ca.read_bytes() if client_ca else None
     except OSError as err:
         raise CertsError(f"{err.filename}: cannot read: {err.strerror or err}") from None
+    if client_ca is not None and client_ca_pem is not None:
+        client_ca_pem = client_ca_bundle(client_ca_pem, str(client_ca))
     leaf = parse_certs(cert_pem, str(cert_file))[0]
     key = parse_key(key_pem, str(key_file))
     if not key_matches(leaf, key):
@@ -98,7 +111,7 @@ def load_pair(cert_file: Path, key_file: Path, now: dt.datetime | None = None) -
     if now >= leaf.not_valid_after_utc:
         raise CertsError(f"{cert_file}: the certificate expired on {leaf.not_valid_after_utc:%Y-%m-%d %H:%M:%S} UTC")
     try:
-        context = _server_context(cert_pem, key_pem)
+        context = _server_context(cert_pem, key_pem, client_ca_pem)
     except (ssl.SSLError, OSError) as err:
         raise CertsError(f"{cert_file}: cannot be served: {err}") from None
     return _Loaded(context, leaf.not_valid_after_utc, stamp)
@@ -111,11 +124,15 @@ class TLSReloader:
     >>> server_socket = reloader.server_context().wrap_socket(sock, server_side=True)   # doctest: +SKIP
     """
 
-    def __init__(self, cert_file: Path | str, key_file: Path | str, *, check_interval: float = 1.0) -> None:
+    def __init__(
+        self, cert_file: Path | str, key_file: Path | str, *, check_interval: float = 1.0,
+        client_ca: Path | str | None = None,
+    ) -> None:
         self.cert_file, self.key_file = Path(cert_file), Path(key_file)
+        self.client_ca = Path(client_ca) if client_ca is not None else None
         self.check_interval = check_interval
         self._lock = threading.Lock()
-        self._current = load_pair(self.cert_file, self.key_file)  # raises: nothing to serve yet
+        self._current = load_pair(self.cert_file, self.key_file, client_ca=self.client_ca)  # raises: nothing to serve
         self._rejected: _Stamp | None = None
         self._last_error: str | None = None
         self._checked = time.monotonic()
@@ -148,11 +165,11 @@ class TLSReloader:
             return self._reload_locked()
 
     def _reload_locked(self) -> bool:
-        stamp = _stamp(self.cert_file, self.key_file)
+        stamp = _stamp(self.cert_file, self.key_file, *((self.client_ca,) if self.client_ca else ()))
         if stamp in (self._current.stamp, self._rejected):
             return False
         try:
-            fresh = load_pair(self.cert_file, self.key_file)
+            fresh = load_pair(self.cert_file, self.key_file, client_ca=self.client_ca)
         except CertsError as err:
             self._rejected, self._last_error = stamp, err.message
             log.warning("keeping the certificate that expires %s: %s", f"{self.not_after:%Y-%m-%d}", err.message)

@@ -39,6 +39,7 @@ from gunicorn import http
 from gunicorn import sock as gsock
 from gunicorn.workers.ggevent import GeventWorker
 
+from webhook.auth.peer import count_handshake_error
 from webhook.serve import Limits, current
 from webhook.views import BodyDeadlineExceeded
 
@@ -224,7 +225,11 @@ class GuardedWorker(GeventWorker):  # type: ignore[misc]
         wrapped = gevent.ssl.SSLSocket(sock=client, server_side=True, do_handshake_on_connect=False,
                                        _context=tls_context(self.cfg))
         with gevent.Timeout(self.limits.handshake, False):
-            wrapped.do_handshake()
+            try:
+                wrapped.do_handshake()
+            except ssl.SSLError as err:  # gevent's SSLSocket ignores the context's counting socket class
+                count_handshake_error(err)
+                raise
             return wrapped
         self.log.debug("TLS handshake from %s not done within %ss; closed", addr, self.limits.handshake)
         _close(wrapped)

@@ -36,10 +36,11 @@ import ssl
 import sys
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from webhook.auth.settings import AuthSettings
 from webhook.budget import DEFAULT_BUDGET, Budget
 from webhook.errors import DraguardError
 
@@ -47,6 +48,7 @@ if TYPE_CHECKING:
     from flask import Flask
 
     from certs.reload import TLSReloader
+    from webhook.auth.tokens import TokenVerifier
     from webhook.policy_store import PolicyPublisher, PolicyStore
 
 KEEPALIVE = 120  # seconds; see the module docstring
@@ -86,6 +88,7 @@ class ServeOptions:
     graceful_timeout: int = GRACEFUL_TIMEOUT
     log_level: str = "info"
     check_interval: float = 1.0  # how often certificate and policy files are stat'ed, at most
+    auth: AuthSettings = field(default_factory=AuthSettings)  # who may call (webhook.auth); off by default
 
 
 @dataclass(slots=True)
@@ -104,6 +107,7 @@ class Served:
     metrics_host: str
     metrics_port: int
     publisher: PolicyPublisher | None = None
+    tokens: TokenVerifier | None = None
 
 
 _SERVED: dict[str, Served] = {}  # "current" -> what this process serves with
@@ -115,6 +119,7 @@ def current() -> Served:
 
 def serve(options: ServeOptions) -> None:
     """Check everything a user can get wrong (one-line `DraguardError`), then run gunicorn until stopped."""
+    options.auth.check()
     check_listen(options.host, options.port, "--port")
     metrics_host = options.metrics_host or options.host
     if options.metrics_port:
@@ -127,6 +132,7 @@ def serve(options: ServeOptions) -> None:
         raise_fd_limit(options.limits.max_connections + 64)
         served = Served(_open_tls(options), _open_policy(options), channel, options.limits, options.budget,
                         metrics_host, options.metrics_port)
+        served.tokens = _open_tokens(options)
         served.publisher = _publisher(served)
         _SERVED["current"] = served
         warm_up()
@@ -215,9 +221,21 @@ def _open_tls(options: ServeOptions) -> TLSReloader:
     from certs.reload import TLSReloader
 
     try:
-        return TLSReloader(options.cert_file, options.key_file, check_interval=options.check_interval)
+        reloader = TLSReloader(options.cert_file, options.key_file, check_interval=options.check_interval,
+                               client_ca=options.auth.client_ca)
     except CertsError as err:
         raise DraguardError(f"cannot serve TLS: {err.message}") from None
+    if options.auth.client_ca is not None:
+        from webhook.auth.peer import count_refused_handshakes
+
+        count_refused_handshakes(reloader.server_context())
+    return reloader
+
+
+def _open_tokens(options: ServeOptions) -> TokenVerifier | None:
+    from webhook.auth.tokens import open_verifier
+
+    return open_verifier(options.auth)
 
 
 def _open_policy(options: ServeOptions) -> PolicyStore:
@@ -319,6 +337,7 @@ def _build_app(options: ServeOptions) -> Flask:
     """The worker's app: it follows the master's published policy and answers within the request budget."""
     from webhook.admission import logs
     from webhook.app import Settings, create_app
+    from webhook.auth.middleware import protect
     from webhook.policy_store import PolicyFollower
 
     def switched(policy_hash: str) -> None:
@@ -326,8 +345,9 @@ def _build_app(options: ServeOptions) -> Flask:
 
     served = _SERVED["current"]
     follower = PolicyFollower(served.channel, on_switch=switched)
-    return create_app(Settings(options.policy_path, options.check_interval, budget=served.budget), follower,
-                      served.tls)
+    app = create_app(Settings(options.policy_path, options.check_interval, budget=served.budget), follower,
+                     served.tls)
+    return protect(app, options.auth, served.tokens)
 
 
 def _application_class() -> type:

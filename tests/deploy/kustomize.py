@@ -18,9 +18,11 @@ DEPLOY = REPO / "deploy"
 BASE = DEPLOY / "base"
 JOB_CERTS = DEPLOY / "overlays" / "job-certs"
 CERT_MANAGER = DEPLOY / "overlays" / "cert-manager"
+MTLS = DEPLOY / "overlays" / "mtls"
 VAP = DEPLOY / "vap"
 AUDIT = DEPLOY / "overlays" / "audit"
-KUSTOMIZATIONS = {"base": BASE, "job-certs": JOB_CERTS, "cert-manager": CERT_MANAGER, "vap": VAP, "audit": AUDIT}
+KUSTOMIZATIONS = {"base": BASE, "job-certs": JOB_CERTS, "cert-manager": CERT_MANAGER, "mtls": MTLS, "vap": VAP,
+                  "audit": AUDIT}
 KUBERNETES = "1.37.0"  # the release the manifests target; kubernetes-validate ships its schemas
 CERT_MANAGER_GROUP = "cert-manager.io/v1"  # CRDs: not in the Kubernetes OpenAPI, checked field by field instead
 

@@ -110,7 +110,8 @@ ROWS: dict[str, Row] = {
                                 and "draguard: DEBUG: configuration: 1 lookup(s), 0 cache hit(s)" in e),
     "eval: an expression too deep is one line": Row(
         ("eval", NESTED, "--slices", "slices.yaml"), 2,
-        lambda o, e: o == "" and e == "draguard: error: cannot compile EXPR: expression recursion limit exceeded: 250\n"),
+        lambda o, e: o == "" and e == "draguard: error: cannot compile EXPR: expression recursion limit exceeded: "
+                                      "250\n"),
     "eval --format json=FILE": Row(("eval", 'device.driver == "dra.net"', "--slices", "slices.yaml", "--format",
                                     "json=eval.json"), 0, lambda o, e: o == "" and e == ""),
     ".draguard.yaml is found from the linted path up": Row(

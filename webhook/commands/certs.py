@@ -1,4 +1,4 @@
-"""`draguard certs generate|rotate|inject|check`: the webhook's TLS material without openssl or cert-manager.
+"""`draguard certs generate|rotate|inject|check|client`: the webhook's TLS material without openssl or cert-manager.
 
 Every subcommand is a thin shell over the `certs` package; material lives in a directory (`--dir`) or a Secret of
 type kubernetes.io/tls (`--secret NAMESPACE/NAME`, for an in-cluster Job). Exit codes: 0 done (or nothing to do),
@@ -99,6 +99,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                      help="warn when expiry is this close, in days (default 30)")
     _cluster(chk)
     chk.set_defaults(_certs=_check)
+
+    cli = sub.add_parser("client", help="issue the API server's client certificate from the webhook's CA",
+                         description="Issue a client certificate (clientAuth) signed by the webhook's CA, for the API "
+                                     "server to present when `draguard serve --client-ca` requires one. Writes "
+                                     "client.crt and client.key (0600) to --out.")
+    _location(cli, required=True)
+    cli.add_argument("--subject", required=True, metavar="CN", help="the certificate's Common Name, e.g. "
+                                                                    "kube-apiserver (what --allowed-subject matches)")
+    cli.add_argument("--dns", action="append", default=[], metavar="NAME", help="a DNS SAN (repeatable)")
+    cli.add_argument("--uri", action="append", default=[], metavar="URI", help="a URI SAN, e.g. spiffe://... "
+                                                                              "(repeatable)")
+    cli.add_argument("--out", type=Path, required=True, metavar="DIR", help="where to write client.crt, client.key")
+    cli.add_argument("--key-type", choices=("ecdsa", "rsa"), default="ecdsa", help="ECDSA P-256 (default) or RSA")
+    cli.add_argument("--days", type=_whole(1, 365), default=365, metavar="N",
+                     help="lifetime in days, at most 365 and never past the CA (default 365)")
+    _cluster(cli)
+    cli.set_defaults(_certs=_client)
 
 
 def _whole(low: int, high: int) -> Any:
@@ -212,6 +229,19 @@ def _inject(args: argparse.Namespace) -> int:
     else:
         print(f"validatingwebhookconfiguration/{done.name}: caBundle already current on all {total} webhook(s); "
               "verified")
+    return 0
+
+
+def _client(args: argparse.Namespace) -> int:
+    from certs.client import client_subject, write_client
+
+    subject = client_subject(args.subject, args.dns, args.uri)  # bad names fail before any I/O
+    store = _store(args)
+    written = write_client(store.load(), str(store), args.out, subject, key_type=args.key_type, days=args.days)
+    names = [f"CN={subject.common_name}", *(f"DNS:{n}" for n in subject.dns), *(f"URI:{u}" for u in subject.uris)]
+    print(f"client certificate: issued for {', '.join(names)} (serial {written.serial:x}, expires "
+          f"{written.not_after:%Y-%m-%d})")
+    print(f"wrote {written.cert_file} and {written.key_file}")
     return 0
 
 

@@ -54,8 +54,29 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
     add_profile_arguments(parser)
 
+    _auth_arguments(parser.add_argument_group("authenticating the caller (off unless given; see docs/deploy.md)"))
+
+
+def _auth_arguments(group: argparse._ArgumentGroup) -> None:
+    from webhook.auth.settings import DEFAULT_CONFIGURATION
+
+    group.add_argument("--client-ca", type=Path, metavar="FILE",
+                       help="require a client certificate chaining to this CA bundle (refused at the TLS handshake "
+                            "otherwise); reloaded with the serving certificate")
+    group.add_argument("--allowed-subject", action="append", default=[], metavar="PATTERN",
+                       help="with --client-ca: allow only certificates whose CN or DNS/URI SAN matches (exact or "
+                            "glob; repeatable); others get 403")
+    group.add_argument("--token-issuer", metavar="URL", help="require a KEP-6060 bearer token from this issuer")
+    group.add_argument("--token-jwks", type=Path, metavar="FILE",
+                       help="the issuer's JWKS (kubectl get --raw /openid/v1/jwks); reloaded when it changes")
+    group.add_argument("--token-audience", action="append", default=[], metavar="URL",
+                       help="an accepted audience: the webhook URL as the API server writes it (repeatable)")
+    group.add_argument("--token-webhook-configuration", default=DEFAULT_CONFIGURATION, metavar="NAME",
+                       help="the ValidatingWebhookConfiguration tokens must be bound to (default: %(default)s)")
+
 
 def run(args: argparse.Namespace) -> int:
+    from webhook.auth.settings import AuthSettings
     from webhook.budget import Budget
     from webhook.policy import set_command_line  # --kubernetes-version / --feature-gates for every reload
     from webhook.profiles.flags import gates_of
@@ -78,6 +99,14 @@ def run(args: argparse.Namespace) -> int:
         metrics_port=args.metrics_port,
         graceful_timeout=args.graceful_timeout,
         log_level=args.log_level,
+        auth=AuthSettings(
+            client_ca=args.client_ca,
+            allowed_subjects=tuple(args.allowed_subject),
+            token_issuer=args.token_issuer,
+            token_jwks=args.token_jwks,
+            token_audiences=tuple(args.token_audience),
+            token_configuration=args.token_webhook_configuration,
+        ),
     )
     serve(options)
     return 0

@@ -275,7 +275,8 @@ def test_the_lean_install_pulls_in_no_server_stack() -> None:
     names = {dep.split(">")[0].split("=")[0].split("[")[0].strip().lower() for dep in project["dependencies"]}
     assert names == {"cel-python", "ruamel.yaml", "pyyaml"}
     server = {dep.split(">")[0].strip().lower() for dep in project["optional-dependencies"]["server"]}
-    assert server == {"flask", "gunicorn", "gevent", "cryptography", "kubernetes", "prometheus-client", "msgspec"}
+    assert server == {"flask", "gunicorn", "gevent", "cryptography", "kubernetes", "prometheus-client", "msgspec",
+                      "pyjwt[crypto]"}
 
 
 def test_the_image_installs_the_server_extra() -> None:
