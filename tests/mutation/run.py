@@ -5,7 +5,8 @@
     python tests/mutation/run.py --report        print the scores of the last runs, run nothing
 
 Each package runs in its own scratch copy (build/mutation/<package>/) whose pyproject.toml carries that
-package's `only_mutate` and test selection, so runs never share or clobber results. mutmut then maps each
+package's `only_mutate` and test selection, so runs never share or clobber results. The copy's `mutants/`
+folder is kept between runs: mutmut re-tests only mutants of functions (or tests) that changed. mutmut then maps each
 test to the functions it calls and runs, for each mutant, only the selected tests that reach the mutated
 function, in a forked child of one warm pytest process (no pytest-xdist; a run uses both cores).
 
@@ -46,6 +47,7 @@ class Package:
 PACKAGES = (
     Package("certs-issue", ("certs/issue.py",), ("tests/certs/test_issue.py", "tests/limits/test_cert_limits.py")),
     Package("fix", ("webhook/fix.py",), ("tests/webhook/test_fix.py", "tests/webhook/test_fix_readback.py",
+                                         "tests/webhook/test_fix_spelling.py", "tests/webhook/commands/test_lint.py",
                                          "tests/webhook/rules/test_selectors_fix_semantics.py")),
     Package("admission", ("webhook/admission/*",), ("tests/webhook/admission", "tests/webhook/test_app.py",
                                                      "tests/limits/test_admission_limits.py")),
@@ -63,15 +65,14 @@ def present(package: Package) -> bool:
 def prepare(package: Package) -> Path:
     """A fresh scratch copy holding the sources, the tests and a pyproject.toml configured for `package`."""
     work = BUILD / package.name
-    if work.exists():
-        shutil.rmtree(work)
-    work.mkdir(parents=True)
+    work.mkdir(parents=True, exist_ok=True)
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
     for folder in (*SOURCES, "tests"):
+        shutil.rmtree(work / folder, ignore_errors=True)
         shutil.copytree(REPO / folder, work / folder, ignore=ignore)
     # tests/conftest.py finds ../shared/corpus next to the checkout; mutmut runs in work/mutants.
     shared = REPO.parent / "shared"
-    if shared.exists():
+    if shared.exists() and not (work / "shared").exists():
         (work / "shared").symlink_to(shared)
     tests = [t for t in package.tests if (REPO / t).exists()]
     base = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["mutmut"]
@@ -134,6 +135,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("packages", nargs="*", help=f"any of: {', '.join(p.name for p in PACKAGES)}")
     parser.add_argument("--report", action="store_true", help="print the last scores, run nothing")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="mutants tested at once (default: cores)")
     args = parser.parse_args(argv)
     by_name = {p.name: p for p in PACKAGES}
     unknown = [n for n in args.packages if n not in by_name]
@@ -149,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"== {package.name}", flush=True)
             work = prepare(package)
             env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
-            subprocess.run([str(mutmut), "run"], cwd=work, env=env, check=False)
+            subprocess.run([str(mutmut), "run", "--max-children", str(args.jobs)], cwd=work, env=env, check=False)
     return report(chosen)
 
 
