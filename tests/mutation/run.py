@@ -92,13 +92,13 @@ def equivalent() -> set[str]:
     return set(re.findall(r"^\| `([\w.]+__mutmut_\d+)`", EQUIVALENT.read_text(), re.MULTILINE))
 
 
-def tally(package: Package) -> tuple[int, int, list[str]] | None:
-    """(killed, counted, surviving names) from a package's last run, or None when it has not run."""
+def tally(package: Package) -> tuple[int, int, int, list[str]] | None:
+    """(killed, counted, not checked, surviving names) from a package's last run, or None when it has not run."""
     metas = sorted((BUILD / package.name / "mutants").rglob("*.py.meta"))
     if not metas:
         return None
     skip = equivalent()
-    killed, counted, surviving = 0, 0, []
+    killed, counted, unchecked, surviving = 0, 0, 0, []
     for meta in metas:
         codes: dict[str, int | None] = json.loads(meta.read_text())["exit_code_by_key"]
         for name, code in codes.items():
@@ -107,12 +107,15 @@ def tally(package: Package) -> tuple[int, int, list[str]] | None:
             status = status_by_exit_code[code]
             if status == "skipped":
                 continue
+            if status == "not checked":  # an interrupted run: reported apart, not scored
+                unchecked += 1
+                continue
             counted += 1
             if status in KILLED:
                 killed += 1
             else:
                 surviving.append(f"{name} ({status})")
-    return killed, counted, surviving
+    return killed, counted, unchecked, surviving
 
 
 def report(packages: list[Package]) -> int:
@@ -122,10 +125,11 @@ def report(packages: list[Package]) -> int:
         if result is None:
             print(f"{package.name:14} not run")
             continue
-        killed, counted, surviving = result
+        killed, counted, unchecked, surviving = result
         score = killed / counted if counted else 1.0
-        worst = min(worst, score)
-        print(f"{package.name:14} {score:6.1%} killed ({killed}/{counted}, {len(surviving)} surviving)")
+        worst = min(worst, score) if not unchecked else 0.0
+        note = f", {unchecked} not checked: run again to finish" if unchecked else ""
+        print(f"{package.name:14} {score:6.1%} killed ({killed}/{counted}, {len(surviving)} surviving{note})")
         for name in surviving:
             print(f"    survived: {name}")
     return 0 if worst >= TARGET else 1
