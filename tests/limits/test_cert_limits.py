@@ -179,5 +179,6 @@ def test_issue_leaf_at_365_days_and_issue_ca_at_1_year() -> None:
 
 def test_service_names_library_call_refuses_a_254_character_name() -> None:
     name = name_of_length(SUBDOMAIN + 1)
-    with pytest.raises(CertsError, match=rf"^invalid DNS name '{name}': must be a lower-case DNS-1123 subdomain \(RFC 1123\)$"):
+    message = rf"^invalid DNS name '{name}': must be a lower-case DNS-1123 subdomain \(RFC 1123\)$"
+    with pytest.raises(CertsError, match=message):
         service_names("svc", "ns", [name])

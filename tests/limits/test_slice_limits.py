@@ -86,21 +86,31 @@ def _devices(n: int, **fields: Any) -> Obj:
     return with_(lambda o: o["spec"].update(devices=[{"name": f"dev-{i}", **copy.deepcopy(fields)} for i in range(n)]))
 
 
+def _shared_counters(sets: list[Obj]) -> Obj:
+    """A slice that publishes counter sets only (`devices` and `sharedCounters` are exclusive)."""
+    obj = base()
+    del obj["spec"]["devices"]
+    obj["spec"]["sharedCounters"] = sets
+    return obj
+
+
 TAINT = {"key": "example.com/t", "effect": "NoSchedule"}
 LABEL_MSG = "must be no more than {} characters"
 D0 = "spec.devices[0]"
 
 LIMITS = [
     Limit("device name", "validation.go DNS1123LabelMaxLength", 63,
-          _set_device(name=lambda n: chars(n)),
+          _set_device(name=chars),
           lambda n: [("k8s-device-name", f"{D0}.name",
                       f'Invalid value: "{chars(n)}": {LABEL_MSG.format(63)}')]),
     Limit("metadata.name", "validation.go DNS1123SubdomainMaxLength (NameIsDNSSubdomain)", 253,
           lambda n: with_(lambda o: o["metadata"].update(name=subdomain(n))),
-          lambda n: [("k8s-object-meta", "metadata.name", f'Invalid value: "{subdomain(n)}": {LABEL_MSG.format(253)}')]),
+          lambda n: [("k8s-object-meta", "metadata.name",
+                      f'Invalid value: "{subdomain(n)}": {LABEL_MSG.format(253)}')]),
     Limit("spec.nodeName", "validation.go DNS1123SubdomainMaxLength (ValidateNodeName)", 253,
           lambda n: with_(lambda o: o["spec"].update(nodeName=subdomain(n))),
-          lambda n: [("k8s-node-selection", "spec.nodeName", f'Invalid value: "{subdomain(n)}": {LABEL_MSG.format(253)}')]),
+          lambda n: [("k8s-node-selection", "spec.nodeName",
+                      f'Invalid value: "{subdomain(n)}": {LABEL_MSG.format(253)}')]),
     Limit("label value", "validation.go LabelValueMaxLength", 63,
           lambda n: with_(lambda o: o["metadata"].update(labels={"k": chars(n)})),
           lambda n: [("k8s-object-meta", "metadata.labels", f'Invalid value: "{chars(n)}": {LABEL_MSG.format(63)}')]),
@@ -148,7 +158,7 @@ LIMITS = [
           lambda n: [("k8s-attribute-limits", D0, f"Invalid value: {n}: the total number of attribute values "
                       "must not exceed 48")]),
     Limit("devices per slice", "types.go ResourceSliceMaxDevices", 128,
-          lambda n: _devices(n),
+          _devices,
           lambda n: [("k8s-device-count", "spec.devices", f"Too many: {n}: must have at most 128 items")]),
     Limit("devices per slice with taints", "types.go ResourceSliceMaxDevicesWithAdvancedFeatures", 64,
           lambda n: _devices(n, taints=[TAINT]),
@@ -163,22 +173,22 @@ LIMITS = [
           _set_device(taints=lambda n: [{"key": "example.com/t", "value": chars(n), "effect": "NoSchedule"}]),
           lambda n: [("k8s-taints", f"{D0}.taints[0].value", f'Invalid value: "{chars(n)}": {LABEL_MSG.format(63)}')]),
     Limit("bindingConditions", "types.go BindingConditionsMaxSize", 4,
-          _set_device(bindingConditions=lambda n: [f"c{i}" for i in range(n)], bindingFailureConditions=lambda n: ["f"]),
-          lambda n: [("k8s-binding-conditions", f"{D0}.bindingConditions", f"Too many: {n}: must have at most 4 items")]),
+          _set_device(bindingConditions=lambda n: [f"c{i}" for i in range(n)],
+                      bindingFailureConditions=lambda n: ["f"]),
+          lambda n: [("k8s-binding-conditions", f"{D0}.bindingConditions",
+                      f"Too many: {n}: must have at most 4 items")]),
     Limit("bindingFailureConditions", "types.go BindingFailureConditionsMaxSize", 4,
-          _set_device(bindingConditions=lambda n: ["c"], bindingFailureConditions=lambda n: [f"f{i}" for i in range(n)]),
+          _set_device(bindingConditions=lambda n: ["c"],
+                      bindingFailureConditions=lambda n: [f"f{i}" for i in range(n)]),
           lambda n: [("k8s-binding-conditions", f"{D0}.bindingFailureConditions",
                       f"Too many: {n}: must have at most 4 items")]),
     Limit("sharedCounters sets", "types.go ResourceSliceMaxCounterSets", 8,
-          lambda n: with_(lambda o: o["spec"].update(devices=None) or o["spec"].pop("devices") and None
-                          or o["spec"].update(sharedCounters=[{"name": f"s{i}", "counters": {"c": {"value": "1"}}}
-                                                              for i in range(n)])),
+          lambda n: _shared_counters([{"name": f"s{i}", "counters": {"c": {"value": "1"}}} for i in range(n)]),
           lambda n: [("k8s-counters", "spec.sharedCounters", f"Too many: {n}: must have at most 8 items")]),
     Limit("counters per set", "types.go ResourceSliceMaxCountersPerCounterSet", 32,
-          lambda n: with_(lambda o: o["spec"].pop("devices") and None
-                          or o["spec"].update(sharedCounters=[{"name": "s", "counters": {
-                              f"c{i}": {"value": "1"} for i in range(n)}}])),
-          lambda n: [("k8s-counters", "spec.sharedCounters[0].counters", f"Too many: {n}: must have at most 32 items")]),
+          lambda n: _shared_counters([{"name": "s", "counters": {f"c{i}": {"value": "1"} for i in range(n)}}]),
+          lambda n: [("k8s-counters", "spec.sharedCounters[0].counters",
+                      f"Too many: {n}: must have at most 32 items")]),
     Limit("consumesCounters per device", "types.go ResourceSliceMaxDeviceCounterConsumptionsPerDevice", 2,
           _set_device(consumesCounters=lambda n: [{"counterSet": f"s{i}", "counters": {"c": {"value": "1"}}}
                                                   for i in range(n)]),
