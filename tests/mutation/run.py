@@ -47,7 +47,8 @@ class Package:
 PACKAGES = (
     Package("certs-issue", ("certs/issue.py",), ("tests/certs/test_issue.py", "tests/limits/test_cert_limits.py")),
     Package("fix", ("webhook/fix.py",), ("tests/webhook/test_fix.py", "tests/webhook/test_fix_readback.py",
-                                         "tests/webhook/test_fix_spelling.py", "tests/webhook/commands/test_lint.py",
+                                         "tests/webhook/test_fix_spelling.py", "tests/webhook/test_fix_edges.py",
+                                         "tests/webhook/commands/test_lint.py",
                                          "tests/webhook/rules/test_selectors_fix_semantics.py")),
     Package("admission", ("webhook/admission/*",), ("tests/webhook/admission", "tests/webhook/test_app.py",
                                                      "tests/limits/test_admission_limits.py")),
