@@ -95,7 +95,8 @@ def test_ca_validity_edges() -> None:
 def test_a_ca_key_without_its_certificate_is_refused() -> None:
     material = issued(90)
     del material[CA_CERT]
-    with pytest.raises(CertsError, match=r"^dir/ca.key exists but ca.crt does not \(remove ca.key to start a new CA\)$"):
+    message = r"^dir/ca.key exists but ca.crt does not \(remove ca.key to start a new CA\)$"
+    with pytest.raises(CertsError, match=message):
         plan_generate(material, "dir", NAMES, now=T0)
 
 
