@@ -51,7 +51,8 @@ PACKAGES = (
                                          "tests/webhook/commands/test_lint.py",
                                          "tests/webhook/rules/test_selectors_fix_semantics.py")),
     Package("admission", ("webhook/admission/*",), ("tests/webhook/admission", "tests/webhook/test_app.py",
-                                                     "tests/limits/test_admission_limits.py", "tests/limits/test_warning_limits.py")),
+                                                     "tests/limits/test_admission_limits.py",
+                                                     "tests/limits/test_warning_limits.py")),
     Package("rules", ("webhook/rules/*",), ("tests/webhook/rules", "tests/limits")),
     Package("celext-lib", ("celext/lib/*",), ("tests/celext",)),
     # The compiled engine, once merged: picked up when the folders exist.
