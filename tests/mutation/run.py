@@ -51,7 +51,7 @@ PACKAGES = (
                                          "tests/webhook/commands/test_lint.py",
                                          "tests/webhook/rules/test_selectors_fix_semantics.py")),
     Package("admission", ("webhook/admission/*",), ("tests/webhook/admission", "tests/webhook/test_app.py",
-                                                     "tests/webhook/test_json_logs.py", "tests/webhook/test_serve_cli.py",
+                                                     "tests/webhook/test_json_logs.py",
                                                      "tests/limits/test_admission_limits.py",
                                                      "tests/limits/test_warning_limits.py")),
     Package("rules", ("webhook/rules/*",), ("tests/webhook/rules", "tests/limits")),
