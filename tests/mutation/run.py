@@ -3,6 +3,7 @@
     python tests/mutation/run.py                 every package below
     python tests/mutation/run.py certs-issue fix run those packages only
     python tests/mutation/run.py --report        print the scores of the last runs, run nothing
+    python tests/mutation/run.py --survivors fix re-test only last run's survivors (after adding tests)
 
 Each package runs in its own scratch copy (build/mutation/<package>/) whose pyproject.toml carries that
 package's `only_mutate` and test selection, so runs never share or clobber results. The copy's `mutants/`
@@ -45,7 +46,8 @@ class Package:
 
 
 PACKAGES = (
-    Package("certs-issue", ("certs/issue.py",), ("tests/certs/test_issue.py", "tests/limits/test_cert_limits.py")),
+    Package("certs-issue", ("certs/issue.py",), ("tests/certs/test_issue.py", "tests/limits/test_cert_limits.py",
+                                                 "tests/limits/test_cert_time_limits.py")),
     Package("fix", ("webhook/fix.py",), ("tests/webhook/test_fix.py", "tests/webhook/test_fix_readback.py",
                                          "tests/webhook/test_fix_spelling.py", "tests/webhook/test_fix_edges.py",
                                          "tests/webhook/commands/test_lint.py",
@@ -142,6 +144,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("packages", nargs="*", help=f"any of: {', '.join(p.name for p in PACKAGES)}")
     parser.add_argument("--report", action="store_true", help="print the last scores, run nothing")
+    parser.add_argument("--survivors", action="store_true",
+                        help="re-test only the mutants that survived the last run (after adding tests)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="mutants tested at once (default: cores)")
     args = parser.parse_args(argv)
     by_name = {p.name: p for p in PACKAGES}
@@ -158,7 +162,13 @@ def main(argv: list[str] | None = None) -> int:
             print(f"== {package.name}", flush=True)
             work = prepare(package)
             env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
-            subprocess.run([str(mutmut), "run", "--max-children", str(args.jobs)], cwd=work, env=env, check=False)
+            last = tally(package) if args.survivors else None
+            names = [n.split(" ")[0] for n in last[3]] if last else []
+            if args.survivors and not names:
+                print(f"{package.name}: no surviving mutants to re-test")
+                continue
+            subprocess.run([str(mutmut), "run", "--max-children", str(args.jobs), *names], cwd=work, env=env,
+                           check=False)
     return report(chosen)
 
 

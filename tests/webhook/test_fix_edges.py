@@ -46,3 +46,13 @@ def test_write_file_reports_an_unwritable_path_in_one_line(tmp_path: Path) -> No
 def test_diff_headers_drop_a_leading_slash_only() -> None:
     lines = unified_diff("a\n", "b\n", "/XX/f.yaml/").splitlines()
     assert lines[:2] == ["--- a/XX/f.yaml/", "+++ b/XX/f.yaml/"]
+
+
+def test_an_insertion_at_the_start_of_the_value_replaces_nothing() -> None:
+    assert fix("x: abc\n", [Edit(0, 0, "Z")]) == ("x: Zabc\n", 1, [])
+    assert fix('x: "\\x41bc"\n', [Edit(0, 0, "Z")]) == ('x: "Z\\x41bc"\n', 1, [])
+
+
+def test_a_block_scalar_further_down_the_file_takes_its_own_indentation() -> None:
+    text = "w: 1\nx: |-\n      a == b\n"
+    assert fix(text, [Edit(5, 6, "d\n&& e")]) == ("w: 1\nx: |-\n      a == d\n      && e\n", 1, [])
