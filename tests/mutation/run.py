@@ -46,7 +46,8 @@ class Package:
 
 
 PACKAGES = (
-    Package("certs-issue", ("certs/issue.py",), ("tests/certs/test_issue.py", "tests/limits/test_cert_limits.py",
+    Package("certs-issue", ("certs/issue.py",), ("tests/certs/test_issue.py", "tests/certs/test_issue_extensions.py",
+                                                 "tests/limits/test_cert_limits.py",
                                                  "tests/limits/test_cert_time_limits.py")),
     Package("fix", ("webhook/fix.py",), ("tests/webhook/test_fix.py", "tests/webhook/test_fix_readback.py",
                                          "tests/webhook/test_fix_spelling.py", "tests/webhook/test_fix_edges.py",
