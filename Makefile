@@ -39,9 +39,9 @@ bench: $(STAMP)
 clean:
 	rm -rf $(VENV) build *.egg-info
 
-# Mutation testing (not part of `make test`; about an hour on 2 cores): mutmut per package, each mutant against
-# the tests that reach it; prints the score per package. MUTATION=fix certs-issue runs only those packages;
-# results are kept in build/mutation/, so a second run re-tests only what changed.
+# Mutation testing, not part of `make test` (minutes to hours per package, see docs/testing.md): mutmut per
+# package, each mutant against the tests that reach it; prints the score per package. MUTATION="fix certs-issue"
+# runs only those; results are kept in build/mutation/, so a second run re-tests only what changed.
 .PHONY: mutation
 MUTATION ?=
 mutation: $(STAMP)
