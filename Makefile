@@ -48,3 +48,12 @@ fuzz: $(STAMP)
 
 clean:
 	rm -rf $(VENV) build *.egg-info
+
+# Mutation testing, not part of `make test` (minutes to hours per package, see docs/testing.md): mutmut per
+# package, each mutant against the tests that reach it; prints the score per package. MUTATION="fix certs-issue"
+# runs only those; results are kept in build/mutation/, so a second run re-tests only what changed.
+.PHONY: mutation
+MUTATION ?=
+mutation: $(STAMP)
+	@$(BIN)/python -c "import mutmut" 2>/dev/null || $(BIN)/python -m pip install --quiet -e '.[dev,mutation]'
+	$(BIN)/python tests/mutation/run.py $(MUTATION)

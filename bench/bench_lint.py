@@ -8,6 +8,10 @@ Also measured in the same run, for ratios: lint in one process (wall and CPU tim
 an input this large over one worker process per CPU), the ruamel round-trip loader alone on a sample
 (what lint would cost without the libyaml fast path) and `lint --fix` on a copy. The machine may be
 shared: read the figures as ratios from one run.
+
+`cli_path()` measures what a user waits for: `draguard lint` as a process on one small file (start-up), and
+on a set built from ../shared/corpus/cel-expressions.yaml (every corpus selector as a DeviceClass), start-up
+included.
 """
 
 from __future__ import annotations
@@ -132,5 +136,71 @@ def main() -> None:
           f"{'met' if help_time < 0.3 else 'NOT met'}")
 
 
+# -- The user's path: `draguard lint` as a process, on one small file and on the corpus-derived set -----------
+
+CORPUS_INDEX = REPO.parent / "shared" / "corpus" / "cel-expressions.yaml"
+CLI_OBJECTS = 5_000  # corpus expressions repeated (as DeviceClasses) until the set is this large
+CLI_FILES = 50
+SMALL = ("apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu}\nspec:\n  selectors:\n"
+         "  - cel:\n      expression: device.attributes[\"gpu.example.com\"].family == \"ampere\"\n")
+
+
+def _draguard(*args: str) -> list[str]:
+    exe = Path(sys.executable).parent / "draguard"
+    return [str(exe), *args] if exe.exists() else [sys.executable, "-m", "webhook", *args]
+
+
+def _timed(argv: list[str], runs: int) -> float:
+    """Median wall time of `argv`; exit 0 or 1 (findings) are both a completed lint."""
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        done = subprocess.run(argv, check=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        times.append(time.perf_counter() - start)
+        if done.returncode not in (0, 1):
+            raise SystemExit(f"bench: {' '.join(argv)} exited {done.returncode}")
+    return statistics.median(times)
+
+
+def corpus_set(root: Path) -> int:
+    """The corpus index's selector expressions, each as a DeviceClass, repeated into CLI_FILES files."""
+    import json
+
+    from ruamel.yaml import YAML
+
+    index = YAML(typ="safe", pure=True).load(CORPUS_INDEX.read_text(encoding="utf-8"))
+    expressions = [str(e["expression"]) for e in index["expressions"]]
+    per_file = CLI_OBJECTS // CLI_FILES
+    for f in range(CLI_FILES):
+        docs = []
+        for k in range(per_file):
+            i = f * per_file + k
+            expression = json.dumps(expressions[i % len(expressions)])  # a JSON string is a YAML flow scalar
+            docs.append(f"apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {{name: c-{i}}}\nspec:\n"
+                        f"  selectors:\n  - cel:\n      expression: {expression}\n")
+        (root / f"corpus-{f:03}.yaml").write_text("---\n".join(docs), encoding="utf-8")
+    return per_file * CLI_FILES
+
+
+def cli_path() -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        small = Path(tmp) / "class.yaml"
+        small.write_text(SMALL, encoding="utf-8")
+        help_time = _timed(_draguard("lint", "--help"), 5)
+        one_file = _timed(_draguard("lint", str(small)), 5)
+        print(f"CLI start-up (lint one small file): {one_file * 1000:.0f} ms (median of 5); "
+              f"`lint --help` {help_time * 1000:.0f} ms, so linting one file = {one_file / help_time:.1f}x --help")
+        if not CORPUS_INDEX.exists():
+            print(f"CLI throughput on the corpus-derived set: skipped ({CORPUS_INDEX} not found)")
+            return
+        root = Path(tmp) / "corpus"
+        root.mkdir()
+        objects = corpus_set(root)
+        elapsed = _timed(_draguard("lint", str(root)), 3)
+        print(f"CLI throughput on the corpus-derived set: {objects / elapsed:,.0f} objects/s ({objects} DeviceClasses "
+              f"from {CORPUS_INDEX.name} in {CLI_FILES} files, {elapsed:.2f} s median of 3, start-up included)")
+
+
 if __name__ == "__main__":
     main()
+    cli_path()

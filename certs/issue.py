@@ -47,6 +47,7 @@ MAX_LEAF_DAYS = 365  # draguard's rule: a serving certificate lives at most a ye
 RENEW_FRACTION = 3  # re-issue with less than 1/3 of the lifetime left (cert-manager renews at 2/3)
 CA_NAME = "draguard-webhook-ca"
 RSA_BITS = 2048
+CN_MAX = 64  # ub-common-name (RFC 5280)
 
 # Upstream name rules (k8s.io/apimachinery validation): Service names are DNS-1035 labels, namespaces DNS-1123
 # labels, extra names DNS-1123 subdomains (a leading "*." wildcard label is allowed for extra names).
@@ -180,6 +181,12 @@ def issue_ca(key_type: KeyType = "ecdsa", *, years: int = CA_YEARS, now: dt.date
     return Issued(cert, key)
 
 
+def _subject(host: str) -> x509.Name:
+    """CN=host, or an empty subject when host is longer than X.509's 64-character CN bound (ub-common-name): a
+    valid 63-character Service in a long namespace exceeds it, and clients only read the SANs anyway."""
+    return x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, host)] if len(host) <= CN_MAX else [])
+
+
 def issue_leaf(
     ca: Issued, names: Names, *, key_type: KeyType = "ecdsa", days: int = MAX_LEAF_DAYS, now: dt.datetime | None = None
 ) -> Issued:
@@ -194,7 +201,7 @@ def issue_leaf(
     ca_ski = ca.cert.extensions.get_extension_for_class(x509.SubjectKeyIdentifier).value
     cert = (
         x509.CertificateBuilder()
-        .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, names.host)]))
+        .subject_name(_subject(names.host))
         .issuer_name(ca.cert.subject)
         .public_key(key.public_key())
         .serial_number(x509.random_serial_number())

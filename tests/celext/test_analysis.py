@@ -128,7 +128,7 @@ def test_comprehension_cost_multiplies_known_sizes() -> None:
 
 
 def test_a_parse_error_is_a_compile_error() -> None:
-    with pytest.raises(CompileError):
+    with pytest.raises(CompileError, match=r"^Syntax error: unexpected end of input \(line 1, column 19\)$"):
         analyze("device.attributes[")
 
 

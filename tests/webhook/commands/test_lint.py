@@ -237,11 +237,10 @@ def test_fix_leaves_a_file_with_mixed_line_breaks_alone(tmp_path: Path, capsys: 
 
 def test_diff_reports_what_it_cannot_fix(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    import webhook.fix
-
-    monkeypatch.setattr(webhook.fix, "_spell", lambda *_args: None)  # as for a spelling YAML cannot hold
     monkeypatch.chdir(tmp_path)
-    Path("class.yaml").write_text(PLAIN_LEADING, encoding="utf-8")
+    # A tag and an anchor: scalars whose spelling the fixer does not map (it never guesses).
+    tagged = PLAIN_LEADING.replace("expression: device", "expression: !!str device", 1)
+    Path("class.yaml").write_text(tagged.replace("expression: device", "expression: &e device", 1), encoding="utf-8")
     code, out, err = run(capsys, "--diff", "class.yaml")
     assert (code, out) == (0, "")
     assert err == "".join(

@@ -244,8 +244,8 @@ def test_a_field_of_an_attribute_value_fails_on_every_device(field: str, what: s
     ((_p, message, covered),) = check("selector-attribute-reference", claim_with_selector(expression))
     assert covered == field
     assert message.startswith(f"`.{field}` reads {what} of the value of dra.net/numaNode; ")
-    for value in ({"int": 0}, {"ints": [0]}):
-        with pytest.raises(celext.EvaluationError):
+    for value, kind in (({"int": 0}, "int"), ({"ints": [0]}, "list")):
+        with pytest.raises(celext.EvaluationError, match=f"^type '{kind}' does not support field selection$"):
             celext.compile(expression).matches({"name": "d", "attributes": {"dra.net/numaNode": value}}, "dra.net")
 
 

@@ -1,0 +1,177 @@
+"""`make mutation`: mutmut, one package at a time, each mutant against only the tests that can reach it.
+
+    python tests/mutation/run.py                 every package below
+    python tests/mutation/run.py certs-issue fix run those packages only
+    python tests/mutation/run.py --report        print the scores of the last runs, run nothing
+    python tests/mutation/run.py --survivors fix re-test only last run's survivors (after adding tests)
+
+Each package runs in its own scratch copy (build/mutation/<package>/) whose pyproject.toml carries that
+package's `only_mutate` and test selection, so runs never share or clobber results. The copy's `mutants/`
+folder is kept between runs: mutmut re-tests only mutants of functions (or tests) that changed. mutmut then maps each
+test to the functions it calls and runs, for each mutant, only the selected tests that reach the mutated
+function, in a forked child of one warm pytest process (no pytest-xdist; a run uses both cores).
+
+Score = killed / (mutants - equivalent listed in tests/mutation/equivalent.md). A mutant no test reaches
+("no tests") counts as surviving: an untested line is a gap, not a pass.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from mutmut.stats import status_by_exit_code
+
+REPO = Path(__file__).resolve().parents[2]
+BUILD = REPO / "build" / "mutation"
+EQUIVALENT = REPO / "tests" / "mutation" / "equivalent.md"
+SOURCES = ("celext", "webhook", "certs")
+TARGET = 0.90
+KILLED = frozenset({"killed", "timeout", "caught by type check", "segfault"})  # mutmut's words for a caught mutant
+
+
+@dataclass(frozen=True)
+class Package:
+    name: str
+    mutate: tuple[str, ...]  # globs relative to the repo (mutmut's only_mutate)
+    tests: tuple[str, ...]  # the tests that exercise it (files or folders; missing ones are dropped)
+
+
+PACKAGES = (
+    Package("certs-issue", ("certs/issue.py",), ("tests/certs/test_issue.py", "tests/certs/test_issue_extensions.py",
+                                                 "tests/limits/test_cert_limits.py",
+                                                 "tests/limits/test_cert_time_limits.py")),
+    Package("fix", ("webhook/fix.py",), ("tests/webhook/test_fix.py", "tests/webhook/test_fix_readback.py",
+                                         "tests/webhook/test_fix_spelling.py", "tests/webhook/test_fix_edges.py",
+                                         "tests/webhook/commands/test_lint.py",
+                                         "tests/webhook/rules/test_selectors_fix_semantics.py")),
+    Package("admission", ("webhook/admission/*",), ("tests/webhook/admission", "tests/webhook/test_app.py",
+                                                     "tests/webhook/test_json_logs.py",
+                                                     "tests/limits/test_admission_limits.py",
+                                                     "tests/limits/test_warning_limits.py")),
+    Package("rules", ("webhook/rules/*",), ("tests/webhook/rules", "tests/limits")),
+    Package("celext-lib", ("celext/lib/*",), ("tests/celext",)),
+    # The compiled engine, once merged: picked up when the folders exist.
+    Package("celext-engine", ("celext/plan/*", "celext/runtime/*"), ("tests/celext",)),
+)
+
+
+def present(package: Package) -> bool:
+    return any(any(REPO.glob(pattern)) for pattern in package.mutate)
+
+
+def prepare(package: Package) -> Path:
+    """A fresh scratch copy holding the sources, the tests and a pyproject.toml configured for `package`."""
+    work = BUILD / package.name
+    work.mkdir(parents=True, exist_ok=True)
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    for folder in (*SOURCES, "tests"):
+        shutil.rmtree(work / folder, ignore_errors=True)
+        shutil.copytree(REPO / folder, work / folder, ignore=ignore)
+    # tests/conftest.py finds ../shared/corpus next to the checkout; mutmut runs in work/mutants.
+    shared = REPO.parent / "shared"
+    if shared.exists() and not (work / "shared").exists():
+        (work / "shared").symlink_to(shared)
+    tests = [t for t in package.tests if (REPO / t).exists()]
+    base = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["mutmut"]
+    settings = {**base, "only_mutate": list(package.mutate),
+                "pytest_add_cli_args_test_selection": [*tests, *base.get("pytest_add_cli_args_test_selection", [])]}
+    text = (REPO / "pyproject.toml").read_text()
+    head = text.split("[tool.mutmut]")[0]
+    (work / "pyproject.toml").write_text(head + "[tool.mutmut]\n" + "".join(
+        f"{key} = {json.dumps(value)}\n" for key, value in settings.items()))
+    return work
+
+
+def equivalent() -> set[str]:
+    """Mutant names listed (in backticks, first column) in the reviewed equivalent-mutant file."""
+    if not EQUIVALENT.exists():
+        return set()
+    return set(re.findall(r"^\| `([\w.]+__mutmut_\d+)`", EQUIVALENT.read_text(), re.MULTILINE))
+
+
+def tally(package: Package) -> tuple[int, int, int, list[str]] | None:
+    """(killed, counted, not checked, surviving names) from a package's last run, or None when it has not run."""
+    metas = sorted((BUILD / package.name / "mutants").rglob("*.py.meta"))
+    if not metas:
+        return None
+    skip = equivalent()
+    killed, counted, unchecked, surviving = 0, 0, 0, []
+    for meta in metas:
+        codes: dict[str, int | None] = json.loads(meta.read_text())["exit_code_by_key"]
+        for name, code in codes.items():
+            if name in skip:
+                continue
+            status = status_by_exit_code[code]
+            if status == "skipped":
+                continue
+            if status == "not checked":  # an interrupted run: reported apart, not scored
+                unchecked += 1
+                continue
+            counted += 1
+            if status in KILLED:
+                killed += 1
+            else:
+                surviving.append(f"{name} ({status})")
+    return killed, counted, unchecked, surviving
+
+
+def report(packages: list[Package]) -> int:
+    worst = 1.0
+    for package in packages:
+        result = tally(package)
+        if result is None:
+            print(f"{package.name:14} not run")
+            continue
+        killed, counted, unchecked, surviving = result
+        score = killed / counted if counted else 1.0
+        worst = min(worst, score) if not unchecked else 0.0
+        note = f", {unchecked} not checked: run again to finish" if unchecked else ""
+        print(f"{package.name:14} {score:6.1%} killed ({killed}/{counted}, {len(surviving)} surviving{note})")
+        for name in surviving:
+            print(f"    survived: {name}")
+    return 0 if worst >= TARGET else 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("packages", nargs="*", help=f"any of: {', '.join(p.name for p in PACKAGES)}")
+    parser.add_argument("--report", action="store_true", help="print the last scores, run nothing")
+    parser.add_argument("--survivors", action="store_true",
+                        help="re-test only the mutants that survived the last run (after adding tests)")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="mutants tested at once (default: cores)")
+    args = parser.parse_args(argv)
+    by_name = {p.name: p for p in PACKAGES}
+    unknown = [n for n in args.packages if n not in by_name]
+    if unknown:
+        parser.error(f"unknown package {', '.join(unknown)}")
+    chosen = [by_name[n] for n in args.packages] or [p for p in PACKAGES if present(p)]
+    if not args.report:
+        mutmut = Path(sys.executable).parent / "mutmut"
+        for package in chosen:
+            if not present(package):
+                print(f"{package.name}: nothing to mutate yet ({', '.join(package.mutate)})")
+                continue
+            print(f"== {package.name}", flush=True)
+            work = prepare(package)
+            env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+            last = tally(package) if args.survivors else None
+            names = [n.split(" ")[0] for n in last[3]] if last else []
+            if args.survivors and not names:
+                print(f"{package.name}: no surviving mutants to re-test")
+                continue
+            subprocess.run([str(mutmut), "run", "--max-children", str(args.jobs), *names], cwd=work, env=env,
+                           check=False)
+    return report(chosen)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
