@@ -60,11 +60,13 @@ class Call(Expr):
 @dataclass(eq=False, slots=True)
 class CreateList(Expr):
     elements: list[Expr] = field(default_factory=list)
+    optional: frozenset[int] = frozenset()  # indexes of `[?x]` elements
 
 
 @dataclass(eq=False, slots=True)
 class CreateMap(Expr):
     entries: list[tuple[Expr, Expr]] = field(default_factory=list)
+    optional: frozenset[int] = frozenset()  # indexes of `{?k: v}` entries
 
 
 @dataclass(eq=False, slots=True)
@@ -115,6 +117,11 @@ def _exprs(node: Any) -> list[Any]:
     if isinstance(last, Tree) and "" + last.data in ("exprlist", "mapinits"):
         return [c for c in last.children if isinstance(c, Tree)]
     return []
+
+
+def _unopt(node: Any) -> Any:
+    """The element or key inside an optional entry's `opt_expr` wrapper (the entry's kind is recorded apart)."""
+    return node.children[0] if "" + node.data == "opt_expr" else node
 
 
 def _literal_value(token: Token) -> tuple[str, Any]:
@@ -213,11 +220,16 @@ class _Builder:
             start = kids[0].start_pos if kids[0].start_pos is not None else _start(node)
             return Literal(self.new_id(), start, node, kind=kind, value=value)
         if data == "list_lit":
-            return CreateList(self.new_id(), _start(node), node, elements=[self.build(e) for e in _exprs(node)])
+            elements = _exprs(node)
+            return CreateList(self.new_id(), _start(node), node, elements=[self.build(_unopt(e)) for e in elements],
+                              optional=frozenset(i for i, e in enumerate(elements) if "" + e.data == "opt_expr"))
         if data == "map_lit":
-            items = [self.build(e) for e in _exprs(node)]
+            raw = _exprs(node)
+            items = [self.build(_unopt(e)) for e in raw]
             return CreateMap(self.new_id(), _start(node), node,
-                             entries=list(zip(items[::2], items[1::2], strict=True)))
+                             entries=list(zip(items[::2], items[1::2], strict=True)),
+                             optional=frozenset(i // 2 for i, e in enumerate(raw)
+                                                if i % 2 == 0 and "" + e.data == "opt_expr"))
         if data == "paren_expr":
             return self.build(kids[0])
         raise BuildError(f"unsupported syntax: {data}", _start(node))

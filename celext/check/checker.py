@@ -35,7 +35,7 @@ VARIABLES: MappingABC[str, Type] = {
     **{name: t.type_of(value) for name, value in (
         ("bool", t.BOOL), ("int", t.INT), ("uint", t.UINT), ("double", t.DOUBLE), ("string", t.STRING),
         ("bytes", t.BYTES), ("null_type", t.NULL), ("type", t.TYPE), ("dyn", t.DYN),
-        ("list", t.list_of(t.DYN)), ("map", t.map_of(t.DYN, t.DYN)),
+        ("list", t.list_of(t.DYN)), ("map", t.map_of(t.DYN, t.DYN)), ("optional_type", t.optional_of(t.DYN)),
         ("google.protobuf.Timestamp", t.TIMESTAMP), ("google.protobuf.Duration", t.DURATION),
     )},
 }
@@ -242,23 +242,35 @@ class _Checker:
 
     def check_list(self, node: CreateList, exempt: bool = False) -> None:
         elem: Type | None = None
-        for item in node.elements:
+        for i, item in enumerate(node.elements):
             self.check(item)
-            elem = self.join(item, elem, self.get(item), exempt)
+            found = self.optional_value(item) if i in node.optional else self.get(item)
+            elem = self.join(item, elem, found, exempt)
         self.set(node, t.list_of(elem if elem is not None else self.new_var()))
 
     def check_map(self, node: CreateMap) -> None:
         key_type: Type | None = None
         value_type: Type | None = None
-        for key, value in node.entries:
+        for i, (key, value) in enumerate(node.entries):
             self.check(key)
             key_type = self.join(key, key_type, self.get(key), False)
             self.check(value)
-            value_type = self.join(value, value_type, self.get(value), False)
+            found = self.optional_value(value) if i in node.optional else self.get(value)
+            value_type = self.join(value, value_type, found, False)
         if key_type is None or value_type is None:
             self.set(node, t.map_of(self.new_var(), self.new_var()))
         else:
             self.set(node, t.map_of(key_type, value_type))
+
+    def optional_value(self, node: Expr) -> Type:
+        """The element type an optional entry (`[?x]`, `{?k: x}`) adds: x must be an optional (or dyn)."""
+        found = self.get(node)
+        if found.kind == "opaque" and found.name == "optional_type" and found.params:
+            return found.params[0]
+        if found in (t.DYN, t.ERROR):
+            return found
+        self.error(node, f"expected type '{t.fmt(t.optional_of(t.DYN))}' but found '{t.fmt(found)}'")
+        return t.ERROR
 
     def join(self, node: Expr, previous: Type | None, current: Type, exempt: bool) -> Type:
         if previous is None:

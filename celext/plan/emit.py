@@ -101,6 +101,8 @@ class Emitter(DeviceEmitter, LoopEmitter):
                 return out
             return self._fallback(node, block, scope)
         if kind == "list_lit":
+            if any(isinstance(e, Tree) and e.data == "opt_expr" for e in _elements(child)):
+                return self._fallback(node, block, scope)  # `[?x]` entries: the reference engine's list building
             return self._list(child, block, scope)
         if kind == "ident_arg":
             return self._global_call(child, block, scope) or self._fallback(node, block, scope)
@@ -350,3 +352,9 @@ class Emitter(DeviceEmitter, LoopEmitter):
 
 
 __all__ = ["PARAMS", "SPLIT_DEPTH", "Block", "Emitter", "Token", "celtypes"]
+
+
+def _elements(node: Tree[Any]) -> list[Any]:
+    """The element trees of a list literal (its exprlist, when it has one)."""
+    last = node.children[-1] if node.children else None
+    return list(last.children) if isinstance(last, Tree) and last.data == "exprlist" else []

@@ -96,9 +96,9 @@ def test_nesting_limit_is_cel_gos(depth: int, error: str | None) -> None:
 
 
 @pytest.mark.parametrize(("link", "template"), [
-    ("['a']", "{'a': 1}%s == 1"),  # indexes
-    (" + 1", "1%s > 0"),           # arithmetic
-    (" < 2", "(1%s) == false"),    # relations
+    ("['a']", "dyn({'a': 1})%s == 1"),  # indexes (dyn: the chain must also type-check)
+    (" + 1", "1%s > 0"),                # arithmetic
+    (" == true", "(true%s) == true"),   # relations
 ])
 @pytest.mark.parametrize(("count", "fits"), [(248, True), (249, True), (250, False)])
 def test_chain_limit_is_cel_gos(link: str, template: str, count: int, fits: bool) -> None:
@@ -131,7 +131,8 @@ def test_deep_but_legal_expressions_compile_and_evaluate(expression: str) -> Non
 
 
 @pytest.mark.parametrize(("expression", "value"), [
-    ("42.charAt(2) == ''", "no such overload: charAt(int, int)"),  # an int and a member call, as cel-go lexes it
+    # an int and a member call, as cel-go lexes it (and its checker refuses)
+    ("42.charAt(2) == ''", "found no matching overload for 'charAt' applied to 'int.(int)'"),
     ("'\\?\\`\\X41\\x4a\\101\\u00e9\\U0001F600' == '?`AJAé😀'", True),
     ("'''a\nb''' == 'a\\nb'", True),
     ("b'\\X41\\xff\\101\\u00e9' == b'A\\377A\\303\\251'", True),
@@ -146,7 +147,7 @@ def test_deep_but_legal_expressions_compile_and_evaluate(expression: str) -> Non
 def test_lexing_as_cel_go(expression: str, value: object) -> None:
     try:
         result: object = celext.compile(expression).evaluate(DEVICE, driver="d")
-    except celext.EvaluationError as err:
+    except (celext.EvaluationError, celext.CompileError) as err:
         result = err.message
     assert result == value
 
