@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 
+import celext
 from tests.builders import device_class_with_selector
 from webhook.policy import Policy
 from webhook.run import run_rules
@@ -45,23 +46,28 @@ def test_expression_of_10_kib_plus_one_byte_is_too_long(char: str) -> None:
     assert findings(expression) == [("selector-too-long", PATH, "Too long: may not be more than 10240 bytes")]
 
 
-def nested(outer: int, inner: int) -> str:
-    """Two nested comprehensions over list literals: draguard's estimate is outer * inner."""
+def nested(outer: int, inner: int, body: str = "x == y", tail: str = "") -> str:
+    """Two nested comprehensions over list literals; Kubernetes' static estimate grows as outer * inner."""
     def literal(n: int) -> str:
         return "[" + ",".join(["0"] * n) + "]"
-    return f"{literal(outer)}.all(x, {literal(inner)}.all(y, x == y))"
+    return f"{literal(outer)}.all(x, {literal(inner)}.all(y, {body})){tail}"
 
 
-# 1,000,001 = 101 * 9901 needs a literal too long for a selector; 1,000,005 = 409 * 2445 is the nearest
-# cost above the limit that two list literals within 10 KiB can reach.
-@pytest.mark.parametrize(("outer", "inner"), [(999, 1001), (1000, 1000)])
-def test_cost_up_to_one_million_is_accepted(outer: int, inner: int) -> None:
-    assert findings(nested(outer, inner)) == []
+# Selectors under 10 KiB whose static estimate (cel-go's checker with Kubernetes' estimators, the figure the
+# API server compares with CELSelectorExpressionMaxCost) is exactly the limit - 1, the limit and the limit + 1.
+AT_LIMIT_MINUS_ONE = nested(3891, 27, "x == y && y == x", " && 1 == 1")
+AT_LIMIT = nested(3891, 27, "x == y && y == x", " && 1 == 1 && 2 == 2")
+AT_LIMIT_PLUS_ONE = nested(1845, 88)
+
+
+@pytest.mark.parametrize(("expression", "estimate"), [(AT_LIMIT_MINUS_ONE, 999_999), (AT_LIMIT, 1_000_000)])
+def test_cost_up_to_one_million_is_accepted(expression: str, estimate: int) -> None:
+    assert celext.compile(expression).cost[1] == estimate
+    assert findings(expression) == []
 
 
 def test_cost_past_one_million_is_reported() -> None:
-    assert findings(nested(409, 2445)) == [(
+    assert findings(AT_LIMIT_PLUS_ONE) == [(
         "selector-cost", PATH,
-        "nested comprehensions visit up to 1,000,005 elements (draguard's estimate from list literals and the "
-        "Kubernetes size bounds); the API server rejects selectors estimated above 1,000,000 and evaluation stops "
-        "at that cost")]
+        "too complex, exceeds cost limit (Kubernetes' static estimate: 1,000,001 cost units, limit 1,000,000); "
+        "the API server rejects this selector")]

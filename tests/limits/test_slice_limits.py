@@ -95,7 +95,8 @@ def _shared_counters(sets: list[Obj]) -> Obj:
 
 
 TAINT = {"key": "example.com/t", "effect": "NoSchedule"}
-LABEL_MSG = "must be no more than {} characters"
+LABEL_MSG = "must be no more than {} characters"  # DNS names (IsDNS1123Label/Subdomain)
+LABEL_BYTES_MSG = "must be no more than {} bytes"  # label keys and values: apimachinery since 1.35 (1.34: characters)
 D0 = "spec.devices[0]"
 
 LIMITS = [
@@ -113,15 +114,16 @@ LIMITS = [
                       f'Invalid value: "{subdomain(n)}": {LABEL_MSG.format(253)}')]),
     Limit("label value", "validation.go LabelValueMaxLength", 63,
           lambda n: with_(lambda o: o["metadata"].update(labels={"k": chars(n)})),
-          lambda n: [("k8s-object-meta", "metadata.labels", f'Invalid value: "{chars(n)}": {LABEL_MSG.format(63)}')]),
+          lambda n: [("k8s-object-meta", "metadata.labels",
+                     f'Invalid value: "{chars(n)}": {LABEL_BYTES_MSG.format(63)}')]),
     Limit("label key name part", "validation.go qualifiedNameMaxLength", 63,
           lambda n: with_(lambda o: o["metadata"].update(labels={chars(n): "v"})),
           lambda n: [("k8s-object-meta", "metadata.labels",
-                      f'Invalid value: "{chars(n)}": name part {LABEL_MSG.format(63)}')]),
+                      f'Invalid value: "{chars(n)}": name part {LABEL_BYTES_MSG.format(63)}')]),
     Limit("label key prefix", "validation.go DNS1123SubdomainMaxLength (IsQualifiedName prefix)", 253,
           lambda n: with_(lambda o: o["metadata"].update(labels={subdomain(n) + "/k": "v"})),
           lambda n: [("k8s-object-meta", "metadata.labels",
-                      f'Invalid value: "{subdomain(n)}/k": prefix part {LABEL_MSG.format(253)}')]),
+                      f'Invalid value: "{subdomain(n)}/k": prefix part {LABEL_BYTES_MSG.format(253)}')]),
     Limit("driver", "types.go DriverNameMaxLength", 63,
           lambda n: with_(lambda o: o["spec"].update(driver=subdomain(n))),
           lambda n: [("k8s-driver", "spec.driver", "Too long: may not be more than 63 bytes")]),
@@ -171,7 +173,8 @@ LIMITS = [
           lambda n: [("k8s-taints", f"{D0}.taints", f"Too many: {n}: must have at most 16 items")]),
     Limit("taint value", "validation.go LabelValueMaxLength", 63,
           _set_device(taints=lambda n: [{"key": "example.com/t", "value": chars(n), "effect": "NoSchedule"}]),
-          lambda n: [("k8s-taints", f"{D0}.taints[0].value", f'Invalid value: "{chars(n)}": {LABEL_MSG.format(63)}')]),
+          lambda n: [("k8s-taints", f"{D0}.taints[0].value",
+                      f'Invalid value: "{chars(n)}": {LABEL_BYTES_MSG.format(63)}')]),
     Limit("bindingConditions", "types.go BindingConditionsMaxSize", 4,
           _set_device(bindingConditions=lambda n: [f"c{i}" for i in range(n)],
                       bindingFailureConditions=lambda n: ["f"]),

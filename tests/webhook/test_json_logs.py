@@ -24,14 +24,15 @@ def record(msg: str = "hello %s", args: tuple[object, ...] = ("world",), **extra
 def test_a_record_is_one_json_object_with_the_standard_keys() -> None:
     line = JSONFormatter().format(record())
     assert json.loads(line) == {"ts": "2026-01-01T00:00:00.123+00:00", "level": "warning",
-                                "logger": "draguard.admission", "msg": "hello world"}
-    assert list(json.loads(line)) == ["ts", "level", "logger", "msg"]
+                                "logger": "draguard.admission", "msg": "hello world", "policy": "default"}
+    assert list(json.loads(line)) == ["ts", "level", "logger", "msg", "policy"]  # policy: the hash in force
 
 
 def test_fields_are_merged_and_non_json_values_are_strings_and_unicode_stays() -> None:
     line = JSONFormatter().format(record("é", (), fields={"uid": "u-1", "latency": 0.5, "obj": object}))
     assert json.loads(line) == {"ts": "2026-01-01T00:00:00.123+00:00", "level": "warning",
-                                "logger": "draguard.admission", "msg": "é", "uid": "u-1", "latency": 0.5,
+                                "logger": "draguard.admission", "msg": "é", "policy": "default", "uid": "u-1",
+                                "latency": 0.5,
                                 "obj": "<class 'object'>"}
     assert "é" in line  # not \u00e9
 
