@@ -61,7 +61,7 @@ ROWS: dict[str, Row] = {
         ("eval", "true", "--bogus", "--slices", "s.yaml"), 2,
         lambda o, e: e.startswith("draguard eval: error: ") and e.endswith("Try 'draguard eval --help'.\n")),
     "--fail-on deny passes warnings": Row(("lint", "claim.yaml", "--fail-on", "deny"), 0,
-                                          lambda o, e: "0 denied, 2 warnings, 1 audit" in summary(o)),
+                                          lambda o, e: "0 deny, 2 warnings, 1 audit" in summary(o)),
     "--fail-on warn (default) fails on warnings": Row(("validate", "claim.yaml"), 1,
                                                       lambda o, e: "2 warnings" in summary(o)),
     "--fail-on audit fails on audit": Row(("lint", "claim.yaml", "--fail-on", "audit", "--disable",
@@ -207,7 +207,7 @@ def test_baseline_adopts_a_repository_then_fails_only_new_findings(workspace: Pa
     entries = json.loads(baseline.read_text(encoding="utf-8"))["findings"]
     assert [e["rule"] for e in entries] == ["list-fragile-compare", "list-fragile-compare", "selector-numa-pinned"]
     done = draguard("lint", "claim.yaml", "--baseline", str(baseline))
-    assert (done.returncode, done.stdout) == (0, "1 object checked; 0 denied, 0 warnings, 0 audit; 3 in the baseline\n")
+    assert (done.returncode, done.stdout) == (0, "1 object checked; 0 deny, 0 warnings, 0 audit; 3 in the baseline\n")
     done = draguard("lint", "claim.yaml", "classes.yaml", "--baseline", str(baseline))
     assert (done.returncode, findings(done.stdout)) == (1, ["list-fragile-compare"])
     assert done.stdout.startswith("classes.yaml:15:54: ")

@@ -46,7 +46,7 @@ def summary_line(findings: Sequence[Finding], summary: Summary) -> str:
     n = counts(findings)
     parts = [
         f"{summary.objects} {'object' if summary.objects == 1 else 'objects'} checked",
-        f"{n['deny']} denied, {n['warn']} {'warning' if n['warn'] == 1 else 'warnings'}, {n['audit']} audit",
+        f"{n['deny']} deny, {n['warn']} {'warning' if n['warn'] == 1 else 'warnings'}, {n['audit']} audit",
     ]
     if summary.suppressed:
         parts.append(f"{summary.suppressed} suppressed")

@@ -25,7 +25,7 @@ def test_text_names_each_object_where_lint_names_a_file(audit: Any) -> None:
     lines = run.out.splitlines()
     assert run.code == 1
     assert FRAGILE_LINE in lines
-    assert lines[-1] == "7 objects checked; 1 denied, 4 warnings, 2 audit"
+    assert lines[-1] == "7 objects checked; 1 deny, 4 warnings, 2 audit"
     assert [line.split(":", 1)[0] for line in lines if not line.startswith(" ")][:-1] == [
         "ResourceClaim/team-a/fragile"] * 3 + ["ResourceClaimTemplate/team-b/missing"] * 2 + [
         "ResourceSlice/node-a-gpu", "ResourceSlice/node-c-gpu"]

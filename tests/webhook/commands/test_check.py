@@ -325,5 +325,5 @@ def test_only_one_format_goes_to_stdout(tmp_path: Path, capsys: pytest.CaptureFi
     assert capsys.readouterr() == (
         "", "draguard: error: --format: only one format can go to stdout; give the others =FILE\n")
     assert cli.main(["validate", str(path), "--format", "text", "--format", f"json={tmp_path / 'r.json'}"]) == 1
-    assert capsys.readouterr().out.endswith("1 object checked; 0 denied, 1 warning, 0 audit\n")
+    assert capsys.readouterr().out.endswith("1 object checked; 0 deny, 1 warning, 0 audit\n")
     assert (tmp_path / "r.json").is_file()

@@ -129,7 +129,7 @@ def test_several_formats_at_once_to_files(tmp_path: Path, monkeypatch: pytest.Mo
     assert lines[0].startswith("::warning file=claims/gpu.yaml,line=13,col=68,endColumn=70,"
                                "title=list-fragile-compare::spec.devices.requests[0].exactly.selectors[0]"
                                ".cel.expression: `==` on gpu.example.com/model is silently false")
-    assert lines[-1] == "::notice title=draguard::1 object checked; 0 denied, 5 warnings, 0 audit"
+    assert lines[-1] == "::notice title=draguard::1 object checked; 0 deny, 5 warnings, 0 audit"
     suites = ET.parse(tmp_path / "report.xml").getroot()
     assert (suites.get("tests"), suites.get("failures")) == ("5", "5")
     report = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
@@ -162,7 +162,7 @@ def test_fix_round_trip_changes_only_the_rewritten_expressions(tmp_path: Path, m
         '[0, 1].exists(v, device.attributes["gpu.example.com"].index.includes(v))',
         "21:70: include → includes",
     )]
-    assert (code, out) == (0, "1 object checked; 0 denied, 0 warnings, 0 audit\n")
+    assert (code, out) == (0, "1 object checked; 0 deny, 0 warnings, 0 audit\n")
     assert run(capsys, str(path)) == (0, out, "")
     assert run(capsys, "--diff", str(path)) == (0, "", "")
 
@@ -197,7 +197,7 @@ def test_fix_of_a_plain_scalar_that_would_begin_with_an_indicator(tmp_path: Path
     """`!x...` would be a YAML tag and `[0, 1]...` a flow sequence: the rewrite is parenthesised instead."""
     monkeypatch.chdir(tmp_path)
     Path("class.yaml").write_text(PLAIN_LEADING, encoding="utf-8")
-    assert run(capsys, "--fix", "class.yaml") == (0, "1 object checked; 0 denied, 0 warnings, 0 audit\n", (
+    assert run(capsys, "--fix", "class.yaml") == (0, "1 object checked; 0 deny, 0 warnings, 0 audit\n", (
         'draguard: fixed class.yaml:7:19: device.attributes["gpu.example.com"].family != "ampere" → '
         '(!device.attributes["gpu.example.com"].family.includes("ampere"))\n'
         'draguard: fixed class.yaml:9:19: device.attributes["gpu.example.com"].index in [0, 1] → '
@@ -232,7 +232,7 @@ def test_fix_leaves_a_file_with_mixed_line_breaks_alone(tmp_path: Path, capsys: 
     assert code == 2
     assert err == ("draguard: class.yaml: not fixed: the file mixes line break styles; fix it by hand or normalise "
                    "its line breaks first\n")
-    assert out.endswith("1 object checked; 0 denied, 3 warnings, 0 audit; 1 input problem\n")
+    assert out.endswith("1 object checked; 0 deny, 3 warnings, 0 audit; 1 input problem\n")
 
 
 def test_diff_reports_what_it_cannot_fix(tmp_path: Path, capsys: pytest.CaptureFixture[str],
@@ -319,7 +319,7 @@ def test_invalid_yaml_is_reported_with_its_position(tmp_path: Path, monkeypatch:
     code, out, err = run(capsys, "bad.yaml")
     assert code == 2
     assert err.startswith("draguard: bad.yaml:3:1: invalid YAML: ")
-    assert out.endswith("0 objects checked; 0 denied, 0 warnings, 0 audit; 1 input problem\n")
+    assert out.endswith("0 objects checked; 0 deny, 0 warnings, 0 audit; 1 input problem\n")
 
 
 def test_stdin(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:

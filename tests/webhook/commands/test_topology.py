@@ -333,7 +333,7 @@ def test_check_reports_mismatches_with_positions(
         "resource.kubernetes.io/numaNode is [6] but sysfs gives [6, 4, 5, 7] for PCI device 0000:c1:00.1 "
         "(numa_node 6)\n"
         "  help: publish {ints: [6, 4, 5, 7]}\n"
-        "1 object checked; 1 denied, 0 warnings, 0 audit; skipped 2 (DeviceClass 1, ResourceSlice of other nodes 1)\n",
+        "1 object checked; 1 deny, 0 warnings, 0 audit; skipped 2 (DeviceClass 1, ResourceSlice of other nodes 1)\n",
         "",
     )
 
@@ -344,7 +344,7 @@ def test_check_clean_node_exits_0(capsys: Capsys, sys_root: Path, tmp_path: Path
     code, out, err = run(capsys, "--sysfs-root", str(sys_root), "--check", str(good), "--node", "node-a")
     assert (code, err) == (0, "")
     assert out == (
-        "1 object checked; 0 denied, 0 warnings, 0 audit; "
+        "1 object checked; 0 deny, 0 warnings, 0 audit; "
         "skipped 2 (DeviceClass 1, ResourceSlice of other nodes 1)\n"
     )
 

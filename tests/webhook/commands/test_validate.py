@@ -59,7 +59,7 @@ spec:
     attributes:
       resource.kubernetes.io/pciBusID: {string: 0000:00:05.0}
 """, encoding="utf-8")
-    assert run(capsys, str(path)) == (0, "1 object checked; 0 denied, 0 warnings, 0 audit\n", "")
+    assert run(capsys, str(path)) == (0, "1 object checked; 0 deny, 0 warnings, 0 audit\n", "")
 
 
 def test_stdin_and_json(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
@@ -86,7 +86,7 @@ def test_input_problems_are_one_line_each_and_exit_2_after_the_rest(
     missing = tmp_path / "missing.yaml"
     code, out, err = run(capsys, str(tmp_path), str(missing))
     assert code == 2
-    assert out.splitlines()[-1] == "1 object checked; 1 denied, 0 warnings, 0 audit; 3 input problems"
+    assert out.splitlines()[-1] == "1 object checked; 1 deny, 0 warnings, 0 audit; 3 input problems"
     assert err.splitlines() == [
         f"draguard: {tmp_path / 'broken.yaml'}:2:1: invalid YAML: expected the node content, but found '<stream end>'",
         f"draguard: {missing}: no such file or directory",
@@ -141,7 +141,7 @@ def test_ignore_globs_skip_files(capsys: pytest.CaptureFixture[str], tmp_path: P
     policy = tmp_path / "policy.yaml"
     policy.write_text("ignore: ['*/vendor/*']\n", encoding="utf-8")
     assert run(capsys, str(tmp_path / "vendor"), "--policy", str(policy)) == (
-        0, "0 objects checked; 0 denied, 0 warnings, 0 audit\n", NOTHING)
+        0, "0 objects checked; 0 deny, 0 warnings, 0 audit\n", NOTHING)
 
 
 def test_json_list_findings_point_at_the_item_line(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -158,14 +158,14 @@ def test_json_list_findings_point_at_the_item_line(capsys: pytest.CaptureFixture
     assert out.splitlines()[0] == (
         f"{path}:{line}:{column}: deny numa-node-range: "
         "spec.devices[0].attributes[resource.kubernetes.io/numaNode].int: numaNode -1 is negative")
-    assert out.splitlines()[-1] == "2 objects checked; 1 denied, 0 warnings, 0 audit; skipped 1 (Pod 1)"
+    assert out.splitlines()[-1] == "2 objects checked; 1 deny, 0 warnings, 0 audit; skipped 1 (Pod 1)"
 
 
 def test_json_with_a_duplicate_key_is_an_input_problem(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     path = tmp_path / "dup.json"
     path.write_text('{"kind": "ResourceSlice",\n "kind": "DeviceClass"}\n', encoding="utf-8")
     code, out, err = run(capsys, str(path))
-    assert (code, out.splitlines()[-1]) == (2, "0 objects checked; 0 denied, 0 warnings, 0 audit; 1 input problem")
+    assert (code, out.splitlines()[-1]) == (2, "0 objects checked; 0 deny, 0 warnings, 0 audit; 1 input problem")
     assert err.startswith(f"draguard: {path}:2:2: invalid YAML: ") and 'duplicate key "kind"' in err
 
 
@@ -175,4 +175,4 @@ def test_ignored_files_are_not_even_read(capsys: pytest.CaptureFixture[str], tmp
     policy = tmp_path / "policy.yaml"
     policy.write_text("ignore: ['*/vendor/*']\n", encoding="utf-8")
     assert run(capsys, str(tmp_path / "vendor"), "--policy", str(policy)) == (
-        0, "0 objects checked; 0 denied, 0 warnings, 0 audit\n", NOTHING)
+        0, "0 objects checked; 0 deny, 0 warnings, 0 audit\n", NOTHING)

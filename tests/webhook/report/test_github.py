@@ -16,5 +16,5 @@ def test_annotation_lines_escape_their_values() -> None:
     assert render("github", findings, Summary(objects=1)).splitlines() == [
         "::warning file=d%2C1/a%3Ab.yaml,line=2,col=3,endColumn=9,title=r::spec: 100%25 bad,%0Areally%0Ahelp: h",
         "::notice title=q::spec: m",
-        "::notice title=draguard::1 object checked; 0 denied, 1 warning, 1 audit",
+        "::notice title=draguard::1 object checked; 0 deny, 1 warning, 1 audit",
     ]

@@ -15,20 +15,20 @@ def test_line_with_position_and_help() -> None:
     assert render("text", [finding], Summary(objects=1)) == (
         "a.yaml:3:9: deny k8s-device-name: spec.devices[0].name: bad name\n"
         "  help: rename it\n"
-        "1 object checked; 1 denied, 0 warnings, 0 audit\n")
+        "1 object checked; 1 deny, 0 warnings, 0 audit\n")
 
 
 def test_line_without_position_starts_with_the_path() -> None:
     finding = Finding(PATH, "bad name", rule="k8s-device-name", action=Action.WARN)
     assert render("text", [finding], Summary(objects=2)).splitlines() == [
         "spec.devices[0].name: warn k8s-device-name: bad name",
-        "2 objects checked; 0 denied, 1 warning, 0 audit"]
+        "2 objects checked; 0 deny, 1 warning, 0 audit"]
 
 
 def test_summary_mentions_suppressed_skipped_and_problems() -> None:
     summary = Summary(objects=0, skipped={"ConfigMap": 2, "Pod": 1}, suppressed=3, problems=["x: broken"])
     assert render("text", [], summary) == (
-        "0 objects checked; 0 denied, 0 warnings, 0 audit; 3 suppressed; skipped 3 (ConfigMap 2, Pod 1); "
+        "0 objects checked; 0 deny, 0 warnings, 0 audit; 3 suppressed; skipped 3 (ConfigMap 2, Pod 1); "
         "1 input problem\n")
 
 
