@@ -22,7 +22,8 @@ from celext.plan.cache import ByteBudgetCache
 from celext.selector import ENGINES, Selector
 from celext.values import Device, to_device
 
-__all__ = ["CELError", "CompileError", "Device", "EvaluationError", "Selector", "compile", "parse", "to_device"]
+__all__ = ["CELError", "CompileError", "Device", "EvaluationError", "Selector", "clear_caches", "compile", "parse",
+           "to_device"]
 
 # The engine `compile()` uses when none is named; DRAGUARD_CEL_ENGINE=reference switches every caller back to
 # the tree-walking evaluator (a fallback, and the "before" of the benchmarks).
@@ -66,3 +67,18 @@ def compile(expression: str, engine: str | None = None) -> Selector:
     if isinstance(found, CompileError):
         raise _fresh(found)
     return found
+
+
+def clear_caches() -> None:
+    """Empty every cache celext keeps by expression text or value (compiled selectors, parse trees, regexes,
+    decoded values): for a long-running server whose selectors keep changing. Thread-safe; compiles again on use."""
+    import sys
+
+    _CACHE.clear()
+    for name, module in list(sys.modules.items()):
+        if name != "celext" and not name.startswith("celext."):
+            continue
+        for value in list(vars(module).values()):
+            # only functools caches: a plain getattr() on arbitrary module objects may run their __getattr__
+            if isinstance(value, functools._lru_cache_wrapper):
+                value.cache_clear()

@@ -174,13 +174,7 @@ class CompileCacheBudget:
 
 
 def clear_celext_caches() -> None:
-    """Empty every `functools` cache in the loaded celext modules."""
-    import sys
+    """Empty celext's caches (compiled selectors, parse trees, regexes; see celext.clear_caches)."""
+    import celext
 
-    for name, module in list(sys.modules.items()):
-        if name != "celext" and not name.startswith("celext."):
-            continue
-        for value in list(vars(module).values()):
-            clear = getattr(value, "cache_clear", None)
-            if callable(clear) and getattr(value, "__module__", "").startswith("celext"):
-                clear()
+    celext.clear_caches()
