@@ -30,10 +30,8 @@ from celext.env import FUNCTIONS
 from celext.errors import EvaluationError
 from celext.evaluator import COST_EXCEEDED, COST_LIMIT, CostLimitExceeded, cel_type_name, error_message, evaluate
 from celext.plan import Plan, plan
-from celext.quantity import is_quantity
 from celext.runtime.memo import MISS, DeviceMemo
 from celext.runtime.wire import device_error
-from celext.semver import is_semver
 from celext.values import ABSENT, Device, Index, path_key, to_device
 
 _STR = celtypes.StringType
@@ -59,41 +57,6 @@ def _wire_key(value: Any) -> Any:
     if isinstance(value, list):
         return tuple(_wire_key(v) for v in value)
     return (type(value), value)
-
-
-_SCALARS = {"int": int, "bool": bool, "string": str}
-_LISTS = {"ints": int, "bools": bool, "strings": str}
-
-
-def _attribute_ok(attribute: Any) -> bool:
-    """True when `to_device` converts this wire attribute without an error (checked without converting)."""
-    if type(attribute) is not dict or len(attribute) != 1:
-        return False
-    for field, raw in attribute.items():
-        if field in _SCALARS:
-            return type(raw) is _SCALARS[field]
-        if field in _LISTS:
-            kind = _LISTS[field]
-            return type(raw) is list and all(type(item) is kind for item in raw)
-        if field == "version":
-            return type(raw) is str and is_semver(raw)
-        if field == "versions":
-            return type(raw) is list and all(type(item) is str and is_semver(item) for item in raw)
-    return False
-
-
-def _capacity_ok(entry: Any) -> bool:
-    raw = entry.get("value") if isinstance(entry, Mapping) else entry
-    return isinstance(raw, (str, int)) and not isinstance(raw, bool) and is_quantity(str(raw))
-
-
-def _wire_ok(body: Mapping[str, Any]) -> bool:
-    """True when the whole device converts cleanly (Kubernetes fails every selector on a device that does not)."""
-    attributes = body.get("attributes") or {}
-    capacity = body.get("capacity") or {}
-    if not isinstance(attributes, Mapping) or not isinstance(capacity, Mapping):
-        return False
-    return all(_attribute_ok(a) for a in attributes.values()) and all(_capacity_ok(c) for c in capacity.values())
 
 
 def _wire_lookup(body: Mapping[str, Any], driver: str, path: Path) -> Any:
@@ -211,9 +174,9 @@ class Selector:
         assert self._paths is not None and self._keyer is not None
         if isinstance(device, Device):
             return _UNKEYED if device.index is None else self._keyer(device.index)
-        body = device.get("basic") or device if isinstance(device, Mapping) else None
-        if not isinstance(body, Mapping) or not _wire_ok(body):
-            return _UNKEYED
+        if not isinstance(device, Mapping) or device_error(device, driver) is not None:
+            return _UNKEYED  # evaluated, so the conversion error is raised as the compiled engine raises it
+        body = device.get("basic") or device
         return ("wire", driver, *(_wire_lookup(body, driver, p) for p in self._paths))
 
     def _compiled(self, compiled: Plan, device: Mapping[str, Any], driver: str) -> bool:
