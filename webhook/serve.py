@@ -225,10 +225,6 @@ def _open_tls(options: ServeOptions) -> TLSReloader:
                                client_ca=options.auth.client_ca)
     except CertsError as err:
         raise DraguardError(f"cannot serve TLS: {err.message}") from None
-    if options.auth.client_ca is not None:
-        from webhook.auth.peer import count_refused_handshakes
-
-        count_refused_handshakes(reloader.server_context())
     return reloader
 
 

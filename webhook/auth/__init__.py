@@ -3,7 +3,7 @@
 Two seams plug this into any serving front:
 
 - TLS: `certs.reload.TLSReloader(client_ca=...)` makes every handshake require a client certificate chaining to
-  `--client-ca` (reloaded with the serving pair); `peer.count_refused_handshakes` counts the refusals.
+  `--client-ca` (reloaded with the serving pair); the serving front counts the refusals (`peer.count_handshake_error`).
 - HTTP: `middleware.AuthMiddleware` wraps the WSGI app. It checks the peer certificate's names against
   `--allowed-subject` and verifies `Authorization: Bearer` tokens, before any view or rule runs.
   `/healthz` and `/readyz` stay open. A front that is not gunicorn hands the peer certificate over as

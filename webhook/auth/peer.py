@@ -45,36 +45,9 @@ def handshake_refusal(err: ssl.SSLError) -> str | None:
     return None
 
 
-class _CountingSocket(ssl.SSLSocket):
-    def do_handshake(self, block: bool = False) -> None:
-        try:
-            super().do_handshake(block)
-        except ssl.SSLError as err:
-            count_handshake_error(err)
-            raise
-
-
-class _CountingObject(ssl.SSLObject):
-    def do_handshake(self) -> None:
-        try:
-            super().do_handshake()
-        except ssl.SSLError as err:
-            count_handshake_error(err)
-            raise
-
-
 def count_handshake_error(err: ssl.SSLError) -> None:
-    """Count a failed server handshake when it refused the client's certificate (fronts that drive the
-    handshake themselves call this; the classes below do it for sockets a context wraps)."""
+    """Count a failed server handshake when it refused the client's certificate (the serving front calls this
+    where it drives the handshake: gevent's SSLSocket ignores a context's socket class)."""
     reason = handshake_refusal(err)
     if reason is not None:
         refusals.count(reason)
-
-
-def count_refused_handshakes(context: ssl.SSLContext) -> None:
-    """Make sockets and memory-BIO objects that `context` wraps count client-certificate refusals.
-
-    Works for fronts that wrap sockets (gunicorn) and for those driving `SSLObject`s (asyncio) alike.
-    """
-    context.sslsocket_class = _CountingSocket
-    context.sslobject_class = _CountingObject
