@@ -37,7 +37,9 @@ from certs.client import client_subject, issue_client  # noqa: E402
 from certs.issue import Issued, generate  # noqa: E402
 from certs.pem import cert_pem, key_pem, load_certs, load_key  # noqa: E402
 
-SNI = "draguard.draguard.svc"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_webhook import Connection  # noqa: E402  (the same kept-alive, TCP_NODELAY client)
+
 PATH = "/validate/resourceslices"
 ISSUER, AUDIENCE = "https://kubernetes.default.svc.cluster.local", "https://draguard.draguard.svc:443" + PATH
 SECONDS = 3.0  # per measured variant, split into ROUNDS turns
@@ -79,16 +81,6 @@ def free_port() -> int:
         probe.bind(("127.0.0.1", 0))
         port: int = probe.getsockname()[1]
         return port
-
-
-class Connection(http.client.HTTPSConnection):
-    def __init__(self, port: int, context: ssl.SSLContext) -> None:
-        super().__init__(SNI, port, context=context, timeout=30)
-
-    def connect(self) -> None:
-        raw = socket.create_connection(("127.0.0.1", self.port), self.timeout)
-        raw.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        self.sock = self._context.wrap_socket(raw, server_hostname=SNI)  # type: ignore[attr-defined]
 
 
 def start(base: Path, cert_dir: Path, args: list[str], context: ssl.SSLContext, headers: dict[str, str]) -> tuple[
