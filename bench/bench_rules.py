@@ -92,9 +92,7 @@ def read_figures(obj: dict[str, Any], text: str, floor: float) -> None:
 
     from ruamel.yaml import YAML
 
-    from webhook import fastyaml
-    from webhook.commands.validate import _parse
-    from webhook.manifests import load_text
+    from webhook.manifests import libyaml, load_text, parse
 
     yaml = YAML(typ="safe", pure=True)
     yaml.default_flow_style = False
@@ -102,8 +100,8 @@ def read_figures(obj: dict[str, Any], text: str, floor: float) -> None:
     yaml.dump(obj, buffer)
     yaml_text = buffer.getvalue()
     readers = {
-        "read JSON (validate)    ": lambda: _parse(text, "s.json", []),
-        "read YAML (libyaml)     ": lambda: fastyaml.load(yaml_text, "s.yaml"),
+        "read JSON (values first)": lambda: parse(text, "s.json", [], positions=False),
+        "read YAML (libyaml)     ": lambda: libyaml.load(yaml_text, "s.yaml"),
         "read YAML (ruamel)      ": lambda: load_text(yaml_text, "s.yaml"),
     }
     for label, read in readers.items():

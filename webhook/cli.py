@@ -21,8 +21,8 @@ from typing import Any
 
 from webhook import commands
 from webhook.errors import DraguardError
+from webhook.exits import EXIT_OK, EXIT_USAGE
 
-EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 PROG = "draguard"
 # draguard's own loggers; `-v` turns these to DEBUG and leaves every other library's at WARNING
 # (cel-python and lark log every parse step at DEBUG).

@@ -1,6 +1,6 @@
 """The lint pipeline behind `draguard lint`: files -> objects -> rules -> findings with exact positions.
 
-    read files (dirs, `-`) -> parse (libyaml fast path, ruamel fallback) -> run_rules per DRA object
+    read files (webhook.manifests: dirs, globs, `-`; libyaml fast path, ruamel fallback) -> run_rules per DRA object
     -> place findings: the scalar's line/column, or the exact token inside a CEL expression (Finding.span)
     -> optionally apply the safe fixes (webhook.fix) and lint the fixed text again
 
@@ -15,13 +15,11 @@ import logging
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol, TextIO
+from typing import Any, TextIO
 
-from webhook import fastyaml
-from webhook.fieldpath import FieldPath
 from webhook.findings import Action, Edit, Finding, Position
 from webhook.fix import Result, Target, apply_edits, unified_diff
-from webhook.manifests import Manifest, Problem, _read_sources, load_text
+from webhook.manifests import Locator, Problem, libyaml, parse, read, read_sources, roundtrip, value_at
 from webhook.policy import Policy
 from webhook.rules.base import DRA_KINDS
 from webhook.run import run_rules, sort_key
@@ -34,51 +32,6 @@ log = logging.getLogger(__name__)
 RULE_ERROR = "rule-error"  # the finding of a rule that raised (webhook.run); deny by default
 
 
-class Located(Protocol):
-    """An object read from a file that can say where its fields are."""
-
-    @property
-    def obj(self) -> Obj: ...
-
-    @property
-    def document(self) -> int: ...
-
-    @property
-    def base(self) -> FieldPath: ...
-
-    def position(self, path: FieldPath) -> Position | None: ...
-
-    def scalar_start(self, path: FieldPath) -> int | None: ...
-
-
-@dataclass(frozen=True, slots=True)
-class _Ruamel:
-    """A `Manifest` (ruamel) seen through the `Located` interface."""
-
-    manifest: Manifest
-
-    @property
-    def obj(self) -> Obj:
-        return self.manifest.obj
-
-    @property
-    def document(self) -> int:
-        return self.manifest.document
-
-    @property
-    def base(self) -> FieldPath:
-        return self.manifest.base
-
-    def position(self, path: FieldPath) -> Position | None:
-        return self.manifest.position(path)
-
-    def scalar_start(self, path: FieldPath) -> int | None:
-        if not isinstance(_value_at(self.obj, path), str):
-            return None
-        pos = self.manifest.position(path)
-        return None if pos is None else self.manifest.offset(pos.line, pos.column)
-
-
 @dataclass(slots=True)
 class FileResult:
     source: str
@@ -89,7 +42,7 @@ class FileResult:
     objects: int = 0
     skipped: dict[str, int] = field(default_factory=dict)
     fixed: Result | None = None  # the fix pass, when asked for
-    fixable: list[tuple[Located, Finding]] = field(default_factory=list, repr=False)  # for the fix pass
+    fixable: list[tuple[Locator, Finding]] = field(default_factory=list, repr=False)  # for the fix pass
 
 
 @dataclass(slots=True)
@@ -141,7 +94,7 @@ def lint_paths(paths: Sequence[str], policy: Policy, *, inventory: Sequence[Obj]
                ignored: Any = None, stdin: TextIO | None = None, jobs: int | None = None) -> LintResult:
     """Lint every file; with `fix`, each file's safe edits are applied to `FileResult.fixed.text`."""
     result = LintResult()
-    sources = [(source, text) for source, text in _read_sources(paths, result.problems, stdin)
+    sources = [(source, text) for source, text in read_sources(paths, result.problems, stdin)
                if ignored is None or not ignored(source)]
     files, problems = lint_sources(sources, policy, inventory=inventory, fix=fix, jobs=jobs)
     result.files, result.problems = files, result.problems + problems
@@ -237,27 +190,9 @@ def _in_processes(sources: list[tuple[str, str]], policy: Policy, inventory: Seq
 
 
 def read_objects(paths: Sequence[str], kinds: frozenset[str]) -> tuple[list[Obj], list[Problem]]:
-    """Objects of the given kinds from files (for --slices); problems as for linted files."""
-    problems: list[Problem] = []
-    objects: list[Obj] = []
-    for source, text in _read_sources(paths, problems, None):
-        for doc in parse(text, source, problems):
-            if kind_of(doc.obj) in kinds:
-                objects.append(doc.obj)
-    return objects, problems
-
-
-def parse(text: str, source: str, problems: list[Problem]) -> list[Located]:
-    """The objects of one file: libyaml's reader when it gives the same values, else ruamel (problems added)."""
-    docs = fastyaml.load(text, source)
-    if docs is not None:
-        return list(docs)
-    loaded = load_text(text, source)
-    problems.extend(loaded.problems)
-    return [_Ruamel(m) for m in loaded.manifests]
-
-
-_parse = parse  # the older name, which tests of the span mapping import
+    """Objects of the given kinds for an inventory (--slices, --classes): values first, no positions kept."""
+    objects, problems = read(paths, kinds=kinds, positions=False)
+    return [o.obj for o in objects], problems
 
 
 def lint_text(text: str, source: str, policy: Policy, *, inventory: Sequence[Obj] = (),
@@ -291,7 +226,7 @@ def lint_text(text: str, source: str, policy: Policy, *, inventory: Sequence[Obj
     return result
 
 
-def _waived(finding: Finding, doc: Located, waivers: dict[int, Any]) -> bool:
+def _waived(finding: Finding, doc: Locator, waivers: dict[int, Any]) -> bool:
     """A `# draguard: ignore[rule]` comment on the token's line or on the line of the field holding it."""
     lines = [finding.position.line] if finding.position is not None else []
     field_position = doc.position(finding.path)
@@ -308,11 +243,11 @@ def known_rules() -> frozenset[str]:
     return frozenset(CATALOGUE) | {RULE_ERROR}
 
 
-def _place(finding: Finding, doc: Located, source: str, text: str, index: LineIndex) -> Position | None:
+def _place(finding: Finding, doc: Locator, source: str, text: str, index: LineIndex) -> Position | None:
     """The exact token when the finding has a span inside a string scalar; else where the field is."""
     if finding.span is not None:
         start = doc.scalar_start(finding.path)
-        value = _value_at(doc.obj, finding.path)
+        value = value_at(doc.obj, finding.path)
         if start is not None and isinstance(value, str):
             offsets = value_offsets(text, start, value)
             if offsets is not None:
@@ -329,7 +264,7 @@ def fix_text(result: FileResult) -> Result:
     for doc, finding in result.fixable:
         assert finding.fix is not None
         start = doc.scalar_start(finding.path)
-        value = _value_at(doc.obj, finding.path)
+        value = value_at(doc.obj, finding.path)
         if start is None or not isinstance(value, str):
             continue
         target = Target(doc.base.join(finding.path), doc.document, start, value)
@@ -342,39 +277,13 @@ def fix_text(result: FileResult) -> Result:
     def read_back(text: str, target: Target) -> str | None:
         if text not in cache:
             cache.clear()
-            cache[text] = fastyaml.documents(text)
+            cache[text] = libyaml.documents(text)
         documents = cache[text]
         if documents is None:
-            return _ruamel_value(text, target)
-        return fastyaml.value_in(documents, target.document, target.path)
+            return roundtrip.value_at_document(text, target.document, target.path)
+        return libyaml.value_in(documents, target.document, target.path)
 
     return apply_edits(result.text, list(groups.values()), read_back)
-
-
-def _ruamel_value(text: str, target: Target) -> str | None:
-    for manifest in load_text(text, "<fix>").manifests:
-        if manifest.document == target.document:
-            value = _value_at(_root(manifest), target.path)
-            return value if isinstance(value, str) else None
-    return None
-
-
-def _root(manifest: Manifest) -> Any:
-    from webhook.manifests import plain
-
-    return plain(manifest.node)
-
-
-def _value_at(obj: Any, path: FieldPath) -> Any:
-    node = obj
-    for segment, _is_key in path.steps():
-        if isinstance(segment, int):
-            node = node[segment] if isinstance(node, list) and 0 <= segment < len(node) else None
-        else:
-            node = node.get(segment) if isinstance(node, dict) else None
-        if node is None:
-            return None
-    return node
 
 
 def diffs(files: Iterable[FileResult]) -> Iterable[str]:

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from webhook import fastyaml
 from webhook.fieldpath import FieldPath
+from webhook.manifests import libyaml as fastyaml
 from webhook.manifests import load_text
 
 

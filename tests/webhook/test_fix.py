@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from webhook import fastyaml
 from webhook.fieldpath import FieldPath
 from webhook.findings import Edit
 from webhook.fix import Target, apply_edits, apply_to_value, unified_diff
+from webhook.manifests import libyaml as fastyaml
 
 PATH = FieldPath.root("x")
 

@@ -7,10 +7,10 @@ scalar reads back differently, as a YAML spelling the mapping got wrong would.
 
 from __future__ import annotations
 
-from webhook import fastyaml
 from webhook.fieldpath import FieldPath
 from webhook.findings import Edit
 from webhook.fix import Target, apply_edits
+from webhook.manifests import libyaml as fastyaml
 
 TEXT = "a: x == 1\nb: y == 1\nc: z == 1\nd: w == 1\n"
 NOT_READ_BACK = "the rewritten YAML scalar would not read back as the fixed expression"

@@ -16,7 +16,7 @@ from ruamel.yaml.scalarstring import (
 )
 
 from webhook.fieldpath import FieldPath
-from webhook.lint import _parse
+from webhook.manifests import parse as _parse
 from webhook.spans import LineIndex, value_offsets
 
 STYLES = {

@@ -55,23 +55,24 @@ def run(args: argparse.Namespace) -> int:
     from celext.explain import DEFAULT_MAX_STEPS, celext_matcher, explain
     from celext.pools import Node, nodes_of
     from webhook.commands.common import outputs, write_output
-    from webhook.commands.eval import load
     from webhook.errors import DraguardError
+    from webhook.exits import exit_code
+    from webhook.manifests.shapes import read_strict
     from webhook.wire import name_of
 
     targets = outputs(args.format, FORMATS)
     # '-' may stand for stdin in CLAIM, --slices and --classes at once: read it once, give each the same text
     text = sys.stdin.read() if "-" in (args.claim, *args.slices, *args.classes) else None
-    given = load([args.claim], CLAIM_KINDS | {"DeviceClass"}, stdin_text=text)
+    given = read_strict([args.claim], CLAIM_KINDS | {"DeviceClass"}, stdin_text=text)
     claims = [o for o in given if o.get("kind") in CLAIM_KINDS]
     if not claims:
         raise DraguardError(f"no ResourceClaim or ResourceClaimTemplate in {args.claim}")
-    inventory = load(args.slices, frozenset({"ResourceSlice", "Node", "DeviceClass"}), stdin_text=text)
+    inventory = read_strict(args.slices, frozenset({"ResourceSlice", "Node", "DeviceClass"}), stdin_text=text)
     slices = [o for o in inventory if o.get("kind") == "ResourceSlice"]
     if not slices:
         raise DraguardError(f"no ResourceSlice in {', '.join(args.slices)}")
     # Later sources win: classes beside the claim, then beside the slices, then --classes.
-    extra = load(args.classes, frozenset({"DeviceClass"}), stdin_text=text)
+    extra = read_strict(args.classes, frozenset({"DeviceClass"}), stdin_text=text)
     classes = {name_of(o): o for o in [*given, *inventory, *extra] if o.get("kind") == "DeviceClass"}
     nodes = nodes_of(slices, [o for o in inventory if o.get("kind") == "Node"])
     if args.node is not None:
@@ -87,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
     for name, target in targets:
         text = render_json(args.semantics, results) if name == "json" else render_text(results)
         write_output(name, target, text + "\n", sys.stdout)
-    return 0 if all(r.fits for r in results) else 1
+    return exit_code(problems=False, failing=not all(r.fits for r in results))
 
 
 def _node_name(name: str) -> str:

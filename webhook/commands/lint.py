@@ -3,7 +3,8 @@
     draguard lint PATH... [--slices PATH]... [--classes PATH]... [--cluster] [--fix | --diff]
                   [--format FMT[=FILE]]... [--fail-on deny|warn|audit] [--config FILE] [--strict] ...
 
-The flags it shares with `validate` are in `webhook.commands.common`; the run in `webhook.check_run`.
+The flags it shares with `validate` are in `webhook.commands.common`; the run in `webhook.check_run`; the
+report in `webhook.commands.reporting`.
 Exit codes: 0 clean (nothing at or above --fail-on), 1 findings at or above --fail-on (with --diff: some
 file would change; with --strict: nothing checked or a rule error), 2 usage or input error.
 """
@@ -30,15 +31,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from webhook.check_run import check, report, write_fixes
+    from webhook.check_run import check, write_fixes
+    from webhook.commands.reporting import inputs, progress, report
     from webhook.errors import DraguardError
+    from webhook.exits import exit_code
     from webhook.lint import diffs
 
     if (args.fix or args.diff) and "-" in args.paths:
         raise DraguardError("--fix and --diff need files, not stdin")
     if args.diff and args.format:
         raise DraguardError("--diff prints only the diff; run without --diff for --format reports")
-    result, inventory = check(args, fix=args.fix or args.diff)
+    result, inventory = check(inputs(args), fix=args.fix or args.diff, stdin=sys.stdin, progress=progress(args))
     for file in result.files:
         for skipped, reason in file.fixed.skipped if file.fixed is not None else []:
             print(f"draguard: {file.source}: {skipped.path}: not fixed: {reason}", file=sys.stderr)
@@ -47,7 +50,11 @@ def run(args: argparse.Namespace) -> int:
             print(f"draguard: {problem}", file=sys.stderr)
         changed = list(diffs(result.files))
         sys.stdout.write("".join(changed))
-        return 2 if result.problems else (1 if changed else 0)
+        return exit_code(problems=bool(result.problems), failing=bool(changed))
     if args.fix:
-        result.problems += write_fixes(result, inventory)
+        written, problems = write_fixes(result, inventory)
+        for source, rewrite in written:
+            print(f"draguard: fixed {source}:{rewrite.line}:{rewrite.column}: {rewrite.before} → {rewrite.after}",
+                  file=sys.stderr)
+        result.problems += problems
     return report(args, result)

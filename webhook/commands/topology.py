@@ -9,10 +9,11 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from webhook.topology import Topology
+    from webhook.topology import Form, Topology
 
 HELP = "derive KEP-6072 numaNode values from a node's sysfs, or check published ones against it"
 FORMATS = ("table", "json", "yaml")
@@ -88,11 +89,7 @@ def run(args: argparse.Namespace) -> int:
             raise DraguardError(
                 "--check compares published slices; it does not take --pci, --class-device, --numa-node or --cpu"
             )
-        from webhook.topology.checking import run_check
-
-        return run_check(
-            topology, args.check, form=form, node=args.node, policy=args.policy, format=args.format or "text"
-        )
+        return _check(topology, args, form)
     if args.node is not None or args.policy is not None:
         raise DraguardError("--node and --policy only apply with --check SLICES")
     fmt = args.format or "table"
@@ -114,6 +111,41 @@ def run(args: argparse.Namespace) -> int:
     render = {"table": listing.table, "json": listing.to_json, "yaml": listing.to_yaml}[fmt]
     print(render(shown), end="")
     return 0
+
+
+def _check(topology: Topology, args: argparse.Namespace, form: Form | None) -> int:
+    """--check: this node's slices against sysfs, reported like `draguard validate` (exit 0/1/2 likewise)."""
+    import sys
+
+    from webhook.errors import DraguardError
+    from webhook.exits import exit_code
+    from webhook.findings import Action
+    from webhook.report import FORMATS, Summary, render
+    from webhook.topology.check import DEFAULT_ALIASES
+    from webhook.topology.checking import check_node, host_node_name
+
+    fmt = "text" if (args.format or "text") == "table" else (args.format or "text")
+    if fmt not in FORMATS:
+        raise DraguardError(f"unknown format {args.format!r} for --check; use table or one of "
+                            f"{', '.join(sorted(FORMATS))}")
+    aliases: Sequence[str] = DEFAULT_ALIASES
+    ignore: Sequence[str] = ()
+    if args.policy is not None:
+        from webhook.policy import Policy
+
+        policy = Policy.load(args.policy)
+        aliases, ignore = policy.aliases, policy.ignore
+    if args.node == "":
+        raise DraguardError("--node: empty node name; pass the Kubernetes node name, or leave --node out for this "
+                            "host's")
+    result = check_node(topology, args.check, args.node if args.node is not None else host_node_name(), form=form,
+                        aliases=aliases, ignore=ignore)
+    summary = Summary(objects=result.checked, skipped=dict(result.skipped), problems=result.problems)
+    sys.stdout.write(render(fmt, result.findings, summary, color=sys.stdout.isatty()))
+    sys.stdout.flush()
+    for problem in result.problems:  # after the report, one line each, as `draguard validate` does
+        print(problem, file=sys.stderr)
+    return exit_code(problems=bool(result.problems), failing=any(f.action is Action.DENY for f in result.findings))
 
 
 def _select(

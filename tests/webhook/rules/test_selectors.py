@@ -37,7 +37,7 @@ def check(rule_id: str, obj: dict[str, Any], **kw: Any) -> list[tuple[str, str, 
 
 
 def _value(obj: dict[str, Any], path: str) -> Any:
-    from webhook.lint import _value_at
+    from webhook.manifests import value_at as _value_at
     from webhook.rules.selectors_sites import sites
 
     ctx = RuleContext(Policy.default())

@@ -1,12 +1,12 @@
-"""A fast YAML 1.2 reader for lint: libyaml's C composer, draguard's own YAML 1.2 core-schema values.
+"""The fast YAML 1.2 backend: libyaml's C composer, draguard's own YAML 1.2 core-schema values.
 
-ruamel's round-trip loader (what `webhook.manifests` uses) costs ~5 ms per small object, which caps lint
+ruamel's round-trip loader (`webhook.manifests.roundtrip`) costs ~5 ms per small object, which caps lint
 near 200 objects/s. libyaml composes the node tree in C with line, column and character index on every
 node, so values *and* positions come from one pass. Only plain scalars need resolving, by the YAML 1.2
 core schema (so `on`, `yes`, `0000:00:05.0` stay strings, as with ruamel and sigs.k8s.io/yaml).
 
 Anything unusual (a syntax error, a merge key, a duplicate key, a `%YAML` directive, no libyaml) returns
-None and the caller falls back to `webhook.manifests.load_text`, whose messages are the reference.
+None and the caller falls back to `webhook.manifests.roundtrip`, whose messages are the reference.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from typing import Any
 
 from webhook.fieldpath import FieldPath
 from webhook.findings import Position
-from webhook.manifests import _expand  # `kind: List` items exactly as the ruamel path splits them
+from webhook.manifests import objects
 from webhook.wire import Obj
 
 _INT = re.compile(r"[-+]?[0-9]+")
@@ -69,6 +69,8 @@ class Doc:
 
     def scalar_start(self, path: FieldPath) -> int | None:
         """Character offset where the string scalar at `path` starts (None when it is not one)."""
+        if not isinstance(objects.value_at(self.obj, path), str):
+            return None
         node, exact = self.node_at(path)
         return node.start_mark.index if exact and isinstance(node, yaml.ScalarNode) else None
 
@@ -118,7 +120,7 @@ def load(text: str, source: str) -> list[Doc] | None:
                 continue  # an empty document, e.g. after a trailing `---`
             if not isinstance(value, dict):
                 return None  # a scalar or list document: the slow path words the problem
-            for base, item in _expand(value, FieldPath()):
+            for base, item in objects.expand(value, FieldPath()):
                 if not isinstance(item, dict):
                     return None
                 docs.append(Doc(source, index, item, node, base))

@@ -1,19 +1,19 @@
-"""Files, directories and stdin -> Kubernetes objects with their positions in the source text.
+"""The reference backend: one text -> objects with their positions, by ruamel.yaml's round-trip loader.
 
-YAML is parsed as YAML 1.2 (ruamel.yaml), so an unquoted `0000:00:05.0` or `on` stays a string,
-as the API server's own YAML decoder (sigs.k8s.io/yaml) would treat them. JSON is YAML 1.2 too.
-Input problems never raise: each becomes one `Problem` line and loading carries on with the rest.
+YAML is parsed as YAML 1.2, so an unquoted `0000:00:05.0` or `on` stays a string, as the API server's own
+YAML decoder (sigs.k8s.io/yaml) would treat them. JSON is YAML 1.2 too. It is the slowest backend (~5 ms
+per small object) and the one whose problem messages are the reference: the libyaml and JSON backends
+hand every text they do not read exactly alike to it. Input problems never raise: each becomes one
+`Problem` and loading carries on with the rest.
 """
 
 from __future__ import annotations
 
 import datetime
 import io
-import sys
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
@@ -21,26 +21,9 @@ from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
 from webhook.fieldpath import FieldPath
 from webhook.findings import Position
+from webhook.manifests.objects import expand, value_at
+from webhook.manifests.problems import Problem, one_line, type_name
 from webhook.wire import Obj
-
-SUFFIXES = (".yaml", ".yml", ".json")
-STDIN = "-"
-
-
-@dataclass(frozen=True, slots=True)
-class Problem:
-    """An input the tool could not read; rendered as one line, it makes the command exit 2."""
-
-    source: str
-    message: str
-    line: int | None = None
-    column: int | None = None
-
-    def __str__(self) -> str:
-        where = self.source
-        if self.line is not None:
-            where += f":{self.line}:{self.column or 1}"
-        return f"{where}: {self.message}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +53,13 @@ class Manifest:
         full = self.base.join(path) if path is not None else self.base
         return _locate(self.node, full, self.source, value=value)
 
+    def scalar_start(self, path: FieldPath) -> int | None:
+        """Character offset into `text` where the string scalar at `path` starts (None when it is not one)."""
+        if not isinstance(value_at(self.obj, path), str):
+            return None
+        pos = self.position(path)
+        return None if pos is None else self.offset(pos.line, pos.column)
+
     def offset(self, line: int, column: int) -> int:
         """Character offset into `text` of a 1-based line and column."""
         return _line_starts(self.text)[line - 1] + column - 1
@@ -79,16 +69,6 @@ class Manifest:
 class Loaded:
     manifests: list[Manifest] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
-
-
-def load_paths(paths: Iterable[str], *, stdin: TextIO | None = None) -> Loaded:
-    """Load every object from files, directories (recursively, *.yaml/*.yml/*.json) and `-`."""
-    loaded = Loaded()
-    for source, text in _read_sources(paths, loaded.problems, stdin):
-        parsed = load_text(text, source)
-        loaded.manifests += parsed.manifests
-        loaded.problems += parsed.problems
-    return loaded
 
 
 def load_text(text: str, source: str = "<string>") -> Loaded:
@@ -101,14 +81,14 @@ def load_text(text: str, source: str = "<string>") -> Loaded:
         loaded.problems.append(
             Problem(
                 source,
-                f"invalid YAML: {_one_line(err.problem or err.context or 'cannot parse')}",
+                f"invalid YAML: {one_line(err.problem or err.context or 'cannot parse')}",
                 mark.line + 1 if mark else None,
                 mark.column + 1 if mark else None,
             )
         )
         return loaded
     except (YAMLError, ValueError) as err:  # e.g. a duplicate key, a bad escape
-        loaded.problems.append(Problem(source, f"invalid YAML: {_one_line(str(err))}"))
+        loaded.problems.append(Problem(source, f"invalid YAML: {one_line(str(err))}"))
         return loaded
     for index, node in enumerate(documents):
         if node is None:
@@ -116,14 +96,14 @@ def load_text(text: str, source: str = "<string>") -> Loaded:
         line = _node_line(node)
         if not isinstance(node, Mapping):
             loaded.problems.append(
-                Problem(source, f"document {index + 1} is a {_type_name(node)}, not an object", line, 1)
+                Problem(source, f"document {index + 1} is a {type_name(node)}, not an object", line, 1)
             )
             continue
         obj = plain(node)
-        for base, item in _expand(obj, FieldPath()):
+        for base, item in expand(obj, FieldPath()):
             if not isinstance(item, Mapping):
                 loaded.problems.append(
-                    Problem(source, f"{base} is a {_type_name(item)}, not an object", line, 1)
+                    Problem(source, f"{base} is a {type_name(item)}, not an object", line, 1)
                 )
                 continue
             loaded.manifests.append(Manifest(source, index, item, text, node, base))
@@ -147,48 +127,13 @@ def plain(node: Any) -> Any:
     return str(node)
 
 
-def _expand(obj: Obj, base: FieldPath) -> Iterator[tuple[FieldPath, Any]]:
-    """`kind: List` and typed lists (`ResourceSliceList`) as `kubectl get -o yaml` prints them."""
-    kind = obj.get("kind")
-    items = obj.get("items")
-    if isinstance(kind, str) and kind.endswith("List") and isinstance(items, list):
-        for i, item in enumerate(items):
-            if isinstance(item, Mapping):
-                yield from _expand(item, base.child("items").index(i))
-            else:
-                yield base.child("items").index(i), item
-    else:
-        yield base, obj
-
-
-def _read_sources(
-    paths: Iterable[str], problems: list[Problem], stdin: TextIO | None
-) -> Iterator[tuple[str, str]]:
-    for raw in paths:
-        if raw == STDIN:
-            yield "<stdin>", (stdin or sys.stdin).read()
-            continue
-        path = Path(raw)
-        if path.is_dir():
-            files = sorted(
-                p for p in path.rglob("*")
-                if p.is_file() and p.suffix in SUFFIXES
-                and not any(part.startswith(".") for part in p.relative_to(path).parts)
-            )
-            if not files:
-                problems.append(Problem(raw, "no .yaml, .yml or .json files in this directory"))
-        elif path.exists():
-            files = [path]
-        else:
-            problems.append(Problem(raw, "no such file or directory"))
-            continue
-        for file in files:
-            try:
-                yield str(file), file.read_text(encoding="utf-8")
-            except UnicodeDecodeError:
-                problems.append(Problem(str(file), "not UTF-8 text"))
-            except OSError as err:
-                problems.append(Problem(str(file), f"cannot read: {err.strerror or err}"))
+def value_at_document(text: str, document: int, path: FieldPath) -> str | None:
+    """The string at `path` (from the document root, `items[i]` included) of document number `document`."""
+    for manifest in load_text(text, "<fix>").manifests:
+        if manifest.document == document:
+            found = value_at(plain(manifest.node), path)
+            return found if isinstance(found, str) else None
+    return None
 
 
 def _yaml() -> YAML:
@@ -238,18 +183,3 @@ def _line_starts(text: str) -> list[int]:
         starts.append(starts[-1] + len(line))
     return starts
 
-
-def _type_name(value: object) -> str:
-    if isinstance(value, list):
-        return "list"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int | float):
-        return "number"
-    return type(value).__name__
-
-
-def _one_line(text: str) -> str:
-    return " ".join(str(text).split())

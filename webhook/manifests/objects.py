@@ -1,0 +1,65 @@
+"""What every backend hands out: an object and a `Locator` that says where its fields are written.
+
+Three backends (ruamel round-trip, libyaml, JSON) read a text into the same objects in the same order:
+`kind: List` and typed lists (`ResourceSliceList`) are expanded here, once, for all of them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any, Protocol
+
+from webhook.fieldpath import FieldPath
+from webhook.findings import Position
+from webhook.wire import Obj
+
+
+class Locator(Protocol):
+    """One object read from a file, and where its fields are written in that file."""
+
+    @property
+    def source(self) -> str: ...  # the file name as the user gave it, or `<stdin>`
+
+    @property
+    def document(self) -> int: ...  # 0-based index of the YAML document in the file
+
+    @property
+    def obj(self) -> Obj: ...  # plain dict/list/str/int/float/bool/None values
+
+    @property
+    def base(self) -> FieldPath: ...  # where `obj` sits in its document: `items[2]` inside a `kind: List`
+
+    def position(self, path: FieldPath) -> Position | None:
+        """Line/column of `path` (relative to `obj`), or of its nearest existing ancestor."""
+        ...
+
+    def scalar_start(self, path: FieldPath) -> int | None:
+        """Character offset into the text where the string scalar at `path` starts; None if it is not one."""
+        ...
+
+
+def expand(obj: Obj, base: FieldPath) -> Iterator[tuple[FieldPath, Any]]:
+    """`kind: List` and typed lists (`ResourceSliceList`) as `kubectl get -o yaml` prints them."""
+    kind = obj.get("kind")
+    items = obj.get("items")
+    if isinstance(kind, str) and kind.endswith("List") and isinstance(items, list):
+        for i, item in enumerate(items):
+            if isinstance(item, Mapping):
+                yield from expand(item, base.child("items").index(i))
+            else:
+                yield base.child("items").index(i), item
+    else:
+        yield base, obj
+
+
+def value_at(obj: Any, path: FieldPath) -> Any:
+    """The plain value at `path` below `obj`; None when any step is missing."""
+    node = obj
+    for segment, _is_key in path.steps():
+        if isinstance(segment, int):
+            node = node[segment] if isinstance(node, list) and 0 <= segment < len(node) else None
+        else:
+            node = node.get(segment) if isinstance(node, dict) else None
+        if node is None:
+            return None
+    return node

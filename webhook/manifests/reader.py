@@ -1,0 +1,65 @@
+"""The one way in: paths -> placed objects and problems, through the fastest backend that reads a text
+exactly as the reference (ruamel) would.
+
+    read(paths) -> sources (files, dirs, globs, `-`) -> parse each text:
+        JSON object text, values first (positions=False)  -> webhook.manifests.jsontext
+        YAML 1.2 without merge keys, tags or errors       -> webhook.manifests.libyaml
+        anything else, and every problem's wording        -> webhook.manifests.roundtrip
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import TextIO
+
+from webhook.manifests import jsontext, libyaml, roundtrip
+from webhook.manifests.objects import Locator
+from webhook.manifests.problems import Problem
+from webhook.manifests.sources import ignored, read_sources
+from webhook.wire import kind_of
+
+
+def parse(text: str, source: str, problems: list[Problem], *, positions: bool = True) -> list[Locator]:
+    """The objects of one text (problems appended). `positions=False` allows the JSON backend, whose
+    positions are computed only when first asked for (values-first readers: inventories, eval, explain)."""
+    if not positions:
+        docs = jsontext.load(text, source, _reread)
+        if docs is not None:
+            return list(docs)
+    fast = libyaml.load(text, source)
+    if fast is not None:
+        return list(fast)
+    loaded = roundtrip.load_text(text, source)
+    problems.extend(loaded.problems)
+    return list(loaded.manifests)
+
+
+def _reread(text: str, source: str) -> list[Locator]:
+    return parse(text, source, [])
+
+
+def read(paths: Iterable[str], *, kinds: frozenset[str] | None = None, ignore: Sequence[str] = (),
+         positions: bool = True, stdin: TextIO | None = None) -> tuple[list[Locator], list[Problem]]:
+    """Every object in `paths` (of `kinds`, when given), skipping sources that match an `ignore` glob.
+
+    Problems (unreadable files, invalid YAML, documents that are not objects) come back in input order;
+    reading carries on past each."""
+    problems: list[Problem] = []
+    objects: list[Locator] = []
+    for source, text in read_sources(paths, problems, stdin):
+        if ignore and ignored(source, ignore):
+            continue
+        for doc in parse(text, source, problems, positions=positions):
+            if kinds is None or kind_of(doc.obj) in kinds:
+                objects.append(doc)
+    return objects, problems
+
+
+def load_paths(paths: Iterable[str], *, stdin: TextIO | None = None) -> roundtrip.Loaded:
+    """Every object through the reference backend alone (ruamel nodes kept): for tests that compare backends."""
+    loaded = roundtrip.Loaded()
+    for source, text in read_sources(paths, loaded.problems, stdin):
+        parsed = roundtrip.load_text(text, source)
+        loaded.manifests += parsed.manifests
+        loaded.problems += parsed.problems
+    return loaded
