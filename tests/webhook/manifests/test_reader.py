@@ -1,0 +1,78 @@
+"""webhook.manifests.read: one reader, three backends, the same objects and positions from each."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from webhook.fieldpath import FieldPath
+from webhook.manifests import Problem, load_text, parse, read
+from webhook.manifests.jsontext import JsonDoc
+from webhook.manifests.libyaml import Doc
+from webhook.manifests.roundtrip import Manifest
+
+SLICE = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "s"},
+         "spec": {"driver": "d", "devices": [{"name": "gpu-0", "attributes": {"x": {"string": "0000:00:05.0"}}}]}}
+CLASS = {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "c"}}
+LISTED = json.dumps({"apiVersion": "v1", "kind": "List", "items": [SLICE, CLASS]}, indent=2)
+NAME = FieldPath.root("spec", "devices").index(0).child("name")
+
+
+def test_json_is_read_values_first_with_the_same_objects_as_yaml() -> None:
+    docs = parse(LISTED, "l.json", [], positions=False)
+    assert all(isinstance(d, JsonDoc) for d in docs)
+    assert [d.obj for d in docs] == [m.obj for m in load_text(LISTED, "l.json").manifests] == [SLICE, CLASS]
+    assert [str(d.base) for d in docs] == ["items[0]", "items[1]"]
+
+
+def test_json_positions_come_from_the_yaml_reading_when_asked() -> None:
+    docs = parse(LISTED, "l.json", [], positions=False)
+    (reference, _class) = load_text(LISTED, "l.json").manifests
+    assert str(docs[0].position(NAME)) == str(reference.position(NAME)) == "l.json:15:21"
+    assert docs[0].scalar_start(NAME) == reference.scalar_start(NAME)
+    assert docs[0].scalar_start(FieldPath.root("spec")) is None
+
+
+def test_with_positions_json_goes_through_libyaml() -> None:
+    assert all(isinstance(d, Doc) for d in parse(LISTED, "l.json", []))
+
+
+@pytest.mark.parametrize(("text", "why"), [
+    ('{"kind": "A", "kind": "B"}', "a duplicate key: YAML refuses it"),
+    ('{"kind": "A", "n": NaN}', "NaN is a string in YAML"),
+    ('{"kind": "A", "n": -Infinity}', "so is -Infinity"),
+    ('{"kind": "A", "s": "\\ud800"}', "a lone surrogate"),
+    ('[{"kind": "A"}]', "a list at the top: the YAML reader words the problem"),
+    ('{"kind": "List", "items": [1]}', "an item that is not an object"),
+    ('{"kind": "A"} {"kind": "B"}', "two JSON values: not one JSON text"),
+])
+def test_json_that_yaml_might_read_otherwise_goes_the_yaml_way(text: str, why: str) -> None:
+    docs = parse(text, "x.json", [], positions=False)
+    assert not any(isinstance(d, JsonDoc) for d in docs), why
+
+
+def test_json_refusals_keep_the_reference_problems() -> None:
+    problems: list[Problem] = []
+    assert parse('{"kind": "A", "kind": "B"}', "d.json", problems, positions=False) == []
+    assert [str(p) for p in problems] == [str(p) for p in load_text('{"kind": "A", "kind": "B"}', "d.json").problems]
+    assert len(problems) == 1
+
+
+def test_yaml_that_libyaml_declines_is_read_by_ruamel() -> None:
+    text = "base: &b {driver: d}\nkind: ResourceSlice\nspec:\n  <<: *b\n"
+    (doc,) = parse(text, "m.yaml", [])
+    assert isinstance(doc, Manifest)
+    assert doc.obj["spec"] == {"driver": "d"}
+
+
+def test_read_filters_kinds_and_ignores_sources(tmp_path: Path) -> None:
+    (tmp_path / "l.json").write_text(LISTED, encoding="utf-8")
+    (tmp_path / "skip.yaml").write_text("kind: ResourceSlice\n", encoding="utf-8")
+    (tmp_path / "bad.yaml").write_text("kind: [\n", encoding="utf-8")
+    objects, problems = read([str(tmp_path)], kinds=frozenset({"ResourceSlice"}), ignore=["*/skip.yaml"],
+                             positions=False)
+    assert [o.obj["metadata"]["name"] for o in objects] == ["s"]
+    assert [str(p) for p in problems] == [f"{tmp_path}/bad.yaml:2:1: invalid YAML: expected the node content, but "
+                                          "found '<stream end>'"]

@@ -1,0 +1,76 @@
+"""webhook.manifests.sources: files, directories, glob patterns and stdin, and one problem per bad input."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+
+from webhook.manifests import Problem, ignored, read_sources
+
+
+def texts(paths: list[str], stdin: str = "") -> tuple[list[tuple[str, str]], list[str]]:
+    problems: list[Problem] = []
+    found = list(read_sources(paths, problems, io.StringIO(stdin)))
+    return found, [str(p) for p in problems]
+
+
+@pytest.fixture
+def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a" / "b").mkdir(parents=True)
+    (tmp_path / "a" / ".hidden").mkdir()
+    for name in ("a/one.yaml", "a/b/two.yml", "a/b/three.json", "a/notes.txt", "a/.hidden/four.yaml"):
+        (tmp_path / name).write_text(f"# {name}\n", encoding="utf-8")
+    return tmp_path
+
+
+def test_a_directory_is_searched_recursively_for_manifests_only(tree: Path) -> None:
+    found, problems = texts(["a"])
+    assert [s for s, _t in found] == ["a/b/three.json", "a/b/two.yml", "a/one.yaml"]
+    assert problems == []
+
+
+def test_a_named_file_is_read_whatever_its_suffix(tree: Path) -> None:
+    assert texts(["a/notes.txt"]) == ([("a/notes.txt", "# a/notes.txt\n")], [])
+
+
+def test_a_glob_pattern_expands_like_a_shell(tree: Path) -> None:
+    found, problems = texts(["a/**/*.y*ml"])
+    assert [s for s, _t in found] == ["a/b/two.yml", "a/one.yaml"]
+    assert problems == []
+
+
+def test_a_pattern_matching_a_directory_reads_that_directory(tree: Path) -> None:
+    assert [s for s, _t in texts(["a/[b]"])[0]] == ["a/b/three.json", "a/b/two.yml"]
+
+
+def test_a_pattern_matching_nothing_is_a_problem(tree: Path) -> None:
+    assert texts(["a/*.jsonl", "a/one.yaml"]) == ([("a/one.yaml", "# a/one.yaml\n")],
+                                                  ["a/*.jsonl: no file matches this pattern"])
+
+
+def test_a_file_whose_name_looks_like_a_pattern_is_read_as_named(tree: Path) -> None:
+    (tree / "x[1].yaml").write_text("k: v\n", encoding="utf-8")
+    assert texts(["x[1].yaml"]) == ([("x[1].yaml", "k: v\n")], [])
+
+
+def test_missing_empty_and_unreadable_inputs_are_one_problem_each(tree: Path) -> None:
+    (tree / "empty").mkdir()
+    (tree / "latin1.yaml").write_bytes(b"name: caf\xe9\n")
+    found, problems = texts(["nope.yaml", "empty", "latin1.yaml", "a/one.yaml"])
+    assert [s for s, _t in found] == ["a/one.yaml"]
+    assert problems == ["nope.yaml: no such file or directory",
+                        "empty: no .yaml, .yml or .json files in this directory",
+                        "latin1.yaml: not UTF-8 text"]
+
+
+def test_dash_reads_stdin_as_one_source(tree: Path) -> None:
+    assert texts(["-"], stdin="kind: X\n") == ([("<stdin>", "kind: X\n")], [])
+
+
+def test_ignore_globs_match_the_source_name() -> None:
+    assert ignored("deploy/helm/x.yaml", ["deploy/helm/*"])
+    assert not ignored("deploy/x.yaml", ["deploy/helm/*"])
+    assert not ignored("deploy/x.yaml", [])
