@@ -44,7 +44,8 @@ def test_list_items_carry_their_base_and_positions_match_ruamel() -> None:
 @pytest.mark.parametrize(
     "text",
     ["a: 1\na: 2\n", "a: !!str 5\n", "base: &b {x: 1}\nm:\n  <<: *b\n", "a: [\n", "%YAML 1.2\n---\na: 1\n",
-     "- just\n- a list\n"],
+     "- just\n- a list\n", "a: !custom x\n", "a: [1, !!str 5]\n", "!!str 1: x\n", "a: !!map {x: 1}\n",
+     "b: &b {x: 1}\nm: {<<: *b}\n", "%TAG !e! tag:e.com,2000:\n---\na: !e!x y\n"],
 )
 def test_unusual_input_goes_the_ruamel_way(text: str) -> None:
     assert fastyaml.load(text, "u.yaml") is None
@@ -68,3 +69,18 @@ def test_corpus_objects_are_identical_to_ruamel(corpus: Path) -> None:
         assert [str(d.base) for d in docs] == [str(m.base) for m in manifests], file
         compared += 1
     assert compared > 100
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("e: a && !has(x)\n", "a && !has(x)"),  # a `!` inside a plain scalar is no tag
+    ("e: '!x'\n", "!x"),
+    ("e: x != y\n", "x != y"),
+])
+def test_exclamation_marks_that_are_not_tags_stay_on_the_fast_path(text: str, value: str) -> None:
+    (doc,) = fastyaml.load(text, "e.yaml") or []
+    assert doc.obj == {"e": value} == load_text(text, "e.yaml").manifests[0].obj
+
+
+def test_a_quoted_merge_key_is_an_ordinary_key() -> None:
+    (doc,) = fastyaml.load('"<<": x\n', "m.yaml") or []
+    assert doc.obj == {"<<": "x"} == load_text('"<<": x\n', "m.yaml").manifests[0].obj

@@ -5,7 +5,7 @@ near 200 objects/s. libyaml composes the node tree in C with line, column and ch
 node, so values *and* positions come from one pass. Only plain scalars need resolving, by the YAML 1.2
 core schema (so `on`, `yes`, `0000:00:05.0` stay strings, as with ruamel and sigs.k8s.io/yaml).
 
-Anything unusual (a syntax error, a merge key, a duplicate key, a `%YAML` directive, no libyaml) returns
+Anything unusual (a syntax error, an explicit tag, a merge key, a duplicate key, a `%YAML` directive, no libyaml) returns
 None and the caller falls back to `webhook.manifests.roundtrip`, whose messages are the reference.
 """
 
@@ -34,9 +34,10 @@ _FALSE = frozenset({"false", "False", "FALSE"})
 _INF = frozenset({".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF"})
 _NEG_INF = frozenset({"-.inf", "-.Inf", "-.INF"})
 _NAN = frozenset({".nan", ".NaN", ".NAN"})
-# A tag (`!!str 5`, `!custom`) changes a value's type; libyaml does not say whether a tag was explicit,
-# so a text that may hold one goes the ruamel way.
-_MAYBE_TAG = re.compile(r"(?:^|[\s,\[{])!(?![=\s])")
+# A tag (`!!str 5`, `!custom`) changes a value's type: the composer leaves an explicit tag on its node
+# (implicit ones are resolved to "" by `_loader`), and such a document goes the ruamel way. So does a
+# merge key (`<<: *base`), which only ruamel expands.
+MERGE_KEY = "<<"
 
 
 # PyYAML (with libyaml) comes with the kubernetes client; it ships no type information.
@@ -108,7 +109,7 @@ def load(text: str, source: str) -> list[Doc] | None:
         loader = _loader()
     except AttributeError:  # PyYAML without libyaml
         return None
-    if "%YAML" in text or "<<" in text or _MAYBE_TAG.search(text):
+    if "%YAML" in text:
         return None
     docs: list[Doc] = []
     try:
@@ -134,6 +135,8 @@ _SCALAR, _SEQUENCE, _MAPPING = yaml.ScalarNode, yaml.SequenceNode, yaml.MappingN
 
 def _value(node: Any) -> Any:
     kind = node.__class__
+    if node.tag:
+        raise _Unusual("explicit tag")
     if kind is _SCALAR:
         return node.value if node.style else resolve_plain(node.value)
     if kind is _SEQUENCE:
@@ -143,7 +146,14 @@ def _value(node: Any) -> Any:
         for key_node, value_node in node.value:
             if key_node.__class__ is not _SCALAR:
                 raise _Unusual("complex key")
-            key = key_node.value if key_node.style else str(resolve_plain(key_node.value))
+            if key_node.tag:
+                raise _Unusual("explicit tag")
+            if key_node.style:
+                key = key_node.value
+            elif key_node.value == MERGE_KEY:
+                raise _Unusual("merge key")
+            else:
+                key = str(resolve_plain(key_node.value))
             if key in out:
                 raise _Unusual("duplicate key")
             out[key] = _value(value_node)
