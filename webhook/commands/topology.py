@@ -122,7 +122,7 @@ def _check(topology: Topology, args: argparse.Namespace, form: Form | None) -> i
     from webhook.findings import Action
     from webhook.report import FORMATS, Summary, render
     from webhook.topology.check import DEFAULT_ALIASES
-    from webhook.topology.checking import check_node, host_node_name
+    from webhook.topology.checking import against, check_node, host_node_name
 
     fmt = "text" if (args.format or "text") == "table" else (args.format or "text")
     if fmt not in FORMATS:
@@ -138,8 +138,8 @@ def _check(topology: Topology, args: argparse.Namespace, form: Form | None) -> i
     if args.node == "":
         raise DraguardError("--node: empty node name; pass the Kubernetes node name, or leave --node out for this "
                             "host's")
-    result = check_node(topology, args.check, args.node if args.node is not None else host_node_name(), form=form,
-                        aliases=aliases, ignore=ignore)
+    node = args.node if args.node is not None else host_node_name()
+    result = check_node(args.check, node, against(topology, form=form, aliases=aliases), ignore=ignore)
     summary = Summary(objects=result.checked, skipped=dict(result.skipped), problems=result.problems)
     sys.stdout.write(render(fmt, result.findings, summary, color=sys.stdout.isatty()))
     sys.stdout.flush()

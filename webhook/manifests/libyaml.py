@@ -5,8 +5,9 @@ near 200 objects/s. libyaml composes the node tree in C with line, column and ch
 node, so values *and* positions come from one pass. Only plain scalars need resolving, by the YAML 1.2
 core schema (so `on`, `yes`, `0000:00:05.0` stay strings, as with ruamel and sigs.k8s.io/yaml).
 
-Anything unusual (a syntax error, an explicit tag, a merge key, a duplicate key, a `%YAML` directive, no libyaml) returns
-None and the caller falls back to `webhook.manifests.roundtrip`, whose messages are the reference.
+Anything unusual (a syntax error, an explicit tag, a merge key, a duplicate key, a `%YAML` directive, no
+libyaml) returns None and the caller falls back to `webhook.manifests.roundtrip`, whose messages are the
+reference.
 """
 
 from __future__ import annotations

@@ -7,15 +7,16 @@ from __future__ import annotations
 
 import socket
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 
 from webhook.findings import Action, Finding
 from webhook.manifests import read
 from webhook.run import sort_key
 from webhook.topology.check import DEFAULT_ALIASES, check_slice
 from webhook.topology.numa import Form, Topology
-from webhook.wire import get_str, kind_of
+from webhook.wire import Obj, get_str, kind_of
 
 RESOURCE_SLICE = "ResourceSlice"
 
@@ -36,16 +37,21 @@ def host_node_name() -> str:
     return socket.gethostname().strip().lower()
 
 
+def against(topology: Topology, *, form: Form | None = None, aliases: Sequence[str] = DEFAULT_ALIASES
+            ) -> Callable[[Obj], list[Finding]]:
+    """The check of one slice against this machine's sysfs (`webhook.topology.check.check_slice`)."""
+    return partial(check_slice, topology=topology, form=form, aliases=aliases)
+
+
 def check_node(
-    topology: Topology,
     paths: Sequence[str],
     node: str,
+    check: Callable[[Obj], list[Finding]],
     *,
-    form: Form | None = None,
-    aliases: Sequence[str] = DEFAULT_ALIASES,
     ignore: Sequence[str] = (),
 ) -> NodeCheck:
-    """Every ResourceSlice of `node` in `paths` against `topology`; no slice for the node is a problem."""
+    """`check` on every ResourceSlice of `node` in `paths` (see `against`), findings placed in the files;
+    no slice for the node is a problem."""
     # Values first (JSON and libyaml backends: a cluster-wide `kubectl get resourceslices -o json` is
     # megabytes); positions only for the findings.
     objects, read_problems = read(paths, ignore=ignore, positions=False)
@@ -63,7 +69,7 @@ def check_node(
                 other_nodes.add(slice_node)
             continue
         result.checked += 1
-        for finding in check_slice(located.obj, topology, form=form, aliases=aliases):
+        for finding in check(located.obj):
             result.findings.append(
                 finding.stamped(finding.rule, finding.action or Action.DENY, located.position(finding.path))
             )
