@@ -1,9 +1,9 @@
 """`draguard explain CLAIM --slices PATH`: can this claim be allocated on each node, and if not, why.
 
-CLAIM is a file (or directory, or '-') with ResourceClaims and/or ResourceClaimTemplates; each is
-explained on its own against an otherwise empty cluster. DeviceClasses come from `--classes` and from
-any DeviceClass found beside the claims or slices; Node objects among the slices supply node labels
-for slices with a node selector. Exit codes (draguard's own): 0 when every claim fits on at least one
+The pipeline is `webhook.explaining`. CLAIM is a file (or directory, or '-') with ResourceClaims and/or
+ResourceClaimTemplates; each is explained on its own against an otherwise empty cluster. DeviceClasses come
+from `--classes` and from any DeviceClass found beside the claims or slices; Node objects among the slices
+supply node labels for slices with a node selector. Exit codes (draguard's own): 0 when every claim fits on at least one
 node, 1 when some claim fits nowhere (or the allocator would abort it), 2 for bad input.
 """
 
@@ -20,7 +20,6 @@ if TYPE_CHECKING:
     from celext.explain import ClaimResult, NodeResult
 
 HELP = "explain whether and how a ResourceClaim can be allocated on each node"
-CLAIM_KINDS = frozenset({"ResourceClaim", "ResourceClaimTemplate"})
 FORMATS = ("text", "json")
 
 
@@ -52,39 +51,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import sys
 
-    from celext.explain import DEFAULT_MAX_STEPS, celext_matcher, explain
-    from celext.pools import Node, nodes_of
     from webhook.commands.common import outputs, write_output
-    from webhook.errors import DraguardError
     from webhook.exits import exit_code
-    from webhook.manifests.shapes import read_strict
-    from webhook.wire import name_of
+    from webhook.explaining import explain_paths
 
     targets = outputs(args.format, FORMATS)
     # '-' may stand for stdin in CLAIM, --slices and --classes at once: read it once, give each the same text
     text = sys.stdin.read() if "-" in (args.claim, *args.slices, *args.classes) else None
-    given = read_strict([args.claim], CLAIM_KINDS | {"DeviceClass"}, stdin_text=text)
-    claims = [o for o in given if o.get("kind") in CLAIM_KINDS]
-    if not claims:
-        raise DraguardError(f"no ResourceClaim or ResourceClaimTemplate in {args.claim}")
-    inventory = read_strict(args.slices, frozenset({"ResourceSlice", "Node", "DeviceClass"}), stdin_text=text)
-    slices = [o for o in inventory if o.get("kind") == "ResourceSlice"]
-    if not slices:
-        raise DraguardError(f"no ResourceSlice in {', '.join(args.slices)}")
-    # Later sources win: classes beside the claim, then beside the slices, then --classes.
-    extra = read_strict(args.classes, frozenset({"DeviceClass"}), stdin_text=text)
-    classes = {name_of(o): o for o in [*given, *inventory, *extra] if o.get("kind") == "DeviceClass"}
-    nodes = nodes_of(slices, [o for o in inventory if o.get("kind") == "Node"])
-    if args.node is not None:
-        known = [n for n in nodes if n.name == args.node]
-        if not known:  # still explained: slices for all nodes apply to any node
-            print(f"draguard: note: no slice or Node object names node {args.node!r} (known: "
-                  f"{', '.join(n.name for n in nodes if n.name) or 'none'}); it sees only slices for all nodes",
-                  file=sys.stderr)
-        nodes = known or [Node(args.node, {})]
-    matcher = celext_matcher()  # one per run: each device is converted to CEL once for all claims
-    results = [explain(c, classes, slices, nodes, semantics=args.semantics, matcher=matcher,
-                       max_steps=args.max_steps or DEFAULT_MAX_STEPS) for c in claims]
+    explained = explain_paths(args.claim, args.slices, args.classes, semantics=args.semantics, node=args.node,
+                              max_steps=args.max_steps, stdin_text=text)
+    for note in explained.notes:
+        print(f"draguard: note: {note}", file=sys.stderr)
+    results = explained.results
     for name, target in targets:
         text = render_json(args.semantics, results) if name == "json" else render_text(results)
         write_output(name, target, text + "\n", sys.stdout)
@@ -97,7 +75,7 @@ def _node_name(name: str) -> str:
 
 def _values(result: NodeResult) -> list[str]:
     from celext.constraints import lookup_attribute, render_attribute
-    from celext.explain import NUMA_NODE
+    from celext.vocabulary import NUMA_NODE
 
     out = []
     for pick in result.picks:
