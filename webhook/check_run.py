@@ -140,7 +140,7 @@ def read_inventory(inputs: Inputs, problems: list[Problem]) -> tuple[Obj, ...]:
 def strict_failures(run: Run, findings: list[Finding]) -> list[str]:
     """Why `--strict` fails the run, one line each: nothing checked, a file with nothing to check, a rule
     that could not run (whatever action the policy gives it)."""
-    from webhook.lint import RULE_ERROR
+    from webhook.rules.runner import RULE_ERROR
 
     lines: list[str] = []
     if not any(f.objects for f in run.files):

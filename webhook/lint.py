@@ -22,6 +22,7 @@ from webhook.fix import Result, Target, apply_edits, unified_diff
 from webhook.manifests import Locator, Problem, libyaml, parse, read, read_sources, roundtrip, value_at
 from webhook.policy import Policy
 from webhook.rules.base import DRA_KINDS
+from webhook.rules.runner import RULE_ERROR  # the finding of a rule that raised; deny by default
 from webhook.run import run_rules, sort_key
 from webhook.spans import LineIndex, value_offsets
 from webhook.suggest import with_suggestion
@@ -29,7 +30,6 @@ from webhook.waivers import REASON_RULE, comment_waivers, waived
 from webhook.wire import Obj, kind_of
 
 log = logging.getLogger(__name__)
-RULE_ERROR = "rule-error"  # the finding of a rule that raised (webhook.run); deny by default
 
 
 @dataclass(slots=True)
