@@ -75,7 +75,7 @@ def lint_slices() -> None:
     took: dict[str, list[float]] = {name: [] for name in commands}
     for _ in range(3):  # interleaved, so a burst of load hits both
         for name, root in commands.items():
-            argv = [str(root / ".venv" / "bin" / "draguard"), "lint", *inventory, *checked, "--quiet"]
+            argv = [str(root / ".venv" / "bin" / "draguard"), "lint", *inventory, *checked]
             started = time.perf_counter()
             subprocess.run(argv, cwd=root, capture_output=True, check=False)
             took[name].append(time.perf_counter() - started)
