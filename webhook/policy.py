@@ -15,15 +15,18 @@ One file format serves the webhook's ConfigMap, `draguard validate --policy FILE
     ignore: []             # path globs skipped by lint/validate
 
 `<driver>/numaNode` and `<driver>/numa` are always aliases; the list adds vendor names shared across drivers.
+
+The policy is configuration below the rules: it names no rule. Which rule ids exist and what each one does by
+default is the rule catalogue's knowledge (`webhook.rules`), handed down once through `bind_rules` when the
+catalogue is built; a policy asks that `RuleBook` to refuse unknown ids and to fill in default actions.
 """
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from webhook.errors import DraguardError
 from webhook.findings import Action
@@ -31,7 +34,6 @@ from webhook.profiles import NEWEST, Profile, load_profile
 
 ListForm = Literal["allow", "warn", "deny"]
 LIST_FORMS: tuple[ListForm, ...] = ("allow", "warn", "deny")
-LIST_FORM_RULE = "numa-node-list-form"  # its action follows numaNode.listForm unless `rules:` names it
 DEFAULT_ALIASES = ("dra.net/numaNode", "dra.cpu/numaNodeID", "dra.memory/numaNode", "dra.nvme/numaNode")
 _TOP_KEYS = ("rules", "numaNode", "listTypes", "kubernetes", "featureGates", "ignore")
 LIST_GATE = "DRAListTypeAttributes"
@@ -39,6 +41,31 @@ LIST_GATE = "DRAListTypeAttributes"
 # webhook loads, including each reload of its file (the command line wins over the file).
 _COMMAND_LINE: dict[str, Any] = {}
 _NUMA_KEYS = ("listForm", "aliases")
+
+
+class RuleBook(Protocol):
+    """What the policy needs to know of the rules: supplied from above by the catalogue (`bind_rules`)."""
+
+    def __contains__(self, rule_id: object) -> bool: ...
+
+    def default_action(self, rule_id: str, policy: Policy) -> Action:
+        """The action of a rule the policy's `rules:` does not name (it may follow one of the policy's options)."""
+        ...
+
+
+_BOOK: list[RuleBook] = []  # the bound catalogue; a list so that binding needs no `global`
+
+
+def bind_rules(book: RuleBook) -> None:
+    """Called by `webhook.rules` once its catalogue is built; a later call (a test's catalogue) replaces it."""
+    _BOOK[:] = [book]
+
+
+def rule_book() -> RuleBook:
+    """The bound catalogue. Any code that runs rules has imported `webhook.rules`, which binds it at import."""
+    if not _BOOK:
+        raise RuntimeError("no rule catalogue is bound: import webhook.rules before loading or asking a policy")
+    return _BOOK[0]
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,7 +149,7 @@ class Policy:
         return policy
 
     def action(self, rule_id: str) -> Action:
-        """The action for `rule_id`: the file's choice, else (for the list-form rule) listForm, else the default."""
+        """The action for `rule_id`: the file's choice, else the catalogue's default for this policy."""
         action = self._resolved.get(rule_id)
         if action is None:
             action = self._resolved[rule_id] = self._resolve(rule_id)
@@ -130,11 +157,11 @@ class Policy:
 
     def _resolve(self, rule_id: str) -> Action:
         chosen = self.actions.get(rule_id)
-        if chosen is not None:
-            return chosen
-        if rule_id == LIST_FORM_RULE:
-            return Action.OFF if self.list_form == "allow" else Action(self.list_form)
-        return _defaults().get(rule_id, Action.WARN)
+        return chosen if chosen is not None else rule_book().default_action(rule_id, self)
+
+    def knows(self, rule_id: str) -> bool:
+        """Whether `rule_id` names a rule of the catalogue (what `rules:` and suppressions may name)."""
+        return rule_id in rule_book()
 
     def with_list_types(self, enabled: bool) -> Policy:
         """`--list-types`: DRAListTypeAttributes on or off (off is a no-op on a release without the gate)."""
@@ -172,14 +199,6 @@ def set_command_line(version: str | None, gates: Mapping[str, bool] | None) -> N
         _COMMAND_LINE.update(version=version, gates=dict(gates or {}))
 
 
-@functools.cache
-def _defaults() -> Mapping[str, Action]:
-    """Each catalogue rule's default action, read once (the catalogue imports this module, so not at import)."""
-    from webhook.rules import CATALOGUE
-
-    return {rule_id: rule.default for rule_id, rule in CATALOGUE.items()}
-
-
 def _one_line(text: object) -> str:
     return " ".join(str(text or "cannot parse").split())
 
@@ -191,15 +210,13 @@ def _unknown_keys(data: Mapping[Any, Any], known: tuple[str, ...], source: str, 
 
 
 def _actions(rules: object, source: str) -> dict[str, Action]:
-    from webhook.rules import CATALOGUE
-
     if rules is None:
         return {}
     if not isinstance(rules, Mapping):
         raise DraguardError(f"policy {source}: rules: expected a mapping of rule id to deny, warn, audit or off")
     actions: dict[str, Action] = {}
     for rule_id, value in rules.items():
-        if rule_id not in CATALOGUE:
+        if rule_id not in rule_book():
             raise DraguardError(f"policy {source}: rules: unknown rule id {rule_id!r} (see `draguard rules`)")
         if not isinstance(value, str):
             raise DraguardError(f"policy {source}: rules.{rule_id}: expected deny, warn, audit or off, got {value!r}")

@@ -91,9 +91,9 @@ def render(objects: list[dict[str, object]], fmt: str) -> str:
 
 def default_policy_text() -> str:
     """The policy file with every catalogue rule at its default action, commented with its summary."""
-    from webhook.policy import DEFAULT_ALIASES, LIST_FORM_RULE
+    from webhook.policy import DEFAULT_ALIASES
     from webhook.profiles import NEWEST, SUPPORTED
-    from webhook.rules import CATALOGUE
+    from webhook.rules import CATALOGUE, LIST_FORM_RULE
 
     width = max((len(f"{rule.id}: {rule.default.value}") for rule in CATALOGUE.values()), default=0)
     lines = [
