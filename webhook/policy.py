@@ -4,7 +4,7 @@ One file format serves the webhook's ConfigMap, `draguard validate --policy FILE
 `.draguard.yaml`:
 
     rules:                 # per-rule action: deny | warn | audit | off (an unknown rule id is an error)
-      numa-node-order: warn
+      <rule-id>: warn      # any id `draguard rules` lists
     numaNode:
       listForm: allow      # allow | warn | deny: for clusters whose scheduler lacks list semantics
       aliases: [dra.net/numaNode, dra.cpu/numaNodeID, dra.memory/numaNode, dra.nvme/numaNode]
@@ -53,19 +53,19 @@ class RuleBook(Protocol):
         ...
 
 
-_BOOK: list[RuleBook] = []  # the bound catalogue; a list so that binding needs no `global`
+_BOUND: list[RuleBook] = []  # the catalogue `webhook.rules` bound at its import; a list: no `global` needed
 
 
 def bind_rules(book: RuleBook) -> None:
-    """Called by `webhook.rules` once its catalogue is built; a later call (a test's catalogue) replaces it."""
-    _BOOK[:] = [book]
+    """Called by `webhook.rules` once its catalogue is built: the book of a policy built without one."""
+    _BOUND[:] = [book]
 
 
-def rule_book() -> RuleBook:
-    """The bound catalogue. Any code that runs rules has imported `webhook.rules`, which binds it at import."""
-    if not _BOOK:
+def bound_rules() -> RuleBook:
+    """The bound catalogue; loaders pass theirs (`rules=`), which has bound it by being imported."""
+    if not _BOUND:
         raise RuntimeError("no rule catalogue is bound: import webhook.rules before loading or asking a policy")
-    return _BOOK[0]
+    return _BOUND[0]
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +78,8 @@ class Policy:
     list_types: bool = True  # DRAListTypeAttributes unless feature_gates names it; read back as the gate's value
     ignore: tuple[str, ...] = ()
     source: str = "<default>"
+    # The catalogue the ids were checked against and defaults come from; None: the bound one (`bind_rules`).
+    rules: RuleBook | None = field(default=None, repr=False, compare=False)
     kubernetes: str = NEWEST
     feature_gates: Mapping[str, bool] = field(default_factory=dict)  # overrides of the release's defaults
     # The release and its gates (computed): what the Kubernetes parity rules mirror.
@@ -95,12 +97,15 @@ class Policy:
         object.__setattr__(self, "list_types", profile.enabled(LIST_GATE))
 
     @classmethod
-    def default(cls) -> Policy:
-        return cls().with_command_line()
+    def default(cls, *, rules: RuleBook | None = None) -> Policy:
+        return cls(rules=rules).with_command_line()
 
     @classmethod
-    def load(cls, path: str | Path) -> Policy:
-        """Read a policy file (YAML 1.2 or JSON); any problem is one DraguardError line naming the file."""
+    def load(cls, path: str | Path, *, rules: RuleBook | None = None) -> Policy:
+        """Read a policy file (YAML 1.2 or JSON); any problem is one DraguardError line naming the file.
+
+        `rules` is the catalogue whose ids `rules:` may name (default: the bound one).
+        """
         from ruamel.yaml import YAML
         from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
@@ -121,10 +126,10 @@ class Policy:
             raise DraguardError(f"policy {where}: invalid YAML: {_one_line(err.problem or err.context)}") from None
         except (YAMLError, ValueError) as err:
             raise DraguardError(f"policy {source}: invalid YAML: {_one_line(str(err))}") from None
-        return cls.from_mapping({} if data is None else data, source).with_command_line()
+        return cls.from_mapping({} if data is None else data, source, rules=rules).with_command_line()
 
     @classmethod
-    def from_mapping(cls, data: object, source: str = "<policy>") -> Policy:
+    def from_mapping(cls, data: object, source: str = "<policy>", *, rules: RuleBook | None = None) -> Policy:
         """Build a policy from decoded YAML/JSON; the first bad key or value is one DraguardError line."""
         if not isinstance(data, Mapping):
             raise DraguardError(f"policy {source}: expected a mapping with keys {', '.join(_TOP_KEYS)}")
@@ -134,12 +139,13 @@ class Policy:
             raise DraguardError(f"policy {source}: numaNode: expected a mapping with keys {', '.join(_NUMA_KEYS)}")
         _unknown_keys(numa, _NUMA_KEYS, source, "numaNode.")
         policy = cls(
-            actions=_actions(data.get("rules", {}), source),
+            actions=_actions(data.get("rules", {}), source, rules),
             list_form=_list_form(numa.get("listForm", "allow"), source),
             aliases=_strings(numa.get("aliases", list(DEFAULT_ALIASES)), source, "numaNode.aliases", alias=True),
             list_types=_list_types(data.get("listTypes", "enabled"), source),
             ignore=_strings(data.get("ignore", []), source, "ignore"),
             source=source,
+            rules=rules,
             kubernetes=_version(data.get("kubernetes", NEWEST), source),
             feature_gates=_gates(data.get("featureGates", {}), data.get("listTypes"), source),
         )
@@ -157,11 +163,14 @@ class Policy:
 
     def _resolve(self, rule_id: str) -> Action:
         chosen = self.actions.get(rule_id)
-        return chosen if chosen is not None else rule_book().default_action(rule_id, self)
+        return chosen if chosen is not None else self.rule_book().default_action(rule_id, self)
 
     def knows(self, rule_id: str) -> bool:
         """Whether `rule_id` names a rule of the catalogue (what `rules:` and suppressions may name)."""
-        return rule_id in rule_book()
+        return rule_id in self.rule_book()
+
+    def rule_book(self) -> RuleBook:
+        return self.rules if self.rules is not None else bound_rules()
 
     def with_list_types(self, enabled: bool) -> Policy:
         """`--list-types`: DRAListTypeAttributes on or off (off is a no-op on a release without the gate)."""
@@ -209,14 +218,14 @@ def _unknown_keys(data: Mapping[Any, Any], known: tuple[str, ...], source: str, 
             raise DraguardError(f"policy {source}: unknown key {prefix}{key}; known keys: {', '.join(known)}")
 
 
-def _actions(rules: object, source: str) -> dict[str, Action]:
+def _actions(rules: object, source: str, book: RuleBook | None) -> dict[str, Action]:
     if rules is None:
         return {}
     if not isinstance(rules, Mapping):
         raise DraguardError(f"policy {source}: rules: expected a mapping of rule id to deny, warn, audit or off")
     actions: dict[str, Action] = {}
     for rule_id, value in rules.items():
-        if rule_id not in rule_book():
+        if rule_id not in (book if book is not None else bound_rules()):
             raise DraguardError(f"policy {source}: rules: unknown rule id {rule_id!r} (see `draguard rules`)")
         if not isinstance(value, str):
             raise DraguardError(f"policy {source}: rules.{rule_id}: expected deny, warn, audit or off, got {value!r}")

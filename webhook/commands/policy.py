@@ -58,11 +58,12 @@ def _vap(args: argparse.Namespace) -> int:
     from webhook.errors import DraguardError
     from webhook.policy import Policy
     from webhook.profiles.flags import apply_profile_arguments
+    from webhook.rules import BOOK
     from webhook.vap import build
 
     # `-` reads stdin through its device path, so errors are placed (file:line:col) as for any file.
     source = "/dev/stdin" if args.policy == "-" else args.policy
-    policy = apply_profile_arguments(Policy.load(source) if source else Policy.default(), args)
+    policy = apply_profile_arguments(Policy.load(source, rules=BOOK) if source else Policy.default(rules=BOOK), args)
     objects = build(policy)
     if not objects:
         raise DraguardError(f"policy {policy.source}: every rule the ValidatingAdmissionPolicy covers is off")

@@ -76,6 +76,7 @@ class Book:
 CATALOGUE: Mapping[str, Rule] = _catalogue(rule for module in _MODULES for rule in module.RULES)
 if LIST_FORM_RULE not in CATALOGUE:
     raise ImportError(f"{LIST_FORM_RULE}, whose action follows numaNode.listForm, is not in the catalogue")
-bind_rules(Book(CATALOGUE))
+BOOK = Book(CATALOGUE)  # what loaders pass to `Policy.load(..., rules=BOOK)`
+bind_rules(BOOK)
 
-__all__ = ["CATALOGUE", "LIST_FORM_RULE", "Book", "Rule", "RuleContext", "list_form_action"]
+__all__ = ["BOOK", "CATALOGUE", "LIST_FORM_RULE", "Book", "Rule", "RuleContext", "list_form_action"]
