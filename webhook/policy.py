@@ -17,8 +17,9 @@ One file format serves the webhook's ConfigMap, `draguard validate --policy FILE
 `<driver>/numaNode` and `<driver>/numa` are always aliases; the list adds vendor names shared across drivers.
 
 The policy is configuration below the rules: it names no rule. Which rule ids exist and what each one does by
-default is the rule catalogue's knowledge (`webhook.rules`), handed down once through `bind_rules` when the
-catalogue is built; a policy asks that `RuleBook` to refuse unknown ids and to fill in default actions.
+default is the rule catalogue's knowledge (`webhook.rules`), handed down as a `RuleBook`: loaders pass it
+(`Policy.load(path, rules=BOOK)`), and a policy built without one uses the catalogue `webhook.rules` binds
+(`bind_rules`) when it is imported. The book refuses unknown ids at load and fills in default actions.
 """
 
 from __future__ import annotations
@@ -78,10 +79,10 @@ class Policy:
     list_types: bool = True  # DRAListTypeAttributes unless feature_gates names it; read back as the gate's value
     ignore: tuple[str, ...] = ()
     source: str = "<default>"
-    # The catalogue the ids were checked against and defaults come from; None: the bound one (`bind_rules`).
-    rules: RuleBook | None = field(default=None, repr=False, compare=False)
     kubernetes: str = NEWEST
     feature_gates: Mapping[str, bool] = field(default_factory=dict)  # overrides of the release's defaults
+    # The catalogue the ids were checked against and defaults come from; None: the bound one (`bind_rules`).
+    rules: RuleBook | None = field(default=None, repr=False, compare=False)
     # The release and its gates (computed): what the Kubernetes parity rules mirror.
     profile: Profile = field(init=False, repr=False, compare=False)
     # Resolved actions, filled on first use: the webhook asks twice per rule per request.
@@ -145,9 +146,9 @@ class Policy:
             list_types=_list_types(data.get("listTypes", "enabled"), source),
             ignore=_strings(data.get("ignore", []), source, "ignore"),
             source=source,
-            rules=rules,
             kubernetes=_version(data.get("kubernetes", NEWEST), source),
             feature_gates=_gates(data.get("featureGates", {}), data.get("listTypes"), source),
+            rules=rules,
         )
         if data.get("listTypes") in ("enabled", True) and LIST_GATE not in policy.profile.gate_specs:
             raise DraguardError(f"policy {source}: listTypes: Kubernetes {policy.kubernetes} has no {LIST_GATE} "
