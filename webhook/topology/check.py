@@ -53,14 +53,16 @@ def check_slice(
     topology: Topology,
     *,
     form: Form | None = None,
-    aliases: Sequence[str] = DEFAULT_ALIASES,
+    aliases: Sequence[str] | None = None,
     policy: Policy | None = None,
 ) -> list[Finding]:
     """Findings (stamped with their rule id and action) for every device of one ResourceSlice.
 
     The actions are `policy`'s for these catalogue rules (`webhook.rules.topology`), their defaults without one;
-    a rule the policy turns off reports nothing.
+    a rule the policy turns off reports nothing. `aliases` defaults to the policy's `numaNode.aliases`.
     """
+    if aliases is None:
+        aliases = policy.aliases if policy is not None else DEFAULT_ALIASES
     driver = get_str(slice_, "spec", "driver")
     names = _numa_names(driver, aliases)
     found: list[Finding] = []

@@ -84,3 +84,12 @@ def test_default_policy_file_names_them(capsys: pytest.CaptureFixture[str]) -> N
     out = capsys.readouterr().out
     assert [rule_id for rule_id in TOPOLOGY_IDS if f"  {rule_id}: {CATALOGUE[rule_id].default.value} " in out] == (
         TOPOLOGY_IDS)
+
+
+def test_the_policy_aliases_are_compared_unless_aliases_are_given(topology: Topology) -> None:
+    nic = slice_of("dra.net", {BUS_ID: {"string": "0000:c1:00.1"}, "vendor.example/numa": {"int": 2}})
+    policy = Policy.from_mapping({"numaNode": {"aliases": ["vendor.example/numa"]}})
+    assert [f.message for f in check_slice(nic, topology, policy=policy)] == [
+        "vendor.example/numa is 2 but sysfs gives 6 for PCI device 0000:c1:00.1 (numa_node 6)"]
+    assert check_slice(nic, topology, policy=policy, aliases=()) == []
+    assert check_slice(nic, topology) == []
