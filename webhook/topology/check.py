@@ -20,19 +20,14 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING
 
 from celext.vocabulary import NUMA_NODE, PCI_BUS_ID, qualify
 from webhook.fieldpath import FieldPath
 from webhook.findings import Action, Finding
-from webhook.policy import DEFAULT_ALIASES
-from webhook.rules import CATALOGUE
+from webhook.policy import DEFAULT_ALIASES, Policy
 from webhook.rules.topology import BAD_ADDRESS, FORM, MISMATCH, NO_AFFINITY, UNKNOWN_DEVICE, UNKNOWN_NODE
 from webhook.topology.numa import MAX_NUMA_NODES, Derivation, Form, NumaValue, Topology, is_bdf, wire_value
 from webhook.wire import Obj, as_map, get_list, get_map, get_str
-
-if TYPE_CHECKING:
-    from webhook.policy import Policy
 
 VENDOR_ADDRESS_NAMES = ("pciAddress", "pciAddr")  # dra.net/, sriovnetwork.../, gpu.amd.com/ (`pciAddr`)
 __all__ = ["BAD_ADDRESS", "DEFAULT_ALIASES", "FORM", "MISMATCH", "NO_AFFINITY", "UNKNOWN_DEVICE", "UNKNOWN_NODE",
@@ -59,10 +54,11 @@ def check_slice(
     """Findings (stamped with their rule id and action) for every device of one ResourceSlice.
 
     The actions are `policy`'s for these catalogue rules (`webhook.rules.topology`), their defaults without one;
-    a rule the policy turns off reports nothing. `aliases` defaults to the policy's `numaNode.aliases`.
+    a rule the policy turns off reports nothing (no policy: the default one). `aliases` defaults to the policy's
+    `numaNode.aliases`.
     """
-    if aliases is None:
-        aliases = policy.aliases if policy is not None else DEFAULT_ALIASES
+    policy = policy if policy is not None else Policy.default()
+    aliases = policy.aliases if aliases is None else aliases
     driver = get_str(slice_, "spec", "driver")
     names = _numa_names(driver, aliases)
     found: list[Finding] = []
@@ -72,13 +68,8 @@ def check_slice(
             continue
         path = FieldPath.root("spec", "devices").index(index)
         found += _check_device(device_map, driver, names, path, topology, form=form)
-    action: Callable[[str], Action] = policy.action if policy is not None else _default_action
-    stamped = [f.stamped(f.rule, action(f.rule)) for f in found]
+    stamped = [f.stamped(f.rule, policy.action(f.rule)) for f in found]
     return [f for f in stamped if f.action is not Action.OFF]
-
-
-def _default_action(rule_id: str) -> Action:
-    return CATALOGUE[rule_id].default
 
 
 def _check_device(
