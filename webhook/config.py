@@ -52,11 +52,13 @@ def find(start: Path) -> Path | None:
 
 def load(explicit: str | None = None, *, cwd: Path | None = None) -> Config:
     """`--config FILE` when given, else the file discovered from `cwd` up, else the default policy."""
+    from webhook.rules import BOOK  # the catalogue a policy's rule ids are checked against
+
     base = cwd or Path.cwd()
     path = (base / explicit) if explicit else find(base)
     if path is None:
-        return Config(Policy.default(), None, base)
-    return Config(Policy.load(path), path, path.resolve().parent)
+        return Config(Policy.default(rules=BOOK), None, base)
+    return Config(Policy.load(path, rules=BOOK), path, path.resolve().parent)
 
 
 class Discovery:

@@ -4,7 +4,7 @@ One file format serves the webhook's ConfigMap, `draguard validate --policy FILE
 `.draguard.yaml`:
 
     rules:                 # per-rule action: deny | warn | audit | off (an unknown rule id is an error)
-      numa-node-order: warn
+      <rule-id>: warn      # any id `draguard rules` lists
     numaNode:
       listForm: allow      # allow | warn | deny: for clusters whose scheduler lacks list semantics
       aliases: [dra.net/numaNode, dra.cpu/numaNodeID, dra.memory/numaNode, dra.nvme/numaNode]
@@ -15,15 +15,19 @@ One file format serves the webhook's ConfigMap, `draguard validate --policy FILE
     ignore: []             # path globs skipped by lint/validate
 
 `<driver>/numaNode` and `<driver>/numa` are always aliases; the list adds vendor names shared across drivers.
+
+The policy is configuration below the rules: it names no rule. Which rule ids exist and what each one does by
+default is the rule catalogue's knowledge (`webhook.rules`), handed down as a `RuleBook`: loaders pass it
+(`Policy.load(path, rules=BOOK)`), and a policy built without one uses the catalogue `webhook.rules` binds
+(`bind_rules`) when it is imported. The book refuses unknown ids at load and fills in default actions.
 """
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from webhook.errors import DraguardError
 from webhook.findings import Action
@@ -31,7 +35,6 @@ from webhook.profiles import NEWEST, Profile, load_profile
 
 ListForm = Literal["allow", "warn", "deny"]
 LIST_FORMS: tuple[ListForm, ...] = ("allow", "warn", "deny")
-LIST_FORM_RULE = "numa-node-list-form"  # its action follows numaNode.listForm unless `rules:` names it
 DEFAULT_ALIASES = ("dra.net/numaNode", "dra.cpu/numaNodeID", "dra.memory/numaNode", "dra.nvme/numaNode")
 _TOP_KEYS = ("rules", "numaNode", "listTypes", "kubernetes", "featureGates", "ignore")
 LIST_GATE = "DRAListTypeAttributes"
@@ -39,6 +42,31 @@ LIST_GATE = "DRAListTypeAttributes"
 # webhook loads, including each reload of its file (the command line wins over the file).
 _COMMAND_LINE: dict[str, Any] = {}
 _NUMA_KEYS = ("listForm", "aliases")
+
+
+class RuleBook(Protocol):
+    """What the policy needs to know of the rules: supplied from above by the catalogue (`bind_rules`)."""
+
+    def __contains__(self, rule_id: object) -> bool: ...
+
+    def default_action(self, rule_id: str, policy: Policy) -> Action:
+        """The action of a rule the policy's `rules:` does not name (it may follow one of the policy's options)."""
+        ...
+
+
+_BOUND: list[RuleBook] = []  # the catalogue `webhook.rules` bound at its import; a list: no `global` needed
+
+
+def bind_rules(book: RuleBook) -> None:
+    """Called by `webhook.rules` once its catalogue is built: the book of a policy built without one."""
+    _BOUND[:] = [book]
+
+
+def bound_rules() -> RuleBook:
+    """The bound catalogue; loaders pass theirs (`rules=`), which has bound it by being imported."""
+    if not _BOUND:
+        raise RuntimeError("no rule catalogue is bound: import webhook.rules before loading or asking a policy")
+    return _BOUND[0]
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +81,8 @@ class Policy:
     source: str = "<default>"
     kubernetes: str = NEWEST
     feature_gates: Mapping[str, bool] = field(default_factory=dict)  # overrides of the release's defaults
+    # The catalogue the ids were checked against and defaults come from; None: the bound one (`bind_rules`).
+    rules: RuleBook | None = field(default=None, repr=False, compare=False)
     # The release and its gates (computed): what the Kubernetes parity rules mirror.
     profile: Profile = field(init=False, repr=False, compare=False)
     # Resolved actions, filled on first use: the webhook asks twice per rule per request.
@@ -68,12 +98,15 @@ class Policy:
         object.__setattr__(self, "list_types", profile.enabled(LIST_GATE))
 
     @classmethod
-    def default(cls) -> Policy:
-        return cls().with_command_line()
+    def default(cls, *, rules: RuleBook | None = None) -> Policy:
+        return cls(rules=rules).with_command_line()
 
     @classmethod
-    def load(cls, path: str | Path) -> Policy:
-        """Read a policy file (YAML 1.2 or JSON); any problem is one DraguardError line naming the file."""
+    def load(cls, path: str | Path, *, rules: RuleBook | None = None) -> Policy:
+        """Read a policy file (YAML 1.2 or JSON); any problem is one DraguardError line naming the file.
+
+        `rules` is the catalogue whose ids `rules:` may name (default: the bound one).
+        """
         from ruamel.yaml import YAML
         from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
@@ -94,10 +127,10 @@ class Policy:
             raise DraguardError(f"policy {where}: invalid YAML: {_one_line(err.problem or err.context)}") from None
         except (YAMLError, ValueError) as err:
             raise DraguardError(f"policy {source}: invalid YAML: {_one_line(str(err))}") from None
-        return cls.from_mapping({} if data is None else data, source).with_command_line()
+        return cls.from_mapping({} if data is None else data, source, rules=rules).with_command_line()
 
     @classmethod
-    def from_mapping(cls, data: object, source: str = "<policy>") -> Policy:
+    def from_mapping(cls, data: object, source: str = "<policy>", *, rules: RuleBook | None = None) -> Policy:
         """Build a policy from decoded YAML/JSON; the first bad key or value is one DraguardError line."""
         if not isinstance(data, Mapping):
             raise DraguardError(f"policy {source}: expected a mapping with keys {', '.join(_TOP_KEYS)}")
@@ -107,7 +140,7 @@ class Policy:
             raise DraguardError(f"policy {source}: numaNode: expected a mapping with keys {', '.join(_NUMA_KEYS)}")
         _unknown_keys(numa, _NUMA_KEYS, source, "numaNode.")
         policy = cls(
-            actions=_actions(data.get("rules", {}), source),
+            actions=_actions(data.get("rules", {}), source, rules),
             list_form=_list_form(numa.get("listForm", "allow"), source),
             aliases=_strings(numa.get("aliases", list(DEFAULT_ALIASES)), source, "numaNode.aliases", alias=True),
             list_types=_list_types(data.get("listTypes", "enabled"), source),
@@ -115,6 +148,7 @@ class Policy:
             source=source,
             kubernetes=_version(data.get("kubernetes", NEWEST), source),
             feature_gates=_gates(data.get("featureGates", {}), data.get("listTypes"), source),
+            rules=rules,
         )
         if data.get("listTypes") in ("enabled", True) and LIST_GATE not in policy.profile.gate_specs:
             raise DraguardError(f"policy {source}: listTypes: Kubernetes {policy.kubernetes} has no {LIST_GATE} "
@@ -122,7 +156,7 @@ class Policy:
         return policy
 
     def action(self, rule_id: str) -> Action:
-        """The action for `rule_id`: the file's choice, else (for the list-form rule) listForm, else the default."""
+        """The action for `rule_id`: the file's choice, else the catalogue's default for this policy."""
         action = self._resolved.get(rule_id)
         if action is None:
             action = self._resolved[rule_id] = self._resolve(rule_id)
@@ -130,11 +164,14 @@ class Policy:
 
     def _resolve(self, rule_id: str) -> Action:
         chosen = self.actions.get(rule_id)
-        if chosen is not None:
-            return chosen
-        if rule_id == LIST_FORM_RULE:
-            return Action.OFF if self.list_form == "allow" else Action(self.list_form)
-        return _defaults().get(rule_id, Action.WARN)
+        return chosen if chosen is not None else self.rule_book().default_action(rule_id, self)
+
+    def knows(self, rule_id: str) -> bool:
+        """Whether `rule_id` names a rule of the catalogue (what `rules:` and suppressions may name)."""
+        return rule_id in self.rule_book()
+
+    def rule_book(self) -> RuleBook:
+        return self.rules if self.rules is not None else bound_rules()
 
     def with_list_types(self, enabled: bool) -> Policy:
         """`--list-types`: DRAListTypeAttributes on or off (off is a no-op on a release without the gate)."""
@@ -172,14 +209,6 @@ def set_command_line(version: str | None, gates: Mapping[str, bool] | None) -> N
         _COMMAND_LINE.update(version=version, gates=dict(gates or {}))
 
 
-@functools.cache
-def _defaults() -> Mapping[str, Action]:
-    """Each catalogue rule's default action, read once (the catalogue imports this module, so not at import)."""
-    from webhook.rules import CATALOGUE
-
-    return {rule_id: rule.default for rule_id, rule in CATALOGUE.items()}
-
-
 def _one_line(text: object) -> str:
     return " ".join(str(text or "cannot parse").split())
 
@@ -190,16 +219,14 @@ def _unknown_keys(data: Mapping[Any, Any], known: tuple[str, ...], source: str, 
             raise DraguardError(f"policy {source}: unknown key {prefix}{key}; known keys: {', '.join(known)}")
 
 
-def _actions(rules: object, source: str) -> dict[str, Action]:
-    from webhook.rules import CATALOGUE
-
+def _actions(rules: object, source: str, book: RuleBook | None) -> dict[str, Action]:
     if rules is None:
         return {}
     if not isinstance(rules, Mapping):
         raise DraguardError(f"policy {source}: rules: expected a mapping of rule id to deny, warn, audit or off")
     actions: dict[str, Action] = {}
     for rule_id, value in rules.items():
-        if rule_id not in CATALOGUE:
+        if rule_id not in (book if book is not None else bound_rules()):
             raise DraguardError(f"policy {source}: rules: unknown rule id {rule_id!r} (see `draguard rules`)")
         if not isinstance(value, str):
             raise DraguardError(f"policy {source}: rules.{rule_id}: expected deny, warn, audit or off, got {value!r}")

@@ -31,6 +31,7 @@ from typing import Protocol
 
 from webhook.errors import DraguardError
 from webhook.policy import Policy
+from webhook.rules import BOOK  # the catalogue a policy file's rule ids are checked against
 
 log = logging.getLogger(__name__)
 
@@ -97,7 +98,7 @@ class PolicyStore:
         self._stamp = _stamp(self.path) if self.path is not None else _MISSING
         self.data = b""  # the bytes of the file in force
         self.hash = DEFAULT_HASH
-        self._policy = Policy.default()
+        self._policy = Policy.default(rules=BOOK)
         if self.path is not None:
             self.data, self._policy = _read(self.path)
             self.hash = policy_hash(self.data)
@@ -167,7 +168,7 @@ def _read(path: Path) -> tuple[bytes, Policy]:
             before = path.read_bytes()
         except OSError:
             before = b""
-        policy = Policy.load(path)  # a missing or unreadable file is its one-line DraguardError
+        policy = Policy.load(path, rules=BOOK)  # a missing or unreadable file is its one-line DraguardError
         try:
             after = path.read_bytes()
         except OSError:
@@ -241,7 +242,7 @@ class PolicyFollower:
         self.on_switch = on_switch
         self._lock = threading.Lock()
         self._stamp = _MISSING
-        self._policy = Policy.default()
+        self._policy = Policy.default(rules=BOOK)
         self.hash = DEFAULT_HASH
         self.last = Reload(time.time())
         self._checked = time.monotonic()
@@ -268,9 +269,10 @@ class PolicyFollower:
         try:
             state = json.loads(path.read_bytes())
             if state["hash"] != self.hash:
-                policy = Policy.default()
+                policy = Policy.default(rules=BOOK)
                 if state["file"] is not None:
-                    policy = dataclasses.replace(Policy.load(self.channel / state["file"]), source=state["source"])
+                    loaded = Policy.load(self.channel / state["file"], rules=BOOK)
+                    policy = dataclasses.replace(loaded, source=state["source"])
                 self._policy, self.hash = policy, state["hash"]
                 if self.on_switch is not None:
                     self.on_switch(self.hash)

@@ -27,8 +27,8 @@ from webhook.findings import Action, Finding, Position
 from webhook.policy import Policy
 from webhook.rules import CATALOGUE
 from webhook.rules.base import RESOURCE_SLICE, Rule, RuleContext
-from webhook.rules.meta import IGNORE_ANNOTATION
 from webhook.rules.runner import BUDGET_EXCEEDED, RULE_ERROR
+from webhook.suppress import suppressed
 from webhook.wire import Obj, kind_of
 
 log = logging.getLogger(__name__)
@@ -97,7 +97,7 @@ def run_rules(
     except BudgetExceeded as err:
         finding = Finding(FieldPath(), err.message).stamped(BUDGET_EXCEEDED, policy.action(BUDGET_EXCEEDED))
         findings = [finding] if finding.action is not Action.OFF else []
-    suppressions = parse_suppressions(obj) - RUNNER_RULES
+    suppressions = suppressed(obj) - RUNNER_RULES
     for finding in findings:
         if finding.rule in suppressions:
             outcome.suppressed.append(finding)
@@ -140,28 +140,6 @@ def sort_key(finding: Finding) -> tuple[str, int, int, str, str, str]:
     if pos is None:
         return ("", 0, 0, str(finding.path), finding.rule, finding.message)
     return (pos.file, pos.line, pos.column, str(finding.path), finding.rule, finding.message)
-
-
-def parse_suppressions(obj: Obj) -> frozenset[str]:
-    """Rule ids the object's `draguard.io/ignore` annotation suppresses with a reason."""
-    text = _annotation(obj)
-    if text is None:
-        return frozenset()
-    rules, reason = split_suppression(text)
-    return frozenset(rules) if reason else frozenset()
-
-
-def split_suppression(text: str) -> tuple[list[str], str]:
-    """`"a,b: reason"` -> (["a", "b"], "reason"); no colon means no reason."""
-    head, _, reason = text.partition(":")
-    return [r.strip() for r in head.split(",") if r.strip()], reason.strip()
-
-
-def _annotation(obj: Obj) -> str | None:
-    meta = obj.get("metadata")
-    notes = meta.get("annotations") if isinstance(meta, Mapping) else None
-    text = notes.get(IGNORE_ANNOTATION) if isinstance(notes, Mapping) else None
-    return text if isinstance(text, str) else None
 
 
 def _check(

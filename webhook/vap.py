@@ -41,8 +41,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from webhook.findings import Action
-from webhook.policy import LIST_FORM_RULE, Policy
-from webhook.rules.meta import IGNORE_ANNOTATION
+from webhook.policy import Policy
+from webhook.rules import LIST_FORM_RULE
+from webhook.suppress import ANNOTATION as IGNORE_ANNOTATION
 
 NUMA = "resource.kubernetes.io/numaNode"
 PCIE_ROOT = "resource.kubernetes.io/pcieRoot"

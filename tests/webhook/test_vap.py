@@ -25,8 +25,8 @@ from tests.builders import NUMA, device, slice_with
 from webhook import cli
 from webhook.findings import Action
 from webhook.manifests import load_paths
-from webhook.policy import LIST_FORM_RULE, Policy
-from webhook.rules import CATALOGUE
+from webhook.policy import Policy
+from webhook.rules import CATALOGUE, LIST_FORM_RULE
 from webhook.run import run_rules
 from webhook.vap import MAX_NODE, PCI_BUS_ID, PCIE_ROOT, build, checks_for
 

@@ -58,11 +58,12 @@ def _vap(args: argparse.Namespace) -> int:
     from webhook.errors import DraguardError
     from webhook.policy import Policy
     from webhook.profiles.flags import apply_profile_arguments
+    from webhook.rules import BOOK
     from webhook.vap import build
 
     # `-` reads stdin through its device path, so errors are placed (file:line:col) as for any file.
     source = "/dev/stdin" if args.policy == "-" else args.policy
-    policy = apply_profile_arguments(Policy.load(source) if source else Policy.default(), args)
+    policy = apply_profile_arguments(Policy.load(source, rules=BOOK) if source else Policy.default(rules=BOOK), args)
     objects = build(policy)
     if not objects:
         raise DraguardError(f"policy {policy.source}: every rule the ValidatingAdmissionPolicy covers is off")
@@ -91,9 +92,9 @@ def render(objects: list[dict[str, object]], fmt: str) -> str:
 
 def default_policy_text() -> str:
     """The policy file with every catalogue rule at its default action, commented with its summary."""
-    from webhook.policy import DEFAULT_ALIASES, LIST_FORM_RULE
+    from webhook.policy import DEFAULT_ALIASES
     from webhook.profiles import NEWEST, SUPPORTED
-    from webhook.rules import CATALOGUE
+    from webhook.rules import CATALOGUE, LIST_FORM_RULE
 
     width = max((len(f"{rule.id}: {rule.default.value}") for rule in CATALOGUE.values()), default=0)
     lines = [

@@ -28,13 +28,14 @@ def run(args: argparse.Namespace) -> int:
     from webhook.admission import handlers, review
     from webhook.errors import DraguardError
     from webhook.policy import Policy
+    from webhook.rules import BOOK
 
     source = "<stdin>" if args.file == "-" else args.file
     try:
         body = sys.stdin.buffer.read() if args.file == "-" else Path(args.file).read_bytes()
     except OSError as err:
         raise DraguardError(f"{source}: cannot read: {err.strerror or err}") from None
-    policy = Policy.load(args.policy) if args.policy else Policy.default()
+    policy = Policy.load(args.policy, rules=BOOK) if args.policy else Policy.default(rules=BOOK)
     try:
         request = review.parse(body)
     except review.BadReview as err:

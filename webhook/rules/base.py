@@ -24,6 +24,10 @@ RESOURCE_CLAIM = "ResourceClaim"
 RESOURCE_CLAIM_TEMPLATE = "ResourceClaimTemplate"
 DEVICE_CLASS = "DeviceClass"
 DRA_KINDS = frozenset({RESOURCE_SLICE, RESOURCE_CLAIM, RESOURCE_CLAIM_TEMPLATE, DEVICE_CLASS})
+# Not an API kind: what `draguard topology --check` reads, a ResourceSlice together with its node's sysfs. Rules of
+# this kind are catalogue rules (listed, documented, their actions set by the policy), but the runner, which picks
+# rules by the kind of the object under review, never selects them: only `webhook.topology.check` has a sysfs.
+SLICE_ON_NODE = "ResourceSlice+sysfs"
 
 
 @dataclass(frozen=True, slots=True)

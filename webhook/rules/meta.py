@@ -8,36 +8,34 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from webhook import suppress
 from webhook.fieldpath import FieldPath
 from webhook.findings import Action, Finding
 from webhook.rules.base import DRA_KINDS, Rule, RuleContext
 from webhook.rules.devices import printable
-from webhook.wire import Obj, get_map
+from webhook.wire import Obj
 
-IGNORE_ANNOTATION = "draguard.io/ignore"
-_PATH = FieldPath.root("metadata", "annotations").key(IGNORE_ANNOTATION)
+_PATH = FieldPath.root("metadata", "annotations").key(suppress.ANNOTATION)
 
 
 def _reason_missing(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
-    from webhook.rules import CATALOGUE
-
-    text = get_map(obj, "metadata", "annotations").get(IGNORE_ANNOTATION)
-    if not isinstance(text, str):
+    text = suppress.text_of(obj)
+    if text is None:
         return
-    head, _, reason = text.partition(":")
-    ids = [printable(r.strip()) for r in head.split(",") if r.strip()]
-    if not reason.strip():
+    named, reason = suppress.split(text)
+    ids = [printable(r) for r in named]
+    if not reason:
         yield Finding(
             _PATH,
-            f"{IGNORE_ANNOTATION} names {', '.join(ids) or 'no rule'} without a reason, so it suppresses nothing",
+            f"{suppress.ANNOTATION} names {', '.join(ids) or 'no rule'} without a reason, so it suppresses nothing",
             hint=f'write "<rule>[,<rule>]: <reason>", e.g. "{ids[0] if ids else "numa-node-order"}: why this is fine"',
         )
         return
-    unknown = [r for r in ids if r not in CATALOGUE]
+    unknown = [r for r in ids if not ctx.policy.knows(r)]  # the catalogue, as bound to the policy
     if unknown:
         yield Finding(
             _PATH,
-            f"{IGNORE_ANNOTATION} names unknown rule {', '.join(unknown)}",
+            f"{suppress.ANNOTATION} names unknown rule {', '.join(unknown)}",
             hint="use rule ids from `draguard rules` (or the README rule catalogue)",
         )
 
@@ -46,8 +44,8 @@ SUPPRESSION_REASON_MISSING = Rule(
     "suppression-reason-missing",
     kinds=DRA_KINDS,
     default=Action.WARN,
-    summary=f"a `{IGNORE_ANNOTATION}` annotation names known rules and gives a reason",
-    remediation=f'write `{IGNORE_ANNOTATION}: "<rule>[,<rule>]: <reason>"`; without a reason nothing is suppressed',
+    summary=f"a `{suppress.ANNOTATION}` annotation names known rules and gives a reason",
+    remediation=f'write `{suppress.ANNOTATION}: "<rule>[,<rule>]: <reason>"`; without a reason nothing is suppressed',
     check=_reason_missing,
 )
 

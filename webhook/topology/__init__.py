@@ -10,7 +10,6 @@
 
 from webhook.topology.numa import (
     MAX_NUMA_NODES,
-    STANDARD_NUMA_NODE,
     Derivation,
     Form,
     NumaValue,
@@ -21,7 +20,6 @@ from webhook.topology.sysfs import Sysfs, SysfsError
 
 __all__ = [
     "MAX_NUMA_NODES",
-    "STANDARD_NUMA_NODE",
     "Derivation",
     "Form",
     "NumaValue",

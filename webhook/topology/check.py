@@ -21,40 +21,17 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 
+from celext.vocabulary import NUMA_NODE, PCI_BUS_ID, qualify
 from webhook.fieldpath import FieldPath
 from webhook.findings import Action, Finding
-from webhook.topology.numa import (
-    MAX_NUMA_NODES,
-    STANDARD_NUMA_NODE,
-    Derivation,
-    Form,
-    NumaValue,
-    Topology,
-    is_bdf,
-    wire_value,
-)
+from webhook.policy import DEFAULT_ALIASES, Policy
+from webhook.rules.topology import BAD_ADDRESS, FORM, MISMATCH, NO_AFFINITY, UNKNOWN_DEVICE, UNKNOWN_NODE
+from webhook.topology.numa import MAX_NUMA_NODES, Derivation, Form, NumaValue, Topology, is_bdf, wire_value
 from webhook.wire import Obj, as_map, get_list, get_map, get_str
 
-STANDARD_PCI_BUS_ID = "resource.kubernetes.io/pciBusID"
 VENDOR_ADDRESS_NAMES = ("pciAddress", "pciAddr")  # dra.net/, sriovnetwork.../, gpu.amd.com/ (`pciAddr`)
-# The KEP-6072 table of names drivers publish today; `<driver>/numaNode` and `<driver>/numa` always count.
-DEFAULT_ALIASES = ("dra.net/numaNode", "dra.cpu/numaNodeID", "dra.memory/numaNode", "dra.nvme/numaNode")
-
-# draguard's own ids: these findings come from the node's sysfs, not from the rule catalogue.
-MISMATCH = "topology-numa-mismatch"
-FORM = "topology-numa-form"
-NO_AFFINITY = "topology-no-affinity"
-UNKNOWN_DEVICE = "topology-unknown-device"
-UNKNOWN_NODE = "topology-unknown-node"
-BAD_ADDRESS = "topology-bad-pci-address"
-ACTIONS: Mapping[str, Action] = {
-    MISMATCH: Action.DENY,
-    FORM: Action.DENY,
-    NO_AFFINITY: Action.DENY,
-    UNKNOWN_DEVICE: Action.WARN,
-    UNKNOWN_NODE: Action.WARN,
-    BAD_ADDRESS: Action.WARN,
-}
+__all__ = ["BAD_ADDRESS", "DEFAULT_ALIASES", "FORM", "MISMATCH", "NO_AFFINITY", "UNKNOWN_DEVICE", "UNKNOWN_NODE",
+           "Published", "check_slice"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,9 +44,21 @@ class Published:
 
 
 def check_slice(
-    slice_: Obj, topology: Topology, *, form: Form | None = None, aliases: Sequence[str] = DEFAULT_ALIASES
+    slice_: Obj,
+    topology: Topology,
+    *,
+    form: Form | None = None,
+    aliases: Sequence[str] | None = None,
+    policy: Policy | None = None,
 ) -> list[Finding]:
-    """Findings (stamped with their rule id and action) for every device of one ResourceSlice."""
+    """Findings (stamped with their rule id and action) for every device of one ResourceSlice.
+
+    The actions are `policy`'s for these catalogue rules (`webhook.rules.topology`), their defaults without one;
+    a rule the policy turns off reports nothing (no policy: the default one). `aliases` defaults to the policy's
+    `numaNode.aliases`.
+    """
+    policy = policy if policy is not None else Policy.default()
+    aliases = policy.aliases if aliases is None else aliases
     driver = get_str(slice_, "spec", "driver")
     names = _numa_names(driver, aliases)
     found: list[Finding] = []
@@ -79,13 +68,14 @@ def check_slice(
             continue
         path = FieldPath.root("spec", "devices").index(index)
         found += _check_device(device_map, driver, names, path, topology, form=form)
-    return found
+    stamped = [f.stamped(f.rule, policy.action(f.rule)) for f in found]
+    return [f for f in stamped if f.action is not Action.OFF]
 
 
 def _check_device(
     device: Obj, driver: str, names: Sequence[str], path: FieldPath, topology: Topology, *, form: Form | None
 ) -> list[Finding]:
-    attributes = {_qualify(key, driver): (key, value) for key, value in get_map(device, "attributes").items()}
+    attributes = {qualify(key, driver): (key, value) for key, value in get_map(device, "attributes").items()}
     published = [
         Published(name, attributes[name][0], _value(attributes[name][1])) for name in names if name in attributes
     ]
@@ -100,7 +90,7 @@ def _check_device(
                 _finding(
                     BAD_ADDRESS,
                     attrs_path.key(key),
-                    f"{_qualify(key, driver)} {bdf!r} is not a PCI address in the form the KEP-6072 helper takes "
+                    f"{qualify(key, driver)} {bdf!r} is not a PCI address in the form the KEP-6072 helper takes "
                     "(dddd:bb:dd.f, lower-case hex), so its numaNode cannot be checked",
                     "publish the PCI address as sysfs names it, e.g. 0000:c1:00.1",
                 )
@@ -140,7 +130,7 @@ def _check_device(
         if attribute.value is None:
             continue  # not an int or ints: the numa-node-type rule reports it
         attr_path = attrs_path.key(attribute.key)
-        if form is not None and attribute.name == STANDARD_NUMA_NODE and attribute.value.form is not form:
+        if form is not None and attribute.name == NUMA_NODE and attribute.value.form is not form:
             wanted = derive(form)
             if wanted.value is not None:
                 found.append(
@@ -209,7 +199,7 @@ def _same(published: NumaValue, derived: NumaValue) -> bool:
 
 
 def _numa_names(driver: str, aliases: Sequence[str]) -> list[str]:
-    names = [STANDARD_NUMA_NODE, *aliases]
+    names = [NUMA_NODE, *aliases]
     if driver:
         names += [f"{driver}/numaNode", f"{driver}/numa"]
     return list(dict.fromkeys(names))
@@ -218,7 +208,7 @@ def _numa_names(driver: str, aliases: Sequence[str]) -> list[str]:
 def _address(attributes: Mapping[str, tuple[str, object]]) -> tuple[str, str] | None:
     """(key as written, address) of the device's PCI address, the standard attribute first."""
     vendor = sorted(name for name in attributes if name.rpartition("/")[2] in VENDOR_ADDRESS_NAMES)
-    candidates = [STANDARD_PCI_BUS_ID, *vendor]
+    candidates = [PCI_BUS_ID, *vendor]
     for name in candidates:
         if name in attributes:
             key, attribute = attributes[name]
@@ -227,11 +217,6 @@ def _address(attributes: Mapping[str, tuple[str, object]]) -> tuple[str, str] | 
             if isinstance(text, str):
                 return key, text
     return None
-
-
-def _qualify(key: str, driver: str) -> str:
-    """An attribute name without a domain lives in the driver's domain (upstream QualifiedName rule)."""
-    return key if "/" in key else f"{driver}/{key}"
 
 
 def _value(attribute: object) -> NumaValue | None:
@@ -250,4 +235,5 @@ def _form_name(form: Form) -> str:
 
 
 def _finding(rule: str, path: FieldPath, message: str, hint: str = "") -> Finding:
-    return Finding(path, message, hint=hint, rule=rule, action=ACTIONS[rule])
+    """A finding of catalogue rule `rule`; `check_slice` stamps its action."""
+    return Finding(path, message, hint=hint, rule=rule)

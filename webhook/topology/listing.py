@@ -12,8 +12,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from celext.vocabulary import NUMA_NODE
 from webhook.topology.devices import names
-from webhook.topology.numa import STANDARD_NUMA_NODE, Derivation, Form, Topology, atoi, go_fields, go_trim
+from webhook.topology.numa import Derivation, Form, Topology, atoi, go_fields, go_trim
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,7 +171,7 @@ def _number(text: str) -> int | str:
 
 def _entry(head: dict[str, Any], derivation: Derivation) -> dict[str, Any]:
     value = derivation.value
-    attributes = {STANDARD_NUMA_NODE: value.wire()} if value is not None else {}
+    attributes = {NUMA_NODE: value.wire()} if value is not None else {}
     return {**head, "attributes": attributes, "reason": derivation.reason or None}
 
 
@@ -187,7 +188,7 @@ def to_yaml(listing: Listing) -> str:
     def convert(value: Any, key: str = "") -> Any:
         if isinstance(value, dict):
             mapping = CommentedMap((k, convert(v, k)) for k, v in value.items())
-            if key == STANDARD_NUMA_NODE:
+            if key == NUMA_NODE:
                 mapping.fa.set_flow_style()
             return mapping
         if isinstance(value, list):

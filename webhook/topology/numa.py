@@ -26,7 +26,6 @@ from typing import Literal, Protocol
 
 from webhook.topology.sysfs import SysfsError
 
-STANDARD_NUMA_NODE = "resource.kubernetes.io/numaNode"  # StandardDeviceAttributeNUMANode
 MAX_NUMA_NODES = 1024  # maxNUMANodes: Linux MAX_NUMNODES with CONFIG_NODES_SHIFT capped at 10
 _BDF = re.compile(r"[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-9a-f]")  # verifyPCIBDFFormat: lower-case only
 _INT64 = (-(1 << 63), (1 << 63) - 1)

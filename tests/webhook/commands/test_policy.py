@@ -9,8 +9,8 @@ import pytest
 import yaml
 
 from webhook import cli
-from webhook.policy import LIST_FORM_RULE, Policy
-from webhook.rules import CATALOGUE
+from webhook.policy import Policy
+from webhook.rules import CATALOGUE, LIST_FORM_RULE
 from webhook.vap import build, checks_for
 
 COVERED = [check.rule for check in checks_for(Policy.default()) if check.rule in CATALOGUE]
