@@ -51,12 +51,6 @@ KNOWN_OFFENDERS: frozenset[str] = frozenset({
     "private: celext.plan.emit_loops imports celext.evaluator._FREE",  # runtime
     "private: celext.runtime.ops imports celext.evaluator._RELATIONS",  # runtime
     "private: webhook.audit.devices imports webhook.inventory._devices",  # audit
-    "private: webhook.check_run imports webhook.manifests._read_sources",  # manifests
-    "private: webhook.commands.validate imports webhook.manifests._read_sources",  # manifests
-    "private: webhook.fastyaml imports webhook.manifests._expand",  # manifests
-    "private: webhook.lint imports webhook.manifests._read_sources",  # manifests
-    "upward: webhook.check_run imports webhook.commands.common",  # manifests
-    "upward: webhook.topology.checking imports webhook.commands.validate",  # manifests
 })
 
 

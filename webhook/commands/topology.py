@@ -73,7 +73,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--node", metavar="NAME", help="with --check: the Kubernetes node name (default: this host's name)"
     )
     parser.add_argument(
-        "--policy", metavar="FILE", help="with --check: take numaNode.aliases from this draguard policy file"
+        "--policy", metavar="FILE",
+        help="with --check: the rules' actions, numaNode.aliases and ignore globs from this draguard policy file",
     )
 
 
@@ -121,25 +122,25 @@ def _check(topology: Topology, args: argparse.Namespace, form: Form | None) -> i
     from webhook.exits import exit_code
     from webhook.findings import Action
     from webhook.report import FORMATS, Summary, render
-    from webhook.topology.check import DEFAULT_ALIASES
     from webhook.topology.checking import against, check_node, host_node_name
 
     fmt = "text" if (args.format or "text") == "table" else (args.format or "text")
     if fmt not in FORMATS:
         raise DraguardError(f"unknown format {args.format!r} for --check; use table or one of "
                             f"{', '.join(sorted(FORMATS))}")
-    aliases: Sequence[str] = DEFAULT_ALIASES
+    policy = None
     ignore: Sequence[str] = ()
     if args.policy is not None:
         from webhook.policy import Policy
+        from webhook.rules import BOOK
 
-        policy = Policy.load(args.policy)
-        aliases, ignore = policy.aliases, policy.ignore
+        policy = Policy.load(args.policy, rules=BOOK)
+        ignore = policy.ignore
     if args.node == "":
         raise DraguardError("--node: empty node name; pass the Kubernetes node name, or leave --node out for this "
                             "host's")
     node = args.node if args.node is not None else host_node_name()
-    result = check_node(args.check, node, against(topology, form=form, aliases=aliases), ignore=ignore)
+    result = check_node(args.check, node, against(topology, form=form, policy=policy), ignore=ignore)
     summary = Summary(objects=result.checked, skipped=dict(result.skipped), problems=result.problems)
     sys.stdout.write(render(fmt, result.findings, summary, color=sys.stdout.isatty()))
     sys.stdout.flush()

@@ -13,8 +13,9 @@ from functools import partial
 
 from webhook.findings import Action, Finding
 from webhook.manifests import read
+from webhook.policy import Policy
 from webhook.run import sort_key
-from webhook.topology.check import DEFAULT_ALIASES, check_slice
+from webhook.topology.check import check_slice
 from webhook.topology.numa import Form, Topology
 from webhook.wire import Obj, get_str, kind_of
 
@@ -37,10 +38,11 @@ def host_node_name() -> str:
     return socket.gethostname().strip().lower()
 
 
-def against(topology: Topology, *, form: Form | None = None, aliases: Sequence[str] = DEFAULT_ALIASES
-            ) -> Callable[[Obj], list[Finding]]:
-    """The check of one slice against this machine's sysfs (`webhook.topology.check.check_slice`)."""
-    return partial(check_slice, topology=topology, form=form, aliases=aliases)
+def against(topology: Topology, *, form: Form | None = None, aliases: Sequence[str] | None = None,
+            policy: Policy | None = None) -> Callable[[Obj], list[Finding]]:
+    """The check of one slice against this machine's sysfs (`webhook.topology.check.check_slice`): actions from
+    `policy` (the default one without), aliases from it unless given."""
+    return partial(check_slice, topology=topology, form=form, aliases=aliases, policy=policy)
 
 
 def check_node(

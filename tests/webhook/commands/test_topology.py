@@ -444,3 +444,18 @@ def test_check_reads_kubectl_list_output(capsys: Capsys, sys_root: Path, tmp_pat
     first, *_ = out.splitlines()
     assert first.startswith(f"{listed}:30:")
     assert first.endswith("is [6] but sysfs gives [6, 4, 5, 7] for PCI device 0000:c1:00.1 (numa_node 6)")
+
+
+def test_check_takes_rule_actions_from_a_policy(
+    capsys: Capsys, sys_root: Path, slices: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--policy` sets the topology rules' actions like any other rule's: warn exits 0, off reports nothing."""
+    monkeypatch.chdir(slices.parent)
+    argv = ("--sysfs-root", str(sys_root), "--check", "slices.yaml", "--node", "node-a", "--policy", "policy.yaml")
+    (slices.parent / "policy.yaml").write_text("rules:\n  topology-numa-mismatch: warn\n")
+    code, out, _ = run(capsys, *argv)
+    assert (code, out.splitlines()[0][:47]) == (0, "slices.yaml:14:47: warn topology-numa-mismatch:")
+    (slices.parent / "policy.yaml").write_text("rules:\n  topology-numa-mismatch: off\n")
+    code, out, _ = run(capsys, *argv)
+    assert (code, out.splitlines()[0]) == (0, "1 object checked; 0 deny, 0 warnings, 0 audit; skipped 2 "
+                                              "(DeviceClass 1, ResourceSlice of other nodes 1)")
