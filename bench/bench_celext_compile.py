@@ -14,7 +14,7 @@ from ruamel.yaml import YAML
 from celext.check.ast import build
 from celext.check.checker import check
 from celext.cost.estimator import estimate
-from celext.parser import parse as _parse_uncached  # the production parser (celext.parse caches)
+from celext.syntax.parser import parse as _parse_uncached  # the production parser (celext.parse caches)
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "cel-expressions.yaml"
 ROUNDS = 5

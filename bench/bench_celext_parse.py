@@ -1,5 +1,5 @@
-"""Benchmark: the parse stage, before (cel-python's Lark LALR grammar, `celext.grammar.lark_parse`) and after
-(the hand-written parser, `celext.parser.parse`), and the whole uncached compile (`celext.compile.prepare`).
+"""Benchmark: the parse stage, before (cel-python's Lark LALR grammar, `celext.syntax.grammar.lark_parse`) and after
+(the hand-written parser, `celext.syntax.parser.parse`), and the whole uncached compile (`celext.compile.prepare`).
 
 Two sets: every corpus expression (../shared/corpus/cel-expressions.yaml) and adversarial expressions of up to
 10 KiB (long lists, long operator chains, escapes, deep nesting at cel-go's limit, ...). Prints p50/p99 per set
@@ -21,7 +21,7 @@ from typing import Any
 
 from ruamel.yaml import YAML
 
-from celext import grammar, parser
+from celext.syntax import grammar, parser
 
 compile_module = importlib.import_module("celext.compile")
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "cel-expressions.yaml"

@@ -16,14 +16,15 @@ from __future__ import annotations
 import functools
 import os
 
+from celext.analysis import analyze
 from celext.compile import parse, prepare
 from celext.errors import CELError, CompileError, EvaluationError
 from celext.plan.cache import ByteBudgetCache
+from celext.reference.values import Device, to_device
 from celext.selector import ENGINES, Selector
-from celext.values import Device, to_device
 
-__all__ = ["CELError", "CompileError", "Device", "EvaluationError", "Selector", "clear_caches", "compile", "parse",
-           "to_device"]
+__all__ = ["CELError", "CompileError", "Device", "EvaluationError", "Selector", "analyze", "clear_caches", "compile",
+           "parse", "to_device"]
 
 # The engine `compile()` uses when none is named; DRAGUARD_CEL_ENGINE=reference switches every caller back to
 # the tree-walking evaluator (a fallback, and the "before" of the benchmarks).

@@ -55,8 +55,8 @@ def node_key(spec: Mapping[str, Any]) -> str:
 def evaluate(expression: str, slices: Sequence[Mapping[str, Any]]) -> list[Group]:
     """Evaluate on every device; raises DraguardError when the expression does not compile."""
     import celext
+    from celext.alloc.explain import enhance
     from celext.errors import CELError, CompileError
-    from celext.explain import enhance
     from webhook.errors import DraguardError
     from webhook.wire import get_list, get_map, get_str
 

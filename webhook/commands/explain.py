@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from webhook.commands.common import add_output_arguments
 
 if TYPE_CHECKING:
-    from celext.explain import ClaimResult, NodeResult
+    from celext.alloc.explain import ClaimResult, NodeResult
 
 HELP = "explain whether and how a ResourceClaim can be allocated on each node"
 CLAIM_KINDS = frozenset({"ResourceClaim", "ResourceClaimTemplate"})
@@ -52,8 +52,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import sys
 
-    from celext.explain import DEFAULT_MAX_STEPS, celext_matcher, explain
-    from celext.pools import Node, nodes_of
+    from celext.alloc.explain import DEFAULT_MAX_STEPS, celext_matcher, explain
+    from celext.alloc.pools import Node, nodes_of
     from webhook.commands.common import outputs, write_output
     from webhook.commands.eval import load
     from webhook.errors import DraguardError
@@ -95,8 +95,8 @@ def _node_name(name: str) -> str:
 
 
 def _values(result: NodeResult) -> list[str]:
-    from celext.constraints import lookup_attribute, render_attribute
-    from celext.explain import NUMA_NODE
+    from celext.alloc.constraints import lookup_attribute, render_attribute
+    from celext.alloc.explain import NUMA_NODE
 
     out = []
     for pick in result.picks:

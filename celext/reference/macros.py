@@ -26,9 +26,8 @@ import lark
 from celpy import celtypes
 from celpy.evaluation import CELEvalError
 
-from celext.lib import optional
 from celext.lib.operators import compare
-from celext.lib.optional import OptionalValue
+from celext.lib.optional_value import OptionalValue, of
 
 Visit = Callable[[lark.Tree[Any]], Any]
 NO_OVERLOAD = "no such overload"
@@ -95,7 +94,7 @@ def _opt_map(flat: bool, target: OptionalValue, slots: Slots, body: lark.Tree[An
     slots.bind((target.value,))
     value = visit(body)
     if isinstance(value, CELEvalError) or not flat:
-        return value if isinstance(value, CELEvalError) else optional.of(value)
+        return value if isinstance(value, CELEvalError) else of(value)
     return value if isinstance(value, OptionalValue) else CELEvalError(NO_OVERLOAD)
 
 

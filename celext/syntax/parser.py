@@ -1,4 +1,4 @@
-"""CEL's parser: recursive descent over `celext.lexer` tokens, building the parse tree cel-python's Lark grammar
+"""CEL's parser: recursive descent over `celext.syntax.lexer` tokens, building the parse tree cel-python's Lark grammar
 builds (the same rule names, tokens and positions), at cel-go's limits.
 
 Every consumer in celext walks that tree shape, so the parser reproduces it exactly: each operand is wrapped in
@@ -28,7 +28,7 @@ from lark import Token, Tree
 from lark.tree import Meta
 
 from celext.errors import CompileError
-from celext.lexer import Lexeme, tokenize
+from celext.syntax.lexer import Lexeme, tokenize
 
 MAX_RECURSION_DEPTH = 250  # cel-go parser.MaxRecursionDepth default
 RECURSION_LIMIT_EXCEEDED = f"expression recursion limit exceeded: {MAX_RECURSION_DEPTH}"

@@ -1,4 +1,4 @@
-"""`parse()`: the CEL parse tree (celext.parser, cel-python's tree shape at cel-go's limits), cached, with syntax
+"""`parse()`: the CEL parse tree (celext.syntax.parser, cel-python's tree shape at cel-go's limits), cached, with syntax
 errors as CompileError with line/column and a hint naming constructs celext cannot parse (optional list elements
 and map entries, quoted field names, unrendered `{{ }}` templates).
 
@@ -17,8 +17,8 @@ from celpy.celparser import CELParseError, CELParser
 from lark import Token, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedToken
 
-from celext import headroom, parser
 from celext.errors import CompileError
+from celext.syntax import headroom, parser
 
 MAX_LENGTH = 10 * 1024  # CELSelectorExpressionMaxLength
 _PARSERS: list[lark.Lark] = []  # built on first use (the Lark grammar takes ~0.1 s)
@@ -45,7 +45,7 @@ def _parser() -> lark.Lark:
 
 
 def lark_parse(expression: str) -> Tree[Token]:
-    """The parser celext used before `celext.parser`: cel-python's Lark LALR grammar with optional selection.
+    """The parser celext used before `celext.syntax.parser`: cel-python's Lark LALR grammar with optional selection.
     Kept as the reference the hand-written parser is compared with (tests) and timed against (bench).
     Syntax errors as cel-python's CELParser reports them (CELParseError)."""
     try:

@@ -9,15 +9,12 @@ the Kubernetes size bounds.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from lark import Tree
 
-from celext.analysis import DRIVER_DOMAIN
-from celext.syntax import AST, Node, args_of, literal_value, unwrap
-
-if TYPE_CHECKING:
-    from celext.analysis import Kind
+from celext.analysis.facts import DRIVER_DOMAIN, Kind
+from celext.syntax.tree import AST, Node, args_of, literal_value, unwrap
 
 # Comprehension macros: they iterate their receiver. On a list attribute they are the right tool. `optMap` and
 # `optFlatMap` bind their variable to an optional's value (at most one "iteration").
@@ -31,7 +28,7 @@ MAX_MAP_ENTRIES = 32  # attribute and capacity maps per device
 MAX_ATTRIBUTE_SIZE = 64  # an attribute value (list length) as the size estimator sees it
 
 
-def _variable_count(name: str, args: int) -> int:
+def variable_count(name: str, args: int) -> int:
     """How many iteration variables macro `name` binds when called with `args` arguments (0: not a macro)."""
     if name not in MACROS or args < 2:
         return 0
@@ -40,7 +37,7 @@ def _variable_count(name: str, args: int) -> int:
     return 1
 
 
-def _identifier(node: Node) -> str:
+def identifier(node: Node) -> str:
     """The name when `node` is a bare identifier (a comprehension variable), else ""."""
     inner = unwrap(node)
     if isinstance(inner, Tree) and inner.data == "ident" and inner.children:
@@ -48,7 +45,7 @@ def _identifier(node: Node) -> str:
     return ""
 
 
-def _is_device_map(node: Node) -> Kind | None:
+def is_device_map(node: Node) -> Kind | None:
     """`device.attributes` or `device.capacity` -> which one."""
     node = unwrap(node)
     if not (isinstance(node, Tree) and node.data == "member_dot" and len(node.children) == 2):
@@ -60,7 +57,7 @@ def _is_device_map(node: Node) -> Kind | None:
     return "attributes" if str(field) == "attributes" else "capacity" if str(field) == "capacity" else None
 
 
-def _is_device_driver(node: Node) -> bool:
+def is_device_driver(node: Node) -> bool:
     """`device.driver`: the domain index of the driver's own attributes."""
     node = unwrap(node)
     if not (isinstance(node, Tree) and node.data == "member_dot" and len(node.children) == 2):
@@ -70,20 +67,20 @@ def _is_device_driver(node: Node) -> bool:
             and str(node.children[1]) == "driver")
 
 
-def _domain_shape(node: AST) -> tuple[Kind, str, Node, bool, bool] | None:
+def domain_shape(node: AST) -> tuple[Kind, str, Node, bool, bool] | None:
     """`device.attributes["d"]` (or `[?"d"]`, then optional; or `[device.driver]`, DRIVER_DOMAIN) -> kind,
     domain, its literal, optional, whether it is the driver's domain."""
     if node.data not in ("member_index", "member_index_opt") or len(node.children) != 2:
         return None
-    kind = _is_device_map(node.children[0])
-    by_driver = _is_device_driver(node.children[1])
+    kind = is_device_map(node.children[0])
+    by_driver = is_device_driver(node.children[1])
     domain = DRIVER_DOMAIN if by_driver else literal_value(node.children[1])
     if kind is None or not isinstance(domain, str):
         return None
     return kind, domain, node.children[1], node.data == "member_index_opt", by_driver
 
 
-def _attribute_shape(node: AST) -> tuple[Kind, str, Node, str, Node, bool, bool] | None:
+def attribute_shape(node: AST) -> tuple[Kind, str, Node, str, Node, bool, bool] | None:
     """A read -> kind, domain, its literal, id, its token or literal, whether the read is optional, whether it
     reads the driver's own domain."""
     if node.data not in ("member_dot", "member_index", "member_dot_opt", "member_index_opt") or len(
@@ -93,7 +90,7 @@ def _attribute_shape(node: AST) -> tuple[Kind, str, Node, str, Node, bool, bool]
     inner = unwrap(inner)
     if not isinstance(inner, Tree):
         return None
-    found = _domain_shape(inner)
+    found = domain_shape(inner)
     if found is None:
         return None
     kind, domain, domain_node, optional_domain, by_driver = found
@@ -104,14 +101,14 @@ def _attribute_shape(node: AST) -> tuple[Kind, str, Node, str, Node, bool, bool]
     return (kind, domain, domain_node, name, key, optional, by_driver) if isinstance(name, str) else None
 
 
-def _unwrap_shape(node: AST) -> tuple[AST, Literal["value", "orValue"], Node | None] | None:
+def unwrap_shape(node: AST) -> tuple[AST, Literal["value", "orValue"], Node | None] | None:
     """`<optional read>.value()` / `<optional read>.orValue(x)` -> the read, the method, the fallback."""
     if node.data != "member_dot_arg" or len(node.children) < 2:
         return None
     receiver, name, *rest = node.children
     args = args_of(rest[0]) if rest else []
     read = unwrap(receiver)
-    if not isinstance(read, Tree) or (shape := _attribute_shape(read)) is None or not shape[5]:
+    if not isinstance(read, Tree) or (shape := attribute_shape(read)) is None or not shape[5]:
         return None
     if str(name) == "value" and not args:
         return read, "value", None
@@ -120,7 +117,7 @@ def _unwrap_shape(node: AST) -> tuple[AST, Literal["value", "orValue"], Node | N
     return None
 
 
-def _range_size(receiver: Node) -> int | None:
+def range_size(receiver: Node) -> int | None:
     """How many elements a comprehension over `receiver` may visit, by the Kubernetes size bounds."""
     inner = unwrap(receiver)
     if not isinstance(inner, Tree):
@@ -130,8 +127,8 @@ def _range_size(receiver: Node) -> int | None:
         return size if isinstance(size, int) and not isinstance(size, bool) else None
     if inner.data == "list_lit":
         return len(args_of(inner.children[0])) if inner.children else 0
-    if _is_device_map(inner) is not None or _domain_shape(inner) is not None:
+    if is_device_map(inner) is not None or domain_shape(inner) is not None:
         return MAX_MAP_ENTRIES
-    if _attribute_shape(inner) is not None or _unwrap_shape(inner) is not None:
+    if attribute_shape(inner) is not None or unwrap_shape(inner) is not None:
         return MAX_ATTRIBUTE_SIZE
     return None

@@ -1,9 +1,9 @@
 """The one walk over a parse tree that collects the facts of `celext.analysis`.
 
-`_Walker` visits every node once and records attribute reads, the uses that behave differently once an
+`Walker` visits every node once and records attribute reads, the uses that behave differently once an
 attribute is a list, calls, field selects and the iteration cost. It tracks which values are conditions, what
 list literal a comprehension variable ranges over, and how an optional read is unwrapped back into a value;
-the node shapes it relies on come from `celext.analysis_shapes`, the fact types from `celext.analysis`.
+the node shapes it relies on come from `celext.analysis.shapes`, the fact types from `celext.analysis.facts`.
 """
 
 from __future__ import annotations
@@ -12,18 +12,18 @@ from dataclasses import dataclass
 
 from lark import Token, Tree
 
-from celext.analysis import AttributeRef, Call, DomainRead, How, Select, Unwrap, Use
-from celext.analysis_shapes import (
+from celext.analysis.facts import AttributeRef, Call, DomainRead, How, Select, Unwrap, Use
+from celext.analysis.shapes import (
     MACROS,
     QUANTIFIERS,
-    _attribute_shape,
-    _domain_shape,
-    _identifier,
-    _range_size,
-    _unwrap_shape,
-    _variable_count,
+    attribute_shape,
+    domain_shape,
+    identifier,
+    range_size,
+    unwrap_shape,
+    variable_count,
 )
-from celext.syntax import (
+from celext.syntax.tree import (
     AST,
     PASSTHROUGH,
     Node,
@@ -65,7 +65,7 @@ class _Operand:
     fallback: Node | None = None  # the orValue() argument, still to be walked
 
 
-class _Walker:
+class Walker:
     """One recursive walk collecting every fact; `boolean` says the node's value is used as a condition."""
 
     def __init__(self, expression: str, spans: Spans) -> None:
@@ -147,7 +147,7 @@ class _Walker:
 
     def _attribute(self, node: AST, in_guard: bool, dereferenced: bool = False) -> AttributeRef | None:
         """`device.attributes["d"].id` / `device.attributes["d"]["id"]` / `....?id` -> the read (recorded once)."""
-        shape = _attribute_shape(node)
+        shape = attribute_shape(node)
         if shape is None:
             return None
         span = self.span(node)
@@ -163,7 +163,7 @@ class _Walker:
 
     def _domain(self, node: AST) -> None:
         """`device.attributes["d"]` read without an id (`"id" in device.attributes["d"]`, a macro, ...)."""
-        found = _domain_shape(node)
+        found = domain_shape(node)
         if found is not None:
             kind, domain, domain_node, _, by_driver = found
             self.domains.append(DomainRead(kind, domain, self.span(domain_node), by_driver))
@@ -179,7 +179,7 @@ class _Walker:
         inner = unwrap(node)
         if not isinstance(inner, Tree):
             return None
-        found = _unwrap_shape(inner)
+        found = unwrap_shape(inner)
         if found is not None:
             read, method, fallback = found
             ref = self._attribute(read, in_guard=False, dereferenced=method == "value")
@@ -222,7 +222,7 @@ class _Walker:
 
     def _range_of(self, node: Node) -> tuple[int | str | bool, ...] | None:
         """The list literal items a comprehension variable ranges over, when `node` is such a variable."""
-        name = _identifier(node)
+        name = identifier(node)
         return self._ranges.get(name) if name else None
 
     def _values_of(self, args: list[Node]) -> tuple[tuple[int | str | bool, ...], ...]:
@@ -292,7 +292,7 @@ class _Walker:
             self._finish(operand, depth_cost)
         elif ref is None:
             self.walk(receiver, boolean=False, depth_cost=depth_cost)
-        variables = _variable_count(name, len(args))
+        variables = variable_count(name, len(args))
         if variables and len(args) > variables:
             self._macro(node, name, receiver, args, variables, depth_cost)
             return
@@ -301,13 +301,13 @@ class _Walker:
     def _macro(self, node: AST, name: str, receiver: Node, args: list[Node], variables: int,  # noqa: PLR0917
                depth_cost: int) -> None:
         """A comprehension: its variables range over the receiver, its bodies cost once per element."""
-        size = 1 if name in ("optMap", "optFlatMap") else _range_size(receiver)
+        size = 1 if name in ("optMap", "optFlatMap") else range_size(receiver)
         if size is None:
             self.unbounded.append(self.span(node))
             size = 1
         inner = depth_cost * size
         self.cost = max(self.cost, inner)
-        names = [_identifier(arg) for arg in args[:variables]]
+        names = [identifier(arg) for arg in args[:variables]]
         items = list_literals(receiver)
         # Over a list literal one variable is the element; of two, the first is the index.
         ranges: list[tuple[int | str | bool, ...] | None] = (

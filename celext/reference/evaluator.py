@@ -8,7 +8,7 @@
   indexes fail with cel-go's texts, and optional selection (`m.?key`, `m[?key]`, `l[?i]`) yields optional
   values (`celext.lib.optional`); selecting on an optional stays optional;
 - the comprehension macros (`all`, `exists`, `exists_one`/`existsOne`, `map`, `filter`, the two-variable
-  forms and `transformList`/`transformMap`/`transformMapEntry`, `sortBy`) run in `celext.macros` as cel-go
+  forms and `transformList`/`transformMap`/`transformMapEntry`, `sortBy`) run in `celext.reference.macros` as cel-go
   expands them; a non-iterable target is `got '<Go type>', expected iterable type`, and cel-python's
   non-standard `min`/`reduce` macros are not macros here (`min()` is the lists library's).
 """
@@ -23,16 +23,17 @@ import lark
 from celpy import celtypes
 from celpy.evaluation import Activation, CELEvalError, Evaluator
 
-from celext import headroom, literals, macros
 from celext.env import MACRO_FORMS, OPTIONAL_MACROS
 from celext.errors import EvaluationError
-from celext.lib import no_such_overload, optional
+from celext.lib import no_such_overload
 from celext.lib.operators import MISSING, OPERATORS, map_get
-from celext.lib.optional import OptionalValue
+from celext.lib.optional_value import NONE, OptionalValue, of
+from celext.lib.typenames import TYPE_DENOTATIONS, cel_type_name, go_type_name
 from celext.quantity import Quantity
+from celext.reference import macros
 from celext.semver import Semver
-from celext.syntax import unwrap
-from celext.typenames import TYPE_DENOTATIONS, cel_type_name, go_type_name
+from celext.syntax import headroom, literals
+from celext.syntax.tree import unwrap
 
 __all__ = ["COST_EXCEEDED", "COST_LIMIT", "Budget", "CostLimitExceeded", "DRAEvaluator", "cel_type_name",
            "evaluate", "go_type_name"]
@@ -46,14 +47,14 @@ _CALL_COST = {"find": 3, "findAll": 3, "matches": 3}
 
 # Nodes that are only grammar levels cost nothing; the rest cost one unit each, as cel-go charges per
 # identifier, select, index, call and aggregate literal.
-_FREE = frozenset({"const", "expr", "conditionalor", "conditionaland", "member", "primary", "literal", "exprlist",
+FREE = frozenset({"const", "expr", "conditionalor", "conditionaland", "member", "primary", "literal", "exprlist",
                    "paren_expr", "mapinits", "fieldinits"})
 
 _VALUE_TYPES = (celtypes.BoolType, celtypes.IntType, celtypes.UintType, celtypes.DoubleType, celtypes.StringType,
                 celtypes.BytesType, celtypes.ListType, celtypes.TimestampType, celtypes.DurationType, Semver, Quantity)
 
 
-_RELATIONS = {"relation_lt": OPERATORS["_<_"], "relation_le": OPERATORS["_<=_"], "relation_gt": OPERATORS["_>_"],
+RELATIONS = {"relation_lt": OPERATORS["_<_"], "relation_le": OPERATORS["_<=_"], "relation_gt": OPERATORS["_>_"],
               "relation_ge": OPERATORS["_>=_"], "relation_eq": OPERATORS["_==_"], "relation_ne": OPERATORS["_!=_"],
               "relation_in": OPERATORS["_in_"]}
 
@@ -123,7 +124,7 @@ class DRAEvaluator(Evaluator):
 
     def _visit_tree(self, tree: lark.Tree[Any]) -> Any:
         # lark's Interpreter routes both visit() and visit_children() through here: one place to charge.
-        if tree.data not in _FREE:
+        if tree.data not in FREE:
             self.budget.left -= 1
             if self.budget.left < 0:
                 raise CostLimitExceeded(COST_EXCEEDED)
@@ -219,7 +220,7 @@ class DRAEvaluator(Evaluator):
         op_tree, right_tree = tree.children
         left = self._visit_tree(op_tree.children[0])
         right = self._visit_tree(right_tree)
-        return _RELATIONS[op_tree.data](left, right)
+        return RELATIONS[op_tree.data](left, right)
 
     # Logic as cel-go runs it: short-circuit, an error is absorbed by a decisive operand, non-bools are
     # `no such overload` (cel-python's versions report Python classes and mishandle some error operands).
@@ -285,12 +286,12 @@ class DRAEvaluator(Evaluator):
                 found = map_get(member, key)  # a missing domain reads as an empty map, as upstream
             except TypeError:
                 return CELEvalError(f"unsupported key type: {cel_type_name(key)}")
-            return optional.NONE if found is MISSING else optional.of(found)
+            return NONE if found is MISSING else of(found)
         if isinstance(member, celtypes.ListType):
             position = _list_index(key)
             if isinstance(position, CELEvalError):
                 return position
-            return optional.of(member[position]) if 0 <= position < len(member) else optional.NONE
+            return of(member[position]) if 0 <= position < len(member) else NONE
         if isinstance(member, _VALUE_TYPES):
             return CELEvalError(f"type '{cel_type_name(member)}' does not support field selection")
         return CELEvalError("no such overload")
@@ -410,7 +411,7 @@ def evaluate(tree: lark.Tree[Any], activation: Activation, cost_limit: int = COS
     """The CEL value of a prepared tree, or EvaluationError; no other exception escapes.
 
     An expression nested as deep as cel-go's parser allows needs more Python frames than the default limit: such
-    an evaluation is rerun with headroom (`celext.headroom`), on a fresh budget, so the result is the same.
+    an evaluation is rerun with headroom (`celext.syntax.headroom`), on a fresh budget, so the result is the same.
     """
     def once() -> Any:
         return DRAEvaluator(tree, activation, Budget(cost_limit), functions).visit(tree)

@@ -1,37 +1,15 @@
-"""Static facts about one selector expression, for `draguard lint` and the selector rules.
-
-Everything here reads the cel-python parse tree (`celext.parse`) and never evaluates: which device
-attributes an expression reads, how it uses each one (compared with `==`, passed to a string method,
-used as a bool, ...), which reads are the argument of a `has()` guard, which
-`include()`/`includes()` calls it makes, and a rough iteration-cost estimate. Every fact carries a
-`Span`: character offsets into the expression text, so a caller can point at the exact token and
-rewrite it (positions and literal values of parse-tree nodes come from `celext.syntax`).
-
-    >>> facts = analyze('device.attributes["dra.net"].numaNode == 4')
-    >>> [(u.ref.qualified, u.how, u.literal) for u in facts.uses]
-    [('dra.net/numaNode', '==', 4)]
-
-The facts are computed once per expression text (cached): DRA repositories repeat selectors a lot.
-
-This module holds the fact types and `analyze`; the walk that collects them is `celext.analysis_walk`, the
-node shapes it recognises (attribute reads, optional reads and their unwraps, comprehension macros) are in
-`celext.analysis_shapes`.
+"""The facts `celext.analysis.analyze` finds in one selector expression: attribute reads, domain reads, uses
+that behave differently once an attribute is a list, calls, field selects, the iteration cost. Each fact carries
+a `Span` (character offsets into the expression text), so a caller can point at the exact token and rewrite it.
 """
 
 from __future__ import annotations
 
-import functools
 import re
 from dataclasses import dataclass
 from typing import Literal
 
-from celext.compile import parse
-from celext.syntax import Span, Spans, has_comment, literal_value, span_of, string_value, unwrap
-
-__all__ = [  # the syntax helpers are re-exported: callers read every static fact from here
-    "DRIVER_DOMAIN", "AttributeRef", "Call", "DomainRead", "Facts", "Select", "Span", "Spans", "Unwrap", "Use",
-    "analyze", "has_comment", "literal_value", "parse", "span_of", "string_value", "unwrap",
-]
+from celext.syntax.tree import Span
 
 Kind = Literal["attributes", "capacity"]
 How = Literal["==", "!=", "<", "<=", ">", ">=", "in", "method", "bool", "arithmetic", "argument", "size"]
@@ -166,23 +144,11 @@ class Facts:
     def variable_free(self, base: str = "v") -> str:
         """An identifier the expression does not use (for a comprehension variable in a rewrite)."""
         name, n = base, 0
-        while _mentions_identifier(self.expression, name):
+        while mentions_identifier(self.expression, name):
             n += 1
             name = f"{base}{n}"
         return name
 
 
-@functools.lru_cache(maxsize=4096)
-def analyze(expression: str) -> Facts:
-    """The facts of one expression; raises `celext.CompileError` when it does not parse."""
-    from celext.analysis_walk import _Walker  # the walk imports the fact types from here
-
-    tree = parse(expression)
-    walker = _Walker(expression, Spans(expression, tree))
-    walker.walk(tree, boolean=True, depth_cost=1)
-    return Facts(expression, tuple(walker.refs), tuple(walker.domains), tuple(walker.uses), tuple(walker.calls),
-                 walker.cost, tuple(walker.unbounded), tuple(walker.selects))
-
-
-def _mentions_identifier(expression: str, name: str) -> bool:
+def mentions_identifier(expression: str, name: str) -> bool:
     return re.search(rf"(?<![\w.]){re.escape(name)}(?!\w)", expression) is not None

@@ -1,4 +1,4 @@
-"""celext.parser: the same trees as the Lark grammar it replaced, cel-go's lexing and its recursion limits."""
+"""celext.syntax.parser: the same trees as the Lark grammar it replaced, cel-go's lexing and its recursion limits."""
 
 from __future__ import annotations
 
@@ -11,11 +11,11 @@ from lark import Token, Tree
 from ruamel.yaml import YAML
 
 import celext
-from celext import parser
 from celext.compile import prepare
 from celext.errors import CompileError
-from celext.grammar import lark_parse
-from celext.literals import decode_bytes, decode_string
+from celext.syntax import parser
+from celext.syntax.grammar import lark_parse
+from celext.syntax.literals import decode_bytes, decode_string
 
 _POSITIONS = ("line", "column", "start_pos", "end_line", "end_column", "end_pos")
 # Where the Lark grammar lexed `42.` as a double (cel-go: an int, then a member call), so the trees differ.

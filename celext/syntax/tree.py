@@ -13,7 +13,7 @@ from typing import TypeAlias
 
 from lark import Token, Tree
 
-from celext.literals import decode_string
+from celext.syntax.literals import decode_string
 
 AST: TypeAlias = "Tree[Token]"
 Node: TypeAlias = "Tree[Token] | Token"
@@ -170,3 +170,23 @@ def has_comment(text: str) -> bool:
         else:
             i += 1
     return False
+
+
+def simple_ident(node: Node) -> str | None:
+    """The identifier when `node` is nothing but one identifier (through the grammar's pass-through levels)."""
+    while isinstance(node, Tree):
+        if node.data == "ident":
+            token = node.children[0]
+            return str(token) if isinstance(token, Token) else None
+        if len(node.children) != 1 or not isinstance(node.children[0], Tree):
+            return None
+        node = node.children[0]
+    return None
+
+
+def call_args(node: AST) -> list[AST]:
+    """The argument trees of a call node (its exprlist is the last child, when present)."""
+    last = node.children[-1]
+    if isinstance(last, Tree) and last.data == "exprlist":
+        return [c for c in last.children if isinstance(c, Tree)]
+    return []

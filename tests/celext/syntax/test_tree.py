@@ -1,11 +1,11 @@
-"""celext.syntax: spans, literal values, operators and comments in CEL source and its parse tree."""
+"""celext.syntax.tree: spans, literal values, operators and comments in CEL source and its parse tree."""
 
 from __future__ import annotations
 
 import pytest
 
 from celext.compile import parse
-from celext.syntax import Spans, has_comment, literal_value, operator_span, string_value, unwrap
+from celext.syntax.tree import Spans, has_comment, literal_value, operator_span, string_value, unwrap
 
 
 @pytest.mark.parametrize(("text", "comment"), [

@@ -13,9 +13,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from celext.alloc.explain import ClaimResult, NodeResult, explain, explain_on_node
+from celext.alloc.pools import Node, nodes_of
 from celext.errors import EvaluationError
-from celext.explain import ClaimResult, NodeResult, explain, explain_on_node
-from celext.pools import Node, nodes_of
 
 NUMA = "resource.kubernetes.io/numaNode"
 Wire = dict[str, Any]

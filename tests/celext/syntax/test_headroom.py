@@ -11,10 +11,10 @@ import pytest
 from celpy.evaluation import Activation
 
 import celext
-from celext import headroom
 from celext.env import FUNCTIONS
 from celext.errors import CompileError, EvaluationError
-from celext.evaluator import COST_EXCEEDED, evaluate
+from celext.reference.evaluator import COST_EXCEEDED, evaluate
+from celext.syntax import headroom
 
 compile_module = importlib.import_module("celext.compile")
 
@@ -88,7 +88,7 @@ def test_a_compile_stage_bug_is_a_compile_error(monkeypatch: pytest.MonkeyPatch)
     def broken(_: Any) -> None:
         raise AttributeError("no attribute 'x'")
 
-    monkeypatch.setattr(compile_module, "check", broken)
+    monkeypatch.setattr(compile_module, "refuse", broken)
     with pytest.raises(CompileError) as caught:
         compile_module.prepare("device.driver == 'a'")
     assert caught.value.message == "internal error while compiling: AttributeError: no attribute 'x'"

@@ -12,7 +12,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from celext.constraints import Constraint, Semantics, make_constraint
+from celext.alloc.constraints import Constraint, Semantics, make_constraint
 
 MAX_DEVICES = 32  # resourceapi.AllocationResultsMaxSize
 
@@ -24,7 +24,7 @@ class ClaimError(Exception):
 
 
 @dataclass(frozen=True, slots=True)
-class _Request:
+class Request:
     name: str  # "req" or "req/sub"
     class_name: str
     class_selectors: tuple[str, ...]
@@ -35,9 +35,9 @@ class _Request:
 
 
 @dataclass(frozen=True, slots=True)
-class _Entry:
+class Entry:
     name: str
-    options: tuple[_Request, ...]  # one for `exactly`; the subrequests in order for `firstAvailable`
+    options: tuple[Request, ...]  # one for `exactly`; the subrequests in order for `firstAvailable`
     first_available: bool
 
 
@@ -74,7 +74,7 @@ def _selectors(raw: Any, where: str) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _request(raw: Obj, name: str, claim: str, classes: Mapping[str, Obj]) -> _Request:
+def _request(raw: Obj, name: str, claim: str, classes: Mapping[str, Obj]) -> Request:
     class_name = raw.get("deviceClassName")
     if not isinstance(class_name, str) or not class_name:
         raise ClaimError(f"claim {claim}, request {name}: missing device class name (unsupported request type?)")
@@ -91,13 +91,13 @@ def _request(raw: Obj, name: str, claim: str, classes: Mapping[str, Obj]) -> _Re
         # API validation refuses such a claim (count must be greater than zero); do not guess one
         raise ClaimError(f"claim {claim}, request {name}: count must be a positive integer, not {count!r}")
     capacity = _map(_map(raw.get("capacity")).get("requests"))
-    return _Request(name, class_name, _selectors(spec.get("selectors"), f"class {class_name}"),
+    return Request(name, class_name, _selectors(spec.get("selectors"), f"class {class_name}"),
                     _selectors(raw.get("selectors"), f"claim {claim}, request {name}"),
                     mode == "All", count if isinstance(count, int) else 1, capacity)
 
 
 def parse_claim(obj: Obj, classes: Mapping[str, Obj], semantics: Semantics
-                ) -> tuple[list[_Entry], list[Constraint]]:
+                ) -> tuple[list[Entry], list[Constraint]]:
     """Requests and constraints of a claim or template; ClaimError where upstream refuses the claim."""
     claim, devices = claim_label(obj), claim_devices(obj)
     entries = []
@@ -108,10 +108,10 @@ def parse_claim(obj: Obj, classes: Mapping[str, Obj], semantics: Semantics
         if subs:
             options = tuple(_request(s, f"{name}/{s.get('name')}", claim, classes) for s in subs
                             if isinstance(s, Mapping))
-            entries.append(_Entry(name, options, True))
+            entries.append(Entry(name, options, True))
         else:
             exact = _map(raw.get("exactly")) or raw  # v1beta1 shape
-            entries.append(_Entry(name, (_request(exact, name, claim, classes),), False))
+            entries.append(Entry(name, (_request(exact, name, claim, classes),), False))
     constraints = []
     for i, spec in enumerate(_strings(devices.get("constraints"))):
         made = make_constraint(spec if isinstance(spec, Mapping) else {}, semantics)
@@ -137,7 +137,7 @@ def claim_notes(obj: Obj) -> tuple[str, ...]:
     return tuple(notes)
 
 
-def check_claim(entries: Sequence[_Entry], claim: str) -> None:
+def check_claim(entries: Sequence[Entry], claim: str) -> None:
     fewest = sum(min(o.count if not o.all_devices else 0 for o in e.options) for e in entries)
     if fewest > MAX_DEVICES:
         raise ClaimError(f"claim {claim}: number of requested devices {fewest} exceeds the claim limit "
@@ -145,6 +145,6 @@ def check_claim(entries: Sequence[_Entry], claim: str) -> None:
 
 
 
-def iter_requests(entries: Sequence[_Entry]) -> Iterator[_Request]:
+def iter_requests(entries: Sequence[Entry]) -> Iterator[Request]:
     for entry in entries:
         yield from entry.options

@@ -1,9 +1,9 @@
 """The search itself: upstream's `allocateOne` for one claim on one node, over a flat device list.
 
-`_Search` evaluates selectors lazily (only as far as the search reaches, since a selector error on a device
+`Search` evaluates selectors lazily (only as far as the search reaches, since a selector error on a device
 the scheduler never reaches must not abort the claim), consumes capacity, checks constraints as each device
-is placed and backtracks exactly, counting placements against draguard's work bound (`_Bound`). It keeps the
-rejection reached deepest for `celext.explain_why` to report.
+is placed and backtracks exactly, counting placements against draguard's work bound (`Bound`). It keeps the
+rejection reached deepest for `celext.alloc.why` to report.
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from celext.capacity import Consumed, consume
-from celext.constraints import Constraint, Rejection
-from celext.explain_claim import MAX_DEVICES, ClaimError, _Entry, _Request
-from celext.pools import Device, Node, device_on_node
+from celext.alloc.capacity import Consumed, consume
+from celext.alloc.claim import MAX_DEVICES, ClaimError, Entry, Request
+from celext.alloc.constraints import Constraint, Rejection
+from celext.alloc.pools import Device, Node, device_on_node
 
 EMPTY_KEY_HINT = (". consider using CEL optional chaining (.? followed by orValue()) or guarding the check "
                   "with has() for optional fields")  # cel.EnhanceRuntimeError, as the allocator adds it
@@ -26,7 +26,7 @@ EMPTY_KEY_HINT = (". consider using CEL optional chaining (.? followed by orValu
 Matcher = Callable[[str, Mapping[str, Any], str], bool]
 
 
-class _Bound(Exception):
+class Bound(Exception):
     pass
 
 
@@ -38,11 +38,11 @@ class Pick:
 
 
 @dataclass(slots=True)
-class _Search:
+class Search:
     """One node, one claim: upstream's allocateOne over a flat device list in pool order."""
 
     claim: str
-    entries: Sequence[_Entry]
+    entries: Sequence[Entry]
     constraints: Sequence[Constraint]
     devices: Sequence[Device]
     matcher: Matcher
@@ -60,14 +60,14 @@ class _Search:
     # the rejection met with the most devices placed: (devices placed, constraint index, rejection)
     deepest: tuple[int, int, Rejection | None] = (-1, -1, None)
 
-    def selectable(self, request: _Request, index: int) -> bool:
+    def selectable(self, request: Request, index: int) -> bool:
         key = (request.name, index)
         hit = self.memo.get(key)
         if hit is None:
             hit = self.memo[key] = self._evaluate(request, self.devices[index])
         return hit
 
-    def _candidates(self, request: _Request, start: int) -> Iterator[int]:
+    def _candidates(self, request: Request, start: int) -> Iterator[int]:
         """Selectable device indices from `start` on, evaluating selectors only as far as the search
         reaches (a selector error on a device the scheduler never reaches must not abort the claim)."""
         found = self.found.setdefault(request.name, [])
@@ -87,7 +87,7 @@ class _Search:
                 found.append(upto)
                 position = len(found)  # below start: recorded, not yielded
 
-    def _evaluate(self, request: _Request, device: Device) -> bool:
+    def _evaluate(self, request: Request, device: Device) -> bool:
         for owner, selectors in ((f"class {request.class_name}", request.class_selectors),
                                  (f"claim {self.claim}", request.selectors)):
             for i, expression in enumerate(selectors):
@@ -112,7 +112,7 @@ class _Search:
         # firstAvailable: the first subrequest that leads to a full allocation wins
         return any(self._fill(index, option, 0, 0) for option in entry.options)
 
-    def _fill(self, index: int, request: _Request, placed: int, start: int) -> bool:
+    def _fill(self, index: int, request: Request, placed: int, start: int) -> bool:
         if request.all_devices:
             return self._fill_all(index, request)
         if placed == request.count:
@@ -130,7 +130,7 @@ class _Search:
             self._unplace()
         return False
 
-    def _fill_all(self, index: int, request: _Request) -> bool:
+    def _fill_all(self, index: int, request: Request) -> bool:
         chosen = [d for i, d in enumerate(self.devices) if self.selectable(request, i)]
         if not chosen:
             return False
@@ -146,10 +146,10 @@ class _Search:
             self._unplace()
         return False
 
-    def _place(self, request: _Request, device: Device, *, must: bool = False) -> bool:
+    def _place(self, request: Request, device: Device, *, must: bool = False) -> bool:
         self.steps += 1
         if self.steps > self.max_steps:
-            raise _Bound
+            raise Bound
         taken = self.taken.get(device.id)
         if taken:  # what is left depends on earlier shares of this device
             consumed = consume(request.capacity, device.wire, device.driver, taken)

@@ -11,22 +11,18 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
-from celext.constraints import lookup_attribute, render_attribute
-
-if TYPE_CHECKING:
-    from celext.constraints import MatchAttribute
-    from celext.explain_claim import _Request
-    from celext.explain_search import _Search
-    from celext.pools import Device
+from celext.alloc.capacity import consume
+from celext.alloc.claim import ClaimError, Request
+from celext.alloc.constraints import MatchAttribute, ValueSet, attribute_as_set, lookup_attribute, render_attribute
+from celext.alloc.pools import Device
+from celext.alloc.search import Search
+from celext.errors import CELError
 
 SHOWN = 8  # candidates listed per request before "and N more"
 
 
-def _candidates(search: _Search, request: _Request, errors: list[str]) -> list[int]:
-    from celext.explain_claim import ClaimError
-
+def _candidates(search: Search, request: Request, errors: list[str]) -> list[int]:
     found = []
     for i in range(len(search.devices)):
         try:
@@ -39,14 +35,12 @@ def _candidates(search: _Search, request: _Request, errors: list[str]) -> list[i
     return found
 
 
-def _needed(request: _Request) -> int:
+def _needed(request: Request) -> int:
     return 1 if request.all_devices else request.count
 
 
-def _selector_counts(search: _Search, request: _Request) -> str:
+def _selector_counts(search: Search, request: Request) -> str:
     """How far devices get: `8 devices; 2 pass class gpu.nvidia.com; 1 passes the request selectors`."""
-    from celext.errors import CELError
-
     total = len(search.devices)
     by_class = by_request = 0
     for device in search.devices:
@@ -64,7 +58,7 @@ def _selector_counts(search: _Search, request: _Request) -> str:
     return text
 
 
-def why_not(search: _Search, notes: Sequence[str]) -> tuple[str, tuple[str, ...]]:
+def why_not(search: Search, notes: Sequence[str]) -> tuple[str, tuple[str, ...]]:
     errors: list[str] = []
     candidates = {r.name: _candidates(search, r, errors) for e in search.entries for r in e.options}
     details = list(notes)
@@ -99,7 +93,7 @@ def why_not(search: _Search, notes: Sequence[str]) -> tuple[str, tuple[str, ...]
     return "the requests compete for the same devices: no way to give each its own", tuple(details)
 
 
-def infeasible(search: _Search) -> tuple[str, tuple[str, ...]] | None:
+def infeasible(search: Search) -> tuple[str, tuple[str, ...]] | None:
     """A list-semantics matchAttribute no allocation can satisfy, found before searching (or None).
 
     Every request the constraint covers places at least one device, and the common value must be among that
@@ -109,8 +103,7 @@ def infeasible(search: _Search) -> tuple[str, tuple[str, ...]] | None:
     enough candidates (the first short request is the reason then), no selector error anywhere (the search
     could meet it and abort).
     """
-    from celext.constraints import MatchAttribute
-    from celext.explain_claim import ClaimError
+    from celext.alloc.constraints import MatchAttribute
 
     options = [r for e in search.entries for r in e.options]
     if any(r.all_devices for r in options):
@@ -137,12 +130,10 @@ def infeasible(search: _Search) -> tuple[str, tuple[str, ...]] | None:
     return None
 
 
-def _offers(search: _Search, constraint: MatchAttribute, candidates: dict[str, list[int]]
+def _offers(search: Search, constraint: MatchAttribute, candidates: dict[str, list[int]]
             ) -> list[tuple[str, set[tuple[str, object]]]]:
     """Per claim request the constraint covers (all its subrequests covered): the typed values its candidates
     offer. A request with an uncovered subrequest can be served without the constraint: it is left out."""
-    from celext.constraints import attribute_as_set
-
     offers = []
     for entry in search.entries:
         if not all(constraint.applies(r.name) for r in entry.options):
@@ -159,23 +150,19 @@ def _offers(search: _Search, constraint: MatchAttribute, candidates: dict[str, l
 
 
 def _show(values: set[tuple[str, object]]) -> str:
-    from celext.constraints import ValueSet
-
     kinds = sorted({kind for kind, _ in values})
     return " and ".join(str(ValueSet(kind, frozenset(v for k, v in values if k == kind)))  # type: ignore[arg-type]
                         for kind in kinds)
 
 
-def _room(search: _Search, request: _Request, index: int) -> str | None:
+def _room(search: Search, request: Request, index: int) -> str | None:
     """Why the device alone cannot give the request its capacity, or None."""
-    from celext.capacity import consume
-
     device = search.devices[index]
     outcome = consume(request.capacity, device.wire, device.driver)
     return outcome if isinstance(outcome, str) else None
 
 
-def _values(search: _Search, attribute: str, requests: frozenset[str],
+def _values(search: Search, attribute: str, requests: frozenset[str],
             candidates: dict[str, list[int]]) -> list[str]:
     lines = []
     for name, found in candidates.items():

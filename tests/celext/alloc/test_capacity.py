@@ -5,7 +5,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from celext.capacity import consume
+from celext.alloc.capacity import consume
 
 MEMORY = {
     "name": "memory-0",

@@ -13,8 +13,8 @@ experimental`: `GatherPools`, `validateDeviceRequest`, `allocateOne`, `isSelecta
   match; requests are served in order, `exactly` with `count` (combinations, never permutations)
   or `allocationMode: All`, `firstAvailable` subrequests tried in order;
 - capacity requests consume what the device publishes, rounded by its request policy; devices with
-  `allowMultipleAllocations` serve several requests while their capacity lasts (`celext.capacity`);
-- constraints are checked as each device is placed (see `celext.constraints`), and the search
+  `allowMultipleAllocations` serve several requests while their capacity lasts (`celext.alloc.capacity`);
+- constraints are checked as each device is placed (see `celext.alloc.constraints`), and the search
   backtracks exactly, as upstream does, up to a bound on work;
 - a CEL error in a selector aborts the claim with the allocator's message, not "no match".
 
@@ -24,8 +24,8 @@ candidate), the work bound, the early answer for a hopeless matchAttribute once 
 (`explain_why.infeasible`), and what is not modelled (shared counters, taints, devices
 already allocated to other claims: every claim is explained against an empty cluster).
 
-The claim is read by `celext.explain_claim`, searched by `celext.explain_search`, and a failure worded by
-`celext.explain_why`; this module runs them per node and holds the results.
+The claim is read by `celext.alloc.claim`, searched by `celext.alloc.search`, and a failure worded by
+`celext.alloc.why`; this module runs them per node and holds the results.
 """
 
 from __future__ import annotations
@@ -34,16 +34,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from celext.constraints import (
-    Constraint,
-    MatchAttribute,
-    Semantics,
-    ValueSet,
-    attribute_as_set,
-    lookup_attribute,
-    render_attribute,
-)
-from celext.explain_claim import (
+from celext.alloc.claim import (
     CONSTRAINT_FIELDS,
     MAX_DEVICES,
     ClaimError,
@@ -55,8 +46,18 @@ from celext.explain_claim import (
     iter_requests,
     parse_claim,
 )
-from celext.explain_search import EMPTY_KEY_HINT, Matcher, Pick, _Bound, _Search, enhance
-from celext.pools import Node, pools_for_node
+from celext.alloc.constraints import (
+    Constraint,
+    MatchAttribute,
+    Semantics,
+    ValueSet,
+    attribute_as_set,
+    lookup_attribute,
+    render_attribute,
+)
+from celext.alloc.pools import Node, pools_for_node
+from celext.alloc.search import EMPTY_KEY_HINT, Bound, Matcher, Pick, Search, enhance
+from celext.alloc.why import infeasible, why_not
 
 __all__ = [  # the claim and search parts are re-exported: callers import the explainer from here
     "CONSTRAINT_FIELDS", "DEFAULT_MAX_STEPS", "EMPTY_KEY_HINT", "MAX_DEVICES", "NUMA_NODE", "PROBE_STEPS",
@@ -140,14 +141,12 @@ def explain_on_node(obj: Obj, classes: Mapping[str, Obj], slices: Sequence[Obj],
         return NodeResult(node.name, "error", reason=(
             f"claim {claim}, request {everything.name.rpartition('/')[2]}: asks for all devices, but resource pool "
             f"{pool} is currently {state}"), details=tuple(notes))
-    from celext.explain_why import infeasible, why_not
-
     matcher = matcher or celext_matcher()
-    search = _Search(claim, entries, constraints, devices, matcher, node, min(max_steps, PROBE_STEPS))
+    search = Search(claim, entries, constraints, devices, matcher, node, min(max_steps, PROBE_STEPS))
     try:
         try:
             found = search.run()
-        except _Bound:
+        except Bound:
             if max_steps <= PROBE_STEPS:
                 raise
             # A long search: first ask whether some constraint is hopeless (no value shared by the candidates
@@ -158,10 +157,10 @@ def explain_on_node(obj: Obj, classes: Mapping[str, Obj], slices: Sequence[Obj],
                                   steps=search.steps)
             # Else search again in full (fresh constraint trackers; selector answers kept).
             constraints = parse_claim(obj, classes, semantics)[1]
-            search = _Search(claim, entries, constraints, devices, matcher, node, max_steps, memo=search.memo,
+            search = Search(claim, entries, constraints, devices, matcher, node, max_steps, memo=search.memo,
                              found=search.found, upto=search.upto, room=search.room)
             found = search.run()
-    except _Bound:
+    except Bound:
         return NodeResult(node.name, "bound", reason=(
             f"search stopped after {max_steps} placement attempts (the work bound) without an answer; "
             "narrow the selectors or raise --max-steps"), details=tuple(notes), steps=search.steps)

@@ -6,7 +6,7 @@ from typing import Any
 
 from celpy import celtypes
 
-from celext.lib.optional import OptionalValue
+from celext.lib.optional_value import OptionalValue
 from celext.quantity import Quantity
 from celext.semver import Semver
 

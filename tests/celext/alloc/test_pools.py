@@ -1,8 +1,8 @@
-"""celext.pools.slice_devices: the devices of ResourceSlices among parsed documents."""
+"""celext.alloc.pools.slice_devices: the devices of ResourceSlices among parsed documents."""
 
 from __future__ import annotations
 
-from celext.pools import slice_devices
+from celext.alloc.pools import slice_devices
 
 
 def test_slice_devices_unpacks_lists_and_skips_other_objects() -> None:

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from celext.constraints import (
+from celext.alloc.constraints import (
     DistinctAttribute,
     MatchAttribute,
     ValueSet,
