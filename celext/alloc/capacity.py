@@ -17,6 +17,7 @@ from decimal import ROUND_CEILING, Decimal
 from typing import Any
 
 from celext.quantity import parse_quantity
+from celext.vocabulary import qualify
 
 Obj = Mapping[str, Any]
 Consumed = dict[str, Decimal]  # fully qualified capacity name -> amount
@@ -47,14 +48,13 @@ def device_capacity(device: Obj, driver: str) -> dict[str, Obj]:
     for name, spec in raw.items():
         if not isinstance(name, str) or name.startswith(driver + "/"):
             continue
-        key = name if "/" in name else f"{driver}/{name}"
-        resolved.setdefault(key, _map(spec))
+        resolved.setdefault(qualify(name, driver), _map(spec))
     return resolved
 
 
 def _resolve(name: str, driver: str, raw: Obj) -> str | None:
     if name in raw:
-        return name if "/" in name else f"{driver}/{name}"
+        return qualify(name, driver)
     domain, slash, ident = name.partition("/")
     if slash:
         return name if domain == driver and ident in raw else None

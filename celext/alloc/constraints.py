@@ -26,22 +26,20 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, cast
+
+from celext.vocabulary import ELEMENT_OF, LIST_MEMBERS, SCALAR_MEMBERS
 
 Semantics = Literal["list", "scalar"]
 SEMANTICS: tuple[Semantics, ...] = ("list", "scalar")
 ValueType = Literal["int", "bool", "string", "version"]
 
-# Upstream attributeAsSet checks the list fields first (only when non-empty), then the scalars.
-_LIST_FIELDS: tuple[tuple[str, ValueType], ...] = (
-    ("ints", "int"), ("bools", "bool"), ("strings", "string"), ("versions", "version"),
-)
+# Upstream attributeAsSet checks the list fields first (only when non-empty), then the scalars (Go field order).
+_LIST_FIELDS = tuple((name, cast(ValueType, ELEMENT_OF[name])) for name in LIST_MEMBERS)
+_SET_ORDER: tuple[tuple[str, ValueType], ...] = tuple((name, name) for name in SCALAR_MEMBERS)
 # The scalar comparison in the pre-list allocators switches on string, int, bool, version.
 _SCALAR_FIELDS: tuple[tuple[str, ValueType], ...] = (
     ("string", "string"), ("int", "int"), ("bool", "bool"), ("version", "version"),
-)
-_SET_ORDER: tuple[tuple[str, ValueType], ...] = (
-    ("int", "int"), ("bool", "bool"), ("string", "string"), ("version", "version"),
 )
 
 
@@ -126,11 +124,6 @@ def is_list(attribute: Mapping[str, Any] | None) -> bool:
     return isinstance(attribute, Mapping) and any(
         isinstance(attribute.get(name), list) and attribute.get(name) for name, _ in _LIST_FIELDS
     )
-
-
-def qualify(name: str, driver: str) -> str:
-    """An attribute name with its domain: unqualified names belong to the device's driver."""
-    return name if "/" in name else f"{driver}/{name}"
 
 
 def lookup_attribute(device: Mapping[str, Any], driver: str, name: str) -> Mapping[str, Any] | None:

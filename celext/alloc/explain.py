@@ -58,15 +58,15 @@ from celext.alloc.constraints import (
 from celext.alloc.pools import Node, pools_for_node
 from celext.alloc.search import EMPTY_KEY_HINT, Bound, Matcher, Pick, Search, enhance
 from celext.alloc.why import infeasible, why_not
+from celext.vocabulary import NUMA_NODE
 
 __all__ = [  # the claim and search parts are re-exported: callers import the explainer from here
-    "CONSTRAINT_FIELDS", "DEFAULT_MAX_STEPS", "EMPTY_KEY_HINT", "MAX_DEVICES", "NUMA_NODE", "PROBE_STEPS",
+    "CONSTRAINT_FIELDS", "DEFAULT_MAX_STEPS", "EMPTY_KEY_HINT", "MAX_DEVICES", "PROBE_STEPS",
     "ClaimError", "ClaimResult", "Matcher", "NodeResult", "Obj", "Pick", "Status", "celext_matcher", "check_claim",
     "claim_devices", "claim_label", "claim_notes", "enhance", "explain", "explain_on_node", "iter_requests",
     "parse_claim",
 ]
 
-NUMA_NODE = "resource.kubernetes.io/numaNode"
 DEFAULT_MAX_STEPS = 200_000  # draguard's own bound on placement attempts per node
 PROBE_STEPS = 2_000  # draguard's own: placements tried before checking whether a constraint is hopeless
 

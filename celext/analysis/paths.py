@@ -1,11 +1,13 @@
 """The device paths an expression reads (`('attributes', domain, id)`, `('capacity', domain, id)`,
 `('driver',)`, `('allowMultipleAllocations',)`): the key of the reference engine's result memo and
-`Selector.paths`. None when some use of `device` is not such a plain path (then nothing is memoised)."""
+`Selector.paths`. None when some use of `device` is not such a plain path (then nothing is memoised).
+Reads a parse tree or its collapsed form (celext.reference.collapse), in one pass."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from celpy import celtypes
 from lark import Token, Tree
 
 from celext.syntax.rewrite import macro_variables
@@ -19,14 +21,16 @@ _INDEXES = frozenset({"member_index", "member_index_opt"})
 
 
 def _key(node: Any) -> str | None:
-    """The value of a plain string literal index (no escapes, not raw), else None."""
-    while isinstance(node, Tree) and node.data != "literal":
+    """The value of a string literal index, else None (a plain one in a parse tree: no escapes, not raw)."""
+    while isinstance(node, Tree) and node.data not in ("literal", "const"):
         if len(node.children) != 1 or not isinstance(node.children[0], Tree):
             return None
         node = node.children[0]
     if not isinstance(node, Tree):
         return None
     token = node.children[0]
+    if node.data == "const":  # a collapsed tree's literal, already decoded
+        return str(token) if isinstance(token, celtypes.StringType) else None
     if not isinstance(token, Token) or token.type != "STRING_LIT":
         return None
     text = str(token)

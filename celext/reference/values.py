@@ -23,6 +23,7 @@ from celpy import celtypes
 
 from celext.quantity import Quantity, parse_quantity
 from celext.semver import Semver, parse_semver
+from celext.vocabulary import ELEMENT_OF, LIST_MEMBERS, SCALAR_MEMBERS, device_body, split
 
 ABSENT: Any = object()  # a path the device does not have (part of memo keys)
 
@@ -121,22 +122,19 @@ def _scalar(kind: str, raw: Any) -> Any:
     raise TypeError(kind)
 
 
-_LIST_FIELDS = (("ints", "int"), ("bools", "bool"), ("strings", "string"), ("versions", "version"))
-_SCALAR_FIELDS = ("int", "bool", "string", "version")
-
-
 def attribute_value(attribute: Any) -> Any:
     """One attribute's CEL value; ValueError with the upstream wording after `attribute <name>: `."""
     if not isinstance(attribute, Mapping):
         raise ValueError("unsupported attribute value")
     try:
-        for field, kind in _LIST_FIELDS:
+        for field in LIST_MEMBERS:
+            kind = ELEMENT_OF[field]
             items = attribute.get(field)
             if items is not None:
                 if not isinstance(items, list):
                     raise ValueError("unsupported attribute value")
                 return celtypes.ListType(_scalar(kind, item) for item in items)
-        for kind in _SCALAR_FIELDS:
+        for kind in SCALAR_MEMBERS:
             raw = attribute.get(kind)
             if raw is not None:
                 return _scalar(kind, raw)
@@ -149,17 +147,11 @@ def attribute_value(attribute: Any) -> Any:
     raise ValueError("unsupported attribute value")
 
 
-def split_name(name: str, driver: str) -> tuple[str, str]:
-    """Upstream `parseQualifiedName`: `domain/id`, or the driver's domain for a bare id."""
-    domain, sep, ident = name.partition("/")
-    return (domain, ident) if sep else (driver, name)
-
-
 def to_device(device: Mapping[str, Any], driver: str) -> Device:
     """Convert one `spec.devices[i]` entry (wire form) and the slice's `spec.driver` into the CEL `device`."""
     if isinstance(device, Device):
         return device
-    body: Any = device.get("basic") or device if isinstance(device, Mapping) else {}
+    body: Any = device_body(device) if isinstance(device, Mapping) else {}
     result = Device()
     if not isinstance(body, Mapping):  # Kubernetes cannot decode such an object; fail visibly, not with a traceback
         result.error = f"basic: expected a map, not {type(body).__name__}"
@@ -175,7 +167,7 @@ def to_device(device: Mapping[str, Any], driver: str) -> Device:
             if result.error is None:
                 result.error = f"attribute {name}: {err}"
             continue
-        domain, ident = split_name(str(name), driver)
+        domain, ident = split(str(name), driver)
         inner: Any = attributes.setdefault(_STR(domain), IdMap())
         inner[_STR(ident)] = value
     raw_capacity = body.get("capacity")
@@ -188,7 +180,7 @@ def to_device(device: Mapping[str, Any], driver: str) -> Device:
             if result.error is None:
                 result.error = f"capacity {name}: {err}"
             continue
-        domain, ident = split_name(str(name), driver)
+        domain, ident = split(str(name), driver)
         inner = capacity.setdefault(_STR(domain), IdMap())
         inner[_STR(ident)] = quantity
     result[_STR("attributes")] = attributes

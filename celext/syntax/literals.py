@@ -93,12 +93,12 @@ def value(token: Token) -> Any:
             number = _integer(text)
             if not INT64[0] <= number <= INT64[1]:
                 return CELEvalError(f"invalid int literal: {text}")
-            return celtypes.IntType(number)
+            return int.__new__(celtypes.IntType, number)  # range checked: skip celtypes' slow wrapper
         if kind == "UINT_LIT":
             number = _integer(text[:-1])
             if not 0 <= number <= UINT64_MAX:
                 return CELEvalError(f"invalid uint literal: {text}")
-            return celtypes.UintType(number)
+            return int.__new__(celtypes.UintType, number)
         if kind == "FLOAT_LIT":
             return celtypes.DoubleType(float(text))
         if kind in ("STRING_LIT", "MLSTRING_LIT"):

@@ -96,7 +96,7 @@ def _node_name(name: str) -> str:
 
 def _values(result: NodeResult) -> list[str]:
     from celext.alloc.constraints import lookup_attribute, render_attribute
-    from celext.alloc.explain import NUMA_NODE
+    from celext.vocabulary import NUMA_NODE
 
     out = []
     for pick in result.picks:
