@@ -27,7 +27,7 @@ from celext.errors import CompileError, CostLimitError
 from celext.reference.collapse import collapse
 from celext.syntax import MAX_LENGTH, RECURSION_LIMIT_EXCEEDED, headroom, parse
 from celext.syntax.refusals import refuse
-from celext.syntax.rewrite import rewrite
+from celext.syntax.rewrite import MAX_EXPANDED_NODES, TOO_EXPANDED, expanded_size, rewrite
 
 __all__ = ["MAX_LENGTH", "Path", "Prepared", "parse", "prepare", "typecheck"]
 
@@ -83,7 +83,10 @@ def prepare(expression: str, *, cost_limit: int = COST_LIMIT) -> Prepared:
 
 def _prepare(expression: str, cost_limit: int) -> Prepared:
     raw = parse(expression)
-    tree = collapse(rewrite(raw, expression))  # the later walks visit the collapsed tree: 3-5x fewer nodes
+    rewritten = rewrite(raw, expression)
+    tree = collapse(rewritten)  # the later walks visit the collapsed tree: 3-5x fewer nodes
+    if rewritten is not raw and expanded_size(tree) > MAX_EXPANDED_NODES:
+        raise CompileError(TOO_EXPANDED)
     refuse(tree)
     checked = typecheck(expression, raw)
     cost = estimate(checked)

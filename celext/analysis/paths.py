@@ -80,8 +80,12 @@ def device_paths(tree: AST) -> frozenset[Path] | None:
     paths: set[Path] = set()
     memo: dict[int, Path | None] = {}
     pending: list[AST] = [tree]
+    seen: set[int] = set()  # `cel.bind` expansion shares subtrees: each is read once
     while pending:
         node = pending.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
         if node.data == "member_dot_arg" and "device" in macro_variables(node):
             return None  # a macro variable shadows `device`
         if node.data == "ident":

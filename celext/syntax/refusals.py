@@ -32,8 +32,14 @@ def _checked_variables(node: AST) -> tuple[str, ...]:
 def refuse(tree: AST) -> None:
     """Raise CompileError at the first refused construct of the (rewritten) tree, in source order."""
     pending: list[tuple[AST, frozenset[str]]] = [(tree, frozenset())]
+    seen: set[tuple[int, frozenset[str]]] = set()  # `cel.bind` expansion shares subtrees: visit each once per scope
     while pending:
         node, scope = pending.pop()
+        if len(node.children) > 1 or node.data == "member_dot_arg":
+            key = (id(node), scope)
+            if key in seen:
+                continue
+            seen.add(key)
         data = node.data
         if data == "ident":
             name = str(node.children[0])

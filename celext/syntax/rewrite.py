@@ -101,3 +101,29 @@ def _call(node: AST, bound: Mapping[str, AST]) -> AST:
     if receiver is node.children[0] and all(a is b for a, b in zip(rest, node.children[2:], strict=True)):
         return node
     return Tree(node.data, [receiver, node.children[1], *rest], node.meta)
+
+
+# celext expands `cel.bind` by substitution, so nested bindings used several times each multiply the tree
+# (`cel.bind(a, [1, 1], cel.bind(b, [a, a], ...))` doubles it per level). Kubernetes evaluates a binding once and
+# accepts such a selector; celext refuses it visibly once the expanded tree would exceed this many nodes (the
+# largest 10 KiB expression without bindings has about 10,000 after collapsing).
+MAX_EXPANDED_NODES = 100_000
+TOO_EXPANDED = (f"cel.bind expands to more than {MAX_EXPANDED_NODES:,} nodes (celext substitutes each binding "
+                "at its every use): use fewer nested bindings")
+
+
+def expanded_size(tree: AST) -> int:
+    """The node count of `tree` with every shared subtree counted at each of its uses (one pass, memoised)."""
+    sizes: dict[int, int] = {}
+    pending: list[tuple[Any, bool]] = [(tree, False)]
+    while pending:
+        node, ready = pending.pop()
+        if id(node) in sizes:
+            continue
+        children = [c for c in node.children if isinstance(c, Tree)]
+        if ready:
+            sizes[id(node)] = min(1 + sum(sizes[id(c)] for c in children), MAX_EXPANDED_NODES + 1)
+        else:
+            pending.append((node, True))
+            pending.extend((c, False) for c in children if id(c) not in sizes)
+    return sizes[id(tree)]
