@@ -17,7 +17,8 @@ import functools
 import os
 
 from celext.analysis import analyze
-from celext.compile import parse, prepare
+from celext.check.checker import RESOLVED
+from celext.compile import gc_paused, parse, prepare
 from celext.errors import CELError, CompileError, EvaluationError
 from celext.plan.cache import ByteBudgetCache
 from celext.reference.values import Device, to_device
@@ -41,7 +42,8 @@ _prepare = functools.lru_cache(maxsize=64)(prepare)  # both engines of one expre
 def _build(key: tuple[str, str]) -> Selector | CompileError:
     expression, engine = key
     try:
-        return Selector(_prepare(expression), engine=engine)
+        with gc_paused():
+            return Selector(_prepare(expression), engine=engine)
     except CompileError as err:
         return err
 
@@ -76,6 +78,7 @@ def clear_caches() -> None:
     import sys
 
     _CACHE.clear()
+    RESOLVED.clear()
     for name, module in list(sys.modules.items()):
         if name != "celext" and not name.startswith("celext."):
             continue

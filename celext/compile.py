@@ -13,6 +13,10 @@
 
 from __future__ import annotations
 
+import gc
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from lark import Token, Tree
@@ -29,7 +33,30 @@ from celext.syntax import MAX_LENGTH, RECURSION_LIMIT_EXCEEDED, headroom, parse
 from celext.syntax.refusals import refuse
 from celext.syntax.rewrite import MAX_EXPANDED_NODES, TOO_EXPANDED, expanded_size, rewrite
 
-__all__ = ["MAX_LENGTH", "Path", "Prepared", "parse", "prepare", "typecheck"]
+__all__ = ["MAX_LENGTH", "Path", "Prepared", "gc_paused", "parse", "prepare", "typecheck"]
+
+_GC_LOCK = threading.Lock()
+_GC_STATE = {"compiles": 0, "paused": 0}  # compiles running; 1 when they paused the collector (resumed by the last)
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector while an expression compiles: a 10 KiB expression allocates tens
+    of thousands of tree nodes, and each collection those allocations trigger walks every live object again
+    (about a fifth of the compile time). A collector someone else disabled stays disabled."""
+    with _GC_LOCK:
+        _GC_STATE["compiles"] += 1
+        if _GC_STATE["compiles"] == 1 and gc.isenabled():
+            gc.disable()
+            _GC_STATE["paused"] = 1
+    try:
+        yield
+    finally:
+        with _GC_LOCK:
+            _GC_STATE["compiles"] -= 1
+            if _GC_STATE["compiles"] == 0 and _GC_STATE["paused"]:
+                _GC_STATE["paused"] = 0
+                gc.enable()
 
 
 @dataclass(frozen=True, slots=True)

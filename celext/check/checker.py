@@ -46,8 +46,8 @@ _EXEMPT_HOMOGENEOUS = frozenset({"format"})  # cel-go's validator lets format()'
 
 # Overload resolution of a call whose argument types are all ground depends on nothing else (the declarations
 # are constant): remembered, so a long chain of `+` or `==` pays the overload trials once per signature.
-_RESOLVED: dict[tuple[str, bool, tuple[Type, ...]], tuple[Type, tuple[str, ...]]] = {}
-_RESOLVED_SIZE = 4096
+RESOLVED: dict[tuple[str, bool, tuple[Type, ...]], tuple[Type, tuple[str, ...]]] = {}
+RESOLVED_SIZE = 4096
 
 
 @dataclass(frozen=True, slots=True)
@@ -220,7 +220,7 @@ class _Checker:
                 self.out.overloads[node.id] = (overloads[0].id,)
             return
         key = (name, target is not None, tuple(arg_types)) if all(a.ground for a in arg_types) else None
-        known = _RESOLVED.get(key) if key is not None else None
+        known = RESOLVED.get(key) if key is not None else None
         if known is not None:  # ground arguments: the same answer as last time, without the overload trials
             self.set(node, known[0])
             self.out.overloads[node.id] = known[1]
@@ -252,9 +252,9 @@ class _Checker:
         self.set(node, result)
         self.out.overloads[node.id] = tuple(matched)
         if key is not None and result.ground:
-            if len(_RESOLVED) >= _RESOLVED_SIZE:
-                _RESOLVED.clear()
-            _RESOLVED[key] = (result, tuple(matched))
+            if len(RESOLVED) >= RESOLVED_SIZE:
+                RESOLVED.clear()
+            RESOLVED[key] = (result, tuple(matched))
 
     def check_list(self, node: CreateList, exempt: bool = False) -> None:
         elem: Type | None = None

@@ -81,3 +81,4 @@ def test_the_expansion_limit_is_inclusive(monkeypatch: pytest.MonkeyPatch, delta
             compile_module.prepare(text)
     else:
         assert compile_module.prepare(text).tree is not None
+
