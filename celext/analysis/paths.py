@@ -18,6 +18,7 @@ Path = tuple[str, ...]
 _THROUGH = PASSTHROUGH | {"paren_expr"}
 _SELECTS = frozenset({"member_dot", "member_dot_opt"})  # `.?` reads the same path (absence is part of the key)
 _INDEXES = frozenset({"member_index", "member_index_opt"})
+_CHAIN_NODES = _THROUGH | _SELECTS | _INDEXES  # only these can spell a path; every other node spells none
 
 
 def _key(node: Any) -> str | None:
@@ -92,7 +93,7 @@ def device_paths(tree: AST) -> frozenset[Path] | None:
             if str(node.children[0]) == "device":
                 return None  # `device` outside a complete path
             continue
-        chain = _chain(node, memo)
+        chain = _chain(node, memo) if node.data in _CHAIN_NODES else None
         complete = _complete(chain) if chain else None
         if complete is not None:
             paths.add(complete)
