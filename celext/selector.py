@@ -10,7 +10,7 @@ Two engines behind one API (`celext.compile(expression, engine=...)`):
 
 Reference-engine memo: Kubernetes evaluates a selector on every device of every slice. Devices repeat: a
 fleet has few distinct values at the paths one selector reads (driver, a handful of attributes), so `matches()`
-keys a memo on those values (paths derived from the syntax tree by `celext.compile.device_paths`) and evaluates
+keys a memo on those values (paths derived from the syntax tree by `celext.analysis.paths.device_paths`) and evaluates
 only on a miss. Raw wire-form devices are keyed straight from the wire form, so a hit costs no conversion at all.
 Expressions whose device use is not a plain path (`size(device.attributes["d"])`) are evaluated every time.
 """

@@ -138,7 +138,7 @@ class DRAEvaluator(Evaluator):
     # Fast paths for the hottest rules; cel-python's versions spend most of their time in typing.cast().
 
     def const(self, tree: lark.Tree[Any]) -> Any:
-        """A literal converted once at compile time (see celext.compile.collapse)."""
+        """A literal converted once at compile time (see celext.reference.collapse)."""
         return tree.children[0]
 
     def literal(self, tree: lark.Tree[Any]) -> Any:
