@@ -37,7 +37,7 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
 
 import celext  # noqa: E402
-from celext.pools import slice_devices  # noqa: E402
+from celext.alloc.pools import slice_devices  # noqa: E402
 from celext.quantity import parse_quantity  # noqa: E402
 from celext.runtime import wire  # noqa: E402
 from celext.semver import parse_semver  # noqa: E402
@@ -179,8 +179,8 @@ def explain_ms(engine: str) -> float:
     """CPU ms per claim; engine "python" answers the selectors with bench_explain's plain Python (the floor)."""
     from bench_explain import CLAIM, CLASSES, inventory, python_matcher
 
-    from celext.explain import celext_matcher, explain
-    from celext.pools import Node
+    from celext.alloc.explain import celext_matcher, explain
+    from celext.alloc.pools import Node
 
     celext.DEFAULT_ENGINE = engine if engine != "python" else "compiled"
     celext._CACHE.clear()

@@ -1,9 +1,10 @@
-"""Benchmark: the parse stage, before (cel-python's Lark LALR grammar, `celext.grammar.lark_parse`) and after
-(the hand-written parser, `celext.parser.parse`), and the whole uncached compile (`celext.compile.prepare`).
+"""Benchmark: the parse stage, before (cel-python's Lark LALR grammar, `celext.syntax.grammar.lark_parse`) and after
+(the hand-written parser, `celext.syntax.parser.parse`), and the whole uncached compile (`celext.compile.prepare`).
 
-Two sets: every corpus expression (../shared/corpus/cel-expressions.yaml) and adversarial expressions of up to
-10 KiB (long lists, long operator chains, escapes, deep nesting at cel-go's limit, ...). Prints p50/p99 per set
-and the worst adversarial case, in milliseconds of CPU time and as ratios before/after from this one run.
+Two sets: every corpus expression (../shared/corpus/cel-expressions.yaml) and the adversarial expressions of up to
+10 KiB of bench_celext_compile (long lists, long operator chains, escapes, deep nesting at cel-go's limit, ...).
+Prints p50/p99 per set and the worst adversarial case, in milliseconds of CPU time and as ratios before/after from
+this one run.
 Targets (issue 14): compile p99 <= 5 ms over the corpus, <= 50 ms for any 10 KiB expression.
 Run: .venv/bin/python bench/bench_celext_parse.py   (the corpus set is skipped when ../shared/corpus is absent)
 """
@@ -19,32 +20,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from bench_celext_compile import adversarial  # the shapes the compile bench times, shared
 from ruamel.yaml import YAML
 
-from celext import grammar, parser
+from celext.syntax import grammar, parser
 
 compile_module = importlib.import_module("celext.compile")
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "cel-expressions.yaml"
-N = 10 * 1024
-
-
-def adversarial() -> dict[str, str]:
-    cases = {
-        "list of 5,000 ints": "[" + ",".join(["1"] * 5000) + "].size() > 0",
-        "&& chain": " && ".join(["device.driver == 'a'"] * (N // 24)),
-        "|| chain of reads": " || ".join(["device.attributes['d'].x == 1"] * (N // 33)),
-        "escapes": '"' + "\\u00e9\\x41\\101" * ((N - 20) // 14) + '" != ""',
-        "map literal": "{" + ",".join(f"'k{i}': {i}" for i in range(N // 12)) + "}.size() > 0",
-        "249 parentheses": "(" * 249 + "device.driver == 'a'" + ")" * 249,
-        "247-link select chain": "device.attributes['d']" + ".a" * 247 + " == 1",
-        "248 nested ternaries": "false ? false : " * 248 + "true",
-        "comments and blanks": "\n".join(["device.driver == 'a' // " + "x" * 60 + "\n  &&"] * (N // 92)) + " true",
-        "one 10 KiB string": "'" + "x" * (N - 10) + "' != ''",
-        "arithmetic chain": "1" + " + 1" * 240 + " > 0" + " && 1 > 0" * ((N - 980) // 9),
-    }
-    for name, text in cases.items():
-        assert len(text) <= N, (name, len(text))
-    return cases
 
 
 def timings(run: Callable[[str], Any], expressions: list[str], repeat: int) -> list[float]:

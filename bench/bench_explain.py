@@ -14,8 +14,8 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from celext.explain import ClaimResult, Matcher, celext_matcher, explain
-from celext.pools import Node
+from celext.alloc.explain import ClaimResult, Matcher, celext_matcher, explain
+from celext.alloc.pools import Node
 
 NUMA = "resource.kubernetes.io/numaNode"
 DRIVERS = ("gpu.example.com", "dra.net", "dra.cpu", "dra.memory")

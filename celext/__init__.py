@@ -16,14 +16,16 @@ from __future__ import annotations
 import functools
 import os
 
-from celext.compile import parse, prepare
+from celext.analysis import analyze
+from celext.check.checker import RESOLVED
+from celext.compile import gc_paused, parse, prepare
 from celext.errors import CELError, CompileError, EvaluationError
 from celext.plan.cache import ByteBudgetCache
+from celext.reference.values import Device, to_device
 from celext.selector import ENGINES, Selector
-from celext.values import Device, to_device
 
-__all__ = ["CELError", "CompileError", "Device", "EvaluationError", "Selector", "clear_caches", "compile", "parse",
-           "to_device"]
+__all__ = ["CELError", "CompileError", "Device", "EvaluationError", "Selector", "analyze", "clear_caches", "compile",
+           "parse", "to_device"]
 
 # The engine `compile()` uses when none is named; DRAGUARD_CEL_ENGINE=reference switches every caller back to
 # the tree-walking evaluator (a fallback, and the "before" of the benchmarks).
@@ -40,7 +42,8 @@ _prepare = functools.lru_cache(maxsize=64)(prepare)  # both engines of one expre
 def _build(key: tuple[str, str]) -> Selector | CompileError:
     expression, engine = key
     try:
-        return Selector(_prepare(expression), engine=engine)
+        with gc_paused():
+            return Selector(_prepare(expression), engine=engine)
     except CompileError as err:
         return err
 
@@ -75,6 +78,7 @@ def clear_caches() -> None:
     import sys
 
     _CACHE.clear()
+    RESOLVED.clear()
     for name, module in list(sys.modules.items()):
         if name != "celext" and not name.startswith("celext."):
             continue

@@ -5,12 +5,12 @@ Two engines behind one API (`celext.compile(expression, engine=...)`):
   wire-form device directly. `evaluate()` calls it; `matches()` also remembers the answer per device object
   (celext.runtime.memo: a fleet is evaluated again and again, and an identity lookup costs less than any key
   built from the wire dict). A `to_device()` value is evaluated by the reference engine (already converted).
-- "reference": the tree-walking evaluator (celext.evaluator) with the result memo below; the oracle the
+- "reference": the tree-walking evaluator (celext.reference.evaluator) with the result memo below; the oracle the
   compiled engine is tested against.
 
 Reference-engine memo: Kubernetes evaluates a selector on every device of every slice. Devices repeat: a
 fleet has few distinct values at the paths one selector reads (driver, a handful of attributes), so `matches()`
-keys a memo on those values (paths derived from the syntax tree by `celext.compile.device_paths`) and evaluates
+keys a memo on those values (paths derived from the syntax tree by `celext.analysis.paths.device_paths`) and evaluates
 only on a miss. Raw wire-form devices are keyed straight from the wire form, so a hit costs no conversion at all.
 Expressions whose device use is not a plain path (`size(device.attributes["d"])`) are evaluated every time.
 """
@@ -28,11 +28,18 @@ from celpy.evaluation import Activation, CELEvalError
 from celext.compile import Path, Prepared
 from celext.env import FUNCTIONS
 from celext.errors import EvaluationError
-from celext.evaluator import COST_EXCEEDED, COST_LIMIT, CostLimitExceeded, cel_type_name, error_message, evaluate
 from celext.plan import Plan, plan
+from celext.reference.evaluator import (
+    COST_EXCEEDED,
+    COST_LIMIT,
+    CostLimitExceeded,
+    cel_type_name,
+    error_message,
+    evaluate,
+)
+from celext.reference.values import ABSENT, Device, Index, path_key, to_device
 from celext.runtime.memo import MISS, DeviceMemo
 from celext.runtime.wire import device_error
-from celext.values import ABSENT, Device, Index, path_key, to_device
 
 _STR = celtypes.StringType
 SEEN_SIZE = 16_384  # devices per selector whose answer the compiled engine remembers

@@ -39,8 +39,8 @@ def evaluate(expression: str, slices: Sequence[Mapping[str, Any]]) -> list[Group
     """Evaluate on every device: named nodes first, then the slices for all or selected nodes.
     Raises DraguardError when the expression does not compile."""
     import celext
+    from celext.alloc.explain import enhance
     from celext.errors import CELError, CompileError
-    from celext.explain import enhance
 
     try:
         selector = celext.compile(expression)

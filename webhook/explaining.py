@@ -1,5 +1,5 @@
 """The pipeline behind `draguard explain`: claims, slices and classes from files -> one allocation answer
-per claim and node (celext.explain), each claim on its own against an otherwise empty cluster."""
+per claim and node (celext.alloc.explain), each claim on its own against an otherwise empty cluster."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from webhook.manifests.shapes import read_strict
 from webhook.wire import name_of
 
 if TYPE_CHECKING:
-    from celext.constraints import Semantics
-    from celext.explain import ClaimResult
+    from celext.alloc.constraints import Semantics
+    from celext.alloc.explain import ClaimResult
 
 CLAIM_KINDS = frozenset({"ResourceClaim", "ResourceClaimTemplate"})
 
@@ -29,8 +29,8 @@ def explain_paths(claim: str, slices: Sequence[str], classes: Sequence[str], *, 
     """Explain every claim in `claim`. DeviceClasses come from beside the claims, beside the slices and from
     `classes` (later sources win); Node objects among the slices give node labels. `stdin_text` is what
     '-' reads in any of the paths. No claim or no slice is a DraguardError."""
-    from celext.explain import DEFAULT_MAX_STEPS, celext_matcher, explain
-    from celext.pools import Node, nodes_of
+    from celext.alloc.explain import DEFAULT_MAX_STEPS, celext_matcher, explain
+    from celext.alloc.pools import Node, nodes_of
 
     given = read_strict([claim], CLAIM_KINDS | {"DeviceClass"}, stdin_text=stdin_text)
     claims = [o for o in given if o.get("kind") in CLAIM_KINDS]

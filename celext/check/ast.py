@@ -17,7 +17,7 @@ from typing import Any
 
 from lark import Token, Tree
 
-from celext.syntax import string_value
+from celext.syntax.tree import string_value
 
 __all__ = ["ACCU", "Call", "Comprehension", "CreateList", "CreateMap", "Expr", "Ident", "Literal", "Select",
            "build"]

@@ -44,6 +44,12 @@ _LITERALS = {"bool": t.BOOL, "int": t.INT, "uint": t.UINT, "double": t.DOUBLE, "
 _EXEMPT_HOMOGENEOUS = frozenset({"format"})  # cel-go's validator lets format()'s argument list mix types
 
 
+# Overload resolution of a call whose argument types are all ground depends on nothing else (the declarations
+# are constant): remembered, so a long chain of `+` or `==` pays the overload trials once per signature.
+RESOLVED: dict[tuple[str, bool, tuple[Type, ...]], tuple[Type, tuple[str, ...]]] = {}
+RESOLVED_SIZE = 4096
+
+
 @dataclass(frozen=True, slots=True)
 class TypeError_:
     """One checker error: cel-go's message and the character offset it is reported at."""
@@ -213,6 +219,12 @@ class _Checker:
             if not failed:
                 self.out.overloads[node.id] = (overloads[0].id,)
             return
+        key = (name, target is not None, tuple(arg_types)) if all(a.ground for a in arg_types) else None
+        known = RESOLVED.get(key) if key is not None else None
+        if known is not None:  # ground arguments: the same answer as last time, without the overload trials
+            self.set(node, known[0])
+            self.out.overloads[node.id] = known[1]
+            return
         result: Type | None = None
         matched: list[str] = []
         for overload in overloads:
@@ -239,6 +251,10 @@ class _Checker:
             return
         self.set(node, result)
         self.out.overloads[node.id] = tuple(matched)
+        if key is not None and result.ground:
+            if len(RESOLVED) >= RESOLVED_SIZE:
+                RESOLVED.clear()
+            RESOLVED[key] = (result, tuple(matched))
 
     def check_list(self, node: CreateList, exempt: bool = False) -> None:
         elem: Type | None = None

@@ -18,6 +18,8 @@ from typing import Any
 from celpy import celtypes
 from celpy.evaluation import CELEvalError
 
+from celext.lib.typenames import cel_type_name, type_value_name
+
 _CLAUSE = re.compile(r"%(?:\.(\d+))?(.?)", re.S)
 _GO_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v",
                "\\": "\\\\", '"': '\\"'}
@@ -28,8 +30,6 @@ class FormatError(ValueError):
 
 
 def _type_name(value: Any) -> str:
-    from celext.typenames import cel_type_name  # typenames imports the lib package: import at call time
-
     return cel_type_name(value)
 
 
@@ -90,8 +90,6 @@ def as_string(value: Any) -> str:
     if isinstance(value, celtypes.DurationType):
         return str(celtypes.StringType(value))  # type: ignore[arg-type]  # cel-go text: "7200s"
     if isinstance(value, type):
-        from celext.typenames import type_value_name
-
         return type_value_name(value)
     if isinstance(value, (celtypes.IntType, celtypes.UintType, celtypes.StringType)):
         return str(value)

@@ -16,7 +16,7 @@ from typing import Any
 from celpy import celtypes
 from celpy.evaluation import CELEvalError
 
-from celext.lib import Library, overload
+from celext.lib.library import Library, overload
 from celext.lib.operators import equal
 
 SCAN_LIMIT = 48  # ResourceSliceMaxAttributeValuesPerDevice

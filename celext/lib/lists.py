@@ -6,7 +6,7 @@ Kubernetes `library.Lists`:
 cel-go `ext.Lists` v3 (Kubernetes >= 1.34):
     <list>.slice(<int>, <int>)  <list>.flatten([<int>])  <list>.distinct()  <list>.reverse()  <list>.sort()
     lists.range(<int>)
-`sortBy(x, key)` is a macro: it runs with the other comprehension macros in `celext.macros`.
+`sortBy(x, key)` is a macro: it runs with the other comprehension macros in `celext.reference.macros`.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from typing import Any
 from celpy import celtypes
 from celpy.evaluation import CELEvalError
 
-from celext.lib import Library, overload
+from celext.lib.library import Library, overload
 from celext.lib.operators import compare, equal
 
 _L = celtypes.ListType

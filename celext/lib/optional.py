@@ -1,10 +1,10 @@
 """Optional values (cel-go `cel.OptionalTypes`, in the Kubernetes base environment since 1.28).
 
-    <map>.?<field>, <map>[?<key>], <list>[?<index>] -> optional   (the syntax; evaluated in celext.evaluator)
+    <map>.?<field>, <map>[?<key>], <list>[?<index>] -> optional   (the syntax; evaluated in celext.reference.evaluator)
     optional.of(<dyn>) / optional.none() / optional.ofNonZeroValue(<dyn>) -> optional
     <optional>.hasValue() -> bool          <optional>.value() -> dyn  (`optional.none() dereference` when empty)
     <optional>.orValue(<dyn>) -> dyn       <optional>.or(<optional>) -> optional
-    <optional>.optMap(x, <expr>), <optional>.optFlatMap(x, <expr>)   (macros; celext.macros)
+    <optional>.optMap(x, <expr>), <optional>.optFlatMap(x, <expr>)   (macros; celext.reference.macros)
 This is what the allocator's own hint suggests for a missing attribute:
 `device.attributes["d"].?id.orValue(false)`. Optional list elements and map entries (`[?x]`, `{?k: v}`) are
 not supported (cel-python's grammar has no room for them).
@@ -17,39 +17,8 @@ from typing import Any
 from celpy import celtypes
 from celpy.evaluation import CELEvalError
 
-from celext.lib import Library, overload
-from celext.lib.operators import equal
-
-
-class OptionalValue:
-    """A CEL optional: `present` tells whether it holds `value` (cel-go `types.Optional`)."""
-
-    __slots__ = ("present", "value")
-
-    def __init__(self, value: Any = None, *, present: bool = True) -> None:
-        self.value = value
-        self.present = present
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, OptionalValue):
-            return False
-        if not (self.present and other.present):
-            return self.present is other.present
-        return equal(self.value, other.value) is True
-
-    def __hash__(self) -> int:
-        return hash(self.present)
-
-    def __repr__(self) -> str:
-        return f"optional.of({self.value!r})" if self.present else "optional.none()"
-
-
-NONE = OptionalValue(present=False)
-
-
-def of(value: Any) -> OptionalValue:
-    return OptionalValue(value)
-
+from celext.lib.library import Library, overload
+from celext.lib.optional_value import NONE, OptionalValue, of
 
 _ZERO_TYPES = (celtypes.BoolType, celtypes.IntType, celtypes.UintType, celtypes.DoubleType, celtypes.StringType,
                celtypes.BytesType, celtypes.ListType, celtypes.MapType)

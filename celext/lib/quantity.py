@@ -19,7 +19,7 @@ from typing import Any
 from celpy import celtypes
 from celpy.evaluation import CELEvalError
 
-from celext.lib import Library, overload
+from celext.lib.library import Library, overload
 from celext.quantity import Quantity, from_int, is_quantity, parse_quantity
 
 _S = celtypes.StringType

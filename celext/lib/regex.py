@@ -14,7 +14,7 @@ import re2  # type: ignore[import-untyped]
 from celpy import celtypes
 from celpy.evaluation import CELEvalError
 
-from celext.lib import Library, overload
+from celext.lib.library import Library, overload
 
 _S = celtypes.StringType
 

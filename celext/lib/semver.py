@@ -15,7 +15,7 @@ from typing import Any
 from celpy import celtypes
 from celpy.evaluation import CELEvalError
 
-from celext.lib import Library, overload
+from celext.lib.library import Library, overload
 from celext.semver import Semver, is_semver, normalize_and_parse, parse_semver
 
 _S = celtypes.StringType

@@ -13,7 +13,7 @@ from typing import Any
 
 from celpy import celtypes
 
-from celext.lib import Library, overload
+from celext.lib.library import Library, overload
 from celext.lib.operators import equal
 
 _L = celtypes.ListType

@@ -16,8 +16,8 @@ from typing import Any
 from celpy import celtypes
 from celpy.evaluation import CELEvalError
 
-from celext.lib import Library, overload
 from celext.lib.format import format_string
+from celext.lib.library import Library, overload
 
 _S = celtypes.StringType
 _I = celtypes.IntType

@@ -24,7 +24,7 @@ from celpy import celtypes
 from celpy.evaluation import CELEvalError
 
 from celext.compile import Prepared
-from celext.lib import optional
+from celext.lib import optional_value as optional
 from celext.plan import overloads
 from celext.plan.emit import PARAMS, Block, Emitter
 from celext.runtime import ops, wire

@@ -3,7 +3,7 @@
 `device.driver`, `device.allowMultipleAllocations` and `device.attributes|capacity[<domain>][<id>]` with
 constant names (`.name` or `["name"]` at either step), plus the two forms around them that only ask whether
 the entry exists: `has(device.attributes[d].id)` and `device.attributes[d].?id`. Anything else that reads
-`device` gets the converted value (celext.values.to_device) and the generic operations.
+`device` gets the converted value (celext.reference.values.to_device) and the generic operations.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Emitting the one-variable comprehensions (all, exists, exists_one, map, filter) as Python loops, with the
-results and errors celext.macros gives, and the cost each step charges."""
+results and errors celext.reference.macros gives, and the cost each step charges."""
 
 from __future__ import annotations
 
@@ -8,13 +8,13 @@ from typing import Any
 from lark import Tree
 
 from celext.env import MACRO_FORMS
-from celext.evaluator import _FREE, ITERATION_COST
 from celext.plan.core import Block, EmitterCore, call_args
+from celext.reference.evaluator import FREE, ITERATION_COST
 
 
 class LoopEmitter(EmitterCore):
     def _comprehension(self, name: str, node: Tree[Any], block: Block, scope: dict[str, str]) -> str:
-        """all / exists / exists_one / map / filter with one iteration variable, as celext.macros runs them."""
+        """all / exists / exists_one / map / filter with one iteration variable, as reference.macros runs them."""
         variable_tree, body_tree = call_args(node)
         variable = str(variable_tree.children[0].children[0])
         target = self.emit(node.children[0], block, scope)
@@ -77,7 +77,7 @@ def _size(node: Tree[Any]) -> int:
     pending, count = [node], 0
     while pending:
         current = pending.pop()
-        if current.data not in _FREE and not str(current.data).startswith("relation_"):
+        if current.data not in FREE and not str(current.data).startswith("relation_"):
             count += 1
         children = [c for c in current.children if isinstance(c, Tree)]
         if current.data == "member_dot_arg" and str(current.children[1]) in MACRO_FORMS:

@@ -18,8 +18,8 @@ from lark import Token, Tree
 from lark.tree import Meta
 
 from celext.env import FUNCTIONS
-from celext.evaluator import _RELATIONS, COST_EXCEEDED, Budget, CostLimitExceeded, DRAEvaluator, go_type_name
 from celext.lib.includes import includes as _includes
+from celext.reference.evaluator import COST_EXCEEDED, RELATIONS, Budget, CostLimitExceeded, DRAEvaluator, go_type_name
 from celext.runtime.wire import converted
 
 __all__ = ["BOOL", "FALSE", "TRUE", "Budget", "CostLimitExceeded", "arith", "cost_exceeded", "invoke", "logic",
@@ -91,7 +91,7 @@ def logic(left: Any, right: Any, decisive: bool) -> Any:
 
 
 def relation(name: str) -> Any:
-    return _RELATIONS[name]
+    return RELATIONS[name]
 
 
 _ARITH_PARENT = {"addition_add": "addition", "addition_sub": "addition", "multiplication_mul": "multiplication",

@@ -1,4 +1,4 @@
-"""The `device` variable read straight from a wire-form `spec.devices[i]` entry, as `celext.values.to_device`
+"""The `device` variable read straight from a wire-form `spec.devices[i]` entry, as `celext.reference.values.to_device`
 would build it, without building it.
 
 - `body(device)`: the v1 entry, or the v1beta1 `basic` wrapper's contents (same rule as to_device);
@@ -23,9 +23,9 @@ from celpy.evaluation import CELEvalError
 from celext.lib.includes import SCAN_LIMIT, TOO_LONG
 from celext.lib.includes import includes as lib_includes
 from celext.quantity import Quantity, is_quantity, parse_quantity
+from celext.reference.values import ABSENT, Device, attribute_value, to_device
 from celext.runtime.memo import MISS, DeviceMemo
 from celext.semver import Semver, is_semver, parse_semver
-from celext.values import ABSENT, Device, attribute_value, to_device
 
 __all__ = ["ABSENT", "attribute", "body", "capacity", "converted", "device_error", "entries", "has_domain", "lookup"]
 

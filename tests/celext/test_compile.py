@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 
 import lark
@@ -9,7 +10,7 @@ import pytest
 from ruamel.yaml import YAML
 
 import celext
-from celext.compile import MAX_LENGTH, prepare
+from celext.compile import MAX_LENGTH, gc_paused, prepare
 from tests.celext.outcome import outcome
 
 
@@ -150,3 +151,20 @@ def test_templated_values_compile_and_fail_on_evaluation(corpus: Path) -> None:
     assert outcome(expression) == "eval: No Major.Minor.Patch elements found"
     assert outcome('device.driver == {{ .Driver }}') == (
         "compile: Syntax error: unexpected '}}'; the expression looks like an unrendered template ('{{ }}')")
+
+
+def test_the_collector_is_paused_during_a_compile_and_resumed_after() -> None:
+    assert gc.isenabled()
+    with gc_paused():
+        assert not gc.isenabled()
+        with gc_paused():  # a compile inside a compile (another thread) keeps it paused
+            assert not gc.isenabled()
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with gc_paused():
+            pass
+        assert not gc.isenabled()  # someone else's choice stands
+    finally:
+        gc.enable()

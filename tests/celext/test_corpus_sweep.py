@@ -9,7 +9,7 @@ from typing import Any
 from ruamel.yaml import YAML
 
 import celext
-from celext.pools import slice_devices
+from celext.alloc.pools import slice_devices
 
 
 def _devices(corpus: Path) -> list[tuple[Any, str]]:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from webhook.commands.common import add_output_arguments
 
 if TYPE_CHECKING:
-    from celext.explain import ClaimResult, NodeResult
+    from celext.alloc.explain import ClaimResult, NodeResult
 
 HELP = "explain whether and how a ResourceClaim can be allocated on each node"
 FORMATS = ("text", "json")
@@ -74,7 +74,7 @@ def _node_name(name: str) -> str:
 
 
 def _values(result: NodeResult) -> list[str]:
-    from celext.constraints import lookup_attribute, render_attribute
+    from celext.alloc.constraints import lookup_attribute, render_attribute
     from celext.vocabulary import NUMA_NODE
 
     out = []

@@ -8,7 +8,7 @@ import celext
 from celext.check.ast import Call, build
 from celext.check.checker import check
 from celext.check.types import fmt
-from celext.grammar import parse
+from celext.syntax.grammar import parse
 
 A = 'device.attributes["d"]'
 Q = 'device.capacity["d"].memory'

@@ -119,6 +119,33 @@ def test_unbounded_sizes_are_refused_as_kubernetes_refuses_them(expression: str,
         assert prepare(expression).cost[1] <= 1_000_000
 
 
+# cel-go's own table (checker/cost_test.go, "type call", "type literal equality cost"): a type value has no size,
+# so `==` between two of them is bounded only by 0.1 x 2^64. Kubernetes adds no size for type values either
+# (its estimator sizes `device` paths only): the API server refuses these selectors as too complex, and so does
+# celext. `type(x) == int` on an attribute is the same case with the attribute read's cost added.
+TYPE_EQUALITY_MAX = 1_844_674_407_370_955_266
+
+
+@pytest.mark.parametrize(
+    ("expression", "cost"),
+    [
+        ("type(1) == int", (3, TYPE_EQUALITY_MAX)),
+        (f"type({A}.x) == int", (7, TYPE_EQUALITY_MAX + 4)),
+        (f"int == type({A}.x)", (7, TYPE_EQUALITY_MAX + 4)),
+        (f"type({A}.x) != string", (7, TYPE_EQUALITY_MAX + 4)),
+    ],
+)
+def test_type_comparisons_cost_what_cel_go_estimates(expression: str, cost: tuple[int, int]) -> None:
+    assert prepare(expression, cost_limit=2**64).cost == cost
+
+
+def test_a_type_comparison_on_an_attribute_is_too_complex_as_upstream() -> None:
+    with pytest.raises(CostLimitError) as refused:
+        celext.compile(f"type({A}.x) == int")
+    assert (refused.value.message, refused.value.cost) == ("too complex, exceeds cost limit",
+                                                           (7, TYPE_EQUALITY_MAX + 4))
+
+
 ORACLE = Path(__file__).resolve().parents[4] / "shared" / "corpus" / "cel-oracles" / \
     "dynamic-resource-allocation-compile-test.yaml"
 

@@ -1,0 +1,141 @@
+"""Consumable capacity (DRAConsumableCapacity): does a device have room for a request's capacity.
+
+Mirrors `structured/internal/experimental/consumable_capacity.go` (`cmpRequestOverCapacity`,
+`resolveDeviceCapacity`, `resolveCapacityName`, `calculateConsumedQuantity`, `roundUpRange`,
+`roundUpValidValues`, `violatesPolicy`): every capacity the device publishes is consumed, by the
+requested amount rounded up by the device's request policy, or else by the policy default or the whole
+value; the sum with what earlier requests of the claim took from a shareable device must not pass the
+value. A request naming a capacity the device does not have skips the device.
+Arithmetic is exact decimal (upstream switches between int64 and milli-value paths and aborts on values
+they cannot represent; draguard does not model those aborts).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from decimal import ROUND_CEILING, Decimal
+from typing import Any
+
+from celext.quantity import parse_quantity
+from celext.vocabulary import qualify
+
+Obj = Mapping[str, Any]
+Consumed = dict[str, Decimal]  # fully qualified capacity name -> amount
+
+
+def _quantity(value: Any) -> Decimal | None:
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        value = str(value)
+    if not isinstance(value, str):
+        return None
+    try:
+        return parse_quantity(value).value
+    except ValueError:
+        return None
+
+
+def _map(value: Any) -> Obj:
+    return value if isinstance(value, Mapping) else {}
+
+
+def device_capacity(device: Obj, driver: str) -> dict[str, Obj]:
+    """The device's capacities by fully qualified name; `<driver>/x` wins over an unqualified `x`."""
+    resolved: dict[str, Obj] = {}
+    raw = _map(device.get("capacity"))
+    for name, spec in raw.items():
+        if isinstance(name, str) and name.startswith(driver + "/"):
+            resolved[name] = _map(spec)
+    for name, spec in raw.items():
+        if not isinstance(name, str) or name.startswith(driver + "/"):
+            continue
+        resolved.setdefault(qualify(name, driver), _map(spec))
+    return resolved
+
+
+def _resolve(name: str, driver: str, raw: Obj) -> str | None:
+    if name in raw:
+        return qualify(name, driver)
+    domain, slash, ident = name.partition("/")
+    if slash:
+        return name if domain == driver and ident in raw else None
+    return f"{driver}/{name}" if f"{driver}/{name}" in raw else None
+
+
+def _round_up(requested: Decimal, policy: Obj) -> Decimal:
+    valid_range = _map(policy.get("validRange"))
+    low = _quantity(valid_range.get("min"))
+    if low is not None:
+        if requested < low:
+            return low
+        step = _quantity(valid_range.get("step"))
+        if step is None or step <= 0:
+            return requested
+        steps = ((requested - low) / step).to_integral_value(rounding=ROUND_CEILING)
+        return low + step * steps
+    values = policy.get("validValues")
+    if isinstance(values, list) and values:
+        for value in (_quantity(v) for v in values):
+            if value is not None and requested <= value:
+                return value
+    return requested
+
+
+def _violates(amount: Decimal, policy: Obj) -> bool:
+    if not policy:
+        return False
+    if _quantity(policy.get("default")) == amount:
+        return False
+    valid_range = _map(policy.get("validRange"))
+    if valid_range:
+        high, step, low = (_quantity(valid_range.get(k)) for k in ("max", "step", "min"))
+        if high is not None and amount > high:
+            return True
+        return step is not None and step > 0 and (amount - (low or Decimal(0))) % step != 0
+    values = policy.get("validValues")
+    if isinstance(values, list) and values:
+        return all(_quantity(v) != amount for v in values)
+    return False
+
+
+def consume(requests: Obj, device: Obj, driver: str, taken: Consumed | None = None) -> Consumed | str:
+    """What the device gives this request, or why it cannot (a one-line reason)."""
+    raw = _map(device.get("capacity"))
+    wanted: dict[str, Decimal] = {}
+    for name, value in requests.items():
+        key = _resolve(str(name), driver, raw)
+        if key is None:
+            return f"publishes no capacity {name}"
+        amount = _quantity(value)
+        if amount is None:
+            return f"capacity request {name}: {value!r} is not a quantity"
+        wanted[key] = amount
+    consumed: Consumed = {}
+    for key, spec in device_capacity(device, driver).items():
+        total, policy = _quantity(spec.get("value")), _map(spec.get("requestPolicy"))
+        if total is None:
+            continue
+        if key in wanted:
+            amount = _round_up(wanted[key], policy) if policy else wanted[key]
+        else:
+            amount = _quantity(policy.get("default"))
+            amount = total if amount is None else amount
+        if _violates(amount, policy):
+            return f"{key}: {_show(amount)} is not allowed by the device's request policy"
+        already = (taken or {}).get(key, Decimal(0))
+        if already + amount > total:
+            used = f" ({_show(already)} already taken by this claim)" if already else ""
+            return f"{key}: needs {_show(amount)}, the device has {_show(total)}{used}"
+        consumed[key] = amount
+    return consumed
+
+
+def _show(amount: Decimal) -> str:
+    """The shortest exact spelling: `64Gi`, `6G`, `1500m`."""
+    forms = [f"{amount.normalize():f}"]
+    units = (("Ti", Decimal(2) ** 40), ("Gi", Decimal(2) ** 30), ("Mi", Decimal(2) ** 20), ("Ki", Decimal(1024)),
+             ("T", Decimal(10) ** 12), ("G", Decimal(10) ** 9), ("M", Decimal(10) ** 6), ("k", Decimal(1000)),
+             ("m", Decimal("0.001")))
+    for suffix, unit in units:
+        if amount and amount % unit == 0:
+            forms.append(f"{(amount / unit).normalize():f}{suffix}")
+    return min(forms, key=len)

@@ -1,0 +1,164 @@
+"""Comprehension macros with the results and errors cel-go's expansions give.
+
+cel-go expands each macro into a comprehension (an accumulator, a step per element, a result); celext
+runs the same steps directly, one iteration variable slot (or two) rebound per element:
+
+- `all` / `exists` (one or two variables): `accu && p` / `accu || p`; an error or a non-bool is absorbed by
+  a later decisive element, else it is the result;
+- `exists_one` / `existsOne`: counts, no short-circuit, so any error is the result;
+- `map(x, t)`, `map(x, f, t)`, `filter(x, f)`, `transformList(i, v, [f,] t)`: lists; an error is the result;
+- `transformMap(k, v, [f,] t)`: a map from each key (list: index) to `t`;
+- `transformMapEntry(k, v, [f,] m)`: the union of the maps `m`, `insert failed: key K already exists` on a
+  repeated key;
+- `sortBy(x, key)`: the list sorted (stably) by the keys, which must be comparable values of one type;
+- `optMap(x, e)` / `optFlatMap(x, e)` on an optional: none stays none, else optional.of(e) / e.
+Two variables bind (index, element) on a list and (key, value) on a map; one variable binds the element
+(list) or the key (map).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import lark
+from celpy import celtypes
+from celpy.evaluation import CELEvalError
+
+from celext.lib.operators import compare
+from celext.lib.optional_value import OptionalValue, of
+
+Visit = Callable[[lark.Tree[Any]], Any]
+NO_OVERLOAD = "no such overload"
+
+
+class Slots:
+    """The iteration variables' slots in the loop's scope (cel-python `Referent`s)."""
+
+    __slots__ = ("slots",)
+
+    def __init__(self, slots: Sequence[Any]) -> None:
+        self.slots = tuple(slots)
+
+    def rows(self, target: Any) -> list[tuple[Any, ...]]:
+        if len(self.slots) == 1:
+            return [(item,) for item in target]
+        if isinstance(target, celtypes.MapType):
+            return list(target.items())
+        return [(celtypes.IntType(i), item) for i, item in enumerate(target)]
+
+    def bind(self, row: tuple[Any, ...]) -> None:
+        for slot, value in zip(self.slots, row, strict=True):
+            slot.value = value
+
+
+def run(name: str, target: Any, slots: Slots, bodies: Sequence[lark.Tree[Any]], *, visit: Visit,
+        step: Callable[[], None]) -> Any:
+    """Evaluate macro `name` over `target` (a CEL list or map); `step()` charges one iteration."""
+    if name in ("optMap", "optFlatMap"):
+        return _opt_map(name == "optFlatMap", target, slots, bodies[0], visit=visit)
+    if name in ("all", "exists"):
+        return _quantify(name == "exists", target, slots, bodies[0], visit=visit, step=step)
+    if name == "sortBy" and not isinstance(target, celtypes.ListType):
+        return CELEvalError(NO_OVERLOAD)
+    *condition, last = bodies
+    kept: list[Any] = []  # per kept element: its row and the value of the last body
+    for row in slots.rows(target):
+        step()
+        slots.bind(row)
+        if name == "filter" or condition:
+            keep = visit(bodies[0])
+            if isinstance(keep, CELEvalError):
+                return keep
+            if not isinstance(keep, celtypes.BoolType):
+                return CELEvalError(NO_OVERLOAD)
+            if not keep:
+                continue
+        if name == "filter":
+            kept.append((row, None))
+            continue
+        value = visit(last)
+        if isinstance(value, CELEvalError):
+            return value
+        if name in ("exists_one", "existsOne") and not isinstance(value, celtypes.BoolType):
+            return CELEvalError(NO_OVERLOAD)
+        kept.append((row, value))
+    return _result(name, kept)
+
+
+def _opt_map(flat: bool, target: OptionalValue, slots: Slots, body: lark.Tree[Any], *, visit: Visit) -> Any:
+    """`o.optMap(x, e)`: optional.of(e) with x = o.value() when o has a value; optFlatMap: e itself (an optional)."""
+    if not target.present:
+        return target
+    slots.bind((target.value,))
+    value = visit(body)
+    if isinstance(value, CELEvalError) or not flat:
+        return value if isinstance(value, CELEvalError) else of(value)
+    return value if isinstance(value, OptionalValue) else CELEvalError(NO_OVERLOAD)
+
+
+def _quantify(decisive: bool, target: Any, slots: Slots, body: lark.Tree[Any], *, visit: Visit,
+              step: Callable[[], None]) -> Any:
+    error: CELEvalError | None = None
+    for row in slots.rows(target):
+        step()
+        slots.bind(row)
+        value = visit(body)
+        if isinstance(value, celtypes.BoolType):
+            if bool(value) is decisive:
+                return value
+        elif error is None:  # `accu && x` with x an error or a non-bool: an error a later element can absorb
+            error = value if isinstance(value, CELEvalError) else CELEvalError(NO_OVERLOAD)
+    return error if error is not None else celtypes.BoolType(not decisive)
+
+
+def _result(name: str, kept: list[tuple[tuple[Any, ...], Any]]) -> Any:
+    if name in ("exists_one", "existsOne"):
+        return celtypes.BoolType(sum(1 for _, value in kept if value) == 1)
+    if name == "filter":
+        return celtypes.ListType(row[0] for row, _ in kept)
+    if name in ("map", "transformList"):
+        return celtypes.ListType(value for _, value in kept)
+    if name == "transformMap":
+        return celtypes.MapType({row[0]: value for row, value in kept})
+    if name == "transformMapEntry":
+        return _merge(value for _, value in kept)
+    return _sort_by(kept)
+
+
+def _merge(parts: Any) -> Any:
+    merged = celtypes.MapType()
+    for part in parts:
+        if not isinstance(part, celtypes.MapType):
+            return CELEvalError(NO_OVERLOAD)
+        for key, value in part.items():
+            if key in merged:
+                return CELEvalError(f"insert failed: key {_go_text(key)} already exists")
+            merged[key] = value
+    return merged
+
+
+def _go_text(key: Any) -> str:
+    """A map key as Go's %v prints it."""
+    if isinstance(key, celtypes.BoolType):
+        return "true" if key else "false"
+    if isinstance(key, bytes):
+        return key.decode(errors="replace")
+    return str(key)
+
+
+def _sort_by(kept: list[tuple[tuple[Any, ...], Any]]) -> Any:
+    if not kept:
+        return celtypes.ListType()
+    keys = [key for _, key in kept]
+    if isinstance(compare(keys[0], keys[0]), CELEvalError):
+        return CELEvalError("list elements must be comparable")
+    if len(kept) > 1 and any(type(key) is not type(keys[0]) for key in keys):
+        return CELEvalError("list elements must have the same type")
+
+    def order(a: tuple[tuple[Any, ...], Any], b: tuple[tuple[Any, ...], Any]) -> int:
+        found = compare(a[1], b[1])
+        return 0 if isinstance(found, CELEvalError) or found == 2 else found
+
+    return celtypes.ListType(row[0] for row, _ in sorted(kept, key=functools.cmp_to_key(order)))

@@ -1,0 +1,114 @@
+"""The values of CEL literal tokens, decoded as cel-go decodes them (`parser/unescape.go`).
+
+Strings and bytes: quotes `'`/`"` or triple quotes (raw newlines allowed), an `r`/`R` prefix turns escapes off;
+escapes `\\a \\b \\f \\n \\r \\t \\v \\\\ \\' \\" \\` \\?`, `\\x`/`\\X` with two hex digits, `\\u` with four,
+`\\U` with eight, and three octal digits. In a string those name code points; in bytes, `\\x` and octal name
+bytes while `\\u`/`\\U` are UTF-8 encoded. Ints and uints must fit 64 bits. A literal that breaks a rule is an
+error value (`invalid ... literal`), so it fails where it is evaluated.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from celpy import celtypes
+from celpy.evaluation import CELEvalError
+from lark import Token
+
+_SIMPLE = {"a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v", "\\": "\\", "'": "'",
+           '"': '"', "`": "`", "?": "?"}
+_ESCAPE = re.compile(r"\\(?:([abfnrtv\\'\"`?])|[xX]([0-9a-fA-F]{2})|u([0-9a-fA-F]{4})|U([0-9a-fA-F]{8})"
+                     r"|([0-3][0-7]{2})|(.?))", re.S)
+INT64 = (-(2**63), 2**63 - 1)
+UINT64_MAX = 2**64 - 1
+
+
+def _body(text: str) -> tuple[str, bool]:
+    """The text between the quotes and whether the literal is raw (prefixes `b` and `r` in either order)."""
+    raw = False
+    while text[:1] in ("r", "R", "b", "B"):
+        raw = raw or text[0] in "rR"
+        text = text[1:]
+    quote = text[:3] if text[:3] in ('"""', "'''") else text[:1]
+    return text[len(quote):len(text) - len(quote)], raw
+
+
+def decode_string(text: str) -> str:
+    """The value of a string literal token's text. Raises ValueError on a bad escape."""
+    body, raw = _body(text)
+    if raw or "\\" not in body:
+        return body
+
+    def one(match: re.Match[str]) -> str:
+        simple, hex2, hex4, hex8, octal, bad = match.groups()
+        if simple:
+            return _SIMPLE[simple]
+        code = int(hex2 or hex4 or hex8 or octal or "-1", 8 if octal else 16)
+        if bad is not None or code > 0x10FFFF or 0xD800 <= code <= 0xDFFF:
+            raise ValueError(f"invalid escape sequence '{match.group()}'")
+        return chr(code)
+
+    return _ESCAPE.sub(one, body)
+
+
+def decode_bytes(text: str) -> bytes:
+    """The value of a bytes literal token's text. Raises ValueError on a bad escape."""
+    body, raw = _body(text)
+    if raw or "\\" not in body:
+        return body.encode("utf-8")
+    out = bytearray()
+    at = 0
+    for match in _ESCAPE.finditer(body):
+        out += body[at:match.start()].encode("utf-8")
+        at = match.end()
+        simple, hex2, hex4, hex8, octal, bad = match.groups()
+        if simple:
+            out += _SIMPLE[simple].encode("utf-8")
+        elif hex2 or octal:
+            out.append(int(hex2 or octal, 16 if hex2 else 8))
+        elif (hex4 or hex8) and bad is None:
+            code = int(hex4 or hex8, 16)
+            if code > 0x10FFFF or 0xD800 <= code <= 0xDFFF:
+                raise ValueError(f"invalid escape sequence '{match.group()}'")
+            out += chr(code).encode("utf-8")
+        else:
+            raise ValueError(f"invalid escape sequence '{match.group()}'")
+    out += body[at:].encode("utf-8")
+    return bytes(out)
+
+
+def _integer(text: str) -> int:
+    negative = text.startswith("-")
+    digits = text[1:] if negative else text
+    value = int(digits[2:], 16) if digits[:2] in ("0x", "0X") else int(digits, 10)
+    return -value if negative else value
+
+
+def value(token: Token) -> Any:
+    """The CEL value of a literal token (celtypes), or a CELEvalError for a literal no CEL value has."""
+    kind, text = token.type, str(token)
+    try:
+        if kind == "INT_LIT":
+            number = _integer(text)
+            if not INT64[0] <= number <= INT64[1]:
+                return CELEvalError(f"invalid int literal: {text}")
+            return int.__new__(celtypes.IntType, number)  # range checked: skip celtypes' slow wrapper
+        if kind == "UINT_LIT":
+            number = _integer(text[:-1])
+            if not 0 <= number <= UINT64_MAX:
+                return CELEvalError(f"invalid uint literal: {text}")
+            return int.__new__(celtypes.UintType, number)
+        if kind == "FLOAT_LIT":
+            return celtypes.DoubleType(float(text))
+        if kind in ("STRING_LIT", "MLSTRING_LIT"):
+            return celtypes.StringType(decode_string(text))
+        if kind == "BYTES_LIT":
+            return celtypes.BytesType(decode_bytes(text))
+        if kind == "BOOL_LIT":
+            return celtypes.BoolType(text == "true")
+        if kind == "NULL_LIT":
+            return None
+    except ValueError as err:
+        return CELEvalError(f"invalid literal {text}: {err}")
+    return CELEvalError(f"unknown literal {kind} {text}")

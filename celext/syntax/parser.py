@@ -1,0 +1,414 @@
+"""CEL's parser: recursive descent over `celext.syntax.lexer` tokens, building the parse tree cel-python's Lark grammar
+builds (the same rule names, tokens and positions), at cel-go's limits.
+
+Every consumer in celext walks that tree shape, so the parser reproduces it exactly: each operand is wrapped in
+the grammar's levels (`expr > conditionalor > conditionaland > relation > addition > multiplication > unary >
+member > primary`), binary operators nest to the left (`relation(relation_eq(relation(..)), addition(..))`), and
+each node's meta spans its first to its last token, parentheses and brackets included. `true`/`false` tokens carry
+no position, as cel-python's lexer callback leaves them; nodes that start or end with one have None there too.
+Single-child wrappers share their child's Meta object (same span; nothing mutates a parse tree's meta).
+
+Limits, as cel-go's parser has them with its default options:
+- `expression recursion limit exceeded: 250` when expressions nest more than 250 deep (cel-go's parse listener
+  counts how deep the `expr` rule is entered: the whole expression, parentheses, list elements, arguments, ...);
+- `max recursion depth exceeded` when a chain of selections, calls, indexes, relations, arithmetic or `?:`
+  operators goes more than 250 deep (cel-go's AST builder counts those while it recurses).
+Both errors carry no position, as in cel-go (`<input>:-1:0`).
+
+Beyond the Lark grammar: optional list elements and map entries (`[?x]`, `{?k: v}`, cel-go's OptionalTypes
+syntax) are `opt_expr` nodes wrapping the element or key, and list and map literals may end with a comma.
+"""
+
+from __future__ import annotations
+
+import gc
+from typing import Any
+
+from lark import Token, Tree
+from lark.tree import Meta
+
+from celext.errors import CompileError
+from celext.syntax.lexer import Lexeme, tokenize
+
+MAX_RECURSION_DEPTH = 250  # cel-go parser.MaxRecursionDepth default
+RECURSION_LIMIT_EXCEEDED = f"expression recursion limit exceeded: {MAX_RECURSION_DEPTH}"
+MAX_DEPTH_EXCEEDED = "max recursion depth exceeded"
+
+_LITERALS = frozenset({"INT_LIT", "UINT_LIT", "FLOAT_LIT", "STRING_LIT", "MLSTRING_LIT", "BYTES_LIT", "BOOL_LIT",
+                       "NULL_LIT"})
+_RELATIONS = {"<": "relation_lt", "<=": "relation_le", ">": "relation_gt", ">=": "relation_ge", "==": "relation_eq",
+              "!=": "relation_ne", "in": "relation_in"}
+_ADDITIONS = {"+": "addition_add", "-": "addition_sub"}
+_MULTIPLICATIONS = {"*": "multiplication_mul", "/": "multiplication_div", "%": "multiplication_mod"}
+
+Node = Any  # Tree[Token]; `Any` keeps the hot paths free of casts
+
+
+def _new_meta() -> Meta:
+    return Meta()  # type: ignore[no-untyped-call]
+
+
+def _token(kind: str, text: str, *position: int) -> Token:
+    """A lark Token without lark's argument checks (`Token()` guards a deprecated keyword on every call)."""
+    return Token._future_new(kind, text, *position)  # type: ignore[no-untyped-call,no-any-return]
+
+
+def _point(kind: str, text: str, start: int, line: int, column: int) -> Meta:
+    """The span of one token, as a Meta."""
+    meta = _new_meta()
+    meta.empty = False
+    meta.line, meta.column, meta.start_pos = line, column, start
+    newlines = text.count("\n") if kind in ("MLSTRING_LIT", "BYTES_LIT") else 0
+    meta.end_line = line + newlines
+    meta.end_column = column + len(text) if not newlines else len(text) - text.rindex("\n")
+    meta.end_pos = start + len(text)
+    return meta
+
+
+def _one_line(text: str, start: int, line: int, column: int) -> Meta:
+    """`_point` for a token without newlines (all but multi-line strings): the hot path of long literals."""
+    meta = Meta.__new__(Meta)
+    meta.__dict__.update(empty=False, line=line, column=column, start_pos=start, end_line=line,
+                         end_column=column + len(text), end_pos=start + len(text))
+    return meta
+
+
+def _span(first: Meta, last: Meta) -> Meta:
+    meta = _new_meta()
+    meta.empty = False
+    meta.line, meta.column, meta.start_pos = first.line, first.column, first.start_pos
+    meta.end_line, meta.end_column, meta.end_pos = last.end_line, last.end_column, last.end_pos
+    return meta
+
+
+_NO_POSITION = _new_meta()
+_NO_POSITION.empty = False
+for _name in ("line", "column", "start_pos", "end_line", "end_column", "end_pos"):
+    setattr(_NO_POSITION, _name, None)
+
+
+_POSTFIX = frozenset({".", "[", "(", "{"})
+# The levels an operand passes through on its way up, and the tokens after an atom that make a level do more
+# than wrap it (an operator of that level or one binding tighter, or a postfix selection/index/call).
+_CHAIN = ("conditionalor", "conditionaland", "relation", "addition", "multiplication", "unary", "member")
+_BLOCKS = tuple(frozenset(_POSTFIX | set(_MULTIPLICATIONS) | (set(_ADDITIONS) if level < 4 else set())
+                          | (set(_RELATIONS) if level < 3 else set()) | ({"&&"} if level < 2 else set())
+                          | ({"||"} if level < 1 else set())) for level in range(len(_CHAIN)))
+_ATOMS = _LITERALS | {"IDENT"}
+_REVERSED = tuple(_CHAIN[level:][::-1] for level in range(len(_CHAIN)))
+
+
+class _Parser:
+    __slots__ = ("depth", "index", "text", "tokens")
+
+    def __init__(self, text: str, tokens: list[Lexeme]) -> None:
+        self.text = text
+        self.tokens = tokens
+        self.index = 0
+        self.depth = 0  # how deep `expr` is entered now
+
+    # ---- tokens
+
+    def peek(self) -> str:
+        return self.tokens[self.index][0]  # the list ends with an `$END` token, never read past
+
+    def take(self) -> Lexeme:
+        lexeme = self.tokens[self.index]
+        if lexeme[0] != "$END":
+            self.index += 1
+        return lexeme
+
+    def expect(self, kind: str) -> Meta:
+        lexeme = self.tokens[self.index]
+        if lexeme[0] != kind:
+            raise self.unexpected(lexeme)
+        self.index += 1
+        return _point(*lexeme)
+
+    def unexpected(self, lexeme: Lexeme) -> CompileError:
+        if lexeme[0] == "$END":
+            lines = self.text.splitlines() or [""]
+            return CompileError("Syntax error: unexpected end of input", line=len(lines), column=len(lines[-1]) + 1)
+        rest = self.text[lexeme[2]:lexeme[2] + 10].split()
+        return CompileError(f"Syntax error: unexpected {rest[0] if rest else lexeme[1]!r}",
+                            line=lexeme[3], column=lexeme[4])
+
+    def ident(self) -> tuple[Token, Meta]:
+        kind, text, start, line, column = lexeme = self.tokens[self.index]
+        if kind != "IDENT":
+            raise self.unexpected(lexeme)
+        self.index += 1
+        return _token("IDENT", text, start, line, column, line, column + len(text), start + len(text)), \
+            _point(*lexeme)
+
+    def atom(self, level: int) -> Node | None:
+        """Fast path: a lone literal or identifier as a `_CHAIN[level]` node (every level wrapping the next),
+        or None when more than an atom follows (then the levels parse it one by one)."""
+        tokens = self.tokens
+        lexeme = tokens[self.index]
+        kind = lexeme[0]
+        if kind not in _ATOMS or tokens[self.index + 1][0] in _BLOCKS[level]:
+            return None
+        self.index += 1
+        _, text, start, line, column = lexeme
+        if kind == "BOOL_LIT":
+            meta = _NO_POSITION
+            node = Tree("literal", [_token("BOOL_LIT", text)], meta)
+        else:
+            meta = _point(*lexeme) if kind in ("MLSTRING_LIT", "BYTES_LIT") else _one_line(text, start, line, column)
+            token = _token(kind, text, start, line, column, meta.end_line, meta.end_column, meta.end_pos)
+            node = Tree("ident" if kind == "IDENT" else "literal", [token], meta)
+        node = Tree("primary", [node], meta)
+        for name in _REVERSED[level]:
+            node = Tree(name, [node], meta)
+        return node
+
+    # ---- grammar levels; each returns (tree, chain depth as cel-go's AST builder counts it)
+
+    def expr(self) -> tuple[Node, int]:
+        self.depth += 1
+        if self.depth > MAX_RECURSION_DEPTH:
+            raise CompileError(RECURSION_LIMIT_EXCEEDED)
+        condition = self.atom(0)
+        depth = 0
+        if condition is None:
+            condition, depth = self.conditionalor()
+        if self.peek() == "?":
+            self.index += 1
+            then, then_depth = self.conditionalor()
+            self.expect(":")
+            otherwise, other_depth = self.expr()
+            node = Tree("expr", [condition, then, otherwise], _span(condition.meta, otherwise.meta))
+            depth = 1 + max(depth, then_depth, other_depth)
+        else:
+            node = Tree("expr", [condition], condition.meta)
+        self.depth -= 1
+        return node, depth
+
+    def conditionalor(self) -> tuple[Node, int]:
+        left, depth = self.operand(1, self.conditionaland)
+        node = Tree("conditionalor", [left], left.meta)
+        while self.peek() == "||":
+            self.index += 1
+            right, right_depth = self.operand(1, self.conditionaland)
+            node = Tree("conditionalor", [node, right], _span(node.meta, right.meta))
+            depth = max(depth, right_depth)
+        return node, depth
+
+    def conditionaland(self) -> tuple[Node, int]:
+        left, depth = self.operand(2, self.relation)
+        node = Tree("conditionaland", [left], left.meta)
+        while self.peek() == "&&":
+            self.index += 1
+            right, right_depth = self.operand(2, self.relation)
+            node = Tree("conditionaland", [node, right], _span(node.meta, right.meta))
+            depth = max(depth, right_depth)
+        return node, depth
+
+    def operand(self, level: int, parse: Any) -> tuple[Node, int]:
+        node = self.atom(level)
+        return (node, 0) if node is not None else parse()
+
+    def relation(self) -> tuple[Node, int]:
+        return self._binary("relation", _RELATIONS, 3, self.addition)
+
+    def addition(self) -> tuple[Node, int]:
+        return self._binary("addition", _ADDITIONS, 4, self.multiplication)
+
+    def multiplication(self) -> tuple[Node, int]:
+        return self._binary("multiplication", _MULTIPLICATIONS, 5, self.unary)
+
+    def _binary(self, level: str, operators: dict[str, str], next_level: int, operand: Any) -> tuple[Node, int]:
+        left, depth = self.operand(next_level, operand)
+        node = Tree(level, [left], left.meta)
+        while True:
+            name = operators.get(self.peek())
+            if name is None:
+                return node, depth
+            op = _point(*self.take())
+            right, right_depth = self.operand(next_level, operand)
+            node = Tree(level, [Tree(name, [node], _span(node.meta, op)), right], _span(node.meta, right.meta))
+            depth = 1 + max(depth, right_depth)
+
+    def unary(self) -> tuple[Node, int]:
+        kind = self.peek()
+        if kind in ("!", "-"):
+            op = _point(*self.take())
+            inner, depth = self.unary()
+            sign: Node = Tree("unary_not" if kind == "!" else "unary_neg", [], op)
+            return Tree("unary", [sign, inner], _span(op, inner.meta)), depth
+        node, depth = self.member()
+        return Tree("unary", [node], node.meta), depth
+
+    def member(self) -> tuple[Node, int]:
+        first, depth = self.primary()
+        node = Tree("member", [first], first.meta)
+        while True:
+            kind = self.peek()
+            if kind == ".":
+                self.index += 1
+                optional = self.peek() == "?"
+                if optional:
+                    self.index += 1
+                name, name_meta = self.ident()
+                if not optional and self.peek() == "(":
+                    self.index += 1
+                    args, args_depth = self.exprlist(")")
+                    close = self.expect(")")
+                    inner = Tree("member_dot_arg", [node, name, *args], _span(node.meta, close))
+                    depth = 1 + max(depth, args_depth)
+                else:
+                    inner = Tree("member_dot_opt" if optional else "member_dot", [node, name],
+                                 _span(node.meta, name_meta))
+                    depth += 1
+            elif kind == "[":
+                self.index += 1
+                optional = self.peek() == "?"
+                if optional:
+                    self.index += 1
+                index, index_depth = self.expr()
+                close = self.expect("]")
+                inner = Tree("member_index_opt" if optional else "member_index", [node, index],
+                             _span(node.meta, close))
+                depth = 1 + max(depth, index_depth)
+            elif kind == "{":
+                self.index += 1
+                fields, fields_depth = self.fieldinits()
+                close = self.expect("}")
+                inner = Tree("member_object", [node, *fields], _span(node.meta, close))
+                depth = max(depth, fields_depth)
+            else:
+                return node, depth
+            node = Tree("member", [inner], inner.meta)
+
+    def primary(self) -> tuple[Node, int]:
+        kind, text, start, line, column = lexeme = self.take()
+        if kind in _LITERALS:
+            if kind == "BOOL_LIT":  # cel-python's lexer callback re-creates these tokens without a position
+                literal = Tree("literal", [_token("BOOL_LIT", text)], _NO_POSITION)
+                return Tree("primary", [literal], _NO_POSITION), 0
+            meta = _point(*lexeme)
+            token = _token(kind, text, start, line, column, meta.end_line, meta.end_column, meta.end_pos)
+            return Tree("primary", [Tree("literal", [token], meta)], meta), 0
+        if kind == "IDENT":
+            token = _token("IDENT", text, start, line, column, line, column + len(text), start + len(text))
+            if self.peek() == "(":
+                self.index += 1
+                args, depth = self.exprlist(")")
+                close = self.expect(")")
+                meta = _span(_point(*lexeme), close)
+                return Tree("primary", [Tree("ident_arg", [token, *args], meta)], meta), depth
+            meta = _point(*lexeme)
+            return Tree("primary", [Tree("ident", [token], meta)], meta), 0
+        if kind == ".":
+            dot = _point(*lexeme)
+            name, name_meta = self.ident()
+            if self.peek() == "(":
+                self.index += 1
+                args, depth = self.exprlist(")")
+                close = self.expect(")")
+                meta = _span(dot, close)
+                return Tree("primary", [Tree("dot_ident_arg", [name, *args], meta)], meta), depth
+            meta = _span(dot, name_meta)
+            return Tree("primary", [Tree("dot_ident", [name], meta)], meta), 0
+        if kind == "(":
+            inner, depth = self.expr()
+            meta = _span(_point(*lexeme), self.expect(")"))
+            return Tree("primary", [Tree("paren_expr", [inner], meta)], meta), depth
+        if kind == "[":
+            items, depth = self.exprlist("]", trailing_comma=True)
+            meta = _span(_point(*lexeme), self.expect("]"))
+            return Tree("primary", [Tree("list_lit", items, meta)], meta), depth
+        if kind == "{":
+            entries, depth = self.mapinits()
+            meta = _span(_point(*lexeme), self.expect("}"))
+            return Tree("primary", [Tree("map_lit", entries, meta)], meta), depth
+        if kind != "$END":
+            self.index -= 1
+        raise self.unexpected(lexeme)
+
+    def exprlist(self, close: str, *, trailing_comma: bool = False) -> tuple[list[Node], int]:
+        """`[exprlist]` before `close`: no child when empty, else one exprlist node."""
+        if self.peek() == close:
+            return [], 0
+        items: list[Node] = []
+        depth = 0
+        while True:
+            if trailing_comma and self.peek() == "?":  # `[?x]`: an optional element (list literals only)
+                mark = _point(*self.take())
+                inner, item_depth = self.expr()
+                item = Tree("opt_expr", [inner], _span(mark, inner.meta))
+            else:
+                item, item_depth = self.expr()
+            items.append(item)
+            depth = max(depth, item_depth)
+            if self.peek() != ",":
+                break
+            self.index += 1
+            if trailing_comma and self.peek() == close:
+                break
+        return [Tree("exprlist", items, _span(items[0].meta, items[-1].meta))], depth
+
+    def mapinits(self) -> tuple[list[Node], int]:
+        if self.peek() == "}":
+            return [], 0
+        entries: list[Node] = []
+        depth = 0
+        while True:
+            if self.peek() == "?":  # `{?k: v}`: an optional entry
+                mark = _point(*self.take())
+                inner, key_depth = self.expr()
+                key = Tree("opt_expr", [inner], _span(mark, inner.meta))
+            else:
+                key, key_depth = self.expr()
+            self.expect(":")
+            value, value_depth = self.expr()
+            entries += (key, value)
+            depth = max(depth, key_depth, value_depth)
+            if self.peek() != ",":
+                break
+            self.index += 1
+            if self.peek() == "}":
+                break
+        return [Tree("mapinits", entries, _span(entries[0].meta, entries[-1].meta))], depth
+
+    def fieldinits(self) -> tuple[list[Node], int]:
+        if self.peek() == "}":
+            return [], 0
+        fields: list[Node] = []
+        depth = 0
+        first: Meta | None = None
+        while True:
+            name, name_meta = self.ident()
+            first = first or name_meta
+            self.expect(":")
+            value, value_depth = self.expr()
+            fields += (name, value)
+            depth = max(depth, value_depth)
+            if self.peek() != ",":
+                break
+            self.index += 1
+            if self.peek() == "}":
+                break
+        return [Tree("fieldinits", fields, _span(first, fields[-1].meta))], depth
+
+
+def parse(text: str) -> Tree[Token]:
+    """The parse tree of a CEL expression. Raises CompileError (syntax errors with line and column)."""
+    tokens = tokenize(text)
+    tokens.append(("$END", "", len(text), 0, 0))
+    parser = _Parser(text, tokens)
+    # A 10 KiB expression is tens of thousands of tree nodes, none garbage: cyclic collections while they are
+    # created only cost time (about a third of it).
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        tree, depth = parser.expr()
+    finally:
+        if collecting:
+            gc.enable()
+    if parser.index < len(tokens) - 1:
+        raise parser.unexpected(tokens[parser.index])
+    if depth > MAX_RECURSION_DEPTH:
+        raise CompileError(MAX_DEPTH_EXCEEDED)
+    return tree  # type: ignore[no-any-return]

@@ -1,0 +1,70 @@
+"""Constructs celext refuses before type checking, each with its reason: functions and libraries it does not
+provide, leading-dot names, message construction, malformed macro calls (with cel-go's parser texts)."""
+
+from __future__ import annotations
+
+from typing import cast
+
+from lark import Tree
+
+from celext import env
+from celext.syntax.rewrite import fail, macro_variables
+from celext.syntax.tree import AST, call_args, simple_ident
+
+
+def _checked_variables(node: AST) -> tuple[str, ...]:
+    """macro_variables(), or the CompileError cel-go's parser gives for a malformed macro call."""
+    method = str(node.children[1])
+    forms = env.MACRO_FORMS[method]
+    args = call_args(node)
+    if len(args) not in forms:
+        counts = " or ".join(str(n) for n in sorted(forms))
+        raise fail(f"{method}() macro takes {counts} arguments, not {len(args)}", node)
+    variables = macro_variables(node)
+    if not variables:  # cel-go's parser texts for the one- and two-variable forms
+        what = "argument" if forms[len(args)] == 1 else "iteration variable"
+        raise fail(f"{method}() macro: {what} must be a simple name", node)
+    if len(set(variables)) != len(variables):
+        raise fail(f"{method}() macro: the two iteration variables must have different names", node)
+    return variables
+
+
+def refuse(tree: AST) -> None:
+    """Raise CompileError at the first refused construct of the (rewritten) tree, in source order."""
+    pending: list[tuple[AST, frozenset[str]]] = [(tree, frozenset())]
+    seen: set[tuple[int, frozenset[str]]] = set()  # `cel.bind` expansion shares subtrees: visit each once per scope
+    while pending:
+        node, scope = pending.pop()
+        if len(node.children) > 1 or node.data == "member_dot_arg":
+            key = (id(node), scope)
+            if key in seen:
+                continue
+            seen.add(key)
+        data = node.data
+        if data == "ident":
+            name = str(node.children[0])
+            if name in env.UNSUPPORTED and name not in scope:
+                raise fail(f"'{name}' is not supported: {env.UNSUPPORTED[name]}", node)
+        elif data in ("dot_ident", "dot_ident_arg"):
+            raise fail("leading-dot names ('.name') are not supported by celext", node)
+        elif data == "member_object":
+            raise fail("message construction ('Type{...}') has no meaning for device selectors", node)
+        elif data == "ident_arg":
+            name = str(node.children[0])
+            if name not in scope and name not in env.GLOBAL_NAMES and name in env.UNSUPPORTED:
+                raise fail(f"'{name}' is not supported: {env.UNSUPPORTED[name]}", node)
+        elif data == "member_dot_arg":
+            method = str(node.children[1])
+            if method in env.UNSUPPORTED:
+                receiver = simple_ident(node.children[0])
+                shown = f"{receiver}.{method}" if receiver in env.NAMESPACES and receiver not in scope else method
+                raise fail(f"'{shown}' is not supported: {env.UNSUPPORTED[method]}", node.children[1])
+            forms = env.MACRO_FORMS.get(method)
+            if method in env.MACRO_NAMES and forms is not None and len(call_args(node)) in forms:
+                variables = _checked_variables(node)
+                inner = scope | set(variables)
+                bodies = call_args(node)[len(variables):]
+                pending.extend((body, inner) for body in reversed(bodies))
+                pending.append((cast(AST, node.children[0]), scope))
+                continue
+        pending.extend((child, scope) for child in reversed(node.children) if isinstance(child, Tree))

@@ -1,0 +1,129 @@
+"""The syntax rewrites before evaluation: `cel.bind(x, init, body)` becomes `body` with `(init)` for each free
+`x` (cel-python has no bind macro), and a namespaced call `sets.contains(a, b)` becomes a call of the dotted
+global name. One pass over the tree; subtrees that do not change are shared with the input, not copied.
+
+Also `macro_variables()`: the names a comprehension macro call binds, which a substitution must not cross.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any, cast
+
+from lark import Token, Tree
+
+from celext import env
+from celext.errors import CompileError
+from celext.syntax.tree import AST, call_args, simple_ident
+
+# Only these identifiers start a rewrite; text without any of them is returned as it is without a walk.
+_TRIGGERS = re.compile(r"\b(?:cel|" + "|".join(sorted(env.NAMESPACES - {"cel"})) + r")\b")
+_REWRITTEN_NAMESPACES = frozenset({"sets", "lists", "strings", "optional"})
+
+
+def position(node: AST | Token) -> tuple[int | None, int | None]:
+    """(line, column) of a node or token, None where unknown."""
+    if isinstance(node, Token):
+        return node.line, node.column
+    return getattr(node.meta, "line", None), getattr(node.meta, "column", None)
+
+
+def fail(message: str, node: AST | Token) -> CompileError:
+    line, column = position(node)
+    return CompileError(message, line=line, column=column)
+
+
+def macro_variables(node: AST) -> tuple[str, ...]:
+    """The iteration variables a comprehension macro call binds (empty for anything else or a malformed one)."""
+    if node.data != "member_dot_arg":
+        return ()
+    forms = env.MACRO_FORMS.get(str(node.children[1]))
+    if forms is None:
+        return ()
+    args = call_args(node)
+    names = tuple(simple_ident(a) for a in args[:forms.get(len(args), 0)])
+    return () if None in names else tuple(str(n) for n in names)
+
+
+def _paren(expr: AST) -> AST:
+    return Tree("primary", [Tree("paren_expr", [expr], expr.meta)], expr.meta)
+
+
+def rewrite(node: AST, expression: str | None = None) -> AST:
+    """Expand `cel.bind` and namespaced calls; the input tree is not changed. With the source `expression`,
+    a text without `cel` or a namespace identifier is returned at once (nothing to rewrite)."""
+    if expression is not None and _TRIGGERS.search(expression) is None:
+        return node
+    return _rewrite(node, {})
+
+
+def _rewrite(node: AST, bound: Mapping[str, AST]) -> AST:
+    """`bound`: the bind variables in scope, each with its (already rewritten, parenthesised) initialiser."""
+    data = node.data
+    if bound and data == "primary":
+        name = simple_ident(node)
+        if name is not None and name in bound:
+            return bound[name]
+    if data == "member_dot_arg":
+        return _call(node, bound)
+    children = node.children
+    new = [_rewrite(c, bound) if isinstance(c, Tree) else c for c in children]
+    if all(a is b for a, b in zip(new, children, strict=True)):
+        return node
+    return Tree(data, new, node.meta)
+
+
+def _call(node: AST, bound: Mapping[str, AST]) -> AST:
+    namespace = simple_ident(node.children[0])
+    method = str(node.children[1])
+    if namespace == "cel" and method == "bind":
+        args = call_args(node)
+        name = simple_ident(args[0]) if len(args) == 3 else None
+        if name is None:
+            raise fail("cel.bind() takes a variable name, an initialiser and an expression", node)
+        init = _paren(_rewrite(args[1], bound))
+        return Tree("member", [_paren(_rewrite(args[2], {**bound, name: init}))], node.meta)
+    variables = macro_variables(node)
+    inner = {k: v for k, v in bound.items() if k not in variables} if variables and bound else bound
+    receiver = _rewrite(cast(AST, node.children[0]), bound)
+    rest = node.children[2:]
+    if inner is not bound:  # the macro's variables shadow bindings: its variable and body arguments see `inner`
+        exprlist: Any = rest[-1]
+        rest = [Tree(exprlist.data, [_rewrite(c, inner) for c in exprlist.children], exprlist.meta)]
+    else:
+        rest = [_rewrite(c, bound) if isinstance(c, Tree) else c for c in rest]
+    if namespace in _REWRITTEN_NAMESPACES and f"{namespace}.{method}" in env.GLOBAL_NAMES:
+        token = Token("IDENT", f"{namespace}.{method}")
+        token.line, token.column = position(node.children[1])
+        call = Tree("ident_arg", [token, *rest], node.meta)
+        return Tree("member", [Tree("primary", [call], node.meta)], node.meta)
+    if receiver is node.children[0] and all(a is b for a, b in zip(rest, node.children[2:], strict=True)):
+        return node
+    return Tree(node.data, [receiver, node.children[1], *rest], node.meta)
+
+
+# celext expands `cel.bind` by substitution, so nested bindings used several times each multiply the tree
+# (`cel.bind(a, [1, 1], cel.bind(b, [a, a], ...))` doubles it per level). Kubernetes evaluates a binding once and
+# accepts such a selector; celext refuses it visibly once the expanded tree would exceed this many nodes (the
+# largest 10 KiB expression without bindings has about 10,000 after collapsing).
+MAX_EXPANDED_NODES = 100_000
+TOO_EXPANDED = (f"cel.bind expands to more than {MAX_EXPANDED_NODES:,} nodes (celext substitutes each binding "
+                "at its every use): use fewer nested bindings")
+
+
+def expanded_size(tree: AST) -> int:
+    """The node count of `tree` with every shared subtree counted at each of its uses (one pass, memoised)."""
+    sizes: dict[int, int] = {}
+    pending: list[tuple[Any, bool]] = [(tree, False)]
+    while pending:
+        node, ready = pending.pop()
+        if id(node) in sizes:
+            continue
+        children = [c for c in node.children if isinstance(c, Tree)]
+        if ready:
+            sizes[id(node)] = min(1 + sum(sizes[id(c)] for c in children), MAX_EXPANDED_NODES + 1)
+        else:
+            pending.append((node, True))
+            pending.extend((c, False) for c in children if id(c) not in sizes)
+    return sizes[id(tree)]
