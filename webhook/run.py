@@ -279,7 +279,7 @@ def drop_list_types(slice_: Obj) -> tuple[Obj, set[str]]:
     alone) and the paths of the attributes that lost a list field.
     """
     from webhook.rules.devices import DEVICES
-    from webhook.rules.k8s_names import truncate_if_too_long
+    from webhook.rules.k8s.names import truncate_if_too_long
 
     spec = slice_.get("spec")
     items = spec.get("devices") if isinstance(spec, Mapping) else None

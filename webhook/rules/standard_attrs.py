@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from webhook.findings import Action, Finding
 from webhook.rules.base import RESOURCE_SLICE, Rule, RuleContext
 from webhook.rules.devices import members, named_attribute
-from webhook.rules.k8s_errors import go_quote
+from webhook.rules.k8s.errors import go_quote
 from webhook.wire import Obj
 
 PCIE_ROOT = "resource.kubernetes.io/pcieRoot"

@@ -12,10 +12,13 @@ from typing import Any
 
 from webhook.fieldpath import FieldPath
 from webhook.profiles import Profile, load_profile
-from webhook.rules import k8s_ids as ids
-from webhook.rules.k8s_errors import duplicate, invalid, not_supported, required, too_many
-from webhook.rules.k8s_ids import Errors, tag
-from webhook.rules.k8s_names import (
+from webhook.rules.k8s import ids
+from webhook.rules.k8s.attribute import attribute_ok, count_values, validate_device_attribute
+from webhook.rules.k8s.capacity import quantity_at, validate_capacity_map
+from webhook.rules.k8s.decode import as_map, get_bool, get_list, get_map, get_str, strings, unknown_fields
+from webhook.rules.k8s.errors import duplicate, invalid, not_supported, required, too_many
+from webhook.rules.k8s.ids import Errors, tag
+from webhook.rules.k8s.names import (
     DNS1123_LABEL_MAX,
     dns1123_label_ok,
     qualified_name_ok,
@@ -26,11 +29,8 @@ from webhook.rules.k8s_names import (
     validate_label_value,
     validate_qualified_name,
 )
-from webhook.rules.k8s_node_selector import validate_node_selector
-from webhook.rules.k8s_wire import as_map, get_bool, get_list, get_map, get_str, strings, unknown_fields
-from webhook.rules.slice_attribute import attribute_ok, count_values, validate_device_attribute
-from webhook.rules.slice_capacity import quantity_at, validate_capacity_map
-from webhook.rules.slice_node_allocatable import validate_node_allocatable_mappings, validate_node_allocatable_resources
+from webhook.rules.k8s.node_allocatable import validate_node_allocatable_mappings, validate_node_allocatable_resources
+from webhook.rules.k8s.node_selector import validate_node_selector
 
 MAX_ATTRIBUTES_AND_CAPACITIES = 32  # ResourceSliceMaxAttributesAndCapacitiesPerDevice
 MAX_ATTRIBUTE_VALUES = 48  # ResourceSliceMaxAttributeValuesPerDevice

@@ -3,7 +3,7 @@
 
 v1beta1 objects nest device fields under `basic`; like the API server's internal form, devices are read
 flattened and errors name the flat path (`spec.devices[0].attributes[...]`, upstream's
-`ResourceNormalizationRules`). Fields of a disabled feature gate are dropped first (`slice_gates`).
+`ResourceNormalizationRules`). Fields of a disabled feature gate are dropped first (`k8s.gates`).
 """
 
 from __future__ import annotations
@@ -15,27 +15,9 @@ from typing import Any
 from webhook.fieldpath import FieldPath
 from webhook.findings import Finding
 from webhook.profiles import Profile, load_profile
-from webhook.rules import k8s_ids as ids
-from webhook.rules.k8s_errors import (
-    forbidden,
-    go_quote,
-    immutable,
-    invalid,
-    required,
-    too_long,
-)
-from webhook.rules.k8s_ids import Errors, tag
-from webhook.rules.k8s_names import (
-    is_dns1123_subdomain,
-    is_qualified_name,
-    messages,
-    validate_dns1123_subdomain,
-    validate_driver_name,
-    validate_label_name,
-    validate_label_value,
-)
-from webhook.rules.k8s_node_selector import validate_node_selector
-from webhook.rules.k8s_wire import (
+from webhook.rules.k8s import ids
+from webhook.rules.k8s.attribute import has_list_values
+from webhook.rules.k8s.decode import (
     as_map,
     get_bool,
     get_int,
@@ -45,8 +27,7 @@ from webhook.rules.k8s_wire import (
     unknown_fields,
     wrong_type,
 )
-from webhook.rules.slice_attribute import has_list_values
-from webhook.rules.slice_device import (
+from webhook.rules.k8s.device import (
     UNSET_OR_TRUE,
     duplicates,
     string_field,
@@ -55,8 +36,27 @@ from webhook.rules.slice_device import (
     validate_node_name,
     within_limit,
 )
-from webhook.rules.slice_gates import drop_disabled_fields, explain, features_in_use
-from webhook.rules.slice_partition import validate_partition_type, validate_skip_node_operations
+from webhook.rules.k8s.errors import (
+    forbidden,
+    go_quote,
+    immutable,
+    invalid,
+    required,
+    too_long,
+)
+from webhook.rules.k8s.gates import drop_disabled_fields, explain, features_in_use
+from webhook.rules.k8s.ids import Errors, tag
+from webhook.rules.k8s.names import (
+    is_dns1123_subdomain,
+    is_qualified_name,
+    messages,
+    validate_dns1123_subdomain,
+    validate_driver_name,
+    validate_label_name,
+    validate_label_value,
+)
+from webhook.rules.k8s.node_selector import validate_node_selector
+from webhook.rules.k8s.partition import validate_partition_type, validate_skip_node_operations
 
 POOL_NAME_MAX = 253  # PoolNameMaxLength
 NODE_SELECTION = "exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` is required"

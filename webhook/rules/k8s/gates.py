@@ -21,8 +21,8 @@ from typing import Any
 from webhook.fieldpath import FieldPath
 from webhook.findings import Finding
 from webhook.profiles import Profile, first_release, load_profile
-from webhook.rules import k8s_ids as ids
-from webhook.rules.k8s_ids import Errors
+from webhook.rules.k8s import ids
+from webhook.rules.k8s.ids import Errors
 
 SPEC = FieldPath.root("spec")
 

@@ -13,9 +13,9 @@ from typing import Any
 
 from celext.semver import parse_semver
 from webhook.fieldpath import FieldPath
-from webhook.rules.k8s_errors import GoStruct, invalid, too_long, unknown_field
-from webhook.rules.k8s_ids import ATTRIBUTE_UNION, ATTRIBUTE_VALUE, UNKNOWN_FIELD, Errors
-from webhook.rules.k8s_wire import INT64_MAX, INT64_MIN, is_int64, wrong_type
+from webhook.rules.k8s.decode import INT64_MAX, INT64_MIN, is_int64, wrong_type
+from webhook.rules.k8s.errors import GoStruct, invalid, too_long, unknown_field
+from webhook.rules.k8s.ids import ATTRIBUTE_UNION, ATTRIBUTE_VALUE, UNKNOWN_FIELD, Errors
 
 MAX_VALUE_LENGTH = 64  # DeviceAttributeMaxValueLength (bytes)
 SEMVER_ERROR = "must be a string compatible with semver.org spec 2.0.0"
