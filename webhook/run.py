@@ -21,6 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
+from celext.vocabulary import LIST_MEMBERS
 from webhook.budget import UNLIMITED, Budget, BudgetExceeded, CompileCacheBudget, Meter, metered
 from webhook.fieldpath import FieldPath
 from webhook.findings import Action, Finding, Position
@@ -35,7 +36,6 @@ log = logging.getLogger(__name__)
 
 
 RATCHET_NOTE = " (already present before this update)"
-LIST_MEMBERS = ("ints", "bools", "strings", "versions")
 LIST_TYPES_HINT = (
     "the cluster runs without the DRAListTypeAttributes feature gate, so the API server dropped the list "
     "value; publish a scalar (int, bool, string, version) or enable the gate"
@@ -265,9 +265,12 @@ def _append(path: FieldPath, segment: str | int, is_key: bool) -> FieldPath:
 
 def uses_list_types(slice_: Obj) -> bool:
     """Upstream's draListTypeAttributesFeatureInUse: any attribute of any device sets a list field."""
+    from webhook.rules.devices import attributes, devices
+
     return any(
-        attribute.get(m) is not None
-        for _path, attribute in _attributes(slice_)
+        isinstance(attribute, dict) and attribute.get(m) is not None
+        for _i, device in devices(slice_)
+        for attribute in attributes(device).values()
         for m in LIST_MEMBERS
     )
 
@@ -304,15 +307,6 @@ def drop_list_types(slice_: Obj) -> tuple[Obj, set[str]]:
         body = {**body, "attributes": kept}
         devices.append({**device, "basic": body} if nested else body)
     return {**slice_, "spec": {**spec, "devices": devices}}, dropped
-
-
-def _attributes(slice_: Obj) -> Iterable[tuple[FieldPath, Any]]:
-    from webhook.rules.devices import attributes, devices
-
-    for path, device in devices(slice_):
-        for key, attribute in attributes(device).items():
-            if isinstance(attribute, dict):
-                yield path.child("attributes").key(str(key)), attribute
 
 
 def _explain_dropped(finding: Finding, dropped: set[str]) -> Finding:

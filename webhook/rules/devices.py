@@ -2,23 +2,28 @@
 
 The parity rules report wrong shapes; draguard's own rules read through these helpers and simply see
 nothing where the shape is wrong, so one malformed field yields one finding, not a cascade.
+
+`slice_index` walks the devices once per run for every draguard rule on the slice (numaNode, its vendor
+aliases, pcieRoot, pciBusID): each rule then reads the attributes it is about by name, and builds a field
+path only for what it reports (`attribute_path`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
+from celext.vocabulary import MEMBERS, NUMA_NODE, PCI_BUS_ID, PCIE_ROOT
 from webhook.fieldpath import FieldPath
 from webhook.rules.base import RuleContext
 from webhook.wire import Obj
 
 SPEC = FieldPath.root("spec")
 DEVICES = SPEC.child("devices")
-SCALARS = ("int", "bool", "string", "version")
-LISTS = ("ints", "bools", "strings", "versions")
-MEMBERS = SCALARS + LISTS
-STANDARD_DOMAIN = "resource.kubernetes.io"
+STANDARD = (NUMA_NODE, PCIE_ROOT, PCI_BUS_ID)  # the attributes the index gathers by name
+
+Named = list[tuple[int, Obj, Obj]]  # (device index, device, attribute)
 
 
 def driver_of(slice_: Obj) -> str:
@@ -27,8 +32,9 @@ def driver_of(slice_: Obj) -> str:
     return driver if isinstance(driver, str) else ""
 
 
-def devices(slice_: Obj) -> Iterator[tuple[FieldPath, Obj]]:
-    """`(spec.devices[i], device)` for every device that is a mapping."""
+def devices(slice_: Obj) -> Iterator[tuple[int, Obj]]:
+    """`(i, device)` for every `spec.devices[i]` that is a mapping; a v1beta1 device is read flat (its `basic`
+    fields next to its name)."""
     spec = slice_.get("spec")
     items = spec.get("devices") if isinstance(spec, Mapping) else None
     if not isinstance(items, list):
@@ -36,29 +42,48 @@ def devices(slice_: Obj) -> Iterator[tuple[FieldPath, Obj]]:
     for i, device in enumerate(items):
         if isinstance(device, Mapping):
             basic = device.get("basic")  # v1beta1 nests device fields under `basic`; read it flat
-            yield DEVICES.index(i), ({**basic, "name": device.get("name")} if isinstance(basic, Mapping) else device)
+            yield i, ({**basic, "name": device.get("name")} if isinstance(basic, Mapping) else device)
 
 
-def device_list(slice_: Obj, ctx: RuleContext) -> list[tuple[FieldPath, Obj]]:
-    """`devices(slice_)`, walked once per run and shared by every rule."""
-    return ctx.once("devices", lambda: list(devices(slice_)))
+def device_path(i: int) -> FieldPath:
+    return DEVICES.index(i)
 
 
-def named_attribute(slice_: Obj, ctx: RuleContext, name: str) -> list[tuple[FieldPath, Obj, Obj]]:
-    """`(path to the attribute, device, attribute)` for each device publishing attribute `name` as an object.
+def attribute_path(i: int, key: str) -> FieldPath:
+    """`spec.devices[i].attributes[key]`, built when a rule reports on it."""
+    return DEVICES.index(i).child("attributes").key(key)
 
-    Computed once per run, so every rule about one standard attribute shares the walk.
-    """
 
-    def walk() -> list[tuple[FieldPath, Obj, Obj]]:
-        found: list[tuple[FieldPath, Obj, Obj]] = []
-        for path, device in device_list(slice_, ctx):
-            attribute = attributes(device).get(name)
-            if isinstance(attribute, dict):
-                found.append((path.child("attributes").key(name), device, attribute))
-        return found
+@dataclass(slots=True)
+class SliceIndex:
+    """One walk of a slice's devices: each device with its attributes, and the standard attributes by name."""
 
-    return ctx.once(f"attribute:{name}", walk)
+    devices: list[tuple[int, Obj, Mapping[str, Any]]] = field(default_factory=list)  # (i, device, attributes)
+    named: dict[str, Named] = field(default_factory=dict)  # STANDARD name -> devices publishing it as an object
+
+
+def slice_index(slice_: Obj, ctx: RuleContext) -> SliceIndex:
+    """The slice's `SliceIndex`, walked once per run and shared by every rule."""
+    return ctx.once("slice-index", lambda: _walk(slice_))
+
+
+def _walk(slice_: Obj) -> SliceIndex:
+    index = SliceIndex(named={name: [] for name in STANDARD})
+    lists = [(name, index.named[name]) for name in STANDARD]
+    for i, device in devices(slice_):
+        attrs = attributes(device)
+        index.devices.append((i, device, attrs))
+        if attrs:
+            for name, found in lists:
+                attribute = attrs.get(name)
+                if isinstance(attribute, dict):
+                    found.append((i, device, attribute))
+    return index
+
+
+def named_attribute(slice_: Obj, ctx: RuleContext, name: str) -> Named:
+    """`(device index, device, attribute)` for each device publishing the standard attribute `name` as an object."""
+    return slice_index(slice_, ctx).named[name]
 
 
 def name_of(device: Obj) -> str:

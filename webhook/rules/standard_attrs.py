@@ -14,21 +14,23 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from celext.vocabulary import PCI_BUS_ID, PCIE_ROOT
 from webhook.findings import Action, Finding
 from webhook.rules.base import RESOURCE_SLICE, Rule, RuleContext
-from webhook.rules.devices import members, named_attribute
+from webhook.rules.devices import attribute_path, members, named_attribute
 from webhook.rules.k8s.errors import go_quote
 from webhook.wire import Obj
 
-PCIE_ROOT = "resource.kubernetes.io/pcieRoot"
-PCI_BUS_ID = "resource.kubernetes.io/pciBusID"
 # domain:bus:device.function; device is 5 bits (00-1f), function 3 bits (0-7).
 _BDF = re.compile(r"^[0-9a-f]{4}:[0-9a-f]{2}:[01][0-9a-f]\.[0-7]$")
 _SLICE = frozenset({RESOURCE_SLICE})
 
 
 def _pcie_root(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
-    for attr_path, _device, attribute in named_attribute(slice_, ctx, PCIE_ROOT):
+    for d, _device, attribute in named_attribute(slice_, ctx, PCIE_ROOT):
+        if _plain_root(attribute):
+            continue
+        attr_path = attribute_path(d, PCIE_ROOT)
         wrong = [m for m in members(attribute) if m not in ("string", "strings")]
         if wrong:
             yield Finding(attr_path, f"{PCIE_ROOT} is a {' and a '.join(wrong)} value; it must be string or strings",
@@ -44,9 +46,23 @@ def _pcie_root(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
                               hint="list only known root complexes")
 
 
+def _plain_root(attribute: Obj) -> bool:
+    """Nothing for `_pcie_root` to say: only a non-empty `string`, or only a `strings` list without ""."""
+    if len(attribute) != 1:
+        return False
+    value = attribute.get("string")
+    if value is not None:
+        return bool(value != "")
+    values = attribute.get("strings")
+    return type(values) is list and "" not in values
+
+
 def _pci_bus_id(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
-    for attr_path, _device, attribute in named_attribute(slice_, ctx, PCI_BUS_ID):
+    for i, _device, attribute in named_attribute(slice_, ctx, PCI_BUS_ID):
         value = attribute.get("string")
+        if type(value) is str and len(attribute) == 1 and _BDF.match(value):
+            continue  # the common case, decided without a path
+        attr_path = attribute_path(i, PCI_BUS_ID)
         if not isinstance(value, str) or any(m != "string" for m in members(attribute)):
             yield Finding(attr_path, f"{PCI_BUS_ID} must be a string value",
                           hint='publish the address as a string, e.g. `string: "0000:3b:00.0"`')

@@ -13,7 +13,7 @@ from typing import Any
 from webhook.fieldpath import FieldPath
 from webhook.profiles import Profile, load_profile
 from webhook.rules.k8s import ids
-from webhook.rules.k8s.attribute import attribute_ok, count_values, validate_device_attribute
+from webhook.rules.k8s.attribute import count_values, validate_device_attribute
 from webhook.rules.k8s.capacity import quantity_at, validate_capacity_map
 from webhook.rules.k8s.decode import as_map, get_bool, get_list, get_map, get_str, strings, unknown_fields
 from webhook.rules.k8s.errors import duplicate, invalid, not_supported, required, too_many
@@ -78,14 +78,10 @@ def validate_device(
     values = 0
     attributes_path = path.child("attributes")
     for key, attribute in attributes.items():
-        # Fast path: names repeat across devices and most attributes are fine; paths are built only for errors.
         if not qualified_name_ok(key):
             errs += tag(ids.QUALIFIED_NAME, validate_qualified_name(key, attributes_path))
-        count = attribute_ok(attribute)
-        if not count:
-            count = count_values({key: attribute})
-            validate_device_attribute(attribute, attributes_path.key(truncate_if_too_long(key, MAX_KEY_LENGTH)), errs)
-        values += count
+        values += count_values({key: attribute})
+        validate_device_attribute(attribute, attributes_path.key(truncate_if_too_long(key, MAX_KEY_LENGTH)), errs)
     max_values = profile.limit("maxAttributeValues")
     if max_values is not None and values > max_values:
         errs.append((ids.ATTRIBUTE_LIMITS, invalid(

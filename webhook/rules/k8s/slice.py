@@ -8,6 +8,7 @@ flattened and errors name the flat path (`spec.devices[0].attributes[...]`, upst
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
@@ -44,6 +45,7 @@ from webhook.rules.k8s.errors import (
     required,
     too_long,
 )
+from webhook.rules.k8s.fast import FAST_FIELDS, clean_device, uses_list_values
 from webhook.rules.k8s.gates import drop_disabled_fields, explain, features_in_use
 from webhook.rules.k8s.ids import Errors, tag
 from webhook.rules.k8s.names import (
@@ -257,9 +259,16 @@ def _validate_devices(
     profile: Profile,
 ) -> None:
     flat = devices
+    # The fast accept (k8s.fast): devices proven clean skip the precise validator, which alone builds paths.
+    # Not when the count is over every limit (nothing is checked then) nor with per-device node selection.
+    most = _limit(profile, "maxDevices")
+    fields, max_values = _fast_fields(profile.version), profile.limit("maxAttributeValues")
+    clean = [False] * len(flat) if per_device or 0 <= most < len(flat) else \
+        [clean_device(d, fields, max_values) for d in flat]
     advanced = profile.limit("maxDevicesAdvanced")
-    uses_advanced = advanced is not None and any(_uses_advanced_features(d) for d in flat)
-    limit = advanced if uses_advanced and advanced is not None else _limit(profile, "maxDevices")
+    uses_advanced = advanced is not None and any(
+        uses_list_values(d) if ok else _uses_advanced_features(d) for d, ok in zip(flat, clean, strict=True))
+    limit = advanced if uses_advanced and advanced is not None else most
     if not within_limit(flat, limit, path, ids.DEVICE_COUNT, errs):
         return
     old_devices: dict[str, Mapping[str, Any]] = {}
@@ -268,6 +277,8 @@ def _validate_devices(
         if isinstance(item, Mapping) and isinstance(item.get("name"), str):
             old_devices.setdefault(item["name"], flat_device(item))
     for i, item in enumerate(flat):
+        if clean[i]:
+            continue
         device_path = path.index(i)
         if not isinstance(item, Mapping):
             as_map(errs, item, device_path)  # reported once; nothing inside to check
@@ -276,6 +287,12 @@ def _validate_devices(
         validate_device(item, old_device, device_path, per_device, errs, profile=profile)
     duplicates((string_field(d, "name") if isinstance(d, Mapping) else None for d in flat), path, ids.DEVICE_NAME,
                errs)
+
+
+@functools.cache
+def _fast_fields(version: str) -> frozenset[str]:
+    """The device fields the fast accept handles, among those the release has."""
+    return FAST_FIELDS & load_profile(version).field_names("device")
 
 
 def _uses_advanced_features(device: Any) -> bool:
