@@ -40,9 +40,10 @@ def devices(slice_: Obj) -> Iterator[tuple[int, Obj]]:
     if not isinstance(items, list):
         return
     for i, device in enumerate(items):
-        if isinstance(device, Mapping):
+        if type(device) is dict or isinstance(device, Mapping):
             basic = device.get("basic")  # v1beta1 nests device fields under `basic`; read it flat
-            yield i, ({**basic, "name": device.get("name")} if isinstance(basic, Mapping) else device)
+            yield i, (device if basic is None else {**basic, "name": device.get("name")}
+                      if isinstance(basic, Mapping) else device)
 
 
 def device_path(i: int) -> FieldPath:
@@ -70,10 +71,11 @@ def slice_index(slice_: Obj, ctx: RuleContext) -> SliceIndex:
 def _walk(slice_: Obj) -> SliceIndex:
     index = SliceIndex(named={name: [] for name in STANDARD})
     lists = [(name, index.named[name]) for name in STANDARD]
+    standard = frozenset(STANDARD)
     for i, device in devices(slice_):
         attrs = attributes(device)
         index.devices.append((i, device, attrs))
-        if attrs:
+        if attrs and not standard.isdisjoint(attrs):
             for name, found in lists:
                 attribute = attrs.get(name)
                 if isinstance(attribute, dict):
@@ -103,7 +105,7 @@ def printable(text: str) -> str:
 
 def attributes(device: Obj) -> Mapping[str, Any]:
     attrs = device.get("attributes")
-    return attrs if isinstance(attrs, Mapping) else {}
+    return attrs if type(attrs) is dict or isinstance(attrs, Mapping) else {}
 
 
 def lookup(attrs: Mapping[str, Any], qualified: str, driver: str) -> tuple[str, Obj] | None:

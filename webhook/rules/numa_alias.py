@@ -57,9 +57,10 @@ def _find_aliases(slice_: Obj, ctx: RuleContext) -> Aliases:
     names = [(name, ident if domain == driver and ident else None)
              for name in alias_names(driver, ctx.policy.aliases)
              for domain, _, ident in [name.partition("/")]]
+    keys = frozenset(key for name, bare in names for key in (name, bare) if key is not None)
     out: Aliases = []
     for i, _device, attrs in slice_index(slice_, ctx).devices:
-        if not attrs:
+        if not attrs or keys.isdisjoint(attrs):
             continue
         found = []
         for name, bare in names:

@@ -17,6 +17,8 @@ of a slice and across requests; they are memoised in bounded tables (entries and
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+from itertools import repeat
 from typing import Any, Final
 
 from celext.quantity import parse_quantity
@@ -33,23 +35,40 @@ MEMO_KEY_CHARS: Final = 128  # longer texts are judged every time, never held
 
 
 class Verdicts:
-    """A bounded memo of `judge(text)` for short strings: at most MEMO_ENTRIES keys of MEMO_KEY_CHARS chars."""
+    """A bounded memo of `judge(text)`: the texts judged good and bad, at most MEMO_ENTRIES of MEMO_KEY_CHARS chars.
 
-    __slots__ = ("_judge", "known")
+    `good` is a set so that a caller can test a whole map's keys at once (`good.issuperset(keys)`, in C).
+    """
 
-    def __init__(self, judge: Any) -> None:
+    __slots__ = ("_judge", "bad", "good")
+
+    def __init__(self, judge: Callable[[str], bool]) -> None:
         self._judge = judge
-        self.known: dict[str, bool] = {}
+        self.good: set[str] = set()
+        self.bad: set[str] = set()
 
     def __call__(self, text: str) -> bool:
-        verdict = self.known.get(text)
-        if verdict is None:
-            verdict = bool(self._judge(text))
-            if len(text) <= MEMO_KEY_CHARS:
-                if len(self.known) >= MEMO_ENTRIES:
-                    self.known.clear()
-                self.known[text] = verdict
+        if text in self.good:
+            return True
+        if text in self.bad:
+            return False
+        verdict = bool(self._judge(text))
+        if len(text) <= MEMO_KEY_CHARS:
+            if len(self.good) + len(self.bad) >= MEMO_ENTRIES:
+                self.good.clear()
+                self.bad.clear()
+            (self.good if verdict else self.bad).add(text)
         return verdict
+
+    def all_good(self, texts: Iterable[Any]) -> bool:
+        """Whether every one of `texts` is a `str` judged good (the known ones checked in C)."""
+        texts = list(texts)
+        try:
+            if self.good.issuperset(texts):
+                return True
+        except TypeError:  # an unhashable value: no text
+            return False
+        return all(type(text) is str and self(text) for text in texts if text not in self.good)
 
 
 def _semver_ok(text: str) -> bool:
@@ -82,41 +101,39 @@ def attribute_values(attributes: dict[Any, Any]) -> int:
     Plainly valid: a `str` key known to be a qualified name, a dict with exactly one known member of exactly
     the member's type, strings and versions within 64 bytes, versions strict semver, lists non-empty.
     """
-    total = 0
-    known_names = name_ok.known
-    known_versions = version_ok.known
-    for key, attribute in attributes.items():
-        if not known_names.get(key) and (type(key) is not str or not name_ok(key)):
-            return -1
+    if not name_ok.all_good(attributes):
+        return -1
+    total = len(attributes)
+    low, high, short = INT64_MIN, INT64_MAX, MAX_VALUE_BYTES // 4
+    versions = version_ok.good
+    for attribute in attributes.values():
         if type(attribute) is not dict or len(attribute) != 1:
             return -1
-        for member, value in attribute.items():
+        for member in attribute:  # the one member (faster than unpacking items())
+            value = attribute[member]
             kind = type(value)
-            if kind is str:
+            if kind is int:
+                if member != "int" or value < low or value > high:
+                    return -1
+            elif kind is str:
                 if member == "string":
-                    if len(value) > MAX_VALUE_BYTES // 4 and not fits(value):
+                    if len(value) > short and not fits(value):
                         return -1
-                elif member != "version" or not (known_versions.get(value) or version_ok(value)):
+                elif member != "version" or (value not in versions and not version_ok(value)):
                     return -1
-                total += 1
-            elif kind is int:
-                if member != "int" or not INT64_MIN <= value <= INT64_MAX:
-                    return -1
-                total += 1
             elif kind is bool:
                 if member != "bool":
                     return -1
-                total += 1
-            elif kind is list and value:
-                if not _list_ok(member, value):
-                    return -1
-                total += len(value)
+            elif kind is list and value and _list_ok(member, value):
+                total += len(value) - 1
             else:
                 return -1
     return total
 
 
 _INT: Final = frozenset({int})
+_DICT: Final = frozenset({dict})
+_ONE: Final = frozenset({1})
 _STR: Final = frozenset({str})
 _BOOL: Final = frozenset({bool})
 
@@ -130,23 +147,18 @@ def _list_ok(member: str, values: list[Any]) -> bool:
     if member == "bools":
         return kinds == _BOOL
     if member == "versions":
-        known = version_ok.known
-        return kinds == _STR and all(known.get(v) or version_ok(v) for v in values)
+        return kinds == _STR and version_ok.all_good(values)
     return False
 
 
 def capacity_ok(capacity: dict[Any, Any]) -> bool:
     """Each entry a known-good key with exactly `{value: <quantity string>}` (no request policy)."""
-    known_names, known_quantities = name_ok.known, quantity_ok.known
-    for key, entry in capacity.items():
-        if not known_names.get(key) and (type(key) is not str or not name_ok(key)):
-            return False
-        if type(entry) is not dict or len(entry) != 1:
-            return False
-        value = entry.get("value")
-        if type(value) is not str or not (known_quantities.get(value) or quantity_ok(value)):
-            return False
-    return True
+    if not name_ok.all_good(capacity):
+        return False
+    entries = list(capacity.values())
+    if set(map(type, entries)) != _DICT or set(map(len, entries)) != _ONE:
+        return False
+    return quantity_ok.all_good(map(dict.get, entries, repeat("value")))
 
 
 def clean_device(device: Any, fields: frozenset[str], max_values: int | None) -> bool:
@@ -159,7 +171,7 @@ def clean_device(device: Any, fields: frozenset[str], max_values: int | None) ->
     if type(device) is not dict or not fields.issuperset(device):
         return False
     name = device.get("name")
-    if type(name) is not str or not (label_ok.known.get(name) or label_ok(name)):
+    if type(name) is not str or (name not in label_ok.good and not label_ok(name)):
         return False
     attributes = device.get("attributes")
     capacity = device.get("capacity")

@@ -99,7 +99,7 @@ def drop_disabled_fields(
         kept_spec = {k: v for k, v in spec.items() if k not in spec_off}
         for name in spec_off.keys() & spec.keys():
             drop(SPEC.child(name), spec_off[name])
-    if not any(_sets_any(d, device_off, capacity_off) for d in devices):
+    if not (device_off or capacity_off) or not any(_sets_any(d, device_off, capacity_off) for d in devices):
         return kept_spec, devices, dropped_by  # nothing to drop: no copy
     kept_devices: list[Any] = []
     for i, device in enumerate(devices):

@@ -285,6 +285,8 @@ def _validate_devices(
             continue
         old_device = old_devices.get(string_field(item, "name")) if old is not None else None
         validate_device(item, old_device, device_path, per_device, errs, profile=profile)
+    if all(clean) and len({d["name"] for d in flat}) == len(flat):
+        return  # clean devices have string names: distinct ones have no Duplicate to report
     duplicates((string_field(d, "name") if isinstance(d, Mapping) else None for d in flat), path, ids.DEVICE_NAME,
                errs)
 
