@@ -20,6 +20,7 @@ from celext.vocabulary import NUMA_NODE
 from webhook.findings import Action, Finding
 from webhook.rules.base import RESOURCE_SLICE, Rule, RuleContext
 from webhook.rules.devices import Named, attribute_path, int_values, is_int, members, named_attribute, value_path
+from webhook.rules.k8s.fast import enabled as fast_accept
 from webhook.wire import Obj
 
 NUMA: Final = NUMA_NODE
@@ -36,7 +37,9 @@ def numa_attributes(slice_: Obj, ctx: RuleContext) -> Named:
 
 def suspects(slice_: Obj, ctx: RuleContext) -> Named:
     """The numaNode attributes that are not plainly right: the only ones the per-device rules need to read."""
-    return ctx.once("numa-suspects", lambda: [entry for entry in numa_attributes(slice_, ctx) if not plain(entry[2])])
+    fast = fast_accept()
+    return ctx.once("numa-suspects",
+                    lambda: [entry for entry in numa_attributes(slice_, ctx) if not (fast and plain(entry[2]))])
 
 
 def plain(attribute: Obj) -> bool:

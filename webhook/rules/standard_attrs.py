@@ -19,6 +19,7 @@ from webhook.findings import Action, Finding
 from webhook.rules.base import RESOURCE_SLICE, Rule, RuleContext
 from webhook.rules.devices import attribute_path, members, named_attribute
 from webhook.rules.k8s.errors import go_quote
+from webhook.rules.k8s.fast import enabled as fast_accept
 from webhook.wire import Obj
 
 # domain:bus:device.function; device is 5 bits (00-1f), function 3 bits (0-7).
@@ -27,8 +28,9 @@ _SLICE = frozenset({RESOURCE_SLICE})
 
 
 def _pcie_root(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
+    fast = fast_accept()
     for d, _device, attribute in named_attribute(slice_, ctx, PCIE_ROOT):
-        if _plain_root(attribute):
+        if fast and _plain_root(attribute):
             continue
         attr_path = attribute_path(d, PCIE_ROOT)
         wrong = [m for m in members(attribute) if m not in ("string", "strings")]
@@ -58,9 +60,10 @@ def _plain_root(attribute: Obj) -> bool:
 
 
 def _pci_bus_id(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
+    fast = fast_accept()
     for i, _device, attribute in named_attribute(slice_, ctx, PCI_BUS_ID):
         value = attribute.get("string")
-        if type(value) is str and len(attribute) == 1 and _BDF.match(value):
+        if fast and type(value) is str and len(attribute) == 1 and _BDF.match(value):
             continue  # the common case, decided without a path
         attr_path = attribute_path(i, PCI_BUS_ID)
         if not isinstance(value, str) or any(m != "string" for m in members(attribute)):

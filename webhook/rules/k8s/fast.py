@@ -17,7 +17,9 @@ of a slice and across requests; they are memoised in bounded tables (entries and
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import contextlib
+from collections.abc import Callable, Iterable, Iterator
+from contextvars import ContextVar
 from itertools import repeat
 from typing import Any, Final
 
@@ -30,8 +32,24 @@ from webhook.rules.k8s.device import MAX_ATTRIBUTES_AND_CAPACITIES
 from webhook.rules.k8s.names import dns1123_label_ok, qualified_name_ok
 
 FAST_FIELDS: Final = frozenset({"name", "attributes", "capacity"})
+ENABLED: ContextVar[bool] = ContextVar("draguard_fast_accept", default=True)
 MEMO_ENTRIES: Final = 4096  # per table; a full table is emptied and refilled
 MEMO_KEY_CHARS: Final = 128  # longer texts are judged every time, never held
+
+
+def enabled() -> bool:
+    """Whether the rules may take their fast accept (always, except under `precise_only`)."""
+    return ENABLED.get()
+
+
+@contextlib.contextmanager
+def precise_only() -> Iterator[None]:
+    """Within the block every rule reads every device the precise way: what the differential test compares with."""
+    token = ENABLED.set(False)
+    try:
+        yield
+    finally:
+        ENABLED.reset(token)
 
 
 class Verdicts:
@@ -68,7 +86,7 @@ class Verdicts:
                 return True
         except TypeError:  # an unhashable value: no text
             return False
-        return all(type(text) is str and self(text) for text in texts if text not in self.good)
+        return all(type(text) is str and self(text) for text in texts)
 
 
 def _semver_ok(text: str) -> bool:

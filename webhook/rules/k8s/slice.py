@@ -46,6 +46,7 @@ from webhook.rules.k8s.errors import (
     too_long,
 )
 from webhook.rules.k8s.fast import FAST_FIELDS, clean_device, uses_list_values
+from webhook.rules.k8s.fast import enabled as fast_enabled
 from webhook.rules.k8s.gates import drop_disabled_fields, explain, features_in_use
 from webhook.rules.k8s.ids import Errors, tag
 from webhook.rules.k8s.names import (
@@ -263,7 +264,7 @@ def _validate_devices(
     # Not when the count is over every limit (nothing is checked then) nor with per-device node selection.
     most = _limit(profile, "maxDevices")
     fields, max_values = _fast_fields(profile.version), profile.limit("maxAttributeValues")
-    clean = [False] * len(flat) if per_device or 0 <= most < len(flat) else \
+    clean = [False] * len(flat) if per_device or 0 <= most < len(flat) or not fast_enabled() else \
         [clean_device(d, fields, max_values) for d in flat]
     advanced = profile.limit("maxDevicesAdvanced")
     uses_advanced = advanced is not None and any(
