@@ -16,6 +16,7 @@ more than its `Budget` a `budget-exceeded` finding; neither is suppressed or rat
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -62,7 +63,13 @@ class Outcome:
 
 
 def rules_for(kind: str) -> list[Rule]:
-    return [rule for rule in CATALOGUE.values() if kind in rule.kinds]
+    return list(_rules_for(kind))
+
+
+@functools.cache
+def _rules_for(kind: str) -> tuple[Rule, ...]:
+    """The catalogue's rules for `kind` (the catalogue is fixed at import: asked once per kind)."""
+    return tuple(rule for rule in CATALOGUE.values() if kind in rule.kinds)
 
 
 def run_rules(
@@ -81,7 +88,7 @@ def run_rules(
     selector expressions the object makes celext compile.
     """
     kind = kind_of(obj)
-    rules = [rule for rule in rules_for(kind)
+    rules = [rule for rule in _rules_for(kind)
              if rule.id not in RUNNER_RULES and policy.action(rule.id) is not Action.OFF]
     if not rules:
         return Outcome()

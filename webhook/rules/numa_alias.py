@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any, NamedTuple
 
+from celext.vocabulary import qualify
 from webhook.fieldpath import FieldPath
 from webhook.findings import Action, Finding
 from webhook.rules.base import RESOURCE_SLICE, Rule, RuleContext
@@ -28,7 +29,7 @@ _SLICE = frozenset({RESOURCE_SLICE})
 def alias_names(driver: str, configured: tuple[str, ...]) -> list[str]:
     names = list(configured)
     if driver and driver.isprintable():
-        names += [f"{driver}/numaNode", f"{driver}/numa"]
+        names += [qualify("numaNode", driver), qualify("numa", driver)]
     return [n for n in dict.fromkeys(names) if n != NUMA]
 
 

@@ -18,6 +18,7 @@ from webhook.rules.k8s.errors import GoStruct, invalid, too_long, unknown_field
 from webhook.rules.k8s.ids import ATTRIBUTE_UNION, ATTRIBUTE_VALUE, UNKNOWN_FIELD, Errors
 
 MAX_VALUE_LENGTH = 64  # DeviceAttributeMaxValueLength (bytes)
+MAX_ATTRIBUTES_AND_CAPACITIES = 32  # ResourceSliceMaxAttributesAndCapacitiesPerDevice
 SEMVER_ERROR = "must be a string compatible with semver.org spec 2.0.0"
 UNION_ERROR = "exactly one value must be specified"
 

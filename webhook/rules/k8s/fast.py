@@ -20,15 +20,13 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Iterable, Iterator
 from contextvars import ContextVar
-from itertools import repeat
 from typing import Any, Final
 
 from celext.quantity import parse_quantity
 from celext.semver import parse_semver
+from webhook.rules.k8s.attribute import MAX_ATTRIBUTES_AND_CAPACITIES, fits
 from webhook.rules.k8s.attribute import MAX_VALUE_LENGTH as MAX_VALUE_BYTES
-from webhook.rules.k8s.attribute import fits
 from webhook.rules.k8s.decode import INT64_MAX, INT64_MIN
-from webhook.rules.k8s.device import MAX_ATTRIBUTES_AND_CAPACITIES
 from webhook.rules.k8s.names import dns1123_label_ok, qualified_name_ok
 
 FAST_FIELDS: Final = frozenset({"name", "attributes", "capacity"})
@@ -150,8 +148,6 @@ def attribute_values(attributes: dict[Any, Any]) -> int:
 
 
 _INT: Final = frozenset({int})
-_DICT: Final = frozenset({dict})
-_ONE: Final = frozenset({1})
 _STR: Final = frozenset({str})
 _BOOL: Final = frozenset({bool})
 
@@ -173,10 +169,14 @@ def capacity_ok(capacity: dict[Any, Any]) -> bool:
     """Each entry a known-good key with exactly `{value: <quantity string>}` (no request policy)."""
     if not name_ok.all_good(capacity):
         return False
-    entries = list(capacity.values())
-    if set(map(type, entries)) != _DICT or set(map(len, entries)) != _ONE:
-        return False
-    return quantity_ok.all_good(map(dict.get, entries, repeat("value")))
+    quantities = quantity_ok.good
+    for entry in capacity.values():
+        if type(entry) is not dict or len(entry) != 1:
+            return False
+        value = entry.get("value")
+        if type(value) is not str or (value not in quantities and not quantity_ok(value)):
+            return False
+    return True
 
 
 def clean_device(device: Any, fields: frozenset[str], max_values: int | None) -> bool:
