@@ -88,7 +88,7 @@ def run_rules(
     selector expressions the object makes celext compile.
     """
     kind = kind_of(obj)
-    rules = [rule for rule in _rules_for(kind)
+    rules = [rule for rule in rules_for(kind)
              if rule.id not in RUNNER_RULES and policy.action(rule.id) is not Action.OFF]
     if not rules:
         return Outcome()
