@@ -61,10 +61,13 @@ def _find_aliases(slice_: Obj, ctx: RuleContext) -> Aliases:
     keys = frozenset(key for name, bare in names for key in (name, bare) if key is not None)
     out: Aliases = []
     for i, _device, attrs in slice_index(slice_, ctx).devices:
-        if not attrs or keys.isdisjoint(attrs):
+        hits = keys.intersection(attrs) if attrs else None
+        if not hits:
             continue
         found = []
         for name, bare in names:
+            if name not in hits and bare not in hits:
+                continue
             key, value = name, attrs.get(name)
             if (value is None or not isinstance(value, Mapping)) and bare is not None:
                 key, value = bare, attrs.get(bare)
