@@ -4,8 +4,9 @@ The parity rules report wrong shapes; draguard's own rules read through these he
 nothing where the shape is wrong, so one malformed field yields one finding, not a cascade.
 
 `slice_index` walks the devices once per run for every draguard rule on the slice (numaNode, its vendor
-aliases, pcieRoot, pciBusID): each rule then reads the attributes it is about by name, and builds a field
-path only for what it reports (`attribute_path`).
+aliases, pcieRoot, pciBusID): `webhook.rules.plain` reads it once to clear whole rule families, and a rule
+that must look reads the attributes it is about by name, building a field path only for what it reports
+(`attribute_path`).
 """
 
 from __future__ import annotations
@@ -14,14 +15,13 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from celext.vocabulary import MEMBERS, NUMA_NODE, PCI_BUS_ID, PCIE_ROOT
+from celext.vocabulary import MEMBERS
 from webhook.fieldpath import FieldPath
 from webhook.rules.base import RuleContext
 from webhook.wire import Obj
 
 SPEC = FieldPath.root("spec")
 DEVICES = SPEC.child("devices")
-STANDARD = (NUMA_NODE, PCIE_ROOT, PCI_BUS_ID)  # the attributes the index gathers by name
 
 Named = list[tuple[int, Obj, Obj]]  # (device index, device, attribute)
 
@@ -57,35 +57,22 @@ def attribute_path(i: int, key: str) -> FieldPath:
 
 @dataclass(slots=True)
 class SliceIndex:
-    """One walk of a slice's devices: each device with its attributes, and the standard attributes by name."""
+    """One walk of a slice's devices: each device (a mapping) with its attributes (empty when not a mapping)."""
 
     devices: list[tuple[int, Obj, Mapping[str, Any]]] = field(default_factory=list)  # (i, device, attributes)
-    named: dict[str, Named] = field(default_factory=dict)  # STANDARD name -> devices publishing it as an object
 
 
 def slice_index(slice_: Obj, ctx: RuleContext) -> SliceIndex:
     """The slice's `SliceIndex`, walked once per run and shared by every rule."""
-    return ctx.once("slice-index", lambda: _walk(slice_))
-
-
-def _walk(slice_: Obj) -> SliceIndex:
-    index = SliceIndex(named={name: [] for name in STANDARD})
-    lists = [(name, index.named[name]) for name in STANDARD]
-    standard = frozenset(STANDARD)
-    for i, device in devices(slice_):
-        attrs = attributes(device)
-        index.devices.append((i, device, attrs))
-        if attrs and not standard.isdisjoint(attrs):
-            for name, found in lists:
-                attribute = attrs.get(name)
-                if isinstance(attribute, dict):
-                    found.append((i, device, attribute))
-    return index
+    return ctx.once("slice-index",
+                    lambda: SliceIndex([(i, device, attributes(device)) for i, device in devices(slice_)]))
 
 
 def named_attribute(slice_: Obj, ctx: RuleContext, name: str) -> Named:
-    """`(device index, device, attribute)` for each device publishing the standard attribute `name` as an object."""
-    return slice_index(slice_, ctx).named[name]
+    """`(device index, device, attribute)` for each device publishing attribute `name` as an object (once per run)."""
+    return ctx.once(f"attribute:{name}", lambda: [
+        (i, device, attribute) for i, device, attrs in slice_index(slice_, ctx).devices
+        if isinstance(attribute := attrs.get(name), dict)])
 
 
 def name_of(device: Obj) -> str:

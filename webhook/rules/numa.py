@@ -20,11 +20,10 @@ from celext.vocabulary import NUMA_NODE
 from webhook.findings import Action, Finding
 from webhook.rules.base import RESOURCE_SLICE, Rule, RuleContext
 from webhook.rules.devices import Named, attribute_path, int_values, is_int, members, named_attribute, value_path
-from webhook.rules.k8s.fast import enabled as fast_accept
+from webhook.rules.plain import MAX_NODE, digest
 from webhook.wire import Obj
 
 NUMA: Final = NUMA_NODE
-MAX_NODE = 1024  # maxNUMANodes in the KEP-6072 helper (deviceattribute/numa_linux.go)
 _ALLOWED = frozenset({"int", "ints"})
 _SLICE = frozenset({RESOURCE_SLICE})
 _INT = frozenset({int})
@@ -33,28 +32,6 @@ _INT = frozenset({int})
 def numa_attributes(slice_: Obj, ctx: RuleContext) -> Named:
     """`(device index, device, attribute)` for each device that publishes a numaNode attribute (once per run)."""
     return named_attribute(slice_, ctx, NUMA)
-
-
-def suspects(slice_: Obj, ctx: RuleContext) -> Named:
-    """The numaNode attributes that are not plainly right: the only ones the per-device rules need to read."""
-    fast = fast_accept()
-    return ctx.once("numa-suspects",
-                    lambda: [entry for entry in numa_attributes(slice_, ctx) if not (fast and plain(entry[2]))])
-
-
-def plain(attribute: Obj) -> bool:
-    """Nothing for the per-device numaNode rules to say: `{int: n}`, or `{ints: [...]}` of distinct ints after the
-    physical node in ascending order, every node in [0, MAX_NODE). Exact types: anything else is read in full."""
-    if len(attribute) != 1:
-        return False
-    node = attribute.get("int")
-    if node is not None:
-        return type(node) is int and 0 <= node < MAX_NODE
-    values = attribute.get("ints")
-    if type(values) is not list or not values or set(map(type, values)) != _INT:
-        return False
-    rest = values[1:]
-    return min(values) >= 0 and max(values) < MAX_NODE and len(set(values)) == len(values) and rest == sorted(rest)
 
 
 def node_list(attribute: Obj) -> list[int] | None:
@@ -78,7 +55,9 @@ def physical_node(attribute: Obj) -> int | None:
 
 
 def _type(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
-    for i, _device, attribute in suspects(slice_, ctx):
+    if digest(slice_, ctx).numa:
+        return
+    for i, _device, attribute in numa_attributes(slice_, ctx):
         wrong = [m for m in members(attribute) if m not in _ALLOWED]
         if wrong:
             yield Finding(
@@ -89,7 +68,9 @@ def _type(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
 
 
 def _range(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
-    for i, _device, attribute in suspects(slice_, ctx):
+    if digest(slice_, ctx).numa:
+        return
+    for i, _device, attribute in numa_attributes(slice_, ctx):
         for where, node in int_values(attribute):
             if not is_int(node):
                 continue  # k8s-wire-type reports it
@@ -110,7 +91,9 @@ def _range(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
 
 
 def _duplicates(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
-    for i, _device, attribute in suspects(slice_, ctx):
+    if digest(slice_, ctx).numa:
+        return
+    for i, _device, attribute in numa_attributes(slice_, ctx):
         values = node_list(attribute)
         if values is None or len(set(values)) == len(values):
             continue
@@ -127,7 +110,9 @@ def _duplicates(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
 
 
 def _order(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
-    for i, _device, attribute in suspects(slice_, ctx):
+    if digest(slice_, ctx).numa:
+        return
+    for i, _device, attribute in numa_attributes(slice_, ctx):
         values = node_list(attribute)
         if values is None or len(values) < 3:
             continue

@@ -15,22 +15,15 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any, NamedTuple
 
-from celext.vocabulary import qualify
 from webhook.fieldpath import FieldPath
 from webhook.findings import Action, Finding
 from webhook.rules.base import RESOURCE_SLICE, Rule, RuleContext
 from webhook.rules.devices import attribute_path, driver_of, is_int, printable, slice_index
-from webhook.rules.numa import MAX_NODE, NUMA, physical_node
+from webhook.rules.numa import NUMA, physical_node
+from webhook.rules.plain import MAX_NODE, alias_keys, digest
 from webhook.wire import Obj
 
 _SLICE = frozenset({RESOURCE_SLICE})
-
-
-def alias_names(driver: str, configured: tuple[str, ...]) -> list[str]:
-    names = list(configured)
-    if driver and driver.isprintable():
-        names += [qualify("numaNode", driver), qualify("numa", driver)]
-    return [n for n in dict.fromkeys(names) if n != NUMA]
 
 
 class Alias(NamedTuple):
@@ -53,11 +46,7 @@ def _aliases(slice_: Obj, ctx: RuleContext) -> Aliases:
 
 
 def _find_aliases(slice_: Obj, ctx: RuleContext) -> Aliases:
-    driver = driver_of(slice_)
-    # Each alias as written qualified, and the bare id that also names it when its domain is the driver's.
-    names = [(name, ident if domain == driver and ident else None)
-             for name in alias_names(driver, ctx.policy.aliases)
-             for domain, _, ident in [name.partition("/")]]
+    names = alias_keys(driver_of(slice_), ctx.policy.aliases)
     keys = frozenset(key for name, bare in names for key in (name, bare) if key is not None)
     out: Aliases = []
     for i, _device, attrs in slice_index(slice_, ctx).devices:
@@ -84,6 +73,8 @@ def _alias_value(attribute: Any) -> int | None:
 
 
 def _mismatch(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
+    if digest(slice_, ctx).aliases:
+        return
     for attrs, found in _aliases(slice_, ctx):
         standard = attrs.get(NUMA)
         physical = physical_node(standard) if isinstance(standard, dict) else None
@@ -102,6 +93,8 @@ def _mismatch(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
 
 
 def _alias_type(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
+    if digest(slice_, ctx).aliases:
+        return
     for _attrs, found in _aliases(slice_, ctx):
         for alias in found:
             attribute, name = alias.attribute, alias.name
@@ -119,6 +112,8 @@ def _alias_type(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
 
 
 def _standard_missing(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
+    if digest(slice_, ctx).aliases:
+        return
     for attrs, found in _aliases(slice_, ctx):
         if NUMA in attrs:
             continue

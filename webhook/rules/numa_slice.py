@@ -16,12 +16,15 @@ from webhook.findings import Action, Finding
 from webhook.rules.base import RESOURCE_SLICE, Rule, RuleContext
 from webhook.rules.devices import attribute_path, name_of
 from webhook.rules.numa import NUMA, node_list, numa_attributes, show_nodes
+from webhook.rules.plain import digest
 from webhook.wire import Obj
 
 _SLICE = frozenset({RESOURCE_SLICE})
 
 
 def _consistency(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
+    if digest(slice_, ctx).numa_alike:
+        return
     first: dict[int, tuple[Obj, list[int]]] = {}  # physical node -> the first device listing it, and its list
     for i, device, attribute in numa_attributes(slice_, ctx):
         values = node_list(attribute)
@@ -39,6 +42,8 @@ def _consistency(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
 
 def _mixed(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
     """Devices whose form differs from the slice's majority form (ties: the first device's form)."""
+    if digest(slice_, ctx).numa_alike:
+        return
     forms = []
     for i, device, attribute in numa_attributes(slice_, ctx):
         form = "ints" if attribute.get("ints") is not None else "int" if attribute.get("int") is not None else ""

@@ -62,7 +62,7 @@ def _numa() -> st.SearchStrategy[Any]:
 
 def clean(i: int) -> dict[str, Any]:
     """A device the fast path accepts: what drivers publish, NUMA-aware."""
-    node = i % 4
+    node = i % 2  # devices 0 and 2 share a node (and a list): numaNode consistency has something to compare
     return {
         "name": f"gpu-{i}",
         "attributes": {
@@ -188,7 +188,8 @@ DEFECTS = [
                                                        "a/b/c", "/x", "x/", "Bad Key", "UPPER.example.com/x"]],
     *[_set("attributes", NUMA, value) for value in [{"int": -1}, {"int": 1023}, {"int": 1024}, {"ints": [1, 1]},
                                                      {"ints": [0, 2, 1]}, {"ints": [0, 1024]}, {"string": "0"},
-                                                     {"int": 1, "ints": [1]}, {"ints": [1, True]}, {"int": True}]],
+                                                     {"int": 1, "ints": [1]}, {"ints": [1, True]}, {"int": True},
+                                                     {"ints": [0, 1]}, {"ints": [0, 1, 2]}, {"int": 0}, {"int": 1}]],
     *[_set("attributes", "dra.net/numaNode", value) for value in [{"int": 3}, {"int": -1}, {"string": "0"}]],
     *[_set("attributes", PCIE, value) for value in [{"string": ""}, {"strings": ["a", ""]}, {"int": 1},
                                                      {"strings": ["x", 1]}, {"string": "a", "strings": ["b"]}]],
