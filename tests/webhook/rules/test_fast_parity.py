@@ -261,3 +261,19 @@ def test_verdict_tables_are_bounded() -> None:
     assert table("a" * fast.MEMO_KEY_CHARS) and "a" * fast.MEMO_KEY_CHARS in table.good
     assert not table.all_good(["a1", ["unhashable"]])
     assert not table.all_good(["a1", 5])
+
+
+@pytest.mark.parametrize(("count", "lists"), [(64, True), (65, True), (128, False), (129, False)])
+def test_device_count_limits_alike(count: int, lists: bool) -> None:
+    """64 devices once list attributes are used, 128 without: at, and one past, each limit."""
+    devices = [clean(i) for i in range(count)]
+    if not lists:
+        for device in devices:
+            device["attributes"] = {k: v for k, v in device["attributes"].items()
+                                    if not any(isinstance(x, list) for x in v.values())}
+    slice_ = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "node-a-gpu"},
+              "spec": {"driver": DRIVER, "nodeName": "node-a", "devices": devices,
+                       "pool": {"name": "node-a", "generation": 1, "resourceSliceCount": 1}}}
+    over = [f for f in _seen(slice_, Policy.default()) if f[0] == "k8s-device-count"]
+    assert len(over) == (count in (65, 129))
+    assert_same(slice_, Policy.default())
