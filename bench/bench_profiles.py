@@ -10,7 +10,7 @@ from __future__ import annotations
 from bench_rules import best, maximal_slice
 
 from webhook.policy import Policy
-from webhook.rules.slice_spec import validate_resource_slice
+from webhook.rules.k8s.slice import validate_resource_slice
 
 
 def main() -> None:

@@ -16,11 +16,13 @@ more than its `Budget` a `budget-exceeded` finding; neither is suppressed or rat
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
+from celext.vocabulary import LIST_MEMBERS
 from webhook.budget import UNLIMITED, Budget, BudgetExceeded, CompileCacheBudget, Meter, metered
 from webhook.fieldpath import FieldPath
 from webhook.findings import Action, Finding, Position
@@ -35,7 +37,6 @@ log = logging.getLogger(__name__)
 
 
 RATCHET_NOTE = " (already present before this update)"
-LIST_MEMBERS = ("ints", "bools", "strings", "versions")
 LIST_TYPES_HINT = (
     "the cluster runs without the DRAListTypeAttributes feature gate, so the API server dropped the list "
     "value; publish a scalar (int, bool, string, version) or enable the gate"
@@ -62,7 +63,13 @@ class Outcome:
 
 
 def rules_for(kind: str) -> list[Rule]:
-    return [rule for rule in CATALOGUE.values() if kind in rule.kinds]
+    return list(_rules_for(kind))
+
+
+@functools.cache
+def _rules_for(kind: str) -> tuple[Rule, ...]:
+    """The catalogue's rules for `kind` (the catalogue is fixed at import: asked once per kind)."""
+    return tuple(rule for rule in CATALOGUE.values() if kind in rule.kinds)
 
 
 def run_rules(
@@ -243,9 +250,12 @@ def _append(path: FieldPath, segment: str | int, is_key: bool) -> FieldPath:
 
 def uses_list_types(slice_: Obj) -> bool:
     """Upstream's draListTypeAttributesFeatureInUse: any attribute of any device sets a list field."""
+    from webhook.rules.devices import attributes, devices
+
     return any(
-        attribute.get(m) is not None
-        for _path, attribute in _attributes(slice_)
+        isinstance(attribute, dict) and attribute.get(m) is not None
+        for _i, device in devices(slice_)
+        for attribute in attributes(device).values()
         for m in LIST_MEMBERS
     )
 
@@ -257,7 +267,7 @@ def drop_list_types(slice_: Obj) -> tuple[Obj, set[str]]:
     alone) and the paths of the attributes that lost a list field.
     """
     from webhook.rules.devices import DEVICES
-    from webhook.rules.k8s_names import truncate_if_too_long
+    from webhook.rules.k8s.names import truncate_if_too_long
 
     spec = slice_.get("spec")
     items = spec.get("devices") if isinstance(spec, Mapping) else None
@@ -282,15 +292,6 @@ def drop_list_types(slice_: Obj) -> tuple[Obj, set[str]]:
         body = {**body, "attributes": kept}
         devices.append({**device, "basic": body} if nested else body)
     return {**slice_, "spec": {**spec, "devices": devices}}, dropped
-
-
-def _attributes(slice_: Obj) -> Iterable[tuple[FieldPath, Any]]:
-    from webhook.rules.devices import attributes, devices
-
-    for path, device in devices(slice_):
-        for key, attribute in attributes(device).items():
-            if isinstance(attribute, dict):
-                yield path.child("attributes").key(str(key)), attribute
 
 
 def _explain_dropped(finding: Finding, dropped: set[str]) -> Finding:

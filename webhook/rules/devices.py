@@ -2,23 +2,28 @@
 
 The parity rules report wrong shapes; draguard's own rules read through these helpers and simply see
 nothing where the shape is wrong, so one malformed field yields one finding, not a cascade.
+
+`slice_index` walks the devices once per run for every draguard rule on the slice (numaNode, its vendor
+aliases, pcieRoot, pciBusID): `webhook.rules.plain` reads it once to clear whole rule families, and a rule
+that must look reads the attributes it is about by name, building a field path only for what it reports
+(`attribute_path`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
+from celext.vocabulary import MEMBERS
 from webhook.fieldpath import FieldPath
 from webhook.rules.base import RuleContext
 from webhook.wire import Obj
 
 SPEC = FieldPath.root("spec")
 DEVICES = SPEC.child("devices")
-SCALARS = ("int", "bool", "string", "version")
-LISTS = ("ints", "bools", "strings", "versions")
-MEMBERS = SCALARS + LISTS
-STANDARD_DOMAIN = "resource.kubernetes.io"
+
+Named = list[tuple[int, Obj, Obj]]  # (device index, device, attribute)
 
 
 def driver_of(slice_: Obj) -> str:
@@ -27,38 +32,47 @@ def driver_of(slice_: Obj) -> str:
     return driver if isinstance(driver, str) else ""
 
 
-def devices(slice_: Obj) -> Iterator[tuple[FieldPath, Obj]]:
-    """`(spec.devices[i], device)` for every device that is a mapping."""
+def devices(slice_: Obj) -> Iterator[tuple[int, Obj]]:
+    """`(i, device)` for every `spec.devices[i]` that is a mapping; a v1beta1 device is read flat (its `basic`
+    fields next to its name)."""
     spec = slice_.get("spec")
     items = spec.get("devices") if isinstance(spec, Mapping) else None
     if not isinstance(items, list):
         return
     for i, device in enumerate(items):
-        if isinstance(device, Mapping):
+        if type(device) is dict or isinstance(device, Mapping):
             basic = device.get("basic")  # v1beta1 nests device fields under `basic`; read it flat
-            yield DEVICES.index(i), ({**basic, "name": device.get("name")} if isinstance(basic, Mapping) else device)
+            yield i, (device if basic is None else {**basic, "name": device.get("name")}
+                      if isinstance(basic, Mapping) else device)
 
 
-def device_list(slice_: Obj, ctx: RuleContext) -> list[tuple[FieldPath, Obj]]:
-    """`devices(slice_)`, walked once per run and shared by every rule."""
-    return ctx.once("devices", lambda: list(devices(slice_)))
+def device_path(i: int) -> FieldPath:
+    return DEVICES.index(i)
 
 
-def named_attribute(slice_: Obj, ctx: RuleContext, name: str) -> list[tuple[FieldPath, Obj, Obj]]:
-    """`(path to the attribute, device, attribute)` for each device publishing attribute `name` as an object.
+def attribute_path(i: int, key: str) -> FieldPath:
+    """`spec.devices[i].attributes[key]`, built when a rule reports on it."""
+    return DEVICES.index(i).child("attributes").key(key)
 
-    Computed once per run, so every rule about one standard attribute shares the walk.
-    """
 
-    def walk() -> list[tuple[FieldPath, Obj, Obj]]:
-        found: list[tuple[FieldPath, Obj, Obj]] = []
-        for path, device in device_list(slice_, ctx):
-            attribute = attributes(device).get(name)
-            if isinstance(attribute, dict):
-                found.append((path.child("attributes").key(name), device, attribute))
-        return found
+@dataclass(slots=True)
+class SliceIndex:
+    """One walk of a slice's devices: each device (a mapping) with its attributes (empty when not a mapping)."""
 
-    return ctx.once(f"attribute:{name}", walk)
+    devices: list[tuple[int, Obj, Mapping[str, Any]]] = field(default_factory=list)  # (i, device, attributes)
+
+
+def slice_index(slice_: Obj, ctx: RuleContext) -> SliceIndex:
+    """The slice's `SliceIndex`, walked once per run and shared by every rule."""
+    return ctx.once("slice-index",
+                    lambda: SliceIndex([(i, device, attributes(device)) for i, device in devices(slice_)]))
+
+
+def named_attribute(slice_: Obj, ctx: RuleContext, name: str) -> Named:
+    """`(device index, device, attribute)` for each device publishing attribute `name` as an object (once per run)."""
+    return ctx.once(f"attribute:{name}", lambda: [
+        (i, device, attribute) for i, device, attrs in slice_index(slice_, ctx).devices
+        if isinstance(attribute := attrs.get(name), dict)])
 
 
 def name_of(device: Obj) -> str:
@@ -71,14 +85,14 @@ def name_of(device: Obj) -> str:
 
 def printable(text: str) -> str:
     """`text` with control characters escaped as Go's %q would, without the quotes."""
-    from webhook.rules.k8s_errors import go_quote
+    from webhook.rules.k8s.errors import go_quote
 
     return go_quote(text)[1:-1]
 
 
 def attributes(device: Obj) -> Mapping[str, Any]:
     attrs = device.get("attributes")
-    return attrs if isinstance(attrs, Mapping) else {}
+    return attrs if type(attrs) is dict or isinstance(attrs, Mapping) else {}
 
 
 def lookup(attrs: Mapping[str, Any], qualified: str, driver: str) -> tuple[str, Obj] | None:

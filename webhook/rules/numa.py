@@ -14,29 +14,30 @@ list form) the physical node first, then the nodes at the same minimal SLIT dist
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Final
 
-from webhook.fieldpath import FieldPath
+from celext.vocabulary import NUMA_NODE
 from webhook.findings import Action, Finding
 from webhook.rules.base import RESOURCE_SLICE, Rule, RuleContext
-from webhook.rules.devices import int_values, is_int, members, named_attribute, value_path
+from webhook.rules.devices import Named, attribute_path, int_values, is_int, members, named_attribute, value_path
+from webhook.rules.plain import MAX_NODE, digest
 from webhook.wire import Obj
 
-NUMA = "resource.kubernetes.io/numaNode"
-MAX_NODE = 1024  # maxNUMANodes in the KEP-6072 helper (deviceattribute/numa_linux.go)
+NUMA: Final = NUMA_NODE
 _ALLOWED = frozenset({"int", "ints"})
 _SLICE = frozenset({RESOURCE_SLICE})
+_INT = frozenset({int})
 
 
-def numa_attributes(slice_: Obj, ctx: RuleContext) -> list[tuple[FieldPath, Obj, Any]]:
-    """`(path to the numaNode attribute, device, attribute)` for each device that publishes one (once per run)."""
+def numa_attributes(slice_: Obj, ctx: RuleContext) -> Named:
+    """`(device index, device, attribute)` for each device that publishes a numaNode attribute (once per run)."""
     return named_attribute(slice_, ctx, NUMA)
 
 
 def node_list(attribute: Obj) -> list[int] | None:
     """The `ints` list when every element is an int, else None."""
     values = attribute.get("ints")
-    if isinstance(values, list) and values and all(is_int(v) for v in values):
+    if isinstance(values, list) and values and (set(map(type, values)) == _INT or all(is_int(v) for v in values)):
         return values
     return None
 
@@ -54,67 +55,75 @@ def physical_node(attribute: Obj) -> int | None:
 
 
 def _type(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
-    for path, _device, attribute in numa_attributes(slice_, ctx):
+    if digest(slice_, ctx).numa:
+        return
+    for i, _device, attribute in numa_attributes(slice_, ctx):
         wrong = [m for m in members(attribute) if m not in _ALLOWED]
         if wrong:
             yield Finding(
-                path,
+                attribute_path(i, NUMA),
                 f"{NUMA} is a {' and a '.join(wrong)} value; it must be int or ints",
                 hint="publish the physical NUMA node as `int: N`, or the KEP-6072 list as `ints: [N, ...]`",
             )
 
 
 def _range(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
-    for path, _device, attribute in numa_attributes(slice_, ctx):
+    if digest(slice_, ctx).numa:
+        return
+    for i, _device, attribute in numa_attributes(slice_, ctx):
         for where, node in int_values(attribute):
             if not is_int(node):
                 continue  # k8s-wire-type reports it
             assert isinstance(node, int)
             if node < 0:
                 yield Finding(
-                    value_path(path, where),
+                    value_path(attribute_path(i, NUMA), where),
                     f"numaNode {node} is negative",
                     hint="omit the attribute while the NUMA node is unknown (drivers publish -1 for unknown; "
                     "the KEP-6072 helper publishes nothing then)",
                 )
             elif node >= MAX_NODE:
                 yield Finding(
-                    value_path(path, where),
+                    value_path(attribute_path(i, NUMA), where),
                     f"numaNode {node} must be below {MAX_NODE}",
                     hint=f"publish the node id the kernel reports; NUMA node ids are below {MAX_NODE}",
                 )
 
 
 def _duplicates(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
-    for path, _device, attribute in numa_attributes(slice_, ctx):
+    if digest(slice_, ctx).numa:
+        return
+    for i, _device, attribute in numa_attributes(slice_, ctx):
         values = node_list(attribute)
         if values is None or len(set(values)) == len(values):
             continue
         first: dict[int, int] = {}
-        for i, node in enumerate(values):
+        for j, node in enumerate(values):
             if node in first:
                 yield Finding(
-                    path.child("ints").index(i),
+                    attribute_path(i, NUMA).child("ints").index(j),
                     f"numaNode {node} appears twice in the list (also at index {first[node]})",
                     hint="list each NUMA node once: matchAttribute treats the list as a set, CEL counts every entry",
                 )
             else:
-                first[node] = i
+                first[node] = j
 
 
 def _order(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
-    for path, _device, attribute in numa_attributes(slice_, ctx):
+    if digest(slice_, ctx).numa:
+        return
+    for i, _device, attribute in numa_attributes(slice_, ctx):
         values = node_list(attribute)
         if values is None or len(values) < 3:
             continue
         rest = values[1:]
-        for i in range(1, len(rest)):
-            if rest[i] < rest[i - 1]:
+        for j in range(1, len(rest)):
+            if rest[j] < rest[j - 1]:
                 expected = [values[0], *sorted(set(rest) - {values[0]})]
                 yield Finding(
-                    path.child("ints").index(i + 1),
+                    attribute_path(i, NUMA).child("ints").index(j + 1),
                     f"numaNode list {show_nodes(values)} is not ascending after the physical node "
-                    f"({rest[i - 1]} comes before {rest[i]})",
+                    f"({rest[j - 1]} comes before {rest[j]})",
                     hint=f"publish the physical node first, then the others ascending, as the KEP-6072 helper "
                     f"does: {show_nodes(expected)}",
                 )
@@ -122,10 +131,10 @@ def _order(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
 
 
 def _list_form(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
-    for path, _device, attribute in numa_attributes(slice_, ctx):
+    for i, _device, attribute in numa_attributes(slice_, ctx):
         if attribute.get("ints") is not None:
             yield Finding(
-                path.child("ints"),
+                attribute_path(i, NUMA).child("ints"),
                 f"numaNode is a list, but policy numaNode.listForm is {ctx.policy.list_form}: this cluster's "
                 "scheduler does not apply list semantics yet",
                 hint="publish the physical node as `int: N` until the scheduler supports DRAListTypeAttributes "

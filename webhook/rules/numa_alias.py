@@ -12,49 +12,58 @@ and many keep it for old selectors. The aliases checked are the policy's `numaNo
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Iterator, Mapping
+from typing import Any, NamedTuple
 
 from webhook.fieldpath import FieldPath
 from webhook.findings import Action, Finding
 from webhook.rules.base import RESOURCE_SLICE, Rule, RuleContext
-from webhook.rules.devices import attributes, device_list, driver_of, is_int, lookup, printable
-from webhook.rules.numa import MAX_NODE, NUMA, physical_node
+from webhook.rules.devices import attribute_path, driver_of, is_int, printable, slice_index
+from webhook.rules.numa import NUMA, physical_node
+from webhook.rules.plain import MAX_NODE, alias_keys, digest
 from webhook.wire import Obj
 
 _SLICE = frozenset({RESOURCE_SLICE})
 
 
-def alias_names(driver: str, configured: tuple[str, ...]) -> list[str]:
-    names = list(configured)
-    if driver and driver.isprintable():
-        names += [f"{driver}/numaNode", f"{driver}/numa"]
-    return [n for n in dict.fromkeys(names) if n != NUMA]
+class Alias(NamedTuple):
+    name: str  # as configured: `domain/id`
+    device: int  # the device's index
+    key: str  # as written in the device's attributes (the bare id when the domain is the driver's)
+    attribute: Any
+
+    @property
+    def path(self) -> FieldPath:
+        return attribute_path(self.device, self.key)
 
 
-Aliases = list[tuple[FieldPath, Obj, list[tuple[str, FieldPath, Any]]]]
+Aliases = list[tuple[Obj, list[Alias]]]
 
 
 def _aliases(slice_: Obj, ctx: RuleContext) -> Aliases:
-    """Per device: `(attributes path, device attributes, [(alias name, path, attribute)])` when any alias is set."""
+    """Per device with any alias set: `(device attributes, [Alias, ...])`."""
     return ctx.once("numa-aliases", lambda: _find_aliases(slice_, ctx))
 
 
 def _find_aliases(slice_: Obj, ctx: RuleContext) -> Aliases:
-    driver = driver_of(slice_)
-    names = alias_names(driver, ctx.policy.aliases)
+    names = alias_keys(driver_of(slice_), ctx.policy.aliases)
+    keys = frozenset(key for name, bare in names for key in (name, bare) if key is not None)
     out: Aliases = []
-    for path, device in device_list(slice_, ctx):
-        attrs = attributes(device)
-        if not attrs:
+    for i, _device, attrs in slice_index(slice_, ctx).devices:
+        hits = keys.intersection(attrs) if attrs else None
+        if not hits:
             continue
         found = []
-        for name in names:
-            hit = lookup(attrs, name, driver)
-            if hit is not None:
-                found.append((name, path.child("attributes").key(hit[0]), hit[1]))
+        for name, bare in names:
+            if name not in hits and bare not in hits:
+                continue
+            key, value = name, attrs.get(name)
+            if (value is None or not isinstance(value, Mapping)) and bare is not None:
+                key, value = bare, attrs.get(bare)
+            if value is not None and isinstance(value, Mapping):
+                found.append(Alias(name, i, key, value))
         if found:
-            out.append((path.child("attributes"), attrs, found))
+            out.append((attrs, found))
     return out
 
 
@@ -64,16 +73,19 @@ def _alias_value(attribute: Any) -> int | None:
 
 
 def _mismatch(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
-    for _path, attrs, found in _aliases(slice_, ctx):
+    if digest(slice_, ctx).aliases:
+        return
+    for attrs, found in _aliases(slice_, ctx):
         standard = attrs.get(NUMA)
         physical = physical_node(standard) if isinstance(standard, dict) else None
         if physical is None or not 0 <= physical < MAX_NODE:
             continue  # no usable physical node to compare with (numa-node-range reports a bad one)
-        for name, path, attribute in found:
-            value = _alias_value(attribute)
+        for alias in found:
+            value = _alias_value(alias.attribute)
             if value is not None and value != physical:
+                name = alias.name
                 yield Finding(
-                    path.child("int"),
+                    alias.path.child("int"),
                     f"{name} is {value} but {NUMA} says the device is on NUMA node {physical}",
                     hint=f"publish the same physical node in both; selectors on {name} and on the standard "
                     "attribute would otherwise pick different devices",
@@ -81,30 +93,35 @@ def _mismatch(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
 
 
 def _alias_type(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
-    for _path, _attrs, found in _aliases(slice_, ctx):
-        for name, path, attribute in found:
+    if digest(slice_, ctx).aliases:
+        return
+    for _attrs, found in _aliases(slice_, ctx):
+        for alias in found:
+            attribute, name = alias.attribute, alias.name
             if not isinstance(attribute, dict):
                 continue
             value = attribute.get("int")
             if value is None:
                 kinds = [printable(str(k)) for k, v in attribute.items() if v is not None] or ["empty"]
-                yield Finding(path, f"NUMA alias {name} is a {'/'.join(kinds)} value, not an int",
+                yield Finding(alias.path, f"NUMA alias {name} is a {'/'.join(kinds)} value, not an int",
                               hint="publish vendor NUMA aliases as `int: N`, like the standard attribute")
             elif is_int(value) and value < 0:
-                yield Finding(path.child("int"), f"NUMA alias {name} is {value}",
+                yield Finding(alias.path.child("int"), f"NUMA alias {name} is {value}",
                               hint="omit the alias while the NUMA node is unknown instead of publishing a "
                               "negative value; selectors comparing node ids would match it")
 
 
 def _standard_missing(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
-    for _path, attrs, found in _aliases(slice_, ctx):
+    if digest(slice_, ctx).aliases:
+        return
+    for attrs, found in _aliases(slice_, ctx):
         if NUMA in attrs:
             continue
-        usable = [(name, path) for name, path, attribute in found if _alias_value(attribute) is not None]
+        usable = [alias for alias in found if _alias_value(alias.attribute) is not None]
         if usable:
-            name, path = usable[0]
+            name = usable[0].name
             yield Finding(
-                path,
+                usable[0].path,
                 f"the device publishes {name} but not {NUMA}, so cross-driver matchAttribute cannot see its "
                 "NUMA node",
                 hint=f"also publish {NUMA} with the same node (KEP-6072)",

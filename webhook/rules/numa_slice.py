@@ -14,24 +14,27 @@ from collections.abc import Iterator
 
 from webhook.findings import Action, Finding
 from webhook.rules.base import RESOURCE_SLICE, Rule, RuleContext
-from webhook.rules.devices import name_of
-from webhook.rules.numa import node_list, numa_attributes, show_nodes
+from webhook.rules.devices import attribute_path, name_of
+from webhook.rules.numa import NUMA, node_list, numa_attributes, show_nodes
+from webhook.rules.plain import digest
 from webhook.wire import Obj
 
 _SLICE = frozenset({RESOURCE_SLICE})
 
 
 def _consistency(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
-    first: dict[int, tuple[str, list[int]]] = {}
-    for path, device, attribute in numa_attributes(slice_, ctx):
+    if digest(slice_, ctx).numa_alike:
+        return
+    first: dict[int, tuple[Obj, list[int]]] = {}  # physical node -> the first device listing it, and its list
+    for i, device, attribute in numa_attributes(slice_, ctx):
         values = node_list(attribute)
         if values is None:
             continue
-        seen = first.setdefault(values[0], (name_of(device), values))
+        seen = first.setdefault(values[0], (device, values))
         if seen[1] != values:
             yield Finding(
-                path.child("ints"),
-                f"{name_of(device)} publishes {show_nodes(values)} but {seen[0]}, on the same physical node "
+                attribute_path(i, NUMA).child("ints"),
+                f"{name_of(device)} publishes {show_nodes(values)} but {name_of(seen[0])}, on the same physical node "
                 f"{values[0]}, publishes {show_nodes(seen[1])}",
                 hint="derive every device's list from the same SLIT row (the KEP-6072 helper does)",
             )
@@ -39,21 +42,23 @@ def _consistency(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
 
 def _mixed(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
     """Devices whose form differs from the slice's majority form (ties: the first device's form)."""
+    if digest(slice_, ctx).numa_alike:
+        return
     forms = []
-    for path, device, attribute in numa_attributes(slice_, ctx):
+    for i, device, attribute in numa_attributes(slice_, ctx):
         form = "ints" if attribute.get("ints") is not None else "int" if attribute.get("int") is not None else ""
         if form:
-            forms.append((form, path, name_of(device)))
+            forms.append((form, i, device))
     if len({form for form, _, _ in forms}) < 2:
         return
     ints = sum(form == "ints" for form, _, _ in forms)
     majority = "ints" if ints * 2 > len(forms) or (ints * 2 == len(forms) and forms[0][0] == "ints") else "int"
-    example = next(name for form, _, name in forms if form == majority)
-    for form, path, name in forms:
+    example = next(name_of(device) for form, _, device in forms if form == majority)
+    for form, i, device in forms:
         if form != majority:
             yield Finding(
-                path.child(form),
-                f"{name} publishes numaNode as {form} while {example} uses {majority}",
+                attribute_path(i, NUMA).child(form),
+                f"{name_of(device)} publishes numaNode as {form} while {example} uses {majority}",
                 hint="publish one form across the slice, so one selector works on every device",
             )
 

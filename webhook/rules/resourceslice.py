@@ -1,6 +1,6 @@
 """Kubernetes parity rules for ResourceSlice: what the API server itself rejects, with its exact wording.
 
-Upstream's validators (`slice_spec`, `slice_device`, `slice_attribute`, `slice_capacity`) run once per
+Upstream's validators (`webhook/rules/k8s/`: slice, device, attribute, capacity) run once per
 object; each catalogue entry below reports the errors tagged with its id, so a policy can tune them apart
 while the walk stays one pass.
 """
@@ -11,10 +11,10 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 from webhook.findings import Action, Finding
-from webhook.rules import k8s_ids as ids
 from webhook.rules.base import RESOURCE_SLICE, Check, Rule, RuleContext
-from webhook.rules.k8s_ids import Errors
-from webhook.rules.slice_spec import validate_resource_slice
+from webhook.rules.k8s import ids
+from webhook.rules.k8s.ids import Errors
+from webhook.rules.k8s.slice import validate_resource_slice
 from webhook.wire import Obj
 
 _SLICE = frozenset({RESOURCE_SLICE})

@@ -11,24 +11,24 @@ several roots); `pciBusID` is the device's PCI address as sysfs names it.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
+from celext.vocabulary import PCI_BUS_ID, PCIE_ROOT
 from webhook.findings import Action, Finding
 from webhook.rules.base import RESOURCE_SLICE, Rule, RuleContext
-from webhook.rules.devices import members, named_attribute
-from webhook.rules.k8s_errors import go_quote
+from webhook.rules.devices import attribute_path, members, named_attribute
+from webhook.rules.k8s.errors import go_quote
+from webhook.rules.plain import BDF, digest
 from webhook.wire import Obj
 
-PCIE_ROOT = "resource.kubernetes.io/pcieRoot"
-PCI_BUS_ID = "resource.kubernetes.io/pciBusID"
-# domain:bus:device.function; device is 5 bits (00-1f), function 3 bits (0-7).
-_BDF = re.compile(r"^[0-9a-f]{4}:[0-9a-f]{2}:[01][0-9a-f]\.[0-7]$")
 _SLICE = frozenset({RESOURCE_SLICE})
 
 
 def _pcie_root(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
-    for attr_path, _device, attribute in named_attribute(slice_, ctx, PCIE_ROOT):
+    if digest(slice_, ctx).pcie_root:
+        return
+    for d, _device, attribute in named_attribute(slice_, ctx, PCIE_ROOT):
+        attr_path = attribute_path(d, PCIE_ROOT)
         wrong = [m for m in members(attribute) if m not in ("string", "strings")]
         if wrong:
             yield Finding(attr_path, f"{PCIE_ROOT} is a {' and a '.join(wrong)} value; it must be string or strings",
@@ -45,14 +45,17 @@ def _pcie_root(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
 
 
 def _pci_bus_id(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
-    for attr_path, _device, attribute in named_attribute(slice_, ctx, PCI_BUS_ID):
+    if digest(slice_, ctx).pci_bus_id:
+        return
+    for i, _device, attribute in named_attribute(slice_, ctx, PCI_BUS_ID):
         value = attribute.get("string")
+        attr_path = attribute_path(i, PCI_BUS_ID)
         if not isinstance(value, str) or any(m != "string" for m in members(attribute)):
             yield Finding(attr_path, f"{PCI_BUS_ID} must be a string value",
                           hint='publish the address as a string, e.g. `string: "0000:3b:00.0"`')
-        elif not _BDF.match(value):
+        elif not BDF.match(value):
             hint = "write the address as sysfs names it, domain:bus:device.function, e.g. 0000:3b:00.0"
-            if _BDF.match(value.lower()):
+            if BDF.match(value.lower()):
                 hint = f"use lower-case hex: {value.lower()}"
             message = f"{PCI_BUS_ID} {go_quote(value)} is not a PCI address dddd:bb:dd.f in lower-case hex"
             yield Finding(attr_path.child("string"), message, hint=hint)

@@ -11,8 +11,9 @@ import pytest
 from ruamel.yaml import YAML
 
 from webhook.fieldpath import FieldPath
-from webhook.rules import k8s_errors, k8s_names
-from webhook.rules.k8s_errors import OMIT, GoStruct
+from webhook.rules.k8s import errors as k8s_errors
+from webhook.rules.k8s import names as k8s_names
+from webhook.rules.k8s.errors import OMIT, GoStruct
 
 DATA = Path(__file__).parent / "data"
 NAMES = YAML(typ="safe", pure=True).load((DATA / "apimachinery_names.yaml").read_text(encoding="utf-8"))
@@ -91,7 +92,7 @@ QUANTITIES = YAML(typ="safe", pure=True).load((DATA / "quantities.yaml").read_te
 @pytest.mark.parametrize("sign", ["", "-"])
 def test_quantity_canonical_form(case: dict[str, str], sign: str) -> None:
     from celext.quantity import parse_quantity
-    from webhook.rules.slice_capacity import canonical
+    from webhook.rules.k8s.capacity import canonical
 
     expected = case["expect"] if not sign or case["expect"] == "0" else sign + case["expect"]
     assert canonical(parse_quantity(sign + str(case["in"]))) == expected

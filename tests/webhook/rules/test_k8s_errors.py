@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from webhook.fieldpath import FieldPath
-from webhook.rules.k8s_errors import (
+from webhook.rules.k8s.errors import (
     GoStruct,
     duplicate,
     forbidden,
@@ -18,7 +18,7 @@ from webhook.rules.k8s_errors import (
     too_many,
     unknown_field,
 )
-from webhook.rules.k8s_names import (
+from webhook.rules.k8s.names import (
     is_dns1123_label,
     is_qualified_name,
     truncate_if_too_long,
@@ -105,6 +105,6 @@ def test_qualified_name_with_two_slashes_passes() -> None:
 )
 def test_quantities_print_in_upstream_canonical_form(text: str, canonical_form: str) -> None:
     from celext.quantity import parse_quantity
-    from webhook.rules.slice_capacity import canonical
+    from webhook.rules.k8s.capacity import canonical
 
     assert canonical(parse_quantity(text)) == canonical_form

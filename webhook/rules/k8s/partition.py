@@ -12,12 +12,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from webhook.fieldpath import FieldPath
-from webhook.rules import k8s_ids as ids
-from webhook.rules.k8s_errors import duplicate, invalid, not_supported, required
-from webhook.rules.k8s_ids import Errors, tag
-from webhook.rules.k8s_names import validate_qualified_name
-from webhook.rules.k8s_wire import get_list, get_str, strings
-from webhook.rules.slice_attribute import go_attribute
+from webhook.rules.k8s import ids
+from webhook.rules.k8s.attribute import go_attribute
+from webhook.rules.k8s.decode import get_list, get_str, strings
+from webhook.rules.k8s.errors import duplicate, invalid, not_supported, required
+from webhook.rules.k8s.ids import Errors, tag
+from webhook.rules.k8s.names import validate_qualified_name
 
 SKIP_OPERATIONS = ("*", "NodePrepareResources", "NodeUnprepareResources")  # sorted, as the enum check lists them
 FULLY_QUALIFIED = "a fully qualified name must be a domain and a name separated by a slash"

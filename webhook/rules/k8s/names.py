@@ -20,7 +20,7 @@ from contextvars import ContextVar
 
 from webhook.fieldpath import FieldPath
 from webhook.findings import Finding
-from webhook.rules.k8s_errors import invalid, required, too_long
+from webhook.rules.k8s.errors import invalid, required, too_long
 
 DNS1123_LABEL_MAX = 63
 DNS1123_SUBDOMAIN_MAX = 253

@@ -12,10 +12,15 @@ from typing import Any
 
 from webhook.fieldpath import FieldPath
 from webhook.profiles import Profile, load_profile
-from webhook.rules import k8s_ids as ids
-from webhook.rules.k8s_errors import duplicate, invalid, not_supported, required, too_many
-from webhook.rules.k8s_ids import Errors, tag
-from webhook.rules.k8s_names import (
+from webhook.rules.k8s import ids
+from webhook.rules.k8s.attribute import MAX_ATTRIBUTES_AND_CAPACITIES, count_values, validate_device_attribute
+from webhook.rules.k8s.capacity import quantity_at, validate_capacity_map
+from webhook.rules.k8s.decode import as_map, get_bool, get_list, get_map, get_str, strings, unknown_fields
+from webhook.rules.k8s.errors import duplicate, invalid, not_supported, required, too_many
+from webhook.rules.k8s.fast import attribute_values
+from webhook.rules.k8s.fast import enabled as fast_enabled
+from webhook.rules.k8s.ids import Errors, tag
+from webhook.rules.k8s.names import (
     DNS1123_LABEL_MAX,
     dns1123_label_ok,
     qualified_name_ok,
@@ -26,13 +31,9 @@ from webhook.rules.k8s_names import (
     validate_label_value,
     validate_qualified_name,
 )
-from webhook.rules.k8s_node_selector import validate_node_selector
-from webhook.rules.k8s_wire import as_map, get_bool, get_list, get_map, get_str, strings, unknown_fields
-from webhook.rules.slice_attribute import attribute_ok, count_values, validate_device_attribute
-from webhook.rules.slice_capacity import quantity_at, validate_capacity_map
-from webhook.rules.slice_node_allocatable import validate_node_allocatable_mappings, validate_node_allocatable_resources
+from webhook.rules.k8s.node_allocatable import validate_node_allocatable_mappings, validate_node_allocatable_resources
+from webhook.rules.k8s.node_selector import validate_node_selector
 
-MAX_ATTRIBUTES_AND_CAPACITIES = 32  # ResourceSliceMaxAttributesAndCapacitiesPerDevice
 MAX_ATTRIBUTE_VALUES = 48  # ResourceSliceMaxAttributeValuesPerDevice
 MAX_KEY_LENGTH = 63 + 1 + 32  # DeviceMaxDomainLength + "/" + DeviceMaxIDLength: where keys get truncated
 MAX_TAINTS = 16  # DeviceTaintsMaxLength
@@ -75,17 +76,16 @@ def validate_device(
         errs.append((ids.ATTRIBUTE_LIMITS, invalid(
             path, len(attributes) + len(capacity),
             f"the total number of attributes and capacities must not exceed {MAX_ATTRIBUTES_AND_CAPACITIES}")))
-    values = 0
-    attributes_path = path.child("attributes")
-    for key, attribute in attributes.items():
-        # Fast path: names repeat across devices and most attributes are fine; paths are built only for errors.
-        if not qualified_name_ok(key):
-            errs += tag(ids.QUALIFIED_NAME, validate_qualified_name(key, attributes_path))
-        count = attribute_ok(attribute)
-        if not count:
-            count = count_values({key: attribute})
+    # Attributes the fast accept proves clean (a device held back only by another field) need no paths.
+    values = attribute_values(attributes) if type(attributes) is dict and fast_enabled() else -1
+    if values < 0:
+        values = 0
+        attributes_path = path.child("attributes")
+        for key, attribute in attributes.items():
+            if not qualified_name_ok(key):
+                errs += tag(ids.QUALIFIED_NAME, validate_qualified_name(key, attributes_path))
+            values += count_values({key: attribute})
             validate_device_attribute(attribute, attributes_path.key(truncate_if_too_long(key, MAX_KEY_LENGTH)), errs)
-        values += count
     max_values = profile.limit("maxAttributeValues")
     if max_values is not None and values > max_values:
         errs.append((ids.ATTRIBUTE_LIMITS, invalid(

@@ -25,11 +25,11 @@ from typing import Any
 from celext.quantity import Quantity, is_quantity, parse_quantity
 from webhook.fieldpath import FieldPath
 from webhook.profiles import Profile, load_profile
-from webhook.rules import k8s_ids as ids
-from webhook.rules.k8s_errors import duplicate, forbidden, invalid, required, too_many, type_invalid
-from webhook.rules.k8s_ids import Errors, tag
-from webhook.rules.k8s_names import qualified_name_ok, truncate_if_too_long, validate_qualified_name
-from webhook.rules.k8s_wire import as_map, get_list, get_map, unknown_fields, wrong_type
+from webhook.rules.k8s import ids
+from webhook.rules.k8s.decode import as_map, get_list, get_map, unknown_fields, wrong_type
+from webhook.rules.k8s.errors import duplicate, forbidden, invalid, required, too_many, type_invalid
+from webhook.rules.k8s.ids import Errors, tag
+from webhook.rules.k8s.names import qualified_name_ok, truncate_if_too_long, validate_qualified_name
 
 CAPACITY_FIELDS = frozenset({"value", "requestPolicy"})
 POLICY_FIELDS = frozenset({"default", "validValues", "validRange"})

@@ -11,8 +11,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from webhook.fieldpath import FieldPath
-from webhook.rules.k8s_errors import type_invalid
-from webhook.rules.k8s_ids import WIRE_TYPE, Errors
+from webhook.rules.k8s.errors import type_invalid
+from webhook.rules.k8s.ids import WIRE_TYPE, Errors
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 
@@ -72,8 +72,8 @@ def as_map(errs: Errors, value: Any, path: FieldPath) -> Mapping[str, Any]:
 
 def unknown_fields(errs: Errors, obj: Mapping[str, Any], known: frozenset[str], path: FieldPath) -> None:
     """The API server's field-validation warning for every key of `obj` its schema lacks."""
-    from webhook.rules.k8s_errors import unknown_field
-    from webhook.rules.k8s_ids import UNKNOWN_FIELD
+    from webhook.rules.k8s.errors import unknown_field
+    from webhook.rules.k8s.ids import UNKNOWN_FIELD
 
     if not known.issuperset(obj):
         errs += [(UNKNOWN_FIELD, unknown_field(path.child(str(key)))) for key in obj if key not in known]

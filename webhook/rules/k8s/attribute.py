@@ -7,21 +7,20 @@ strict semver 2.0.0. Duplicates inside a list are accepted (listType=atomic), as
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Mapping
 from typing import Any
 
 from celext.semver import parse_semver
+from celext.vocabulary import LIST_MEMBERS, MEMBERS
 from webhook.fieldpath import FieldPath
-from webhook.rules.k8s_errors import GoStruct, invalid, too_long, unknown_field
-from webhook.rules.k8s_ids import ATTRIBUTE_UNION, ATTRIBUTE_VALUE, UNKNOWN_FIELD, Errors
-from webhook.rules.k8s_wire import INT64_MAX, INT64_MIN, is_int64, wrong_type
+from webhook.rules.k8s.decode import INT64_MAX, INT64_MIN, is_int64, wrong_type
+from webhook.rules.k8s.errors import GoStruct, invalid, too_long, unknown_field
+from webhook.rules.k8s.ids import ATTRIBUTE_UNION, ATTRIBUTE_VALUE, UNKNOWN_FIELD, Errors
 
 MAX_VALUE_LENGTH = 64  # DeviceAttributeMaxValueLength (bytes)
+MAX_ATTRIBUTES_AND_CAPACITIES = 32  # ResourceSliceMaxAttributesAndCapacitiesPerDevice
 SEMVER_ERROR = "must be a string compatible with semver.org spec 2.0.0"
 UNION_ERROR = "exactly one value must be specified"
-MEMBERS = ("int", "bool", "string", "version", "ints", "bools", "strings", "versions")  # Go field order
-LIST_MEMBERS = ("ints", "bools", "strings", "versions")
 
 
 def validate_device_attribute(attribute: Any, path: FieldPath, errs: Errors) -> None:
@@ -61,10 +60,15 @@ def go_attribute(attribute: Mapping[str, Any]) -> GoStruct:
     return GoStruct({m: attribute[m] for m in MEMBERS if attribute.get(m) not in (None, [])})
 
 
+def fits(value: str) -> bool:
+    """At most 64 bytes (Go's len); a string of at most 16 characters needs no encoding to tell."""
+    return len(value) <= MAX_VALUE_LENGTH // 4 or len(value.encode()) <= MAX_VALUE_LENGTH
+
+
 def _string(value: Any, path: FieldPath, errs: Errors) -> None:
     if not isinstance(value, str):
         wrong_type(errs, value, path, "string")
-    elif len(value) > MAX_VALUE_LENGTH // 4 and len(value.encode()) > MAX_VALUE_LENGTH:
+    elif not fits(value):
         errs.append((ATTRIBUTE_VALUE, too_long(path, MAX_VALUE_LENGTH)))
 
 
@@ -76,7 +80,7 @@ def _version(value: Any, path: FieldPath, errs: Errors) -> None:
         parse_semver(value)
     except ValueError:
         errs.append((ATTRIBUTE_VALUE, invalid(path, value, SEMVER_ERROR)))
-    if len(value.encode()) > MAX_VALUE_LENGTH:
+    if not fits(value):
         errs.append((ATTRIBUTE_VALUE, too_long(path, MAX_VALUE_LENGTH)))
 
 
@@ -103,48 +107,6 @@ def _list(member: str, values: Any, path: FieldPath, errs: Errors) -> None:
     else:
         for i, v in enumerate(values):
             _version(v, path.index(i), errs)
-
-
-def attribute_ok(attribute: Any) -> int:
-    """The attribute's value count when it is plainly valid (one known member of the right type), else 0.
-
-    The common case answered without building paths or findings; 0 sends the caller to the full check.
-    """
-    if type(attribute) is not dict or len(attribute) != 1:
-        return 0
-    [(member, value)] = attribute.items()
-    if member == "int":
-        return 1 if type(value) is int and INT64_MIN <= value <= INT64_MAX else 0
-    if member == "string":
-        return 1 if type(value) is str and (len(value) <= 16 or len(value.encode()) <= MAX_VALUE_LENGTH) else 0
-    if member == "bool":
-        return 1 if type(value) is bool else 0
-    if member == "version":
-        return 1 if type(value) is str and _semver_ok(value) else 0
-    if type(value) is not list or not value:
-        return 0
-    if member == "ints":
-        ok = all(type(v) is int for v in value) and min(value) >= INT64_MIN and max(value) <= INT64_MAX
-    elif member == "strings":
-        ok = all(type(v) is str and (len(v) <= 16 or len(v.encode()) <= MAX_VALUE_LENGTH) for v in value)
-    elif member == "bools":
-        ok = all(type(v) is bool for v in value)
-    elif member == "versions":
-        ok = all(type(v) is str and _semver_ok(v) for v in value)
-    else:
-        ok = False
-    return len(value) if ok else 0
-
-
-@functools.lru_cache(maxsize=4096)
-def _semver_ok(text: str) -> bool:
-    if len(text.encode()) > MAX_VALUE_LENGTH:
-        return False
-    try:
-        parse_semver(text)
-    except ValueError:
-        return False
-    return True
 
 
 def count_values(attributes: Mapping[str, Any]) -> int:

@@ -13,11 +13,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from webhook.fieldpath import FieldPath
-from webhook.rules import k8s_ids as ids
-from webhook.rules.k8s_errors import invalid, not_found, required
-from webhook.rules.k8s_ids import Errors
-from webhook.rules.k8s_wire import as_map, get_map, get_str, unknown_fields
-from webhook.rules.slice_capacity import canonical, quantity_at
+from webhook.rules.k8s import ids
+from webhook.rules.k8s.capacity import canonical, quantity_at
+from webhook.rules.k8s.decode import as_map, get_map, get_str, unknown_fields
+from webhook.rules.k8s.errors import invalid, not_found, required
+from webhook.rules.k8s.ids import Errors
 
 NODE_ALLOCATABLE = ("cpu", "memory", "ephemeral-storage")
 ENTRY_FIELDS = frozenset({"mapping", "overhead"})

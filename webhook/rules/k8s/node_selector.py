@@ -10,8 +10,8 @@ from typing import Any
 
 from webhook.fieldpath import FieldPath
 from webhook.findings import Finding
-from webhook.rules.k8s_errors import forbidden, invalid, required, type_invalid
-from webhook.rules.k8s_names import is_dns1123_subdomain, validate_label_name, validate_label_value
+from webhook.rules.k8s.errors import forbidden, invalid, required, type_invalid
+from webhook.rules.k8s.names import is_dns1123_subdomain, validate_label_name, validate_label_value
 
 _IN_NOT_IN = ("In", "NotIn")
 _EXISTS = ("Exists", "DoesNotExist")

@@ -3,11 +3,12 @@
 
 v1beta1 objects nest device fields under `basic`; like the API server's internal form, devices are read
 flattened and errors name the flat path (`spec.devices[0].attributes[...]`, upstream's
-`ResourceNormalizationRules`). Fields of a disabled feature gate are dropped first (`slice_gates`).
+`ResourceNormalizationRules`). Fields of a disabled feature gate are dropped first (`k8s.gates`).
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
@@ -15,27 +16,9 @@ from typing import Any
 from webhook.fieldpath import FieldPath
 from webhook.findings import Finding
 from webhook.profiles import Profile, load_profile
-from webhook.rules import k8s_ids as ids
-from webhook.rules.k8s_errors import (
-    forbidden,
-    go_quote,
-    immutable,
-    invalid,
-    required,
-    too_long,
-)
-from webhook.rules.k8s_ids import Errors, tag
-from webhook.rules.k8s_names import (
-    is_dns1123_subdomain,
-    is_qualified_name,
-    messages,
-    validate_dns1123_subdomain,
-    validate_driver_name,
-    validate_label_name,
-    validate_label_value,
-)
-from webhook.rules.k8s_node_selector import validate_node_selector
-from webhook.rules.k8s_wire import (
+from webhook.rules.k8s import ids
+from webhook.rules.k8s.attribute import has_list_values
+from webhook.rules.k8s.decode import (
     as_map,
     get_bool,
     get_int,
@@ -45,8 +28,7 @@ from webhook.rules.k8s_wire import (
     unknown_fields,
     wrong_type,
 )
-from webhook.rules.slice_attribute import has_list_values
-from webhook.rules.slice_device import (
+from webhook.rules.k8s.device import (
     UNSET_OR_TRUE,
     duplicates,
     string_field,
@@ -55,8 +37,29 @@ from webhook.rules.slice_device import (
     validate_node_name,
     within_limit,
 )
-from webhook.rules.slice_gates import drop_disabled_fields, explain, features_in_use
-from webhook.rules.slice_partition import validate_partition_type, validate_skip_node_operations
+from webhook.rules.k8s.errors import (
+    forbidden,
+    go_quote,
+    immutable,
+    invalid,
+    required,
+    too_long,
+)
+from webhook.rules.k8s.fast import FAST_FIELDS, clean_device, uses_list_values
+from webhook.rules.k8s.fast import enabled as fast_enabled
+from webhook.rules.k8s.gates import drop_disabled_fields, explain, features_in_use
+from webhook.rules.k8s.ids import Errors, tag
+from webhook.rules.k8s.names import (
+    is_dns1123_subdomain,
+    is_qualified_name,
+    messages,
+    validate_dns1123_subdomain,
+    validate_driver_name,
+    validate_label_name,
+    validate_label_value,
+)
+from webhook.rules.k8s.node_selector import validate_node_selector
+from webhook.rules.k8s.partition import validate_partition_type, validate_skip_node_operations
 
 POOL_NAME_MAX = 253  # PoolNameMaxLength
 NODE_SELECTION = "exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` is required"
@@ -257,9 +260,16 @@ def _validate_devices(
     profile: Profile,
 ) -> None:
     flat = devices
+    # The fast accept (k8s.fast): devices proven clean skip the precise validator, which alone builds paths.
+    # Not when the count is over every limit (nothing is checked then) nor with per-device node selection.
+    most = _limit(profile, "maxDevices")
+    fields, max_values = _fast_fields(profile.version), profile.limit("maxAttributeValues")
+    clean = [False] * len(flat) if per_device or 0 <= most < len(flat) or not fast_enabled() else \
+        [clean_device(d, fields, max_values) for d in flat]
     advanced = profile.limit("maxDevicesAdvanced")
-    uses_advanced = advanced is not None and any(_uses_advanced_features(d) for d in flat)
-    limit = advanced if uses_advanced and advanced is not None else _limit(profile, "maxDevices")
+    uses_advanced = advanced is not None and any(
+        uses_list_values(d) if ok else _uses_advanced_features(d) for d, ok in zip(flat, clean, strict=True))
+    limit = advanced if uses_advanced and advanced is not None else most
     if not within_limit(flat, limit, path, ids.DEVICE_COUNT, errs):
         return
     old_devices: dict[str, Mapping[str, Any]] = {}
@@ -268,14 +278,24 @@ def _validate_devices(
         if isinstance(item, Mapping) and isinstance(item.get("name"), str):
             old_devices.setdefault(item["name"], flat_device(item))
     for i, item in enumerate(flat):
+        if clean[i]:
+            continue
         device_path = path.index(i)
         if not isinstance(item, Mapping):
             as_map(errs, item, device_path)  # reported once; nothing inside to check
             continue
         old_device = old_devices.get(string_field(item, "name")) if old is not None else None
         validate_device(item, old_device, device_path, per_device, errs, profile=profile)
+    if all(clean) and len({d["name"] for d in flat}) == len(flat):
+        return  # clean devices have string names: distinct ones have no Duplicate to report
     duplicates((string_field(d, "name") if isinstance(d, Mapping) else None for d in flat), path, ids.DEVICE_NAME,
                errs)
+
+
+@functools.cache
+def _fast_fields(version: str) -> frozenset[str]:
+    """The device fields the fast accept handles, among those the release has."""
+    return FAST_FIELDS & load_profile(version).field_names("device")
 
 
 def _uses_advanced_features(device: Any) -> bool:

@@ -21,8 +21,8 @@ from typing import Any
 from webhook.fieldpath import FieldPath
 from webhook.findings import Finding
 from webhook.profiles import Profile, first_release, load_profile
-from webhook.rules import k8s_ids as ids
-from webhook.rules.k8s_ids import Errors
+from webhook.rules.k8s import ids
+from webhook.rules.k8s.ids import Errors
 
 SPEC = FieldPath.root("spec")
 
@@ -99,7 +99,7 @@ def drop_disabled_fields(
         kept_spec = {k: v for k, v in spec.items() if k not in spec_off}
         for name in spec_off.keys() & spec.keys():
             drop(SPEC.child(name), spec_off[name])
-    if not any(_sets_any(d, device_off, capacity_off) for d in devices):
+    if not (device_off or capacity_off) or not any(_sets_any(d, device_off, capacity_off) for d in devices):
         return kept_spec, devices, dropped_by  # nothing to drop: no copy
     kept_devices: list[Any] = []
     for i, device in enumerate(devices):
