@@ -67,6 +67,9 @@ def check_slice(
         if device_map is None:
             continue
         path = FieldPath.root("spec", "devices").index(index)
+        basic = as_map(device_map.get("basic"))
+        if basic is not None:  # v1beta1 nests the device's fields under `basic`
+            device_map, path = basic, path.child("basic")
         found += _check_device(device_map, driver, names, path, topology, form=form)
     stamped = [f.stamped(f.rule, policy.action(f.rule)) for f in found]
     return [f for f in stamped if f.action is not Action.OFF]

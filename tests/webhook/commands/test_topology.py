@@ -459,3 +459,26 @@ def test_check_takes_rule_actions_from_a_policy(
     code, out, _ = run(capsys, *argv)
     assert (code, out.splitlines()[0]) == (0, "1 object checked; 0 deny, 0 warnings, 0 audit; skipped 2 "
                                               "(DeviceClass 1, ResourceSlice of other nodes 1)")
+
+
+def test_check_reads_v1beta1_devices_under_basic(
+    capsys: Capsys, sys_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """v1beta1 nests a device's fields under `basic`: checked the same, the finding placed under it."""
+    beta = tmp_path / "beta.yaml"
+    beta.write_text(
+        "apiVersion: resource.k8s.io/v1beta1\nkind: ResourceSlice\nmetadata: {name: node-a-dra.net}\n"
+        "spec:\n  driver: dra.net\n  nodeName: node-a\n  pool: {name: node-a, generation: 1, resourceSliceCount: 1}\n"
+        "  devices:\n  - name: eth1\n    basic:\n      attributes:\n"
+        '        dra.net/pciAddress: {string: "0000:c1:00.1"}\n'
+        "        resource.kubernetes.io/numaNode: {ints: [6]}\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = run(capsys, "--sysfs-root", str(sys_root), "--check", "beta.yaml", "--node", "node-a")
+    assert (code, out.splitlines()[0]) == (
+        1,
+        "beta.yaml:13:49: deny topology-numa-mismatch: "
+        "spec.devices[0].basic.attributes[resource.kubernetes.io/numaNode].ints: "
+        "resource.kubernetes.io/numaNode is [6] but sysfs gives [6, 4, 5, 7] for PCI device 0000:c1:00.1 "
+        "(numa_node 6)",
+    )
