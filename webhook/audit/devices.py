@@ -123,21 +123,25 @@ class DeviceInventory:
     def _value(self, value: Any) -> Any:
         """A well-formed attribute as a `(member, value)` pair the first time it is seen, as one wire map shared
         by every device after that; a malformed one as it is (CEL reports it)."""
-        if type(value) is dict and len(value) == 1:
-            ((member, inner),) = value.items()
-            pair = (member, tuple(inner) if type(inner) is list else inner)
-            try:
-                key = pair if type(inner) is str else (pair, _types(inner))
-                seen = self._pairs.get(key)
-            except TypeError:  # a list of maps or alike: malformed, keep it
-                return value
-            if seen is None:  # unique so far (a uuid, a PCI address): the small tuple
-                self._pairs[key] = pair
-                return pair
-            if type(seen) is tuple:  # repeated: from now on the map CEL reads, built once
-                seen = self._pairs[key] = _wire(seen)
-            return seen
-        return value
+        if type(value) is not dict or len(value) != 1:
+            return value
+        ((member, inner),) = value.items()
+        kind = type(inner)
+        if kind is str:
+            key = pair = (member, inner)
+        else:
+            pair = (member, tuple(inner) if kind is list else inner)
+            key = (pair, _types(inner))
+        try:
+            seen = self._pairs.get(key)
+        except TypeError:  # a list of maps or alike: malformed, keep it
+            return value
+        if seen is None:  # unique so far (a uuid, a PCI address): the small tuple
+            self._pairs[key] = pair
+            return pair
+        if type(seen) is tuple:  # repeated: from now on the map CEL reads, built once
+            seen = self._pairs[key] = _wire(seen)
+        return seen
 
     def _compact(self, device: Mapping[str, Any], driver: str, pool: str) -> Device:
         body = as_map(device_body(device)) or {}
