@@ -5,18 +5,17 @@ which of them are lists, their element types, and what CEL reads (`attributes`, 
 `allowMultipleAllocations`). That is all that is kept; a slice's other fields (node selection, taints,
 counters, capacity request policies, the objects themselves) are dropped once its own rules have run.
 
-Compactly: a device's attributes are a tuple of values beside a key tuple shared by every device with the
-same attribute names. A value seen once (a uuid, a PCI address) is a `(member, value)` pair (`("string",
-"GPU-1")`, `("ints", (0, 1))`); a value seen again is one wire map (`{"int": 0}`) shared by every device
-that publishes it. Name sets and type maps are shared per attribute layout (`inventory.shape`); names,
-drivers and pools are interned. `CompactDevice` shows CEL the wire form again, building the `attributes`
-map of the device being evaluated (one device at a time), mostly from the shared maps.
-About 0.4 KB per GPU with a dozen attributes, two of them unique (uuid, PCI bus id), measured with tracemalloc.
+Compactly: a device's attribute values are a tuple beside a key tuple shared by every device with the same
+attribute names. Each value is the wire map of the first device that published it (`{"int": 0}`), shared by
+every later device with an equal value of the same JSON type; a device's capacities are one `{name:
+{"value": v}}` map, shared likewise. Name sets and type maps are shared per attribute layout
+(`inventory.shape`); names, drivers and pools are interned. `CompactDevice` shows CEL the wire form again:
+the `attributes` map of the device being evaluated is zipped from the two tuples (one device at a time).
+About 0.6 KB per GPU with a dozen attributes, two of them unique (uuid, PCI bus id).
 """
 
 from __future__ import annotations
 
-import contextlib
 import sys
 from collections.abc import Hashable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -26,13 +25,7 @@ from celext.vocabulary import device_body
 from webhook.inventory import Device, Inventory, Prebuilt, members, shape
 from webhook.wire import Obj, as_map, get_list, get_str, name_of
 
-Pair = tuple[str, Any]  # (DeviceAttribute member, value; a list as a tuple)
 _ABSENT: Any = object()
-
-
-def _wire(pair: Pair) -> dict[str, Any]:
-    member, value = pair
-    return {member: list(value) if isinstance(value, tuple) else value}
 
 
 class CompactDevice(Mapping[str, Any]):
@@ -40,17 +33,17 @@ class CompactDevice(Mapping[str, Any]):
 
     __slots__ = ("_capacity", "_keys", "_multiple", "_values")
 
-    def __init__(self, keys: tuple[str, ...], values: tuple[Any, ...], capacity: tuple[Pair, ...] | None,
+    def __init__(self, keys: tuple[str, ...], values: tuple[Any, ...], capacity: dict[str, Any] | None,
                  multiple: bool) -> None:
         self._keys, self._values, self._capacity, self._multiple = keys, values, capacity, multiple
 
     def get(self, key: str, default: Any = None) -> Any:
         # Not Mapping.get: CEL asks for `basic` on every evaluation, and a KeyError per miss costs more than
-        # the lookup. The maps are built once per device in turn (_wire_view), however often they are read.
+        # the lookup.
         if key == "attributes":
-            return _wire_view(self)[1] if self._keys else default
+            return _attributes(self) if self._keys else default
         if key == "capacity":
-            return _wire_view(self)[2] if self._capacity is not None else default
+            return self._capacity if self._capacity is not None else default
         if key == "allowMultipleAllocations":
             return True if self._multiple else default
         return default
@@ -70,21 +63,16 @@ class CompactDevice(Mapping[str, Any]):
         return sum(1 for _ in self)
 
 
-_View = tuple[CompactDevice | None, dict[str, Any] | None, dict[str, Any] | None]
-_LAST: list[_View] = [(None, None, None)]  # one slot
+_LAST: list[tuple[CompactDevice | None, dict[str, Any]]] = [(None, {})]  # one slot
 
 
-def _wire_view(device: CompactDevice) -> _View:
-    """The wire-form maps of the device evaluated last. One evaluation reads them several times (the
-    conversion check, then each lookup); keeping one device's maps bounds memory by one device."""
+def _attributes(device: CompactDevice) -> dict[str, Any]:
+    """The `attributes` map of the device evaluated last. One evaluation reads it several times (the
+    conversion check, then each lookup); keeping one device's map bounds memory by one device."""
     last = _LAST[0]  # read once: another thread may replace it, never change it
-    if last[0] is device:
-        return last
-    attributes = {k: _wire(v) if type(v) is tuple else v
-                  for k, v in zip(device._keys, device._values, strict=True)} if device._keys else None
-    capacity = None if device._capacity is None else {name: {"value": value} for name, value in device._capacity}
-    last = _LAST[0] = (device, attributes, capacity)
-    return last
+    if last[0] is not device:
+        last = _LAST[0] = (device, dict(zip(device._keys, device._values, strict=True)))
+    return last[1]
 
 
 def _types(value: Any) -> Any:
@@ -98,7 +86,7 @@ class DeviceInventory:
     """`add_slice()` and `add_class()` as pages arrive; `rules_view()` is what `run_rules(slices=...)` takes."""
 
     inventory: Inventory = field(default_factory=Inventory)
-    _pairs: dict[Hashable, Any] = field(default_factory=dict)  # one table per kind of value, so that no
+    _values: dict[Hashable, Any] = field(default_factory=dict)  # one table per kind of value, so that no
     _keys: dict[Hashable, Any] = field(default_factory=dict)  # value of one kind stands in for an equal
     _capacities: dict[Hashable, Any] = field(default_factory=dict)  # one of another
 
@@ -121,27 +109,27 @@ class DeviceInventory:
         return Prebuilt(self.inventory)
 
     def _value(self, value: Any) -> Any:
-        """A well-formed attribute as a `(member, value)` pair the first time it is seen, as one wire map shared
-        by every device after that; a malformed one as it is (CEL reports it)."""
+        """The first wire map published with this value (`{"int": 0}`); a malformed value as it is."""
         if type(value) is not dict or len(value) != 1:
-            return value
+            return value  # CEL reports it
         ((member, inner),) = value.items()
         kind = type(inner)
-        if kind is str:
-            key = pair = (member, inner)
-        else:
-            pair = (member, tuple(inner) if kind is list else inner)
-            key = (pair, _types(inner))
         try:
-            seen = self._pairs.get(key)
-        except TypeError:  # a list of maps or alike: malformed, keep it
+            key = (member, inner) if kind is str else (member, tuple(inner) if kind is list else inner, _types(inner))
+            return self._values.setdefault(key, value)
+        except TypeError:  # a list of maps or alike: malformed, kept unshared
             return value
-        if seen is None:  # unique so far (a uuid, a PCI address): the small tuple
-            self._pairs[key] = pair
-            return pair
-        if type(seen) is tuple:  # repeated: from now on the map CEL reads, built once
-            seen = self._pairs[key] = _wire(seen)
-        return seen
+
+    def _capacity(self, capacity: dict[str, Any]) -> dict[str, Any]:
+        """`{name: {"value": "80Gi"}}`, shared: CEL reads a capacity's value only. Anything else (a value that
+        is not a string, an entry that is not a map) is kept as it is, for CEL to report."""
+        if not all(type(v) is dict and type(v.get("value")) is str for v in capacity.values()):
+            return capacity
+        pairs = tuple((sys.intern(k), v["value"]) for k, v in capacity.items())
+        shared = self._capacities.get(pairs)
+        if shared is None:
+            shared = self._capacities[pairs] = {name: {"value": value} for name, value in pairs}
+        return shared
 
     def _compact(self, device: Mapping[str, Any], driver: str, pool: str) -> Device:
         body = as_map(device_body(device)) or {}
@@ -156,10 +144,6 @@ class DeviceInventory:
             kinds = tuple(map(members, attributes.values()))
         names, lists, types = shape(driver, keys, kinds)
         capacity = body.get("capacity")
-        pairs = None
-        if type(capacity) is dict:  # CEL reads a capacity's value only
-            pairs = tuple((sys.intern(str(k)), v.get("value") if type(v) is dict else v) for k, v in capacity.items())
-            with contextlib.suppress(TypeError):  # a malformed value (a map) is kept, unshared
-                pairs = self._capacities.setdefault((pairs, _types(tuple(v for _, v in pairs))), pairs)
-        raw = CompactDevice(keys, values, pairs, body.get("allowMultipleAllocations") is True)
+        raw = CompactDevice(keys, values, self._capacity(capacity) if type(capacity) is dict else None,
+                            body.get("allowMultipleAllocations") is True)
         return Device(driver, pool, sys.intern(get_str(device, "name")), raw, names, lists, types)

@@ -40,7 +40,36 @@ MIXED = (
     _raw(broken={"int": 1, "string": "x"}, empty={}, odd=[1], none={"int": None}),
     {"name": "v1beta1", "basic": {"attributes": {"model": {"string": "A100"}}, "capacity": {"m": {"value": "1"}}}},
     {"name": "no-attributes"},
+    device("cap-text", capacity={"memory": {"value": "80Gi", "requestPolicy": {"default": "1Gi"}}}),
+    {"name": "cap-not-a-map", "capacity": {"memory": "80Gi"}},
+    {"name": "cap-number", "capacity": {"memory": {"value": 80}}},
+    {"name": "cap-no-value", "capacity": {"memory": {}}},
+    device("int-true", attributes={"model": {"int": True}}),
 )
+SELECTORS = (
+    'device.driver == "gpu.example.com"',
+    f'device.attributes["{DOMAIN}"].model == "A100"',
+    'device.attributes["resource.kubernetes.io"].numaNode.includes(1)',
+    f'device.capacity["{DOMAIN}"].memory.compareTo(quantity("40Gi")) >= 0',
+    f'has(device.attributes["{DOMAIN}"].v) && device.attributes["{DOMAIN}"].v.isGreaterThan(semver("1.0.0"))',
+    "device.allowMultipleAllocations",
+)
+
+
+def _outcome(selector: celext.Selector, device_: Any) -> object:
+    try:
+        return selector.matches(device_, DOMAIN)
+    except celext.EvaluationError as err:
+        return err.message
+
+
+@pytest.mark.parametrize("expression", SELECTORS)
+def test_selectors_answer_on_the_inventory_as_on_the_slices(expression: str) -> None:
+    selector = celext.compile(expression)
+    compact = [_outcome(selector, d.raw) for d in _compact(*MIXED)]
+    wire = [_outcome(selector, d) for d in copy.deepcopy(MIXED)]
+    assert compact == wire
+    assert len(set(map(str, wire))) > 1  # the devices tell the selectors' answers apart
 
 
 def test_the_inventory_equals_lints_device_for_device() -> None:
@@ -53,7 +82,10 @@ def test_the_inventory_equals_lints_device_for_device() -> None:
 def test_cel_reads_the_wire_form_back() -> None:
     compact = _compact(*MIXED)
     body = [m.get("basic") or m for m in copy.deepcopy(MIXED)]
-    assert _wire(compact) == [{k: v for k, v in b.items() if k in ("attributes", "capacity")}
+    for b in body:  # CEL reads a capacity's value only: the inventory keeps nothing else of a well-formed one
+        if all(isinstance(c, dict) and isinstance(c.get("value"), str) for c in b.get("capacity", {}).values()):
+            b["capacity"] = {k: {"value": c["value"]} for k, c in b.get("capacity", {}).items()} or None
+    assert _wire(compact) == [{k: v for k, v in b.items() if k in ("attributes", "capacity") and v is not None}
                               | ({"allowMultipleAllocations": True} if b.get("allowMultipleAllocations") else {})
                               for b in body]
 
