@@ -106,11 +106,15 @@ def _devices(slice_: Obj) -> Iterator[Device]:
         yield Device(driver, pool, get_str(device, "name"), device, names, lists, types)
 
 
-def members(value: Any) -> tuple[str, ...]:
-    """The DeviceAttribute members one wire attribute sets (exactly one when it is well formed)."""
-    if type(value) is dict and len(value) == 1:  # the shape drivers publish: decided without a loop
+Members = str | tuple[str, ...]
+
+
+def members(value: Any) -> Members:
+    """The DeviceAttribute members one wire attribute sets: its one member's name in the form drivers publish
+    (`""` when its value is null), else a tuple of them (a malformed union, or none at all)."""
+    if type(value) is dict and len(value) == 1:
         ((member, inner),) = value.items()
-        return (member,) if inner is not None and member in TYPE_OF_MEMBER else ()
+        return member if inner is not None else ""
     if not isinstance(value, Mapping):
         return ()
     return tuple(m for m, v in value.items() if v is not None and m in TYPE_OF_MEMBER)
@@ -120,13 +124,14 @@ Shape = tuple[frozenset[str], frozenset[str], Mapping[str, str]]
 
 
 @functools.lru_cache(maxsize=SHAPES)
-def shape(driver: str, keys: tuple[str, ...], members_: tuple[tuple[str, ...], ...]) -> Shape:
+def shape(driver: str, keys: tuple[str, ...], members_: tuple[Members, ...]) -> Shape:
     """(qualified names, those published as lists, element types) of an attribute map with these keys and
-    members. Devices of one model share it (one object, computed once): the names, not the values, decide."""
+    `members()`. Devices of one model share it (one object, computed once): the names, not the values, decide."""
     names: set[str] = set()
     lists: set[str] = set()
     types: dict[str, str] = {}
-    for key, set_ in zip(keys, members_, strict=True):
+    for key, found in zip(keys, members_, strict=True):
+        set_ = ((found,) if found in TYPE_OF_MEMBER else ()) if isinstance(found, str) else found
         qualified = qualify(str(key), driver)
         names.add(qualified)
         if any(m in LIST_MEMBERS for m in set_):

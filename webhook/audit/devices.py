@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from celext.vocabulary import device_body
-from webhook.inventory import Device, Inventory, Prebuilt, members, shape
+from webhook.inventory import Device, Inventory, Members, Prebuilt, members, shape
 from webhook.wire import Obj, as_map, get_list, get_str, name_of
 
 _ABSENT: Any = object()
@@ -86,7 +86,7 @@ class DeviceInventory:
     """`add_slice()` and `add_class()` as pages arrive; `rules_view()` is what `run_rules(slices=...)` takes."""
 
     inventory: Inventory = field(default_factory=Inventory)
-    _values: dict[Hashable, Any] = field(default_factory=dict)  # one table per kind of value, so that no
+    _values_seen: dict[Hashable, Any] = field(default_factory=dict)  # one table per kind of value, so that no
     _keys: dict[Hashable, Any] = field(default_factory=dict)  # value of one kind stands in for an equal
     _capacities: dict[Hashable, Any] = field(default_factory=dict)  # one of another
 
@@ -108,17 +108,27 @@ class DeviceInventory:
     def rules_view(self) -> Prebuilt:
         return Prebuilt(self.inventory)
 
-    def _value(self, value: Any) -> Any:
-        """The first wire map published with this value (`{"int": 0}`); a malformed value as it is."""
-        if type(value) is not dict or len(value) != 1:
-            return value  # CEL reports it
-        ((member, inner),) = value.items()
-        kind = type(inner)
-        try:
-            key = (member, inner) if kind is str else (member, tuple(inner) if kind is list else inner, _types(inner))
-            return self._values.setdefault(key, value)
-        except TypeError:  # a list of maps or alike: malformed, kept unshared
-            return value
+    def _values(self, attributes: dict[str, Any]) -> tuple[tuple[Any, ...], tuple[Members, ...]]:
+        """Each value as the first wire map published with it (`{"int": 0}`; a malformed value as it is, for
+        CEL to report), and `inventory.members()` of each, in one pass (the hot loop of the inventory)."""
+        table = self._values_seen
+        values: list[Any] = []
+        kinds: list[Members] = []
+        for value in attributes.values():
+            if type(value) is not dict or len(value) != 1:
+                values.append(value)
+                kinds.append(members(value))
+                continue
+            ((member, inner),) = value.items()
+            kinds.append(member if inner is not None else "")  # members() of a one-member map
+            kind = type(inner)
+            try:
+                key = (member, inner) if kind is str else (member, tuple(inner) if kind is list else inner,
+                                                           _types(inner))
+                values.append(table.setdefault(key, value))
+            except TypeError:  # a list of maps or alike: malformed, kept unshared
+                values.append(value)
+        return tuple(values), tuple(kinds)
 
     def _capacity(self, capacity: dict[str, Any]) -> dict[str, Any]:
         """`{name: {"value": "80Gi"}}`, shared: CEL reads a capacity's value only. Anything else (a value that
@@ -136,12 +146,11 @@ class DeviceInventory:
         attributes = body.get("attributes")
         keys: tuple[str, ...] = ()
         values: tuple[Any, ...] = ()
-        kinds: tuple[tuple[str, ...], ...] = ()
+        kinds: tuple[Members, ...] = ()
         if type(attributes) is dict:
             raw_keys = tuple(attributes)
             keys = self._keys.get(raw_keys) or self._keys.setdefault(raw_keys, tuple(map(sys.intern, raw_keys)))
-            values = tuple(map(self._value, attributes.values()))
-            kinds = tuple(map(members, attributes.values()))
+            values, kinds = self._values(attributes)
         names, lists, types = shape(driver, keys, kinds)
         capacity = body.get("capacity")
         raw = CompactDevice(keys, values, self._capacity(capacity) if type(capacity) is dict else None,

@@ -37,7 +37,8 @@ MIXED = (
     device("gpu-1", numa=0, attributes={"model": "A100", "uuid": "GPU-1", "v": {"version": "1.2.3"}},
            capacity={"memory": "80Gi"}, allowMultipleAllocations=True),
     device("gpu-2", numa=[0, 1], attributes={"model": "H100", "flags": [True, False]}),
-    _raw(broken={"int": 1, "string": "x"}, empty={}, odd=[1], none={"int": None}),
+    _raw(broken={"int": 1, "string": "x"}, empty={}, odd=[1], none={"int": None}, unknown={"number": 1},
+         nested={"ints": [{"a": 1}]}),
     {"name": "v1beta1", "basic": {"attributes": {"model": {"string": "A100"}}, "capacity": {"m": {"value": "1"}}}},
     {"name": "no-attributes"},
     device("cap-text", capacity={"memory": {"value": "80Gi", "requestPolicy": {"default": "1Gi"}}}),
@@ -152,23 +153,23 @@ def test_devices_of_one_layout_share_their_name_sets() -> None:
 
 
 @pytest.mark.parametrize(("value", "expected"), [
-    ({"int": 1}, ("int",)),
-    ({"ints": [1]}, ("ints",)),
-    ({"int": None}, ()),
-    ({"number": 1}, ()),
+    ({"int": 1}, "int"),
+    ({"ints": [1]}, "ints"),
+    ({"int": None}, ""),
+    ({"number": 1}, "number"),
     ({"int": 1, "string": "x"}, ("int", "string")),
     ({"int": None, "string": "x"}, ("string",)),
     ({}, ()),
     ([1], ()),
     ("x", ()),
 ])
-def test_members_of_one_attribute(value: Any, expected: tuple[str, ...]) -> None:
+def test_members_of_one_attribute(value: Any, expected: str | tuple[str, ...]) -> None:
     assert members(value) == expected
 
 
 def test_a_shape_qualifies_names_and_types_elements() -> None:
-    names, lists, types = shape(DOMAIN, ("model", "other.io/ids", "both"),
-                                (("string",), ("ints",), ("int", "string")))
-    assert names == {f"{DOMAIN}/model", "other.io/ids", f"{DOMAIN}/both"}
-    assert lists == {"other.io/ids"}
-    assert types == {f"{DOMAIN}/model": "string", "other.io/ids": "int"}
+    names, lists, types = shape(DOMAIN, ("model", "other.io/ids", "both", "null", "number", "bools"),
+                                ("string", "ints", ("int", "string"), "", "number", ("bools",)))
+    assert names == {f"{DOMAIN}/{n}" for n in ("model", "both", "null", "number", "bools")} | {"other.io/ids"}
+    assert lists == {"other.io/ids", f"{DOMAIN}/bools"}
+    assert types == {f"{DOMAIN}/model": "string", "other.io/ids": "int", f"{DOMAIN}/bools": "bool"}
