@@ -15,11 +15,14 @@ import functools
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, overload
+from typing import TYPE_CHECKING, Any, overload
 
 from celext.vocabulary import ELEMENT_OF, LIST_MEMBERS, SCALAR_MEMBERS, device_body, qualify
 from webhook.errors import DraguardError
 from webhook.wire import Obj, as_map, get_list, get_map, get_str, kind_of, name_of
+
+if TYPE_CHECKING:
+    from celext import Selector
 
 # The CEL type of an attribute's elements, by its DeviceAttribute member.
 TYPE_OF_MEMBER: Mapping[str, str] = {**{m: m for m in SCALAR_MEMBERS}, **ELEMENT_OF}
@@ -62,16 +65,28 @@ class Inventory:
         if not expressions:
             return self.devices
         if device_class not in self._class_devices:
-            self._class_devices[device_class] = [d for d in self.devices if _matches_all(expressions, d)]
+            self._class_devices[device_class] = _selected(expressions, self.devices)
         return self._class_devices[device_class]
 
 
-def _matches_all(expressions: Sequence[str], device: Device) -> bool:
+def _selected(expressions: Sequence[str], devices: list[Device]) -> list[Device]:
+    """The devices every expression matches. A selector that does not compile selects nothing; one that fails
+    on a device excludes that device (compiled once here, not once per device: fleets are large)."""
     import celext
 
-    for expression in expressions:
+    try:
+        selectors = [celext.compile(expression) for expression in expressions]
+    except celext.CELError:
+        return []
+    return [d for d in devices if _matches_all(selectors, d)]
+
+
+def _matches_all(selectors: Sequence[Selector], device: Device) -> bool:
+    import celext
+
+    for selector in selectors:
         try:
-            if not celext.compile(expression).matches(device.raw, device.driver):
+            if not selector.matches(device.raw, device.driver):
                 return False
         except celext.CELError:
             return False
