@@ -15,6 +15,7 @@ import functools
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, overload
 
 from celext.vocabulary import ELEMENT_OF, LIST_MEMBERS, SCALAR_MEMBERS, device_body, qualify
@@ -153,7 +154,7 @@ def shape(driver: str, keys: tuple[str, ...], members_: tuple[Members, ...]) -> 
             lists.add(qualified)
         if len(set_) == 1:
             types[qualified] = TYPE_OF_MEMBER[set_[0]]
-    return frozenset(names), frozenset(lists), types
+    return frozenset(names), frozenset(lists), MappingProxyType(types)  # shared: read-only
 
 
 class Prebuilt(Sequence[Obj]):

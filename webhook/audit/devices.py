@@ -11,7 +11,8 @@ every later device with an equal value of the same JSON type; a device's capacit
 {"value": v}}` map, shared likewise. Name sets and type maps are shared per attribute layout
 (`inventory.shape`); names, drivers and pools are interned. `CompactDevice` shows CEL the wire form again:
 the `attributes` map of the device being evaluated is zipped from the two tuples (one device at a time).
-About 0.6 KB per GPU with a dozen attributes, two of them unique (uuid, PCI bus id).
+About 0.7 KB per GPU with a dozen attributes, two of them unique (uuid, PCI bus id): the bench's RSS grows by
+44 MB from 16,000 to 80,000 devices.
 """
 
 from __future__ import annotations
