@@ -13,7 +13,6 @@
 from __future__ import annotations
 
 import ast
-import functools
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,11 +29,6 @@ CHECKED = ("webhook", "celext")  # the packages whose import graph must be a one
 COMMANDS = "webhook.commands"
 ABOVE_COMMANDS = frozenset({COMMANDS, "webhook.cli"})  # who may import a command module
 
-# Offences in files other engineers own on this wave's branches; the lead empties this at merge.
-# Each entry is exactly what `offences()` reports.
-KNOWN_OFFENDERS: frozenset[str] = frozenset({
-    "private: webhook.audit.devices imports webhook.inventory._devices",  # audit
-})
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,18 +160,8 @@ def offences(root: Path, packages: tuple[str, ...] = CHECKED) -> set[str]:
     return found
 
 
-@functools.cache
-def _repo_offences() -> frozenset[str]:
-    return frozenset(offences(REPO))
-
-
 def test_no_circles_private_imports_or_commands_imported_from_below() -> None:
-    assert sorted(_repo_offences() - KNOWN_OFFENDERS) == []
-
-
-def test_known_offenders_still_offend() -> None:
-    """An entry whose offence is gone is removed from KNOWN_OFFENDERS (the list only shrinks)."""
-    assert sorted(KNOWN_OFFENDERS - _repo_offences()) == []
+    assert sorted(offences(REPO)) == []
 
 
 def _tree(root: Path, files: Mapping[str, str]) -> Path:
