@@ -39,9 +39,9 @@ from gunicorn import http
 from gunicorn import sock as gsock
 from gunicorn.workers.ggevent import GeventWorker
 
+from webhook.admission.endpoint import BodyDeadlineExceeded
 from webhook.auth.peer import count_handshake_error
 from webhook.serve import Limits, current
-from webhook.views import BodyDeadlineExceeded
 
 # After SIGTERM, how long kept-alive connections still get their requests answered once nothing is in flight:
 # the API server may send on a pooled connection until it notices the endpoint is gone.
@@ -190,6 +190,7 @@ class GuardedWorker(GeventWorker):  # type: ignore[misc]
                 if client is None:
                     return
             parser = http.get_parser(self.cfg, client, addr)
+            out = OneWrite(client)
             listener_name = listener.getsockname()
             first = True
             while True:  # after SIGTERM, gunicorn answers with `Connection: close`, which ends the loop
@@ -203,7 +204,10 @@ class GuardedWorker(GeventWorker):  # type: ignore[misc]
                     self.log.debug("request headers from %s not received within %ss; closed", addr, limits.headers)
                     return
                 with gevent.Timeout(limits.request, False):
-                    self.handle_request(listener_name, req, client, addr)
+                    try:
+                        self.handle_request(listener_name, req, out, addr)
+                    finally:
+                        out.flush()
                     continue
                 self.log.warning("request from %s not done within %ss; connection closed", addr, limits.request)
                 return
@@ -248,6 +252,30 @@ class GuardedWorker(GeventWorker):  # type: ignore[misc]
         finally:
             self._idle.discard(me)
         return True
+
+
+class OneWrite:
+    """The connection as gunicorn's response writer sees it: what it sends is held until `flush()`, then written
+    at once (one TLS record and one system call for status line, headers and body, where gunicorn makes two; the
+    client is woken once, not twice). Any other use of the socket (close, shutdown, a peer certificate) sends
+    what is held first."""
+
+    def __init__(self, sock: Any) -> None:
+        self._sock = sock
+        self._held: list[bytes] = []
+
+    def sendall(self, data: bytes) -> None:
+        self._held.append(bytes(data))
+
+    def flush(self) -> None:
+        if self._held:
+            data = self._held[0] if len(self._held) == 1 else b"".join(self._held)
+            self._held = []
+            self._sock.sendall(data)
+
+    def __getattr__(self, name: str) -> Any:
+        self.flush()
+        return getattr(self._sock, name)
 
 
 def tls_context(cfg: Any) -> ssl.SSLContext:
