@@ -25,7 +25,7 @@ from werkzeug.exceptions import HTTPException, InternalServerError
 from werkzeug.http import HTTP_STATUS_CODES
 from werkzeug.wsgi import get_content_length, get_input_stream
 
-from webhook.admission.endpoint import PATHS, State, TLSStatus, answer_review
+from webhook.admission.endpoint import PATHS, BodyStream, State, TLSStatus, answer_review
 from webhook.admission.review import JSON_TYPE
 from webhook.budget import DEFAULT_BUDGET, Budget, CompileCacheBudget
 from webhook.policy_store import PolicySource, PolicyStore
@@ -62,7 +62,8 @@ def create_app(settings: Settings, policy: PolicySource | None = None, tls: TLSS
 
 class AdmissionRoute:
     """WSGI: `POST /validate/resourceslices` and `/validate/selectors` answered by `endpoint.answer_review`, the
-    rest passed to `app`. Status line and headers are those Flask wrote for the same answer."""
+    rest passed to `app`. Status line and headers are those Flask wrote for the same answer. `webhook.front`
+    calls `respond` straight from gunicorn's parsed request, without building a WSGI environ."""
 
     def __init__(self, app: WSGIApp, state: State, logger: logging.Logger) -> None:
         self.app = app
@@ -73,16 +74,34 @@ class AdmissionRoute:
         path = environ.get("PATH_INFO", "")
         if path not in PATHS or environ.get("REQUEST_METHOD") != "POST":
             return self.app(environ, start_response)
+        # werkzeug's own readers, as Flask's `request.content_length` and `request.stream` use them
+        status, headers, data = self.respond(path, length=get_content_length(environ),
+                                             content_type=environ.get("CONTENT_TYPE"),
+                                             stream=get_input_stream(environ))
+        start_response(status, headers)
+        return [data]
+
+    def respond(self, path: str, *, length: int | None, content_type: str | None,
+                stream: BodyStream) -> tuple[str, list[tuple[str, str]], bytes]:
+        """Status line, headers and body answering the review on `stream` sent to `path` (one of PATHS)."""
         try:
-            # werkzeug's own readers, as Flask's `request.content_length` and `request.stream` use them
-            code, data = answer_review(path, self.state, length=get_content_length(environ),
-                                       content_type=environ.get("CONTENT_TYPE"), stream=get_input_stream(environ))
+            code, data = answer_review(path, self.state, length=length, content_type=content_type, stream=stream)
         except Exception:  # answer_review answers its own failures; this is a bug around it, as Flask reports one
             self.logger.exception("Exception on %s [POST]", path)
-            return _http_error(InternalServerError())(environ, start_response)
-        start_response(f"{code} {HTTP_STATUS_CODES.get(code, 'UNKNOWN').upper()}",
-                       [("Content-Type", JSON_TYPE), ("Content-Length", str(len(data)))])
-        return [data]
+            error = _http_error(InternalServerError())
+            return error.status, error.headers.to_wsgi_list(), error.get_data()
+        return _STATUS[code], [("Content-Type", JSON_TYPE), ("Content-Length", str(len(data)))], data
+
+
+class _StatusLines(dict[int, str]):
+    """`200 OK`, `400 BAD REQUEST`: the status line werkzeug writes for a code."""
+
+    def __missing__(self, code: int) -> str:
+        line = self[code] = f"{code} {HTTP_STATUS_CODES.get(code, 'UNKNOWN').upper()}"
+        return line
+
+
+_STATUS = _StatusLines()
 
 
 def _http_error(err: HTTPException) -> HTTPResponse:

@@ -178,3 +178,62 @@ def test_off_the_main_thread_the_budget_is_checked_between_steps() -> None:
     with metered(Budget(0, 1.0, 1.0)) as meter:
         seen.append(meter.timed)
     assert seen == [False, True]
+
+
+def exchange(server: Server, path: str, body: bytes, extra: str = "", version: str = "1.1") -> tuple[list[str], bytes]:
+    """Send one request on a fresh TLS connection; the answer's head lines and body, read until the server closes
+    or the body is complete."""
+    request = (f"POST {path} HTTP/{version}\r\nHost: {SNI}\r\nContent-Type: application/json\r\n{extra}"
+               f"Content-Length: {len(body)}\r\n\r\n").encode() + body
+    with socket.create_connection(("127.0.0.1", server.port), timeout=30) as raw, \
+            client_context(server.ca_file).wrap_socket(raw, server_hostname=SNI) as tls:
+        tls.sendall(request)
+        data = b""
+        while b"\r\n\r\n" not in data or len(data.partition(b"\r\n\r\n")[2]) < _length(data):
+            chunk = tls.recv(1 << 16)
+            if not chunk:
+                break
+            data += chunk
+    head, _, rest = data.partition(b"\r\n\r\n")
+    return head.decode("latin-1").split("\r\n"), rest
+
+
+def _length(data: bytes) -> int:
+    for line in data.partition(b"\r\n\r\n")[0].split(b"\r\n"):
+        if line.lower().startswith(b"content-length:"):
+            return int(line.split(b":", 1)[1])
+    return 1 << 30
+
+
+def undated(head: list[str]) -> list[str]:
+    return [line if not line.startswith("Date: ") else "Date: <now>" for line in head]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("body", [
+    encode(admission_review(slice_with(numa=-2), uid="u-same")),
+    b"{not json",
+])
+def test_the_direct_answer_is_the_wsgi_answer(webhook_server: Server, body: bytes) -> None:
+    # An escaped path is the same route for gunicorn's WSGI environ (it unquotes PATH_INFO), but not the raw path
+    # the direct path compares: the second request takes the WSGI route.
+    direct = exchange(webhook_server, SLICES, body)
+    wsgi = exchange(webhook_server, SLICES.replace("slices", "%73lices"), body)
+    assert (undated(direct[0]), direct[1]) == (undated(wsgi[0]), wsgi[1])
+    assert [line.split(":")[0] for line in direct[0][1:]] == [
+        "Server", "Date", "Connection", "Content-Type", "Content-Length"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("extra", "version", "connection"), [
+    ("", "1.1", "keep-alive"), ("Connection: close\r\n", "1.1", "close"), ("", "1.0", "close"),
+    ("Connection: keep-alive\r\n", "1.0", "keep-alive"),
+])
+def test_the_direct_answer_keeps_or_closes_the_connection_as_asked(
+    webhook_server: Server, extra: str, version: str, connection: str
+) -> None:
+    head, body = exchange(webhook_server, SLICES, encode(admission_review(slice_with(numa=1), uid="u-c")), extra,
+                          version)
+    assert head[0] == f"HTTP/{version} 200 OK"
+    assert f"Connection: {connection}" in head
+    assert json.loads(body)["response"] == {"uid": "u-c", "allowed": True}

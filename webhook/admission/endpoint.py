@@ -19,7 +19,7 @@ import os
 import time
 from dataclasses import dataclass
 from datetime import datetime
-from typing import IO, Any, Protocol
+from typing import Any, Protocol
 
 import msgspec
 
@@ -53,6 +53,12 @@ class BodyDeadlineExceeded(Exception):
         self.seconds = seconds
 
 
+class BodyStream(Protocol):
+    """Where the body is read from (a WSGI input stream, gunicorn's request body)."""
+
+    def read(self, size: int) -> bytes: ...
+
+
 class TLSStatus(Protocol):
     """What readiness needs from the certificate holder (`certs.reload.TLSReloader` fits)."""
 
@@ -74,7 +80,7 @@ class State:
 
 
 def answer_review(path: str, state: State, *, length: int | None, content_type: str | None,
-                  stream: IO[bytes]) -> tuple[int, bytes]:
+                  stream: BodyStream) -> tuple[int, bytes]:
     """The HTTP status and JSON body answering the review on `stream` (`length`: its Content-Length, None when
     chunked) sent to the webhook `path` (one of PATHS); counted and logged."""
     started = time.perf_counter()
@@ -109,7 +115,7 @@ def answer_review(path: str, state: State, *, length: int | None, content_type: 
     return code, data
 
 
-def read_body(length: int | None, content_type: str | None, stream: IO[bytes]) -> bytes:
+def read_body(length: int | None, content_type: str | None, stream: BodyStream) -> bytes:
     """The whole body, or the `BadReview` it deserves (413 over 7 MiB, 408 past the body deadline, 400, 415)."""
     if length is not None and length > review.MAX_BODY:
         if length <= DRAIN_LIMIT:
@@ -139,7 +145,7 @@ def read_body(length: int | None, content_type: str | None, stream: IO[bytes]) -
     return body
 
 
-def _read(stream: IO[bytes], size: int) -> bytes:
+def _read(stream: BodyStream, size: int) -> bytes:
     try:
         chunk: bytes = stream.read(size)
     except BodyDeadlineExceeded as err:
@@ -149,7 +155,7 @@ def _read(stream: IO[bytes], size: int) -> bytes:
     return chunk
 
 
-def _discard(stream: IO[bytes]) -> None:
+def _discard(stream: BodyStream) -> None:
     read = 0
     while read <= DRAIN_LIMIT:
         chunk = _read(stream, 64 * 1024)
