@@ -41,9 +41,10 @@ from gunicorn import sock as gsock
 from gunicorn.workers.ggevent import GeventWorker
 from werkzeug.sansio.utils import get_content_length
 
-from webhook.admission.endpoint import PATHS, BodyDeadlineExceeded
+from webhook.admission.endpoint import PATHS
 from webhook.app import AdmissionRoute
 from webhook.auth.peer import count_handshake_error
+from webhook.connection import LATE, BodyDeadline, Deadline, DeadlineInput, OneWrite
 from webhook.serve import Limits, current
 
 # After SIGTERM, how long kept-alive connections still get their requests answered once nothing is in flight:
@@ -51,44 +52,6 @@ from webhook.serve import Limits, current
 DRAIN_IDLE_GRACE = 1.0
 
 WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
-
-
-class BodyDeadline:
-    """WSGI middleware: the request body must arrive within `seconds` of the headers."""
-
-    def __init__(self, app: WSGIApp, seconds: float) -> None:
-        self.app = app
-        self.seconds = seconds
-
-    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
-        environ["wsgi.input"] = _DeadlineInput(environ["wsgi.input"], time.monotonic() + self.seconds, self.seconds)
-        return self.app(environ, start_response)
-
-
-class _DeadlineInput:
-    def __init__(self, stream: Any, deadline: float, seconds: float) -> None:
-        self._stream = stream
-        self._deadline = deadline
-        self._seconds = seconds
-
-    def _within(self, read: Callable[[], bytes]) -> bytes:
-        left = self._deadline - time.monotonic()
-        if left <= 0:
-            raise BodyDeadlineExceeded(self._seconds)
-        with gevent.Timeout(left, False):
-            data: bytes = read()
-            return data
-        raise BodyDeadlineExceeded(self._seconds)
-
-    def read(self, size: int | None = None) -> bytes:
-        return self._within(lambda: self._stream.read(size))
-
-    def readline(self, size: int | None = None) -> bytes:
-        return self._within(lambda: self._stream.readline(size))
-
-    def __iter__(self) -> Any:
-        while line := self.readline():
-            yield line
 
 
 class ListenerDispatch:
@@ -201,26 +164,19 @@ class GuardedWorker(GeventWorker):  # type: ignore[misc]
             parser = http.get_parser(self.cfg, client, addr)
             out = OneWrite(client)
             listener_name = listener.getsockname()
+            headers, whole = Deadline(limits.headers), Deadline(limits.request)
             first = True
             while True:  # after SIGTERM, gunicorn answers with `Connection: close`, which ends the loop
                 if not first and not self._wait_idle(client, parser):
                     return
                 first = False
-                req = None
-                with gevent.Timeout(limits.headers, False):
-                    req = next(parser)
-                if req is None:
+                req = headers.run(next, parser)
+                if req is LATE:
                     self.log.debug("request headers from %s not received within %ss; closed", addr, limits.headers)
                     return
-                with gevent.Timeout(limits.request, False):
-                    try:
-                        if not (tls and self._review(req, out)):
-                            self.handle_request(listener_name, req, out, addr)
-                    finally:
-                        out.flush()
-                    continue
-                self.log.warning("request from %s not done within %ss; connection closed", addr, limits.request)
-                return
+                if whole.run(self._answer, tls, listener_name, req, out, addr) is LATE:
+                    self.log.warning("request from %s not done within %ss; connection closed", addr, limits.request)
+                    return
         except StopIteration:  # the answer said Connection: close, or the client closed
             pass
         except (http.errors.NoMoreData, ssl.SSLError, OSError) as err:
@@ -232,6 +188,13 @@ class GuardedWorker(GeventWorker):  # type: ignore[misc]
                 self.handle_error(None, client, addr, err)
         finally:
             _close(client)
+
+    def _answer(self, tls: bool, listener_name: Any, req: Any, out: OneWrite, addr: Any) -> None:
+        try:
+            if not (tls and self._review(req, out)):
+                self.handle_request(listener_name, req, out, addr)
+        finally:
+            out.flush()
 
     def _review(self, req: Any, out: OneWrite) -> bool:
         """Answer a review straight from gunicorn's parsed request; False (nothing read or written) when it is not
@@ -256,7 +219,7 @@ class GuardedWorker(GeventWorker):  # type: ignore[misc]
         seconds = self.limits.body
         status, headers, data = route.respond(
             req.path, length=get_content_length(length, ",".join(encodings) if encodings else None),
-            content_type=content_type, stream=_DeadlineInput(req.body, time.monotonic() + seconds, seconds))
+            content_type=content_type, stream=DeadlineInput(req.body, time.monotonic() + seconds, seconds))
         close = not self.alive or req.should_close()
         head = [f"HTTP/{req.version[0]}.{req.version[1]} {status}", f"Server: {SERVER}", f"Date: {_http_date()}",
                 f"Connection: {'close' if close else 'keep-alive'}", *[f"{k}: {v}" for k, v in headers]]
@@ -294,30 +257,6 @@ class GuardedWorker(GeventWorker):  # type: ignore[misc]
         finally:
             self._idle.discard(me)
         return True
-
-
-class OneWrite:
-    """The connection as gunicorn's response writer sees it: what it sends is held until `flush()`, then written
-    at once (one TLS record and one system call for status line, headers and body, where gunicorn makes two; the
-    client is woken once, not twice). Any other use of the socket (close, shutdown, a peer certificate) sends
-    what is held first."""
-
-    def __init__(self, sock: Any) -> None:
-        self._sock = sock
-        self._held: list[bytes] = []
-
-    def sendall(self, data: bytes) -> None:
-        self._held.append(bytes(data))
-
-    def flush(self) -> None:
-        if self._held:
-            data = self._held[0] if len(self._held) == 1 else b"".join(self._held)
-            self._held = []
-            self._sock.sendall(data)
-
-    def __getattr__(self, name: str) -> Any:
-        self.flush()
-        return getattr(self._sock, name)
 
 
 def tls_context(cfg: Any) -> ssl.SSLContext:

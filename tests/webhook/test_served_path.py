@@ -19,7 +19,7 @@ from tests.webhook.conftest import SNI, Server, admission_review, client_context
 from webhook.admission.review import MAX_BODY
 from webhook.app import AdmissionRoute, Settings, create_app
 from webhook.budget import Budget, metered
-from webhook.front import OneWrite
+from webhook.connection import OneWrite
 from webhook.policy import Policy
 from webhook.policy_store import PolicyStore
 
@@ -237,3 +237,18 @@ def test_the_direct_answer_keeps_or_closes_the_connection_as_asked(
     assert head[0] == f"HTTP/{version} 200 OK"
     assert f"Connection: {connection}" in head
     assert json.loads(body)["response"] == {"uid": "u-c", "allowed": True}
+
+
+def test_a_deadline_serves_every_request_of_a_connection() -> None:
+    import gevent
+
+    from webhook.connection import LATE, Deadline
+
+    deadline = Deadline(0.05)
+    assert deadline.run(lambda a, b: a + b, 1, 2) == 3
+    assert deadline.run(gevent.sleep, 30) is LATE  # interrupted at the deadline, not after 30 s
+    assert deadline.run(str.upper, "again") == "AGAIN"
+    other = gevent.Timeout(0.01)
+    with pytest.raises(gevent.Timeout) as caught:
+        Deadline(30).run(lambda: (other.start(), gevent.sleep(30)))
+    assert caught.value is other  # another deadline's expiry is not this one's
