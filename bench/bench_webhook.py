@@ -131,7 +131,8 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def in_process(body: bytes, repeat: int) -> tuple[float, float, float]:
-    """Median seconds per call: the handler path, the whole Flask app (WSGI call), and the json floor."""
+    """Median seconds per call: the handler path, the whole app (one WSGI call: Flask, the admission route), and
+    the json floor."""
     import io
     import logging
 
@@ -291,8 +292,8 @@ def main() -> None:
     print(f"bodies: small slice (4 devices) {len(small):,} bytes; maximal slice (64 devices x 48 values) "
           f"{len(maximal):,} bytes; machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at start")
 
-    print("in process: handler (parse + rules + answer + encode), the Flask app around it (one WSGI call, metrics,"
-          " no log line), and the json.loads+json.dumps floor of the same review:")
+    print("in process: handler (parse + rules + answer + encode), the app around it (one WSGI call: Flask, the "
+          "admission route, metrics, no log line), and the json.loads+json.dumps floor of the same review:")
     for name, body, repeat in (("small", small, 200), ("maximal", maximal, 40)):
         handler, flask_app, floor = in_process(body, repeat)
         handlers_ms[name] = handler
