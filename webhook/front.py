@@ -9,8 +9,13 @@ drives the connection itself:
     -> request headers          within Limits.headers seconds of the first byte waited for, else closed
     -> body                     within Limits.body seconds of the headers (408 answered), via `BodyDeadline`
     -> evaluation               bounded by the request budget (`webhook.budget`), answered per policy
-    -> answer written           the whole request within Limits.request seconds, else the connection is cut
+    -> answer written           the whole request within Limits.request seconds, else the connection is cut;
+                                status line, headers and body in one write (`connection.OneWrite`)
     -> idle keep-alive          up to Limits.keepalive (120 s, longer than the API server's 90 s), then closed
+
+A review (`POST /validate/*`) is answered straight from gunicorn's parsed request by `GuardedWorker._review`,
+with the same bytes the WSGI app writes and without building a WSGI environ (docs/webhook.md has the profile);
+everything else, and reviews when client authentication wraps the app, goes through WSGI and Flask.
 
 On SIGTERM the listeners close, requests in flight finish within the graceful timeout, and a request that
 arrives on a kept-alive connection meanwhile is answered with `Connection: close` (gunicorn's `handle_request`
@@ -190,11 +195,15 @@ class GuardedWorker(GeventWorker):  # type: ignore[misc]
             _close(client)
 
     def _answer(self, tls: bool, listener_name: Any, req: Any, out: OneWrite, addr: Any) -> None:
+        """One request answered, its bytes written at once, within the request deadline. Past the deadline (a
+        gevent.Timeout) nothing held is written: the connection is cut, as a slow reader must not hold it."""
         try:
             if not (tls and self._review(req, out)):
                 self.handle_request(listener_name, req, out, addr)
-        finally:
+        except StopIteration:  # answered with `Connection: close`
             out.flush()
+            raise
+        out.flush()
 
     def _review(self, req: Any, out: OneWrite) -> bool:
         """Answer a review straight from gunicorn's parsed request; False (nothing read or written) when it is not

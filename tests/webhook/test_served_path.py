@@ -10,6 +10,7 @@ import sys
 import threading
 from typing import Any
 
+import gevent
 import pytest
 from flask import Flask
 
@@ -240,8 +241,6 @@ def test_the_direct_answer_keeps_or_closes_the_connection_as_asked(
 
 
 def test_a_deadline_serves_every_request_of_a_connection() -> None:
-    import gevent
-
     from webhook.connection import LATE, Deadline
 
     deadline = Deadline(0.05)
@@ -252,3 +251,35 @@ def test_a_deadline_serves_every_request_of_a_connection() -> None:
     with pytest.raises(gevent.Timeout) as caught:
         Deadline(30).run(lambda: (other.start(), gevent.sleep(30)))
     assert caught.value is other  # another deadline's expiry is not this one's
+
+
+class FakeWorker:
+    """What `GuardedWorker._answer` uses of its worker: the review path, which writes and then ends as told."""
+
+    def __init__(self, end: BaseException | None) -> None:
+        self.end = end
+
+    def _review(self, req: object, out: OneWrite) -> bool:
+        out.sendall(b"HTTP/1.1 200 OK\r\n\r\n{}")
+        if self.end is not None:
+            raise self.end
+        return True
+
+
+@pytest.mark.parametrize(("end", "written"), [
+    (None, [b"HTTP/1.1 200 OK\r\n\r\n{}"]),  # kept alive
+    (StopIteration(), [b"HTTP/1.1 200 OK\r\n\r\n{}"]),  # answered with Connection: close
+    (gevent.Timeout(30), []),  # the request deadline passed: the connection is cut
+])
+def test_an_answer_is_written_unless_the_request_deadline_passed(end: BaseException | None,
+                                                                 written: list[bytes]) -> None:
+    from webhook.front import GuardedWorker
+
+    sock = Recorder()
+    out = OneWrite(sock)
+    if end is None:
+        GuardedWorker._answer(FakeWorker(end), True, None, None, out, None)  # type: ignore[arg-type]
+    else:
+        with pytest.raises(type(end)):
+            GuardedWorker._answer(FakeWorker(end), True, None, None, out, None)  # type: ignore[arg-type]
+    assert sock.sent == written
