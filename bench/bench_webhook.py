@@ -1,12 +1,16 @@
 """Admission webhook throughput and latency: a real `draguard serve` over HTTPS with keep-alive, under attack.
 
-This script is the load generator, a process separate from the server (gunicorn, 2 guarded gevent workers).
-While it measures, 200 stalled TCP connections are held open against the webhook port. It reports:
-- in process: the handler path (parse, rules, answer, encode) and the Flask app around it, against the
+The server (gunicorn, 2 guarded gevent workers) runs in its own processes; the load comes from separate lean
+load processes (`tls_load`: pre-built request bytes on raw TLS sockets, one request in flight per connection,
+as the API server sends them). While it measures, 200 stalled TCP connections are held open against the
+webhook port. It reports:
+- in process: the handler path (parse, rules, answer, encode) and the WSGI app around it, against the
   json.loads + json.dumps floor of the same AdmissionReview, and the CPU time per maximal-slice request;
 - closed loop, small slice (4 devices): requests/s with 8 keep-alive connections, and p50/p99;
 - open loop at 200 requests/s, maximal slice (64 devices x 48 attribute values): p50/p99, latency counted from
   each request's scheduled send time, so a stall is not hidden (no coordinated omission);
+- for both: the CPU per request of the server's workers and of the load processes (from /proc and getrusage),
+  and how many cores each kept busy, so a reader sees which side was the limit;
 - memory: the workers' summed RSS after a warm-up and after N reviews that each carry a new distinct selector
   (N = 3,000 after a 2,500-review warm-up by default; `BENCH_RSS_REQUESTS=100000 make bench` for the long run
   the issue asks for).
@@ -19,7 +23,6 @@ from __future__ import annotations
 import gc
 import http.client
 import json
-import multiprocessing
 import os
 import signal
 import socket
@@ -36,6 +39,8 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+import tls_load  # noqa: E402  (bench/, beside this script)
+
 SNI = "draguard.draguard.svc"
 PATH = "/validate/resourceslices"
 DRIVER = "gpu.example.com"
@@ -43,6 +48,9 @@ CLOSED_SECONDS = 6.0
 OPEN_SECONDS = 8.0
 RATE = 200.0
 STALLED = 200
+CONNECTIONS = 8
+LOAD_PROCESSES = 2
+ALLOWED = b'"allowed":true'
 RSS_REQUESTS = int(os.environ.get("BENCH_RSS_REQUESTS", "3000"))
 # Enough distinct selectors that each worker has cleared celext's caches once (64 MiB estimated, about 900 of
 # these selectors): the RSS before is the steady state, not the empty start.
@@ -117,90 +125,14 @@ def post(conn: Connection, body: bytes) -> None:
         raise RuntimeError(f"unexpected answer {reply.status}: {data[:300]!r}")
 
 
-def closed_loop_worker(port: int, ca: str, body: bytes, connections: int, out: Any) -> None:
-    """One load process: `connections` threads, each sending back to back on its own kept-alive connection."""
-    ctx = context(ca)
-    latencies: list[float] = []
-    lock = threading.Lock()
-    start = time.perf_counter() + 0.2
-    stop = start + CLOSED_SECONDS
-
-    def loop() -> None:
-        conn = Connection(port, ctx)
-        post(conn, body)  # handshake and warm-up outside the window
-        mine: list[float] = []
-        while time.perf_counter() < start:
-            time.sleep(0.001)
-        while (sent := time.perf_counter()) < stop:
-            post(conn, body)
-            mine.append(time.perf_counter() - sent)
-        conn.close()
-        with lock:
-            latencies.extend(mine)
-
-    threads = [threading.Thread(target=loop) for _ in range(connections)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    out.put(latencies)
-
-
-def closed_loop(port: int, ca: str, body: bytes, processes: int = 2, connections: int = 4) -> tuple[float, list[float]]:
-    queue: Any = multiprocessing.Queue()
-    workers = [
-        multiprocessing.Process(target=closed_loop_worker, args=(port, ca, body, connections, queue))
-        for _ in range(processes)
-    ]
-    for w in workers:
-        w.start()
-    latencies: list[float] = []
-    for _ in workers:
-        latencies.extend(queue.get())
-    for w in workers:
-        w.join()
-    return len(latencies) / CLOSED_SECONDS, latencies
-
-
-def open_loop(port: int, ca: str, body: bytes, connections: int = 8) -> list[float]:
-    """RATE requests/s for OPEN_SECONDS, request k due at start + k/RATE, spread over kept-alive connections."""
-    ctx = context(ca)
-    total = int(RATE * OPEN_SECONDS)
-    latencies: list[float] = []
-    lock = threading.Lock()
-    conns = [Connection(port, ctx) for _ in range(connections)]
-    for conn in conns:
-        post(conn, body)
-    start = time.perf_counter() + 0.2
-
-    def loop(n: int) -> None:
-        mine = []
-        for k in range(n, total, connections):
-            due = start + k / RATE
-            while (now := time.perf_counter()) < due:
-                time.sleep(min(due - now, 0.002))
-            post(conns[n], body)
-            mine.append(time.perf_counter() - due)
-        with lock:
-            latencies.extend(mine)
-
-    threads = [threading.Thread(target=loop, args=(n,)) for n in range(connections)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    for conn in conns:
-        conn.close()
-    return latencies
-
-
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
 def in_process(body: bytes, repeat: int) -> tuple[float, float, float]:
-    """Median seconds per call: the handler path, the whole Flask app (WSGI call), and the json floor."""
+    """Median seconds per call: the handler path, the whole app (one WSGI call: Flask, the admission route), and
+    the json floor."""
     import io
     import logging
 
@@ -334,6 +266,13 @@ def stalled(port: int, count: int) -> list[socket.socket]:
     return socks
 
 
+def cpu_line(result: tls_load.Result) -> str:
+    server, client = result.per_request(result.server_cpu), result.per_request(result.client_cpu)
+    return (f"CPU per request: server {ms(server)}, client {ms(client)} (cores busy: server "
+            f"{result.server_cpu / result.seconds:.2f}, client {result.client_cpu / result.seconds:.2f} of "
+            f"{os.cpu_count()})")
+
+
 def ms(seconds: float) -> str:
     return f"{seconds * 1000:.2f} ms"
 
@@ -353,8 +292,8 @@ def main() -> None:
     print(f"bodies: small slice (4 devices) {len(small):,} bytes; maximal slice (64 devices x 48 values) "
           f"{len(maximal):,} bytes; machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at start")
 
-    print("in process: handler (parse + rules + answer + encode), the Flask app around it (one WSGI call, metrics,"
-          " no log line), and the json.loads+json.dumps floor of the same review:")
+    print("in process: handler (parse + rules + answer + encode), the app around it (one WSGI call: Flask, the "
+          "admission route, metrics, no log line), and the json.loads+json.dumps floor of the same review:")
     for name, body, repeat in (("small", small, 200), ("maximal", maximal, 40)):
         handler, flask_app, floor = in_process(body, repeat)
         handlers_ms[name] = handler
@@ -373,8 +312,11 @@ def main() -> None:
         process, port, ca = start_server(Path(tmp))
         held = stalled(port, STALLED)
         try:
-            rps, closed = closed_loop(port, ca, small)
-            max_open = open_loop(port, ca, maximal)
+            closed = tls_load.drive(tls_load.Load(port, ca, tls_load.request_bytes(PATH, small), ALLOWED,
+                                                  CLOSED_SECONDS, CONNECTIONS // LOAD_PROCESSES),
+                                    process.pid, LOAD_PROCESSES)
+            max_open = tls_load.drive(tls_load.Load(port, ca, tls_load.request_bytes(PATH, maximal), ALLOWED,
+                                                    OPEN_SECONDS, CONNECTIONS, RATE), process.pid, 1)
             rss_before, rss_after = distinct_selectors(port, ca, process.pid, RSS_REQUESTS)
         finally:
             for sock in held:
@@ -382,14 +324,16 @@ def main() -> None:
             process.send_signal(signal.SIGTERM)
             process.wait(timeout=60)
 
-    print(f"over HTTPS with keep-alive (server: 2 guarded gevent workers; load: separate processes; "
-          f"{STALLED} stalled connections held open throughout):")
-    print(f"  small, closed loop, 8 connections: {rps:,.0f} requests/s "
-          f"(target 2,000: {rps / 2000:.2f}x), p50 {ms(percentile(closed, 0.5))}, p99 {ms(percentile(closed, 0.99))}")
-    p50, p99 = percentile(max_open, 0.5), percentile(max_open, 0.99)
-    print(f"  maximal, open loop {RATE:.0f} requests/s x {OPEN_SECONDS:.0f} s ({len(max_open)} requests): "
-          f"p50 {ms(p50)}, p99 {ms(p99)} (target 10 ms: {p99 * 1000 / 10:.2f}x), "
-          f"p50 / in-process handler {p50 / handlers_ms['maximal']:.1f}x")
+    print(f"over HTTPS with keep-alive (server: 2 guarded gevent workers; load: separate processes, one request in "
+          f"flight per connection; {STALLED} stalled connections held open throughout; CPU per request from "
+          f"/proc, server = both workers, client = the load processes):")
+    print(f"  small, closed loop, {CONNECTIONS} connections from {LOAD_PROCESSES} processes: {closed.rps:,.0f} "
+          f"requests/s (target 2,000: {closed.rps / 2000:.2f}x), p50 {ms(percentile(closed.latencies, 0.5))}, "
+          f"p99 {ms(percentile(closed.latencies, 0.99))}; {cpu_line(closed)}")
+    p50, p99 = percentile(max_open.latencies, 0.5), percentile(max_open.latencies, 0.99)
+    print(f"  maximal, open loop {RATE:.0f} requests/s x {OPEN_SECONDS:.0f} s ({len(max_open.latencies)} requests, "
+          f"{CONNECTIONS} connections): p50 {ms(p50)}, p99 {ms(p99)} (target 10 ms: {p99 * 1000 / 10:.2f}x), "
+          f"p50 / in-process handler {p50 / handlers_ms['maximal']:.1f}x; {cpu_line(max_open)}")
     print(f"  workers' RSS, {RSS_REQUESTS:,} reviews with distinct selectors: {rss_before / 2**20:.0f} MiB after "
           f"warm-up, {rss_after / 2**20:.0f} MiB after ({rss_after / rss_before:.2f}x; target within 1.10x)")
     # The load generator and anything else running share the two cores with the server: read the figures with this.

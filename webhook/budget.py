@@ -14,12 +14,14 @@ greenlets, so the signal cannot land in another request.
 
 from __future__ import annotations
 
+import os
 import signal
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import lru_cache
 from types import FrameType
 
 BUDGET_RULE = "budget-exceeded"
@@ -97,15 +99,14 @@ def _on_timer(signum: int, frame: FrameType | None) -> None:
 def metered(budget: Budget) -> Iterator[Meter]:
     """A `Meter` for one evaluation, with interrupting timers armed when this is the main thread."""
     timers = (
-        threading.current_thread() is threading.main_thread()
-        and not _armed
+        not _armed
         and bool(budget.cpu_seconds or budget.wall_seconds)
+        and _takes_signals(os.getpid(), threading.get_native_id())
     )
     meter = Meter(budget, timed=timers)
     if not timers:
         yield meter
         return
-    _install()
     _armed.append(budget)
     try:
         if budget.cpu_seconds:
@@ -119,16 +120,23 @@ def metered(budget: Budget) -> Iterator[Meter]:
         signal.setitimer(signal.ITIMER_REAL, 0)
 
 
-_installed: list[bool] = []
+@lru_cache(maxsize=64)
+def _takes_signals(pid: int, thread: int) -> bool:
+    """Whether this OS thread of this process runs signal handlers (Python's main thread), with the timer
+    handler installed on it; asked once per process and thread.
 
-
-def _install() -> None:
-    """Install the timer handler once and keep it: a signal already pending when the timers are disarmed then
-    lands in a handler that ignores it, never in the default action (which would end the process)."""
-    if not _installed:
+    Installing the handler is the test Python itself applies (ValueError off the main thread). Not
+    `threading.current_thread() is threading.main_thread()`: under gevent's monkey-patching (the served
+    worker) each greenlet has a thread object of its own, so that test said no and every rule paid a CPU-clock
+    read instead of the timers. The handler stays installed: a signal already pending when the timers are
+    disarmed lands in a handler that ignores it, never in the default action (which would end the process).
+    """
+    try:
         signal.signal(signal.SIGPROF, _on_timer)
         signal.signal(signal.SIGALRM, _on_timer)
-        _installed.append(True)
+    except ValueError:
+        return False
+    return True
 
 
 # What celext's caches hold per compiled selector, measured: a 10 KiB selector about 180 KB (4,000 distinct ones

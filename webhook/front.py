@@ -9,8 +9,13 @@ drives the connection itself:
     -> request headers          within Limits.headers seconds of the first byte waited for, else closed
     -> body                     within Limits.body seconds of the headers (408 answered), via `BodyDeadline`
     -> evaluation               bounded by the request budget (`webhook.budget`), answered per policy
-    -> answer written           the whole request within Limits.request seconds, else the connection is cut
+    -> answer written           the whole request within Limits.request seconds, else the connection is cut;
+                                status line, headers and body in one write (`connection.OneWrite`)
     -> idle keep-alive          up to Limits.keepalive (120 s, longer than the API server's 90 s), then closed
+
+A review (`POST /validate/*`) is answered straight from gunicorn's parsed request by `GuardedWorker._review`,
+with the same bytes the WSGI app writes and without building a WSGI environ (docs/webhook.md has the profile);
+everything else, and reviews when client authentication wraps the app, goes through WSGI and Flask.
 
 On SIGTERM the listeners close, requests in flight finish within the graceful timeout, and a request that
 arrives on a kept-alive connection meanwhile is answered with `Connection: close` (gunicorn's `handle_request`
@@ -24,6 +29,7 @@ deadlines and cap), so it is exactly as hard to starve as the webhook port.
 from __future__ import annotations
 
 import contextlib
+import os
 import socket as stdsocket
 import ssl
 import time
@@ -35,57 +41,22 @@ import gevent
 import gevent.ssl
 from gevent.pool import Pool
 from gevent.server import StreamServer
-from gunicorn import http
+from gunicorn import SERVER, http, util
 from gunicorn import sock as gsock
 from gunicorn.workers.ggevent import GeventWorker
+from werkzeug.sansio.utils import get_content_length
 
+from webhook.admission.endpoint import PATHS
+from webhook.app import AdmissionRoute
 from webhook.auth.peer import count_handshake_error
+from webhook.connection import LATE, BodyDeadline, Deadline, DeadlineInput, OneWrite
 from webhook.serve import Limits, current
-from webhook.views import BodyDeadlineExceeded
 
 # After SIGTERM, how long kept-alive connections still get their requests answered once nothing is in flight:
 # the API server may send on a pooled connection until it notices the endpoint is gone.
 DRAIN_IDLE_GRACE = 1.0
 
 WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
-
-
-class BodyDeadline:
-    """WSGI middleware: the request body must arrive within `seconds` of the headers."""
-
-    def __init__(self, app: WSGIApp, seconds: float) -> None:
-        self.app = app
-        self.seconds = seconds
-
-    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
-        environ["wsgi.input"] = _DeadlineInput(environ["wsgi.input"], time.monotonic() + self.seconds, self.seconds)
-        return self.app(environ, start_response)
-
-
-class _DeadlineInput:
-    def __init__(self, stream: Any, deadline: float, seconds: float) -> None:
-        self._stream = stream
-        self._deadline = deadline
-        self._seconds = seconds
-
-    def _within(self, read: Callable[[], bytes]) -> bytes:
-        left = self._deadline - time.monotonic()
-        if left <= 0:
-            raise BodyDeadlineExceeded(self._seconds)
-        with gevent.Timeout(left, False):
-            data: bytes = read()
-            return data
-        raise BodyDeadlineExceeded(self._seconds)
-
-    def read(self, size: int | None = None) -> bytes:
-        return self._within(lambda: self._stream.read(size))
-
-    def readline(self, size: int | None = None) -> bytes:
-        return self._within(lambda: self._stream.readline(size))
-
-    def __iter__(self) -> Any:
-        while line := self.readline():
-            yield line
 
 
 class ListenerDispatch:
@@ -109,6 +80,7 @@ class GuardedWorker(GeventWorker):  # type: ignore[misc]
     limits: Limits
     _idle: set[gevent.Greenlet]
     _metrics_socket: Any = None
+    _route: AdmissionRoute | None = None
     _quit = False
 
     def load_wsgi(self) -> None:
@@ -116,13 +88,18 @@ class GuardedWorker(GeventWorker):  # type: ignore[misc]
         served = current()
         self.limits = served.limits
         self._idle = set()
-        app: WSGIApp = BodyDeadline(self.wsgi, self.limits.body)
+        flask_app = self.wsgi
+        app: WSGIApp = BodyDeadline(flask_app, self.limits.body)
         metrics_app = None
         if served.metrics_port:
             from webhook import metrics
 
             metrics_app = metrics.wsgi_app()
         self.wsgi = ListenerDispatch(app, served.metrics_port, metrics_app)
+        # The review path without WSGI, when nothing wraps the route (client authentication does) and the
+        # environment does not mount the app under a SCRIPT_NAME.
+        route = getattr(flask_app, "wsgi_app", None)
+        self._route = route if isinstance(route, AdmissionRoute) and not os.environ.get("SCRIPT_NAME") else None
         if self.cfg.is_ssl:
             _unwrap_sni_callback(tls_context(self.cfg))
 
@@ -190,23 +167,21 @@ class GuardedWorker(GeventWorker):  # type: ignore[misc]
                 if client is None:
                     return
             parser = http.get_parser(self.cfg, client, addr)
+            out = OneWrite(client)
             listener_name = listener.getsockname()
+            headers, whole = Deadline(limits.headers), Deadline(limits.request)
             first = True
             while True:  # after SIGTERM, gunicorn answers with `Connection: close`, which ends the loop
                 if not first and not self._wait_idle(client, parser):
                     return
                 first = False
-                req = None
-                with gevent.Timeout(limits.headers, False):
-                    req = next(parser)
-                if req is None:
+                req = headers.run(next, parser)
+                if req is LATE:
                     self.log.debug("request headers from %s not received within %ss; closed", addr, limits.headers)
                     return
-                with gevent.Timeout(limits.request, False):
-                    self.handle_request(listener_name, req, client, addr)
-                    continue
-                self.log.warning("request from %s not done within %ss; connection closed", addr, limits.request)
-                return
+                if whole.run(self._answer, tls, listener_name, req, out, addr) is LATE:
+                    self.log.warning("request from %s not done within %ss; connection closed", addr, limits.request)
+                    return
         except StopIteration:  # the answer said Connection: close, or the client closed
             pass
         except (http.errors.NoMoreData, ssl.SSLError, OSError) as err:
@@ -218,6 +193,49 @@ class GuardedWorker(GeventWorker):  # type: ignore[misc]
                 self.handle_error(None, client, addr, err)
         finally:
             _close(client)
+
+    def _answer(self, tls: bool, listener_name: Any, req: Any, out: OneWrite, addr: Any) -> None:
+        """One request answered, its bytes written at once, within the request deadline. Past the deadline (a
+        gevent.Timeout) nothing held is written: the connection is cut, as a slow reader must not hold it."""
+        try:
+            if not (tls and self._review(req, out)):
+                self.handle_request(listener_name, req, out, addr)
+        except StopIteration:  # answered with `Connection: close`
+            out.flush()
+            raise
+        out.flush()
+
+    def _review(self, req: Any, out: OneWrite) -> bool:
+        """Answer a review straight from gunicorn's parsed request; False (nothing read or written) when it is not
+        one this path takes. The answer is byte for byte what the WSGI path writes (gunicorn's status line and
+        headers around `AdmissionRoute.respond`), without its costs: the WSGI environ, Flask's dispatch, the
+        middleware and gunicorn's response writer (together more CPU than a small review's rules).
+        StopIteration when the connection is to close, as gunicorn's `handle_request` does."""
+        route = self._route
+        if route is None or req.method != "POST" or req.path not in PATHS or req._expected_100_continue:
+            return False
+        length = content_type = None
+        encodings = []
+        for name, value in req.headers:
+            if name == "CONTENT-LENGTH":
+                length = value
+            elif name == "CONTENT-TYPE":
+                content_type = value
+            elif name == "TRANSFER-ENCODING":
+                encodings.append(value)
+            elif name == "SCRIPT_NAME":  # gunicorn moves the path under it: the WSGI path sorts that out
+                return False
+        seconds = self.limits.body
+        status, headers, data = route.respond(
+            req.path, length=get_content_length(length, ",".join(encodings) if encodings else None),
+            content_type=content_type, stream=DeadlineInput(req.body, time.monotonic() + seconds, seconds))
+        close = not self.alive or req.should_close()
+        head = [f"HTTP/{req.version[0]}.{req.version[1]} {status}", f"Server: {SERVER}", f"Date: {_http_date()}",
+                f"Connection: {'close' if close else 'keep-alive'}", *[f"{k}: {v}" for k, v in headers]]
+        out.sendall(("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + data)
+        if close:
+            raise StopIteration
+        return True
 
     def _handshake(self, client: Any, addr: Any) -> Any:
         """The TLS socket once the handshake is done within Limits.handshake; None (connection closed) if not."""
@@ -272,6 +290,17 @@ def _unwrap_sni_callback(context: ssl.SSLContext) -> None:
 
     unwrapped.unwraps_gevent = True  # type: ignore[attr-defined]
     context.sni_callback = unwrapped
+
+
+_date: list[Any] = [0, ""]  # the second and its Date header value
+
+
+def _http_date() -> str:
+    """gunicorn's Date header value, formatted once a second."""
+    now = int(time.time())
+    if _date[0] != now:
+        _date[:] = [now, util.http_date(now)]
+    return str(_date[1])
 
 
 def _buffered(client: Any, parser: Any) -> bool:

@@ -41,6 +41,7 @@ from webhook.wire import Obj
 DRA_GROUP = "resource.k8s.io"
 SLICE_KINDS = frozenset({"ResourceSlice"})
 SELECTOR_KINDS = frozenset({"ResourceClaim", "ResourceClaimTemplate", "DeviceClass"})
+DRA_KINDS = SLICE_KINDS | SELECTOR_KINDS
 # The DRA resources and the kind each holds: a review's resource and kind must agree.
 RESOURCES = {"resourceslices": "ResourceSlice", "resourceclaims": "ResourceClaim",
              "resourceclaimtemplates": "ResourceClaimTemplate", "deviceclasses": "DeviceClass"}
@@ -91,7 +92,7 @@ def _validate(
 
 def route_mismatch(req: Request) -> str:
     """Why the review's resource, kind and object disagree (empty when they agree)."""
-    if req.kind.group != DRA_GROUP or req.kind.kind not in SLICE_KINDS | SELECTOR_KINDS:
+    if req.kind.group != DRA_GROUP or req.kind.kind not in DRA_KINDS:
         return ""  # not ours: answered with a note
     held = RESOURCES.get(req.resource.resource) if req.resource.group == DRA_GROUP else None
     if held is not None and held != req.kind.kind:
