@@ -66,6 +66,7 @@ def run(args: argparse.Namespace) -> int:
     from webhook.commands.common import outputs as format_outputs
     from webhook.commands.common import use_color, write_output
     from webhook.errors import DraguardError
+    from webhook.exits import exit_code
     from webhook.findings import Action
     from webhook.lint import tuned_gc
     from webhook.profiles.flags import apply_profile_arguments
@@ -113,7 +114,5 @@ def run(args: argparse.Namespace) -> int:
     if applied is not None:
         print(f"draguard audit: {args.report}: {applied.written} report(s) applied, {applied.deleted} stale "
               f"report(s) deleted", file=sys.stderr)
-    if args.fail_on == "none":
-        return 0
-    threshold = Action(args.fail_on).rank
-    return 1 if any(action.rank >= threshold for _, action in audit.by_rule) else 0
+    failing = args.fail_on != "none" and any(action.rank >= Action(args.fail_on).rank for _, action in audit.by_rule)
+    return exit_code(problems=False, failing=failing)

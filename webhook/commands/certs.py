@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from webhook.errors import DraguardError
+from webhook.exits import exit_code
 
 if TYPE_CHECKING:
     from certs.kube import Kube
@@ -319,4 +320,4 @@ def _check(args: argparse.Namespace) -> int:
     failed = sum(r.level == "fail" for r in results)
     warned = sum(r.level == "warn" for r in results)
     print(f"{failed} problem(s), {warned} warning(s)")
-    return 1 if failed else 0
+    return exit_code(problems=False, failing=failed > 0)

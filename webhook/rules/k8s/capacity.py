@@ -26,7 +26,7 @@ from celext.quantity import Quantity, is_quantity, parse_quantity
 from webhook.fieldpath import FieldPath
 from webhook.profiles import Profile, load_profile
 from webhook.rules.k8s import ids
-from webhook.rules.k8s.decode import as_map, get_list, get_map, unknown_fields, wrong_type
+from webhook.rules.k8s.decode import decode_item_map, decode_list, decode_map, unknown_fields, wrong_type
 from webhook.rules.k8s.errors import duplicate, forbidden, invalid, required, too_many, type_invalid
 from webhook.rules.k8s.ids import Errors, tag
 from webhook.rules.k8s.names import qualified_name_ok, truncate_if_too_long, validate_qualified_name
@@ -68,10 +68,10 @@ def validate_capacity_map(
         if type(item) is dict and len(item) == 1 and type(item.get("value")) is str and is_quantity(item["value"]):
             continue  # the common case: a plain, valid capacity value
         key_path = path.key(truncate_if_too_long(key, MAX_KEY_LENGTH))
-        entry = as_map(errs, item, key_path)
+        entry = decode_item_map(errs, item, key_path)
         unknown_fields(errs, entry, _capacity_fields(profile.version), key_path)
         value = quantity_at(errs, entry, "value", key_path) or ZERO
-        policy = get_map(errs, entry, "requestPolicy", key_path)
+        policy = decode_map(errs, entry, "requestPolicy", key_path)
         if policy is None:
             continue
         unknown_fields(errs, policy, POLICY_FIELDS, key_path.child("requestPolicy"))
@@ -90,8 +90,8 @@ def _capacity_fields(version: str) -> frozenset[str]:
 def _validate_request_policy(
     maximum: Quantity, policy: Mapping[str, Any], path: FieldPath, errs: Errors, fractional: bool
 ) -> None:
-    raw_values = get_list(errs, policy, "validValues", path) or []
-    valid_range = get_map(errs, policy, "validRange", path)
+    raw_values = decode_list(errs, policy, "validValues", path) or []
+    valid_range = decode_map(errs, policy, "validRange", path)
     default = quantity_at(errs, policy, "default", path)
     if raw_values and valid_range is not None:
         errs.append((ids.CAPACITY, forbidden(path, BOTH_POLICIES)))

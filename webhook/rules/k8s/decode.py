@@ -34,17 +34,17 @@ def _get(errs: Errors, obj: Mapping[str, Any], key: str, path: FieldPath, *, typ
     return None
 
 
-def get_str(errs: Errors, obj: Mapping[str, Any], key: str, path: FieldPath) -> str | None:
+def decode_str(errs: Errors, obj: Mapping[str, Any], key: str, path: FieldPath) -> str | None:
     value: str | None = _get(errs, obj, key, path, types=str, expected="string")
     return value
 
 
-def get_bool(errs: Errors, obj: Mapping[str, Any], key: str, path: FieldPath) -> bool | None:
+def decode_bool(errs: Errors, obj: Mapping[str, Any], key: str, path: FieldPath) -> bool | None:
     value: bool | None = _get(errs, obj, key, path, types=bool, expected="boolean")
     return value
 
 
-def get_int(errs: Errors, obj: Mapping[str, Any], key: str, path: FieldPath) -> int | None:
+def decode_int(errs: Errors, obj: Mapping[str, Any], key: str, path: FieldPath) -> int | None:
     value = obj.get(key)
     if value is None or is_int64(value):  # not isinstance: a bool is no integer, nor is a number beyond int64
         return value
@@ -52,17 +52,17 @@ def get_int(errs: Errors, obj: Mapping[str, Any], key: str, path: FieldPath) -> 
     return None
 
 
-def get_map(errs: Errors, obj: Mapping[str, Any], key: str, path: FieldPath) -> Mapping[str, Any] | None:
+def decode_map(errs: Errors, obj: Mapping[str, Any], key: str, path: FieldPath) -> Mapping[str, Any] | None:
     value: Mapping[str, Any] | None = _get(errs, obj, key, path, types=Mapping, expected="object")
     return value
 
 
-def get_list(errs: Errors, obj: Mapping[str, Any], key: str, path: FieldPath) -> list[Any] | None:
+def decode_list(errs: Errors, obj: Mapping[str, Any], key: str, path: FieldPath) -> list[Any] | None:
     value: list[Any] | None = _get(errs, obj, key, path, types=list, expected="array")
     return value
 
 
-def as_map(errs: Errors, value: Any, path: FieldPath) -> Mapping[str, Any]:
+def decode_item_map(errs: Errors, value: Any, path: FieldPath) -> Mapping[str, Any]:
     """A list item or map value that must be an object; anything else is reported and read as empty."""
     if isinstance(value, Mapping):
         return value

@@ -15,7 +15,15 @@ from webhook.profiles import Profile, load_profile
 from webhook.rules.k8s import ids
 from webhook.rules.k8s.attribute import MAX_ATTRIBUTES_AND_CAPACITIES, count_values, validate_device_attribute
 from webhook.rules.k8s.capacity import quantity_at, validate_capacity_map
-from webhook.rules.k8s.decode import as_map, get_bool, get_list, get_map, get_str, strings, unknown_fields
+from webhook.rules.k8s.decode import (
+    decode_bool,
+    decode_item_map,
+    decode_list,
+    decode_map,
+    decode_str,
+    strings,
+    unknown_fields,
+)
 from webhook.rules.k8s.errors import duplicate, invalid, not_supported, required, too_many
 from webhook.rules.k8s.fast import attribute_values
 from webhook.rules.k8s.fast import enabled as fast_enabled
@@ -67,11 +75,11 @@ def validate_device(
     unknown_fields(errs, device, known, path)
     if not known.issuperset(device):
         device = {key: value for key, value in device.items() if key in known}  # the decoder drops them
-    name = get_str(errs, device, "name", path) or ""
+    name = decode_str(errs, device, "name", path) or ""
     if not dns1123_label_ok(name):
         errs += tag(ids.DEVICE_NAME, validate_dns1123_label(name, path.child("name")))
-    attributes = get_map(errs, device, "attributes", path) or {}
-    capacity = get_map(errs, device, "capacity", path) or {}
+    attributes = decode_map(errs, device, "attributes", path) or {}
+    capacity = decode_map(errs, device, "capacity", path) or {}
     if len(attributes) + len(capacity) > MAX_ATTRIBUTES_AND_CAPACITIES:
         errs.append((ids.ATTRIBUTE_LIMITS, invalid(
             path, len(attributes) + len(capacity),
@@ -90,14 +98,14 @@ def validate_device(
     if max_values is not None and values > max_values:
         errs.append((ids.ATTRIBUTE_LIMITS, invalid(
             path, values, f"the total number of attribute values must not exceed {max_values}")))
-    multiple = get_bool(errs, device, "allowMultipleAllocations", path) is True
+    multiple = decode_bool(errs, device, "allowMultipleAllocations", path) is True
     if capacity:
         validate_capacity_map(capacity, multiple, path.child("capacity"), errs, profile)
     # Sub-paths are built only for fields that are present: most devices have none of these.
-    taints = get_list(errs, device, "taints", path)
+    taints = decode_list(errs, device, "taints", path)
     if taints is not None and (old is None or old.get("taints") != device.get("taints")):
         _validate_taints(taints, path.child("taints"), errs, _limit(profile, "maxTaints"))
-    consumptions = get_list(errs, device, "consumesCounters", path)
+    consumptions = decode_list(errs, device, "consumesCounters", path)
     if consumptions is not None:
         validate_counter_groups(consumptions, path.child("consumesCounters"), errs,
                                 limit=_limit(profile, "maxCounterConsumptionsPerDevice"), name_key="counterSet",
@@ -106,10 +114,10 @@ def validate_device(
         _validate_node_selection(device, path, per_device, errs)
     if "bindingConditions" in device or "bindingFailureConditions" in device:
         _validate_binding_parameters(device, path, errs, _limit(profile, "maxBindingConditions"))
-    resources = get_map(errs, device, "nodeAllocatableResources", path)
+    resources = decode_map(errs, device, "nodeAllocatableResources", path)
     if resources:
         validate_node_allocatable_resources(resources, capacity, path.child("nodeAllocatableResources"), errs)
-    mappings = get_map(errs, device, "nodeAllocatableResourceMappings", path)
+    mappings = decode_map(errs, device, "nodeAllocatableResourceMappings", path)
     if mappings:
         validate_node_allocatable_mappings(mappings, capacity, path.child("nodeAllocatableResourceMappings"), errs)
 
@@ -145,13 +153,13 @@ def _validate_taints(taints: list[Any], path: FieldPath, errs: Errors, limit: in
         return
     for i, item in enumerate(taints):
         taint_path = path.index(i)
-        taint = as_map(errs, item, taint_path)
-        key = get_str(errs, taint, "key", taint_path) or ""
+        taint = decode_item_map(errs, item, taint_path)
+        key = decode_str(errs, taint, "key", taint_path) or ""
         errs += tag(ids.TAINTS, validate_label_name(key, taint_path.child("key")))
-        value = get_str(errs, taint, "value", taint_path) or ""
+        value = decode_str(errs, taint, "value", taint_path) or ""
         if value:
             errs += tag(ids.TAINTS, validate_label_value(value, taint_path.child("value")))
-        effect = get_str(errs, taint, "effect", taint_path) or ""
+        effect = decode_str(errs, taint, "effect", taint_path) or ""
         if not effect:
             errs.append((ids.TAINTS, required(taint_path.child("effect"))))
         elif effect not in TAINT_EFFECTS:
@@ -168,13 +176,13 @@ def validate_counter_groups(
         return
     for i, item in enumerate(groups):
         item_path = path.index(i)
-        group = as_map(errs, item, item_path)
-        name = get_str(errs, group, name_key, item_path) or ""
+        group = decode_item_map(errs, item, item_path)
+        name = decode_str(errs, group, name_key, item_path) or ""
         if not name:
             errs.append((ids.COUNTERS, required(item_path.child(name_key))))
         else:
             errs += tag(ids.COUNTERS, validate_dns1123_label(name, item_path.child(name_key)))
-        counters = get_map(errs, group, "counters", item_path)
+        counters = decode_map(errs, group, "counters", item_path)
         validate_counters(counters, counters_limit, item_path.child("counters"), errs)
     duplicates((string_field(item, name_key) for item in groups), path, ids.COUNTERS, errs)
 
@@ -190,7 +198,7 @@ def validate_counters(counters: Mapping[str, Any] | None, limit: int, path: Fiel
     for key, counter in counters.items():
         errs += tag(ids.COUNTERS, validate_dns1123_label(key, path))
         key_path = path.key(truncate_if_too_long(key, DNS1123_LABEL_MAX))
-        quantity_at(errs, as_map(errs, counter, key_path), "value", key_path)
+        quantity_at(errs, decode_item_map(errs, counter, key_path), "value", key_path)
 
 
 def validate_node_name(node_name: str | None, path: FieldPath, empty: str, set_fields: list[str], errs: Errors) -> None:
@@ -205,9 +213,9 @@ def validate_node_name(node_name: str | None, path: FieldPath, empty: str, set_f
 
 
 def _validate_node_selection(device: Mapping[str, Any], path: FieldPath, per_device: bool | None, errs: Errors) -> None:
-    node_name = get_str(errs, device, "nodeName", path)
-    selector = get_map(errs, device, "nodeSelector", path)
-    all_nodes = get_bool(errs, device, "allNodes", path)
+    node_name = decode_str(errs, device, "nodeName", path)
+    selector = decode_map(errs, device, "nodeSelector", path)
+    all_nodes = decode_bool(errs, device, "allNodes", path)
     if not per_device:
         if node_name is not None or selector is not None or all_nodes is not None:
             errs.append((ids.NODE_SELECTION, invalid(path, None, PER_DEVICE_FORBIDDEN)))
@@ -233,8 +241,8 @@ def _validate_binding_parameters(
 ) -> None:
     """Upstream validateDeviceBindingParameters."""
     conditions_path, failures_path = path.child("bindingConditions"), path.child("bindingFailureConditions")
-    conditions = strings(errs, get_list(errs, device, "bindingConditions", path), conditions_path)
-    failures = strings(errs, get_list(errs, device, "bindingFailureConditions", path), failures_path)
+    conditions = strings(errs, decode_list(errs, device, "bindingConditions", path), conditions_path)
+    failures = strings(errs, decode_list(errs, device, "bindingFailureConditions", path), failures_path)
     for items, items_path in ((conditions, conditions_path), (failures, failures_path)):
         if within_limit(items, limit, items_path, ids.BINDING_CONDITIONS, errs):
             for i, item in enumerate(items):

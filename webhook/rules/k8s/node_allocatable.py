@@ -15,7 +15,7 @@ from typing import Any
 from webhook.fieldpath import FieldPath
 from webhook.rules.k8s import ids
 from webhook.rules.k8s.capacity import canonical, quantity_at
-from webhook.rules.k8s.decode import as_map, get_map, get_str, unknown_fields
+from webhook.rules.k8s.decode import decode_item_map, decode_map, decode_str, unknown_fields
 from webhook.rules.k8s.errors import invalid, not_found, required
 from webhook.rules.k8s.ids import Errors
 
@@ -49,10 +49,10 @@ def validate_node_allocatable_resources(
         key_path = path.key(str(name))
         if not is_node_allocatable(str(name)):
             errs.append((ids.NODE_ALLOCATABLE, invalid(key_path, name, NOT_ALLOCATABLE)))
-        entry = as_map(errs, item, key_path)
+        entry = decode_item_map(errs, item, key_path)
         unknown_fields(errs, entry, ENTRY_FIELDS, key_path)
-        mapping = get_map(errs, entry, "mapping", key_path)
-        overhead = get_map(errs, entry, "overhead", key_path)
+        mapping = decode_map(errs, entry, "mapping", key_path)
+        overhead = decode_map(errs, entry, "overhead", key_path)
         if mapping is None and overhead is None:
             errs.append((ids.NODE_ALLOCATABLE, required(key_path, "at least one of mapping or overhead must be set")))
         if mapping is not None:
@@ -63,7 +63,7 @@ def validate_node_allocatable_resources(
 
 def _mapping(mapping: Mapping[str, Any], capacity: Mapping[str, Any], path: FieldPath, errs: Errors) -> None:
     unknown_fields(errs, mapping, MAPPING_FIELDS, path)
-    key = get_str(errs, mapping, "capacityKey", path)
+    key = decode_str(errs, mapping, "capacityKey", path)
     has_multiplier = mapping.get("capacityMultiplier") is not None
     if key is not None:
         if key == "":
@@ -101,9 +101,9 @@ def validate_node_allocatable_mappings(
         key_path = path.key(str(name))
         if not is_node_allocatable(str(name)):
             errs.append((ids.NODE_ALLOCATABLE, invalid(key_path, name, NOT_ALLOCATABLE)))
-        entry = as_map(errs, item, key_path)
+        entry = decode_item_map(errs, item, key_path)
         unknown_fields(errs, entry, MAPPINGS_136_FIELDS, key_path)
-        key = get_str(errs, entry, "capacityKey", key_path)
+        key = decode_str(errs, entry, "capacityKey", key_path)
         if key is None and entry.get("allocationMultiplier") is None:
             errs.append((ids.NODE_ALLOCATABLE, required(
                 key_path, "at least one of allocationMultiplier or capacityKey must be set")))

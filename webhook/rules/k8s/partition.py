@@ -14,7 +14,7 @@ from typing import Any
 from webhook.fieldpath import FieldPath
 from webhook.rules.k8s import ids
 from webhook.rules.k8s.attribute import go_attribute
-from webhook.rules.k8s.decode import get_list, get_str, strings
+from webhook.rules.k8s.decode import decode_list, decode_str, strings
 from webhook.rules.k8s.errors import duplicate, invalid, not_supported, required
 from webhook.rules.k8s.ids import Errors, tag
 from webhook.rules.k8s.names import validate_qualified_name
@@ -39,7 +39,7 @@ def validate_partition_type(
     spec: Mapping[str, Any], devices: list[Any], path: FieldPath, errs: Errors
 ) -> None:
     """`spec.partitionTypeAttribute`: only where devices consume counters, each of which sets it as a string."""
-    name = get_str(errs, spec, "partitionTypeAttribute", path)
+    name = decode_str(errs, spec, "partitionTypeAttribute", path)
     if name is None:
         return
     field_path = path.child("partitionTypeAttribute")
@@ -67,7 +67,7 @@ def validate_partition_type(
 
 def validate_skip_node_operations(spec: Mapping[str, Any], path: FieldPath, errs: Errors) -> None:
     """`spec.skipNodeOperations`: a set of known operations; preparing may be skipped only with unpreparing."""
-    raw = get_list(errs, spec, "skipNodeOperations", path)
+    raw = decode_list(errs, spec, "skipNodeOperations", path)
     if raw is None:
         return
     ops_path = path.child("skipNodeOperations")

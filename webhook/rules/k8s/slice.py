@@ -19,12 +19,12 @@ from webhook.profiles import Profile, load_profile
 from webhook.rules.k8s import ids
 from webhook.rules.k8s.attribute import has_list_values
 from webhook.rules.k8s.decode import (
-    as_map,
-    get_bool,
-    get_int,
-    get_list,
-    get_map,
-    get_str,
+    decode_bool,
+    decode_int,
+    decode_item_map,
+    decode_list,
+    decode_map,
+    decode_str,
     unknown_fields,
     wrong_type,
 )
@@ -104,9 +104,9 @@ def _validate(slice_: Mapping[str, Any], old: Mapping[str, Any] | None, profile:
         errs.append((ids.API_VERSION, Finding(FieldPath.root("apiVersion"), 'no matches for kind "ResourceSlice" '
                                               f'in version {go_quote(str(slice_.get("apiVersion")))}')))
         return errs
-    meta = get_map(errs, slice_, "metadata", FieldPath()) or {}
+    meta = decode_map(errs, slice_, "metadata", FieldPath()) or {}
     _validate_object_meta(meta, old, errs)
-    spec = get_map(errs, slice_, "spec", FieldPath()) or {}
+    spec = decode_map(errs, slice_, "spec", FieldPath()) or {}
     old_spec = old.get("spec") if old is not None else None
     validate_resource_slice_spec(spec, old_spec if isinstance(old_spec, Mapping) else None, SPEC, errs,
                                  beta1=version == "v1beta1", profile=profile)
@@ -115,8 +115,8 @@ def _validate(slice_: Mapping[str, Any], old: Mapping[str, Any] | None, profile:
 
 def _validate_object_meta(meta: Mapping[str, Any], old: Mapping[str, Any] | None, errs: Errors) -> None:
     """The parts of ValidateObjectMeta(namespaced=false, NameIsDNSSubdomain) a manifest gets wrong."""
-    name = get_str(errs, meta, "name", META) or ""
-    generate = get_str(errs, meta, "generateName", META) or ""
+    name = decode_str(errs, meta, "name", META) or ""
+    generate = decode_str(errs, meta, "generateName", META) or ""
     if generate:
         masked = generate[:-1] + "a" if generate.endswith("-") else generate
         errs += [(ids.OBJECT_META, invalid(META.child("generateName"), generate, m))
@@ -126,18 +126,18 @@ def _validate_object_meta(meta: Mapping[str, Any], old: Mapping[str, Any] | None
             errs.append((ids.OBJECT_META, required(META.child("name"), "name or generateName is required")))
     elif name:
         errs += [(ids.OBJECT_META, invalid(META.child("name"), name, m)) for m in is_dns1123_subdomain(name)]
-    labels = get_map(errs, meta, "labels", META) or {}
+    labels = decode_map(errs, meta, "labels", META) or {}
     for key, value in labels.items():
         errs += tag(ids.OBJECT_META, validate_label_name(str(key), META.child("labels")))
         if isinstance(value, str):
             errs += tag(ids.OBJECT_META, validate_label_value(value, META.child("labels")))
         else:  # map[string]string: the decoder refuses a number or a boolean here
             wrong_type(errs, value, META.child("labels").key(str(key)), "string")
-    annotations = get_map(errs, meta, "annotations", META) or {}
+    annotations = decode_map(errs, meta, "annotations", META) or {}
     for key in annotations:
         problems = is_qualified_name(str(key).lower())
         errs += [(ids.OBJECT_META, invalid(META.child("annotations"), key, m)) for m in problems]
-    if get_str(errs, meta, "namespace", META):
+    if decode_str(errs, meta, "namespace", META):
         namespaced = forbidden(META.child("namespace"), "not allowed on this type")
         hint = "ResourceSlices are cluster-scoped: drop `metadata.namespace`"
         errs.append((ids.OBJECT_META, replace(namespaced, hint=hint)))
@@ -175,16 +175,16 @@ def _validate_kept(
     spec: Mapping[str, Any], flat_devices: list[Any] | None, old: Mapping[str, Any] | None, path: FieldPath,
     errs: Errors, *, profile: Profile,
 ) -> None:
-    driver = get_str(errs, spec, "driver", path) or ""
+    driver = decode_str(errs, spec, "driver", path) or ""
     errs += tag(ids.DRIVER, validate_driver_name(driver, path.child("driver")))
-    pool = get_map(errs, spec, "pool", path) or {}
+    pool = decode_map(errs, spec, "pool", path) or {}
     _validate_resource_pool(pool, path.child("pool"), errs)
-    node_name = get_str(errs, spec, "nodeName", path)
+    node_name = decode_str(errs, spec, "nodeName", path)
     if old is not None:
         _validate_immutable(spec, old, path, errs)
     set_fields: list[str] = []
     validate_node_name(node_name, path, "must be either unset or set to a non-empty string", set_fields, errs)
-    selector = get_map(errs, spec, "nodeSelector", path)
+    selector = decode_map(errs, spec, "nodeSelector", path)
     if selector is not None:
         set_fields.append("`nodeSelector`")
         errs += tag(ids.NODE_SELECTION, validate_node_selector(selector, path.child("nodeSelector")))
@@ -193,7 +193,7 @@ def _validate_kept(
             terms_path = path.child("nodeSelector").child("nodeSelectorTerms")
             errs.append((ids.NODE_SELECTION, invalid(terms_path, terms, "must have exactly one node selector term")))
     for key in ("allNodes", "perDeviceNodeSelection"):
-        flag = get_bool(errs, spec, key, path)
+        flag = decode_bool(errs, spec, key, path)
         if flag:
             set_fields.append(f"`{key}`")
         elif flag is False:
@@ -203,8 +203,8 @@ def _validate_kept(
     elif len(set_fields) > 1:
         errs.append((ids.NODE_SELECTION, invalid(
             path, "{" + ", ".join(set_fields) + "}", NODE_SELECTION + ", but multiple fields are set")))
-    devices = get_list(errs, spec, "devices", path)
-    counter_sets = get_list(errs, spec, "sharedCounters", path)
+    devices = decode_list(errs, spec, "devices", path)
+    counter_sets = decode_list(errs, spec, "sharedCounters", path)
     if devices is not None and counter_sets is not None:
         errs.append((ids.COUNTERS, invalid(path, "", "only one of `sharedCounters` or `devices` is allowed")))
     flat = flat_devices if devices is not None and flat_devices is not None else []
@@ -225,7 +225,7 @@ def _limit(profile: Profile, name: str) -> int:
 
 def _validate_resource_pool(pool: Mapping[str, Any], path: FieldPath, errs: Errors) -> None:
     unknown_fields(errs, pool, POOL_FIELDS, path)
-    name = get_str(errs, pool, "name", path) or ""
+    name = decode_str(errs, pool, "name", path) or ""
     name_path = path.child("name")
     if not name:
         errs.append((ids.POOL, required(name_path)))
@@ -234,10 +234,10 @@ def _validate_resource_pool(pool: Mapping[str, Any], path: FieldPath, errs: Erro
             errs.append((ids.POOL, too_long(name_path, POOL_NAME_MAX)))
         for part in name.split("/"):
             errs += tag(ids.POOL, validate_dns1123_subdomain(part, name_path))
-    count = get_int(errs, pool, "resourceSliceCount", path) or 0
+    count = decode_int(errs, pool, "resourceSliceCount", path) or 0
     if count <= 0:
         errs.append((ids.POOL, invalid(path.child("resourceSliceCount"), count, "must be greater than zero")))
-    generation = get_int(errs, pool, "generation", path) or 0
+    generation = decode_int(errs, pool, "generation", path) or 0
     if generation < 0:
         errs.append((ids.POOL, invalid(path.child("generation"), generation, "must be greater than or equal to zero")))
 
@@ -282,7 +282,7 @@ def _validate_devices(
             continue
         device_path = path.index(i)
         if not isinstance(item, Mapping):
-            as_map(errs, item, device_path)  # reported once; nothing inside to check
+            decode_item_map(errs, item, device_path)  # reported once; nothing inside to check
             continue
         old_device = old_devices.get(string_field(item, "name")) if old is not None else None
         validate_device(item, old_device, device_path, per_device, errs, profile=profile)
