@@ -30,11 +30,13 @@ from celext.env import FUNCTIONS
 from celext.errors import EvaluationError
 from celext.evaluator import COST_EXCEEDED, COST_LIMIT, CostLimitExceeded, cel_type_name, error_message, evaluate
 from celext.plan import Plan, plan
+from celext.runtime import ops
 from celext.runtime.memo import MISS, DeviceMemo
-from celext.runtime.wire import device_error
+from celext.runtime.verdict import device_error
 from celext.values import ABSENT, Device, Index, path_key, to_device
 
 _STR = celtypes.StringType
+_TRUE, _FALSE = ops.TRUE, ops.FALSE  # the generated code's booleans (anything else takes _boolean)
 SEEN_SIZE = 16_384  # devices per selector whose answer the compiled engine remembers
 MEMO_SIZE = 65_536  # entries per selector; the memo is dropped and rebuilt when full
 _MISS: Any = object()
@@ -187,9 +189,9 @@ class Selector:
             result = compiled.function(device, driver, self._cost_limit)
         except Exception as err:
             raise _failure(err) from None
-        if result.__class__ is celtypes.BoolType:
-            return bool(result)
-        return _boolean(result)
+        if result is _TRUE:
+            return True
+        return False if result is _FALSE else _boolean(result)
 
     def _run(self, device: Device) -> bool:
         tree = self._prepared.tree
