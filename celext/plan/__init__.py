@@ -27,6 +27,7 @@ from celext.compile import Prepared
 from celext.lib import optional
 from celext.plan import overloads
 from celext.plan.emit import PARAMS, Block, Emitter
+from celext.plan.typed import Typed
 from celext.runtime import ops, wire
 
 __all__ = ["Plan", "plan"]
@@ -42,7 +43,7 @@ _RUNTIME: dict[str, Any] = {
     "rt_select": ops.select, "rt_index": ops.index, "rt_invoke": ops.invoke, "rt_make_list": ops.make_list,
     "rt_subtree": ops.subtree, "rt_no_key": ops.no_key, "rt_no_overload": ops.no_overload,
     "rt_not_iterable": ops.not_iterable, "rt_cost_exceeded": ops.cost_exceeded,
-    "INT": celtypes.IntType, "NEW_INT": int.__new__,
+    "INT": celtypes.IntType, "NEW_INT": int.__new__, "UINT": celtypes.UintType, "DOUBLE": celtypes.DoubleType,
     "rt_includes": ops.includes, "rt_includes_raw": wire.includes, "rt_impl_error": overloads.impl_error,
     "rt_converted": wire.converted, "rt_has_domain": wire.has_domain,
 }
@@ -67,7 +68,7 @@ DEEP_RECURSION_LIMIT = 20_000  # the emitter recurses a few frames per tree leve
 
 
 def _emit(prepared: Prepared) -> tuple[Emitter, list[str]]:
-    emitter = Emitter()
+    emitter = Emitter(typed=Typed.of(prepared.checked))
     lines: list[str] = []
     body = Block(lines, 1)
     result = emitter.emit(prepared.tree, body, {})

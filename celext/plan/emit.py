@@ -26,7 +26,8 @@ from celext.plan.core import PARAMS, Block, call_args
 from celext.plan.device import device_path
 from celext.plan.emit_device import DeviceEmitter, device_table
 from celext.plan.emit_loops import LoopEmitter
-from celext.plan.overloads import by_id, resolve
+from celext.plan.overloads import resolve
+from celext.plan.typed import typed_class
 from celext.runtime import ops
 
 SPLIT_DEPTH = 12  # block levels before a subtree moves into a function of its own
@@ -39,6 +40,10 @@ _NOTHING: Any = object()
 _NOT_FOLDED = frozenset({"lists.range"})
 _INT_ARITH = {"addition_add": "__add__", "addition_sub": "__sub__", "multiplication_mul": "__mul__"}
 _INT_MIN, _INT_MAX = -(2**63), 2**63 - 1
+# The generated module's class names and the classes they stand for (constants' classes are known).
+_CLASSES: dict[str, type] = {"INT": celtypes.IntType, "UINT": celtypes.UintType, "DOUBLE": celtypes.DoubleType,
+                             "STRING": celtypes.StringType, "BOOL": celtypes.BoolType, "LIST": celtypes.ListType}
+_EQUALITY = {"int": "int", "string": "str", "bool": "int"}  # checked kinds whose `==` is Python's
 
 
 class Emitter(DeviceEmitter, LoopEmitter):
@@ -194,10 +199,57 @@ class Emitter(DeviceEmitter, LoopEmitter):
         if folded:
             return folded
         function = self.const(ops.relation(str(op.data)))
-        out = self.tmp()
         general = f"{function}({left}, {right})"
+        inlined = self._inline(node, [left, right], general, block) or self._typed_equality(
+            str(op.data), [op.children[0], right_tree], [left, right], general, block)
+        if inlined:
+            return inlined
+        out = self.tmp()
         fast = self._fast_relation(str(op.data), left, right)
         block.add(f"{out} = {fast} else {general}" if fast else f"{out} = {general}")
+        return out
+
+    def _inline(self, node: Tree[Any], args: list[str], general: str, block: Block) -> str | None:
+        """The checked overload's code template (celext.overloads), behind a guard on the classes of the
+        operands whose class is not already certain; None when the checker leaves the overload open."""
+        inline = self.typed.inline(node)
+        if inline is None:
+            return None
+        guards = [f"{a}.__class__ is {kind}" for a, kind in zip(args, inline.classes, strict=True)
+                  if not self._certain(a, kind)]
+        out = self.tmp()
+        code = inline.code(args)
+        block.add(f"{out} = ({code}) if {' and '.join(guards)} else {general}" if guards else f"{out} = {code}")
+        if not guards and inline.result:
+            self.kinds[out] = inline.result
+        return out
+
+    def _certain(self, atom: str, kind: str) -> bool:
+        if atom in self.constants:
+            return type(self.constants[atom]) is _CLASSES.get(kind)
+        return self.kinds.get(atom) == kind
+
+    def _typed_equality(self, operator: str, trees: list[Any], args: list[str], general: str,
+                        block: Block) -> str | None:
+        """`==` / `!=` on two operands the checker types alike as int, string or bool: Python's equality."""
+        if operator not in ("relation_eq", "relation_ne"):
+            return None
+        kinds = {self.typed.type_of(t) for t in trees}
+        kind = next(iter(kinds)).kind if len(kinds) == 1 and None not in kinds else None  # type: ignore[union-attr]
+        base = _EQUALITY.get(str(kind))
+        if base is None:
+            return None
+        method = "__eq__" if operator == "relation_eq" else "__ne__"
+        return self._guarded(f"TRUE if {base}.{method}({{0}}, {{1}}) else FALSE", args, typed_class(str(kind)),
+                             general, block)
+
+    def _guarded(self, template: str, args: list[str], kind: str, general: str, block: Block) -> str:
+        guards = [f"{a}.__class__ is {kind}" for a in args if not self._certain(a, kind)]
+        out = self.tmp()
+        code = template.format(*args)
+        block.add(f"{out} = ({code}) if {' and '.join(guards)} else {general}" if guards else f"{out} = {code}")
+        if not guards:
+            self.kinds[out] = "BOOL"
         return out
 
     def _fast_relation(self, operator: str, left: str, right: str) -> str | None:
@@ -226,8 +278,11 @@ class Emitter(DeviceEmitter, LoopEmitter):
         folded = self._fold(functools.partial(ops.arith, operator), [left, right])
         if folded:
             return folded
-        out = self.tmp()
         general = f"rt_arith({operator!r}, {left}, {right})"
+        inlined = self._inline(node, [left, right], general, block)
+        if inlined:
+            return inlined
+        out = self.tmp()
         native = _INT_ARITH.get(operator)
         if native is None:
             block.add(f"{out} = {general}")
@@ -251,8 +306,12 @@ class Emitter(DeviceEmitter, LoopEmitter):
         folded = self._fold(functools.partial(ops.unary, str(op.data)), [value])
         if folded:
             return folded
+        general = f"rt_unary({str(op.data)!r}, {value})"
+        inlined = self._inline(node, [value], general, block)
+        if inlined:
+            return inlined
         out = self.tmp()
-        block.add(f"{out} = rt_unary({str(op.data)!r}, {value})")
+        block.add(f"{out} = {general}")
         return out
 
     # --- selection ------------------------------------------------------------------------------------
@@ -291,25 +350,24 @@ class Emitter(DeviceEmitter, LoopEmitter):
         args = [self.emit(a, block, scope) for a in call_args(node)]
         if name == "dyn":
             return args[0] if args else None
-        return self._call(name, args, block)
+        return self._call(name, args, block, node)
 
-    def _call(self, name: str, args: list[str], block: Block, overload: str | None = None,
-              member: bool = False) -> str:
-        """One function call, dispatched at run time as the reference engine does; a member call with
-        constant arguments calls its overload directly behind a receiver class guard (celext.plan.overloads).
-        `overload` is a checked overload id: the type checker's answer, not yet wired in."""
+    def _call(self, name: str, args: list[str], block: Block, node: Tree[Any], member: bool = False) -> str:
+        """One function call: the checked overload's template inlined when it has one (celext.plan.typed); a
+        member call with constant arguments calls its overload directly behind a receiver class guard
+        (celext.plan.overloads); else dispatched at run time as the reference engine does."""
         if name not in _NOT_FOLDED:
             folded = self._fold(lambda *values: ops.invoke(name, list(values)), args)
             if folded:
                 return folded
-        out = self.tmp()
         general = f"rt_invoke({name!r}, [{', '.join(args)}])"
+        inlined = self._inline(node, args, general, block)
+        if inlined:
+            return inlined
+        out = self.tmp()
         resolved = None
         if member and all(a in self.constants for a in args[1:]):
             resolved = resolve(name, [self.constants[a] for a in args[1:]])
-        known = by_id(overload) if overload else None
-        if known is not None and resolved is not None and resolved[1] is not known:
-            resolved = None
         if resolved is None:
             block.add(f"{out} = {general}")
             return out
@@ -348,7 +406,7 @@ class Emitter(DeviceEmitter, LoopEmitter):
             return out
         target = self.emit(node.children[0], block, scope)
         values = [self.emit(a, block, scope) for a in args]
-        return self._call(name, [target, *values], block, member=True)
+        return self._call(name, [target, *values], block, node, member=True)
 
 
 __all__ = ["PARAMS", "SPLIT_DEPTH", "Block", "Emitter", "Token", "celtypes"]
