@@ -69,29 +69,35 @@ def _list_ok(member: str, items: list[Any]) -> bool:
 
 
 def _attributes_ok(attributes: dict[Any, Any]) -> bool:
+    """Each attribute has one member holding a value of its type. With one member, `raw.get(member)` finds
+    it: a few lookups in the order of frequency cost less than unpacking the item."""
     semvers = SEMVERS
     for raw in attributes.values():
         if raw.__class__ is not dict or len(raw) != 1:
             return False
-        text = raw.get("string")  # two attributes in three: one lookup decides
-        if text is not None:
-            if text.__class__ is str:
+        value = raw.get("string")
+        if value is not None:
+            if value.__class__ is str:
+                continue
+            return False
+        value = raw.get("int")
+        if value is not None:
+            if value.__class__ is int and _INT64_MIN <= value <= _INT64_MAX:
+                continue
+            return False
+        value = raw.get("bool")
+        if value is not None:
+            if value.__class__ is bool:
+                continue
+            return False
+        value = raw.get("version")
+        if value is not None:
+            if value.__class__ is str and semvers[value]:
                 continue
             return False
         ((member, value),) = raw.items()
-        kind = value.__class__
-        if kind is int:
-            if member == "int" and _INT64_MIN <= value <= _INT64_MAX:
-                continue
-        elif kind is bool:
-            if member == "bool":
-                continue
-        elif kind is str:
-            if member == "version" and semvers[value]:
-                continue
-        elif kind is list and _list_ok(member, value):
-            continue
-        return False
+        if value.__class__ is not list or not _list_ok(member, value):
+            return False
     return True
 
 
