@@ -17,10 +17,6 @@ from celext.vocabulary import device_body
 MISS: Any = object()
 
 
-def _size(value: Any) -> int:
-    return len(value) if value.__class__ is dict else -1
-
-
 class DeviceMemo:
     __slots__ = ("_entries", "_limit", "_lock")
 
@@ -62,11 +58,13 @@ class DeviceMemo:
 
     def store(self, device: Any, attributes: Any, capacities: Any, value: Any, key: Any = None) -> None:
         """put() for a caller that already read the device's two maps."""
-        if len(self._entries) >= self._limit:
+        entries = self._entries
+        if len(entries) >= self._limit:
             with self._lock:
-                self._entries.clear()
-        self._entries[id(device)] = (device, attributes, capacities, _size(attributes), _size(capacities), value,
-                                     key)
+                entries.clear()
+        entries[id(device)] = (device, attributes, capacities,
+                               len(attributes) if attributes.__class__ is dict else -1,
+                               len(capacities) if capacities.__class__ is dict else -1, value, key)
 
     def clear(self) -> None:
         self._entries.clear()
