@@ -9,7 +9,11 @@ import pytest
 import celext
 from celext.overloads import BY_ID, OVERLOADS
 
-DEVICE: dict[str, Any] = {"attributes": {"s": {"string": "A100"}, "n": {"int": 3}, "v": {"version": "1.2.3"}}}
+DEVICE: dict[str, Any] = {"attributes": {"s": {"string": "A100"}, "n": {"int": 3}, "v": {"version": "1.2.3"},
+                                          "nan": {"string": "NaN"}, "z": {"string": "-0.0"}, "t": {"bool": True},
+                                          "u": {"string": "é"}}}
+NAN, ZERO = 'double(device.attributes["gpu.io"].nan)', 'double(device.attributes["gpu.io"].z)'
+TRUE_, TEXT = 'bool(device.attributes["gpu.io"].t)', 'string(device.attributes["gpu.io"].u)'
 
 
 def _both(expression: str, device: dict[str, Any] = DEVICE, driver: str = "gpu.io") -> bool | str:
@@ -56,6 +60,15 @@ def test_certain_operands_need_no_guard() -> None:
     ('dyn(device.attributes["gpu.io"].s) < "B"', True),  # dyn operands take the general dispatch
     ('"日本" > "A"', True),
     ("9223372036854775807 > 1", True),
+    (f"{NAN} < 1.0", False),
+    (f"{NAN} >= 1.0", False),
+    (f"{ZERO} < 0.0", False),
+    (f"{ZERO} <= 0.0", True),
+    (f"{TRUE_} > false", True),
+    (f"{TRUE_} != true", False),
+    (f"uint({TRUE_} ? 2 : 1) > 1u", True),
+    (f"{TEXT}.size() == 1 && size({TEXT}) == 1", True),
+    (f'{TEXT} > "z"', True),
 ])
 def test_guarded_paths_keep_cel_semantics(expression: str, expected: bool | str) -> None:
     assert _both(expression) == expected
