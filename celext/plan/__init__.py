@@ -5,11 +5,12 @@ compiled with `compile()` (as fastjsonschema and jinja2 turn schemas and templat
 
 The function reads the wire-form `spec.devices[i]` dict (v1, or v1beta1 with `basic`) directly: constant
 device paths are dict lookups, and only the entries read are decoded (celext.runtime.wire). The caller checks
-the device once with `celext.runtime.wire.device_error` (Kubernetes fails every selector on a device it cannot
-convert). Values and operations are the reference engine's (celext.runtime.ops), so both engines give the
-same results and error texts. Cost: each comprehension step charges the budget the iteration cost plus the
-size of its body (an upper bound of what the reference engine charges per visited node); straight-line code
-is bounded by the expression size and is not metered.
+the device once with `celext.runtime.verdict.device_error` (Kubernetes fails every selector on a device it
+cannot convert). Values and operations are the reference engine's (celext.runtime.ops), so both engines give
+the same results and error texts; where the type checker resolves an overload that has a code template in the
+overload table, the template is inlined behind a class guard (celext.plan.typed). Cost: each comprehension
+step charges the budget the iteration cost plus the size of its body (an upper bound of what the reference
+engine charges per visited node); straight-line code is bounded by the expression size and is not metered.
 """
 
 from __future__ import annotations

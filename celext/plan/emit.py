@@ -6,9 +6,9 @@ never nests expressions and its depth stays flat whatever the CEL nesting. Short
 comprehensions nest Python blocks; past `SPLIT_DEPTH` levels the subtree becomes a function of its own
 (CPython limits statically nested blocks to 20 and indentation to 100 levels).
 
-Each construct has one emitter method; calls go through `_call(name, args, overload)`, where a later type
-checker can pass a resolved overload id to specialise (today every call dispatches at run time as the
-reference engine does).
+Each construct has one emitter method; calls and operators first ask the checked types (`self.typed`,
+celext.plan.typed) for an overload with a code template to inline, and otherwise dispatch at run time as the
+reference engine does.
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ from celext.plan.core import PARAMS, Block, call_args
 from celext.plan.device import device_path
 from celext.plan.emit_device import DeviceEmitter, device_table
 from celext.plan.emit_loops import LoopEmitter
+from celext.plan.emit_typed import TypedEmitter
 from celext.plan.overloads import resolve
-from celext.plan.typed import typed_class
 from celext.runtime import ops
 
 SPLIT_DEPTH = 12  # block levels before a subtree moves into a function of its own
@@ -40,13 +40,9 @@ _NOTHING: Any = object()
 _NOT_FOLDED = frozenset({"lists.range"})
 _INT_ARITH = {"addition_add": "__add__", "addition_sub": "__sub__", "multiplication_mul": "__mul__"}
 _INT_MIN, _INT_MAX = -(2**63), 2**63 - 1
-# The generated module's class names and the classes they stand for (constants' classes are known).
-_CLASSES: dict[str, type] = {"INT": celtypes.IntType, "UINT": celtypes.UintType, "DOUBLE": celtypes.DoubleType,
-                             "STRING": celtypes.StringType, "BOOL": celtypes.BoolType, "LIST": celtypes.ListType}
-_EQUALITY = {"int": "int", "string": "str", "bool": "int"}  # checked kinds whose `==` is Python's
 
 
-class Emitter(DeviceEmitter, LoopEmitter):
+class Emitter(DeviceEmitter, LoopEmitter, TypedEmitter):
     """The whole emitter: the grammar levels here, device reads and comprehensions in their mixins."""
 
     # --- dispatch -------------------------------------------------------------------------------------
@@ -207,49 +203,6 @@ class Emitter(DeviceEmitter, LoopEmitter):
         out = self.tmp()
         fast = self._fast_relation(str(op.data), left, right)
         block.add(f"{out} = {fast} else {general}" if fast else f"{out} = {general}")
-        return out
-
-    def _inline(self, node: Tree[Any], args: list[str], general: str, block: Block) -> str | None:
-        """The checked overload's code template (celext.overloads), behind a guard on the classes of the
-        operands whose class is not already certain; None when the checker leaves the overload open."""
-        inline = self.typed.inline(node)
-        if inline is None:
-            return None
-        guards = [f"{a}.__class__ is {kind}" for a, kind in zip(args, inline.classes, strict=True)
-                  if not self._certain(a, kind)]
-        out = self.tmp()
-        code = inline.code(args)
-        block.add(f"{out} = ({code}) if {' and '.join(guards)} else {general}" if guards else f"{out} = {code}")
-        if not guards and inline.result:
-            self.kinds[out] = inline.result
-        return out
-
-    def _certain(self, atom: str, kind: str) -> bool:
-        if atom in self.constants:
-            return type(self.constants[atom]) is _CLASSES.get(kind)
-        return self.kinds.get(atom) == kind
-
-    def _typed_equality(self, operator: str, trees: list[Any], args: list[str], general: str,
-                        block: Block) -> str | None:
-        """`==` / `!=` on two operands the checker types alike as int, string or bool: Python's equality."""
-        if operator not in ("relation_eq", "relation_ne"):
-            return None
-        kinds = {self.typed.type_of(t) for t in trees}
-        kind = next(iter(kinds)).kind if len(kinds) == 1 and None not in kinds else None  # type: ignore[union-attr]
-        base = _EQUALITY.get(str(kind))
-        if base is None:
-            return None
-        method = "__eq__" if operator == "relation_eq" else "__ne__"
-        return self._guarded(f"TRUE if {base}.{method}({{0}}, {{1}}) else FALSE", args, typed_class(str(kind)),
-                             general, block)
-
-    def _guarded(self, template: str, args: list[str], kind: str, general: str, block: Block) -> str:
-        guards = [f"{a}.__class__ is {kind}" for a in args if not self._certain(a, kind)]
-        out = self.tmp()
-        code = template.format(*args)
-        block.add(f"{out} = ({code}) if {' and '.join(guards)} else {general}" if guards else f"{out} = {code}")
-        if not guards:
-            self.kinds[out] = "BOOL"
         return out
 
     def _fast_relation(self, operator: str, left: str, right: str) -> str | None:
