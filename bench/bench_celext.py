@@ -46,6 +46,7 @@ from celext.pools import slice_devices  # noqa: E402
 from celext.quantity import parse_quantity  # noqa: E402
 from celext.runtime import verdict, wire  # noqa: E402
 from celext.semver import parse_semver  # noqa: E402
+from celext.vocabulary import device_body  # noqa: E402
 
 CORPUS = REPO.parent / "shared" / "corpus"
 FLEET = 10_000
@@ -158,7 +159,7 @@ def cpu_per_device(check: Callable[[Any, str], Any], devices: list[Pair], *, bef
 
 
 def _maps(device: dict[str, Any]) -> tuple[Any, Any]:
-    body = device.get("basic") or device
+    body = device_body(device)
     return body.get("attributes"), body.get("capacity")
 
 

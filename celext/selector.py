@@ -34,6 +34,7 @@ from celext.runtime import ops
 from celext.runtime.memo import MISS, DeviceMemo
 from celext.runtime.verdict import device_error
 from celext.values import ABSENT, Device, Index, path_key, to_device
+from celext.vocabulary import device_body
 
 _STR = celtypes.StringType
 _TRUE, _FALSE = ops.TRUE, ops.FALSE  # the generated code's booleans (anything else takes _boolean)
@@ -178,7 +179,7 @@ class Selector:
             return _UNKEYED if device.index is None else self._keyer(device.index)
         if not isinstance(device, Mapping) or device_error(device, driver) is not None:
             return _UNKEYED  # evaluated, so the conversion error is raised as the compiled engine raises it
-        body = device.get("basic") or device
+        body = device_body(device)
         return ("wire", driver, *(_wire_lookup(body, driver, p) for p in self._paths))
 
     def _compiled(self, compiled: Plan, device: Mapping[str, Any], driver: str) -> bool:
