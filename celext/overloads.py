@@ -5,7 +5,7 @@ the overload id upstream uses (`string_char_at_int`, `dra_includes_dyn_dyn`), wh
 (`x.f()`) or a global (`f(x)`) function, argument and result types (capital letters are type parameters),
 the cost rule the static estimator applies (`celext.cost`), and the reference implementation in celext's
 tree-walking engine (`lib:<id>` names an overload in `celext.lib`, `celpy:<name>` a cel-python function or
-operator). `template` is left for the code generator to fill in.
+operator), and for the overloads the planner inlines, a code `template` (`_TEMPLATES` below).
 
 Signatures are written as cel-go prints them: `(int, int) -> bool` for a global, `string.(int) -> string` for
 a member function.
@@ -14,7 +14,7 @@ a member function.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from celext.check.types import Type, parse_type
 
@@ -30,7 +30,11 @@ class OverloadDecl:
     result: Type
     cost: str  # the estimator's rule (celext.cost.rules); "fixed" = one unit plus the arguments
     reference: str | None = None
-    template: str | None = None  # generated-code template (the planner's; unset here)
+    # The planner's code: a Python expression over the arguments `{0}`, `{1}`, ... (receiver first) and the
+    # generated module's names (TRUE, FALSE, NEW_INT, INT, NEW_STR, STRING), giving the reference
+    # implementation's result whenever each argument's class is exactly its declared type's (celext.plan.typed
+    # guards on that; anything else takes the general dispatch).
+    template: str | None = None
 
     type_params: frozenset[Type] = frozenset()  # the type parameters, instantiated afresh per call
 
@@ -310,8 +314,38 @@ def _templated() -> Iterator[OverloadDecl]:
         yield _decl("sum", f"list_{t}_sum_{t}", f"list({t}).() -> {t}", "list_traversal", "lib:list_sum")
 
 
-OVERLOADS: tuple[OverloadDecl, ...] = (*_relations(), *_arithmetic(), *(_decl(*row) for row in _TABLE),
-                                       *_templated(), *_time_accessors())
+def _ordering_templates() -> Iterator[tuple[str, str]]:
+    """`<`, `<=`, `>`, `>=` on two values of one primitive type: Python's own ordering is CEL's there (strings
+    by code point, as cel-go's byte-wise UTF-8 order; bools false < true; doubles IEEE, NaN unordered)."""
+    python = {"int": "int", "uint": "int", "bool": "int", "double": "float", "string": "str"}
+    for (_, stem), method in zip(_RELATIONS, ("__lt__", "__le__", "__gt__", "__ge__"), strict=True):
+        for t, base in python.items():
+            yield f"{stem}_{_GO.get(t, t)}", f"TRUE if {base}.{method}({{0}}, {{1}}) else FALSE"
+
+
+# Overloads the planner inlines (the rest are called through the reference implementation).
+_TEMPLATES: Mapping[str, str] = {
+    **dict(_ordering_templates()),
+    "logical_not": "FALSE if {0} else TRUE",
+    "contains_string": "TRUE if str.__contains__({0}, {1}) else FALSE",
+    "starts_with_string": "TRUE if str.startswith({0}, {1}) else FALSE",
+    "ends_with_string": "TRUE if str.endswith({0}, {1}) else FALSE",
+    "size_string": "NEW_INT(INT, str.__len__({0}))",  # code points, as cel-go counts them
+    "string_size": "NEW_INT(INT, str.__len__({0}))",
+    "size_list": "NEW_INT(INT, list.__len__({0}))",
+    "list_size": "NEW_INT(INT, list.__len__({0}))",
+    "add_string": "NEW_STR(STRING, str.__add__({0}, {1}))",
+}
+
+
+def _with_templates(decls: Iterator[OverloadDecl]) -> Iterator[OverloadDecl]:
+    for decl in decls:
+        code = _TEMPLATES.get(decl.id)
+        yield decl if code is None else replace(decl, template=code)
+
+
+OVERLOADS: tuple[OverloadDecl, ...] = tuple(_with_templates(iter(
+    (*_relations(), *_arithmetic(), *(_decl(*row) for row in _TABLE), *_templated(), *_time_accessors()))))
 
 
 def _by_function() -> dict[str, tuple[OverloadDecl, ...]]:
@@ -326,4 +360,6 @@ def _by_function() -> dict[str, tuple[OverloadDecl, ...]]:
 
 
 FUNCTIONS: Mapping[str, tuple[OverloadDecl, ...]] = _by_function()
+if set(_TEMPLATES) - {o.id for o in OVERLOADS}:  # a misspelt id would silently never be inlined
+    raise ValueError(f"templates for unknown overloads: {sorted(set(_TEMPLATES) - {o.id for o in OVERLOADS})}")
 BY_ID: Mapping[str, OverloadDecl] = {o.id: o for o in OVERLOADS}

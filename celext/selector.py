@@ -38,10 +38,13 @@ from celext.reference.evaluator import (
     evaluate,
 )
 from celext.reference.values import ABSENT, Device, Index, path_key, to_device
+from celext.runtime import ops
 from celext.runtime.memo import MISS, DeviceMemo
-from celext.runtime.wire import device_error
+from celext.runtime.verdict import device_error
+from celext.vocabulary import device_body
 
 _STR = celtypes.StringType
+_TRUE, _FALSE = ops.TRUE, ops.FALSE  # the generated code's booleans (anything else takes _boolean)
 SEEN_SIZE = 16_384  # devices per selector whose answer the compiled engine remembers
 MEMO_SIZE = 65_536  # entries per selector; the memo is dropped and rebuilt when full
 _MISS: Any = object()
@@ -183,7 +186,7 @@ class Selector:
             return _UNKEYED if device.index is None else self._keyer(device.index)
         if not isinstance(device, Mapping) or device_error(device, driver) is not None:
             return _UNKEYED  # evaluated, so the conversion error is raised as the compiled engine raises it
-        body = device.get("basic") or device
+        body = device_body(device)
         return ("wire", driver, *(_wire_lookup(body, driver, p) for p in self._paths))
 
     def _compiled(self, compiled: Plan, device: Mapping[str, Any], driver: str) -> bool:
@@ -194,9 +197,9 @@ class Selector:
             result = compiled.function(device, driver, self._cost_limit)
         except Exception as err:
             raise _failure(err) from None
-        if result.__class__ is celtypes.BoolType:
-            return bool(result)
-        return _boolean(result)
+        if result is _TRUE:
+            return True
+        return False if result is _FALSE else _boolean(result)
 
     def _run(self, device: Device) -> bool:
         tree = self._prepared.tree

@@ -5,11 +5,12 @@ compiled with `compile()` (as fastjsonschema and jinja2 turn schemas and templat
 
 The function reads the wire-form `spec.devices[i]` dict (v1, or v1beta1 with `basic`) directly: constant
 device paths are dict lookups, and only the entries read are decoded (celext.runtime.wire). The caller checks
-the device once with `celext.runtime.wire.device_error` (Kubernetes fails every selector on a device it cannot
-convert). Values and operations are the reference engine's (celext.runtime.ops), so both engines give the
-same results and error texts. Cost: each comprehension step charges the budget the iteration cost plus the
-size of its body (an upper bound of what the reference engine charges per visited node); straight-line code
-is bounded by the expression size and is not metered.
+the device once with `celext.runtime.verdict.device_error` (Kubernetes fails every selector on a device it
+cannot convert). Values and operations are the reference engine's (celext.runtime.ops), so both engines give
+the same results and error texts; where the type checker resolves an overload that has a code template in the
+overload table, the template is inlined behind a class guard (celext.plan.typed). Cost: each comprehension
+step charges the budget the iteration cost plus the size of its body (an upper bound of what the reference
+engine charges per visited node); straight-line code is bounded by the expression size and is not metered.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from celext.compile import Prepared
 from celext.lib import optional_value as optional
 from celext.plan import overloads
 from celext.plan.emit import PARAMS, Block, Emitter
+from celext.plan.typed import Typed
 from celext.runtime import ops, wire
 
 __all__ = ["Plan", "plan"]
@@ -42,7 +44,7 @@ _RUNTIME: dict[str, Any] = {
     "rt_select": ops.select, "rt_index": ops.index, "rt_invoke": ops.invoke, "rt_make_list": ops.make_list,
     "rt_subtree": ops.subtree, "rt_no_key": ops.no_key, "rt_no_overload": ops.no_overload,
     "rt_not_iterable": ops.not_iterable, "rt_cost_exceeded": ops.cost_exceeded,
-    "INT": celtypes.IntType, "NEW_INT": int.__new__,
+    "INT": celtypes.IntType, "NEW_INT": int.__new__, "UINT": celtypes.UintType, "DOUBLE": celtypes.DoubleType,
     "rt_includes": ops.includes, "rt_includes_raw": wire.includes, "rt_impl_error": overloads.impl_error,
     "rt_converted": wire.converted, "rt_has_domain": wire.has_domain,
 }
@@ -67,7 +69,7 @@ DEEP_RECURSION_LIMIT = 20_000  # the emitter recurses a few frames per tree leve
 
 
 def _emit(prepared: Prepared) -> tuple[Emitter, list[str]]:
-    emitter = Emitter()
+    emitter = Emitter(typed=Typed.of(prepared.checked))
     lines: list[str] = []
     body = Block(lines, 1)
     result = emitter.emit(prepared.tree, body, {})

@@ -9,6 +9,8 @@ from typing import Any
 
 from lark import Tree
 
+from celext.plan.typed import Typed
+
 
 @dataclass
 class Block:
@@ -33,6 +35,7 @@ class EmitterCore:
     functions: list[list[str]] = field(default_factory=list)
     uses: set[str] = field(default_factory=set)  # "budget" when cost is metered
     kinds: dict[str, str] = field(default_factory=dict)  # locals whose class is certain (INT / STRING)
+    typed: Typed = field(default_factory=Typed)  # the type checker's facts (celext.plan.typed)
     _ids: Iterator[int] = field(default_factory=itertools.count)
 
     def tmp(self) -> str:

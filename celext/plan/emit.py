@@ -6,9 +6,9 @@ never nests expressions and its depth stays flat whatever the CEL nesting. Short
 comprehensions nest Python blocks; past `SPLIT_DEPTH` levels the subtree becomes a function of its own
 (CPython limits statically nested blocks to 20 and indentation to 100 levels).
 
-Each construct has one emitter method; calls go through `_call(name, args, overload)`, where a later type
-checker can pass a resolved overload id to specialise (today every call dispatches at run time as the
-reference engine does).
+Each construct has one emitter method; calls and operators first ask the checked types (`self.typed`,
+celext.plan.typed) for an overload with a code template to inline, and otherwise dispatch at run time as the
+reference engine does.
 """
 
 from __future__ import annotations
@@ -26,7 +26,8 @@ from celext.plan.core import PARAMS, Block, call_args
 from celext.plan.device import device_path
 from celext.plan.emit_device import DeviceEmitter, device_table
 from celext.plan.emit_loops import LoopEmitter
-from celext.plan.overloads import by_id, resolve
+from celext.plan.emit_typed import TypedEmitter
+from celext.plan.overloads import resolve
 from celext.runtime import ops
 
 SPLIT_DEPTH = 12  # block levels before a subtree moves into a function of its own
@@ -41,7 +42,7 @@ _INT_ARITH = {"addition_add": "__add__", "addition_sub": "__sub__", "multiplicat
 _INT_MIN, _INT_MAX = -(2**63), 2**63 - 1
 
 
-class Emitter(DeviceEmitter, LoopEmitter):
+class Emitter(DeviceEmitter, LoopEmitter, TypedEmitter):
     """The whole emitter: the grammar levels here, device reads and comprehensions in their mixins."""
 
     # --- dispatch -------------------------------------------------------------------------------------
@@ -194,8 +195,12 @@ class Emitter(DeviceEmitter, LoopEmitter):
         if folded:
             return folded
         function = self.const(ops.relation(str(op.data)))
-        out = self.tmp()
         general = f"{function}({left}, {right})"
+        inlined = self._inline(node, [left, right], general, block) or self._typed_equality(
+            str(op.data), [op.children[0], right_tree], [left, right], general, block)
+        if inlined:
+            return inlined
+        out = self.tmp()
         fast = self._fast_relation(str(op.data), left, right)
         block.add(f"{out} = {fast} else {general}" if fast else f"{out} = {general}")
         return out
@@ -226,8 +231,11 @@ class Emitter(DeviceEmitter, LoopEmitter):
         folded = self._fold(functools.partial(ops.arith, operator), [left, right])
         if folded:
             return folded
-        out = self.tmp()
         general = f"rt_arith({operator!r}, {left}, {right})"
+        inlined = self._inline(node, [left, right], general, block)
+        if inlined:
+            return inlined
+        out = self.tmp()
         native = _INT_ARITH.get(operator)
         if native is None:
             block.add(f"{out} = {general}")
@@ -251,8 +259,12 @@ class Emitter(DeviceEmitter, LoopEmitter):
         folded = self._fold(functools.partial(ops.unary, str(op.data)), [value])
         if folded:
             return folded
+        general = f"rt_unary({str(op.data)!r}, {value})"
+        inlined = self._inline(node, [value], general, block)
+        if inlined:
+            return inlined
         out = self.tmp()
-        block.add(f"{out} = rt_unary({str(op.data)!r}, {value})")
+        block.add(f"{out} = {general}")
         return out
 
     # --- selection ------------------------------------------------------------------------------------
@@ -291,25 +303,24 @@ class Emitter(DeviceEmitter, LoopEmitter):
         args = [self.emit(a, block, scope) for a in call_args(node)]
         if name == "dyn":
             return args[0] if args else None
-        return self._call(name, args, block)
+        return self._call(name, args, block, node)
 
-    def _call(self, name: str, args: list[str], block: Block, overload: str | None = None,
-              member: bool = False) -> str:
-        """One function call, dispatched at run time as the reference engine does; a member call with
-        constant arguments calls its overload directly behind a receiver class guard (celext.plan.overloads).
-        `overload` is a checked overload id: the type checker's answer, not yet wired in."""
+    def _call(self, name: str, args: list[str], block: Block, node: Tree[Any], member: bool = False) -> str:
+        """One function call: the checked overload's template inlined when it has one (celext.plan.typed); a
+        member call with constant arguments calls its overload directly behind a receiver class guard
+        (celext.plan.overloads); else dispatched at run time as the reference engine does."""
         if name not in _NOT_FOLDED:
             folded = self._fold(lambda *values: ops.invoke(name, list(values)), args)
             if folded:
                 return folded
-        out = self.tmp()
         general = f"rt_invoke({name!r}, [{', '.join(args)}])"
+        inlined = self._inline(node, args, general, block)
+        if inlined:
+            return inlined
+        out = self.tmp()
         resolved = None
         if member and all(a in self.constants for a in args[1:]):
             resolved = resolve(name, [self.constants[a] for a in args[1:]])
-        known = by_id(overload) if overload else None
-        if known is not None and resolved is not None and resolved[1] is not known:
-            resolved = None
         if resolved is None:
             block.add(f"{out} = {general}")
             return out
@@ -348,7 +359,7 @@ class Emitter(DeviceEmitter, LoopEmitter):
             return out
         target = self.emit(node.children[0], block, scope)
         values = [self.emit(a, block, scope) for a in args]
-        return self._call(name, [target, *values], block, member=True)
+        return self._call(name, [target, *values], block, node, member=True)
 
 
 __all__ = ["PARAMS", "SPLIT_DEPTH", "Block", "Emitter", "Token", "celtypes"]

@@ -4,7 +4,8 @@ Without a type checker the planner knows the types of constants only. For `x.f(K
 arguments, the overload the run-time dispatcher (celext.lib) would pick for a receiver of class T is certain
 when it is the first overload of `f` (in dispatch order) accepting (T, type(K)...). The generated code then
 guards on `x.__class__ is T` and calls that overload's implementation directly; any other receiver takes the
-general dispatch. A checker's resolved overload id can later select the same entry without the guard.
+general dispatch. (Calls whose overload the type checker resolves take the table's code template first:
+celext.plan.typed.)
 """
 
 from __future__ import annotations
@@ -29,14 +30,6 @@ def _by_name() -> dict[str, tuple[Overload, ...]]:
 
 def _accepts(o: Overload, kinds: tuple[type, ...]) -> bool:
     return len(o.signature) == len(kinds) and all(issubclass(k, t) for k, t in zip(kinds, o.signature, strict=True))
-
-
-def by_id(overload_id: str) -> Overload | None:
-    for overloads in _by_name().values():
-        for o in overloads:
-            if o.id == overload_id:
-                return o
-    return None
 
 
 def resolve(name: str, constants: list[Any]) -> tuple[type, Overload] | None:

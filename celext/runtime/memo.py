@@ -12,11 +12,9 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from celext.vocabulary import device_body
+
 MISS: Any = object()
-
-
-def _size(value: Any) -> int:
-    return len(value) if value.__class__ is dict else -1
 
 
 class DeviceMemo:
@@ -29,32 +27,44 @@ class DeviceMemo:
 
     def get(self, device: Any, key: Any = None) -> Any:
         """The remembered value, or MISS (also for anything but a plain dict)."""
-        if device.__class__ is not dict:
-            return MISS
-        seen = self._entries.get(id(device))  # one entry per device: the key (a driver) rarely changes
+        seen = self._entries.get(id(device)) if device.__class__ is dict else None
         if seen is None or seen[0] is not device or seen[6] != key:
             return MISS
-        inner = device.get("basic") or device
+        inner = device.get("basic") or device  # vocabulary.device_body, inlined: matches() hits land here
         if inner.__class__ is not dict:
             return MISS
         attributes, capacities = inner.get("attributes"), inner.get("capacity")
-        if seen[1] is attributes and seen[2] is capacities and seen[3] == _size(attributes) \
-                and seen[4] == _size(capacities):
+        if seen[1] is attributes and seen[2] is capacities \
+                and seen[3] == (len(attributes) if attributes.__class__ is dict else -1) \
+                and seen[4] == (len(capacities) if capacities.__class__ is dict else -1):
+            return seen[5]
+        return MISS
+
+    def lookup(self, device: Any, attributes: Any, capacities: Any, key: Any = None) -> Any:
+        """get() for a caller that already read the device's two maps."""
+        seen = self._entries.get(id(device))  # one entry per device: the key (a driver) rarely changes
+        if seen is not None and seen[0] is device and seen[1] is attributes and seen[2] is capacities \
+                and seen[6] == key and seen[3] == (len(attributes) if attributes.__class__ is dict else -1) \
+                and seen[4] == (len(capacities) if capacities.__class__ is dict else -1):
             return seen[5]
         return MISS
 
     def put(self, device: Any, value: Any, key: Any = None) -> None:
         if device.__class__ is not dict:
             return
-        inner = device.get("basic") or device
-        if inner.__class__ is not dict:
-            return
-        attributes, capacities = inner.get("attributes"), inner.get("capacity")
-        if len(self._entries) >= self._limit:
+        inner = device_body(device)
+        if inner.__class__ is dict:
+            self.store(device, inner.get("attributes"), inner.get("capacity"), value, key)
+
+    def store(self, device: Any, attributes: Any, capacities: Any, value: Any, key: Any = None) -> None:
+        """put() for a caller that already read the device's two maps."""
+        entries = self._entries
+        if len(entries) >= self._limit:
             with self._lock:
-                self._entries.clear()
-        self._entries[id(device)] = (device, attributes, capacities, _size(attributes), _size(capacities), value,
-                                     key)
+                entries.clear()
+        entries[id(device)] = (device, attributes, capacities,
+                               len(attributes) if attributes.__class__ is dict else -1,
+                               len(capacities) if capacities.__class__ is dict else -1, value, key)
 
     def clear(self) -> None:
         self._entries.clear()

@@ -2,9 +2,8 @@
 would build it, without building it.
 
 - `body(device)`: the v1 entry, or the v1beta1 `basic` wrapper's contents (same rule as to_device);
-- `device_error(device, driver)`: the conversion error Kubernetes fails every selector with, or None. A fast
-  pass accepts the shapes real drivers publish (one typed field per attribute, string quantities); anything
-  else is decided by to_device itself, so the verdict is always to_device's;
+- `device_error(device, driver)`: the conversion error Kubernetes fails every selector with, or None
+  (celext.runtime.verdict);
 - `lookup(entries, driver, domain, ident)`: the raw wire entry to_device would file under
   `attributes[domain][ident]` (qualified `domain/ident`, or the bare `ident` for the driver's own domain; when
   both exist the later one in the map wins, as to_device overwrites), else ABSENT;
@@ -22,22 +21,19 @@ from celpy.evaluation import CELEvalError
 
 from celext.lib.includes import SCAN_LIMIT, TOO_LONG
 from celext.lib.includes import includes as lib_includes
-from celext.quantity import Quantity, is_quantity, parse_quantity
+from celext.quantity import Quantity, parse_quantity
 from celext.reference.values import ABSENT, Device, attribute_value, to_device
 from celext.runtime.memo import MISS, DeviceMemo
-from celext.semver import Semver, is_semver, parse_semver
+from celext.runtime.verdict import VERDICTS, device_error
+from celext.semver import Semver, parse_semver
+from celext.vocabulary import device_body, split
 
-__all__ = ["ABSENT", "attribute", "body", "capacity", "converted", "device_error", "entries", "has_domain", "lookup"]
-
-_SCALARS: dict[str, type] = {"bool": bool, "string": str}
-_LISTS: dict[str, type] = {"bools": bool, "strings": str}
-_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1  # celtypes.IntType refuses the rest
+__all__ = ["ABSENT", "VERDICTS", "attribute", "body", "capacity", "converted", "device_error", "entries",
+           "has_domain", "lookup"]
 
 
 def body(device: Any) -> Mapping[str, Any]:
-    if not isinstance(device, Mapping):
-        return {}
-    inner = device.get("basic") or device
+    inner = device_body(device) if isinstance(device, Mapping) else None
     return inner if isinstance(inner, Mapping) else {}  # a bad `basic` is device_error's to report
 
 
@@ -46,57 +42,7 @@ def entries(body_: Mapping[str, Any], field: str) -> Mapping[str, Any]:
     return raw if type(raw) is dict or isinstance(raw, Mapping) else {}
 
 
-@functools.lru_cache(maxsize=8192)
-def _semver_ok(text: str) -> bool:
-    return is_semver(text)
-
-
-@functools.lru_cache(maxsize=8192)
-def _quantity_ok(text: str) -> bool:
-    return is_quantity(text)
-
-
-def _attribute_ok(raw: Any) -> bool:
-    """True when the attribute has exactly one field with a value of its type (what drivers publish)."""
-    if type(raw) is not dict or len(raw) != 1:
-        return False
-    ((field, value),) = raw.items()
-    if field == "int":
-        return type(value) is int and _INT64_MIN <= value <= _INT64_MAX
-    kind = _SCALARS.get(field)
-    if kind is not None:
-        return type(value) is kind
-    if field == "ints":
-        return type(value) is list and all(type(i) is int and _INT64_MIN <= i <= _INT64_MAX for i in value)
-    kind = _LISTS.get(field)
-    if kind is not None:
-        return type(value) is list and all(type(item) is kind for item in value)
-    if field == "version":
-        return type(value) is str and _semver_ok(value)
-    if field == "versions":
-        return type(value) is list and all(type(item) is str and _semver_ok(item) for item in value)
-    return False
-
-
-def _capacity_ok(raw: Any) -> bool:
-    value = raw.get("value") if type(raw) is dict else raw
-    return type(value) is str and _quantity_ok(value)
-
-
-VERDICTS = DeviceMemo(65_536)  # conversion verdicts (they do not depend on the driver)
 CONVERTED = DeviceMemo(16_384)  # to_device values, per driver
-
-
-def device_error(device: Any, driver: str) -> str | None:
-    """The error to_device records for this device (None when it converts cleanly).
-
-    Checking costs a loop over every attribute, more than most selectors, and a fleet is evaluated many times
-    (one pass per selector), so the verdict is remembered per device object (celext.runtime.memo)."""
-    verdict = VERDICTS.get(device)
-    if verdict is MISS:
-        verdict = _check(device, driver)
-        VERDICTS.put(device, verdict)
-    return verdict  # type: ignore[no-any-return]
 
 
 def converted(device: Any, driver: str) -> Device:
@@ -111,47 +57,7 @@ def converted(device: Any, driver: str) -> Device:
 
 def has_domain(table: Mapping[str, Any], driver: str, domain: str) -> bool:
     """`domain in device.attributes` (or capacity): some entry is filed under that domain."""
-    for name in table:
-        head, slash, _ = str(name).partition("/")
-        if (head == domain) if slash else (driver == domain):
-            return True
-    return False
-
-
-def _check(device: Any, driver: str) -> str | None:
-    if isinstance(device, Mapping) and not isinstance(device.get("basic") or device, Mapping):
-        return to_device(device, driver).error  # a `basic` that is not a map
-    inner = body(device)
-    attributes = inner.get("attributes")
-    capacities = inner.get("capacity")
-    clean = True
-    if type(attributes) is dict:
-        for raw in attributes.values():
-            if type(raw) is not dict or len(raw) != 1:
-                clean = False
-                break
-            ((field, value),) = raw.items()
-            kind = _SIMPLE.get(field)
-            if kind is not None and type(value) is kind:
-                continue
-            if field == "int" and type(value) is int and _INT64_MIN <= value <= _INT64_MAX:
-                continue
-            if not _attribute_ok(raw):
-                clean = False
-                break
-    elif attributes is not None:
-        clean = False
-    if clean and type(capacities) is dict:
-        for raw in capacities.values():
-            if not _capacity_ok(raw):
-                clean = False
-                break
-    elif capacities is not None:
-        clean = False
-    return None if clean else to_device(device, driver).error  # the rare shapes: ask the converter itself
-
-
-_SIMPLE: dict[str, type] = {"string": str, "bool": bool}  # accepted by type alone
+    return any(split(str(name), driver)[0] == domain for name in table)
 
 
 def lookup(table: Mapping[str, Any], driver: str, domain: str, ident: str) -> Any:

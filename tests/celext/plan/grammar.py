@@ -194,9 +194,37 @@ def expression(ch: Chooser, depth: int = 3) -> str:
 _INCLUDED = ["-1", "0", "1", "4", "7", "47", "59", '"A100"', "1u", "true"]
 
 
+def typed_test(ch: Chooser) -> str:
+    """A test whose operands the checker types (string, int, bool, list): the planner's inlined overloads."""
+    text = ch.choice(["device.driver", f"string({attribute(ch)})", '"A100"', '""', "strings.quote(device.driver)"])
+    number = ch.choice([f"int({attribute(ch)})", f"size({text})", f"{text}.size()", f"{capacity(ch)}.asInteger()",
+                        f'{attribute(ch)}.compareTo(semver("1.2.3"))', "4", "-1", f"size({attribute(ch)})"])
+    form = ch.randint(0, 6)
+    if form == 0:
+        return f'{text}.{ch.choice(["startsWith", "endsWith", "contains"])}({ch.choice(_TEXT_ARGS)})'
+    if form == 1:
+        return f"{number} {ch.choice(['==', '!=', '<', '<=', '>', '>='])} {number}"
+    if form == 2:
+        return f"{text} {ch.choice(['==', '!=', '<', '<=', '>', '>='])} {text}"
+    if form == 3:
+        return f'{text} + {ch.choice(_TEXT_ARGS)} == {ch.choice(_TEXT_ARGS)} + {text}'
+    if form == 4:
+        flag = ch.choice(["device.allowMultipleAllocations", f"has({attribute(ch)})", f"bool({attribute(ch)})"])
+        return f"!{flag} {ch.choice(['==', '!=', '<', '>='])} {ch.choice(['true', 'false', flag])}"
+    if form == 5:
+        items = ch.choice([f"[{number}, 1]", f"{attribute(ch)}.split(',')", "[]", f"[{text}]"])
+        return f"size({items}) {ch.choice(['>', '==', '<='])} {ch.randint(0, 2)}"
+    return f"{number} {ch.choice(['<', '>=', '=='])} {ch.choice(['1u', '1.5', 'dyn(1)'])}"
+
+
+_TEXT_ARGS = ['"gpu"', '"io"', '""', '"A"', '"."', "device.driver", '"日本"']
+
+
 def device_test(ch: Chooser) -> str:
     """One device test as real selectors write them."""
-    form = ch.randint(0, 8)
+    form = ch.randint(0, 10)
+    if form >= 9:
+        return typed_test(ch)
     if form == 8:
         return f'"{ch.choice(DOMAINS)}" in device.{ch.choice(["attributes", "capacity"])}'
     if form == 0:

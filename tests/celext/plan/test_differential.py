@@ -10,6 +10,7 @@ DRAGUARD_FUZZ_EXAMPLES for a longer run.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 from typing import Any
@@ -18,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import celext
-from tests.celext.plan.grammar import DRIVERS, HypothesisChooser, device, expression, pool, selector
+from tests.celext.plan.grammar import DRIVERS, HypothesisChooser, device, expression, pool, selector, typed_test
 
 SCALE = int(os.environ.get("DRAGUARD_FUZZ_EXAMPLES", "0"))  # examples per function; 0 = the make test sizes
 FRESH = settings(max_examples=SCALE or 500, deadline=None, database=None, suppress_health_check=list(HealthCheck))
@@ -93,3 +94,18 @@ test_pooled_expressions_agree_4 = _pooled_case()
 test_pooled_expressions_agree_5 = _pooled_case()
 test_pooled_expressions_agree_6 = _pooled_case()
 test_pooled_expressions_agree_7 = _pooled_case()
+
+
+@functools.cache
+def _typed_expressions() -> list[str]:
+    return pool(400, 4, typed_test)
+
+
+def test_typed_operations_agree() -> None:
+    """Every operation the planner inlines from the checked types (celext.plan.typed) against the reference."""
+    inlined = 0
+    for index, text in enumerate(_typed_expressions()):
+        with contextlib.suppress(celext.CompileError):
+            inlined += "rt_invoke" not in celext.compile(text).source
+        agree(text, [_devices()[(index * 7 + k) % DEVICES] for k in range(3)], DRIVERS[index % len(DRIVERS)])
+    assert inlined >= 100  # the generator reaches the inlined paths

@@ -1,0 +1,82 @@
+"""The whole-device conversion check (celext.runtime.verdict): always to_device's verdict and text, every
+selector fails on a device Kubernetes cannot convert, and the remembered verdict follows edits."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import celext
+from celext.reference.values import to_device
+from celext.runtime import verdict
+
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+
+ATTRIBUTES: list[Any] = [
+    {"int": INT64_MIN - 1}, {"int": INT64_MIN}, {"int": INT64_MAX}, {"int": INT64_MAX + 1}, {"int": True},
+    {"ints": [INT64_MIN - 1]}, {"ints": [0, INT64_MAX]}, {"ints": [INT64_MAX + 1]}, {"ints": [1, True]},
+    {"ints": []}, {"ints": "1"}, {"bool": False}, {"bool": 0}, {"bools": [True, 1]}, {"bools": [False]},
+    {"string": ""}, {"string": 1}, {"string": None}, {"strings": ["a", 1]}, {"strings": ["a", "b"]},
+    {"version": "1.2.3"}, {"version": "1.2"}, {"version": "01.2.3"}, {"version": "1.2.3-rc.1+b"},
+    {"version": 1}, {"versions": ["1.0.0", "2.0.0"]}, {"versions": ["1.0.0", "x"]}, {"versions": [1]},
+    {}, {"int": 1, "string": "a"}, {"ints": [1], "int": 2}, {"other": 1}, "a", ["int"], None, 5,
+]
+CAPACITIES: list[Any] = [{"value": "80Gi"}, {"value": "1.5"}, {"value": "80 Gi"}, {"value": ""}, {"value": 5},
+                         "16", "x", {"other": "1"}, {}, None]
+
+
+@pytest.mark.parametrize("raw", ATTRIBUTES, ids=repr)
+def test_attribute_verdicts_are_to_devices(raw: Any) -> None:
+    device = {"name": "d", "attributes": {"ok": {"string": "x"}, "a": raw}}
+    assert verdict.device_error(device, "drv") == to_device(device, "drv").error
+
+
+@pytest.mark.parametrize("raw", CAPACITIES, ids=repr)
+def test_capacity_verdicts_are_to_devices(raw: Any) -> None:
+    device = {"basic": {"attributes": {"a": {"int": 1}}, "capacity": {"memory": raw}}}
+    assert verdict.device_error(device, "drv") == to_device(device, "drv").error
+
+
+def test_the_texts_and_the_first_bad_entry_in_map_order() -> None:
+    device = {"attributes": {"a": {"int": 1}, "v": {"version": "1.2"}, "w": {}}, "capacity": {"m": "x"}}
+    expected = "attribute v: parse semantic version: No Major.Minor.Patch elements found"
+    assert verdict.device_error(device, "d") == expected
+    device = {"attributes": {"w": {}, "v": {"version": "1.2"}}}
+    assert verdict.device_error(device, "d") == "attribute w: unsupported attribute value"
+    message = verdict.device_error({"capacity": {"m": {"value": "80 Gi"}}}, "d")
+    assert message is not None and message.startswith("capacity m: ")
+
+
+@pytest.mark.parametrize("device", [{"basic": 5}, {"basic": {}}, {"attributes": []}, {"attributes": {}},
+                                    {"capacity": "x"}, {}, {"basic": {"attributes": {"a": {}}}}], ids=repr)
+def test_odd_shapes_are_decided_by_to_device(device: Any) -> None:
+    assert verdict.device_error(device, "d") == to_device(device, "d").error
+
+
+def test_every_selector_fails_on_a_bad_device_it_does_not_read() -> None:
+    device = {"attributes": {"model": {"string": "A100"}, "n": {"int": 1}, "v": {"version": "1.2.3.4"}}}
+    for engine in ("compiled", "reference"):
+        selector = celext.compile('device.driver == "x"', engine=engine)
+        with pytest.raises(celext.EvaluationError, match=r"^attribute v: parse semantic version: "):
+            selector.evaluate(device, "d")
+
+
+def test_the_remembered_verdict_follows_a_grown_or_replaced_map() -> None:
+    selector = celext.compile('device.driver == "d"')
+    device: dict[str, Any] = {"attributes": {"a": {"int": 1}}}
+    assert selector.matches(device, "d") is True
+    device["attributes"]["b"] = {"version": "x"}  # the same map, grown
+    with pytest.raises(celext.EvaluationError, match=r"^attribute b: parse semantic version"):
+        selector.evaluate(device, "d")
+    device["attributes"] = {"a": {"int": 1}}  # replaced
+    assert selector.evaluate(device, "d") is True
+    device["capacity"] = {"m": {"value": "x"}}
+    with pytest.raises(celext.EvaluationError, match=r"^capacity m: "):
+        selector.matches(device, "d")
+
+
+def test_string_verdicts_are_bounded() -> None:
+    verdicts = verdict.TextVerdicts(lambda text: text == "ok", limit=2)
+    assert [verdicts["ok"], verdicts["no"], verdicts["ok"]] == [True, False, True]
+    assert len(verdicts) <= 2
