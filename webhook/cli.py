@@ -78,7 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog=PROG, description="Keep Kubernetes DRA NUMA topology right.")
     parser.add_argument("-v", "--verbose", action="store_true",
                         help="log draguard's own steps (files, timings, caches) to stderr")
-    parser.add_argument("--version", action="version", version=f"{PROG} {_version()}")
+    parser.add_argument("--version", action=_VersionAction, nargs=0, help="show program's version number and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
     for name, module in _command_modules().items():
@@ -89,6 +89,16 @@ def build_parser() -> argparse.ArgumentParser:
         module.add_arguments(command)
         command.set_defaults(_run=module.run)
     return parser
+
+
+class _VersionAction(argparse.Action):
+    """argparse's `version` action, with the version looked up only when asked for (importlib.metadata is slow
+    to import, and every command builds this parser)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: object,
+                 option_string: str | None = None) -> None:
+        parser._print_message(f"{PROG} {_version()}\n", sys.stdout)
+        parser.exit()
 
 
 def _version() -> str:

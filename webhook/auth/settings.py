@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from webhook.auth.subjects import check_patterns
 from webhook.errors import DraguardError
 
 # The ValidatingWebhookConfiguration deploy/base installs; KEP-6060 tokens name the configuration they are bound to.
@@ -32,6 +31,8 @@ class AuthSettings:
 
     def check(self) -> AuthSettings:
         """Refuse a combination that would not protect what the user asked for (one-line `DraguardError`)."""
+        from webhook.auth.subjects import check_patterns  # imports cryptography: only when serving
+
         check_patterns(self.allowed_subjects)
         if self.allowed_subjects and self.client_ca is None:
             raise DraguardError("--allowed-subject needs --client-ca: without client certificates there is no "

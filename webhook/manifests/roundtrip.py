@@ -13,17 +13,16 @@ import datetime
 import io
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
-
-from ruamel.yaml import YAML
-from ruamel.yaml.comments import CommentedMap, CommentedSeq
-from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from typing import TYPE_CHECKING, Any
 
 from webhook.fieldpath import FieldPath
 from webhook.findings import Position
 from webhook.manifests.objects import expand, value_at
 from webhook.manifests.problems import Problem, one_line, type_name
 from webhook.wire import Obj
+
+if TYPE_CHECKING:  # ruamel is imported when a text takes this path: most runs never need it
+    from ruamel.yaml import YAML
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +72,8 @@ class Loaded:
 
 def load_text(text: str, source: str = "<string>") -> Loaded:
     """Load every object from one YAML or JSON text (multi-document; `kind: List` expanded)."""
+    from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
     loaded = Loaded()
     try:
         documents = list(_yaml().load_all(text))
@@ -137,6 +138,8 @@ def value_at_document(text: str, document: int, path: FieldPath) -> str | None:
 
 
 def _yaml() -> YAML:
+    from ruamel.yaml import YAML
+
     yaml = YAML(typ="rt")  # round-trip: the only ruamel mode that keeps line/column marks
     yaml.version = (1, 2)
     yaml.allow_duplicate_keys = False
@@ -144,6 +147,8 @@ def _yaml() -> YAML:
 
 
 def _locate(node: Any, path: FieldPath, source: str, *, value: bool) -> Position:
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
     line, column = _start(node)
     for segment, _is_key in path.steps():
         if isinstance(node, CommentedMap) and isinstance(segment, str) and segment in node:

@@ -110,9 +110,17 @@ def load_profile(version: str | None = None, source: str = "--kubernetes-version
 def _read(version: str) -> Profile:
     import json
 
-    from ruamel.yaml import YAML
+    from webhook.manifests import libyaml
 
-    data: Any = YAML(typ="safe", pure=True).load((_DIR / f"{version}.yaml").read_text(encoding="utf-8"))
+    path = _DIR / f"{version}.yaml"
+    text = path.read_text(encoding="utf-8")
+    fast = libyaml.load(text, str(path))  # YAML 1.2 in C; every command reads a profile at start-up
+    if fast:
+        data: Any = fast[0].obj
+    else:  # pragma: no cover - PyYAML without libyaml
+        from ruamel.yaml import YAML
+
+        data = YAML(typ="safe", pure=True).load(text)
     data = json.loads(json.dumps(data))  # plain dicts and lists
     return Profile(
         version=str(data["kubernetes"]),

@@ -19,11 +19,13 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 
+from celext import Selector
 from celext.analysis import AttributeRef, Facts, Span, Use, has_comment
 from webhook.findings import Action, Edit, Finding
 from webhook.inventory import Device, Inventory, inventory_of
 from webhook.rules.base import Rule, RuleContext
 from webhook.rules.selectors_cel import GO_FIELDS, WIRE_KEYS, analysed
+from webhook.rules.selectors_outcomes import keyed, outcome, projections
 from webhook.rules.selectors_sites import SELECTOR_KINDS, is_numa
 from webhook.wire import Obj
 
@@ -324,27 +326,50 @@ def _absent(facts: Facts, inventory: Inventory, device_class: str) -> tuple[dict
     """Attribute -> labels of the candidate devices where reading it fails; and the candidate count.
 
     The selector is evaluated on each candidate that lacks an attribute it reads, so a has() guard counts
-    only where it really protects the read (`has(x) && x...`, not `has(x) || x...`)."""
+    only where it really protects the read (`has(x) && x...`, not `has(x) || x...`). Candidates that lack the
+    same reads and have the same projection on what the selector reads fail the same way: each such shape is
+    evaluated once (selectors_outcomes)."""
     import celext
 
     try:
         selector = celext.compile(facts.expression)
     except celext.CELError:
         return {}, 0  # selector-compile reports it
+    refs = [r for r in facts.refs if _can_fail(r)]
+    names = [None if r.by_driver else r.qualified for r in refs]  # what each looks up (per driver: None)
+    paths = keyed(selector)
+    shapes = projections(inventory)
+    failing: dict[object, str | None] = {}
     absent: dict[str, list[str]] = {}
     candidates = inventory.candidates(device_class)
     for device in candidates:
-        unguarded = [r for r in facts.refs if _can_fail(r) and r.qualified_on(device.driver) not in device.attributes]
-        if not unguarded:
+        published = device.attributes
+        lacking = tuple(i for i, name in enumerate(names) if (name or refs[i].qualified_on(device.driver))
+                        not in published)
+        if not lacking:
             continue
-        try:
-            selector.matches(device.raw, device.driver)
-        except celext.EvaluationError as err:
-            for ref in unguarded:
-                if ref.name in err.message or (ref.dereferenced and "optional.none()" in err.message):
-                    absent.setdefault(ref.qualified, []).append(device.label)
-                    break
+        if paths is None:
+            qualified = _failing_read(selector, [refs[i] for i in lacking], device)
+        else:
+            key = (lacking, shapes.key(device, paths))
+            if key in failing:
+                qualified = failing[key]
+            else:
+                qualified = failing[key] = _failing_read(selector, [refs[i] for i in lacking], device)
+        if qualified is not None:
+            absent.setdefault(qualified, []).append(device.label)
     return absent, len(candidates)
+
+
+def _failing_read(selector: Selector, unguarded: list[AttributeRef], device: Device) -> str | None:
+    """Which of the unguarded reads the device lacks makes the selector fail there, if one does."""
+    answer = outcome(selector, device)
+    if answer is True or answer is False:
+        return None
+    for ref in unguarded:
+        if ref.name in answer or (ref.dereferenced and "optional.none()" in answer):
+            return ref.qualified
+    return None
 
 
 RULES = (
