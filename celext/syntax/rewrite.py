@@ -50,6 +50,17 @@ def _paren(expr: AST) -> AST:
     return Tree("primary", [Tree("paren_expr", [expr], expr.meta)], expr.meta)
 
 
+def _ident(name: str, at: AST) -> AST:
+    token = Token("IDENT", name)
+    token.line, token.column = position(at)
+    return Tree("primary", [Tree("ident", [token], at.meta)], at.meta)
+
+
+def _names(tree: AST) -> frozenset[str]:
+    """Every identifier token in `tree` (a superset of its free variables: renaming more is harmless)."""
+    return frozenset(str(t) for t in tree.scan_values(lambda v: isinstance(v, Token) and v.type == "IDENT"))
+
+
 def rewrite(node: AST, expression: str | None = None) -> AST:
     """Expand `cel.bind` and namespaced calls; the input tree is not changed. With the source `expression`,
     a text without `cel` or a namespace identifier is returned at once (nothing to rewrite)."""
@@ -86,6 +97,12 @@ def _call(node: AST, bound: Mapping[str, AST]) -> AST:
         return Tree("member", [_paren(_rewrite(args[2], {**bound, name: init}))], node.meta)
     variables = macro_variables(node)
     inner = {k: v for k, v in bound.items() if k not in variables} if variables and bound else bound
+    if inner:
+        # Capture-avoiding: a macro variable an initialiser in scope names is renamed inside the macro, so the
+        # initialiser keeps reading its own (outer) variable, as cel-go's binding of the value does.
+        captured = [v for v in variables if any(v in _names(init) for init in inner.values())]
+        if captured:
+            inner = {**inner, **{v: _ident(f"__bind_{v}_{id(node):x}", node) for v in captured}}
     receiver = _rewrite(cast(AST, node.children[0]), bound)
     rest = node.children[2:]
     if inner is not bound:  # the macro's variables shadow bindings: its variable and body arguments see `inner`

@@ -86,7 +86,5 @@ def test_bind_initialisers_are_lazy_as_in_cel_go(expression: str, expected: bool
     assert _both(expression) == expected
 
 
-@pytest.mark.xfail(strict=True, reason="cel.bind expansion (celext/compile.py) is not capture-avoiding: the "
-                                        "initialiser's `y` is captured by an inner macro's `y` (cel-go: true)")
 def test_bind_initialiser_keeps_its_own_variables() -> None:
     assert _both("[1].exists(y, cel.bind(x, y, [2].exists(y, x == 1)))") is True
