@@ -33,8 +33,8 @@ from tests.celext.outcome import outcome
         ('"abc".substring(0, -1) == ""', "eval: index out of range: -1"),
         ('dyn([1]).join() == ""', "eval: join: list must contain only strings"),
         ('dyn(["a", 1]).join("-") == ""', "compile: expected type 'string' but found 'int'"),
-        ('strings.quote("\\a\\b\\f\\n\\r\\t\\v\\\\\\"x") == "\\"\\\\a\\\\b\\\\f\\\\n\\\\r\\\\t\\\\v\\\\\\\\\\\\\\"x\\""',
-         True),
+        ('strings.quote("\\a\\b\\f\\n\\r\\t\\v\\\\\\"x")'
+         ' == "\\"\\\\a\\\\b\\\\f\\\\n\\\\r\\\\t\\\\v\\\\\\\\\\\\\\"x\\""', True),
         ('"AZaz@[`{".lowerAscii() == "azaz@[`{" && "AZaz@[`{".upperAscii() == "AZAZ@[`{"', True),
     ],
 )
