@@ -101,7 +101,10 @@ def prepare(package: Package) -> Path:
     tests = [t for t in package.tests if (REPO / t).exists()]
     base = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["mutmut"]
     deselect = [f"--deselect={node}" for node in package.deselect]
-    settings = {**base, "only_mutate": list(package.mutate),
+    # A mutant's tests run in a child of a fork server that has only collected them (not of the process that ran
+    # them all for the statistics), and start with celext's and draguard's caches emptied (tests/mutation/fresh.py).
+    settings = {**base, "only_mutate": list(package.mutate), "process_isolation": "forkserver",
+                "pytest_add_cli_args": [*base.get("pytest_add_cli_args", []), "-p", "tests.mutation.fresh"],
                 "pytest_add_cli_args_test_selection": [*tests, *deselect,
                                                        *base.get("pytest_add_cli_args_test_selection", [])]}
     text = (REPO / "pyproject.toml").read_text()
