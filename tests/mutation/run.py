@@ -4,6 +4,7 @@
     python tests/mutation/run.py certs-issue fix run those packages only
     python tests/mutation/run.py --report        print the scores of the last runs, run nothing
     python tests/mutation/run.py --survivors fix re-test only last run's survivors (after adding tests)
+    python tests/mutation/run.py rules --only webhook/rules/k8s_names.py   a scoped run: those files only
 
 Each package runs in its own scratch copy (build/mutation/<package>/) whose pyproject.toml carries that
 package's `only_mutate` and test selection, so runs never share or clobber results. The copy's `mutants/`
@@ -25,7 +26,7 @@ import shutil
 import subprocess
 import sys
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from mutmut.stats import status_by_exit_code
@@ -170,6 +171,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--report", action="store_true", help="print the last scores, run nothing")
     parser.add_argument("--survivors", action="store_true",
                         help="re-test only the mutants that survived the last run (after adding tests)")
+    parser.add_argument("--only", nargs="+", metavar="FILE",
+                        help="mutate only these files of the chosen package (a scoped run; scores say so)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="mutants tested at once (default: cores)")
     args = parser.parse_args(argv)
     by_name = {p.name: p for p in PACKAGES}
@@ -184,7 +187,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{package.name}: nothing to mutate yet ({', '.join(package.mutate)})")
                 continue
             print(f"== {package.name}", flush=True)
-            work = prepare(package)
+            work = prepare(replace(package, mutate=tuple(args.only)) if args.only else package)
             env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", **dict(package.env)}
             last = tally(package) if args.survivors else None
             names = [n.split(" ")[0] for n in last[3]] if last else []
