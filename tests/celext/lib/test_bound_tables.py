@@ -205,3 +205,4 @@ def test_the_dispatcher_hands_errors_back_as_values() -> None:
     assert str(table["two"](Int(1))) == "no such overload: two(int)"
     assert table["two"](Int(1), S("y")) == "y"
     assert table["boom"].__name__ == "boom"
+

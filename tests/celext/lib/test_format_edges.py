@@ -33,6 +33,8 @@ E = "eval: error during formatting: "
         ('"%s".format([["\\U000E0001"]]) == "[\\"\\\\U000e0001\\"]"', True),
         ('"%s".format([["a\\"b\\\\\\n"]]) == "[\\"a\\\\\\"b\\\\\\\\\\\\n\\"]"', True),
         ('"%s".format(["\\u0001\\u00ff\\U0001F600"]) == "\\u0001\\u00ff\\U0001F600"', True),  # %s never escapes
+        ('"%s".format([{2: "b", 1: "a", 3: "c"}]) == "{1:\\"a\\", 2:\\"b\\", 3:\\"c\\"}"', True),  # sorted by key
+        ('"%s".format([{"b": 1, "a": 2}]) == "{\\"a\\":2, \\"b\\":1}" && "%s".format([{2u: 1}]) == "{2:1}"', True),
         ('"%s".format([{1.5: 1}]) == ""', E + "no formatting function for map key of type double"),
         ('"%s".format([optional.none()]) == ""',
          E + "string clause can only be used on strings, bools, bytes, ints, doubles, maps, lists, types, "

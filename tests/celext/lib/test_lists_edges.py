@@ -31,6 +31,8 @@ from tests.celext.outcome import outcome
         ("[1, 2, 1].distinct() == [1, 2] && [dyn(1), dyn(1u)].distinct() == [1]", True),
         ("[dyn(1), dyn(2.0), dyn(3u)].distinct() == [dyn(1), dyn(2.0), dyn(3u)]", True),
         ("[2, 2, 1].sort() == [1, 2, 2] && [].sort() == [] && [1.0, dyn(2.0)].sort() == [1.0, 2.0]", True),
+        ("[dyn({}), dyn({})].sort() == []", "eval: no such overload"),  # same type, no order
+        ("[dyn({}), dyn({}), dyn({})].sort() == []", "eval: no such overload"),
         ("lists.range(-1) == [] && lists.range(1) == [0]", True),
         ("lists.range(1000001).size() == 0", "eval: lists.range: size exceeds the supported maximum of 1000000"),
         ("[1, 2].reverse() == [2, 1] && [].reverse() == []", True),
