@@ -36,6 +36,7 @@ BUILD = REPO / "build" / "mutation"
 EQUIVALENT = REPO / "tests" / "mutation" / "equivalent.md"
 SOURCES = ("celext", "webhook", "certs")
 TARGET = 0.90
+TIMEOUT_CONSTANT = 30.0  # seconds added to each mutant's estimated test time before mutmut's multipliers
 KILLED = frozenset({"killed", "timeout", "caught by type check", "segfault"})  # mutmut's words for a caught mutant
 
 
@@ -104,7 +105,10 @@ def prepare(package: Package) -> Path:
     deselect = [f"--deselect={node}" for node in package.deselect]
     # A mutant's tests run in a child of a fork server that has only collected them (not of the process that ran
     # them all for the statistics), and start with celext's and draguard's caches emptied (tests/mutation/fresh.py).
+    # mutmut's timeout is wall-clock ((estimate + constant) x multiplier x 2 seconds): on a shared machine a child
+    # that runs one fast test can take 20 s, which a constant of 1 s reports as a "timeout" (scored as killed).
     settings = {**base, "only_mutate": list(package.mutate), "process_isolation": "forkserver",
+                "timeout_constant": TIMEOUT_CONSTANT,
                 "pytest_add_cli_args": [*base.get("pytest_add_cli_args", []), "-p", "tests.mutation.fresh"],
                 "pytest_add_cli_args_test_selection": [*tests, *deselect,
                                                        *base.get("pytest_add_cli_args_test_selection", [])]}
