@@ -206,3 +206,15 @@ def test_the_dispatcher_hands_errors_back_as_values() -> None:
     assert table["two"](Int(1), S("y")) == "y"
     assert table["boom"].__name__ == "boom"
 
+
+
+def test_optionals_are_equal_when_both_are_empty_or_both_hold_equal_values() -> None:
+    assert OptionalValue(Int(1)) == OptionalValue(D(1.0))
+    assert OptionalValue(Int(1)) != OptionalValue(Int(2))
+    empty = NONE
+    assert empty == OptionalValue(present=False)
+    assert empty != OptionalValue(None)  # optional.of(null) holds a value
+    assert OptionalValue(None) != empty
+    assert OptionalValue(Int(1)) != Int(1)
+    assert repr(OptionalValue(S("x"))) == f"optional.of({S('x')!r})"
+    assert repr(NONE) == "optional.none()"

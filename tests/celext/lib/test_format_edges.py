@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.celext.outcome import outcome
+from tests.celext.lib.engines import ENGINES, outcome_on
 
 E = "eval: error during formatting: "
 
@@ -64,11 +64,12 @@ E = "eval: error during formatting: "
         ('"a%%b%s".format(["c"]) == "a%bc"', True),
     ],
 )
-def test_format_edges(expression: str, expected: bool | str) -> None:
-    assert outcome(expression) == expected
+@pytest.mark.parametrize("engine", ENGINES)
+def test_format_edges(engine: str, expression: str, expected: bool | str) -> None:
+    assert outcome_on(engine, expression) == expected
 
 
 @pytest.mark.xfail(strict=True, reason="celext/lib/format.py prints doubles from 1e6 to 1e16 without an exponent; "
                                        "cel-go's %s is Go's %g (common/types/double.go), which writes 1e+06")
 def test_format_a_double_of_a_million_as_go_does() -> None:
-    assert outcome('"%s".format([1000000.0]) == "1e+06"') is True
+    assert outcome_on("compiled", '"%s".format([1000000.0]) == "1e+06"') is True

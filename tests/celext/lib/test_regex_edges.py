@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.celext.outcome import outcome
+from tests.celext.lib.engines import ENGINES, outcome_on
 
 
 @pytest.mark.parametrize(
@@ -21,5 +21,6 @@ from tests.celext.outcome import outcome
         ('"aXbX".find("X") == "X" && "ab".find("X") == ""', True),
     ],
 )
-def test_regex_edges(expression: str, expected: bool | str) -> None:
-    assert outcome(expression) == expected
+@pytest.mark.parametrize("engine", ENGINES)
+def test_regex_edges(engine: str, expression: str, expected: bool | str) -> None:
+    assert outcome_on(engine, expression) == expected

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.celext.outcome import outcome
+from tests.celext.lib.engines import ENGINES, outcome_on
 
 
 @pytest.mark.parametrize(
@@ -38,5 +38,6 @@ from tests.celext.outcome import outcome
         ('"AZaz@[`{".lowerAscii() == "azaz@[`{" && "AZaz@[`{".upperAscii() == "AZAZ@[`{"', True),
     ],
 )
-def test_strings_edges(expression: str, expected: bool | str) -> None:
-    assert outcome(expression) == expected
+@pytest.mark.parametrize("engine", ENGINES)
+def test_strings_edges(engine: str, expression: str, expected: bool | str) -> None:
+    assert outcome_on(engine, expression) == expected
