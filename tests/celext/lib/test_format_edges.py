@@ -3,6 +3,8 @@ prints, inside and outside lists and maps."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from tests.celext.lib.engines import ENGINES, outcome_on
@@ -73,3 +75,14 @@ def test_format_edges(engine: str, expression: str, expected: bool | str) -> Non
                                        "cel-go's %s is Go's %g (common/types/double.go), which writes 1e+06")
 def test_format_a_double_of_a_million_as_go_does() -> None:
     assert outcome_on("compiled", '"%s".format([1000000.0]) == "1e+06"') is True
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_timestamps_print_in_utc_whatever_the_servers_zone(engine: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TZ", "IST-5:30")  # a POSIX zone string: no tz database needed
+    time.tzset()
+    try:
+        assert outcome_on(engine, '"%s".format([timestamp("2024-05-06T22:45:01.25Z")]) == "2024-05-06T22:45:01.25Z"')
+    finally:
+        monkeypatch.undo()
+        time.tzset()
