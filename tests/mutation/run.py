@@ -37,6 +37,7 @@ EQUIVALENT = REPO / "tests" / "mutation" / "equivalent.md"
 SOURCES = ("celext", "webhook", "certs")
 TARGET = 0.90
 TIMEOUT_CONSTANT = 30.0  # seconds added to each mutant's estimated test time before mutmut's multipliers
+CHILD_RAISED = 255  # mutmut's exit code when its forked child raised before reporting a test result
 KILLED = frozenset({"killed", "timeout", "caught by type check", "segfault"})  # mutmut's words for a caught mutant
 
 
@@ -141,6 +142,9 @@ def tally(package: Package) -> tuple[int, int, int, list[str]] | None:
             status = status_by_exit_code[code]
             if status == "skipped":
                 continue
+            if code == CHILD_RAISED:  # mutmut files these under "timeout": no test ran, so nothing was caught
+                unchecked += 1
+                continue
             if status == "not checked":  # an interrupted run: reported apart, not scored
                 unchecked += 1
                 continue
@@ -162,7 +166,7 @@ def report(packages: list[Package]) -> int:
         killed, counted, unchecked, surviving = result
         score = killed / counted if counted else 1.0
         worst = min(worst, score) if not unchecked else 0.0
-        note = f", {unchecked} not checked: run again to finish" if unchecked else ""
+        note = f", {unchecked} not checked (run stopped, or mutmut's child raised)" if unchecked else ""
         print(f"{package.name:14} {score:6.1%} killed ({killed}/{counted}, {len(surviving)} surviving{note})")
         for name in surviving:
             print(f"    survived: {name}")
