@@ -1,0 +1,36 @@
+"""Operators and library functions at their limits, on both engines: duration and timestamp ranges to the
+microsecond, includes() at 48 values, list slices at 0, Go's quoting around U+0080."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.celext.lib.engines import ENGINES, outcome_on
+
+GPU = 'device.attributes["gpu.example.com"]'
+MAX = 'duration("2562047h47m16s")'  # + 854775us: the largest duration cel-go holds, to draguard's microsecond
+
+
+@pytest.mark.parametrize(
+    ("expression", "expected"),
+    [
+        (f'{MAX} + duration("854774us") > duration("0s") && {MAX} + duration("854775us") > duration("0s")', True),
+        (f'{MAX} + duration("854776us") > duration("0s")', "eval: duration overflow"),
+        ('duration("-2562047h47m16s") - duration("854775us") < duration("0s")', True),
+        ('duration("-2562047h47m16s") - duration("854776us") < duration("0s")', "eval: duration overflow"),
+        ('timestamp("9999-12-31T23:59:58Z") + duration("1s") > timestamp("2000-01-01T00:00:00Z")', True),
+        ('timestamp("9999-12-31T23:59:59Z") + duration("1s") > timestamp("2000-01-01T00:00:00Z")',
+         "eval: timestamp overflow"),
+        ('timestamp("0001-01-01T00:00:01Z") - duration("1s") < timestamp("2000-01-01T00:00:00Z")', True),
+        ('timestamp("0001-01-01T00:00:00Z") - duration("1s") < timestamp("2000-01-01T00:00:00Z")',
+         "eval: timestamp overflow"),
+        (f"{GPU}.long.includes(47) && !{GPU}.numas.includes(9)", True),
+        (f"{GPU}.long.includes(48)", "eval: 'includes' function cannot be applied to lists longer than 48 values"),
+        ("[].sum() == 0 && [1, 2].slice(0, 0) == []", True),
+        ('"%s".format([["\\u007f"]]) == "[\\"\\\\x7f\\"]" && "%s".format([["\\u0080"]]) == "[\\"\\\\u0080\\"]"', True),
+        ('"%s".format([["\\uffff"]]) == "[\\"\\\\uffff\\"]"', True),
+    ],
+)
+@pytest.mark.parametrize("engine", ENGINES)
+def test_operators_edges(engine: str, expression: str, expected: bool | str) -> None:
+    assert outcome_on(engine, expression) == expected

@@ -1,0 +1,26 @@
+"""pytest plugin for mutation runs only (tests/mutation/run.py adds `-p tests.mutation.fresh`).
+
+mutmut tests each mutant in a process forked from one that has already imported (and, for the statistics
+run, executed) the tests. Whatever draguard and celext cached there (compiled selectors and their answers
+per device, parsed trees, regexes, decoded values) would answer for the mutant without running its code, and
+the mutant would "survive". Each mutant's test session therefore starts with every such cache emptied.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+
+import pytest
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    import celext
+
+    celext.clear_caches()
+    for name, module in list(sys.modules.items()):
+        if name.split(".")[0] not in ("webhook", "certs"):
+            continue
+        for value in list(vars(module).values()):
+            if isinstance(value, functools._lru_cache_wrapper):
+                value.cache_clear()
