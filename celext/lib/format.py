@@ -13,6 +13,7 @@ from __future__ import annotations
 import datetime
 import math
 import re
+from decimal import Decimal
 from typing import Any
 
 from celpy import celtypes
@@ -48,20 +49,20 @@ def go_quote(text: str) -> str:
 
 
 def _go_float(number: float) -> str:
-    """strconv.FormatFloat(f, 'g', -1, 64): the shortest text that reads back as the same double."""
+    """strconv.FormatFloat(f, 'g', -1, 64): the shortest digits that read back as the same double, in exponent
+    form when the decimal exponent is below -4 or at least 6 (Go fixes 6 for the shortest precision)."""
     if math.isnan(number):
         return "NaN"
     if math.isinf(number):
         return "+Inf" if number > 0 else "-Inf"
-    text = repr(number)
-    mantissa, _, exponent = text.partition("e")
-    if exponent:
-        sign = exponent[0] if exponent[0] in "+-" else "+"
-        digits = exponent.lstrip("+-").rjust(2, "0")
-        return f"{mantissa.removesuffix('.0')}e{sign}{digits}"
-    if abs(number) >= 1e21:
-        return f"{number:e}"
-    return text.removesuffix(".0")
+    shortest = Decimal(repr(number)).normalize()  # repr is the shortest round-trip text
+    sign, digits, exponent = shortest.as_tuple()
+    assert isinstance(exponent, int)  # finite
+    point = len(digits) + exponent - 1  # the decimal exponent of the first digit
+    if number == 0 or -4 <= point < 6:
+        return format(shortest, "f")
+    mantissa = str(digits[0]) + ("." + "".join(map(str, digits[1:])) if len(digits) > 1 else "")
+    return f"{'-' if sign else ''}{mantissa}e{'-' if point < 0 else '+'}{abs(point):02d}"
 
 
 def _timestamp_text(value: datetime.datetime) -> str:

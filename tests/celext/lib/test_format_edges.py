@@ -71,10 +71,14 @@ def test_format_edges(engine: str, expression: str, expected: bool | str) -> Non
     assert outcome_on(engine, expression) == expected
 
 
-@pytest.mark.xfail(strict=True, reason="celext/lib/format.py prints doubles from 1e6 to 1e16 without an exponent; "
-                                       "cel-go's %s is Go's %g (common/types/double.go), which writes 1e+06")
-def test_format_a_double_of_a_million_as_go_does() -> None:
-    assert outcome_on("compiled", '"%s".format([1000000.0]) == "1e+06"') is True
+@pytest.mark.parametrize(("number", "text"), [
+    ("999999.0", "999999"), ("999999.5", "999999.5"), ("1000000.0", "1e+06"), ("1234567.0", "1.234567e+06"),
+    ("-1000000.0", "-1e+06"), ("0.0001", "0.0001"), ("0.00001", "1e-05"), ("100000.0", "100000"), ("-0.0", "-0"),
+])
+@pytest.mark.parametrize("engine", ENGINES)
+def test_format_a_double_as_go_does(engine: str, number: str, text: str) -> None:
+    """cel-go's %s of a double is strconv.FormatFloat(f, 'g', -1, 64): exponent form from 1e6 and below 1e-4."""
+    assert outcome_on(engine, f'"%s".format([{number}]) == "{text}"') is True
 
 
 @pytest.mark.parametrize("engine", ENGINES)
