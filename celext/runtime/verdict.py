@@ -17,7 +17,7 @@ were measured slower on real devices, which have a few to twenty attributes.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from celext.quantity import is_quantity
@@ -124,7 +124,11 @@ def device_error(device: Any, driver: str) -> str | None:
     # vocabulary.device_body, inlined: every compiled evaluation starts here
     inner = device.get("basic") or device if device.__class__ is dict else None
     if inner.__class__ is not dict:
-        return to_device(device, driver).error  # not a plain dict, or a `basic` that is not: the rare shapes
+        if isinstance(device, Mapping):  # another Mapping (an inventory's compact device): checked, not memoised
+            fields = device.get("basic") or device
+            if isinstance(fields, Mapping) and clean(fields.get("attributes"), fields.get("capacity")):
+                return None
+        return to_device(device, driver).error  # a `basic` that is not a map, or what the fast pass refuses
     attributes, capacities = inner.get("attributes"), inner.get("capacity")
     verdict = VERDICTS.lookup(device, attributes, capacities)
     if verdict is MISS:

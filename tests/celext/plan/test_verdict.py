@@ -3,6 +3,7 @@ selector fails on a device Kubernetes cannot convert, and the remembered verdict
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import pytest
@@ -52,6 +53,33 @@ def test_the_texts_and_the_first_bad_entry_in_map_order() -> None:
                                     {"capacity": "x"}, {}, {"basic": {"attributes": {"a": {}}}}], ids=repr)
 def test_odd_shapes_are_decided_by_to_device(device: Any) -> None:
     assert verdict.device_error(device, "d") == to_device(device, "d").error
+
+
+class _View(Mapping[str, Any]):
+    """A device held in another Mapping than dict, as an inventory keeps them."""
+
+    def __init__(self, fields: dict[str, Any]) -> None:
+        self._fields = fields
+
+    def __getitem__(self, key: str) -> Any:
+        return self._fields[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._fields)
+
+    def __len__(self) -> int:
+        return len(self._fields)
+
+
+@pytest.mark.parametrize("device", [
+    {"attributes": {"a": {"int": 1}, "v": {"version": "1.2.3"}}, "capacity": {"m": {"value": "80Gi"}}},
+    {"attributes": {"a": {"int": 1}, "v": {"version": "1.2"}}},
+    {"capacity": {"m": {"value": "80 Gi"}}},
+    {"basic": {"attributes": {"a": {}}}},
+    {"basic": 5},
+], ids=repr)
+def test_a_device_in_another_mapping_gets_the_dicts_verdict(device: dict[str, Any]) -> None:
+    assert verdict.device_error(_View(device), "d") == verdict.device_error(device, "d")
 
 
 def test_every_selector_fails_on_a_bad_device_it_does_not_read() -> None:
