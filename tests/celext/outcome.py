@@ -22,10 +22,11 @@ DEVICE: dict[str, Any] = {
 }
 
 
-def outcome(expression: str, device: dict[str, Any] | None = None, driver: str = DRIVER) -> bool | str:
+def outcome(expression: str, device: dict[str, Any] | None = None, driver: str = DRIVER, *,
+            engine: str = "compiled") -> bool | str:
     """True/False, or "compile: <message>" / "eval: <message>"."""
     try:
-        selector = celext.compile(expression)
+        selector = celext.compile(expression, engine=engine)
     except celext.CompileError as err:
         return f"compile: {err.message}"
     try:
