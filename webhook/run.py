@@ -20,12 +20,13 @@ import functools
 import logging
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from typing import Any
 
 from celext.vocabulary import LIST_MEMBERS
 from webhook.budget import UNLIMITED, Budget, BudgetExceeded, CompileCacheBudget, Meter, metered
 from webhook.fieldpath import FieldPath
 from webhook.findings import Action, Finding, Position
+from webhook.manifests.objects import Locator
 from webhook.policy import Policy
 from webhook.rules import CATALOGUE
 from webhook.rules.base import RESOURCE_SLICE, Rule, RuleContext
@@ -43,12 +44,6 @@ LIST_TYPES_HINT = (
 )
 RUNNER_RULES = frozenset({RULE_ERROR, BUDGET_EXCEEDED})  # reported by the runner: never suppressed or ratcheted
 ERROR_TEXT_CHARS = 200  # an exception's text can quote the object: only this much of it reaches a message
-
-
-class Locator(Protocol):
-    """Where an object's fields are written: a `manifests.Manifest`, a `fastyaml.Doc`, or anything alike."""
-
-    def position(self, path: FieldPath) -> Position | None: ...
 
 
 @dataclass(slots=True)
