@@ -138,7 +138,7 @@ def claim_notes(obj: Obj) -> tuple[str, ...]:
 
 
 def check_claim(entries: Sequence[Entry], claim: str) -> None:
-    fewest = sum(min(o.count if not o.all_devices else 0 for o in e.options) for e in entries)
+    fewest = sum(min((o.count if not o.all_devices else 0 for o in e.options), default=0) for e in entries)
     if fewest > MAX_DEVICES:
         raise ClaimError(f"claim {claim}: number of requested devices {fewest} exceeds the claim limit "
                          f"of {MAX_DEVICES}")

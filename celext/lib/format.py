@@ -13,12 +13,12 @@ from __future__ import annotations
 import datetime
 import math
 import re
-from decimal import Decimal
 from typing import Any
 
 from celpy import celtypes
 from celpy.evaluation import CELEvalError
 
+from celext.lib.gofloat import go_float
 from celext.lib.typenames import cel_type_name, type_value_name
 
 _CLAUSE = re.compile(r"%(?:\.(\d+))?(.?)", re.S)
@@ -48,23 +48,6 @@ def go_quote(text: str) -> str:
     return '"' + "".join(out) + '"'
 
 
-def _go_float(number: float) -> str:
-    """strconv.FormatFloat(f, 'g', -1, 64): the shortest digits that read back as the same double, in exponent
-    form when the decimal exponent is below -4 or at least 6 (Go fixes 6 for the shortest precision)."""
-    if math.isnan(number):
-        return "NaN"
-    if math.isinf(number):
-        return "+Inf" if number > 0 else "-Inf"
-    shortest = Decimal(repr(number)).normalize()  # repr is the shortest round-trip text
-    sign, digits, exponent = shortest.as_tuple()
-    assert isinstance(exponent, int)  # finite
-    point = len(digits) + exponent - 1  # the decimal exponent of the first digit
-    if number == 0 or -4 <= point < 6:
-        return format(shortest, "f")
-    mantissa = str(digits[0]) + ("." + "".join(map(str, digits[1:])) if len(digits) > 1 else "")
-    return f"{'-' if sign else ''}{mantissa}e{'-' if point < 0 else '+'}{abs(point):02d}"
-
-
 def _timestamp_text(value: datetime.datetime) -> str:
     text = value.astimezone(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%S")
     if value.microsecond:
@@ -83,7 +66,7 @@ def as_string(value: Any) -> str:
     if isinstance(value, celtypes.MapType):
         return _map_text(value)
     if isinstance(value, celtypes.DoubleType):
-        return _go_float(float(value))
+        return go_float(float(value))
     if isinstance(value, celtypes.BytesType):
         return bytes(value).decode("utf-8", errors="replace")
     if isinstance(value, celtypes.TimestampType):
@@ -108,7 +91,7 @@ def _in_aggregate(value: Any) -> str:
         return f"duration({go_quote(as_string(value))})"
     if isinstance(value, celtypes.DoubleType):
         number = float(value)
-        return _go_float(number) if not math.isfinite(number) else f"{number:.6f}"
+        return go_float(number) if not math.isfinite(number) else f"{number:.6f}"
     return as_string(value)
 
 

@@ -17,8 +17,9 @@ import operator
 from typing import Any
 
 from celpy import celtypes
-from celpy.evaluation import CELEvalError
+from celpy.evaluation import CELEvalError, base_functions
 
+from celext.lib.gofloat import go_float
 from celext.quantity import Quantity
 from celext.semver import Semver
 
@@ -251,6 +252,19 @@ def to_timestamp(value: Any) -> Any:
     return celtypes.TimestampType(value)
 
 
+_STRING = base_functions["string"]
+
+
+def to_string(value: Any) -> Any:
+    """CEL `string()` as cel-go writes it: a double as strconv.FormatFloat(f, 'g', -1, 64), a bool as `true` or
+    `false`; the rest as cel-python."""
+    if isinstance(value, celtypes.BoolType):
+        return celtypes.StringType("true" if value else "false")
+    if isinstance(value, celtypes.DoubleType):
+        return celtypes.StringType(go_float(float(value)))
+    return _STRING(value)
+
+
 OPERATORS: dict[str, Any] = {
     "_+_": _add,
     "_-_": _subtract,
@@ -263,6 +277,7 @@ OPERATORS: dict[str, Any] = {
     "_>=_": _ordering(">="),
     "_in_": contained,
     "timestamp": to_timestamp,  # not an operator: cel-python's conversion lacks the int and timestamp overloads
+    "string": to_string,  # not an operator: cel-python writes a double as Python does, cel-go as Go's %g
 }
 
 

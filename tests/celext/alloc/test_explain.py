@@ -410,6 +410,14 @@ JSONISH = st.recursive(
 )
 
 
+def test_a_request_with_no_alternatives_is_an_error_not_an_exception() -> None:
+    """`firstAvailable: []` (hypothesis found it): the claim is reported, the device-count check does not crash."""
+    claim = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": "c"},
+             "spec": {"devices": {"requests": [{"name": "r", "firstAvailable": []}]}}}
+    result = explain(claim, [], [], [Node("n1")], matcher=lambda e, d, drv: True, max_steps=100)
+    assert result.error == "claim c, request r: missing device class name (unsupported request type?)"
+
+
 @settings(max_examples=150, deadline=None)
 @given(requests=JSONISH, constraints=JSONISH, devices=JSONISH)
 def test_malformed_objects_never_escape_as_exceptions(requests: Any, constraints: Any, devices: Any) -> None:

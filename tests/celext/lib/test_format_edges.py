@@ -90,3 +90,14 @@ def test_timestamps_print_in_utc_whatever_the_servers_zone(engine: str, monkeypa
     finally:
         monkeypatch.undo()
         time.tzset()
+
+
+@pytest.mark.parametrize(("expression", "text"), [
+    ("string(123456.0)", "123456"), ("string(1000000.0)", "1e+06"), ("string(123.456)", "123.456"),
+    ("string(1.0)", "1"), ("string(-0.0)", "-0"), ("string(0.00001)", "1e-05"), ("string(true)", "true"),
+    ("string(false)", "false"), ("string(1)", "1"), ("string(2u)", "2"), ('string("x")', "x"),
+])
+@pytest.mark.parametrize("engine", ENGINES)
+def test_string_writes_values_as_cel_go_does(engine: str, expression: str, text: str) -> None:
+    """cel-go's string(): a double through Go's %g (common/types/double.go), a bool as `true`/`false`."""
+    assert outcome_on(engine, f'{expression} == "{text}"') is True
