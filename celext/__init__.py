@@ -22,6 +22,7 @@ from celext.compile import gc_paused, parse, prepare
 from celext.errors import CELError, CompileError, EvaluationError
 from celext.plan.cache import ByteBudgetCache
 from celext.reference.values import Device, to_device
+from celext.runtime import verdict
 from celext.selector import ENGINES, Selector
 
 __all__ = ["CELError", "CompileError", "Device", "EvaluationError", "Selector", "analyze", "clear_caches", "compile",
@@ -79,6 +80,7 @@ def clear_caches() -> None:
 
     _CACHE.clear()
     RESOLVED.clear()
+    verdict.forget()
     for name, module in list(sys.modules.items()):
         if name != "celext" and not name.startswith("celext."):
             continue

@@ -17,7 +17,7 @@ were measured slower on real devices, which have a few to twenty attributes.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, MutableMapping
 from typing import Any
 
 from celext.quantity import is_quantity
@@ -124,10 +124,8 @@ def device_error(device: Any, driver: str) -> str | None:
     # vocabulary.device_body, inlined: every compiled evaluation starts here
     inner = device.get("basic") or device if device.__class__ is dict else None
     if inner.__class__ is not dict:
-        if isinstance(device, Mapping):  # another Mapping (an inventory's compact device): checked, not memoised
-            fields = device.get("basic") or device
-            if isinstance(fields, Mapping) and clean(fields.get("attributes"), fields.get("capacity")):
-                return None
+        if isinstance(device, Mapping):  # another Mapping, such as an inventory's compact device
+            return _mapping_error(device, driver)
         return to_device(device, driver).error  # a `basic` that is not a map, or what the fast pass refuses
     attributes, capacities = inner.get("attributes"), inner.get("capacity")
     verdict = VERDICTS.lookup(device, attributes, capacities)
@@ -135,3 +133,37 @@ def device_error(device: Any, driver: str) -> str | None:
         verdict = None if clean(attributes, capacities) else to_device(device, driver).error
         VERDICTS.store(device, attributes, capacities, verdict)
     return verdict  # type: ignore[no-any-return]
+
+
+READ_ONLY_VERDICTS = 131_072  # read-only devices whose verdict is remembered; the table is dropped when full
+_READ_ONLY: dict[int, tuple[Any, str | None]] = {}
+
+
+def _mapping_error(device: Mapping[str, Any], driver: str) -> str | None:
+    """device_error for a Mapping that is not a dict. A read-only one (not a MutableMapping) cannot change under
+    the caller, so its verdict is remembered by identity (holding the device, so the id is not reused)."""
+    read_only = not isinstance(device, MutableMapping)
+    if read_only:
+        seen = _READ_ONLY.get(id(device))
+        if seen is not None and seen[0] is device:
+            return seen[1]
+    fields = device.get("basic") or device
+    if isinstance(fields, Mapping) and clean(fields.get("attributes"), fields.get("capacity")):
+        verdict = None
+    else:
+        verdict = to_device(device, driver).error
+    if read_only:
+        if len(_READ_ONLY) >= READ_ONLY_VERDICTS:
+            _READ_ONLY.clear()
+        _READ_ONLY[id(device)] = (device, verdict)
+    return verdict
+
+
+def forget() -> None:
+    """Drop the remembered verdicts of read-only devices (and the references that keep those devices alive)."""
+    _READ_ONLY.clear()
+
+
+def remembered() -> int:
+    """How many read-only devices' verdicts are remembered now."""
+    return len(_READ_ONLY)

@@ -3,7 +3,7 @@ selector fails on a device Kubernetes cannot convert, and the remembered verdict
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, MutableMapping
 from typing import Any
 
 import pytest
@@ -108,3 +108,36 @@ def test_string_verdicts_are_bounded() -> None:
     verdicts = verdict.TextVerdicts(lambda text: text == "ok", limit=2)
     assert [verdicts["ok"], verdicts["no"], verdicts["ok"]] == [True, False, True]
     assert len(verdicts) <= 2
+
+
+def test_a_read_only_mappings_verdict_is_remembered_within_a_bound() -> None:
+    """A read-only Mapping device keeps its verdict by identity, up to READ_ONLY_VERDICTS devices; one more drops
+    the table; `celext.clear_caches()` lets the devices go."""
+    celext.clear_caches()
+    good = {"attributes": {"v": {"version": "1.2.3"}}}
+    expected = None
+    views = [_View(good) for _ in range(verdict.READ_ONLY_VERDICTS + 1)]
+    for view in views[:-2]:
+        verdict.device_error(view, "d")
+    assert verdict.remembered() == verdict.READ_ONLY_VERDICTS - 1
+    assert verdict.device_error(views[-2], "d") == expected
+    assert verdict.remembered() == verdict.READ_ONLY_VERDICTS
+    assert verdict.device_error(views[-1], "d") == expected
+    assert verdict.remembered() == 1
+    assert verdict.device_error(views[-1], "d") == expected  # remembered
+    celext.clear_caches()
+    assert verdict.remembered() == 0
+
+
+def test_a_mutable_mappings_verdict_follows_its_changes() -> None:
+    class Mutable(_View, MutableMapping[str, Any]):
+        def __setitem__(self, key: str, value: Any) -> None:
+            self._fields[key] = value
+
+        def __delitem__(self, key: str) -> None:
+            del self._fields[key]
+
+    device = Mutable({"attributes": {"v": {"version": "1.2.3"}}})
+    assert verdict.device_error(device, "d") is None
+    device["attributes"] = {"v": {"version": "1.2"}}
+    assert verdict.device_error(device, "d") == verdict.device_error({"attributes": {"v": {"version": "1.2"}}}, "d")
