@@ -46,7 +46,9 @@ _EXEMPT_HOMOGENEOUS = frozenset({"format"})  # cel-go's validator lets format()'
 
 # Overload resolution of a call whose argument types are all ground depends on nothing else (the declarations
 # are constant): remembered, so a long chain of `+` or `==` pays the overload trials once per signature.
-RESOLVED: dict[tuple[str, bool, tuple[Type, ...]], tuple[Type, tuple[str, ...]]] = {}
+# (result, overload ids, type variables the trials numbered): a hit numbers as many, so that the names of later
+# type variables in messages (`_var2`) do not depend on what an earlier compile left in this table.
+RESOLVED: dict[tuple[str, bool, tuple[Type, ...]], tuple[Type, tuple[str, ...], int]] = {}
 RESOLVED_SIZE = 4096
 
 
@@ -224,7 +226,9 @@ class _Checker:
         if known is not None:  # ground arguments: the same answer as last time, without the overload trials
             self.set(node, known[0])
             self.out.overloads[node.id] = known[1]
+            self.fresh += known[2]
             return
+        numbered = self.fresh
         result: Type | None = None
         matched: list[str] = []
         for overload in overloads:
@@ -254,7 +258,7 @@ class _Checker:
         if key is not None and result.ground:
             if len(RESOLVED) >= RESOLVED_SIZE:
                 RESOLVED.clear()
-            RESOLVED[key] = (result, tuple(matched))
+            RESOLVED[key] = (result, tuple(matched), self.fresh - numbered)
 
     def check_list(self, node: CreateList, exempt: bool = False) -> None:
         elem: Type | None = None
