@@ -89,36 +89,43 @@ def apply_patch(doc: dict[str, Any], ops: list[dict[str, Any]]) -> dict[str, Any
     return doc
 
 
-class _Handler(BaseHTTPRequestHandler):
-    server: _Server
+class JSONHandler(BaseHTTPRequestHandler):
+    """What every API-server stand-in of the tests shares: quiet, JSON answers, the request read once."""
 
     def log_message(self, format: str, *args: Any) -> None:  # quiet: pytest shows failures, not access logs
         del format, args
 
-    def date_time_string(self, timestamp: float | None = None) -> str:
-        return self.server.state.date or super().date_time_string(timestamp)
-
-    def _answer(self, code: int, body: dict[str, Any]) -> None:
-        data = json.dumps(body).encode()
+    def _answer(self, code: int, body: dict[str, Any] | bytes) -> None:
+        data = body if isinstance(body, bytes) else json.dumps(body).encode()
         self.send_response(code)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)
 
-    def _handle(self) -> None:
-        state = self.server.state
+    def _incoming(self) -> tuple[str, dict[str, list[str]], Any]:
+        """The request's path, its query and its JSON body (None when empty)."""
         url = urlsplit(self.path)
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length) if length else b""
-        body = json.loads(raw) if raw else None
+        return url.path, parse_qs(url.query), json.loads(raw) if raw else None
+
+
+class _Handler(JSONHandler):
+    server: _Server
+
+    def date_time_string(self, timestamp: float | None = None) -> str:
+        return self.server.state.date or super().date_time_string(timestamp)
+
+    def _handle(self) -> None:
+        state = self.server.state
+        path, query, body = self._incoming()
         with self.server.lock:
-            state.requests.append(Request(self.command, url.path, parse_qs(url.query), self.headers.get("Content-Type"),
-                                          body))
+            state.requests.append(Request(self.command, path, query, self.headers.get("Content-Type"), body))
             if self.headers.get("Authorization") != f"Bearer {TOKEN}":
                 self._answer(401, status(401, "Unauthorized", "Unauthorized"))
                 return
-            code, answer = self._route(url.path, body)
+            code, answer = self._route(path, body)
         self._answer(code, answer)
 
     do_GET = do_POST = do_PUT = do_PATCH = _handle

@@ -17,13 +17,12 @@ import ssl
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Literal
-from urllib.parse import parse_qs, urlsplit
 
 from certs.issue import generate
-from tests.certs.apiserver import TOKEN, Request, kubeconfig, status
+from tests.certs.apiserver import TOKEN, JSONHandler, Request, kubeconfig, status
 
 DRA = "/apis/resource.k8s.io/v1/"
 PLURALS = {"ResourceSlice": "resourceslices", "DeviceClass": "deviceclasses", "ResourceClaim": "resourceclaims",
@@ -59,37 +58,23 @@ class State:
     version: int = 1000
 
 
-class _Handler(BaseHTTPRequestHandler):
+class _Handler(JSONHandler):
     server: _Server
     protocol_version = "HTTP/1.1"  # keep-alive, as a real API server
 
-    def log_message(self, format: str, *args: Any) -> None:
-        del format, args
-
-    def _answer(self, code: int, body: dict[str, Any] | bytes) -> None:
-        data = body if isinstance(body, bytes) else json.dumps(body).encode()
-        self.send_response(code)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
     def _handle(self) -> None:
         state = self.server.state
-        url = urlsplit(self.path)
-        length = int(self.headers.get("Content-Length") or 0)
-        raw = self.rfile.read(length) if length else b""
-        body = json.loads(raw) if raw else None
-        query = parse_qs(url.query)
+        path, query, body = self._incoming()
+        answer: dict[str, Any] | bytes
         with self.server.lock:
-            state.requests.append(Request(self.command, url.path, query, self.headers.get("Content-Type"),
+            state.requests.append(Request(self.command, path, query, self.headers.get("Content-Type"),
                                           body if state.record_bodies else None))
             if self.headers.get("Authorization") != f"Bearer {TOKEN}":
                 code, answer = 401, status(401, "Unauthorized", "Unauthorized")
-            elif url.path.startswith(DRA):
-                code, answer = self._list(url.path.removeprefix(DRA), query)
+            elif path.startswith(DRA):
+                code, answer = self._list(path.removeprefix(DRA), query)
             else:
-                code, answer = self._reports(url.path, query, body)
+                code, answer = self._reports(path, query, body)
         self._answer(code, answer)
 
     do_GET = do_PATCH = do_DELETE = do_POST = do_PUT = _handle
