@@ -8,6 +8,10 @@ body the served figures use. Each is timed through `run_rules` as served (the fa
 run, as CPU time per slice and as ratios. Targets: run_rules at most 2x the floor (issue 7), and about
 1.2 ms per maximal slice on a quiet machine (issue 18: 2.5 ms CPU per served request in all).
 
+The corpus slices (../shared/corpus, skipped with a message when absent), decoded to plain JSON values as the
+webhook and `draguard audit` see them, are timed the same two ways: the mean CPU time per slice over all of them,
+what the audit pays per slice (issue 19).
+
 For context it also times reading the same slice from a file the ways `draguard validate` can (JSON fast
 path, libyaml, ruamel), since reading, not the rules, dominates a validate run.
 """
@@ -26,6 +30,8 @@ from webhook.policy import Policy
 from webhook.run import run_rules
 
 ROUNDS = 7
+REPO = Path(__file__).resolve().parent.parent
+CORPUS = REPO.parent / "shared" / "corpus"
 
 
 def maximal_slice() -> dict[str, Any]:
@@ -102,9 +108,37 @@ def main() -> None:
         print(f"  run_rules (as served)   : {rules * 1e3:8.2f} ms   ({rules / floor:5.2f}x floor; target <= 2x)")
         print(f"  run_rules (precise only): {precise * 1e3:8.2f} ms   ({precise / floor:5.2f}x floor)")
         print(f"  fast accept speed-up    : {precise / rules:8.2f}x")
+    corpus_figures(policy, precise_only)
     obj = maximal_slice()
     text = json.dumps(obj)
     read_figures(obj, text, best(lambda: json.dumps(json.loads(text)), 20))
+
+
+def corpus_slices() -> list[dict[str, Any]]:
+    """Every ResourceSlice of the corpus as plain JSON values (what msgspec or json.loads hands the rules)."""
+    from webhook.manifests import load_paths
+
+    loaded = load_paths([str(CORPUS)])
+    return [json.loads(json.dumps(m.obj)) for m in loaded.manifests if m.obj.get("kind") == "ResourceSlice"]
+
+
+def corpus_figures(policy: Policy, precise_only: Callable[[], Any]) -> None:
+    if not CORPUS.is_dir():
+        print(f"corpus slices: skipped, the corpus is absent ({CORPUS})")
+        return
+    slices = corpus_slices()
+    devices = sum(len(s["spec"].get("devices") or ()) for s in slices if isinstance(s.get("spec"), dict))
+
+    def all_slices() -> None:
+        for obj in slices:
+            run_rules(obj, policy)
+
+    rules = best(all_slices, 5) / len(slices)
+    with precise_only():
+        precise = best(all_slices, 2) / len(slices)
+    print(f"corpus slices: {len(slices)} slices, {devices} devices, mean CPU per slice")
+    print(f"  run_rules (as served)   : {rules * 1e3:8.3f} ms   ({1 / rules:7.0f} slices/s)")
+    print(f"  run_rules (precise only): {precise * 1e3:8.3f} ms   ({precise / rules:5.2f}x as served)")
 
 
 def read_figures(obj: dict[str, Any], text: str, floor: float) -> None:

@@ -84,7 +84,7 @@ def _digest(slice_: Obj, ctx: RuleContext, alias_keys: frozenset[str]) -> Digest
                     alike = alike and lists.setdefault(values[0], values) == values
             else:
                 numa = alike = False
-        hits = alias_keys.intersection(attrs)
+        hits = attrs.keys() & alias_keys  # looks up the few alias keys, not every attribute
         if hits and not all(_alias_plain(attrs[key], physical) for key in hits):
             aliases = False
         value = attrs.get(PCIE_ROOT)

@@ -112,39 +112,47 @@ quantity_ok = Verdicts(_quantity_ok)
 
 
 def attribute_values(attributes: dict[Any, Any]) -> int:
-    """The attributes' value count (a list counts its length) when each is plainly valid, else -1.
+    """The attributes' value count (a list counts its length) when each is plainly valid, else -1."""
+    return attribute_census(attributes)[0]
+
+
+def attribute_census(attributes: dict[Any, Any]) -> tuple[int, bool]:
+    """`(values, lists)`: the value count (a list counts its length) when each attribute is plainly valid, else
+    -1; and whether any attribute is a list (upstream's haveListAttributes, read in the same pass).
 
     Plainly valid: a `str` key known to be a qualified name, a dict with exactly one known member of exactly
     the member's type, strings and versions within 64 bytes, versions strict semver, lists non-empty.
     """
     if not name_ok.all_good(attributes):
-        return -1
+        return -1, False
     total = len(attributes)
+    lists = False
     low, high, short = INT64_MIN, INT64_MAX, MAX_VALUE_BYTES // 4
     versions = version_ok.good
     for attribute in attributes.values():
         if type(attribute) is not dict or len(attribute) != 1:
-            return -1
+            return -1, False
         for member in attribute:  # the one member (faster than unpacking items())
             value = attribute[member]
             kind = type(value)
             if kind is int:
                 if member != "int" or value < low or value > high:
-                    return -1
+                    return -1, False
             elif kind is str:
                 if member == "string":
                     if len(value) > short and not fits(value):
-                        return -1
+                        return -1, False
                 elif member != "version" or (value not in versions and not version_ok(value)):
-                    return -1
+                    return -1, False
             elif kind is bool:
                 if member != "bool":
-                    return -1
+                    return -1, False
             elif kind is list and value and _list_ok(member, value):
                 total += len(value) - 1
+                lists = True
             else:
-                return -1
-    return total
+                return -1, False
+    return total, lists
 
 
 _INT: Final = frozenset({int})
@@ -179,45 +187,47 @@ def capacity_ok(capacity: dict[Any, Any]) -> bool:
     return True
 
 
+NOT_CLEAN: Final = 0  # the precise validator must read the device
+CLEAN: Final = 1  # it would report nothing; no attribute is a list
+CLEAN_WITH_LISTS: Final = 2  # it would report nothing; some attribute is a list (the slice's device limit is 64)
+
+
 def clean_device(device: Any, fields: frozenset[str], max_values: int | None) -> bool:
-    """Whether the precise `validate_device` is sure to report nothing for this (flat) device.
+    """Whether the precise `validate_device` is sure to report nothing for this (flat) device."""
+    return device_verdict(device, fields, max_values) != NOT_CLEAN
+
+
+def device_verdict(device: Any, fields: frozenset[str], max_values: int | None) -> int:
+    """NOT_CLEAN, or CLEAN / CLEAN_WITH_LISTS when the precise `validate_device` is sure to report nothing for
+    this (flat) device; the list flag is upstream's haveListAttributes, read in the same pass.
 
     `fields` are the device fields of the release this check may see (FAST_FIELDS within the release's);
     `max_values` is the release's per-device attribute value limit (None: no limit). The caller handles
     per-device node selection (a slice with `perDeviceNodeSelection` never takes this path).
     """
     if type(device) is not dict or not fields.issuperset(device):
-        return False
+        return NOT_CLEAN
     name = device.get("name")
     if type(name) is not str or (name not in label_ok.good and not label_ok(name)):
-        return False
+        return NOT_CLEAN
     attributes = device.get("attributes")
     capacity = device.get("capacity")
     pairs = 0
     if attributes is not None:
         if type(attributes) is not dict:
-            return False
+            return NOT_CLEAN
         pairs = len(attributes)
     if capacity is not None:
         if type(capacity) is not dict:
-            return False
+            return NOT_CLEAN
         pairs += len(capacity)
     if pairs > MAX_ATTRIBUTES_AND_CAPACITIES:
-        return False
+        return NOT_CLEAN
+    lists = False
     if attributes:
-        values = attribute_values(attributes)
+        values, lists = attribute_census(attributes)
         if values < 0 or (max_values is not None and values > max_values):
-            return False
-    return not capacity or capacity_ok(capacity)
-
-
-def uses_list_values(device: dict[str, Any]) -> bool:
-    """Upstream haveListAttributes for a device `clean_device` accepted: any attribute whose member is a list."""
-    attributes = device.get("attributes")
-    if not attributes:
-        return False
-    for attribute in attributes.values():
-        for value in attribute.values():
-            if type(value) is list:
-                return True
-    return False
+            return NOT_CLEAN
+    if capacity and not capacity_ok(capacity):
+        return NOT_CLEAN
+    return CLEAN_WITH_LISTS if lists else CLEAN

@@ -126,7 +126,7 @@ def drop_disabled_fields(
 
 def _sets_any(device: Any, device_off: Mapping[str, str], capacity_off: Mapping[str, str]) -> bool:
     """Whether `device` sets a device field or a capacity field the server drops."""
-    if not isinstance(device, Mapping):
+    if type(device) is not dict and not isinstance(device, Mapping):
         return False
     if device_off and not device_off.keys().isdisjoint(device.keys()):
         return True

@@ -45,7 +45,7 @@ from webhook.rules.k8s.errors import (
     required,
     too_long,
 )
-from webhook.rules.k8s.fast import FAST_FIELDS, clean_device, uses_list_values
+from webhook.rules.k8s.fast import CLEAN_WITH_LISTS, FAST_FIELDS, NOT_CLEAN, device_verdict
 from webhook.rules.k8s.fast import enabled as fast_enabled
 from webhook.rules.k8s.gates import drop_disabled_fields, explain, features_in_use
 from webhook.rules.k8s.ids import Errors, tag
@@ -164,8 +164,12 @@ def _validate_spec(
     old_devices = old.get("devices") if old is not None else None
     old_flat = [flat_device(d) for d in old_devices if isinstance(d, Mapping)] if isinstance(old_devices, list) else []
     in_use = features_in_use(old, old_flat, profile)
-    flat_in = [flat_device(d, beta1) if isinstance(d, Mapping) else d for d in raw_devices] \
-        if isinstance(raw_devices, list) else []
+    if not isinstance(raw_devices, list):
+        flat_in: list[Any] = []
+    elif beta1:
+        flat_in = [flat_device(d) if isinstance(d, Mapping) else d for d in raw_devices]
+    else:  # flat already: flat_device would hand back every item as it is
+        flat_in = list(raw_devices)
     spec, flat_in, dropped = drop_disabled_fields(spec, flat_in, in_use, profile, errs)
     _validate_kept(spec, flat_in if isinstance(raw_devices, list) else None, old, path, errs, profile=profile)
     errs[:] = explain(errs, dropped, profile)
@@ -264,11 +268,12 @@ def _validate_devices(
     # Not when the count is over every limit (nothing is checked then) nor with per-device node selection.
     most = _limit(profile, "maxDevices")
     fields, max_values = _fast_fields(profile.version), profile.limit("maxAttributeValues")
-    clean = [False] * len(flat) if per_device or 0 <= most < len(flat) or not fast_enabled() else \
-        [clean_device(d, fields, max_values) for d in flat]
+    verdicts = [NOT_CLEAN] * len(flat) if per_device or 0 <= most < len(flat) or not fast_enabled() else \
+        [device_verdict(d, fields, max_values) for d in flat]
     advanced = profile.limit("maxDevicesAdvanced")
-    uses_advanced = advanced is not None and any(
-        uses_list_values(d) if ok else _uses_advanced_features(d) for d, ok in zip(flat, clean, strict=True))
+    # A clean device's verdict says whether it has list attributes; the others are read for advanced features.
+    uses_advanced = advanced is not None and (CLEAN_WITH_LISTS in verdicts or any(
+        _uses_advanced_features(d) for d, verdict in zip(flat, verdicts, strict=True) if verdict == NOT_CLEAN))
     limit = advanced if uses_advanced and advanced is not None else most
     if not within_limit(flat, limit, path, ids.DEVICE_COUNT, errs):
         return
@@ -278,7 +283,7 @@ def _validate_devices(
         if isinstance(item, Mapping) and isinstance(item.get("name"), str):
             old_devices.setdefault(item["name"], flat_device(item))
     for i, item in enumerate(flat):
-        if clean[i]:
+        if verdicts[i]:  # clean
             continue
         device_path = path.index(i)
         if not isinstance(item, Mapping):
@@ -286,7 +291,7 @@ def _validate_devices(
             continue
         old_device = old_devices.get(string_field(item, "name")) if old is not None else None
         validate_device(item, old_device, device_path, per_device, errs, profile=profile)
-    if all(clean) and len({d["name"] for d in flat}) == len(flat):
+    if NOT_CLEAN not in verdicts and len({d["name"] for d in flat}) == len(flat):
         return  # clean devices have string names: distinct ones have no Duplicate to report
     duplicates((string_field(d, "name") if isinstance(d, Mapping) else None for d in flat), path, ids.DEVICE_NAME,
                errs)
