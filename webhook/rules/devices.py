@@ -40,10 +40,18 @@ def devices(slice_: Obj) -> Iterator[tuple[int, Obj]]:
     if not isinstance(items, list):
         return
     for i, device in enumerate(items):
-        if type(device) is dict or isinstance(device, Mapping):
-            basic = device.get("basic")  # v1beta1 nests device fields under `basic`; read it flat
-            yield i, (device if basic is None else {**basic, "name": device.get("name")}
-                      if isinstance(basic, Mapping) else device)
+        flat = flat_or_none(device)
+        if flat is not None:
+            yield i, flat
+
+
+def flat_or_none(device: object) -> Obj | None:
+    """The device read flat (a v1beta1 device's `basic` fields next to its name); None when it is no mapping."""
+    if type(device) is dict or isinstance(device, Mapping):
+        basic = device.get("basic")  # v1beta1 nests device fields under `basic`; read it flat
+        return device if basic is None else {**basic, "name": device.get("name")} \
+            if isinstance(basic, Mapping) else device
+    return None
 
 
 def device_path(i: int) -> FieldPath:
@@ -64,8 +72,24 @@ class SliceIndex:
 
 def slice_index(slice_: Obj, ctx: RuleContext) -> SliceIndex:
     """The slice's `SliceIndex`, walked once per run and shared by every rule."""
-    return ctx.once("slice-index",
-                    lambda: SliceIndex([(i, device, attributes(device)) for i, device in devices(slice_)]))
+    return ctx.once("slice-index", lambda: SliceIndex(_walk(slice_)))
+
+
+def _walk(slice_: Obj) -> list[tuple[int, Obj, Mapping[str, Any]]]:
+    """`(i, device, attributes)` as `devices` and `attributes` read them; a flat dict device with a dict of
+    attributes (what a JSON decoder gives) is read inline, without the generator and calls."""
+    spec = slice_.get("spec")
+    items = spec.get("devices") if isinstance(spec, Mapping) else None
+    if not isinstance(items, list):
+        return []
+    walked: list[tuple[int, Obj, Mapping[str, Any]]] = []
+    for i, device in enumerate(items):
+        if type(device) is dict and device.get("basic") is None:
+            attrs = device.get("attributes")
+            walked.append((i, device, attrs if type(attrs) is dict else attributes(device)))
+        elif (flat := flat_or_none(device)) is not None:
+            walked.append((i, flat, attributes(flat)))
+    return walked
 
 
 def named_attribute(slice_: Obj, ctx: RuleContext, name: str) -> Named:

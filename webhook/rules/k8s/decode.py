@@ -72,10 +72,10 @@ def decode_item_map(errs: Errors, value: Any, path: FieldPath) -> Mapping[str, A
 
 def unknown_fields(errs: Errors, obj: Mapping[str, Any], known: frozenset[str], path: FieldPath) -> None:
     """The API server's field-validation warning for every key of `obj` its schema lacks."""
-    from webhook.rules.k8s.errors import unknown_field
-    from webhook.rules.k8s.ids import UNKNOWN_FIELD
-
     if not known.issuperset(obj):
+        from webhook.rules.k8s.errors import unknown_field
+        from webhook.rules.k8s.ids import UNKNOWN_FIELD
+
         errs += [(UNKNOWN_FIELD, unknown_field(path.child(str(key)))) for key in obj if key not in known]
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
+from types import MappingProxyType
 from typing import Any
 
 from webhook.fieldpath import FieldPath
@@ -77,15 +78,8 @@ def drop_disabled_fields(
     every gate on (the common case) nothing is copied.
     """
 
-    def off(scope: str) -> dict[str, str]:
-        """`{field: the first gate guarding it that is off}` for the fields of `scope` the server drops."""
-        found: dict[str, str] = {}
-        for name, gates in _gated(profile, scope).items():
-            if not any(g in in_use for g in gates):
-                gate = next((g for g in gates if not profile.enabled(g)), None)
-                if gate is not None:
-                    found[name] = gate
-        return found
+    def off(scope: str) -> Mapping[str, str]:
+        return _off(profile, scope, frozenset(in_use))
 
     dropped_by: set[str] = set()
 
@@ -99,7 +93,7 @@ def drop_disabled_fields(
         kept_spec = {k: v for k, v in spec.items() if k not in spec_off}
         for name in spec_off.keys() & spec.keys():
             drop(SPEC.child(name), spec_off[name])
-    if not (device_off or capacity_off) or not any(_sets_any(d, device_off, capacity_off) for d in devices):
+    if not (device_off or capacity_off) or not _any_sets(devices, device_off, capacity_off):
         return kept_spec, devices, dropped_by  # nothing to drop: no copy
     kept_devices: list[Any] = []
     for i, device in enumerate(devices):
@@ -122,6 +116,36 @@ def drop_disabled_fields(
             kept["capacity"] = entries
         kept_devices.append(kept)
     return kept_spec, kept_devices, dropped_by
+
+
+_OFF: dict[tuple[str, frozenset[tuple[str, bool]], str, frozenset[str]], Mapping[str, str]] = {}
+_DICT = frozenset({dict})
+_OFF_ENTRIES = 64  # distinct (release, gate overrides, scope, gates in use): a full table is emptied
+
+
+def _off(profile: Profile, scope: str, in_use: frozenset[str]) -> Mapping[str, str]:
+    """`{field: the first gate guarding it that is off}` for the fields of `scope` the server drops (the release
+    and its gate overrides decide it: remembered per profile, scope and gates the old object uses)."""
+    key = (profile.version, frozenset(profile.overrides.items()), scope, in_use)
+    found = _OFF.get(key)
+    if found is None:
+        chosen: dict[str, str] = {}
+        for name, gates in _gated(profile, scope).items():
+            if not any(g in in_use for g in gates):
+                gate = next((g for g in gates if not profile.enabled(g)), None)
+                if gate is not None:
+                    chosen[name] = gate
+        if len(_OFF) >= _OFF_ENTRIES:
+            _OFF.clear()
+        found = _OFF[key] = MappingProxyType(chosen)
+    return found
+
+
+def _any_sets(devices: list[Any], device_off: Mapping[str, str], capacity_off: Mapping[str, str]) -> bool:
+    """Whether any of `devices` sets a device field or a capacity field the server drops."""
+    if not capacity_off and _DICT.issuperset(map(type, devices)):  # the common case: device fields only, in C
+        return not all(map(device_off.keys().isdisjoint, devices))
+    return any(_sets_any(d, device_off, capacity_off) for d in devices)
 
 
 def _sets_any(device: Any, device_off: Mapping[str, str], capacity_off: Mapping[str, str]) -> bool:
