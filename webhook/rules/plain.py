@@ -70,7 +70,8 @@ def _digest(slice_: Obj, ctx: RuleContext, alias_keys: frozenset[str]) -> Digest
     for _i, _device, attrs in slice_index(slice_, ctx).devices:
         if not attrs:
             continue
-        node = attrs.get(NUMA_NODE)
+        get = attrs.get
+        node = get(NUMA_NODE)
         physical: int | None = None
         if node is not None and isinstance(node, dict):
             if type(node) is dict and numa_plain(node):
@@ -81,17 +82,18 @@ def _digest(slice_: Obj, ctx: RuleContext, alias_keys: frozenset[str]) -> Digest
                 else:
                     forms.add("ints")
                     physical = values[0]
-                    alike = alike and lists.setdefault(values[0], values) == values
+                    alike = alike and lists.setdefault(physical, values) == values
             else:
                 numa = alike = False
-        hits = attrs.keys() & alias_keys  # looks up the few alias keys, not every attribute
-        if hits and not all(_alias_plain(attrs[key], physical) for key in hits):
-            aliases = False
-        value = attrs.get(PCIE_ROOT)
-        if value is not None and isinstance(value, dict) and not (type(value) is dict and root_plain(value)):
+        if aliases and alias_keys:
+            hits = attrs.keys() & alias_keys  # looks up the few alias keys, not every attribute
+            if hits and not all(_alias_plain(attrs[key], physical) for key in hits):
+                aliases = False
+        value = get(PCIE_ROOT)
+        if root and value is not None and isinstance(value, dict) and not (type(value) is dict and root_plain(value)):
             root = False
-        value = attrs.get(PCI_BUS_ID)
-        if value is not None and isinstance(value, dict) and not (type(value) is dict and bus_plain(value)):
+        value = get(PCI_BUS_ID)
+        if bus and value is not None and isinstance(value, dict) and not (type(value) is dict and bus_plain(value)):
             bus = False
     return Digest(numa=numa, numa_alike=alike and len(forms) < 2, aliases=aliases, pcie_root=root, pci_bus_id=bus)
 

@@ -18,7 +18,7 @@ of a slice and across requests; they are memoised in bounded tables (entries and
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from contextvars import ContextVar
 from typing import Any, Final
 
@@ -76,9 +76,8 @@ class Verdicts:
             (self.good if verdict else self.bad).add(text)
         return verdict
 
-    def all_good(self, texts: Iterable[Any]) -> bool:
-        """Whether every one of `texts` is a `str` judged good (the known ones checked in C)."""
-        texts = list(texts)
+    def all_good(self, texts: Collection[Any]) -> bool:
+        """Whether every one of `texts` (a map's keys, a list) is a `str` judged good (the known ones checked in C)."""
         try:
             if self.good.issuperset(texts):
                 return True
