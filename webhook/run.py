@@ -152,9 +152,11 @@ def _check(
     findings: list[Finding] = []
     for rule in rules:
         meter.check()
-        action = policy.action(rule.id)
         try:
-            findings += [f.stamped(rule.id, action) for f in rule.check(obj, ctx)]
+            found = list(rule.check(obj, ctx))
+            if found:  # most rules find nothing: the action is looked up for those that do
+                action = policy.action(rule.id)
+                findings += [f.stamped(rule.id, action) for f in found]
         except Exception as err:  # fail closed: the object was not checked by this rule
             log.error("rule %s failed on %s %r (a draguard bug): %s: %s",
                       rule.id, kind_of(obj) or "object", _name(obj)[:ERROR_TEXT_CHARS], type(err).__name__,

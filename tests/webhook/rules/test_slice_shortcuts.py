@@ -197,3 +197,16 @@ def test_slice_index_equals_the_generic_walk() -> None:
     assert [i for i, _d, _a in _walk(slice_)] == [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]
     for odd in ({"spec": None}, {"spec": {"devices": "x"}}, {}):
         assert _walk(odd) == []
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("a" * 16, True), ("a" * 17, True), ("a" * 63, True), ("a" * 64, True), ("a" * 65, False),  # ASCII: a byte each
+    ("é" * 16, True), ("é" * 31 + "a", True), ("é" * 32, True), ("é" * 32 + "a", False),  # 2 bytes each
+    ("é" * 40, False),  # 40 characters, 80 bytes: not ASCII, so the characters say nothing
+    ("€" * 21 + "a", True), ("€" * 21 + "ab", False),  # 3 bytes each: 64, then 65
+])
+def test_fits_counts_bytes_as_go_does(text: str, expected: bool) -> None:
+    from webhook.rules.k8s.attribute import fits
+
+    assert fits(text) is expected
+    assert (len(text.encode()) <= 64) is expected

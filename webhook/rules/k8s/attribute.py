@@ -61,8 +61,11 @@ def go_attribute(attribute: Mapping[str, Any]) -> GoStruct:
 
 
 def fits(value: str) -> bool:
-    """At most 64 bytes (Go's len); a string of at most 16 characters needs no encoding to tell."""
-    return len(value) <= MAX_VALUE_LENGTH // 4 or len(value.encode()) <= MAX_VALUE_LENGTH
+    """At most 64 bytes (Go's len); a string of at most 16 characters, or an ASCII one (a byte per character),
+    needs no encoding to tell."""
+    chars = len(value)
+    return (chars <= MAX_VALUE_LENGTH // 4 or (chars <= MAX_VALUE_LENGTH and value.isascii())
+            or len(value.encode()) <= MAX_VALUE_LENGTH)
 
 
 def _string(value: Any, path: FieldPath, errs: Errors) -> None:
