@@ -6,7 +6,7 @@ shaped like a NUMA-aware GPU driver's output, and `bench_webhook.py`'s (25 attri
 body the served figures use. Each is timed through `run_rules` as served (the fast accept) and under
 `precise_only()` (every device read by the precise validator, what main did before the fast path), in one
 run, as CPU time per slice and as ratios. Targets: run_rules at most 2x the floor (issue 7), and about
-1.2 ms per maximal slice on a quiet machine (issue 18: 2.5 ms CPU per served request in all).
+1 ms per maximal slice on a quiet machine (issue 18: 2.5 ms CPU per served request in all).
 
 The corpus slices (../shared/corpus, skipped with a message when absent), decoded to plain JSON values as the
 webhook and `draguard audit` see them, are timed the same two ways: the mean CPU time per slice over all of them,
