@@ -298,7 +298,7 @@ def _missing(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
         if key not in inventory.memo:  # repositories repeat selectors; evaluate each pair once
             inventory.memo[key] = _absent(facts, inventory, site.device_class)
         absent, candidates = inventory.memo[key]
-        for qualified, labels in absent.items():
+        for qualified, (count, first) in absent.items():
             ref = next(r for r in facts.refs if r.qualified == qualified and _can_fail(r))
             text = ref.span.text(facts.expression)
             if ref.dereferenced:
@@ -309,7 +309,7 @@ def _missing(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
                 hint = f"guard the read: has({text}) && ..."
             yield Finding(
                 site.path,
-                f"{qualified} is absent on {len(labels)} of {candidates} candidate device(s) (e.g. {labels[0]}): "
+                f"{qualified} is absent on {count} of {candidates} candidate device(s) (e.g. {first}): "
                 f"{failure}, which aborts allocation for the claim",
                 hint=hint,
                 span=(ref.span.start, ref.span.end),
@@ -322,13 +322,15 @@ def _can_fail(ref: AttributeRef) -> bool:
     return not ref.in_guard and (not ref.optional or ref.dereferenced)
 
 
-def _absent(facts: Facts, inventory: Inventory, device_class: str) -> tuple[dict[str, list[str]], int]:
-    """Attribute -> labels of the candidate devices where reading it fails; and the candidate count.
+def _absent(facts: Facts, inventory: Inventory, device_class: str) -> tuple[dict[str, tuple[int, str]], int]:
+    """Attribute -> (how many candidate devices reading it fails on, the first one's label), in order of that
+    first device; and the candidate count.
 
     The selector is evaluated on each candidate that lacks an attribute it reads, so a has() guard counts
-    only where it really protects the read (`has(x) && x...`, not `has(x) || x...`). Candidates that lack the
-    same reads and have the same projection on what the selector reads fail the same way: each such shape is
-    evaluated once (selectors_outcomes)."""
+    only where it really protects the read (`has(x) && x...`, not `has(x) || x...`). Candidates that publish
+    the same names and have the same projection on what the selector reads fail the same way: each such
+    group is evaluated once, and groups that lack the same reads with equal projections share that
+    evaluation (selectors_outcomes)."""
     import celext
 
     try:
@@ -337,27 +339,28 @@ def _absent(facts: Facts, inventory: Inventory, device_class: str) -> tuple[dict
         return {}, 0  # selector-compile reports it
     refs = [r for r in facts.refs if _can_fail(r)]
     names = [None if r.by_driver else r.qualified for r in refs]  # what each looks up (per driver: None)
-    paths = keyed(selector)
-    shapes = projections(inventory)
-    failing: dict[object, str | None] = {}
-    absent: dict[str, list[str]] = {}
     candidates = inventory.candidates(device_class)
-    for device in candidates:
+    failing: dict[object, str | None] = {}
+    hits: dict[str, list[tuple[int, ...]]] = {}
+    for group in projections(inventory).groups(candidates, keyed(selector)):
+        device = group.first
         published = device.attributes
         lacking = tuple(i for i, name in enumerate(names) if (name or refs[i].qualified_on(device.driver))
                         not in published)
         if not lacking:
             continue
-        if paths is None:
+        if group.key is None:
             qualified = _failing_read(selector, [refs[i] for i in lacking], device)
         else:
-            key = (lacking, shapes.key(device, paths))
+            key = (lacking, group.key)
             if key in failing:
                 qualified = failing[key]
             else:
                 qualified = failing[key] = _failing_read(selector, [refs[i] for i in lacking], device)
         if qualified is not None:
-            absent.setdefault(qualified, []).append(device.label)
+            hits.setdefault(qualified, []).append(group.indexes)
+    # Groups come in order of their first device, so each attribute's first group holds its first device.
+    absent = {q: (sum(map(len, found)), candidates[found[0][0]].label) for q, found in hits.items()}
     return absent, len(candidates)
 
 
