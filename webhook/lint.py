@@ -199,6 +199,7 @@ def lint_text(text: str, source: str, policy: Policy, *, inventory: Sequence[Obj
               problems: list[Problem] | None = None) -> FileResult:
     result = FileResult(source, text)
     index: LineIndex | None = None
+    offsets: dict[tuple[int, str], list[int] | None] = {}  # one selector's findings share its scalar's walk
     located = parse(text, source, problems if problems is not None else [])
     waivers, waiver_problems = comment_waivers(text, source, known_rules())
     for doc in located:
@@ -212,7 +213,8 @@ def lint_text(text: str, source: str, policy: Policy, *, inventory: Sequence[Obj
         for finding in outcome.findings:
             if index is None:
                 index = LineIndex(text)
-            placed = with_suggestion(replace(finding, position=_place(finding, doc, source, text, index)), inventory)
+            position = _place(finding, doc, source, text, index, offsets)
+            placed = with_suggestion(replace(finding, position=position), inventory)
             if waivers and _waived(placed, doc, waivers):
                 result.suppressed += 1
                 continue
@@ -243,13 +245,17 @@ def known_rules() -> frozenset[str]:
     return frozenset(CATALOGUE) | {RULE_ERROR}
 
 
-def _place(finding: Finding, doc: Locator, source: str, text: str, index: LineIndex) -> Position | None:
-    """The exact token when the finding has a span inside a string scalar; else where the field is."""
+def _place(finding: Finding, doc: Locator, source: str, text: str, index: LineIndex,  # noqa: PLR0917
+           walked: dict[tuple[int, str], list[int] | None]) -> Position | None:
+    """The exact token when the finding has a span inside a string scalar; else where the field is.
+    `walked` remembers each scalar's character offsets for the file's other findings."""
     if finding.span is not None:
         start = doc.scalar_start(finding.path)
         value = value_at(doc.obj, finding.path)
         if start is not None and isinstance(value, str):
-            offsets = value_offsets(text, start, value)
+            if (start, value) not in walked:
+                walked[start, value] = value_offsets(text, start, value)
+            offsets = walked[start, value]
             if offsets is not None:
                 lo, hi = finding.span
                 line, column = index.line_column(offsets[min(lo, len(value))])
