@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from typing import Any
 
 from celext import Selector
 from celext.analysis import AttributeRef, Facts, Span, Use, has_comment
@@ -212,12 +213,14 @@ def _type_mismatch(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
     if inventory is None:
         return
     for site, facts in analysed(obj, ctx):
-        candidates = inventory.candidates(site.device_class)
         for ref, how, values, point in _literal_comparisons(facts):
             key = ("published-types", site.device_class, _ref_key(ref))
             if key not in inventory.memo:
-                inventory.memo[key] = Counter(d.types[q] for d in candidates if (q := ref.qualified_on(d.driver))
-                                              in d.types)
+                counted: Counter[str] = Counter()  # in order of the first device of each type (most_common ties)
+                for driver, types, devices in _type_groups(inventory, site.device_class):
+                    if (qualified := ref.qualified_on(driver)) in types:
+                        counted[types[qualified]] += devices
+                inventory.memo[key] = counted
             published: Counter[str] = inventory.memo[key]
             wanted = {_literal_type(v) for v in values}
             if not published or wanted & published.keys():
@@ -235,6 +238,20 @@ def _type_mismatch(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
                 hint=_type_hint(kind, values),
                 span=(point.start, point.end),
             )
+
+
+def _type_groups(inventory: Inventory, device_class: str) -> list[tuple[str, Mapping[str, str], int]]:
+    """The class's candidates as (driver, published types, how many devices), in order of the first device:
+    devices of one model share their types mapping (webhook.inventory.shape), so a fleet has a handful."""
+    key = ("type-groups", device_class)
+    if key not in inventory.memo:
+        groups: dict[tuple[str, int], list[Any]] = {}
+        for device in inventory.candidates(device_class):
+            group = groups.setdefault((device.driver, id(device.types)), [device.driver, device.types, 0])
+            group[2] += 1
+        inventory.memo[key] = [(driver, types, devices) for driver, types, devices in groups.values()]
+    found: list[tuple[str, Mapping[str, str], int]] = inventory.memo[key]
+    return found
 
 
 def _literal_comparisons(facts: Facts) -> Iterator[tuple[AttributeRef, str, tuple[object, ...], Span]]:

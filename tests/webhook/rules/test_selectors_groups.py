@@ -15,7 +15,7 @@ from ruamel.yaml import YAML
 import celext
 from celext.runtime.wire import ABSENT, lookup
 from tests.builders import NUMA, claim_with_selector, device, slice_with
-from webhook.inventory import Device, build
+from webhook.inventory import Device, Inventory, Prebuilt, build
 from webhook.manifests import read
 from webhook.policy import Policy
 from webhook.rules import CATALOGUE
@@ -185,3 +185,40 @@ def test_groups_come_in_order_of_their_first_device_across_shapes() -> None:
     candidates = _devices(device("gpu-0", numa=0), device("gpu-1"), device("gpu-2", numa=1))
     groups = Projections().groups(candidates, keyed(celext.compile(f"{NUMA_READ} == 0")))
     assert [g.indexes for g in groups] == [(0,), (1,), (2,)]
+
+
+def _mismatch(expression: str, *slices: dict[str, Any]) -> list[str]:
+    obj = claim_with_selector(expression)
+    return [f.message for f in CATALOGUE["selector-type-mismatch"].check(obj, RuleContext(Policy.default(), slices))]
+
+
+def test_type_mismatch_counts_every_device_of_each_published_layout() -> None:
+    slices = (slice_with(*(device(f"gpu-{i}", attributes={"model": "A"}) for i in range(3)),
+                         device("gpu-3", attributes={"model": "B", "uuid": "u"})),
+              slice_with(device("nic-0", attributes={"model": 4}), driver="nic.example.com", name="nic"))
+    assert _mismatch(f'device.attributes["{GPU}"].model == 4', *slices) == [
+        f"{GPU}/model is a string on every candidate device that publishes it (4); `==` with an int value never "
+        f"matches it, so this is always false"]
+    # Per driver: each device reads its own driver's domain (the nic publishes an int there).
+    assert _mismatch("device.attributes[device.driver].model == true", *slices) == [
+        "<driver>/model is a string on every candidate device that publishes it (4); `==` with a bool value "
+        "never matches it, so this is always false"]
+
+
+def test_type_mismatch_names_the_type_seen_first_when_counts_tie() -> None:
+    first_int = slice_with(device("gpu-0", attributes={"model": 1}), device("gpu-1", attributes={"model": "A"}))
+    first_string = slice_with(device("gpu-0", attributes={"model": "A"}), device("gpu-1", attributes={"model": 1}))
+    expression = f'device.attributes["{GPU}"].model == true'
+    assert _mismatch(expression, first_int)[0].startswith(f"{GPU}/model is an int on every candidate device")
+    assert _mismatch(expression, first_string)[0].startswith(f"{GPU}/model is a string on every candidate device")
+
+
+def test_type_groups_keep_drivers_apart_even_when_devices_share_one_types_mapping() -> None:
+    # A prebuilt inventory (draguard audit builds one) may share one mapping between drivers.
+    shared = {"a.example.com/model": "string", "b.example.com/model": "int"}
+    devices = [Device(driver, "pool", "dev", {}, frozenset(shared), frozenset(), shared)
+               for driver in ("a.example.com", "b.example.com")]
+    obj = claim_with_selector("device.attributes[device.driver].model == true")
+    found = CATALOGUE["selector-type-mismatch"].check(obj, RuleContext(Policy.default(), Prebuilt(Inventory(devices))))
+    assert [f.message.split(";")[0] for f in found] == [
+        "<driver>/model is a string on every candidate device that publishes it (1)"]
