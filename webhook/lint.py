@@ -15,10 +15,9 @@ import logging
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from webhook.findings import Action, Edit, Finding, Position
-from webhook.fix import Result, Target, apply_edits, unified_diff
 from webhook.manifests import Locator, Problem, libyaml, parse, read, read_sources, roundtrip, value_at
 from webhook.policy import Policy
 from webhook.rules.base import DRA_KINDS
@@ -28,6 +27,9 @@ from webhook.spans import LineIndex, value_offsets
 from webhook.suggest import with_suggestion
 from webhook.waivers import REASON_RULE, comment_waivers, waived
 from webhook.wire import Obj, kind_of
+
+if TYPE_CHECKING:
+    from webhook.fix import Result, Target  # only --fix and --diff run the fix pass
 
 log = logging.getLogger(__name__)
 
@@ -266,6 +268,7 @@ def _place(finding: Finding, doc: Locator, source: str, text: str, index: LineIn
 
 def fix_text(result: FileResult) -> Result:
     """Apply the safe edits of `result`'s findings to its text (the rules already ran in `lint_text`)."""
+    from webhook.fix import Result, Target, apply_edits
     groups: dict[tuple[int, str], tuple[Target, list[Edit]]] = {}
     for doc, finding in result.fixable:
         assert finding.fix is not None
@@ -293,6 +296,8 @@ def fix_text(result: FileResult) -> Result:
 
 
 def diffs(files: Iterable[FileResult]) -> Iterable[str]:
+    from webhook.fix import unified_diff
+
     for file in files:
         if file.fixed is not None and file.fixed.text != file.original:
             yield unified_diff(file.original, file.fixed.text, file.source)
