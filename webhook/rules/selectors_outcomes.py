@@ -79,8 +79,8 @@ class Projections:
     def __init__(self) -> None:
         self._ids: dict[Any, int] = {ABSENT: 0}
         self._rows: dict[int, dict[Path | None, Any]] = {}  # id(device) -> path -> value id (None: the verdict)
-        # id(candidates) -> (the list, kept so the id is not reused; its shapes with their positions)
-        self._shapes: dict[int, tuple[Sequence[Device], list[tuple[_Shape, list[int]]]]] = {}
+        # id(candidates) -> (the list, kept so the id is not reused; its shapes with their positions; its length)
+        self._shapes: dict[int, tuple[Sequence[Device], list[tuple[_Shape, list[int]]], int]] = {}
         self._groups: dict[tuple[int, tuple[Path, ...] | None], list[Group]] = {}
 
     def groups(self, candidates: Sequence[Device], paths: tuple[Path, ...] | None) -> list[Group]:
@@ -110,9 +110,10 @@ class Projections:
 
     def _shapes_of(self, candidates: Sequence[Device]) -> list[tuple[_Shape, list[int]]]:
         held = self._shapes.get(id(candidates))
-        if held is not None and held[0] is candidates:
+        if held is not None and held[0] is candidates and held[2] == len(candidates):
             return held[1]
-        for cache_key in [k for k in self._groups if k[0] == id(candidates)]:  # a list of the same id before
+        # Another list of the same id before, or this one grown since (an inventory filled page by page).
+        for cache_key in [k for k in list(self._groups) if k[0] == id(candidates)]:
             del self._groups[cache_key]
         shapes: dict[_Shape, list[int]] = {}
         for i, device in enumerate(candidates):
@@ -121,7 +122,7 @@ class Projections:
                            filed(entries(fields, "attributes"), device.driver),
                            filed(entries(fields, "capacity"), device.driver))
             shapes.setdefault(shape, []).append(i)
-        self._shapes[id(candidates)] = (candidates, list(shapes.items()))
+        self._shapes[id(candidates)] = (candidates, list(shapes.items()), len(candidates))
         return self._shapes[id(candidates)][1]
 
     def _constant(self, shape: _Shape, path: Path) -> int | None:

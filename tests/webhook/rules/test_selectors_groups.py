@@ -222,3 +222,11 @@ def test_type_groups_keep_drivers_apart_even_when_devices_share_one_types_mappin
     found = CATALOGUE["selector-type-mismatch"].check(obj, RuleContext(Policy.default(), Prebuilt(Inventory(devices))))
     assert [f.message.split(";")[0] for f in found] == [
         "<driver>/model is a string on every candidate device that publishes it (1)"]
+
+
+def test_a_candidate_list_that_grew_is_grouped_again() -> None:
+    candidates = _devices(device("gpu-0"))
+    shapes = Projections()
+    assert [g.indexes for g in shapes.groups(candidates, (NUMA_PATH,))] == [(0,)]
+    candidates += _devices(device("gpu-1", numa=0))
+    assert [g.indexes for g in shapes.groups(candidates, (NUMA_PATH,))] == [(0,), (1,)]
