@@ -3,9 +3,12 @@
 1. Reading: every ResourceSlice file of ../shared/corpus (else examples/manifests) read by the ruamel
    round-trip backend, the libyaml backend, and values first (`read(..., positions=False)`) from the same
    files and from JSON texts of the same objects (`kubectl get -o json` form). Ratios to ruamel, one run.
-2. `draguard lint --slices <corpus ResourceSlices> <corpus claims and classes>` as a process, best of 3.
-   With DRAGUARD_BASELINE=<checkout with a .venv> (e.g. `git worktree add /tmp/wave1 4673221` and
-   `make install` there) the same command of that checkout runs interleaved, and the ratio is printed.
+2. `draguard lint --slices <corpus ResourceSlices> <corpus claims and classes>` as a process, best of 3, wall
+   and CPU (user + system) time: with bytecode cached (in a temporary PYTHONPYCACHEPREFIX, as an installed
+   package has it) and from source (no bytecode: every module compiled on each run). With
+   DRAGUARD_BASELINE=<checkout with a .venv> (e.g. `git worktree add /tmp/wave1 4673221` and `make install`
+   there) the same command of that checkout runs interleaved, and the ratios are printed; nothing is
+   written into either checkout.
 
 The machine may be shared: read the figures as ratios from one run.
 """
@@ -14,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -72,17 +76,44 @@ def lint_slices() -> None:
     commands = {"this checkout": REPO}
     if baseline:
         commands["baseline " + baseline] = Path(baseline)
-    took: dict[str, list[float]] = {name: [] for name in commands}
-    for _ in range(3):  # interleaved, so a burst of load hits both
-        for name, root in commands.items():
-            argv = [str(root / ".venv" / "bin" / "draguard"), "lint", *inventory, *checked]
-            started = time.perf_counter()
-            subprocess.run(argv, cwd=root, capture_output=True, check=False)
-            took[name].append(time.perf_counter() - started)
-    print(f"draguard lint --slices ({len(inventory) // 2} slice files) over {len(checked)} files, best of 3")
-    mine = min(took["this checkout"])
-    for name, times in took.items():
-        print(f"  {name:40} {min(times):7.2f} s  {min(times) / mine:6.2f}x this checkout")
+    print(f"draguard lint --slices ({len(inventory) // 2} slice files) over {len(checked)} files, best of 3 "
+          f"(wall s / CPU s of the process)")
+    with tempfile.TemporaryDirectory() as cold, tempfile.TemporaryDirectory() as warm:
+        # As pip installs it (bytecode compiled once, kept in a cache outside the checkouts), and from source
+        # (every module compiled on every run, as with PYTHONDONTWRITEBYTECODE and no __pycache__).
+        modes = {
+            "bytecode cached": {**_env(), "PYTHONPYCACHEPREFIX": warm},
+            "from source": {**_env(), "PYTHONPYCACHEPREFIX": cold, "PYTHONDONTWRITEBYTECODE": "1"},
+        }
+        for mode, env in modes.items():
+            took: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
+            if mode == "bytecode cached":
+                for root in commands.values():  # the warm-up run writes the bytecode
+                    _timed(root, [*inventory, *checked], env)
+            for _ in range(3):  # interleaved, so a burst of load hits both
+                for name, root in commands.items():
+                    took[name].append(_timed(root, [*inventory, *checked], env))
+            mine = min(w for w, _c in took["this checkout"]), min(c for _w, c in took["this checkout"])
+            print(f"  {mode}:")
+            for name, times in took.items():
+                wall, cpu = min(w for w, _c in times), min(c for _w, c in times)
+                print(f"    {name:38} {wall:6.2f} s {cpu:6.2f} s  {wall / mine[0]:5.2f}x / {cpu / mine[1]:5.2f}x "
+                      f"this checkout")
+
+
+def _env() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX")}
+
+
+def _timed(root: Path, args: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """(wall, user + system CPU) seconds of one `draguard lint` process of the checkout at `root`."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    subprocess.run([str(root / ".venv" / "bin" / "draguard"), "lint", *args], cwd=root, env=env,
+                   capture_output=True, check=False)
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
 
 
 if __name__ == "__main__":

@@ -31,10 +31,11 @@ OWN_LOGGERS = ("webhook", "celext", "certs")
 SERVER_MODULES = frozenset({"flask", "gunicorn", "kubernetes", "msgspec", "prometheus_client", "cryptography"})
 
 
-def _command_modules() -> dict[str, ModuleType]:
+def _command_modules(only: str | None = None) -> dict[str, ModuleType]:
+    """Every command module by command name (with `only`: just the module of that file name, if any)."""
     modules = {}
     for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
-        if info.name.startswith("_"):
+        if info.name.startswith("_") or (only is not None and info.name != only):
             continue
         module = importlib.import_module(f"{commands.__name__}.{info.name}")
         if not hasattr(module, "run"):  # a helper module (common flags), not a command
@@ -74,20 +75,25 @@ class _Parser(argparse.ArgumentParser):
             a.nargs in (argparse.PARSER, argparse.REMAINDER) for a in self._actions)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The whole parser; with `command`, one that knows only that command when it exists (importing every
+    command module, and what each imports at its top, costs a run of one command for nothing)."""
+    modules = _command_modules(command) if command is not None else {}
+    if command is None or command not in modules:
+        modules = _command_modules()
     parser = _Parser(prog=PROG, description="Keep Kubernetes DRA NUMA topology right.")
     parser.add_argument("-v", "--verbose", action="store_true",
                         help="log draguard's own steps (files, timings, caches) to stderr")
     parser.add_argument("--version", action=_VersionAction, nargs=0, help="show program's version number and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
-    for name, module in _command_modules().items():
-        command = sub.add_parser(name, help=module.HELP, description=module.HELP)
+    for name, module in modules.items():
+        leaf = sub.add_parser(name, help=module.HELP, description=module.HELP)
         # `-v` also after the command name; SUPPRESS keeps the top-level value when it is not repeated here.
-        command.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS,
-                             help="log draguard's own steps to stderr")
-        module.add_arguments(command)
-        command.set_defaults(_run=module.run)
+        leaf.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS,
+                          help="log draguard's own steps to stderr")
+        module.add_arguments(leaf)
+        leaf.set_defaults(_run=module.run)
     return parser
 
 
@@ -120,8 +126,17 @@ def configure_logging(verbose: bool) -> None:
         logging.getLogger(name).setLevel(logging.WARNING)
 
 
+def _command_of(argv: Sequence[str]) -> str | None:
+    """The command `argv` runs when only `-v` comes before it (anything else there, such as `--help`, needs
+    the whole parser)."""
+    for token in argv:
+        if token not in ("-v", "--verbose"):
+            return None if token.startswith("-") else token
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    parser = build_parser(_command_of(sys.argv[1:] if argv is None else argv))
     args = parser.parse_args(argv)
     configure_logging(args.verbose)
     try:

@@ -15,10 +15,9 @@ import logging
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from webhook.findings import Action, Edit, Finding, Position
-from webhook.fix import Result, Target, apply_edits, unified_diff
 from webhook.manifests import Locator, Problem, libyaml, parse, read, read_sources, roundtrip, value_at
 from webhook.policy import Policy
 from webhook.rules.base import DRA_KINDS
@@ -28,6 +27,9 @@ from webhook.spans import LineIndex, value_offsets
 from webhook.suggest import with_suggestion
 from webhook.waivers import REASON_RULE, comment_waivers, waived
 from webhook.wire import Obj, kind_of
+
+if TYPE_CHECKING:
+    from webhook.fix import Result, Target  # only --fix and --diff run the fix pass
 
 log = logging.getLogger(__name__)
 
@@ -199,6 +201,7 @@ def lint_text(text: str, source: str, policy: Policy, *, inventory: Sequence[Obj
               problems: list[Problem] | None = None) -> FileResult:
     result = FileResult(source, text)
     index: LineIndex | None = None
+    offsets: dict[tuple[int, str], list[int] | None] = {}  # one selector's findings share its scalar's walk
     located = parse(text, source, problems if problems is not None else [])
     waivers, waiver_problems = comment_waivers(text, source, known_rules())
     for doc in located:
@@ -212,7 +215,8 @@ def lint_text(text: str, source: str, policy: Policy, *, inventory: Sequence[Obj
         for finding in outcome.findings:
             if index is None:
                 index = LineIndex(text)
-            placed = with_suggestion(replace(finding, position=_place(finding, doc, source, text, index)), inventory)
+            position = _place(finding, doc, source, text, index, offsets)
+            placed = with_suggestion(replace(finding, position=position), inventory)
             if waivers and _waived(placed, doc, waivers):
                 result.suppressed += 1
                 continue
@@ -243,13 +247,17 @@ def known_rules() -> frozenset[str]:
     return frozenset(CATALOGUE) | {RULE_ERROR}
 
 
-def _place(finding: Finding, doc: Locator, source: str, text: str, index: LineIndex) -> Position | None:
-    """The exact token when the finding has a span inside a string scalar; else where the field is."""
+def _place(finding: Finding, doc: Locator, source: str, text: str, index: LineIndex,  # noqa: PLR0917
+           walked: dict[tuple[int, str], list[int] | None]) -> Position | None:
+    """The exact token when the finding has a span inside a string scalar; else where the field is.
+    `walked` remembers each scalar's character offsets for the file's other findings."""
     if finding.span is not None:
         start = doc.scalar_start(finding.path)
         value = value_at(doc.obj, finding.path)
         if start is not None and isinstance(value, str):
-            offsets = value_offsets(text, start, value)
+            if (start, value) not in walked:
+                walked[start, value] = value_offsets(text, start, value)
+            offsets = walked[start, value]
             if offsets is not None:
                 lo, hi = finding.span
                 line, column = index.line_column(offsets[min(lo, len(value))])
@@ -260,6 +268,7 @@ def _place(finding: Finding, doc: Locator, source: str, text: str, index: LineIn
 
 def fix_text(result: FileResult) -> Result:
     """Apply the safe edits of `result`'s findings to its text (the rules already ran in `lint_text`)."""
+    from webhook.fix import Result, Target, apply_edits
     groups: dict[tuple[int, str], tuple[Target, list[Edit]]] = {}
     for doc, finding in result.fixable:
         assert finding.fix is not None
@@ -287,6 +296,8 @@ def fix_text(result: FileResult) -> Result:
 
 
 def diffs(files: Iterable[FileResult]) -> Iterable[str]:
+    from webhook.fix import unified_diff
+
     for file in files:
         if file.fixed is not None and file.fixed.text != file.original:
             yield unified_diff(file.original, file.fixed.text, file.source)

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from typing import Any
 
 from celext import Selector
 from celext.analysis import AttributeRef, Facts, Span, Use, has_comment
@@ -212,12 +213,14 @@ def _type_mismatch(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
     if inventory is None:
         return
     for site, facts in analysed(obj, ctx):
-        candidates = inventory.candidates(site.device_class)
         for ref, how, values, point in _literal_comparisons(facts):
             key = ("published-types", site.device_class, _ref_key(ref))
             if key not in inventory.memo:
-                inventory.memo[key] = Counter(d.types[q] for d in candidates if (q := ref.qualified_on(d.driver))
-                                              in d.types)
+                counted: Counter[str] = Counter()  # in order of the first device of each type (most_common ties)
+                for driver, types, devices in _type_groups(inventory, site.device_class):
+                    if (qualified := ref.qualified_on(driver)) in types:
+                        counted[types[qualified]] += devices
+                inventory.memo[key] = counted
             published: Counter[str] = inventory.memo[key]
             wanted = {_literal_type(v) for v in values}
             if not published or wanted & published.keys():
@@ -235,6 +238,20 @@ def _type_mismatch(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
                 hint=_type_hint(kind, values),
                 span=(point.start, point.end),
             )
+
+
+def _type_groups(inventory: Inventory, device_class: str) -> list[tuple[str, Mapping[str, str], int]]:
+    """The class's candidates as (driver, published types, how many devices), in order of the first device:
+    devices of one model share their types mapping (webhook.inventory.shape), so a fleet has a handful."""
+    key = ("type-groups", device_class)
+    if key not in inventory.memo:
+        groups: dict[tuple[str, int], list[Any]] = {}
+        for device in inventory.candidates(device_class):
+            group = groups.setdefault((device.driver, id(device.types)), [device.driver, device.types, 0])
+            group[2] += 1
+        inventory.memo[key] = [(driver, types, devices) for driver, types, devices in groups.values()]
+    found: list[tuple[str, Mapping[str, str], int]] = inventory.memo[key]
+    return found
 
 
 def _literal_comparisons(facts: Facts) -> Iterator[tuple[AttributeRef, str, tuple[object, ...], Span]]:
@@ -298,7 +315,7 @@ def _missing(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
         if key not in inventory.memo:  # repositories repeat selectors; evaluate each pair once
             inventory.memo[key] = _absent(facts, inventory, site.device_class)
         absent, candidates = inventory.memo[key]
-        for qualified, labels in absent.items():
+        for qualified, (count, first) in absent.items():
             ref = next(r for r in facts.refs if r.qualified == qualified and _can_fail(r))
             text = ref.span.text(facts.expression)
             if ref.dereferenced:
@@ -309,7 +326,7 @@ def _missing(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
                 hint = f"guard the read: has({text}) && ..."
             yield Finding(
                 site.path,
-                f"{qualified} is absent on {len(labels)} of {candidates} candidate device(s) (e.g. {labels[0]}): "
+                f"{qualified} is absent on {count} of {candidates} candidate device(s) (e.g. {first}): "
                 f"{failure}, which aborts allocation for the claim",
                 hint=hint,
                 span=(ref.span.start, ref.span.end),
@@ -322,13 +339,15 @@ def _can_fail(ref: AttributeRef) -> bool:
     return not ref.in_guard and (not ref.optional or ref.dereferenced)
 
 
-def _absent(facts: Facts, inventory: Inventory, device_class: str) -> tuple[dict[str, list[str]], int]:
-    """Attribute -> labels of the candidate devices where reading it fails; and the candidate count.
+def _absent(facts: Facts, inventory: Inventory, device_class: str) -> tuple[dict[str, tuple[int, str]], int]:
+    """Attribute -> (how many candidate devices reading it fails on, the first one's label), in order of that
+    first device; and the candidate count.
 
     The selector is evaluated on each candidate that lacks an attribute it reads, so a has() guard counts
-    only where it really protects the read (`has(x) && x...`, not `has(x) || x...`). Candidates that lack the
-    same reads and have the same projection on what the selector reads fail the same way: each such shape is
-    evaluated once (selectors_outcomes)."""
+    only where it really protects the read (`has(x) && x...`, not `has(x) || x...`). Candidates that publish
+    the same names and have the same projection on what the selector reads fail the same way: each such
+    group is evaluated once, and groups that lack the same reads with equal projections share that
+    evaluation (selectors_outcomes)."""
     import celext
 
     try:
@@ -337,27 +356,28 @@ def _absent(facts: Facts, inventory: Inventory, device_class: str) -> tuple[dict
         return {}, 0  # selector-compile reports it
     refs = [r for r in facts.refs if _can_fail(r)]
     names = [None if r.by_driver else r.qualified for r in refs]  # what each looks up (per driver: None)
-    paths = keyed(selector)
-    shapes = projections(inventory)
-    failing: dict[object, str | None] = {}
-    absent: dict[str, list[str]] = {}
     candidates = inventory.candidates(device_class)
-    for device in candidates:
+    failing: dict[object, str | None] = {}
+    hits: dict[str, list[tuple[int, ...]]] = {}
+    for group in projections(inventory).groups(candidates, keyed(selector)):
+        device = group.first
         published = device.attributes
         lacking = tuple(i for i, name in enumerate(names) if (name or refs[i].qualified_on(device.driver))
                         not in published)
         if not lacking:
             continue
-        if paths is None:
+        if group.key is None:
             qualified = _failing_read(selector, [refs[i] for i in lacking], device)
         else:
-            key = (lacking, shapes.key(device, paths))
+            key = (lacking, group.key)
             if key in failing:
                 qualified = failing[key]
             else:
                 qualified = failing[key] = _failing_read(selector, [refs[i] for i in lacking], device)
         if qualified is not None:
-            absent.setdefault(qualified, []).append(device.label)
+            hits.setdefault(qualified, []).append(group.indexes)
+    # Groups come in order of their first device, so each attribute's first group holds its first device.
+    absent = {q: (sum(map(len, found)), candidates[found[0][0]].label) for q, found in hits.items()}
     return absent, len(candidates)
 
 

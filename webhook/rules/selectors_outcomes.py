@@ -10,11 +10,19 @@ a whole map) has no key and is evaluated on every device.
 Keys are built from the values exactly as the engines read them: `celext.runtime.wire.lookup` picks the
 entry a qualified or bare attribute name files under (the later one when both exist), and a device that does
 not convert carries its error in the key.
+
+`Projections.groups()` goes one step further for a whole candidate list: devices are first sorted into shapes
+(driver, verdict, published names, the (domain, id) pairs their attribute and capacity maps file entries
+under), once per list; a path a shape files nothing under is absent on all of its devices, and `driver` is
+the shape's own, so only shapes that publish something a selector reads are split device by device. A
+selector then costs one step per group, not one per device (most devices of a mixed fleet lack what a
+selector of another driver reads).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from celext import EvaluationError, Selector
@@ -35,22 +43,109 @@ def _frozen(value: Any) -> Any:
     return (type(value), value)
 
 
+def filed(table: Mapping[str, Any], driver: str) -> frozenset[tuple[str, str]]:
+    """The (domain, id) pairs `lookup(table, driver, domain, id)` finds an entry for: a qualified name files
+    under its domain (split at the first slash), a bare one under the driver's; other keys under none."""
+    return frozenset((name.partition("/")[0], name.partition("/")[2]) if "/" in name else (driver, name)
+                     for name in table if isinstance(name, str))
+
+
+@dataclass(frozen=True, slots=True)
+class _Shape:
+    """Candidates alike in all that decides a read's absence: driver, verdict, published names, filed pairs."""
+
+    driver: str
+    verdict: str | None
+    names: frozenset[str]  # Device.attributes: what `lacking` is computed from
+    attributes: frozenset[tuple[str, str]]
+    capacity: frozenset[tuple[str, str]]
+
+
+@dataclass(frozen=True, slots=True)
+class Group:
+    """Candidates with equal projection keys on a selector's paths and equal published names: a selector gets
+    one outcome on all of them and they lack the same attributes (`paths` None: one device per group)."""
+
+    first: Device  # the first of them in candidate order
+    key: tuple[Any, ...] | None  # Projections.key of each of them (None: dynamic reads, not keyed)
+    indexes: tuple[int, ...]  # their positions among the candidates, ascending
+
+
 class Projections:
     """Per inventory: each device's value at each path a selector reads, interned as a small int."""
 
-    __slots__ = ("_ids", "_rows")
+    __slots__ = ("_groups", "_ids", "_rows", "_shapes")
 
     def __init__(self) -> None:
         self._ids: dict[Any, int] = {ABSENT: 0}
         self._rows: dict[int, dict[Path | None, Any]] = {}  # id(device) -> path -> value id (None: the verdict)
+        # id(candidates) -> (the list, kept so the id is not reused; its shapes with their positions; its length)
+        self._shapes: dict[int, tuple[Sequence[Device], list[tuple[_Shape, list[int]]], int]] = {}
+        self._groups: dict[tuple[int, tuple[Path, ...] | None], list[Group]] = {}
+
+    def groups(self, candidates: Sequence[Device], paths: tuple[Path, ...] | None) -> list[Group]:
+        """`candidates` grouped for a selector reading `paths` (from `keyed`), in order of first member."""
+        shapes = self._shapes_of(candidates)
+        cache_key = (id(candidates), paths)
+        found = self._groups.get(cache_key)
+        if found is not None:
+            return found
+        if paths is None:
+            found = [Group(d, None, (i,)) for i, d in enumerate(candidates)]
+        else:
+            found = []
+            for shape, indexes in shapes:
+                constant = [self._constant(shape, path) for path in paths]
+                if None not in constant:  # nothing to read: all of the shape's devices project alike
+                    key = (shape.driver, shape.verdict, *constant)
+                    found.append(Group(candidates[indexes[0]], key, tuple(indexes)))
+                    continue
+                split: dict[tuple[Any, ...], list[int]] = {}
+                for i in indexes:
+                    split.setdefault(self.key(candidates[i], paths), []).append(i)
+                found += [Group(candidates[ix[0]], key, tuple(ix)) for key, ix in split.items()]
+            found.sort(key=lambda group: group.indexes[0])
+        self._groups[cache_key] = found
+        return found
+
+    def _shapes_of(self, candidates: Sequence[Device]) -> list[tuple[_Shape, list[int]]]:
+        held = self._shapes.get(id(candidates))
+        if held is not None and held[0] is candidates and held[2] == len(candidates):
+            return held[1]
+        # Another list of the same id before, or this one grown since (an inventory filled page by page).
+        for cache_key in [k for k in list(self._groups) if k[0] == id(candidates)]:
+            del self._groups[cache_key]
+        shapes: dict[_Shape, list[int]] = {}
+        for i, device in enumerate(candidates):
+            fields = body(device.raw)
+            shape = _Shape(device.driver, self._verdict(device), device.attributes,
+                           filed(entries(fields, "attributes"), device.driver),
+                           filed(entries(fields, "capacity"), device.driver))
+            shapes.setdefault(shape, []).append(i)
+        self._shapes[id(candidates)] = (candidates, list(shapes.items()), len(candidates))
+        return self._shapes[id(candidates)][1]
+
+    def _constant(self, shape: _Shape, path: Path) -> int | None:
+        """The value id `path` has on every device of `shape`, when the shape decides it (else None)."""
+        head = path[0]
+        if head == "driver":
+            return self._intern(shape.driver)
+        if head in ("attributes", "capacity") and len(path) == 3:
+            pairs = shape.attributes if head == "attributes" else shape.capacity
+            return None if (path[1], path[2]) in pairs else 0  # 0: ABSENT
+        return None
+
+    def _verdict(self, device: Device) -> Any:
+        row = self._rows.get(id(device))
+        if row is None:
+            row = self._rows[id(device)] = {None: device_error(device.raw, device.driver)}
+        return row[None]
 
     def key(self, device: Device, paths: tuple[Path, ...]) -> tuple[Any, ...]:
         """The device's projection on `paths`: devices with equal keys get the same outcome from a selector
         whose (constant) paths these are."""
-        row = self._rows.get(id(device))
-        if row is None:
-            row = self._rows[id(device)] = {None: device_error(device.raw, device.driver)}
-        values = [device.driver, row[None]]
+        values = [device.driver, self._verdict(device)]
+        row = self._rows[id(device)]
         for path in paths:
             found = row.get(path)
             if found is None:
