@@ -141,8 +141,8 @@ class DeviceInventory:
     def _first_sight(self, pairs: list[Any], texts: list[bytes], raw: Iterable[Any]) -> None:
         """Fills in `pairs` where a value was not seen before, and remembers it."""
         seen = self._values_seen
-        for i, (pair, text, value) in enumerate(zip(pairs, texts, raw, strict=True)):
-            if pair is None:
+        for i, (known, text, value) in enumerate(zip(pairs, texts, raw, strict=True)):
+            if known is None:
                 pair = pairs[i] = seen.get(text) or (value, members(value))  # seen earlier in this device
                 if _faithful(text, value):
                     seen[text] = pair

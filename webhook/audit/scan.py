@@ -9,15 +9,17 @@ at most `max_results` findings, the counts stay complete.
 
 from __future__ import annotations
 
+import gc
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 
 from webhook.audit.client import Cluster
 from webhook.audit.devices import DeviceInventory
 from webhook.audit.kinds import AUDITED, DEVICE_CLASSES, RESOURCE_SLICES, Resource
 from webhook.audit.pager import Listing, pages
+from webhook.audit.prefetch import Prefetched
 from webhook.findings import Action, Finding, Position
 from webhook.policy import Policy
 from webhook.run import run_rules
@@ -117,9 +119,8 @@ def run(cluster: Cluster, policy: Policy, *, page_size: int = 500, max_results: 
     audit = Audit(max_results)
     inventory = DeviceInventory()
     class_drivers: dict[str, str] = {}
-    for resource in AUDITED:
-        listing = audit.listings[resource.plural] = Listing()
-        for page in pages(cluster, resource, page_size, listing):
+    with Prefetched(_listed(cluster, page_size, audit.listings), name="draguard-audit-pages") as listed:
+        for resource, page in listed:
             for obj in page:
                 if resource is RESOURCE_SLICES:
                     outcome = run_rules(obj, policy)
@@ -133,9 +134,19 @@ def run(cluster: Cluster, policy: Policy, *, page_size: int = 500, max_results: 
                         driver = claim_driver(obj, class_drivers)
                     outcome = run_rules(obj, policy, slices=inventory.rules_view())
                 audit.record(obj, driver, outcome.findings, len(outcome.suppressed))
+            del page  # before the collector is told that what is alive now lives long
+            gc.freeze()  # the inventory grows by the page's devices: collections need not walk it again
             if progress is not None:
                 progress(audit, resource)
     return audit
+
+
+def _listed(cluster: Cluster, page_size: int, listings: dict[str, Listing]) -> Iterator[tuple[Resource, list[Obj]]]:
+    """Every page of every audited kind, in order (slices first: they are the inventory)."""
+    for resource in AUDITED:
+        listing = listings[resource.plural] = Listing()
+        for page in pages(cluster, resource, page_size, listing):
+            yield resource, page
 
 
 def class_driver(device_class: Obj) -> str:
