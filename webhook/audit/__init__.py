@@ -6,6 +6,6 @@ cluster checked with the webhook's catalogue and policy, listed in pages, report
     a compact device inventory first) -> reports (OpenReports or wg-policy objects) -> apply (server-side apply,
     stale reports deleted)
 
-Memory is bounded by two pages (the one checked, the one read) plus the compact inventory (`devices.py` says what it keeps) plus at most
-`--max-results` findings per report scope.
+Memory is bounded by two pages (the one checked, the one read) plus the compact inventory (`devices.py` says
+what it keeps) plus at most `--max-results` findings per report scope.
 """
