@@ -119,25 +119,32 @@ def run(cluster: Cluster, policy: Policy, *, page_size: int = 500, max_results: 
     audit = Audit(max_results)
     inventory = DeviceInventory()
     class_drivers: dict[str, str] = {}
-    with Prefetched(_listed(cluster, page_size, audit.listings), name="draguard-audit-pages") as listed:
-        for resource, page in listed:
-            for obj in page:
-                if resource is RESOURCE_SLICES:
-                    outcome = run_rules(obj, policy)
-                    audit.devices += inventory.add_slice(obj)
-                    driver = get_str(obj, "spec", "driver") or NO_DRIVER
-                else:
-                    if resource is DEVICE_CLASSES:
-                        inventory.add_class(obj)
-                        class_drivers[name_of(obj)] = driver = class_driver(obj)
+    collecting = gc.isenabled()
+    gc.disable()  # decoded pages hold no cycles: collect once per page (below), not every N allocations
+    try:
+        with Prefetched(_listed(cluster, page_size, audit.listings), name="draguard-audit-pages") as listed:
+            for resource, page in listed:
+                for obj in page:
+                    if resource is RESOURCE_SLICES:
+                        outcome = run_rules(obj, policy)
+                        audit.devices += inventory.add_slice(obj)
+                        driver = get_str(obj, "spec", "driver") or NO_DRIVER
                     else:
-                        driver = claim_driver(obj, class_drivers)
-                    outcome = run_rules(obj, policy, slices=inventory.rules_view())
-                audit.record(obj, driver, outcome.findings, len(outcome.suppressed))
-            del page  # before the collector is told that what is alive now lives long
-            gc.freeze()  # the inventory grows by the page's devices: collections need not walk it again
-            if progress is not None:
-                progress(audit, resource)
+                        if resource is DEVICE_CLASSES:
+                            inventory.add_class(obj)
+                            class_drivers[name_of(obj)] = driver = class_driver(obj)
+                        else:
+                            driver = claim_driver(obj, class_drivers)
+                        outcome = run_rules(obj, policy, slices=inventory.rules_view())
+                    audit.record(obj, driver, outcome.findings, len(outcome.suppressed))
+                del page  # freed: what the page left alive is the inventory's growth (and the next page)
+                gc.collect(0)  # any cycle the rules made on this page
+                gc.freeze()  # what survives lives to the end: no collection walks it again
+                if progress is not None:
+                    progress(audit, resource)
+    finally:
+        if collecting:
+            gc.enable()
     return audit
 
 

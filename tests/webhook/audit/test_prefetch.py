@@ -3,6 +3,7 @@ the failing page is asked for (after the pages before it were checked), resume a
 
 from __future__ import annotations
 
+import gc
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -139,3 +140,24 @@ def test_an_expired_token_during_prefetch_still_checks_every_object_once(
     resumed, relisted = (1, 0) if how == "token" else (0, 1)
     assert (f"  resourceslices: continue token expired 1 time(s): {resumed} resumed from a newer snapshot, "
             f"{relisted} listed again") in run.err.splitlines()
+
+
+@pytest.mark.parametrize("fail", [False, True])
+def test_the_collector_is_back_as_it_was_after_the_audit(audit: Any, api: AuditAPIServer,
+                                                        monkeypatch: pytest.MonkeyPatch, fail: bool) -> None:
+    if fail:
+        _fail_second_page(api, monkeypatch, "resourceclaims")
+    during: list[bool] = []
+    checked = _checked(monkeypatch)
+    real = scan.run_rules
+
+    def run_rules(obj: Any, policy: Any, **options: Any) -> Any:
+        during.append(gc.isenabled())
+        return real(obj, policy, **options)
+
+    monkeypatch.setattr(scan, "run_rules", run_rules)
+    assert gc.isenabled()
+    run = audit("--page-size", "1")
+    assert run.code == (2 if fail else 1)
+    assert gc.isenabled() and gc.get_freeze_count() == 0  # tuned_gc unfreezes at the end
+    assert during == [False] * len(checked) and len(checked) == (5 if fail else 7)
