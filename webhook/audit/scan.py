@@ -9,15 +9,17 @@ at most `max_results` findings, the counts stay complete.
 
 from __future__ import annotations
 
+import gc
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 
 from webhook.audit.client import Cluster
 from webhook.audit.devices import DeviceInventory
 from webhook.audit.kinds import AUDITED, DEVICE_CLASSES, RESOURCE_SLICES, Resource
 from webhook.audit.pager import Listing, pages
+from webhook.audit.prefetch import Prefetched
 from webhook.findings import Action, Finding, Position
 from webhook.policy import Policy
 from webhook.run import run_rules
@@ -117,25 +119,41 @@ def run(cluster: Cluster, policy: Policy, *, page_size: int = 500, max_results: 
     audit = Audit(max_results)
     inventory = DeviceInventory()
     class_drivers: dict[str, str] = {}
-    for resource in AUDITED:
-        listing = audit.listings[resource.plural] = Listing()
-        for page in pages(cluster, resource, page_size, listing):
-            for obj in page:
-                if resource is RESOURCE_SLICES:
-                    outcome = run_rules(obj, policy)
-                    audit.devices += inventory.add_slice(obj)
-                    driver = get_str(obj, "spec", "driver") or NO_DRIVER
-                else:
-                    if resource is DEVICE_CLASSES:
-                        inventory.add_class(obj)
-                        class_drivers[name_of(obj)] = driver = class_driver(obj)
+    collecting = gc.isenabled()
+    gc.disable()  # decoded pages hold no cycles: collect once per page (below), not every N allocations
+    try:
+        with Prefetched(_listed(cluster, page_size, audit.listings), name="draguard-audit-pages") as listed:
+            for resource, page in listed:
+                for obj in page:
+                    if resource is RESOURCE_SLICES:
+                        outcome = run_rules(obj, policy)
+                        audit.devices += inventory.add_slice(obj)
+                        driver = get_str(obj, "spec", "driver") or NO_DRIVER
                     else:
-                        driver = claim_driver(obj, class_drivers)
-                    outcome = run_rules(obj, policy, slices=inventory.rules_view())
-                audit.record(obj, driver, outcome.findings, len(outcome.suppressed))
-            if progress is not None:
-                progress(audit, resource)
+                        if resource is DEVICE_CLASSES:
+                            inventory.add_class(obj)
+                            class_drivers[name_of(obj)] = driver = class_driver(obj)
+                        else:
+                            driver = claim_driver(obj, class_drivers)
+                        outcome = run_rules(obj, policy, slices=inventory.rules_view())
+                    audit.record(obj, driver, outcome.findings, len(outcome.suppressed))
+                del page  # freed: what the page left alive is the inventory's growth (and the next page)
+                gc.collect(0)  # any cycle the rules made on this page
+                gc.freeze()  # what survives lives to the end: no collection walks it again
+                if progress is not None:
+                    progress(audit, resource)
+    finally:
+        if collecting:
+            gc.enable()
     return audit
+
+
+def _listed(cluster: Cluster, page_size: int, listings: dict[str, Listing]) -> Iterator[tuple[Resource, list[Obj]]]:
+    """Every page of every audited kind, in order (slices first: they are the inventory)."""
+    for resource in AUDITED:
+        listing = listings[resource.plural] = Listing()
+        for page in pages(cluster, resource, page_size, listing):
+            yield resource, page
 
 
 def class_driver(device_class: Obj) -> str:

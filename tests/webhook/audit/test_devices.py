@@ -173,3 +173,16 @@ def test_a_shape_qualifies_names_and_types_elements() -> None:
     assert names == {f"{DOMAIN}/{n}" for n in ("model", "both", "null", "number", "bools")} | {"other.io/ids"}
     assert lists == {"other.io/ids", f"{DOMAIN}/bools"}
     assert types == {f"{DOMAIN}/model": "string", "other.io/ids": "int", f"{DOMAIN}/bools": "bool"}
+
+
+def test_values_whose_json_text_loses_something_are_not_shared() -> None:
+    """NaN and infinities are written `null`, a tuple as a list: such values keep their own map."""
+    nan, inf, null, null_again, pair, pair_list = _compact(
+        _raw(x={"int": float("nan")}), _raw(x={"int": float("inf")}), _raw(x={"int": None}), _raw(x={"int": None}),
+        _raw(x={"ints": (1, 2)}), _raw(x={"ints": [1, 2]}))
+    inner = [next(iter(d.raw["attributes"]["x"].values())) for d in (nan, inf, null, null_again, pair, pair_list)]
+    assert inner[0] != inner[0] and inner[1] == float("inf") and inner[2:4] == [None, None]
+    assert type(inner[4]) is tuple and type(inner[5]) is list
+    assert null.raw["attributes"]["x"] is null_again.raw["attributes"]["x"]  # a faithful text is shared
+    capacities = _compact(*({"name": n, "capacity": {"m": {"value": "1"}}} for n in "ab"))
+    assert capacities[0].raw["capacity"] is capacities[1].raw["capacity"] == {"m": {"value": "1"}}
