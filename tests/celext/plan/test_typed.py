@@ -31,7 +31,9 @@ def test_the_one_overload_table_carries_the_code_templates() -> None:
     templated = {o.id for o in OVERLOADS if o.template}
     assert {"less_int64", "greater_equals_string", "less_bool", "less_double", "starts_with_string",
             "contains_string", "size_string", "size_list", "logical_not", "add_string"} <= templated
-    assert BY_ID["quantity_is_greater_than"].template is None  # called through its reference implementation
+    assert BY_ID["quantity_is_greater_than"].template is not None  # compared on the exact Decimal value
+    assert BY_ID["semver_compare_to"].template is not None  # compared on the precedence tuple
+    assert BY_ID["quantity_add"].template is None  # called through its reference implementation
 
 
 @pytest.mark.parametrize(("expression", "inlined"), [
