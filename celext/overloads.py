@@ -343,9 +343,6 @@ _TEMPLATES: Mapping[str, str] = {
     "semver_is_greater_than": "TRUE if {0}.key > {1}.key else FALSE",
     "semver_is_less_than": "TRUE if {0}.key < {1}.key else FALSE",
     "semver_compare_to": "NEW_INT(INT, ({0}.key > {1}.key) - ({0}.key < {1}.key))",
-    "semver_major": "NEW_INT(INT, {0}.major)",
-    "semver_minor": "NEW_INT(INT, {0}.minor)",
-    "semver_patch": "NEW_INT(INT, {0}.patch)",
 }
 
 
