@@ -335,6 +335,14 @@ _TEMPLATES: Mapping[str, str] = {
     "size_list": "NEW_INT(INT, list.__len__({0}))",
     "list_size": "NEW_INT(INT, list.__len__({0}))",
     "add_string": "NEW_STR(STRING, str.__add__({0}, {1}))",
+    # Quantities compare by their exact Decimal value, versions by their precedence tuple (celext.semver):
+    # both comparisons run in C on forms computed once per parsed string.
+    "quantity_is_greater_than": "TRUE if {0}.value > {1}.value else FALSE",
+    "quantity_is_less_than": "TRUE if {0}.value < {1}.value else FALSE",
+    "quantity_compare_to": "NEW_INT(INT, ({0}.value > {1}.value) - ({0}.value < {1}.value))",
+    "semver_is_greater_than": "TRUE if {0}.key > {1}.key else FALSE",
+    "semver_is_less_than": "TRUE if {0}.key < {1}.key else FALSE",
+    "semver_compare_to": "NEW_INT(INT, ({0}.key > {1}.key) - ({0}.key < {1}.key))",
 }
 
 

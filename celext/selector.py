@@ -131,8 +131,20 @@ class Selector:
 
     def evaluate(self, device: Mapping[str, Any], driver: str = "") -> bool:
         """Evaluate without any memo. Raises EvaluationError."""
-        if self._plan is not None and type(device) is not Device:
-            return self._compiled(self._plan, device, driver)
+        compiled = self._plan
+        if compiled is not None and type(device) is not Device:
+            # The user's path, so written out here rather than in a helper: the device's conversion verdict,
+            # then the generated function.
+            error = device_error(device, driver)
+            if error is not None:
+                raise EvaluationError(error)
+            try:
+                result = compiled.function(device, driver, self._cost_limit)
+            except Exception as err:
+                raise _failure(err) from None
+            if result is _TRUE:
+                return True
+            return False if result is _FALSE else _boolean(result)
         value = to_device(device, driver)
         if value.error is not None:
             raise EvaluationError(value.error)
@@ -148,7 +160,7 @@ class Selector:
                 return answer
             if answer is MISS:
                 try:
-                    answer = self._compiled(compiled, device, driver)
+                    answer = self.evaluate(device, driver)
                 except EvaluationError as err:
                     answer = err.message
                 self._seen.put(device, answer, driver)
@@ -188,18 +200,6 @@ class Selector:
             return _UNKEYED  # evaluated, so the conversion error is raised as the compiled engine raises it
         body = device_body(device)
         return ("wire", driver, *(_wire_lookup(body, driver, p) for p in self._paths))
-
-    def _compiled(self, compiled: Plan, device: Mapping[str, Any], driver: str) -> bool:
-        error = device_error(device, driver)
-        if error is not None:
-            raise EvaluationError(error)
-        try:
-            result = compiled.function(device, driver, self._cost_limit)
-        except Exception as err:
-            raise _failure(err) from None
-        if result is _TRUE:
-            return True
-        return False if result is _FALSE else _boolean(result)
 
     def _run(self, device: Device) -> bool:
         tree = self._prepared.tree

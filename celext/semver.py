@@ -27,22 +27,16 @@ class Semver:
     patch: int
     prerelease: tuple[int | str, ...] = ()
     build: tuple[str, ...] = field(default=())
+    # Semver precedence as one tuple, built once per parsed version: tuples compare in C, so a comparison is
+    # one `<` / `>` of two keys (the compiled engine inlines exactly that).
+    key: tuple[object, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "key", precedence(self.major, self.minor, self.patch, self.prerelease))
 
     def compare(self, other: Semver) -> int:
         """-1, 0 or 1 by semver precedence (build metadata ignored)."""
-        mine, theirs = (self.major, self.minor, self.patch), (other.major, other.minor, other.patch)
-        if mine != theirs:
-            return 1 if mine > theirs else -1
-        if not self.prerelease or not other.prerelease:
-            # A release sorts after any of its pre-releases.
-            return (not self.prerelease) - (not other.prerelease)
-        for a, b in zip(self.prerelease, other.prerelease, strict=False):
-            if a == b:
-                continue
-            if isinstance(a, int) != isinstance(b, int):
-                return -1 if isinstance(a, int) else 1  # numeric identifiers sort first
-            return 1 if a > b else -1  # type: ignore[operator]
-        return (len(self.prerelease) > len(other.prerelease)) - (len(self.prerelease) < len(other.prerelease))
+        return (self.key > other.key) - (self.key < other.key)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Semver):
@@ -65,6 +59,15 @@ class Semver:
 
     def __repr__(self) -> str:
         return f"Semver({str(self)!r})"
+
+
+def precedence(major: int, minor: int, patch: int, prerelease: tuple[int | str, ...]) -> tuple[object, ...]:
+    """The tuple whose order is semver precedence: a release sorts after its pre-releases (flag 1 vs 0);
+    pre-release identifiers compare one by one, a numeric one (0, n, "") before an alphanumeric one
+    (1, 0, text), numbers by value and text by ASCII order; a shorter list of equal identifiers sorts first,
+    as tuples do."""
+    identifiers = tuple((0, p, "") if p.__class__ is int else (1, 0, p) for p in prerelease)
+    return (major, minor, patch, 0 if prerelease else 1, identifiers)
 
 
 def _number(text: str, what: str) -> int:

@@ -60,9 +60,11 @@ class DeviceEmitter(EmitterCore):
             return None
         if operator not in ("relation_eq", "relation_ne"):
             return None
-        constant = self.const(right_tree.children[0].children[0])
+        # A plain str literal: a StringType operand would make `==` call its Python-level __eq__ (it is a
+        # subclass, so Python asks it first), many times the cost of the builtin comparison.
+        constant = str(right_tree.children[0].children[0])
         symbol = "==" if operator == "relation_eq" else "!="
-        return f"TRUE if (driver or '') {symbol} {constant} else FALSE"
+        return f"TRUE if (driver or '') {symbol} {constant!r} else FALSE"
 
 
 def device_table(node: Tree[Any], scope: dict[str, str]) -> str | None:

@@ -10,10 +10,14 @@ from lark import Tree
 
 from celext.plan.core import Block, EmitterCore
 from celext.plan.typed import typed_class
+from celext.quantity import Quantity
+from celext.semver import Semver
 
 # The generated module's class names and the classes they stand for (constants' classes are known).
 _CLASSES: dict[str, type] = {"INT": celtypes.IntType, "UINT": celtypes.UintType, "DOUBLE": celtypes.DoubleType,
                              "STRING": celtypes.StringType, "BOOL": celtypes.BoolType, "LIST": celtypes.ListType}
+_LIBRARY_CLASSES: dict[str, type] = {"QUANTITY": Quantity, "SEMVER": Semver}  # put in the module when used
+_CLASSES.update(_LIBRARY_CLASSES)
 _EQUALITY = {"int": "int", "string": "str", "bool": "int"}  # checked kinds whose `==` is Python's
 
 
@@ -26,6 +30,9 @@ class TypedEmitter(EmitterCore):
             return None
         guards = [f"{a}.__class__ is {kind}" for a, kind in zip(args, inline.classes, strict=True)
                   if not self._certain(a, kind)]
+        for kind in inline.classes:
+            if kind in _LIBRARY_CLASSES:
+                self.constants[kind] = _LIBRARY_CLASSES[kind]
         out = self.tmp()
         code = inline.code(args)
         block.add(f"{out} = ({code}) if {' and '.join(guards)} else {general}" if guards else f"{out} = {code}")

@@ -21,8 +21,13 @@ from celext.check.checker import CheckedExpr
 from celext.check.types import Type
 from celext.overloads import BY_ID, OverloadDecl
 
-# The generated module's name for the exact class of a value of each checked type.
+# The generated module's name for the exact class of a value of each checked type (library types by name).
 CLASS_OF = {"int": "INT", "uint": "UINT", "double": "DOUBLE", "string": "STRING", "bool": "BOOL", "list": "LIST"}
+STRUCT_CLASS_OF = {"kubernetes.Quantity": "QUANTITY", "kubernetes.Semver": "SEMVER"}
+
+
+def class_of(t: Type) -> str | None:
+    return STRUCT_CLASS_OF.get(t.name) if t.kind == "struct" else CLASS_OF.get(t.kind)
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,10 +64,10 @@ def _children(e: Expr) -> Iterator[Expr]:
 def inline_for(decl: OverloadDecl) -> Inline | None:
     if decl.template is None:
         return None
-    classes = tuple(CLASS_OF.get(arg.kind) for arg in decl.args)
+    classes = tuple(class_of(arg) for arg in decl.args)
     if any(c is None for c in classes):
         return None
-    return Inline(decl.template, classes, CLASS_OF.get(decl.result.kind))  # type: ignore[arg-type]
+    return Inline(decl.template, classes, class_of(decl.result))  # type: ignore[arg-type]
 
 
 def typed_class(kind: str) -> str:

@@ -140,5 +140,5 @@ def includes(raw: Any, item: Any) -> Any:
 
 
 def capacity(raw: Any) -> Quantity:
-    value = raw.get("value") if isinstance(raw, Mapping) else raw
-    return _quantity(str(value))
+    value = raw.get("value") if raw.__class__ is dict or isinstance(raw, Mapping) else raw
+    return _quantity(value if value.__class__ is str else str(value))

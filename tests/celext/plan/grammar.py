@@ -53,10 +53,21 @@ NAMES = ["i", "b", "s", "v", "il", "bl", "sl", "vl", "numaNode", "missing"]
 
 _INTS = [-3, -1, 0, 1, 2, 4, 7, 47, 48, 60, 2**31, 2**63 - 1, -(2**63)]
 _TEXTS = ["", "A100", "a100-80gb", "x.y", "Hello World", "ab,cd", "0", "1.2.3", "日本"]
-_VERSIONS = ["1.0.0", "1.2.3-rc.1+b", "10.20.30", "2.0.0-alpha", "0.0.1"]
+# Versions around the precedence rules the compiled comparison relies on (celext.semver.precedence): build
+# metadata ignored, a release after its pre-releases, numeric identifiers before alphanumeric ones and by
+# value, a longer list of equal identifiers after a shorter one, uint64 parts.
+_VERSIONS = ["1.0.0", "1.2.3-rc.1+b", "10.20.30", "2.0.0-alpha", "0.0.1", "1.0.0+build.5", "1.0.0-alpha",
+             "1.0.0-alpha.1", "1.0.0-alpha.beta", "1.0.0-beta.2", "1.0.0-beta.11", "1.0.0-rc.1", "1.0.0-1",
+             "1.0.0-0a", "1.0.0-alpha-1", "18446744073709551615.0.0", "1.2.3"]
+SEMVERS = ["1.2.3", "1.0.0", "1.0.0-rc.1", "1.0.0+other", "1.0.0-alpha.1", "1.0.0-beta.2", "1.0.0-11"]
 _BAD = [{}, {"version": "v1"}, {"version": "01.0.0"}, {"int": "1"}, {"int": 2**63}, {"string": "x", "int": 3},
-        {"ints": [1, "2"]}, {"versions": ["1.0"]}]
-QUANTITIES = ["1Gi", "40Gi", "1.5", "100m", "1e3", "0", "-1", "16", "80Gi", "1k"]
+        {"ints": [1, "2"]}, {"versions": ["1.0"]}, {"version": "1.0.0-01"}, {"version": "1.0.0+"}]
+# Quantities in every suffix family and around the exact-compare edges: binary and decimal SI, exponents
+# (huge ones too), fractions rounded up to nano, signed zeros, equal values spelt differently.
+QUANTITIES = ["1Gi", "40Gi", "1.5", "100m", "1e3", "0", "-1", "16", "80Gi", "1k", "1Ki", "1024", "1000", "0.5",
+              "500m", "-0", "+0.0", "1E-2", "10m", "1e999", "-1e999", "0.0000000001", "1n", ".5", "1.", "1.5Ki",
+              "9223372036854775807Ki", "99999999999999999999"]
+BROKEN_QUANTITIES = ["x", "1Kb", "1e", "1.5.5", "Gi", "1 Gi", "1e2147483648", ""]
 
 
 def _list(ch: Chooser, items: Sequence[T], longest: int) -> list[T]:
@@ -95,7 +106,7 @@ def device(ch: Chooser) -> dict[str, Any]:
     capacity = {ch.choice(["memory", "d.io/memory", "gpu.example.com/cores", "cores"]): {"value": ch.choice(QUANTITIES)}
                 for _ in range(ch.randint(0, 3))}
     if ch.randint(0, 30) == 0:
-        capacity["d.io/broken"] = {"value": "x"}
+        capacity["d.io/broken"] = {"value": ch.choice(BROKEN_QUANTITIES)}
     body: dict[str, Any] = {"attributes": attributes, "capacity": capacity}
     if ch.randint(0, 1):
         body["allowMultipleAllocations"] = ch.choice([True, False])
@@ -234,9 +245,12 @@ def device_test(ch: Chooser) -> str:
         return f"{attribute(ch)} {ch.choice(['==', '!=', '<', '>=', '>'])} {value}"
     if form == 2:
         method = ch.choice(["isGreaterThan", "isLessThan", "compareTo"])
-        return f'{capacity(ch)}.{method}(quantity("{ch.choice(QUANTITIES)}"))'
+        other = ch.choice([f'quantity("{ch.choice(QUANTITIES + BROKEN_QUANTITIES[:2])}")', capacity(ch)])
+        return f'{capacity(ch)}.{method}({other})'
     if form == 3:
-        return f'{attribute(ch)}.{ch.choice(["isGreaterThan", "compareTo"])}(semver("1.2.3"))'
+        method = ch.choice(["isGreaterThan", "isLessThan", "compareTo"])
+        other = ch.choice([f'semver("{ch.choice(SEMVERS)}")', attribute(ch), 'semver("v1.2", true)'])
+        return f'{attribute(ch)}.{method}({other})'
     if form == 4:
         return f"has({attribute(ch)})"
     if form == 5:

@@ -22,6 +22,9 @@ ATTRIBUTES: list[Any] = [
     {"version": "1.2.3"}, {"version": "1.2"}, {"version": "01.2.3"}, {"version": "1.2.3-rc.1+b"},
     {"version": 1}, {"versions": ["1.0.0", "2.0.0"]}, {"versions": ["1.0.0", "x"]}, {"versions": [1]},
     {}, {"int": 1, "string": "a"}, {"ints": [1], "int": 2}, {"other": 1}, "a", ["int"], None, 5,
+    # int lists around the length where the item-by-item check hands over to the bulk one (verdict._SHORT)
+    *({"ints": [0] * (n - 1) + [last]} for n in (7, 8, 9) for last in (INT64_MAX + 1, INT64_MIN - 1, True, 1.0,
+                                                                        INT64_MIN)),
 ]
 CAPACITIES: list[Any] = [{"value": "80Gi"}, {"value": "1.5"}, {"value": "80 Gi"}, {"value": ""}, {"value": 5},
                          "16", "x", {"other": "1"}, {}, None]
