@@ -63,6 +63,7 @@ PACKAGES = (
                                                  "tests/limits/test_cert_time_limits.py")),
     Package("fix", ("webhook/fix.py",), ("tests/webhook/test_fix.py", "tests/webhook/test_fix_readback.py",
                                          "tests/webhook/test_fix_spelling.py", "tests/webhook/test_fix_edges.py",
+                                         "tests/webhook/test_fix_rewrites.py",
                                          "tests/webhook/commands/test_lint.py",
                                          "tests/webhook/rules/test_selectors_fix_semantics.py")),
     Package("admission", ("webhook/admission/*",), ("tests/webhook/admission", "tests/webhook/test_app.py",
