@@ -4,7 +4,7 @@
     python tests/mutation/run.py certs-issue fix run those packages only
     python tests/mutation/run.py --report        print the scores of the last runs, run nothing
     python tests/mutation/run.py --survivors fix re-test only last run's survivors (after adding tests)
-    python tests/mutation/run.py rules --only webhook/rules/k8s_names.py   a scoped run: those files only
+    python tests/mutation/run.py rules --only webhook/rules/k8s/names.py   a scoped run: those files only
     python tests/mutation/run.py rules --sample 7   a sample: only mutants whose number ends in 7 (one in ten)
 
 Each package runs in its own scratch copy (build/mutation/<package>/) whose pyproject.toml carries that
