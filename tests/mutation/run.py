@@ -70,6 +70,7 @@ PACKAGES = (
                                          "tests/webhook/rules/test_selectors_fix_semantics.py")),
     Package("admission", ("webhook/admission/*",), ("tests/webhook/admission", "tests/webhook/test_app.py",
                                                      "tests/webhook/test_json_logs.py",
+                                                     "tests/webhook/reliability/test_fail_closed.py",
                                                      "tests/limits/test_admission_limits.py",
                                                      "tests/limits/test_warning_limits.py")),
     Package("rules", ("webhook/rules/*",), ("tests/webhook/rules", "tests/limits/test_slice_limits.py",

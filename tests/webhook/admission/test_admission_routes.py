@@ -1,0 +1,33 @@
+"""The admission endpoint's checks of a review's media type and of its resource against its kind, at their edges."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.builders import claim_with_selector
+from tests.webhook.reliability.test_fail_closed import client_for, review
+from webhook.admission.review import BadReview, check_content_type
+
+
+@pytest.mark.parametrize("content_type", [
+    "application/json", "application/json; charset=utf-8", "application/json; charset=utf-8; q=1",
+    " Application/JSON ;x=y",
+])
+def test_json_with_any_parameters_is_accepted(content_type: str) -> None:
+    assert check_content_type(content_type) is None
+
+
+@pytest.mark.parametrize("content_type", ["application/yaml; charset=utf-8", "text/plain", "", None])
+def test_anything_else_is_a_415_naming_what_was_sent(content_type: str | None) -> None:
+    with pytest.raises(BadReview) as caught:
+        check_content_type(content_type)
+    assert (caught.value.code, caught.value.message) == (
+        415, f"contentType={content_type or ''}, expected application/json")
+
+
+def test_a_resource_of_another_group_is_not_held_against_the_kind() -> None:
+    # Only resource.k8s.io resources name the kind they hold; `resourceslices` of another group says nothing.
+    body = review(claim_with_selector('device.driver == "x"'), kind="ResourceClaim", resource="resourceslices")
+    body["request"]["resource"]["group"] = "example.com"
+    response = client_for().post("/validate/selectors", json=body).get_json()["response"]
+    assert (response["allowed"], response.get("status")) == (True, None)
