@@ -14,7 +14,7 @@ from webhook.admission.review import BadReview, check_content_type
     " Application/JSON ;x=y",
 ])
 def test_json_with_any_parameters_is_accepted(content_type: str) -> None:
-    assert check_content_type(content_type) is None
+    check_content_type(content_type)  # no BadReview
 
 
 @pytest.mark.parametrize("content_type", ["application/yaml; charset=utf-8", "text/plain", "", None])
