@@ -1,4 +1,4 @@
-"""The admission endpoint's checks of a review's media type and of its resource against its kind, at their edges."""
+"""The admission endpoint at its edges: the media type, a resource against its kind, the compile-cache budget."""
 
 from __future__ import annotations
 
@@ -6,7 +6,10 @@ import pytest
 
 from tests.builders import claim_with_selector
 from tests.webhook.reliability.test_fail_closed import client_for, review
-from webhook.admission.review import BadReview, check_content_type
+from webhook.admission import handlers
+from webhook.admission.review import BadReview, GroupVersionKind, GroupVersionResource, Request, check_content_type
+from webhook.budget import COMPILED_BYTES_FIXED, COMPILED_BYTES_PER_TEXT_BYTE, CompileCacheBudget
+from webhook.policy import Policy
 
 
 @pytest.mark.parametrize("content_type", [
@@ -31,3 +34,13 @@ def test_a_resource_of_another_group_is_not_held_against_the_kind() -> None:
     body["request"]["resource"]["group"] = "example.com"
     response = client_for().post("/validate/selectors", json=body).get_json()["response"]
     assert (response["allowed"], response.get("status")) == (True, None)
+
+
+def test_a_served_review_notes_what_it_compiled_in_the_webhooks_cache_budget() -> None:
+    expression = 'device.driver == "x"'
+    cache = CompileCacheBudget()
+    req = Request("uid-c", GroupVersionKind("resource.k8s.io", "v1", "ResourceClaim"),
+                  GroupVersionResource("resource.k8s.io", "v1", "resourceclaims"), "CREATE",
+                  claim_with_selector(expression))
+    assert handlers.selectors(req, Policy.default(), cache=cache).allowed
+    assert cache.estimated_bytes == len(expression) * COMPILED_BYTES_PER_TEXT_BYTE + COMPILED_BYTES_FIXED
