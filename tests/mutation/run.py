@@ -166,6 +166,26 @@ def tally(package: Package, sample: str | None = None) -> tuple[int, int, int, l
     return killed, counted, unchecked, surviving
 
 
+def kept_results(package: Package) -> dict[Path, dict[str, int | None]]:
+    """Every mutant's exit code from the package's earlier runs, by meta file."""
+    metas = (BUILD / package.name / "mutants").rglob("*.py.meta")
+    return {meta: json.loads(meta.read_text())["exit_code_by_key"] for meta in metas}
+
+
+def restore_results(before: dict[Path, dict[str, int | None]]) -> None:
+    """Put back the earlier results a run by name wiped: mutmut rewrites each meta file with no result for the
+    mutants it was not asked to run, which would drop a package's full run after a `--survivors` or `--sample`."""
+    for meta, codes in before.items():
+        if not meta.exists():
+            continue
+        data = json.loads(meta.read_text())
+        now: dict[str, int | None] = data["exit_code_by_key"]
+        for name, code in codes.items():
+            if code is not None and name in now and now[name] is None:
+                now[name] = code
+        meta.write_text(json.dumps(data))
+
+
 def report(packages: list[Package], sample: str | None = None) -> int:
     worst = 1.0
     for package in packages:
@@ -222,8 +242,10 @@ def main(argv: list[str] | None = None) -> int:
             if args.survivors and not names:
                 print(f"{package.name}: no surviving mutants to re-test")
                 continue
+            before = kept_results(package) if names else {}
             subprocess.run([str(mutmut), "run", "--max-children", str(args.jobs), *names], cwd=work, env=env,
                            check=False)
+            restore_results(before)
     return report(chosen, args.sample)
 
 
