@@ -4,11 +4,14 @@ mutmut tests each mutant in a process forked from one that has already imported 
 run, executed) the tests. Whatever draguard and celext cached there (compiled selectors and their answers
 per device, parsed trees, regexes, decoded values) would answer for the mutant without running its code, and
 the mutant would "survive". Each mutant's test session therefore starts with every such cache emptied.
+
+It also freezes the fork server's heap after its warm-up collection (see `pytest_sessionfinish`).
 """
 
 from __future__ import annotations
 
 import functools
+import gc
 import sys
 
 import pytest
@@ -24,3 +27,11 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         for value in list(vars(module).values()):
             if isinstance(value, functools._lru_cache_wrapper):
                 value.cache_clear()
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    # The fork server's warm-up is a collect-only session. Freezing what it built (imported modules, collected
+    # tests) keeps each forked mutant's garbage collections, which pytest forces twice per session, to the
+    # objects that mutant's own tests make: about 1 s less per mutant on this code base.
+    if session.config.option.collectonly:
+        gc.freeze()

@@ -4,7 +4,8 @@
     python tests/mutation/run.py certs-issue fix run those packages only
     python tests/mutation/run.py --report        print the scores of the last runs, run nothing
     python tests/mutation/run.py --survivors fix re-test only last run's survivors (after adding tests)
-    python tests/mutation/run.py rules --only webhook/rules/k8s_names.py   a scoped run: those files only
+    python tests/mutation/run.py rules --only webhook/rules/k8s/names.py   a scoped run: those files only
+    python tests/mutation/run.py rules --sample 7   a sample: only mutants whose number ends in 7 (one in ten)
 
 Each package runs in its own scratch copy (build/mutation/<package>/) whose pyproject.toml carries that
 package's `only_mutate` and test selection, so runs never share or clobber results. The copy's `mutants/`
@@ -19,6 +20,7 @@ Score = killed / (mutants - equivalent listed in tests/mutation/equivalent.md). 
 from __future__ import annotations
 
 import argparse
+import fnmatch
 import json
 import os
 import re
@@ -63,10 +65,12 @@ PACKAGES = (
                                                  "tests/limits/test_cert_time_limits.py")),
     Package("fix", ("webhook/fix.py",), ("tests/webhook/test_fix.py", "tests/webhook/test_fix_readback.py",
                                          "tests/webhook/test_fix_spelling.py", "tests/webhook/test_fix_edges.py",
+                                         "tests/webhook/test_fix_rewrites.py",
                                          "tests/webhook/commands/test_lint.py",
                                          "tests/webhook/rules/test_selectors_fix_semantics.py")),
     Package("admission", ("webhook/admission/*",), ("tests/webhook/admission", "tests/webhook/test_app.py",
                                                      "tests/webhook/test_json_logs.py",
+                                                     "tests/webhook/reliability/test_fail_closed.py",
                                                      "tests/limits/test_admission_limits.py",
                                                      "tests/limits/test_warning_limits.py")),
     Package("rules", ("webhook/rules/*",), ("tests/webhook/rules", "tests/limits/test_slice_limits.py",
@@ -127,8 +131,14 @@ def equivalent() -> set[str]:
     return set(re.findall(r"^\| `([\w.]+__mutmut_\d+)`", EQUIVALENT.read_text(), re.MULTILINE))
 
 
-def tally(package: Package) -> tuple[int, int, int, list[str]] | None:
-    """(killed, counted, not checked, surviving names) from a package's last run, or None when it has not run."""
+def sample_pattern(digits: str) -> str:
+    """mutmut's name filter for the mutants whose number ends in `digits` (one in ten per digit given)."""
+    return f"*__mutmut_*{digits}"
+
+
+def tally(package: Package, sample: str | None = None) -> tuple[int, int, int, list[str]] | None:
+    """(killed, counted, not checked, surviving names) from a package's last run, or None when it has not run.
+    With `sample`, only the mutants of that sample are counted."""
     metas = sorted((BUILD / package.name / "mutants").rglob("*.py.meta"))
     if not metas:
         return None
@@ -137,7 +147,7 @@ def tally(package: Package) -> tuple[int, int, int, list[str]] | None:
     for meta in metas:
         codes: dict[str, int | None] = json.loads(meta.read_text())["exit_code_by_key"]
         for name, code in codes.items():
-            if name in skip:
+            if name in skip or (sample and not fnmatch.fnmatchcase(name, sample_pattern(sample))):
                 continue
             status = status_by_exit_code[code]
             if status == "skipped":
@@ -156,10 +166,30 @@ def tally(package: Package) -> tuple[int, int, int, list[str]] | None:
     return killed, counted, unchecked, surviving
 
 
-def report(packages: list[Package]) -> int:
+def kept_results(package: Package) -> dict[Path, dict[str, int | None]]:
+    """Every mutant's exit code from the package's earlier runs, by meta file."""
+    metas = (BUILD / package.name / "mutants").rglob("*.py.meta")
+    return {meta: json.loads(meta.read_text())["exit_code_by_key"] for meta in metas}
+
+
+def restore_results(before: dict[Path, dict[str, int | None]]) -> None:
+    """Put back the earlier results a run by name wiped: mutmut rewrites each meta file with no result for the
+    mutants it was not asked to run, which would drop a package's full run after a `--survivors` or `--sample`."""
+    for meta, codes in before.items():
+        if not meta.exists():
+            continue
+        data = json.loads(meta.read_text())
+        now: dict[str, int | None] = data["exit_code_by_key"]
+        for name, code in codes.items():
+            if code is not None and name in now and now[name] is None:
+                now[name] = code
+        meta.write_text(json.dumps(data))
+
+
+def report(packages: list[Package], sample: str | None = None) -> int:
     worst = 1.0
     for package in packages:
-        result = tally(package)
+        result = tally(package, sample)
         if result is None:
             print(f"{package.name:14} not run")
             continue
@@ -167,7 +197,8 @@ def report(packages: list[Package]) -> int:
         score = killed / counted if counted else 1.0
         worst = min(worst, score) if not unchecked else 0.0
         note = f", {unchecked} not checked (run stopped, or mutmut's child raised)" if unchecked else ""
-        print(f"{package.name:14} {score:6.1%} killed ({killed}/{counted}, {len(surviving)} surviving{note})")
+        scope = f", sample of mutants numbered *{sample}" if sample else ""
+        print(f"{package.name:14} {score:6.1%} killed ({killed}/{counted}, {len(surviving)} surviving{note}{scope})")
         for name in surviving:
             print(f"    survived: {name}")
     return 0 if worst >= TARGET else 1
@@ -181,8 +212,15 @@ def main(argv: list[str] | None = None) -> int:
                         help="re-test only the mutants that survived the last run (after adding tests)")
     parser.add_argument("--only", nargs="+", metavar="FILE",
                         help="mutate only these files of the chosen package (a scoped run; scores say so)")
+    parser.add_argument("--sample", metavar="DIGITS",
+                        help="run and score only the mutants whose number ends in DIGITS (e.g. 7: one in ten, "
+                             "37: one in a hundred); a quick estimate, reported as a sample")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="mutants tested at once (default: cores)")
     args = parser.parse_args(argv)
+    if args.sample is not None and not args.sample.isdigit():
+        parser.error("--sample takes digits, e.g. --sample 7")
+    if args.sample and args.survivors:
+        parser.error("--sample and --survivors cannot be combined")
     by_name = {p.name: p for p in PACKAGES}
     unknown = [n for n in args.packages if n not in by_name]
     if unknown:
@@ -199,12 +237,16 @@ def main(argv: list[str] | None = None) -> int:
             env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", **dict(package.env)}
             last = tally(package) if args.survivors else None
             names = [n.split(" ")[0] for n in last[3]] if last else []
+            if args.sample:
+                names = [sample_pattern(args.sample)]
             if args.survivors and not names:
                 print(f"{package.name}: no surviving mutants to re-test")
                 continue
+            before = kept_results(package) if names else {}
             subprocess.run([str(mutmut), "run", "--max-children", str(args.jobs), *names], cwd=work, env=env,
                            check=False)
-    return report(chosen)
+            restore_results(before)
+    return report(chosen, args.sample)
 
 
 if __name__ == "__main__":
