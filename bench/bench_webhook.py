@@ -278,7 +278,7 @@ def cpu_line(result: tls_load.Result) -> str:
     server, client = result.per_request(result.server_cpu), result.per_request(result.client_cpu)
     return (f"CPU per request: server {ms(server)}, client {ms(client)} (cores busy: server "
             f"{result.server_cpu / result.seconds:.2f}, client {result.client_cpu / result.seconds:.2f} of "
-            f"{os.cpu_count()})")
+            f"{os.cpu_count()}); connections per worker {result.spread_text()}")
 
 
 def front_line(result: tls_load.Result, in_process: float) -> str:
