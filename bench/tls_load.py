@@ -57,6 +57,11 @@ class Result:
     seconds: float
     server_cpu: float  # seconds, all workers, over the window
     client_cpu: float  # seconds, all load processes, over the window
+    spread: tuple[int, ...] = ()  # the load's connections each worker holds, most first
+
+    def spread_text(self) -> str:
+        """`5/3`: the kernel spreads connections over the workers by a hash; a worker serves those it holds."""
+        return "/".join(map(str, self.spread)) or "unknown"
 
     @property
     def rps(self) -> float:
@@ -124,6 +129,7 @@ def _run(load: Load, barrier: Any, out: Any) -> None:
         conn.send(load.request, 0.0)
         while not (conn.flush() and conn.receive(load.expect)):
             time.sleep(0.001)  # set-up only: polling is fine here
+    out.put([conn.sock.getsockname()[1] for conn in conns])
     barrier.wait()
     cpu0 = _cpu_self()
     start = time.perf_counter()
@@ -209,6 +215,7 @@ def drive(load: Load, master: int, processes: int) -> Result:
     children = [multiprocessing.Process(target=_run, args=(load, barrier, out)) for _ in range(processes)]
     for child in children:
         child.start()
+    held = spread(workers, load.port, {port for _ in children for port in out.get()})  # all connected, none started
     barrier.wait()
     server0 = cpu_seconds(workers)
     latencies: list[float] = []
@@ -220,4 +227,26 @@ def drive(load: Load, master: int, processes: int) -> Result:
     server = cpu_seconds(workers) - server0
     for child in children:
         child.join()
-    return Result(latencies, load.seconds, server, client)
+    return Result(latencies, load.seconds, server, client, held)
+
+
+def spread(workers: list[int], port: int, clients: set[int]) -> tuple[int, ...]:
+    """How many of the connections from the local ports `clients` to `port` each worker holds (from /proc)."""
+    inodes: dict[str, int] = {}  # socket inode -> worker
+    for pid in workers:
+        for fd in Path(f"/proc/{pid}/fd").iterdir():
+            try:
+                target = os.readlink(fd)
+            except OSError:
+                continue
+            if target.startswith("socket:["):
+                inodes[target[8:-1]] = pid
+    held = dict.fromkeys(workers, 0)
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        for line in Path(table).read_text().splitlines()[1:]:
+            fields = line.split()
+            local, remote, inode = fields[1], fields[2], fields[9]
+            ours = int(local.rsplit(":", 1)[1], 16) == port and int(remote.rsplit(":", 1)[1], 16) in clients
+            if ours and inode in inodes:
+                held[inodes[inode]] += 1
+    return tuple(sorted(held.values(), reverse=True))

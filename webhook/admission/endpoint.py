@@ -13,6 +13,7 @@ rejects) instead of this process deciding to fail open or closed on its own.
 
 from __future__ import annotations
 
+import gc
 import json
 import logging
 import os
@@ -95,7 +96,10 @@ def answer_review(path: str, state: State, *, length: int | None, content_type: 
     try:
         req = review.parse(read_body(length, content_type, stream))
         uid = req.uid
+        clears = state.compile_cache.clears if state.compile_cache is not None else 0
         answer = handler(req, state.policy.current(), budget=state.budget, cache=state.compile_cache)
+        if state.compile_cache is not None and state.compile_cache.clears != clears:
+            collect_cleared()
         payload, code = review.answer(uid, answer, req.api_version), 200
     except BadReview as err:
         payload, code, error, uid = review.refusal(err), err.code, err.message, err.uid
@@ -113,6 +117,13 @@ def answer_review(path: str, state: State, *, length: int | None, content_type: 
         note_expiry(state.tls)
     _record(path, code, latency, uid=uid, req=req, answer=answer, error=error, failure=failure)
     return code, data
+
+
+def collect_cleared() -> None:
+    """A full collection right after celext's caches were cleared. The workers make collections rare
+    (`serve.YOUNG_GC_THRESHOLD`), so the cleared selectors' reference cycles would otherwise wait in the oldest
+    generation: over 8,000 distinct selectors a worker grew 89 -> 101 MiB without this, stayed at 88-90 with it."""
+    gc.collect()
 
 
 def read_body(length: int | None, content_type: str | None, stream: BodyStream) -> bytes:
