@@ -15,6 +15,7 @@ import ast as pyast
 from dataclasses import dataclass, field
 from typing import Any
 
+from celpy import celtypes
 from lark import Token, Tree
 
 from celext.syntax.tree import string_value
@@ -150,6 +151,11 @@ def _literal_value(token: Token) -> tuple[str, Any]:
     return "null", None
 
 
+# A `const` node (a literal the parser decoded, celext.syntax.parser's lean shape): its kind by value class.
+_CONST_KINDS: dict[type, str] = {celtypes.IntType: "int", celtypes.UintType: "uint", celtypes.DoubleType: "double",
+                                 celtypes.StringType: "string", celtypes.BoolType: "bool", type(None): "null"}
+
+
 class _Builder:
     def __init__(self, text: str) -> None:
         self.text = text
@@ -215,6 +221,8 @@ class _Builder:
         if data == "ident":
             return Ident(self.new_id(), _start(kids[0]) if kids[0].start_pos is not None else _start(node), node,
                          name=str(kids[0]))
+        if data == "const":
+            return self.const(node)
         if data == "literal":
             kind, value = _literal_value(kids[0])
             start = kids[0].start_pos if kids[0].start_pos is not None else _start(node)
@@ -233,6 +241,20 @@ class _Builder:
         if data == "paren_expr":
             return self.build(kids[0])
         raise BuildError(f"unsupported syntax: {data}", _start(node))
+
+    def const(self, node: Any) -> Literal:
+        """The Literal of a decoded literal: the value as `_literal_value` reads the token (a node's span is its
+        token's; bytes are read from the text again, as before)."""
+        value = node.children[0]
+        kind = _CONST_KINDS.get(type(value), "bytes")
+        start = _start(node)
+        if kind == "bytes":
+            kind, plain = _literal_value(Token("BYTES_LIT", self.text[start:_end(node)]))
+        else:
+            plain = None if value is None else (bool(value) if kind == "bool" else
+                                                float(value) if kind == "double" else
+                                                str(value) if kind == "string" else int(value))
+        return Literal(self.new_id(), start, node, kind=kind, value=plain)
 
     def unary(self, node: Any) -> Expr:
         op_node, operand_tree = node.children

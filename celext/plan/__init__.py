@@ -90,10 +90,13 @@ def _emit_deep(prepared: Prepared) -> tuple[Emitter, list[str]]:
 
 
 def plan(prepared: Prepared) -> Plan:
-    try:
-        emitter, lines = _emit(prepared)
-    except RecursionError:
+    if prepared.deep:  # sized up front from the parser's height bound: no failed first run
         emitter, lines = _emit_deep(prepared)
+    else:
+        try:
+            emitter, lines = _emit(prepared)
+        except RecursionError:  # a safety net only: the height bound is meant to send such trees above
+            emitter, lines = _emit_deep(prepared)
     header = ["def evaluate(device, driver, limit):",
               "    B = device.get('basic') or device if type(device) is dict else rt_body(device)",
               "    if type(B) is not dict:",
