@@ -24,10 +24,9 @@ from __future__ import annotations
 import gc
 from typing import Any
 
+from celpy.evaluation import CELEvalError
 from lark import Token, Tree
 from lark.tree import Meta
-
-from celpy.evaluation import CELEvalError
 
 from celext.errors import CompileError
 from celext.syntax import literals
@@ -188,8 +187,7 @@ class _Parser:
         self.depth += 1
         if self.depth > MAX_RECURSION_DEPTH:
             raise CompileError(RECURSION_LIMIT_EXCEEDED)
-        if self.depth > self.deepest:
-            self.deepest = self.depth
+        self.deepest = max(self.deepest, self.depth)
         condition = self.atom(0)
         depth = 0
         if condition is None:
