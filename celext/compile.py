@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import gc
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -37,7 +38,7 @@ from celext.syntax.grammar import parse_lean
 from celext.syntax.refusals import refuse
 from celext.syntax.rewrite import MAX_EXPANDED_NODES, TOO_EXPANDED, expanded_size, rewrite
 
-__all__ = ["MAX_LENGTH", "Path", "Prepared", "gc_paused", "parse", "prepare", "typecheck"]
+__all__ = ["MAX_LENGTH", "Laps", "Path", "Prepared", "gc_paused", "lap", "parse", "prepare", "typecheck"]
 
 # Tree levels a walk may meet before it needs more Python frames than the default recursion limit leaves (the
 # deepest walks spend about five frames a level): deeper trees are walked on headroom's thread from the start,
@@ -117,15 +118,30 @@ def typecheck(expression: str, tree: Tree[Token]) -> CheckedExpr:
     return checked
 
 
-def prepare(expression: str, *, cost_limit: int = COST_LIMIT) -> Prepared:
+Laps = dict[str, float]  # stage name -> CPU seconds, filled when a caller asks (bench_celext_compile)
+
+
+def lap(laps: Laps | None, stage: str, start: float) -> float:
+    """Add the CPU time since `start` to `stage` in `laps` (when timing) and return the time now."""
+    if laps is None:
+        return 0.0
+    now = time.process_time()
+    laps[stage] = laps.get(stage, 0.0) + now - start
+    return now
+
+
+def prepare(expression: str, *, cost_limit: int = COST_LIMIT, laps: Laps | None = None) -> Prepared:
     """parse + rewrite + check + type check + cost estimate; raises CompileError and nothing else
     (CostLimitError when the estimated maximum cost exceeds `cost_limit`, as the API server refuses such a
-    selector). Walks of expressions nested as deep as cel-go allows get recursion headroom."""
+    selector). Walks of expressions nested as deep as cel-go allows get recursion headroom. `laps`, when
+    given, receives the CPU time of each stage."""
     try:
+        start = lap(laps, "parse", 0.0)
         tree, height = parse_lean(expression)
+        lap(laps, "parse", start)
         if height > SHALLOW:
-            return headroom.deep(_prepare, expression, tree, height, cost_limit)
-        return headroom.call(_prepare, expression, tree, height, cost_limit)
+            return headroom.deep(_prepare, expression, tree, height, cost_limit, laps)
+        return headroom.call(_prepare, expression, tree, height, cost_limit, laps)
     except CompileError:
         raise
     except RecursionError:
@@ -134,17 +150,22 @@ def prepare(expression: str, *, cost_limit: int = COST_LIMIT) -> Prepared:
         raise CompileError(f"internal error while compiling: {type(err).__name__}: {err}".splitlines()[0]) from None
 
 
-def _prepare(expression: str, lean: Tree[Token], height: int, cost_limit: int) -> Prepared:
+def _prepare(expression: str, lean: Tree[Token], height: int, cost_limit: int, laps: Laps | None) -> Prepared:
     """The stages after parsing, on the parser's lean tree (already in the collapsed shape both engines walk)."""
+    start = lap(laps, "rewrite", 0.0)
     rewritten = rewrite(lean, expression)
     tree = lean
     if rewritten is not lean:
         tree = collapse(rewritten)  # the rewrite wraps what it substitutes in grammar levels
         if expanded_size(tree) > MAX_EXPANDED_NODES:
             raise CompileError(TOO_EXPANDED)
+    start = lap(laps, "rewrite", start)
     refuse(tree)
+    start = lap(laps, "refuse", start)
     checked = typecheck(expression, lean)
+    start = lap(laps, "check", start)
     cost = estimate(checked)
+    lap(laps, "cost", start)
     if cost[1] > cost_limit:
         raise CostLimitError(TOO_COSTLY, cost=cost)
     return Prepared(expression, tree, checked, cost, height)

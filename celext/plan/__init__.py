@@ -24,7 +24,7 @@ from typing import Any
 from celpy import celtypes
 from celpy.evaluation import CELEvalError
 
-from celext.compile import Prepared
+from celext.compile import Laps, Prepared, lap
 from celext.lib import optional_value as optional
 from celext.plan import overloads
 from celext.plan.emit import PARAMS, Block, Emitter
@@ -89,7 +89,10 @@ def _emit_deep(prepared: Prepared) -> tuple[Emitter, list[str]]:
             sys.setrecursionlimit(old)
 
 
-def plan(prepared: Prepared) -> Plan:
+def plan(prepared: Prepared, laps: Laps | None = None) -> Plan:
+    """Generate and compile the selector's function; `laps`, when given, receives the CPU time of generating
+    the source (`plan`) and of Python's `compile()` (`python compile`)."""
+    start = lap(laps, "plan", 0.0)
     if prepared.deep:  # sized up front from the parser's height bound: no failed first run
         emitter, lines = _emit_deep(prepared)
     else:
@@ -105,6 +108,9 @@ def plan(prepared: Prepared) -> Plan:
     parts = ["\n".join(f) for f in emitter.functions] + ["\n".join(header + lines)]
     source = "\n\n".join(parts) + "\n"
     namespace: dict[str, Any] = {**_RUNTIME, **emitter.constants}
-    exec(compile(source, f"<celext selector {prepared.expression[:60]!r}>", "exec"), namespace)
+    start = lap(laps, "plan", start)
+    code = compile(source, f"<celext selector {prepared.expression[:60]!r}>", "exec")
+    lap(laps, "py compile", start)
+    exec(code, namespace)
     assert PARAMS[0] == "device"
     return Plan(prepared.expression, source, namespace["evaluate"])
