@@ -62,6 +62,7 @@ class Call(Expr):
 class CreateList(Expr):
     elements: list[Expr] = field(default_factory=list)
     optional: frozenset[int] = frozenset()  # indexes of `[?x]` elements
+    constant: str = ""  # the literal kind when every element is a literal of that kind (the parser's constant list)
 
 
 @dataclass(eq=False, slots=True)
@@ -156,6 +157,17 @@ _CONST_KINDS: dict[type, str] = {celtypes.IntType: "int", celtypes.UintType: "ui
                                  celtypes.StringType: "string", celtypes.BoolType: "bool", type(None): "null"}
 
 
+def _plain(kind: str, value: Any) -> Any:
+    """The Python value a Literal of `kind` holds for a decoded CEL value."""
+    if value is None:
+        return None
+    if kind == "bool":
+        return bool(value)
+    if kind == "double":
+        return float(value)
+    return str(value) if kind == "string" else int(value)
+
+
 class _Builder:
     def __init__(self, text: str) -> None:
         self.text = text
@@ -242,18 +254,22 @@ class _Builder:
             return self.build(kids[0])
         raise BuildError(f"unsupported syntax: {data}", _start(node))
 
-    def const(self, node: Any) -> Literal:
+    def const(self, node: Any) -> Expr:
         """The Literal of a decoded literal: the value as `_literal_value` reads the token (a node's span is its
-        token's; bytes are read from the text again, as before)."""
+        token's; bytes are read from the text again, as before). A constant list (celext.syntax.parser's
+        `constant_list`: literals of one kind) is the CreateList of its literals, marked with their kind."""
         value = node.children[0]
-        kind = _CONST_KINDS.get(type(value), "bytes")
         start = _start(node)
+        if type(value) is celtypes.ListType:
+            kind = _CONST_KINDS[type(value[0])]
+            elements: list[Expr] = [Literal(self.new_id(), start, None, kind=kind, value=_plain(kind, v))
+                                    for v in value]
+            return CreateList(self.new_id(), start, node, elements=elements, constant=kind)
+        kind = _CONST_KINDS.get(type(value), "bytes")
         if kind == "bytes":
             kind, plain = _literal_value(Token("BYTES_LIT", self.text[start:_end(node)]))
         else:
-            plain = None if value is None else (bool(value) if kind == "bool" else
-                                                float(value) if kind == "double" else
-                                                str(value) if kind == "string" else int(value))
+            plain = _plain(kind, value)
         return Literal(self.new_id(), start, node, kind=kind, value=plain)
 
     def unary(self, node: Any) -> Expr:

@@ -261,6 +261,12 @@ class _Checker:
             RESOLVED[key] = (result, tuple(matched), self.fresh - numbered)
 
     def check_list(self, node: CreateList, exempt: bool = False) -> None:
+        if node.constant:  # literals of one kind: nothing to join
+            elem_type = _LITERALS[node.constant]
+            for item in node.elements:
+                self.set(item, elem_type)
+            self.set(node, t.list_of(elem_type))
+            return
         elem: Type | None = None
         for i, item in enumerate(node.elements):
             self.check(item)

@@ -171,6 +171,10 @@ class _Coster:
         return total.add(fn_cost)
 
     def cost_list(self, e: CreateList) -> Range:
+        if e.constant:  # literals cost nothing; strings are as long as they are, any other literal one
+            sizes = [len(x.value) for x in e.elements if isinstance(x, Literal)] if e.constant == "string" else [1]
+            self.entries[e.id] = Entry("list", ONE, Range(min(sizes), max(sizes)))
+            return fixed(LIST_CREATE)
         total = ZERO
         item = Range(U64, 0) if e.elements else ZERO
         for element in e.elements:

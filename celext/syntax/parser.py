@@ -24,6 +24,7 @@ from __future__ import annotations
 import gc
 from typing import Any
 
+from celpy import celtypes
 from celpy.evaluation import CELEvalError
 from lark import Token, Tree
 from lark.tree import Meta
@@ -88,6 +89,10 @@ _NO_POSITION.empty = False
 for _name in ("line", "column", "start_pos", "end_line", "end_column", "end_pos"):
     setattr(_NO_POSITION, _name, None)
 
+
+# Lean shape: list literals of this many literals of one kind or more become one constant (`constant_list`).
+CONSTANT_RUN = 16
+_CONSTANT_KINDS = frozenset({"INT_LIT", "UINT_LIT", "FLOAT_LIT", "STRING_LIT", "MLSTRING_LIT", "BOOL_LIT"})
 
 _POSTFIX = frozenset({".", "[", "(", "{"})
 # The levels an operand passes through on its way up, and the tokens after an atom that make a level do more
@@ -339,6 +344,10 @@ class _Parser:
             meta = _span(_point(*lexeme), self.expect(")"))
             return Tree("primary", [Tree("paren_expr", [inner], meta)], meta), depth
         if kind == "[":
+            if self.lean:
+                constant = self.constant_list(lexeme)
+                if constant is not None:
+                    return constant, 0
             items, depth = self.exprlist("]", trailing_comma=True)
             meta = _span(_point(*lexeme), self.expect("]"))
             return Tree("primary", [Tree("list_lit", items, meta)], meta), depth
@@ -349,6 +358,35 @@ class _Parser:
         if kind != "$END":
             self.index -= 1
         raise self.unexpected(lexeme)
+
+    def constant_list(self, opening: Lexeme) -> Node | None:
+        """Lean shape only: a list literal of at least CONSTANT_RUN literals of one kind (`[1, 2, ...]`), after
+        its `[`, as one `const` node holding the list (the value the list literal always has; no element can
+        fail or mix types). None, with nothing consumed, for any other list: it is parsed element by element."""
+        tokens, start = self.tokens, self.index
+        kind = tokens[start][0]
+        if kind not in _CONSTANT_KINDS or self.depth + 1 > MAX_RECURSION_DEPTH:
+            return None  # (an element one level too deep is the recursion error the element-wise parse raises)
+        values: list[Any] = []
+        at = start
+        while tokens[at][0] == kind:
+            value = literals.value_of(kind, tokens[at][1])
+            if isinstance(value, CELEvalError):
+                return None
+            values.append(value)
+            at += 1
+            if tokens[at][0] == ",":
+                at += 1
+            elif tokens[at][0] == "]":
+                break
+            else:
+                return None
+        if tokens[at][0] != "]" or len(values) < CONSTANT_RUN:
+            return None
+        self.index = at + 1
+        self.deepest = max(self.deepest, self.depth + 1)
+        meta = _span(_point(*opening), _point(*tokens[at]))
+        return Tree("primary", [Tree("const", [celtypes.ListType(values)], meta)], meta)
 
     def exprlist(self, close: str, *, trailing_comma: bool = False) -> tuple[list[Node], int]:
         """`[exprlist]` before `close`: no child when empty, else one exprlist node."""
