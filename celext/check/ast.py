@@ -198,6 +198,11 @@ class _Builder:
             node = node.children[0]
             data = "" + node.data
         kids = node.children
+        if data == "const":  # the commonest nodes first
+            return self.const(node)
+        if data == "ident":
+            return Ident(self.new_id(), _start(kids[0]) if kids[0].start_pos is not None else _start(node), node,
+                         name=str(kids[0]))
         if data == "expr":  # c ? a : b
             cond, then, other = (self.build(k) for k in kids)
             return self.call("_?_:_", self.find("?", _end(kids[0])), [cond, then, other], tree=node)
@@ -230,11 +235,6 @@ class _Builder:
             return self.member_call(node)
         if data == "ident_arg":
             return self.global_call(node)
-        if data == "ident":
-            return Ident(self.new_id(), _start(kids[0]) if kids[0].start_pos is not None else _start(node), node,
-                         name=str(kids[0]))
-        if data == "const":
-            return self.const(node)
         if data == "literal":
             kind, value = _literal_value(kids[0])
             start = kids[0].start_pos if kids[0].start_pos is not None else _start(node)
