@@ -69,6 +69,7 @@ class CreateList(Expr):
 class CreateMap(Expr):
     entries: list[tuple[Expr, Expr]] = field(default_factory=list)
     optional: frozenset[int] = frozenset()  # indexes of `{?k: v}` entries
+    constant: bool = False  # keys literals of one kind, values too (the parser's constant map)
 
 
 @dataclass(eq=False, slots=True)
@@ -256,8 +257,9 @@ class _Builder:
 
     def const(self, node: Any) -> Expr:
         """The Literal of a decoded literal: the value as `_literal_value` reads the token (a node's span is its
-        token's; bytes are read from the text again, as before). A constant list (celext.syntax.parser's
-        `constant_list`: literals of one kind) is the CreateList of its literals, marked with their kind."""
+        token's; bytes are read from the text again, as before). A constant list or map (celext.syntax.parser's
+        `constant_list`, `constant_map`: literals of one kind) is the CreateList or CreateMap of its literals,
+        marked."""
         value = node.children[0]
         start = _start(node)
         if type(value) is celtypes.ListType:
@@ -265,6 +267,13 @@ class _Builder:
             elements: list[Expr] = [Literal(self.new_id(), start, None, kind=kind, value=_plain(kind, v))
                                     for v in value]
             return CreateList(self.new_id(), start, node, elements=elements, constant=kind)
+        if type(value) is celtypes.MapType:
+            key_kind, value_kind = (_CONST_KINDS[type(x)] for x in next(iter(value.items())))
+            entries: list[tuple[Expr, Expr]] = [
+                (Literal(self.new_id(), start, None, kind=key_kind, value=_plain(key_kind, k)),
+                 Literal(self.new_id(), start, None, kind=value_kind, value=_plain(value_kind, v)))
+                for k, v in value.items()]
+            return CreateMap(self.new_id(), start, node, entries=entries, constant=True)
         kind = _CONST_KINDS.get(type(value), "bytes")
         if kind == "bytes":
             kind, plain = _literal_value(Token("BYTES_LIT", self.text[start:_end(node)]))

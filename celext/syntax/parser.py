@@ -90,9 +90,12 @@ for _name in ("line", "column", "start_pos", "end_line", "end_column", "end_pos"
     setattr(_NO_POSITION, _name, None)
 
 
-# Lean shape: list literals of this many literals of one kind or more become one constant (`constant_list`).
+# Lean shape: list and map literals of this many literals of one kind or more become one constant
+# (`constant_list`, `constant_map`).
 CONSTANT_RUN = 16
 _CONSTANT_KINDS = frozenset({"INT_LIT", "UINT_LIT", "FLOAT_LIT", "STRING_LIT", "MLSTRING_LIT", "BOOL_LIT"})
+
+_KEY_KINDS = frozenset({"INT_LIT", "UINT_LIT", "STRING_LIT"})
 
 _POSTFIX = frozenset({".", "[", "(", "{"})
 # The levels an operand passes through on its way up, and the tokens after an atom that make a level do more
@@ -352,6 +355,10 @@ class _Parser:
             meta = _span(_point(*lexeme), self.expect("]"))
             return Tree("primary", [Tree("list_lit", items, meta)], meta), depth
         if kind == "{":
+            if self.lean:
+                constant = self.constant_map(lexeme)
+                if constant is not None:
+                    return constant, 0
             entries, depth = self.mapinits()
             meta = _span(_point(*lexeme), self.expect("}"))
             return Tree("primary", [Tree("map_lit", entries, meta)], meta), depth
@@ -387,6 +394,39 @@ class _Parser:
         self.deepest = max(self.deepest, self.depth + 1)
         meta = _span(_point(*opening), _point(*tokens[at]))
         return Tree("primary", [Tree("const", [celtypes.ListType(values)], meta)], meta)
+
+    def constant_map(self, opening: Lexeme) -> Node | None:
+        """`constant_list` for a map literal: at least CONSTANT_RUN entries, distinct keys that are int, uint or
+        string literals of one kind, values literals of one kind; one `const` node holding the map."""
+        tokens, start = self.tokens, self.index
+        key_kind = tokens[start][0]
+        if key_kind not in _KEY_KINDS or self.depth + 1 > MAX_RECURSION_DEPTH:
+            return None
+        value_kind = tokens[start + 2][0] if start + 2 < len(tokens) else ""
+        if value_kind not in _CONSTANT_KINDS:
+            return None
+        found = celtypes.MapType()
+        count, at = 0, start
+        while tokens[at][0] == key_kind and tokens[at + 1][0] == ":" and tokens[at + 2][0] == value_kind:
+            key = literals.value_of(key_kind, tokens[at][1])
+            value = literals.value_of(value_kind, tokens[at + 2][1])
+            if isinstance(key, CELEvalError) or isinstance(value, CELEvalError) or key in found:
+                return None  # (a repeated key is an error where the map is built)
+            found[key] = value
+            count += 1
+            at += 3
+            if tokens[at][0] == ",":
+                at += 1
+            elif tokens[at][0] == "}":
+                break
+            else:
+                return None
+        if tokens[at][0] != "}" or count < CONSTANT_RUN:
+            return None
+        self.index = at + 1
+        self.deepest = max(self.deepest, self.depth + 1)
+        meta = _span(_point(*opening), _point(*tokens[at]))
+        return Tree("primary", [Tree("const", [found], meta)], meta)
 
     def exprlist(self, close: str, *, trailing_comma: bool = False) -> tuple[list[Node], int]:
         """`[exprlist]` before `close`: no child when empty, else one exprlist node."""

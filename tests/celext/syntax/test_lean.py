@@ -79,6 +79,10 @@ def _list(n: int, item: str = "{i}") -> str:
     return "[" + ", ".join(item.format(i=i) for i in range(n)) + "]"
 
 
+def _map(n: int, entry: str = "'k{i}': {i}") -> str:
+    return "{" + ", ".join(entry.format(i=i) for i in range(n)) + "}"
+
+
 @pytest.mark.parametrize(("count", "constant"), [(parser.CONSTANT_RUN - 1, False), (parser.CONSTANT_RUN, True),
                                                  (parser.CONSTANT_RUN + 1, True)])
 def test_lists_of_at_least_constant_run_literals_are_one_constant(count: int, constant: bool) -> None:
@@ -90,7 +94,29 @@ def test_lists_of_at_least_constant_run_literals_are_one_constant(count: int, co
         assert list(primary.children[0].children[0]) == list(range(count))
 
 
+@pytest.mark.parametrize(("count", "constant"), [(parser.CONSTANT_RUN - 1, False), (parser.CONSTANT_RUN, True),
+                                                 (parser.CONSTANT_RUN + 1, True)])
+def test_maps_of_at_least_constant_run_literal_entries_are_one_constant(count: int, constant: bool) -> None:
+    tree, _ = parser.parse_sized(_map(count) + ".size() > 0", lean=True)
+    primary = tree.children[0].children[0].children[0]
+    assert primary.children[0].data == ("const" if constant else "map_lit")
+    if constant:
+        assert dict(primary.children[0].children[0]) == {f"k{i}": i for i in range(count)}
+
+
 @pytest.mark.parametrize("text", [
+    _map(20) + "['k3'] == 3",
+    _map(20, "{i}: 'v{i}'") + "[3] == 'v3'",
+    _map(20, "{i}u: {i}.5") + "[3u] == 3.5",
+    _map(20) + ".exists(k, k == 'k19')",
+    "'k5' in " + _map(20),
+    "device.attributes['d'].s in " + _map(20, "'s{i}': true"),
+    _map(20) + "['nope'] == 1",  # no such key, at run time
+    _map(20, "'k': {i}") + ".size() > 0",  # a repeated key: left to the element-wise parse
+    _map(19) + ", 'k19': 'x'}.size() > 0".replace("}, ", ", ", 1),  # mixed value kinds
+    _map(20, "{i}.5: {i}") + ".size() > 0",  # double keys
+    "device.attributes['d'].l.all(x, " + _map(20, "{i}: true") + "[x])",
+    "{" + ", ".join(f"'k{i}': {i}" for i in range(20)) + ",}.size() == 20",  # trailing comma
     _list(20) + " == " + _list(20),  # elements and positions: every literal kind
     _list(20, "'s{i}'") + ".exists(x, x == 's3')",
     _list(20, "{i}.5") + "[3] == 3.5",
@@ -120,8 +146,11 @@ def test_type_errors_around_constant_lists_are_unchanged(text: str, message: str
         assert found[0] == ("CompileError", message, 1, column)
 
 
-def test_a_constant_list_costs_what_the_list_literal_cost_at_run_time() -> None:
-    text = "device.attributes['d'].l.all(x, x in " + _list(20) + ")"
+@pytest.mark.parametrize("text", [
+    "device.attributes['d'].l.all(x, x in " + _list(20) + ")",
+    "device.attributes['d'].l.all(x, " + _map(20, "{i}: true") + "[x])",
+])
+def test_a_constant_aggregate_costs_what_the_literal_cost_at_run_time(text: str) -> None:
     assert _cheapest_limits(text) == _cheapest_limits_elementwise(text)
 
 
