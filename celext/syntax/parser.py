@@ -15,6 +15,10 @@ Limits, as cel-go's parser has them with its default options:
   operators goes more than 250 deep (cel-go's AST builder counts those while it recurses).
 Both errors carry no position, as in cel-go (`<input>:-1:0`).
 
+`parse_sized(text, lean=True)` builds the collapsed shape the compile stages walk instead (what
+`celext.reference.collapse` makes of the full tree: no single-child levels, literals decoded into `const` nodes;
+long list and map literals of literals one `const` each, celext.syntax.constants) and bounds the tree's height.
+
 Beyond the Lark grammar: optional list elements and map entries (`[?x]`, `{?k: v}`, cel-go's OptionalTypes
 syntax) are `opt_expr` nodes wrapping the element or key, and list and map literals may end with a comma.
 """
@@ -22,15 +26,15 @@ syntax) are `opt_expr` nodes wrapping the element or key, and list and map liter
 from __future__ import annotations
 
 import gc
+from collections.abc import Callable
 from typing import Any
 
-from celpy import celtypes
 from celpy.evaluation import CELEvalError
 from lark import Token, Tree
 from lark.tree import Meta
 
 from celext.errors import CompileError
-from celext.syntax import literals
+from celext.syntax import constants, literals
 from celext.syntax.lexer import Lexeme, tokenize
 
 MAX_RECURSION_DEPTH = 250  # cel-go parser.MaxRecursionDepth default
@@ -89,13 +93,6 @@ _NO_POSITION.empty = False
 for _name in ("line", "column", "start_pos", "end_line", "end_column", "end_pos"):
     setattr(_NO_POSITION, _name, None)
 
-
-# Lean shape: list and map literals of this many literals of one kind or more become one constant
-# (`constant_list`, `constant_map`).
-CONSTANT_RUN = 16
-_CONSTANT_KINDS = frozenset({"INT_LIT", "UINT_LIT", "FLOAT_LIT", "STRING_LIT", "MLSTRING_LIT", "BOOL_LIT"})
-
-_KEY_KINDS = frozenset({"INT_LIT", "UINT_LIT", "STRING_LIT"})
 
 _POSTFIX = frozenset({".", "[", "(", "{"})
 # The levels an operand passes through on its way up, and the tokens after an atom that make a level do more
@@ -348,7 +345,7 @@ class _Parser:
             return Tree("primary", [Tree("paren_expr", [inner], meta)], meta), depth
         if kind == "[":
             if self.lean:
-                constant = self.constant_list(lexeme)
+                constant = self.constant(lexeme, constants.constant_list)
                 if constant is not None:
                     return constant, 0
             items, depth = self.exprlist("]", trailing_comma=True)
@@ -356,7 +353,7 @@ class _Parser:
             return Tree("primary", [Tree("list_lit", items, meta)], meta), depth
         if kind == "{":
             if self.lean:
-                constant = self.constant_map(lexeme)
+                constant = self.constant(lexeme, constants.constant_map)
                 if constant is not None:
                     return constant, 0
             entries, depth = self.mapinits()
@@ -366,67 +363,19 @@ class _Parser:
             self.index -= 1
         raise self.unexpected(lexeme)
 
-    def constant_list(self, opening: Lexeme) -> Node | None:
-        """Lean shape only: a list literal of at least CONSTANT_RUN literals of one kind (`[1, 2, ...]`), after
-        its `[`, as one `const` node holding the list (the value the list literal always has; no element can
-        fail or mix types). None, with nothing consumed, for any other list: it is parsed element by element."""
-        tokens, start = self.tokens, self.index
-        kind = tokens[start][0]
-        if kind not in _CONSTANT_KINDS or self.depth + 1 > MAX_RECURSION_DEPTH:
+    def constant(self, opening: Lexeme, scan: Callable[[list[Lexeme], int], tuple[Any, int] | None]) -> Node | None:
+        """Lean shape only: a list or map literal of literals (celext.syntax.constants), after its opening
+        bracket, as one `const` node holding its value; None, with nothing consumed, for any other literal."""
+        if self.depth + 1 > MAX_RECURSION_DEPTH:
             return None  # (an element one level too deep is the recursion error the element-wise parse raises)
-        values: list[Any] = []
-        at = start
-        while tokens[at][0] == kind:
-            value = literals.value_of(kind, tokens[at][1])
-            if isinstance(value, CELEvalError):
-                return None
-            values.append(value)
-            at += 1
-            if tokens[at][0] == ",":
-                at += 1
-            elif tokens[at][0] == "]":
-                break
-            else:
-                return None
-        if tokens[at][0] != "]" or len(values) < CONSTANT_RUN:
+        found = scan(self.tokens, self.index)
+        if found is None:
             return None
-        self.index = at + 1
+        value, close = found
+        self.index = close + 1
         self.deepest = max(self.deepest, self.depth + 1)
-        meta = _span(_point(*opening), _point(*tokens[at]))
-        return Tree("primary", [Tree("const", [celtypes.ListType(values)], meta)], meta)
-
-    def constant_map(self, opening: Lexeme) -> Node | None:
-        """`constant_list` for a map literal: at least CONSTANT_RUN entries, distinct keys that are int, uint or
-        string literals of one kind, values literals of one kind; one `const` node holding the map."""
-        tokens, start = self.tokens, self.index
-        key_kind = tokens[start][0]
-        if key_kind not in _KEY_KINDS or self.depth + 1 > MAX_RECURSION_DEPTH:
-            return None
-        value_kind = tokens[start + 2][0] if start + 2 < len(tokens) else ""
-        if value_kind not in _CONSTANT_KINDS:
-            return None
-        found = celtypes.MapType()
-        count, at = 0, start
-        while tokens[at][0] == key_kind and tokens[at + 1][0] == ":" and tokens[at + 2][0] == value_kind:
-            key = literals.value_of(key_kind, tokens[at][1])
-            value = literals.value_of(value_kind, tokens[at + 2][1])
-            if isinstance(key, CELEvalError) or isinstance(value, CELEvalError) or key in found:
-                return None  # (a repeated key is an error where the map is built)
-            found[key] = value
-            count += 1
-            at += 3
-            if tokens[at][0] == ",":
-                at += 1
-            elif tokens[at][0] == "}":
-                break
-            else:
-                return None
-        if tokens[at][0] != "}" or count < CONSTANT_RUN:
-            return None
-        self.index = at + 1
-        self.deepest = max(self.deepest, self.depth + 1)
-        meta = _span(_point(*opening), _point(*tokens[at]))
-        return Tree("primary", [Tree("const", [found], meta)], meta)
+        meta = _span(_point(*opening), _point(*self.tokens[close]))
+        return Tree("primary", [Tree("const", [value], meta)], meta)
 
     def exprlist(self, close: str, *, trailing_comma: bool = False) -> tuple[list[Node], int]:
         """`[exprlist]` before `close`: no child when empty, else one exprlist node."""

@@ -17,7 +17,7 @@ from celext.compile import SHALLOW, prepare
 from celext.errors import CompileError
 from celext.reference.collapse import collapse
 from celext.selector import Selector
-from celext.syntax import headroom, parser
+from celext.syntax import constants, headroom, parser
 
 from .test_parser import _expressions, difference
 
@@ -28,7 +28,7 @@ DEVICE = {"name": "d", "attributes": {"d/l": {"ints": [1, 2, 3]}, "d/s": {"strin
 def elementwise(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Constant lists off: every list literal parsed element by element (the shape before them)."""
     celext.clear_caches()
-    monkeypatch.setattr(parser, "CONSTANT_RUN", 10**9)
+    monkeypatch.setattr(constants, "CONSTANT_RUN", 10**9)
     yield
     celext.clear_caches()
 
@@ -83,8 +83,8 @@ def _map(n: int, entry: str = "'k{i}': {i}") -> str:
     return "{" + ", ".join(entry.format(i=i) for i in range(n)) + "}"
 
 
-@pytest.mark.parametrize(("count", "constant"), [(parser.CONSTANT_RUN - 1, False), (parser.CONSTANT_RUN, True),
-                                                 (parser.CONSTANT_RUN + 1, True)])
+@pytest.mark.parametrize(("count", "constant"), [(constants.CONSTANT_RUN - 1, False), (constants.CONSTANT_RUN, True),
+                                                 (constants.CONSTANT_RUN + 1, True)])
 def test_lists_of_at_least_constant_run_literals_are_one_constant(count: int, constant: bool) -> None:
     tree, _ = parser.parse_sized(_list(count) + ".size() > 0", lean=True)
     primary = tree.children[0].children[0].children[0]  # relation_gt > member_dot_arg > primary
@@ -94,8 +94,8 @@ def test_lists_of_at_least_constant_run_literals_are_one_constant(count: int, co
         assert list(primary.children[0].children[0]) == list(range(count))
 
 
-@pytest.mark.parametrize(("count", "constant"), [(parser.CONSTANT_RUN - 1, False), (parser.CONSTANT_RUN, True),
-                                                 (parser.CONSTANT_RUN + 1, True)])
+@pytest.mark.parametrize(("count", "constant"), [(constants.CONSTANT_RUN - 1, False), (constants.CONSTANT_RUN, True),
+                                                 (constants.CONSTANT_RUN + 1, True)])
 def test_maps_of_at_least_constant_run_literal_entries_are_one_constant(count: int, constant: bool) -> None:
     tree, _ = parser.parse_sized(_map(count) + ".size() > 0", lean=True)
     primary = tree.children[0].children[0].children[0]
@@ -225,7 +225,7 @@ def _outcomes(text: str) -> list[tuple[Any, ...]]:
 def _outcomes_elementwise(text: str) -> list[tuple[Any, ...]]:
     with pytest.MonkeyPatch.context() as patch:
         celext.clear_caches()
-        patch.setattr(parser, "CONSTANT_RUN", 10**9)
+        patch.setattr(constants, "CONSTANT_RUN", 10**9)
         try:
             return _outcomes(text)
         finally:
@@ -252,7 +252,7 @@ def _cheapest_limits(text: str) -> list[int]:
 
 def _cheapest_limits_elementwise(text: str) -> list[int]:
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(parser, "CONSTANT_RUN", 10**9)
+        patch.setattr(constants, "CONSTANT_RUN", 10**9)
         try:
             return _cheapest_limits(text)
         finally:
