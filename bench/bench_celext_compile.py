@@ -4,7 +4,9 @@ corpus expressions and over adversarial expressions of up to 10 KiB, one shape e
 
 Prints, from one run on a shared machine, the corpus p99 and per shape the p50/p99 of the front end
 (`celext.compile.prepare`: everything but code generation) and of the whole compile, with the ratio of the whole
-compile's p99 to the corpus p99. Issue 14's targets: p99 <= 5 ms over the corpus, <= 50 ms for any 10 KiB shape.
+compile's p99 to the corpus p99; then per shape the median CPU time of each stage (parse, rewrite, refuse, check,
+cost, plan = generating the source, py compile = Python's `compile()` of it). Issue 14's targets: p99 <= 5 ms
+over the corpus, <= 50 ms for any 10 KiB shape.
 Run: .venv/bin/python bench/bench_celext_compile.py   (the corpus set is skipped when ../shared/corpus is absent)
 """
 
@@ -24,9 +26,12 @@ from ruamel.yaml import YAML
 import celext
 
 compile_module = importlib.import_module("celext.compile")
+plan_module = importlib.import_module("celext.plan")
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "cel-expressions.yaml"
 N = 10 * 1024
 RUNS = 9  # per adversarial shape; the p99 of 9 runs is nearly their maximum
+STAGE_RUNS = 3  # per shape, for the stage table
+STAGES = ("parse", "rewrite", "refuse", "check", "cost", "plan", "py compile")
 
 
 def adversarial() -> dict[str, str]:
@@ -70,6 +75,18 @@ def samples(run: Callable[[str], Any], expression: str, runs: int) -> list[float
     return out
 
 
+def stage_times(expression: str) -> dict[str, float]:
+    """Median CPU ms per stage over STAGE_RUNS cold compiles (celext.compile.prepare, then celext.plan.plan)."""
+    runs: list[dict[str, float]] = []
+    for _ in range(STAGE_RUNS):
+        celext.clear_caches()
+        laps: dict[str, float] = {}
+        with contextlib.suppress(celext.CompileError), compile_module.gc_paused():
+            plan_module.plan(compile_module.prepare(expression, laps=laps), laps)
+        runs.append(laps)
+    return {stage: statistics.median(run.get(stage, 0.0) for run in runs) * 1000 for stage in STAGES}
+
+
 def p(values: list[float], q: int) -> float:
     return statistics.quantiles(values, n=100, method="inclusive")[q - 1] if len(values) > 1 else values[0]
 
@@ -97,6 +114,11 @@ def main() -> None:
               f"{p(full, 99):10.1f}ms {ratio}")
         worst = max(worst, (name, p(full, 99)), key=lambda pair: pair[1])
     print(f"slowest shape: {worst[0]} (compile p99 {worst[1]:.1f} ms)")
+    print(f"\nstages, median CPU ms of {STAGE_RUNS} cold compiles")
+    print(f"{'shape':24} " + " ".join(f"{stage:>10}" for stage in STAGES) + f" {'total':>8}")
+    for name, text in adversarial().items():
+        times = stage_times(text)
+        print(f"{name:24} " + " ".join(f"{times[stage]:10.1f}" for stage in STAGES) + f" {sum(times.values()):8.1f}")
 
 
 if __name__ == "__main__":

@@ -1,23 +1,27 @@
 """Compile an expression: the stages in order, once per expression text (cel-go's `Env.Compile`).
 
-- `parse()` (celext.syntax): the parse tree with positions, cached; syntax errors as CompileError.
-- `rewrite()` (celext.syntax.rewrite): `cel.bind` expanded, namespaced calls as dotted global names.
+- `parse_lean()` (celext.syntax.grammar): the parse tree with positions in the collapsed shape both engines walk
+  (no single-child grammar levels, literals decoded), cached, and a bound on its height; syntax errors as
+  CompileError. Trees higher than `SHALLOW` levels go through the later stages on headroom's deep thread.
+- `rewrite()` (celext.syntax.rewrite): `cel.bind` expanded, namespaced calls as dotted global names (then
+  collapsed again: the rewrite wraps substitutions in grammar levels).
 - `refuse()` (celext.syntax.refusals): constructs celext refuses with a reason.
 - `typecheck()`: cel-go's type checker in the DRA environment (`celext.check`): undeclared references,
   undefined fields, calls no overload fits, the DRA result-type rule, with cel-go's texts and positions.
 - the cost estimate (`celext.cost`): a selector whose estimated maximum exceeds 1,000,000 is refused as the
   API server refuses it (`too complex, exceeds cost limit`).
-- `collapse()` (celext.reference.collapse): the tree the engines walk; `device_paths()` (celext.analysis.paths):
-  the device paths it reads, for result memoisation.
+- `device_paths()` (celext.analysis.paths): the device paths the tree reads, only when asked (`Prepared.paths`:
+  the reference engine's memo, `Selector.paths`).
 """
 
 from __future__ import annotations
 
 import gc
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from lark import Token, Tree
 
@@ -30,10 +34,16 @@ from celext.cost.estimator import estimate
 from celext.errors import CompileError, CostLimitError
 from celext.reference.collapse import collapse
 from celext.syntax import MAX_LENGTH, RECURSION_LIMIT_EXCEEDED, headroom, parse
+from celext.syntax.grammar import parse_lean
 from celext.syntax.refusals import refuse
 from celext.syntax.rewrite import MAX_EXPANDED_NODES, TOO_EXPANDED, expanded_size, rewrite
 
-__all__ = ["MAX_LENGTH", "Path", "Prepared", "gc_paused", "parse", "prepare", "typecheck"]
+__all__ = ["MAX_LENGTH", "Laps", "Path", "Prepared", "gc_paused", "lap", "parse", "prepare", "typecheck"]
+
+# Tree levels a walk may meet before it needs more Python frames than the default recursion limit leaves (the
+# deepest walks spend about five frames a level): deeper trees are walked on headroom's thread from the start,
+# rather than failing with RecursionError part-way and starting over.
+SHALLOW = 120
 
 _GC_LOCK = threading.Lock()
 _GC_STATE = {"compiles": 0, "paused": 0}  # compiles running; 1 when they paused the collector (resumed by the last)
@@ -61,14 +71,28 @@ def gc_paused() -> Iterator[None]:
 
 @dataclass(frozen=True, slots=True)
 class Prepared:
-    """An expression ready for evaluation: the tree the reference engine walks, the device paths it reads,
-    the checked AST (every node's type and every call's overload ids) and the static cost estimate."""
+    """An expression ready for evaluation: the tree both engines walk, the checked AST (every node's type and
+    every call's overload ids), the static cost estimate, a bound on the tree's height (walks deeper than
+    `SHALLOW` levels run with recursion headroom from the start) and, on demand, the device paths it reads."""
 
     expression: str
     tree: Tree[Token]
-    paths: frozenset[Path] | None
     checked: CheckedExpr | None = None
     cost: tuple[int, int] = (0, 0)
+    height: int = 0
+    _paths: list[frozenset[Path] | None] = field(default_factory=list, init=False, repr=False, compare=False)
+
+    @property
+    def deep(self) -> bool:
+        return self.height > SHALLOW
+
+    @property
+    def paths(self) -> frozenset[Path] | None:
+        """The device paths the expression reads (`celext.analysis.paths`), derived on first use: only the
+        reference engine's memo and `Selector.paths` need them."""
+        if not self._paths:
+            self._paths.append(headroom.deep(device_paths, self.tree) if self.deep else device_paths(self.tree))
+        return self._paths[0]
 
 
 def _position(expression: str, offset: int) -> tuple[int, int]:
@@ -94,12 +118,30 @@ def typecheck(expression: str, tree: Tree[Token]) -> CheckedExpr:
     return checked
 
 
-def prepare(expression: str, *, cost_limit: int = COST_LIMIT) -> Prepared:
+Laps = dict[str, float]  # stage name -> CPU seconds, filled when a caller asks (bench_celext_compile)
+
+
+def lap(laps: Laps | None, stage: str, start: float) -> float:
+    """Add the CPU time since `start` to `stage` in `laps` (when timing) and return the time now."""
+    if laps is None:
+        return 0.0
+    now = time.process_time()
+    laps[stage] = laps.get(stage, 0.0) + now - start
+    return now
+
+
+def prepare(expression: str, *, cost_limit: int = COST_LIMIT, laps: Laps | None = None) -> Prepared:
     """parse + rewrite + check + type check + cost estimate; raises CompileError and nothing else
     (CostLimitError when the estimated maximum cost exceeds `cost_limit`, as the API server refuses such a
-    selector). Walks of expressions nested as deep as cel-go allows get recursion headroom."""
+    selector). Walks of expressions nested as deep as cel-go allows get recursion headroom. `laps`, when
+    given, receives the CPU time of each stage."""
     try:
-        return headroom.call(_prepare, expression, cost_limit)
+        start = time.process_time()
+        tree, height = parse_lean(expression)
+        lap(laps, "parse", start)
+        if height > SHALLOW:
+            return headroom.deep(_prepare, expression, tree, height, cost_limit, laps)
+        return headroom.call(_prepare, expression, tree, height, cost_limit, laps)
     except CompileError:
         raise
     except RecursionError:
@@ -108,15 +150,22 @@ def prepare(expression: str, *, cost_limit: int = COST_LIMIT) -> Prepared:
         raise CompileError(f"internal error while compiling: {type(err).__name__}: {err}".splitlines()[0]) from None
 
 
-def _prepare(expression: str, cost_limit: int) -> Prepared:
-    raw = parse(expression)
-    rewritten = rewrite(raw, expression)
-    tree = collapse(rewritten)  # the later walks visit the collapsed tree: 3-5x fewer nodes
-    if rewritten is not raw and expanded_size(tree) > MAX_EXPANDED_NODES:
-        raise CompileError(TOO_EXPANDED)
+def _prepare(expression: str, lean: Tree[Token], height: int, cost_limit: int, laps: Laps | None) -> Prepared:
+    """The stages after parsing, on the parser's lean tree (already in the collapsed shape both engines walk)."""
+    start = time.process_time()
+    rewritten = rewrite(lean, expression)
+    tree = lean
+    if rewritten is not lean:
+        tree = collapse(rewritten)  # the rewrite wraps what it substitutes in grammar levels
+        if expanded_size(tree) > MAX_EXPANDED_NODES:
+            raise CompileError(TOO_EXPANDED)
+    start = lap(laps, "rewrite", start)
     refuse(tree)
-    checked = typecheck(expression, raw)
+    start = lap(laps, "refuse", start)
+    checked = typecheck(expression, lean)
+    start = lap(laps, "check", start)
     cost = estimate(checked)
+    lap(laps, "cost", start)
     if cost[1] > cost_limit:
         raise CostLimitError(TOO_COSTLY, cost=cost)
-    return Prepared(expression, tree, device_paths(tree), checked, cost)
+    return Prepared(expression, tree, checked, cost, height)

@@ -86,7 +86,7 @@ def _wire_lookup(body: Mapping[str, Any], driver: str, path: Path) -> Any:
 class Selector:
     """A compiled DRA device selector. Thread-safe; create it with `celext.compile()`."""
 
-    __slots__ = ("_activation", "_cost_limit", "_functions", "_keyer", "_lock", "_memo", "_paths", "_plan",
+    __slots__ = ("_activation", "_cost_limit", "_functions", "_keyed", "_keyer", "_lock", "_memo", "_paths", "_plan",
                  "_prepared", "_seen", "engine", "expression")
 
     def __init__(self, prepared: Prepared, *, cost_limit: int = COST_LIMIT, engine: str = "compiled") -> None:
@@ -97,8 +97,11 @@ class Selector:
         self._plan: Plan | None = plan(prepared) if engine == "compiled" else None
         self._seen = DeviceMemo(SEEN_SIZE)  # compiled engine: answers per device object (celext.runtime.memo)
         self._prepared = prepared
-        self._paths: tuple[Path, ...] | None = None if prepared.paths is None else tuple(sorted(prepared.paths))
-        self._keyer = None if self._paths is None else _keyer(self._paths)
+        self._paths: tuple[Path, ...] | None = None
+        self._keyer: Callable[[Index], Any] | None = None
+        self._keyed = False  # the compiled engine derives the memo's paths only for a to_device() value
+        if engine == "reference":
+            self._key_paths()
         self._activation = Activation(functions=dict(FUNCTIONS))
         self._functions = dict(self._activation.functions)  # flattened once, shared by every evaluation
         self._cost_limit = cost_limit
@@ -167,6 +170,8 @@ class Selector:
             if answer.__class__ is str:
                 raise EvaluationError(answer)
             return bool(answer)
+        if not self._keyed:
+            self._key_paths()
         if type(device) is Device and device.index is not None and self._keyer is not None:
             # The fast path: a converted device (convert once, evaluate many selectors); keys are interned
             # ints, so the lookup hashes in C.
@@ -191,6 +196,12 @@ class Selector:
         if isinstance(cached, str):
             raise EvaluationError(cached)
         return bool(cached)
+
+    def _key_paths(self) -> None:
+        paths = self._prepared.paths  # derived from the tree on first use (celext.compile.Prepared)
+        self._paths = None if paths is None else tuple(sorted(paths))
+        self._keyer = None if self._paths is None else _keyer(self._paths)
+        self._keyed = True
 
     def _key(self, device: Mapping[str, Any], driver: str) -> Any:
         assert self._paths is not None and self._keyer is not None

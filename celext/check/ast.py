@@ -15,6 +15,7 @@ import ast as pyast
 from dataclasses import dataclass, field
 from typing import Any
 
+from celpy import celtypes
 from lark import Token, Tree
 
 from celext.syntax.tree import string_value
@@ -61,12 +62,14 @@ class Call(Expr):
 class CreateList(Expr):
     elements: list[Expr] = field(default_factory=list)
     optional: frozenset[int] = frozenset()  # indexes of `[?x]` elements
+    constant: str = ""  # the literal kind when every element is a literal of that kind (the parser's constant list)
 
 
 @dataclass(eq=False, slots=True)
 class CreateMap(Expr):
     entries: list[tuple[Expr, Expr]] = field(default_factory=list)
     optional: frozenset[int] = frozenset()  # indexes of `{?k: v}` entries
+    constant: bool = False  # keys literals of one kind, values too (the parser's constant map)
 
 
 @dataclass(eq=False, slots=True)
@@ -150,6 +153,22 @@ def _literal_value(token: Token) -> tuple[str, Any]:
     return "null", None
 
 
+# A `const` node (a literal the parser decoded, celext.syntax.parser's lean shape): its kind by value class.
+_CONST_KINDS: dict[type, str] = {celtypes.IntType: "int", celtypes.UintType: "uint", celtypes.DoubleType: "double",
+                                 celtypes.StringType: "string", celtypes.BoolType: "bool", type(None): "null"}
+
+
+def _plain(kind: str, value: Any) -> Any:
+    """The Python value a Literal of `kind` holds for a decoded CEL value."""
+    if value is None:
+        return None
+    if kind == "bool":
+        return bool(value)
+    if kind == "double":
+        return float(value)
+    return str(value) if kind == "string" else int(value)
+
+
 class _Builder:
     def __init__(self, text: str) -> None:
         self.text = text
@@ -180,6 +199,11 @@ class _Builder:
             node = node.children[0]
             data = "" + node.data
         kids = node.children
+        if data == "const":  # the commonest nodes first
+            return self.const(node)
+        if data == "ident":
+            return Ident(self.new_id(), _start(kids[0]) if kids[0].start_pos is not None else _start(node), node,
+                         name=str(kids[0]))
         if data == "expr":  # c ? a : b
             cond, then, other = (self.build(k) for k in kids)
             return self.call("_?_:_", self.find("?", _end(kids[0])), [cond, then, other], tree=node)
@@ -212,9 +236,6 @@ class _Builder:
             return self.member_call(node)
         if data == "ident_arg":
             return self.global_call(node)
-        if data == "ident":
-            return Ident(self.new_id(), _start(kids[0]) if kids[0].start_pos is not None else _start(node), node,
-                         name=str(kids[0]))
         if data == "literal":
             kind, value = _literal_value(kids[0])
             start = kids[0].start_pos if kids[0].start_pos is not None else _start(node)
@@ -233,6 +254,32 @@ class _Builder:
         if data == "paren_expr":
             return self.build(kids[0])
         raise BuildError(f"unsupported syntax: {data}", _start(node))
+
+    def const(self, node: Any) -> Expr:
+        """The Literal of a decoded literal: the value as `_literal_value` reads the token (a node's span is its
+        token's; bytes are read from the text again, as before). A constant list or map (celext.syntax.parser's
+        `constant_list`, `constant_map`: literals of one kind) is the CreateList or CreateMap of its literals,
+        marked."""
+        value = node.children[0]
+        start = _start(node)
+        if type(value) is celtypes.ListType:
+            kind = _CONST_KINDS[type(value[0])]
+            elements: list[Expr] = [Literal(self.new_id(), start, None, kind=kind, value=_plain(kind, v))
+                                    for v in value]
+            return CreateList(self.new_id(), start, node, elements=elements, constant=kind)
+        if type(value) is celtypes.MapType:
+            key_kind, value_kind = (_CONST_KINDS[type(x)] for x in next(iter(value.items())))
+            entries: list[tuple[Expr, Expr]] = [
+                (Literal(self.new_id(), start, None, kind=key_kind, value=_plain(key_kind, k)),
+                 Literal(self.new_id(), start, None, kind=value_kind, value=_plain(value_kind, v)))
+                for k, v in value.items()]
+            return CreateMap(self.new_id(), start, node, entries=entries, constant=True)
+        kind = _CONST_KINDS.get(type(value), "bytes")
+        if kind == "bytes":
+            kind, plain = _literal_value(Token("BYTES_LIT", self.text[start:_end(node)]))
+        else:
+            plain = _plain(kind, value)
+        return Literal(self.new_id(), start, node, kind=kind, value=plain)
 
     def unary(self, node: Any) -> Expr:
         op_node, operand_tree = node.children

@@ -261,6 +261,12 @@ class _Checker:
             RESOLVED[key] = (result, tuple(matched), self.fresh - numbered)
 
     def check_list(self, node: CreateList, exempt: bool = False) -> None:
+        if node.constant:  # literals of one kind: nothing to join
+            elem_type = _LITERALS[node.constant]
+            for item in node.elements:
+                self.set(item, elem_type)
+            self.set(node, t.list_of(elem_type))
+            return
         elem: Type | None = None
         for i, item in enumerate(node.elements):
             self.check(item)
@@ -269,6 +275,15 @@ class _Checker:
         self.set(node, t.list_of(elem if elem is not None else self.new_var()))
 
     def check_map(self, node: CreateMap) -> None:
+        if node.constant:  # keys literals of one kind, values too: nothing to join
+            first_key, first_value = node.entries[0]
+            assert isinstance(first_key, Literal) and isinstance(first_value, Literal)
+            key_kind, value_kind = _LITERALS[first_key.kind], _LITERALS[first_value.kind]
+            for key, value in node.entries:
+                self.set(key, key_kind)
+                self.set(value, value_kind)
+            self.set(node, t.map_of(key_kind, value_kind))
+            return
         key_type: Type | None = None
         value_type: Type | None = None
         for i, (key, value) in enumerate(node.entries):

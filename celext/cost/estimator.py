@@ -171,6 +171,9 @@ class _Coster:
         return total.add(fn_cost)
 
     def cost_list(self, e: CreateList) -> Range:
+        if e.constant:  # literals cost nothing
+            self.entries[e.id] = Entry("list", ONE, _literal_sizes(e.elements))
+            return fixed(LIST_CREATE)
         total = ZERO
         item = Range(U64, 0) if e.elements else ZERO
         for element in e.elements:
@@ -180,6 +183,10 @@ class _Coster:
         return total.add(fixed(LIST_CREATE))
 
     def cost_map(self, e: CreateMap) -> Range:
+        if e.constant:  # literals cost nothing
+            key = _literal_sizes([k for k, _ in e.entries])
+            self.entries[e.id] = Entry("map", key, _literal_sizes([v for _, v in e.entries]))
+            return fixed(MAP_CREATE)
         total = ZERO
         key = Range(U64, 0) if e.entries else ZERO
         val = Range(U64, 0) if e.entries else ZERO
@@ -254,6 +261,14 @@ class _Coster:
             return ONE.add(arg_sum), None
         cost, size, includes_args = found
         return (cost if includes_args else cost.add(arg_sum)), size
+
+
+def _literal_sizes(literals: list[Expr]) -> Range:
+    """The size range of literals of one kind: strings as long as they are, any other literal one."""
+    if isinstance(literals[0], Literal) and literals[0].kind == "string":
+        sizes = [len(x.value) for x in literals if isinstance(x, Literal)]
+        return Range(min(sizes), max(sizes))
+    return ONE
 
 
 def _literal_size(e: Expr) -> Range | None:

@@ -11,15 +11,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 U64 = 2**64 - 1
 STRING_TRAVERSAL = 0.1  # cel-go common.StringTraversalCostFactor
 REGEX_LENGTH = 0.25  # common.RegexStringLengthCostFactor
 LIST_CREATE, MAP_CREATE = 10, 30
-
-
-def _add(x: int, y: int) -> int:
-    return min(x + y, U64)
 
 
 def _mul(x: int, y: int) -> int:
@@ -33,13 +30,17 @@ def _factor(x: int, f: float) -> int:
     return U64 if value >= 2**64 else int(value)
 
 
-@dataclass(frozen=True, slots=True)
-class Range:
+class Range(NamedTuple):
+    """(min, max); a tuple, not a dataclass: the estimator makes a few per node, and a tuple is built faster."""
+
     min: int
     max: int
 
     def add(self, other: Range) -> Range:
-        return Range(_add(self.min, other.min), _add(self.max, other.max))
+        if not (other.min or other.max):
+            return self
+        low, high = self.min + other.min, self.max + other.max
+        return Range(low if low < U64 else U64, high if high < U64 else U64)
 
     def mul(self, other: Range) -> Range:
         return Range(_mul(self.min, other.min), _mul(self.max, other.max))
@@ -48,7 +49,9 @@ class Range:
         return Range(_factor(self.min, f), _factor(self.max, f))
 
     def union(self, other: Range) -> Range:
-        return Range(min(self.min, other.min), max(self.max, other.max))
+        low = self.min if self.min < other.min else other.min
+        high = self.max if self.max > other.max else other.max
+        return Range(low, high)
 
 
 ZERO = Range(0, 0)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import sys
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -24,7 +25,7 @@ from typing import Any
 from celpy import celtypes
 from celpy.evaluation import CELEvalError
 
-from celext.compile import Prepared
+from celext.compile import Laps, Prepared, lap
 from celext.lib import optional_value as optional
 from celext.plan import overloads
 from celext.plan.emit import PARAMS, Block, Emitter
@@ -89,11 +90,17 @@ def _emit_deep(prepared: Prepared) -> tuple[Emitter, list[str]]:
             sys.setrecursionlimit(old)
 
 
-def plan(prepared: Prepared) -> Plan:
-    try:
-        emitter, lines = _emit(prepared)
-    except RecursionError:
+def plan(prepared: Prepared, laps: Laps | None = None) -> Plan:
+    """Generate and compile the selector's function; `laps`, when given, receives the CPU time of generating
+    the source (`plan`) and of Python's `compile()` (`py compile`)."""
+    start = time.process_time()
+    if prepared.deep:  # sized up front from the parser's height bound: no failed first run
         emitter, lines = _emit_deep(prepared)
+    else:
+        try:
+            emitter, lines = _emit(prepared)
+        except RecursionError:  # a safety net only: the height bound is meant to send such trees above
+            emitter, lines = _emit_deep(prepared)
     header = ["def evaluate(device, driver, limit):",
               "    B = device.get('basic') or device if type(device) is dict else rt_body(device)",
               "    if type(B) is not dict:",
@@ -102,6 +109,9 @@ def plan(prepared: Prepared) -> Plan:
     parts = ["\n".join(f) for f in emitter.functions] + ["\n".join(header + lines)]
     source = "\n\n".join(parts) + "\n"
     namespace: dict[str, Any] = {**_RUNTIME, **emitter.constants}
-    exec(compile(source, f"<celext selector {prepared.expression[:60]!r}>", "exec"), namespace)
+    start = lap(laps, "plan", start)
+    code = compile(source, f"<celext selector {prepared.expression[:60]!r}>", "exec")
+    lap(laps, "py compile", start)
+    exec(code, namespace)
     assert PARAMS[0] == "device"
     return Plan(prepared.expression, source, namespace["evaluate"])

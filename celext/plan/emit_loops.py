@@ -77,7 +77,8 @@ def _size(node: Tree[Any]) -> int:
     pending, count = [node], 0
     while pending:
         current = pending.pop()
-        if current.data not in FREE and not str(current.data).startswith("relation_"):
+        counted = current.data not in FREE and not str(current.data).startswith("relation_")
+        if counted or (current.data == "const" and isinstance(current.children[0], (list, dict))):  # (an aggregate)
             count += 1
         children = [c for c in current.children if isinstance(c, Tree)]
         if current.data == "member_dot_arg" and str(current.children[1]) in MACRO_FORMS:

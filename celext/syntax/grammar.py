@@ -65,12 +65,23 @@ def _syntax_hint(expression: str) -> str:
 @functools.lru_cache(maxsize=2048)
 def parse(expression: str) -> Tree[Token]:
     """The parse tree (shared and cached: never mutate it). Raises CompileError, never anything else."""
+    return _parse(expression, lean=False)[0]
+
+
+@functools.lru_cache(maxsize=64)
+def parse_lean(expression: str) -> tuple[Tree[Token], int]:
+    """The parse tree in the collapsed shape the compile stages walk (`parser.parse_sized(lean=True)`) and a bound
+    on its height; shared and cached: never mutate it. Raises CompileError, never anything else."""
+    return _parse(expression, lean=True)
+
+
+def _parse(expression: str, *, lean: bool) -> tuple[Tree[Token], int]:
     if len(expression) > MAX_LENGTH:
         raise CompileError(f"Too long: may not be more than {MAX_LENGTH} bytes")
     if not expression.strip():
         raise CompileError("Syntax error: the expression is empty", line=1, column=1)
     try:
-        return headroom.call(parser.parse, expression)
+        return headroom.call(functools.partial(parser.parse_sized, lean=lean), expression)
     except CompileError as err:
         if err.message.startswith("Syntax error:"):
             raise CompileError(err.message + _syntax_hint(expression), line=err.line, column=err.column) from None

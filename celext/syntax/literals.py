@@ -87,7 +87,11 @@ def _integer(text: str) -> int:
 
 def value(token: Token) -> Any:
     """The CEL value of a literal token (celtypes), or a CELEvalError for a literal no CEL value has."""
-    kind, text = token.type, str(token)
+    return value_of(token.type, str(token))
+
+
+def value_of(kind: str, text: str) -> Any:
+    """`value()` of a token of this kind and text."""
     try:
         if kind == "INT_LIT":
             number = _integer(text)

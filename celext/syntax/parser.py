@@ -15,6 +15,10 @@ Limits, as cel-go's parser has them with its default options:
   operators goes more than 250 deep (cel-go's AST builder counts those while it recurses).
 Both errors carry no position, as in cel-go (`<input>:-1:0`).
 
+`parse_sized(text, lean=True)` builds the collapsed shape the compile stages walk instead (what
+`celext.reference.collapse` makes of the full tree: no single-child levels, literals decoded into `const` nodes;
+long list and map literals of literals one `const` each, celext.syntax.constants) and bounds the tree's height.
+
 Beyond the Lark grammar: optional list elements and map entries (`[?x]`, `{?k: v}`, cel-go's OptionalTypes
 syntax) are `opt_expr` nodes wrapping the element or key, and list and map literals may end with a comma.
 """
@@ -22,12 +26,15 @@ syntax) are `opt_expr` nodes wrapping the element or key, and list and map liter
 from __future__ import annotations
 
 import gc
+from collections.abc import Callable
 from typing import Any
 
+from celpy.evaluation import CELEvalError
 from lark import Token, Tree
 from lark.tree import Meta
 
 from celext.errors import CompileError
+from celext.syntax import constants, literals
 from celext.syntax.lexer import Lexeme, tokenize
 
 MAX_RECURSION_DEPTH = 250  # cel-go parser.MaxRecursionDepth default
@@ -98,14 +105,27 @@ _ATOMS = _LITERALS | {"IDENT"}
 _REVERSED = tuple(_CHAIN[level:][::-1] for level in range(len(_CHAIN)))
 
 
-class _Parser:
-    __slots__ = ("depth", "index", "text", "tokens")
+def _literal(token: Token, meta: Meta, lean: bool) -> Node:
+    """A literal node; in the lean shape a `const` node holding its CEL value (as collapse() makes it), unless
+    the literal has no CEL value (then it stays, to fail where it is evaluated)."""
+    if lean:
+        value = literals.value(token)
+        if not isinstance(value, CELEvalError):
+            return Tree("const", [value], meta)
+    return Tree("literal", [token], meta)
 
-    def __init__(self, text: str, tokens: list[Lexeme]) -> None:
+
+class _Parser:
+    __slots__ = ("deepest", "depth", "index", "lean", "links", "text", "tokens")
+
+    def __init__(self, text: str, tokens: list[Lexeme], lean: bool) -> None:
         self.text = text
         self.tokens = tokens
         self.index = 0
         self.depth = 0  # how deep `expr` is entered now
+        self.deepest = 0  # the deepest `expr` was entered
+        self.links = 0  # `&&`/`||` links and unary operators: tree levels cel-go's chain depth does not count
+        self.lean = lean  # build the collapsed shape (no single-child grammar levels, literals as `const`)
 
     # ---- tokens
 
@@ -151,14 +171,17 @@ class _Parser:
             return None
         self.index += 1
         _, text, start, line, column = lexeme
+        lean = self.lean
         if kind == "BOOL_LIT":
             meta = _NO_POSITION
-            node = Tree("literal", [_token("BOOL_LIT", text)], meta)
+            node = _literal(_token("BOOL_LIT", text), meta, lean)
         else:
             meta = _point(*lexeme) if kind in ("MLSTRING_LIT", "BYTES_LIT") else _one_line(text, start, line, column)
             token = _token(kind, text, start, line, column, meta.end_line, meta.end_column, meta.end_pos)
-            node = Tree("ident" if kind == "IDENT" else "literal", [token], meta)
+            node = Tree("ident", [token], meta) if kind == "IDENT" else _literal(token, meta, lean)
         node = Tree("primary", [node], meta)
+        if lean:
+            return node
         for name in _REVERSED[level]:
             node = Tree(name, [node], meta)
         return node
@@ -169,6 +192,7 @@ class _Parser:
         self.depth += 1
         if self.depth > MAX_RECURSION_DEPTH:
             raise CompileError(RECURSION_LIMIT_EXCEEDED)
+        self.deepest = max(self.deepest, self.depth)
         condition = self.atom(0)
         depth = 0
         if condition is None:
@@ -181,28 +205,30 @@ class _Parser:
             node = Tree("expr", [condition, then, otherwise], _span(condition.meta, otherwise.meta))
             depth = 1 + max(depth, then_depth, other_depth)
         else:
-            node = Tree("expr", [condition], condition.meta)
+            node = condition if self.lean else Tree("expr", [condition], condition.meta)
         self.depth -= 1
         return node, depth
 
     def conditionalor(self) -> tuple[Node, int]:
         left, depth = self.operand(1, self.conditionaland)
-        node = Tree("conditionalor", [left], left.meta)
+        node = left if self.lean else Tree("conditionalor", [left], left.meta)
         while self.peek() == "||":
             self.index += 1
             right, right_depth = self.operand(1, self.conditionaland)
             node = Tree("conditionalor", [node, right], _span(node.meta, right.meta))
             depth = max(depth, right_depth)
+            self.links += 1
         return node, depth
 
     def conditionaland(self) -> tuple[Node, int]:
         left, depth = self.operand(2, self.relation)
-        node = Tree("conditionaland", [left], left.meta)
+        node = left if self.lean else Tree("conditionaland", [left], left.meta)
         while self.peek() == "&&":
             self.index += 1
             right, right_depth = self.operand(2, self.relation)
             node = Tree("conditionaland", [node, right], _span(node.meta, right.meta))
             depth = max(depth, right_depth)
+            self.links += 1
         return node, depth
 
     def operand(self, level: int, parse: Any) -> tuple[Node, int]:
@@ -220,7 +246,7 @@ class _Parser:
 
     def _binary(self, level: str, operators: dict[str, str], next_level: int, operand: Any) -> tuple[Node, int]:
         left, depth = self.operand(next_level, operand)
-        node = Tree(level, [left], left.meta)
+        node = left if self.lean else Tree(level, [left], left.meta)
         while True:
             name = operators.get(self.peek())
             if name is None:
@@ -233,16 +259,18 @@ class _Parser:
     def unary(self) -> tuple[Node, int]:
         kind = self.peek()
         if kind in ("!", "-"):
+            self.links += 1
             op = _point(*self.take())
             inner, depth = self.unary()
             sign: Node = Tree("unary_not" if kind == "!" else "unary_neg", [], op)
             return Tree("unary", [sign, inner], _span(op, inner.meta)), depth
         node, depth = self.member()
-        return Tree("unary", [node], node.meta), depth
+        return (node if self.lean else Tree("unary", [node], node.meta)), depth
 
     def member(self) -> tuple[Node, int]:
         first, depth = self.primary()
-        node = Tree("member", [first], first.meta)
+        lean = self.lean
+        node = first if lean else Tree("member", [first], first.meta)
         while True:
             kind = self.peek()
             if kind == ".":
@@ -279,17 +307,17 @@ class _Parser:
                 depth = max(depth, fields_depth)
             else:
                 return node, depth
-            node = Tree("member", [inner], inner.meta)
+            node = inner if lean else Tree("member", [inner], inner.meta)
 
     def primary(self) -> tuple[Node, int]:
         kind, text, start, line, column = lexeme = self.take()
         if kind in _LITERALS:
             if kind == "BOOL_LIT":  # cel-python's lexer callback re-creates these tokens without a position
-                literal = Tree("literal", [_token("BOOL_LIT", text)], _NO_POSITION)
+                literal = _literal(_token("BOOL_LIT", text), _NO_POSITION, self.lean)
                 return Tree("primary", [literal], _NO_POSITION), 0
             meta = _point(*lexeme)
             token = _token(kind, text, start, line, column, meta.end_line, meta.end_column, meta.end_pos)
-            return Tree("primary", [Tree("literal", [token], meta)], meta), 0
+            return Tree("primary", [_literal(token, meta, self.lean)], meta), 0
         if kind == "IDENT":
             token = _token("IDENT", text, start, line, column, line, column + len(text), start + len(text))
             if self.peek() == "(":
@@ -316,16 +344,38 @@ class _Parser:
             meta = _span(_point(*lexeme), self.expect(")"))
             return Tree("primary", [Tree("paren_expr", [inner], meta)], meta), depth
         if kind == "[":
+            if self.lean:
+                constant = self.constant(lexeme, constants.constant_list)
+                if constant is not None:
+                    return constant, 0
             items, depth = self.exprlist("]", trailing_comma=True)
             meta = _span(_point(*lexeme), self.expect("]"))
             return Tree("primary", [Tree("list_lit", items, meta)], meta), depth
         if kind == "{":
+            if self.lean:
+                constant = self.constant(lexeme, constants.constant_map)
+                if constant is not None:
+                    return constant, 0
             entries, depth = self.mapinits()
             meta = _span(_point(*lexeme), self.expect("}"))
             return Tree("primary", [Tree("map_lit", entries, meta)], meta), depth
         if kind != "$END":
             self.index -= 1
         raise self.unexpected(lexeme)
+
+    def constant(self, opening: Lexeme, scan: Callable[[list[Lexeme], int], tuple[Any, int] | None]) -> Node | None:
+        """Lean shape only: a list or map literal of literals (celext.syntax.constants), after its opening
+        bracket, as one `const` node holding its value; None, with nothing consumed, for any other literal."""
+        if self.depth + 1 > MAX_RECURSION_DEPTH:
+            return None  # (an element one level too deep is the recursion error the element-wise parse raises)
+        found = scan(self.tokens, self.index)
+        if found is None:
+            return None
+        value, close = found
+        self.index = close + 1
+        self.deepest = max(self.deepest, self.depth + 1)
+        meta = _span(_point(*opening), _point(*self.tokens[close]))
+        return Tree("primary", [Tree("const", [value], meta)], meta)
 
     def exprlist(self, close: str, *, trailing_comma: bool = False) -> tuple[list[Node], int]:
         """`[exprlist]` before `close`: no child when empty, else one exprlist node."""
@@ -395,9 +445,17 @@ class _Parser:
 
 def parse(text: str) -> Tree[Token]:
     """The parse tree of a CEL expression. Raises CompileError (syntax errors with line and column)."""
+    return parse_sized(text, lean=False)[0]
+
+
+def parse_sized(text: str, *, lean: bool) -> tuple[Tree[Token], int]:
+    """The parse tree in cel-python's shape or, `lean`, in the collapsed shape the engines walk (no
+    single-child grammar levels, literals as `const` nodes: what `celext.reference.collapse` makes of the
+    full tree, built directly), and a bound on the tree's height in nesting levels (how much recursion
+    headroom a walk over it needs). Raises CompileError (syntax errors with line and column)."""
     tokens = tokenize(text)
     tokens.append(("$END", "", len(text), 0, 0))
-    parser = _Parser(text, tokens)
+    parser = _Parser(text, tokens, lean)
     # A 10 KiB expression is tens of thousands of tree nodes, none garbage: cyclic collections while they are
     # created only cost time (about a third of it).
     collecting = gc.isenabled()
@@ -411,4 +469,6 @@ def parse(text: str) -> Tree[Token]:
         raise parser.unexpected(tokens[parser.index])
     if depth > MAX_RECURSION_DEPTH:
         raise CompileError(MAX_DEPTH_EXCEEDED)
-    return tree  # type: ignore[no-any-return]
+    # Levels: cel-go's chain depth, plus up to three per nesting (`primary > list_lit > exprlist`, ...), plus
+    # the `&&`/`||` links and unary operators it does not count (all of them: an upper bound).
+    return tree, depth + 3 * parser.deepest + parser.links
