@@ -11,13 +11,13 @@ reports errors at (the operator, the `.`, the `(` of a call) and the lark node i
 
 from __future__ import annotations
 
-import ast as pyast
 from dataclasses import dataclass, field
 from typing import Any
 
 from celpy import celtypes
 from lark import Token, Tree
 
+from celext.syntax.literals import decode_bytes
 from celext.syntax.tree import string_value
 
 __all__ = ["ACCU", "Call", "Comprehension", "CreateList", "CreateMap", "Expr", "Ident", "Literal", "Select",
@@ -143,11 +143,10 @@ def _literal_value(token: Token) -> tuple[str, Any]:
     if kind in ("STRING_LIT", "MLSTRING_LIT"):
         return "string", string_value(text)
     if kind == "BYTES_LIT":
-        try:
-            decoded = pyast.literal_eval(text)
-        except (ValueError, SyntaxError):
-            decoded = None
-        return "bytes", decoded if isinstance(decoded, bytes) else None
+        try:  # CEL's escapes, not Python's (`\X41`, `\u00e9` as UTF-8, no `\N{...}`)
+            return "bytes", decode_bytes(text)
+        except ValueError:
+            return "bytes", None
     if kind == "BOOL_LIT":
         return "bool", text == "true"
     return "null", None
