@@ -359,7 +359,12 @@ def _absent(facts: Facts, inventory: Inventory, device_class: str) -> tuple[dict
     candidates = inventory.candidates(device_class)
     failing: dict[object, str | None] = {}
     hits: dict[str, list[tuple[int, ...]]] = {}
-    for group in projections(inventory).groups(candidates, keyed(selector)):
+
+    def lacks(device: Device) -> bool:  # a test of driver and published names only (Projections.groups)
+        return any((name or refs[i].qualified_on(device.driver)) not in device.attributes
+                   for i, name in enumerate(names))
+
+    for group in projections(inventory).groups(candidates, keyed(selector), where=lacks):
         device = group.first
         published = device.attributes
         lacking = tuple(i for i, name in enumerate(names) if (name or refs[i].qualified_on(device.driver))

@@ -21,7 +21,7 @@ selector of another driver reads).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -52,10 +52,10 @@ def filed(table: Mapping[str, Any], driver: str) -> frozenset[tuple[str, str]]:
 
 @dataclass(frozen=True, slots=True)
 class _Shape:
-    """Candidates alike in all that decides a read's absence: driver, verdict, published names, filed pairs."""
+    """Candidates alike in all that decides a read's absence: driver, published names, filed pairs. (The
+    verdict is read only for the shapes a caller keeps: it costs a conversion check per device.)"""
 
     driver: str
-    verdict: str | None
     names: frozenset[str]  # Device.attributes: what `lacking` is computed from
     attributes: frozenset[tuple[str, str]]
     capacity: frozenset[tuple[str, str]]
@@ -74,7 +74,7 @@ class Group:
 class Projections:
     """Per inventory: each device's value at each path a selector reads, interned as a small int."""
 
-    __slots__ = ("_groups", "_ids", "_rows", "_shapes")
+    __slots__ = ("_filed", "_groups", "_ids", "_rows", "_shapes")
 
     def __init__(self) -> None:
         self._ids: dict[Any, int] = {ABSENT: 0}
@@ -82,30 +82,41 @@ class Projections:
         # id(candidates) -> (the list, kept so the id is not reused; its shapes with their positions; its length)
         self._shapes: dict[int, tuple[Sequence[Device], list[tuple[_Shape, list[int]]], int]] = {}
         self._groups: dict[tuple[int, tuple[Path, ...] | None], list[Group]] = {}
+        self._filed: dict[tuple[str, tuple[Any, ...]], frozenset[tuple[str, str]]] = {}  # per key layout
 
-    def groups(self, candidates: Sequence[Device], paths: tuple[Path, ...] | None) -> list[Group]:
-        """`candidates` grouped for a selector reading `paths` (from `keyed`), in order of first member."""
+    def groups(self, candidates: Sequence[Device], paths: tuple[Path, ...] | None,
+               where: Callable[[Device], bool] | None = None) -> list[Group]:
+        """`candidates` grouped for a selector reading `paths` (from `keyed`), in order of first member.
+
+        `where`, a test that depends only on a device's driver and published names (equal across a shape),
+        leaves out the shapes whose devices fail it before any of their devices is read: a fleet's devices
+        mostly publish everything a selector reads, and reading them all is what the grouping saves. Results
+        with `where` are not cached here (callers memoise per selector)."""
         shapes = self._shapes_of(candidates)
         cache_key = (id(candidates), paths)
-        found = self._groups.get(cache_key)
+        found = self._groups.get(cache_key) if where is None else None
         if found is not None:
             return found
         if paths is None:
-            found = [Group(d, None, (i,)) for i, d in enumerate(candidates)]
+            found = [Group(d, None, (i,)) for i, d in enumerate(candidates) if where is None or where(d)]
         else:
             found = []
             for shape, indexes in shapes:
-                constant = [self._constant(shape, path) for path in paths]
-                if None not in constant:  # nothing to read: all of the shape's devices project alike
-                    key = (shape.driver, shape.verdict, *constant)
-                    found.append(Group(candidates[indexes[0]], key, tuple(indexes)))
+                if where is not None and not where(candidates[indexes[0]]):
                     continue
+                constant = [self._constant(shape, path) for path in paths]
                 split: dict[tuple[Any, ...], list[int]] = {}
-                for i in indexes:
-                    split.setdefault(self.key(candidates[i], paths), []).append(i)
+                if None not in constant:  # nothing to read: the shape's devices project alike but for the verdict
+                    for i in indexes:
+                        key = (shape.driver, self._verdict(candidates[i]), *constant)
+                        split.setdefault(key, []).append(i)
+                else:
+                    for i in indexes:
+                        split.setdefault(self.key(candidates[i], paths), []).append(i)
                 found += [Group(candidates[ix[0]], key, tuple(ix)) for key, ix in split.items()]
             found.sort(key=lambda group: group.indexes[0])
-        self._groups[cache_key] = found
+        if where is None:
+            self._groups[cache_key] = found
         return found
 
     def _shapes_of(self, candidates: Sequence[Device]) -> list[tuple[_Shape, list[int]]]:
@@ -115,15 +126,26 @@ class Projections:
         # Another list of the same id before, or this one grown since (an inventory filled page by page).
         for cache_key in [k for k in list(self._groups) if k[0] == id(candidates)]:
             del self._groups[cache_key]
-        shapes: dict[_Shape, list[int]] = {}
+        # Keyed by plain tuples (a frozen dataclass per device costs more than the rest of this loop).
+        shapes: dict[tuple[str, frozenset[str], frozenset[tuple[str, str]], frozenset[tuple[str, str]]], list[int]] = {}
+        filed_of = self._filed_of
         for i, device in enumerate(candidates):
             fields = body(device.raw)
-            shape = _Shape(device.driver, self._verdict(device), device.attributes,
-                           filed(entries(fields, "attributes"), device.driver),
-                           filed(entries(fields, "capacity"), device.driver))
-            shapes.setdefault(shape, []).append(i)
-        self._shapes[id(candidates)] = (candidates, list(shapes.items()), len(candidates))
+            driver = device.driver
+            layout = (driver, device.attributes, filed_of(entries(fields, "attributes"), driver),
+                      filed_of(entries(fields, "capacity"), driver))
+            shapes.setdefault(layout, []).append(i)
+        held_shapes = [(_Shape(*layout), indexes) for layout, indexes in shapes.items()]
+        self._shapes[id(candidates)] = (candidates, held_shapes, len(candidates))
         return self._shapes[id(candidates)][1]
+
+    def _filed_of(self, table: Mapping[str, Any], driver: str) -> frozenset[tuple[str, str]]:
+        """`filed(table, driver)`, once per (driver, key layout): devices of one model list the same keys."""
+        layout = (driver, tuple(table))
+        found = self._filed.get(layout)
+        if found is None:
+            found = self._filed[layout] = filed(table, driver)
+        return found
 
     def _constant(self, shape: _Shape, path: Path) -> int | None:
         """The value id `path` has on every device of `shape`, when the shape decides it (else None)."""
