@@ -360,17 +360,13 @@ def _absent(facts: Facts, inventory: Inventory, device_class: str) -> tuple[dict
     failing: dict[object, str | None] = {}
     hits: dict[str, list[tuple[int, ...]]] = {}
 
-    def lacks(device: Device) -> bool:  # a test of driver and published names only (Projections.groups)
-        return any((name or refs[i].qualified_on(device.driver)) not in device.attributes
-                   for i, name in enumerate(names))
+    def lacking_of(device: Device) -> tuple[int, ...]:  # driver and published names only (Projections.groups)
+        return tuple(i for i, name in enumerate(names) if (name or refs[i].qualified_on(device.driver))
+                     not in device.attributes)
 
-    for group in projections(inventory).groups(candidates, keyed(selector), where=lacks):
+    for group in projections(inventory).groups(candidates, keyed(selector), where=lambda d: bool(lacking_of(d))):
         device = group.first
-        published = device.attributes
-        lacking = tuple(i for i, name in enumerate(names) if (name or refs[i].qualified_on(device.driver))
-                        not in published)
-        if not lacking:
-            continue
+        lacking = lacking_of(device)
         if group.key is None:
             qualified = _failing_read(selector, [refs[i] for i in lacking], device)
         else:
