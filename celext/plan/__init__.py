@@ -27,7 +27,7 @@ from celpy.evaluation import CELEvalError
 
 from celext.compile import Laps, Prepared, lap
 from celext.lib import optional_value as optional
-from celext.plan import overloads
+from celext.plan import overloads, steps
 from celext.plan.emit import PARAMS, Block, Emitter
 from celext.plan.typed import Typed
 from celext.runtime import ops, wire
@@ -48,6 +48,7 @@ _RUNTIME: dict[str, Any] = {
     "INT": celtypes.IntType, "NEW_INT": int.__new__, "UINT": celtypes.UintType, "DOUBLE": celtypes.DoubleType,
     "rt_includes": ops.includes, "rt_includes_raw": wire.includes, "rt_impl_error": overloads.impl_error,
     "rt_converted": wire.converted, "rt_has_domain": wire.has_domain,
+    "rt_and": steps.and_step, "rt_or": steps.or_step, "rt_not_bool": steps.not_bool, "rt_iterable": steps.iterable,
 }
 
 

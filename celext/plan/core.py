@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -12,16 +12,35 @@ from lark import Tree
 from celext.plan.typed import Typed
 
 
-@dataclass
+@dataclass(eq=False)
 class Block:
+    """Lines at one indentation level of one generated function. `known` names the values (device reads) this
+    block has computed: they are reused by the block's later lines and by the blocks nested in it, never by
+    an enclosing block (a nested block may not run, or may stop half-way)."""
+
     lines: list[str]
     depth: int
+    parent: Block | None = None
+    known: dict[Hashable, str] = field(default_factory=dict)
 
     def add(self, line: str) -> None:
         self.lines.append("    " * self.depth + line)
 
     def inner(self) -> Block:
-        return Block(self.lines, self.depth + 1)
+        return Block(self.lines, self.depth + 1, self)
+
+    def recall(self, key: Hashable) -> str | None:
+        block: Block | None = self
+        while block is not None:
+            found = block.known.get(key)
+            if found is not None:
+                return found
+            block = block.parent
+        return None
+
+    def remember(self, key: Hashable, name: str) -> str:
+        self.known[key] = name
+        return name
 
 
 # Parameters every generated function takes (the split-off ones too): the wire device, its driver, the cost

@@ -22,6 +22,7 @@ from celpy.evaluation import CELEvalError
 from lark import Token, Tree
 
 from celext.env import MACRO_FORMS
+from celext.plan import steps
 from celext.plan.core import PARAMS, Block, call_args
 from celext.plan.device import device_path
 from celext.plan.emit_device import DeviceEmitter, device_table
@@ -40,6 +41,7 @@ _NOTHING: Any = object()
 _NOT_FOLDED = frozenset({"lists.range"})
 _INT_ARITH = {"addition_add": "__add__", "addition_sub": "__sub__", "multiplication_mul": "__mul__"}
 _INT_MIN, _INT_MAX = -(2**63), 2**63 - 1
+BOOL = celtypes.BoolType
 
 
 class Emitter(DeviceEmitter, LoopEmitter, TypedEmitter):
@@ -138,38 +140,66 @@ class Emitter(DeviceEmitter, LoopEmitter, TypedEmitter):
         return self._logic(node, block, scope, decisive=True)
 
     def _logic(self, node: Tree[Any], block: Block, scope: dict[str, str], *, decisive: bool) -> str:
-        if len(node.children) != 2:
+        """A chain of `&&` (or of `||`) operands, however grouped, as one flat sequence: each operand's lines,
+        then one line folding it into the running result `p` (celext.plan.steps) that leaves the chain when
+        it decides. Operands after the first run inside `while True:` so that leaving is a `break`; the
+        first runs before it, so what it reads stays known to the lines after the chain. Constant operands
+        are folded at compile time."""
+        operands = _chain(node)
+        if operands is None:
             return self._fallback(node, block, scope)
-        left = self.emit(node.children[0], block, scope)
+        stop, go = ("TRUE", "FALSE") if decisive else ("FALSE", "TRUE")
+        step = "rt_or" if decisive else "rt_and"
         out = self.tmp()
-        test = left if decisive else f"not {left}"
-        block.add(f"if {left}.__class__ is BOOL and {test}:")
-        block.inner().add(f"{out} = {left}")
-        block.add("else:")
-        inner = block.inner()
-        right = self.emit(node.children[1], inner, scope)
-        # Here the left operand is not decisive: with two bools the right one is the result.
-        inner.add(f"{out} = {right} if {left}.__class__ is BOOL and {right}.__class__ is BOOL "
-                  f"else rt_logic({left}, {right}, {decisive})")
+        body: Block | None = None  # the loop's block, once a run-time operand opened it
+        certain = True  # every operand TRUE or FALSE itself: so is the result
+        for operand in operands:
+            atom = self.emit(operand, body or block, scope)
+            value = self.constants.get(atom, _NOTHING)
+            if type(value) is BOOL:  # a constant: decides the chain, or is left out
+                if bool(value) is not decisive:
+                    continue
+                if body is None:
+                    return self.const(ops.TRUE if decisive else ops.FALSE)  # decided before anything ran
+                body.add(f"{out} = {stop}")
+                break  # what follows never runs
+            if body is None:
+                block.add(f"{out} = {go}")
+                block.add("while True:")
+                body = block.inner()
+            if self.kinds.get(atom) == "BOOL":  # TRUE or FALSE itself
+                body.add(f"if {atom} is {stop}: {out} = {stop}; break")
+            else:
+                certain = False
+                body.add(f"if {atom} is not {go} and ({atom} is {stop} or ({out} := {step}({out}, {atom})) "
+                         f"is {stop}): {out} = {stop}; break")
+        if body is None:
+            return self.const(ops.FALSE if decisive else ops.TRUE)  # every operand a constant that does not decide
+        body.add("break")
+        if certain:
+            self.kinds[out] = "BOOL"
         return out
 
     def _expr(self, node: Tree[Any], block: Block, scope: dict[str, str]) -> str:
+        """`c ? a : b`: only the chosen branch of a constant condition is generated."""
         if len(node.children) != 3:
             return self._fallback(node, block, scope)
         condition = self.emit(node.children[0], block, scope)
+        if condition in self.constants:
+            value = self.constants[condition]
+            if isinstance(value, BOOL):
+                return self.emit(node.children[1 if value else 2], block, scope)
         out = self.tmp()
-        block.add(f"if isinstance({condition}, BOOL):")
-        inner = block.inner()
-        inner.add(f"if {condition}:")
-        yes = inner.inner()
+        if self.kinds.get(condition) == "BOOL":
+            block.add(f"if {condition}:")
+        else:
+            block.add(f"if not isinstance({condition}, BOOL): {out} = rt_not_bool({condition})")
+            block.add(f"elif {condition}:")
+        yes = block.inner()
         yes.add(f"{out} = {self.emit(node.children[1], yes, scope)}")
-        inner.add("else:")
-        no = inner.inner()
-        no.add(f"{out} = {self.emit(node.children[2], no, scope)}")
-        block.add(f"elif isinstance({condition}, ERROR):")
-        block.inner().add(f"{out} = {condition}")
         block.add("else:")
-        block.inner().add(f"{out} = rt_no_overload()")
+        no = block.inner()
+        no.add(f"{out} = {self.emit(node.children[2], no, scope)}")
         return out
 
     # --- operators ------------------------------------------------------------------------------------
@@ -182,6 +212,7 @@ class Emitter(DeviceEmitter, LoopEmitter, TypedEmitter):
         if driver_test:
             out = self.tmp()
             block.add(f"{out} = {driver_test}")
+            self.kinds[out] = "BOOL"
             return out
         left = self.emit(op.children[0], block, scope)
         table = device_table(right_tree, scope)
@@ -369,3 +400,24 @@ def _elements(node: Tree[Any]) -> list[Any]:
     """The element trees of a list literal (its exprlist, when it has one)."""
     last = node.children[-1] if node.children else None
     return list(last.children) if isinstance(last, Tree) and last.data == "exprlist" else []
+
+
+def _chain(node: Tree[Any]) -> list[Tree[Any]] | None:
+    """The operands, left to right, of a `&&` (or `||`) node and of every node of the same operator nested in
+    it, through parentheses (the operators are associative in CEL, errors included); None for a node that is
+    not binary."""
+    operator = node.data
+    if len(node.children) != 2:
+        return None
+    operands: list[Tree[Any]] = []
+    pending = [node]
+    while pending:
+        current = pending.pop()
+        inner = current
+        while inner.data == "primary" and len(inner.children) == 1 and inner.children[0].data == "paren_expr":
+            inner = inner.children[0].children[0]
+        if inner.data == operator and len(inner.children) == 2:
+            pending.extend(reversed(inner.children))
+        else:
+            operands.append(current)
+    return operands

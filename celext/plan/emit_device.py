@@ -13,42 +13,56 @@ from celext.plan.device import DevicePath, device_path
 
 class DeviceEmitter(EmitterCore):
     def _device(self, path: DevicePath, node: Tree[Any], block: Block, scope: dict[str, str]) -> str:
-        """A constant device path read from the wire form (see celext.plan.device)."""
-        out = self.tmp()
+        """A constant device path read from the wire form (see celext.plan.device), once per block: a read
+        repeated where the first one is known to have run reuses its value."""
         head = path.head
         if head == "driver":
+            out = self.tmp()
             block.add(f"{out} = NEW_STR(STRING, driver or '')")
             self.kinds[out] = "STRING"
             return out
         if head == "allowMultipleAllocations":
+            out = self.tmp()
             block.add(f"{out} = TRUE if B.get('allowMultipleAllocations') is True else FALSE")
+            self.kinds[out] = "BOOL"
             return out
+        known = block.recall(path)
+        if known is not None:
+            return known
+        out = self.tmp()
         table = "A" if head == "attributes" else "C"
         decode = "rt_attribute" if head == "attributes" else "rt_capacity"
         raw = self._lookup(path, table, block)
         if path.kind == "has":
             block.add(f"{out} = FALSE if {raw} is ABSENT else TRUE")
+            self.kinds[out] = "BOOL"
         elif path.kind == "optional":
             block.add(f"{out} = OPT_NONE if {raw} is ABSENT else OPT_OF({decode}({raw}))")
         else:
             block.add(f"{out} = rt_no_key({path.ident!r}) if {raw} is ABSENT else {decode}({raw})")
-        return out
+        return block.remember(path, out)
 
     def _lookup(self, path: DevicePath, table: str, block: Block) -> str:
         """The raw wire entry (or ABSENT): one dict lookup unless the domain is the driver's own. The table is
-        fetched here, where it is needed (a short-circuit may never get here)."""
-        raw = self.tmp()
+        fetched here, where it is first needed (a short-circuit may never get here)."""
+        key = ("raw", path.head, path.domain, path.ident)
+        known = block.recall(key)
+        if known is not None:
+            return known
         field = "attributes" if table == "A" else "capacity"
-        block.add(f"{raw} = B.get({field!r})")
-        block.add(f"if type({raw}) is not dict:")
-        block.inner().add(f"{raw} = rt_entries(B, {field!r})")
-        general = f"rt_lookup({raw}, driver, {path.domain!r}, {path.ident!r})"
+        entries = block.recall(field)
+        if entries is None:
+            entries = block.remember(field, self.tmp())
+            block.add(f"{entries} = B.get({field!r})")
+            block.add(f"if type({entries}) is not dict: {entries} = rt_entries(B, {field!r})")
+        raw = self.tmp()
+        general = f"rt_lookup({entries}, driver, {path.domain!r}, {path.ident!r})"
         if "/" in path.domain:
             block.add(f"{raw} = {general}")
         else:
             qualified = f"{path.domain}/{path.ident}"
-            block.add(f"{raw} = {general} if driver == {path.domain!r} else {raw}.get({qualified!r}, ABSENT)")
-        return raw
+            block.add(f"{raw} = {general} if driver == {path.domain!r} else {entries}.get({qualified!r}, ABSENT)")
+        return block.remember(key, raw)
 
     def _driver_relation(self, operator: str, left_tree: Tree[Any], right_tree: Tree[Any],
                          scope: dict[str, str]) -> str | None:
@@ -64,7 +78,7 @@ class DeviceEmitter(EmitterCore):
         # subclass, so Python asks it first), many times the cost of the builtin comparison.
         constant = str(right_tree.children[0].children[0])
         symbol = "==" if operator == "relation_eq" else "!="
-        return f"TRUE if (driver or '') {symbol} {constant!r} else FALSE"
+        return f"TRUE if (driver or '') {symbol} {constant!r} else FALSE"  # TRUE or FALSE itself
 
 
 def device_table(node: Tree[Any], scope: dict[str, str]) -> str | None:

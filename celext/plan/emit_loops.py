@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from celpy import celtypes
 from lark import Tree
 
 from celext.env import MACRO_FORMS
@@ -14,59 +15,45 @@ from celext.reference.evaluator import FREE, ITERATION_COST
 
 class LoopEmitter(EmitterCore):
     def _comprehension(self, name: str, node: Tree[Any], block: Block, scope: dict[str, str]) -> str:
-        """all / exists / exists_one / map / filter with one iteration variable, as reference.macros runs them."""
+        """all / exists / exists_one / map / filter with one iteration variable, as reference.macros runs them:
+        a target that is not a list or map is an error (celext.plan.steps.iterable); each step charges the
+        budget, then folds the body's value into the result."""
         variable_tree, body_tree = call_args(node)
         variable = str(variable_tree.children[0].children[0])
         target = self.emit(node.children[0], block, scope)
-        out, var, acc = self.tmp(), f"v{next(self._ids)}", self.tmp()
-        inner_scope = {**scope, variable: var}
+        out, var = self.tmp(), f"v{next(self._ids)}"
         step = ITERATION_COST + _size(body_tree)
-        block.add(f"if isinstance({target}, ERROR):")
-        block.inner().add(f"{out} = {target}")
-        block.add(f"elif not isinstance({target}, (LIST, MAP)):")
-        block.inner().add(f"{out} = rt_not_iterable({target})")
-        block.add("else:")
-        outer = block.inner()
-        start = "0" if name in ("exists_one", "existsOne") else "None" if name in ("all", "exists") else "[]"
-        outer.add(f"{acc} = {start}")
+        if type(self.constants.get(target)) in (celtypes.ListType, celtypes.MapType):
+            outer = block
+        else:
+            block.add(f"{out} = rt_iterable({target})")
+            block.add(f"if {out} is None:")
+            outer = block.inner()
+        one = name in ("exists_one", "existsOne")
+        if name in ("all", "exists"):
+            stop, go = ("TRUE", "FALSE") if name == "exists" else ("FALSE", "TRUE")
+            outer.add(f"{out} = {go}")
+        else:
+            acc = self.tmp()
+            outer.add(f"{acc} = {'0' if one else '[]'}")
         outer.add(f"for {var} in {target}:")
         loop = outer.inner()
         self.uses.add("budget")
         loop.add(f"budget.left -= {step}")
-        loop.add("if budget.left < 0:")
-        loop.inner().add("rt_cost_exceeded()")
-        value = self.emit(body_tree, loop, inner_scope)
+        loop.add("if budget.left < 0: rt_cost_exceeded()")
+        value = self.emit(body_tree, loop, {**scope, variable: var})
         if name in ("all", "exists"):
-            decisive = name == "exists"
-            loop.add(f"if isinstance({value}, BOOL):")
-            loop.inner().add(f"if {'' if decisive else 'not '}{value}:")
-            loop.inner().inner().add(f"{out} = {value}")
-            loop.inner().inner().add("break")
-            loop.add(f"elif {acc} is None:")
-            loop.inner().add(f"{acc} = {value} if isinstance({value}, ERROR) else rt_no_overload()")
-            outer.add("else:")
-            outer.inner().add(f"{out} = {acc} if {acc} is not None else {'FALSE' if decisive else 'TRUE'}")
+            fold = "rt_or" if name == "exists" else "rt_and"
+            loop.add(f"if {value} is not {go} and ({value} is {stop} or ({out} := {fold}({out}, {value})) "
+                     f"is {stop}): {out} = {stop}; break")
             return out
-        loop.add(f"if isinstance({value}, ERROR):")
-        loop.inner().add(f"{out} = {value}")
-        loop.inner().add("break")
-        if name in ("exists_one", "existsOne", "filter"):
-            loop.add(f"if not isinstance({value}, BOOL):")
-            loop.inner().add(f"{out} = rt_no_overload()")
-            loop.inner().add("break")
-        if name in ("exists_one", "existsOne"):
-            loop.add(f"if {value}:")
-            loop.inner().add(f"{acc} += 1")
-            result = f"TRUE if {acc} == 1 else FALSE"
-        elif name == "filter":
-            loop.add(f"if {value}:")
-            loop.inner().add(f"{acc}.append({var})")
-            result = f"LIST({acc})"
+        if one or name == "filter":
+            loop.add(f"if not isinstance({value}, BOOL): {out} = rt_not_bool({value}); break")
+            loop.add(f"if {value}: {acc}{' += 1' if one else f'.append({var})'}")
         else:
+            loop.add(f"if isinstance({value}, ERROR): {out} = {value}; break")
             loop.add(f"{acc}.append({value})")
-            result = f"LIST({acc})"
-        outer.add("else:")
-        outer.inner().add(f"{out} = {result}")
+        outer.add(f"else: {out} = {'TRUE if ' + acc + ' == 1 else FALSE' if one else f'LIST({acc})'}")
         return out
 
 

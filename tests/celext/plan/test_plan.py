@@ -163,13 +163,26 @@ def _deepest(make: Any) -> int:
 
 
 def test_nesting_as_deep_as_the_front_end_accepts_compiles_into_flat_functions() -> None:
-    def parens(n: int) -> str:
-        return "device.allowMultipleAllocations || (" * n + 'device.driver == "d.io"' + ")" * n
+    def parens(n: int) -> str:  # `||` and `&&` alternate: no chain to flatten
+        return "".join("device.allowMultipleAllocations || (" if i % 2 else 'device.driver != "x" && ('
+                       for i in range(n)) + 'device.driver == "d.io"' + ")" * n
 
     depth = _deepest(parens)
     assert depth >= 20
     selector = celext.compile(parens(depth))
     assert selector.source is not None and "def _f" in selector.source  # split into functions
+    assert both(parens(depth), {}) is True
+    assert both(parens(depth), {}, "e.io") is False
+    assert both(parens(depth), {"allowMultipleAllocations": True}, "e.io") is True
+
+
+def test_a_chain_of_one_operator_is_one_flat_loop_however_grouped() -> None:
+    def parens(n: int) -> str:
+        return "device.allowMultipleAllocations || (" * n + 'device.driver == "d.io"' + ")" * n
+
+    depth = _deepest(parens)
+    source = celext.compile(parens(depth)).source
+    assert source is not None and "def _f" not in source and source.count("while True:") == 1
     assert both(parens(depth), {}) is True
     assert both(parens(depth), {}, "e.io") is False
     assert both(parens(depth), {"allowMultipleAllocations": True}, "e.io") is True
@@ -218,8 +231,10 @@ def test_a_tree_250_levels_deep_compiles_and_runs() -> None:
     # cel-go accepts 250 levels; today's parser gives up earlier, so the tree is built by hand.
     small = prepare('device.allowMultipleAllocations || device.driver == "d.io"')
     left, tree = small.tree.children
-    for _ in range(250):
-        tree = Tree("conditionalor", [left, Tree("primary", [Tree("paren_expr", [tree])])])
+    other = prepare('device.driver != "x"').tree
+    for i in range(250):  # `||` and `&&` alternate (the outermost is `||`): no chain to flatten
+        tree = Tree("conditionalor" if i % 2 else "conditionaland",
+                    [left if i % 2 else other, Tree("primary", [Tree("paren_expr", [tree])])])
     limit = sys.getrecursionlimit()
     compiled = plan(dataclasses.replace(small, tree=tree))
     assert compiled.source.count("\ndef _f") >= 15  # split into functions, each a few blocks deep
