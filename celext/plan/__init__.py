@@ -20,20 +20,22 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from celpy import celtypes
 from celpy.evaluation import CELEvalError
+from lark import Tree
 
 from celext.compile import Laps, Prepared, lap
 from celext.lib import optional_value as optional
-from celext.plan import overloads, steps
+from celext.plan import closures, overloads, steps
 from celext.plan.emit import PARAMS, Block, Emitter
 from celext.plan.typed import Typed
 from celext.runtime import ops, wire
 
-__all__ = ["Plan", "plan"]
+__all__ = ["COMPACT_NODES", "Plan", "larger_than", "plan"]
 
+T = TypeVar("T")
 Function = Callable[[Any, str, int], Any]  # (wire device, driver, cost limit) -> CEL value or error value
 
 _RUNTIME: dict[str, Any] = {
@@ -79,29 +81,49 @@ def _emit(prepared: Prepared) -> tuple[Emitter, list[str]]:
     return emitter, lines
 
 
-def _emit_deep(prepared: Prepared) -> tuple[Emitter, list[str]]:
-    """_emit for trees deeper than Python's default recursion limit allows: the limit is raised while it runs
-    (Python-to-Python calls use no C stack in CPython 3.11) and put back afterwards."""
+def _deep(walk: Callable[[Any], T], tree: Any) -> T:
+    """A walk of a tree deeper than Python's default recursion limit allows: the limit is raised while it
+    runs (Python-to-Python calls use no C stack in CPython 3.11) and put back afterwards."""
     with _DEEP_LOCK:
         old = sys.getrecursionlimit()
         sys.setrecursionlimit(max(old, DEEP_RECURSION_LIMIT))
         try:
-            return _emit(prepared)
+            return walk(tree)
         finally:
             sys.setrecursionlimit(old)
 
 
-def plan(prepared: Prepared, laps: Laps | None = None) -> Plan:
-    """Generate and compile the selector's function; `laps`, when given, receives the CPU time of generating
-    the source (`plan`) and of Python's `compile()` (`py compile`)."""
+def larger_than(tree: Tree[Any], nodes: int) -> bool:
+    """Has the tree more than `nodes` nodes? (counts no further than that)"""
+    pending, count = [tree], 0
+    while pending:
+        node = pending.pop()
+        count += 1
+        if count > nodes:
+            return True
+        pending.extend(c for c in node.children if isinstance(c, Tree))
+    return False
+
+
+def plan(prepared: Prepared, laps: Laps | None = None, *, compact: bool | None = None) -> Plan:
+    """Generate and compile the selector's function, or build its compact form (celext.plan.closures) when
+    the tree has more than COMPACT_NODES nodes (`compact` forces either form); `laps`, when given, receives
+    the CPU time of generating the source or building the closures (`plan`) and of Python's `compile()`
+    (`py compile`)."""
     start = time.process_time()
+    if compact is None:
+        compact = larger_than(prepared.tree, COMPACT_NODES)
+    if compact:
+        run = _deep(closures.build, prepared.tree) if prepared.deep else closures.build(prepared.tree)
+        lap(laps, "plan", start)
+        return Plan(prepared.expression, COMPACT_SOURCE, _compact_function(run))
     if prepared.deep:  # sized up front from the parser's height bound: no failed first run
-        emitter, lines = _emit_deep(prepared)
+        emitter, lines = _deep(_emit, prepared)
     else:
         try:
             emitter, lines = _emit(prepared)
         except RecursionError:  # a safety net only: the height bound is meant to send such trees above
-            emitter, lines = _emit_deep(prepared)
+            emitter, lines = _deep(_emit, prepared)
     header = ["def evaluate(device, driver, limit):",
               "    B = device.get('basic') or device if type(device) is dict else rt_body(device)",
               "    if type(B) is not dict:",
@@ -116,3 +138,18 @@ def plan(prepared: Prepared, laps: Laps | None = None) -> Plan:
     exec(code, namespace)
     assert PARAMS[0] == "device"
     return Plan(prepared.expression, source, namespace["evaluate"])
+
+
+# Trees larger than this take the compact form: the generated source of a tree this size compiles in about
+# 5 ms (a few hundred lines); a short selector real drivers write has well under 100 nodes.
+COMPACT_NODES = 600
+COMPACT_SOURCE = "# the compact form: one closure per tree node, no generated source (celext.plan.closures)\n"
+
+
+def _compact_function(run: closures.Run) -> Function:
+    def evaluate(device: Any, driver: str, limit: int) -> Any:
+        body = device.get("basic") or device if type(device) is dict else wire.body(device)
+        if type(body) is not dict:
+            body = wire.body(device)
+        return run(closures.Frame(device, driver, body, ops.Budget(limit)))
+    return evaluate

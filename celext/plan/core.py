@@ -76,3 +76,23 @@ def call_args(node: Tree[Any]) -> list[Tree[Any]]:
     if isinstance(last, Tree) and last.data == "exprlist":
         return [c for c in last.children if isinstance(c, Tree)]
     return []
+
+def chain_operands(node: Tree[Any]) -> list[Tree[Any]] | None:
+    """The operands, left to right, of a `&&` (or `||`) node and of every node of the same operator nested in
+    it, through parentheses (the operators are associative in CEL, errors included); None for a node that is
+    not binary."""
+    operator = node.data
+    if len(node.children) != 2:
+        return None
+    operands: list[Tree[Any]] = []
+    pending = [node]
+    while pending:
+        current = pending.pop()
+        inner = current
+        while inner.data == "primary" and len(inner.children) == 1 and inner.children[0].data == "paren_expr":
+            inner = inner.children[0].children[0]
+        if inner.data == operator and len(inner.children) == 2:
+            pending.extend(reversed(inner.children))
+        else:
+            operands.append(current)
+    return operands

@@ -22,8 +22,7 @@ from celpy.evaluation import CELEvalError
 from lark import Token, Tree
 
 from celext.env import MACRO_FORMS
-from celext.plan import steps
-from celext.plan.core import PARAMS, Block, call_args
+from celext.plan.core import PARAMS, Block, call_args, chain_operands
 from celext.plan.device import device_path
 from celext.plan.emit_device import DeviceEmitter, device_table
 from celext.plan.emit_loops import LoopEmitter
@@ -145,7 +144,7 @@ class Emitter(DeviceEmitter, LoopEmitter, TypedEmitter):
         it decides. Operands after the first run inside `while True:` so that leaving is a `break`; the
         first runs before it, so what it reads stays known to the lines after the chain. Constant operands
         are folded at compile time."""
-        operands = _chain(node)
+        operands = chain_operands(node)
         if operands is None:
             return self._fallback(node, block, scope)
         stop, go = ("TRUE", "FALSE") if decisive else ("FALSE", "TRUE")
@@ -401,23 +400,3 @@ def _elements(node: Tree[Any]) -> list[Any]:
     last = node.children[-1] if node.children else None
     return list(last.children) if isinstance(last, Tree) and last.data == "exprlist" else []
 
-
-def _chain(node: Tree[Any]) -> list[Tree[Any]] | None:
-    """The operands, left to right, of a `&&` (or `||`) node and of every node of the same operator nested in
-    it, through parentheses (the operators are associative in CEL, errors included); None for a node that is
-    not binary."""
-    operator = node.data
-    if len(node.children) != 2:
-        return None
-    operands: list[Tree[Any]] = []
-    pending = [node]
-    while pending:
-        current = pending.pop()
-        inner = current
-        while inner.data == "primary" and len(inner.children) == 1 and inner.children[0].data == "paren_expr":
-            inner = inner.children[0].children[0]
-        if inner.data == operator and len(inner.children) == 2:
-            pending.extend(reversed(inner.children))
-        else:
-            operands.append(current)
-    return operands

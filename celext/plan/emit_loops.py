@@ -22,7 +22,7 @@ class LoopEmitter(EmitterCore):
         variable = str(variable_tree.children[0].children[0])
         target = self.emit(node.children[0], block, scope)
         out, var = self.tmp(), f"v{next(self._ids)}"
-        step = ITERATION_COST + _size(body_tree)
+        step = comprehension_step_cost(body_tree)
         if type(self.constants.get(target)) in (celtypes.ListType, celtypes.MapType):
             outer = block
         else:
@@ -55,6 +55,11 @@ class LoopEmitter(EmitterCore):
             loop.add(f"{acc}.append({value})")
         outer.add(f"else: {out} = {'TRUE if ' + acc + ' == 1 else FALSE' if one else f'LIST({acc})'}")
         return out
+
+
+def comprehension_step_cost(body: Tree[Any]) -> int:
+    """What each step of a comprehension with this body charges the budget."""
+    return ITERATION_COST + _size(body)
 
 
 def _size(node: Tree[Any]) -> int:

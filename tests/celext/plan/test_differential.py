@@ -13,12 +13,16 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+from collections.abc import Iterator
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import celext
+import celext.plan
+from celext.compile import prepare
+from celext.selector import Selector
 from tests.celext.plan.grammar import DRIVERS, HypothesisChooser, device, expression, pool, selector, typed_test
 
 SCALE = int(os.environ.get("DRAGUARD_FUZZ_EXAMPLES", "0"))  # examples per function; 0 = the make test sizes
@@ -33,7 +37,20 @@ def _answer(run: Any, wire: Any, driver: str) -> bool | str:
         return f"eval: {err.message}"
 
 
+@contextlib.contextmanager
+def compact_form() -> Iterator[None]:
+    """Every selector planned inside takes the compact form (celext.plan.closures), whatever its size."""
+    saved = celext.plan.COMPACT_NODES
+    celext.plan.COMPACT_NODES = -1
+    try:
+        yield
+    finally:
+        celext.plan.COMPACT_NODES = saved
+
+
 def agree(text: str, devices: list[dict[str, Any]], driver: str) -> None:
+    """Both forms of the compiled engine (generated Python, and the compact form of large expressions) give
+    the reference engine's answer."""
     try:
         reference = celext.compile(text, engine="reference")
     except celext.CompileError as err:  # one front end: the compiled engine must refuse it the same way
@@ -44,10 +61,13 @@ def agree(text: str, devices: list[dict[str, Any]], driver: str) -> None:
             return
         raise AssertionError(f"only the reference engine refused {text!r}") from None
     compiled = celext.compile(text)
+    with compact_form():
+        compact = Selector(prepare(text))
     for wire in devices:
         expected = _answer(reference.evaluate, wire, driver)
         assert _answer(compiled.matches, wire, driver) == expected, (text, wire, driver, compiled.source)
         assert _answer(compiled.evaluate, wire, driver) == expected, (text, wire, driver)
+        assert _answer(compact.evaluate, wire, driver) == expected, (text, wire, driver, "compact")
 
 
 EXPRESSIONS, DEVICES = 800, 400

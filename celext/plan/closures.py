@@ -1,0 +1,314 @@
+"""The compact form of the compiled engine, for expressions too large for generated Python (celext.plan).
+
+Python's `compile()` costs about a microsecond per token of generated source, and a large selector (a long
+chain of distinct attribute tests, hundreds of comprehensions) turns into hundreds of KB of source: tens of
+milliseconds before it can run. Above `celext.plan.COMPACT_NODES` tree nodes the planner builds this form
+instead: one Python closure per node, built in one walk of the tree and never compiled. It reads the same
+wire-form device, calls the same operations (celext.runtime.ops, celext.plan.steps) and charges the same cost
+per comprehension step as the generated code, so results and error texts are the same; it gives up the
+generated code's inlining, which only pays on the short selectors real drivers write.
+
+`build(tree)` returns `run(frame)`; a `Frame` holds one evaluation's device, driver, body, budget and the
+comprehension variables in scope (keyed per binding, so a nested comprehension may reuse a name).
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+from collections.abc import Callable
+from typing import Any, cast
+
+from celpy import celtypes
+from celpy.evaluation import CELEvalError
+from lark import Tree
+
+from celext.env import MACRO_FORMS
+from celext.lib import optional_value as optional
+from celext.plan import steps
+from celext.plan.core import call_args, chain_operands
+from celext.plan.device import DevicePath, device_path
+from celext.plan.emit_loops import comprehension_step_cost
+from celext.runtime import ops, wire
+
+__all__ = ["Frame", "build"]
+
+Run = Callable[["Frame"], Any]
+_BOOL, _LIST = celtypes.BoolType, celtypes.ListType
+_TRUE, _FALSE = ops.TRUE, ops.FALSE
+_NATIVE_MACROS = frozenset({"all", "exists", "exists_one", "existsOne", "map", "filter"})
+
+
+class Frame:
+    """One evaluation: what every closure reads."""
+
+    __slots__ = ("body", "budget", "device", "driver", "variables")
+
+    def __init__(self, device: Any, driver: str, body: Any, budget: ops.Budget) -> None:
+        self.device, self.driver, self.body, self.budget = device, driver, body, budget
+        self.variables: dict[int, Any] = {}
+
+
+Scope = dict[str, int]  # CEL variable name -> its key in Frame.variables
+
+
+class _Builder:
+    def __init__(self) -> None:
+        self._keys = itertools.count()
+
+    def build(self, node: Tree[Any], scope: Scope) -> Run:
+        data = node.data
+        if data == "primary" and node.children[0].data == "const":
+            return _constant(node.children[0].children[0])
+        if data in _PATHS:
+            path = device_path(node, cast(dict[str, str], scope))  # (it asks only whether `device` is bound)
+            if path is not None:
+                return _device(path)
+        method = _METHODS.get(data)
+        built = method(self, node, scope) if method is not None else None
+        return built if built is not None else self._fallback(node, scope)
+
+    def _fallback(self, node: Tree[Any], scope: Scope) -> Run:
+        """The reference engine evaluates this subtree, as in the generated code."""
+        names = list(scope.items())
+
+        def run(f: Frame) -> Any:
+            return ops.subtree(node, f.budget, f.device, f.driver, {n: f.variables[k] for n, k in names})
+        return run
+
+    # --- grammar levels -------------------------------------------------------------------------------
+
+    def _primary(self, node: Tree[Any], scope: Scope) -> Run | None:
+        child = node.children[0]
+        kind = str(child.data)
+        if kind == "const":
+            return _constant(child.children[0])
+        if kind == "paren_expr":
+            return self.build(child.children[0], scope)
+        if kind == "ident":
+            name = str(child.children[0])
+            if name in scope:
+                key = scope[name]
+                return lambda f: f.variables[key]
+            if name == "device":
+                return lambda f: wire.converted(f.device, f.driver)
+            return None
+        if kind == "list_lit":
+            last = child.children[-1] if child.children else None
+            elements = list(last.children) if isinstance(last, Tree) and last.data == "exprlist" else []
+            if any(isinstance(e, Tree) and e.data == "opt_expr" for e in elements):
+                return None
+            items = [self.build(c, scope) for c in call_args(child)]
+            return lambda f: ops.make_list([item(f) for item in items])
+        if kind == "ident_arg":
+            return self._global_call(child, scope)
+        return None
+
+    # --- logic ----------------------------------------------------------------------------------------
+
+    def _conditionaland(self, node: Tree[Any], scope: Scope) -> Run | None:
+        return self._logic(node, scope, decisive=False)
+
+    def _conditionalor(self, node: Tree[Any], scope: Scope) -> Run | None:
+        return self._logic(node, scope, decisive=True)
+
+    def _logic(self, node: Tree[Any], scope: Scope, *, decisive: bool) -> Run | None:
+        operands = chain_operands(node)
+        if operands is None:
+            return None
+        runs = [self.build(o, scope) for o in operands]
+        stop, go = (_TRUE, _FALSE) if decisive else (_FALSE, _TRUE)
+        step = steps.or_step if decisive else steps.and_step
+
+        def run(f: Frame) -> Any:
+            pending = go
+            for operand in runs:
+                value = operand(f)
+                if value is go:
+                    continue
+                if value is stop:
+                    return stop
+                pending = step(pending, value)
+                if pending is stop:
+                    return stop
+            return pending
+        return run
+
+    def _expr(self, node: Tree[Any], scope: Scope) -> Run | None:
+        if len(node.children) != 3:
+            return None
+        condition, yes, no = (self.build(c, scope) for c in node.children)
+
+        def run(f: Frame) -> Any:
+            value = condition(f)
+            if not isinstance(value, _BOOL):
+                return steps.not_bool(value)
+            return yes(f) if value else no(f)
+        return run
+
+    # --- operators ------------------------------------------------------------------------------------
+
+    def _relation(self, node: Tree[Any], scope: Scope) -> Run | None:
+        if len(node.children) != 2:
+            return None
+        op, right_tree = node.children
+        return _binary(ops.relation(str(op.data)), self.build(op.children[0], scope), self.build(right_tree, scope))
+
+    def _addition(self, node: Tree[Any], scope: Scope) -> Run | None:
+        if len(node.children) != 2:
+            return None
+        op, right_tree = node.children
+        compute = functools.partial(ops.arith, str(op.data))
+        return _binary(compute, self.build(op.children[0], scope), self.build(right_tree, scope))
+
+    _multiplication = _addition
+
+    def _unary(self, node: Tree[Any], scope: Scope) -> Run | None:
+        if len(node.children) != 2:
+            return None
+        op, operand = node.children
+        compute, value = functools.partial(ops.unary, str(op.data)), self.build(operand, scope)
+        return lambda f: compute(value(f))
+
+    # --- selection ------------------------------------------------------------------------------------
+
+    def _member_dot(self, node: Tree[Any], scope: Scope, optional_: bool = False) -> Run | None:
+        member, name = self.build(node.children[0], scope), str(node.children[1])
+        return lambda f: ops.select(member(f), name, optional_)
+
+    def _member_dot_opt(self, node: Tree[Any], scope: Scope) -> Run | None:
+        return self._member_dot(node, scope, True)
+
+    def _member_index(self, node: Tree[Any], scope: Scope, optional_: bool = False) -> Run | None:
+        member, key = self.build(node.children[0], scope), self.build(node.children[1], scope)
+        return lambda f: ops.index(member(f), key(f), optional_)
+
+    def _member_index_opt(self, node: Tree[Any], scope: Scope) -> Run | None:
+        return self._member_index(node, scope, True)
+
+    # --- calls and macros -----------------------------------------------------------------------------
+
+    def _global_call(self, node: Tree[Any], scope: Scope) -> Run | None:
+        name = str(node.children[0])
+        if name == "has":
+            return None
+        args = [self.build(a, scope) for a in call_args(node)]
+        if name == "dyn":
+            return args[0] if args else None
+        return lambda f: ops.invoke(name, [a(f) for a in args])
+
+    def _member_dot_arg(self, node: Tree[Any], scope: Scope) -> Run | None:
+        name = str(node.children[1])
+        args = call_args(node)
+        if name in MACRO_FORMS and len(node.children) == 3:
+            if name in _NATIVE_MACROS and len(args) == 2 and args[0].data == "primary" \
+                    and args[0].children[0].data == "ident":
+                return self._comprehension(name, node, scope)
+            return None
+        target = self.build(node.children[0], scope)
+        values = [self.build(a, scope) for a in args]
+        if name in ("includes", "include") and len(values) == 1:
+            item = values[0]
+            return lambda f: ops.includes(target(f), item(f))
+        return lambda f: ops.invoke(name, [target(f), *(v(f) for v in values)])
+
+    def _comprehension(self, name: str, node: Tree[Any], scope: Scope) -> Run:
+        variable_tree, body_tree = call_args(node)
+        key = next(self._keys)
+        target = self.build(node.children[0], scope)
+        body = self.build(body_tree, {**scope, str(variable_tree.children[0].children[0]): key})
+        cost = comprehension_step_cost(body_tree)
+        if name in ("all", "exists"):
+            stop, go = (_TRUE, _FALSE) if name == "exists" else (_FALSE, _TRUE)
+            step = steps.or_step if name == "exists" else steps.and_step
+
+            def quantifier(f: Frame) -> Any:
+                items = target(f)
+                failed = steps.iterable(items)
+                if failed is not None:
+                    return failed
+                pending, budget, variables = go, f.budget, f.variables
+                for item in items:
+                    budget.left -= cost
+                    if budget.left < 0:
+                        ops.cost_exceeded()
+                    variables[key] = item
+                    value = body(f)
+                    if value is not go and (value is stop or (pending := step(pending, value)) is stop):
+                        return stop
+                return pending
+            return quantifier
+        one = name in ("exists_one", "existsOne")
+
+        def collect(f: Frame) -> Any:
+            items = target(f)
+            failed = steps.iterable(items)
+            if failed is not None:
+                return failed
+            budget, variables, kept, count = f.budget, f.variables, [], 0
+            for item in items:
+                budget.left -= cost
+                if budget.left < 0:
+                    ops.cost_exceeded()
+                variables[key] = item
+                value = body(f)
+                if name == "map":
+                    if isinstance(value, CELEvalError):
+                        return value
+                    kept.append(value)
+                    continue
+                if not isinstance(value, _BOOL):
+                    return steps.not_bool(value)
+                if value:
+                    count += 1
+                    kept.append(item)
+            return (_TRUE if count == 1 else _FALSE) if one else _LIST(kept)
+        return collect
+
+
+_PATHS = frozenset({"member_dot", "member_index", "member_dot_opt", "primary"})  # where device paths start
+_METHODS: dict[str, Callable[[_Builder, Tree[Any], Scope], Run | None]] = {
+    name[1:]: method for name, method in vars(_Builder).items() if name.startswith("_") and not name.startswith("__")
+    and callable(method) and name not in ("_fallback", "_logic", "_comprehension", "_global_call")}
+
+
+def _constant(value: Any) -> Run:
+    return lambda f: value
+
+
+def _binary(compute: Callable[[Any, Any], Any], left: Run, right: Run) -> Run:
+    return lambda f: compute(left(f), right(f))
+
+
+def _device(path: DevicePath) -> Run:
+    """A constant device path read from the wire form, as celext.plan.emit_device generates it."""
+    if path.head == "driver":
+        return lambda f: celtypes.StringType(f.driver or "")
+    if path.head == "allowMultipleAllocations":
+        return lambda f: _TRUE if f.body.get("allowMultipleAllocations") is True else _FALSE
+    field, domain, ident, kind = path.head, path.domain, path.ident, path.kind
+    decode = wire.attribute if field == "attributes" else wire.capacity
+
+    def raw(f: Frame) -> Any:
+        entries = f.body.get(field)
+        if type(entries) is not dict:
+            entries = wire.entries(f.body, field)
+        return wire.lookup(entries, f.driver, domain, ident)
+
+    if kind == "has":
+        return lambda f: _FALSE if raw(f) is wire.ABSENT else _TRUE
+    if kind == "optional":
+        def optional_read(f: Frame) -> Any:
+            found = raw(f)
+            return optional.NONE if found is wire.ABSENT else optional.of(decode(found))
+        return optional_read
+
+    def read(f: Frame) -> Any:
+        found = raw(f)
+        return ops.no_key(ident) if found is wire.ABSENT else decode(found)
+    return read
+
+
+def build(tree: Tree[Any]) -> Run:
+    return _Builder().build(tree, {})
+
