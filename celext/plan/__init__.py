@@ -33,7 +33,7 @@ from celext.plan.emit import PARAMS, Block, Emitter
 from celext.plan.typed import Typed
 from celext.runtime import ops, wire
 
-__all__ = ["COMPACT_NODES", "Plan", "larger_than", "plan"]
+__all__ = ["COMPACT_NODES", "COMPACT_SOURCE", "Plan", "larger_than", "plan"]
 
 T = TypeVar("T")
 Function = Callable[[Any, str, int], Any]  # (wire device, driver, cost limit) -> CEL value or error value

@@ -269,3 +269,44 @@ def selector(ch: Chooser) -> str:
 def pool(size: int, seed: int, make: Any) -> list[Any]:
     rng = random.Random(seed)
     return [make(rng) for _ in range(size)]
+
+
+# --- long shapes (the planner's flat chains and its compact form) -------------------------------------------
+
+_CHAIN_OPERANDS = ["true", "false", "1 / 0 == 1", "dyn(1)", 'dyn("x")', "device.allowMultipleAllocations",
+                   'device.driver == "d.io"', 'device.attributes["d.io"].b']
+
+
+def long_chain(ch: Chooser) -> str:
+    """A long `&&` or `||` chain, grouped at random, with errors, non-bool values and deciding values in any
+    position (the flat chain must keep CEL's commutative error absorption)."""
+    operator = ch.choice([" && ", " || "])
+    operands = [ch.choice([*_CHAIN_OPERANDS, device_test(ch)]) for _ in range(ch.randint(2, 40))]
+    while len(operands) > 1 and ch.randint(0, 2):  # some operands grouped in parentheses, or other operators
+        i = ch.randint(0, len(operands) - 2)
+        joiner = ch.choice([operator, operator, " && ", " || "])
+        operands[i:i + 2] = [f"({operands[i]}{joiner}{operands[i + 1]})"]
+    return operator.join(operands)
+
+
+def arithmetic_chain(ch: Chooser) -> str:
+    """A chain of int arithmetic near the int64 limits (overflow errors part-way)."""
+    start = ch.choice(["9223372036854775800", "-9223372036854775800", "1", f"int({attribute(ch)})"])
+    terms = "".join(f" {ch.choice(['+', '-', '*'])} {ch.choice(['1', '2', '3', '4'])}"
+                    for _ in range(ch.randint(1, 30)))
+    return f"{start}{terms} {ch.choice(['>', '<', '=='])} {ch.choice(['0', '9223372036854775807'])}"
+
+
+def deep_ternary(ch: Chooser) -> str:
+    """Ternaries nested in either branch, with constant, device and erroneous conditions."""
+    text = ch.choice(["true", "false", device_test(ch), "1 / 0 == 1"])
+    for _ in range(ch.randint(1, 30)):
+        condition = ch.choice(["true", "false", "device.allowMultipleAllocations", device_test(ch), "1 / 0 == 1",
+                               "dyn(1)", 'device.attributes["d.io"].b'])
+        other = ch.choice(["true", "false", device_test(ch)])
+        text = f"{condition} ? ({text}) : {other}" if ch.randint(0, 1) else f"{condition} ? {other} : ({text})"
+    return text
+
+
+def long_shape(ch: Chooser) -> str:
+    return ch.choice([long_chain, arithmetic_chain, deep_ternary])(ch)

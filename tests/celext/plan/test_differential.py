@@ -23,7 +23,16 @@ import celext
 import celext.plan
 from celext.compile import prepare
 from celext.selector import Selector
-from tests.celext.plan.grammar import DRIVERS, HypothesisChooser, device, expression, pool, selector, typed_test
+from tests.celext.plan.grammar import (
+    DRIVERS,
+    HypothesisChooser,
+    device,
+    expression,
+    long_shape,
+    pool,
+    selector,
+    typed_test,
+)
 
 SCALE = int(os.environ.get("DRAGUARD_FUZZ_EXAMPLES", "0"))  # examples per function; 0 = the make test sizes
 FRESH = settings(max_examples=SCALE or 500, deadline=None, database=None, suppress_health_check=list(HealthCheck))
@@ -129,3 +138,15 @@ def test_typed_operations_agree() -> None:
             inlined += "rt_invoke" not in celext.compile(text).source
         agree(text, [_devices()[(index * 7 + k) % DEVICES] for k in range(3)], DRIVERS[index % len(DRIVERS)])
     assert inlined >= 100  # the generator reaches the inlined paths
+
+
+@functools.cache
+def _long_shapes() -> list[str]:
+    return pool(300, 5, long_shape)
+
+
+def test_long_chains_arithmetic_and_deep_ternaries_agree() -> None:
+    """Long `&&`/`||` chains with errors anywhere, int arithmetic chains overflowing part-way, deep ternaries:
+    the flat chains, the folded constants and the compact form against the reference."""
+    for index, text in enumerate(_long_shapes()):
+        agree(text, [_devices()[(index * 5 + k) % DEVICES] for k in range(3)], DRIVERS[index % len(DRIVERS)])

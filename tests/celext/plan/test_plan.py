@@ -10,9 +10,10 @@ import pytest
 from lark import Tree
 
 import celext
+import celext.plan
 from celext.compile import prepare
 from celext.errors import CostLimitError
-from celext.plan import plan
+from celext.plan import COMPACT_SOURCE, larger_than, plan
 from celext.plan.cache import ByteBudgetCache
 from celext.selector import Selector
 
@@ -242,3 +243,47 @@ def test_a_tree_250_levels_deep_compiles_and_runs() -> None:
     assert [run({}, "d.io", 1_000_000), run({}, "e.io", 1_000_000),
             run({"allowMultipleAllocations": True}, "e.io", 1_000_000)] == [True, False, True]
     assert sys.getrecursionlimit() == limit  # raised while planning, then put back
+
+
+def test_trees_over_compact_nodes_take_the_compact_form(monkeypatch: pytest.MonkeyPatch) -> None:
+    prepared = prepare('device.attributes["d.io"].n == 1 && device.driver == "d.io"')
+    size = next(n for n in range(1, 100) if not larger_than(prepared.tree, n))
+    device = {"attributes": {"n": {"int": 1}}}
+    for limit, compact in ((size - 1, True), (size, False), (size + 1, False)):
+        monkeypatch.setattr(celext.plan, "COMPACT_NODES", limit)
+        planned = plan(prepared)
+        assert (planned.source == COMPACT_SOURCE) is compact, limit
+        assert planned.function(device, "d.io", 1_000_000) == True  # noqa: E712 (a CEL bool)
+
+
+LONG = 10 * 1024
+
+
+def _fill(joiner: str, make: Any) -> str:
+    """`make(i)` joined for i = 0, 1, ... as long as the text stays within 10 KiB."""
+    parts: list[str] = []
+    while len(joiner.join([*parts, make(len(parts))])) <= LONG:
+        parts.append(make(len(parts)))
+    return joiner.join(parts)
+
+
+LONG_SHAPES = {  # as bench/bench_celext_compile.py times them, plus errors part-way
+    "&& chain": _fill(" && ", lambda i: 'device.driver == "d.io"'),
+    "|| chain of reads": _fill(" || ", lambda i: 'device.attributes["d.io"].n == 2'),
+    "many attribute reads": _fill(" || ", lambda i: f'device.attributes["d.io"].a{i} == 1'),
+    "many macros": _fill(" && ", lambda i: 'device.attributes["d.io"].l.all(x, x > 0)'),
+    "errors part-way": _fill(" || ", lambda i: "1 / 0 == 1" if i == 150 else f'device.attributes["d.io"].a{i} == 2'),
+    "240 nested ternaries": "device.allowMultipleAllocations ? false : " * 240 + "true",
+    "arithmetic chain": "1" + " + 1" * 240 + " > 0" + " && 1 > 0" * ((LONG - 980) // 9),
+}
+
+
+@pytest.mark.parametrize("name", list(LONG_SHAPES))
+def test_10_kib_shapes_take_the_compact_form_and_agree(name: str) -> None:
+    text = LONG_SHAPES[name]
+    assert celext.compile(text).source == COMPACT_SOURCE
+    devices = [{"attributes": {"n": {"int": 1}, "l": {"ints": [1, 2]}, "a7": {"int": 1}}},
+               {"attributes": {"n": {"int": 2}, "l": {"ints": [0]}}, "allowMultipleAllocations": True}, {}]
+    for device in devices:
+        for driver in ("d.io", "e.io"):
+            both(text, device, driver)
