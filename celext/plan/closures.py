@@ -34,7 +34,10 @@ from celext.runtime import ops, wire
 __all__ = ["Frame", "build"]
 
 Run = Callable[["Frame"], Any]
-_BOOL, _LIST = celtypes.BoolType, celtypes.ListType
+_BOOL, _LIST, _INT, _STRING = celtypes.BoolType, celtypes.ListType, celtypes.IntType, celtypes.StringType
+_new_str = str.__new__
+_COMPARE = {"relation_eq": "__eq__", "relation_ne": "__ne__", "relation_lt": "__lt__", "relation_le": "__le__",
+            "relation_gt": "__gt__", "relation_ge": "__ge__"}
 _TRUE, _FALSE = ops.TRUE, ops.FALSE
 _NATIVE_MACROS = frozenset({"all", "exists", "exists_one", "existsOne", "map", "filter"})
 
@@ -152,7 +155,27 @@ class _Builder:
         if len(node.children) != 2:
             return None
         op, right_tree = node.children
-        return _binary(ops.relation(str(op.data)), self.build(op.children[0], scope), self.build(right_tree, scope))
+        driver_test = _driver_relation(str(op.data), op.children[0], right_tree, scope)
+        if driver_test is not None:
+            return driver_test
+        left, right = self.build(op.children[0], scope), self.build(right_tree, scope)
+        general = ops.relation(str(op.data))
+        symbol = _COMPARE.get(str(op.data))
+        if symbol is None:
+            return _binary(general, left, right)
+        on_int, on_str = getattr(int, symbol), getattr(str, symbol)
+
+        def compare(f: Frame) -> Any:
+            """Two ints or two strings: the builtin comparison (what the general operator computes for them)."""
+            a, b = left(f), right(f)
+            kind = a.__class__
+            if kind is b.__class__:
+                if kind is _INT:
+                    return _TRUE if on_int(a, b) else _FALSE
+                if kind is _STRING:
+                    return _TRUE if on_str(a, b) else _FALSE
+            return general(a, b)
+        return compare
 
     def _addition(self, node: Tree[Any], scope: Scope) -> Run | None:
         if len(node.children) != 2:
@@ -272,6 +295,17 @@ _METHODS: dict[str, Callable[[_Builder, Tree[Any], Scope], Run | None]] = {
     and callable(method) and name not in ("_fallback", "_logic", "_comprehension", "_global_call")}
 
 
+def _driver_relation(operator: str, left: Tree[Any], right: Tree[Any], scope: Scope) -> Run | None:
+    """`device.driver == "x"` / `!=`: the driver string compared as it comes (as the generated code does)."""
+    path = device_path(left, cast(dict[str, str], scope))
+    if path is None or path.head != "driver" or operator not in ("relation_eq", "relation_ne") \
+            or right.data != "primary" or right.children[0].data != "const" \
+            or type(right.children[0].children[0]) is not _STRING:
+        return None
+    constant, equal = str(right.children[0].children[0]), operator == "relation_eq"
+    return lambda f: _TRUE if ((f.driver or "") == constant) is equal else _FALSE
+
+
 def _constant(value: Any) -> Run:
     return lambda f: value
 
@@ -283,7 +317,7 @@ def _binary(compute: Callable[[Any, Any], Any], left: Run, right: Run) -> Run:
 def _device(path: DevicePath) -> Run:
     """A constant device path read from the wire form, as celext.plan.emit_device generates it."""
     if path.head == "driver":
-        return lambda f: celtypes.StringType(f.driver or "")
+        return lambda f: _new_str(_STRING, f.driver or "")  # (StringType's own constructor is slower)
     if path.head == "allowMultipleAllocations":
         return lambda f: _TRUE if f.body.get("allowMultipleAllocations") is True else _FALSE
     field, domain, ident, kind = path.head, path.domain, path.ident, path.kind

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import sys
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -163,7 +164,16 @@ def _deepest(make: Any) -> int:
     return depth
 
 
-def test_nesting_as_deep_as_the_front_end_accepts_compiles_into_flat_functions() -> None:
+@pytest.fixture
+def generated_form(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Selectors compiled in the test take the generated form whatever their size (not the compact form)."""
+    monkeypatch.setattr(celext.plan, "COMPACT_NODES", 10**6)
+    celext.clear_caches()
+    yield
+    celext.clear_caches()
+
+
+def test_nesting_as_deep_as_the_front_end_accepts_compiles_into_flat_functions(generated_form: None) -> None:
     def parens(n: int) -> str:  # `||` and `&&` alternate: no chain to flatten
         return "".join("device.allowMultipleAllocations || (" if i % 2 else 'device.driver != "x" && ('
                        for i in range(n)) + 'device.driver == "d.io"' + ")" * n
@@ -177,7 +187,7 @@ def test_nesting_as_deep_as_the_front_end_accepts_compiles_into_flat_functions()
     assert both(parens(depth), {"allowMultipleAllocations": True}, "e.io") is True
 
 
-def test_a_chain_of_one_operator_is_one_flat_loop_however_grouped() -> None:
+def test_a_chain_of_one_operator_is_one_flat_loop_however_grouped(generated_form: None) -> None:
     def parens(n: int) -> str:
         return "device.allowMultipleAllocations || (" * n + 'device.driver == "d.io"' + ")" * n
 
@@ -189,7 +199,7 @@ def test_a_chain_of_one_operator_is_one_flat_loop_however_grouped() -> None:
     assert both(parens(depth), {"allowMultipleAllocations": True}, "e.io") is True
 
 
-def test_nested_comprehensions_past_pythons_block_limit() -> None:
+def test_nested_comprehensions_past_pythons_block_limit(generated_form: None) -> None:
     def loops(n: int) -> str:
         return "".join(f"[1].all(a{i}, " for i in range(n)) + "a0 == 1" + ")" * n
 
@@ -228,7 +238,8 @@ def test_a_basic_that_is_not_a_map_is_an_evaluation_error_not_a_traceback() -> N
     assert both("true", {"name": "x", "basic": "gpu"}) == "eval: basic: expected a map, not str"
 
 
-def test_a_tree_250_levels_deep_compiles_and_runs() -> None:
+@pytest.mark.parametrize("compact", [False, True])
+def test_a_tree_250_levels_deep_compiles_and_runs(compact: bool) -> None:
     # cel-go accepts 250 levels; today's parser gives up earlier, so the tree is built by hand.
     small = prepare('device.allowMultipleAllocations || device.driver == "d.io"')
     left, tree = small.tree.children
@@ -237,8 +248,9 @@ def test_a_tree_250_levels_deep_compiles_and_runs() -> None:
         tree = Tree("conditionalor" if i % 2 else "conditionaland",
                     [left if i % 2 else other, Tree("primary", [Tree("paren_expr", [tree])])])
     limit = sys.getrecursionlimit()
-    compiled = plan(dataclasses.replace(small, tree=tree))
-    assert compiled.source.count("\ndef _f") >= 15  # split into functions, each a few blocks deep
+    compiled = plan(dataclasses.replace(small, tree=tree), compact=compact)
+    if not compact:
+        assert compiled.source.count("\ndef _f") >= 15  # split into functions, each a few blocks deep
     run = compiled.function
     assert [run({}, "d.io", 1_000_000), run({}, "e.io", 1_000_000),
             run({"allowMultipleAllocations": True}, "e.io", 1_000_000)] == [True, False, True]

@@ -183,6 +183,7 @@ def test_a_deep_tree_is_planned_once(monkeypatch: pytest.MonkeyPatch) -> None:
         return real(prepared)
 
     monkeypatch.setattr(plan_module, "_emit", counted)
+    monkeypatch.setattr(plan_module, "COMPACT_NODES", 10**6)  # the generated form, not the compact one
     text = " || ".join(["device.attributes['d'].s == 'x'"] * 250)
     celext.clear_caches()
     assert celext.compile(text).matches(DEVICE, "d") is False
