@@ -45,11 +45,12 @@ _NATIVE_MACROS = frozenset({"all", "exists", "exists_one", "existsOne", "map", "
 class Frame:
     """One evaluation: what every closure reads."""
 
-    __slots__ = ("body", "budget", "device", "driver", "variables")
+    __slots__ = ("body", "budget", "device", "driver", "reads", "variables")
 
     def __init__(self, device: Any, driver: str, body: Any, budget: ops.Budget) -> None:
         self.device, self.driver, self.body, self.budget = device, driver, body, budget
         self.variables: dict[int, Any] = {}
+        self.reads: dict[str, Any] = {}  # device paths decoded so far (a large selector repeats them)
 
 
 Scope = dict[str, int]  # CEL variable name -> its key in Frame.variables
@@ -337,9 +338,14 @@ def _device(path: DevicePath) -> Run:
             return optional.NONE if found is wire.ABSENT else optional.of(decode(found))
         return optional_read
 
+    key = f"{field}\0{domain}\0{ident}"  # (a string caches its hash)
+
     def read(f: Frame) -> Any:
-        found = raw(f)
-        return ops.no_key(ident) if found is wire.ABSENT else decode(found)
+        value = f.reads.get(key, wire.ABSENT)
+        if value is wire.ABSENT:
+            found = raw(f)
+            value = f.reads[key] = ops.no_key(ident) if found is wire.ABSENT else decode(found)
+        return value
     return read
 
 
