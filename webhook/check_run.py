@@ -69,6 +69,7 @@ class Inputs:
     slices: Sequence[str] = ()
     classes: Sequence[str] = ()
     cluster: bool = False
+    jobs: int | None = None  # processes to lint with (None: as many as the input pays for; webhook.lint)
 
 
 def check(inputs: Inputs, *, fix: bool = False, stdin: TextIO | None = None,
@@ -101,7 +102,7 @@ def check(inputs: Inputs, *, fix: bool = False, stdin: TextIO | None = None,
         with tuned_gc():
             for policy, indexes in groups.values():
                 files, problems = lint_sources([sources[i] for i in indexes], policy, inventory=inventory, fix=fix,
-                                               done=tracker.advance if tracker is not None else None)
+                                               jobs=inputs.jobs, done=tracker.advance if tracker is not None else None)
                 by_index.update(zip(indexes, files, strict=True))
                 run.problems += problems
                 run.policies.update((sources[i][0], policy) for i in indexes)

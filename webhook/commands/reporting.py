@@ -26,7 +26,7 @@ def inputs(args: argparse.Namespace) -> Inputs:
 
     check_arguments(args)
     return Inputs(args.paths, config=args.config, tune=lambda policy: tuned_policy(policy, args),
-                  slices=args.slices, classes=args.classes, cluster=getattr(args, "cluster", False))
+                  slices=args.slices, classes=args.classes, cluster=getattr(args, "cluster", False), jobs=args.jobs)
 
 
 def progress(args: argparse.Namespace) -> Callable[[int], Tracker]:
