@@ -77,38 +77,39 @@ def check(inputs: Inputs, *, fix: bool = False, stdin: TextIO | None = None,
     """Read and lint every input; with `fix`, each file's safe edits are applied in memory.
     `progress(total)` makes the display told as files finish."""
     from webhook.config import Discovery
-    from webhook.lint import lint_sources, tuned_gc
+    from webhook.gctune import tuned_gc
+    from webhook.lint import lint_sources
     from webhook.manifests import read_sources
 
     started = time.perf_counter()
     run = Run()
-    discovery = Discovery(inputs.config)
-    inventory = read_inventory(inputs, run.problems)
-    groups: dict[int, tuple[Policy, list[int]]] = {}
-    sources = list(read_sources(inputs.paths, run.problems, stdin))
-    log.debug("read %d file(s) in %.3f s", len(sources), time.perf_counter() - started)
-    for i, (source, _text) in enumerate(sources):
-        cfg = discovery.for_file(source)
-        if cfg.ignored(source):
-            log.debug("%s: skipped by an ignore glob of %s", source, cfg.path)
-            run.ignored += 1
-            continue
-        groups.setdefault(id(cfg), (inputs.tune(cfg.policy), []))[1].append(i)
-    log.debug("configuration: %d lookup(s), %d cache hit(s), %d distinct policy(ies)", discovery.lookups,
-              discovery.hits, len(groups))
-    tracker = progress(sum(len(g) for _p, g in groups.values())) if progress is not None else None
     by_index: dict[int, FileResult] = {}
-    try:
-        with tuned_gc():
+    with tuned_gc():  # from the first object read: the inventory and the documents live to the end of the run
+        discovery = Discovery(inputs.config)
+        inventory = read_inventory(inputs, run.problems)
+        groups: dict[int, tuple[Policy, list[int]]] = {}
+        sources = list(read_sources(inputs.paths, run.problems, stdin))
+        log.debug("read %d file(s) in %.3f s", len(sources), time.perf_counter() - started)
+        for i, (source, _text) in enumerate(sources):
+            cfg = discovery.for_file(source)
+            if cfg.ignored(source):
+                log.debug("%s: skipped by an ignore glob of %s", source, cfg.path)
+                run.ignored += 1
+                continue
+            groups.setdefault(id(cfg), (inputs.tune(cfg.policy), []))[1].append(i)
+        log.debug("configuration: %d lookup(s), %d cache hit(s), %d distinct policy(ies)", discovery.lookups,
+                  discovery.hits, len(groups))
+        tracker = progress(sum(len(g) for _p, g in groups.values())) if progress is not None else None
+        try:
             for policy, indexes in groups.values():
                 files, problems = lint_sources([sources[i] for i in indexes], policy, inventory=inventory, fix=fix,
                                                jobs=inputs.jobs, done=tracker.advance if tracker is not None else None)
                 by_index.update(zip(indexes, files, strict=True))
                 run.problems += problems
                 run.policies.update((sources[i][0], policy) for i in indexes)
-    finally:
-        if tracker is not None:
-            tracker.close()
+        finally:
+            if tracker is not None:
+                tracker.close()
     run.files = [by_index[i] for i in sorted(by_index)]
     log.debug("checked %d file(s) in %.3f s", len(run.files), time.perf_counter() - started)
     return run, inventory

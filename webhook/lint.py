@@ -9,14 +9,14 @@ Positions inside a scalar account for its YAML style (plain, quoted, `|`, `>`), 
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import logging
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, TextIO
 
+from webhook import gctune
 from webhook.findings import Action, Edit, Finding, Position
 from webhook.manifests import Locator, Problem, libyaml, parse, read, read_sources, roundtrip, value_at
 from webhook.policy import Policy
@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from webhook.fix import Result, Target  # only --fix and --diff run the fix pass
 
 log = logging.getLogger(__name__)
+tuned_gc = gctune.tuned_gc  # where `webhook.commands.audit` and bench_lint take it
 
 
 @dataclass(slots=True)
@@ -70,23 +71,6 @@ class LintResult:
             for kind, n in r.skipped.items():
                 out[kind] = out.get(kind, 0) + n
         return out
-
-
-@contextlib.contextmanager
-def tuned_gc() -> Iterator[None]:
-    """For a batch run: lint allocates many short-lived, acyclic objects, and with the default thresholds
-    the collector keeps re-walking everything alive (~20% of the run). Objects that exist already are
-    frozen out of collections and young collections happen less often; both are undone on exit."""
-    import gc
-
-    thresholds = gc.get_threshold()
-    gc.freeze()
-    gc.set_threshold(50_000, 20, 20)
-    try:
-        yield
-    finally:
-        gc.set_threshold(*thresholds)
-        gc.unfreeze()
 
 
 # Each process of a lint gets at least this much input text: below it a fork (~2 ms here, a few more in the

@@ -31,6 +31,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from webhook.gctune import tuned_gc
+
+    with tuned_gc():  # the imports below already make ~60 collections at the default thresholds
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     from webhook.check_run import check, write_fixes
     from webhook.commands.reporting import inputs, progress, report
     from webhook.errors import DraguardError
