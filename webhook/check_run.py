@@ -23,6 +23,7 @@ from webhook.errors import DraguardError
 if TYPE_CHECKING:
     from webhook.findings import Finding
     from webhook.fix import Rewrite
+    from webhook.forks import Ahead
     from webhook.lint import FileResult
     from webhook.manifests import Problem
     from webhook.policy import Policy
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 INVENTORY_KINDS = frozenset({"ResourceSlice", "DeviceClass"})
+Listed = tuple[list["Obj"], list["Problem"]]  # the objects of --slices and --classes, the problems reading them
 
 
 class Tracker(Protocol):
@@ -70,6 +72,7 @@ class Inputs:
     classes: Sequence[str] = ()
     cluster: bool = False
     jobs: int | None = None  # processes to lint with (None: as many as the input pays for; webhook.lint)
+    listed: Callable[[], Listed] | None = None  # the --slices/--classes objects when read ahead (read_ahead)
 
 
 def check(inputs: Inputs, *, fix: bool = False, stdin: TextIO | None = None,
@@ -115,16 +118,41 @@ def check(inputs: Inputs, *, fix: bool = False, stdin: TextIO | None = None,
     return run, inventory
 
 
-def read_inventory(inputs: Inputs, problems: list[Problem]) -> tuple[Obj, ...]:
-    """The devices and classes of --slices/--classes (values-first readers) and --cluster."""
-    from webhook.lint import read_objects
+def read_ahead(slices: Sequence[str], classes: Sequence[str], jobs: int | None) -> Ahead[Listed] | None:
+    """--slices and --classes read in a forked process while the caller goes on importing the rules and celext
+    (the inventory is ready when the run needs it): with two CPUs or more, unless `--jobs 1` asks for one
+    process or an inventory comes from stdin."""
+    import os
+
+    from webhook.forks import Ahead, can_fork
+    from webhook.manifests import STDIN
+
+    if not (slices or classes) or jobs == 1 or STDIN in (*slices, *classes) or not can_fork():
+        return None
+    if len(os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else range(os.cpu_count() or 1)) < 2:
+        return None
+    return Ahead(lambda: read_listed(slices, classes))
+
+
+def read_listed(slices: Sequence[str], classes: Sequence[str]) -> Listed:
+    """The objects of --slices (ResourceSlices, DeviceClasses) and --classes (DeviceClasses), values first."""
+    from webhook.manifests import read_values
 
     objects: list[Obj] = []
-    for paths, kinds in ((inputs.slices, INVENTORY_KINDS), (inputs.classes, frozenset({"DeviceClass"}))):
+    problems: list[Problem] = []
+    for paths, kinds in ((slices, INVENTORY_KINDS), (classes, frozenset({"DeviceClass"}))):
         if paths:
-            found, found_problems = read_objects(paths, kinds)
+            found, found_problems = read_values(paths, kinds)
             objects += found
             problems += found_problems
+    return objects, problems
+
+
+def read_inventory(inputs: Inputs, problems: list[Problem]) -> tuple[Obj, ...]:
+    """The devices and classes of --slices/--classes (values-first readers) and --cluster."""
+    objects, listed_problems = inputs.listed() if inputs.listed is not None else read_listed(inputs.slices,
+                                                                                             inputs.classes)
+    problems += listed_problems
     if inputs.cluster:
         import importlib.util
 

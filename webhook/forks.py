@@ -24,7 +24,7 @@ import pickle
 import struct
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, NoReturn, TypeVar
 
 R = TypeVar("R")
 
@@ -114,7 +114,7 @@ class _Kept(logging.Handler):
 
     def __init__(self) -> None:
         super().__init__()
-        self.item = -1
+        self.item = 0  # the item being worked (Ahead has one, numbered 0)
         self.records: dict[int, list[dict[str, Any]]] = {}
 
     def emit(self, record: logging.LogRecord) -> None:
@@ -165,9 +165,7 @@ def map_forked(job: Callable[[int], R], weights: Sequence[int], processes: int,
         for child in children:
             _reap(child)
         counters.close()
-        for item in sorted(records):  # log lines in the order one process would have written them
-            for fields in records[item]:
-                logging.getLogger(fields["name"]).handle(logging.makeLogRecord(fields))
+        _replay(records)
     missing = [i for i in range(len(weights)) if i not in results]
     if missing:  # a child died: its items are done here, as one process would have done them
         logging.getLogger(__name__).debug("%d item(s) of a worker process that failed are done here", len(missing))
@@ -200,27 +198,42 @@ def _here(job: Callable[[int], R], items: Sequence[int] | range, done: Callable[
 def _fork(job: Callable[[int], R], counters: _Counters, seat: Seat) -> _Child[R]:
     read_end, write_end = os.pipe()
     pid = os.fork()
-    if pid != 0:
-        os.close(write_end)
-        return _Child(pid, read_end)
-    status = 1
-    try:  # the child: never returns into the caller's stack, never flushes the parent's buffers
-        os.close(read_end)
-        results: dict[int, tuple[R, list[dict[str, Any]]]] = {}
-        with _keeping() as kept:
+    if pid == 0:
+
+        def work(kept: _Kept) -> dict[int, R]:
+            results: dict[int, R] = {}
             while (item := counters.claim(seat)) is not None:
                 kept.item = item
-                results[item] = (job(item), [])
-        for item, records in kept.records.items():
-            if item in results:
-                results[item][1].extend(records)
-        payload = pickle.dumps(results, protocol=pickle.HIGHEST_PROTOCOL)
-        view = memoryview(payload)
+                results[item] = job(item)
+            return results
+
+        _answer(read_end, write_end, work)
+    os.close(write_end)
+    return _Child(pid, read_end)
+
+
+def _answer(read_end: int, write_end: int, work: Callable[[_Kept], dict[int, R]]) -> NoReturn:
+    """The child's whole life: do the work with its log records kept, send both to the parent, exit without
+    returning into the caller's stack or flushing the parent's buffers."""
+    status = 1
+    try:
+        os.close(read_end)
+        with _keeping() as kept:
+            results = work(kept)
+        answer = {item: (result, kept.records.get(item, [])) for item, result in results.items()}
+        view = memoryview(pickle.dumps(answer, protocol=pickle.HIGHEST_PROTOCOL))
         while view:
             view = view[os.write(write_end, view):]
         status = 0
     finally:
         os._exit(status)
+
+
+def _replay(records: dict[int, list[dict[str, Any]]]) -> None:
+    """Log records kept per item, handled here in item order (as one process would have written them)."""
+    for item in sorted(records):
+        for fields in records[item]:
+            logging.getLogger(fields["name"]).handle(logging.makeLogRecord(fields))
 
 
 def _collect(child: _Child[R]) -> None:
@@ -246,3 +259,39 @@ def _reap(child: _Child[R]) -> None:
         with contextlib.suppress(ProcessLookupError):
             os.kill(child.pid, signal.SIGKILL)
         os.waitpid(child.pid, 0)
+
+
+class Ahead(Generic[R]):
+    """`work()` computed in a forked child while this process goes on (`lint --slices` reads its inventory while
+    the rules and celext are imported); `result()` waits for it. A child that fails leaves the work to
+    `result()`, here; its log records are replayed here when the result is taken."""
+
+    def __init__(self, work: Callable[[], R]) -> None:
+        self._work = work
+        self._child: _Child[R] | None = None
+        if can_fork():
+            read_end, write_end = os.pipe()
+            pid = os.fork()
+            if pid == 0:
+                _answer(read_end, write_end, lambda _kept: {0: work()})
+            os.close(write_end)
+            self._child = _Child(pid, read_end)
+
+    def cancel(self) -> None:
+        """The child stopped and waited for, when its result was not taken (the run ended before it)."""
+        child, self._child = self._child, None
+        if child is not None:
+            _reap(child)
+
+    def result(self) -> R:
+        child, self._child = self._child, None
+        if child is not None:
+            try:
+                _collect(child)
+            finally:
+                _reap(child)
+            if child.results:
+                value, records = child.results[0]
+                _replay({0: records})
+                return value
+        return self._work()

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from webhook import gctune
 from webhook.findings import Action, Edit, Finding, Position
-from webhook.manifests import Locator, Problem, libyaml, parse, read, read_sources, roundtrip, value_at
+from webhook.manifests import Locator, Problem, libyaml, parse, read_sources, read_values, roundtrip, value_at
 from webhook.policy import Policy
 from webhook.rules.base import DRA_KINDS
 from webhook.rules.runner import RULE_ERROR  # the finding of a rule that raised; deny by default
@@ -150,8 +150,7 @@ def processes(jobs: int | None, sources: Sequence[tuple[str, str]]) -> int:
 
 def read_objects(paths: Sequence[str], kinds: frozenset[str]) -> tuple[list[Obj], list[Problem]]:
     """Objects of the given kinds for an inventory (--slices, --classes): values first, no positions kept."""
-    objects, problems = read(paths, kinds=kinds, positions=False)
-    return [o.obj for o in objects], problems
+    return read_values(paths, kinds)
 
 
 def lint_text(text: str, source: str, policy: Policy, *, inventory: Sequence[Obj] = (),

@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from webhook.forks import Seat, _Counters, map_forked, seats, segments
+from webhook.forks import Ahead, Seat, _Counters, map_forked, seats, segments
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
 
@@ -96,3 +96,39 @@ def test_a_job_that_raises_raises_here_as_in_one_process() -> None:
 
     with pytest.raises(ValueError, match="bad item 8"):
         map_forked(job, [1] * 10, 2)
+
+
+def test_ahead_works_in_a_child_and_hands_over_its_result_and_log_lines(caplog: pytest.LogCaptureFixture) -> None:
+    def work() -> tuple[int, list[str]]:
+        logging.getLogger("webhook.test_forks").warning("read in %s", "the child")
+        return os.getpid(), ["kept"]
+
+    with caplog.at_level(logging.WARNING, logger="webhook.test_forks"):
+        ahead = Ahead(work)
+        pid, value = ahead.result()
+    assert (pid != os.getpid(), value) == (True, ["kept"])
+    assert [r.getMessage() for r in caplog.records if r.name == "webhook.test_forks"] == ["read in the child"]
+
+
+def test_ahead_of_a_child_that_died_is_done_here() -> None:
+    parent = os.getpid()
+
+    def work() -> int:
+        if os.getpid() != parent:
+            os._exit(3)
+        return 42
+
+    assert Ahead(work).result() == 42
+
+
+def test_an_ahead_not_taken_is_stopped_and_waited_for() -> None:
+    import time
+
+    ahead = Ahead(lambda: time.sleep(60))
+    child = ahead._child
+    assert child is not None
+    started = time.monotonic()
+    ahead.cancel()
+    assert time.monotonic() - started < 10
+    with pytest.raises(ChildProcessError):
+        os.waitpid(child.pid or -1, os.WNOHANG)

@@ -12,7 +12,9 @@ import pytest
 
 import webhook.lint
 from tests.builders import claim_with_selector
+from tests.conftest import REPO
 from webhook import cli
+from webhook.check_run import read_ahead, read_listed
 from webhook.lint import PROCESS_MIN_CHARS, processes
 
 needs_fork = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
@@ -79,13 +81,40 @@ def test_output_and_log_lines_are_the_same_in_any_number_of_processes(
 
     monkeypatch.setattr(webhook.lint, "run_rules", logging_run_rules)
     paths = _repository(tmp_path)
+    inventory = ["--slices", str(REPO / "examples" / "manifests"), "--slices", str(tmp_path / "missing.yaml"),
+                 "--classes", str(REPO / "examples" / "manifests" / "classes.yaml")]
     runs = []
     for jobs in ("1", "2", "3", "auto"):
         caplog.clear()
-        code = cli.main([command, *paths, "--jobs", jobs, "--summary"])
+        code = cli.main([command, *paths, *inventory, "--jobs", jobs, "--summary"])
         out, err = capsys.readouterr()
         runs.append((code, out, err, [r.getMessage() for r in caplog.records if r.name == "webhook.run"]))
     assert runs[0][0] == 2  # broken.yaml is an input problem
     assert runs[0][3][:3] == ["checked c0-0", "checked c1-0", "checked c1-1"]
     assert "f8.yaml" in runs[0][1]
+    assert f"draguard: {tmp_path / 'missing.yaml'}: no such file or directory\n" in runs[0][2]
     assert runs[1:] == [runs[0]] * 3
+
+
+@needs_fork
+@pytest.mark.parametrize(("slices", "classes", "jobs", "cpus"), [
+    ([], [], None, 4), (["s.yaml"], [], 1, 4), (["-"], [], None, 4), ([], ["-"], None, 4), (["s.yaml"], [], None, 1),
+])
+def test_the_inventory_is_read_here_when_a_fork_cannot_pay(slices: list[str], classes: list[str], jobs: int | None,
+                                                           cpus: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: set(range(cpus)), raising=False)
+    assert read_ahead(slices, classes, jobs) is None
+
+
+@needs_fork
+@pytest.mark.usefixtures("four_cpus")
+def test_the_inventory_read_ahead_is_the_one_read_here(tmp_path: Path) -> None:
+    examples = REPO / "examples" / "manifests"
+    slices, classes = [str(examples), str(tmp_path / "missing.yaml")], [str(examples / "classes.yaml")]
+    for jobs in (None, 2):
+        ahead = read_ahead(slices, classes, jobs)
+        assert ahead is not None
+        assert ahead.result() == read_listed(slices, classes)
+    objects, problems = read_listed(slices, classes)
+    missing = f"{tmp_path / 'missing.yaml'}: no such file or directory"
+    assert (len(objects), [str(p) for p in problems]) == (9, [missing])
