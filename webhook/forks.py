@@ -144,16 +144,16 @@ def map_forked(job: Callable[[int], R], weights: Sequence[int], processes: int,
     children: list[_Child[R]] = []
     results: dict[int, R] = {}
     records: dict[int, list[dict[str, Any]]] = {}
+    kept = _Kept()
     try:
         for seat in places[1:]:
             children.append(_fork(job, counters, seat))
-        with _keeping() as kept:
+        with _keeping(kept):
             while (item := counters.claim(places[0])) is not None:
                 kept.item = item
                 results[item] = job(item)
                 if done is not None:
                     done(1)
-        records.update(kept.records)
         for child in children:
             _collect(child)
             for item, (result, kept_records) in (child.results or {}).items():
@@ -165,7 +165,7 @@ def map_forked(job: Callable[[int], R], weights: Sequence[int], processes: int,
         for child in children:
             _reap(child)
         counters.close()
-        _replay(records)
+        _replay({**records, **kept.records})  # also when a job raised here: what was logged before it
     missing = [i for i in range(len(weights)) if i not in results]
     if missing:  # a child died: its items are done here, as one process would have done them
         logging.getLogger(__name__).debug("%d item(s) of a worker process that failed are done here", len(missing))
@@ -174,11 +174,11 @@ def map_forked(job: Callable[[int], R], weights: Sequence[int], processes: int,
 
 
 @contextlib.contextmanager
-def _keeping() -> Iterator[_Kept]:
+def _keeping(kept: _Kept | None = None) -> Iterator[_Kept]:
     """The root logger's handlers swapped for a `_Kept` while jobs run (put back after)."""
     root = logging.getLogger()
     handlers = root.handlers[:]
-    kept = _Kept()
+    kept = kept if kept is not None else _Kept()
     root.handlers[:] = [kept]
     try:
         yield kept

@@ -132,3 +132,19 @@ def test_an_ahead_not_taken_is_stopped_and_waited_for() -> None:
     assert time.monotonic() - started < 10
     with pytest.raises(ChildProcessError):
         os.waitpid(child.pid or -1, os.WNOHANG)
+
+
+def test_what_was_logged_before_a_job_raised_is_still_written(caplog: pytest.LogCaptureFixture) -> None:
+    log = logging.getLogger("webhook.test_forks")
+
+    def job(i: int) -> int:
+        log.warning("item %d", i)
+        if i == 3:
+            raise ValueError("bad item 3")
+        return i
+
+    with caplog.at_level(logging.WARNING, logger="webhook.test_forks"), pytest.raises(ValueError, match="item 3"):
+        map_forked(job, [1] * 10, 2)
+    messages = [r.getMessage() for r in caplog.records if r.name == "webhook.test_forks"]
+    assert messages[:4] == ["item 0", "item 1", "item 2", "item 3"]
+    assert messages == sorted(messages, key=lambda m: int(m.split()[1]))
