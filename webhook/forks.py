@@ -22,6 +22,7 @@ import logging
 import os
 import pickle
 import struct
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, NoReturn, TypeVar
@@ -35,7 +36,9 @@ _RECORD_FIELDS = ("name", "levelno", "levelname", "pathname", "filename", "modul
 
 
 def can_fork() -> bool:
-    return hasattr(os, "fork") and hasattr(os, "pread")
+    """Linux only: macOS has fork, but system libraries used before it (TLS for --cluster) may crash a child
+    (Python's multiprocessing spawns there for that reason)."""
+    return sys.platform.startswith("linux") and hasattr(os, "fork")
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,9 +7,9 @@ import os
 
 import pytest
 
-from webhook.forks import Ahead, Seat, _Counters, map_forked, seats, segments
+from webhook.forks import Ahead, Seat, _Counters, can_fork, map_forked, seats, segments
 
-pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+pytestmark = pytest.mark.skipif(not can_fork(), reason="needs fork (Linux)")
 
 
 def test_seats_pair_processes_on_segments_from_both_ends() -> None:

@@ -15,9 +15,10 @@ from tests.builders import claim_with_selector
 from tests.conftest import REPO
 from webhook import cli
 from webhook.check_run import read_ahead, read_listed
+from webhook.forks import can_fork
 from webhook.lint import PROCESS_MIN_CHARS, processes
 
-needs_fork = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+needs_fork = pytest.mark.skipif(not can_fork(), reason="needs fork (Linux)")
 
 
 @pytest.mark.parametrize(("value", "shown"), [("0", "'0'"), ("=-2", "'-2'"), ("two", "'two'"), ("=", "''")])
