@@ -4,7 +4,8 @@
    round-trip backend, the libyaml backend, and values first (`read(..., positions=False)`) from the same
    files and from JSON texts of the same objects (`kubectl get -o json` form). Ratios to ruamel, one run.
 2. `draguard lint --slices <corpus ResourceSlices> <corpus claims and classes>` as a process, best of 3, wall
-   and CPU (user + system) time: with bytecode cached (in a temporary PYTHONPYCACHEPREFIX, as an installed
+   and CPU (user + system, forked worker processes included) time, as it runs by default and in one process
+   (`--jobs 1`): with bytecode cached (in a temporary PYTHONPYCACHEPREFIX, as an installed
    package has it) and from source (no bytecode: every module compiled on each run). With
    DRAGUARD_BASELINE=<checkout with a .venv> (e.g. `git worktree add /tmp/wave1 4673221` and `make install`
    there) the same command of that checkout runs interleaved, and the ratios are printed; nothing is
@@ -73,9 +74,11 @@ def lint_slices() -> None:
     inventory = [a for p in files(INVENTORY) for a in ("--slices", str(p))]
     checked = [str(p) for p in files(CHECKED)]
     baseline = os.environ.get("DRAGUARD_BASELINE")
-    commands = {"this checkout": REPO}
+    # name -> (checkout, extra flags): the default (processes as the input pays for), one process, the baseline
+    commands: dict[str, tuple[Path, list[str]]] = {"this checkout": (REPO, []),
+                                                   "this checkout, --jobs 1": (REPO, ["--jobs", "1"])}
     if baseline:
-        commands["baseline " + baseline] = Path(baseline)
+        commands["baseline " + baseline] = (Path(baseline), [])
     print(f"draguard lint --slices ({len(inventory) // 2} slice files) over {len(checked)} files, best of 3 "
           f"(wall s / CPU s of the process)")
     with tempfile.TemporaryDirectory() as cold, tempfile.TemporaryDirectory() as warm:
@@ -88,11 +91,11 @@ def lint_slices() -> None:
         for mode, env in modes.items():
             took: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
             if mode == "bytecode cached":
-                for root in commands.values():  # the warm-up run writes the bytecode
-                    _timed(root, [*inventory, *checked], env)
+                for root, flags in commands.values():  # the warm-up run writes the bytecode
+                    _timed(root, [*inventory, *checked, *flags], env)
             for _ in range(3):  # interleaved, so a burst of load hits both
-                for name, root in commands.items():
-                    took[name].append(_timed(root, [*inventory, *checked], env))
+                for name, (root, flags) in commands.items():
+                    took[name].append(_timed(root, [*inventory, *checked, *flags], env))
             mine = min(w for w, _c in took["this checkout"]), min(c for _w, c in took["this checkout"])
             print(f"  {mode}:")
             for name, times in took.items():

@@ -23,6 +23,7 @@ from webhook.errors import DraguardError
 if TYPE_CHECKING:
     from webhook.findings import Finding
     from webhook.fix import Rewrite
+    from webhook.forks import Ahead
     from webhook.lint import FileResult
     from webhook.manifests import Problem
     from webhook.policy import Policy
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 INVENTORY_KINDS = frozenset({"ResourceSlice", "DeviceClass"})
+Listed = tuple[list["Obj"], list["Problem"]]  # the objects of --slices and --classes, the problems reading them
 
 
 class Tracker(Protocol):
@@ -69,6 +71,8 @@ class Inputs:
     slices: Sequence[str] = ()
     classes: Sequence[str] = ()
     cluster: bool = False
+    jobs: int | None = None  # processes to lint with (None: as many as the input pays for; webhook.lint)
+    listed: Callable[[], Listed] | None = None  # the --slices/--classes objects when read ahead (read_ahead)
 
 
 def check(inputs: Inputs, *, fix: bool = False, stdin: TextIO | None = None,
@@ -76,53 +80,79 @@ def check(inputs: Inputs, *, fix: bool = False, stdin: TextIO | None = None,
     """Read and lint every input; with `fix`, each file's safe edits are applied in memory.
     `progress(total)` makes the display told as files finish."""
     from webhook.config import Discovery
-    from webhook.lint import lint_sources, tuned_gc
+    from webhook.gctune import tuned_gc
+    from webhook.lint import lint_sources
     from webhook.manifests import read_sources
 
     started = time.perf_counter()
     run = Run()
-    discovery = Discovery(inputs.config)
-    inventory = read_inventory(inputs, run.problems)
-    groups: dict[int, tuple[Policy, list[int]]] = {}
-    sources = list(read_sources(inputs.paths, run.problems, stdin))
-    log.debug("read %d file(s) in %.3f s", len(sources), time.perf_counter() - started)
-    for i, (source, _text) in enumerate(sources):
-        cfg = discovery.for_file(source)
-        if cfg.ignored(source):
-            log.debug("%s: skipped by an ignore glob of %s", source, cfg.path)
-            run.ignored += 1
-            continue
-        groups.setdefault(id(cfg), (inputs.tune(cfg.policy), []))[1].append(i)
-    log.debug("configuration: %d lookup(s), %d cache hit(s), %d distinct policy(ies)", discovery.lookups,
-              discovery.hits, len(groups))
-    tracker = progress(sum(len(g) for _p, g in groups.values())) if progress is not None else None
     by_index: dict[int, FileResult] = {}
-    try:
-        with tuned_gc():
+    with tuned_gc():  # from the first object read: the inventory and the documents live to the end of the run
+        discovery = Discovery(inputs.config)
+        inventory = read_inventory(inputs, run.problems)
+        groups: dict[int, tuple[Policy, list[int]]] = {}
+        sources = list(read_sources(inputs.paths, run.problems, stdin))
+        log.debug("read %d file(s) in %.3f s", len(sources), time.perf_counter() - started)
+        for i, (source, _text) in enumerate(sources):
+            cfg = discovery.for_file(source)
+            if cfg.ignored(source):
+                log.debug("%s: skipped by an ignore glob of %s", source, cfg.path)
+                run.ignored += 1
+                continue
+            groups.setdefault(id(cfg), (inputs.tune(cfg.policy), []))[1].append(i)
+        log.debug("configuration: %d lookup(s), %d cache hit(s), %d distinct policy(ies)", discovery.lookups,
+                  discovery.hits, len(groups))
+        tracker = progress(sum(len(g) for _p, g in groups.values())) if progress is not None else None
+        try:
             for policy, indexes in groups.values():
                 files, problems = lint_sources([sources[i] for i in indexes], policy, inventory=inventory, fix=fix,
-                                               done=tracker.advance if tracker is not None else None)
+                                               jobs=inputs.jobs, done=tracker.advance if tracker is not None else None)
                 by_index.update(zip(indexes, files, strict=True))
                 run.problems += problems
                 run.policies.update((sources[i][0], policy) for i in indexes)
-    finally:
-        if tracker is not None:
-            tracker.close()
+        finally:
+            if tracker is not None:
+                tracker.close()
     run.files = [by_index[i] for i in sorted(by_index)]
     log.debug("checked %d file(s) in %.3f s", len(run.files), time.perf_counter() - started)
     return run, inventory
 
 
-def read_inventory(inputs: Inputs, problems: list[Problem]) -> tuple[Obj, ...]:
-    """The devices and classes of --slices/--classes (values-first readers) and --cluster."""
-    from webhook.lint import read_objects
+def read_ahead(slices: Sequence[str], classes: Sequence[str], jobs: int | None) -> Ahead[Listed] | None:
+    """--slices and --classes read in a forked process while the caller goes on importing the rules and celext
+    (the inventory is ready when the run needs it): with two CPUs or more, unless `--jobs 1` asks for one
+    process or an inventory comes from stdin."""
+    import os
+
+    from webhook.forks import Ahead, can_fork
+    from webhook.manifests import STDIN
+
+    if not (slices or classes) or jobs == 1 or STDIN in (*slices, *classes) or not can_fork():
+        return None
+    if len(os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else range(os.cpu_count() or 1)) < 2:
+        return None
+    return Ahead(lambda: read_listed(slices, classes))
+
+
+def read_listed(slices: Sequence[str], classes: Sequence[str]) -> Listed:
+    """The objects of --slices (ResourceSlices, DeviceClasses) and --classes (DeviceClasses), values first."""
+    from webhook.manifests import read_values
 
     objects: list[Obj] = []
-    for paths, kinds in ((inputs.slices, INVENTORY_KINDS), (inputs.classes, frozenset({"DeviceClass"}))):
+    problems: list[Problem] = []
+    for paths, kinds in ((slices, INVENTORY_KINDS), (classes, frozenset({"DeviceClass"}))):
         if paths:
-            found, found_problems = read_objects(paths, kinds)
+            found, found_problems = read_values(paths, kinds)
             objects += found
             problems += found_problems
+    return objects, problems
+
+
+def read_inventory(inputs: Inputs, problems: list[Problem]) -> tuple[Obj, ...]:
+    """The devices and classes of --slices/--classes (values-first readers) and --cluster."""
+    objects, listed_problems = inputs.listed() if inputs.listed is not None else read_listed(inputs.slices,
+                                                                                             inputs.classes)
+    problems += listed_problems
     if inputs.cluster:
         import importlib.util
 

@@ -9,16 +9,16 @@ Positions inside a scalar account for its YAML style (plain, quoted, `|`, `>`), 
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import logging
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, TextIO
 
+from webhook import gctune
 from webhook.findings import Action, Edit, Finding, Position
-from webhook.manifests import Locator, Problem, libyaml, parse, read, read_sources, roundtrip, value_at
+from webhook.manifests import Locator, Problem, libyaml, parse, read_sources, read_values, roundtrip, value_at
 from webhook.policy import Policy
 from webhook.rules.base import DRA_KINDS
 from webhook.rules.runner import RULE_ERROR  # the finding of a rule that raised; deny by default
@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from webhook.fix import Result, Target  # only --fix and --diff run the fix pass
 
 log = logging.getLogger(__name__)
+tuned_gc = gctune.tuned_gc  # where `webhook.commands.audit` and bench_lint take it
 
 
 @dataclass(slots=True)
@@ -72,24 +73,9 @@ class LintResult:
         return out
 
 
-@contextlib.contextmanager
-def tuned_gc() -> Iterator[None]:
-    """For a batch run: lint allocates many short-lived, acyclic objects, and with the default thresholds
-    the collector keeps re-walking everything alive (~20% of the run). Objects that exist already are
-    frozen out of collections and young collections happen less often; both are undone on exit."""
-    import gc
-
-    thresholds = gc.get_threshold()
-    gc.freeze()
-    gc.set_threshold(50_000, 20, 20)
-    try:
-        yield
-    finally:
-        gc.set_threshold(*thresholds)
-        gc.unfreeze()
-
-
-PARALLEL_MIN_CHARS = 2_000_000  # below this, starting worker processes costs more than it saves
+# Each process of a lint gets at least this much input text: below it a fork (~2 ms here, a few more in the
+# child) and the selectors it compiles again cost more than its share saves (corpus: 255 KB, 140 files).
+PROCESS_MIN_CHARS = 48_000
 
 
 def lint_paths(paths: Sequence[str], policy: Policy, *, inventory: Sequence[Obj] = (), fix: bool = False,
@@ -108,20 +94,26 @@ def lint_sources(sources: Sequence[tuple[str, str]], policy: Policy, *, inventor
                  done: Callable[[int], None] | None = None) -> tuple[list[FileResult], list[Problem]]:
     """Lint `(source, text)` pairs; `done(n)` is called as files finish (for a progress line).
 
-    Large inputs are spread over `jobs` worker processes (default: one per CPU, fork start method only);
-    results come back in input order, so output does not depend on the split.
+    With `jobs` (None: one per CPU, as the input's size pays for) the files are spread over forked processes
+    (`webhook.forks`); results and log lines come back in input order, so output does not depend on the split.
     """
+    from webhook.forks import map_forked
+
     started = time.perf_counter()
-    workers = _workers(jobs, sources)
+    workers = processes(jobs, sources)
     log.debug("linting %d file(s) with policy %s in %d process(es)", len(sources), policy.source, workers)
+
+    def one(i: int) -> tuple[FileResult, list[Problem]]:
+        problems: list[Problem] = []
+        return _lint_one(sources[i][0], sources[i][1], policy, inventory, fix=fix, problems=problems), problems
+
     if workers > 1:
-        files, problems = _in_processes(list(sources), policy, inventory, fix, workers, done=done)
-    else:
-        files, problems = [], []
-        for source, text in sources:
-            files.append(_lint_one(source, text, policy, inventory, fix=fix, problems=problems))
-            if done is not None:
-                done(1)
+        import celext
+
+        celext.parse("true")  # what every process needs is built once, before the fork
+    outcomes = map_forked(one, [len(text) for _s, text in sources], workers, done)
+    files = [file for file, _p in outcomes]
+    problems = [problem for _f, found in outcomes for problem in found]
     log.debug("linted %d file(s) in %.3f s", len(sources), time.perf_counter() - started)
     return files, problems
 
@@ -135,66 +127,30 @@ def _lint_one(source: str, text: str, policy: Policy, inventory: Sequence[Obj], 
             file_result = lint_text(fixed.text, source, policy, inventory=inventory, problems=[])
         file_result.original = text
         file_result.fixed = fixed
-    # Keeping every document's node tree alive would make each garbage collection walk all of them.
+    # Keeping every document's node tree alive would make each garbage collection walk all of them (and a
+    # worker process could not send them back).
     file_result.fixable = []
     return file_result
 
 
-def _workers(jobs: int | None, sources: Sequence[tuple[str, str]]) -> int:
-    import multiprocessing
+def processes(jobs: int | None, sources: Sequence[tuple[str, str]]) -> int:
+    """How many processes lint `sources`: `jobs` when given; else one per CPU this process may run on, as
+    many as get PROCESS_MIN_CHARS of input each. One where fork is missing."""
     import os
 
-    if jobs is not None:
-        wanted = jobs
-    elif sum(len(text) for _s, text in sources) < PARALLEL_MIN_CHARS:
+    from webhook.forks import can_fork
+
+    if not can_fork() or len(sources) < 2:
         return 1
-    else:
-        wanted = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    if "fork" not in multiprocessing.get_all_start_methods():
-        return 1  # workers inherit the policy and inventory by fork; elsewhere lint stays in one process
-    return max(1, min(wanted, len(sources)))
-
-
-# What forked workers inherit (set just before the pool starts; policies hold read-only mappings that
-# need not be picklable this way).
-_SHARED: dict[str, Any] = {}
-
-
-def _worker(job: tuple[str, str]) -> tuple[FileResult, list[Problem]]:
-    problems: list[Problem] = []
-    file_result = _lint_one(job[0], job[1], _SHARED["policy"], _SHARED["inventory"], fix=_SHARED["fix"],
-                            problems=problems)
-    file_result.fixable = []  # document nodes stay in the worker
-    return file_result, problems
-
-
-def _in_processes(sources: list[tuple[str, str]], policy: Policy, inventory: Sequence[Obj], fix: bool,
-                  workers: int, *, done: Callable[[int], None] | None = None) -> tuple[list[FileResult], list[Problem]]:
-    import multiprocessing
-
-    import celext
-
-    celext.parse("true")  # build the CEL parser once, before the fork, not once per worker
-    _SHARED.update(policy=policy, inventory=inventory, fix=fix)
-    files: list[FileResult] = []
-    problems: list[Problem] = []
-    try:
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
-            chunk = max(1, len(sources) // (8 * workers))
-            for file_result, file_problems in pool.imap(_worker, sources, chunksize=chunk):
-                files.append(file_result)
-                problems += file_problems
-                if done is not None:
-                    done(1)
-    finally:
-        _SHARED.clear()
-    return files, problems
+    if jobs is not None:
+        return max(1, min(jobs, len(sources)))
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return max(1, min(cpus, len(sources), sum(len(text) for _s, text in sources) // PROCESS_MIN_CHARS))
 
 
 def read_objects(paths: Sequence[str], kinds: frozenset[str]) -> tuple[list[Obj], list[Problem]]:
     """Objects of the given kinds for an inventory (--slices, --classes): values first, no positions kept."""
-    objects, problems = read(paths, kinds=kinds, positions=False)
-    return [o.obj for o in objects], problems
+    return read_values(paths, kinds)
 
 
 def lint_text(text: str, source: str, policy: Policy, *, inventory: Sequence[Obj] = (),

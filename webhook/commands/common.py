@@ -68,7 +68,19 @@ def add_common_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--write-baseline", action="store_true",
                         help="record the current findings in the --baseline FILE and exit 0")
     parser.add_argument("--summary", action="store_true", help="after the findings, count them per rule")
+    parser.add_argument("-j", "--jobs", type=jobs, default=None, metavar="N",
+                        help="processes to check files with: a number, or auto (the default: one per CPU, as many as "
+                             "the input's size pays for); the output does not depend on it")
     add_output_arguments(parser, FORMATS)
+
+
+def jobs(value: str) -> int | None:
+    """`--jobs`: `auto` (None) or a positive count."""
+    if value == "auto":
+        return None
+    if not value.isdigit() or int(value) < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive number or auto, not {value!r}")
+    return int(value)
 
 
 def outputs(specs: Sequence[str], formats: Iterable[str]) -> list[tuple[str, str | None]]:

@@ -13,20 +13,23 @@ from typing import TYPE_CHECKING
 from webhook.exits import EXIT_OK, EXIT_USAGE, exit_code
 
 if TYPE_CHECKING:
-    from webhook.check_run import Inputs, Run, Tracker
+    from webhook.check_run import Inputs, Listed, Run, Tracker
     from webhook.findings import Finding
+    from webhook.forks import Ahead
 
 log = logging.getLogger(__name__)
 
 
-def inputs(args: argparse.Namespace) -> Inputs:
-    """The run's inputs from the shared flags, after checking them for usage errors (before any file is read)."""
+def inputs(args: argparse.Namespace, ahead: Ahead[Listed] | None = None) -> Inputs:
+    """The run's inputs from the shared flags, after checking them for usage errors (before any file is read);
+    `ahead` reads --slices/--classes already (`webhook.check_run.read_ahead`)."""
     from webhook.check_run import Inputs
     from webhook.commands.common import check_arguments, tuned_policy
 
     check_arguments(args)
     return Inputs(args.paths, config=args.config, tune=lambda policy: tuned_policy(policy, args),
-                  slices=args.slices, classes=args.classes, cluster=getattr(args, "cluster", False))
+                  slices=args.slices, classes=args.classes, cluster=getattr(args, "cluster", False), jobs=args.jobs,
+                  listed=ahead.result if ahead is not None else None)
 
 
 def progress(args: argparse.Namespace) -> Callable[[int], Tracker]:

@@ -25,8 +25,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import sys
 
-    from webhook.check_run import check
-    from webhook.commands.reporting import inputs, progress, report
+    from webhook.check_run import read_ahead
+    from webhook.gctune import tuned_gc
 
-    result, _inventory = check(inputs(args), stdin=sys.stdin, progress=progress(args))
-    return report(args, result)
+    with tuned_gc():  # as lint: from before the heavy imports to the end
+        ahead = read_ahead(args.slices, args.classes, args.jobs)
+        try:
+            from webhook.check_run import check
+            from webhook.commands.reporting import inputs, progress, report
+
+            result, _inventory = check(inputs(args, ahead), stdin=sys.stdin, progress=progress(args))
+            return report(args, result)
+        finally:
+            if ahead is not None:
+                ahead.cancel()

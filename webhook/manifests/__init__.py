@@ -13,11 +13,11 @@ Modules: `sources` (paths -> texts), `reader` (texts -> objects, choosing a back
 
 from webhook.manifests.objects import Locator, expand, value_at
 from webhook.manifests.problems import Problem
-from webhook.manifests.reader import load_paths, parse, read
+from webhook.manifests.reader import load_paths, parse, read, read_values
 from webhook.manifests.roundtrip import Loaded, Manifest, load_text, plain
 from webhook.manifests.sources import STDIN, SUFFIXES, ignored, read_sources
 
 __all__ = [
     "STDIN", "SUFFIXES", "Loaded", "Locator", "Manifest", "Problem", "expand", "ignored", "load_paths", "load_text",
-    "parse", "plain", "read", "read_sources", "value_at",
+    "parse", "plain", "read", "read_sources", "read_values", "value_at",
 ]

@@ -16,7 +16,7 @@ from webhook.manifests import jsontext, libyaml, roundtrip
 from webhook.manifests.objects import Locator
 from webhook.manifests.problems import Problem
 from webhook.manifests.sources import ignored, read_sources
-from webhook.wire import kind_of
+from webhook.wire import Obj, kind_of
 
 
 def parse(text: str, source: str, problems: list[Problem], *, positions: bool = True) -> list[Locator]:
@@ -53,6 +53,12 @@ def read(paths: Iterable[str], *, kinds: frozenset[str] | None = None, ignore: S
             if kinds is None or kind_of(doc.obj) in kinds:
                 objects.append(doc)
     return objects, problems
+
+
+def read_values(paths: Iterable[str], kinds: frozenset[str]) -> tuple[list[Obj], list[Problem]]:
+    """The objects of `kinds`, values first, no positions kept: an inventory (--slices, --classes)."""
+    objects, problems = read(paths, kinds=kinds, positions=False)
+    return [o.obj for o in objects], problems
 
 
 def load_paths(paths: Iterable[str], *, stdin: TextIO | None = None) -> roundtrip.Loaded:
