@@ -5,9 +5,10 @@ and a connection stays on its worker for its keep-alive life. The API server kee
 luck decided the load: 7 of 8 connections on one worker was seen, that worker doing almost all the work while the
 other idled. Here every worker waits on the same socket (the gunicorn master's), and each keeps the count of the
 connections it holds in memory the master shares with all workers (`Shares`, one slot per worker). On a new
-connection every waiting worker wakes; one that holds more than some peer steps aside (`defer`) for
-`ACCEPT_DEFER` so that the peer accepts it. A peer that does not (busy with one long evaluation, stuck, stopping)
-cannot hold the connection up for longer than that: once the pause is over the worker accepts it after all.
+connection every waiting worker wakes; one that holds more than some peer steps aside (`defer`), looking again
+every `ACCEPT_DEFER`, so that the peer accepts it. A peer that does not (busy with one long evaluation, stuck, or
+not scheduled on a loaded machine) cannot hold the connection up for longer than `ACCEPT_WAIT`: then the worker
+accepts it after all.
 
 The master assigns the slots (gunicorn's `pre_fork`), frees the slot of a worker that exited (`child_exit`); a
 worker frees its own when it stops accepting (SIGTERM, Ctrl-C), so nobody steps aside for a worker that will not
@@ -23,7 +24,9 @@ from typing import Any, Final
 
 from gevent.server import StreamServer
 
-ACCEPT_DEFER: Final = 0.05  # seconds a worker holding more than a peer leaves a new connection to that peer
+ACCEPT_DEFER: Final = 0.05  # seconds between two looks of a worker that left a new connection to a peer
+ACCEPT_WAIT: Final = 0.25  # at most this long, then it takes the connection itself
+RESUMED: Final = 0.02  # a wake-up this soon after a look is still the connection it stepped aside for
 MAX_SLOTS: Final = 64  # workers balanced; more (gunicorn's TTIN) accept without stepping aside and are not seen
 FREE: Final = -1  # a slot no running worker holds
 
@@ -114,23 +117,31 @@ class BalancedServer(StreamServer):  # type: ignore[misc]
         super().__init__(listener, handle=handle, spawn=spawn)
         self.max_accept = 1  # one per wake-up: the count is current for the next decision
         self.balance = balance
-        self._deferred_at: float | None = None
+        self._waiting_since: float | None = None  # when this worker first stepped aside for the pending connection
+        self._looked_at = 0.0
 
     def do_read(self) -> Any:
         now = time.monotonic()
-        recently = self._deferred_at is not None and now - self._deferred_at <= 2 * ACCEPT_DEFER
-        if not recently and self.balance.should_defer():
-            # Leave it in the backlog for a peer; look again after the pause and take it if it is still there.
-            self._deferred_at = now
+        if self._waiting_since is not None and now - self._looked_at > RESUMED:
+            self._waiting_since = None  # a peer took that one; this is a new connection
+        waited = now - self._waiting_since if self._waiting_since is not None else 0.0
+        if waited < ACCEPT_WAIT and self.balance.should_defer():
+            # Leave it in the backlog for a peer; look again shortly and take it if it is still there at the end.
+            if self._waiting_since is None:
+                self._waiting_since = now
             self.stop_accepting()
             self._timer = self.loop.timer(ACCEPT_DEFER)
-            self._timer.start(self._start_accepting_if_started)
+            self._timer.start(self._look_again)
             return None
-        self._deferred_at = None
+        self._waiting_since = None
         accepted = super().do_read()
         if accepted:
             self.balance.opened()
         return accepted
+
+    def _look_again(self) -> None:
+        self._looked_at = time.monotonic()
+        self._start_accepting_if_started()
 
     def do_close(self, *args: Any) -> None:
         try:

@@ -14,7 +14,7 @@ import gevent.event
 import gevent.socket
 import pytest
 
-from webhook.balance import ACCEPT_DEFER, FREE, MAX_SLOTS, Balance, BalancedServer, Shares, defer
+from webhook.balance import ACCEPT_WAIT, FREE, MAX_SLOTS, Balance, BalancedServer, Shares, defer
 
 
 @pytest.mark.parametrize(("held", "others", "expected"), [
@@ -109,7 +109,7 @@ def test_connections_arriving_one_by_one_are_spread_evenly(listener: gevent.sock
 
 def test_a_peer_that_does_not_accept_delays_a_connection_only_briefly(listener: gevent.socket.socket) -> None:
     """The peer's slot says it holds nothing, but it never accepts (busy, stuck): the worker takes the connections
-    itself after stepping aside once for each."""
+    itself after stepping aside for a while for each."""
     shares, release = Shares(2), gevent.event.Event()
     mine = Balance(shares, shares.assign(1))
     shares.assign(2)  # the peer, holding nothing, not accepting
@@ -120,10 +120,83 @@ def test_a_peer_that_does_not_accept_delays_a_connection_only_briefly(listener: 
             clients.append(socket.create_connection(listener.getsockname()))
             until(lambda n=n: mine.held == n, f"connection {n} accepted")  # type: ignore[misc]
         assert shares.others(0) == [0]
-        assert ACCEPT_DEFER <= 0.1  # a new connection waits at most this much for a peer that does not come
+        assert ACCEPT_WAIT <= 0.25  # a new connection waits at most this much for a peer that does not come
     finally:
         release.set()
         for client in clients:
             client.close()
         server.close()
     assert shares.others(1) == [FREE]  # closed: it stepped out of the balance
+
+
+def test_connections_arriving_far_apart_are_spread_evenly(listener: gevent.socket.socket) -> None:
+    """A worker that stepped aside and saw the peer take the connection steps aside again for the next one, however
+    much later it comes (its wait is for one pending connection, not a budget it used up)."""
+    shares, release = Shares(2), gevent.event.Event()
+    first, second = Balance(shares, shares.assign(1)), Balance(shares, shares.assign(2))
+    servers = [serve(listener, first, release)]  # the second worker is not accepting yet: the first takes two
+
+    def connect(n: int) -> None:
+        clients.append(socket.create_connection(listener.getsockname()))
+        until(lambda: first.held + second.held == n, f"{n} connections accepted")
+
+    clients: list[socket.socket] = []
+    try:
+        connect(1)
+        connect(2)
+        servers.append(serve(listener, second, release))
+        connect(3)
+        gevent.sleep(ACCEPT_WAIT + 0.05)  # the next one comes after any wait for this one is over
+        connect(4)
+        assert (first.held, second.held) == (2, 2)
+    finally:
+        release.set()
+        for client in clients:
+            client.close()
+        for server in servers:
+            server.close()
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+
+def test_the_wait_is_per_pending_connection(listener: gevent.socket.socket, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Driven by hand on a clock of the test's: a worker holding more steps aside for a pending connection; when
+    the peer took it, a connection that comes long after is a new one, stepped aside for afresh; one the peer
+    does not take is taken once ACCEPT_WAIT has passed."""
+    import webhook.balance
+
+    clock = Clock()
+    monkeypatch.setattr(webhook.balance, "time", clock)
+    shares = Shares(2)
+    mine = Balance(shares, shares.assign(1))
+    shares.assign(2)  # the peer, holding nothing
+    mine.opened()
+    server = BalancedServer(listener, lambda sock, addr: None, "default", mine)
+    clients = [socket.create_connection(listener.getsockname())]
+    try:
+        assert server.do_read() is None  # stepped aside
+        peer_took, _ = listener.accept()  # the peer takes it
+        peer_took.close()
+        clock.now += ACCEPT_WAIT / 5
+        server._look_again()  # the timer's callback, called by hand: nothing is pending any more
+        clock.now += 10 * ACCEPT_WAIT
+        clients.append(socket.create_connection(listener.getsockname()))
+        assert server.do_read() is None  # a new connection: stepped aside again
+        clock.now += ACCEPT_WAIT / 2
+        server._look_again()
+        assert server.do_read() is None  # still within the wait
+        clock.now += ACCEPT_WAIT / 2
+        server._look_again()
+        taken = server.do_read()  # the peer did not take this one: taken
+        assert taken is not None
+        taken[0].close()
+    finally:
+        for client in clients:
+            client.close()
+        server.close()
