@@ -8,7 +8,8 @@ webhook port. It reports:
   json.loads + json.dumps floor of the same AdmissionReview, and the CPU time per maximal-slice request;
 - closed loop, small slice (4 devices): requests/s with 8 keep-alive connections, and p50/p99;
 - open loop at 200 requests/s, maximal slice (64 devices x 48 attribute values): p50/p99, latency counted from
-  each request's scheduled send time, so a stall is not hidden (no coordinated omission);
+  each request's scheduled send time, so a stall is not hidden (no coordinated omission); then the same for an
+  UPDATE of that slice (the old object is the slice as it was: what a driver republishing its slice sends);
 - for both: the CPU per request of the server's workers and of the load processes (from /proc and getrusage),
   and how many cores each kept busy, so a reader sees which side was the limit;
 - memory: the workers' summed RSS, its peak over the second half of a warm-up and over N reviews that each
@@ -88,17 +89,20 @@ def resource_slice(devices: int, *, maximal: bool = False) -> dict[str, Any]:
     }
 
 
-def review(obj: dict[str, Any], uid: str = "bench") -> bytes:
+def review(obj: dict[str, Any], uid: str = "bench", old: dict[str, Any] | None = None) -> bytes:
+    """A CREATE review of `obj`; an UPDATE (as a driver republishing its slice sends) when `old` is given."""
     request = {
         "uid": uid,
         "kind": {"group": "resource.k8s.io", "version": "v1", "kind": "ResourceSlice"},
         "resource": {"group": "resource.k8s.io", "version": "v1", "resource": "resourceslices"},
         "name": obj["metadata"]["name"],
-        "operation": "CREATE",
+        "operation": "CREATE" if old is None else "UPDATE",
         "userInfo": {"username": "system:serviceaccount:gpu:driver"},
         "object": obj,
         "dryRun": False,
     }
+    if old is not None:
+        request["oldObject"] = old
     return json.dumps({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": request}).encode()
 
 
@@ -295,6 +299,10 @@ def ms(seconds: float) -> str:
 def main() -> None:
     small = review(resource_slice(4))
     maximal = review(resource_slice(64, maximal=True))
+    # The same slice republished with a new generation: the UPDATE a driver sends most.
+    republished = resource_slice(64, maximal=True)
+    republished["spec"]["pool"]["generation"] = 2
+    update = review(republished, old=resource_slice(64, maximal=True))
     from webhook.admission import handlers
     from webhook.admission import review as wire
     from webhook.policy import Policy
@@ -303,7 +311,7 @@ def main() -> None:
     # The in-process figures are taken as a worker runs: rule path exercised, collector tuned (serve.warm_up).
     warm_up()
     handlers_ms: dict[str, float] = {}
-    for name, body in (("small", small), ("maximal", maximal)):
+    for name, body in (("small", small), ("maximal", maximal), ("update", update)):
         answer = handlers.resourceslices(wire.parse(body), Policy.default())
         if not answer.allowed or answer.findings:
             raise SystemExit(f"the {name} slice is not clean: {[f.rule for f in answer.findings]}")
@@ -312,15 +320,16 @@ def main() -> None:
 
     print("in process: handler (parse + rules + answer + encode), the app around it (one WSGI call: Flask, the "
           "admission route, metrics, no log line), and the json.loads+json.dumps floor of the same review:")
-    for name, body, repeat in (("small", small, 200), ("maximal", maximal, 40)):
+    for name, body, repeat in (("small", small, 200), ("maximal", maximal, 40), ("update", update, 40)):
         handler, flask_app, floor = in_process(body, repeat)
         handlers_ms[name] = handler
         print(f"  {name + ':':9}handler {ms(handler)}, app {ms(flask_app)} ({flask_app / handler:.2f}x the handler), "
               f"floor {ms(floor)} (handler {handler / floor:.1f}x the floor)")
 
     small_cpu, maximal_cpu = cpu_per_request(small, 1000), cpu_per_request(maximal, 100)
+    update_cpu = cpu_per_request(update, 100)
     print(f"  CPU per request, in process (WSGI app): small {ms(small_cpu)}, maximal {ms(maximal_cpu)} (target 2.5 ms "
-          f"served: {maximal_cpu * 1000 / 2.5:.2f}x before any serving)")
+          f"served: {maximal_cpu * 1000 / 2.5:.2f}x before any serving), maximal UPDATE {ms(update_cpu)}")
 
     # This process is the load generator from here on. It imported the catalogue for the figures above; frozen, those
     # objects are not walked by its collector, whose pauses would otherwise show as server latency.
@@ -336,6 +345,8 @@ def main() -> None:
                                     process.pid, LOAD_PROCESSES)
             max_open = tls_load.drive(tls_load.Load(port, ca, tls_load.request_bytes(PATH, maximal), ALLOWED,
                                                     OPEN_SECONDS, CONNECTIONS, RATE), process.pid, 1)
+            update_open = tls_load.drive(tls_load.Load(port, ca, tls_load.request_bytes(PATH, update), ALLOWED,
+                                                       OPEN_SECONDS, CONNECTIONS, RATE), process.pid, 1)
             rss_before, rss_after = distinct_selectors(port, ca, process.pid, RSS_REQUESTS)
         finally:
             for sock in held:
@@ -354,6 +365,9 @@ def main() -> None:
           f"{CONNECTIONS} connections): p50 {ms(p50)}, p99 {ms(p99)} (target 10 ms: {p99 * 1000 / 10:.2f}x), "
           f"p50 / in-process handler {p50 / handlers_ms['maximal']:.1f}x; {cpu_line(max_open)} (target 2.5 ms: "
           f"{max_open.per_request(max_open.server_cpu) * 1000 / 2.5:.2f}x); {front_line(max_open, maximal_cpu)}")
+    p50, p99 = percentile(update_open.latencies, 0.5), percentile(update_open.latencies, 0.99)
+    print(f"  maximal UPDATE (old object: the same slice), open loop {RATE:.0f} requests/s x {OPEN_SECONDS:.0f} s: "
+          f"p50 {ms(p50)}, p99 {ms(p99)}; {cpu_line(update_open)}; {front_line(update_open, update_cpu)}")
     print(f"  workers' RSS (both, peak of readings every {RSS_SAMPLE} reviews), {RSS_REQUESTS:,} reviews with distinct "
           f"selectors: {rss_before / 2**20:.0f} MiB over the warm-up's second half, {rss_after / 2**20:.0f} MiB over "
           f"the run ({rss_after / rss_before:.2f}x; target within 1.10x)")

@@ -4,7 +4,8 @@ Each connection is a greenlet, so a silent or slow client costs a few kilobytes,
 gevent worker still waits without limit in the TLS handshake and the first request's headers, so this worker
 drives the connection itself:
 
-    accept (at most --max-connections per worker; beyond, the kernel backlog holds them)
+    accept (one socket for all workers, taken by the worker holding fewest connections, `webhook.balance`;
+            at most --max-connections per worker; beyond, the kernel backlog holds them)
     -> TLS handshake            within Limits.handshake seconds, else closed
     -> request headers          within Limits.headers seconds of the first byte waited for, else closed
     -> body                     within Limits.body seconds of the headers (408 answered), via `BodyDeadline`
@@ -49,6 +50,7 @@ from werkzeug.sansio.utils import get_content_length
 from webhook.admission.endpoint import PATHS
 from webhook.app import AdmissionRoute
 from webhook.auth.peer import count_handshake_error
+from webhook.balance import Balance, BalancedServer
 from webhook.connection import LATE, BodyDeadline, Deadline, DeadlineInput, OneWrite
 from webhook.serve import Limits, current
 
@@ -103,22 +105,26 @@ class GuardedWorker(GeventWorker):  # type: ignore[misc]
         if self.cfg.is_ssl:
             _unwrap_sni_callback(tls_context(self.cfg))
 
-    def _listeners(self) -> list[tuple[Any, bool]]:
+    def _listeners(self) -> list[tuple[Any, bool, bool]]:
+        """(socket, TLS, balanced): the shared admission sockets, then this worker's own metrics socket."""
         served = current()
-        listeners: list[tuple[Any, bool]] = [(s, bool(self.cfg.is_ssl)) for s in self.sockets]
+        listeners: list[tuple[Any, bool, bool]] = [(s, bool(self.cfg.is_ssl), True) for s in self.sockets]
         if served.metrics_port:
             self._metrics_socket = metrics_socket(served.metrics_host, served.metrics_port, self.cfg.backlog)
-            listeners.append((self._metrics_socket, False))
+            listeners.append((self._metrics_socket, False, False))
         return listeners
 
     def run(self) -> None:
         servers: list[StreamServer] = []
-        for listener, tls in self._listeners():
+        balance = Balance(current().shares, getattr(self, "balance_slot", None))
+        for listener, tls, balanced in self._listeners():
             listener.setblocking(1)
-            server = StreamServer(listener, handle=partial(self.connection, listener, tls),
-                                  spawn=Pool(self.worker_connections))
-            if self.cfg.workers > 1:
-                server.max_accept = 1  # take one connection per wake-up; the other workers get their share
+            handle, spawn = partial(self.connection, listener, tls), Pool(self.worker_connections)
+            if balanced:
+                server = BalancedServer(listener, handle, spawn, balance)
+            else:
+                server = StreamServer(listener, handle=handle, spawn=spawn)
+                server.max_accept = 1  # one connection per wake-up; the other workers' SO_REUSEPORT sockets get theirs
             server.start()
             servers.append(server)
         while self.alive:

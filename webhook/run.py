@@ -32,7 +32,7 @@ from webhook.rules import CATALOGUE
 from webhook.rules.base import RESOURCE_SLICE, Rule, RuleContext
 from webhook.rules.runner import BUDGET_EXCEEDED, RULE_ERROR
 from webhook.suppress import suppressed
-from webhook.wire import Obj, kind_of
+from webhook.wire import Obj, kind_of, plain
 
 log = logging.getLogger(__name__)
 
@@ -91,7 +91,8 @@ def run_rules(
     try:
         with metered(budget) as meter:
             if budget.selectors or compile_cache is not None:
-                expressions = selector_expressions(obj, policy) | (selector_expressions(old, policy) if old else set())
+                expressions = selector_expressions(obj, policy) | (
+                    selector_expressions(plain(old), policy) if old else set())
                 budget.check_selectors(len(expressions))
                 if compile_cache is not None:
                     compile_cache.note(expressions)
@@ -185,6 +186,7 @@ def _ratchet(
 ) -> list[Finding]:
     if not any(f.action is Action.DENY and f.rule not in RUNNER_RULES for f in findings):
         return findings
+    old = plain(old)  # every rule reads the old object now: decoded whole, as the object under review is
     checked = _check(rules, old, RuleContext(policy, slices), policy, meter=meter, errors=None)
     before = {(f.rule, str(f.path), f.message) for f in checked}
     return [

@@ -7,9 +7,9 @@ Choices and why (docs/webhook.md has the measurements):
   thread that the next valid request waits for. At most `max_connections` connections per worker.
 - keep-alive 120 s: longer than the API server's idle-connection timeout (Go's transport default, 90 s), so
   the server is not the side that closes an idle connection just as a request is sent on it.
-- `reuse_port`: each worker listens on its own SO_REUSEPORT socket from the moment it is forked, and the kernel
-  spreads new connections over the sockets by hash (with one shared socket, connections that arrive while the
-  other worker starts pile onto one worker for their keep-alive life).
+- One listening socket, the master's, shared by the workers; a worker takes a new connection only while it holds
+  no more connections than any other worker (`webhook.balance`), so the API server's few long-lived connections
+  are spread evenly, not by the kernel's hash of their ports (SO_REUSEPORT put 7 of 8 on one worker).
 - TLS: the worker wraps each accepted connection with `tls_context()`, the `certs.reload.TLSReloader` context
   (TLS 1.2 minimum) whose SNI callback hands each new handshake the newest valid certificate. `tls_context` is
   the one place a TLS context is made (client-certificate checks plug in there).
@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from webhook.auth.settings import AuthSettings
+from webhook.balance import Shares
 from webhook.budget import DEFAULT_BUDGET, Budget
 from webhook.errors import DraguardError
 
@@ -113,6 +114,7 @@ class Served:
     metrics_port: int
     publisher: PolicyPublisher | None = None
     tokens: TokenVerifier | None = None
+    shares: Shares | None = None  # connections held per worker (`webhook.balance`), shared over fork
 
 
 _SERVED: dict[str, Served] = {}  # "current" -> what this process serves with
@@ -139,6 +141,7 @@ def serve(options: ServeOptions) -> None:
                         metrics_host, options.metrics_port)
         served.tokens = _open_tokens(options)
         served.publisher = _publisher(served)
+        served.shares = Shares()
         _SERVED["current"] = served
         warm_up()
         _application_class()(options, metrics_host).run()
@@ -277,8 +280,7 @@ def gunicorn_settings(options: ServeOptions, metrics_host: str) -> dict[str, Any
     bind = f"[{options.host}]:{options.port}" if ":" in options.host else f"{options.host}:{options.port}"
 
     def when_ready(server: Any) -> None:
-        # gunicorn's own "Listening at:" line is empty with reuse_port: the workers, not the master, hold the sockets.
-        server.log.info("serving https://%s with %d workers, each on its own SO_REUSEPORT socket", bind,
+        server.log.info("serving https://%s with %d workers sharing one socket, connections spread evenly", bind,
                         options.workers)
         publisher = _SERVED["current"].publisher
         if publisher is not None:
@@ -286,10 +288,17 @@ def gunicorn_settings(options: ServeOptions, metrics_host: str) -> dict[str, Any
         if options.metrics_port:
             server.log.info("metrics on http://%s:%s/metrics", metrics_host, options.metrics_port)
 
+    def pre_fork(server: Any, worker: Any) -> None:
+        shares = _SERVED["current"].shares
+        worker.balance_slot = shares.assign(worker.age) if shares is not None else None
+
     def child_exit(server: Any, worker: Any) -> None:
         from webhook import metrics
 
         metrics.mark_dead(worker.pid)
+        shares = _SERVED["current"].shares
+        if shares is not None:
+            shares.release(worker.age)
 
     settings: dict[str, Any] = {
         "bind": [bind],
@@ -297,13 +306,14 @@ def gunicorn_settings(options: ServeOptions, metrics_host: str) -> dict[str, Any
         "worker_class": "webhook.front.GuardedWorker",
         "worker_connections": options.limits.max_connections,
         "keepalive": int(options.limits.keepalive),
-        "reuse_port": True,  # one listening socket per worker, balanced by the kernel; see the module docstring
+        "reuse_port": False,  # one socket for all workers, taken by the one holding fewest (webhook.balance)
         "graceful_timeout": options.graceful_timeout,
         "timeout": 30,
         "certfile": str(options.cert_file),
         "keyfile": str(options.key_file),
         "ssl_context": tls_context,
         "when_ready": when_ready,
+        "pre_fork": pre_fork,
         "child_exit": child_exit,
         "logconfig_dict": logging_config(options.log_level),
         "loglevel": options.log_level,

@@ -6,8 +6,11 @@ for a wrong type so rules can report the problem as a finding instead of raising
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import json
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
+
+import msgspec
 
 Obj = Mapping[str, Any]
 
@@ -47,3 +50,69 @@ def kind_of(obj: Obj) -> str:
 
 def name_of(obj: Obj) -> str:
     return get_str(obj, "metadata", "name")
+
+
+class LazyObject(Mapping[str, Any]):
+    """A JSON object read member by member: each member is decoded on its first read (a member that is an object
+    becomes a `LazyObject` itself), and the rest never is.
+
+    An UPDATE review carries the old object beside the new one; the slice rules read a few of its fields (kind,
+    driver, pool name, node name) unless something needs more, so decoding all of it (as much as the new object)
+    is mostly waste. The bytes must already be known to be well-formed JSON in UTF-8 (the review decoder checked
+    them); values are then exactly what decoding the whole document gives.
+    """
+
+    __slots__ = ("_members", "_raw", "_values")
+
+    def __init__(self, raw: bytes) -> None:
+        self._raw = raw
+        self._members: dict[str, msgspec.Raw] | None = None
+        self._values: dict[str, Any] = {}
+
+    def _index(self) -> dict[str, msgspec.Raw]:
+        if self._members is None:
+            self._members = msgspec.json.decode(self._raw, type=dict[str, msgspec.Raw])
+        return self._members
+
+    def __getitem__(self, key: str) -> Any:
+        try:
+            return self._values[key]
+        except KeyError:
+            pass
+        raw = bytes(self._index()[key])
+        value = LazyObject(raw) if raw[:1] == b"{" else decode_value(raw)
+        self._values[key] = value
+        return value
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._index())
+
+    def __len__(self) -> int:
+        return len(self._index())
+
+    def decoded(self) -> list[str]:
+        """The members read so far (in the order read)."""
+        return list(self._values)
+
+    def plain(self) -> Any:
+        """All of it, decoded: plain dicts and lists."""
+        return decode_value(self._raw)
+
+
+def plain(obj: Obj) -> Obj:
+    """`obj` with no `LazyObject` left in it (for code that wants every field)."""
+    return obj.plain() if isinstance(obj, LazyObject) else obj
+
+
+def decode_value(raw: bytes) -> Any:
+    """The JSON value of well-formed `raw`: msgspec's, or `json.loads`'s for what msgspec refuses (a float that
+    overflows to inf), as the review decoder reads the whole document."""
+    try:
+        return msgspec.json.decode(raw)
+    except (msgspec.DecodeError, UnicodeDecodeError, RecursionError):
+        return json.loads(raw, parse_constant=no_constant)
+
+
+def no_constant(name: str) -> Any:
+    """`json.loads`'s parse_constant: NaN and Infinity are not JSON."""
+    raise ValueError(f"{name} is not JSON")

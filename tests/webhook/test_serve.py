@@ -325,11 +325,8 @@ def test_concurrent_requests_each_get_their_own_answer(webhook_server: Server) -
 
 
 def test_kept_alive_connections_are_spread_over_the_workers(webhook_server: Server) -> None:
-    """Sixteen connections opened one after another, as an API server opens its pool, reach both workers.
-
-    The kernel picks a worker's SO_REUSEPORT socket per connection: all sixteen on one worker would happen by
-    chance once in 32,768 runs. (With one shared socket it happened in one run of three right after start.)
-    """
+    """Sixteen connections opened one after another, as an API server opens its pool, reach both workers (the
+    exact even split is tests/webhook/reliability/test_spread.py, on a server of its own)."""
     conns = [webhook_server.connect() for _ in range(16)]
     try:
         for n, conn in enumerate(conns):
@@ -388,7 +385,8 @@ def test_every_request_is_one_json_log_line(webhook_server: Server) -> None:
         "code": 200, "kind": "ResourceSlice", "resource": "resource.k8s.io/v1/resourceslices",
         "name": "node-0-gpu", "operation": "CREATE", "rules": ["numa-node-range"],
     }
-    serving = f"serving https://127.0.0.1:{webhook_server.port} with 2 workers, each on its own SO_REUSEPORT socket"
+    serving = (f"serving https://127.0.0.1:{webhook_server.port} with 2 workers sharing one socket, connections spread "
+               "evenly")
     assert [entry["logger"] for entry in webhook_server.logs() if entry["msg"] == serving] == ["gunicorn.error"]
 
 

@@ -14,7 +14,7 @@ the release that added it. List attributes (`DRAListTypeAttributes`) are dropped
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from types import MappingProxyType
 from typing import Any
@@ -69,17 +69,23 @@ def features_in_use(spec: Mapping[str, Any] | None, devices: Iterable[Mapping[st
 
 
 def drop_disabled_fields(
-    spec: Mapping[str, Any], devices: list[Any], in_use: set[str], profile: Profile, errs: Errors
+    spec: Mapping[str, Any], devices: list[Any], in_use: Callable[[], set[str]], profile: Profile, errs: Errors
 ) -> tuple[Mapping[str, Any], list[Any], set[str]]:
     """The spec and (flat) devices as the API server stores them, and the gates that dropped something;
     a `k8s-feature-gate` finding per dropped field.
 
     A gate counts as off for a field unless every gate guarding it is on or the old object used it. With
-    every gate on (the common case) nothing is copied.
+    every gate on (the common case) nothing is copied. `in_use()` (the gates the old object uses, which reads
+    all of it) is asked only when the object sets a field whose gate is off: otherwise it changes nothing.
     """
+    nothing: frozenset[str] = frozenset()
+    if not (_off(profile, "spec", nothing).keys() & spec.keys()) and not _any_sets(
+            devices, _off(profile, "device", nothing), _off(profile, "capacity", nothing)):
+        return spec, devices, set()  # what the old object uses only ever keeps more fields
+    used = frozenset(in_use())
 
     def off(scope: str) -> Mapping[str, str]:
-        return _off(profile, scope, frozenset(in_use))
+        return _off(profile, scope, used)
 
     dropped_by: set[str] = set()
 

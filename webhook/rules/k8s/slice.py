@@ -161,9 +161,13 @@ def _validate_spec(
     unknown_fields(errs, spec, known, path)
     spec = {key: value for key, value in spec.items() if key in known}  # the decoder drops unknown fields
     raw_devices = spec.get("devices")
-    old_devices = old.get("devices") if old is not None else None
-    old_flat = [flat_device(d) for d in old_devices if isinstance(d, Mapping)] if isinstance(old_devices, list) else []
-    in_use = features_in_use(old, old_flat, profile)
+
+    def in_use() -> set[str]:  # reads the old devices: only when the object sets a field whose gate is off
+        old_devices = old.get("devices") if old is not None else None
+        old_flat = [flat_device(d) for d in old_devices if isinstance(d, Mapping)] \
+            if isinstance(old_devices, list) else []
+        return features_in_use(old, old_flat, profile)
+
     if not isinstance(raw_devices, list):
         flat_in: list[Any] = []
     elif beta1:
@@ -277,8 +281,9 @@ def _validate_devices(
     limit = advanced if uses_advanced and advanced is not None else most
     if not within_limit(flat, limit, path, ids.DEVICE_COUNT, errs):
         return
+    # The old devices by name, for the precise validator only: the old object is not read when every device is clean.
     old_devices: dict[str, Mapping[str, Any]] = {}
-    old_list = old.get("devices") if old is not None else None
+    old_list = old.get("devices") if old is not None and NOT_CLEAN in verdicts else None
     for item in old_list if isinstance(old_list, list) else ():
         if isinstance(item, Mapping) and isinstance(item.get("name"), str):
             old_devices.setdefault(item["name"], flat_device(item))

@@ -1,0 +1,125 @@
+"""An UPDATE review's oldObject is decoded as the rules read it (`webhook.wire.LazyObject`), and the answer is the
+one the whole old object, decoded up front, gives."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import json
+from typing import Any
+
+import pytest
+
+from tests.builders import device, slice_with
+from webhook.admission import handlers, review
+from webhook.policy import Policy
+from webhook.wire import LazyObject, plain
+
+UID = "705ab4f5-6393-11e8-b7cc-42010a800002"
+
+
+def update(new: dict[str, Any], old: Any) -> bytes:
+    request = {
+        "uid": UID, "operation": "UPDATE", "name": "node-0-gpu",
+        "kind": {"group": "resource.k8s.io", "version": "v1", "kind": "ResourceSlice"},
+        "resource": {"group": "resource.k8s.io", "version": "v1", "resource": "resourceslices"},
+        "object": new, "oldObject": old,
+    }
+    return json.dumps({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": request}).encode()
+
+
+def answers(body: bytes) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The answer to `body` as served (old object read lazily), and with the whole old object decoded first."""
+    req = review.parse(body)
+    whole = dataclasses.replace(req, old_object=json.loads(body)["request"]["oldObject"])
+    policy = Policy.default()
+    return (review.answer(UID, handlers.resourceslices(req, policy)),
+            review.answer(UID, handlers.resourceslices(whole, policy)))
+
+
+def bad_device() -> dict[str, Any]:
+    return device("dev-0", numa=1, attributes={"model": {"string": "x" * 65}})
+
+
+CLEAN = slice_with(numa=1)
+CASES = {
+    "unchanged": (CLEAN, CLEAN),
+    "driver changed (immutable)": (slice_with(numa=1, driver="other.example.com"), CLEAN),
+    "violation kept (ratcheted to a warning)": (slice_with(numa=-2), slice_with(numa=-2)),
+    "violation introduced": (slice_with(numa=-2), CLEAN),
+    "invalid device, also invalid before (per-device validation against the old device)": (
+        slice_with(bad_device()), slice_with(bad_device())),
+    "a gated field the old object used (kept)": (
+        slice_with(numa=1, skipNodeOperations=["*"]), slice_with(numa=1, skipNodeOperations=["*"])),
+    "a gated field the old object did not use (dropped)": (slice_with(numa=1, skipNodeOperations=["*"]), CLEAN),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_the_answer_is_the_one_of_the_whole_old_object(case: str) -> None:
+    new, old = CASES[case]
+    served, whole = answers(update(new, old))
+    assert served == whole
+
+
+def test_answers_differ_between_the_cases() -> None:
+    """The cases above are not all the same answer (each exercises what it says)."""
+    found = {json.dumps(answers(update(*CASES[case]))[0]["response"], sort_keys=True) for case in CASES}
+    assert len(found) >= 5
+
+
+def test_a_clean_update_leaves_the_old_devices_undecoded() -> None:
+    req = review.parse(update(CLEAN, CLEAN))
+    old = req.old_object
+    assert isinstance(old, LazyObject)
+    answer = handlers.resourceslices(req, Policy.default())
+    assert (answer.allowed, answer.findings) == (True, ())
+    spec = old["spec"]
+    assert isinstance(spec, LazyObject)
+    assert "devices" not in spec.decoded()
+    assert plain(old) == CLEAN
+
+
+def test_the_lazy_object_reads_as_the_decoded_one() -> None:
+    old = copy.deepcopy(CLEAN)
+    old["metadata"]["labels"] = {"a": "b"}
+    old["spec"]["big"] = 2**70  # beyond 64 bits
+    old["spec"]["huge"] = 1e308
+    req = review.parse(update(CLEAN, old))
+    lazy = req.old_object
+    assert isinstance(lazy, LazyObject)
+    assert lazy == old
+    assert dict(lazy["metadata"]["labels"]) == {"a": "b"}
+    assert (lazy["spec"]["big"], lazy["spec"]["huge"], len(lazy), sorted(lazy)) == (
+        2**70, 1e308, 4, ["apiVersion", "kind", "metadata", "spec"])
+    assert lazy.get("missing") is None
+    assert lazy.plain() == old
+
+
+@pytest.mark.parametrize(("old", "message"), [
+    (b'{"spec": {"driver": "\xff"}}', "request body is not valid JSON: not UTF-8"),
+    (b'"x"', "request.oldObject: expected a JSON object, got str"),
+    (b"[1]", "request.oldObject: expected a JSON object, got list"),
+    (b"1E400", "request.oldObject: expected a JSON object, got float"),
+    (b'{"a": NaN}', "request body is not valid JSON: NaN is not JSON"),
+])
+def test_a_bad_old_object_is_refused_as_before(old: bytes, message: str) -> None:
+    body = update(CLEAN, "OLD").replace(b'"OLD"', old)
+    with pytest.raises(review.BadReview) as caught:
+        review.parse(body)
+    assert (caught.value.code, caught.value.message) == (400, message)
+
+
+def test_an_old_object_of_null_is_none() -> None:
+    assert review.parse(update(CLEAN, None)).old_object is None
+
+
+def test_a_gated_field_is_kept_on_update_when_the_old_object_used_it() -> None:
+    """skipNodeOperations' gate (DRAOptionalNodeOperations) is off by default: the server drops the field unless
+    the stored object already used it, which only the old object tells."""
+    gated = slice_with(numa=1, skipNodeOperations=["*"])
+    kept, _ = answers(update(gated, gated))
+    dropped, _ = answers(update(gated, CLEAN))
+    assert kept["response"] == {"uid": UID, "allowed": True}
+    assert [w.split("]")[0] for w in dropped["response"]["warnings"]] == ["[k8s-feature-gate"]
+    assert "spec.skipNodeOperations" in dropped["response"]["warnings"][0]

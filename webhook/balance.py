@@ -1,0 +1,154 @@
+"""An even spread of connections over the workers: one shared listening socket, taken by the worker holding fewest.
+
+With one SO_REUSEPORT socket per worker the kernel picks the worker by a hash of the client's address and port,
+and a connection stays on its worker for its keep-alive life. The API server keeps few long-lived connections, so
+luck decided the load: 7 of 8 connections on one worker was seen, that worker doing almost all the work while the
+other idled. Here every worker waits on the same socket (the gunicorn master's), and each keeps the count of the
+connections it holds in memory the master shares with all workers (`Shares`, one slot per worker). On a new
+connection every waiting worker wakes; one that holds more than some peer steps aside (`defer`), looking again
+every `ACCEPT_DEFER`, so that the peer accepts it. A peer that does not (busy with one long evaluation, stuck, or
+not scheduled on a loaded machine) cannot hold the connection up for longer than `ACCEPT_WAIT`: then the worker
+accepts it after all.
+
+The master assigns the slots (gunicorn's `pre_fork`), frees the slot of a worker that exited (`child_exit`); a
+worker frees its own when it stops accepting (SIGTERM, Ctrl-C), so nobody steps aside for a worker that will not
+accept. Only the admission port is balanced; the metrics port keeps one SO_REUSEPORT socket per worker.
+"""
+
+from __future__ import annotations
+
+import mmap
+import time
+from collections.abc import Callable, Iterable
+from typing import Any, Final
+
+from gevent.server import StreamServer
+
+ACCEPT_DEFER: Final = 0.05  # seconds between two looks of a worker that left a new connection to a peer
+ACCEPT_WAIT: Final = 0.25  # at most this long, then it takes the connection itself
+RESUMED: Final = 0.02  # a wake-up this soon after a look is still the connection it stepped aside for
+MAX_SLOTS: Final = 64  # workers balanced; more (gunicorn's TTIN) accept without stepping aside and are not seen
+FREE: Final = -1  # a slot no running worker holds
+
+
+def defer(held: int, others: Iterable[int]) -> bool:
+    """Whether a worker holding `held` connections leaves a new one to its peers: some peer holds fewer."""
+    return any(FREE < other < held for other in others)
+
+
+class Shares:
+    """Connections held per worker slot, in an anonymous shared mapping made by the master before it forks.
+
+    Each worker writes only its own slot; the master writes a slot only while no worker owns it.
+    """
+
+    def __init__(self, slots: int = MAX_SLOTS) -> None:
+        self._map = mmap.mmap(-1, 8 * slots)  # MAP_SHARED: forked workers see each other's writes
+        self._counts = memoryview(self._map).cast("q")
+        for slot in range(slots):
+            self._counts[slot] = FREE
+        self._owners: dict[int, int] = {}  # the master's book: slot -> worker age
+
+    def assign(self, age: int) -> int | None:
+        """The master, before forking worker `age`: its slot (marked as holding nothing), None when all are taken."""
+        for slot in range(len(self._counts)):
+            if slot not in self._owners:
+                self._owners[slot] = age
+                self._counts[slot] = 0
+                return slot
+        return None
+
+    def release(self, age: int) -> None:
+        """The master, once worker `age` exited: its slot is free again."""
+        for slot, owner in list(self._owners.items()):
+            if owner == age:
+                del self._owners[slot]
+                self._counts[slot] = FREE
+
+    def set(self, slot: int, held: int) -> None:
+        self._counts[slot] = held
+
+    def others(self, slot: int) -> list[int]:
+        """What every other slot holds (FREE for a slot no worker has)."""
+        counts = self._counts.tolist()
+        del counts[slot]
+        return counts
+
+
+class Balance:
+    """A worker's side: the connections it holds, published in its slot; whether to step aside for a peer."""
+
+    def __init__(self, shares: Shares | None, slot: int | None) -> None:
+        self._shares = shares if slot is not None else None
+        self._slot = slot if slot is not None else 0
+        self.held = 0
+        self.accepting = True
+
+    def opened(self) -> None:
+        self.held += 1
+        self._publish()
+
+    def closed(self) -> None:
+        self.held -= 1
+        self._publish()
+
+    def stop(self) -> None:
+        """No more accepting here: peers must not step aside for this worker."""
+        self.accepting = False
+        if self._shares is not None:
+            self._shares.set(self._slot, FREE)
+
+    def should_defer(self) -> bool:
+        return self._shares is not None and self.accepting and defer(self.held, self._shares.others(self._slot))
+
+    def _publish(self) -> None:
+        if self._shares is not None and self.accepting:
+            self._shares.set(self._slot, self.held)
+
+
+class BalancedServer(StreamServer):  # type: ignore[misc]
+    """gevent's StreamServer on the shared socket, accepting one connection per wake-up unless it steps aside.
+
+    Every accepted connection is counted from accept to close (`do_close` runs once for each, also when the
+    handler could not be started).
+    """
+
+    def __init__(self, listener: Any, handle: Callable[..., Any], spawn: Any, balance: Balance) -> None:
+        super().__init__(listener, handle=handle, spawn=spawn)
+        self.max_accept = 1  # one per wake-up: the count is current for the next decision
+        self.balance = balance
+        self._waiting_since: float | None = None  # when this worker first stepped aside for the pending connection
+        self._looked_at = 0.0
+
+    def do_read(self) -> Any:
+        now = time.monotonic()
+        if self._waiting_since is not None and now - self._looked_at > RESUMED:
+            self._waiting_since = None  # a peer took that one; this is a new connection
+        waited = now - self._waiting_since if self._waiting_since is not None else 0.0
+        if waited < ACCEPT_WAIT and self.balance.should_defer():
+            # Leave it in the backlog for a peer; look again shortly and take it if it is still there at the end.
+            if self._waiting_since is None:
+                self._waiting_since = now
+            self.stop_accepting()
+            self._timer = self.loop.timer(ACCEPT_DEFER)
+            self._timer.start(self._look_again)
+            return None
+        self._waiting_since = None
+        accepted = super().do_read()
+        if accepted:
+            self.balance.opened()
+        return accepted
+
+    def _look_again(self) -> None:
+        self._looked_at = time.monotonic()
+        self._start_accepting_if_started()
+
+    def do_close(self, *args: Any) -> None:
+        try:
+            super().do_close(*args)
+        finally:
+            self.balance.closed()
+
+    def close(self) -> None:
+        self.balance.stop()
+        super().close()
