@@ -33,10 +33,18 @@ from pathlib import Path
 
 from mutmut.stats import status_by_exit_code
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from launch import BUDGET, CUT_SHORT  # run.py is a script: its own folder is not a package on the path
+
 REPO = Path(__file__).resolve().parents[2]
 BUILD = REPO / "build" / "mutation"
 EQUIVALENT = REPO / "tests" / "mutation" / "equivalent.md"
+LAUNCH = REPO / "tests" / "mutation" / "launch.py"
+DEFAULT_BUDGET = 1.0  # seconds of a mutant's tests (by their measured duration), fastest first; see launch.py
 SOURCES = ("celext", "webhook", "certs")
+# Files some selected tests read from the checkout (the README's rule catalogue, docs, examples, deploy/):
+# copied into the scratch copy and on into mutmut's mutants/ folder (its `also_copy`).
+ALSO_COPY = ("README.md", "Makefile", "Dockerfile", ".dockerignore", "docs", "examples", "deploy", "bench")
 TARGET = 0.90
 TIMEOUT_CONSTANT = 30.0  # seconds added to each mutant's estimated test time before mutmut's multipliers
 CHILD_RAISED = 255  # mutmut's exit code when its forked child raised before reporting a test result
@@ -98,9 +106,13 @@ def prepare(package: Package) -> Path:
     work = BUILD / package.name
     work.mkdir(parents=True, exist_ok=True)
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
-    for folder in (*SOURCES, "tests"):
-        shutil.rmtree(work / folder, ignore_errors=True)
-        shutil.copytree(REPO / folder, work / folder, ignore=ignore)
+    for folder in (*SOURCES, "tests", *ALSO_COPY):
+        source, target = REPO / folder, work / folder
+        if source.is_dir():
+            shutil.rmtree(target, ignore_errors=True)
+            shutil.copytree(source, target, ignore=ignore)
+        elif source.exists():
+            shutil.copy2(source, target)
     # tests/conftest.py finds ../shared/corpus next to the checkout; mutmut runs in work/mutants.
     shared = REPO.parent / "shared"
     if shared.exists() and not (work / "shared").exists():
@@ -113,6 +125,7 @@ def prepare(package: Package) -> Path:
     # mutmut's timeout is wall-clock ((estimate + constant) x multiplier x 2 seconds): on a shared machine a child
     # that runs one fast test can take 20 s, which a constant of 1 s reports as a "timeout" (scored as killed).
     settings = {**base, "only_mutate": list(package.mutate), "process_isolation": "forkserver",
+                "also_copy": [name for name in ALSO_COPY if (REPO / name).exists()],
                 "timeout_constant": TIMEOUT_CONSTANT,
                 "pytest_add_cli_args": [*base.get("pytest_add_cli_args", []), "-p", "tests.mutation.fresh"],
                 "pytest_add_cli_args_test_selection": [*tests, *deselect,
@@ -161,6 +174,8 @@ def tally(package: Package, sample: str | None = None) -> tuple[int, int, int, l
             counted += 1
             if status in KILLED:
                 killed += 1
+            elif code == CUT_SHORT:
+                surviving.append(f"{name} (survived its tests within the budget; slower ones not run)")
             else:
                 surviving.append(f"{name} ({status})")
     return killed, counted, unchecked, surviving
@@ -215,6 +230,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sample", metavar="DIGITS",
                         help="run and score only the mutants whose number ends in DIGITS (e.g. 7: one in ten, "
                              "37: one in a hundred); a quick estimate, reported as a sample")
+    parser.add_argument("--budget", type=float, default=DEFAULT_BUDGET, metavar="SECONDS",
+                        help="run each mutant's fastest tests up to this much of their measured duration "
+                             f"(default {DEFAULT_BUDGET:g}; 0: every test that reaches the mutant)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="mutants tested at once (default: cores)")
     args = parser.parse_args(argv)
     if args.sample is not None and not args.sample.isdigit():
@@ -227,14 +245,13 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unknown package {', '.join(unknown)}")
     chosen = [by_name[n] for n in args.packages] or [p for p in PACKAGES if present(p)]
     if not args.report:
-        mutmut = Path(sys.executable).parent / "mutmut"
         for package in chosen:
             if not present(package):
                 print(f"{package.name}: nothing to mutate yet ({', '.join(package.mutate)})")
                 continue
             print(f"== {package.name}", flush=True)
             work = prepare(replace(package, mutate=tuple(args.only)) if args.only else package)
-            env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", **dict(package.env)}
+            env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", **dict(package.env), BUDGET: str(args.budget)}
             last = tally(package) if args.survivors else None
             names = [n.split(" ")[0] for n in last[3]] if last else []
             if args.sample:
@@ -243,8 +260,8 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{package.name}: no surviving mutants to re-test")
                 continue
             before = kept_results(package) if names else {}
-            subprocess.run([str(mutmut), "run", "--max-children", str(args.jobs), *names], cwd=work, env=env,
-                           check=False)
+            subprocess.run([sys.executable, str(LAUNCH), "run", "--max-children", str(args.jobs), *names],
+                           cwd=work, env=env, check=False)
             restore_results(before)
     return report(chosen, args.sample)
 
