@@ -81,9 +81,12 @@ PACKAGES = (
                                                      "tests/webhook/reliability/test_fail_closed.py",
                                                      "tests/limits/test_admission_limits.py",
                                                      "tests/limits/test_warning_limits.py")),
+    # The golden `lint`/`validate` cases (in-process CLI runs) are the only tests that read every hint.
     Package("rules", ("webhook/rules/*",), ("tests/webhook/rules", "tests/limits/test_slice_limits.py",
                                              "tests/limits/test_numa_limits.py",
-                                             "tests/limits/test_selector_limits.py"),
+                                             "tests/limits/test_selector_limits.py",
+                                             "tests/webhook/commands/test_lint.py",
+                                             "tests/webhook/commands/test_validate.py"),
             deselect=("tests/webhook/rules/test_fuzz.py",)),
     # celext's libraries: their own tests, cel-spec's conformance suite and the tests that evaluate selectors.
     # The compiled engine's tests (tests/celext/plan) and the parser's are left to `celext-engine`: both engines
