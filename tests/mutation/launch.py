@@ -33,25 +33,11 @@ from mutmut.configuration import ForkServerWarmup, config
 from mutmut.runners.harness import PytestRunner
 from mutmut.state import state
 from mutmut.utils.file_utils import change_cwd
+from scoring import budgeted  # launch.py runs as a script: its folder is on the path
 
 BUDGET = "DRAGUARD_MUTATION_BUDGET"
 CUT_SHORT = 40  # exit code: the mutant's tests within the budget passed, slower ones were not run
 FRESH = "tests.mutation.fresh"  # the pytest plugin (loaded with -p) that empties celext's and draguard's caches
-
-
-def budgeted(tests: Iterable[str], durations: dict[str, float], budget: float) -> tuple[list[str], bool]:
-    """`tests` fastest first, cut after the budget (seconds of measured duration, at least one test; 0 means
-    none), and whether any were cut."""
-    ordered = sorted(tests, key=lambda name: durations.get(name, float("inf")))
-    if budget <= 0:
-        return ordered, False
-    kept, spent = [], 0.0
-    for name in ordered:
-        spent += durations.get(name, float("inf"))
-        if kept and spent > budget:
-            break
-        kept.append(name)
-    return kept, len(kept) < len(ordered)
 
 
 class WarmSessionRunner(PytestRunner):

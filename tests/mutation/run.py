@@ -35,6 +35,7 @@ from mutmut.stats import status_by_exit_code
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from launch import BUDGET, CUT_SHORT  # run.py is a script: its own folder is not a package on the path
+from scoring import wilson
 
 REPO = Path(__file__).resolve().parents[2]
 BUILD = REPO / "build" / "mutation"
@@ -215,7 +216,10 @@ def report(packages: list[Package], sample: str | None = None) -> int:
         score = killed / counted if counted else 1.0
         worst = min(worst, score) if not unchecked else 0.0
         note = f", {unchecked} not checked (run stopped, or mutmut's child raised)" if unchecked else ""
-        scope = f", sample of mutants numbered *{sample}" if sample else ""
+        scope = ""
+        if sample:
+            low, high = wilson(killed, counted)
+            scope = f", sample of mutants numbered *{sample}: package score {low:.1%} to {high:.1%} at 95 %"
         print(f"{package.name:14} {score:6.1%} killed ({killed}/{counted}, {len(surviving)} surviving{note}{scope})")
         for name in surviving:
             print(f"    survived: {name}")
