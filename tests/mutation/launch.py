@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import os
+import resource
 import sys
 from collections.abc import Iterable
 from typing import Any
@@ -37,6 +38,7 @@ from scoring import budgeted  # launch.py runs as a script: its folder is on the
 
 BUDGET = "DRAGUARD_MUTATION_BUDGET"
 CUT_SHORT = 40  # exit code: the mutant's tests within the budget passed, slower ones were not run
+CPU_LOG = "mutant-cpu.tsv"  # in build/mutation/<package>/: each mutant's CPU seconds in its child, and its exit
 FRESH = "tests.mutation.fresh"  # the pytest plugin (loaded with -p) that empties celext's and draguard's caches
 
 
@@ -85,9 +87,16 @@ class WarmSessionRunner(PytestRunner):
         # Failed/Interrupted: -x stopped the session at the first failing test.
         with change_cwd("mutants"), contextlib.suppress(session.Failed, session.Interrupted):
             session.config.hook.pytest_runtestloop(session=session)
-        if session.testsfailed:
-            return 1
-        return CUT_SHORT if cut else 0
+        code = 1 if session.testsfailed else CUT_SHORT if cut else 0
+        record(mutant_name, code)
+        return code
+
+
+def record(mutant_name: str, code: int) -> None:
+    """Append the child's own CPU time (a forked process starts its count at zero) to `CPU_LOG`."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    with open(CPU_LOG, "a", encoding="utf-8") as log:
+        log.write(f"{mutant_name}\t{usage.ru_utime + usage.ru_stime:.4f}\t{code}\n")
 
 
 def main() -> None:

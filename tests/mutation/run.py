@@ -34,7 +34,7 @@ from pathlib import Path
 from mutmut.stats import status_by_exit_code
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from launch import BUDGET, CUT_SHORT  # run.py is a script: its own folder is not a package on the path
+from launch import BUDGET, CPU_LOG, CUT_SHORT  # run.py is a script: its own folder is not a package on the path
 from scoring import wilson
 
 REPO = Path(__file__).resolve().parents[2]
@@ -205,6 +205,16 @@ def restore_results(before: dict[Path, dict[str, int | None]]) -> None:
         meta.write_text(json.dumps(data))
 
 
+def cpu_summary(log: Path) -> str:
+    """The CPU its forked child spent on each mutant tested in this run (launch.py's log)."""
+    seconds = [float(line.split("\t")[1]) for line in log.read_text().splitlines()] if log.exists() else []
+    if not seconds:
+        return "no mutant was tested in a warm session this run"
+    mean = sum(seconds) / len(seconds)
+    return (f"{len(seconds)} mutants tested: {sum(seconds):.0f} CPU-s in their children, {mean:.3f} CPU-s per mutant "
+            f"(max {max(seconds):.2f})")
+
+
 def report(packages: list[Package], sample: str | None = None) -> int:
     worst = 1.0
     for package in packages:
@@ -267,9 +277,11 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{package.name}: no surviving mutants to re-test")
                 continue
             before = kept_results(package) if names else {}
+            (work / CPU_LOG).unlink(missing_ok=True)
             subprocess.run([sys.executable, str(LAUNCH), "run", "--max-children", str(args.jobs), *names],
                            cwd=work, env=env, check=False)
             restore_results(before)
+            print(cpu_summary(work / CPU_LOG))
     return report(chosen, args.sample)
 
 
