@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import os
+import re
 import resource
 import sys
 from collections.abc import Iterable
@@ -76,7 +77,9 @@ class WarmSessionRunner(PytestRunner):
         if session is None or mutant_name is None or not names or any(n not in self._items for n in names):
             return super().run_tests(mutant_name=mutant_name, tests=names)
         budget = float(os.environ.get(BUDGET, "0") or 0)
-        chosen, cut = budgeted(names, state().duration_by_test, budget)
+        # mutmut names a mutant `<module>.x_<function>__mutmut_<n>` (`<module>.xǁ<class>ǁ<method>__mutmut_<n>`)
+        module = re.split(r"\.x[_ǁ]", mutant_name, maxsplit=1)[0]
+        chosen, cut = budgeted(names, state().duration_by_test, budget, module)
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, 1)
         os.dup2(devnull, 2)

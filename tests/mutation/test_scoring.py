@@ -29,6 +29,13 @@ def test_the_fastest_test_runs_even_past_the_budget() -> None:
     assert budgeted(["slow"], DURATIONS, 1.0) == (["slow"], False)
 
 
+def test_the_mutated_modules_own_tests_come_first() -> None:
+    tests = ["tests/a/test_other.py::t", "tests/lib/test_operators_edges.py::slow", "tests/lib/test_operators.py::t"]
+    durations = {tests[0]: 0.01, tests[1]: 0.9, tests[2]: 0.2}
+    assert budgeted(tests, durations, 1.105, "celext.lib.operators") == ([tests[2], tests[1]], True)
+    assert budgeted(tests, durations, 0, "") == ([tests[0], tests[2], tests[1]], False)
+
+
 def test_everything_within_the_budget_is_not_cut() -> None:
     assert budgeted(["fast", "mid"], DURATIONS, 0.6) == (["fast", "mid"], False)
 
