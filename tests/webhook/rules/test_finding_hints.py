@@ -80,3 +80,33 @@ def test_two_devices_with_the_same_list_are_checked_alike() -> None:
     assert [(rule, path) for rule, path, _, _ in seen(obj)] == [
         ("numa-node-order", f"spec.devices[0].attributes[{NUMA}].ints[2]"),
         ("numa-node-order", f"spec.devices[1].attributes[{NUMA}].ints[2]")]
+
+
+MIXED_HINT = "publish one form across the slice, so one selector works on every device"
+ROOT_HINT = 'publish the root complex name, e.g. `string: "pci0000:00"`'
+
+
+@pytest.mark.parametrize(("obj", "expected"), [
+    pytest.param(slice_with(device("d", attributes={ROOT: 5})), [(
+        "pcie-root-type", f"{A}[{ROOT}]", f"{ROOT} is a int value; it must be string or strings", ROOT_HINT)],
+        id="pcie-root-int"),
+    pytest.param(slice_with(device("d", attributes={ROOT: ["pci0000:00", ""]})), [(
+        "pcie-root-type", f"{A}[{ROOT}].strings[1]", f"{ROOT} entry 1 is empty", "list only known root complexes")],
+        id="pcie-root-empty-entry"),
+    pytest.param(slice_with(device("d", attributes={ROOT: ["pci0000:00", "pci0000:80"]})), [], id="pcie-root-list"),
+    pytest.param(slice_with(device("a", numa=0), device("b", numa=[1, 0])), [(
+        "numa-node-mixed-form", f"spec.devices[1].attributes[{NUMA}].ints",
+        "b publishes numaNode as ints while a uses int", MIXED_HINT)], id="mixed-tie-first-is-int"),
+    pytest.param(slice_with(device("a", numa=[1, 0]), device("b", numa=0)), [(
+        "numa-node-mixed-form", f"spec.devices[1].attributes[{NUMA}].int",
+        "b publishes numaNode as int while a uses ints", MIXED_HINT)], id="mixed-tie-first-is-ints"),
+    pytest.param(slice_with(device("a", numa=0), device("b", numa=[1, 0]), device("c", numa=[1, 0])), [(
+        "numa-node-mixed-form", f"spec.devices[0].attributes[{NUMA}].int",
+        "a publishes numaNode as int while b uses ints", MIXED_HINT)], id="mixed-majority-ints"),
+    pytest.param(slice_with(device("a", numa=[0, 1]), device("b", numa=[0, 2])), [(
+        "numa-node-list-consistency", f"spec.devices[1].attributes[{NUMA}].ints",
+        "b publishes [0, 2] but a, on the same physical node 0, publishes [0, 1]",
+        "derive every device's list from the same SLIT row (the KEP-6072 helper does)")], id="list-consistency"),
+])
+def test_slice_wide_findings_in_full(obj: dict[str, Any], expected: list[tuple[str, str, str, str | None]]) -> None:
+    assert seen(obj) == expected
