@@ -144,10 +144,15 @@ def prepare(package: Package) -> Path:
 
 
 def equivalent() -> set[str]:
-    """Mutant names listed (in backticks, first column) in the reviewed equivalent-mutant file."""
+    """Mutant names listed (in backticks, first column) in the reviewed equivalent-mutant file; a name ending in
+    `__mutmut_*` stands for every mutant of that function (code that runs only at import)."""
     if not EQUIVALENT.exists():
         return set()
-    return set(re.findall(r"^\| `([\w.]+__mutmut_\d+)`", EQUIVALENT.read_text(), re.MULTILINE))
+    return set(re.findall(r"^\| `([\wǁ.]+__mutmut_(?:\d+|\*))`", EQUIVALENT.read_text(), re.MULTILINE))
+
+
+def listed(name: str, skip: set[str]) -> bool:
+    return name in skip or f"{name.rpartition('__mutmut_')[0]}__mutmut_*" in skip
 
 
 def sample_pattern(digits: str) -> str:
@@ -166,7 +171,7 @@ def tally(package: Package, sample: str | None = None) -> tuple[int, int, int, l
     for meta in metas:
         codes: dict[str, int | None] = json.loads(meta.read_text())["exit_code_by_key"]
         for name, code in codes.items():
-            if name in skip or (sample and not fnmatch.fnmatchcase(name, sample_pattern(sample))):
+            if listed(name, skip) or (sample and not fnmatch.fnmatchcase(name, sample_pattern(sample))):
                 continue
             status = status_by_exit_code[code]
             if status == "skipped":
