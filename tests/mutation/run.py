@@ -33,10 +33,18 @@ from pathlib import Path
 
 from mutmut.stats import status_by_exit_code
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from launch import BUDGET, CPU_LOG, CUT_SHORT  # run.py is a script: its own folder is not a package on the path
+from scoring import wilson
+
 REPO = Path(__file__).resolve().parents[2]
 BUILD = REPO / "build" / "mutation"
 EQUIVALENT = REPO / "tests" / "mutation" / "equivalent.md"
+LAUNCH = REPO / "tests" / "mutation" / "launch.py"
 SOURCES = ("celext", "webhook", "certs")
+# Files some selected tests read from the checkout (the README's rule catalogue, docs, examples, deploy/):
+# copied into the scratch copy and on into mutmut's mutants/ folder (its `also_copy`).
+ALSO_COPY = ("README.md", "Makefile", "Dockerfile", ".dockerignore", "docs", "examples", "deploy", "bench")
 TARGET = 0.90
 TIMEOUT_CONSTANT = 30.0  # seconds added to each mutant's estimated test time before mutmut's multipliers
 CHILD_RAISED = 255  # mutmut's exit code when its forked child raised before reporting a test result
@@ -52,6 +60,7 @@ class Package:
     # nothing the faster ones miss; every survivor would pay for them in full.
     deselect: tuple[str, ...] = ()
     env: tuple[tuple[str, str], ...] = ()  # set for the run (e.g. fewer hypothesis examples per mutant)
+    budget: float = 1.0  # seconds of each mutant's tests (by measured duration), see launch.py; --budget overrides
 
 
 _CELEXT_EVALUATING = ("tests/celext/lib", "tests/celext/conformance", "tests/celext/check", "tests/celext/cost",
@@ -73,9 +82,12 @@ PACKAGES = (
                                                      "tests/webhook/reliability/test_fail_closed.py",
                                                      "tests/limits/test_admission_limits.py",
                                                      "tests/limits/test_warning_limits.py")),
+    # The golden `lint`/`validate` cases (in-process CLI runs) are the only tests that read every hint.
     Package("rules", ("webhook/rules/*",), ("tests/webhook/rules", "tests/limits/test_slice_limits.py",
                                              "tests/limits/test_numa_limits.py",
-                                             "tests/limits/test_selector_limits.py"),
+                                             "tests/limits/test_selector_limits.py",
+                                             "tests/webhook/commands/test_lint.py",
+                                             "tests/webhook/commands/test_validate.py"),
             deselect=("tests/webhook/rules/test_fuzz.py",)),
     # celext's libraries: their own tests, cel-spec's conformance suite and the tests that evaluate selectors.
     # The compiled engine's tests (tests/celext/plan) and the parser's are left to `celext-engine`: both engines
@@ -85,6 +97,8 @@ PACKAGES = (
             deselect=("tests/celext/plan/test_plan.py::test_nested_comprehensions_past_pythons_block_limit",
                       "tests/celext/plan/test_plan.py::test_nesting_as_deep_as_the_front_end_accepts_compiles_"
                       "into_flat_functions"),
+            # Its differential tests take 2 to 9 s each at 150 examples per function, past the 1 s budget: most of
+            # this package's budget survivors (docs/testing.md). Fewer examples with a larger budget is not measured.
             env=(("DRAGUARD_FUZZ_EXAMPLES", "150"),)),
 )
 
@@ -98,9 +112,13 @@ def prepare(package: Package) -> Path:
     work = BUILD / package.name
     work.mkdir(parents=True, exist_ok=True)
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
-    for folder in (*SOURCES, "tests"):
-        shutil.rmtree(work / folder, ignore_errors=True)
-        shutil.copytree(REPO / folder, work / folder, ignore=ignore)
+    for folder in (*SOURCES, "tests", *ALSO_COPY):
+        source, target = REPO / folder, work / folder
+        if source.is_dir():
+            shutil.rmtree(target, ignore_errors=True)
+            shutil.copytree(source, target, ignore=ignore)
+        elif source.exists():
+            shutil.copy2(source, target)
     # tests/conftest.py finds ../shared/corpus next to the checkout; mutmut runs in work/mutants.
     shared = REPO.parent / "shared"
     if shared.exists() and not (work / "shared").exists():
@@ -113,6 +131,7 @@ def prepare(package: Package) -> Path:
     # mutmut's timeout is wall-clock ((estimate + constant) x multiplier x 2 seconds): on a shared machine a child
     # that runs one fast test can take 20 s, which a constant of 1 s reports as a "timeout" (scored as killed).
     settings = {**base, "only_mutate": list(package.mutate), "process_isolation": "forkserver",
+                "also_copy": [name for name in ALSO_COPY if (REPO / name).exists()],
                 "timeout_constant": TIMEOUT_CONSTANT,
                 "pytest_add_cli_args": [*base.get("pytest_add_cli_args", []), "-p", "tests.mutation.fresh"],
                 "pytest_add_cli_args_test_selection": [*tests, *deselect,
@@ -125,10 +144,15 @@ def prepare(package: Package) -> Path:
 
 
 def equivalent() -> set[str]:
-    """Mutant names listed (in backticks, first column) in the reviewed equivalent-mutant file."""
+    """Mutant names listed (in backticks, first column) in the reviewed equivalent-mutant file; a name ending in
+    `__mutmut_*` stands for every mutant of that function (code that runs only at import)."""
     if not EQUIVALENT.exists():
         return set()
-    return set(re.findall(r"^\| `([\w.]+__mutmut_\d+)`", EQUIVALENT.read_text(), re.MULTILINE))
+    return set(re.findall(r"^\| `([\wǁ.]+__mutmut_(?:\d+|\*))`", EQUIVALENT.read_text(), re.MULTILINE))
+
+
+def listed(name: str, skip: set[str]) -> bool:
+    return name in skip or f"{name.rpartition('__mutmut_')[0]}__mutmut_*" in skip
 
 
 def sample_pattern(digits: str) -> str:
@@ -147,7 +171,7 @@ def tally(package: Package, sample: str | None = None) -> tuple[int, int, int, l
     for meta in metas:
         codes: dict[str, int | None] = json.loads(meta.read_text())["exit_code_by_key"]
         for name, code in codes.items():
-            if name in skip or (sample and not fnmatch.fnmatchcase(name, sample_pattern(sample))):
+            if listed(name, skip) or (sample and not fnmatch.fnmatchcase(name, sample_pattern(sample))):
                 continue
             status = status_by_exit_code[code]
             if status == "skipped":
@@ -161,6 +185,8 @@ def tally(package: Package, sample: str | None = None) -> tuple[int, int, int, l
             counted += 1
             if status in KILLED:
                 killed += 1
+            elif code == CUT_SHORT:
+                surviving.append(f"{name} (survived its tests within the budget; slower ones not run)")
             else:
                 surviving.append(f"{name} ({status})")
     return killed, counted, unchecked, surviving
@@ -186,6 +212,16 @@ def restore_results(before: dict[Path, dict[str, int | None]]) -> None:
         meta.write_text(json.dumps(data))
 
 
+def cpu_summary(log: Path) -> str:
+    """The CPU its forked child spent on each mutant tested in this run (launch.py's log)."""
+    seconds = [float(line.split("\t")[1]) for line in log.read_text().splitlines()] if log.exists() else []
+    if not seconds:
+        return "no mutant was tested in a warm session this run"
+    mean = sum(seconds) / len(seconds)
+    return (f"{len(seconds)} mutants tested: {sum(seconds):.0f} CPU-s in their children, {mean:.3f} CPU-s per mutant "
+            f"(max {max(seconds):.2f})")
+
+
 def report(packages: list[Package], sample: str | None = None) -> int:
     worst = 1.0
     for package in packages:
@@ -197,7 +233,10 @@ def report(packages: list[Package], sample: str | None = None) -> int:
         score = killed / counted if counted else 1.0
         worst = min(worst, score) if not unchecked else 0.0
         note = f", {unchecked} not checked (run stopped, or mutmut's child raised)" if unchecked else ""
-        scope = f", sample of mutants numbered *{sample}" if sample else ""
+        scope = ""
+        if sample:
+            low, high = wilson(killed, counted)
+            scope = f", sample of mutants numbered *{sample}: package score {low:.1%} to {high:.1%} at 95 %"
         print(f"{package.name:14} {score:6.1%} killed ({killed}/{counted}, {len(surviving)} surviving{note}{scope})")
         for name in surviving:
             print(f"    survived: {name}")
@@ -215,6 +254,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sample", metavar="DIGITS",
                         help="run and score only the mutants whose number ends in DIGITS (e.g. 7: one in ten, "
                              "37: one in a hundred); a quick estimate, reported as a sample")
+    parser.add_argument("--budget", type=float, metavar="SECONDS",
+                        help="run each mutant's tests (its module's own first, then fastest first) up to this much "
+                             "of their measured duration (default: the package's, 1 s; "
+                             "0: every test that reaches the mutant)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="mutants tested at once (default: cores)")
     args = parser.parse_args(argv)
     if args.sample is not None and not args.sample.isdigit():
@@ -227,14 +270,14 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unknown package {', '.join(unknown)}")
     chosen = [by_name[n] for n in args.packages] or [p for p in PACKAGES if present(p)]
     if not args.report:
-        mutmut = Path(sys.executable).parent / "mutmut"
         for package in chosen:
             if not present(package):
                 print(f"{package.name}: nothing to mutate yet ({', '.join(package.mutate)})")
                 continue
             print(f"== {package.name}", flush=True)
             work = prepare(replace(package, mutate=tuple(args.only)) if args.only else package)
-            env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", **dict(package.env)}
+            budget = package.budget if args.budget is None else args.budget
+            env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", **dict(package.env), BUDGET: str(budget)}
             last = tally(package) if args.survivors else None
             names = [n.split(" ")[0] for n in last[3]] if last else []
             if args.sample:
@@ -243,9 +286,11 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{package.name}: no surviving mutants to re-test")
                 continue
             before = kept_results(package) if names else {}
-            subprocess.run([str(mutmut), "run", "--max-children", str(args.jobs), *names], cwd=work, env=env,
-                           check=False)
+            (work / CPU_LOG).unlink(missing_ok=True)
+            subprocess.run([sys.executable, str(LAUNCH), "run", "--max-children", str(args.jobs), *names],
+                           cwd=work, env=env, check=False)
             restore_results(before)
+            print(cpu_summary(work / CPU_LOG))
     return report(chosen, args.sample)
 
 

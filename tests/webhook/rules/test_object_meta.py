@@ -1,0 +1,62 @@
+"""A ResourceSlice's metadata as the API server's ValidateObjectMeta judges it (cluster-scoped, the name a
+DNS subdomain): name and generateName, label keys and values, annotation keys, a namespace. Messages are
+apimachinery's, quoted in full."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.builders import device, slice_with
+from webhook.policy import Policy
+from webhook.run import run_rules
+
+RULE = "k8s-object-meta"
+NAME_HINT = "use a lower-case DNS subdomain as the name, like `node-1-gpu.example.com`"
+SUBDOMAIN = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must "
+             "start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is "
+             "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')")
+NAME_PART = ("name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
+             "alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
+             "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')")
+LABEL_VALUE = ("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and "
+               "must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', "
+               "regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')")
+
+
+def seen(metadata: dict[str, Any]) -> list[tuple[str, str, str, str | None]]:
+    obj = slice_with(device("d"))
+    obj["metadata"] = metadata
+    return [(f.rule, str(f.path), f.message, f.hint) for f in run_rules(obj, Policy.default()).findings]
+
+
+@pytest.mark.parametrize(("metadata", "expected"), [
+    pytest.param({"generateName": "node-a-"}, [], id="generate-name-ending-in-dash"),
+    pytest.param({"generateName": "Node_"}, [
+        (RULE, "metadata.generateName", f'Invalid value: "Node_": {SUBDOMAIN}', NAME_HINT)], id="generate-name-bad"),
+    pytest.param({}, [(RULE, "metadata.name", "Required value: name or generateName is required", NAME_HINT)],
+                 id="no-name"),
+    pytest.param({"name": "Bad_Name"}, [(RULE, "metadata.name", f'Invalid value: "Bad_Name": {SUBDOMAIN}', NAME_HINT)],
+                 id="name-bad"),
+    pytest.param({"name": "s", "labels": {"bad key!": "v"}}, [
+        (RULE, "metadata.labels", f'Invalid value: "bad key!": {NAME_PART}', NAME_HINT)], id="label-key-bad"),
+    pytest.param({"name": "s", "labels": {"k": "bad value!"}}, [
+        (RULE, "metadata.labels", f'Invalid value: "bad value!": {LABEL_VALUE}', NAME_HINT)], id="label-value-bad"),
+    pytest.param({"name": "s", "labels": {"n": 5}}, [
+        ("k8s-wire-type", "metadata.labels[n]", "Invalid value: 5: must be of type string",
+         "quote strings and versions, leave numbers and booleans unquoted, write quantities like `16Gi`")],
+        id="label-value-not-a-string"),
+    pytest.param({"name": "s", "annotations": {"bad key!": "v"}}, [
+        (RULE, "metadata.annotations", f'Invalid value: "bad key!": {NAME_PART}', NAME_HINT)], id="annotation-key-bad"),
+    pytest.param({"name": "s", "annotations": {"Upper.example.com/OK": "x"}}, [], id="annotation-key-upper-case"),
+    pytest.param({"name": "s", "annotations": ["x"]}, [
+        ("k8s-wire-type", "metadata.annotations", 'Invalid value: ["x"]: must be of type object',
+         "quote strings and versions, leave numbers and booleans unquoted, write quantities like `16Gi`")],
+        id="annotations-not-a-map"),
+    pytest.param({"name": "s", "namespace": "default"}, [
+        (RULE, "metadata.namespace", "Forbidden: not allowed on this type",
+         "ResourceSlices are cluster-scoped: drop `metadata.namespace`")], id="namespace"),
+])
+def test_object_meta(metadata: dict[str, Any], expected: list[tuple[str, str, str, str | None]]) -> None:
+    assert seen(metadata) == expected
