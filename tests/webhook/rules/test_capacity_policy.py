@@ -96,11 +96,16 @@ def test_a_policy_needs_multiple_allocations() -> None:
         (RULE, P, "Forbidden: allowMultipleAllocations must be true")]
 
 
-@pytest.mark.xfail(strict=True, reason="upstream prints min+step in min's format (Quantity.Add keeps the receiver's "
-                                        "format: 5Gi); draguard prints the sum as a plain number (5368709120)")
-def test_one_step_past_capacity_prints_the_sum_in_the_format_of_min() -> None:
-    assert findings({"default": "1Gi", "validRange": {"min": "1Gi", "step": "4Gi"}}) == [
-        (RULE, f"{P}.validRange.step", 'Invalid value: "4Gi": one step 5Gi is larger than capacity value: 4Gi')]
+@pytest.mark.parametrize(("low", "step", "printed"), [
+    ("1Gi", "4Gi", "5Gi"),  # Quantity.Add keeps the receiver's (min's) format
+    ("1G", "4Gi", "5294967296"),  # min decimal: the sum in decimal SI
+    ("1Gi", "4G", "4954826Ki"),  # min binary: 5,073,741,824 is a whole number of Ki
+    ("1Gi", "3500M", "4573741824"),  # min binary, not a whole number of Ki: no suffix
+    ("0", "5Gi", "5Gi"),  # a zero min takes the addend's format
+])
+def test_one_step_past_capacity_prints_the_sum_in_the_format_of_min(low: str, step: str, printed: str) -> None:
+    assert findings({"default": low, "validRange": {"min": low, "step": step}}) == [
+        (RULE, f"{P}.validRange.step", f'Invalid value: "{step}": one step {printed} is larger than capacity value: 4Gi')]
 
 
 def test_one_step_past_capacity_is_reported_on_step() -> None:

@@ -174,8 +174,10 @@ def _validate_range(
         else:
             added = low.add(step)
             if added.compare(maximum) > 0:
+                # Go's Quantity.Add keeps the receiver's format (min's), or the addend's when min is zero
+                form = _format_of((step if low.sign() == 0 else low).text)
                 found.append((path.child("step"), step_text,
-                              f"one step {canonical(added)} is larger than capacity value: {cap}"))
+                              f"one step {canonical(added, form)} is larger than capacity value: {cap}"))
             scaled = _milli_value if milli else _int_value
             for value in (default, high):
                 if value is not None and (scaled(value) - scaled(low)) % scaled(step) != 0:
@@ -212,7 +214,7 @@ _DECIMAL_SUFFIX = {-9: "n", -6: "u", -3: "m", 0: "", 3: "k", 6: "M", 9: "G", 12:
 _BINARY_SUFFIX = ("", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei")
 
 
-def canonical(q: Quantity) -> str:
+def canonical(q: Quantity, form: str | None = None) -> str:
     """Upstream `Quantity.String()` (CanonicalizeBytes): the format of the written suffix, smallest mantissa.
 
     Binary SI stays binary when the value is a whole number of at least 1024 in magnitude; otherwise
@@ -221,7 +223,7 @@ def canonical(q: Quantity) -> str:
     value = q.value
     if value == 0:
         return "0"
-    form = _format_of(q.text)
+    form = form or _format_of(q.text)
     if form == "BinarySI" and abs(value) >= 1024 and value == value.to_integral_value():
         number, exponent = abs(int(value)), 0
         while number % 1024 == 0 and exponent < len(_BINARY_SUFFIX) - 1:
