@@ -25,8 +25,9 @@ from typing import Any
 
 import msgspec
 
+from celext.runtime.verdict import clean
 from celext.vocabulary import device_body
-from webhook.inventory import Device, Inventory, Members, Prebuilt, members, shape
+from webhook.inventory import Device, Inventory, Members, Prebuilt, layout, members
 from webhook.wire import Obj, as_map, get_list, get_str, name_of
 
 _ABSENT: Any = object()
@@ -98,10 +99,11 @@ class DeviceInventory:
     inventory: Inventory = field(default_factory=Inventory)
     # Shared values by their JSON text, which tells apart equal values of different JSON types (1, 1.0 and
     # true are equal in Python, but `{"int": true}` is a conversion error where `{"int": 1}` is not): text ->
-    # (the first wire map published with it, its inventory.members()).
-    _values_seen: dict[bytes, tuple[Any, Members]] = field(default_factory=dict)
+    # (the first wire map published with it, its inventory.members(), whether celext's fast verdict accepts it).
+    _values_seen: dict[bytes, tuple[Any, Members, bool]] = field(default_factory=dict)
     _keys: dict[tuple[str, ...], tuple[str, ...]] = field(default_factory=dict)
-    _capacities: dict[bytes, dict[str, Any]] = field(default_factory=dict)  # by JSON text, as values
+    # by JSON text, as values: (the shared map, its capacity names, whether the fast verdict accepts it)
+    _capacities: dict[bytes, tuple[dict[str, Any], tuple[str, ...], bool]] = field(default_factory=dict)
 
     def add_slice(self, slice_: Obj) -> int:
         """Keep the devices of one slice; answers how many."""
@@ -122,44 +124,47 @@ class DeviceInventory:
     def rules_view(self) -> Prebuilt:
         return Prebuilt(self.inventory)
 
-    def _values(self, attributes: dict[str, Any]) -> tuple[tuple[Any, ...], tuple[Members, ...]]:
-        """Each value as the first wire map published with its JSON text (`{"int": 0}`), and
-        `inventory.members()` of each. The hot loop of the inventory, so it runs in C (map) when every value
-        was seen before; a value seen first goes through `_first_sight`."""
+    def _values(self, attributes: dict[str, Any]) -> tuple[tuple[Any, ...], tuple[Members, ...], bool]:
+        """Each value as the first wire map published with its JSON text (`{"int": 0}`), `inventory.members()`
+        of each, and whether celext's fast verdict accepts them all. The hot loop of the inventory, so it runs
+        in C (map) when every value was seen before; a value seen first goes through `_first_sight`."""
         raw = attributes.values()
         try:
             texts = list(map(_encode, raw))
         except (TypeError, ValueError, OverflowError):  # pragma: no cover - not from JSON: nothing shared
-            return tuple(raw), tuple(map(members, raw))
-        pairs = list(map(self._values_seen.get, texts))
-        if None in pairs:  # some value seen for the first time (a uuid: every time)
-            self._first_sight(pairs, texts, raw)
-        if not pairs:
-            return (), ()
-        values, kinds = zip(*pairs, strict=True)
-        return values, kinds
+            return tuple(raw), tuple(map(members, raw)), clean(attributes, None)
+        found = list(map(self._values_seen.get, texts))
+        if None in found:  # some value seen for the first time (a uuid: every time)
+            self._first_sight(found, texts, raw)
+        if not found:
+            return (), (), True
+        values, kinds, accepted = zip(*found, strict=True)
+        return values, kinds, all(accepted)
 
-    def _first_sight(self, pairs: list[Any], texts: list[bytes], raw: Iterable[Any]) -> None:
-        """Fills in `pairs` where a value was not seen before, and remembers it."""
+    def _first_sight(self, found: list[Any], texts: list[bytes], raw: Iterable[Any]) -> None:
+        """Fills in `found` where a value was not seen before, and remembers it. (celext's fast verdict checks
+        an attribute map value by value, so a map passes it when each of its values alone does.)"""
         seen = self._values_seen
-        for i, (known, text, value) in enumerate(zip(pairs, texts, raw, strict=True)):
+        for i, (known, text, value) in enumerate(zip(found, texts, raw, strict=True)):
             if known is None:
-                pair = pairs[i] = seen.get(text) or (value, members(value))  # seen earlier in this device
+                entry = found[i] = seen.get(text) or (value, members(value), clean({"": value}, None))
                 if _faithful(text, value):
-                    seen[text] = pair
+                    seen[text] = entry
 
-    def _capacity(self, capacity: dict[str, Any]) -> dict[str, Any]:
+    def _capacity(self, capacity: dict[str, Any]) -> tuple[dict[str, Any], tuple[str, ...], bool]:
         """`{name: {"value": "80Gi"}}`, shared by JSON text: CEL reads a capacity's value only. Anything else
-        (a value that is not a string, an entry that is not a map) is kept as it is, for CEL to report."""
+        (a value that is not a string, an entry that is not a map) is kept as it is, for CEL to report. With
+        its names and whether celext's fast verdict accepts it."""
         try:
             text = _encode(capacity)
         except (TypeError, ValueError, OverflowError):  # pragma: no cover - not from JSON
-            return capacity
+            return capacity, tuple(capacity), clean(None, capacity)
         shared = self._capacities.get(text)
         if shared is None:
             if not all(type(v) is dict and type(v.get("value")) is str for v in capacity.values()):
-                return capacity
-            shared = {sys.intern(name): {"value": entry["value"]} for name, entry in capacity.items()}
+                return capacity, tuple(capacity), clean(None, capacity)
+            kept = {sys.intern(name): {"value": entry["value"]} for name, entry in capacity.items()}
+            shared = (kept, tuple(kept), clean(None, kept))
             if _faithful(text, capacity):
                 self._capacities[text] = shared
         return shared
@@ -172,13 +177,18 @@ class DeviceInventory:
         keys: tuple[str, ...] = ()
         values: tuple[Any, ...] = ()
         kinds: tuple[Members, ...] = ()
+        accepted = True  # by celext's fast verdict: the compact device converts (CEL sees what it holds)
         if type(attributes) is dict:
             raw_keys = tuple(attributes)
             keys = self._keys.get(raw_keys) or self._keys.setdefault(raw_keys, tuple(map(sys.intern, raw_keys)))
-            values, kinds = self._values(attributes)
-        names, lists, types = shape(driver, keys, kinds)
+            values, kinds, accepted = self._values(attributes)
         capacity = body.get("capacity")
-        raw = CompactDevice(keys, values, self._capacity(capacity) if type(capacity) is dict else None,
-                            body.get("allowMultipleAllocations") is True)
+        kept: dict[str, Any] | None = None
+        capacity_keys: tuple[str, ...] = ()
+        if type(capacity) is dict:
+            kept, capacity_keys, capacity_ok = self._capacity(capacity)
+            accepted = accepted and capacity_ok
+        raw = CompactDevice(keys, values, kept, body.get("allowMultipleAllocations") is True)
         name = device.get("name")
-        return Device(driver, pool, sys.intern(name) if type(name) is str else "", raw, names, lists, types)
+        return Device(driver, pool, sys.intern(name) if type(name) is str else "", raw,
+                      layout(driver, keys, kinds, capacity_keys), accepted)

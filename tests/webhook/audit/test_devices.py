@@ -11,7 +11,7 @@ import pytest
 import celext
 from tests.builders import device, slice_with
 from webhook.audit.devices import CompactDevice, DeviceInventory
-from webhook.inventory import Device, build, members, shape
+from webhook.inventory import Device, build, layout, members
 
 DOMAIN = "gpu.example.com"
 
@@ -167,12 +167,16 @@ def test_members_of_one_attribute(value: Any, expected: str | tuple[str, ...]) -
     assert members(value) == expected
 
 
-def test_a_shape_qualifies_names_and_types_elements() -> None:
-    names, lists, types = shape(DOMAIN, ("model", "other.io/ids", "both", "null", "number", "bools"),
-                                ("string", "ints", ("int", "string"), "", "number", ("bools",)))
-    assert names == {f"{DOMAIN}/{n}" for n in ("model", "both", "null", "number", "bools")} | {"other.io/ids"}
-    assert lists == {"other.io/ids", f"{DOMAIN}/bools"}
-    assert types == {f"{DOMAIN}/model": "string", "other.io/ids": "int", f"{DOMAIN}/bools": "bool"}
+def test_a_layout_qualifies_names_and_types_elements() -> None:
+    found = layout(DOMAIN, ("model", "other.io/ids", "both", "null", "number", "bools"),
+                   ("string", "ints", ("int", "string"), "", "number", ("bools",)), ("memory", "other.io/slots"))
+    assert found.names == {f"{DOMAIN}/{n}" for n in ("model", "both", "null", "number", "bools")} | {"other.io/ids"}
+    assert found.lists == {"other.io/ids", f"{DOMAIN}/bools"}
+    assert found.types == {f"{DOMAIN}/model": "string", "other.io/ids": "int", f"{DOMAIN}/bools": "bool"}
+    assert found.attribute_pairs == {(DOMAIN, n) for n in ("model", "both", "null", "number", "bools")} | \
+        {("other.io", "ids")}
+    assert found.capacities == {f"{DOMAIN}/memory", "other.io/slots"}
+    assert found.capacity_pairs == {(DOMAIN, "memory"), ("other.io", "slots")}
 
 
 def test_values_whose_json_text_loses_something_are_not_shared() -> None:
