@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 import celext
+from celext.runtime.wire import device_error
 from tests.builders import device, slice_with
 from webhook.audit.devices import CompactDevice, DeviceInventory
 from webhook.inventory import Device, build, layout, members
@@ -78,6 +79,18 @@ def test_the_inventory_equals_lints_device_for_device() -> None:
     full = build([slice_with(*copy.deepcopy(MIXED))]).devices
     assert [(d.label, d.attributes, d.lists, dict(d.types)) for d in compact] == \
         [(d.label, d.attributes, d.lists, dict(d.types)) for d in full]
+
+
+def test_devices_known_clean_are_those_celexts_fast_verdict_accepts() -> None:
+    compact = _compact(*MIXED)
+    full = build([slice_with(*copy.deepcopy(MIXED))]).devices
+    # Not known clean: the broken unions, a capacity value that is a number or missing, `int: true` (the verdict
+    # itself then decides: a number converts).
+    expected = [True, True, True, False, True, True, True, True, False, False, False]
+    assert [d.clean for d in compact] == [d.clean for d in full] == expected
+    for d in (*compact, *full):
+        if d.clean:
+            assert device_error(d.raw, d.driver) is None, d.label
 
 
 def test_cel_reads_the_wire_form_back() -> None:
