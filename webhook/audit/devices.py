@@ -146,10 +146,19 @@ class DeviceInventory:
         an attribute map value by value, so a map passes it when each of its values alone does.)"""
         seen = self._values_seen
         for i, (known, text, value) in enumerate(zip(found, texts, raw, strict=True)):
-            if known is None:
-                entry = found[i] = seen.get(text) or (value, members(value), clean({"": value}, None))
-                if _faithful(text, value):
-                    seen[text] = entry
+            if known is not None:
+                continue
+            entry = seen.get(text)  # seen earlier in this device
+            if entry is None:
+                if type(value) is dict and len(value) == 1 and type(value.get("string")) is str:
+                    # The commonest unique value (a uuid): one string member, which its JSON text says exactly
+                    # and the fast verdict accepts.
+                    entry = seen[text] = (value, "string", True)
+                else:
+                    entry = (value, members(value), clean({"": value}, None))
+                    if _faithful(text, value):
+                        seen[text] = entry
+            found[i] = entry
 
     def _capacity(self, capacity: dict[str, Any]) -> tuple[dict[str, Any], tuple[str, ...], bool]:
         """`{name: {"value": "80Gi"}}`, shared by JSON text: CEL reads a capacity's value only. Anything else
