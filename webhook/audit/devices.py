@@ -134,11 +134,11 @@ class DeviceInventory:
         except (TypeError, ValueError, OverflowError):  # pragma: no cover - not from JSON: nothing shared
             return tuple(raw), tuple(map(members, raw)), clean(attributes, None)
         found = list(map(self._values_seen.get, texts))
-        if None in found:  # some value seen for the first time (a uuid: every time)
+        if not all(found):  # some value seen for the first time (a uuid: every time); `all`: no __eq__ calls
             self._first_sight(found, texts, raw)
         if not found:
             return (), (), True
-        values, kinds, accepted = zip(*found, strict=True)
+        values, kinds, accepted = zip(*found, strict=False)  # triples by construction; strict=True costs more
         return values, kinds, all(accepted)
 
     def _first_sight(self, found: list[Any], texts: list[bytes], raw: Iterable[Any]) -> None:
