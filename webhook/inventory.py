@@ -1,9 +1,10 @@
 """What real devices publish: the inventory `draguard lint --slices/--cluster` checks selectors against.
 
-From ResourceSlices (files or the cluster) it tells, per fully-qualified attribute name, on how many
-devices it is a list, a scalar, or absent, and it can evaluate a selector on every device to find
-lookups that fail. DeviceClasses (from the same inputs) narrow a claim's candidates to the devices
-its class selects, as the allocator does before it evaluates the request's own selectors.
+From ResourceSlices (files or the cluster) it keeps each device with its `Layout`, shared by the devices of one
+model (the attribute names it publishes, which are lists, their element types, its capacity names), so the
+selector rules read a fleet per layout rather than per device. DeviceClasses (from the same inputs) narrow a
+claim's candidates to the devices its class selects, as the allocator does before it evaluates the request's
+own selectors (webhook.rules.selectors_outcomes.candidates).
 
 `inventory_of(objects)` accepts a mix of ResourceSlices and DeviceClasses (other kinds are ignored)
 and is cached per sequence object, so every rule of one lint run shares one inventory.

@@ -11,12 +11,14 @@ Keys are built from the values exactly as the engines read them: `celext.runtime
 entry a qualified or bare attribute name files under (the later one when both exist), and a device that does
 not convert carries its error in the key.
 
-`Projections.groups()` goes one step further for a whole candidate list: devices are first sorted into shapes
-(driver, verdict, published names, the (domain, id) pairs their attribute and capacity maps file entries
-under), once per list; a path a shape files nothing under is absent on all of its devices, and `driver` is
-the shape's own, so only shapes that publish something a selector reads are split device by device. A
-selector then costs one step per group, not one per device (most devices of a mixed fleet lack what a
-selector of another driver reads).
+`Projections.groups()` goes one step further for a whole candidate list: devices are sorted into shapes by
+the `Layout` object they share (webhook.inventory: driver, published names, the (domain, id) pairs their
+attribute and capacity maps file entries under), one pass per list without reading any device; layouts that
+differ only in whether an attribute is a list are read as one shape. A path a shape files nothing under is
+absent on all of its devices, and `driver` is the shape's own, so only shapes that publish something a
+selector reads are split device by device; elsewhere only the conversion verdict splits them, and a device the
+inventory knows to be clean (`Device.clean`) needs none. A selector then costs one step per group, not one per
+device. `candidates()` selects a DeviceClass's devices the same way, once per group of the inventory.
 """
 
 from __future__ import annotations
