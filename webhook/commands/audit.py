@@ -71,12 +71,13 @@ def run(args: argparse.Namespace) -> int:
     if args.report and not args.apply and any(target is None for _, target in outputs):
         raise DraguardError("--report without --apply prints the reports on stdout; write --format to a file "
                             "(--format FMT=FILE)")
-    cfg = config.load(args.config)
-    policy = apply_profile_arguments(cfg.policy, args)
     cluster = Cluster.connect(args.kubeconfig, args.context)
     started = start(cluster, args.page_size)  # the first page is requested now, in a thread
     try:
-        # The rule catalogue and CEL load while the first page is on its way (a few tenths of a second of CPU).
+        # The rule catalogue and CEL load (with the policy, checked against the catalogue) while the first page
+        # is on its way: a few tenths of a second of CPU.
+        cfg = config.load(args.config)
+        policy = apply_profile_arguments(cfg.policy, args)
         from datetime import UTC, datetime
 
         from webhook.audit import reports, scan
