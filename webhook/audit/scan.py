@@ -91,10 +91,10 @@ class Audit:
                 for scope in self.scopes.values() for r in scope.results]
 
     def record(self, obj: Obj, driver: str, findings: Iterable[Finding], suppressed: int) -> None:
-        ref = ObjectRef.of(obj)
-        scope = self.scopes.setdefault(ref.namespace, Scope())
+        scope = self.scopes.setdefault(get_str(obj, "metadata", "namespace") or None, Scope())  # as ObjectRef.of
         scope.checked += 1
         self.suppressed += suppressed
+        ref: ObjectRef | None = None  # built for an object with findings kept only (most have none)
         found = False
         for finding in findings:
             found = True
@@ -103,6 +103,7 @@ class Audit:
             self.by_rule[(finding.rule, action)] += 1
             self.by_driver[driver] += 1
             if len(scope.results) < self.max_results:
+                ref = ref or ObjectRef.of(obj)
                 scope.results.append(Result(ref, driver, finding))
             else:
                 scope.dropped += 1
