@@ -138,3 +138,10 @@ def test_a_device_not_known_clean_is_grouped_by_its_verdict() -> None:
     assert [g.indexes for g in groups] == [(0, 1), (2,)]
     verdicts = [g.key[1] if g.key else "no key" for g in groups]
     assert verdicts[0] is None and isinstance(verdicts[1], str)  # the conversion error
+
+
+def test_class_candidates_keep_the_inventorys_order_across_groups() -> None:
+    models = [device(f"gpu-{i}", attributes={"model": model}) for i, model in enumerate("ABAC")]
+    inventory = build([slice_with(*models), device_class_with_selector(
+        f'device.attributes["{GPU}"].model in ["A", "B"]', name="a-or-b")])
+    assert [d.name for d in candidates(inventory, "a-or-b")] == ["gpu-0", "gpu-1", "gpu-2"]
