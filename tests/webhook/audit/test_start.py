@@ -8,6 +8,7 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
+from typing import Any
 
 from tests.conftest import REPO
 from tests.webhook.audit.apiserver import AuditAPIServer
@@ -59,3 +60,16 @@ def test_the_audit_starts_listing_before_it_loads_the_rules(api: AuditAPIServer,
     assert done.returncode == 1, done.stderr  # the synthetic cluster has findings
     assert "rules loaded when the listing starts: False False" in done.stderr
     assert "ResourceClaim/team-a/fragile:1:1: warn list-fragile-compare" in done.stdout
+
+
+def test_a_policy_that_cannot_be_read_fails_in_one_line_once_the_listing_started(audit: Any, tmp_path: Path) -> None:
+    (tmp_path / "bad.yaml").write_text("rules: [", encoding="utf-8")
+    before = set(threading.enumerate())
+    for args, message in ((("--config", "missing.yaml"), "missing.yaml"), (("--config", "bad.yaml"), "bad.yaml")):
+        run = audit(*args)
+        assert (run.code, run.out) == (2, "")
+        assert len(run.err.splitlines()) == 1 and run.err.startswith("draguard: error: ") and message in run.err
+    pages_threads = [t for t in threading.enumerate() if t.name == "draguard-audit-pages" and t not in before]
+    for thread in pages_threads:  # told to stop: each ends after the request it had in flight
+        thread.join(WAIT)
+    assert not any(t.is_alive() for t in pages_threads)
