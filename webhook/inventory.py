@@ -1,9 +1,10 @@
 """What real devices publish: the inventory `draguard lint --slices/--cluster` checks selectors against.
 
-From ResourceSlices (files or the cluster) it tells, per fully-qualified attribute name, on how many
-devices it is a list, a scalar, or absent, and it can evaluate a selector on every device to find
-lookups that fail. DeviceClasses (from the same inputs) narrow a claim's candidates to the devices
-its class selects, as the allocator does before it evaluates the request's own selectors.
+From ResourceSlices (files or the cluster) it keeps each device with its `Layout`, shared by the devices of one
+model (the attribute names it publishes, which are lists, their element types, its capacity names), so the
+selector rules read a fleet per layout rather than per device. DeviceClasses (from the same inputs) narrow a
+claim's candidates to the devices its class selects, as the allocator does before it evaluates the request's
+own selectors (webhook.rules.selectors_outcomes.candidates).
 
 `inventory_of(objects)` accepts a mix of ResourceSlices and DeviceClasses (other kinds are ignored)
 and is cached per sequence object, so every rule of one lint run shares one inventory.
@@ -13,36 +14,61 @@ from __future__ import annotations
 
 import functools
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, overload
+from typing import Any, overload
 
-from celext.vocabulary import ELEMENT_OF, LIST_MEMBERS, SCALAR_MEMBERS, device_body, qualify
+from celext.vocabulary import ELEMENT_OF, LIST_MEMBERS, SCALAR_MEMBERS, device_body, qualify, split
 from webhook.errors import DraguardError
 from webhook.wire import Obj, as_map, get_list, get_map, get_str, kind_of, name_of
-
-if TYPE_CHECKING:
-    from celext import Selector
 
 # The CEL type of an attribute's elements, by its DeviceAttribute member.
 TYPE_OF_MEMBER: Mapping[str, str] = {**{m: m for m in SCALAR_MEMBERS}, **ELEMENT_OF}
 SHAPES = 4096  # distinct attribute layouts remembered (a fleet has a handful: one per driver and model)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
+class Layout:
+    """What every device of one model shares, computed once per layout (`layout()`): the attribute names it
+    publishes (qualified), which of them are lists, their element types, and the (domain, id) pairs its attribute
+    and capacity maps file entries under (what the CEL engine finds; `filed`). Compared by identity: devices are
+    grouped by the layout object they share."""
+
+    driver: str
+    names: frozenset[str]  # qualified attribute names
+    lists: frozenset[str]  # the subset published as a list
+    types: Mapping[str, str]  # name -> int, bool, string or version (elements)
+    attribute_pairs: frozenset[tuple[str, str]]
+    capacities: frozenset[str]  # qualified capacity names
+    capacity_pairs: frozenset[tuple[str, str]]
+
+
+@dataclass(slots=True, eq=False)  # not frozen: an audit builds 80,000 of them, and a frozen init costs 4x
 class Device:
     driver: str
     pool: str
     name: str
     raw: Obj  # the wire-form device entry (`attributes`, `capacity`, ...)
-    attributes: frozenset[str]  # fully-qualified names it publishes
-    lists: frozenset[str]  # the subset published as a list
-    types: Mapping[str, str] = field(default_factory=dict)  # name -> int, bool, string or version (elements)
+    layout: Layout  # shared by the devices of one model
+    clean: bool = False  # known to convert (the fast pass of celext's verdict accepts it); False: not known
 
     @property
     def label(self) -> str:
         return f"{self.driver}/{self.pool}/{self.name}"
+
+    @property
+    def attributes(self) -> frozenset[str]:
+        """Fully-qualified names it publishes."""
+        return self.layout.names
+
+    @property
+    def lists(self) -> frozenset[str]:
+        return self.layout.lists
+
+    @property
+    def types(self) -> Mapping[str, str]:
+        return self.layout.types
 
 
 @dataclass(slots=True)
@@ -50,7 +76,6 @@ class Inventory:
     devices: list[Device] = field(default_factory=list)
     classes: dict[str, list[str]] = field(default_factory=dict)  # DeviceClass name -> selector expressions
     sources: list[str] = field(default_factory=list)
-    _class_devices: dict[str, list[Device]] = field(default_factory=dict)
     memo: dict[Any, Any] = field(default_factory=dict)  # per-inventory results rules may share (keyed by them)
 
     def __bool__(self) -> bool:
@@ -59,47 +84,15 @@ class Inventory:
     def list_devices(self, qualified: str) -> list[Device]:
         return [d for d in self.devices if qualified in d.lists]
 
-    def candidates(self, device_class: str) -> list[Device]:
-        """Devices the allocator would test a request's selectors on: those its class selects (all when
-        the class is unknown here; a class selector that errors on a device excludes that device)."""
-        expressions = self.classes.get(device_class)
-        if not expressions:
-            return self.devices
-        if device_class not in self._class_devices:
-            self._class_devices[device_class] = _selected(expressions, self.devices)
-        return self._class_devices[device_class]
-
-
-def _selected(expressions: Sequence[str], devices: list[Device]) -> list[Device]:
-    """The devices every expression matches. A selector that does not compile selects nothing; one that fails
-    on a device excludes that device (compiled once here, not once per device: fleets are large)."""
-    import celext
-
-    try:
-        selectors = [celext.compile(expression) for expression in expressions]
-    except celext.CELError:
-        return []
-    return [d for d in devices if _matches_all(selectors, d)]
-
-
-def _matches_all(selectors: Sequence[Selector], device: Device) -> bool:
-    import celext
-
-    for selector in selectors:
-        try:
-            if not selector.matches(device.raw, device.driver):
-                return False
-        except celext.CELError:
-            return False
-    return True
-
 
 def build(objects: Sequence[Obj]) -> Inventory:
+    from celext.runtime.verdict import clean
+
     inventory = Inventory()
     for obj in objects:
         kind = kind_of(obj)
         if kind == "ResourceSlice":
-            inventory.devices.extend(_devices(obj))
+            inventory.devices.extend(_devices(obj, clean))
         elif kind == "DeviceClass":
             expressions = []
             for raw in get_list(obj, "spec", "selectors"):
@@ -110,16 +103,21 @@ def build(objects: Sequence[Obj]) -> Inventory:
     return inventory
 
 
-def _devices(slice_: Obj) -> Iterator[Device]:
+def _devices(slice_: Obj, clean: Callable[[Any, Any], bool]) -> Iterator[Device]:
     driver = get_str(slice_, "spec", "driver")
     pool = get_str(slice_, "spec", "pool", "name")
     for raw in get_list(slice_, "spec", "devices"):
         device = as_map(raw)
         if device is None:
             continue
-        attributes = get_map(as_map(device_body(device)), "attributes")
-        names, lists, types = shape(driver, tuple(attributes), tuple(map(members, attributes.values())))
-        yield Device(driver, pool, get_str(device, "name"), device, names, lists, types)
+        body = device_body(device)
+        attributes = get_map(as_map(body), "attributes")
+        capacity = get_map(as_map(body), "capacity")
+        found = layout(driver, tuple(attributes), tuple(map(members, attributes.values())), tuple(capacity))
+        # celext's verdict takes the fast pass on exactly these maps (a device that is not a dict, or whose
+        # `basic` is not one, is left to the verdict itself)
+        known = type(device) is dict and type(body) is dict and clean(body.get("attributes"), body.get("capacity"))
+        yield Device(driver, pool, get_str(device, "name"), device, found, known)
 
 
 Members = str | tuple[str, ...]
@@ -136,13 +134,19 @@ def members(value: Any) -> Members:
     return tuple(m for m, v in value.items() if v is not None and m in TYPE_OF_MEMBER)
 
 
-Shape = tuple[frozenset[str], frozenset[str], Mapping[str, str]]
+def filed(keys: Iterable[Any], driver: str) -> frozenset[tuple[str, str]]:
+    """The (domain, id) pairs `celext.runtime.wire.lookup(table, driver, domain, id)` finds an entry for, given
+    the table's keys: a qualified name files under its domain (split at the first slash), a bare one under the
+    driver's; other keys under none."""
+    return frozenset(split(name, driver) for name in keys if isinstance(name, str))
 
 
 @functools.lru_cache(maxsize=SHAPES)
-def shape(driver: str, keys: tuple[str, ...], members_: tuple[Members, ...]) -> Shape:
-    """(qualified names, those published as lists, element types) of an attribute map with these keys and
-    `members()`. Devices of one model share it (one object, computed once): the names, not the values, decide."""
+def layout(driver: str, keys: tuple[Any, ...], members_: tuple[Members, ...],
+           capacity_keys: tuple[Any, ...] = ()) -> Layout:
+    """The layout of devices of `driver` whose attribute map has these keys and `members()`, and whose capacity
+    map these keys. Devices of one model share it (one object, computed once): the names, not the values,
+    decide."""
     names: set[str] = set()
     lists: set[str] = set()
     types: dict[str, str] = {}
@@ -154,7 +158,9 @@ def shape(driver: str, keys: tuple[str, ...], members_: tuple[Members, ...]) -> 
             lists.add(qualified)
         if len(set_) == 1:
             types[qualified] = TYPE_OF_MEMBER[set_[0]]
-    return frozenset(names), frozenset(lists), MappingProxyType(types)  # shared: read-only
+    return Layout(driver, frozenset(names), frozenset(lists), MappingProxyType(types),  # shared: read-only
+                  filed(keys, driver), frozenset(qualify(str(key), driver) for key in capacity_keys),
+                  filed(capacity_keys, driver))
 
 
 class Prebuilt(Sequence[Obj]):

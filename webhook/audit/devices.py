@@ -9,8 +9,10 @@ Compactly: a device's attribute values are a tuple beside a key tuple shared by 
 attribute names. Each value is the wire map of the first device that published it (`{"int": 0}`), shared by
 every later device whose value has the same JSON text (msgspec's encoding: equal values of different JSON
 types stay apart); a device's capacities are one `{name: {"value": v}}` map, shared likewise. Looking a value
-up by its text runs in C (`map`), which is what makes the inventory cheap next to decoding. Name sets and type
-maps are shared per attribute layout (`inventory.shape`); names, drivers and pools are interned.
+up by its text runs in C (`map`), which is what makes the inventory cheap next to decoding. Name sets, type
+maps and capacity names are one `inventory.Layout` per attribute layout; names, drivers and pools are interned.
+Whether celext's fast conversion check accepts a value is judged once per shared value, so each device comes
+out marked `clean` (no verdict needed when a selector is evaluated on it) at no cost per device.
 `CompactDevice` shows CEL the wire form again: the `attributes` map of the device being evaluated is zipped
 from the two tuples (one device at a time). About 0.8 KB per GPU with a dozen attributes, two of them unique
 (uuid, PCI bus id; their texts are kept as the table's keys).
@@ -25,8 +27,9 @@ from typing import Any
 
 import msgspec
 
+from celext.runtime.verdict import clean
 from celext.vocabulary import device_body
-from webhook.inventory import Device, Inventory, Members, Prebuilt, members, shape
+from webhook.inventory import Device, Inventory, Members, Prebuilt, layout, members
 from webhook.wire import Obj, as_map, get_list, get_str, name_of
 
 _ABSENT: Any = object()
@@ -98,10 +101,11 @@ class DeviceInventory:
     inventory: Inventory = field(default_factory=Inventory)
     # Shared values by their JSON text, which tells apart equal values of different JSON types (1, 1.0 and
     # true are equal in Python, but `{"int": true}` is a conversion error where `{"int": 1}` is not): text ->
-    # (the first wire map published with it, its inventory.members()).
-    _values_seen: dict[bytes, tuple[Any, Members]] = field(default_factory=dict)
+    # (the first wire map published with it, its inventory.members(), whether celext's fast verdict accepts it).
+    _values_seen: dict[bytes, tuple[Any, Members, bool]] = field(default_factory=dict)
     _keys: dict[tuple[str, ...], tuple[str, ...]] = field(default_factory=dict)
-    _capacities: dict[bytes, dict[str, Any]] = field(default_factory=dict)  # by JSON text, as values
+    # by JSON text, as values: (the shared map, its capacity names, whether the fast verdict accepts it)
+    _capacities: dict[bytes, tuple[dict[str, Any], tuple[str, ...], bool]] = field(default_factory=dict)
 
     def add_slice(self, slice_: Obj) -> int:
         """Keep the devices of one slice; answers how many."""
@@ -122,44 +126,56 @@ class DeviceInventory:
     def rules_view(self) -> Prebuilt:
         return Prebuilt(self.inventory)
 
-    def _values(self, attributes: dict[str, Any]) -> tuple[tuple[Any, ...], tuple[Members, ...]]:
-        """Each value as the first wire map published with its JSON text (`{"int": 0}`), and
-        `inventory.members()` of each. The hot loop of the inventory, so it runs in C (map) when every value
-        was seen before; a value seen first goes through `_first_sight`."""
+    def _values(self, attributes: dict[str, Any]) -> tuple[tuple[Any, ...], tuple[Members, ...], bool]:
+        """Each value as the first wire map published with its JSON text (`{"int": 0}`), `inventory.members()`
+        of each, and whether celext's fast verdict accepts them all. The hot loop of the inventory, so it runs
+        in C (map) when every value was seen before; a value seen first goes through `_first_sight`."""
         raw = attributes.values()
         try:
             texts = list(map(_encode, raw))
         except (TypeError, ValueError, OverflowError):  # pragma: no cover - not from JSON: nothing shared
-            return tuple(raw), tuple(map(members, raw))
-        pairs = list(map(self._values_seen.get, texts))
-        if None in pairs:  # some value seen for the first time (a uuid: every time)
-            self._first_sight(pairs, texts, raw)
-        if not pairs:
-            return (), ()
-        values, kinds = zip(*pairs, strict=True)
-        return values, kinds
+            return tuple(raw), tuple(map(members, raw)), clean(attributes, None)
+        found = list(map(self._values_seen.get, texts))
+        if not all(found):  # some value seen for the first time (a uuid: every time); `all`: no __eq__ calls
+            self._first_sight(found, texts, raw)
+        if not found:
+            return (), (), True
+        values, kinds, accepted = zip(*found, strict=False)  # triples by construction; strict=True costs more
+        return values, kinds, all(accepted)
 
-    def _first_sight(self, pairs: list[Any], texts: list[bytes], raw: Iterable[Any]) -> None:
-        """Fills in `pairs` where a value was not seen before, and remembers it."""
+    def _first_sight(self, found: list[Any], texts: list[bytes], raw: Iterable[Any]) -> None:
+        """Fills in `found` where a value was not seen before, and remembers it. (celext's fast verdict checks
+        an attribute map value by value, so a map passes it when each of its values alone does.)"""
         seen = self._values_seen
-        for i, (known, text, value) in enumerate(zip(pairs, texts, raw, strict=True)):
-            if known is None:
-                pair = pairs[i] = seen.get(text) or (value, members(value))  # seen earlier in this device
-                if _faithful(text, value):
-                    seen[text] = pair
+        for i, (known, text, value) in enumerate(zip(found, texts, raw, strict=True)):
+            if known is not None:
+                continue
+            entry = seen.get(text)  # seen earlier in this device
+            if entry is None:
+                if type(value) is dict and len(value) == 1 and type(value.get("string")) is str:
+                    # The commonest unique value (a uuid): one string member, which its JSON text says exactly
+                    # and the fast verdict accepts.
+                    entry = seen[text] = (value, "string", True)
+                else:
+                    entry = (value, members(value), clean({"": value}, None))
+                    if _faithful(text, value):
+                        seen[text] = entry
+            found[i] = entry
 
-    def _capacity(self, capacity: dict[str, Any]) -> dict[str, Any]:
+    def _capacity(self, capacity: dict[str, Any]) -> tuple[dict[str, Any], tuple[str, ...], bool]:
         """`{name: {"value": "80Gi"}}`, shared by JSON text: CEL reads a capacity's value only. Anything else
-        (a value that is not a string, an entry that is not a map) is kept as it is, for CEL to report."""
+        (a value that is not a string, an entry that is not a map) is kept as it is, for CEL to report. With
+        its names and whether celext's fast verdict accepts it."""
         try:
             text = _encode(capacity)
         except (TypeError, ValueError, OverflowError):  # pragma: no cover - not from JSON
-            return capacity
+            return capacity, tuple(capacity), clean(None, capacity)
         shared = self._capacities.get(text)
         if shared is None:
             if not all(type(v) is dict and type(v.get("value")) is str for v in capacity.values()):
-                return capacity
-            shared = {sys.intern(name): {"value": entry["value"]} for name, entry in capacity.items()}
+                return capacity, tuple(capacity), clean(None, capacity)
+            kept = {sys.intern(name): {"value": entry["value"]} for name, entry in capacity.items()}
+            shared = (kept, tuple(kept), clean(None, kept))
             if _faithful(text, capacity):
                 self._capacities[text] = shared
         return shared
@@ -172,13 +188,18 @@ class DeviceInventory:
         keys: tuple[str, ...] = ()
         values: tuple[Any, ...] = ()
         kinds: tuple[Members, ...] = ()
+        accepted = True  # by celext's fast verdict: the compact device converts (CEL sees what it holds)
         if type(attributes) is dict:
             raw_keys = tuple(attributes)
             keys = self._keys.get(raw_keys) or self._keys.setdefault(raw_keys, tuple(map(sys.intern, raw_keys)))
-            values, kinds = self._values(attributes)
-        names, lists, types = shape(driver, keys, kinds)
+            values, kinds, accepted = self._values(attributes)
         capacity = body.get("capacity")
-        raw = CompactDevice(keys, values, self._capacity(capacity) if type(capacity) is dict else None,
-                            body.get("allowMultipleAllocations") is True)
+        kept: dict[str, Any] | None = None
+        capacity_keys: tuple[str, ...] = ()
+        if type(capacity) is dict:
+            kept, capacity_keys, capacity_ok = self._capacity(capacity)
+            accepted = accepted and capacity_ok
+        raw = CompactDevice(keys, values, kept, body.get("allowMultipleAllocations") is True)
         name = device.get("name")
-        return Device(driver, pool, sys.intern(name) if type(name) is str else "", raw, names, lists, types)
+        return Device(driver, pool, sys.intern(name) if type(name) is str else "", raw,
+                      layout(driver, keys, kinds, capacity_keys), accepted)

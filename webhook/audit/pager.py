@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from webhook.audit.client import Cluster, Failure, describe
-from webhook.audit.kinds import DRA, Resource
+from webhook.audit.kinds import AUDITED, DRA, Resource
+from webhook.audit.prefetch import Prefetched
 from webhook.errors import DraguardError
 from webhook.wire import Obj
 
@@ -99,3 +100,22 @@ def pages(cluster: Cluster, resource: Resource, page_size: int, listing: Listing
         yield objects
         if not token:
             return
+
+
+Pages = Prefetched[tuple[Resource, list[Obj]]]
+
+
+def start(cluster: Cluster, page_size: int) -> tuple[Pages, dict[str, Listing]]:
+    """Every page of every audited kind, in order (slices first: they are the inventory), read one page ahead in
+    a thread that requests the first page now; and how listing each kind went (filled in as pages arrive).
+    Nothing here loads the rules: a caller starts the listing, then imports them while the first page is on
+    its way."""
+    listings: dict[str, Listing] = {}
+
+    def listed() -> Iterator[tuple[Resource, list[Obj]]]:
+        for resource in AUDITED:
+            listing = listings[resource.plural] = Listing()
+            for page in pages(cluster, resource, page_size, listing):
+                yield resource, page
+
+    return Prefetched(listed(), name="draguard-audit-pages"), listings

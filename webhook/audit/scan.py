@@ -12,14 +12,13 @@ from __future__ import annotations
 import gc
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
 from webhook.audit.client import Cluster
 from webhook.audit.devices import DeviceInventory
-from webhook.audit.kinds import AUDITED, DEVICE_CLASSES, RESOURCE_SLICES, Resource
-from webhook.audit.pager import Listing, pages
-from webhook.audit.prefetch import Prefetched
+from webhook.audit.kinds import DEVICE_CLASSES, RESOURCE_SLICES, Resource
+from webhook.audit.pager import Listing, Pages, start
 from webhook.findings import Action, Finding, Position
 from webhook.policy import Policy
 from webhook.run import run_rules
@@ -92,10 +91,10 @@ class Audit:
                 for scope in self.scopes.values() for r in scope.results]
 
     def record(self, obj: Obj, driver: str, findings: Iterable[Finding], suppressed: int) -> None:
-        ref = ObjectRef.of(obj)
-        scope = self.scopes.setdefault(ref.namespace, Scope())
+        scope = self.scopes.setdefault(get_str(obj, "metadata", "namespace") or None, Scope())  # as ObjectRef.of
         scope.checked += 1
         self.suppressed += suppressed
+        ref: ObjectRef | None = None  # built for an object with findings kept only (most have none)
         found = False
         for finding in findings:
             found = True
@@ -104,6 +103,7 @@ class Audit:
             self.by_rule[(finding.rule, action)] += 1
             self.by_driver[driver] += 1
             if len(scope.results) < self.max_results:
+                ref = ref or ObjectRef.of(obj)
                 scope.results.append(Result(ref, driver, finding))
             else:
                 scope.dropped += 1
@@ -115,14 +115,17 @@ Progress = Callable[[Audit, Resource], None]
 
 
 def run(cluster: Cluster, policy: Policy, *, page_size: int = 500, max_results: int = 1000,
-        progress: Progress | None = None) -> Audit:
+        progress: Progress | None = None, started: tuple[Pages, dict[str, Listing]] | None = None) -> Audit:
+    """The audit of every page `pager.start(cluster, page_size)` lists (or `started`, a listing already under
+    way: the caller may have started it before importing this module)."""
     audit = Audit(max_results)
     inventory = DeviceInventory()
     class_drivers: dict[str, str] = {}
+    pages_of, audit.listings = started or start(cluster, page_size)
     collecting = gc.isenabled()
     gc.disable()  # decoded pages hold no cycles: collect once per page (below), not every N allocations
     try:
-        with Prefetched(_listed(cluster, page_size, audit.listings), name="draguard-audit-pages") as listed:
+        with pages_of as listed:
             for resource, page in listed:
                 for obj in page:
                     if resource is RESOURCE_SLICES:
@@ -146,14 +149,6 @@ def run(cluster: Cluster, policy: Policy, *, page_size: int = 500, max_results: 
         if collecting:
             gc.enable()
     return audit
-
-
-def _listed(cluster: Cluster, page_size: int, listings: dict[str, Listing]) -> Iterator[tuple[Resource, list[Obj]]]:
-    """Every page of every audited kind, in order (slices first: they are the inventory)."""
-    for resource in AUDITED:
-        listing = listings[resource.plural] = Listing()
-        for page in pages(cluster, resource, page_size, listing):
-            yield resource, page
 
 
 def class_driver(device_class: Obj) -> str:

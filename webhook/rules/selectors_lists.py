@@ -23,10 +23,10 @@ from typing import Any
 from celext import Selector
 from celext.analysis import AttributeRef, Facts, Span, Use, has_comment
 from webhook.findings import Action, Edit, Finding
-from webhook.inventory import Device, Inventory, inventory_of
+from webhook.inventory import Device, Inventory, Layout, inventory_of
 from webhook.rules.base import Rule, RuleContext
 from webhook.rules.selectors_cel import GO_FIELDS, WIRE_KEYS, analysed
-from webhook.rules.selectors_outcomes import keyed, outcome, projections
+from webhook.rules.selectors_outcomes import candidates, keyed, outcome, projections
 from webhook.rules.selectors_sites import SELECTOR_KINDS, is_numa
 from webhook.wire import Obj
 
@@ -71,11 +71,11 @@ def _may_be_string(ref: AttributeRef, inventory: Inventory | None, ctx: RuleCont
     if inventory is None:
         return not is_numa(ref.qualified, ctx.policy)
     key = ("may-be-string", _ref_key(ref))
-    if key not in inventory.memo:  # claims repeat attribute reads; scan the devices once per attribute
-        published = [d for d in inventory.devices if ref.qualified_on(d.driver) in d.attributes]
+    if key not in inventory.memo:  # claims repeat attribute reads; look at each layout once per attribute
+        published = [shape for shape, _ in _layouts(inventory) if ref.qualified_on(shape.driver) in shape.names]
         inventory.memo[key] = None if not published else any(
-            ref.qualified_on(d.driver) not in d.lists and d.types.get(ref.qualified_on(d.driver), "string")
-            == "string" for d in published)
+            ref.qualified_on(s.driver) not in s.lists and s.types.get(ref.qualified_on(s.driver), "string")
+            == "string" for s in published)
     answer: bool | None = inventory.memo[key]
     return not is_numa(ref.qualified, ctx.policy) if answer is None else answer
 
@@ -85,15 +85,23 @@ def _ref_key(ref: AttributeRef) -> tuple[bool, str]:
     return (ref.by_driver, ref.name if ref.by_driver else ref.qualified)
 
 
-def _list_devices(ref: AttributeRef, inventory: Inventory | None) -> list[Device]:
-    """Devices publishing the attribute `ref` reads as a list (for `device.driver`: each its own domain's)."""
+def _layouts(inventory: Inventory) -> list[tuple[Layout, list[int]]]:
+    """The inventory's layouts with the positions of their devices (selectors_outcomes groups them once)."""
+    return projections(inventory).shapes(inventory.devices)
+
+
+def _list_devices(ref: AttributeRef, inventory: Inventory | None) -> tuple[int, str]:
+    """How many devices publish the attribute `ref` reads as a list (for `device.driver`: each its own domain's),
+    and the first one's label."""
     if inventory is None:
-        return []
+        return 0, ""
     key = ("list-devices", _ref_key(ref))
     if key not in inventory.memo:
-        inventory.memo[key] = [d for d in inventory.devices if ref.qualified_on(d.driver) in d.lists]
-    devices: list[Device] = inventory.memo[key]
-    return devices
+        found = [ix for shape, ix in _layouts(inventory) if ref.qualified_on(shape.driver) in shape.lists]
+        first = min(ix[0] for ix in found) if found else -1
+        inventory.memo[key] = (sum(map(len, found)), inventory.devices[first].label if found else "")
+    counted: tuple[int, str] = inventory.memo[key]
+    return counted
 
 
 def _fragile_finding(path: object, facts: Facts, use: Use, inventory: Inventory | None) -> Finding:
@@ -121,9 +129,9 @@ def _fragile_finding(path: object, facts: Facts, use: Use, inventory: Inventory 
         consequence = _CONSEQUENCE.get(use.how, _ERROR)
     if use.unwrap is not None:  # `.orValue(d)`/`.value()` hand on the attribute value, list or not
         what += f" (read with `.{use.unwrap.method}()`)"
-    lists = _list_devices(use.ref, inventory)
+    lists, first = _list_devices(use.ref, inventory)
     if lists:
-        when = f"{name} is a list on {len(lists)} device(s) in the inventory (e.g. {lists[0].label}), where this"
+        when = f"{name} is a list on {lists} device(s) in the inventory (e.g. {first}), where this"
         message = f"{what}: {when} {consequence}"
     else:
         message = f"{what} {consequence} once the driver publishes it as a list"
@@ -242,13 +250,13 @@ def _type_mismatch(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
 
 def _type_groups(inventory: Inventory, device_class: str) -> list[tuple[str, Mapping[str, str], int]]:
     """The class's candidates as (driver, published types, how many devices), in order of the first device:
-    devices of one model share their types mapping (webhook.inventory.shape), so a fleet has a handful."""
+    devices of one model share their types mapping (webhook.inventory.layout), so a fleet has a handful."""
     key = ("type-groups", device_class)
     if key not in inventory.memo:
         groups: dict[tuple[str, int], list[Any]] = {}
-        for device in inventory.candidates(device_class):
-            group = groups.setdefault((device.driver, id(device.types)), [device.driver, device.types, 0])
-            group[2] += 1
+        for shape, indexes in projections(inventory).shapes(candidates(inventory, device_class)):
+            group = groups.setdefault((shape.driver, id(shape.types)), [shape.driver, shape.types, 0])
+            group[2] += len(indexes)
         inventory.memo[key] = [(driver, types, devices) for driver, types, devices in groups.values()]
     found: list[tuple[str, Mapping[str, str], int]] = inventory.memo[key]
     return found
@@ -356,17 +364,18 @@ def _absent(facts: Facts, inventory: Inventory, device_class: str) -> tuple[dict
         return {}, 0  # selector-compile reports it
     refs = [r for r in facts.refs if _can_fail(r)]
     names = [None if r.by_driver else r.qualified for r in refs]  # what each looks up (per driver: None)
-    candidates = inventory.candidates(device_class)
+    capacity = [r.kind == "capacity" for r in refs]
+    listed = candidates(inventory, device_class)
     failing: dict[object, str | None] = {}
     hits: dict[str, list[tuple[int, ...]]] = {}
 
-    def lacking_of(device: Device) -> tuple[int, ...]:  # driver and published names only (Projections.groups)
-        return tuple(i for i, name in enumerate(names) if (name or refs[i].qualified_on(device.driver))
-                     not in device.attributes)
+    def lacking_of(shape: Layout) -> tuple[int, ...]:  # a layout decides it: its driver and published names
+        return tuple(i for i, name in enumerate(names) if (name or refs[i].qualified_on(shape.driver))
+                     not in (shape.capacities if capacity[i] else shape.names))
 
-    for group in projections(inventory).groups(candidates, keyed(selector), where=lambda d: bool(lacking_of(d))):
+    for group in projections(inventory).groups(listed, keyed(selector), where=lambda s: bool(lacking_of(s))):
         device = group.first
-        lacking = lacking_of(device)
+        lacking = lacking_of(device.layout)
         if group.key is None:
             qualified = _failing_read(selector, [refs[i] for i in lacking], device)
         else:
@@ -378,8 +387,8 @@ def _absent(facts: Facts, inventory: Inventory, device_class: str) -> tuple[dict
         if qualified is not None:
             hits.setdefault(qualified, []).append(group.indexes)
     # Groups come in order of their first device, so each attribute's first group holds its first device.
-    absent = {q: (sum(map(len, found)), candidates[found[0][0]].label) for q, found in hits.items()}
-    return absent, len(candidates)
+    absent = {q: (sum(map(len, found)), listed[found[0][0]].label) for q, found in hits.items()}
+    return absent, len(listed)
 
 
 def _failing_read(selector: Selector, unguarded: list[AttributeRef], device: Device) -> str | None:

@@ -11,12 +11,14 @@ Keys are built from the values exactly as the engines read them: `celext.runtime
 entry a qualified or bare attribute name files under (the later one when both exist), and a device that does
 not convert carries its error in the key.
 
-`Projections.groups()` goes one step further for a whole candidate list: devices are first sorted into shapes
-(driver, verdict, published names, the (domain, id) pairs their attribute and capacity maps file entries
-under), once per list; a path a shape files nothing under is absent on all of its devices, and `driver` is
-the shape's own, so only shapes that publish something a selector reads are split device by device. A
-selector then costs one step per group, not one per device (most devices of a mixed fleet lack what a
-selector of another driver reads).
+`Projections.groups()` goes one step further for a whole candidate list: devices are sorted into shapes by
+the `Layout` object they share (webhook.inventory: driver, published names, the (domain, id) pairs their
+attribute and capacity maps file entries under), one pass per list without reading any device; layouts that
+differ only in whether an attribute is a list are read as one shape. A path a shape files nothing under is
+absent on all of its devices, and `driver` is the shape's own, so only shapes that publish something a
+selector reads are split device by device; elsewhere only the conversion verdict splits them, and a device the
+inventory knows to be clean (`Device.clean`) needs none. A selector then costs one step per group, not one per
+device. `candidates()` selects a DeviceClass's devices the same way, once per group of the inventory.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from typing import Any
 from celext import EvaluationError, Selector
 from celext.compile import Path
 from celext.runtime.wire import ABSENT, body, device_error, entries, lookup
-from webhook.inventory import Device, Inventory
+from webhook.inventory import Device, Inventory, Layout
 
 Outcome = bool | str  # the selector's answer, or the message of the EvaluationError it raises
 _MEMO_KEY = "selector-projections"
@@ -43,131 +45,129 @@ def _frozen(value: Any) -> Any:
     return (type(value), value)
 
 
-def filed(table: Mapping[str, Any], driver: str) -> frozenset[tuple[str, str]]:
-    """The (domain, id) pairs `lookup(table, driver, domain, id)` finds an entry for: a qualified name files
-    under its domain (split at the first slash), a bare one under the driver's; other keys under none."""
-    return frozenset((name.partition("/")[0], name.partition("/")[2]) if "/" in name else (driver, name)
-                     for name in table if isinstance(name, str))
-
-
-@dataclass(frozen=True, slots=True)
-class _Shape:
-    """Candidates alike in all that decides a read's absence: driver, published names, filed pairs. (The
-    verdict is read only for the shapes a caller keeps: it costs a conversion check per device.)"""
-
-    driver: str
-    names: frozenset[str]  # Device.attributes: what `lacking` is computed from
-    attributes: frozenset[tuple[str, str]]
-    capacity: frozenset[tuple[str, str]]
-
-
 @dataclass(frozen=True, slots=True)
 class Group:
-    """Candidates with equal projection keys on a selector's paths and equal published names: a selector gets
-    one outcome on all of them and they lack the same attributes (`paths` None: one device per group)."""
+    """Candidates with equal projection keys on a selector's paths and one layout: a selector gets one outcome on
+    all of them and they lack the same attributes (`paths` None: one device per group)."""
 
     first: Device  # the first of them in candidate order
     key: tuple[Any, ...] | None  # Projections.key of each of them (None: dynamic reads, not keyed)
     indexes: tuple[int, ...]  # their positions among the candidates, ascending
 
 
-class Projections:
-    """Per inventory: each device's value at each path a selector reads, interned as a small int."""
+Shapes = list[tuple[Layout, list[int]]]  # a candidate list's layouts, each with its positions, in order of first
 
-    __slots__ = ("_filed", "_groups", "_ids", "_rows", "_shapes")
+
+class Projections:
+    """Per inventory: candidate lists sorted into layouts (once per list), and each device's value at each path a
+    selector reads, interned as a small int (only for devices whose layout does not decide it)."""
+
+    __slots__ = ("_groups", "_ids", "_merged", "_rows", "_shapes", "_verdicts")
 
     def __init__(self) -> None:
         self._ids: dict[Any, int] = {ABSENT: 0}
-        self._rows: dict[int, dict[Path | None, Any]] = {}  # id(device) -> path -> value id (None: the verdict)
-        # id(candidates) -> (the list, kept so the id is not reused; its shapes with their positions; its length)
-        self._shapes: dict[int, tuple[Sequence[Device], list[tuple[_Shape, list[int]]], int]] = {}
+        self._rows: dict[int, dict[Path, Any]] = {}  # id(device) -> path -> value id
+        self._verdicts: dict[int, str | None] = {}  # id(device) -> conversion error, for devices not known clean
+        # id(candidates) -> (the list, kept so the id is not reused; its layouts with their positions; its length)
+        self._shapes: dict[int, tuple[Sequence[Device], Shapes, int]] = {}
+        self._merged: dict[int, tuple[Shapes, Shapes]] = {}  # id(shapes()) -> (it, its layouts merged: _coarse)
         self._groups: dict[tuple[int, tuple[Path, ...] | None], list[Group]] = {}
-        self._filed: dict[tuple[str, tuple[Any, ...]], frozenset[tuple[str, str]]] = {}  # per key layout
 
     def groups(self, candidates: Sequence[Device], paths: tuple[Path, ...] | None,
-               where: Callable[[Device], bool] | None = None) -> list[Group]:
+               where: Callable[[Layout], bool] | None = None) -> list[Group]:
         """`candidates` grouped for a selector reading `paths` (from `keyed`), in order of first member.
 
-        `where`, a test that depends only on a device's driver and published names (equal across a shape),
-        leaves out the shapes whose devices fail it before any of their devices is read: a fleet's devices
-        mostly publish everything a selector reads, and reading them all is what the grouping saves. Results
-        with `where` are not cached here (callers memoise per selector)."""
-        shapes = self._shapes_of(candidates)
+        `where`, a test of a layout (a device's driver and published names), leaves out the layouts that fail it
+        before any of their devices is read: a fleet's devices mostly publish everything a selector reads, and
+        reading them all is what the grouping saves. Results with `where` are not cached here (callers memoise
+        per selector)."""
+        shapes = self._coarse(candidates)
         cache_key = (id(candidates), paths)
         found = self._groups.get(cache_key) if where is None else None
         if found is not None:
             return found
-        if paths is None:
-            found = [Group(d, None, (i,)) for i, d in enumerate(candidates) if where is None or where(d)]
-        else:
-            found = []
-            for shape, indexes in shapes:
-                if where is not None and not where(candidates[indexes[0]]):
-                    continue
-                constant = [self._constant(shape, path) for path in paths]
-                split: dict[tuple[Any, ...], list[int]] = {}
-                if None not in constant:  # nothing to read: the shape's devices project alike but for the verdict
-                    for i in indexes:
-                        key = (shape.driver, self._verdict(candidates[i]), *constant)
-                        split.setdefault(key, []).append(i)
-                else:
-                    for i in indexes:
-                        split.setdefault(self.key(candidates[i], paths), []).append(i)
-                found += [Group(candidates[ix[0]], key, tuple(ix)) for key, ix in split.items()]
+        found = []
+        for shape, indexes in shapes:
+            if where is not None and not where(shape):  # the shape's layouts agree on driver and names
+                continue
+            if paths is None:
+                found += [Group(candidates[i], None, (i,)) for i in indexes]
+                continue
+            constant = [self._constant(shape, path) for path in paths]
+            split: dict[tuple[Any, ...], list[int]] = {}
+            if None not in constant:  # nothing to read: the layout's devices project alike but for the verdict
+                verdict = self._verdict
+                for i in indexes:
+                    key = (shape.driver, verdict(candidates[i]), *constant)
+                    split.setdefault(key, []).append(i)
+            else:
+                for i in indexes:
+                    split.setdefault(self.key(candidates[i], paths), []).append(i)
+            found += [Group(candidates[ix[0]], key, tuple(ix)) for key, ix in split.items()]
+        if len(shapes) > 1:
             found.sort(key=lambda group: group.indexes[0])
         if where is None:
             self._groups[cache_key] = found
         return found
 
-    def _shapes_of(self, candidates: Sequence[Device]) -> list[tuple[_Shape, list[int]]]:
+    def shapes(self, candidates: Sequence[Device]) -> Shapes:
+        """The layouts of `candidates` with the positions of their devices, in order of first device: one pass
+        over the list (each device carries its shared layout), remembered per list."""
         held = self._shapes.get(id(candidates))
         if held is not None and held[0] is candidates and held[2] == len(candidates):
             return held[1]
         # Another list of the same id before, or this one grown since (an inventory filled page by page).
         for cache_key in [k for k in list(self._groups) if k[0] == id(candidates)]:
             del self._groups[cache_key]
-        # Keyed by plain tuples (a frozen dataclass per device costs more than the rest of this loop).
-        shapes: dict[tuple[str, frozenset[str], frozenset[tuple[str, str]], frozenset[tuple[str, str]]], list[int]] = {}
-        filed_of = self._filed_of
+        by_layout: dict[Layout, list[int]] = {}
         for i, device in enumerate(candidates):
-            fields = body(device.raw)
-            driver = device.driver
-            layout = (driver, device.attributes, filed_of(entries(fields, "attributes"), driver),
-                      filed_of(entries(fields, "capacity"), driver))
-            shapes.setdefault(layout, []).append(i)
-        held_shapes = [(_Shape(*layout), indexes) for layout, indexes in shapes.items()]
-        self._shapes[id(candidates)] = (candidates, held_shapes, len(candidates))
-        return self._shapes[id(candidates)][1]
+            by_layout.setdefault(device.layout, []).append(i)
+        shapes = list(by_layout.items())
+        self._shapes[id(candidates)] = (candidates, shapes, len(candidates))
+        return shapes
 
-    def _filed_of(self, table: Mapping[str, Any], driver: str) -> frozenset[tuple[str, str]]:
-        """`filed(table, driver)`, once per (driver, key layout): devices of one model list the same keys."""
-        layout = (driver, tuple(table))
-        found = self._filed.get(layout)
-        if found is None:
-            found = self._filed[layout] = filed(table, driver)
-        return found
+    def _coarse(self, candidates: Sequence[Device]) -> Shapes:
+        """`shapes()` with the layouts merged that agree on all that decides a read's absence (driver, published
+        names, capacity names, filed pairs): `numaNode` an int on some devices and a list on others is one
+        shape to read."""
+        fine = self.shapes(candidates)
+        held = self._merged.get(id(fine))
+        if held is not None and held[0] is fine:
+            return held[1]
+        merged: dict[tuple[Any, ...], tuple[Layout, list[list[int]]]] = {}
+        for shape, indexes in fine:
+            alike = (shape.driver, shape.names, shape.attribute_pairs, shape.capacities, shape.capacity_pairs)
+            merged.setdefault(alike, (shape, []))[1].append(indexes)
+        coarse = [(shape, parts[0] if len(parts) == 1 else sorted(i for part in parts for i in part))
+                  for shape, parts in merged.values()]
+        self._merged[id(fine)] = (fine, coarse)
+        return coarse
 
-    def _constant(self, shape: _Shape, path: Path) -> int | None:
-        """The value id `path` has on every device of `shape`, when the shape decides it (else None)."""
+    def _constant(self, shape: Layout, path: Path) -> int | None:
+        """The value id `path` has on every device of `shape`, when the layout decides it (else None)."""
         head = path[0]
         if head == "driver":
             return self._intern(shape.driver)
         if head in ("attributes", "capacity") and len(path) == 3:
-            pairs = shape.attributes if head == "attributes" else shape.capacity
+            pairs = shape.attribute_pairs if head == "attributes" else shape.capacity_pairs
             return None if (path[1], path[2]) in pairs else 0  # 0: ABSENT
         return None
 
     def _verdict(self, device: Device) -> Any:
-        row = self._rows.get(id(device))
-        if row is None:
-            row = self._rows[id(device)] = {None: device_error(device.raw, device.driver)}
-        return row[None]
+        if device.clean:
+            return None
+        found = self._verdicts.get(id(device), _UNKNOWN)
+        if found is _UNKNOWN:
+            found = self._verdicts[id(device)] = device_error(device.raw, device.driver)
+        return found
 
     def key(self, device: Device, paths: tuple[Path, ...]) -> tuple[Any, ...]:
         """The device's projection on `paths`: devices with equal keys get the same outcome from a selector
         whose (constant) paths these are."""
         values = [device.driver, self._verdict(device)]
-        row = self._rows[id(device)]
+        row = self._rows.get(id(device))
+        if row is None:
+            row = self._rows[id(device)] = {}
         for path in paths:
             found = row.get(path)
             if found is None:
@@ -195,11 +195,45 @@ class Projections:
         return fields.get(head, ABSENT)  # allowMultipleAllocations
 
 
+_UNKNOWN: Any = object()
+
+
 def projections(inventory: Inventory) -> Projections:
     """The inventory's projections, shared by every rule and selector of one run."""
     found = inventory.memo.get(_MEMO_KEY)
     if not isinstance(found, Projections):
         found = inventory.memo[_MEMO_KEY] = Projections()
+    return found
+
+
+def candidates(inventory: Inventory, device_class: str) -> Sequence[Device]:
+    """Devices the allocator would test a request's selectors on: those its class selects (all when the class is
+    unknown here; a class selector that errors on a device excludes that device, one that does not compile
+    selects nothing). The class's selectors are evaluated once per group of the inventory's devices, not once
+    per device (fleets are large); remembered per class."""
+    import celext
+
+    expressions = inventory.classes.get(device_class)
+    if not expressions:
+        return inventory.devices
+    memo_key = ("class-candidates", device_class)
+    found: list[Device] | None = inventory.memo.get(memo_key)
+    if found is not None:
+        return found
+    try:
+        selectors = [celext.compile(expression) for expression in expressions]
+    except celext.CELError:
+        selectors = []
+    devices = inventory.devices
+    selected: list[int] = []
+    if selectors:
+        read = [keyed(selector) for selector in selectors]
+        paths = None if None in read else tuple(sorted({p for found_paths in read if found_paths for p in found_paths}))
+        for group in projections(inventory).groups(devices, paths):
+            if all(outcome(selector, group.first) is True for selector in selectors):
+                selected += group.indexes
+        selected.sort()
+    found = inventory.memo[memo_key] = [devices[i] for i in selected]
     return found
 
 

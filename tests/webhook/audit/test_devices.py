@@ -9,9 +9,10 @@ from typing import Any
 import pytest
 
 import celext
+from celext.runtime.wire import device_error
 from tests.builders import device, slice_with
 from webhook.audit.devices import CompactDevice, DeviceInventory
-from webhook.inventory import Device, build, members, shape
+from webhook.inventory import Device, build, layout, members
 
 DOMAIN = "gpu.example.com"
 
@@ -78,6 +79,18 @@ def test_the_inventory_equals_lints_device_for_device() -> None:
     full = build([slice_with(*copy.deepcopy(MIXED))]).devices
     assert [(d.label, d.attributes, d.lists, dict(d.types)) for d in compact] == \
         [(d.label, d.attributes, d.lists, dict(d.types)) for d in full]
+
+
+def test_devices_known_clean_are_those_celexts_fast_verdict_accepts() -> None:
+    compact = _compact(*MIXED)
+    full = build([slice_with(*copy.deepcopy(MIXED))]).devices
+    # Not known clean: the broken unions, a capacity value that is a number or missing, `int: true` (the verdict
+    # itself then decides: a number converts).
+    expected = [True, True, True, False, True, True, True, True, False, False, False]
+    assert [d.clean for d in compact] == [d.clean for d in full] == expected
+    for d in (*compact, *full):
+        if d.clean:
+            assert device_error(d.raw, d.driver) is None, d.label
 
 
 def test_cel_reads_the_wire_form_back() -> None:
@@ -167,12 +180,16 @@ def test_members_of_one_attribute(value: Any, expected: str | tuple[str, ...]) -
     assert members(value) == expected
 
 
-def test_a_shape_qualifies_names_and_types_elements() -> None:
-    names, lists, types = shape(DOMAIN, ("model", "other.io/ids", "both", "null", "number", "bools"),
-                                ("string", "ints", ("int", "string"), "", "number", ("bools",)))
-    assert names == {f"{DOMAIN}/{n}" for n in ("model", "both", "null", "number", "bools")} | {"other.io/ids"}
-    assert lists == {"other.io/ids", f"{DOMAIN}/bools"}
-    assert types == {f"{DOMAIN}/model": "string", "other.io/ids": "int", f"{DOMAIN}/bools": "bool"}
+def test_a_layout_qualifies_names_and_types_elements() -> None:
+    found = layout(DOMAIN, ("model", "other.io/ids", "both", "null", "number", "bools"),
+                   ("string", "ints", ("int", "string"), "", "number", ("bools",)), ("memory", "other.io/slots"))
+    assert found.names == {f"{DOMAIN}/{n}" for n in ("model", "both", "null", "number", "bools")} | {"other.io/ids"}
+    assert found.lists == {"other.io/ids", f"{DOMAIN}/bools"}
+    assert found.types == {f"{DOMAIN}/model": "string", "other.io/ids": "int", f"{DOMAIN}/bools": "bool"}
+    assert found.attribute_pairs == {(DOMAIN, n) for n in ("model", "both", "null", "number", "bools")} | \
+        {("other.io", "ids")}
+    assert found.capacities == {f"{DOMAIN}/memory", "other.io/slots"}
+    assert found.capacity_pairs == {(DOMAIN, "memory"), ("other.io", "slots")}
 
 
 def test_values_whose_json_text_loses_something_are_not_shared() -> None:

@@ -15,12 +15,12 @@ from ruamel.yaml import YAML
 import celext
 from celext.runtime.wire import ABSENT, lookup
 from tests.builders import NUMA, claim_with_selector, device, slice_with
-from webhook.inventory import Device, Inventory, Prebuilt, build
+from webhook.inventory import Device, Inventory, Layout, Prebuilt, build, filed
 from webhook.manifests import read
 from webhook.policy import Policy
 from webhook.rules import CATALOGUE
 from webhook.rules.base import RuleContext
-from webhook.rules.selectors_outcomes import Projections, filed, keyed, outcome
+from webhook.rules.selectors_outcomes import Projections, keyed, outcome
 
 NUMA_READ = 'device.attributes["resource.kubernetes.io"].numaNode'
 GPU = "gpu.example.com"
@@ -216,7 +216,8 @@ def test_type_mismatch_names_the_type_seen_first_when_counts_tie() -> None:
 def test_type_groups_keep_drivers_apart_even_when_devices_share_one_types_mapping() -> None:
     # A prebuilt inventory (draguard audit builds one) may share one mapping between drivers.
     shared = {"a.example.com/model": "string", "b.example.com/model": "int"}
-    devices = [Device(driver, "pool", "dev", {}, frozenset(shared), frozenset(), shared)
+    devices = [Device(driver, "pool", "dev", {}, Layout(driver, frozenset(shared), frozenset(), shared, frozenset(),
+                                                        frozenset(), frozenset()))
                for driver in ("a.example.com", "b.example.com")]
     obj = claim_with_selector("device.attributes[device.driver].model == true")
     found = CATALOGUE["selector-type-mismatch"].check(obj, RuleContext(Policy.default(), Prebuilt(Inventory(devices))))
