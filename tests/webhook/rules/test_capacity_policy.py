@@ -105,7 +105,8 @@ def test_a_policy_needs_multiple_allocations() -> None:
 ])
 def test_one_step_past_capacity_prints_the_sum_in_the_format_of_min(low: str, step: str, printed: str) -> None:
     assert findings({"default": low, "validRange": {"min": low, "step": step}}) == [
-        (RULE, f"{P}.validRange.step", f'Invalid value: "{step}": one step {printed} is larger than capacity value: 4Gi')]
+        (RULE, f"{P}.validRange.step",
+         f'Invalid value: "{step}": one step {printed} is larger than capacity value: 4Gi')]
 
 
 def test_one_step_past_capacity_is_reported_on_step() -> None:
