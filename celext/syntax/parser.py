@@ -105,13 +105,22 @@ _ATOMS = _LITERALS | {"IDENT"}
 _REVERSED = tuple(_CHAIN[level:][::-1] for level in range(len(_CHAIN)))
 
 
+_QUOTED = frozenset({"STRING_LIT", "MLSTRING_LIT", "BYTES_LIT"})
+
+
 def _literal(token: Token, meta: Meta, lean: bool) -> Node:
     """A literal node; in the lean shape a `const` node holding its CEL value (as collapse() makes it), unless
-    the literal has no CEL value (then it stays, to fail where it is evaluated)."""
+    the literal has no CEL value (then it stays, to fail where it is evaluated). A string or bytes literal whose
+    escapes do not decode is refused here, at the literal, as cel-go's parser refuses it."""
+    kind = token.type
     if lean:
         value = literals.value(token)
         if not isinstance(value, CELEvalError):
             return Tree("const", [value], meta)
+    if kind in _QUOTED and "\\" in token:
+        problem = literals.escape_error(kind, str(token))
+        if problem is not None:
+            raise CompileError(problem, line=token.line, column=token.column)
     return Tree("literal", [token], meta)
 
 
@@ -146,6 +155,10 @@ class _Parser:
         return _point(*lexeme)
 
     def unexpected(self, lexeme: Lexeme) -> CompileError:
+        if lexeme[0] == "$ESCAPE":  # cel-go's lexer (ANTLR) on a string with an escape outside ESC_SEQ
+            shown = lexeme[1].replace("\t", "\\t")
+            return CompileError(f"Syntax error: token recognition error at: '{shown}'", line=lexeme[3],
+                                column=lexeme[4])
         if lexeme[0] == "$END":
             lines = self.text.splitlines() or [""]
             return CompileError("Syntax error: unexpected end of input", line=len(lines), column=len(lines[-1]) + 1)
