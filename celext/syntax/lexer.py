@@ -48,7 +48,7 @@ _MASTER = re.compile("|".join([
 
 _KEYWORDS = {"true": "BOOL_LIT", "false": "BOOL_LIT", "null": "NULL_LIT", "in": "in"}
 # After one of these an operator follows, so a `-` there is subtraction, never a literal's sign.
-_OPERAND_END = frozenset({"INT_LIT", "UINT_LIT", "FLOAT_LIT", "STRING_LIT", "MLSTRING_LIT", "BYTES_LIT", "BOOL_LIT",
+OPERAND_END = frozenset({"INT_LIT", "UINT_LIT", "FLOAT_LIT", "STRING_LIT", "MLSTRING_LIT", "BYTES_LIT", "BOOL_LIT",
                           "NULL_LIT", "IDENT", ")", "]", "}"})
 
 
@@ -80,7 +80,7 @@ def tokenize(text: str) -> list[Lexeme]:
                 kind = "MLSTRING_LIT" if value.lstrip("rR")[:3] in ('"""', "'''") else "STRING_LIT"
             elif kind == "IDENT":
                 kind = _KEYWORDS.get(value, "IDENT")
-            elif value[0] == "-" and previous in _OPERAND_END:
+            elif value[0] == "-" and previous in OPERAND_END:
                 append(("-", "-", start, line, start - line_start + 1))  # subtraction, then the number alone
                 previous, position, restart = "-", start + 1, True
                 break

@@ -27,15 +27,16 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from celpy.evaluation import CELEvalError
 from lark import Token, Tree
 from lark.tree import Meta
 
+from celext import env
 from celext.errors import CompileError
 from celext.syntax import constants, literals
-from celext.syntax.lexer import Lexeme, tokenize
+from celext.syntax.lexer import OPERAND_END, Lexeme, tokenize
 
 MAX_RECURSION_DEPTH = 250  # cel-go parser.MaxRecursionDepth default
 RECURSION_LIMIT_EXCEEDED = f"expression recursion limit exceeded: {MAX_RECURSION_DEPTH}"
@@ -458,10 +459,38 @@ class _Parser:
 
 def parse(text: str) -> Tree[Token]:
     """The parse tree of a CEL expression. Raises CompileError (syntax errors with line and column)."""
-    return parse_sized(text, lean=False)[0]
+    return parse_sized(text, lean=False).tree
 
 
-def parse_sized(text: str, *, lean: bool) -> tuple[Tree[Token], int]:
+class Parsed(NamedTuple):
+    """A parse tree, a bound on its height in nesting levels (how much recursion headroom a walk over it needs),
+    and whether it may hold a construct `celext.syntax.refusals` refuses (False lets the compile skip that walk)."""
+
+    tree: Tree[Token]
+    height: int
+    refusable: bool
+
+
+# Identifiers a refusal can start from: unsupported names, and macro names (their calls are checked for form).
+_REFUSAL_NAMES = frozenset(env.UNSUPPORTED) | env.MACRO_NAMES
+
+
+def _refusable(tokens: list[Lexeme]) -> bool:
+    """Whether the tokens may form a construct the refusals name: an unsupported or macro identifier, a leading
+    dot (`.` where an operand starts: `primary` builds `dot_ident` only there) or message construction (`{`
+    right after an operand: the member loop builds `member_object` only there)."""
+    previous = ""
+    for kind, text, *_ in tokens:
+        if kind == "IDENT":
+            if text in _REFUSAL_NAMES:
+                return True
+        elif (kind == "." and previous not in OPERAND_END) or (kind == "{" and previous in OPERAND_END):
+            return True
+        previous = kind
+    return False
+
+
+def parse_sized(text: str, *, lean: bool) -> Parsed:
     """The parse tree in cel-python's shape or, `lean`, in the collapsed shape the engines walk (no
     single-child grammar levels, literals as `const` nodes: what `celext.reference.collapse` makes of the
     full tree, built directly), and a bound on the tree's height in nesting levels (how much recursion
@@ -484,4 +513,4 @@ def parse_sized(text: str, *, lean: bool) -> tuple[Tree[Token], int]:
         raise CompileError(MAX_DEPTH_EXCEEDED)
     # Levels: cel-go's chain depth, plus up to three per nesting (`primary > list_lit > exprlist`, ...), plus
     # the `&&`/`||` links and unary operators it does not count (all of them: an upper bound).
-    return tree, depth + 3 * parser.deepest + parser.links
+    return Parsed(tree, depth + 3 * parser.deepest + parser.links, _refusable(tokens))
