@@ -124,24 +124,28 @@ class _Checker:
 
     # expressions -------------------------------------------------------------------------------------------
     def check(self, node: Expr) -> None:
-        if isinstance(node, Literal):
-            self.set(node, _LITERALS[node.kind])
-        elif isinstance(node, Ident):
-            found = self.lookup(node.name)
-            if found is None:
-                self.error(node, f"undeclared reference to '{node.name}' (in container '')")
-                found = t.ERROR
-            self.set(node, found)
-        elif isinstance(node, Select):
-            self.check_select(node)
-        elif isinstance(node, Call):
-            self.check_call(node)
-        elif isinstance(node, CreateList):
-            self.check_list(node)
-        elif isinstance(node, CreateMap):
-            self.check_map(node)
-        elif isinstance(node, Comprehension):
-            self.check_comprehension(node)
+        kind = type(node)
+        if kind is Call:
+            self.check_call(node)  # type: ignore[arg-type]
+        elif kind is Literal:
+            self.out.types[node.id] = _LITERALS[node.kind]  # type: ignore[attr-defined]
+        elif kind is Ident:
+            self.check_ident(node)  # type: ignore[arg-type]
+        elif kind is Select:
+            self.check_select(node)  # type: ignore[arg-type]
+        elif kind is CreateList:
+            self.check_list(node)  # type: ignore[arg-type]
+        elif kind is CreateMap:
+            self.check_map(node)  # type: ignore[arg-type]
+        elif kind is Comprehension:
+            self.check_comprehension(node)  # type: ignore[arg-type]
+
+    def check_ident(self, node: Ident) -> None:
+        found = self.lookup(node.name)
+        if found is None:
+            self.error(node, f"undeclared reference to '{node.name}' (in container '')")
+            found = t.ERROR
+        self.out.types[node.id] = found
 
     def check_select(self, node: Select) -> None:
         assert node.operand is not None
@@ -377,6 +381,8 @@ def check(expr: Expr) -> CheckedExpr:
     checker = _Checker(checked)
     checker.check(expr)
     # Final substitution: every node's type with what its type parameters were resolved to.
-    checked.types = {key: checker.mapping.substitute(value, params_to_dyn=True)
-                     for key, value in checked.types.items()}
+    if checker.mapping.subs or checker.fresh:
+        substitute = checker.mapping.substitute
+        checked.types = {key: value if value.ground else substitute(value, params_to_dyn=True)
+                         for key, value in checked.types.items()}
     return checked
