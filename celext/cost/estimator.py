@@ -25,6 +25,8 @@ __all__ = ["estimate"]
 # logical operators' short-circuit range).
 _COST_ONLY = frozenset(decl.id for decl in BY_ID.values() if decl.cost in ("fixed", "logical"))
 _UNVIEWED: list[Node] = []
+_LOGICAL = frozenset(decl.id for decl in BY_ID.values() if decl.cost == "logical")
+_PLAIN = _COST_ONLY - {"index_list", "index_map"}  # (indexes also derive a path and an entry size)
 
 
 @dataclass(slots=True)
@@ -151,6 +153,19 @@ class _Coster:
         ids = self.checked.overloads.get(e.id, ())
         if not ids:
             return ZERO
+        if len(ids) == 1 and ids[0] in _PLAIN:  # most operators: the general path below, in short
+            total = self.cost(e.target) if e.target is not None else ZERO
+            if ids[0] in _LOGICAL:
+                lhs, rhs = arg_costs  # the right side may be short-circuited
+                call = Range(lhs.min, lhs.add(rhs).max)
+            else:
+                call = ONE
+                for arg_cost in arg_costs:
+                    call = call.add(arg_cost)
+            size = self.size(e)
+            if size is not None:
+                self.sizes[e.id] = size
+            return total.add(call)
         # The rules of most operators read only the arguments' costs: their view of the arguments (type, path,
         # size) is built only for the rules that read it.
         viewed = any(overload_id not in _COST_ONLY for overload_id in ids)
