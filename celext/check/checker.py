@@ -213,19 +213,25 @@ class _Checker:
         self.resolve(node, node.function, overloads, node.target)
 
     def resolve(self, node: Call, name: str, overloads: tuple[OverloadDecl, ...], target: Expr | None) -> None:
-        arg_nodes = ([target] if target is not None else []) + node.args
-        arg_types = [self.get(a) for a in arg_nodes]
+        types = self.out.types
+        arg_types = [types.get(a.id, t.ERROR) for a in node.args]
+        if target is not None:
+            arg_types.insert(0, types.get(target.id, t.ERROR))
         if name in ("_&&_", "_||_"):
             failed = False
             for arg, arg_type in zip(node.args, arg_types, strict=True):
-                if not self.mapping.assignable(arg_type, t.BOOL):
+                if arg_type is not t.BOOL and not self.mapping.assignable(arg_type, t.BOOL):
                     self.error(arg, f"expected type 'bool' but found '{t.fmt(arg_type)}'")
                     failed = True
             self.set(node, t.ERROR if failed else t.BOOL)
             if not failed:
                 self.out.overloads[node.id] = (overloads[0].id,)
             return
-        key = (name, target is not None, tuple(arg_types)) if all(a.ground for a in arg_types) else None
+        key: tuple[str, bool, tuple[Type, ...]] | None = (name, target is not None, tuple(arg_types))
+        for arg_type in arg_types:
+            if not arg_type.ground:
+                key = None
+                break
         known = RESOLVED.get(key) if key is not None else None
         if known is not None:  # ground arguments: the same answer as last time, without the overload trials
             self.set(node, known[0])

@@ -186,6 +186,16 @@ class _Parser:
         self.index += 1
         _, text, start, line, column = lexeme
         lean = self.lean
+        if lean and kind != "IDENT":  # a literal's value, without the token the full shape keeps
+            value = literals.value_of(kind, text)
+            if not isinstance(value, CELEvalError):
+                if kind == "BOOL_LIT":
+                    meta = _NO_POSITION
+                elif kind in ("MLSTRING_LIT", "BYTES_LIT"):
+                    meta = _point(*lexeme)
+                else:
+                    meta = _one_line(text, start, line, column)
+                return Tree("primary", [Tree("const", [value], meta)], meta)
         if kind == "BOOL_LIT":
             meta = _NO_POSITION
             node = _literal(_token("BOOL_LIT", text), meta, lean)
