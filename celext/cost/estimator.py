@@ -39,6 +39,7 @@ class Local:
 class _Coster:
     def __init__(self, checked: CheckedExpr) -> None:
         self.checked = checked
+        self.types = checked.types
         self.paths: dict[int, Path] = {}
         self.sizes: dict[int, Range] = {}
         self.entries: dict[int, Entry] = {}
@@ -46,7 +47,7 @@ class _Coster:
 
     # paths, sizes, local variables ---------------------------------------------------------------------------
     def type(self, e: Expr) -> t.Type:
-        return self.checked.type_of(e)
+        return self.types.get(e.id, t.DYN)  # CheckedExpr.type_of
 
     def local(self, name: str) -> Local | None:
         stack = self.locals.get(name)
@@ -72,16 +73,20 @@ class _Coster:
         return Node(e, self.type(e), path, self.size(e))
 
     def size(self, e: Expr) -> Range | None:
-        if e.id in self.sizes:
-            return self.sizes[e.id]
-        literal = _literal_size(e)
-        if literal is not None:
-            return literal
-        estimated = device_size(self.path(e) or ())
+        known = self.sizes.get(e.id)
+        if known is not None:
+            return known
+        kind = type(e)
+        if kind is Literal or kind is CreateList or kind is CreateMap:
+            literal = _literal_size(e)
+            if literal is not None:
+                return literal
+        path = self.path(e) if kind is Ident else self.paths.get(e.id)
+        estimated = device_size(path) if path else None
         if estimated is not None:
             self.sizes[e.id] = estimated
             return estimated
-        if _is_scalar(self.type(e)):
+        if _is_scalar(self.types.get(e.id, t.DYN)):
             return ONE
         if isinstance(e, Ident):
             found = self.local(e.name)
