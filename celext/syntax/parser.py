@@ -488,15 +488,20 @@ _REFUSAL_NAMES = frozenset(env.UNSUPPORTED) | env.MACRO_NAMES
 def _refusable(tokens: list[Lexeme]) -> bool:
     """Whether the tokens may form a construct the refusals name: an unsupported or macro identifier, a leading
     dot (`.` where an operand starts: `primary` builds `dot_ident` only there) or message construction (`{`
-    right after an operand: the member loop builds `member_object` only there)."""
-    previous = ""
-    for kind, text, *_ in tokens:
-        if kind == "IDENT":
-            if text in _REFUSAL_NAMES:
+    right after an operand: the member loop builds `member_object` only there). Scans in C where it can: a long
+    list of literals costs next to nothing."""
+    if not _REFUSAL_NAMES.isdisjoint([lexeme[1] for lexeme in tokens if lexeme[0] == "IDENT"]):
+        return True
+    kinds = [lexeme[0] for lexeme in tokens]
+    for mark, after_operand in ((".", False), ("{", True)):
+        at = -1
+        while True:
+            try:
+                at = kinds.index(mark, at + 1)
+            except ValueError:
+                break
+            if (at > 0 and kinds[at - 1] in OPERAND_END) is after_operand:
                 return True
-        elif (kind == "." and previous not in OPERAND_END) or (kind == "{" and previous in OPERAND_END):
-            return True
-        previous = kind
     return False
 
 
