@@ -11,6 +11,7 @@ from celext.syntax import parser
 
 
 @pytest.mark.parametrize(("expression", "message"), [
+    (".b == 1", "leading-dot names ('.name') are not supported by celext"),
     ("1 in .b", "leading-dot names ('.name') are not supported by celext"),
     ("true && // a comment\n.b", "leading-dot names ('.name') are not supported by celext"),
     ("[.f(1)] == []", "leading-dot names ('.name') are not supported by celext"),
@@ -28,6 +29,7 @@ def test_refusals_still_fire(expression: str, message: str) -> None:
     ("device.driver == 'a' && {'k': 1}.size() > 0", False),  # a map literal, member selects
     ("device.attributes['d'].x.all(v, v > 0)", True),  # a macro: its form is checked
     ("'url' == device.driver", False),  # a string is not a name
+    ("{'a': 1}.size() > 0 && [1, 2].size() == 2", False),  # a map literal first
     ("device.urls == 1", False),
 ])
 def test_refusable(expression: str, refusable: bool) -> None:
