@@ -35,6 +35,7 @@ from celext.errors import CompileError, CostLimitError
 from celext.reference.collapse import collapse
 from celext.syntax import MAX_LENGTH, RECURSION_LIMIT_EXCEEDED, headroom, parse
 from celext.syntax.grammar import parse_lean
+from celext.syntax.parser import Parsed
 from celext.syntax.refusals import refuse
 from celext.syntax.rewrite import MAX_EXPANDED_NODES, TOO_EXPANDED, expanded_size, rewrite
 
@@ -137,11 +138,11 @@ def prepare(expression: str, *, cost_limit: int = COST_LIMIT, laps: Laps | None 
     given, receives the CPU time of each stage."""
     try:
         start = time.process_time()
-        tree, height = parse_lean(expression)
+        parsed = parse_lean(expression)
         lap(laps, "parse", start)
-        if height > SHALLOW:
-            return headroom.deep(_prepare, expression, tree, height, cost_limit, laps)
-        return headroom.call(_prepare, expression, tree, height, cost_limit, laps)
+        if parsed.height > SHALLOW:
+            return headroom.deep(_prepare, expression, parsed, cost_limit, laps)
+        return headroom.call(_prepare, expression, parsed, cost_limit, laps)
     except CompileError:
         raise
     except RecursionError:
@@ -150,17 +151,18 @@ def prepare(expression: str, *, cost_limit: int = COST_LIMIT, laps: Laps | None 
         raise CompileError(f"internal error while compiling: {type(err).__name__}: {err}".splitlines()[0]) from None
 
 
-def _prepare(expression: str, lean: Tree[Token], height: int, cost_limit: int, laps: Laps | None) -> Prepared:
+def _prepare(expression: str, parsed: Parsed, cost_limit: int, laps: Laps | None) -> Prepared:
     """The stages after parsing, on the parser's lean tree (already in the collapsed shape both engines walk)."""
     start = time.process_time()
+    lean = tree = parsed.tree
     rewritten = rewrite(lean, expression)
-    tree = lean
     if rewritten is not lean:
         tree = collapse(rewritten)  # the rewrite wraps what it substitutes in grammar levels
         if expanded_size(tree) > MAX_EXPANDED_NODES:
             raise CompileError(TOO_EXPANDED)
     start = lap(laps, "rewrite", start)
-    refuse(tree)
+    if parsed.refusable:  # the parser saw a name or construct a refusal may apply to
+        refuse(tree, shared=tree is not lean)
     start = lap(laps, "refuse", start)
     checked = typecheck(expression, lean)
     start = lap(laps, "check", start)
@@ -168,4 +170,4 @@ def _prepare(expression: str, lean: Tree[Token], height: int, cost_limit: int, l
     lap(laps, "cost", start)
     if cost[1] > cost_limit:
         raise CostLimitError(TOO_COSTLY, cost=cost)
-    return Prepared(expression, tree, checked, cost, height)
+    return Prepared(expression, tree, checked, cost, parsed.height)

@@ -11,6 +11,7 @@ reports errors at (the operator, the `.`, the `(` of a call) and the lark node i
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -172,6 +173,15 @@ class _Builder:
     def __init__(self, text: str) -> None:
         self.text = text
         self.next_id = 0
+        self.handlers: dict[str, Callable[[Any], Expr]] = {
+            "const": self.const, "ident": self.ident_node, "expr": self.conditional, "conditionalor": self.logical,
+            "conditionaland": self.logical, "relation": self.binary, "addition": self.binary,
+            "multiplication": self.binary, "unary": self.unary, "member_dot": self.member_dot,
+            "member_dot_opt": self.member_dot_opt, "member_index": self.member_index,
+            "member_index_opt": self.member_index, "member_dot_arg": self.member_call,
+            "ident_arg": self.global_call, "literal": self.literal, "list_lit": self.list_lit,
+            "map_lit": self.map_lit, "paren_expr": self.paren,
+        }
 
     def new_id(self) -> int:
         self.next_id += 1
@@ -197,62 +207,73 @@ class _Builder:
         while data in _PASS and len(node.children) == 1 and isinstance(node.children[0], Tree):
             node = node.children[0]
             data = "" + node.data
+        handler = self.handlers.get(data)
+        if handler is None:
+            raise BuildError(f"unsupported syntax: {data}", _start(node))
+        return handler(node)
+
+    def ident_node(self, node: Any) -> Expr:
+        token = node.children[0]
+        return Ident(self.new_id(), token.start_pos if token.start_pos is not None else _start(node), node,
+                     name=str(token))
+
+    def conditional(self, node: Any) -> Expr:  # c ? a : b
         kids = node.children
-        if data == "const":  # the commonest nodes first
-            return self.const(node)
-        if data == "ident":
-            return Ident(self.new_id(), _start(kids[0]) if kids[0].start_pos is not None else _start(node), node,
-                         name=str(kids[0]))
-        if data == "expr":  # c ? a : b
-            cond, then, other = (self.build(k) for k in kids)
-            return self.call("_?_:_", self.find("?", _end(kids[0])), [cond, then, other], tree=node)
-        if data in ("conditionalor", "conditionaland"):
-            op = "_||_" if data == "conditionalor" else "_&&_"
-            left, right = self.build(kids[0]), self.build(kids[1])
-            return self.call(op, self.find(op[1:3], _end(kids[0])), [left, right], tree=node)
-        if data in ("relation", "addition", "multiplication"):
-            head = kids[0]
-            left = self.build(head.children[0])
-            right = self.build(kids[1])
-            op = _BINARY["" + head.data]
-            offset = _end(head) - (2 if op == "@in" else len(op) - 2)
-            return self.call(op, offset, [left, right], tree=node)
-        if data == "unary":
-            return self.unary(node)
-        if data == "member_dot":
-            operand = self.build(kids[0])
-            return Select(self.new_id(), self.text.rfind(".", 0, _start(kids[1])), node, operand=operand,
-                          field=str(kids[1]))
-        if data == "member_dot_opt":
-            operand = self.build(kids[0])
-            name = self.lit("string", str(kids[1]), _start(kids[1]))
-            return self.call("_?._", self.text.rfind(".", 0, _start(kids[1])), [operand, name], tree=node)
-        if data in ("member_index", "member_index_opt"):
-            operand, index = self.build(kids[0]), self.build(kids[1])
-            op = "_[_]" if data == "member_index" else "_[?_]"
-            return self.call(op, self.find("[", _end(kids[0])), [operand, index], tree=node)
-        if data == "member_dot_arg":
-            return self.member_call(node)
-        if data == "ident_arg":
-            return self.global_call(node)
-        if data == "literal":
-            kind, value = _literal_value(kids[0])
-            start = kids[0].start_pos if kids[0].start_pos is not None else _start(node)
-            return Literal(self.new_id(), start, node, kind=kind, value=value)
-        if data == "list_lit":
-            elements = _exprs(node)
-            return CreateList(self.new_id(), _start(node), node, elements=[self.build(_unopt(e)) for e in elements],
-                              optional=frozenset(i for i, e in enumerate(elements) if "" + e.data == "opt_expr"))
-        if data == "map_lit":
-            raw = _exprs(node)
-            items = [self.build(_unopt(e)) for e in raw]
-            return CreateMap(self.new_id(), _start(node), node,
-                             entries=list(zip(items[::2], items[1::2], strict=True)),
-                             optional=frozenset(i // 2 for i, e in enumerate(raw)
-                                                if i % 2 == 0 and "" + e.data == "opt_expr"))
-        if data == "paren_expr":
-            return self.build(kids[0])
-        raise BuildError(f"unsupported syntax: {data}", _start(node))
+        cond, then, other = (self.build(k) for k in kids)
+        return self.call("_?_:_", self.find("?", _end(kids[0])), [cond, then, other], tree=node)
+
+    def logical(self, node: Any) -> Expr:
+        kids = node.children
+        op = "_||_" if node.data == "conditionalor" else "_&&_"
+        left, right = self.build(kids[0]), self.build(kids[1])
+        return self.call(op, self.find(op[1:3], _end(kids[0])), [left, right], tree=node)
+
+    def binary(self, node: Any) -> Expr:
+        head, right_tree = node.children
+        left = self.build(head.children[0])
+        right = self.build(right_tree)
+        op = _BINARY["" + head.data]
+        offset = _end(head) - (2 if op == "@in" else len(op) - 2)
+        return self.call(op, offset, [left, right], tree=node)
+
+    def member_dot(self, node: Any) -> Expr:
+        kids = node.children
+        operand = self.build(kids[0])
+        return Select(self.new_id(), self.text.rfind(".", 0, _start(kids[1])), node, operand=operand,
+                      field=str(kids[1]))
+
+    def member_dot_opt(self, node: Any) -> Expr:
+        kids = node.children
+        operand = self.build(kids[0])
+        name = self.lit("string", str(kids[1]), _start(kids[1]))
+        return self.call("_?._", self.text.rfind(".", 0, _start(kids[1])), [operand, name], tree=node)
+
+    def member_index(self, node: Any) -> Expr:
+        kids = node.children
+        operand, index = self.build(kids[0]), self.build(kids[1])
+        op = "_[_]" if node.data == "member_index" else "_[?_]"
+        return self.call(op, self.find("[", _end(kids[0])), [operand, index], tree=node)
+
+    def literal(self, node: Any) -> Expr:
+        token = node.children[0]
+        kind, value = _literal_value(token)
+        start = token.start_pos if token.start_pos is not None else _start(node)
+        return Literal(self.new_id(), start, node, kind=kind, value=value)
+
+    def list_lit(self, node: Any) -> Expr:
+        elements = _exprs(node)
+        return CreateList(self.new_id(), _start(node), node, elements=[self.build(_unopt(e)) for e in elements],
+                          optional=frozenset(i for i, e in enumerate(elements) if "" + e.data == "opt_expr"))
+
+    def map_lit(self, node: Any) -> Expr:
+        raw = _exprs(node)
+        items = [self.build(_unopt(e)) for e in raw]
+        return CreateMap(self.new_id(), _start(node), node, entries=list(zip(items[::2], items[1::2], strict=True)),
+                         optional=frozenset(i // 2 for i, e in enumerate(raw)
+                                            if i % 2 == 0 and "" + e.data == "opt_expr"))
+
+    def paren(self, node: Any) -> Expr:
+        return self.build(node.children[0])
 
     def const(self, node: Any) -> Expr:
         """The Literal of a decoded literal: the value as `_literal_value` reads the token (a node's span is its

@@ -124,24 +124,28 @@ class _Checker:
 
     # expressions -------------------------------------------------------------------------------------------
     def check(self, node: Expr) -> None:
-        if isinstance(node, Literal):
-            self.set(node, _LITERALS[node.kind])
-        elif isinstance(node, Ident):
-            found = self.lookup(node.name)
-            if found is None:
-                self.error(node, f"undeclared reference to '{node.name}' (in container '')")
-                found = t.ERROR
-            self.set(node, found)
-        elif isinstance(node, Select):
-            self.check_select(node)
-        elif isinstance(node, Call):
-            self.check_call(node)
-        elif isinstance(node, CreateList):
-            self.check_list(node)
-        elif isinstance(node, CreateMap):
-            self.check_map(node)
-        elif isinstance(node, Comprehension):
-            self.check_comprehension(node)
+        kind = type(node)
+        if kind is Call:
+            self.check_call(node)  # type: ignore[arg-type]
+        elif kind is Literal:
+            self.out.types[node.id] = _LITERALS[node.kind]  # type: ignore[attr-defined]
+        elif kind is Ident:
+            self.check_ident(node)  # type: ignore[arg-type]
+        elif kind is Select:
+            self.check_select(node)  # type: ignore[arg-type]
+        elif kind is CreateList:
+            self.check_list(node)  # type: ignore[arg-type]
+        elif kind is CreateMap:
+            self.check_map(node)  # type: ignore[arg-type]
+        elif kind is Comprehension:
+            self.check_comprehension(node)  # type: ignore[arg-type]
+
+    def check_ident(self, node: Ident) -> None:
+        found = self.lookup(node.name)
+        if found is None:
+            self.error(node, f"undeclared reference to '{node.name}' (in container '')")
+            found = t.ERROR
+        self.out.types[node.id] = found
 
     def check_select(self, node: Select) -> None:
         assert node.operand is not None
@@ -209,19 +213,25 @@ class _Checker:
         self.resolve(node, node.function, overloads, node.target)
 
     def resolve(self, node: Call, name: str, overloads: tuple[OverloadDecl, ...], target: Expr | None) -> None:
-        arg_nodes = ([target] if target is not None else []) + node.args
-        arg_types = [self.get(a) for a in arg_nodes]
+        types = self.out.types
+        arg_types = [types.get(a.id, t.ERROR) for a in node.args]
+        if target is not None:
+            arg_types.insert(0, types.get(target.id, t.ERROR))
         if name in ("_&&_", "_||_"):
             failed = False
             for arg, arg_type in zip(node.args, arg_types, strict=True):
-                if not self.mapping.assignable(arg_type, t.BOOL):
+                if arg_type is not t.BOOL and not self.mapping.assignable(arg_type, t.BOOL):
                     self.error(arg, f"expected type 'bool' but found '{t.fmt(arg_type)}'")
                     failed = True
             self.set(node, t.ERROR if failed else t.BOOL)
             if not failed:
                 self.out.overloads[node.id] = (overloads[0].id,)
             return
-        key = (name, target is not None, tuple(arg_types)) if all(a.ground for a in arg_types) else None
+        key: tuple[str, bool, tuple[Type, ...]] | None = (name, target is not None, tuple(arg_types))
+        for arg_type in arg_types:
+            if not arg_type.ground:
+                key = None
+                break
         known = RESOLVED.get(key) if key is not None else None
         if known is not None:  # ground arguments: the same answer as last time, without the overload trials
             self.set(node, known[0])
@@ -377,6 +387,8 @@ def check(expr: Expr) -> CheckedExpr:
     checker = _Checker(checked)
     checker.check(expr)
     # Final substitution: every node's type with what its type parameters were resolved to.
-    checked.types = {key: checker.mapping.substitute(value, params_to_dyn=True)
-                     for key, value in checked.types.items()}
+    if checker.mapping.subs or checker.fresh:
+        substitute = checker.mapping.substitute
+        checked.types = {key: value if value.ground else substitute(value, params_to_dyn=True)
+                         for key, value in checked.types.items()}
     return checked

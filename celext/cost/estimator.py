@@ -21,6 +21,12 @@ from celext.overloads import BY_ID
 
 __all__ = ["estimate"]
 
+# Overloads whose cost rule reads no argument view (cel-go's default of one unit plus the arguments, and the
+# logical operators' short-circuit range).
+_COST_ONLY = frozenset(decl.id for decl in BY_ID.values() if decl.cost in ("fixed", "logical"))
+_UNVIEWED: list[Node] = []
+_LOGICAL = frozenset(decl.id for decl in BY_ID.values() if decl.cost == "logical")
+_PLAIN = _COST_ONLY - {"index_list", "index_map"}  # (indexes also derive a path and an entry size)
 
 
 @dataclass(slots=True)
@@ -33,6 +39,7 @@ class Local:
 class _Coster:
     def __init__(self, checked: CheckedExpr) -> None:
         self.checked = checked
+        self.types = checked.types
         self.paths: dict[int, Path] = {}
         self.sizes: dict[int, Range] = {}
         self.entries: dict[int, Entry] = {}
@@ -40,7 +47,7 @@ class _Coster:
 
     # paths, sizes, local variables ---------------------------------------------------------------------------
     def type(self, e: Expr) -> t.Type:
-        return self.checked.type_of(e)
+        return self.types.get(e.id, t.DYN)  # CheckedExpr.type_of
 
     def local(self, name: str) -> Local | None:
         stack = self.locals.get(name)
@@ -66,16 +73,20 @@ class _Coster:
         return Node(e, self.type(e), path, self.size(e))
 
     def size(self, e: Expr) -> Range | None:
-        if e.id in self.sizes:
-            return self.sizes[e.id]
-        literal = _literal_size(e)
-        if literal is not None:
-            return literal
-        estimated = device_size(self.path(e) or ())
+        known = self.sizes.get(e.id)
+        if known is not None:
+            return known
+        kind = type(e)
+        if kind is Literal or kind is CreateList or kind is CreateMap:
+            literal = _literal_size(e)
+            if literal is not None:
+                return literal
+        path = self.path(e) if kind is Ident else self.paths.get(e.id)
+        estimated = device_size(path) if path else None
         if estimated is not None:
             self.sizes[e.id] = estimated
             return estimated
-        if _is_scalar(self.type(e)):
+        if _is_scalar(self.types.get(e.id, t.DYN)):
             return ONE
         if isinstance(e, Ident):
             found = self.local(e.name)
@@ -108,23 +119,24 @@ class _Coster:
 
     # expressions ---------------------------------------------------------------------------------------------
     def cost(self, e: Expr | None) -> Range:
-        if e is None or isinstance(e, Literal):
-            return ZERO
-        if isinstance(e, Ident):
-            found = self.local(e.name)
-            self.paths[e.id] = found.path if found is not None and found.path is not None else (e.name,)
+        kind = type(e)
+        if kind is Call:
+            return self.cost_call(e)  # type: ignore[arg-type]
+        if kind is Ident:
+            stack = self.locals.get(e.name)  # type: ignore[union-attr]
+            found = stack[-1] if stack else None
+            self.paths[e.id] = (found.path if found is not None and found.path is not None  # type: ignore[union-attr]
+                                else (e.name,))  # type: ignore[union-attr]
             return ONE
-        if isinstance(e, Select):
-            return self.cost_select(e)
-        if isinstance(e, Call):
-            return self.cost_call(e)
-        if isinstance(e, CreateList):
-            return self.cost_list(e)
-        if isinstance(e, CreateMap):
-            return self.cost_map(e)
-        if isinstance(e, Comprehension):
-            return self.cost_bind(e) if _is_bind(e) else self.cost_comprehension(e)
-        return ZERO
+        if kind is Select:
+            return self.cost_select(e)  # type: ignore[arg-type]
+        if kind is CreateList:
+            return self.cost_list(e)  # type: ignore[arg-type]
+        if kind is CreateMap:
+            return self.cost_map(e)  # type: ignore[arg-type]
+        if kind is Comprehension:
+            return self.cost_bind(e) if _is_bind(e) else self.cost_comprehension(e)  # type: ignore[arg-type]
+        return ZERO  # None, a literal
 
     def cost_select(self, e: Select) -> Range:
         assert e.operand is not None
@@ -143,15 +155,31 @@ class _Coster:
             self.copy_sizes(e, e.args[0])
             return ONE.add(arg_cost)
         arg_costs = [self.cost(a) for a in e.args]
-        args = [self.node(a) for a in e.args]
         ids = self.checked.overloads.get(e.id, ())
         if not ids:
             return ZERO
+        if len(ids) == 1 and ids[0] in _PLAIN:  # most operators: the general path below, in short
+            total = self.cost(e.target) if e.target is not None else ZERO
+            if ids[0] in _LOGICAL:
+                lhs, rhs = arg_costs  # the right side may be short-circuited
+                call = Range(lhs.min, lhs.add(rhs).max)
+            else:
+                call = ONE
+                for arg_cost in arg_costs:
+                    call = call.add(arg_cost)
+            size = self.size(e)
+            if size is not None:
+                self.sizes[e.id] = size
+            return total.add(call)
+        # The rules of most operators read only the arguments' costs: their view of the arguments (type, path,
+        # size) is built only for the rules that read it.
+        viewed = any(overload_id not in _COST_ONLY for overload_id in ids)
+        args = [self.node(a) for a in e.args] if viewed else _UNVIEWED
         total = ZERO
         target: Node | None = None
         if e.target is not None:
             total = total.add(self.cost(e.target))
-            target = self.node(e.target)
+            target = self.node(e.target) if viewed else None
         fn_cost = Range(U64, 0)
         result: Range | None = None
         for overload_id in ids:

@@ -37,10 +37,12 @@ class Range(NamedTuple):
     max: int
 
     def add(self, other: Range) -> Range:
-        if not (other.min or other.max):
+        low, high = other
+        if not (low or high):
             return self
-        low, high = self.min + other.min, self.max + other.max
-        return Range(low if low < U64 else U64, high if high < U64 else U64)
+        low += self[0]
+        high += self[1]
+        return _new(Range, (low if low < U64 else U64, high if high < U64 else U64))
 
     def mul(self, other: Range) -> Range:
         return Range(_mul(self.min, other.min), _mul(self.max, other.max))
@@ -54,6 +56,7 @@ class Range(NamedTuple):
         return Range(low, high)
 
 
+_new = tuple.__new__  # a Range without NamedTuple's Python-level constructor (the estimator's hot path)
 ZERO = Range(0, 0)
 ONE = Range(1, 1)
 UNKNOWN = Range(0, U64)

@@ -65,17 +65,18 @@ def _syntax_hint(expression: str) -> str:
 @functools.lru_cache(maxsize=2048)
 def parse(expression: str) -> Tree[Token]:
     """The parse tree (shared and cached: never mutate it). Raises CompileError, never anything else."""
-    return _parse(expression, lean=False)[0]
+    return _parse(expression, lean=False).tree
 
 
 @functools.lru_cache(maxsize=64)
-def parse_lean(expression: str) -> tuple[Tree[Token], int]:
-    """The parse tree in the collapsed shape the compile stages walk (`parser.parse_sized(lean=True)`) and a bound
-    on its height; shared and cached: never mutate it. Raises CompileError, never anything else."""
+def parse_lean(expression: str) -> parser.Parsed:
+    """The parse tree in the collapsed shape the compile stages walk (`parser.parse_sized(lean=True)`), a bound
+    on its height and whether a refusal may apply; shared and cached: never mutate it. Raises CompileError,
+    never anything else."""
     return _parse(expression, lean=True)
 
 
-def _parse(expression: str, *, lean: bool) -> tuple[Tree[Token], int]:
+def _parse(expression: str, *, lean: bool) -> parser.Parsed:
     if len(expression) > MAX_LENGTH:
         raise CompileError(f"Too long: may not be more than {MAX_LENGTH} bytes")
     if not expression.strip():

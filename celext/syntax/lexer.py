@@ -16,9 +16,11 @@ import re
 
 Lexeme = tuple[str, str, int, int, int]  # kind, text, start offset, line, column (1-based)
 
-_STRING_BODY = {  # the body after the opening quote, up to and including the closing one (escapes skipped)
-    '"""': r'(?:\\[\s\S]|[^\\])*?"""', "'''": r"(?:\\[\s\S]|[^\\])*?'''",
-    '"': r'(?:\\.|[^\\"\n\r])*"', "'": r"(?:\\.|[^\\'\n\r])*'",
+# cel-go's ESC_SEQ: only these escapes are part of a string token; at any other `\` the token does not lex.
+ESCAPE = r"\\(?:[abfnrtv\"'\\?`]|[xX][0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|[0-3][0-7]{2})"
+_STRING_BODY = {  # the body after the opening quote, up to and including the closing one
+    '"""': rf'(?:{ESCAPE}|[^\\])*?"""', "'''": rf"(?:{ESCAPE}|[^\\])*?'''",
+    '"': rf'(?:{ESCAPE}|[^\\"\n\r])*"', "'": rf"(?:{ESCAPE}|[^\\'\n\r])*'",
 }
 _RAW_BODY = {'"""': r'[\s\S]*?"""', "'''": r"[\s\S]*?'''", '"': r'[^"\n\r]*"', "'": r"[^'\n\r]*'"}
 
@@ -46,7 +48,7 @@ _MASTER = re.compile("|".join([
 
 _KEYWORDS = {"true": "BOOL_LIT", "false": "BOOL_LIT", "null": "NULL_LIT", "in": "in"}
 # After one of these an operator follows, so a `-` there is subtraction, never a literal's sign.
-_OPERAND_END = frozenset({"INT_LIT", "UINT_LIT", "FLOAT_LIT", "STRING_LIT", "MLSTRING_LIT", "BYTES_LIT", "BOOL_LIT",
+OPERAND_END = frozenset({"INT_LIT", "UINT_LIT", "FLOAT_LIT", "STRING_LIT", "MLSTRING_LIT", "BYTES_LIT", "BOOL_LIT",
                           "NULL_LIT", "IDENT", ")", "]", "}"})
 
 
@@ -78,7 +80,7 @@ def tokenize(text: str) -> list[Lexeme]:
                 kind = "MLSTRING_LIT" if value.lstrip("rR")[:3] in ('"""', "'''") else "STRING_LIT"
             elif kind == "IDENT":
                 kind = _KEYWORDS.get(value, "IDENT")
-            elif value[0] == "-" and previous in _OPERAND_END:
+            elif value[0] == "-" and previous in OPERAND_END:
                 append(("-", "-", start, line, start - line_start + 1))  # subtraction, then the number alone
                 previous, position, restart = "-", start + 1, True
                 break
@@ -89,5 +91,44 @@ def tokenize(text: str) -> list[Lexeme]:
                 line += value.count("\n")
                 line_start = start + value.rindex("\n") + 1
     if position < size:  # the parser reports it when it gets there (an earlier syntax error comes first)
-        append(("$ERROR", text[position], position, line, position - line_start + 1))
+        bad = bad_escape(text, position)
+        if bad is not None:
+            append(("$ESCAPE", bad, position, line, position - line_start + 1))
+        else:
+            append(("$ERROR", text[position], position, line, position - line_start + 1))
     return out
+
+
+_ESCAPE = re.compile(ESCAPE)
+_ESCAPE_DIGITS = {"x": 2, "X": 2, "u": 4, "U": 8, "0": 2, "1": 2, "2": 2, "3": 2}
+
+
+def bad_escape(text: str, start: int) -> str | None:
+    """At a quote no string token could be lexed from: the text cel-go's lexer (ANTLR) shows when the string
+    stops at an escape outside ESC_SEQ (`\\q`, `\\xFh`, `\\4`): from the quote through the offending character.
+    None when the string fails for another reason (a newline, the end of the text). A triple quote never gets
+    here: its first two quotes lex as an empty string, as ANTLR backs up to them."""
+    quote = text[start]
+    if quote not in "'\"":
+        return None
+    at, size = start + 1, len(text)
+    while at < size:
+        char = text[at]
+        if char in ("\n", "\r", quote):
+            return None
+        if char != "\\":
+            at += 1
+            continue
+        found = _ESCAPE.match(text, at)
+        if found is not None:
+            at = found.end()
+            continue
+        kind = text[at + 1:at + 2]
+        offending = at + 1  # an unknown escape letter (or the end of the text)
+        if kind in _ESCAPE_DIGITS:
+            digits = "01234567" if kind.isdigit() else "0123456789abcdefABCDEF"
+            offending = at + 2
+            while offending < at + 2 + _ESCAPE_DIGITS[kind] and text[offending:offending + 1] in tuple(digits):
+                offending += 1
+        return text[start:offending + 1]
+    return None

@@ -3,8 +3,9 @@
 Strings and bytes: quotes `'`/`"` or triple quotes (raw newlines allowed), an `r`/`R` prefix turns escapes off;
 escapes `\\a \\b \\f \\n \\r \\t \\v \\\\ \\' \\" \\` \\?`, `\\x`/`\\X` with two hex digits, `\\u` with four,
 `\\U` with eight, and three octal digits. In a string those name code points; in bytes, `\\x` and octal name
-bytes while `\\u`/`\\U` are UTF-8 encoded. Ints and uints must fit 64 bits. A literal that breaks a rule is an
-error value (`invalid ... literal`), so it fails where it is evaluated.
+bytes and `\\u`/`\\U` are errors. A string or bytes literal with a bad escape is refused by the parser
+with cel-go's text (`escape_error`). Ints and uints must fit 64 bits; one that does not is an error value
+(`invalid ... literal`), so it fails where it is evaluated.
 """
 
 from __future__ import annotations
@@ -19,9 +20,13 @@ from lark import Token
 _SIMPLE = {"a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v", "\\": "\\", "'": "'",
            '"': '"', "`": "`", "?": "?"}
 _ESCAPE = re.compile(r"\\(?:([abfnrtv\\'\"`?])|[xX]([0-9a-fA-F]{2})|u([0-9a-fA-F]{4})|U([0-9a-fA-F]{8})"
-                     r"|([0-3][0-7]{2})|(.?))", re.S)
+                     r"|([0-3][0-7]{2})|([0-3].?.?)|(.?))", re.S)
 INT64 = (-(2**63), 2**63 - 1)
 UINT64_MAX = 2**64 - 1
+# cel-go's unescape() texts (parser/unescape.go); its parser reports them at the literal.
+UNESCAPE = "unable to unescape string"
+BAD_OCTAL = "unable to unescape octal sequence in string"
+BAD_CODE_POINT = "invalid unicode code point"
 
 
 def _body(text: str) -> tuple[str, bool]:
@@ -34,26 +39,36 @@ def _body(text: str) -> tuple[str, bool]:
     return text[len(quote):len(text) - len(quote)], raw
 
 
+def _escape(match: re.Match[str], is_bytes: bool) -> str | int:
+    """One escape's value as cel-go's unescapeChar reads it: a code point (str) or, in bytes, a byte (int).
+    Raises ValueError with cel-go's text."""
+    simple, hex2, hex4, hex8, octal, bad_octal, _ = match.groups()
+    if simple:
+        return _SIMPLE[simple]
+    if bad_octal is not None:
+        raise ValueError(BAD_OCTAL)
+    if (hex4 or hex8) and is_bytes:
+        raise ValueError(UNESCAPE)  # \u and \U name code points: not in bytes
+    if not (hex2 or hex4 or hex8 or octal):
+        raise ValueError(UNESCAPE)
+    code = int(octal, 8) if octal else int(hex2 or hex4 or hex8, 16)
+    if is_bytes and (hex2 or octal):
+        return code
+    if code > 0x10FFFF or 0xD800 <= code <= 0xDFFF:
+        raise ValueError(BAD_CODE_POINT)
+    return chr(code)
+
+
 def decode_string(text: str) -> str:
-    """The value of a string literal token's text. Raises ValueError on a bad escape."""
+    """The value of a string literal token's text. Raises ValueError (cel-go's text) on a bad escape."""
     body, raw = _body(text)
     if raw or "\\" not in body:
         return body
-
-    def one(match: re.Match[str]) -> str:
-        simple, hex2, hex4, hex8, octal, bad = match.groups()
-        if simple:
-            return _SIMPLE[simple]
-        code = int(hex2 or hex4 or hex8 or octal or "-1", 8 if octal else 16)
-        if bad is not None or code > 0x10FFFF or 0xD800 <= code <= 0xDFFF:
-            raise ValueError(f"invalid escape sequence '{match.group()}'")
-        return chr(code)
-
-    return _ESCAPE.sub(one, body)
+    return _ESCAPE.sub(lambda match: str(_escape(match, False)), body)
 
 
 def decode_bytes(text: str) -> bytes:
-    """The value of a bytes literal token's text. Raises ValueError on a bad escape."""
+    """The value of a bytes literal token's text. Raises ValueError (cel-go's text) on a bad escape."""
     body, raw = _body(text)
     if raw or "\\" not in body:
         return body.encode("utf-8")
@@ -62,20 +77,25 @@ def decode_bytes(text: str) -> bytes:
     for match in _ESCAPE.finditer(body):
         out += body[at:match.start()].encode("utf-8")
         at = match.end()
-        simple, hex2, hex4, hex8, octal, bad = match.groups()
-        if simple:
-            out += _SIMPLE[simple].encode("utf-8")
-        elif hex2 or octal:
-            out.append(int(hex2 or octal, 16 if hex2 else 8))
-        elif (hex4 or hex8) and bad is None:
-            code = int(hex4 or hex8, 16)
-            if code > 0x10FFFF or 0xD800 <= code <= 0xDFFF:
-                raise ValueError(f"invalid escape sequence '{match.group()}'")
-            out += chr(code).encode("utf-8")
+        value = _escape(match, True)
+        if isinstance(value, int):
+            out.append(value)
         else:
-            raise ValueError(f"invalid escape sequence '{match.group()}'")
+            out += value.encode("utf-8")
     out += body[at:].encode("utf-8")
     return bytes(out)
+
+
+def escape_error(kind: str, text: str) -> str | None:
+    """cel-go's parser error for a string or bytes literal token whose escapes do not decode, else None."""
+    try:
+        if kind in ("STRING_LIT", "MLSTRING_LIT"):
+            decode_string(text)
+        elif kind == "BYTES_LIT":
+            decode_bytes(text)
+    except ValueError as err:
+        return str(err)
+    return None
 
 
 def _integer(text: str) -> int:

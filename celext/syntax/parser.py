@@ -27,15 +27,16 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from celpy.evaluation import CELEvalError
 from lark import Token, Tree
 from lark.tree import Meta
 
+from celext import env
 from celext.errors import CompileError
 from celext.syntax import constants, literals
-from celext.syntax.lexer import Lexeme, tokenize
+from celext.syntax.lexer import OPERAND_END, Lexeme, tokenize
 
 MAX_RECURSION_DEPTH = 250  # cel-go parser.MaxRecursionDepth default
 RECURSION_LIMIT_EXCEEDED = f"expression recursion limit exceeded: {MAX_RECURSION_DEPTH}"
@@ -105,13 +106,22 @@ _ATOMS = _LITERALS | {"IDENT"}
 _REVERSED = tuple(_CHAIN[level:][::-1] for level in range(len(_CHAIN)))
 
 
+_QUOTED = frozenset({"STRING_LIT", "MLSTRING_LIT", "BYTES_LIT"})
+
+
 def _literal(token: Token, meta: Meta, lean: bool) -> Node:
     """A literal node; in the lean shape a `const` node holding its CEL value (as collapse() makes it), unless
-    the literal has no CEL value (then it stays, to fail where it is evaluated)."""
+    the literal has no CEL value (then it stays, to fail where it is evaluated). A string or bytes literal whose
+    escapes do not decode is refused here, at the literal, as cel-go's parser refuses it."""
+    kind = token.type
     if lean:
         value = literals.value(token)
         if not isinstance(value, CELEvalError):
             return Tree("const", [value], meta)
+    if kind in _QUOTED and "\\" in token:
+        problem = literals.escape_error(kind, str(token))
+        if problem is not None:
+            raise CompileError(problem, line=token.line, column=token.column)
     return Tree("literal", [token], meta)
 
 
@@ -146,6 +156,10 @@ class _Parser:
         return _point(*lexeme)
 
     def unexpected(self, lexeme: Lexeme) -> CompileError:
+        if lexeme[0] == "$ESCAPE":  # cel-go's lexer (ANTLR) on a string with an escape outside ESC_SEQ
+            shown = lexeme[1].replace("\t", "\\t")
+            return CompileError(f"Syntax error: token recognition error at: '{shown}'", line=lexeme[3],
+                                column=lexeme[4])
         if lexeme[0] == "$END":
             lines = self.text.splitlines() or [""]
             return CompileError("Syntax error: unexpected end of input", line=len(lines), column=len(lines[-1]) + 1)
@@ -172,6 +186,16 @@ class _Parser:
         self.index += 1
         _, text, start, line, column = lexeme
         lean = self.lean
+        if lean and kind != "IDENT":  # a literal's value, without the token the full shape keeps
+            value = literals.value_of(kind, text)
+            if not isinstance(value, CELEvalError):
+                if kind == "BOOL_LIT":
+                    meta = _NO_POSITION
+                elif kind in ("MLSTRING_LIT", "BYTES_LIT"):
+                    meta = _point(*lexeme)
+                else:
+                    meta = _one_line(text, start, line, column)
+                return Tree("primary", [Tree("const", [value], meta)], meta)
         if kind == "BOOL_LIT":
             meta = _NO_POSITION
             node = _literal(_token("BOOL_LIT", text), meta, lean)
@@ -445,10 +469,43 @@ class _Parser:
 
 def parse(text: str) -> Tree[Token]:
     """The parse tree of a CEL expression. Raises CompileError (syntax errors with line and column)."""
-    return parse_sized(text, lean=False)[0]
+    return parse_sized(text, lean=False).tree
 
 
-def parse_sized(text: str, *, lean: bool) -> tuple[Tree[Token], int]:
+class Parsed(NamedTuple):
+    """A parse tree, a bound on its height in nesting levels (how much recursion headroom a walk over it needs),
+    and whether it may hold a construct `celext.syntax.refusals` refuses (False lets the compile skip that walk)."""
+
+    tree: Tree[Token]
+    height: int
+    refusable: bool
+
+
+# Identifiers a refusal can start from: unsupported names, and macro names (their calls are checked for form).
+_REFUSAL_NAMES = frozenset(env.UNSUPPORTED) | env.MACRO_NAMES
+
+
+def _refusable(tokens: list[Lexeme]) -> bool:
+    """Whether the tokens may form a construct the refusals name: an unsupported or macro identifier, a leading
+    dot (`.` where an operand starts: `primary` builds `dot_ident` only there) or message construction (`{`
+    right after an operand: the member loop builds `member_object` only there). Scans in C where it can: a long
+    list of literals costs next to nothing."""
+    if not _REFUSAL_NAMES.isdisjoint([lexeme[1] for lexeme in tokens if lexeme[0] == "IDENT"]):
+        return True
+    kinds = [lexeme[0] for lexeme in tokens]
+    for mark, after_operand in ((".", False), ("{", True)):
+        at = -1
+        while True:
+            try:
+                at = kinds.index(mark, at + 1)
+            except ValueError:
+                break
+            if (at > 0 and kinds[at - 1] in OPERAND_END) is after_operand:
+                return True
+    return False
+
+
+def parse_sized(text: str, *, lean: bool) -> Parsed:
     """The parse tree in cel-python's shape or, `lean`, in the collapsed shape the engines walk (no
     single-child grammar levels, literals as `const` nodes: what `celext.reference.collapse` makes of the
     full tree, built directly), and a bound on the tree's height in nesting levels (how much recursion
@@ -471,4 +528,4 @@ def parse_sized(text: str, *, lean: bool) -> tuple[Tree[Token], int]:
         raise CompileError(MAX_DEPTH_EXCEEDED)
     # Levels: cel-go's chain depth, plus up to three per nesting (`primary > list_lit > exprlist`, ...), plus
     # the `&&`/`||` links and unary operators it does not count (all of them: an upper bound).
-    return tree, depth + 3 * parser.deepest + parser.links
+    return Parsed(tree, depth + 3 * parser.deepest + parser.links, _refusable(tokens))

@@ -29,13 +29,14 @@ def _checked_variables(node: AST) -> tuple[str, ...]:
     return variables
 
 
-def refuse(tree: AST) -> None:
-    """Raise CompileError at the first refused construct of the (rewritten) tree, in source order."""
+def refuse(tree: AST, *, shared: bool = True) -> None:
+    """Raise CompileError at the first refused construct of the (rewritten) tree, in source order. `shared`:
+    the tree may share subtrees (`cel.bind` expansion), which are then visited once per scope."""
     pending: list[tuple[AST, frozenset[str]]] = [(tree, frozenset())]
-    seen: set[tuple[int, frozenset[str]]] = set()  # `cel.bind` expansion shares subtrees: visit each once per scope
+    seen: set[tuple[int, frozenset[str]]] = set()
     while pending:
         node, scope = pending.pop()
-        if len(node.children) > 1 or node.data == "member_dot_arg":
+        if shared and (len(node.children) > 1 or node.data == "member_dot_arg"):
             key = (id(node), scope)
             if key in seen:
                 continue

@@ -88,7 +88,7 @@ def test_a_compile_stage_bug_is_a_compile_error(monkeypatch: pytest.MonkeyPatch)
     def broken(_: Any) -> None:
         raise AttributeError("no attribute 'x'")
 
-    monkeypatch.setattr(compile_module, "refuse", broken)
+    monkeypatch.setattr(compile_module, "check_types", broken)
     with pytest.raises(CompileError) as caught:
         compile_module.prepare("device.driver == 'a'")
     assert caught.value.message == "internal error while compiling: AttributeError: no attribute 'x'"

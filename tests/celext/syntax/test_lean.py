@@ -64,7 +64,7 @@ def _same_as_collapsed(expression: str) -> str | None:
         assert (lean_err.value.message, lean_err.value.line, lean_err.value.column) == \
             (err.message, err.line, err.column)
         return None
-    return _difference(collapse(full), parser.parse_sized(expression, lean=True)[0])
+    return _difference(collapse(full), parser.parse_sized(expression, lean=True).tree)
 
 
 def test_lean_tree_is_the_collapsed_tree_on_corpus_and_cel_spec(corpus: Path, elementwise: None) -> None:
@@ -86,7 +86,7 @@ def _map(n: int, entry: str = "'k{i}': {i}") -> str:
 @pytest.mark.parametrize(("count", "constant"), [(constants.CONSTANT_RUN - 1, False), (constants.CONSTANT_RUN, True),
                                                  (constants.CONSTANT_RUN + 1, True)])
 def test_lists_of_at_least_constant_run_literals_are_one_constant(count: int, constant: bool) -> None:
-    tree, _ = parser.parse_sized(_list(count) + ".size() > 0", lean=True)
+    tree = parser.parse_sized(_list(count) + ".size() > 0", lean=True).tree
     primary = tree.children[0].children[0].children[0]  # relation_gt > member_dot_arg > primary
     assert primary.data == "primary"
     assert primary.children[0].data == ("const" if constant else "list_lit")
@@ -97,7 +97,7 @@ def test_lists_of_at_least_constant_run_literals_are_one_constant(count: int, co
 @pytest.mark.parametrize(("count", "constant"), [(constants.CONSTANT_RUN - 1, False), (constants.CONSTANT_RUN, True),
                                                  (constants.CONSTANT_RUN + 1, True)])
 def test_maps_of_at_least_constant_run_literal_entries_are_one_constant(count: int, constant: bool) -> None:
-    tree, _ = parser.parse_sized(_map(count) + ".size() > 0", lean=True)
+    tree = parser.parse_sized(_map(count) + ".size() > 0", lean=True).tree
     primary = tree.children[0].children[0].children[0]
     assert primary.children[0].data == ("const" if constant else "map_lit")
     if constant:

@@ -135,12 +135,12 @@ def test_deep_but_legal_expressions_compile_and_evaluate(expression: str) -> Non
     ("42.charAt(2) == ''", "found no matching overload for 'charAt' applied to 'int.(int)'"),
     ("'\\?\\`\\X41\\x4a\\101\\u00e9\\U0001F600' == '?`AJAé😀'", True),
     ("'''a\nb''' == 'a\\nb'", True),
-    ("b'\\X41\\xff\\101\\u00e9' == b'A\\377A\\303\\251'", True),
+    ("b'\\X41\\xff\\101' == b'A\\377A'", True),
     ("r'a\\' == 'a\\\\'", True),  # a raw string ends at its first closing quote
     ("[1, 2,] == [1, 2] && {'a': 1,} == {'a': 1}", True),
     ("[?optional.of(1), ?optional.none()] == [1]", True),
     ("{?'a': optional.none(), ?'b': optional.of(2)} == {'b': 2}", True),
-    ("'\\q' == 'q'", "invalid literal '\\q': invalid escape sequence '\\q'"),
+    ("'\\q' == 'q'", "Syntax error: token recognition error at: ''\\q'"),  # refused, as cel-go's lexer does
     ("9223372036854775808 > 0", "invalid int literal: 9223372036854775808"),
     ("18446744073709551616u > 0u", "invalid uint literal: 18446744073709551616u"),
 ])
@@ -167,7 +167,7 @@ def test_syntax_errors(expression: str, message: str, line: int, column: int) ->
 
 def test_string_and_bytes_decoding() -> None:
     assert decode_string("'\\a\\b\\f\\n\\r\\t\\v\\\\\\'\\\"'") == "\a\b\f\n\r\t\v\\'\""
-    assert decode_bytes("b'\\u00e9'") == "é".encode()
+    assert decode_bytes("b'\\xc3\\251'") == "é".encode()
     for bad in ("'\\uD800'", "'\\x4'", "'a\\'"):
         with pytest.raises(ValueError):
             decode_string(bad)
