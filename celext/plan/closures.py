@@ -191,8 +191,17 @@ class _Builder:
         if len(node.children) != 2:
             return None
         op, operand = node.children
+        count = 1
+        # A run of one operator (`!!!!x`, cel-go lets it be any length) is built as at most two applications:
+        # `!` and `-` undo themselves on every value they accept, and a value they refuse is refused by the
+        # first; the closures stay as shallow as the tree's other nesting (a 1,000-long run would not).
+        while (isinstance(operand, Tree) and operand.data == "unary" and len(operand.children) == 2
+               and operand.children[0].data == op.data):
+            operand, count = operand.children[1], count + 1
         compute, value = functools.partial(ops.unary, str(op.data)), self.build(operand, scope)
-        return lambda f: compute(value(f))
+        if count % 2:
+            return lambda f: compute(value(f))
+        return lambda f: compute(compute(value(f)))
 
     # --- selection ------------------------------------------------------------------------------------
 

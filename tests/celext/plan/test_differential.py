@@ -16,6 +16,7 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -150,3 +151,18 @@ def test_long_chains_arithmetic_and_deep_ternaries_agree() -> None:
     the flat chains, the folded constants and the compact form against the reference."""
     for index, text in enumerate(_long_shapes()):
         agree(text, [_devices()[(index * 5 + k) % DEVICES] for k in range(3)], DRIVERS[index % len(DRIVERS)])
+
+
+@pytest.mark.parametrize("count", [1, 2, 3, 4, 999, 1000])
+@pytest.mark.parametrize(("operator", "operand"), [
+    ("!", "true"), ("!", "device.attributes['d'].b"), ("!", "device.attributes['d'].i"), ("!", "(1 / 0 == 1)"),
+    ("-", "1"), ("-", "device.attributes['d'].i"), ("-", "device.attributes['d'].b"), ("-", "2.5"),
+    ("-", "(-9223372036854775807 - 1)"),
+])
+def test_runs_of_one_unary_operator_agree(count: int, operator: str, operand: str) -> None:
+    """A run of `!` or `-` (any length in cel-go) gives the reference engine's answer in both forms, on values
+    the operator accepts, refuses, errors and int64's minimum (whose negation overflows)."""
+    test = "== true" if operator == "!" else "!= 0"
+    devices = [{"name": "x", "attributes": {"b": {"bool": flag}, "i": {"int": number}}}
+               for flag, number in ((True, 3), (False, -9223372036854775808))]
+    agree(f"({operator * count}{operand}) {test}", devices, "d")
