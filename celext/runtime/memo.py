@@ -15,15 +15,23 @@ from typing import Any
 from celext.vocabulary import device_body
 
 MISS: Any = object()
+# (device, its attribute map, its capacity map, their sizes or -1 when not dicts, the value, the key)
+Entry = tuple[Any, Any, Any, int, int, Any, Any]
 
 
 class DeviceMemo:
-    __slots__ = ("_entries", "_limit", "_lock")
+    __slots__ = ("_entries", "_lock", "limit")
 
     def __init__(self, limit: int) -> None:
-        self._entries: dict[int, tuple[Any, Any, Any, int, int, Any, Any]] = {}
-        self._limit = limit
+        self._entries: dict[int, Entry] = {}
+        self.limit = limit
         self._lock = threading.Lock()
+
+    @property
+    def entries(self) -> dict[int, Entry]:
+        """The table itself (id(device) -> Entry), for a hot path that writes get()/store() out inline; the
+        same dict for the memo's whole life (clear() empties it)."""
+        return self._entries
 
     def get(self, device: Any, key: Any = None) -> Any:
         """The remembered value, or MISS (also for anything but a plain dict)."""
@@ -59,7 +67,7 @@ class DeviceMemo:
     def store(self, device: Any, attributes: Any, capacities: Any, value: Any, key: Any = None) -> None:
         """put() for a caller that already read the device's two maps."""
         entries = self._entries
-        if len(entries) >= self._limit:
+        if len(entries) >= self.limit:
             with self._lock:
                 entries.clear()
         entries[id(device)] = (device, attributes, capacities,

@@ -22,7 +22,7 @@ from typing import Any
 
 from celext.quantity import is_quantity
 from celext.reference.values import to_device
-from celext.runtime.memo import MISS, DeviceMemo
+from celext.runtime.memo import DeviceMemo
 from celext.semver import is_semver
 
 __all__ = ["QUANTITIES", "SEMVERS", "VERDICTS", "TextVerdicts", "clean", "device_error"]
@@ -76,71 +76,91 @@ def _list_ok(member: str, items: list[Any]) -> bool:
     return member == "bools" and kinds == _BOOLS
 
 
-def _attributes_ok(attributes: dict[Any, Any]) -> bool:
-    """Each attribute has one member holding a value of its type. With one member, `raw.get(member)` finds
-    it: a few lookups in the order of frequency cost less than unpacking the item."""
-    semvers = SEMVERS
-    for raw in attributes.values():
-        if raw.__class__ is not dict or len(raw) != 1:
-            return False
-        value = raw.get("string")
-        if value is not None:
-            if value.__class__ is str:
-                continue
-            return False
-        value = raw.get("int")
-        if value is not None:
-            if value.__class__ is int and _INT64_MIN <= value <= _INT64_MAX:
-                continue
-            return False
-        value = raw.get("bool")
-        if value is not None:
-            if value.__class__ is bool:
-                continue
-            return False
-        value = raw.get("version")
-        if value is not None:
-            if value.__class__ is str and semvers[value]:
-                continue
-            return False
-        ((member, value),) = raw.items()
-        if value.__class__ is not list or not _list_ok(member, value):
-            return False
-    return True
+VERDICTS = DeviceMemo(65_536)  # conversion verdicts (they do not depend on the driver)
+_SEEN = VERDICTS.entries  # read and filled here directly: a call costs as much as checking an attribute
+_NOT_CLEAN = "not clean"  # first_sight's answer to clean(): the fast pass refused something
 
 
-def _capacities_ok(capacities: dict[Any, Any]) -> bool:
-    quantities = QUANTITIES
-    for raw in capacities.values():
-        value = raw.get("value") if raw.__class__ is dict else raw
-        if value.__class__ is not str or not quantities[value]:
-            return False
-    return True
+def first_sight(device: Any, driver: str, attributes: Any, capacities: Any) -> str | None:
+    """The verdict of a device the memo does not hold, remembered: the fast pass over its attribute map and
+    its capacity map (read by the caller from the device's body), else to_device's own error.
+
+    Written out as one function on purpose: on this path a Python call costs about as much as checking one
+    attribute. With `device` None it only answers clean()'s question (None or _NOT_CLEAN, nothing stored)."""
+    fast = False
+    if attributes is None or attributes.__class__ is dict:
+        semvers = SEMVERS
+        for raw in () if attributes is None else attributes.values():
+            # One member holding a value of its type. With one member, `raw.get(member)` finds it: a few
+            # lookups in the order of frequency cost less than unpacking the item.
+            if raw.__class__ is not dict or len(raw) != 1:
+                break
+            value = raw.get("string")
+            if value is not None:
+                if value.__class__ is str:
+                    continue
+                break
+            value = raw.get("int")
+            if value is not None:
+                if value.__class__ is int and _INT64_MIN <= value <= _INT64_MAX:
+                    continue
+                break
+            value = raw.get("bool")
+            if value is not None:
+                if value.__class__ is bool:
+                    continue
+                break
+            value = raw.get("version")
+            if value is not None:
+                if value.__class__ is str and semvers[value]:
+                    continue
+                break
+            ((member, value),) = raw.items()
+            if value.__class__ is list and _list_ok(member, value):
+                continue
+            break
+        else:
+            fast = True
+    if fast and capacities is not None:
+        fast = False
+        if capacities.__class__ is dict:
+            quantities = QUANTITIES
+            for raw in capacities.values():
+                value = raw.get("value") if raw.__class__ is dict else raw
+                if value.__class__ is not str or not quantities[value]:
+                    break
+            else:
+                fast = True
+    if device is None:
+        return None if fast else _NOT_CLEAN
+    verdict = None if fast else to_device(device, driver).error
+    if len(_SEEN) >= VERDICTS.limit:
+        VERDICTS.clear()
+    _SEEN[id(device)] = (device, attributes, capacities, len(attributes) if attributes.__class__ is dict else -1,
+                         len(capacities) if capacities.__class__ is dict else -1, verdict, None)
+    return verdict
 
 
 def clean(attributes: Any, capacities: Any) -> bool:
     """True when both maps hold only what the fast pass accepts (False: ask to_device, it may still be fine)."""
-    return (attributes is None or (attributes.__class__ is dict and _attributes_ok(attributes))) \
-        and (capacities is None or (capacities.__class__ is dict and _capacities_ok(capacities)))
-
-
-VERDICTS = DeviceMemo(65_536)  # conversion verdicts (they do not depend on the driver)
+    return first_sight(None, "", attributes, capacities) is None
 
 
 def device_error(device: Any, driver: str) -> str | None:
     """The error to_device records for this device (None when it converts cleanly)."""
-    # vocabulary.device_body, inlined: every compiled evaluation starts here
+    # vocabulary.device_body and DeviceMemo.lookup, inlined: every compiled evaluation starts here
     inner = device.get("basic") or device if device.__class__ is dict else None
     if inner.__class__ is not dict:
         if isinstance(device, Mapping):  # another Mapping, such as an inventory's compact device
             return _mapping_error(device, driver)
-        return to_device(device, driver).error  # a `basic` that is not a map, or what the fast pass refuses
+        return to_device(device, driver).error  # a `basic` that is not a map
     attributes, capacities = inner.get("attributes"), inner.get("capacity")
-    verdict = VERDICTS.lookup(device, attributes, capacities)
-    if verdict is MISS:
-        verdict = None if clean(attributes, capacities) else to_device(device, driver).error
-        VERDICTS.store(device, attributes, capacities, verdict)
-    return verdict  # type: ignore[no-any-return]
+    seen = _SEEN.get(id(device))
+    if seen is not None and seen[0] is device and seen[1] is attributes and seen[2] is capacities \
+            and seen[3] == (len(attributes) if attributes.__class__ is dict else -1) \
+            and seen[4] == (len(capacities) if capacities.__class__ is dict else -1):
+        return seen[5]  # type: ignore[no-any-return]
+    return first_sight(device, driver, attributes, capacities)
 
 
 READ_ONLY_VERDICTS = 131_072  # read-only devices whose verdict is remembered; the table is dropped when full
