@@ -8,21 +8,11 @@ from typing import Any
 import pytest
 
 from tests.builders import device, slice_with
+from tests.webhook.rules.upstream_texts import DNS_LABEL, LABEL_VALUE, NAME_PART, PER_DEVICE
 from webhook.policy import Policy
 from webhook.run import run_rules
 
 D = "spec.devices[0]"
-NAME_PART = ("name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
-             "alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
-             "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')")
-LABEL_VALUE = ("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and "
-               "must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', "
-               "regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')")
-DNS_LABEL = ("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start "
-             "and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is "
-             "'[a-z0-9]([-a-z0-9]*[a-z0-9])?')")
-EXACTLY_ONE = ("exactly one of `nodeName`, `nodeSelector`, or `allNodes` is required when `perDeviceNodeSelection` "
-               "is set to true in the ResourceSlice spec")
 
 
 def findings(obj: dict[str, Any]) -> list[tuple[str, str, str]]:
@@ -79,13 +69,13 @@ def per_device(**fields: Any) -> dict[str, Any]:
                                   "if `perDeviceNodeSelection` is set to true in the ResourceSlice spec")],
         id="per-device-field-without-per-device-selection"),
     pytest.param(per_device(nodeName="n", allNodes=True), [
-        ("k8s-node-selection", D, f'Invalid value: "{{`nodeName`, `allNodes`}}": {EXACTLY_ONE}')], id="two-set"),
+        ("k8s-node-selection", D, f'Invalid value: "{{`nodeName`, `allNodes`}}": {PER_DEVICE}')], id="two-set"),
     pytest.param(per_device(allNodes=False), [
-        ("k8s-node-selection", D, f"Required value: {EXACTLY_ONE}"),
+        ("k8s-node-selection", D, f"Required value: {PER_DEVICE}"),
         ("k8s-node-selection", f"{D}.allNodes", "Invalid value: false: must be either unset or set to true")],
         id="all-nodes-false"),
     pytest.param(per_device(nodeName=""), [
-        ("k8s-node-selection", D, f"Required value: {EXACTLY_ONE}"),
+        ("k8s-node-selection", D, f"Required value: {PER_DEVICE}"),
         ("k8s-node-selection", f"{D}.nodeName", 'Invalid value: "": must not be empty')], id="node-name-empty"),
     pytest.param(per_device(nodeName="node-1"), [], id="node-name"),
 ])

@@ -9,20 +9,12 @@ from typing import Any
 import pytest
 
 from tests.builders import device, slice_with
+from tests.webhook.rules.upstream_texts import LABEL_VALUE, NAME_PART, SUBDOMAIN
 from webhook.policy import Policy
 from webhook.run import run_rules
 
 RULE = "k8s-object-meta"
 NAME_HINT = "use a lower-case DNS subdomain as the name, like `node-1-gpu.example.com`"
-SUBDOMAIN = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must "
-             "start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is "
-             "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')")
-NAME_PART = ("name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
-             "alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
-             "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')")
-LABEL_VALUE = ("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and "
-               "must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', "
-               "regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')")
 
 
 def seen(metadata: dict[str, Any]) -> list[tuple[str, str, str, str | None]]:

@@ -9,25 +9,15 @@ from typing import Any
 
 import pytest
 
+from tests.webhook.rules.upstream_texts import DNS_LABEL, LABEL_VALUE, PER_DEVICE, SUBDOMAIN
 from webhook.policy import Policy
 from webhook.run import run_rules
 
-SUBDOMAIN = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and "
-             "must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is "
-             "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')")
-LABEL = ("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and "
-         "end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is "
-         "'[a-z0-9]([-a-z0-9]*[a-z0-9])?')")
 C_ID = ("a valid C identifier must start with alphabetic character or '_', followed by a string of alphanumeric "
         "characters or '_' (e.g. 'my_name',  or 'MY_NAME',  or 'MyName', regex used for validation is "
         "'[A-Za-z_][A-Za-z0-9_]*')")
-LABEL_VALUE = ("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and "
-               "must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', "
-               "regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')")
 BAD = "!@#$%^"
 NODES = "exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` is required"
-PER_DEVICE = ("exactly one of `nodeName`, `nodeSelector`, or `allNodes` is required when `perDeviceNodeSelection` "
-              "is set to true in the ResourceSlice spec")
 UNION = "exactly one value must be specified"
 
 
@@ -151,7 +141,7 @@ SCENARIOS: dict[str, tuple[dict[str, Any], list[tuple[str, str, str]]]] = {
         edit(base(), spec(sharedCounters=[{"name": "counterset", "counters": {"memory": {"value": "1Gi"}}}])),
         [("k8s-counters", "spec", 'Invalid value: "": only one of `sharedCounters` or `devices` is allowed')]),
     "bad-devices": (edit(base(3), dev(1, name=BAD)), [("k8s-device-name", f"{D}[1].name",
-                                                        f'Invalid value: "{BAD}": {LABEL}')]),
+                                                        f'Invalid value: "{BAD}": {DNS_LABEL}')]),
     "duplicate-device-name": (edit(base(2), dev(1, name="device-0")),
                               [("k8s-device-name", f"{D}[1]", 'Duplicate value: "device-0"')]),
     "bad-attribute": (edit(base(5), lambda o: [
@@ -248,8 +238,8 @@ SCENARIOS: dict[str, tuple[dict[str, Any], list[tuple[str, str, str]]]] = {
     "bad-shared-counters": (edit(base(), spec(devices=None, sharedCounters=[
         {"name": "Set", "counters": {"mem": {"value": "1"}}},
         {"name": "set2", "counters": {"Bad": {"value": "1"}}}])), [
-        ("k8s-counters", "spec.sharedCounters[0].name", f'Invalid value: "Set": {LABEL}'),
-        ("k8s-counters", "spec.sharedCounters[1].counters", f'Invalid value: "Bad": {LABEL}')]),
+        ("k8s-counters", "spec.sharedCounters[0].name", f'Invalid value: "Set": {DNS_LABEL}'),
+        ("k8s-counters", "spec.sharedCounters[1].counters", f'Invalid value: "Bad": {DNS_LABEL}')]),
     "duplicate-shared-counter-sets": (edit(base(), spec(devices=None, sharedCounters=[
         {"name": "set", "counters": {"mem": {"value": "1"}}}] * 2)), [
         ("k8s-counters", "spec.sharedCounters[1]", 'Duplicate value: "set"')]),
