@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import functools
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, cast
 
 from celpy import celtypes
@@ -260,13 +260,8 @@ class _Builder:
                 failed = steps.iterable(items)
                 if failed is not None:
                     return failed
-                pending, budget, variables = go, f.budget, f.variables
-                for item in items:
-                    budget.left -= cost
-                    if budget.left < 0:
-                        ops.cost_exceeded()
-                    variables[key] = item
-                    value = body(f)
+                pending = go
+                for _, value in _steps(f, items, cost, key, body):
                     if value is not go and (value is stop or (pending := step(pending, value)) is stop):
                         return stop
                 return pending
@@ -278,13 +273,8 @@ class _Builder:
             failed = steps.iterable(items)
             if failed is not None:
                 return failed
-            budget, variables, kept, count = f.budget, f.variables, [], 0
-            for item in items:
-                budget.left -= cost
-                if budget.left < 0:
-                    ops.cost_exceeded()
-                variables[key] = item
-                value = body(f)
+            kept, count = [], 0
+            for item, value in _steps(f, items, cost, key, body):
                 if name == "map":
                     if isinstance(value, CELEvalError):
                         return value
@@ -356,6 +346,17 @@ def _device(path: DevicePath) -> Run:
             value = f.reads[key] = ops.no_key(ident) if found is wire.ABSENT else decode(found)
         return value
     return read
+
+
+def _steps(f: Frame, items: Any, cost: int, key: Any, body: Run) -> Iterator[tuple[Any, Any]]:
+    """Each item of a comprehension with the body's value for it, the step's cost charged first (as cel-go does)."""
+    budget, variables = f.budget, f.variables
+    for item in items:
+        budget.left -= cost
+        if budget.left < 0:
+            ops.cost_exceeded()
+        variables[key] = item
+        yield item, body(f)
 
 
 def build(tree: Tree[Any]) -> Run:
