@@ -31,7 +31,10 @@ import tomllib
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from mutmut.stats import status_by_exit_code
+try:
+    from mutmut.stats import status_by_exit_code
+except ImportError:  # run directly rather than through `make mutation`, which installs it
+    sys.exit("run.py: mutmut is not installed; run `make mutation` (it installs the `mutation` extra)")
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from launch import BUDGET, CPU_LOG, CUT_SHORT  # run.py is a script: its own folder is not a package on the path
