@@ -100,9 +100,9 @@ def review(obj: dict[str, Any], uid: str = "bench", old: dict[str, Any] | None =
         "userInfo": {"username": "system:serviceaccount:gpu:driver"},
         "object": obj,
         "dryRun": False,
+        # The API server sends `oldObject` on every review, `null` on CREATE (a RawExtension is never omitted).
+        "oldObject": old,
     }
-    if old is not None:
-        request["oldObject"] = old
     return json.dumps({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": request}).encode()
 
 

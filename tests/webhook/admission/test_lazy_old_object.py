@@ -123,3 +123,24 @@ def test_a_gated_field_is_kept_on_update_when_the_old_object_used_it() -> None:
     assert kept["response"] == {"uid": UID, "allowed": True}
     assert [w.split("]")[0] for w in dropped["response"]["warnings"]] == ["[k8s-feature-gate"]
     assert "spec.skipNodeOperations" in dropped["response"]["warnings"][0]
+
+
+@pytest.mark.parametrize("obj", [slice_with(numa=1), slice_with(numa=-2), slice_with(bad_device())],
+                         ids=["clean", "violation", "invalid device"])
+def test_a_create_with_old_object_null_is_answered_as_one_without(obj: dict[str, Any]) -> None:
+    """The API server sends `"oldObject": null` on CREATE (that body takes the lazy envelope): the request and the
+    answer are those of the same review without the member."""
+    request = {
+        "uid": UID, "operation": "CREATE", "name": "node-0-gpu",
+        "kind": {"group": "resource.k8s.io", "version": "v1", "kind": "ResourceSlice"},
+        "resource": {"group": "resource.k8s.io", "version": "v1", "resource": "resourceslices"},
+        "object": obj,
+    }
+    bodies = [json.dumps({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": r}).encode()
+              for r in ({**request, "oldObject": None}, request)]
+    with_null, without = (review.parse(body) for body in bodies)
+    assert with_null == without
+    assert with_null.old_object is None
+    policy = Policy.default()
+    assert review.answer(UID, handlers.resourceslices(with_null, policy)) == \
+        review.answer(UID, handlers.resourceslices(without, policy))
