@@ -81,11 +81,13 @@ class AdmissionRoute:
         start_response(status, headers)
         return [data]
 
-    def respond(self, path: str, *, length: int | None, content_type: str | None,
-                stream: BodyStream) -> tuple[str, list[tuple[str, str]], bytes]:
-        """Status line, headers and body answering the review on `stream` sent to `path` (one of PATHS)."""
+    def respond(self, path: str, *, length: int | None, content_type: str | None, stream: BodyStream,
+                release: list[object] | None = None) -> tuple[str, list[tuple[str, str]], bytes]:
+        """Status line, headers and body answering the review on `stream` sent to `path` (one of PATHS); `release`
+        as `answer_review` takes it."""
         try:
-            code, data = answer_review(path, self.state, length=length, content_type=content_type, stream=stream)
+            code, data = answer_review(path, self.state, length=length, content_type=content_type, stream=stream,
+                                       release=release)
         except Exception:  # answer_review answers its own failures; this is a bug around it, as Flask reports one
             self.logger.exception("Exception on %s [POST]", path)
             error = _http_error(InternalServerError())

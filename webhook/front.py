@@ -232,13 +232,17 @@ class GuardedWorker(GeventWorker):  # type: ignore[misc]
             elif name == "SCRIPT_NAME":  # gunicorn moves the path under it: the WSGI path sorts that out
                 return False
         seconds = self.limits.body
+        release: list[object] = []  # the decoded review, freed once the answer is written (endpoint.answer_review)
         status, headers, data = route.respond(
             req.path, length=get_content_length(length, ",".join(encodings) if encodings else None),
-            content_type=content_type, stream=DeadlineInput(req.body, time.monotonic() + seconds, seconds))
+            content_type=content_type, stream=DeadlineInput(req.body, time.monotonic() + seconds, seconds),
+            release=release)
         close = not self.alive or req.should_close()
         head = [f"HTTP/{req.version[0]}.{req.version[1]} {status}", f"Server: {SERVER}", f"Date: {_http_date()}",
                 f"Connection: {'close' if close else 'keep-alive'}", *[f"{k}: {v}" for k, v in headers]]
         out.sendall(("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + data)
+        out.flush()
+        release.clear()
         if close:
             raise StopIteration
         return True

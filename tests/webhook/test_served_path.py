@@ -3,11 +3,15 @@ worker. What a user sees must not differ from what the Flask views answered."""
 
 from __future__ import annotations
 
+import dataclasses
+import io
 import json
 import socket
 import subprocess
 import sys
 import threading
+import weakref
+from types import SimpleNamespace
 from typing import Any
 
 import gevent
@@ -283,3 +287,69 @@ def test_an_answer_is_written_unless_the_request_deadline_passed(end: BaseExcept
         with pytest.raises(type(end)):
             GuardedWorker._answer(FakeWorker(end), True, None, None, out, None)  # type: ignore[arg-type]
     assert sock.sent == written
+
+
+class Tracked(dict[str, Any]):
+    """A decoded object that can be watched with a weak reference (a plain dict cannot)."""
+
+
+class ReviewRequest:
+    """What `GuardedWorker._review` reads of gunicorn's parsed request."""
+
+    method, path, version, _expected_100_continue = "POST", SLICES, (1, 1), False
+
+    def __init__(self, body: bytes) -> None:
+        self.headers = [("CONTENT-TYPE", "application/json"), ("CONTENT-LENGTH", str(len(body)))]
+        self.body = io.BytesIO(body)
+
+    def should_close(self) -> bool:
+        return False
+
+
+@pytest.mark.parametrize("uid", ["u-free", ""])  # a review, and one refused (400) for its empty uid
+def test_the_decoded_review_is_freed_after_the_answer_is_written(monkeypatch: pytest.MonkeyPatch, uid: str) -> None:
+    from webhook.admission import review
+    from webhook.front import GuardedWorker
+    from webhook.serve import Limits
+
+    decoded: list[weakref.ref[Tracked]] = []
+    parse = review.parse
+
+    def tracked(body: bytes) -> review.Request:
+        req = parse(body)
+        obj = Tracked(req.object or {})
+        decoded.append(weakref.ref(obj))
+        return dataclasses.replace(req, object=obj)
+
+    monkeypatch.setattr(review, "parse", tracked)
+    alive_at_write: list[bool] = []
+
+    class Watching(Recorder):
+        def sendall(self, data: bytes) -> None:
+            alive_at_write.extend(ref() is not None for ref in decoded)
+            super().sendall(data)
+
+    app = create_app(Settings(), PolicyStore.fixed(Policy.default()))
+    worker = SimpleNamespace(_route=app.wsgi_app, limits=Limits(), alive=True)
+    sock = Watching()
+    body = encode(admission_review(slice_with(numa=1), uid=uid))
+    assert GuardedWorker._review(worker, ReviewRequest(body), OneWrite(sock)) is True  # type: ignore[arg-type]
+    assert sock.sent[0].startswith(b"HTTP/1.1 200 OK\r\n" if uid else b"HTTP/1.1 400 BAD REQUEST\r\n")
+    # The answer went out while the decoded object was still held, and it was freed right after.
+    assert alive_at_write == ([True] if uid else [])
+    assert [ref() for ref in decoded] == ([None] if uid else [])
+
+
+def test_answer_review_hands_the_decoded_review_to_release() -> None:
+    from webhook.admission.endpoint import State, answer_review
+
+    body = encode(admission_review(slice_with(numa=1), uid="u-release"))
+    release: list[object] = []
+    code, _ = answer_review(SLICES, State(PolicyStore.fixed(Policy.default())), length=len(body),
+                            content_type="application/json", stream=io.BytesIO(body), release=release)
+    assert code == 200
+    assert [type(r).__name__ for r in release] == ["Request"]
+    assert release[0].uid == "u-release"  # type: ignore[attr-defined]
+    code, _ = answer_review(SLICES, State(PolicyStore.fixed(Policy.default())), length=3,
+                            content_type="application/json", stream=io.BytesIO(b"{x}"), release=release)
+    assert (code, release[1:]) == (400, [None])  # nothing was decoded: nothing to hold

@@ -81,9 +81,13 @@ class State:
 
 
 def answer_review(path: str, state: State, *, length: int | None, content_type: str | None,
-                  stream: BodyStream) -> tuple[int, bytes]:
+                  stream: BodyStream, release: list[object] | None = None) -> tuple[int, bytes]:
     """The HTTP status and JSON body answering the review on `stream` (`length`: its Content-Length, None when
-    chunked) sent to the webhook `path` (one of PATHS); counted and logged."""
+    chunked) sent to the webhook `path` (one of PATHS); counted and logged.
+
+    With `release`, the decoded review is appended to it instead of being freed on return: the caller drops it
+    once the answer is written (freeing a maximal slice's ~20,000 objects takes ~0.15 ms the client need not
+    wait for)."""
     started = time.perf_counter()
     handler: handlers.Handler = getattr(handlers, PATHS[path])
     req: Request | None = None
@@ -116,6 +120,8 @@ def answer_review(path: str, state: State, *, length: int | None, content_type: 
     if state.tls is not None:
         note_expiry(state.tls)
     _record(path, code, latency, uid=uid, req=req, answer=answer, error=error, failure=failure)
+    if release is not None:
+        release.append(req)
     return code, data
 
 
