@@ -97,7 +97,9 @@ def parse(body: bytes) -> Request:
     if len(body) > MAX_BODY:
         raise too_large()
     # Only a review that may carry an old object takes the lazy path (for the rest it is slower than decoding).
-    data = _envelope(body) if b'"oldObject"' in body else None
+    # Searched from the end: the API server writes `oldObject` after `object` (Go's field order), so a CREATE's
+    # `"oldObject":null` is found in its last bytes instead of after a scan of the whole object (60 µs for 69 KB).
+    data = _envelope(body) if body.rfind(b'"oldObject"') != -1 else None
     if data is None:
         data = decode(body)
     if not isinstance(data, Mapping):
