@@ -216,7 +216,8 @@ class GuardedWorker(GeventWorker):  # type: ignore[misc]
         one this path takes. The answer is byte for byte what the WSGI path writes (gunicorn's status line and
         headers around `AdmissionRoute.respond`), without its costs: the WSGI environ, Flask's dispatch, the
         middleware and gunicorn's response writer (together more CPU than a small review's rules).
-        StopIteration when the connection is to close, as gunicorn's `handle_request` does."""
+        The answer is written before the decoded review is freed. StopIteration when the connection is to close, as
+        gunicorn's `handle_request` does."""
         route = self._route
         if route is None or req.method != "POST" or req.path not in PATHS or req._expected_100_continue:
             return False
