@@ -144,3 +144,18 @@ def test_a_create_with_old_object_null_is_answered_as_one_without(obj: dict[str,
     policy = Policy.default()
     assert review.answer(UID, handlers.resourceslices(with_null, policy)) == \
         review.answer(UID, handlers.resourceslices(without, policy))
+
+
+@pytest.mark.parametrize("first", ["oldObject", "object"])
+def test_the_old_object_is_read_lazily_wherever_the_member_stands(first: str) -> None:
+    # The API server writes oldObject after object; parse looks for it from the end, but finds it anywhere.
+    request: dict[str, Any] = {"uid": UID, "operation": "UPDATE"}
+    members = {"object": slice_with(numa=1), "oldObject": slice_with(numa=0)}
+    request[first] = members[first]
+    request.update(members)
+    request["kind"] = {"group": "resource.k8s.io", "version": "v1", "kind": "ResourceSlice"}
+    body = json.dumps({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": request}).encode()
+    assert (body.index(b'"oldObject"') < body.index(b'"object"')) == (first == "oldObject")
+    req = review.parse(body)
+    assert isinstance(req.old_object, LazyObject)
+    assert plain(req.old_object) == slice_with(numa=0)
