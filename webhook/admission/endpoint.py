@@ -86,8 +86,8 @@ def answer_review(path: str, state: State, *, length: int | None, content_type: 
     chunked) sent to the webhook `path` (one of PATHS); counted and logged.
 
     With `release`, the decoded review is appended to it instead of being freed on return: the caller drops it
-    once the answer is written (freeing a maximal slice's ~20,000 objects takes ~0.15 ms the client need not
-    wait for)."""
+    once the answer is written (freeing a maximal slice's ~4,200 dicts, lists and strings takes 0.15 ms in
+    process, more with cold caches, and the client need not wait for it)."""
     started = time.perf_counter()
     handler: handlers.Handler = getattr(handlers, PATHS[path])
     req: Request | None = None
