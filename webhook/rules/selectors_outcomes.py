@@ -62,7 +62,7 @@ class Projections:
     """Per inventory: candidate lists sorted into layouts (once per list), and each device's value at each path a
     selector reads, interned as a small int (only for devices whose layout does not decide it)."""
 
-    __slots__ = ("_groups", "_ids", "_merged", "_rows", "_shapes", "_verdicts")
+    __slots__ = ("_groups", "_ids", "_merged", "_rows", "_shapes", "_splits", "_verdicts")
 
     def __init__(self) -> None:
         self._ids: dict[Any, int] = {ABSENT: 0}
@@ -72,6 +72,9 @@ class Projections:
         self._shapes: dict[int, tuple[Sequence[Device], Shapes, int]] = {}
         self._merged: dict[int, tuple[Shapes, Shapes]] = {}  # id(shapes()) -> (it, its layouts merged: _coarse)
         self._groups: dict[tuple[int, tuple[Path, ...] | None], list[Group]] = {}
+        # (id(candidates), a layout's place in their coarse shapes, paths) -> that layout's groups: selectors that
+        # read the same paths (most read one or two standard attributes) share the pass over its devices
+        self._splits: dict[tuple[int, int, tuple[Path, ...] | None], list[Group]] = {}
 
     def groups(self, candidates: Sequence[Device], paths: tuple[Path, ...] | None,
                where: Callable[[Layout], bool] | None = None) -> list[Group]:
@@ -87,23 +90,13 @@ class Projections:
         if found is not None:
             return found
         found = []
-        for shape, indexes in shapes:
+        for place, (shape, indexes) in enumerate(shapes):
             if where is not None and not where(shape):  # the shape's layouts agree on driver and names
                 continue
-            if paths is None:
-                found += [Group(candidates[i], None, (i,)) for i in indexes]
-                continue
-            constant = [self._constant(shape, path) for path in paths]
-            split: dict[tuple[Any, ...], list[int]] = {}
-            if None not in constant:  # nothing to read: the layout's devices project alike but for the verdict
-                verdict = self._verdict
-                for i in indexes:
-                    key = (shape.driver, verdict(candidates[i]), *constant)
-                    split.setdefault(key, []).append(i)
-            else:
-                for i in indexes:
-                    split.setdefault(self.key(candidates[i], paths), []).append(i)
-            found += [Group(candidates[ix[0]], key, tuple(ix)) for key, ix in split.items()]
+            split = self._splits.get((id(candidates), place, paths))
+            if split is None:
+                split = self._splits[id(candidates), place, paths] = self._split(candidates, shape, indexes, paths)
+            found += split
         if len(shapes) > 1:
             found.sort(key=lambda group: group.indexes[0])
         if where is None:
@@ -119,6 +112,8 @@ class Projections:
         # Another list of the same id before, or this one grown since (an inventory filled page by page).
         for cache_key in [k for k in list(self._groups) if k[0] == id(candidates)]:
             del self._groups[cache_key]
+        for split_key in [k for k in list(self._splits) if k[0] == id(candidates)]:
+            del self._splits[split_key]
         by_layout: dict[Layout, list[int]] = {}
         for i, device in enumerate(candidates):
             by_layout.setdefault(device.layout, []).append(i)
@@ -142,6 +137,23 @@ class Projections:
                   for shape, parts in merged.values()]
         self._merged[id(fine)] = (fine, coarse)
         return coarse
+
+    def _split(self, candidates: Sequence[Device], shape: Layout, indexes: list[int],
+               paths: tuple[Path, ...] | None) -> list[Group]:
+        """The groups of one coarse shape's devices (`indexes`) for a selector reading `paths`, in order of first."""
+        if paths is None:
+            return [Group(candidates[i], None, (i,)) for i in indexes]
+        constant = [self._constant(shape, path) for path in paths]
+        split: dict[tuple[Any, ...], list[int]] = {}
+        if None not in constant:  # nothing to read: the layout's devices project alike but for the verdict
+            verdict = self._verdict
+            for i in indexes:
+                key = (shape.driver, verdict(candidates[i]), *constant)
+                split.setdefault(key, []).append(i)
+        else:
+            for i in indexes:
+                split.setdefault(self.key(candidates[i], paths), []).append(i)
+        return [Group(candidates[ix[0]], key, tuple(ix)) for key, ix in split.items()]
 
     def _constant(self, shape: Layout, path: Path) -> int | None:
         """The value id `path` has on every device of `shape`, when the layout decides it (else None)."""
