@@ -377,9 +377,15 @@ def _absent(facts: Facts, inventory: Inventory, device_class: str) -> tuple[dict
     failing: dict[object, str | None] = {}
     hits: dict[str, list[tuple[int, ...]]] = {}
 
+    lacks: dict[int, tuple[int, ...]] = {}  # id(layout) -> lacking_of(it): asked of a layout and of its groups
+
     def lacking_of(shape: Layout) -> tuple[int, ...]:  # a layout decides it: its driver and published names
-        return tuple(i for i, name in enumerate(names) if (name or refs[i].qualified_on(shape.driver))
-                     not in (shape.capacities if capacity[i] else shape.names))
+        found = lacks.get(id(shape))
+        if found is None:
+            found = lacks[id(shape)] = tuple(i for i, name in enumerate(names)
+                                             if (name or refs[i].qualified_on(shape.driver))
+                                             not in (shape.capacities if capacity[i] else shape.names))
+        return found
 
     for group in projections(inventory).groups(listed, keyed(selector), where=lambda s: bool(lacking_of(s))):
         device = group.first
