@@ -9,10 +9,19 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections import Counter
+from pathlib import Path
 
 import pytest
+import yaml
+
+from tests.builders import claim_with_selector
+from tests.conftest import REPO
+from webhook.forks import can_fork
 
 HEAVY = ("celpy", "lark", "pendulum", "msgspec")
+EXAMPLES = REPO / "examples" / "manifests"
+needs_fork = pytest.mark.skipif(not can_fork(), reason="needs fork (Linux)")
 
 
 def _loaded(code: str) -> dict[str, object]:
@@ -75,3 +84,37 @@ def test_lazy_names_are_the_modules_own() -> None:
         "               celext.Selector is celext.selector.Selector]\n"
     )
     assert found["same"] == [True, True, True, True, True]
+
+
+def _imported(argv: list[str], cwd: Path) -> tuple[subprocess.CompletedProcess[str], Counter[str]]:
+    """Run `python -X importtime -m webhook ARGV`: the run, and how often each module was imported (forked
+    workers print their own imports to the same stderr)."""
+    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "webhook", *argv], cwd=cwd, capture_output=True,
+                          text=True, timeout=120, check=False)
+    names = Counter(line.rsplit("|", 1)[1].strip() for line in done.stderr.splitlines()
+                    if line.startswith("import time:") and "|" in line)
+    return done, names
+
+
+@needs_fork
+def test_workers_import_nothing_of_celext_again(tmp_path: Path) -> None:
+    """With --jobs 2 the parent imports and builds celext's engines before the fork; a module a worker imports
+    itself is imported (and paid for) once per process."""
+    for i in range(4):
+        (tmp_path / f"claim{i}.yaml").write_text(yaml.safe_dump(claim_with_selector(
+            f'device.attributes["gpu.example.com"].memory{i} > 0', name=f"claim{i}")))
+    files = sorted(p.name for p in tmp_path.glob("claim*.yaml"))
+    done, names = _imported(["lint", *files, "--slices", str(EXAMPLES / "slices.yaml"), "--jobs", "2"], tmp_path)
+    assert done.returncode == 1, done.stderr[-2000:]  # warnings: the attributes are missing on the devices
+    # (-X importtime logs the modules import statements load: celext's module __getattr__ loads its own quietly)
+    assert names["celext.plan"] == 1
+    assert names["celext.analysis"] == 1
+    assert [name for name, count in names.items() if count > 1 and name.startswith(("celext", "celpy", "lark"))] == []
+
+
+def test_a_run_without_selectors_imports_no_engine(tmp_path: Path) -> None:
+    (tmp_path / "class.yaml").write_text("apiVersion: resource.k8s.io/v1\nkind: DeviceClass\n"
+                                         "metadata: {name: plain}\nspec: {}\n")
+    done, names = _imported(["lint", "class.yaml", "class.yaml", "--jobs", "2"], tmp_path)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert [m for m in HEAVY if names[m]] == []
