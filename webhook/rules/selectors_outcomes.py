@@ -63,7 +63,7 @@ class Projections:
     """Per inventory: candidate lists sorted into layouts (once per list), and each device's value at each path a
     selector reads, interned as a small int (only for devices whose layout does not decide it)."""
 
-    __slots__ = ("_groups", "_ids", "_merged", "_parts", "_rows", "_shapes", "_verdicts")
+    __slots__ = ("_groups", "_ids", "_merged", "_parts", "_rows", "_shapes", "_splits", "_verdicts")
 
     def __init__(self) -> None:
         self._ids: dict[Any, int] = {ABSENT: 0}
@@ -77,6 +77,7 @@ class Projections:
         # devices split by verdict and values there: selectors whose reads agree where the layout does not decide
         # them (most read a standard attribute or two) share the pass over its devices
         self._parts: dict[tuple[int, int, tuple[Path, ...]], Parts] = {}
+        self._splits: dict[tuple[int, int, tuple[Path, ...] | None], list[Group]] = {}  # the same, per paths read
 
     def groups(self, candidates: Sequence[Device], paths: tuple[Path, ...] | None,
                where: Callable[[Layout], bool] | None = None) -> list[Group]:
@@ -95,7 +96,11 @@ class Projections:
         for place, (shape, indexes) in enumerate(shapes):
             if where is not None and not where(shape):  # the shape's layouts agree on driver and names
                 continue
-            found += self._split(candidates, place, (shape, indexes), paths)
+            split = self._splits.get((id(candidates), place, paths))
+            if split is None:
+                split = self._splits[id(candidates), place, paths] = self._split(candidates, place, (shape, indexes),
+                                                                                 paths)
+            found += split
         if len(shapes) > 1:
             found.sort(key=lambda group: group.indexes[0])
         if where is None:
@@ -113,6 +118,8 @@ class Projections:
             del self._groups[cache_key]
         for parts_key in [k for k in list(self._parts) if k[0] == id(candidates)]:
             del self._parts[parts_key]
+        for split_key in [k for k in list(self._splits) if k[0] == id(candidates)]:
+            del self._splits[split_key]
         by_layout: dict[Layout, list[int]] = {}
         for i, device in enumerate(candidates):
             by_layout.setdefault(device.layout, []).append(i)
