@@ -108,14 +108,24 @@ def lint_sources(sources: Sequence[tuple[str, str]], policy: Policy, *, inventor
         return _lint_one(sources[i][0], sources[i][1], policy, inventory, fix=fix, problems=problems), problems
 
     if workers > 1:
-        import celext
-
-        celext.parse("true")  # what every process needs is built once, before the fork
+        _before_fork(sources)
     outcomes = map_forked(one, [len(text) for _s, text in sources], workers, done)
     files = [file for file, _p in outcomes]
     problems = [problem for _f, found in outcomes for problem in found]
     log.debug("linted %d file(s) in %.3f s", len(sources), time.perf_counter() - started)
     return files, problems
+
+
+def _before_fork(sources: Sequence[tuple[str, str]]) -> None:
+    """What every process needs, imported and built once before the fork rather than in each worker: when some
+    input has a selector, celext's front end, engine and analysis (imported lazily, on first use)."""
+    if not any("expression" in text for _source, text in sources):
+        return
+    import celext
+    import webhook.rules.selectors_outcomes  # noqa: F401  (the selector rules import it where they run)
+
+    celext.analyze("true")
+    celext.compile("true")
 
 
 def _lint_one(source: str, text: str, policy: Policy, inventory: Sequence[Obj], *, fix: bool,

@@ -14,13 +14,16 @@ nothing when draguard is right and blocks nobody when it is wrong; a policy may 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
-from celext.analysis import Call, Facts, analyze
 from celext.errors import CompileError, CostLimitError
 from webhook.findings import Action, Edit, Finding
 from webhook.rules.base import Check, Origin, Rule, RuleContext
 from webhook.rules.selectors_sites import SELECTOR_KINDS, Site, sites
 from webhook.wire import Obj
+
+if TYPE_CHECKING:  # celext's engines are imported when the first selector is analysed (cel-python, lark: ~0.1 s)
+    from celext.analysis import Call, Facts
 
 MAX_EXPRESSION_BYTES = 10 * 1024  # resource.CELSelectorExpressionMaxLength
 MAX_COST = 1_000_000  # resource.CELSelectorExpressionMaxCost
@@ -30,6 +33,8 @@ GO_FIELDS = frozenset({"IntValue", "BoolValue", "StringValue", "VersionValue"})
 
 def facts_of(site: Site) -> Facts | None:
     """The analysis of a site's expression, or None when it has none or does not parse."""
+    from celext.analysis import analyze
+
     if site.expression is None or len(site.expression.encode()) > MAX_EXPRESSION_BYTES:
         return None
     try:

@@ -18,17 +18,18 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from celext import Selector
-from celext.analysis import AttributeRef, Facts, Span, Use, has_comment
 from webhook.findings import Action, Edit, Finding
 from webhook.inventory import Device, Inventory, Layout, inventory_of
 from webhook.rules.base import Rule, RuleContext
 from webhook.rules.selectors_cel import GO_FIELDS, WIRE_KEYS, analysed
-from webhook.rules.selectors_outcomes import candidates, keyed, outcome, projections
 from webhook.rules.selectors_sites import SELECTOR_KINDS, is_numa
 from webhook.wire import Obj
+
+if TYPE_CHECKING:  # celext's engines are imported when the first selector is analysed (cel-python, lark: ~0.1 s)
+    from celext import Selector
+    from celext.analysis import AttributeRef, Facts, Span, Use
 
 _CONSEQUENCE = {
     "==": "is silently false",
@@ -87,6 +88,8 @@ def _ref_key(ref: AttributeRef) -> tuple[bool, str]:
 
 def _layouts(inventory: Inventory) -> list[tuple[Layout, list[int]]]:
     """The inventory's layouts with the positions of their devices (selectors_outcomes groups them once)."""
+    from webhook.rules.selectors_outcomes import projections
+
     return projections(inventory).shapes(inventory.devices)
 
 
@@ -155,6 +158,8 @@ def _operand(facts: Facts, use: Use) -> str:
 
 def _rewrite(facts: Facts, use: Use) -> tuple[int, int, str] | None:
     """The includes() form that means the same on a scalar and the intended thing on a list."""
+    from celext.analysis import has_comment
+
     expression = facts.expression
     if not _fallback_keeps_meaning(use):
         return None
@@ -251,6 +256,8 @@ def _type_mismatch(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
 def _type_groups(inventory: Inventory, device_class: str) -> list[tuple[str, Mapping[str, str], int]]:
     """The class's candidates as (driver, published types, how many devices), in order of the first device:
     devices of one model share their types mapping (webhook.inventory.layout), so a fleet has a handful."""
+    from webhook.rules.selectors_outcomes import candidates, projections
+
     key = ("type-groups", device_class)
     if key not in inventory.memo:
         groups: dict[tuple[str, int], list[Any]] = {}
@@ -357,6 +364,7 @@ def _absent(facts: Facts, inventory: Inventory, device_class: str) -> tuple[dict
     group is evaluated once, and groups that lack the same reads with equal projections share that
     evaluation (selectors_outcomes)."""
     import celext
+    from webhook.rules.selectors_outcomes import candidates, keyed, projections
 
     try:
         selector = celext.compile(facts.expression)
@@ -369,9 +377,15 @@ def _absent(facts: Facts, inventory: Inventory, device_class: str) -> tuple[dict
     failing: dict[object, str | None] = {}
     hits: dict[str, list[tuple[int, ...]]] = {}
 
+    lacks: dict[int, tuple[int, ...]] = {}  # id(layout) -> lacking_of(it): asked of a layout and of its groups
+
     def lacking_of(shape: Layout) -> tuple[int, ...]:  # a layout decides it: its driver and published names
-        return tuple(i for i, name in enumerate(names) if (name or refs[i].qualified_on(shape.driver))
-                     not in (shape.capacities if capacity[i] else shape.names))
+        found = lacks.get(id(shape))
+        if found is None:
+            found = lacks[id(shape)] = tuple(i for i, name in enumerate(names)
+                                             if (name or refs[i].qualified_on(shape.driver))
+                                             not in (shape.capacities if capacity[i] else shape.names))
+        return found
 
     for group in projections(inventory).groups(listed, keyed(selector), where=lambda s: bool(lacking_of(s))):
         device = group.first
@@ -393,6 +407,8 @@ def _absent(facts: Facts, inventory: Inventory, device_class: str) -> tuple[dict
 
 def _failing_read(selector: Selector, unguarded: list[AttributeRef], device: Device) -> str | None:
     """Which of the unguarded reads the device lacks makes the selector fail there, if one does."""
+    from webhook.rules.selectors_outcomes import outcome
+
     answer = outcome(selector, device)
     if answer is True or answer is False:
         return None

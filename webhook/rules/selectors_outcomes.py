@@ -56,13 +56,14 @@ class Group:
 
 
 Shapes = list[tuple[Layout, list[int]]]  # a candidate list's layouts, each with its positions, in order of first
+Parts = list[tuple[tuple[Any, tuple[Any, ...]], tuple[int, ...]]]  # ((verdict, value ids), positions), by first
 
 
 class Projections:
     """Per inventory: candidate lists sorted into layouts (once per list), and each device's value at each path a
     selector reads, interned as a small int (only for devices whose layout does not decide it)."""
 
-    __slots__ = ("_groups", "_ids", "_merged", "_rows", "_shapes", "_verdicts")
+    __slots__ = ("_groups", "_ids", "_merged", "_parts", "_rows", "_shapes", "_splits", "_verdicts")
 
     def __init__(self) -> None:
         self._ids: dict[Any, int] = {ABSENT: 0}
@@ -72,6 +73,11 @@ class Projections:
         self._shapes: dict[int, tuple[Sequence[Device], Shapes, int]] = {}
         self._merged: dict[int, tuple[Shapes, Shapes]] = {}  # id(shapes()) -> (it, its layouts merged: _coarse)
         self._groups: dict[tuple[int, tuple[Path, ...] | None], list[Group]] = {}
+        # (id(candidates), a layout's place in their coarse shapes, the paths its devices must be read at) -> its
+        # devices split by verdict and values there: selectors whose reads agree where the layout does not decide
+        # them (most read a standard attribute or two) share the pass over its devices
+        self._parts: dict[tuple[int, int, tuple[Path, ...]], Parts] = {}
+        self._splits: dict[tuple[int, int, tuple[Path, ...] | None], list[Group]] = {}  # the same, per paths read
 
     def groups(self, candidates: Sequence[Device], paths: tuple[Path, ...] | None,
                where: Callable[[Layout], bool] | None = None) -> list[Group]:
@@ -87,23 +93,14 @@ class Projections:
         if found is not None:
             return found
         found = []
-        for shape, indexes in shapes:
+        for place, (shape, indexes) in enumerate(shapes):
             if where is not None and not where(shape):  # the shape's layouts agree on driver and names
                 continue
-            if paths is None:
-                found += [Group(candidates[i], None, (i,)) for i in indexes]
-                continue
-            constant = [self._constant(shape, path) for path in paths]
-            split: dict[tuple[Any, ...], list[int]] = {}
-            if None not in constant:  # nothing to read: the layout's devices project alike but for the verdict
-                verdict = self._verdict
-                for i in indexes:
-                    key = (shape.driver, verdict(candidates[i]), *constant)
-                    split.setdefault(key, []).append(i)
-            else:
-                for i in indexes:
-                    split.setdefault(self.key(candidates[i], paths), []).append(i)
-            found += [Group(candidates[ix[0]], key, tuple(ix)) for key, ix in split.items()]
+            split = self._splits.get((id(candidates), place, paths))
+            if split is None:
+                split = self._splits[id(candidates), place, paths] = self._split(candidates, place, (shape, indexes),
+                                                                                 paths)
+            found += split
         if len(shapes) > 1:
             found.sort(key=lambda group: group.indexes[0])
         if where is None:
@@ -119,6 +116,10 @@ class Projections:
         # Another list of the same id before, or this one grown since (an inventory filled page by page).
         for cache_key in [k for k in list(self._groups) if k[0] == id(candidates)]:
             del self._groups[cache_key]
+        for parts_key in [k for k in list(self._parts) if k[0] == id(candidates)]:
+            del self._parts[parts_key]
+        for split_key in [k for k in list(self._splits) if k[0] == id(candidates)]:
+            del self._splits[split_key]
         by_layout: dict[Layout, list[int]] = {}
         for i, device in enumerate(candidates):
             by_layout.setdefault(device.layout, []).append(i)
@@ -142,6 +143,38 @@ class Projections:
                   for shape, parts in merged.values()]
         self._merged[id(fine)] = (fine, coarse)
         return coarse
+
+    def _split(self, candidates: Sequence[Device], place: int, shaped: tuple[Layout, list[int]],
+               paths: tuple[Path, ...] | None) -> list[Group]:
+        """The groups of the coarse shape at `place` (its layout, its devices' positions) for a selector reading
+        `paths`, in order of first member."""
+        shape, indexes = shaped
+        if paths is None:
+            return [Group(candidates[i], None, (i,)) for i in indexes]
+        constant = [self._constant(shape, path) for path in paths]  # what the layout decides (None: read)
+        read = tuple(path for path, value in zip(paths, constant, strict=True) if value is None)
+        parts = self._parts.get((id(candidates), place, read))
+        if parts is None:
+            parts = self._parts[id(candidates), place, read] = self._partition(candidates, indexes, read)
+        groups = []
+        for (verdict, values), members in parts:
+            found = iter(values)
+            key = (shape.driver, verdict, *(next(found) if value is None else value for value in constant))
+            groups.append(Group(candidates[members[0]], key, members))
+        return groups
+
+    def _partition(self, candidates: Sequence[Device], indexes: list[int], read: tuple[Path, ...]) -> Parts:
+        """`indexes` split by each device's conversion verdict and value ids at `read`, in order of first."""
+        parts: dict[tuple[Any, tuple[Any, ...]], list[int]] = {}
+        if not read:  # the layout decides every read: only the verdict splits its devices
+            verdict = self._verdict
+            for i in indexes:
+                parts.setdefault((verdict(candidates[i]), ()), []).append(i)
+        else:
+            for i in indexes:
+                key = self.key(candidates[i], read)
+                parts.setdefault((key[1], key[2:]), []).append(i)
+        return [(part, tuple(members)) for part, members in parts.items()]
 
     def _constant(self, shape: Layout, path: Path) -> int | None:
         """The value id `path` has on every device of `shape`, when the layout decides it (else None)."""
