@@ -160,14 +160,13 @@ class Selector:
         # DeviceMemo.get written out, first: the face callers use most, and a hit costs less than any call. Only
         # the compiled engine stores answers, and only for plain dicts, so a hit is a dict the engine answered.
         seen = self._answers.get(id(device))
-        if seen is not None and seen[0] is device and seen[6] == driver:
-            inner = device.get("basic") or device
-            if inner.__class__ is dict:
-                attributes, capacities = inner.get("attributes"), inner.get("capacity")
-                if seen[1] is attributes and seen[2] is capacities \
-                        and seen[3] == (len(attributes) if attributes.__class__ is dict else -1) \
-                        and seen[4] == (len(capacities) if capacities.__class__ is dict else -1):
-                    answer = seen[5]
+        if seen is not None:
+            held, attributes, capacities, attribute_count, capacity_count, answer, key = seen  # one unpack, in C
+            if held is device and key == driver:
+                inner = device.get("basic") or device
+                if inner.__class__ is dict and attributes is inner.get("attributes") \
+                        and capacities is inner.get("capacity") and attribute_count == len(attributes or ()) \
+                        and capacity_count == len(capacities or ()):
                     if answer is True or answer is False:
                         return answer
                     raise EvaluationError(answer)
