@@ -39,7 +39,7 @@ from celext.reference.evaluator import (
 )
 from celext.reference.values import ABSENT, Device, Index, path_key, to_device
 from celext.runtime import ops
-from celext.runtime.memo import MISS, DeviceMemo
+from celext.runtime.memo import DeviceMemo
 from celext.runtime.verdict import device_error
 from celext.vocabulary import device_body
 
@@ -86,8 +86,8 @@ def _wire_lookup(body: Mapping[str, Any], driver: str, path: Path) -> Any:
 class Selector:
     """A compiled DRA device selector. Thread-safe; create it with `celext.compile()`."""
 
-    __slots__ = ("_activation", "_cost_limit", "_functions", "_keyed", "_keyer", "_lock", "_memo", "_paths", "_plan",
-                 "_prepared", "_seen", "engine", "expression")
+    __slots__ = ("_activation", "_answers", "_cost_limit", "_functions", "_keyed", "_keyer", "_lock", "_memo", "_paths",
+                 "_plan", "_prepared", "_seen", "engine", "expression")
 
     def __init__(self, prepared: Prepared, *, cost_limit: int = COST_LIMIT, engine: str = "compiled") -> None:
         if engine not in ENGINES:
@@ -96,6 +96,7 @@ class Selector:
         self.engine = engine
         self._plan: Plan | None = plan(prepared) if engine == "compiled" else None
         self._seen = DeviceMemo(SEEN_SIZE)  # compiled engine: answers per device object (celext.runtime.memo)
+        self._answers = self._seen.entries  # its table, read inline by matches()
         self._prepared = prepared
         self._paths: tuple[Path, ...] | None = None
         self._keyer: Callable[[Index], Any] | None = None
@@ -156,30 +157,28 @@ class Selector:
     def matches(self, device: Mapping[str, Any], driver: str = "") -> bool:
         """Does the device match? `device` is a wire-form `spec.devices[i]` entry or a `to_device()` value
         (which already carries its driver; `driver` is then ignored). Raises EvaluationError."""
-        compiled = self._plan
-        if compiled is not None and type(device) is not Device:
-            # DeviceMemo.get written out (one call less on the face callers use most)
-            seen = self._seen.entries.get(id(device)) if device.__class__ is dict else None
-            answer = MISS
-            if seen is not None and seen[0] is device and seen[6] == driver:
+        # DeviceMemo.get written out, first: the face callers use most, and a hit costs less than any call. Only
+        # the compiled engine stores answers, and only for plain dicts, so a hit is a dict the engine answered.
+        seen = self._answers.get(id(device))
+        if seen is not None:
+            held, attributes, capacities, attribute_count, capacity_count, answer, key = seen  # one unpack, in C
+            if held is device and key == driver:
                 inner = device.get("basic") or device
-                if inner.__class__ is dict:
-                    attributes, capacities = inner.get("attributes"), inner.get("capacity")
-                    if seen[1] is attributes and seen[2] is capacities \
-                            and seen[3] == (len(attributes) if attributes.__class__ is dict else -1) \
-                            and seen[4] == (len(capacities) if capacities.__class__ is dict else -1):
-                        answer = seen[5]
-                        if answer is True or answer is False:
-                            return answer
-            if answer is MISS:
-                try:
-                    answer = self.evaluate(device, driver)
-                except EvaluationError as err:
-                    answer = err.message
-                self._seen.put(device, answer, driver)
+                if inner.__class__ is dict and attributes is inner.get("attributes") \
+                        and capacities is inner.get("capacity") and attribute_count == len(attributes or ()) \
+                        and capacity_count == len(capacities or ()):
+                    if answer is True or answer is False:
+                        return answer
+                    raise EvaluationError(answer)
+        if self._plan is not None and type(device) is not Device:
+            try:
+                answer = self.evaluate(device, driver)
+            except EvaluationError as err:
+                answer = err.message
+            self._seen.put(device, answer, driver)
             if answer.__class__ is str:
                 raise EvaluationError(answer)
-            return bool(answer)
+            return answer  # type: ignore[no-any-return]
         if not self._keyed:
             self._key_paths()
         if type(device) is Device and device.index is not None and self._keyer is not None:

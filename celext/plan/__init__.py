@@ -13,8 +13,9 @@ step charges the budget the iteration cost plus the size of its body (an upper b
 engine charges per visited node); straight-line code is bounded by the expression size and is not metered.
 
 A tree of more than COMPACT_NODES nodes takes the compact form instead (celext.plan.closures): one closure per
-node, no generated source, because Python's `compile()` of a large expression's source alone would take tens
-of milliseconds.
+node, no compiled source, because Python's `compile()` of a large expression's source alone would take tens
+of milliseconds. Its `Plan.source` is still the Python the generator emits for the tree, generated (not
+compiled) on first access, under a first line saying the compact form runs instead.
 """
 
 from __future__ import annotations
@@ -23,7 +24,6 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from celpy import celtypes
@@ -37,7 +37,7 @@ from celext.plan.emit import PARAMS, Block, Emitter
 from celext.plan.typed import Typed
 from celext.runtime import ops, wire
 
-__all__ = ["COMPACT_NODES", "COMPACT_SOURCE", "Plan", "larger_than", "plan"]
+__all__ = ["COMPACT_HEADER", "COMPACT_NODES", "Plan", "generate", "larger_than", "namespace", "plan"]
 
 T = TypeVar("T")
 Function = Callable[[Any, str, int], Any]  # (wire device, driver, cost limit) -> CEL value or error value
@@ -58,18 +58,35 @@ _RUNTIME: dict[str, Any] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
 class Plan:
-    """One compiled selector: the generated source and the function it defines."""
+    """One compiled selector: the function it runs and its Python source. The compact form keeps no source:
+    `source` generates it on first access (not compiled; kept afterwards)."""
 
-    expression: str
-    source: str
-    function: Function
+    __slots__ = ("_generate", "_source", "expression", "function")
+
+    def __init__(self, expression: str, function: Function, source: str | None = None,
+                 generate: Callable[[], str] | None = None) -> None:
+        self.expression, self.function = expression, function
+        self._source, self._generate = source, generate
+
+    @property
+    def compact(self) -> bool:
+        """Does the function run in the compact form (closures) rather than compiled source?"""
+        return self._generate is not None
+
+    @property
+    def source(self) -> str:
+        if self._source is None:
+            assert self._generate is not None
+            self._source = COMPACT_HEADER + self._generate()  # two threads may both generate: the same text
+        return self._source
 
     @property
     def size(self) -> int:
-        """Approximate bytes held (source, code objects and constants), for the compile cache's budget."""
-        return 4 * len(self.source) + 64 * len(self.expression) + 2048
+        """Approximate bytes held (source, code objects and constants), for the compile cache's budget; the
+        compact form is weighed by its expression until its source is generated on demand."""
+        source = 16 * len(self.expression) if self._source is None else len(self._source)
+        return 4 * source + 64 * len(self.expression) + 2048
 
 
 _DEEP_LOCK = threading.Lock()
@@ -123,7 +140,20 @@ def plan(prepared: Prepared, laps: Laps | None = None, *, compact: bool | None =
         except RecursionError:  # a safety net, as for the generated form
             run = _deep(closures.build, prepared.tree)
         lap(laps, "plan", start)
-        return Plan(prepared.expression, COMPACT_SOURCE, _compact_function(run))
+        return Plan(prepared.expression, _compact_function(run), generate=lambda: generate(prepared)[0])
+    source, constants = generate(prepared)
+    scope = namespace(constants)
+    start = lap(laps, "plan", start)
+    code = compile(source, f"<celext selector {prepared.expression[:60]!r}>", "exec")
+    lap(laps, "py compile", start)
+    exec(code, scope)
+    assert PARAMS[0] == "device"
+    return Plan(prepared.expression, scope["evaluate"], source)
+
+
+def generate(prepared: Prepared) -> tuple[str, dict[str, Any]]:
+    """The selector's generated Python (defining `evaluate(device, driver, limit)`) and the constants it
+    reads besides the runtime names (celext.plan._RUNTIME)."""
     if prepared.deep:  # sized up front from the parser's height bound: no failed first run
         emitter, lines = _deep(_emit, prepared)
     else:
@@ -137,21 +167,21 @@ def plan(prepared: Prepared, laps: Laps | None = None, *, compact: bool | None =
               "        B = rt_body(device)",
               f"    budget = {'BUDGET(limit)' if 'budget' in emitter.uses else 'None'}"]
     parts = ["\n".join(f) for f in emitter.functions] + ["\n".join(header + lines)]
-    source = "\n\n".join(parts) + "\n"
-    namespace: dict[str, Any] = {**_RUNTIME, **emitter.constants}
-    start = lap(laps, "plan", start)
-    code = compile(source, f"<celext selector {prepared.expression[:60]!r}>", "exec")
-    lap(laps, "py compile", start)
-    exec(code, namespace)
-    assert PARAMS[0] == "device"
-    return Plan(prepared.expression, source, namespace["evaluate"])
+    return "\n\n".join(parts) + "\n", emitter.constants
+
+
+def namespace(constants: dict[str, Any]) -> dict[str, Any]:
+    """The globals generated source runs with: the runtime names and the selector's constants."""
+    return {**_RUNTIME, **constants}
 
 
 # Trees larger than this take the compact form: generating and compiling the source of a tree this size takes
 # up to about 5 ms on a quiet machine, and evaluates 1.5-3x faster than the compact form; the corpus's largest
 # selector has 107 nodes.
 COMPACT_NODES = 400
-COMPACT_SOURCE = "# the compact form: one closure per tree node, no generated source (celext.plan.closures)\n"
+# The first line of a compact-form selector's `source`.
+COMPACT_HEADER = ("# runs in the compact form (one closure per node, celext.plan.closures), not as this Python; "
+                  "the differential test checks that both forms give the same answers\n")
 
 
 def _compact_function(run: closures.Run) -> Function:

@@ -22,7 +22,7 @@ from typing import Any
 
 from celext.quantity import is_quantity
 from celext.reference.values import to_device
-from celext.runtime.memo import DeviceMemo
+from celext.runtime.memo import DeviceMemo, storable
 from celext.semver import is_semver
 
 __all__ = ["QUANTITIES", "SEMVERS", "VERDICTS", "TextVerdicts", "clean", "device_error"]
@@ -134,10 +134,11 @@ def first_sight(device: Any, driver: str, attributes: Any, capacities: Any) -> s
     if device is None:
         return None if fast else _NOT_CLEAN
     verdict = None if fast else to_device(device, driver).error
-    if len(_SEEN) >= VERDICTS.limit:
-        VERDICTS.clear()
-    _SEEN[id(device)] = (device, attributes, capacities, len(attributes) if attributes.__class__ is dict else -1,
-                         len(capacities) if capacities.__class__ is dict else -1, verdict, None)
+    if fast or storable(attributes, capacities):  # DeviceMemo.store, inlined (fast: both maps dicts or absent)
+        if len(_SEEN) >= VERDICTS.limit:
+            VERDICTS.clear()
+        _SEEN[id(device)] = (device, attributes, capacities, len(attributes or ()), len(capacities or ()), verdict,
+                             None)
     return verdict
 
 
@@ -156,10 +157,11 @@ def device_error(device: Any, driver: str) -> str | None:
         return to_device(device, driver).error  # a `basic` that is not a map
     attributes, capacities = inner.get("attributes"), inner.get("capacity")
     seen = _SEEN.get(id(device))
-    if seen is not None and seen[0] is device and seen[1] is attributes and seen[2] is capacities \
-            and seen[3] == (len(attributes) if attributes.__class__ is dict else -1) \
-            and seen[4] == (len(capacities) if capacities.__class__ is dict else -1):
-        return seen[5]  # type: ignore[no-any-return]
+    if seen is not None:
+        held, held_attributes, held_capacities, attribute_count, capacity_count, verdict, _ = seen  # one unpack
+        if held is device and held_attributes is attributes and held_capacities is capacities \
+                and attribute_count == len(attributes or ()) and capacity_count == len(capacities or ()):
+            return verdict  # type: ignore[no-any-return]
     return first_sight(device, driver, attributes, capacities)
 
 

@@ -58,18 +58,20 @@ _TEXTS = ["", "A100", "a100-80gb", "x.y", "Hello World", "ab,cd", "0", "1.2.3", 
 # value, a longer list of equal identifiers after a shorter one, uint64 parts.
 _VERSIONS = ["1.0.0", "1.2.3-rc.1+b", "10.20.30", "2.0.0-alpha", "0.0.1", "1.0.0+build.5", "1.0.0-alpha",
              "1.0.0-alpha.1", "1.0.0-alpha.beta", "1.0.0-beta.2", "1.0.0-beta.11", "1.0.0-rc.1", "1.0.0-1",
-             "1.0.0-0a", "1.0.0-alpha-1", "18446744073709551615.0.0", "1.2.3"]
+             "1.0.0-0a", "1.0.0-alpha-1", "18446744073709551615.0.0", "1.2.3", "1.0.0+001", "1.0.0-x.7.z.92",
+             "1.0.0-0.3.7", "1.0.0-alpha+001"]
 SEMVERS = ["1.2.3", "1.0.0", "1.0.0-rc.1", "1.0.0+other", "1.0.0-alpha.1", "1.0.0-beta.2", "1.0.0-11"]
 _BAD = [{}, {"version": "v1"}, {"version": "01.0.0"}, {"int": "1"}, {"int": 2**63}, {"string": "x", "int": 3},
         {"ints": [1, "2"]}, {"versions": ["1.0"]}, {"version": "1.0.0-01"}, {"version": "1.0.0+"},
-        {"version": "1.2.3\n"}, {"ints": [True]}, {"bool": 1}]
+        {"version": "1.2.3\n"}, {"ints": [True]}, {"bool": 1}, {"version": "1.02.0"}, {"version": "1.0.0-alpha..1"},
+        {"version": "1.0.0-"}, {"version": "1.0"}]
 # Quantities in every suffix family and around the exact-compare edges: binary and decimal SI, exponents
 # (huge ones too), fractions rounded up to nano, signed zeros, equal values spelt differently.
 QUANTITIES = ["1Gi", "40Gi", "1.5", "100m", "1e3", "0", "-1", "16", "80Gi", "1k", "1Ki", "1024", "1000", "0.5",
               "500m", "-0", "+0.0", "1E-2", "10m", "1e999", "-1e999", "0.0000000001", "1n", ".5", "1.", "1.5Ki",
-              "9223372036854775807Ki", "99999999999999999999"]
+              "9223372036854775807Ki", "99999999999999999999", "1Ei", "8E", "1e-3", "-1Mi", "0.1Ki"]
 BROKEN_QUANTITIES = ["x", "1Kb", "1e", "1.5.5", "Gi", "1 Gi", "1e2147483648", "",
-                     "1e-2147483649", "1ki", "--1", "1Gi\n"]
+                     "1e-2147483649", "1ki", "--1", "1Gi\n", "1e1.5", "1Kii", "1iK"]
 
 
 def _list(ch: Chooser, items: Sequence[T], longest: int) -> list[T]:

@@ -3,19 +3,22 @@
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import sys
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from celpy.evaluation import CELEvalError
 from lark import Tree
 
 import celext
 import celext.plan
 from celext.compile import prepare
 from celext.errors import CostLimitError
-from celext.plan import COMPACT_SOURCE, larger_than, plan
+from celext.plan import COMPACT_HEADER, COMPACT_NODES, generate, larger_than, namespace, plan
 from celext.plan.cache import ByteBudgetCache
+from celext.reference.evaluator import error_message
 from celext.selector import Selector
 
 DRIVER = "d.io"
@@ -264,7 +267,7 @@ def test_trees_over_compact_nodes_take_the_compact_form(monkeypatch: pytest.Monk
     for limit, compact in ((size - 1, True), (size, False), (size + 1, False)):
         monkeypatch.setattr(celext.plan, "COMPACT_NODES", limit)
         planned = plan(prepared)
-        assert (planned.source == COMPACT_SOURCE) is compact, limit
+        assert planned.compact is compact and planned.source.startswith(COMPACT_HEADER) is compact, limit
         assert planned.function(device, "d.io", 1_000_000) == True  # noqa: E712 (a CEL bool)
 
 
@@ -293,9 +296,78 @@ LONG_SHAPES = {  # as bench/bench_celext_compile.py times them, plus errors part
 @pytest.mark.parametrize("name", list(LONG_SHAPES))
 def test_10_kib_shapes_take_the_compact_form_and_agree(name: str) -> None:
     text = LONG_SHAPES[name]
-    assert celext.compile(text).source == COMPACT_SOURCE
+    assert plan(prepare(text)).compact
     devices = [{"attributes": {"n": {"int": 1}, "l": {"ints": [1, 2]}, "a7": {"int": 1}}},
                {"attributes": {"n": {"int": 2}, "l": {"ints": [0]}}, "allowMultipleAllocations": True}, {}]
     for device in devices:
         for driver in ("d.io", "e.io"):
             both(text, device, driver)
+
+
+def _nodes(text: str) -> int:
+    """Tree nodes, counted as larger_than counts them."""
+    pending: list[Any] = [prepare(text).tree]
+    count = 0
+    while pending:
+        count += 1
+        pending.extend(c for c in pending.pop().children if isinstance(c, Tree))
+    return count
+
+
+_COMPACT_TERMS = (
+    'device.attributes["d.io"].n == {i}',
+    'device.attributes["d.io"].l.includes({i})',
+    'device.capacity["d.io"].mem.isGreaterThan(quantity("{i}Gi"))',
+    'device.attributes["d.io"].v.isLessThan(semver("1.{i}.0"))',
+    'device.attributes["d.io"].l.exists(x, x > {i} && x != 7)',
+    'device.attributes["d.io"].?s.orValue("") == "s{i}"',
+)
+
+
+def _compact_sized() -> str:
+    """A selector of exactly COMPACT_NODES + 1 nodes mixing reads, library calls, macros and optionals."""
+    for count in itertools.count(1):
+        terms = [_COMPACT_TERMS[i % len(_COMPACT_TERMS)].format(i=i) for i in range(count)]
+        pairs = [f"({a} && {b})" for a, b in zip(terms[::2], terms[1::2], strict=False)]
+        chain = " || ".join(pairs + terms[len(pairs) * 2:])
+        for nots, filler in itertools.product(range(12), ("true", "device.allowMultipleAllocations")):
+            text = f"{chain} || {'!' * nots}{filler}"  # each `!` adds two nodes
+            if _nodes(text) == COMPACT_NODES + 1:
+                return text
+    raise AssertionError  # pragma: no cover - the loop returns or fails
+
+
+def test_source_of_the_compact_form_is_the_generated_python_and_runs_alike() -> None:
+    text = _compact_sized()
+    assert _nodes(text) == COMPACT_NODES + 1 and not larger_than(prepare(text).tree, COMPACT_NODES + 1)
+    selector = celext.compile(text)
+    source = selector.source
+    assert source is not None and source is selector.source  # generated once, then kept
+    header, _, body = source.partition("\n")
+    assert header == COMPACT_HEADER.rstrip("\n") and header.startswith("# runs in the compact form")
+    assert "differential test" in header and body.startswith("def evaluate(device, driver, limit):\n")
+    generated, constants = generate(prepare(text))
+    assert body == generated
+    scope = namespace(constants)
+    exec(compile(source, "<compact source>", "exec"), scope)  # valid Python, and it runs
+    devices = [
+        {"attributes": {"n": {"int": 0}}},
+        {"attributes": {"l": {"ints": [3, 9]}, "v": {"version": "1.0.0"}}, "capacity": {"mem": {"value": "8Gi"}}},
+        {"attributes": {"s": {"string": "s5"}, "l": {"ints": [1]}}},
+        {"attributes": {"v": {"version": "2.0.0"}, "l": {"strings": ["a"]}}, "capacity": {"mem": {"value": "1"}}},
+        {"attributes": {"l": {"ints": [7]}}, "allowMultipleAllocations": True},
+        {"attributes": {"n": {"int": 99}, "l": {"ints": [0]}, "v": {"version": "9.0.0"}, "s": {"string": "z"}},
+         "capacity": {"mem": {"value": "1"}}},
+        {},
+    ]
+    answers = []
+    for device in devices:
+        for driver in ("d.io", "e.io"):
+            try:
+                expected: Any = selector.matches(device, driver)
+            except celext.EvaluationError as err:
+                expected = err.message
+            result = scope["evaluate"](device, driver, 1_000_000)
+            assert (error_message(result) if isinstance(result, CELEvalError) else result) == expected, device
+            answers.append(expected)
+    assert {True, False, "no such key: l"} <= set(answers)  # both answers and an error

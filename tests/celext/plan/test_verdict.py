@@ -4,6 +4,7 @@ selector fails on a device Kubernetes cannot convert, and the remembered verdict
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, MutableMapping
+from types import MappingProxyType
 from typing import Any
 
 import pytest
@@ -105,6 +106,28 @@ def test_the_remembered_verdict_follows_a_grown_or_replaced_map() -> None:
     device["capacity"] = {"m": {"value": "x"}}
     with pytest.raises(celext.EvaluationError, match=r"^capacity m: "):
         selector.matches(device, "d")
+
+
+def test_remembered_answers_follow_maps_that_appear_or_are_read_only_views() -> None:
+    selector = celext.compile('device.driver == "d"')
+    device: dict[str, Any] = {}
+    assert [selector.matches(device, "d"), selector.evaluate(device, "d")] == [True, True]  # both maps absent
+    device["attributes"] = {}  # a map appears, empty
+    assert selector.matches(device, "d") is True
+    device["attributes"]["a"] = {"version": "x"}  # the same map, grown
+    with pytest.raises(celext.EvaluationError, match=r"^attribute a: parse semantic version"):
+        selector.matches(device, "d")
+    # A map that is not a dict (here a read-only view of one) is never remembered: its contents can change
+    # under the same object and the same size.
+    for fresh in ({"a": {"int": 1}}, {"a": {"int": 1}, "b": {"int": 2}}):
+        inner: dict[str, Any] = fresh
+        viewed = {"attributes": MappingProxyType(inner), "capacity": MappingProxyType({})}
+        assert [selector.matches(viewed, "d"), selector.evaluate(viewed, "d")] == [True, True]
+        inner["a"] = {"version": "x"}  # replaced in place: same view, same size
+        with pytest.raises(celext.EvaluationError, match=r"^attribute a: parse semantic version"):
+            selector.matches(viewed, "d")
+        with pytest.raises(celext.EvaluationError, match=r"^attribute a: parse semantic version"):
+            selector.evaluate(viewed, "d")
 
 
 def test_string_verdicts_are_bounded() -> None:
