@@ -52,9 +52,78 @@ OPERAND_END = frozenset({"INT_LIT", "UINT_LIT", "FLOAT_LIT", "STRING_LIT", "MLST
                           "NULL_LIT", "IDENT", ")", "]", "}"})
 
 
+# The same tokens without group names: `findall` hands back the texts alone (no match objects), and the kind is
+# told from the text (`_kind`). Blanks and comments are tokens too, so the texts tile the whole input exactly when
+# every character lexed; otherwise `_scan` walks the text again to find the bad spot.
+_TEXTS = re.compile("|".join([
+    r"[\t\n\f\r ]+|//[^\n]*",
+    rf"-?(?:0[xX][0-9a-fA-F]+[uU]?|\d+\.\d+(?:{_EXPONENT})?|\d+(?:{_EXPONENT}|[uU])?|\.\d+(?:{_EXPONENT})?)",
+    rf"(?=[bBrR'\"])(?:[bB](?:{_strings()})|{_strings()})",  # (one character test before the string branches)
+    r"[_a-zA-Z][_a-zA-Z0-9]*",
+    r"\|\||&&|==|!=|<=|>=|[-<>+*/%!?:.,()\[\]{}]",
+]))
+_FIXED = {**{op: op for op in ("||", "&&", "==", "!=", "<=", ">=", *"-<>+*/%!?:.,()[]{}")}, **_KEYWORDS}
+_DIGITS = frozenset("0123456789")
+_QUOTES = frozenset("'\"")
+_BLANKS = frozenset("\t\n\f\r ")
+
+
+def _kind(value: str) -> str:
+    """The kind of a token text `_TEXTS` matched that is not an operator or keyword (`_FIXED`)."""
+    first = value[0]
+    if first in _BLANKS or value[:2] == "//":
+        return "WS"
+    if value[-1] in _QUOTES:  # a string or bytes literal (an identifier never ends with a quote)
+        if first in "bB":
+            return "BYTES_LIT"
+        return "MLSTRING_LIT" if value.lstrip("rR")[:3] in ('"""', "'''") else "STRING_LIT"
+    if first in _DIGITS or first in "-.":
+        if value[-1] in "uU":
+            return "UINT_LIT"
+        body = value.lstrip("-")
+        if body[:2] in ("0x", "0X"):
+            return "INT_LIT"
+        return "FLOAT_LIT" if "." in body or "e" in body or "E" in body else "INT_LIT"
+    return "IDENT"
+
+
 def tokenize(text: str) -> list[Lexeme]:
     """The tokens of `text`, comments and blanks left out. At a character no token starts with (an unterminated
     string included) the list ends with an `$ERROR` token, which no grammar rule accepts."""
+    texts = _TEXTS.findall(text)
+    if sum(map(len, texts)) != len(text):  # some character did not lex: the slow scan finds and reports it
+        return _scan(text)
+    out: list[Lexeme] = []
+    append = out.append
+    kinds = dict(_FIXED)  # and every other text seen so far: repeated names and numbers are looked up once
+    known = kinds.get
+    line, line_start, position = 1, 0, 0
+    previous = ""
+    for value in texts:
+        kind = known(value)
+        if kind is None:
+            kind = kinds[value] = _kind(value)
+        if kind == "WS":
+            if "\n" in value:
+                line += value.count("\n")
+                line_start = position + value.rindex("\n") + 1
+            position += len(value)
+            continue
+        if value[0] == "-" and kind != "-" and previous in OPERAND_END:  # subtraction, then the number alone
+            append(("-", "-", position, line, position - line_start + 1))
+            position += 1
+            value = value[1:]
+        append((kind, value, position, line, position - line_start + 1))
+        previous = kind
+        if kind in ("MLSTRING_LIT", "BYTES_LIT") and "\n" in value:
+            line += value.count("\n")
+            line_start = position + value.rindex("\n") + 1
+        position += len(value)
+    return out
+
+
+def _scan(text: str) -> list[Lexeme]:
+    """`tokenize` one match at a time, for a text with a character no token starts with."""
     out: list[Lexeme] = []
     append = out.append
     line, line_start, position, size = 1, 0, 0, len(text)
