@@ -15,8 +15,18 @@ from dataclasses import dataclass
 from celext.check import types as t
 from celext.check.ast import ACCU, Call, Comprehension, CreateList, CreateMap, Expr, Ident, Literal, Select
 from celext.check.checker import CheckedExpr
-from celext.cost.rules import RULES, Entry, Node, Path
-from celext.cost.sizes import LIST_CREATE, MAP_CREATE, ONE, U64, UNKNOWN, ZERO, Range, device_size, fixed
+from celext.cost.rules import RULES, Entry, Node, Path, compare_sizes
+from celext.cost.sizes import (
+    LIST_CREATE,
+    MAP_CREATE,
+    ONE,
+    U64,
+    UNKNOWN,
+    ZERO,
+    Range,
+    device_size,
+    fixed,
+)
 from celext.overloads import BY_ID
 
 __all__ = ["estimate"]
@@ -27,6 +37,9 @@ _COST_ONLY = frozenset(decl.id for decl in BY_ID.values() if decl.cost in ("fixe
 _UNVIEWED: list[Node] = []
 _LOGICAL = frozenset(decl.id for decl in BY_ID.values() if decl.cost == "logical")
 _PLAIN = _COST_ONLY - {"index_list", "index_map"}  # (indexes also derive a path and an entry size)
+_EQUALITY = frozenset(decl.id for decl in BY_ID.values() if decl.cost == "equality")
+_COMPARES = _EQUALITY | frozenset(decl.id for decl in BY_ID.values() if decl.cost == "compare_size")
+_OWN_EQUALITY = (t.QUANTITY, t.SEMVER)
 
 
 @dataclass(slots=True)
@@ -171,6 +184,8 @@ class _Coster:
             if size is not None:
                 self.sizes[e.id] = size
             return total.add(call)
+        if len(ids) == 1 and ids[0] in _COMPARES and e.target is None and len(arg_costs) == 2:
+            return self.cost_compare(e, ids[0], arg_costs)
         # The rules of most operators read only the arguments' costs: their view of the arguments (type, path,
         # size) is built only for the rules that read it.
         viewed = any(overload_id not in _COST_ONLY for overload_id in ids)
@@ -197,6 +212,23 @@ class _Coster:
         if result is not None:
             self.sizes[e.id] = result
         return total.add(fn_cost)
+
+    def cost_compare(self, e: Call, overload_id: str, arg_costs: list[Range]) -> Range:
+        """`cost_call` in short for one comparison overload whose rule reads only the operands' sizes (rules
+        `equality`, `compare_size`): no argument views, no rule dispatch."""
+        left, right = e.args
+        if overload_id in _EQUALITY and e.function == "_==_":
+            left_type, right_type = self.type(left), self.type(right)
+            if left_type.kind == "struct" and left_type in _OWN_EQUALITY and left_type == right_type:
+                call = ONE  # (the `equality` rule: Kubernetes' O(1) equality of its own types)
+            else:
+                call = compare_sizes(self.size_or_unknown(left), self.size_or_unknown(right))
+        else:
+            call = compare_sizes(self.size_or_unknown(left), self.size_or_unknown(right))
+        size = self.size(e)
+        if size is not None:
+            self.sizes[e.id] = size
+        return call.add(arg_costs[0]).add(arg_costs[1])
 
     def cost_list(self, e: CreateList) -> Range:
         if e.constant:  # literals cost nothing

@@ -110,9 +110,12 @@ def tokenize(text: str) -> list[Lexeme]:
             position += len(value)
             continue
         if value[0] == "-" and kind != "-" and previous in OPERAND_END:  # subtraction, then the number alone
-            append(("-", "-", position, line, position - line_start + 1))
-            position += 1
-            value = value[1:]
+            column = position - line_start + 1
+            append(("-", "-", position, line, column))
+            append((kind, value[1:], position + 1, line, column + 1))
+            previous = kind
+            position += len(value)
+            continue
         append((kind, value, position, line, position - line_start + 1))
         previous = kind
         if kind in ("MLSTRING_LIT", "BYTES_LIT") and "\n" in value:

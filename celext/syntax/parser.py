@@ -126,7 +126,7 @@ def _literal(token: Token, meta: Meta, lean: bool) -> Node:
 
 
 class _Parser:
-    __slots__ = ("deepest", "depth", "index", "lean", "links", "text", "tokens")
+    __slots__ = ("deepest", "depth", "index", "lean", "links", "macros", "text", "tokens")
 
     def __init__(self, text: str, tokens: list[Lexeme], lean: bool) -> None:
         self.text = text
@@ -136,6 +136,7 @@ class _Parser:
         self.deepest = 0  # the deepest `expr` was entered
         self.links = 0  # `&&`/`||` links and unary operators: tree levels cel-go's chain depth does not count
         self.lean = lean  # build the collapsed shape (no single-child grammar levels, literals as `const`)
+        self.macros: list[Node] = []  # the member calls named like a macro, for the refusals (Parsed.macros)
 
     # ---- tokens
 
@@ -308,6 +309,8 @@ class _Parser:
                     args, args_depth = self.exprlist(")")
                     close = self.expect(")")
                     inner = Tree("member_dot_arg", [node, name, *args], _span(node.meta, close))
+                    if name in env.MACRO_NAMES:
+                        self.macros.append(inner)
                     depth = 1 + max(depth, args_depth)
                 else:
                     inner = Tree("member_dot_opt" if optional else "member_dot", [node, name],
@@ -474,22 +477,24 @@ def parse(text: str) -> Tree[Token]:
 
 class Parsed(NamedTuple):
     """A parse tree, a bound on its height in nesting levels (how much recursion headroom a walk over it needs),
-    and whether it may hold a construct `celext.syntax.refusals` refuses (False lets the compile skip that walk)."""
+    whether it may hold a construct `celext.syntax.refusals` refuses by name or shape (False lets the compile
+    skip that walk), and its member calls named like a macro (whose form the refusals check: `check_macros`)."""
 
     tree: Tree[Token]
     height: int
     refusable: bool
+    macros: tuple[Tree[Token], ...] = ()
 
 
-# Identifiers a refusal can start from: unsupported names, and macro names (their calls are checked for form).
-_REFUSAL_NAMES = frozenset(env.UNSUPPORTED) | env.MACRO_NAMES
+# Identifiers a refusal can start from: unsupported names (macro calls are found as the parser builds them).
+_REFUSAL_NAMES = frozenset(env.UNSUPPORTED)
 
 
 def _refusable(tokens: list[Lexeme]) -> bool:
-    """Whether the tokens may form a construct the refusals name: an unsupported or macro identifier, a leading
-    dot (`.` where an operand starts: `primary` builds `dot_ident` only there) or message construction (`{`
-    right after an operand: the member loop builds `member_object` only there). Scans in C where it can: a long
-    list of literals costs next to nothing."""
+    """Whether the tokens may form a construct the refusals name: an unsupported identifier, a leading dot (`.`
+    where an operand starts: `primary` builds `dot_ident` only there) or message construction (`{` right after
+    an operand: the member loop builds `member_object` only there). Scans in C where it can: a long list of
+    literals costs next to nothing."""
     if not _REFUSAL_NAMES.isdisjoint([lexeme[1] for lexeme in tokens if lexeme[0] == "IDENT"]):
         return True
     kinds = [lexeme[0] for lexeme in tokens]
@@ -528,4 +533,4 @@ def parse_sized(text: str, *, lean: bool) -> Parsed:
         raise CompileError(MAX_DEPTH_EXCEEDED)
     # Levels: cel-go's chain depth, plus up to three per nesting (`primary > list_lit > exprlist`, ...), plus
     # the `&&`/`||` links and unary operators it does not count (all of them: an upper bound).
-    return Parsed(tree, depth + 3 * parser.deepest + parser.links, _refusable(tokens))
+    return Parsed(tree, depth + 3 * parser.deepest + parser.links, _refusable(tokens), tuple(parser.macros))
