@@ -38,7 +38,11 @@ _UNVIEWED: list[Node] = []
 _LOGICAL = frozenset(decl.id for decl in BY_ID.values() if decl.cost == "logical")
 _PLAIN = _COST_ONLY - {"index_list", "index_map"}  # (indexes also derive a path and an entry size)
 _EQUALITY = frozenset(decl.id for decl in BY_ID.values() if decl.cost == "equality")
-_COMPARES = _EQUALITY | frozenset(decl.id for decl in BY_ID.values() if decl.cost == "compare_size")
+_FIXED = frozenset(decl.id for decl in BY_ID.values() if decl.cost == "fixed")
+# Overloads `cost_compare` costs, when all that apply to a binary call are among them (index overloads are
+# `fixed` too but derive a path and an entry size: left to the general path).
+_COMPARES = (_EQUALITY | frozenset(decl.id for decl in BY_ID.values() if decl.cost == "compare_size")
+             | _FIXED) - {"index_list", "index_map"}
 _OWN_EQUALITY = (t.QUANTITY, t.SEMVER)
 
 
@@ -184,8 +188,8 @@ class _Coster:
             if size is not None:
                 self.sizes[e.id] = size
             return total.add(call)
-        if len(ids) == 1 and ids[0] in _COMPARES and e.target is None and len(arg_costs) == 2:
-            return self.cost_compare(e, ids[0], arg_costs)
+        if e.target is None and len(arg_costs) == 2 and _COMPARES.issuperset(ids):
+            return self.cost_compare(e, ids, arg_costs)
         # The rules of most operators read only the arguments' costs: their view of the arguments (type, path,
         # size) is built only for the rules that read it.
         viewed = any(overload_id not in _COST_ONLY for overload_id in ids)
@@ -213,22 +217,32 @@ class _Coster:
             self.sizes[e.id] = result
         return total.add(fn_cost)
 
-    def cost_compare(self, e: Call, overload_id: str, arg_costs: list[Range]) -> Range:
-        """`cost_call` in short for one comparison overload whose rule reads only the operands' sizes (rules
-        `equality`, `compare_size`): no argument views, no rule dispatch."""
+    def cost_compare(self, e: Call, ids: tuple[str, ...], arg_costs: list[Range]) -> Range:
+        """`cost_call` in short for binary operators whose overloads' rules read only the operands' sizes
+        (`equality`, `compare_size`) or nothing (`fixed`): no argument views, no rule dispatch. The union of
+        the overloads' costs, plus the operands'."""
         left, right = e.args
-        if overload_id in _EQUALITY and e.function == "_==_":
-            left_type, right_type = self.type(left), self.type(right)
-            if left_type.kind == "struct" and left_type in _OWN_EQUALITY and left_type == right_type:
-                call = ONE  # (the `equality` rule: Kubernetes' O(1) equality of its own types)
+        compared: Range | None = None
+        call: Range | None = None
+        for overload_id in ids:
+            if overload_id in _FIXED:
+                found = ONE
+            elif overload_id in _EQUALITY and e.function == "_==_" and self.own_equality(left, right):
+                found = ONE  # (the `equality` rule: Kubernetes' O(1) equality of its own types)
             else:
-                call = compare_sizes(self.size_or_unknown(left), self.size_or_unknown(right))
-        else:
-            call = compare_sizes(self.size_or_unknown(left), self.size_or_unknown(right))
+                if compared is None:
+                    compared = compare_sizes(self.size_or_unknown(left), self.size_or_unknown(right))
+                found = compared
+            call = found if call is None else call.union(found)
         size = self.size(e)
         if size is not None:
             self.sizes[e.id] = size
+        assert call is not None
         return call.add(arg_costs[0]).add(arg_costs[1])
+
+    def own_equality(self, left: Expr, right: Expr) -> bool:
+        left_type = self.type(left)
+        return left_type.kind == "struct" and left_type in _OWN_EQUALITY and left_type == self.type(right)
 
     def cost_list(self, e: CreateList) -> Range:
         if e.constant:  # literals cost nothing
