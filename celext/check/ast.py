@@ -11,6 +11,7 @@ reports errors at (the operator, the `.`, the `(` of a call) and the lark node i
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -172,7 +173,7 @@ def _plain(kind: str, value: Any) -> Any:
 class _Builder:
     def __init__(self, text: str) -> None:
         self.text = text
-        self.next_id = 0
+        self.new_id: Callable[[], int] = itertools.count(1).__next__  # node ids 1, 2, ... (a call in C)
         self.handlers: dict[str, Callable[[Any], Expr]] = {
             "const": self.const, "ident": self.ident_node, "expr": self.conditional, "conditionalor": self.logical,
             "conditionaland": self.logical, "relation": self.binary, "addition": self.binary,
@@ -183,9 +184,6 @@ class _Builder:
             "map_lit": self.map_lit, "paren_expr": self.paren,
         }
 
-    def new_id(self) -> int:
-        self.next_id += 1
-        return self.next_id
 
     def find(self, char: str, start: int) -> int:
         at = self.text.find(char, start)

@@ -389,6 +389,7 @@ def check(expr: Expr) -> CheckedExpr:
     # Final substitution: every node's type with what its type parameters were resolved to.
     if checker.mapping.subs or checker.fresh:
         substitute = checker.mapping.substitute
-        checked.types = {key: value if value.ground else substitute(value, params_to_dyn=True)
-                         for key, value in checked.types.items()}
+        types = checked.types
+        for key in [key for key, value in types.items() if not value.ground]:  # (most types are ground)
+            types[key] = substitute(types[key], params_to_dyn=True)
     return checked
