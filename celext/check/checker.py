@@ -42,6 +42,10 @@ VARIABLES: MappingABC[str, Type] = {
 _LITERALS = {"bool": t.BOOL, "int": t.INT, "uint": t.UINT, "double": t.DOUBLE, "string": t.STRING,
              "bytes": t.BYTES, "null": t.NULL}
 _EXEMPT_HOMOGENEOUS = frozenset({"format"})  # cel-go's validator lets format()'s argument list mix types
+# The last part of every dotted variable and function name: a select or member call named otherwise cannot be
+# part of a qualified name, so the chain under it is not walked (`_qualified_name`) for each select.
+_DOTTED_VARIABLES = frozenset(name.rsplit(".", 1)[1] for name in VARIABLES if "." in name)
+_DOTTED_FUNCTIONS = frozenset(name.rsplit(".", 1)[1] for name in FUNCTIONS if "." in name)
 
 
 # Overload resolution of a call whose argument types are all ground depends on nothing else (the declarations
@@ -149,7 +153,7 @@ class _Checker:
 
     def check_select(self, node: Select) -> None:
         assert node.operand is not None
-        qualified = _qualified_name(node)
+        qualified = _qualified_name(node) if node.field in _DOTTED_VARIABLES else None
         if qualified is not None and self.lookup(qualified.split(".")[0]) is None and qualified in VARIABLES:
             self.set(node, VARIABLES[qualified])  # a dotted type name (google.protobuf.Timestamp)
             return
@@ -198,7 +202,7 @@ class _Checker:
                 return
             self.resolve(node, node.function, overloads, None)
             return
-        qualified = _qualified_name(node.target)
+        qualified = _qualified_name(node.target) if node.function in _DOTTED_FUNCTIONS else None
         if qualified is not None and f"{qualified}.{node.function}" in FUNCTIONS and self.lookup(qualified) is None:
             # A namespaced global (sets.contains, optional.none): cel-go rewrites the node into a plain call.
             node.function, node.target = f"{qualified}.{node.function}", None
