@@ -280,6 +280,9 @@ class _Builder:
         marked."""
         value = node.children[0]
         start = _start(node)
+        kind = _CONST_KINDS.get(type(value))
+        if kind is not None:  # (most constants)
+            return Literal(self.new_id(), start, node, kind=kind, value=_plain(kind, value))
         if type(value) is celtypes.ListType:
             kind = _CONST_KINDS[type(value[0])]
             elements: list[Expr] = [Literal(self.new_id(), start, None, kind=kind, value=_plain(kind, v))
@@ -292,11 +295,7 @@ class _Builder:
                  Literal(self.new_id(), start, None, kind=value_kind, value=_plain(value_kind, v)))
                 for k, v in value.items()]
             return CreateMap(self.new_id(), start, node, entries=entries, constant=True)
-        kind = _CONST_KINDS.get(type(value), "bytes")
-        if kind == "bytes":
-            kind, plain = _literal_value(Token("BYTES_LIT", self.text[start:_end(node)]))
-        else:
-            plain = _plain(kind, value)
+        kind, plain = _literal_value(Token("BYTES_LIT", self.text[start:_end(node)]))  # (bytes)
         return Literal(self.new_id(), start, node, kind=kind, value=plain)
 
     def unary(self, node: Any) -> Expr:

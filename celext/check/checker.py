@@ -42,6 +42,7 @@ VARIABLES: MappingABC[str, Type] = {
 _LITERALS = {"bool": t.BOOL, "int": t.INT, "uint": t.UINT, "double": t.DOUBLE, "string": t.STRING,
              "bytes": t.BYTES, "null": t.NULL}
 _EXEMPT_HOMOGENEOUS = frozenset({"format"})  # cel-go's validator lets format()'s argument list mix types
+_LOGICAL = {name: (FUNCTIONS[name][0].id,) for name in ("_&&_", "_||_")}
 # The last part of every dotted variable and function name: a select or member call named otherwise cannot be
 # part of a qualified name, so the chain under it is not walked (`_qualified_name`) for each select.
 _DOTTED_VARIABLES = frozenset(name.rsplit(".", 1)[1] for name in VARIABLES if "." in name)
@@ -195,6 +196,8 @@ class _Checker:
             else:
                 self.check(arg)
         if node.target is None:
+            if len(node.args) == 2 and self.check_binary(node):
+                return
             overloads = FUNCTIONS.get(node.function)
             if overloads is None:
                 self.error(node, f"undeclared reference to '{node.function}' (in container '')")
@@ -216,6 +219,31 @@ class _Checker:
             return
         self.resolve(node, node.function, overloads, node.target)
 
+    def check_binary(self, node: Call) -> bool:
+        """`resolve` in short for a binary operator on bool operands (`&&`, `||`) or on ground types resolved
+        before; False when the trials must run."""
+        types = self.out.types
+        left = types.get(node.args[0].id, t.ERROR)
+        right = types.get(node.args[1].id, t.ERROR)
+        logical = _LOGICAL.get(node.function)
+        if logical is not None:
+            if left is not t.BOOL or right is not t.BOOL:
+                return False
+            types[node.id] = t.BOOL
+            self.out.overloads[node.id] = logical
+            return True
+        return left.ground and right.ground and self.recall(node, (node.function, False, (left, right)))
+
+    def recall(self, node: Call, key: tuple[str, bool, tuple[Type, ...]]) -> bool:
+        """The remembered resolution of a call on ground argument types (RESOLVED), if any."""
+        known = RESOLVED.get(key)
+        if known is None:
+            return False
+        self.out.types[node.id] = known[0]
+        self.out.overloads[node.id] = known[1]
+        self.fresh += known[2]
+        return True
+
     def resolve(self, node: Call, name: str, overloads: tuple[OverloadDecl, ...], target: Expr | None) -> None:
         types = self.out.types
         arg_types = [types.get(a.id, t.ERROR) for a in node.args]
@@ -236,11 +264,7 @@ class _Checker:
             if not arg_type.ground:
                 key = None
                 break
-        known = RESOLVED.get(key) if key is not None else None
-        if known is not None:  # ground arguments: the same answer as last time, without the overload trials
-            self.set(node, known[0])
-            self.out.overloads[node.id] = known[1]
-            self.fresh += known[2]
+        if key is not None and self.recall(node, key):  # ground arguments: the answer of last time, no trials
             return
         numbered = self.fresh
         result: Type | None = None
@@ -369,7 +393,7 @@ class _Checker:
 
     def assert_type(self, node: Expr, expected: Type) -> None:
         actual = self.get(node)
-        if not self.mapping.assignable(expected, actual):
+        if actual is not expected and not self.mapping.assignable(expected, actual):
             self.error(node, f"expected type '{t.fmt(expected)}' but found '{t.fmt(actual)}'")
 
 
