@@ -63,10 +63,12 @@ def _token(kind: str, text: str, *position: int) -> Token:
 
 def _point(kind: str, text: str, start: int, line: int, column: int) -> Meta:
     """The span of one token, as a Meta."""
+    if kind not in ("MLSTRING_LIT", "BYTES_LIT"):
+        return _one_line(text, start, line, column)
     meta = _new_meta()
     meta.empty = False
     meta.line, meta.column, meta.start_pos = line, column, start
-    newlines = text.count("\n") if kind in ("MLSTRING_LIT", "BYTES_LIT") else 0
+    newlines = text.count("\n")
     meta.end_line = line + newlines
     meta.end_column = column + len(text) if not newlines else len(text) - text.rindex("\n")
     meta.end_pos = start + len(text)
@@ -222,7 +224,7 @@ class _Parser:
         depth = 0
         if condition is None:
             condition, depth = self.conditionalor()
-        if self.peek() == "?":
+        if self.tokens[self.index][0] == "?":
             self.index += 1
             then, then_depth = self.conditionalor()
             self.expect(":")
@@ -237,7 +239,7 @@ class _Parser:
     def conditionalor(self) -> tuple[Node, int]:
         left, depth = self.operand(1, self.conditionaland)
         node = left if self.lean else Tree("conditionalor", [left], left.meta)
-        while self.peek() == "||":
+        while self.tokens[self.index][0] == "||":
             self.index += 1
             right, right_depth = self.operand(1, self.conditionaland)
             node = Tree("conditionalor", [node, right], _span(node.meta, right.meta))
@@ -248,7 +250,7 @@ class _Parser:
     def conditionaland(self) -> tuple[Node, int]:
         left, depth = self.operand(2, self.relation)
         node = left if self.lean else Tree("conditionaland", [left], left.meta)
-        while self.peek() == "&&":
+        while self.tokens[self.index][0] == "&&":
             self.index += 1
             right, right_depth = self.operand(2, self.relation)
             node = Tree("conditionaland", [node, right], _span(node.meta, right.meta))
@@ -273,7 +275,7 @@ class _Parser:
         left, depth = self.operand(next_level, operand)
         node = left if self.lean else Tree(level, [left], left.meta)
         while True:
-            name = operators.get(self.peek())
+            name = operators.get(self.tokens[self.index][0])
             if name is None:
                 return node, depth
             op = _point(*self.take())
@@ -282,7 +284,7 @@ class _Parser:
             depth = 1 + max(depth, right_depth)
 
     def unary(self) -> tuple[Node, int]:
-        kind = self.peek()
+        kind = self.tokens[self.index][0]
         if kind in ("!", "-"):
             self.links += 1
             op = _point(*self.take())
@@ -297,14 +299,14 @@ class _Parser:
         lean = self.lean
         node = first if lean else Tree("member", [first], first.meta)
         while True:
-            kind = self.peek()
+            kind = self.tokens[self.index][0]
             if kind == ".":
                 self.index += 1
-                optional = self.peek() == "?"
+                optional = self.tokens[self.index][0] == "?"
                 if optional:
                     self.index += 1
                 name, name_meta = self.ident()
-                if not optional and self.peek() == "(":
+                if not optional and self.tokens[self.index][0] == "(":
                     self.index += 1
                     args, args_depth = self.exprlist(")")
                     close = self.expect(")")
@@ -318,7 +320,7 @@ class _Parser:
                     depth += 1
             elif kind == "[":
                 self.index += 1
-                optional = self.peek() == "?"
+                optional = self.tokens[self.index][0] == "?"
                 if optional:
                     self.index += 1
                 index, index_depth = self.expr()
@@ -347,7 +349,7 @@ class _Parser:
             return Tree("primary", [_literal(token, meta, self.lean)], meta), 0
         if kind == "IDENT":
             token = _token("IDENT", text, start, line, column, line, column + len(text), start + len(text))
-            if self.peek() == "(":
+            if self.tokens[self.index][0] == "(":
                 self.index += 1
                 args, depth = self.exprlist(")")
                 close = self.expect(")")
@@ -358,7 +360,7 @@ class _Parser:
         if kind == ".":
             dot = _point(*lexeme)
             name, name_meta = self.ident()
-            if self.peek() == "(":
+            if self.tokens[self.index][0] == "(":
                 self.index += 1
                 args, depth = self.exprlist(")")
                 close = self.expect(")")
@@ -406,12 +408,12 @@ class _Parser:
 
     def exprlist(self, close: str, *, trailing_comma: bool = False) -> tuple[list[Node], int]:
         """`[exprlist]` before `close`: no child when empty, else one exprlist node."""
-        if self.peek() == close:
+        if self.tokens[self.index][0] == close:
             return [], 0
         items: list[Node] = []
         depth = 0
         while True:
-            if trailing_comma and self.peek() == "?":  # `[?x]`: an optional element (list literals only)
+            if trailing_comma and self.tokens[self.index][0] == "?":  # `[?x]`: an optional element (list literals only)
                 mark = _point(*self.take())
                 inner, item_depth = self.expr()
                 item = Tree("opt_expr", [inner], _span(mark, inner.meta))
@@ -419,10 +421,10 @@ class _Parser:
                 item, item_depth = self.expr()
             items.append(item)
             depth = max(depth, item_depth)
-            if self.peek() != ",":
+            if self.tokens[self.index][0] != ",":
                 break
             self.index += 1
-            if trailing_comma and self.peek() == close:
+            if trailing_comma and self.tokens[self.index][0] == close:
                 break
         return [Tree("exprlist", items, _span(items[0].meta, items[-1].meta))], depth
 
