@@ -56,6 +56,11 @@ def _new_meta() -> Meta:
     return Meta()  # type: ignore[no-untyped-call]
 
 
+# A Meta without its Python-level __init__ (which only sets `empty`, set here by the callers): the parser makes
+# one or two per node.
+_bare_meta = Meta.__new__
+
+
 def _token(kind: str, text: str, *position: int) -> Token:
     """A lark Token without lark's argument checks (`Token()` guards a deprecated keyword on every call)."""
     return Token._future_new(kind, text, *position)  # type: ignore[no-untyped-call,no-any-return]
@@ -77,14 +82,15 @@ def _point(kind: str, text: str, start: int, line: int, column: int) -> Meta:
 
 def _one_line(text: str, start: int, line: int, column: int) -> Meta:
     """`_point` for a token without newlines (all but multi-line strings): the hot path of long literals."""
-    meta = Meta.__new__(Meta)
-    meta.__dict__.update(empty=False, line=line, column=column, start_pos=start, end_line=line,
-                         end_column=column + len(text), end_pos=start + len(text))
+    meta = _bare_meta(Meta)
+    meta.empty = False
+    meta.line, meta.column, meta.start_pos = line, column, start
+    meta.end_line, meta.end_column, meta.end_pos = line, column + len(text), start + len(text)
     return meta
 
 
 def _span(first: Meta, last: Meta) -> Meta:
-    meta = _new_meta()
+    meta = _bare_meta(Meta)
     meta.empty = False
     meta.line, meta.column, meta.start_pos = first.line, first.column, first.start_pos
     meta.end_line, meta.end_column, meta.end_pos = last.end_line, last.end_column, last.end_pos
