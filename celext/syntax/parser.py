@@ -134,7 +134,7 @@ def _literal(token: Token, meta: Meta, lean: bool) -> Node:
 
 
 class _Parser:
-    __slots__ = ("deepest", "depth", "index", "lean", "links", "macros", "text", "tokens")
+    __slots__ = ("deepest", "depth", "index", "lean", "links", "macros", "text", "tokens", "values")
 
     def __init__(self, text: str, tokens: list[Lexeme], lean: bool) -> None:
         self.text = text
@@ -145,6 +145,7 @@ class _Parser:
         self.links = 0  # `&&`/`||` links and unary operators: tree levels cel-go's chain depth does not count
         self.lean = lean  # build the collapsed shape (no single-child grammar levels, literals as `const`)
         self.macros: list[Node] = []  # the member calls named like a macro, for the refusals (Parsed.macros)
+        self.values: dict[str, Any] = {}  # literal values by text, decoded once (values are immutable)
 
     # ---- tokens
 
@@ -196,7 +197,9 @@ class _Parser:
         _, text, start, line, column = lexeme
         lean = self.lean
         if lean and kind != "IDENT":  # a literal's value, without the token the full shape keeps
-            value = literals.value_of(kind, text)
+            value = self.values.get(text)  # (the text tells the kind: one value per text)
+            if value is None:
+                value = self.values[text] = literals.value_of(kind, text)
             if not isinstance(value, CELEvalError):
                 if kind == "BOOL_LIT":
                     meta = _NO_POSITION
@@ -265,8 +268,11 @@ class _Parser:
         return node, depth
 
     def operand(self, level: int, parse: Any) -> tuple[Node, int]:
-        node = self.atom(level)
-        return (node, 0) if node is not None else parse()
+        tokens, index = self.tokens, self.index
+        if tokens[index][0] in _ATOMS and tokens[index + 1][0] not in _BLOCKS[level]:  # (what atom() takes)
+            return self.atom(level), 0
+        parsed: tuple[Node, int] = parse()
+        return parsed
 
     def relation(self) -> tuple[Node, int]:
         return self._binary("relation", _RELATIONS, 3, self.addition)
