@@ -190,8 +190,9 @@ class _Checker:
             self.set(node, self.mapping.substitute(result))
             self.out.overloads[node.id] = ("select_optional_field",)
             return
+        exempt = node.function in _EXEMPT_HOMOGENEOUS
         for arg in node.args:
-            if node.function in _EXEMPT_HOMOGENEOUS and isinstance(arg, CreateList):
+            if exempt and isinstance(arg, CreateList):
                 self.check_list(arg, exempt=True)
             else:
                 self.check(arg)
