@@ -184,9 +184,8 @@ class _Coster:
                 call = ONE
                 for arg_cost in arg_costs:
                     call = call.add(arg_cost)
-            size = self.size(e)
-            if size is not None:
-                self.sizes[e.id] = size
+            # (The call's own size is left to `size()` when something asks: it is the same then, as no path
+            # is ever recorded for these calls.)
             return total.add(call)
         if e.target is None and len(arg_costs) == 2 and _COMPARES.issuperset(ids):
             return self.cost_compare(e, ids, arg_costs)
@@ -234,10 +233,7 @@ class _Coster:
                     compared = compare_sizes(self.size_or_unknown(left), self.size_or_unknown(right))
                 found = compared
             call = found if call is None else call.union(found)
-        size = self.size(e)
-        if size is not None:
-            self.sizes[e.id] = size
-        assert call is not None
+        assert call is not None  # (the call's size: as in the short path of `cost_call`)
         return call.add(arg_costs[0]).add(arg_costs[1])
 
     def own_equality(self, left: Expr, right: Expr) -> bool:
