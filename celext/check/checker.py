@@ -163,7 +163,10 @@ class _Checker:
 
     def select_field(self, node: Expr, operand: Expr, name: str, *, optional: bool) -> Type:
         self.check(operand)
-        target, is_opt = t.unwrap_optional(self.mapping.substitute(self.get(operand)))
+        target = self.out.types.get(operand.id, t.ERROR)
+        if not target.ground:
+            target = self.mapping.substitute(target)
+        target, is_opt = t.unwrap_optional(target) if target.kind == "opaque" else (target, False)
         result = t.ERROR
         if target.kind == "map":
             result = target.params[1]

@@ -171,7 +171,9 @@ class _Coster:
             arg_cost = self.cost(e.args[0])
             self.copy_sizes(e, e.args[0])
             return ONE.add(arg_cost)
-        arg_costs = [self.cost(a) for a in e.args]
+        operands = e.args  # (most calls are binary: two calls, without a comprehension's frame)
+        arg_costs = ([self.cost(operands[0]), self.cost(operands[1])] if len(operands) == 2
+                     else [self.cost(a) for a in operands])
         ids = self.checked.overloads.get(e.id, ())
         if not ids:
             return ZERO
