@@ -54,7 +54,7 @@ OPERAND_END = frozenset({"INT_LIT", "UINT_LIT", "FLOAT_LIT", "STRING_LIT", "MLST
 
 # The same tokens without group names: `findall` hands back the texts alone (no match objects), and the kind is
 # told from the text (`_kind`). Blanks and comments are tokens too, so the texts tile the whole input exactly when
-# every character lexed; otherwise `_scan` walks the text again to find the bad spot.
+# every character lexed; otherwise `scan` walks the text again to find the bad spot.
 _TEXTS = re.compile("|".join([
     r"[\t\n\f\r ]+|//[^\n]*",
     rf"-?(?:0[xX][0-9a-fA-F]+[uU]?|\d+\.\d+(?:{_EXPONENT})?|\d+(?:{_EXPONENT}|[uU])?|\.\d+(?:{_EXPONENT})?)",
@@ -92,7 +92,7 @@ def tokenize(text: str) -> list[Lexeme]:
     string included) the list ends with an `$ERROR` token, which no grammar rule accepts."""
     texts = _TEXTS.findall(text)
     if sum(map(len, texts)) != len(text):  # some character did not lex: the slow scan finds and reports it
-        return _scan(text)
+        return scan(text)
     out: list[Lexeme] = []
     append = out.append
     kinds = dict(_FIXED)  # and every other text seen so far: repeated names and numbers are looked up once
@@ -125,7 +125,7 @@ def tokenize(text: str) -> list[Lexeme]:
     return out
 
 
-def _scan(text: str) -> list[Lexeme]:
+def scan(text: str) -> list[Lexeme]:
     """`tokenize` one match at a time, for a text with a character no token starts with."""
     out: list[Lexeme] = []
     append = out.append
