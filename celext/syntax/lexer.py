@@ -52,27 +52,26 @@ OPERAND_END = frozenset({"INT_LIT", "UINT_LIT", "FLOAT_LIT", "STRING_LIT", "MLST
                           "NULL_LIT", "IDENT", ")", "]", "}"})
 
 
-# The same tokens without group names: `findall` hands back the texts alone (no match objects), and the kind is
-# told from the text (`_kind`). Blanks and comments are tokens too, so the texts tile the whole input exactly when
-# every character lexed; otherwise `scan` walks the text again to find the bad spot.
-_TEXTS = re.compile("|".join([
-    r"[\t\n\f\r ]+|//[^\n]*",
+# The same tokens as (blanks and comments before it, token) pairs: `findall` hands back the texts alone (no match
+# objects), one pair per token, and the kind is told from the text (`_kind`). The pairs tile the whole input (the
+# last one holds the trailing blanks and an empty token) exactly when every character lexed; otherwise `scan`
+# walks the text again to find the bad spot. The blanks are possessive: nothing to backtrack into.
+_TEXTS = re.compile(r"((?>[\t\n\f\r ]+|//[^\n]*)*+)(" + "|".join([
+    r"\|\||&&|==|!=|<=|>=|[<>+*%!?:,()\[\]{}]",  # (operators no other token starts with, first)
     rf"-?(?:0[xX][0-9a-fA-F]+[uU]?|\d+\.\d+(?:{_EXPONENT})?|\d+(?:{_EXPONENT}|[uU])?|\.\d+(?:{_EXPONENT})?)",
     rf"(?=[bBrR'\"])(?:[bB](?:{_strings()})|{_strings()})",  # (one character test before the string branches)
     r"[_a-zA-Z][_a-zA-Z0-9]*",
-    r"\|\||&&|==|!=|<=|>=|[-<>+*/%!?:.,()\[\]{}]",
-]))
+    r"[-./]",
+    r"\Z",
+]) + ")")
 _FIXED = {**{op: op for op in ("||", "&&", "==", "!=", "<=", ">=", *"-<>+*/%!?:.,()[]{}")}, **_KEYWORDS}
 _DIGITS = frozenset("0123456789")
 _QUOTES = frozenset("'\"")
-_BLANKS = frozenset("\t\n\f\r ")
 
 
 def _kind(value: str) -> str:
     """The kind of a token text `_TEXTS` matched that is not an operator or keyword (`_FIXED`)."""
     first = value[0]
-    if first in _BLANKS or value[:2] == "//":
-        return "WS"
     if value[-1] in _QUOTES:  # a string or bytes literal (an identifier never ends with a quote)
         if first in "bB":
             return "BYTES_LIT"
@@ -90,25 +89,23 @@ def _kind(value: str) -> str:
 def tokenize(text: str) -> list[Lexeme]:
     """The tokens of `text`, comments and blanks left out. At a character no token starts with (an unterminated
     string included) the list ends with an `$ERROR` token, which no grammar rule accepts."""
-    texts = _TEXTS.findall(text)
-    if sum(map(len, texts)) != len(text):  # some character did not lex: the slow scan finds and reports it
-        return scan(text)
     out: list[Lexeme] = []
     append = out.append
     kinds = dict(_FIXED)  # and every other text seen so far: repeated names and numbers are looked up once
     known = kinds.get
     line, line_start, position = 1, 0, 0
     previous = ""
-    for value in texts:
+    for blanks, value in _TEXTS.findall(text):
+        if blanks:
+            if "\n" in blanks:
+                line += blanks.count("\n")
+                line_start = position + blanks.rindex("\n") + 1
+            position += len(blanks)
+        if not value:  # the end (or, before it, a character no token starts with: told below)
+            break
         kind = known(value)
         if kind is None:
             kind = kinds[value] = _kind(value)
-        if kind == "WS":
-            if "\n" in value:
-                line += value.count("\n")
-                line_start = position + value.rindex("\n") + 1
-            position += len(value)
-            continue
         if value[0] == "-" and kind != "-" and previous in OPERAND_END:  # subtraction, then the number alone
             column = position - line_start + 1
             append(("-", "-", position, line, column))
@@ -122,6 +119,8 @@ def tokenize(text: str) -> list[Lexeme]:
             line += value.count("\n")
             line_start = position + value.rindex("\n") + 1
         position += len(value)
+    if position != len(text):  # the pairs skipped a character no token starts with: the scan reports it
+        return scan(text)
     return out
 
 
