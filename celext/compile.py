@@ -36,7 +36,7 @@ from celext.reference.collapse import collapse
 from celext.syntax import MAX_LENGTH, RECURSION_LIMIT_EXCEEDED, headroom, parse
 from celext.syntax.grammar import parse_lean
 from celext.syntax.parser import Parsed
-from celext.syntax.refusals import refuse
+from celext.syntax.refusals import check_macros, refuse
 from celext.syntax.rewrite import MAX_EXPANDED_NODES, TOO_EXPANDED, expanded_size, rewrite
 
 __all__ = ["MAX_LENGTH", "Laps", "Path", "Prepared", "gc_paused", "lap", "parse", "prepare", "typecheck"]
@@ -161,8 +161,10 @@ def _prepare(expression: str, parsed: Parsed, cost_limit: int, laps: Laps | None
         if expanded_size(tree) > MAX_EXPANDED_NODES:
             raise CompileError(TOO_EXPANDED)
     start = lap(laps, "rewrite", start)
-    if parsed.refusable:  # the parser saw a name or construct a refusal may apply to
+    if parsed.refusable or (parsed.macros and tree is not lean):  # a name or construct a refusal may apply to
         refuse(tree, shared=tree is not lean)
+    elif parsed.macros:  # only the macro calls' forms can be refused: those calls, found by the parser
+        check_macros(parsed.macros, tree)
     start = lap(laps, "refuse", start)
     checked = typecheck(expression, lean)
     start = lap(laps, "check", start)

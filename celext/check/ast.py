@@ -11,6 +11,7 @@ reports errors at (the operator, the `.`, the `(` of a call) and the lark node i
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -172,7 +173,7 @@ def _plain(kind: str, value: Any) -> Any:
 class _Builder:
     def __init__(self, text: str) -> None:
         self.text = text
-        self.next_id = 0
+        self.new_id: Callable[[], int] = itertools.count(1).__next__  # node ids 1, 2, ... (a call in C)
         self.handlers: dict[str, Callable[[Any], Expr]] = {
             "const": self.const, "ident": self.ident_node, "expr": self.conditional, "conditionalor": self.logical,
             "conditionaland": self.logical, "relation": self.binary, "addition": self.binary,
@@ -183,9 +184,6 @@ class _Builder:
             "map_lit": self.map_lit, "paren_expr": self.paren,
         }
 
-    def new_id(self) -> int:
-        self.next_id += 1
-        return self.next_id
 
     def find(self, char: str, start: int) -> int:
         at = self.text.find(char, start)
@@ -193,13 +191,13 @@ class _Builder:
 
     def call(self, function: str, offset: int, args: list[Expr], target: Expr | None = None,
              tree: Any = None) -> Call:
-        return Call(self.new_id(), offset, tree, function=function, target=target, args=args)
+        return Call(self.new_id(), offset, tree, function, target, args)  # (positional: faster)
 
     def ident(self, name: str, offset: int) -> Ident:
-        return Ident(self.new_id(), offset, None, name=name)
+        return Ident(self.new_id(), offset, None, name)
 
     def lit(self, kind: str, value: Any, offset: int) -> Literal:
-        return Literal(self.new_id(), offset, None, kind=kind, value=value)
+        return Literal(self.new_id(), offset, None, kind, value)
 
     def build(self, node: Any) -> Expr:
         # Rule names are lark Tokens, whose Python-level __eq__ dominates the walk: compare plain strings.
@@ -282,9 +280,12 @@ class _Builder:
         marked."""
         value = node.children[0]
         start = _start(node)
+        kind = _CONST_KINDS.get(type(value))
+        if kind is not None:  # (most constants)
+            return Literal(self.new_id(), start, node, kind, _plain(kind, value))
         if type(value) is celtypes.ListType:
             kind = _CONST_KINDS[type(value[0])]
-            elements: list[Expr] = [Literal(self.new_id(), start, None, kind=kind, value=_plain(kind, v))
+            elements: list[Expr] = [Literal(self.new_id(), start, None, kind, _plain(kind, v))
                                     for v in value]
             return CreateList(self.new_id(), start, node, elements=elements, constant=kind)
         if type(value) is celtypes.MapType:
@@ -294,11 +295,7 @@ class _Builder:
                  Literal(self.new_id(), start, None, kind=value_kind, value=_plain(value_kind, v)))
                 for k, v in value.items()]
             return CreateMap(self.new_id(), start, node, entries=entries, constant=True)
-        kind = _CONST_KINDS.get(type(value), "bytes")
-        if kind == "bytes":
-            kind, plain = _literal_value(Token("BYTES_LIT", self.text[start:_end(node)]))
-        else:
-            plain = _plain(kind, value)
+        kind, plain = _literal_value(Token("BYTES_LIT", self.text[start:_end(node)]))  # (bytes)
         return Literal(self.new_id(), start, node, kind=kind, value=plain)
 
     def unary(self, node: Any) -> Expr:

@@ -42,6 +42,11 @@ VARIABLES: MappingABC[str, Type] = {
 _LITERALS = {"bool": t.BOOL, "int": t.INT, "uint": t.UINT, "double": t.DOUBLE, "string": t.STRING,
              "bytes": t.BYTES, "null": t.NULL}
 _EXEMPT_HOMOGENEOUS = frozenset({"format"})  # cel-go's validator lets format()'s argument list mix types
+_LOGICAL = {name: (FUNCTIONS[name][0].id,) for name in ("_&&_", "_||_")}
+# The last part of every dotted variable and function name: a select or member call named otherwise cannot be
+# part of a qualified name, so the chain under it is not walked (`_qualified_name`) for each select.
+_DOTTED_VARIABLES = frozenset(name.rsplit(".", 1)[1] for name in VARIABLES if "." in name)
+_DOTTED_FUNCTIONS = frozenset(name.rsplit(".", 1)[1] for name in FUNCTIONS if "." in name)
 
 
 # Overload resolution of a call whose argument types are all ground depends on nothing else (the declarations
@@ -149,7 +154,7 @@ class _Checker:
 
     def check_select(self, node: Select) -> None:
         assert node.operand is not None
-        qualified = _qualified_name(node)
+        qualified = _qualified_name(node) if node.field in _DOTTED_VARIABLES else None
         if qualified is not None and self.lookup(qualified.split(".")[0]) is None and qualified in VARIABLES:
             self.set(node, VARIABLES[qualified])  # a dotted type name (google.protobuf.Timestamp)
             return
@@ -158,7 +163,10 @@ class _Checker:
 
     def select_field(self, node: Expr, operand: Expr, name: str, *, optional: bool) -> Type:
         self.check(operand)
-        target, is_opt = t.unwrap_optional(self.mapping.substitute(self.get(operand)))
+        target = self.out.types.get(operand.id, t.ERROR)
+        if not target.ground:
+            target = self.mapping.substitute(target)
+        target, is_opt = t.unwrap_optional(target) if target.kind == "opaque" else (target, False)
         result = t.ERROR
         if target.kind == "map":
             result = target.params[1]
@@ -185,12 +193,15 @@ class _Checker:
             self.set(node, self.mapping.substitute(result))
             self.out.overloads[node.id] = ("select_optional_field",)
             return
+        exempt = node.function in _EXEMPT_HOMOGENEOUS
         for arg in node.args:
-            if node.function in _EXEMPT_HOMOGENEOUS and isinstance(arg, CreateList):
+            if exempt and isinstance(arg, CreateList):
                 self.check_list(arg, exempt=True)
             else:
                 self.check(arg)
         if node.target is None:
+            if len(node.args) == 2 and self.check_binary(node):
+                return
             overloads = FUNCTIONS.get(node.function)
             if overloads is None:
                 self.error(node, f"undeclared reference to '{node.function}' (in container '')")
@@ -198,7 +209,7 @@ class _Checker:
                 return
             self.resolve(node, node.function, overloads, None)
             return
-        qualified = _qualified_name(node.target)
+        qualified = _qualified_name(node.target) if node.function in _DOTTED_FUNCTIONS else None
         if qualified is not None and f"{qualified}.{node.function}" in FUNCTIONS and self.lookup(qualified) is None:
             # A namespaced global (sets.contains, optional.none): cel-go rewrites the node into a plain call.
             node.function, node.target = f"{qualified}.{node.function}", None
@@ -211,6 +222,31 @@ class _Checker:
             self.set(node, t.ERROR)
             return
         self.resolve(node, node.function, overloads, node.target)
+
+    def check_binary(self, node: Call) -> bool:
+        """`resolve` in short for a binary operator on bool operands (`&&`, `||`) or on ground types resolved
+        before; False when the trials must run."""
+        types = self.out.types
+        left = types.get(node.args[0].id, t.ERROR)
+        right = types.get(node.args[1].id, t.ERROR)
+        logical = _LOGICAL.get(node.function)
+        if logical is not None:
+            if left is not t.BOOL or right is not t.BOOL:
+                return False
+            types[node.id] = t.BOOL
+            self.out.overloads[node.id] = logical
+            return True
+        return left.ground and right.ground and self.recall(node, (node.function, False, (left, right)))
+
+    def recall(self, node: Call, key: tuple[str, bool, tuple[Type, ...]]) -> bool:
+        """The remembered resolution of a call on ground argument types (RESOLVED), if any."""
+        known = RESOLVED.get(key)
+        if known is None:
+            return False
+        self.out.types[node.id] = known[0]
+        self.out.overloads[node.id] = known[1]
+        self.fresh += known[2]
+        return True
 
     def resolve(self, node: Call, name: str, overloads: tuple[OverloadDecl, ...], target: Expr | None) -> None:
         types = self.out.types
@@ -232,11 +268,7 @@ class _Checker:
             if not arg_type.ground:
                 key = None
                 break
-        known = RESOLVED.get(key) if key is not None else None
-        if known is not None:  # ground arguments: the same answer as last time, without the overload trials
-            self.set(node, known[0])
-            self.out.overloads[node.id] = known[1]
-            self.fresh += known[2]
+        if key is not None and self.recall(node, key):  # ground arguments: the answer of last time, no trials
             return
         numbered = self.fresh
         result: Type | None = None
@@ -365,7 +397,7 @@ class _Checker:
 
     def assert_type(self, node: Expr, expected: Type) -> None:
         actual = self.get(node)
-        if not self.mapping.assignable(expected, actual):
+        if actual is not expected and not self.mapping.assignable(expected, actual):
             self.error(node, f"expected type '{t.fmt(expected)}' but found '{t.fmt(actual)}'")
 
 
@@ -389,6 +421,7 @@ def check(expr: Expr) -> CheckedExpr:
     # Final substitution: every node's type with what its type parameters were resolved to.
     if checker.mapping.subs or checker.fresh:
         substitute = checker.mapping.substitute
-        checked.types = {key: value if value.ground else substitute(value, params_to_dyn=True)
-                         for key, value in checked.types.items()}
+        types = checked.types
+        for key in [key for key, value in types.items() if not value.ground]:  # (most types are ground)
+            types[key] = substitute(types[key], params_to_dyn=True)
     return checked

@@ -15,8 +15,18 @@ from dataclasses import dataclass
 from celext.check import types as t
 from celext.check.ast import ACCU, Call, Comprehension, CreateList, CreateMap, Expr, Ident, Literal, Select
 from celext.check.checker import CheckedExpr
-from celext.cost.rules import RULES, Entry, Node, Path
-from celext.cost.sizes import LIST_CREATE, MAP_CREATE, ONE, U64, UNKNOWN, ZERO, Range, device_size, fixed
+from celext.cost.rules import RULES, Entry, Node, Path, compare_sizes
+from celext.cost.sizes import (
+    LIST_CREATE,
+    MAP_CREATE,
+    ONE,
+    U64,
+    UNKNOWN,
+    ZERO,
+    Range,
+    device_size,
+    fixed,
+)
 from celext.overloads import BY_ID
 
 __all__ = ["estimate"]
@@ -27,6 +37,13 @@ _COST_ONLY = frozenset(decl.id for decl in BY_ID.values() if decl.cost in ("fixe
 _UNVIEWED: list[Node] = []
 _LOGICAL = frozenset(decl.id for decl in BY_ID.values() if decl.cost == "logical")
 _PLAIN = _COST_ONLY - {"index_list", "index_map"}  # (indexes also derive a path and an entry size)
+_EQUALITY = frozenset(decl.id for decl in BY_ID.values() if decl.cost == "equality")
+_FIXED = frozenset(decl.id for decl in BY_ID.values() if decl.cost == "fixed")
+# Overloads `cost_compare` costs, when all that apply to a binary call are among them (index overloads are
+# `fixed` too but derive a path and an entry size: left to the general path).
+_COMPARES = (_EQUALITY | frozenset(decl.id for decl in BY_ID.values() if decl.cost == "compare_size")
+             | _FIXED) - {"index_list", "index_map"}
+_OWN_EQUALITY = (t.QUANTITY, t.SEMVER)
 
 
 @dataclass(slots=True)
@@ -154,7 +171,9 @@ class _Coster:
             arg_cost = self.cost(e.args[0])
             self.copy_sizes(e, e.args[0])
             return ONE.add(arg_cost)
-        arg_costs = [self.cost(a) for a in e.args]
+        operands = e.args  # (most calls are binary: two calls, without a comprehension's frame)
+        arg_costs = ([self.cost(operands[0]), self.cost(operands[1])] if len(operands) == 2
+                     else [self.cost(a) for a in operands])
         ids = self.checked.overloads.get(e.id, ())
         if not ids:
             return ZERO
@@ -167,10 +186,11 @@ class _Coster:
                 call = ONE
                 for arg_cost in arg_costs:
                     call = call.add(arg_cost)
-            size = self.size(e)
-            if size is not None:
-                self.sizes[e.id] = size
+            # (The call's own size is left to `size()` when something asks: it is the same then, as no path
+            # is ever recorded for these calls.)
             return total.add(call)
+        if e.target is None and len(arg_costs) == 2 and _COMPARES.issuperset(ids):
+            return self.cost_compare(e, ids, arg_costs)
         # The rules of most operators read only the arguments' costs: their view of the arguments (type, path,
         # size) is built only for the rules that read it.
         viewed = any(overload_id not in _COST_ONLY for overload_id in ids)
@@ -197,6 +217,30 @@ class _Coster:
         if result is not None:
             self.sizes[e.id] = result
         return total.add(fn_cost)
+
+    def cost_compare(self, e: Call, ids: tuple[str, ...], arg_costs: list[Range]) -> Range:
+        """`cost_call` in short for binary operators whose overloads' rules read only the operands' sizes
+        (`equality`, `compare_size`) or nothing (`fixed`): no argument views, no rule dispatch. The union of
+        the overloads' costs, plus the operands'."""
+        left, right = e.args
+        compared: Range | None = None
+        call: Range | None = None
+        for overload_id in ids:
+            if overload_id in _FIXED:
+                found = ONE
+            elif overload_id in _EQUALITY and e.function == "_==_" and self.own_equality(left, right):
+                found = ONE  # (the `equality` rule: Kubernetes' O(1) equality of its own types)
+            else:
+                if compared is None:
+                    compared = compare_sizes(self.size_or_unknown(left), self.size_or_unknown(right))
+                found = compared
+            call = found if call is None else call.union(found)
+        assert call is not None  # (the call's size: as in the short path of `cost_call`)
+        return call.add(arg_costs[0]).add(arg_costs[1])
+
+    def own_equality(self, left: Expr, right: Expr) -> bool:
+        left_type = self.type(left)
+        return left_type.kind == "struct" and left_type in _OWN_EQUALITY and left_type == self.type(right)
 
     def cost_list(self, e: CreateList) -> Range:
         if e.constant:  # literals cost nothing

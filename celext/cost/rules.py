@@ -16,7 +16,7 @@ from celext.check import types as t
 from celext.check.ast import Call, Expr, Literal
 from celext.cost.sizes import ONE, REGEX_LENGTH, STRING_TRAVERSAL, U64, UNKNOWN, ZERO, Range, device_size
 
-__all__ = ["RULES", "Entry", "Node", "Path", "Rule", "Sizes"]
+__all__ = ["RULES", "Entry", "Node", "Path", "Rule", "Sizes", "compare_sizes"]
 
 Path = tuple[str, ...]
 
@@ -189,8 +189,13 @@ def _equality(c: Sizes, e: Call, target: Node | None, args: list[Node], costs: l
 
 def _compare_size(c: Sizes, e: Call, target: Node | None, args: list[Node], costs: list[Range]
                   ) -> tuple[Range, Range | None, bool] | None:
-    smallest = min(c.size_or_unknown(args[0]).max, c.size_or_unknown(args[1]).max)
-    return Range(1 if smallest > 0 else 0, smallest).factor(STRING_TRAVERSAL), None, False
+    return compare_sizes(c.size_or_unknown(args[0]), c.size_or_unknown(args[1])), None, False
+
+
+def compare_sizes(left: Range, right: Range) -> Range:
+    """The cost of comparing two values of these sizes: a traversal of the shorter one."""
+    smallest = left.max if left.max < right.max else right.max
+    return Range(1 if smallest > 0 else 0, smallest).factor(STRING_TRAVERSAL)
 
 
 def _concat(c: Sizes, e: Call, target: Node | None, args: list[Node], costs: list[Range]

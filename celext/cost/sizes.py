@@ -45,15 +45,14 @@ class Range(NamedTuple):
         return _new(Range, (low if low < U64 else U64, high if high < U64 else U64))
 
     def mul(self, other: Range) -> Range:
-        return Range(_mul(self.min, other.min), _mul(self.max, other.max))
+        return _new(Range, (_mul(self[0], other[0]), _mul(self[1], other[1])))
 
     def factor(self, f: float) -> Range:
-        return Range(_factor(self.min, f), _factor(self.max, f))
+        return _new(Range, (_factor(self[0], f), _factor(self[1], f)))
 
     def union(self, other: Range) -> Range:
-        low = self.min if self.min < other.min else other.min
-        high = self.max if self.max > other.max else other.max
-        return Range(low, high)
+        low, high = other
+        return _new(Range, (self[0] if self[0] < low else low, self[1] if self[1] > high else high))
 
 
 _new = tuple.__new__  # a Range without NamedTuple's Python-level constructor (the estimator's hot path)
@@ -63,7 +62,7 @@ UNKNOWN = Range(0, U64)
 
 
 def fixed(n: int) -> Range:
-    return Range(n, n)
+    return _new(Range, (n, n))
 
 
 @dataclass(frozen=True, slots=True)

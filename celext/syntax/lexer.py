@@ -52,9 +52,80 @@ OPERAND_END = frozenset({"INT_LIT", "UINT_LIT", "FLOAT_LIT", "STRING_LIT", "MLST
                           "NULL_LIT", "IDENT", ")", "]", "}"})
 
 
+# The same tokens as (blanks and comments before it, token) pairs: `findall` hands back the texts alone (no match
+# objects), one pair per token, and the kind is told from the text (`_kind`). The pairs tile the whole input (the
+# last one holds the trailing blanks and an empty token) exactly when every character lexed; otherwise `scan`
+# walks the text again to find the bad spot. The blanks are possessive: nothing to backtrack into.
+_TEXTS = re.compile(r"((?>[\t\n\f\r ]+|//[^\n]*)*+)(" + "|".join([
+    r"\|\||&&|==|!=|<=|>=|[<>+*%!?:,()\[\]{}]",  # (operators no other token starts with, first)
+    rf"-?(?:0[xX][0-9a-fA-F]+[uU]?|\d+\.\d+(?:{_EXPONENT})?|\d+(?:{_EXPONENT}|[uU])?|\.\d+(?:{_EXPONENT})?)",
+    rf"(?=[bBrR'\"])(?:[bB](?:{_strings()})|{_strings()})",  # (one character test before the string branches)
+    r"[_a-zA-Z][_a-zA-Z0-9]*",
+    r"[-./]",
+    r"\Z",
+]) + ")")
+_FIXED = {**{op: op for op in ("||", "&&", "==", "!=", "<=", ">=", *"-<>+*/%!?:.,()[]{}")}, **_KEYWORDS}
+_DIGITS = frozenset("0123456789")
+_QUOTES = frozenset("'\"")
+
+
+def _kind(value: str) -> str:
+    """The kind of a token text `_TEXTS` matched that is not an operator or keyword (`_FIXED`)."""
+    first = value[0]
+    if value[-1] in _QUOTES:  # a string or bytes literal (an identifier never ends with a quote)
+        if first in "bB":
+            return "BYTES_LIT"
+        return "MLSTRING_LIT" if value.lstrip("rR")[:3] in ('"""', "'''") else "STRING_LIT"
+    if first in _DIGITS or first in "-.":
+        if value[-1] in "uU":
+            return "UINT_LIT"
+        body = value.lstrip("-")
+        if body[:2] in ("0x", "0X"):
+            return "INT_LIT"
+        return "FLOAT_LIT" if "." in body or "e" in body or "E" in body else "INT_LIT"
+    return "IDENT"
+
+
 def tokenize(text: str) -> list[Lexeme]:
     """The tokens of `text`, comments and blanks left out. At a character no token starts with (an unterminated
     string included) the list ends with an `$ERROR` token, which no grammar rule accepts."""
+    out: list[Lexeme] = []
+    append = out.append
+    kinds = dict(_FIXED)  # and every other text seen so far: repeated names and numbers are looked up once
+    known = kinds.get
+    line, line_start, position = 1, 0, 0
+    previous = ""
+    for blanks, value in _TEXTS.findall(text):
+        if blanks:
+            if "\n" in blanks:
+                line += blanks.count("\n")
+                line_start = position + blanks.rindex("\n") + 1
+            position += len(blanks)
+        if not value:  # the end (or, before it, a character no token starts with: told below)
+            break
+        kind = known(value)
+        if kind is None:
+            kind = kinds[value] = _kind(value)
+        if value[0] == "-" and kind != "-" and previous in OPERAND_END:  # subtraction, then the number alone
+            column = position - line_start + 1
+            append(("-", "-", position, line, column))
+            append((kind, value[1:], position + 1, line, column + 1))
+            previous = kind
+            position += len(value)
+            continue
+        append((kind, value, position, line, position - line_start + 1))
+        previous = kind
+        if kind in ("MLSTRING_LIT", "BYTES_LIT") and "\n" in value:
+            line += value.count("\n")
+            line_start = position + value.rindex("\n") + 1
+        position += len(value)
+    if position != len(text):  # the pairs skipped a character no token starts with: the scan reports it
+        return scan(text)
+    return out
+
+
+def scan(text: str) -> list[Lexeme]:
+    """`tokenize` one match at a time, for a text with a character no token starts with."""
     out: list[Lexeme] = []
     append = out.append
     line, line_start, position, size = 1, 0, 0, len(text)

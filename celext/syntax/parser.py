@@ -56,6 +56,11 @@ def _new_meta() -> Meta:
     return Meta()  # type: ignore[no-untyped-call]
 
 
+# A Meta without its Python-level __init__ (which only sets `empty`, set here by the callers): the parser makes
+# one or two per node.
+_bare_meta = Meta.__new__
+
+
 def _token(kind: str, text: str, *position: int) -> Token:
     """A lark Token without lark's argument checks (`Token()` guards a deprecated keyword on every call)."""
     return Token._future_new(kind, text, *position)  # type: ignore[no-untyped-call,no-any-return]
@@ -63,10 +68,12 @@ def _token(kind: str, text: str, *position: int) -> Token:
 
 def _point(kind: str, text: str, start: int, line: int, column: int) -> Meta:
     """The span of one token, as a Meta."""
+    if kind not in ("MLSTRING_LIT", "BYTES_LIT"):
+        return _one_line(text, start, line, column)
     meta = _new_meta()
     meta.empty = False
     meta.line, meta.column, meta.start_pos = line, column, start
-    newlines = text.count("\n") if kind in ("MLSTRING_LIT", "BYTES_LIT") else 0
+    newlines = text.count("\n")
     meta.end_line = line + newlines
     meta.end_column = column + len(text) if not newlines else len(text) - text.rindex("\n")
     meta.end_pos = start + len(text)
@@ -75,14 +82,15 @@ def _point(kind: str, text: str, start: int, line: int, column: int) -> Meta:
 
 def _one_line(text: str, start: int, line: int, column: int) -> Meta:
     """`_point` for a token without newlines (all but multi-line strings): the hot path of long literals."""
-    meta = Meta.__new__(Meta)
-    meta.__dict__.update(empty=False, line=line, column=column, start_pos=start, end_line=line,
-                         end_column=column + len(text), end_pos=start + len(text))
+    meta = _bare_meta(Meta)
+    meta.empty = False
+    meta.line, meta.column, meta.start_pos = line, column, start
+    meta.end_line, meta.end_column, meta.end_pos = line, column + len(text), start + len(text)
     return meta
 
 
 def _span(first: Meta, last: Meta) -> Meta:
-    meta = _new_meta()
+    meta = _bare_meta(Meta)
     meta.empty = False
     meta.line, meta.column, meta.start_pos = first.line, first.column, first.start_pos
     meta.end_line, meta.end_column, meta.end_pos = last.end_line, last.end_column, last.end_pos
@@ -126,7 +134,7 @@ def _literal(token: Token, meta: Meta, lean: bool) -> Node:
 
 
 class _Parser:
-    __slots__ = ("deepest", "depth", "index", "lean", "links", "text", "tokens")
+    __slots__ = ("deepest", "depth", "index", "lean", "links", "macros", "text", "tokens", "values")
 
     def __init__(self, text: str, tokens: list[Lexeme], lean: bool) -> None:
         self.text = text
@@ -136,6 +144,8 @@ class _Parser:
         self.deepest = 0  # the deepest `expr` was entered
         self.links = 0  # `&&`/`||` links and unary operators: tree levels cel-go's chain depth does not count
         self.lean = lean  # build the collapsed shape (no single-child grammar levels, literals as `const`)
+        self.macros: list[Node] = []  # the member calls named like a macro, for the refusals (Parsed.macros)
+        self.values: dict[str, Any] = {}  # literal values by text, decoded once (values are immutable)
 
     # ---- tokens
 
@@ -187,7 +197,9 @@ class _Parser:
         _, text, start, line, column = lexeme
         lean = self.lean
         if lean and kind != "IDENT":  # a literal's value, without the token the full shape keeps
-            value = literals.value_of(kind, text)
+            value = self.values.get(text)  # (the text tells the kind: one value per text)
+            if value is None:
+                value = self.values[text] = literals.value_of(kind, text)
             if not isinstance(value, CELEvalError):
                 if kind == "BOOL_LIT":
                     meta = _NO_POSITION
@@ -221,7 +233,7 @@ class _Parser:
         depth = 0
         if condition is None:
             condition, depth = self.conditionalor()
-        if self.peek() == "?":
+        if self.tokens[self.index][0] == "?":
             self.index += 1
             then, then_depth = self.conditionalor()
             self.expect(":")
@@ -236,7 +248,7 @@ class _Parser:
     def conditionalor(self) -> tuple[Node, int]:
         left, depth = self.operand(1, self.conditionaland)
         node = left if self.lean else Tree("conditionalor", [left], left.meta)
-        while self.peek() == "||":
+        while self.tokens[self.index][0] == "||":
             self.index += 1
             right, right_depth = self.operand(1, self.conditionaland)
             node = Tree("conditionalor", [node, right], _span(node.meta, right.meta))
@@ -247,7 +259,7 @@ class _Parser:
     def conditionaland(self) -> tuple[Node, int]:
         left, depth = self.operand(2, self.relation)
         node = left if self.lean else Tree("conditionaland", [left], left.meta)
-        while self.peek() == "&&":
+        while self.tokens[self.index][0] == "&&":
             self.index += 1
             right, right_depth = self.operand(2, self.relation)
             node = Tree("conditionaland", [node, right], _span(node.meta, right.meta))
@@ -256,8 +268,11 @@ class _Parser:
         return node, depth
 
     def operand(self, level: int, parse: Any) -> tuple[Node, int]:
-        node = self.atom(level)
-        return (node, 0) if node is not None else parse()
+        tokens, index = self.tokens, self.index
+        if tokens[index][0] in _ATOMS and tokens[index + 1][0] not in _BLOCKS[level]:  # (what atom() takes)
+            return self.atom(level), 0
+        parsed: tuple[Node, int] = parse()
+        return parsed
 
     def relation(self) -> tuple[Node, int]:
         return self._binary("relation", _RELATIONS, 3, self.addition)
@@ -272,7 +287,7 @@ class _Parser:
         left, depth = self.operand(next_level, operand)
         node = left if self.lean else Tree(level, [left], left.meta)
         while True:
-            name = operators.get(self.peek())
+            name = operators.get(self.tokens[self.index][0])
             if name is None:
                 return node, depth
             op = _point(*self.take())
@@ -281,7 +296,7 @@ class _Parser:
             depth = 1 + max(depth, right_depth)
 
     def unary(self) -> tuple[Node, int]:
-        kind = self.peek()
+        kind = self.tokens[self.index][0]
         if kind in ("!", "-"):
             self.links += 1
             op = _point(*self.take())
@@ -296,18 +311,20 @@ class _Parser:
         lean = self.lean
         node = first if lean else Tree("member", [first], first.meta)
         while True:
-            kind = self.peek()
+            kind = self.tokens[self.index][0]
             if kind == ".":
                 self.index += 1
-                optional = self.peek() == "?"
+                optional = self.tokens[self.index][0] == "?"
                 if optional:
                     self.index += 1
                 name, name_meta = self.ident()
-                if not optional and self.peek() == "(":
+                if not optional and self.tokens[self.index][0] == "(":
                     self.index += 1
                     args, args_depth = self.exprlist(")")
                     close = self.expect(")")
                     inner = Tree("member_dot_arg", [node, name, *args], _span(node.meta, close))
+                    if name in env.MACRO_NAMES:
+                        self.macros.append(inner)
                     depth = 1 + max(depth, args_depth)
                 else:
                     inner = Tree("member_dot_opt" if optional else "member_dot", [node, name],
@@ -315,7 +332,7 @@ class _Parser:
                     depth += 1
             elif kind == "[":
                 self.index += 1
-                optional = self.peek() == "?"
+                optional = self.tokens[self.index][0] == "?"
                 if optional:
                     self.index += 1
                 index, index_depth = self.expr()
@@ -344,7 +361,7 @@ class _Parser:
             return Tree("primary", [_literal(token, meta, self.lean)], meta), 0
         if kind == "IDENT":
             token = _token("IDENT", text, start, line, column, line, column + len(text), start + len(text))
-            if self.peek() == "(":
+            if self.tokens[self.index][0] == "(":
                 self.index += 1
                 args, depth = self.exprlist(")")
                 close = self.expect(")")
@@ -355,7 +372,7 @@ class _Parser:
         if kind == ".":
             dot = _point(*lexeme)
             name, name_meta = self.ident()
-            if self.peek() == "(":
+            if self.tokens[self.index][0] == "(":
                 self.index += 1
                 args, depth = self.exprlist(")")
                 close = self.expect(")")
@@ -403,12 +420,12 @@ class _Parser:
 
     def exprlist(self, close: str, *, trailing_comma: bool = False) -> tuple[list[Node], int]:
         """`[exprlist]` before `close`: no child when empty, else one exprlist node."""
-        if self.peek() == close:
+        if self.tokens[self.index][0] == close:
             return [], 0
         items: list[Node] = []
         depth = 0
         while True:
-            if trailing_comma and self.peek() == "?":  # `[?x]`: an optional element (list literals only)
+            if trailing_comma and self.tokens[self.index][0] == "?":  # `[?x]`: an optional element (list literals only)
                 mark = _point(*self.take())
                 inner, item_depth = self.expr()
                 item = Tree("opt_expr", [inner], _span(mark, inner.meta))
@@ -416,10 +433,10 @@ class _Parser:
                 item, item_depth = self.expr()
             items.append(item)
             depth = max(depth, item_depth)
-            if self.peek() != ",":
+            if self.tokens[self.index][0] != ",":
                 break
             self.index += 1
-            if trailing_comma and self.peek() == close:
+            if trailing_comma and self.tokens[self.index][0] == close:
                 break
         return [Tree("exprlist", items, _span(items[0].meta, items[-1].meta))], depth
 
@@ -474,22 +491,24 @@ def parse(text: str) -> Tree[Token]:
 
 class Parsed(NamedTuple):
     """A parse tree, a bound on its height in nesting levels (how much recursion headroom a walk over it needs),
-    and whether it may hold a construct `celext.syntax.refusals` refuses (False lets the compile skip that walk)."""
+    whether it may hold a construct `celext.syntax.refusals` refuses by name or shape (False lets the compile
+    skip that walk), and its member calls named like a macro (whose form the refusals check: `check_macros`)."""
 
     tree: Tree[Token]
     height: int
     refusable: bool
+    macros: tuple[Tree[Token], ...] = ()
 
 
-# Identifiers a refusal can start from: unsupported names, and macro names (their calls are checked for form).
-_REFUSAL_NAMES = frozenset(env.UNSUPPORTED) | env.MACRO_NAMES
+# Identifiers a refusal can start from: unsupported names (macro calls are found as the parser builds them).
+_REFUSAL_NAMES = frozenset(env.UNSUPPORTED)
 
 
 def _refusable(tokens: list[Lexeme]) -> bool:
-    """Whether the tokens may form a construct the refusals name: an unsupported or macro identifier, a leading
-    dot (`.` where an operand starts: `primary` builds `dot_ident` only there) or message construction (`{`
-    right after an operand: the member loop builds `member_object` only there). Scans in C where it can: a long
-    list of literals costs next to nothing."""
+    """Whether the tokens may form a construct the refusals name: an unsupported identifier, a leading dot (`.`
+    where an operand starts: `primary` builds `dot_ident` only there) or message construction (`{` right after
+    an operand: the member loop builds `member_object` only there). Scans in C where it can: a long list of
+    literals costs next to nothing."""
     if not _REFUSAL_NAMES.isdisjoint([lexeme[1] for lexeme in tokens if lexeme[0] == "IDENT"]):
         return True
     kinds = [lexeme[0] for lexeme in tokens]
@@ -528,4 +547,4 @@ def parse_sized(text: str, *, lean: bool) -> Parsed:
         raise CompileError(MAX_DEPTH_EXCEEDED)
     # Levels: cel-go's chain depth, plus up to three per nesting (`primary > list_lit > exprlist`, ...), plus
     # the `&&`/`||` links and unary operators it does not count (all of them: an upper bound).
-    return Parsed(tree, depth + 3 * parser.deepest + parser.links, _refusable(tokens))
+    return Parsed(tree, depth + 3 * parser.deepest + parser.links, _refusable(tokens), tuple(parser.macros))

@@ -3,6 +3,7 @@ provide, leading-dot names, message construction, malformed macro calls (with ce
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import cast
 
 from lark import Tree
@@ -69,3 +70,18 @@ def refuse(tree: AST, *, shared: bool = True) -> None:
                 pending.append((cast(AST, node.children[0]), scope))
                 continue
         pending.extend((child, scope) for child in reversed(node.children) if isinstance(child, Tree))
+
+
+def check_macros(calls: Sequence[AST], tree: AST) -> None:
+    """`refuse(tree)` for a tree in which only the form of macro calls can be refused (no unsupported name, no
+    leading dot, no message construction: `Parsed.refusable` is False) and `calls` are all its member calls
+    named like a macro: each is checked where the walk would meet it, without the walk. Pre-order is the order
+    of (start, longest first), as a call's span holds its arguments' and receiver's; a call without a known
+    start (a `true` receiver) leaves the order to the walk."""
+    if any(call.meta.start_pos is None for call in calls):
+        refuse(tree, shared=False)
+        return
+    for call in sorted(calls, key=lambda call: (call.meta.start_pos, -call.meta.end_pos)):
+        forms = env.MACRO_FORMS.get(str(call.children[1]))
+        if forms is not None and len(call_args(call)) in forms:
+            _checked_variables(call)
