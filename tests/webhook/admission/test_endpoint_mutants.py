@@ -4,7 +4,6 @@ tests mutation testing runs first against `webhook.admission.endpoint` (tests/mu
 
 from __future__ import annotations
 
-import io
 import json
 import logging
 import types
@@ -22,9 +21,11 @@ from webhook.admission.endpoint import (
     answer_review,
     read_body,
 )
+from webhook.admission.logs import REQUEST_LOGGER
 from webhook.admission.review import MAX_BODY, BadReview
 from webhook.budget import COMPILED_BYTES_FIXED, COMPILED_BYTES_PER_TEXT_BYTE, CompileCacheBudget
 from webhook.policy import Policy
+from webhook.policy_store import PolicyStore
 
 JSON = "application/json"
 CHUNK = 64 * 1024  # what `_discard` asks for at a time
@@ -32,9 +33,7 @@ COMPILE_WARNING = ("[selector-compile] spec.selectors[0].cel.expression: compila
                    "overload for '_==_' applied to '(string, int)'")
 
 
-class Fixed:
-    def current(self) -> Policy:
-        return Policy.default()
+FIXED = PolicyStore.fixed(Policy.default())
 
 
 class Stream:
@@ -78,18 +77,18 @@ def body_of(obj: dict[str, Any] | None, *, operation: str = "CREATE", old: dict[
 
 def send(body: bytes, path: str = SELECTORS_PATH, state: State | None = None, *, length: int | None = -1,
          content_type: str | None = JSON, stream: Stream | None = None) -> tuple[int, dict[str, Any]]:
-    code, data = answer_review(path, state or State(Fixed()), length=len(body) if length == -1 else length,
+    code, data = answer_review(path, state or State(FIXED), length=len(body) if length == -1 else length,
                                content_type=content_type, stream=stream or Stream(body))
     return code, json.loads(data)
 
 
 @pytest.fixture
-def lines(caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch) -> list[logging.LogRecord]:
+def lines(caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch) -> pytest.LogCaptureFixture:
     """The admission log records, each request's latency made 12.3456 ms by a clock that ticks that much a read."""
     ticks = iter(range(100))
     clock = types.SimpleNamespace(perf_counter=lambda: next(ticks) * 0.0123456)
     monkeypatch.setattr(endpoint, "time", clock)
-    caplog.set_level(logging.INFO, logger=endpoint.REQUEST_LOGGER)
+    caplog.set_level(logging.INFO, logger=REQUEST_LOGGER)
     return caplog
 
 
@@ -139,7 +138,8 @@ def test_a_noted_answer_is_logged_at_warning_with_its_note(lines: pytest.LogCapt
     code, answer = send(body_of(device_class(), kind="Pod"))
     assert (code, answer["response"]) == (200, {"uid": "u-1", "allowed": True})
     assert lines.records[0].levelname == "WARNING"
-    assert fields(lines.records[0])["note"] == "resource.k8s.io/v1, Kind=Pod is not handled by this webhook; allowed without checks"
+    note = "resource.k8s.io/v1, Kind=Pod is not handled by this webhook; allowed without checks"
+    assert fields(lines.records[0])["note"] == note
 
 
 def test_a_clean_review_is_logged_at_info_without_a_note(lines: pytest.LogCaptureFixture) -> None:
@@ -156,7 +156,7 @@ def test_a_refused_review_is_logged_at_warning_with_its_uid_and_error(lines: pyt
     assert (code, answer["response"]["status"]["message"]) == (400, message)
     assert lines.records[0].levelname == "WARNING"
     assert fields(lines.records[0]) == {"webhook": SELECTORS_PATH, "decision": "rejected", "code": 400, "uid": "u-1",
-                                "rules": [], "error": message + " ", "latencyMs": 12.346}
+                                "rules": [], "error": message, "latencyMs": 12.346}
 
 
 def test_a_v1beta1_review_is_answered_in_v1beta1() -> None:
@@ -173,7 +173,8 @@ def test_a_bug_in_a_handler_is_a_500_in_the_review_s_version(monkeypatch: pytest
     code, answer = send(body_of(device_class(), api_version="admission.k8s.io/v1beta1"))
     message = "internal error in the draguard webhook (RuntimeError); see its log for uid u-1"
     assert (code, answer) == (500, {"apiVersion": "admission.k8s.io/v1beta1", "kind": "AdmissionReview", "response": {
-        "uid": "u-1", "allowed": False, "status": {"status": "Failure", "code": 500, "message": message, "reason": "InternalError"}}})
+        "uid": "u-1", "allowed": False, "status": {"status": "Failure", "code": 500, "message": message,
+                                                    "reason": "InternalError"}}})
     assert lines.records[0].levelname == "ERROR"
     assert fields(lines.records[0])["error"] == message
     assert lines.records[0].exc_info is not None and str(lines.records[0].exc_info[1]) == "boom"
@@ -185,7 +186,8 @@ def test_a_bug_before_the_review_is_read_is_a_500_in_v1_without_a_uid(lines: pyt
     code, answer = send(body, stream=Stream(body, text=True))
     message = "internal error in the draguard webhook (TypeError); see its log for uid"  # one line: no trailing space
     assert (code, answer) == (500, {"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "response": {
-        "uid": "", "allowed": False, "status": {"status": "Failure", "code": 500, "message": message, "reason": "InternalError"}}})
+        "uid": "", "allowed": False, "status": {"status": "Failure", "code": 500, "message": message,
+                                                    "reason": "InternalError"}}})
     assert fields(lines.records[0]) == {"webhook": SELECTORS_PATH, "decision": "error", "code": 500, "rules": [],
                                 "error": message + " ", "latencyMs": 12.346}
 
@@ -207,7 +209,7 @@ def test_a_review_counts_as_in_flight_while_it_is_answered(monkeypatch: pytest.M
 def test_the_compile_cache_is_used_and_a_clearing_review_alone_collects(monkeypatch: pytest.MonkeyPatch) -> None:
     expression = 'device.driver == "x"'
     cache = CompileCacheBudget(max_bytes=len(expression) * COMPILED_BYTES_PER_TEXT_BYTE + COMPILED_BYTES_FIXED)
-    state = State(Fixed(), compile_cache=cache)
+    state = State(FIXED, compile_cache=cache)
     collections: list[int] = []
     monkeypatch.setattr(endpoint, "collect_cleared", lambda: collections.append(cache.clears))
     for text in (expression, expression + " ", expression + " ", expression):
@@ -278,14 +280,14 @@ def test_an_oversized_body_up_to_the_drain_limit_is_read_and_thrown_away(length:
 
 def test_draining_stops_one_read_past_the_drain_limit() -> None:
     stream = Stream(endless=DRAIN_LIMIT + 10 * CHUNK)
-    with pytest.raises(BadReview, match="^request entity is too large"):
+    with pytest.raises(BadReview, match=r"^request entity is too large"):
         read_body(MAX_BODY + 1, JSON, stream)
     assert stream.asked == [CHUNK] * (DRAIN_LIMIT // CHUNK + 1)
 
 
 def test_a_chunked_body_past_the_cap_is_drained_then_refused() -> None:
     stream = Stream(endless=MAX_BODY + 1 + 3 * CHUNK)
-    with pytest.raises(BadReview, match="^request entity is too large") as caught:
+    with pytest.raises(BadReview, match=r"^request entity is too large") as caught:
         read_body(None, JSON, stream)
     assert caught.value.code == 413
     assert stream.endless == 0
