@@ -1,0 +1,49 @@
+"""Small ResourceSlices built by changing one field of a clean one, and the findings the rule runner gives them in
+full (rule, field path, message, in the order reported): the shared helpers of the `test_*_mutants.py` tables."""
+
+from __future__ import annotations
+
+import copy
+import re
+from typing import Any
+
+from webhook.policy import Policy
+from webhook.run import run_rules
+
+Obj = dict[str, Any]
+Found = list[tuple[str, str, str]]
+_STEP = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
+DELETE = object()  # a value that removes the field
+
+
+def base(version: str = "v1") -> Obj:
+    return {
+        "apiVersion": f"resource.k8s.io/{version}", "kind": "ResourceSlice", "metadata": {"name": "slice"},
+        "spec": {"driver": "gpu.example.com", "nodeName": "node", "pool": {"name": "pool", "resourceSliceCount": 1},
+                 "devices": [{"name": "dev-0"}]},
+    }
+
+
+def put(obj: Obj, path: str, value: Any) -> Obj:
+    """`obj` with the field at `path` (`spec.devices[0].taints`) set to `value` (or removed: DELETE)."""
+    steps: list[str | int] = [name if name else int(index) for name, index in _STEP.findall(path)]
+    here: Any = obj
+    for step in steps[:-1]:
+        here = here[step]
+    if value is DELETE:
+        del here[steps[-1]]
+    else:
+        here[steps[-1]] = copy.deepcopy(value)
+    return obj
+
+
+def changed(changes: dict[str, Any], version: str = "v1") -> Obj:
+    obj = base(version)
+    for path, value in changes.items():
+        put(obj, path, value)
+    return obj
+
+
+def findings(obj: Obj, old: Obj | None = None) -> Found:
+    outcome = run_rules(obj, Policy.default(), old=old)
+    return [(f.rule, str(f.path), f.message) for f in outcome.findings]

@@ -1,0 +1,65 @@
+"""Findings in full (rule, field path, message, in the runner's order) for small ResourceSlices that each break
+one thing: device capacity: quantities, request policies, valid values and ranges. Fast through `run_rules`, so mutation testing runs them first on
+`webhook.rules.k8s.capacity` (tests/mutation); the messages are upstream's (k8s.io/kubernetes pkg/apis/resource/validation).
+"""
+
+# ruff: noqa: E501
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.webhook.rules.slice_cases import Found, changed, findings
+
+CASES = [
+    pytest.param({'spec.devices[0].capacity': {'mem': {'value': 3}}}, 'v1',
+                 [],
+                 id='capacity value wrong type'),
+    pytest.param({'spec.devices[0].capacity': {'mem': {'value': '1Zi'}}}, 'v1',
+                 [('k8s-wire-type', 'spec.devices[0].capacity[mem].value', 'Invalid value: "1Zi": quantities must match the regular expression \'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$\'')],
+                 id='capacity value bad'),
+    pytest.param({'spec.devices[0].capacity': {'Bad Key': {'value': '1'}}}, 'v1',
+                 [('k8s-qualified-name', 'spec.devices[0].capacity', 'Invalid value: "Bad Key": a valid C identifier must start with alphabetic character or \'_\', followed by a string of alphanumeric characters or \'_\' (e.g. \'my_name\',  or \'MY_NAME\',  or \'MyName\', regex used for validation is \'[A-Za-z_][A-Za-z0-9_]*\')')],
+                 id='capacity key bad'),
+    pytest.param({'spec.devices[0].capacity': {'mem': 3}}, 'v1',
+                 [('k8s-wire-type', 'spec.devices[0].capacity[mem]', 'Invalid value: 3: must be of type object')],
+                 id='capacity not object'),
+    pytest.param({'spec.devices[0].allowMultipleAllocations': True, 'spec.devices[0].capacity': {'mem': {'value': '8Gi', 'requestPolicy': {'bogus': 1}}}}, 'v1',
+                 [('k8s-unknown-field', 'spec.devices[0].capacity[mem].requestPolicy.bogus', 'unknown field "spec.devices[0].capacity[mem].requestPolicy.bogus"')],
+                 id='capacity policy unknown field'),
+    pytest.param({'spec.devices[0].allowMultipleAllocations': True, 'spec.devices[0].capacity': {'mem': {'value': '8Gi', 'requestPolicy': {'default': 'x'}}}}, 'v1',
+                 [('k8s-wire-type', 'spec.devices[0].capacity[mem].requestPolicy.default', 'Invalid value: "x": quantities must match the regular expression \'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$\'')],
+                 id='capacity policy default bad'),
+    pytest.param({'spec.devices[0].allowMultipleAllocations': True, 'spec.devices[0].capacity': {'mem': {'value': '8Gi', 'requestPolicy': {'default': '9Gi'}}}}, 'v1',
+                 [],
+                 id='capacity policy default over'),
+    pytest.param({'spec.devices[0].allowMultipleAllocations': True, 'spec.devices[0].capacity': {'mem': {'value': '8Gi', 'requestPolicy': {'default': '1Gi', 'validValues': ['1Gi', '1024Mi', '2Gi', '0.5']}}}}, 'v1',
+                 [('k8s-capacity', 'spec.devices[0].capacity[mem].requestPolicy.validValues[1]', 'Duplicate value: "1073741824"'), ('k8s-capacity', 'spec.devices[0].capacity[mem].requestPolicy.validValues[3]', 'Invalid value: "500m": values must be sorted in ascending order')],
+                 id='capacity valid values'),
+    pytest.param({'spec.devices[0].allowMultipleAllocations': True, 'spec.devices[0].capacity': {'mem': {'value': '8Gi', 'requestPolicy': {'default': '3Gi', 'validValues': ['1Gi', '2Gi']}}}}, 'v1',
+                 [('k8s-capacity', 'spec.devices[0].capacity[mem].requestPolicy.validValues', 'Invalid value: "3Gi": default value is not valid according to the requestPolicy')],
+                 id='capacity valid values missing default'),
+    pytest.param({'spec.devices[0].allowMultipleAllocations': True, 'spec.devices[0].capacity': {'mem': {'value': '8Gi', 'requestPolicy': {'default': '1Gi', 'validRange': {'min': '1Gi', 'max': '4Gi', 'step': 'x'}}}}}, 'v1',
+                 [('k8s-wire-type', 'spec.devices[0].capacity[mem].requestPolicy.validRange.step', 'Invalid value: "x": quantities must match the regular expression \'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$\'')],
+                 id='capacity range step bad'),
+    pytest.param({'spec.devices[0].allowMultipleAllocations': True, 'spec.devices[0].capacity': {'mem': {'value': '8Gi', 'requestPolicy': {'default': '1536Mi', 'validRange': {'min': '1Gi', 'max': '4Gi', 'step': '1Gi'}}}}}, 'v1',
+                 [('k8s-capacity', 'spec.devices[0].capacity[mem].requestPolicy.validRange.step', 'Invalid value: "1536Mi": value is not a multiple of a given step (1Gi) from (1Gi)')],
+                 id='capacity range off step'),
+    pytest.param({'spec.devices[0].allowMultipleAllocations': True, 'spec.devices[0].capacity': {'mem': {'value': '8Gi', 'requestPolicy': {'default': '1Gi', 'validRange': {'min': '1Gi', 'max': '16Gi'}}}}}, 'v1',
+                 [('k8s-capacity', 'spec.devices[0].capacity[mem].requestPolicy.validRange.max', 'Invalid value: "16Gi": max is larger than capacity value: 8Gi')],
+                 id='capacity range max over'),
+    pytest.param({'spec.devices[0].capacity': {'mem': {'value': '8Gi', 'requestPolicy': {'default': '1Gi'}}}}, 'v1',
+                 [('k8s-capacity', 'spec.devices[0].capacity[mem].requestPolicy', 'Forbidden: allowMultipleAllocations must be true')],
+                 id='capacity policy without multiple'),
+    pytest.param({'spec.devices[0].allowMultipleAllocations': True, 'spec.devices[0].capacity': {'mem': {'value': '8Gi', 'requestPolicy': {'default': '1048576Ki', 'validValues': ['1Gi', '1048576Ki']}}}}, 'v1',
+                 [('k8s-capacity', 'spec.devices[0].capacity[mem].requestPolicy.validValues[1]', 'Duplicate value: "1073741824"')],
+                 id='capacity canonical binary'),
+]
+
+
+@pytest.mark.parametrize(("changes", "version", "expected"), CASES)
+def test_capacity_findings_in_full(changes: dict[str, Any], version: str, expected: Found) -> None:
+    assert findings(changed(changes, version)) == expected
+
