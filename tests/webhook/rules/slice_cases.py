@@ -1,5 +1,6 @@
 """Small ResourceSlices built by changing one field of a clean one, and the findings the rule runner gives them in
-full (rule, field path, message, in the order reported): the shared helpers of the `test_*_mutants.py` tables."""
+full (rule, field path, message, and the hint when there is one, in the order reported): the shared helpers of
+the `test_*_mutants.py` tables."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from webhook.policy import Policy
 from webhook.run import run_rules
 
 Obj = dict[str, Any]
-Found = list[tuple[str, str, str]]
+Found = list[tuple[str, ...]]  # (rule, path, message) or, with a hint, (rule, path, message, hint)
 _STEP = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
 DELETE = object()  # a value that removes the field
 
@@ -46,4 +47,5 @@ def changed(changes: dict[str, Any], version: str = "v1") -> Obj:
 
 def findings(obj: Obj, old: Obj | None = None) -> Found:
     outcome = run_rules(obj, Policy.default(), old=old)
-    return [(f.rule, str(f.path), f.message) for f in outcome.findings]
+    return [(f.rule, str(f.path), f.message, f.hint) if f.hint else (f.rule, str(f.path), f.message)
+            for f in outcome.findings]
