@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from webhook import metrics
+import webhook.run  # noqa: F401  (the rule catalogue, imported at collection rather than in the first test)
 from webhook.admission import endpoint, handlers, review
 from webhook.admission.endpoint import (
     DRAIN_LIMIT,
@@ -23,7 +24,7 @@ from webhook.admission.endpoint import (
 )
 from webhook.admission.logs import REQUEST_LOGGER
 from webhook.admission.review import MAX_BODY, BadReview
-from webhook.budget import COMPILED_BYTES_FIXED, COMPILED_BYTES_PER_TEXT_BYTE, CompileCacheBudget
+from webhook.budget import COMPILED_BYTES_FIXED, COMPILED_BYTES_PER_TEXT_BYTE, Budget, CompileCacheBudget
 from webhook.policy import Policy
 from webhook.policy_store import PolicyStore
 
@@ -292,3 +293,23 @@ def test_a_chunked_body_past_the_cap_is_drained_then_refused() -> None:
     assert caught.value.code == 413
     assert stream.endless == 0
     assert stream.asked[0] == MAX_BODY + 1
+
+
+@pytest.mark.parametrize(("size", "accepted"), [(MAX_BODY - 1, True), (MAX_BODY, True), (MAX_BODY + 1, False)])
+@pytest.mark.parametrize("chunked", [False, True])
+def test_a_body_of_up_to_7_mib_is_read_whole(size: int, accepted: bool, chunked: bool) -> None:
+    stream = Stream(b"x" * size)
+    if accepted:
+        assert len(read_body(None if chunked else size, JSON, stream)) == size
+        return
+    with pytest.raises(BadReview, match=f"^request entity is too large; limit is {MAX_BODY} bytes$"):
+        read_body(None if chunked else size, JSON, stream)
+
+
+def test_the_state_s_budget_bounds_each_review() -> None:
+    obj = device_class()
+    obj["spec"]["selectors"] = [{"cel": {"expression": f'device.driver == "d{i}"'}} for i in range(2)]
+    code, answer = send(body_of(obj), state=State(FIXED, budget=Budget(selectors=1)))
+    assert (code, answer["response"]["allowed"]) == (200, False)
+    assert "2 distinct selector expressions exceed this webhook's budget of 1 per object" in \
+        answer["response"]["status"]["message"]
