@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from webhook import metrics
 import webhook.run  # noqa: F401  (the rule catalogue, imported at collection rather than in the first test)
+from webhook import metrics
 from webhook.admission import endpoint, handlers, review
 from webhook.admission.endpoint import (
     DRAIN_LIMIT,
