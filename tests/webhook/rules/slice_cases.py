@@ -15,6 +15,9 @@ Obj = dict[str, Any]
 Found = list[tuple[str, ...]]  # (rule, path, message) or, with a hint, (rule, path, message, hint)
 _STEP = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
 DELETE = object()  # a value that removes the field
+GATED = "+gates"  # a version ending in this is checked with Kubernetes 1.37's alpha gates on
+_GATES = {"DRAOptionalNodeOperations": True, "DRAPartitionableDevicesType": True, "DRANodeAllocatableResources": True}
+_POLICIES = {False: Policy.default(), True: Policy.default().with_profile("1.37", gates=_GATES)}
 
 
 def base(version: str = "v1") -> Obj:
@@ -45,7 +48,12 @@ def changed(changes: dict[str, Any], version: str = "v1") -> Obj:
     return obj
 
 
-def findings(obj: Obj, old: Obj | None = None) -> Found:
-    outcome = run_rules(obj, Policy.default(), old=old)
+def case(changes: dict[str, Any], version: str = "v1") -> Found:
+    """The findings for `changes` to a clean slice of `version` (`v1+gates`: with the alpha gates on)."""
+    return findings(changed(changes, version.removesuffix(GATED)), gated=version.endswith(GATED))
+
+
+def findings(obj: Obj, old: Obj | None = None, *, gated: bool = False) -> Found:
+    outcome = run_rules(obj, _POLICIES[gated], old=old)
     return [(f.rule, str(f.path), f.message, f.hint) if f.hint else (f.rule, str(f.path), f.message)
             for f in outcome.findings]

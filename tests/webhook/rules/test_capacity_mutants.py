@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.webhook.rules.slice_cases import Found, changed, findings
+from tests.webhook.rules.slice_cases import Found, case
 
 CASES = [
     pytest.param({'spec.devices[0].capacity': {'mem': {'value': 3}}}, 'v1',
@@ -56,10 +56,25 @@ CASES = [
     pytest.param({'spec.devices[0].allowMultipleAllocations': True, 'spec.devices[0].capacity': {'mem': {'value': '8Gi', 'requestPolicy': {'default': '1048576Ki', 'validValues': ['1Gi', '1048576Ki']}}}}, 'v1',
                  [('k8s-capacity', 'spec.devices[0].capacity[mem].requestPolicy.validValues[1]', 'Duplicate value: "1073741824"', 'set allowMultipleAllocations: true, or drop the policy; make default, validValues and validRange agree with the capacity value; fractional ranges in milli-units (DRAFractionalCapacityRange, 1.37)')],
                  id='capacity canonical binary'),
+    pytest.param({'spec.devices[0].capacity': {'mem': {'value': None}}}, 'v1',
+                 [],
+                 id='capacity value null'),
+    pytest.param({'spec.devices[0].capacity': {'mem': {'value': ['1']}}}, 'v1',
+                 [('k8s-wire-type', 'spec.devices[0].capacity[mem].value', 'Invalid value: ["1"]: must be of type quantity string', 'quote strings and versions, leave numbers and booleans unquoted, write quantities like `16Gi`')],
+                 id='capacity value list'),
+    pytest.param({'spec.devices[0].capacity': {'mem': {'value': '1', 'x': 1}}}, 'v1',
+                 [('k8s-unknown-field', 'spec.devices[0].capacity[mem].x', 'unknown field "spec.devices[0].capacity[mem].x"', "fix the field name's spelling; a dropped union member leaves the attribute empty")],
+                 id='capacity value extra field'),
+    pytest.param({'spec.devices[0].allowMultipleAllocations': True, 'spec.devices[0].capacity': {'mem': {'value': '8', 'requestPolicy': {'default': '2', 'validValues': ['2', '2.0', '4']}}}}, 'v1',
+                 [('k8s-capacity', 'spec.devices[0].capacity[mem].requestPolicy.validValues[1]', 'Duplicate value: "2"', 'set allowMultipleAllocations: true, or drop the policy; make default, validValues and validRange agree with the capacity value; fractional ranges in milli-units (DRAFractionalCapacityRange, 1.37)')],
+                 id='capacity valid values ints'),
+    pytest.param({'spec.devices[0].allowMultipleAllocations': True, 'spec.devices[0].capacity': {'mem': {'value': '8Ei', 'requestPolicy': {'default': '1Ei', 'validValues': ['1Ei', '1024Pi']}}}}, 'v1',
+                 [('k8s-capacity', 'spec.devices[0].capacity[mem].requestPolicy.validValues[1]', 'Duplicate value: "1152921504606846976"', 'set allowMultipleAllocations: true, or drop the policy; make default, validValues and validRange agree with the capacity value; fractional ranges in milli-units (DRAFractionalCapacityRange, 1.37)')],
+                 id='capacity canonical Ei'),
 ]
 
 
 @pytest.mark.parametrize(("changes", "version", "expected"), CASES)
 def test_capacity_findings_in_full(changes: dict[str, Any], version: str, expected: Found) -> None:
-    assert findings(changed(changes, version)) == expected
+    assert case(changes, version) == expected
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.webhook.rules.slice_cases import DELETE, Found, changed, findings
+from tests.webhook.rules.slice_cases import DELETE, Found, case
 
 CASES = [
     pytest.param({'spec.devices[0].taints': {}}, 'v1',
@@ -79,5 +79,5 @@ CASES = [
 
 @pytest.mark.parametrize(("changes", "version", "expected"), CASES)
 def test_device_findings_in_full(changes: dict[str, Any], version: str, expected: Found) -> None:
-    assert findings(changed(changes, version)) == expected
+    assert case(changes, version) == expected
 

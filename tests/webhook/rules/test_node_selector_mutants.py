@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.webhook.rules.slice_cases import DELETE, Found, changed, findings
+from tests.webhook.rules.slice_cases import DELETE, Found, case
 
 CASES = [
     pytest.param({'spec.nodeName': DELETE, 'spec.nodeSelector': {'nodeSelectorTerms': [{'matchExpressions': [{'key': 'a', 'operator': 'NotIn'}]}]}}, 'v1',
@@ -59,10 +59,19 @@ CASES = [
     pytest.param({'spec.nodeName': DELETE, 'spec.nodeSelector': {'nodeSelectorTerms': [{'matchExpressions': [{'key': 'a', 'operator': 'Gt', 'values': ['1', '2']}]}]}}, 'v1',
                  [('k8s-node-selection', 'spec.nodeSelector.nodeSelectorTerms[0].matchExpressions[0].values', "Required value: must be specified single value when `operator` is 'Lt' or 'Gt'", 'set exactly one; booleans must be true or left out')],
                  id='ns gt two values'),
+    pytest.param({'spec.nodeName': DELETE, 'spec.nodeSelector': {'nodeSelectorTerms': [{'matchExpressions': {'key': 'a'}}]}}, 'v1',
+                 [('k8s-node-selection', 'spec.nodeSelector.nodeSelectorTerms[0].matchExpressions', 'Invalid value: {"key":"a"}: must be of type array', 'set exactly one; booleans must be true or left out')],
+                 id='ns expressions not array'),
+    pytest.param({'spec.nodeName': DELETE, 'spec.nodeSelector': {'nodeSelectorTerms': [{'matchExpressions': [3]}]}}, 'v1',
+                 [('k8s-node-selection', 'spec.nodeSelector.nodeSelectorTerms[0].matchExpressions[0]', 'Invalid value: 3: must be of type object', 'set exactly one; booleans must be true or left out')],
+                 id='ns expression not object'),
+    pytest.param({'spec.nodeName': DELETE, 'spec.nodeSelector': {'nodeSelectorTerms': [{'matchFields': 'x'}]}}, 'v1',
+                 [('k8s-node-selection', 'spec.nodeSelector.nodeSelectorTerms[0].matchFields', 'Invalid value: "x": must be of type array', 'set exactly one; booleans must be true or left out')],
+                 id='ns fields not array'),
 ]
 
 
 @pytest.mark.parametrize(("changes", "version", "expected"), CASES)
 def test_node_selector_findings_in_full(changes: dict[str, Any], version: str, expected: Found) -> None:
-    assert findings(changed(changes, version)) == expected
+    assert case(changes, version) == expected
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.webhook.rules.slice_cases import Found, changed, findings
+from tests.webhook.rules.slice_cases import Found, case
 
 CASES = [
     pytest.param({'spec.devices': [{'name': 'd0', 'attributes': {'resource.kubernetes.io/numaNode': {'string': '0'}}}]}, 'v1',
@@ -106,5 +106,5 @@ CASES = [
 
 @pytest.mark.parametrize(("changes", "version", "expected"), CASES)
 def test_numa_findings_in_full(changes: dict[str, Any], version: str, expected: Found) -> None:
-    assert findings(changed(changes, version)) == expected
+    assert case(changes, version) == expected
 
