@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from pathlib import Path
 
 import pytest
+from cryptography import x509
+from cryptography.hazmat.primitives.asymmetric import rsa
 
 from certs import CertsError
 from certs.issue import (
@@ -16,6 +19,7 @@ from certs.issue import (
     Issued,
     Names,
     check_valid_now,
+    generate,
     issue_ca,
     issue_leaf,
     leaf_renewal_reason,
@@ -24,7 +28,7 @@ from certs.issue import (
     signing_ca,
 )
 from certs.material import CA_CERT, CA_KEY, TLS_CERT, TLS_KEY
-from certs.pem import cert_pem, describe, key_pem, key_type_of
+from certs.pem import cert_pem, describe, key_pem, key_type_of, load_certs
 
 NOW = dt.datetime(2026, 1, 1, 12, 0, 0, tzinfo=dt.UTC)
 SERVICE_MESSAGE = ("a Service name must be a DNS-1035 label (lower case alphanumeric characters or '-', starting with "
@@ -217,3 +221,29 @@ def test_a_plan_in_full_for_a_new_ca_a_renewal_and_nothing_to_do(ca: Issued) -> 
     assert (kept.changes, kept.ca_created, kept.leaf_issued, kept.reason, kept.names) == (
         {}, False, False, "the serving certificate is valid and current", names())
     assert (kept.ca_not_after, kept.not_after) == (ca.cert.not_valid_after_utc, NOW + dt.timedelta(days=100))
+
+
+def test_an_rsa_plan_issues_rsa_keys_of_2048_bits_that_may_encipher(tmp_path: Path) -> None:
+    plan = generate(tmp_path, "svc", "ns", key_type="rsa", now=NOW)
+    files = (plan.ca_file, plan.cert_file, plan.key_file)
+    assert files == (tmp_path / CA_CERT, tmp_path / TLS_CERT, tmp_path / TLS_KEY)
+    for name in (CA_CERT, TLS_CERT):
+        cert = load_certs(tmp_path / name)[0]
+        public = cert.public_key()
+        assert isinstance(public, rsa.RSAPublicKey)
+        assert (key_type_of(cert), public.key_size, public.public_numbers().e) == ("rsa", 2048, 65537)
+    leaf = load_certs(tmp_path / TLS_CERT)[0]
+    assert leaf.extensions.get_extension_for_class(x509.KeyUsage).value.key_encipherment
+    assert not leaf.extensions.get_extension_for_class(x509.SubjectKeyIdentifier).critical
+    read = {name: (tmp_path / name).read_bytes() for name in (CA_CERT, CA_KEY, TLS_CERT, TLS_KEY)}
+    ca = signing_ca(read, "dir", NOW)
+    assert ca is not None
+    assert leaf_renewal_reason(read, "dir", ca, names(), key_type="ecdsa", now=NOW) == (
+        "the key type changes from rsa to ecdsa")
+
+
+def test_an_ecdsa_leaf_may_not_encipher_and_one_from_another_ca_is_renewed(ca: Issued) -> None:
+    leaf = issue_leaf(ca, names(), now=NOW)
+    assert not leaf.cert.extensions.get_extension_for_class(x509.KeyUsage).value.key_encipherment
+    other = issue_ca("ecdsa", now=NOW)
+    assert reason(other, material(other, leaf), names(), NOW) == "it was not signed by the current CA"
