@@ -71,6 +71,12 @@ CASES = [
     pytest.param({'spec.devices[0].allowMultipleAllocations': True, 'spec.devices[0].capacity': {'mem': {'value': '8Ei', 'requestPolicy': {'default': '1Ei', 'validValues': ['1Ei', '1024Pi']}}}}, 'v1',
                  [('k8s-capacity', 'spec.devices[0].capacity[mem].requestPolicy.validValues[1]', 'Duplicate value: "1152921504606846976"', 'set allowMultipleAllocations: true, or drop the policy; make default, validValues and validRange agree with the capacity value; fractional ranges in milli-units (DRAFractionalCapacityRange, 1.37)')],
                  id='capacity canonical Ei'),
+    pytest.param({'spec.devices[0].allowMultipleAllocations': True, 'spec.devices[0].capacity': {'mem': {'value': '8Gi', 'requestPolicy': {'default': '1Gi', 'validValues': ['1Gi', '2Gi', '4Gi']}}}}, 'v1',
+                 [],
+                 id='capacity valid values whole'),
+    pytest.param({'spec.devices[0].allowMultipleAllocations': True, 'spec.devices[0].capacity': {'mem': {'value': '8Gi', 'requestPolicy': {'default': '1Gi', 'validValues': ['1Gi', '2Gi', '2048Mi']}}}}, 'v1',
+                 [('k8s-capacity', 'spec.devices[0].capacity[mem].requestPolicy.validValues[2]', 'Duplicate value: "2147483648"', 'set allowMultipleAllocations: true, or drop the policy; make default, validValues and validRange agree with the capacity value; fractional ranges in milli-units (DRAFractionalCapacityRange, 1.37)')],
+                 id='capacity valid values whole duplicate'),
 ]
 
 

@@ -74,6 +74,12 @@ CASES = [
     pytest.param({'spec.devices[0].allowMultipleAllocations': 'yes'}, 'v1',
                  [('k8s-wire-type', 'spec.devices[0].allowMultipleAllocations', 'Invalid value: "yes": must be of type boolean', 'quote strings and versions, leave numbers and booleans unquoted, write quantities like `16Gi`')],
                  id='allowMultipleAllocations wrong'),
+    pytest.param({'spec.devices[0].bindingConditions': [], 'spec.devices[0].bindingFailureConditions': ['a'], 'spec.devices[0].bindsToNode': True}, 'v1',
+                 [('k8s-binding-conditions', 'spec.devices[0].bindingConditions', 'Invalid value: []: bindingConditions are required to use bindingFailureConditions', 'list each condition once and set both lists together')],
+                 id='binding failure with empty conditions'),
+    pytest.param({'spec.devices[0].bindingConditions': ['a', 'b'], 'spec.devices[0].bindingFailureConditions': ['b'], 'spec.devices[0].bindsToNode': True}, 'v1',
+                 [('k8s-binding-conditions', 'spec.devices[0].bindingFailureConditions[0]', 'Invalid value: "b": bindingFailureConditions must not overlap with bindingConditions', 'list each condition once and set both lists together')],
+                 id='binding conditions overlap'),
 ]
 
 
