@@ -68,6 +68,9 @@ CASES = [
     pytest.param({'spec.devices[0].attributes': {'Bad_Domain/a': {'int': 1}}}, 'v1',
                  [('k8s-qualified-name', 'spec.devices[0].attributes', 'Invalid value: "Bad_Domain": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, \'-\' or \'.\', and must start and end with an alphanumeric character (e.g. \'example.com\', regex used for validation is \'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\')', 'rename the key, e.g. `gpu.example.com/memory_gb`')],
                  id='attribute domain bad'),
+    pytest.param({'spec.devices[0].attributes': {'a': {'ints': [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29], 'strings': ['x', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x']}}}, 'v1',
+                 [('k8s-attribute-limits', 'spec.devices[0]', 'Invalid value: 60: the total number of attribute values must not exceed 48', 'publish fewer attributes or shorter lists'), ('k8s-attribute-union', 'spec.devices[0].attributes[a]', 'Invalid value: {"ints":[0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29],"strings":["x","x","x","x","x","x","x","x","x","x","x","x","x","x","x","x","x","x","x","x","x","x","x","x","x","x","x","x","x","x"]}: exactly one value must be specified', 'keep one value field per attribute; leave out empty lists')],
+                 id='two list members counted together'),
 ]
 
 

@@ -77,6 +77,9 @@ CASES = [
     pytest.param({'spec.devices[0].allowMultipleAllocations': True, 'spec.devices[0].capacity': {'mem': {'value': '8Gi', 'requestPolicy': {'default': '1Gi', 'validValues': ['1Gi', '2Gi', '2048Mi']}}}}, 'v1',
                  [('k8s-capacity', 'spec.devices[0].capacity[mem].requestPolicy.validValues[2]', 'Duplicate value: "2147483648"', 'set allowMultipleAllocations: true, or drop the policy; make default, validValues and validRange agree with the capacity value; fractional ranges in milli-units (DRAFractionalCapacityRange, 1.37)')],
                  id='capacity valid values whole duplicate'),
+    pytest.param({'spec.devices[0].allowMultipleAllocations': True, 'spec.devices[0].capacity': {'mem': {'value': '4096Ei', 'requestPolicy': {'default': '1024Ei', 'validValues': ['1024Ei', '2048Ei', '2048Ei']}}}}, 'v1',
+                 [('k8s-capacity', 'spec.devices[0].capacity[mem].requestPolicy.validValues[1]', 'Duplicate value: "9223372036854775807"', 'set allowMultipleAllocations: true, or drop the policy; make default, validValues and validRange agree with the capacity value; fractional ranges in milli-units (DRAFractionalCapacityRange, 1.37)'), ('k8s-capacity', 'spec.devices[0].capacity[mem].requestPolicy.validValues[2]', 'Duplicate value: "9223372036854775807"', 'set allowMultipleAllocations: true, or drop the policy; make default, validValues and validRange agree with the capacity value; fractional ranges in milli-units (DRAFractionalCapacityRange, 1.37)')],
+                 id='capacity canonical past Ei'),
 ]
 
 

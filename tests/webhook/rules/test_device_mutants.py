@@ -80,6 +80,9 @@ CASES = [
     pytest.param({'spec.devices[0].bindingConditions': ['a', 'b'], 'spec.devices[0].bindingFailureConditions': ['b'], 'spec.devices[0].bindsToNode': True}, 'v1',
                  [('k8s-binding-conditions', 'spec.devices[0].bindingFailureConditions[0]', 'Invalid value: "b": bindingFailureConditions must not overlap with bindingConditions', 'list each condition once and set both lists together')],
                  id='binding conditions overlap'),
+    pytest.param({'spec.nodeName': DELETE, 'spec.perDeviceNodeSelection': True, 'spec.devices[0].attributes': {'a': {'int': 'x'}}, 'spec.devices[0].nodeSelector': {'nodeSelectorTerms': [{'matchExpressions': [{'key': 'a', 'operator': 'In'}]}]}}, 'v1',
+                 [('k8s-wire-type', 'spec.devices[0].attributes[a].int', 'Invalid value: "x": must be of type integer', 'quote strings and versions, leave numbers and booleans unquoted, write quantities like `16Gi`'), ('k8s-node-selection', 'spec.devices[0].nodeSelector.nodeSelectorTerms[0].matchExpressions[0].values', "Required value: must be specified when `operator` is 'In' or 'NotIn'", 'set exactly one; booleans must be true or left out')],
+                 id='device node selector and another problem'),
 ]
 
 

@@ -1,7 +1,7 @@
-"""ResourceSlice UPDATEs in full: immutable fields, and the ratchet that turns a problem the old slice already had
-into a warning-worthy finding marked "(already present before this update)" (devices matched by name, v1beta1
-devices read flat, unchanged taints not re-checked). Fast through `run_rules`, so mutation testing runs them
-first on `webhook.rules.k8s.slice` (tests/mutation)."""
+"""ResourceSlice UPDATEs in full: immutable fields, and the ratchet that marks a problem the old slice already had
+"(already present before this update)" (then warned about, not denied): devices matched by name, v1beta1 devices
+read flat, unchanged taints not re-checked. Fast through `run_rules`, so mutation testing runs them first on
+`webhook.rules.k8s.slice` (tests/mutation)."""
 
 # ruff: noqa: E501
 
