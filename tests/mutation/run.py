@@ -73,6 +73,7 @@ _CELEXT_EVALUATING = ("tests/celext/lib", "tests/celext/conformance", "tests/cel
                       "tests/limits/test_selector_limits.py")
 PACKAGES = (
     Package("certs-issue", ("certs/issue.py",), ("tests/certs/test_issue.py", "tests/certs/test_issue_extensions.py",
+                                                 "tests/certs/test_issue_mutants.py",
                                                  "tests/limits/test_cert_limits.py",
                                                  "tests/limits/test_cert_time_limits.py")),
     Package("fix", ("webhook/fix.py",), ("tests/webhook/test_fix.py", "tests/webhook/test_fix_readback.py",
