@@ -137,7 +137,7 @@ def quoted(message: str) -> str:
     """One line, at most QUOTED_CHARS: a message may quote a megabyte-long value from the object."""
     head = message[: QUOTED_CHARS * 4]  # one_line on a 6 MiB text would cost more than the rules
     text = one_line(head)
-    if len(head) < len(message) and len(text) < QUOTED_CHARS:
+    if len(head) < len(message) and len(text) <= QUOTED_CHARS:
         return text[: QUOTED_CHARS - 1] + ELLIPSIS
     return clip(text, QUOTED_CHARS)
 

@@ -111,8 +111,5 @@ def test_a_message_cut_before_it_shrank_says_so(message: str, expected: str) -> 
     assert len(expected) <= QUOTED_CHARS
 
 
-@pytest.mark.xfail(strict=True, reason="product bug (webhook/admission/handlers.py `quoted`, owned by `served`): a "
-                   "message cut at 4 x 512 characters that one_line shrinks to exactly 512 is shown whole, without "
-                   "the ellipsis that says it was cut (the test is `len(text) < QUOTED_CHARS`; `<=` is right)")
 def test_a_message_cut_and_shrunk_to_exactly_512_characters_still_says_it_was_cut() -> None:
     assert quoted("a" * 512 + " " * 1600 + "b") == "a" * 511 + "…"
