@@ -274,6 +274,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unknown package {', '.join(unknown)}")
     chosen = [by_name[n] for n in args.packages] or [p for p in PACKAGES if present(p)]
     if not args.report:
+        os.nice(19)  # mutmut (inherited by every child) takes only the CPU the machine's other work leaves idle
         for package in chosen:
             if not present(package):
                 print(f"{package.name}: nothing to mutate yet ({', '.join(package.mutate)})")
