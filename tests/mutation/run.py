@@ -70,7 +70,7 @@ _CELEXT_EVALUATING = ("tests/celext/lib", "tests/celext/conformance", "tests/cel
                       "tests/celext/test_macros.py", "tests/celext/test_values.py", "tests/celext/test_selector.py",
                       "tests/celext/test_oracles.py", "tests/celext/test_quantity.py", "tests/celext/test_semver.py",
                       "tests/celext/test_compile.py", "tests/celext/test_fuzz.py", "tests/celext/test_corpus_sweep.py",
-                      "tests/celext/test_engine_tables.py",
+                      "tests/celext/test_engine_tables.py", "tests/celext/test_engine_device_verdicts.py",
                       "tests/limits/test_selector_limits.py")
 PACKAGES = (
     Package("certs-issue", ("certs/issue.py",), ("tests/certs/test_issue.py", "tests/certs/test_issue_extensions.py",
