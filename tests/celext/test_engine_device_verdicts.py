@@ -100,16 +100,31 @@ def test_a_capacity_kubernetes_cannot_convert_fails_every_selector(capacity: Any
     assert _answers({"name": "d", "attributes": {"ok": {"int": 1}}, "capacity": capacity}) == {expected}
 
 
-def test_a_device_changed_in_place_is_judged_again() -> None:
-    """The verdict is remembered per device object; an attribute added to it or its maps replaced is seen."""
-    selector = celext.compile(SELECTOR)
+@pytest.mark.parametrize("body", ["v1", "v1beta1"])
+@pytest.mark.parametrize("method", ["matches", "evaluate"])
+def test_a_device_changed_in_place_is_judged_again(method: str, body: str) -> None:
+    """Verdicts and answers are remembered per device object; an entry added to its maps, or a map replaced,
+    is seen on the next call."""
+    run = getattr(celext.compile("device.attributes['gpu.example.com'].ok == 1"), method)
     device: dict[str, Any] = {"name": "d", "attributes": {"ok": {"int": 1}}}
-    assert selector.matches(device, DRIVER) is True
-    device["attributes"]["x"] = {"int": 2**63}
+    if body == "v1beta1":
+        device = {"name": "d", "basic": device}
+    fields = device.get("basic", device)
+    assert run(device, DRIVER) is True
+    fields["attributes"]["x"] = {"int": 2**63}
     with pytest.raises(celext.EvaluationError, match=r"^attribute x: parse semantic version: overflow$"):
-        selector.evaluate(device, DRIVER)
-    device["attributes"] = {"ok": {"int": 1}}
-    assert selector.evaluate(device, DRIVER) is True
-    device["capacity"] = {"m": {"value": "abc"}}
+        run(device, DRIVER)
+    fields["attributes"] = {"ok": {"int": 2}}
+    assert run(device, DRIVER) is False
+    fields["attributes"]["ok"] = {"int": 1}  # replaced in place under the same name: not seen (documented)
+    assert run(device, DRIVER) is (method == "evaluate")
+    fields["capacity"] = {"m": {"value": "abc"}}
     with pytest.raises(celext.EvaluationError, match=r"^capacity m: quantities must match"):
-        selector.evaluate(device, DRIVER)
+        run(device, DRIVER)
+    fields["capacity"] = {"m": {"value": "1"}}
+    assert run(device, DRIVER) is True
+    fields["capacity"]["n"] = {"value": "x"}
+    with pytest.raises(celext.EvaluationError, match=r"^capacity n: quantities must match"):
+        run(device, DRIVER)
+    with pytest.raises(celext.EvaluationError, match=r"^no such key: ok$"):  # bare names are the driver's
+        run(device, "other.io")
