@@ -9,6 +9,8 @@ the answer written out, through `matches` and `evaluate` of both engines.
 
 from __future__ import annotations
 
+from collections import UserDict
+from types import MappingProxyType
 from typing import Any
 
 import pytest
@@ -130,3 +132,44 @@ def test_a_device_changed_in_place_is_judged_again(method: str, body: str) -> No
     assert run(device, DRIVER) is True
     with pytest.raises(celext.EvaluationError, match=r"^no such key: ok$"):  # bare names are the driver's
         run(device, "other.io")
+
+
+_GOOD: dict[str, Any] = {"name": "d", "attributes": {"ok": {"int": 1}}, "capacity": {"m": {"value": "1"}}}
+_BAD_INT: dict[str, Any] = {"name": "d", "attributes": {"ok": {"int": 1}, "x": {"int": 2**63}},
+                            "capacity": {"m": {"value": "1"}}}
+MAPPINGS: list[tuple[str, Any, bool | str]] = [
+    ("read-only device", MappingProxyType(_GOOD), True),
+    ("read-only device, bad attribute", MappingProxyType(_BAD_INT), OVERFLOW),
+    ("mutable mapping", UserDict(_GOOD), True),
+    ("mutable mapping, bad attribute", UserDict(_BAD_INT), OVERFLOW),
+    ("read-only basic", {"name": "d", "basic": MappingProxyType(_GOOD)}, True),
+    ("read-only device with basic", MappingProxyType({"name": "d", "basic": _GOOD}), True),
+    ("basic not a map", {"name": "d", "basic": 5}, "eval: basic: expected a map, not int"),
+    ("read-only maps", {"name": "d", "attributes": MappingProxyType({"ok": {"int": 1}}),
+                        "capacity": MappingProxyType({"m": {"value": "1"}})}, True),
+    ("read-only attribute map, bad attribute",
+     {"name": "d", "attributes": MappingProxyType({"ok": {"int": 1}, "x": {"int": "a"}}),
+      "capacity": {"m": {"value": "1"}}}, UNSUPPORTED),
+    ("no attributes", {"name": "d", "capacity": {"m": {"value": "1"}}}, "eval: no such key: ok"),
+    ("read-only, no attributes", MappingProxyType({"name": "d"}), "eval: no such key: ok"),
+    ("read-only, bad capacity",
+     MappingProxyType({"name": "d", "attributes": {"ok": {"int": 1}}, "capacity": {"m": {"value": "z"}}}),
+     NOT_QUANTITY),
+]
+
+
+@pytest.mark.parametrize(("device", "expected"), [row[1:] for row in MAPPINGS], ids=[row[0] for row in MAPPINGS])
+def test_devices_given_as_other_mappings(device: Any, expected: bool | str) -> None:
+    """A device (or its body, or its maps) given as a Mapping that is not a dict, read-only or not: the same
+    answers as for dicts, twice in a row (the second from the remembered verdict)."""
+    text = "device.attributes['gpu.example.com'].ok == 1 && device.capacity['gpu.example.com'].m.isInteger()"
+    for _ in range(2):
+        answers: set[bool | str] = set()
+        for engine in ("compiled", "reference"):
+            selector = celext.compile(text, engine=engine)
+            for run in (selector.matches, selector.evaluate):
+                try:
+                    answers.add(run(device, DRIVER))
+                except celext.EvaluationError as err:
+                    answers.add(f"eval: {err.message}")
+        assert answers == {expected}
