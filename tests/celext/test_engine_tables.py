@@ -185,6 +185,22 @@ CASES: list[tuple[str, bool | str]] = [
     (f"{A}.numas.exists(n, n == {K8S}.numaNode) && {A}.numas.filter(n, n > 4).map(n, n - 4).exists_one(m, m == 2)",
      True),
     (f"{A}.numas.all(n, n > 3 && n < 8) == true && {A}.numas.exists(n, n > 3 || 1 / 0 == 1)", True),
+    # Optional and plain selects and indexes on values other than device paths (keys read at run time).
+    ("{'a': 1}.?a.orValue(0) == 1 && !{'a': 1}.?b.hasValue() && {'a': 1}[?'a'].value() == 1", True),
+    ("{'a': 1}[?'b'].orValue(5) == 5 && [1, 2][?1].value() == 2 && ![1, 2][?5].hasValue()", True),
+    ("{'a': {'b': 2}}.?a.?b.orValue(0) == 2", True),
+    (f"[10, 20, 30, 40, 50][{K8S}.numaNode] == 50 && {{'A100-80GB': 1}}[{A}.model] == 1", True),
+    (f"[10, 20, 30][{K8S}.numaNode] == 50", "eval: index '4' out of range in list size '3'"),
+    (f"{A}.numas.exists(n, [0, 1, 2, 3, 4, 5, 6, 7][n] == 5)", True),
+    (f"{A}.numas.exists(n, {{'x': n}}.?x.orValue(0) == 5 && {{'x': n}}[?'x'].value() == 5)", True),
+    (f"{A}.numas.exists(n, {{'x': n}}.x == 7 && {{'x': n}}['x'] == 7)", True),
+    (f"{A}.numas.exists(n, {{'x': n}}.?y.orValue(0) == 5 || {{'x': n}}[?'y'].hasValue())", False),
+    (f"{A}.healthy ? {K8S}.numaNode == 4 : false", True),
+    (f"!{A}.healthy ? false : {K8S}.numaNode == 4", True),
+    (f"{A}.healthy ? {K8S}.numaNode == 5 : true", False),
+    (f"{A}.model ? true : false", "eval: no such overload"),
+    (f"{A}.numas.exists(n, n > 6 ? n == 7 : false) && {A}.numas.all(n, n > 5 ? true : n < 6)", True),
+    (f"{A}.numas.exists(n, n > 6 ? n == 8 : {A}.model ? true : false)", "eval: no such overload"),
     # Bare attribute names belong to the device's driver.
     ("device.attributes['gpu.example.com'].model == device.attributes['gpu.example.com'].model", True),
     ("device.attributes['resource.kubernetes.io'].model == 'A100-80GB'", "eval: no such key: model"),
@@ -218,3 +234,33 @@ def test_each_engine_and_form_gives_cels_answer(expression: str, expected: bool 
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     answers = _answers(expression, device, monkeypatch)
     assert answers == dict.fromkeys(answers, expected)
+
+
+TEN = "[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]"
+# Each comprehension step charges the iteration (3) plus the size of its body; `exists` stops at its first
+# true step. (expression, cost of a full run)
+COSTS: list[tuple[str, int]] = [
+    (f"{TEN}.all(x, x > 0)", 10 * (3 + 2)),
+    (f"{TEN}.exists(x, x > 5)", 6 * (3 + 2)),
+    (f"{TEN}.exists_one(x, x == 5)", 10 * (3 + 2)),
+    (f"{TEN}.map(x, x * 2).size() == 10", 10 * (3 + 3)),
+    (f"{TEN}.filter(x, x > 5).size() == 5", 10 * (3 + 2)),
+    (f"cel.bind(v, {TEN}, v.all(x, x > 0))", 10 * (3 + 2)),
+    ("{'a': 1, 'b': 2}.all(k, k != 'c')", 2 * (3 + 2)),
+]
+
+
+@pytest.mark.parametrize("compact", [False, True], ids=["generated", "compact"])
+@pytest.mark.parametrize("offset", [-1, 0, 1])
+@pytest.mark.parametrize(("expression", "cost"), COSTS)
+def test_comprehension_steps_are_charged_in_both_forms(expression: str, cost: int, offset: int, compact: bool,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """At the cost limit the selector runs; one unit under it, the run is cancelled (cel-go's runtime tracker)."""
+    monkeypatch.setattr(celext.plan, "COMPACT_NODES", -1 if compact else 1_000_000)
+    selector = Selector(prepare(expression), cost_limit=cost + offset)
+    assert (selector.source == celext.plan.COMPACT_SOURCE) is compact
+    if offset < 0:
+        with pytest.raises(celext.EvaluationError, match=r"^operation cancelled: actual cost limit exceeded$"):
+            selector.matches(V1, DRIVER)
+    else:
+        assert selector.matches(V1, DRIVER) is True
