@@ -237,8 +237,8 @@ def test_each_engine_and_form_gives_cels_answer(expression: str, expected: bool 
 
 
 TEN = "[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]"
-# Each comprehension step charges the iteration (3) plus the size of its body; `exists` stops at its first
-# true step. (expression, cost of a full run)
+# Each comprehension step charges the iteration (3) plus the size of its body (its nodes other than constants);
+# `exists` stops at its first true step. (expression, cost of a full run)
 COSTS: list[tuple[str, int]] = [
     (f"{TEN}.all(x, x > 0)", 10 * (3 + 2)),
     (f"{TEN}.exists(x, x > 5)", 6 * (3 + 2)),
@@ -247,6 +247,10 @@ COSTS: list[tuple[str, int]] = [
     (f"{TEN}.filter(x, x > 5).size() == 5", 10 * (3 + 2)),
     (f"cel.bind(v, {TEN}, v.all(x, x > 0))", 10 * (3 + 2)),
     ("{'a': 1, 'b': 2}.all(k, k != 'c')", 2 * (3 + 2)),
+    # A ternary's body: its condition and the branches (two relations on the variable); constants cost nothing.
+    (f"{TEN}.all(x, x > 5 ? true : x > 0)", 10 * (3 + 4)),
+    (f"{TEN}.exists(x, x > 5 ? x == 7 : false)", 7 * (3 + 4)),
+    (f"{TEN}.all(x, [x][0] > 0)", 10 * (3 + 4)),
 ]
 
 
