@@ -201,6 +201,9 @@ CASES: list[tuple[str, bool | str]] = [
     (f"{A}.model ? true : false", "eval: no such overload"),
     (f"{A}.numas.exists(n, n > 6 ? n == 7 : false) && {A}.numas.all(n, n > 5 ? true : n < 6)", True),
     (f"{A}.numas.exists(n, n > 6 ? n == 8 : {A}.model ? true : false)", "eval: no such overload"),
+    # A constant condition: only the chosen branch is planned, in the comprehension's scope.
+    (f"{A}.numas.all(n, true ? n > 3 : false) && {A}.numas.exists(n, false ? false : n == 5)", True),
+    (f"{A}.numas.exists(n, (1 == 1) ? n == 9 : true)", False),
     # Bare attribute names belong to the device's driver.
     ("device.attributes['gpu.example.com'].model == device.attributes['gpu.example.com'].model", True),
     ("device.attributes['resource.kubernetes.io'].model == 'A100-80GB'", "eval: no such key: model"),
