@@ -38,6 +38,8 @@ _ATTRIBUTES: dict[str, Any] = {
     "versions": {"versions": ["1.0.0", "2.0.0-rc.1"]},
     "big": {"int": 9223372036854775807},
     "small": {"int": -9223372036854775808},
+    "digits": {"strings": ["1", "2"]},
+    "one": {"string": "1"},
 }
 _CAPACITY: dict[str, Any] = {"memory": {"value": "40Gi"}, "cores": {"value": "8"}}
 V1: dict[str, Any] = {"name": "gpu-0", "attributes": _ATTRIBUTES, "capacity": _CAPACITY}
@@ -103,6 +105,11 @@ CASES: list[tuple[str, bool | str]] = [
     (f"{A}.model.includes(1)", False),
     (f"{K8S}.numaNode.includes(4) && !{K8S}.numaNode.includes('4')", True),
     (f"{A}.flags.includes(false) && {A}.versions.includes(semver('2.0.0-rc.1'))", True),
+    # includes() compares as CEL's == does: across numeric types, never a string with a number or a version.
+    (f"{A}.numas.includes(5.0) && {A}.numas.includes(5u) && {K8S}.numaNode.includes(4.0)", True),
+    (f"{A}.digits.includes(1) || {A}.one.includes(1) || {A}.healthy.includes(1)", False),
+    (f"{A}.digits.includes('1') && {A}.one.includes('1') && {A}.healthy.includes(true)", True),
+    (f"{A}.driverVersion.includes('1.3.0+abc') || {A}.model.includes(1) || {A}.numas.includes('5')", False),
     # Quantities and semantic versions.
     (f"{C}.memory.compareTo(quantity('40Gi')) == 0 && {C}.memory.compareTo(quantity('41Gi')) == -1", True),
     (f"{C}.memory.isGreaterThan(quantity('39Gi')) && !{C}.memory.isLessThan(quantity('39Gi'))", True),
@@ -177,7 +184,7 @@ CASES: list[tuple[str, bool | str]] = [
     ("device.driver == 'x' || 'x' == device.driver || device.driver != 'gpu.example.com'", False),
     ("device.driver in ['a', 'gpu.example.com'] && device.driver < 'h' && device.driver.startsWith('gpu')", True),
     (f"{A}['model'] == 'A100-80GB' && {C}['memory'].isInteger() && {A}[?'model'].value() == 'A100-80GB'", True),
-    (f"has({C}.memory) && !has({C}.nope) && {C}.size() == 2 && {A}.size() == 11 && {K8S}.size() == 1", True),
+    (f"has({C}.memory) && !has({C}.nope) && {C}.size() == 2 && {A}.size() == 13 && {K8S}.size() == 1", True),
     (f"{A}.exists(k, k == 'model') && device.attributes.exists(d, d == 'gpu.example.com')", True),
     ("device.attributes[?'gpu.example.com'].?model.orValue('') == 'A100-80GB'", True),
     (f"[{A}.model][0] == 'A100-80GB' && {{'k': {A}.model}}.k == 'A100-80GB'", True),
