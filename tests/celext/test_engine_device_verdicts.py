@@ -179,3 +179,16 @@ def test_devices_given_as_other_mappings(device: Any, expected: bool | str) -> N
                 except celext.EvaluationError as err:
                     answers.add(f"eval: {err.message}")
         assert answers == {expected}
+
+
+@pytest.mark.parametrize(("expression", "expected"), [
+    ("device.attributes['gpu.example.com'].two.includes(2)", True),
+    ("device.attributes['gpu.example.com'].pair.includes(1)", True),
+    ("device.attributes['gpu.example.com'].pair.includes('a')", False),
+    ("device.attributes['gpu.example.com'].pair == 1", True),
+])
+def test_an_attribute_with_two_members_reads_as_the_conversion_reads_it(expression: str, expected: bool) -> None:
+    """Validation refuses such an attribute, but a device that holds one still converts: a list member before
+    a scalar, `int` before `string`. The compiled engine's shortcuts for one-member entries step aside."""
+    device = {"name": "d", "attributes": {"two": {"ints": [1, 2], "string": "a"}, "pair": {"int": 1, "string": "a"}}}
+    assert _answers(device, expression) == {expected}
