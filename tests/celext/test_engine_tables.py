@@ -211,6 +211,10 @@ CASES: list[tuple[str, bool | str]] = [
     # A constant condition: only the chosen branch is planned, in the comprehension's scope.
     (f"{A}.numas.all(n, true ? n > 3 : false) && {A}.numas.exists(n, false ? false : n == 5)", True),
     (f"{A}.numas.exists(n, (1 == 1) ? n == 9 : true)", False),
+    # has() on a value that is not a device path; an outer variable read after an inner comprehension ran.
+    ("has({'a': 1}.a) && !has({'a': 1}.b)", True),
+    ("[1, 2].all(x, [5].exists(y, y > x) && x < 3) && [1, 2].all(x, [5].map(y, y + x).size() == 1 && x < 3)",
+     True),
     # Bare attribute names belong to the device's driver.
     ("device.attributes['gpu.example.com'].model == device.attributes['gpu.example.com'].model", True),
     ("device.attributes['resource.kubernetes.io'].model == 'A100-80GB'", "eval: no such key: model"),
@@ -261,6 +265,9 @@ COSTS: list[tuple[str, int]] = [
     (f"{TEN}.all(x, x > 5 ? true : x > 0)", 10 * (3 + 4)),
     (f"{TEN}.exists(x, x > 5 ? x == 7 : false)", 7 * (3 + 4)),
     (f"{TEN}.all(x, [x][0] > 0)", 10 * (3 + 4)),
+    # A call is a node of the body, `dyn()` too.
+    (f"{TEN}.all(x, int(x) > 0)", 10 * (3 + 3)),
+    (f"{TEN}.all(x, dyn(x) > 0)", 10 * (3 + 3)),
 ]
 
 
