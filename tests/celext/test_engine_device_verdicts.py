@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 import celext
+from celext.runtime import verdict
 
 DRIVER = "gpu.example.com"
 SELECTOR = "device.attributes['gpu.example.com'].ok == 1"
@@ -158,6 +159,8 @@ MAPPINGS: list[tuple[str, Any, bool | str]] = [
       "capacity": {"m": {"value": "1"}}}, UNSUPPORTED),
     ("no attributes", {"name": "d", "capacity": {"m": {"value": "1"}}}, "eval: no such key: ok"),
     ("read-only, no attributes", MappingProxyType({"name": "d"}), "eval: no such key: ok"),
+    ("read-only capacity entry", {"name": "d", "attributes": {"ok": {"int": 1}},
+                                  "capacity": {"m": MappingProxyType({"value": "1"})}}, True),
     ("read-only, bad capacity",
      MappingProxyType({"name": "d", "attributes": {"ok": {"int": 1}}, "capacity": {"m": {"value": "z"}}}),
      NOT_QUANTITY),
@@ -192,3 +195,21 @@ def test_an_attribute_with_two_members_reads_as_the_conversion_reads_it(expressi
     a scalar, `int` before `string`. The compiled engine's shortcuts for one-member entries step aside."""
     device = {"name": "d", "attributes": {"two": {"ints": [1, 2], "string": "a"}, "pair": {"int": 1, "string": "a"}}}
     assert _answers(device, expression) == {expected}
+
+
+def test_a_read_only_devices_verdict_is_remembered_once_per_device() -> None:
+    """Each read-only device is judged once and remembered by identity; a mutable one is judged every time."""
+    selector = celext.compile(SELECTOR)
+    verdict.forget()
+    first, second = MappingProxyType(dict(_GOOD)), MappingProxyType(dict(_BAD_INT))
+    assert selector.matches(first, DRIVER) is True
+    assert selector.matches(first, DRIVER) is True
+    assert verdict.remembered() == 1
+    for _ in range(2):
+        with pytest.raises(celext.EvaluationError, match=r"^attribute x: parse semantic version: overflow$"):
+            selector.matches(second, DRIVER)
+    assert verdict.remembered() == 2
+    assert selector.matches(UserDict(_GOOD), DRIVER) is True
+    assert verdict.remembered() == 2
+    verdict.forget()
+    assert verdict.remembered() == 0
