@@ -215,6 +215,10 @@ CASES: list[tuple[str, bool | str]] = [
     ("has({'a': 1}.a) && !has({'a': 1}.b)", True),
     ("[1, 2].all(x, [5].exists(y, y > x) && x < 3) && [1, 2].all(x, [5].map(y, y + x).size() == 1 && x < 3)",
      True),
+    # Conditions the planner knows are booleans (driver relations, has() on device paths, allowMultipleAllocations).
+    (f"(device.driver == 'gpu.example.com' ? {K8S}.numaNode : 0) == 4", True),
+    (f"has({A}.nope) ? false : {A}.healthy", True),
+    ("device.allowMultipleAllocations ? false : true", True),
     # Bare attribute names belong to the device's driver.
     ("device.attributes['gpu.example.com'].model == device.attributes['gpu.example.com'].model", True),
     ("device.attributes['resource.kubernetes.io'].model == 'A100-80GB'", "eval: no such key: model"),
