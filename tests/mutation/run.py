@@ -37,7 +37,7 @@ except ImportError:  # run directly rather than through `make mutation`, which i
     sys.exit("run.py: mutmut is not installed; run `make mutation` (it installs the `mutation` extra)")
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from launch import BUDGET, CPU_LOG, CUT_SHORT  # run.py is a script: its own folder is not a package on the path
+from launch import BUDGET, CPU_LOG, CUT_SHORT, FIRST  # run.py is a script: its own folder is not a package on the path
 from scoring import wilson
 
 REPO = Path(__file__).resolve().parents[2]
@@ -64,6 +64,7 @@ class Package:
     deselect: tuple[str, ...] = ()
     env: tuple[tuple[str, str], ...] = ()  # set for the run (e.g. fewer hypothesis examples per mutant)
     budget: float = 1.0  # seconds of each mutant's tests (by measured duration), see launch.py; --budget overrides
+    first: tuple[str, ...] = ()  # test files each mutant runs right after its module's own (its fastest killers)
 
 
 _CELEXT_EVALUATING = ("tests/celext/lib", "tests/celext/conformance", "tests/celext/check", "tests/celext/cost",
@@ -104,7 +105,9 @@ PACKAGES = (
             # Its differential tests took 2 to 9 s each at 150 examples per function, past a 1 s budget: most of the
             # package's survivors were budget survivors. At 30 examples each takes well under a second, so a 2.5 s
             # budget reaches them after a mutant's fast tests (docs/testing.md).
-            env=(("DRAGUARD_FUZZ_EXAMPLES", "30"),), budget=2.5),
+            env=(("DRAGUARD_FUZZ_EXAMPLES", "30"),), budget=2.5,
+            # The engine tables before the thousands of faster tests that reach every planner function.
+            first=("tests/celext/test_engine_tables.py", "tests/celext/test_engine_device_verdicts.py")),
 )
 
 
@@ -283,7 +286,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"== {package.name}", flush=True)
             work = prepare(replace(package, mutate=tuple(args.only)) if args.only else package)
             budget = package.budget if args.budget is None else args.budget
-            env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", **dict(package.env), BUDGET: str(budget)}
+            env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", **dict(package.env), BUDGET: str(budget),
+                   FIRST: ",".join(package.first)}
             last = tally(package) if args.survivors else None
             names = [n.split(" ")[0] for n in last[3]] if last else []
             if args.sample:
