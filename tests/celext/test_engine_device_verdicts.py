@@ -213,3 +213,14 @@ def test_a_read_only_devices_verdict_is_remembered_once_per_device() -> None:
     assert verdict.remembered() == 2
     verdict.forget()
     assert verdict.remembered() == 0
+
+
+@pytest.mark.parametrize("method", ["matches", "evaluate"])
+def test_a_whole_map_read_follows_the_driver_of_each_call(method: str) -> None:
+    """Bare attribute names belong to the driver: one device object read as a whole map under two drivers in a
+    row gives each driver's map (the converted device is remembered per device and driver)."""
+    device = {"name": "d", "attributes": {"model": {"string": "a"}, "gpu.example.com/x": {"int": 1}}}
+    run = getattr(celext.compile("device.attributes['gpu.example.com'].size() == 2"), method)
+    assert run(device, DRIVER) is True
+    assert run(device, "other.io") is False
+    assert run(device, DRIVER) is True
