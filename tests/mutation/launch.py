@@ -38,6 +38,7 @@ from mutmut.utils.file_utils import change_cwd
 from scoring import budgeted  # launch.py runs as a script: its folder is on the path
 
 BUDGET = "DRAGUARD_MUTATION_BUDGET"
+FIRST = "DRAGUARD_MUTATION_FIRST"  # comma-separated test files run right after the mutated module's own
 CUT_SHORT = 40  # exit code: the mutant's tests within the budget passed, slower ones were not run
 CPU_LOG = "mutant-cpu.tsv"  # in build/mutation/<package>/: each mutant's CPU seconds in its child, and its exit
 FRESH = "tests.mutation.fresh"  # the pytest plugin (loaded with -p) that empties celext's and draguard's caches
@@ -79,7 +80,8 @@ class WarmSessionRunner(PytestRunner):
         budget = float(os.environ.get(BUDGET, "0") or 0)
         # mutmut names a mutant `<module>.x_<function>__mutmut_<n>` (`<module>.xǁ<class>ǁ<method>__mutmut_<n>`)
         module = re.split(r"\.x[_ǁ]", mutant_name, maxsplit=1)[0]
-        chosen, cut = budgeted(names, state().duration_by_test, budget, module)
+        first = tuple(filter(None, os.environ.get(FIRST, "").split(",")))
+        chosen, cut = budgeted(names, state().duration_by_test, budget, module, first)
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, 1)
         os.dup2(devnull, 2)

@@ -37,7 +37,7 @@ except ImportError:  # run directly rather than through `make mutation`, which i
     sys.exit("run.py: mutmut is not installed; run `make mutation` (it installs the `mutation` extra)")
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from launch import BUDGET, CPU_LOG, CUT_SHORT  # run.py is a script: its own folder is not a package on the path
+from launch import BUDGET, CPU_LOG, CUT_SHORT, FIRST  # run.py is a script: its own folder is not a package on the path
 from scoring import wilson
 
 REPO = Path(__file__).resolve().parents[2]
@@ -64,12 +64,14 @@ class Package:
     deselect: tuple[str, ...] = ()
     env: tuple[tuple[str, str], ...] = ()  # set for the run (e.g. fewer hypothesis examples per mutant)
     budget: float = 1.0  # seconds of each mutant's tests (by measured duration), see launch.py; --budget overrides
+    first: tuple[str, ...] = ()  # test files each mutant runs right after its module's own (its fastest killers)
 
 
 _CELEXT_EVALUATING = ("tests/celext/lib", "tests/celext/conformance", "tests/celext/check", "tests/celext/cost",
                       "tests/celext/test_macros.py", "tests/celext/test_values.py", "tests/celext/test_selector.py",
                       "tests/celext/test_oracles.py", "tests/celext/test_quantity.py", "tests/celext/test_semver.py",
                       "tests/celext/test_compile.py", "tests/celext/test_fuzz.py", "tests/celext/test_corpus_sweep.py",
+                      "tests/celext/test_engine_tables.py", "tests/celext/test_engine_device_verdicts.py",
                       "tests/limits/test_selector_limits.py")
 PACKAGES = (
     Package("certs-issue", ("certs/issue.py",), ("tests/certs/test_issue.py", "tests/certs/test_issue_extensions.py",
@@ -101,9 +103,12 @@ PACKAGES = (
             deselect=("tests/celext/plan/test_plan.py::test_nested_comprehensions_past_pythons_block_limit",
                       "tests/celext/plan/test_plan.py::test_nesting_as_deep_as_the_front_end_accepts_compiles_"
                       "into_flat_functions"),
-            # Its differential tests take 2 to 9 s each at 150 examples per function, past the 1 s budget: most of
-            # this package's budget survivors (docs/testing.md). Fewer examples with a larger budget is not measured.
-            env=(("DRAGUARD_FUZZ_EXAMPLES", "150"),)),
+            # Its differential tests took 2 to 9 s each at 150 examples per function, past a 1 s budget: most of the
+            # package's survivors were budget survivors. At 30 examples each takes well under a second, so a 2.5 s
+            # budget reaches them after a mutant's fast tests (docs/testing.md).
+            env=(("DRAGUARD_FUZZ_EXAMPLES", "30"),), budget=2.5,
+            # The engine tables before the thousands of faster tests that reach every planner function.
+            first=("tests/celext/test_engine_tables.py", "tests/celext/test_engine_device_verdicts.py")),
 )
 
 
@@ -274,6 +279,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unknown package {', '.join(unknown)}")
     chosen = [by_name[n] for n in args.packages] or [p for p in PACKAGES if present(p)]
     if not args.report:
+        os.nice(19)  # mutmut (inherited by every child) takes only the CPU the machine's other work leaves idle
         for package in chosen:
             if not present(package):
                 print(f"{package.name}: nothing to mutate yet ({', '.join(package.mutate)})")
@@ -281,7 +287,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"== {package.name}", flush=True)
             work = prepare(replace(package, mutate=tuple(args.only)) if args.only else package)
             budget = package.budget if args.budget is None else args.budget
-            env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", **dict(package.env), BUDGET: str(budget)}
+            env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", **dict(package.env), BUDGET: str(budget),
+                   FIRST: ",".join(package.first)}
             last = tally(package) if args.survivors else None
             names = [n.split(" ")[0] for n in last[3]] if last else []
             if args.sample:

@@ -48,3 +48,14 @@ def test_everything_within_the_budget_is_not_cut() -> None:
 ])
 def test_wilson_interval(killed: int, counted: int, interval: tuple[float, float]) -> None:
     assert wilson(killed, counted) == pytest.approx(interval, abs=1e-4)
+
+
+def test_a_packages_first_files_run_after_the_modules_own_and_before_the_rest() -> None:
+    tests = ["tests/x/test_conformance.py::a", "tests/celext/test_tables.py::b", "tests/celext/test_plan.py::c"]
+    durations = {tests[0]: 0.002, tests[1]: 0.02, tests[2]: 0.5}
+    first = ("tests/celext/test_tables.py",)
+    assert budgeted(tests, durations, 0, "celext.plan", first) == ([tests[2], tests[1], tests[0]], False)
+    assert budgeted(tests, durations, 0.51, "celext.plan", first) == ([tests[2]], True)
+    assert budgeted(tests, durations, 0.52, "celext.plan", first) == ([tests[2], tests[1]], True)
+    assert budgeted(tests, durations, 0.01, "celext.other", first) == ([tests[1]], True)
+    assert budgeted(tests, durations, 0, "celext.other") == ([tests[0], tests[1], tests[2]], False)
