@@ -241,7 +241,7 @@ def _answers(expression: str, device: dict[str, Any], monkeypatch: pytest.Monkey
     with monkeypatch.context() as patch:
         patch.setattr(celext.plan, "COMPACT_NODES", -1)
         compact = Selector(prepare(expression))
-    assert compact.source == celext.plan.COMPACT_SOURCE
+    assert compact.source.startswith(celext.plan.COMPACT_HEADER)
     return {"reference": _answer(reference.evaluate, device), "matches": _answer(compiled.matches, device),
             "evaluate": _answer(compiled.evaluate, device), "compact": _answer(compact.matches, device)}
 
@@ -283,7 +283,7 @@ def test_comprehension_steps_are_charged_in_both_forms(expression: str, cost: in
     """At the cost limit the selector runs; one unit under it, the run is cancelled (cel-go's runtime tracker)."""
     monkeypatch.setattr(celext.plan, "COMPACT_NODES", -1 if compact else 1_000_000)
     selector = Selector(prepare(expression), cost_limit=cost + offset)
-    assert (selector.source == celext.plan.COMPACT_SOURCE) is compact
+    assert selector.source.startswith(celext.plan.COMPACT_HEADER) is compact
     if offset < 0:
         with pytest.raises(celext.EvaluationError, match=r"^operation cancelled: actual cost limit exceeded$"):
             selector.matches(V1, DRIVER)
