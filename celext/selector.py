@@ -75,7 +75,9 @@ def _wire_lookup(body: Mapping[str, Any], driver: str, path: Path) -> Any:
         return driver
     if head == "allowMultipleAllocations":
         return body.get("allowMultipleAllocations") is True
-    entries = body.get(head) or {}
+    entries = body.get(head)
+    if not isinstance(entries, Mapping):  # not a map: no entries, as the conversion reads it
+        entries = {}
     domain, ident = path[1], path[2]
     qualified = entries.get(f"{domain}/{ident}", ABSENT)
     bare = entries.get(ident, ABSENT) if domain == driver else ABSENT

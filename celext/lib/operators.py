@@ -14,6 +14,7 @@ from __future__ import annotations
 import datetime
 import math
 import operator
+import re
 from typing import Any
 
 from celpy import celtypes
@@ -282,30 +283,59 @@ OPERATORS: dict[str, Any] = {
 
 
 _INT64 = (-(2**63), 2**63 - 1)
+_UINT64_MAX = 2**64 - 1
+# Go's strconv.ParseInt / ParseUint in base 10: ASCII digits, a sign only for ParseInt; no underscores, blanks or
+# base prefixes, which Python's int() would take.
+_DECIMAL_INT = re.compile(r"[+-]?[0-9]+", re.ASCII)
+_DECIMAL_UINT = re.compile(r"[0-9]+", re.ASCII)
+INT_OVERFLOW = "integer overflow"  # cel-go's errIntOverflow
+UINT_OVERFLOW = "unsigned integer overflow"  # cel-go's errUintOverflow
 
 
 def to_int(value: Any) -> Any:
-    """CEL `int()`: cel-python's version rebuilds a decorator per call; same results, range-checked."""
+    """CEL `int()` as cel-go converts: strings in base 10 (out of range is a conversion error, as ParseInt
+    fails), doubles truncated within (-2^63, 2^63), uints up to 2^63 - 1."""
     if isinstance(value, CELEvalError):
         return value
-    try:
-        if isinstance(value, celtypes.StringType):
-            number = int(value, 0) if value[:2].lower() in ("0x", "-0") and "x" in value[:3].lower() else int(value)
-        elif isinstance(value, celtypes.BoolType):
-            return CELEvalError("found no matching overload for 'int' applied to '(bool)'")
-        elif isinstance(value, (celtypes.IntType, celtypes.UintType)):
-            number = int(value)
-        elif isinstance(value, celtypes.DoubleType):
-            if math.isnan(value) or not _INT_AS_DOUBLE[0] < float(value) < _INT_AS_DOUBLE[1]:
-                return CELEvalError("integer overflow")  # cel-go refuses both ends, -2^63 included
-            number = math.trunc(value)
-        else:
-            return celtypes.IntType(value)
-    except ValueError:
-        return CELEvalError(f"type conversion error from 'string' to 'int': {value!r}")
+    if isinstance(value, celtypes.StringType):
+        if not _DECIMAL_INT.fullmatch(value) or not _INT64[0] <= (number := int(value)) <= _INT64[1]:
+            return CELEvalError("type conversion error from 'string' to 'int'")
+    elif isinstance(value, celtypes.BoolType):
+        return CELEvalError("found no matching overload for 'int' applied to '(bool)'")
+    elif isinstance(value, (celtypes.IntType, celtypes.UintType)):
+        number = int(value)
+    elif isinstance(value, celtypes.DoubleType):
+        if math.isnan(value) or not _INT_AS_DOUBLE[0] < float(value) < _INT_AS_DOUBLE[1]:
+            return CELEvalError(INT_OVERFLOW)  # cel-go refuses both ends, -2^63 included
+        number = math.trunc(value)
+    else:
+        return celtypes.IntType(value)
     if not _INT64[0] <= number <= _INT64[1]:
-        return CELEvalError("integer overflow")
+        return CELEvalError(INT_OVERFLOW)
     return _new_int(celtypes.IntType, number)  # range checked above; IntType() would wrap a checker per call
+
+
+def to_uint(value: Any) -> Any:
+    """CEL `uint()` as cel-go converts: strings in base 10 without a sign (out of range is a conversion error),
+    negative ints and doubles outside [0, 2^64) are `unsigned integer overflow`."""
+    if isinstance(value, CELEvalError):
+        return value
+    if isinstance(value, celtypes.StringType):
+        if not _DECIMAL_UINT.fullmatch(value) or (number := int(value)) > _UINT64_MAX:
+            return CELEvalError("type conversion error from 'string' to 'uint'")
+    elif isinstance(value, celtypes.BoolType):
+        return CELEvalError("found no matching overload for 'uint' applied to '(bool)'")
+    elif isinstance(value, (celtypes.IntType, celtypes.UintType)):
+        number = int(value)
+    elif isinstance(value, celtypes.DoubleType):
+        if math.isnan(value) or not 0.0 <= float(value) < _UINT_MAX_AS_DOUBLE:
+            return CELEvalError(UINT_OVERFLOW)
+        number = math.trunc(value)
+    else:
+        return CELEvalError("no such overload")  # cel-go: uint() has no overload for any other type
+    if not 0 <= number <= _UINT64_MAX:
+        return CELEvalError(UINT_OVERFLOW)
+    return _new_int(celtypes.UintType, number)
 
 
 _new_int = int.__new__

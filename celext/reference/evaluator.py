@@ -26,7 +26,7 @@ from celpy.evaluation import Activation, CELEvalError, Evaluator
 from celext.env import MACRO_FORMS, OPTIONAL_MACROS
 from celext.errors import EvaluationError
 from celext.lib import no_such_overload
-from celext.lib.operators import MISSING, OPERATORS, map_get
+from celext.lib.operators import INT_OVERFLOW, MISSING, OPERATORS, UINT_OVERFLOW, map_get
 from celext.lib.optional_value import NONE, OptionalValue, of
 from celext.lib.typenames import TYPE_DENOTATIONS, cel_type_name, go_type_name
 from celext.quantity import Quantity
@@ -59,12 +59,23 @@ RELATIONS = {"relation_lt": OPERATORS["_<_"], "relation_le": OPERATORS["_<=_"], 
               "relation_in": OPERATORS["_in_"]}
 
 
+def _overflow_text(error: CELEvalError) -> str:
+    """cel-go's text for an arithmetic overflow: cel-python says `overflow` for int64 and uint64 results alike,
+    and its uint64 operators are the closures of its `uint64` decorator, so the frame that raised tells which."""
+    trace = error.__cause__.__traceback__ if error.__cause__ is not None else None
+    while trace is not None and trace.tb_next is not None:
+        trace = trace.tb_next
+    if trace is not None and trace.tb_frame.f_code.co_qualname.startswith("uint64."):
+        return UINT_OVERFLOW
+    return INT_OVERFLOW
+
+
 def _arithmetic(result: Any, tree: lark.Tree[Any]) -> Any:
     """cel-go's wording for arithmetic errors; cel-python's list `+` returns a plain list, made a CEL list."""
     if isinstance(result, CELEvalError):
         text = str(result.args[0]) if result.args else ""
         if text == "return error for overflow":
-            return CELEvalError("integer overflow")
+            return CELEvalError(_overflow_text(result))
         if text == "modulus or divide by zero":
             operator = tree.children[0].data if tree.children else ""
             return CELEvalError("modulus by zero" if operator == "multiplication_mod" else "division by zero")

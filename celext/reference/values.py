@@ -110,15 +110,25 @@ class Device(celtypes.MapType):
 _INT, _BOOL, _STR = celtypes.IntType, celtypes.BoolType, celtypes.StringType
 
 
+# What the API server answers when a JSON number does not fit the attribute's Go int64 (the number itself left
+# out: it may be megabytes long).
+INT_OUT_OF_RANGE = "cannot unmarshal number into Go struct field DeviceAttribute.int of type int64"
+
+
 def _scalar(kind: str, raw: Any) -> Any:
     if kind == "int" and isinstance(raw, int) and not isinstance(raw, bool):
+        if not -(2**63) <= raw < 2**63:
+            raise ValueError(INT_OUT_OF_RANGE)
         return _INT(raw)
     if kind == "bool" and isinstance(raw, bool):
         return _BOOL(raw)
     if kind == "string" and isinstance(raw, str):
         return _STR(raw)
     if kind == "version" and isinstance(raw, str):
-        return parse_semver(raw)
+        try:
+            return parse_semver(raw)
+        except ValueError as err:
+            raise ValueError(f"parse semantic version: {err}") from None
     raise TypeError(kind)
 
 
@@ -140,10 +150,6 @@ def attribute_value(attribute: Any) -> Any:
                 return _scalar(kind, raw)
     except TypeError:
         raise ValueError("unsupported attribute value") from None
-    except ValueError as err:
-        if str(err) == "unsupported attribute value":
-            raise
-        raise ValueError(f"parse semantic version: {err}") from None
     raise ValueError("unsupported attribute value")
 
 
