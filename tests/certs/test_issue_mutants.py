@@ -29,6 +29,7 @@ from certs.issue import (
 )
 from certs.material import CA_CERT, CA_KEY, TLS_CERT, TLS_KEY
 from certs.pem import cert_pem, describe, key_pem, key_type_of, load_certs
+from tests.limits.test_slice_limits import subdomain
 
 NOW = dt.datetime(2026, 1, 1, 12, 0, 0, tzinfo=dt.UTC)
 SERVICE_MESSAGE = ("a Service name must be a DNS-1035 label (lower case alphanumeric characters or '-', starting with "
@@ -68,14 +69,7 @@ def test_a_namespace_is_at_most_63_characters(length: int, ok: bool) -> None:
 
 def dns_name(length: int, *, prefix: str = "") -> str:
     """A DNS name of exactly `length` characters (with `prefix`) in labels of at most 63."""
-    labels, left = [], length - len(prefix)
-    while left > 0:
-        take = min(63, left)
-        if left - take == 1:
-            take -= 1
-        labels.append("a" * take)
-        left -= take + 1
-    return prefix + ".".join(labels)
+    return prefix + subdomain(length - len(prefix))
 
 
 @pytest.mark.parametrize(
