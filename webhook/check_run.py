@@ -81,7 +81,7 @@ def check(inputs: Inputs, *, fix: bool = False, stdin: TextIO | None = None,
     `progress(total)` makes the display told as files finish."""
     from webhook.config import Discovery
     from webhook.gctune import tuned_gc
-    from webhook.lint import lint_sources
+    from webhook.lint import lint_sources, warm_up
     from webhook.manifests import read_sources
 
     started = time.perf_counter()
@@ -89,9 +89,11 @@ def check(inputs: Inputs, *, fix: bool = False, stdin: TextIO | None = None,
     by_index: dict[int, FileResult] = {}
     with tuned_gc():  # from the first object read: the inventory and the documents live to the end of the run
         discovery = Discovery(inputs.config)
-        inventory = read_inventory(inputs, run.problems)
+        ahead = inputs.listed is not None  # the inventory is being read in a forked process: wait for it last
+        inventory = () if ahead else read_inventory(inputs, run.problems)
         groups: dict[int, tuple[Policy, list[int]]] = {}
-        sources = list(read_sources(inputs.paths, run.problems, stdin))
+        read_problems: list[Problem] = []
+        sources = list(read_sources(inputs.paths, read_problems, stdin))
         log.debug("read %d file(s) in %.3f s", len(sources), time.perf_counter() - started)
         for i, (source, _text) in enumerate(sources):
             cfg = discovery.for_file(source)
@@ -102,6 +104,10 @@ def check(inputs: Inputs, *, fix: bool = False, stdin: TextIO | None = None,
             groups.setdefault(id(cfg), (inputs.tune(cfg.policy), []))[1].append(i)
         log.debug("configuration: %d lookup(s), %d cache hit(s), %d distinct policy(ies)", discovery.lookups,
                   discovery.hits, len(groups))
+        if ahead:  # celext is imported while the other process reads the inventory, not after it
+            warm_up([sources[i] for _policy, indexes in groups.values() for i in indexes])
+            inventory = read_inventory(inputs, run.problems)
+        run.problems += read_problems  # after the inventory's, as they were read
         tracker = progress(sum(len(g) for _p, g in groups.values())) if progress is not None else None
         try:
             for policy, indexes in groups.values():

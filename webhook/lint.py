@@ -108,7 +108,7 @@ def lint_sources(sources: Sequence[tuple[str, str]], policy: Policy, *, inventor
         return _lint_one(sources[i][0], sources[i][1], policy, inventory, fix=fix, problems=problems), problems
 
     if workers > 1:
-        _before_fork(sources)
+        warm_up(sources)
     outcomes = map_forked(one, [len(text) for _s, text in sources], workers, done)
     files = [file for file, _p in outcomes]
     problems = [problem for _f, found in outcomes for problem in found]
@@ -116,9 +116,10 @@ def lint_sources(sources: Sequence[tuple[str, str]], policy: Policy, *, inventor
     return files, problems
 
 
-def _before_fork(sources: Sequence[tuple[str, str]]) -> None:
+def warm_up(sources: Sequence[tuple[str, str]]) -> None:
     """What every process needs, imported and built once before the fork rather than in each worker: when some
-    input has a selector, celext's front end, engine and analysis (imported lazily, on first use)."""
+    input has a selector, celext's front end, engine and analysis (imported lazily, on first use). The run calls
+    it early too, while a forked process reads the inventory (`webhook.check_run`); a second call costs nothing."""
     if not any("expression" in text for _source, text in sources):
         return
     import celext
