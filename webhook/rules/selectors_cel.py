@@ -43,12 +43,13 @@ def facts_of(site: Site) -> Facts | None:
         return None
 
 
-def analysed(obj: Obj, ctx: RuleContext) -> Iterator[tuple[Site, Facts]]:
-    """Every selector of `obj` whose expression parses, with its analysis (what most selector rules read)."""
-    for site in sites(obj, ctx):
-        facts = facts_of(site)
-        if facts is not None:
-            yield site, facts
+def analysed(obj: Obj, ctx: RuleContext) -> list[tuple[Site, Facts]]:
+    """Every selector of `obj` whose expression parses, with its analysis (what most selector rules read);
+    computed once per `run_rules` call, as `sites()` is (six rules read it)."""
+    def compute() -> list[tuple[Site, Facts]]:
+        return [(site, facts) for site in sites(obj, ctx) if (facts := facts_of(site)) is not None]
+
+    return ctx.once("selector-analysed", compute)
 
 
 def compile_error(expression: str) -> CompileError | None:
