@@ -14,6 +14,10 @@ what the audit pays per slice (issue 19).
 
 For context it also times reading the same slice from a file the ways `draguard validate` can (JSON fast
 path, libyaml, ruamel), since reading, not the rules, dominates a validate run.
+
+`typed_figures` measures the alternative of issue 18 item 5 that was not adopted: validating the devices while
+decoding them, with msgspec Structs carrying upstream's limits as constraints (docs/webhook.md, "Validating while
+decoding"). Each variant is timed against the fast accept's device verdicts on the same devices, interleaved.
 """
 
 from __future__ import annotations
@@ -109,6 +113,7 @@ def main() -> None:
         print(f"  run_rules (precise only): {precise * 1e3:8.2f} ms   ({precise / floor:5.2f}x floor)")
         print(f"  fast accept speed-up    : {precise / rules:8.2f}x")
     corpus_figures(policy, precise_only)
+    typed_figures()
     obj = maximal_slice()
     text = json.dumps(obj)
     read_figures(obj, text, best(lambda: json.dumps(json.loads(text)), 20))
@@ -139,6 +144,94 @@ def corpus_figures(policy: Policy, precise_only: Callable[[], Any]) -> None:
     print(f"corpus slices: {len(slices)} slices, {devices} devices, mean CPU per slice")
     print(f"  run_rules (as served)   : {rules * 1e3:8.3f} ms   ({1 / rules:7.0f} slices/s)")
     print(f"  run_rules (precise only): {precise * 1e3:8.3f} ms   ({precise / rules:5.2f}x as served)")
+
+
+def typed_variants() -> dict[str, Callable[[list[Any]], object]]:
+    """What a typed decode can check, as msgspec conversions of one slice's device list (built once, here)."""
+    from typing import Annotated, Literal
+
+    import msgspec
+    from msgspec import UNSET, Meta, UnsetType
+
+    from webhook.rules.k8s.decode import INT64_MAX, INT64_MIN
+
+    int64 = Annotated[int, Meta(ge=INT64_MIN, le=INT64_MAX)]
+    # Upstream's qualified name (DNS subdomain <= 63 / C identifier <= 32) and 64-byte strings (ASCII only, so
+    # that characters are bytes) as msgspec patterns: each a regular expression search per value, from C.
+    qualified = Annotated[str, Meta(pattern=r"^(?:[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?"
+                                            r"(?:\.[a-z0-9](?:[-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z_][A-Za-z0-9_]{0,31}$")]
+    ascii64 = Annotated[str, Meta(max_length=64, pattern="^[\\x00-\\x7f]*$")]
+    # Without a pattern: 64 characters, which are 64 bytes only in an ASCII body without \u escapes (checked on the
+    # raw bytes first, in C), else the slice would go to the precise path.
+    chars64 = Annotated[str, Meta(max_length=64)]
+
+    def devices_type(text: Any, key: Any) -> Any:
+        def listed(item: Any) -> Any:
+            return Annotated[list[item], Meta(min_length=1)] | UnsetType
+        # Member types only: a Struct cannot say "exactly one member is set".
+        members = {"int": int64, "bool": bool, "string": text, "version": text, "ints": listed(int64),
+                   "bools": listed(bool), "strings": listed(text), "versions": listed(text)}
+        attribute = msgspec.defstruct("Attribute", [(m, t | UnsetType, UNSET) if m in ("int", "bool", "string",
+                                      "version") else (m, t, UNSET) for m, t in members.items()],
+                                      forbid_unknown_fields=True, gc=False)
+        capacity = msgspec.defstruct("Capacity", [("value", str)], forbid_unknown_fields=True, gc=False)
+        device = msgspec.defstruct("Device", [
+            ("name", Annotated[str, Meta(max_length=63, pattern="^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")]),
+            ("attributes", Annotated[dict[key, attribute], Meta(max_length=32)], msgspec.field(default_factory=dict)),
+            ("capacity", Annotated[dict[key, capacity], Meta(max_length=32)], msgspec.field(default_factory=dict)),
+        ], forbid_unknown_fields=True)
+        return list[device]
+
+    member = Literal["int", "bool", "string", "version", "ints", "bools", "strings", "versions"]
+    one = Annotated[dict[member, int | bool | str | list[int | bool | str]], Meta(min_length=1, max_length=1)]
+    # "Exactly one member" only: a union value cannot also pair each member with its type.
+    one_of = msgspec.defstruct("OneOf", [("attributes", dict[str, one], msgspec.field(default_factory=dict))])
+
+    def converter(target: Any) -> Callable[[list[Any]], object]:
+        def convert(devices: list[Any]) -> object:
+            try:
+                return msgspec.convert(devices, target)
+            except msgspec.ValidationError as err:  # not plain: the precise rules would read it
+                return err
+        return convert
+
+    return {
+        "typed, upstream's patterns": converter(devices_type(ascii64, qualified)),
+        "typed, no patterns (keys, bytes unchecked)": converter(devices_type(chars64, str)),
+        "exactly-one view alone": converter(list[one_of]),
+    }
+
+
+def typed_figures() -> None:
+    """Each typed variant's CPU against the fast accept's verdicts over the same devices (ratios, one run)."""
+    import msgspec
+
+    from webhook.rules.k8s.fast import device_verdict
+    from webhook.rules.k8s.slice import _fast_fields
+
+    policy = Policy.default()
+    fields, most = _fast_fields(policy.profile.version), policy.profile.limit("maxAttributeValues")
+    shapes_ = {name: [obj["spec"]["devices"]] for name, obj in shapes().items()}
+    if CORPUS.is_dir():
+        shapes_["corpus"] = [s["spec"].get("devices") or [] for s in corpus_slices() if isinstance(s.get("spec"), dict)]
+    variants = typed_variants()
+    print("validating while decoding (msgspec Structs with upstream's limits) against the fast accept's verdicts:")
+    for name, lists in shapes_.items():
+        raws = [msgspec.json.encode(devices) for devices in lists]
+        timed: dict[str, Callable[[], object]] = {
+            "fast accept (device_verdict)": lambda: [[device_verdict(d, fields, most) for d in ds] for ds in lists],  # noqa: B023
+            "generic decode of the devices": lambda: [msgspec.json.decode(raw) for raw in raws],  # noqa: B023
+        }
+        for label, convert in variants.items():
+            timed[label] = lambda convert=convert: [convert(ds) for ds in lists]  # noqa: B023
+        took = {label: min(best(fn, 5) for _ in range(3)) for label, fn in timed.items()}
+        base = took["fast accept (device_verdict)"]
+        print(f"  {name} ({len(lists)} device lists):")
+        for label, seconds in took.items():
+            convert = variants.get(label)
+            passed = "" if convert is None else \
+                f"; {sum(not isinstance(convert(ds), Exception) for ds in lists)} of {len(lists)} lists pass"
+            print(f"    {label:44}: {seconds * 1e3:7.3f} ms  ({seconds / base:5.2f}x the fast accept{passed})")
 
 
 def read_figures(obj: dict[str, Any], text: str, floor: float) -> None:
