@@ -153,7 +153,7 @@ class _Parser:
         self.lean = lean  # build the collapsed shape (no single-child grammar levels, literals as `const`)
         self.macros: list[Node] = []  # the member calls named like a macro, for the refusals (Parsed.macros)
         self.values: dict[str, Any] = {}  # literal values by text, decoded once (values are immutable)
-        self.make = Factory(text)  # the checker's AST, node by node as the tree is built
+        self.make = Factory(text) if lean else _NO_AST  # the checker's AST, node by node as the tree is built
         self.rebuild = False  # a BuildError met: the AST is left to `build()`, which finds the first one
 
     def refused(self, node: Node) -> Expr:
@@ -541,6 +541,22 @@ class _Parser:
         return [Tree("fieldinits", fields, _span(first, fields[-1].meta))], depth
 
 
+class _NoAst(Factory):
+    """A Factory that builds nothing: cel-python's full shape (`parse()`, for analysis and lint) needs no AST."""
+
+    __slots__ = ()
+
+    def _none(self, *_: Any) -> Expr:
+        return _PLACEHOLDER
+
+    ident = ident_node = const = literal = conditional = logical = binary = unary = _none  # type: ignore[assignment]
+    member_call = member_dot = member_dot_opt = member_index = global_call = list_lit = map_lit = _none  # type: ignore[assignment]
+
+
+_PLACEHOLDER = Expr(0, 0)
+_NO_AST = _NoAst("")
+
+
 def _offset(node: Node) -> int:
     return getattr(node.meta, "start_pos", 0) or 0
 
@@ -560,7 +576,7 @@ class Parsed(NamedTuple):
     height: int
     refusable: bool
     macros: tuple[Tree[Token], ...]
-    ast: list[Expr]  # one AST, or none when the parser met a BuildError (`build()` then finds the first)
+    ast: list[Expr]  # one AST; none in the full shape, or when the parser met a BuildError (`build()` finds it)
 
     def claim(self) -> Expr | None:
         """The AST built with the tree, to its first caller only (the type checker completes some nodes: a
@@ -620,4 +636,4 @@ def parse_sized(text: str, *, lean: bool) -> Parsed:
     # Levels: cel-go's chain depth, plus up to three per nesting (`primary > list_lit > exprlist`, ...), plus
     # the `&&`/`||` links and unary operators it does not count (all of them: an upper bound).
     return Parsed(tree, depth + 3 * parser.deepest + parser.links, _refusable(tokens), tuple(parser.macros),
-                  [] if parser.rebuild else [built])
+                  [] if parser.rebuild or not lean else [built])
