@@ -24,8 +24,7 @@ from celext.check.ast import (
     Literal,
     Select,
 )
-from celext.syntax.literals import decode_bytes
-from celext.syntax.tree import string_value
+from celext.syntax.literals import decode_bytes, string_value
 
 __all__ = ["Factory", "build"]
 
