@@ -29,7 +29,8 @@ from celext.analysis.facts import (
 )
 from celext.analysis.walk import Walker
 from celext.syntax import parse
-from celext.syntax.tree import Span, Spans, has_comment, literal_value, span_of, string_value, unwrap
+from celext.syntax.literals import string_value
+from celext.syntax.tree import Span, Spans, has_comment, literal_value, span_of, unwrap
 
 __all__ = [  # the syntax helpers are re-exported: callers read every static fact from here
     "DRIVER_DOMAIN", "AttributeRef", "Call", "DomainRead", "Facts", "Select", "Span", "Spans", "Unwrap", "Use",

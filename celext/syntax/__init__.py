@@ -2,9 +2,8 @@
 
 `lexer` tokens, `parser` the recursive-descent parser at cel-go's limits, `literals` literal values, `grammar`
 the cached `parse()` with CompileError texts (and the Lark reference parser), `tree` positions and shapes of
-parse-tree nodes, `rewrite` the `cel.bind`/namespace rewrites, `refusals` what celext refuses, `headroom` the
-recursion headroom for walks over deeply nested trees.
-"""
+parse-tree nodes, `build` the checker's AST (made by the parser node by node), `rewrite` the `cel.bind`/namespace
+rewrites, `refusals` what celext refuses, `headroom` the recursion headroom for walks over deeply nested trees."""
 
 from celext.syntax.grammar import MAX_LENGTH, parse
 from celext.syntax.parser import RECURSION_LIMIT_EXCEEDED

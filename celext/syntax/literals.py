@@ -67,6 +67,14 @@ def decode_string(text: str) -> str:
     return _ESCAPE.sub(lambda match: str(_escape(match, False)), body)
 
 
+def string_value(text: str) -> str | None:
+    """The value of a CEL string literal token (quotes, raw prefix and escapes as cel-go decodes them), or None."""
+    try:
+        return decode_string(text)
+    except ValueError:
+        return None
+
+
 def decode_bytes(text: str) -> bytes:
     """The value of a bytes literal token's text. Raises ValueError (cel-go's text) on a bad escape."""
     body, raw = _body(text)

@@ -15,6 +15,9 @@ Limits, as cel-go's parser has them with its default options:
   operators goes more than 250 deep (cel-go's AST builder counts those while it recurses).
 Both errors carry no position, as in cel-go (`<input>:-1:0`).
 
+As it builds each node the parser also builds the type checker's AST node for it (`celext.syntax.build.Factory`,
+`Parsed.claim()`), so the checker does not walk the tree again to build it.
+
 `parse_sized(text, lean=True)` builds the collapsed shape the compile stages walk instead (what
 `celext.reference.collapse` makes of the full tree: no single-child levels, literals decoded into `const` nodes;
 long list and map literals of literals one `const` each, celext.syntax.constants) and bounds the tree's height.
@@ -34,8 +37,10 @@ from lark import Token, Tree
 from lark.tree import Meta
 
 from celext import env
+from celext.check.ast import BuildError, Expr
 from celext.errors import CompileError
 from celext.syntax import constants, literals
+from celext.syntax.build import Factory
 from celext.syntax.lexer import OPERAND_END, Lexeme, tokenize
 
 MAX_RECURSION_DEPTH = 250  # cel-go parser.MaxRecursionDepth default
@@ -50,6 +55,7 @@ _ADDITIONS = {"+": "addition_add", "-": "addition_sub"}
 _MULTIPLICATIONS = {"*": "multiplication_mul", "/": "multiplication_div", "%": "multiplication_mod"}
 
 Node = Any  # Tree[Token]; `Any` keeps the hot paths free of casts
+Built = tuple[Node, int, Expr]  # a parse-tree node, its chain depth as cel-go's AST builder counts it, its AST
 
 
 def _new_meta() -> Meta:
@@ -134,7 +140,8 @@ def _literal(token: Token, meta: Meta, lean: bool) -> Node:
 
 
 class _Parser:
-    __slots__ = ("deepest", "depth", "index", "lean", "links", "macros", "text", "tokens", "values")
+    __slots__ = ("deepest", "depth", "index", "lean", "links", "macros", "make", "rebuild", "text", "tokens",
+                 "values")
 
     def __init__(self, text: str, tokens: list[Lexeme], lean: bool) -> None:
         self.text = text
@@ -146,6 +153,17 @@ class _Parser:
         self.lean = lean  # build the collapsed shape (no single-child grammar levels, literals as `const`)
         self.macros: list[Node] = []  # the member calls named like a macro, for the refusals (Parsed.macros)
         self.values: dict[str, Any] = {}  # literal values by text, decoded once (values are immutable)
+        self.make = Factory(text) if lean else _NO_AST  # the checker's AST, node by node as the tree is built
+        self.rebuild = False  # a BuildError met: the AST is left to `build()`, which finds the first one
+
+    def refused(self, node: Node) -> Expr:
+        """An AST stand-in where a node has none (a BuildError, a construct the checker does not take)."""
+        self.rebuild = True
+        return self.make.ident("", _offset(node))
+
+    def leaf(self, node: Node) -> Expr:
+        """The Literal of a `const` or `literal` node."""
+        return self.make.const(node) if node.data == "const" else self.make.literal(node)
 
     # ---- tokens
 
@@ -185,9 +203,9 @@ class _Parser:
         return _token("IDENT", text, start, line, column, line, column + len(text), start + len(text)), \
             _point(*lexeme)
 
-    def atom(self, level: int) -> Node | None:
+    def atom(self, level: int) -> tuple[Node, Expr] | None:
         """Fast path: a lone literal or identifier as a `_CHAIN[level]` node (every level wrapping the next),
-        or None when more than an atom follows (then the levels parse it one by one)."""
+        and its AST, or None when more than an atom follows (then the levels parse it one by one)."""
         tokens = self.tokens
         lexeme = tokens[self.index]
         kind = lexeme[0]
@@ -207,7 +225,8 @@ class _Parser:
                     meta = _point(*lexeme)
                 else:
                     meta = _one_line(text, start, line, column)
-                return Tree("primary", [Tree("const", [value], meta)], meta)
+                const = Tree("const", [value], meta)
+                return Tree("primary", [const], meta), self.make.const(const)
         if kind == "BOOL_LIT":
             meta = _NO_POSITION
             node = _literal(_token("BOOL_LIT", text), meta, lean)
@@ -215,100 +234,104 @@ class _Parser:
             meta = _point(*lexeme) if kind in ("MLSTRING_LIT", "BYTES_LIT") else _one_line(text, start, line, column)
             token = _token(kind, text, start, line, column, meta.end_line, meta.end_column, meta.end_pos)
             node = Tree("ident", [token], meta) if kind == "IDENT" else _literal(token, meta, lean)
+        built = self.make.ident_node(node) if kind == "IDENT" else self.leaf(node)
         node = Tree("primary", [node], meta)
         if lean:
-            return node
+            return node, built
         for name in _REVERSED[level]:
             node = Tree(name, [node], meta)
-        return node
+        return node, built
 
     # ---- grammar levels; each returns (tree, chain depth as cel-go's AST builder counts it)
 
-    def expr(self) -> tuple[Node, int]:
+    def expr(self) -> Built:
         self.depth += 1
         if self.depth > MAX_RECURSION_DEPTH:
             raise CompileError(RECURSION_LIMIT_EXCEEDED)
         self.deepest = max(self.deepest, self.depth)
-        condition = self.atom(0)
+        found = self.atom(0)
         depth = 0
-        if condition is None:
-            condition, depth = self.conditionalor()
+        if found is None:
+            condition, depth, built = self.conditionalor()
+        else:
+            condition, built = found
         if self.tokens[self.index][0] == "?":
             self.index += 1
-            then, then_depth = self.conditionalor()
+            then, then_depth, then_built = self.conditionalor()
             self.expect(":")
-            otherwise, other_depth = self.expr()
+            otherwise, other_depth, other_built = self.expr()
             node = Tree("expr", [condition, then, otherwise], _span(condition.meta, otherwise.meta))
+            built = self.make.conditional(node, built, then_built, other_built)
             depth = 1 + max(depth, then_depth, other_depth)
         else:
             node = condition if self.lean else Tree("expr", [condition], condition.meta)
         self.depth -= 1
-        return node, depth
+        return node, depth, built
 
-    def conditionalor(self) -> tuple[Node, int]:
-        left, depth = self.operand(1, self.conditionaland)
-        node = left if self.lean else Tree("conditionalor", [left], left.meta)
-        while self.tokens[self.index][0] == "||":
+    def conditionalor(self) -> Built:
+        return self._logical("conditionalor", "||", 1, self.conditionaland)
+
+    def conditionaland(self) -> Built:
+        return self._logical("conditionaland", "&&", 2, self.relation)
+
+    def _logical(self, level: str, operator: str, next_level: int, operand: Any) -> Built:
+        left, depth, built = self.operand(next_level, operand)
+        node = left if self.lean else Tree(level, [left], left.meta)
+        while self.tokens[self.index][0] == operator:
             self.index += 1
-            right, right_depth = self.operand(1, self.conditionaland)
-            node = Tree("conditionalor", [node, right], _span(node.meta, right.meta))
+            right, right_depth, right_built = self.operand(next_level, operand)
+            node = Tree(level, [node, right], _span(node.meta, right.meta))
+            built = self.make.logical(node, built, right_built)
             depth = max(depth, right_depth)
             self.links += 1
-        return node, depth
+        return node, depth, built
 
-    def conditionaland(self) -> tuple[Node, int]:
-        left, depth = self.operand(2, self.relation)
-        node = left if self.lean else Tree("conditionaland", [left], left.meta)
-        while self.tokens[self.index][0] == "&&":
-            self.index += 1
-            right, right_depth = self.operand(2, self.relation)
-            node = Tree("conditionaland", [node, right], _span(node.meta, right.meta))
-            depth = max(depth, right_depth)
-            self.links += 1
-        return node, depth
-
-    def operand(self, level: int, parse: Any) -> tuple[Node, int]:
+    def operand(self, level: int, parse: Any) -> Built:
         tokens, index = self.tokens, self.index
         if tokens[index][0] in _ATOMS and tokens[index + 1][0] not in _BLOCKS[level]:  # (what atom() takes)
-            return self.atom(level), 0
-        parsed: tuple[Node, int] = parse()
+            node, built = self.atom(level)  # type: ignore[misc]
+            return node, 0, built
+        parsed: Built = parse()
         return parsed
 
-    def relation(self) -> tuple[Node, int]:
+    def relation(self) -> Built:
         return self._binary("relation", _RELATIONS, 3, self.addition)
 
-    def addition(self) -> tuple[Node, int]:
+    def addition(self) -> Built:
         return self._binary("addition", _ADDITIONS, 4, self.multiplication)
 
-    def multiplication(self) -> tuple[Node, int]:
+    def multiplication(self) -> Built:
         return self._binary("multiplication", _MULTIPLICATIONS, 5, self.unary)
 
-    def _binary(self, level: str, operators: dict[str, str], next_level: int, operand: Any) -> tuple[Node, int]:
-        left, depth = self.operand(next_level, operand)
+    def _binary(self, level: str, operators: dict[str, str], next_level: int, operand: Any) -> Built:
+        left, depth, built = self.operand(next_level, operand)
         node = left if self.lean else Tree(level, [left], left.meta)
         while True:
             name = operators.get(self.tokens[self.index][0])
             if name is None:
-                return node, depth
+                return node, depth, built
             op = _point(*self.take())
-            right, right_depth = self.operand(next_level, operand)
+            right, right_depth, right_built = self.operand(next_level, operand)
             node = Tree(level, [Tree(name, [node], _span(node.meta, op)), right], _span(node.meta, right.meta))
+            built = self.make.binary(node, built, right_built)
             depth = 1 + max(depth, right_depth)
 
-    def unary(self) -> tuple[Node, int]:
+    def unary(self) -> Built:
         kind = self.tokens[self.index][0]
         if kind in ("!", "-"):
             self.links += 1
             op = _point(*self.take())
-            inner, depth = self.unary()
+            inner, depth, built = self.unary()
             sign: Node = Tree("unary_not" if kind == "!" else "unary_neg", [], op)
-            return Tree("unary", [sign, inner], _span(op, inner.meta)), depth
-        node, depth = self.member()
-        return (node if self.lean else Tree("unary", [node], node.meta)), depth
+            node = Tree("unary", [sign, inner], _span(op, inner.meta))
+            return node, depth, self.make.unary(node, built)
+        node, depth, built = self.member()
+        return (node if self.lean else Tree("unary", [node], node.meta)), depth, built
 
-    def member(self) -> tuple[Node, int]:
-        first, depth = self.primary()
+    def member(self) -> Built:
+        first, depth, built = self.primary()
         lean = self.lean
+        make = self.make
         node = first if lean else Tree("member", [first], first.meta)
         while True:
             kind = self.tokens[self.index][0]
@@ -320,86 +343,108 @@ class _Parser:
                 name, name_meta = self.ident()
                 if not optional and self.tokens[self.index][0] == "(":
                     self.index += 1
-                    args, args_depth = self.exprlist(")")
+                    args, args_depth, arg_built, _ = self.exprlist(")")
                     close = self.expect(")")
                     inner = Tree("member_dot_arg", [node, name, *args], _span(node.meta, close))
                     if name in env.MACRO_NAMES:
                         self.macros.append(inner)
+                    try:
+                        built = make.member_call(inner, built, arg_built)
+                    except BuildError:
+                        built = self.refused(inner)
                     depth = 1 + max(depth, args_depth)
+                elif optional:
+                    inner = Tree("member_dot_opt", [node, name], _span(node.meta, name_meta))
+                    built = make.member_dot_opt(inner, built)
+                    depth += 1
                 else:
-                    inner = Tree("member_dot_opt" if optional else "member_dot", [node, name],
-                                 _span(node.meta, name_meta))
+                    inner = Tree("member_dot", [node, name], _span(node.meta, name_meta))
+                    built = make.member_dot(inner, built)
                     depth += 1
             elif kind == "[":
                 self.index += 1
                 optional = self.tokens[self.index][0] == "?"
                 if optional:
                     self.index += 1
-                index, index_depth = self.expr()
+                index, index_depth, index_built = self.expr()
                 close = self.expect("]")
                 inner = Tree("member_index_opt" if optional else "member_index", [node, index],
                              _span(node.meta, close))
+                built = make.member_index(inner, built, index_built)
                 depth = 1 + max(depth, index_depth)
             elif kind == "{":
                 self.index += 1
                 fields, fields_depth = self.fieldinits()
                 close = self.expect("}")
                 inner = Tree("member_object", [node, *fields], _span(node.meta, close))
+                built = self.refused(inner)  # (message construction: refused before type checking)
                 depth = max(depth, fields_depth)
             else:
-                return node, depth
+                return node, depth, built
             node = inner if lean else Tree("member", [inner], inner.meta)
 
-    def primary(self) -> tuple[Node, int]:
+    def primary(self) -> Built:
         kind, text, start, line, column = lexeme = self.take()
+        make = self.make
         if kind in _LITERALS:
             if kind == "BOOL_LIT":  # cel-python's lexer callback re-creates these tokens without a position
                 literal = _literal(_token("BOOL_LIT", text), _NO_POSITION, self.lean)
-                return Tree("primary", [literal], _NO_POSITION), 0
+                return Tree("primary", [literal], _NO_POSITION), 0, self.leaf(literal)
             meta = _point(*lexeme)
             token = _token(kind, text, start, line, column, meta.end_line, meta.end_column, meta.end_pos)
-            return Tree("primary", [_literal(token, meta, self.lean)], meta), 0
+            literal = _literal(token, meta, self.lean)
+            return Tree("primary", [literal], meta), 0, self.leaf(literal)
         if kind == "IDENT":
             token = _token("IDENT", text, start, line, column, line, column + len(text), start + len(text))
             if self.tokens[self.index][0] == "(":
                 self.index += 1
-                args, depth = self.exprlist(")")
+                args, depth, arg_built, _ = self.exprlist(")")
                 close = self.expect(")")
                 meta = _span(_point(*lexeme), close)
-                return Tree("primary", [Tree("ident_arg", [token, *args], meta)], meta), depth
+                call = Tree("ident_arg", [token, *args], meta)
+                try:
+                    built = make.global_call(call, arg_built)
+                except BuildError:
+                    built = self.refused(call)
+                return Tree("primary", [call], meta), depth, built
             meta = _point(*lexeme)
-            return Tree("primary", [Tree("ident", [token], meta)], meta), 0
+            ident = Tree("ident", [token], meta)
+            return Tree("primary", [ident], meta), 0, make.ident_node(ident)
         if kind == ".":
             dot = _point(*lexeme)
             name, name_meta = self.ident()
             if self.tokens[self.index][0] == "(":
                 self.index += 1
-                args, depth = self.exprlist(")")
+                args, depth, _, _ = self.exprlist(")")
                 close = self.expect(")")
                 meta = _span(dot, close)
-                return Tree("primary", [Tree("dot_ident_arg", [name, *args], meta)], meta), depth
+                call = Tree("dot_ident_arg", [name, *args], meta)
+                return Tree("primary", [call], meta), depth, self.refused(call)  # (refused before type checking)
             meta = _span(dot, name_meta)
-            return Tree("primary", [Tree("dot_ident", [name], meta)], meta), 0
+            ident = Tree("dot_ident", [name], meta)
+            return Tree("primary", [ident], meta), 0, self.refused(ident)
         if kind == "(":
-            inner, depth = self.expr()
+            inner, depth, built = self.expr()
             meta = _span(_point(*lexeme), self.expect(")"))
-            return Tree("primary", [Tree("paren_expr", [inner], meta)], meta), depth
+            return Tree("primary", [Tree("paren_expr", [inner], meta)], meta), depth, built
         if kind == "[":
             if self.lean:
                 constant = self.constant(lexeme, constants.constant_list)
                 if constant is not None:
-                    return constant, 0
-            items, depth = self.exprlist("]", trailing_comma=True)
+                    return constant, 0, make.const(constant.children[0])
+            items, depth, item_built, optional = self.exprlist("]", trailing_comma=True)
             meta = _span(_point(*lexeme), self.expect("]"))
-            return Tree("primary", [Tree("list_lit", items, meta)], meta), depth
+            listed = Tree("list_lit", items, meta)
+            return Tree("primary", [listed], meta), depth, make.list_lit(listed, item_built, optional)
         if kind == "{":
             if self.lean:
                 constant = self.constant(lexeme, constants.constant_map)
                 if constant is not None:
-                    return constant, 0
-            entries, depth = self.mapinits()
+                    return constant, 0, make.const(constant.children[0])
+            entries, depth, entry_built, optional = self.mapinits()
             meta = _span(_point(*lexeme), self.expect("}"))
-            return Tree("primary", [Tree("map_lit", entries, meta)], meta), depth
+            mapped = Tree("map_lit", entries, meta)
+            return Tree("primary", [mapped], meta), depth, make.map_lit(mapped, entry_built, optional)
         if kind != "$END":
             self.index -= 1
         raise self.unexpected(lexeme)
@@ -418,50 +463,62 @@ class _Parser:
         meta = _span(_point(*opening), _point(*self.tokens[close]))
         return Tree("primary", [Tree("const", [value], meta)], meta)
 
-    def exprlist(self, close: str, *, trailing_comma: bool = False) -> tuple[list[Node], int]:
-        """`[exprlist]` before `close`: no child when empty, else one exprlist node."""
+    def exprlist(self, close: str, *, trailing_comma: bool = False) -> tuple[list[Node], int, list[Expr],
+                                                                              frozenset[int]]:
+        """`[exprlist]` before `close`: no child when empty, else one exprlist node; with the items' ASTs and
+        the indexes of optional items (`[?x]`, list literals only)."""
         if self.tokens[self.index][0] == close:
-            return [], 0
+            return [], 0, [], frozenset()
         items: list[Node] = []
+        built: list[Expr] = []
+        optional: list[int] = []
         depth = 0
         while True:
             if trailing_comma and self.tokens[self.index][0] == "?":  # `[?x]`: an optional element (list literals only)
                 mark = _point(*self.take())
-                inner, item_depth = self.expr()
+                inner, item_depth, item_built = self.expr()
                 item = Tree("opt_expr", [inner], _span(mark, inner.meta))
+                optional.append(len(items))
             else:
-                item, item_depth = self.expr()
+                item, item_depth, item_built = self.expr()
             items.append(item)
+            built.append(item_built)
             depth = max(depth, item_depth)
             if self.tokens[self.index][0] != ",":
                 break
             self.index += 1
             if trailing_comma and self.tokens[self.index][0] == close:
                 break
-        return [Tree("exprlist", items, _span(items[0].meta, items[-1].meta))], depth
+        return [Tree("exprlist", items, _span(items[0].meta, items[-1].meta))], depth, built, frozenset(optional)
 
-    def mapinits(self) -> tuple[list[Node], int]:
+    def mapinits(self) -> tuple[list[Node], int, list[Expr], frozenset[int]]:
+        """`[mapinits]` before `}`, with the keys' and values' ASTs in turn and the indexes of optional entries."""
         if self.peek() == "}":
-            return [], 0
+            return [], 0, [], frozenset()
         entries: list[Node] = []
+        built: list[Expr] = []
+        optional: list[int] = []
         depth = 0
         while True:
             if self.peek() == "?":  # `{?k: v}`: an optional entry
                 mark = _point(*self.take())
-                inner, key_depth = self.expr()
+                inner, key_depth, key_built = self.expr()
                 key = Tree("opt_expr", [inner], _span(mark, inner.meta))
+                optional.append(len(entries) // 2)
             else:
-                key, key_depth = self.expr()
+                key, key_depth, key_built = self.expr()
             self.expect(":")
-            value, value_depth = self.expr()
+            value, value_depth, value_built = self.expr()
             entries += (key, value)
+            built += (key_built, value_built)
             depth = max(depth, key_depth, value_depth)
             if self.peek() != ",":
                 break
             self.index += 1
             if self.peek() == "}":
                 break
-        return [Tree("mapinits", entries, _span(entries[0].meta, entries[-1].meta))], depth
+        return ([Tree("mapinits", entries, _span(entries[0].meta, entries[-1].meta))], depth, built,
+                frozenset(optional))
 
     def fieldinits(self) -> tuple[list[Node], int]:
         if self.peek() == "}":
@@ -473,7 +530,7 @@ class _Parser:
             name, name_meta = self.ident()
             first = first or name_meta
             self.expect(":")
-            value, value_depth = self.expr()
+            value, value_depth, _ = self.expr()
             fields += (name, value)
             depth = max(depth, value_depth)
             if self.peek() != ",":
@@ -484,6 +541,26 @@ class _Parser:
         return [Tree("fieldinits", fields, _span(first, fields[-1].meta))], depth
 
 
+class _NoAst(Factory):
+    """A Factory that builds nothing: cel-python's full shape (`parse()`, for analysis and lint) needs no AST."""
+
+    __slots__ = ()
+
+    def _none(self, *_: Any) -> Expr:
+        return _PLACEHOLDER
+
+    ident = ident_node = const = literal = conditional = logical = binary = unary = _none  # type: ignore[assignment]
+    member_call = member_dot = member_dot_opt = member_index = global_call = list_lit = map_lit = _none  # type: ignore[assignment]
+
+
+_PLACEHOLDER = Expr(0, 0)
+_NO_AST = _NoAst("")
+
+
+def _offset(node: Node) -> int:
+    return getattr(node.meta, "start_pos", 0) or 0
+
+
 def parse(text: str) -> Tree[Token]:
     """The parse tree of a CEL expression. Raises CompileError (syntax errors with line and column)."""
     return parse_sized(text, lean=False).tree
@@ -492,12 +569,23 @@ def parse(text: str) -> Tree[Token]:
 class Parsed(NamedTuple):
     """A parse tree, a bound on its height in nesting levels (how much recursion headroom a walk over it needs),
     whether it may hold a construct `celext.syntax.refusals` refuses by name or shape (False lets the compile
-    skip that walk), and its member calls named like a macro (whose form the refusals check: `check_macros`)."""
+    skip that walk), its member calls named like a macro (whose form the refusals check: `check_macros`) and
+    the checker's AST the parser built along (`claim()`)."""
 
     tree: Tree[Token]
     height: int
     refusable: bool
-    macros: tuple[Tree[Token], ...] = ()
+    macros: tuple[Tree[Token], ...]
+    ast: list[Expr]  # one AST; none in the full shape, or when the parser met a BuildError (`build()` finds it)
+
+    def claim(self) -> Expr | None:
+        """The AST built with the tree, to its first caller only (the type checker completes some nodes: a
+        shared Parsed must not hand one AST to two checks); None after, and when the parser met a BuildError.
+        Without it, `celext.check.ast.build(tree, text)` makes the same AST from the tree."""
+        try:
+            return self.ast.pop()
+        except IndexError:
+            return None
 
 
 # Identifiers a refusal can start from: unsupported names (macro calls are found as the parser builds them).
@@ -537,7 +625,7 @@ def parse_sized(text: str, *, lean: bool) -> Parsed:
     collecting = gc.isenabled()
     gc.disable()
     try:
-        tree, depth = parser.expr()
+        tree, depth, built = parser.expr()
     finally:
         if collecting:
             gc.enable()
@@ -547,4 +635,5 @@ def parse_sized(text: str, *, lean: bool) -> Parsed:
         raise CompileError(MAX_DEPTH_EXCEEDED)
     # Levels: cel-go's chain depth, plus up to three per nesting (`primary > list_lit > exprlist`, ...), plus
     # the `&&`/`||` links and unary operators it does not count (all of them: an upper bound).
-    return Parsed(tree, depth + 3 * parser.deepest + parser.links, _refusable(tokens), tuple(parser.macros))
+    return Parsed(tree, depth + 3 * parser.deepest + parser.links, _refusable(tokens), tuple(parser.macros),
+                  [] if parser.rebuild or not lean else [built])

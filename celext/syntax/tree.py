@@ -13,7 +13,7 @@ from typing import TypeAlias
 
 from lark import Token, Tree
 
-from celext.syntax.literals import decode_string
+from celext.syntax.literals import string_value
 
 AST: TypeAlias = "Tree[Token]"
 Node: TypeAlias = "Tree[Token] | Token"
@@ -115,14 +115,6 @@ def literal_value(node: Node) -> int | str | bool | None:
     if negate:
         return -value if isinstance(value, int) and not isinstance(value, bool) else None
     return value
-
-
-def string_value(text: str) -> str | None:
-    """The value of a CEL string literal token (quotes, raw prefix and escapes as cel-go decodes them)."""
-    try:
-        return decode_string(text)
-    except ValueError:
-        return None
 
 
 def args_of(exprlist: Node) -> list[Node]:

@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 
 import celext
-from celext.check.ast import Call, build
+from celext.check.ast import Call
 from celext.check.checker import check
 from celext.check.types import fmt
+from celext.syntax.build import build
 from celext.syntax.grammar import parse
 
 A = 'device.attributes["d"]'

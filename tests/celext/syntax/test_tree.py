@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from celext.compile import parse
-from celext.syntax.tree import Spans, has_comment, literal_value, operator_span, string_value, unwrap
+from celext.syntax.literals import string_value
+from celext.syntax.tree import Spans, has_comment, literal_value, operator_span, unwrap
 
 
 @pytest.mark.parametrize(("text", "comment"), [
