@@ -47,7 +47,7 @@ _RUNTIME: dict[str, Any] = {
     "LIST": celtypes.ListType, "MAP": celtypes.MapType, "STRING": celtypes.StringType, "NEW_STR": str.__new__,
     "ABSENT": wire.ABSENT, "OPT_NONE": optional.NONE, "OPT_OF": optional.of,
     "rt_body": wire.body, "rt_entries": wire.entries, "rt_lookup": wire.lookup, "rt_attribute": wire.attribute,
-    "rt_capacity": wire.capacity, "rt_logic": ops.logic, "rt_arith": ops.arith, "rt_unary": ops.unary,
+    "rt_capacity": wire.capacity, "rt_arith": ops.arith, "rt_unary": ops.unary,
     "rt_select": ops.select, "rt_index": ops.index, "rt_invoke": ops.invoke, "rt_make_list": ops.make_list,
     "rt_subtree": ops.subtree, "rt_no_key": ops.no_key, "rt_no_overload": ops.no_overload,
     "rt_not_iterable": ops.not_iterable, "rt_cost_exceeded": ops.cost_exceeded,

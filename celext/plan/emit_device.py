@@ -59,9 +59,16 @@ class DeviceEmitter(EmitterCore):
         general = f"rt_lookup({entries}, driver, {path.domain!r}, {path.ident!r})"
         if "/" in path.domain:
             block.add(f"{raw} = {general}")
-        else:
+        elif "/" in path.ident:  # the driver's own domain has no bare spelling of such an id
             qualified = f"{path.domain}/{path.ident}"
-            block.add(f"{raw} = {general} if driver == {path.domain!r} else {entries}.get({qualified!r}, ABSENT)")
+            block.add(f"{raw} = {entries}.get({qualified!r}, ABSENT)")
+        else:
+            # The driver's own domain, written out (wire.lookup's rule, without a call or a key built per device):
+            # the qualified spelling, else the bare one; both present, wire.lookup finds the later one.
+            qualified, spelt = f"{path.domain}/{path.ident}", self.tmp()
+            own = (f"({entries}.get({path.ident!r}, ABSENT) if ({spelt} := {entries}.get({qualified!r}, ABSENT)) "
+                   f"is ABSENT else {spelt} if {path.ident!r} not in {entries} else {general})")
+            block.add(f"{raw} = {own} if driver == {path.domain!r} else {entries}.get({qualified!r}, ABSENT)")
         return block.remember(key, raw)
 
     def _driver_relation(self, operator: str, left_tree: Tree[Any], right_tree: Tree[Any],

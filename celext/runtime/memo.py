@@ -54,14 +54,6 @@ class DeviceMemo:
             return seen[5]
         return MISS
 
-    def lookup(self, device: Any, attributes: Any, capacities: Any, key: Any = None) -> Any:
-        """get() for a caller that already read the device's two maps."""
-        seen = self._entries.get(id(device))  # one entry per device: the key (a driver) rarely changes
-        if seen is not None and seen[0] is device and seen[1] is attributes and seen[2] is capacities \
-                and seen[6] == key and seen[3] == len(attributes or ()) and seen[4] == len(capacities or ()):
-            return seen[5]
-        return MISS
-
     def put(self, device: Any, value: Any, key: Any = None) -> None:
         if device.__class__ is not dict:
             return

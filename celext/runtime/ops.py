@@ -22,7 +22,7 @@ from celext.lib.includes import includes as _includes
 from celext.reference.evaluator import COST_EXCEEDED, RELATIONS, Budget, CostLimitExceeded, DRAEvaluator, go_type_name
 from celext.runtime.wire import converted
 
-__all__ = ["BOOL", "FALSE", "TRUE", "Budget", "CostLimitExceeded", "arith", "cost_exceeded", "invoke", "logic",
+__all__ = ["BOOL", "FALSE", "TRUE", "Budget", "CostLimitExceeded", "arith", "cost_exceeded", "invoke",
            "make_list", "no_key", "no_overload", "node", "not_iterable", "relation", "subtree"]
 
 BOOL = celtypes.BoolType
@@ -74,20 +74,6 @@ def no_key(key: str) -> CELEvalError:
 
 def not_iterable(value: Any) -> CELEvalError:
     return CELEvalError(f"got '{go_type_name(value)}', expected iterable type")
-
-
-def logic(left: Any, right: Any, decisive: bool) -> Any:
-    """`&&` (decisive False) / `||` (decisive True) once the left operand did not decide alone."""
-    if isinstance(left, BOOL) and bool(left) is decisive:
-        return left
-    if isinstance(right, BOOL) and bool(right) is decisive:
-        return right
-    for operand in (left, right):
-        if isinstance(operand, CELEvalError):
-            return operand
-        if not isinstance(operand, BOOL):
-            return no_overload()
-    return BOOL(not decisive)
 
 
 def relation(name: str) -> Any:

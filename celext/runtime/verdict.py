@@ -149,7 +149,7 @@ def clean(attributes: Any, capacities: Any) -> bool:
 
 def device_error(device: Any, driver: str) -> str | None:
     """The error to_device records for this device (None when it converts cleanly)."""
-    # vocabulary.device_body and DeviceMemo.lookup, inlined: every compiled evaluation starts here
+    # vocabulary.device_body and DeviceMemo.get, inlined: every compiled evaluation starts here
     inner = device.get("basic") or device if device.__class__ is dict else None
     if inner.__class__ is not dict:
         if isinstance(device, Mapping):  # another Mapping, such as an inventory's compact device

@@ -78,10 +78,6 @@ def lookup(table: Mapping[str, Any], driver: str, domain: str, ident: str) -> An
     return bare  # pragma: no cover - both keys were found above
 
 
-def has(table: Mapping[str, Any], driver: str, domain: str, ident: str) -> bool:
-    return lookup(table, driver, domain, ident) is not ABSENT
-
-
 _new_int = int.__new__
 _new_str = str.__new__
 

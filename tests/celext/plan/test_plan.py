@@ -72,6 +72,25 @@ def test_bare_and_qualified_names_of_the_drivers_domain(attributes: dict[str, An
     assert both('device.attributes["d.io"].n == 3', {"attributes": attributes}) is False
 
 
+@pytest.mark.parametrize("capacity", [{}, {"m": {"value": "2"}}, {"d.io/m": {"value": "3"}},
+                                      {"m": {"value": "2"}, "d.io/m": {"value": "3"}},
+                                      {"d.io/m": {"value": "3"}, "m": {"value": "2"}}], ids=repr)
+def test_the_drivers_own_domain_is_read_without_a_call_in_every_form(capacity: dict[str, Any]) -> None:
+    """The own-domain read is written out in the generated code (no runtime call unless both spellings are
+    there): has(), `.?`, a plain read and an id holding a slash all answer as the reference engine."""
+    device = {"capacity": capacity, "attributes": {"d.io/a/b": {"int": 4}, "a/b": {"int": 5}}}
+    expected = {(): "eval: no such key: m", ("m",): 2, ("d.io/m",): 3, ("m", "d.io/m"): 3, ("d.io/m", "m"): 2}
+    value = expected[tuple(capacity)]
+    three = value if isinstance(value, str) else value == 3
+    for text, answer in [('has(device.capacity["d.io"].m)', bool(capacity)),
+                         ('device.capacity["d.io"].?m.orValue(quantity("9")) == quantity("2")', value == 2),
+                         ('device.capacity["d.io"].m == quantity("3")', three),
+                         ('device.attributes["d.io"]["a/b"] == 4', True)]:
+        assert both(text, device) == answer, text
+    foreign = both('has(device.capacity["d.io"].m)', device, "e.io")  # another driver: the qualified name only
+    assert foreign is ("d.io/m" in capacity)
+
+
 def test_bare_names_belong_to_the_driver_only() -> None:
     assert both('device.attributes["d.io"].n == 1', {"attributes": {"n": {"int": 1}}}, "e.io") == "eval: no such key: n"
     assert both('has(device.attributes["d.io"].n)', {"attributes": {"n": {"int": 1}}}, "e.io") is False
