@@ -47,7 +47,7 @@ FIRST = "DRAGUARD_MUTATION_FIRST"  # comma-separated test files run right after 
 CUT_SHORT = 40  # exit code: the mutant's tests within the budget passed, slower ones were not run
 CPU_LOG = "mutant-cpu.tsv"  # in build/mutation/<package>/: each mutant's CPU seconds in its child, and its exit
 KILL_LOG = "mutant-kills.tsv"  # in build/mutation/<package>/: each killed mutant and the test that failed first
-ORDER = "DRAGUARD_MUTATION_ORDER"  # "plain": no kill log or reach in the order (for measuring them)
+ORDER = "DRAGUARD_MUTATION_ORDER"  # "plain": no kill log or reach in the order; "no-reach": no reach (measuring)
 FRESH = "tests.mutation.fresh"  # the pytest plugin (loaded with -p) that empties celext's and draguard's caches
 
 
@@ -92,8 +92,9 @@ class WarmSessionRunner(PytestRunner):
         first = tuple(filter(None, os.environ.get(FIRST, "").split(",")))
         plain = os.environ.get(ORDER) == "plain"
         killers = None if plain else kills_for(mutant_name)
+        reach = None if plain or os.environ.get(ORDER) == "no-reach" else self._reach
         chosen, cut = budgeted(names, state().duration_by_test, budget, mutant_name, first,
-                               killers=killers, reach=None if plain else self._reach)
+                               killers=killers, reach=reach)
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, 1)
         os.dup2(devnull, 2)
