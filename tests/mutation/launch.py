@@ -10,9 +10,9 @@ runs just the already-collected items of its tests, likely killers first, stoppi
 
 The order (scoring.budgeted): tests that killed a sibling mutant of the same function, then of the same module
 (the kill log, `KILL_LOG`, which every child appends its killing test to and the next child reads: mutmut tests a
-function's mutants one after another), then the module's own test file, the package's `first` files, then tests
-that reach few of the package's functions before broad sweeps, then the fastest. `DRAGUARD_MUTATION_ORDER=plain`
-keeps the earlier order (own file, `first` files, fastest), to measure what the kill log and reach buy.
+function's mutants one after another), then the module's own test file, the package's `first` files, then the
+fastest. `DRAGUARD_MUTATION_ORDER=plain` keeps the earlier order (no kill log), `=reach` also puts tests that
+reach few of the package's functions before broad sweeps (measured to lose kills, so off by default).
 
 A test time budget bounds what a surviving mutant costs: a survivor runs every test that reaches its function,
 and for a function reached only by the corpus sweeps that is ten seconds. With `DRAGUARD_MUTATION_BUDGET=S`
@@ -47,7 +47,7 @@ FIRST = "DRAGUARD_MUTATION_FIRST"  # comma-separated test files run right after 
 CUT_SHORT = 40  # exit code: the mutant's tests within the budget passed, slower ones were not run
 CPU_LOG = "mutant-cpu.tsv"  # in build/mutation/<package>/: each mutant's CPU seconds in its child, and its exit
 KILL_LOG = "mutant-kills.tsv"  # in build/mutation/<package>/: each killed mutant and the test that failed first
-ORDER = "DRAGUARD_MUTATION_ORDER"  # "plain": no kill log or reach in the order; "no-reach": no reach (measuring)
+ORDER = "DRAGUARD_MUTATION_ORDER"  # "plain": no kill log; "reach": add the reach grouping (for measuring)
 FRESH = "tests.mutation.fresh"  # the pytest plugin (loaded with -p) that empties celext's and draguard's caches
 
 
@@ -92,7 +92,7 @@ class WarmSessionRunner(PytestRunner):
         first = tuple(filter(None, os.environ.get(FIRST, "").split(",")))
         plain = os.environ.get(ORDER) == "plain"
         killers = None if plain else kills_for(mutant_name)
-        reach = None if plain or os.environ.get(ORDER) == "no-reach" else self._reach
+        reach = self._reach if os.environ.get(ORDER) == "reach" else None  # measured to cost kills: off by default
         chosen, cut = budgeted(names, state().duration_by_test, budget, mutant_name, first,
                                killers=killers, reach=reach)
         devnull = os.open(os.devnull, os.O_WRONLY)
