@@ -50,10 +50,11 @@ clean:
 	rm -rf $(VENV) build *.egg-info
 
 # Mutation testing, not part of `make test` (see docs/testing.md): mutmut per package, each mutant against the
-# tests that reach it, its own module's tests first, within a 1 s test budget; prints the score per package.
+# tests that reach it, likely killers first, within a test budget; prints the score per package.
 # MUTATION="fix certs-issue" runs only those; results are kept in build/mutation/, so a second run re-tests only
 # what changed. `make mutation-full` gives every mutant every test that reaches it (no budget: hours).
-.PHONY: mutation mutation-full
+# `make mutation-rescore` after a merge: the changed functions' mutants, then the last survivors against the new tests.
+.PHONY: mutation mutation-full mutation-rescore
 MUTATION ?=
 mutation: $(STAMP)
 	@$(BIN)/python -c "import mutmut" 2>/dev/null || $(BIN)/python -m pip install --quiet -e '.[dev,mutation]'
@@ -62,3 +63,8 @@ mutation: $(STAMP)
 mutation-full: $(STAMP)
 	@$(BIN)/python -c "import mutmut" 2>/dev/null || $(BIN)/python -m pip install --quiet -e '.[dev,mutation]'
 	$(BIN)/python tests/mutation/run.py --budget 0 $(MUTATION)
+
+mutation-rescore: $(STAMP)
+	@$(BIN)/python -c "import mutmut" 2>/dev/null || $(BIN)/python -m pip install --quiet -e '.[dev,mutation]'
+	-$(BIN)/python tests/mutation/run.py $(MUTATION)
+	$(BIN)/python tests/mutation/run.py --survivors $(MUTATION)
