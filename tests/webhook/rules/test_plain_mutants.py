@@ -43,7 +43,7 @@ def _digest(*attributes: dict[str, Any] | None) -> Digest:
 
 
 def _only(**false: bool) -> Digest:
-    return Digest(**{**{k: True for k in ("numa", "numa_alike", "aliases", "pcie_root", "pci_bus_id")}, **false})
+    return Digest(**{**dict.fromkeys(("numa", "numa_alike", "aliases", "pcie_root", "pci_bus_id"), True), **false})
 
 
 @pytest.mark.parametrize(("attribute", "plain"), [
@@ -112,6 +112,7 @@ def test_alias_names_and_keys() -> None:
     (({PCIE: {"string": "pci0000:00"}, BUS: {"string": "0000:3b:00.0"}},), ALL),
     (({PCIE: {"string": ""}},), _only(pcie_root=False)),
     (({PCIE: "pci0000:00"},), ALL),
+    (({NUMA: 5}, {NUMA: None}), ALL),
     (({BUS: {"string": "0000:3B:00.0"}},), _only(pci_bus_id=False)),
     (({BUS: "0000:3B:00.0"},), ALL),
     (({PCIE: {"string": "a"}}, {PCIE: {"string": ""}}, {PCIE: {"string": "b"}}), _only(pcie_root=False)),

@@ -1,0 +1,159 @@
+"""A ResourceSlice's top-level fields given the wrong JSON type or an edge value, and updates that change (or
+seem to change) an immutable field: the findings in full, through `run_rules`. Each wrong type is one the
+API server's decoder refuses; its `k8s-wire-type` finding comes with whatever the field's absence implies.
+Named `test_slice_*` so mutation testing runs it first on `webhook.rules.k8s.slice` (tests/mutation)."""
+
+# ruff: noqa: E501
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.webhook.rules.slice_cases import DELETE, Found, case, changed, findings
+
+CASES = [
+    pytest.param({"metadata": 3}, 'v1',
+                 [('k8s-wire-type', 'metadata', 'Invalid value: 3: must be of type object', 'quote strings and versions, leave numbers and booleans unquoted, write quantities like `16Gi`'), ('k8s-object-meta', 'metadata.name', 'Required value: name or generateName is required', 'use a lower-case DNS subdomain as the name, like `node-1-gpu.example.com`')],
+                 id='metadata not an object'),
+    pytest.param({"metadata.name": 3}, 'v1',
+                 [('k8s-object-meta', 'metadata.name', 'Required value: name or generateName is required', 'use a lower-case DNS subdomain as the name, like `node-1-gpu.example.com`'), ('k8s-wire-type', 'metadata.name', 'Invalid value: 3: must be of type string', 'quote strings and versions, leave numbers and booleans unquoted, write quantities like `16Gi`')],
+                 id='name not a string'),
+    pytest.param({"metadata.name": DELETE, "metadata.generateName": 3}, 'v1',
+                 [('k8s-wire-type', 'metadata.generateName', 'Invalid value: 3: must be of type string', 'quote strings and versions, leave numbers and booleans unquoted, write quantities like `16Gi`'), ('k8s-object-meta', 'metadata.name', 'Required value: name or generateName is required', 'use a lower-case DNS subdomain as the name, like `node-1-gpu.example.com`')],
+                 id='generateName not a string'),
+    pytest.param({"metadata.name": DELETE, "metadata.generateName": "gpu-"}, 'v1',
+                 [],
+                 id='generateName ending in a dash'),
+    pytest.param({"metadata.name": DELETE, "metadata.generateName": "gpu.-"}, 'v1',
+                 [],
+                 id='generateName ending in a dot and a dash'),
+    pytest.param({"metadata.name": DELETE, "metadata.generateName": "gpu."}, 'v1',
+                 [('k8s-object-meta', 'metadata.generateName', 'Invalid value: "gpu.": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, \'-\' or \'.\', and must start and end with an alphanumeric character (e.g. \'example.com\', regex used for validation is \'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\')', 'use a lower-case DNS subdomain as the name, like `node-1-gpu.example.com`')],
+                 id='generateName ending in a dot'),
+    pytest.param({"metadata.name": DELETE, "metadata.generateName": "-"}, 'v1',
+                 [],
+                 id='generateName of one dash'),
+    pytest.param({"metadata.labels": 3}, 'v1',
+                 [('k8s-wire-type', 'metadata.labels', 'Invalid value: 3: must be of type object', 'quote strings and versions, leave numbers and booleans unquoted, write quantities like `16Gi`')],
+                 id='labels not an object'),
+    pytest.param({"metadata.namespace": 3}, 'v1',
+                 [('k8s-wire-type', 'metadata.namespace', 'Invalid value: 3: must be of type string', 'quote strings and versions, leave numbers and booleans unquoted, write quantities like `16Gi`')],
+                 id='namespace not a string'),
+    pytest.param({"metadata.namespace": "ns"}, 'v1',
+                 [('k8s-object-meta', 'metadata.namespace', 'Forbidden: not allowed on this type', 'ResourceSlices are cluster-scoped: drop `metadata.namespace`')],
+                 id='a namespace'),
+    pytest.param({"spec.bogus": 1}, 'v1',
+                 [('k8s-unknown-field', 'spec.bogus', 'unknown field "spec.bogus"', "fix the field name's spelling; a dropped union member leaves the attribute empty")],
+                 id='unknown spec field'),
+    pytest.param({"spec.driver": 3}, 'v1',
+                 [('k8s-driver', 'spec.driver', 'Invalid value: "": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, \'-\' or \'.\', and must start and end with an alphanumeric character (e.g. \'example.com\', regex used for validation is \'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\')', "use the driver's domain name, e.g. `gpu.example.com`"), ('k8s-driver', 'spec.driver', 'Required value', "use the driver's domain name, e.g. `gpu.example.com`"), ('k8s-wire-type', 'spec.driver', 'Invalid value: 3: must be of type string', 'quote strings and versions, leave numbers and booleans unquoted, write quantities like `16Gi`')],
+                 id='driver not a string'),
+    pytest.param({"spec.pool": 3}, 'v1',
+                 [('k8s-wire-type', 'spec.pool', 'Invalid value: 3: must be of type object', 'quote strings and versions, leave numbers and booleans unquoted, write quantities like `16Gi`'), ('k8s-pool', 'spec.pool.name', 'Required value', 'name the pool (often the node name) and publish resourceSliceCount >= 1'), ('k8s-pool', 'spec.pool.resourceSliceCount', 'Invalid value: 0: must be greater than zero', 'name the pool (often the node name) and publish resourceSliceCount >= 1')],
+                 id='pool not an object'),
+    pytest.param({"spec.pool.bogus": 1}, 'v1',
+                 [('k8s-unknown-field', 'spec.pool.bogus', 'unknown field "spec.pool.bogus"', "fix the field name's spelling; a dropped union member leaves the attribute empty")],
+                 id='unknown pool field'),
+    pytest.param({"spec.pool.name": 3}, 'v1',
+                 [('k8s-pool', 'spec.pool.name', 'Required value', 'name the pool (often the node name) and publish resourceSliceCount >= 1'), ('k8s-wire-type', 'spec.pool.name', 'Invalid value: 3: must be of type string', 'quote strings and versions, leave numbers and booleans unquoted, write quantities like `16Gi`')],
+                 id='pool name not a string'),
+    pytest.param({"spec.pool.resourceSliceCount": "1"}, 'v1',
+                 [('k8s-pool', 'spec.pool.resourceSliceCount', 'Invalid value: 0: must be greater than zero', 'name the pool (often the node name) and publish resourceSliceCount >= 1'), ('k8s-wire-type', 'spec.pool.resourceSliceCount', 'Invalid value: "1": must be of type integer', 'quote strings and versions, leave numbers and booleans unquoted, write quantities like `16Gi`')],
+                 id='resourceSliceCount not an integer'),
+    pytest.param({"spec.pool.generation": -1}, 'v1',
+                 [('k8s-pool', 'spec.pool.generation', 'Invalid value: -1: must be greater than or equal to zero', 'name the pool (often the node name) and publish resourceSliceCount >= 1')],
+                 id='generation -1'),
+    pytest.param({"spec.pool.generation": 0}, 'v1',
+                 [],
+                 id='generation 0'),
+    pytest.param({"spec.nodeName": 3}, 'v1',
+                 [('k8s-node-selection', 'spec', 'Required value: exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` is required', 'set exactly one; booleans must be true or left out'), ('k8s-wire-type', 'spec.nodeName', 'Invalid value: 3: must be of type string', 'quote strings and versions, leave numbers and booleans unquoted, write quantities like `16Gi`')],
+                 id='nodeName not a string'),
+    pytest.param({"spec.nodeName": ""}, 'v1',
+                 [('k8s-node-selection', 'spec', 'Required value: exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` is required', 'set exactly one; booleans must be true or left out'), ('k8s-node-selection', 'spec.nodeName', 'Invalid value: "": must be either unset or set to a non-empty string', 'set exactly one; booleans must be true or left out')],
+                 id='nodeName empty'),
+    pytest.param({"spec.nodeName": DELETE, "spec.nodeSelector": 3}, 'v1',
+                 [('k8s-node-selection', 'spec', 'Required value: exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` is required', 'set exactly one; booleans must be true or left out'), ('k8s-wire-type', 'spec.nodeSelector', 'Invalid value: 3: must be of type object', 'quote strings and versions, leave numbers and booleans unquoted, write quantities like `16Gi`')],
+                 id='nodeSelector not an object'),
+    pytest.param({"spec.sharedCounters": 3}, 'v1',
+                 [('k8s-wire-type', 'spec.sharedCounters', 'Invalid value: 3: must be of type array', 'quote strings and versions, leave numbers and booleans unquoted, write quantities like `16Gi`')],
+                 id='sharedCounters not a list'),
+    pytest.param({"spec.devices": 3}, 'v1',
+                 [('k8s-wire-type', 'spec.devices', 'Invalid value: 3: must be of type array', 'quote strings and versions, leave numbers and booleans unquoted, write quantities like `16Gi`')],
+                 id='devices not a list'),
+    pytest.param({"spec.devices": [{"name": "dev-0", "basic": {"attributes": {"a": {"int": 1}}}}]}, 'v1beta1',
+                 [],
+                 id='a v1beta1 basic device'),
+    pytest.param({"spec.devices": [3]}, 'v1',
+                 [('k8s-wire-type', 'spec.devices[0]', 'Invalid value: 3: must be of type object', 'quote strings and versions, leave numbers and booleans unquoted, write quantities like `16Gi`')],
+                 id='a device not an object'),
+    pytest.param({"spec.devices": [{"name": "dev-0"}, {"name": "dev-0"}]}, 'v1',
+                 [('k8s-device-name', 'spec.devices[1]', 'Duplicate value: "dev-0"', 'use lower-case names of at most 63 characters, like `gpu-0`, each once')],
+                 id='a duplicate device name'),
+    pytest.param({"spec.devices": [{"name": "dev-0"}, 3, {"name": "dev-0"}]}, 'v1',
+                 [('k8s-wire-type', 'spec.devices[1]', 'Invalid value: 3: must be of type object', 'quote strings and versions, leave numbers and booleans unquoted, write quantities like `16Gi`'), ('k8s-device-name', 'spec.devices[2]', 'Duplicate value: "dev-0"', 'use lower-case names of at most 63 characters, like `gpu-0`, each once')],
+                 id='a duplicate past a device that is not an object'),
+    pytest.param({"spec.devices": [{"name": 3}, {"name": "dev-1"}]}, 'v1',
+                 [('k8s-device-name', 'spec.devices[0].name', 'Invalid value: "": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or \'-\', and must start and end with an alphanumeric character (e.g. \'my-name\',  or \'123-abc\', regex used for validation is \'[a-z0-9]([-a-z0-9]*[a-z0-9])?\')', 'use lower-case names of at most 63 characters, like `gpu-0`, each once'), ('k8s-wire-type', 'spec.devices[0].name', 'Invalid value: 3: must be of type string', 'quote strings and versions, leave numbers and booleans unquoted, write quantities like `16Gi`')],
+                 id='a device name not a string'),
+    pytest.param({"spec.devices": [{"name": f"dev-{i}"} for i in range(128)]}, 'v1',
+                 [],
+                 id='128 devices'),
+    pytest.param({"spec.devices": [{"name": f"dev-{i}"} for i in range(129)]}, 'v1',
+                 [('k8s-device-count', 'spec.devices', 'Too many: 129: must have at most 128 items', 'split the devices over more slices of the same pool (raise resourceSliceCount)')],
+                 id='129 devices'),
+    pytest.param({"spec.devices": [{"name": f"dev-{i}", **({"taints": [{"key": "k", "effect": "NoSchedule"}]} if i == 0 else {})} for i in range(64)]}, 'v1',
+                 [],
+                 id='64 devices, one tainted'),
+    pytest.param({"spec.devices": [{"name": f"dev-{i}", **({"taints": [{"key": "k", "effect": "NoSchedule"}]} if i == 0 else {})} for i in range(65)]}, 'v1',
+                 [('k8s-device-count', 'spec.devices', 'Too many: 65: must have at most 64 items', 'split the devices over more slices of the same pool (raise resourceSliceCount)')],
+                 id='65 devices, one tainted'),
+    pytest.param({"spec.devices": [{"name": f"dev-{i}", **({"attributes": {"a": {"ints": [1]}}} if i == 64 else {})} for i in range(65)]}, 'v1',
+                 [('k8s-device-count', 'spec.devices', 'Too many: 65: must have at most 64 items', 'split the devices over more slices of the same pool (raise resourceSliceCount)')],
+                 id='65 devices, the last with a list attribute'),
+    pytest.param({"spec.devices": [{"name": f"dev-{i}", **({"consumesCounters": [{"counterSet": "s", "counters": {"c": {"value": "1"}}}]} if i == 0 else {})} for i in range(65)]}, 'v1',
+                 [('k8s-device-count', 'spec.devices', 'Too many: 65: must have at most 64 items', 'split the devices over more slices of the same pool (raise resourceSliceCount)')],
+                 id='65 devices, one consuming counters'),
+]
+
+
+@pytest.mark.parametrize(("changes", "version", "expected"), CASES)
+def test_slice_fields_in_full(changes: dict[str, Any], version: str, expected: Found) -> None:
+    assert case(changes, version) == expected
+
+
+_DRIVER_INVALID = ('k8s-driver', 'spec.driver', 'Invalid value: "": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, \'-\' or \'.\', and must start and end with an alphanumeric character (e.g. \'example.com\', regex used for validation is \'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\') (already present before this update)', "use the driver's domain name, e.g. `gpu.example.com`")
+_DRIVER_REQUIRED = ('k8s-driver', 'spec.driver', 'Required value (already present before this update)', "use the driver's domain name, e.g. `gpu.example.com`")
+_POOL_NAME_REQUIRED = ('k8s-pool', 'spec.pool.name', 'Required value (already present before this update)', 'name the pool (often the node name) and publish resourceSliceCount >= 1')
+
+# (new, old): a missing pool name, a pool that is not an object and an empty one all read as the name ""; a
+# missing driver and an empty one both as "": none of these pairs changes an immutable field.
+UPDATES = [
+    pytest.param({'spec.pool': {'resourceSliceCount': 1}}, {'spec.pool': 3}, [_POOL_NAME_REQUIRED],
+                 id='pool without a name, was not an object'),
+    pytest.param({'spec.pool': 3}, {'spec.pool': {'resourceSliceCount': 1}},
+                 [('k8s-wire-type', 'spec.pool', 'Invalid value: 3: must be of type object', 'quote strings and versions, leave numbers and booleans unquoted, write quantities like `16Gi`'), _POOL_NAME_REQUIRED, ('k8s-pool', 'spec.pool.resourceSliceCount', 'Invalid value: 0: must be greater than zero', 'name the pool (often the node name) and publish resourceSliceCount >= 1')],
+                 id='pool not an object, was without a name'),
+    pytest.param({'spec.driver': ''}, {'spec.driver': DELETE}, [_DRIVER_INVALID, _DRIVER_REQUIRED],
+                 id='driver empty, was missing'),
+    pytest.param({'spec.driver': DELETE}, {'spec.driver': ''}, [_DRIVER_INVALID, _DRIVER_REQUIRED],
+                 id='driver missing, was empty'),
+    pytest.param({'spec.driver': DELETE}, {'spec.driver': 'gpu.example.com'},
+                 [(*_DRIVER_INVALID[:2], _DRIVER_INVALID[2].removesuffix(' (already present before this update)'), _DRIVER_INVALID[3]),
+                  ('k8s-driver', 'spec.driver', 'Required value', "use the driver's domain name, e.g. `gpu.example.com`"),
+                  ('k8s-immutable', 'spec.driver', 'Invalid value: "": field is immutable', 'delete and recreate the slice instead of changing these fields')],
+                 id='driver removed'),
+    pytest.param({'spec.pool.name': 'other'}, {},
+                 [('k8s-immutable', 'spec.pool.name', 'Invalid value: "other": field is immutable', 'delete and recreate the slice instead of changing these fields')],
+                 id='pool renamed'),
+    pytest.param({'metadata.name': DELETE}, {}, [], id='name dropped on update'),
+    pytest.param({'spec.devices[0].attributes': {'a': {'int': 1}}}, {'spec.devices[0].attributes': {'a': {'int': 2}}}, [],
+                 id='an attribute changed'),
+]
+
+
+@pytest.mark.parametrize(("new", "old", "expected"), UPDATES)
+def test_slice_updates_in_full(new: dict[str, Any], old: dict[str, Any], expected: Found) -> None:
+    assert findings(changed(new), changed(old)) == expected
