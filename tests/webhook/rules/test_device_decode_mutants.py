@@ -17,14 +17,16 @@ from webhook.policy import Policy
 from webhook.rules.k8s.fast import precise_only
 from webhook.run import run_rules
 
-V136 = Policy.default().with_profile("1.36", gates={"DRANodeAllocatableResources": True})
+RELEASES = {"1.36": Policy.default().with_profile("1.36", gates={"DRANodeAllocatableResources": True}),
+            "1.34": Policy.default().with_profile("1.34")}
 
 
 def findings_of(changes: dict[str, Any], version: str) -> Found:
-    """`case`, or with version "1.36" the findings of Kubernetes 1.36 with its node-allocatable gate on."""
-    if version != "1.36":
+    """`case`, or with version "1.36" the findings of Kubernetes 1.36 with its node-allocatable gate on (its
+    capacity ranges without the fractional gate), with "1.34" those of Kubernetes 1.34."""
+    if version not in RELEASES:
         return case(changes, version)
-    outcome = run_rules(changed(changes), V136)
+    outcome = run_rules(changed(changes), RELEASES[version])
     return [(f.rule, str(f.path), f.message, f.hint) if f.hint else (f.rule, str(f.path), f.message)
             for f in outcome.findings]
 
