@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from celext.quantity import parse_quantity
+from tests.webhook.rules.release_cases import findings_of
 from tests.webhook.rules.slice_cases import Found, case
-from tests.webhook.rules.test_device_decode_mutants import findings_of
 from webhook.rules.k8s.capacity import canonical
 
 CASES = [
@@ -86,6 +86,12 @@ CASES = [
     pytest.param({"spec.devices[0].allowMultipleAllocations": True, "spec.devices[0].capacity": {"a": {"value": "10", "requestPolicy": {"default": "1500m", "validRange": {"min": "1500m", "max": "2500m", "step": "1"}}}}}, '1.36',
                  [],
                  id='validRange 1.5 to 2.5 on 1.36'),
+    pytest.param({"spec.devices[0].allowMultipleAllocations": True, "spec.devices[0].capacity": {"a": {"value": "4", "requestPolicy": {"default": "1500m", "validRange": {"min": "1", "max": "3", "step": "1"}}}}}, '1.36',
+                 [],
+                 id='validRange of whole steps, a fractional default on 1.36'),
+    pytest.param({"spec.devices[0].allowMultipleAllocations": True, "spec.devices[0].capacity": {"a": {"value": "4", "requestPolicy": {"default": "1500m", "validRange": {"min": "1", "max": "3", "step": "1"}}}}}, 'v1',
+                 [('k8s-capacity', 'spec.devices[0].capacity[a].requestPolicy.validRange.step', 'Invalid value: "1500m": value is not a multiple of a given step (1) from (1)', 'set allowMultipleAllocations: true, or drop the policy; make default, validValues and validRange agree with the capacity value; fractional ranges in milli-units (DRAFractionalCapacityRange, 1.37)')],
+                 id='validRange of whole steps, a fractional default'),
 ]
 
 

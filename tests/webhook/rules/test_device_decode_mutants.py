@@ -12,23 +12,9 @@ from typing import Any
 
 import pytest
 
-from tests.webhook.rules.slice_cases import DELETE, Found, case, changed
-from webhook.policy import Policy
+from tests.webhook.rules.release_cases import findings_of
+from tests.webhook.rules.slice_cases import DELETE, Found, case
 from webhook.rules.k8s.fast import precise_only
-from webhook.run import run_rules
-
-RELEASES = {"1.36": Policy.default().with_profile("1.36", gates={"DRANodeAllocatableResources": True}),
-            "1.34": Policy.default().with_profile("1.34")}
-
-
-def findings_of(changes: dict[str, Any], version: str) -> Found:
-    """`case`, or with version "1.36" the findings of Kubernetes 1.36 with its node-allocatable gate on (its
-    capacity ranges without the fractional gate), with "1.34" those of Kubernetes 1.34."""
-    if version not in RELEASES:
-        return case(changes, version)
-    outcome = run_rules(changed(changes), RELEASES[version])
-    return [(f.rule, str(f.path), f.message, f.hint) if f.hint else (f.rule, str(f.path), f.message)
-            for f in outcome.findings]
 
 CASES = [
     pytest.param({"spec.devices[0].name": 3}, 'v1',

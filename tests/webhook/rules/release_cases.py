@@ -1,0 +1,21 @@
+"""`findings_of(changes, version)`: `slice_cases.case`, plus two releases by name for the `test_*_mutants.py`
+tables: "1.36" (its node-allocatable gate on; capacity ranges without the fractional gate) and "1.34"."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.webhook.rules.slice_cases import Found, case, changed
+from webhook.policy import Policy
+from webhook.run import run_rules
+
+RELEASES = {"1.36": Policy.default().with_profile("1.36", gates={"DRANodeAllocatableResources": True}),
+            "1.34": Policy.default().with_profile("1.34")}
+
+
+def findings_of(changes: dict[str, Any], version: str) -> Found:
+    if version not in RELEASES:
+        return case(changes, version)
+    outcome = run_rules(changed(changes), RELEASES[version])
+    return [(f.rule, str(f.path), f.message, f.hint) if f.hint else (f.rule, str(f.path), f.message)
+            for f in outcome.findings]
