@@ -7,6 +7,7 @@ testing runs it first on `webhook.rules.k8s.gates`."""
 
 from __future__ import annotations
 
+from types import MappingProxyType
 from typing import Any
 
 import pytest
@@ -76,3 +77,11 @@ _DEVICE = FieldPath.root("spec").child("devices").index(0)
 ])
 def test_field_key(path: FieldPath, key: str | None) -> None:
     assert field_key(path) == key
+
+
+def test_a_read_only_device_has_its_gated_field_dropped_too() -> None:
+    obj = changed({"spec.devices[0].taints": [{"key": "k", "effect": "NoSchedule"}]})
+    obj["spec"]["devices"][0] = MappingProxyType(obj["spec"]["devices"][0])
+    outcome = run_rules(obj, RELEASES["1.37 two gates off"])
+    assert [(f.rule, str(f.path), f.message) for f in outcome.findings] == [
+        ('k8s-feature-gate', 'spec.devices[0].taints', 'the API server drops this field: feature gate DRADeviceTaints (GA in Kubernetes 1.37, on by default; this cluster: off)')]
