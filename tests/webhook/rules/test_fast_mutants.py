@@ -46,7 +46,7 @@ NOT_PLAIN = (-1, False)
     ({"a": {"others": [1]}}, NOT_PLAIN), ({"a": {"ints": [1]}, "b": {"int": 2}}, (2, True)),
     ({"a": {"int": "1"}}, NOT_PLAIN), ({"a": {"string": 1}}, NOT_PLAIN), ({"a": {"bool": 1}}, NOT_PLAIN),
     ({"a": {"version": 1}}, NOT_PLAIN), ({"a": {"int": 1.0}}, NOT_PLAIN), ({"a": {"int": 1, "bool": True}}, NOT_PLAIN),
-    ({"a": 1}, NOT_PLAIN), ({"Bad Key": {"int": 1}}, NOT_PLAIN),
+    ({"a": 1}, NOT_PLAIN), ({"Bad Key": {"int": 1}}, NOT_PLAIN), ({"a": {"int": True}}, NOT_PLAIN),
 ])
 def test_attribute_census(attributes: dict[str, Any], census: tuple[int, bool]) -> None:
     assert attribute_census(attributes) == census
