@@ -22,3 +22,17 @@ def findings_of(changes: dict[str, Any], version: str) -> Found:
     outcome = run_rules(changed(changes), RELEASES[version])
     return [(f.rule, str(f.path), f.message, f.hint) if f.hint else (f.rule, str(f.path), f.message)
             for f in outcome.findings]
+
+
+def alone(rule_id: str, obj: dict[str, Any], **policy: Any) -> Found:
+    """The findings of `obj` with every rule of the catalogue off but `rule_id` (on at its default action, or
+    warn when that is off): a rule's own findings when it is the first, and only, rule to read the slice.
+    `policy` adds top-level policy keys (e.g. `numaNode`)."""
+    from webhook.rules import CATALOGUE
+
+    rules = {other: "off" for other in CATALOGUE if other != rule_id}
+    if CATALOGUE[rule_id].default.value == "off":
+        rules[rule_id] = "warn"
+    outcome = run_rules(obj, Policy.from_mapping({**policy, "rules": rules}))
+    return [(f.rule, str(f.path), f.message, f.hint) if f.hint else (f.rule, str(f.path), f.message)
+            for f in outcome.findings]
