@@ -19,4 +19,5 @@ def test_a_cell_escapes_pipes_and_joins_lines() -> None:
 def test_the_section_between_the_first_markers() -> None:
     readme = f"x{BEGIN}\n\n  a\n\n{END}y{BEGIN}\nb\n{END}z"
     assert readme_section(readme) == "  a\n"
+    assert readme_section(f"{BEGIN}\nX\n{END}") == "X\n"
     assert replace_section(readme, "T\n") == f"x{BEGIN}\nT\n{END}y{BEGIN}\nb\n{END}z"

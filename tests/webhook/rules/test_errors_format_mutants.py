@@ -5,6 +5,8 @@ a negative limit or count). Named `test_errors_*` so mutation testing runs it fi
 
 from __future__ import annotations
 
+import datetime
+
 import pytest
 
 from webhook.fieldpath import FieldPath
@@ -33,6 +35,7 @@ def test_go_json() -> None:
     assert go_json("é<>&") == '"é\\u003c\\u003e\\u0026"'
     assert go_json({"b": 1, "a": "é"}) == '{"a":"é","b":1}'
     assert go_json({"b": 1, "a": 2}, sort_keys=False) == '{"b":1,"a":2}'
+    assert go_json(datetime.date(2024, 1, 31)) == '"2024-01-31"'  # a YAML timestamp, as `lint` reads one
     circular: list[object] = []
     circular.append(circular)
     assert go_json(circular) == '"<value omitted>"'

@@ -37,6 +37,9 @@ CASES = [
     pytest.param({"spec.nodeName": DELETE, "spec.nodeSelector": {"nodeSelectorTerms": [{"matchFields": [{"key": "metadata.uid", "operator": "In", "values": ["a"]}]}]}}, 'v1',
                  [('k8s-node-selection', 'spec.nodeSelector.nodeSelectorTerms[0].matchFields[0].key', 'Invalid value: "metadata.uid": not a valid field selector key', 'set exactly one; booleans must be true or left out')],
                  id='a field key unknown'),
+    pytest.param({"spec.nodeName": DELETE, "spec.nodeSelector": {"nodeSelectorTerms": [{"matchExpressions": 3, "matchFields": [{"key": "metadata.name", "operator": "In", "values": ["a b"]}]}]}}, 'v1',
+                 [('k8s-node-selection', 'spec.nodeSelector.nodeSelectorTerms[0].matchExpressions', 'Invalid value: 3: must be of type array', 'set exactly one; booleans must be true or left out'), ('k8s-node-selection', 'spec.nodeSelector.nodeSelectorTerms[0].matchFields[0].values[0]', 'Invalid value: "a b": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, \'-\' or \'.\', and must start and end with an alphanumeric character (e.g. \'example.com\', regex used for validation is \'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\')', 'set exactly one; booleans must be true or left out')],
+                 id='matchExpressions not a list, then matchFields'),
 ]
 
 

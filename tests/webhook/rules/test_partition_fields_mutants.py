@@ -25,6 +25,9 @@ CASES = [
     pytest.param({"spec.skipNodeOperations": 3}, 'v1+gates',
                  [('k8s-wire-type', 'spec.skipNodeOperations', 'Invalid value: 3: must be of type array', 'quote strings and versions, leave numbers and booleans unquoted, write quantities like `16Gi`')],
                  id='skipNodeOperations not a list'),
+    pytest.param({"spec.partitionTypeAttribute": "gpu.example.com/kind", "spec.devices[0].consumesCounters": [{"counterSet": "s", "counters": {"c": {"value": "1"}}}], "spec.devices[0].attributes": {"kind": {"int": 1}}}, 'v1+gates',
+                 [('k8s-partition-type-attribute', 'spec.devices[0].attributes[gpu.example.com/kind]', 'Invalid value: {"int":1}: must be a string value because `partitionTypeAttribute` names this attribute', 'name a string attribute every counter-consuming device publishes, e.g. `gpu.example.com/profile`')],
+                 id='a partition type attribute that is an int'),
 ]
 
 

@@ -7,11 +7,13 @@ Named `test_slice_*` so mutation testing runs it first on `webhook.rules.k8s.sli
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import pytest
 
 from tests.webhook.rules.slice_cases import DELETE, Found, case, changed, findings
+from webhook.rules.k8s.fast import precise_only
 
 CASES = [
     pytest.param({"metadata": 3}, 'v1',
@@ -120,8 +122,10 @@ CASES = [
 
 
 @pytest.mark.parametrize(("changes", "version", "expected"), CASES)
-def test_slice_fields_in_full(changes: dict[str, Any], version: str, expected: Found) -> None:
-    assert case(changes, version) == expected
+@pytest.mark.parametrize("precise", [False, True], ids=["served", "precise"])
+def test_slice_fields_in_full(changes: dict[str, Any], version: str, expected: Found, precise: bool) -> None:
+    with precise_only() if precise else contextlib.nullcontext():
+        assert case(changes, version) == expected
 
 
 _DRIVER_INVALID = ('k8s-driver', 'spec.driver', 'Invalid value: "": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, \'-\' or \'.\', and must start and end with an alphanumeric character (e.g. \'example.com\', regex used for validation is \'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\') (already present before this update)', "use the driver's domain name, e.g. `gpu.example.com`")
