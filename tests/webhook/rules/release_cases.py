@@ -1,5 +1,6 @@
 """`findings_of(changes, version)`: `slice_cases.case`, plus two releases by name for the `test_*_mutants.py`
-tables: "1.36" (its node-allocatable gate on; capacity ranges without the fractional gate), "1.34", and 1.37 with
+tables: "1.36" (its node-allocatable gate on; capacity ranges without the fractional gate), "1.34" (also with its
+DRADeviceTaints gate on), and 1.37 with
 DRAPartitionableDevices and DRADeviceTaints off."""
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from webhook.run import run_rules
 
 RELEASES = {"1.36": Policy.default().with_profile("1.36", gates={"DRANodeAllocatableResources": True}),
             "1.34": Policy.default().with_profile("1.34"),
+            "1.34 with taints": Policy.default().with_profile("1.34", gates={"DRADeviceTaints": True}),
             "1.37 two gates off": Policy.default().with_profile(
                 "1.37", gates={"DRAPartitionableDevices": False, "DRADeviceTaints": False})}
 

@@ -116,6 +116,9 @@ CASES = [
     pytest.param({"spec.devices": DELETE, "spec.sharedCounters": [{"name": "s", "counters": {"c": {"value": "1"}}}, 3, {"name": "s", "counters": {"c": {"value": "1"}}}]}, 'v1',
                  [('k8s-wire-type', 'spec.sharedCounters[1]', 'Invalid value: 3: must be of type object', 'quote strings and versions, leave numbers and booleans unquoted, write quantities like `16Gi`'), ('k8s-counters', 'spec.sharedCounters[1].counters', 'Required value', 'publish counter sets and devices in separate slices; use DNS-label names'), ('k8s-counters', 'spec.sharedCounters[1].name', 'Required value', 'publish counter sets and devices in separate slices; use DNS-label names'), ('k8s-counters', 'spec.sharedCounters[2]', 'Duplicate value: "s"', 'publish counter sets and devices in separate slices; use DNS-label names')],
                  id='a duplicate counter set past one not an object'),
+    pytest.param({"spec.devices": [{"name": "dev-0"}, 3, {"name": "dev-0"}]}, 'v1',
+                 [('k8s-wire-type', 'spec.devices[1]', 'Invalid value: 3: must be of type object', 'quote strings and versions, leave numbers and booleans unquoted, write quantities like `16Gi`'), ('k8s-device-name', 'spec.devices[2]', 'Duplicate value: "dev-0"', 'use lower-case names of at most 63 characters, like `gpu-0`, each once')],
+                 id='a duplicate device name past a device that is not an object'),
 ]
 
 

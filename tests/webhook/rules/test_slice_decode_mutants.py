@@ -12,8 +12,10 @@ from typing import Any
 
 import pytest
 
-from tests.webhook.rules.slice_cases import DELETE, Found, case, changed, findings
+from tests.webhook.rules.release_cases import RELEASES, findings_of
+from tests.webhook.rules.slice_cases import DELETE, Found, changed, findings
 from webhook.rules.k8s.fast import precise_only
+from webhook.run import run_rules
 
 CASES = [
     pytest.param({"metadata": 3}, 'v1',
@@ -125,7 +127,7 @@ CASES = [
 @pytest.mark.parametrize("precise", [False, True], ids=["served", "precise"])
 def test_slice_fields_in_full(changes: dict[str, Any], version: str, expected: Found, precise: bool) -> None:
     with precise_only() if precise else contextlib.nullcontext():
-        assert case(changes, version) == expected
+        assert findings_of(changes, version) == expected
 
 
 _DRIVER_INVALID = ('k8s-driver', 'spec.driver', 'Invalid value: "": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, \'-\' or \'.\', and must start and end with an alphanumeric character (e.g. \'example.com\', regex used for validation is \'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\') (already present before this update)', "use the driver's domain name, e.g. `gpu.example.com`")
@@ -161,3 +163,20 @@ UPDATES = [
 @pytest.mark.parametrize(("new", "old", "expected"), UPDATES)
 def test_slice_updates_in_full(new: dict[str, Any], old: dict[str, Any], expected: Found) -> None:
     assert findings(changed(new), changed(old)) == expected
+
+
+def test_an_old_spec_that_is_not_an_object() -> None:
+    old = changed({})
+    old["spec"] = 3
+    assert findings(changed({}), old) == []
+
+
+def test_an_update_keeps_a_gated_field_the_old_devices_used() -> None:
+    policy = {"requestPolicy": {"default": "1"}}
+    new = changed({"spec.devices[0].capacity": {"a": {"value": "1", **policy}}})
+    for old, expected in [
+        ({"b": {"value": "1"}}, [('k8s-feature-gate', 'spec.devices[0].capacity[a].requestPolicy', 'the API server drops this field: feature gate DRAConsumableCapacity (alpha in Kubernetes 1.34, off by default; this cluster: off)')]),
+        ({"a": {"value": "1", **policy}}, [('k8s-capacity', 'spec.devices[0].capacity[a].requestPolicy', 'Forbidden: allowMultipleAllocations must be true')]),
+    ]:
+        outcome = run_rules(new, RELEASES["1.34"], old=changed({"spec.devices[0].capacity": old}))
+        assert [(f.rule, str(f.path), f.message) for f in outcome.findings] == expected
