@@ -119,6 +119,9 @@ CASES = [
     pytest.param({"spec.devices": [{"name": "dev-0"}, 3, {"name": "dev-0"}]}, 'v1',
                  [('k8s-wire-type', 'spec.devices[1]', 'Invalid value: 3: must be of type object', 'quote strings and versions, leave numbers and booleans unquoted, write quantities like `16Gi`'), ('k8s-device-name', 'spec.devices[2]', 'Duplicate value: "dev-0"', 'use lower-case names of at most 63 characters, like `gpu-0`, each once')],
                  id='a duplicate device name past a device that is not an object'),
+    pytest.param({"spec.devices[0].allowMultipleAllocations": True, "spec.devices[0].capacity": {"a": {"value": "4", "requestPolicy": {"default": "1", "validValues": ["500m", "1"]}}}}, '1.36',
+                 [('k8s-capacity', 'spec.devices[0].capacity[a].requestPolicy.validValues[1]', 'Duplicate value: "1"', 'set allowMultipleAllocations: true, or drop the policy; make default, validValues and validRange agree with the capacity value; fractional ranges in milli-units (DRAFractionalCapacityRange, 1.37)')],
+                 id='capacity valid values 500m and 1 on 1.36, without fractional ranges'),
 ]
 
 
