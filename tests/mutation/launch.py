@@ -6,7 +6,13 @@ Profiled on the rules package, a mutant's forked child spent about 80 % of its C
 before any test ran: option parsing and plugin registration (about 30 %) and collecting every file its tests
 live in, parametrizations included (about 50 %). Here the fork server sets up one pytest session and collects
 the package's tests once, keeping the session open; each mutant's child (forked from it, so its own copy)
-runs just the already-collected items of its tests, fastest first, stopping at the first failure.
+runs just the already-collected items of its tests, likely killers first, stopping at the first failure.
+
+The order (scoring.budgeted): tests that killed a sibling mutant of the same function, then of the same module
+(the kill log, `KILL_LOG`, which every child appends its killing test to and the next child reads: mutmut tests a
+function's mutants one after another), then the module's own test file, the package's `first` files, then tests
+that reach few of the package's functions before broad sweeps, then the fastest. `DRAGUARD_MUTATION_ORDER=plain`
+keeps the earlier order (own file, `first` files, fastest), to measure what the kill log and reach buy.
 
 A test time budget bounds what a surviving mutant costs: a survivor runs every test that reaches its function,
 and for a function reached only by the corpus sweeps that is ten seconds. With `DRAGUARD_MUTATION_BUDGET=S`
@@ -23,7 +29,6 @@ from __future__ import annotations
 import contextlib
 import gc
 import os
-import re
 import resource
 import sys
 from collections.abc import Iterable
@@ -35,12 +40,14 @@ from mutmut.configuration import ForkServerWarmup, config
 from mutmut.runners.harness import PytestRunner
 from mutmut.state import state
 from mutmut.utils.file_utils import change_cwd
-from scoring import budgeted  # launch.py runs as a script: its folder is on the path
+from scoring import Killers, budgeted, module_of, reach_by_test, read_kills  # its folder is on the path
 
 BUDGET = "DRAGUARD_MUTATION_BUDGET"
 FIRST = "DRAGUARD_MUTATION_FIRST"  # comma-separated test files run right after the mutated module's own
 CUT_SHORT = 40  # exit code: the mutant's tests within the budget passed, slower ones were not run
 CPU_LOG = "mutant-cpu.tsv"  # in build/mutation/<package>/: each mutant's CPU seconds in its child, and its exit
+KILL_LOG = "mutant-kills.tsv"  # in build/mutation/<package>/: each killed mutant and the test that failed first
+ORDER = "DRAGUARD_MUTATION_ORDER"  # "plain": no kill log or reach in the order (for measuring them)
 FRESH = "tests.mutation.fresh"  # the pytest plugin (loaded with -p) that empties celext's and draguard's caches
 
 
@@ -51,6 +58,8 @@ class WarmSessionRunner(PytestRunner):
         super().__init__()
         self._session: pytest.Session | None = None
         self._items: dict[str, pytest.Item] = {}
+        self._failed: list[str] = []  # the child's failing tests (each child has its own copy)
+        self._reach: dict[str, int] = {}
 
     def warm_up(self) -> None:
         if config().forkserver_warmup != ForkServerWarmup.COLLECT:
@@ -68,6 +77,8 @@ class WarmSessionRunner(PytestRunner):
             pytest_config.hook.pytest_collection(session=session)
         if session.testsfailed:  # a collection error: leave it to mutmut's own runner to report
             return
+        pytest_config.pluginmanager.register(self, "draguard-mutation-kills")
+        self._reach = reach_by_test(state().tests_by_mangled_function_name)
         self._session = session
         self._items = {item.nodeid: item for item in session.items}
         gc.freeze()  # the children's garbage collections skip what the warm-up built (see fresh.py)
@@ -78,10 +89,11 @@ class WarmSessionRunner(PytestRunner):
         if session is None or mutant_name is None or not names or any(n not in self._items for n in names):
             return super().run_tests(mutant_name=mutant_name, tests=names)
         budget = float(os.environ.get(BUDGET, "0") or 0)
-        # mutmut names a mutant `<module>.x_<function>__mutmut_<n>` (`<module>.xǁ<class>ǁ<method>__mutmut_<n>`)
-        module = re.split(r"\.x[_ǁ]", mutant_name, maxsplit=1)[0]
         first = tuple(filter(None, os.environ.get(FIRST, "").split(",")))
-        chosen, cut = budgeted(names, state().duration_by_test, budget, module, first)
+        plain = os.environ.get(ORDER) == "plain"
+        killers = None if plain else kills_for(mutant_name)
+        chosen, cut = budgeted(names, state().duration_by_test, budget, mutant_name, first,
+                               killers=killers, reach=None if plain else self._reach)
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, 1)
         os.dup2(devnull, 2)
@@ -94,7 +106,24 @@ class WarmSessionRunner(PytestRunner):
             session.config.hook.pytest_runtestloop(session=session)
         code = 1 if session.testsfailed else CUT_SHORT if cut else 0
         record(mutant_name, code)
+        if self._failed:
+            with open(KILL_LOG, "a", encoding="utf-8") as log:  # one short line: appended whole, so children can share
+                log.write(f"{mutant_name}\t{self._failed[0]}\n")
         return code
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        """A pytest hook (the runner is registered as a plugin in the warm session): note the failing test."""
+        if report.failed:
+            self._failed.append(report.nodeid)
+
+
+def kills_for(mutant_name: str) -> Killers:
+    """What the kill log says about the tests that killed the mutant's siblings (the log's other modules skipped)."""
+    try:
+        with open(KILL_LOG, encoding="utf-8") as log:
+            return read_kills(log, module_of(mutant_name))
+    except FileNotFoundError:
+        return Killers()
 
 
 def record(mutant_name: str, code: int) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.mutation.scoring import budgeted, wilson
+from tests.mutation.scoring import budgeted, function_of, module_of, reach_by_test, read_kills, wilson
 
 DURATIONS = {"slow": 5.0, "fast": 0.1, "mid": 0.5, "mid2": 0.5}
 
@@ -59,3 +59,58 @@ def test_a_packages_first_files_run_after_the_modules_own_and_before_the_rest() 
     assert budgeted(tests, durations, 0.52, "celext.plan", first) == ([tests[2], tests[1]], True)
     assert budgeted(tests, durations, 0.01, "celext.other", first) == ([tests[1]], True)
     assert budgeted(tests, durations, 0, "celext.other") == ([tests[0], tests[1], tests[2]], False)
+
+
+KILL_LOG = [
+    "celext.plan.emit.xǁEmitterǁ_call__mutmut_1\ttests/b.py::killer_of_call\n",
+    "celext.plan.emit.xǁEmitterǁ_call__mutmut_2\ttests/b.py::killer_of_call\n",
+    "celext.plan.emit.xǁEmitterǁ_unary__mutmut_4\ttests/c.py::killer_of_unary\n",
+    "celext.plan.emit.xǁEmitterǁ_unary__mutmut_5\ttests/d.py::other_killer_of_unary\n",
+    "celext.plan.emit.xǁEmitterǁ_unary__mutmut_6\ttests/d.py::other_killer_of_unary\n",
+    "celext.plan.core.x_chain__mutmut_1\ttests/e.py::killer_in_another_module\n",
+    "celext.plan.emit.x_broken_line__mutmut_1\n",
+]
+
+
+def test_the_kill_log_is_read_for_the_mutants_module_only() -> None:
+    killers = read_kills(KILL_LOG, "celext.plan.emit")
+    assert killers.by_function == {
+        "celext.plan.emit.xǁEmitterǁ_call": {"tests/b.py::killer_of_call": 2},
+        "celext.plan.emit.xǁEmitterǁ_unary": {"tests/c.py::killer_of_unary": 1, "tests/d.py::other_killer_of_unary": 2},
+    }
+    assert killers.by_module == {"celext.plan.emit": {"tests/b.py::killer_of_call": 2, "tests/c.py::killer_of_unary": 1,
+                                                      "tests/d.py::other_killer_of_unary": 2}}
+    assert read_kills(KILL_LOG, "celext.plan").by_function == {}
+
+
+def test_names_of_module_and_function() -> None:
+    assert module_of("celext.plan.emit.xǁEmitterǁ_call__mutmut_3") == "celext.plan.emit"
+    assert module_of("celext.plan.x_plan__mutmut_27") == "celext.plan"
+    assert function_of("celext.plan.x_plan__mutmut_27") == "celext.plan.x_plan"
+
+
+def test_killers_of_a_sibling_then_of_the_module_run_before_the_modules_own_tests() -> None:
+    killers = read_kills(KILL_LOG, "celext.plan.emit")
+    tests = ["tests/celext/test_emit.py::own", "tests/b.py::killer_of_call", "tests/c.py::killer_of_unary",
+             "tests/d.py::other_killer_of_unary", "tests/e.py::killer_in_another_module", "tests/a.py::fast"]
+    durations = dict.fromkeys(tests, 0.5) | {"tests/a.py::fast": 0.001}
+    mutant = "celext.plan.emit.xǁEmitterǁ_unary__mutmut_9"
+    ordered = ["tests/d.py::other_killer_of_unary", "tests/c.py::killer_of_unary", "tests/b.py::killer_of_call",
+               "tests/celext/test_emit.py::own", "tests/a.py::fast", "tests/e.py::killer_in_another_module"]
+    assert budgeted(tests, durations, 0, mutant, killers=killers) == (ordered, False)
+    assert budgeted(tests, durations, 1.0, mutant, killers=killers) == (ordered[:2], True)
+    assert budgeted(tests, durations, 0, mutant) == ([*ordered[3:5], *sorted(ordered[:3]), ordered[5]], False)
+
+
+def test_tests_that_reach_few_functions_run_before_broad_sweeps_of_the_same_group() -> None:
+    tests = ["sweep", "table", "unit", "unmapped"]
+    durations = {"sweep": 0.001, "table": 0.02, "unit": 0.5, "unmapped": 0.3}
+    reach = {"sweep": 40, "table": 4, "unit": 1}  # bit lengths 6, 3, 1; an unmapped test counts as reaching none
+    assert budgeted(tests, durations, 0, "celext.plan.x_plan__mutmut_1", reach=reach) == (
+        ["unmapped", "unit", "table", "sweep"], False)
+    assert budgeted(tests, durations, 0, "celext.plan.x_plan__mutmut_1", reach={"table": 5, "unit": 7}) == (
+        ["sweep", "unmapped", "table", "unit"], False)  # 5 and 7 share a bit length: the faster first
+
+
+def test_reach_counts_each_tests_functions_once() -> None:
+    assert reach_by_test({"m.x_f": ["t1", "t2", "t1"], "m.x_g": {"t1"}, "m.x_h": set()}) == {"t1": 2, "t2": 1}
