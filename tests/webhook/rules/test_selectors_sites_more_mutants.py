@@ -1,0 +1,56 @@
+"""Where selectors sit: a DeviceClass's `spec.selectors`, a v1beta1 request's selectors beside its class, and
+firstAvailable subrequests (after one that is not an object); in each, a selector that does not compile and the
+four malformed entries (not an object, `cel` not an object, `expression` beside `cel`, a blank expression), with
+their paths in full. Named `test_selectors_sites_*` so mutation testing runs it first on
+`webhook.rules.selectors_sites`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.builders import claim_with_selector, device_class_with_selector
+from webhook.policy import Policy
+from webhook.run import run_rules
+
+BAD = [{"cel": {"expression": "device.driver =="}}, "x", {"cel": "x"}, {"expression": "true"},
+       {"cel": {"expression": " "}}]
+SHAPE = "a selector is `- cel: {expression: <CEL>}`"
+
+
+def _expected(at: str) -> list[tuple[str, str, str, str, tuple[int, int] | None]]:
+    return [
+        ("selector-compile", f"{at}[0].cel.expression", "compilation failed: Syntax error: unexpected end of input",
+         "the API server rejects a selector that does not compile", (16, 16)),
+        ("selector-required", f"{at}[1]", "a selector must be an object with a `cel` field", SHAPE, None),
+        ("selector-required", f"{at}[2].cel", "Required value", SHAPE, None),
+        ("selector-required", f"{at}[3].cel",
+         "Required value (`expression` sits beside `cel` instead of under it: indent it below `cel:`)", SHAPE, None),
+        ("selector-required", f"{at}[4].cel.expression", "Required value", SHAPE, None),
+    ]
+
+
+def _claim(request: dict[str, Any]) -> dict[str, Any]:
+    claim = claim_with_selector()
+    claim["spec"]["devices"]["requests"] = [request]
+    return claim
+
+
+def _class() -> dict[str, Any]:
+    device_class = device_class_with_selector()
+    device_class["spec"]["selectors"] = BAD
+    return device_class
+
+
+@pytest.mark.parametrize(("obj", "at"), [
+    pytest.param(_class(), "spec.selectors", id="a device class"),
+    pytest.param(_claim({"name": "r", "deviceClassName": "gpu.example.com", "selectors": BAD}),
+                 "spec.devices.requests[0].selectors", id="a v1beta1 request"),
+    pytest.param(_claim({"name": "r", "firstAvailable": [3, {"name": "s", "deviceClassName": "gpu.example.com",
+                                                             "selectors": BAD}]}),
+                 "spec.devices.requests[0].firstAvailable[1].selectors", id="a firstAvailable subrequest"),
+])
+def test_selectors_where_they_sit(obj: dict[str, Any], at: str) -> None:
+    found = run_rules(obj, Policy.default()).findings
+    assert [(f.rule, str(f.path), f.message, f.hint, f.span) for f in found] == _expected(at)
