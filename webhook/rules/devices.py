@@ -54,10 +54,6 @@ def flat_or_none(device: object) -> Obj | None:
     return None
 
 
-def device_path(i: int) -> FieldPath:
-    return DEVICES.index(i)
-
-
 def attribute_path(i: int, key: str) -> FieldPath:
     """`spec.devices[i].attributes[key]`, built when a rule reports on it."""
     return DEVICES.index(i).child("attributes").key(key)
@@ -117,22 +113,6 @@ def printable(text: str) -> str:
 def attributes(device: Obj) -> Mapping[str, Any]:
     attrs = device.get("attributes")
     return attrs if type(attrs) is dict or isinstance(attrs, Mapping) else {}
-
-
-def lookup(attrs: Mapping[str, Any], qualified: str, driver: str) -> tuple[str, Obj] | None:
-    """The attribute named `qualified` (`domain/id`), also found under its bare id when the domain is the driver.
-
-    Returns `(key as written, attribute)`; Kubernetes gives an unqualified key the driver's domain.
-    """
-    value = attrs.get(qualified)
-    if isinstance(value, Mapping):
-        return qualified, value
-    domain, _, ident = qualified.partition("/")
-    if domain == driver and ident:
-        value = attrs.get(ident)
-        if isinstance(value, Mapping):
-            return ident, value
-    return None
 
 
 def members(attribute: Obj) -> list[str]:

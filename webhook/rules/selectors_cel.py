@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from celext.errors import CompileError, CostLimitError
 from webhook.findings import Action, Edit, Finding
 from webhook.rules.base import Check, Origin, Rule, RuleContext
+from webhook.rules.k8s.decode import go_len
 from webhook.rules.selectors_sites import SELECTOR_KINDS, Site, sites
 from webhook.wire import Obj
 
@@ -35,7 +36,7 @@ def facts_of(site: Site) -> Facts | None:
     """The analysis of a site's expression, or None when it has none or does not parse."""
     from celext.analysis import analyze
 
-    if site.expression is None or len(site.expression.encode()) > MAX_EXPRESSION_BYTES:
+    if site.expression is None or go_len(site.expression) > MAX_EXPRESSION_BYTES:
         return None
     try:
         return analyze(site.expression)
@@ -84,7 +85,7 @@ def _required(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
 
 def _too_long(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
     for site in sites(obj, ctx):
-        if site.expression is not None and len(site.expression.encode()) > MAX_EXPRESSION_BYTES:
+        if site.expression is not None and go_len(site.expression) > MAX_EXPRESSION_BYTES:
             yield Finding(site.path, f"Too long: may not be more than {MAX_EXPRESSION_BYTES} bytes",
                           hint="split the condition over several selectors (all of them must match)")
 
@@ -92,7 +93,7 @@ def _too_long(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
 def _compile(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
     for site in sites(obj, ctx):
         expression = site.expression
-        if expression is None or len(expression.encode()) > MAX_EXPRESSION_BYTES:
+        if expression is None or go_len(expression) > MAX_EXPRESSION_BYTES:
             continue
         err = compile_error(expression)
         if err is None or isinstance(err, CostLimitError):
@@ -143,7 +144,7 @@ def _receiver_text(facts: Facts, call: Call) -> str:
 def _cost(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
     for site in sites(obj, ctx):
         expression = site.expression
-        if expression is None or len(expression.encode()) > MAX_EXPRESSION_BYTES:
+        if expression is None or go_len(expression) > MAX_EXPRESSION_BYTES:
             continue
         err = compile_error(expression)
         if not isinstance(err, CostLimitError):

@@ -15,7 +15,7 @@ from tests.webhook.rules.slice_cases import Found, case
 
 CASES = [
     pytest.param({'spec.nodeName': 'a\x80b\xa0c\u2028\ud800'}, 'v1',
-                 [('k8s-node-selection', 'spec.nodeName', 'Invalid value: "a\\u0080b\xa0c\\u2028\\ud800": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, \'-\' or \'.\', and must start and end with an alphanumeric character (e.g. \'example.com\', regex used for validation is \'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\')', 'set exactly one; booleans must be true or left out')],
+                 [('k8s-node-selection', 'spec.nodeName', 'Invalid value: "a\\u0080b\\u00a0c\\u2028\\ud800": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, \'-\' or \'.\', and must start and end with an alphanumeric character (e.g. \'example.com\', regex used for validation is \'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\')', 'set exactly one; booleans must be true or left out')],
                  id='quote control characters'),
     pytest.param({'spec.pool.generation': {'b': 1, 'a': [1.5, None]}}, 'v1',
                  [('k8s-wire-type', 'spec.pool.generation', 'Invalid value: {"a":[1.5,null],"b":1}: must be of type integer', 'quote strings and versions, leave numbers and booleans unquoted, write quantities like `16Gi`')],

@@ -13,7 +13,7 @@ from typing import Any
 from celext.semver import parse_semver
 from celext.vocabulary import LIST_MEMBERS, MEMBERS
 from webhook.fieldpath import FieldPath
-from webhook.rules.k8s.decode import INT64_MAX, INT64_MIN, is_int64, wrong_type
+from webhook.rules.k8s.decode import INT64_MAX, INT64_MIN, go_len, is_int64, wrong_type
 from webhook.rules.k8s.errors import GoStruct, invalid, too_long, unknown_field
 from webhook.rules.k8s.ids import ATTRIBUTE_UNION, ATTRIBUTE_VALUE, UNKNOWN_FIELD, Errors
 
@@ -65,7 +65,7 @@ def fits(value: str) -> bool:
     needs no encoding to tell."""
     chars = len(value)
     return (chars <= MAX_VALUE_LENGTH // 4 or (chars <= MAX_VALUE_LENGTH and value.isascii())
-            or len(value.encode()) <= MAX_VALUE_LENGTH)
+            or go_len(value) <= MAX_VALUE_LENGTH)
 
 
 def _string(value: Any, path: FieldPath, errs: Errors) -> None:

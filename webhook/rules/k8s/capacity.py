@@ -44,16 +44,19 @@ BOTH_POLICIES = 'exactly one policy can be specified, cannot specify "validValue
 def quantity_at(errs: Errors, obj: Mapping[str, Any], key: str, path: FieldPath) -> Quantity | None:
     """obj[key] as a Quantity; None when absent; a value the decoder refuses is reported (k8s-wire-type)."""
     value = obj.get(key)
-    if value is None:
-        return None
+    return None if value is None else quantity_value(errs, value, path.child(key))
+
+
+def quantity_value(errs: Errors, value: Any, path: FieldPath) -> Quantity | None:
+    """A decoded wire value as a Quantity, or None with the decoder's refusal reported at `path`."""
     if isinstance(value, bool) or not isinstance(value, str | int | float):
-        wrong_type(errs, value, path.child(key), "quantity string")
+        wrong_type(errs, value, path, "quantity string")
         return None
     text = value if isinstance(value, str) else repr(value)
     try:
         return parse_quantity(text)
     except ValueError as err:
-        errs.append((ids.WIRE_TYPE, type_invalid(path.child(key), text, str(err))))
+        errs.append((ids.WIRE_TYPE, type_invalid(path, text, str(err))))
         return None
 
 
@@ -112,7 +115,7 @@ def _validate_valid_values(
 ) -> None:
     values: list[Quantity | None] = []
     for i, item in enumerate(raw):
-        values.append(quantity_at(errs, {"v": item}, "v", path.index(i)) if item is not None else None)
+        values.append(quantity_value(errs, item, path.index(i)) if item is not None else None)
     options = [(i, v) for i, v in enumerate(values) if v is not None]
     for (_, a), (j, b) in itertools.pairwise(options):
         if a.compare(b) > 0:

@@ -79,12 +79,20 @@ def unknown_fields(errs: Errors, obj: Mapping[str, Any], known: frozenset[str], 
         errs += [(UNKNOWN_FIELD, unknown_field(path.child(str(key)))) for key in obj if key not in known]
 
 
-def strings(errs: Errors, values: list[Any] | None, path: FieldPath) -> list[str]:
-    """A []string field: non-strings reported and skipped."""
-    out: list[str] = []
+def go_len(text: str) -> int:
+    """Go's len() of a string: its UTF-8 bytes. A lone surrogate (JSON and YAML let `\\ud800` through; Go's
+    decoder makes it U+FFFD) counts its 3 bytes instead of failing to encode."""
+    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+
+
+def strings(errs: Errors, values: list[Any] | None, path: FieldPath) -> list[str | None]:
+    """A []string field: a non-string is reported and left as None in its place, so that later checks still
+    name each string by the index it has in the object."""
+    out: list[str | None] = []
     for i, item in enumerate(values or ()):
         if isinstance(item, str):
             out.append(item)
         else:
             wrong_type(errs, item, path.index(i), "string")
+            out.append(None)
     return out

@@ -241,24 +241,27 @@ def _validate_binding_parameters(
 ) -> None:
     """Upstream validateDeviceBindingParameters."""
     conditions_path, failures_path = path.child("bindingConditions"), path.child("bindingFailureConditions")
+    # Non-strings stay as None in their place (reported once, as the wrong type), so every index is the object's.
     conditions = strings(errs, decode_list(errs, device, "bindingConditions", path), conditions_path)
     failures = strings(errs, decode_list(errs, device, "bindingFailureConditions", path), failures_path)
     for items, items_path in ((conditions, conditions_path), (failures, failures_path)):
         if within_limit(items, limit, items_path, ids.BINDING_CONDITIONS, errs):
             for i, item in enumerate(items):
-                errs += tag(ids.BINDING_CONDITIONS, validate_label_name(item, items_path.index(i)))
+                if item is not None:
+                    errs += tag(ids.BINDING_CONDITIONS, validate_label_name(item, items_path.index(i)))
         duplicates(items, items_path, ids.BINDING_CONDITIONS, errs)
-    overlap = set(conditions)
+    named = {item for item in conditions if item is not None}
+    failing = [item for item in failures if item is not None]
     for i, item in enumerate(failures):
-        if item in overlap:
+        if item in named:
             errs.append((ids.BINDING_CONDITIONS, invalid(
                 failures_path.index(i), item, "bindingFailureConditions must not overlap with bindingConditions")))
     # Go shows a nil slice as null and an empty one as []: keep what the object said.
-    if not conditions and failures:
+    if not named and failing:
         errs.append((ids.BINDING_CONDITIONS, invalid(
             conditions_path, _as_written(device, "bindingConditions"),
             "bindingConditions are required to use bindingFailureConditions")))
-    if not failures and conditions:
+    if not failing and named:
         errs.append((ids.BINDING_CONDITIONS, invalid(
             failures_path, _as_written(device, "bindingFailureConditions"),
             "bindingFailureConditions are required to use bindingConditions")))

@@ -34,18 +34,23 @@ _SHORT_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r
 
 
 def go_quote(text: str) -> str:
-    """Go's `%q` (strconv.Quote) for the characters a manifest realistically holds."""
+    """Go's `%q` (strconv.Quote): what unicode.IsPrint refuses is escaped (Python's isprintable() draws the same
+    line: letters, marks, numbers, punctuation, symbols and the ASCII space)."""
+    if text.isprintable() and '"' not in text and "\\" not in text:
+        return f'"{text}"'
     out = ['"']
     for char in text:
         code = ord(char)
         if char in _SHORT_ESCAPES:
             out.append(_SHORT_ESCAPES[char])
+        elif char.isprintable():
+            out.append(char)
         elif code < 0x20 or code == 0x7F:
             out.append(f"\\x{code:02x}")
-        elif 0x80 <= code < 0xA0 or char in "\u2028\u2029\ufeff" or 0xD800 <= code < 0xE000:
+        elif code < 0x10000:
             out.append(f"\\u{code:04x}")
         else:
-            out.append(char)
+            out.append(f"\\U{code:08x}")
     out.append('"')
     return "".join(out)
 

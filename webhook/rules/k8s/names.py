@@ -20,6 +20,7 @@ from contextvars import ContextVar
 
 from webhook.fieldpath import FieldPath
 from webhook.findings import Finding
+from webhook.rules.k8s.decode import go_len
 from webhook.rules.k8s.errors import invalid, required, too_long
 
 DNS1123_LABEL_MAX = 63
@@ -97,7 +98,7 @@ def _format_errors(
     """Upstream's shape for a length-limited regex format: the length problem first, then the format one.
 
     Lengths are Go's len(): bytes, not characters."""
-    too_long = len(value) > limit and len(value.encode()) > limit
+    too_long = go_len(value) > limit
     errs = [(content_max_len_error if content else max_len_error)(limit)] if too_long else []
     if not pattern.match(value):
         errs.append(message)
@@ -106,7 +107,7 @@ def _format_errors(
 
 def is_dns1123_label(value: str) -> list[str]:
     """IsDNS1123Label: a valid subdomain that is no label can only hold dots, and is told so."""
-    errs = [max_len_error(DNS1123_LABEL_MAX)] if len(value.encode()) > DNS1123_LABEL_MAX else []
+    errs = [max_len_error(DNS1123_LABEL_MAX)] if go_len(value) > DNS1123_LABEL_MAX else []
     if not _LABEL_RE.match(value):
         errs.append("must not contain dots" if _SUBDOMAIN_RE.match(value) else LABEL_ERROR)
     return errs
@@ -137,7 +138,7 @@ def is_qualified_name(value: str) -> list[str]:
         return [noun + QUALIFIED_ERROR + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"]
     if not name:
         errs.append("name part must be non-empty")
-    elif len(name.encode()) > QUALIFIED_NAME_MAX:
+    elif go_len(name) > QUALIFIED_NAME_MAX:
         errs.append("name part " + content_max_len_error(QUALIFIED_NAME_MAX))
     if not _QUALIFIED_RE.match(name):
         errs.append("name part " + QUALIFIED_ERROR)
@@ -175,7 +176,7 @@ def validate_driver_name(name: str, path: FieldPath) -> list[Finding]:
 
 
 def validate_c_identifier(ident: str, path: FieldPath) -> list[Finding]:
-    errs = [too_long(path, C_IDENTIFIER_MAX)] if len(ident.encode()) > C_IDENTIFIER_MAX else []
+    errs = [too_long(path, C_IDENTIFIER_MAX)] if go_len(ident) > C_IDENTIFIER_MAX else []
     return errs + [invalid(path, ident, m) for m in is_c_identifier(ident)]
 
 

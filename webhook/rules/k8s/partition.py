@@ -74,10 +74,12 @@ def validate_skip_node_operations(spec: Mapping[str, Any], path: FieldPath, errs
     ops = strings(errs, raw, ops_path)
     seen: set[str] = set()
     for i, op in enumerate(ops):
+        if op is None:
+            continue
         if op not in SKIP_OPERATIONS:
             errs.append((ids.SKIP_NODE_OPERATIONS, not_supported(ops_path.index(i), op, SKIP_OPERATIONS)))
         if op in seen:
             errs.append((ids.SKIP_NODE_OPERATIONS, duplicate(ops_path.index(i), op)))
         seen.add(op)
     if "NodePrepareResources" in seen and not seen & {"NodeUnprepareResources", "*"}:
-        errs.append((ids.SKIP_NODE_OPERATIONS, invalid(ops_path, ops, PREPARE_ALONE)))
+        errs.append((ids.SKIP_NODE_OPERATIONS, invalid(ops_path, [op for op in ops if op is not None], PREPARE_ALONE)))

@@ -25,6 +25,7 @@ from webhook.rules.k8s.decode import (
     decode_list,
     decode_map,
     decode_str,
+    go_len,
     unknown_fields,
     wrong_type,
 )
@@ -238,7 +239,7 @@ def _validate_resource_pool(pool: Mapping[str, Any], path: FieldPath, errs: Erro
     if not name:
         errs.append((ids.POOL, required(name_path)))
     else:
-        if len(name.encode()) > POOL_NAME_MAX:
+        if go_len(name) > POOL_NAME_MAX:
             errs.append((ids.POOL, too_long(name_path, POOL_NAME_MAX)))
         for part in name.split("/"):
             errs += tag(ids.POOL, validate_dns1123_subdomain(part, name_path))
