@@ -12,8 +12,8 @@ import pytest
 
 import celext
 from celext.compile import prepare
-from celext.reference.evaluator import CostLimitExceeded
 from celext.plan import COMPACT_HEADER, COMPACT_NODES, larger_than, plan
+from celext.reference.evaluator import CostLimitExceeded
 
 DRIVER = "d.io"
 _ATTRIBUTES = {"d.io/model": {"string": "abc"}, "d.io/n": {"int": 3}, "d.io/on": {"bool": True},
