@@ -49,6 +49,9 @@ TABLE: list[tuple[str, bool | str]] = [
     ("int('x') == 1", "eval: type conversion error from 'string' to 'int'"),
     ("string(12) == '12'", True),
     ("dyn(1) == 1", True),
+    ("[int] == [int]", True),  # a type name: not the device (which equals itself)
+    ("[int] == [uint]", False),
+    ("[double(1)] == [1.0]", True),
     ("{'a': 1}['a'] == 1", True),
     ("{'a': 1}['b'] == 1", "eval: no such key: b"),
     ("[1, 2][1] == 2", True),
