@@ -17,7 +17,8 @@ from celext.reference.evaluator import CostLimitExceeded
 
 DRIVER = "d.io"
 _ATTRIBUTES = {"d.io/model": {"string": "abc"}, "d.io/n": {"int": 3}, "d.io/on": {"bool": True},
-               "d.io/v": {"version": "1.2.3"}, "e.io/x": {"int": 7}}
+               "d.io/v": {"version": "1.2.3"},
+               "d.io/l": {"ints": [1, 7]}, "e.io/x": {"int": 7}}
 _CAPACITY = {"d.io/mem": {"value": "2Gi"}}
 DEVICES: dict[str, Any] = {
     "v1": {"name": "g", "attributes": _ATTRIBUTES, "capacity": _CAPACITY},
@@ -63,6 +64,16 @@ TABLE: list[tuple[str, bool | str]] = [
     # the device: paths, the whole value, member calls on its attributes
     ("device.driver == 'd.io'", True),
     ("device.driver == 'e.io'", False),
+    ("device.driver != 'd.io'", False),
+    ("device.driver < 'e.io'", True),
+    ("device.driver >= 'e.io'", False),
+    ("device.driver > 'd'", True),
+    ("device.attributes['d.io'].l.includes(7)", True),
+    ("device.attributes['d.io'].l.includes(8)", False),
+    ("device.attributes['d.io'].l.includes(device.attributes['d.io'].n)", False),
+    ("device.attributes['d.io'].nosuch.includes(7)", "eval: no such key: nosuch"),
+    ("'d.io' in device.capacity", True),
+    ("'e.io' in device.capacity", False),
     ("[device][0].driver == 'd.io'", True),
     ("[device.driver, 'x'][0] == 'd.io'", True),
     ("device.attributes['d.io'].n == 3", True),
