@@ -63,6 +63,8 @@ TABLE: list[tuple[str, bool | str]] = [
     ("[?optional.of(1), ?optional.of(2)] == [1, 2]", True),
     # the device: paths, the whole value, member calls on its attributes
     ("device.driver == 'd.io'", True),
+    ("device.allowMultipleAllocations", False),
+    ("!device.allowMultipleAllocations", True),
     ("device.driver == 'e.io'", False),
     ("device.driver != 'd.io'", False),
     ("device.driver < 'e.io'", True),
@@ -145,7 +147,8 @@ def test_the_pad_keeps_the_answer_and_forces_the_compact_form() -> None:
 def test_a_bad_basic_reads_as_an_empty_body_in_the_function(compact: bool) -> None:
     # The caller (Selector.evaluate) refuses such a device first; the function itself must not trip on it.
     function = plan(prepare("device.attributes['d.io'].n == 3"), compact=compact).function
-    for bad in ({"basic": "x", "attributes": _ATTRIBUTES}, {"basic": ["x"], "attributes": _ATTRIBUTES}):
+    bad_basics = ({"basic": "x", "attributes": _ATTRIBUTES}, {"basic": ["x"], "attributes": _ATTRIBUTES})
+    for bad in (*bad_basics, ["x"], None):
         result = function(bad, DRIVER, 1000)
         assert str(result) == "no such key: n", result
 

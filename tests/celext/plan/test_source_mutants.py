@@ -17,7 +17,8 @@ _MODEL = "device.attributes['d.io'].model"
 
 # (expression, patterns the source must contain, patterns it must not contain)
 SHAPES: list[tuple[str, list[str], list[str]]] = [
-    ("1 + 2 == 3", [r"\n    return K\d+\n"], [r"rt_arith", r"rt_invoke"]),
+    ("1 + 2 == 3", [r"\n    budget = None\n    return K\d+\n"], [r"rt_arith", r"rt_invoke", r"BUDGET"]),
+    ("[1, 2].exists(x, x == 2)", [r"\n    budget = BUDGET\(limit\)\n"], []),
     ("size('abc') == 3", [r"\n    return K\d+\n"], [r"rt_invoke"]),
     ("int('x') == 1", [r"rt_invoke\('int', \[K\d+\]\)"], []),
     ("device.driver == 'd.io'", [re.escape("TRUE if (driver or '') == 'd.io' else FALSE")], []),
@@ -36,6 +37,8 @@ SHAPES: list[tuple[str, list[str], list[str]]] = [
     ("'d.io' in device.attributes", [r"rt_has_domain\(t\d+, driver, K\d+\)"], []),
     ("'d.io' in device.capacity", [r"rt_entries\(B, 'capacity'\)", r"rt_has_domain\("], []),
     (f"has({_N}) && !has(device.attributes['e.io'].n)", [r"= FALSE if t\d+ else TRUE"], [r"rt_not_bool"]),
+    ("!device.allowMultipleAllocations", [r"= FALSE if t\d+ else TRUE"], [r"rt_not_bool"]),
+    ("[device][0].driver == 'd.io'", [re.escape("rt_converted(device, driver)")], [r"rt_subtree"]),
     ("device.allowMultipleAllocations == true", [re.escape("B.get('allowMultipleAllocations') is True")], []),
 ]
 
