@@ -5,10 +5,12 @@ DRAPartitionableDevices and DRADeviceTaints off."""
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 from tests.webhook.rules.slice_cases import Found, case, changed
 from webhook.policy import Policy
+from webhook.rules.k8s.fast import precise_only
 from webhook.run import run_rules
 
 RELEASES = {"1.36": Policy.default().with_profile("1.36", gates={"DRANodeAllocatableResources": True}),
@@ -38,3 +40,11 @@ def alone(rule_id: str, obj: dict[str, Any], **policy: Any) -> Found:
     outcome = run_rules(obj, Policy.from_mapping({**policy, "rules": rules}))
     return [(f.rule, str(f.path), f.message, f.hint) if f.hint else (f.rule, str(f.path), f.message)
             for f in outcome.findings]
+
+
+def devices_alone(rule: str, devices: list[dict[str, Any]], *, precise: bool, **policy: Any) -> Found:
+    """The findings of `rule` alone on a slice of devices with these attribute maps (`dev-0`, `dev-1`, ...), on
+    the served path or, with `precise`, on the precise one only."""
+    obj = changed({"spec.devices": [{"name": f"dev-{i}", "attributes": a} for i, a in enumerate(devices)]})
+    with precise_only() if precise else contextlib.nullcontext():
+        return alone(rule, obj, **policy)

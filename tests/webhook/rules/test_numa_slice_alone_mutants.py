@@ -7,14 +7,12 @@ stops early loses a finding. The findings in full."""
 
 from __future__ import annotations
 
-import contextlib
 from typing import Any
 
 import pytest
 
-from tests.webhook.rules.release_cases import alone
-from tests.webhook.rules.slice_cases import Found, changed
-from webhook.rules.k8s.fast import precise_only
+from tests.webhook.rules.release_cases import devices_alone
+from tests.webhook.rules.slice_cases import Found
 
 CASES = [
     pytest.param('numa-node-list-consistency', [{'resource.kubernetes.io/numaNode': {'int': 0}}, {'resource.kubernetes.io/numaNode': {'ints': [0, 1]}}, {'resource.kubernetes.io/numaNode': {'ints': [0, 2]}}], {},
@@ -33,6 +31,4 @@ CASES = [
 @pytest.mark.parametrize("precise", [False, True], ids=["served", "precise"])
 def test_rule_alone_in_full(rule: str, devices: list[dict[str, Any]], policy: dict[str, Any], expected: Found,
                             precise: bool) -> None:
-    obj = changed({"spec.devices": [{"name": f"dev-{i}", "attributes": a} for i, a in enumerate(devices)]})
-    with precise_only() if precise else contextlib.nullcontext():
-        assert alone(rule, obj, **policy) == expected
+    assert devices_alone(rule, devices, precise=precise, **policy) == expected
