@@ -27,6 +27,7 @@ from celext.analysis.facts import (
     Unwrap,
     Use,
 )
+from celext.analysis.spans import LazySpans
 from celext.analysis.walk import Walker
 from celext.syntax import parse
 from celext.syntax.literals import string_value
@@ -42,7 +43,7 @@ __all__ = [  # the syntax helpers are re-exported: callers read every static fac
 def analyze(expression: str) -> Facts:
     """The facts of one expression; raises `celext.CompileError` when it does not parse."""
     tree = parse(expression)
-    walker = Walker(expression, Spans(expression, tree))
+    walker = Walker(expression, LazySpans(expression, tree))
     walker.walk(tree, boolean=True, depth_cost=1)
     return Facts(expression, tuple(walker.refs), tuple(walker.domains), tuple(walker.uses), tuple(walker.calls),
                  walker.cost, tuple(walker.unbounded), tuple(walker.selects))

@@ -8,6 +8,7 @@ the node shapes it relies on come from `celext.analysis.shapes`, the fact types 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from lark import Token, Tree
@@ -28,7 +29,6 @@ from celext.syntax.tree import (
     PASSTHROUGH,
     Node,
     Span,
-    Spans,
     args_of,
     is_list_literal,
     list_literals,
@@ -68,7 +68,7 @@ class _Operand:
 class Walker:
     """One recursive walk collecting every fact; `boolean` says the node's value is used as a condition."""
 
-    def __init__(self, expression: str, spans: Spans) -> None:
+    def __init__(self, expression: str, spans: Callable[[Node], Span]) -> None:
         self.expression = expression
         self.span = spans
         self.refs: list[AttributeRef] = []
