@@ -7,9 +7,9 @@ Young collections happen every `YOUNG_THRESHOLD` allocations instead; the outerm
 and unfreezes what the run froze.
 
 Nothing is frozen (`gc.freeze()`): each selector compile asks `gc.get_freeze_count()` (celext.compile's
-`gc_paused`), which walks every frozen object, and over the corpus those walks were a third of a `--jobs 1`
-run's CPU time. Rare young collections already keep the old objects (and, after a fork, the parent's pages)
-out of most collections.
+`gc_paused`), which walks every frozen object; over the corpus those walks were a fifth to a third of a
+`--jobs 1` run's CPU time. Rare young collections already keep the old objects (and, after a fork, the
+parent's pages) out of most collections.
 """
 
 from __future__ import annotations
