@@ -36,17 +36,20 @@ from typing import Any
 
 import pytest
 from _pytest.config import _prepareconfig  # what pytest.main() uses to build its Config
+from frozen import install as keep_frozen_count  # its folder is on the path
 from mutmut.configuration import ForkServerWarmup, config
 from mutmut.runners.harness import PytestRunner
 from mutmut.state import state
 from mutmut.utils.file_utils import change_cwd
-from scoring import Killers, budgeted, module_of, reach_by_test, read_kills  # its folder is on the path
+from scoring import Killers, budgeted, module_of, reach_by_test, read_kills
 
 BUDGET = "DRAGUARD_MUTATION_BUDGET"
 FIRST = "DRAGUARD_MUTATION_FIRST"  # comma-separated test files run right after the mutated module's own
 CUT_SHORT = 40  # exit code: the mutant's tests within the budget passed, slower ones were not run
 CPU_LOG = "mutant-cpu.tsv"  # in build/mutation/<package>/: each mutant's CPU seconds in its child, and its exit
 KILL_LOG = "mutant-kills.tsv"  # in build/mutation/<package>/: each killed mutant and the test that failed first
+PROFILE = "DRAGUARD_MUTATION_PROFILE"  # a folder: each child writes its cProfile there (<mutant>.prof), for measuring
+FROZEN = "DRAGUARD_MUTATION_FROZEN"  # "walk": CPython's own gc.get_freeze_count() (the walk), for measuring
 ORDER = "DRAGUARD_MUTATION_ORDER"  # "plain": no kill log; "reach": add the reach grouping (for measuring)
 FRESH = "tests.mutation.fresh"  # the pytest plugin (loaded with -p) that empties celext's and draguard's caches
 
@@ -82,8 +85,23 @@ class WarmSessionRunner(PytestRunner):
         self._session = session
         self._items = {item.nodeid: item for item in session.items}
         gc.freeze()  # the children's garbage collections skip what the warm-up built (see fresh.py)
+        if os.environ.get(FROZEN) != "walk":
+            keep_frozen_count()  # and counting it no longer walks it (frozen.py)
 
     def run_tests(self, *, mutant_name: str | None, tests: Iterable[str]) -> int:
+        folder = os.environ.get(PROFILE)
+        if not folder or mutant_name is None:
+            return self._run_tests(mutant_name=mutant_name, tests=tests)
+        import cProfile
+
+        profile = cProfile.Profile()
+        try:
+            return int(profile.runcall(self._run_tests, mutant_name=mutant_name, tests=tests))
+        finally:
+            os.makedirs(folder, exist_ok=True)
+            profile.dump_stats(os.path.join(folder, f"{mutant_name}.prof"))
+
+    def _run_tests(self, *, mutant_name: str | None, tests: Iterable[str]) -> int:
         names = list(tests)
         session = self._session
         if session is None or mutant_name is None or not names or any(n not in self._items for n in names):
@@ -131,7 +149,8 @@ def record(mutant_name: str, code: int) -> None:
     """Append the child's own CPU time (a forked process starts its count at zero) to `CPU_LOG`."""
     usage = resource.getrusage(resource.RUSAGE_SELF)
     with open(CPU_LOG, "a", encoding="utf-8") as log:
-        log.write(f"{mutant_name}\t{usage.ru_utime + usage.ru_stime:.4f}\t{code}\n")
+        log.write(f"{mutant_name}\t{usage.ru_utime + usage.ru_stime:.4f}\t{code}\t{usage.ru_utime:.4f}"
+                  f"\t{usage.ru_stime:.4f}\t{usage.ru_minflt}\n")
 
 
 def main() -> None:

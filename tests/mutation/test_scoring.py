@@ -1,9 +1,13 @@
-"""The mutation run's pure helpers: the per-mutant test budget and a sampled score's confidence interval."""
+"""The mutation run's pure helpers: the per-mutant test budget, the kill log, a sampled score's confidence interval
+and the children's frozen-object count."""
 
 from __future__ import annotations
 
+import gc
+
 import pytest
 
+from tests.mutation.frozen import FrozenCount, install
 from tests.mutation.scoring import budgeted, function_of, module_of, reach_by_test, read_kills, wilson
 
 DURATIONS = {"slow": 5.0, "fast": 0.1, "mid": 0.5, "mid2": 0.5}
@@ -114,3 +118,48 @@ def test_tests_that_reach_few_functions_run_before_broad_sweeps_of_the_same_grou
 
 def test_reach_counts_each_tests_functions_once() -> None:
     assert reach_by_test({"m.x_f": ["t1", "t2", "t1"], "m.x_g": {"t1"}, "m.x_h": set()}) == {"t1": 2, "t2": 1}
+
+
+class FakeGc:
+    """The three freeze functions of `gc`, counting how often the count is walked."""
+
+    def __init__(self) -> None:
+        self.frozen, self.walks = 0, 0
+
+    def count(self) -> int:
+        self.walks += 1
+        return self.frozen
+
+    def freeze(self) -> None:
+        self.frozen += 1000
+
+    def unfreeze(self) -> None:
+        self.frozen = 0
+
+
+def test_the_frozen_count_is_walked_once_then_kept() -> None:
+    fake = FakeGc()
+    fake.freeze()
+    kept = FrozenCount(fake.count, fake.freeze, fake.unfreeze)
+    assert (kept.get_freeze_count(), kept.get_freeze_count(), fake.walks) == (1000, 1000, 1)
+
+
+def test_a_freeze_makes_the_next_count_walk_again_and_an_unfreeze_makes_it_zero() -> None:
+    fake = FakeGc()
+    kept = FrozenCount(fake.count, fake.freeze, fake.unfreeze)
+    assert kept.get_freeze_count() == 0
+    kept.freeze()
+    assert (kept.get_freeze_count(), fake.walks) == (1000, 2)
+    kept.freeze()
+    assert (kept.get_freeze_count(), fake.walks) == (2000, 3)
+    kept.unfreeze()
+    assert (kept.get_freeze_count(), fake.frozen, fake.walks) == (0, 0, 3)  # no walk: nothing is frozen
+
+
+def test_install_routes_the_gc_modules_freeze_functions(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("get_freeze_count", "freeze", "unfreeze"):
+        monkeypatch.setattr(gc, name, getattr(gc, name))  # restored after the test
+    before = gc.get_freeze_count()
+    kept = install()
+    assert (gc.get_freeze_count, gc.freeze, gc.unfreeze) == (kept.get_freeze_count, kept.freeze, kept.unfreeze)
+    assert gc.get_freeze_count() == before
