@@ -81,8 +81,10 @@ def _promote() -> None:
     """Move every object the collector tracks to its oldest generation without walking them, and reset the
     young generation's count (`gc.freeze()` then `gc.unfreeze()`: two list splices). Full collections still
     walk them. Skipped while objects are frozen by someone else (`webhook.gctune`, the served process): the
-    unfreeze would thaw theirs too."""
-    if gc.get_freeze_count() == 0:
+    unfreeze would thaw theirs too. Only after a compile that allocated past the young generation's threshold
+    (a collection is due): on CPython 3.11 `gc.get_freeze_count()` walks every frozen object, milliseconds in a
+    process that froze its heap (the served workers), too much to pay after each small compile."""
+    if gc.get_count()[0] >= gc.get_threshold()[0] and gc.get_freeze_count() == 0:
         gc.freeze()
         gc.unfreeze()
 

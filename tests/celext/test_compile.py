@@ -204,3 +204,35 @@ def test_objects_someone_else_froze_stay_frozen_across_a_compile() -> None:
     finally:
         gc.unfreeze()
     assert any(found is sentinel for found in gc.get_objects())  # the check above can tell
+
+
+def test_objects_someone_else_froze_stay_frozen_across_a_large_compile() -> None:
+    # A compile past the young threshold is the one that would promote (freeze then unfreeze): not while frozen.
+    celext.clear_caches()
+    sentinel = [object()]
+    gc.freeze()
+    try:
+        celext.compile(" || ".join(f"device.attributes['d'].f{i} == 1" for i in range(200)))
+        assert not any(found is sentinel for found in gc.get_objects())
+    finally:
+        gc.unfreeze()
+    assert any(found is sentinel for found in gc.get_objects())
+
+
+def test_a_small_compile_does_not_count_the_frozen_heap(monkeypatch: pytest.MonkeyPatch) -> None:
+    # CPython 3.11's gc.get_freeze_count() walks every frozen object: a served worker that froze its heap would
+    # pay milliseconds after every selector compile. Only a compile that made a young collection due asks.
+    calls: list[int] = []
+    real = gc.get_freeze_count
+
+    def counted() -> int:
+        calls.append(1)
+        return real()
+
+    monkeypatch.setattr(gc, "get_freeze_count", counted)
+    celext.clear_caches()
+    gc.collect()
+    celext.compile("device.driver == 'small.example.com'")
+    assert calls == []
+    celext.compile(" || ".join(f"device.attributes['d'].s{i} == 1" for i in range(200)))
+    assert calls == [1]
