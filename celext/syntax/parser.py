@@ -139,9 +139,16 @@ _POSTFIX = frozenset({".", "[", "(", "{"})
 # The levels an operand passes through on its way up, and the tokens after an atom that make a level do more
 # than wrap it (an operator of that level or one binding tighter, or a postfix selection/index/call).
 _CHAIN = ("conditionalor", "conditionaland", "relation", "addition", "multiplication", "unary", "member")
-_BLOCKS = tuple(frozenset(_POSTFIX | set(_MULTIPLICATIONS) | (set(_ADDITIONS) if level < 4 else set())
-                          | (set(_RELATIONS) if level < 3 else set()) | ({"&&"} if level < 2 else set())
-                          | ({"||"} if level < 1 else set())) for level in range(len(_CHAIN)))
+_BLOCKS = (*(frozenset(_POSTFIX | set(_MULTIPLICATIONS) | (set(_ADDITIONS) if level < 4 else set())
+                       | (set(_RELATIONS) if level < 3 else set()) | ({"&&"} if level < 2 else set())
+                       | ({"||"} if level < 1 else set())) for level in range(len(_CHAIN))),
+           frozenset(_POSTFIX))  # (and `_LEAN_ATOM`: an operand of `_Parser.climb`, where only a postfix blocks)
+_LEAN_ATOM = len(_CHAIN)
+# The lean shape's binary operators by precedence (`_Parser.climb`), and the tree level each one builds.
+_PRECEDENCE = {"||": 1, "&&": 2, **dict.fromkeys(_RELATIONS, 3), **dict.fromkeys(_ADDITIONS, 4),
+               **dict.fromkeys(_MULTIPLICATIONS, 5)}
+_OPERATORS = {**_RELATIONS, **_ADDITIONS, **_MULTIPLICATIONS}
+_LEVELS = ("", "conditionalor", "conditionaland", "relation", "addition", "multiplication")
 _ATOMS = _LITERALS | {"IDENT"}
 _REVERSED = tuple(_CHAIN[level:][::-1] for level in range(len(_CHAIN)))
 
@@ -295,7 +302,41 @@ class _Parser:
         return node, depth, built
 
     def conditionalor(self) -> Built:
+        if self.lean:
+            return self.climb(1)
         return self._logical("conditionalor", "||", 1, self.conditionaland)
+
+    def climb(self, lowest: int) -> Built:
+        """Lean shape: an operand and the binary operators of precedence `lowest` and above after it, by
+        precedence climbing (`_PRECEDENCE`): the tree, depths and AST the grammar's levels build (`_logical`,
+        `_binary`: left-associative, each level's operands parsed at the next), without a call per level per
+        operand."""
+        tokens = self.tokens
+        index = self.index
+        if tokens[index][0] in _ATOMS and tokens[index + 1][0] not in _POSTFIX:  # (what atom() takes)
+            node, built = self.atom(_LEAN_ATOM)  # type: ignore[misc]
+            depth = 0
+        else:
+            node, depth, built = self.unary()
+        while True:
+            kind = tokens[self.index][0]
+            precedence = _PRECEDENCE.get(kind, 0)
+            if precedence < lowest:
+                return node, depth, built
+            if precedence < 3:  # `||`, `&&`
+                self.index += 1
+                right, right_depth, right_built = self.climb(precedence + 1)
+                node = ParseNode(_LEVELS[precedence], [node, right], _span(node.meta, right.meta))
+                built = self.make.logical(node, built, right_built)
+                depth = max(depth, right_depth)
+                self.links += 1
+            else:
+                op = _point(*self.take())
+                right, right_depth, right_built = self.climb(precedence + 1)
+                head = ParseNode(_OPERATORS[kind], [node], _span(node.meta, op))
+                node = ParseNode(_LEVELS[precedence], [head, right], _span(node.meta, right.meta))
+                built = self.make.binary(node, built, right_built)
+                depth = 1 + max(depth, right_depth)
 
     def conditionaland(self) -> Built:
         return self._logical("conditionaland", "&&", 2, self.relation)
