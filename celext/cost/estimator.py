@@ -44,6 +44,8 @@ _FIXED = frozenset(decl.id for decl in BY_ID.values() if decl.cost == "fixed")
 _COMPARES = (_EQUALITY | frozenset(decl.id for decl in BY_ID.values() if decl.cost == "compare_size")
              | _FIXED) - {"index_list", "index_map"}
 _OWN_EQUALITY = (t.QUANTITY, t.SEMVER)
+_INDEXES = {"index_list": "@items", "index_map": "@values"}  # (`cost_index`: the path step each one takes)
+assert all(BY_ID[overload_id].cost == "fixed" for overload_id in _INDEXES)
 
 
 @dataclass(slots=True)
@@ -189,8 +191,11 @@ class _Coster:
             # (The call's own size is left to `size()` when something asks: it is the same then, as no path
             # is ever recorded for these calls.)
             return total.add(call)
-        if e.target is None and len(arg_costs) == 2 and _COMPARES.issuperset(ids):
-            return self.cost_compare(e, ids, arg_costs)
+        if e.target is None and len(arg_costs) == 2:
+            if _COMPARES.issuperset(ids):
+                return self.cost_compare(e, ids, arg_costs)
+            if len(ids) == 1 and ids[0] in _INDEXES:
+                return self.cost_index(e, ids[0], arg_costs)
         # The rules of most operators read only the arguments' costs: their view of the arguments (type, path,
         # size) is built only for the rules that read it.
         viewed = any(overload_id not in _COST_ONLY for overload_id in ids)
@@ -237,6 +242,20 @@ class _Coster:
             call = found if call is None else call.union(found)
         assert call is not None  # (the call's size: as in the short path of `cost_call`)
         return call.add(arg_costs[0]).add(arg_costs[1])
+
+    def cost_index(self, e: Call, overload_id: str, arg_costs: list[Range]) -> Range:
+        """`cost_call` in short for an index with one overload (`index_list`, `index_map`: a `fixed` cost, most
+        attribute reads): one unit plus the operands', the path one step into the container, and the size of
+        the container's entries (else what `size()` knows of the path)."""
+        container = e.args[0]
+        found = self.entry(container)
+        self.paths[e.id] = (*(self.path(container) or ()), _INDEXES[overload_id])
+        result = found.val if found is not None else None
+        if result is None:
+            result = self.size(e)
+        if result is not None:
+            self.sizes[e.id] = result
+        return ONE.add(arg_costs[0]).add(arg_costs[1])
 
     def own_equality(self, left: Expr, right: Expr) -> bool:
         left_type = self.type(left)

@@ -6,7 +6,8 @@ the grammar's levels (`expr > conditionalor > conditionaland > relation > additi
 member > primary`), binary operators nest to the left (`relation(relation_eq(relation(..)), addition(..))`), and
 each node's meta spans its first to its last token, parentheses and brackets included. `true`/`false` tokens carry
 no position, as cel-python's lexer callback leaves them; nodes that start or end with one have None there too.
-Single-child wrappers share their child's Meta object (same span; nothing mutates a parse tree's meta).
+Nodes are `ParseNode`s (lark Trees with slots) and their meta `Span`s (lark Meta's attributes, in slots).
+Single-child wrappers share their child's Span object (same span; nothing mutates a parse tree's meta).
 
 Limits, as cel-go's parser has them with its default options:
 - `expression recursion limit exceeded: 250` when expressions nest more than 250 deep (cel-go's parse listener
@@ -34,7 +35,6 @@ from typing import Any, NamedTuple
 
 from celpy.evaluation import CELEvalError
 from lark import Token, Tree
-from lark.tree import Meta
 
 from celext import env
 from celext.check.ast import BuildError, Expr
@@ -58,13 +58,39 @@ Node = Any  # Tree[Token]; `Any` keeps the hot paths free of casts
 Built = tuple[Node, int, Expr]  # a parse-tree node, its chain depth as cel-go's AST builder counts it, its AST
 
 
-def _new_meta() -> Meta:
-    return Meta()  # type: ignore[no-untyped-call]
+class Span:
+    """A node's span: the attributes of lark's `Meta` the consumers read, in slots (a lark Meta keeps them in a
+    dict and costs about twice as much to make)."""
+
+    __slots__ = ("column", "empty", "end_column", "end_line", "end_pos", "line", "start_pos")
+
+    empty: bool
+    line: int  # (None in _NO_POSITION, as in a lark Meta)
+    column: int  # (None in _NO_POSITION, as in a lark Meta)
+    start_pos: int  # (None in _NO_POSITION, as in a lark Meta)
+    end_line: int  # (None in _NO_POSITION, as in a lark Meta)
+    end_column: int  # (None in _NO_POSITION, as in a lark Meta)
+    end_pos: int  # (None in _NO_POSITION, as in a lark Meta)
 
 
-# A Meta without its Python-level __init__ (which only sets `empty`, set here by the callers): the parser makes
-# one or two per node.
-_bare_meta = Meta.__new__
+class ParseNode(Tree):  # type: ignore[type-arg]
+    """A parse-tree node: a lark `Tree` (what every consumer walks) whose data, children and meta are slots.
+    lark's `Tree.meta` is a Python-level property read on every position lookup, and its constructor a
+    Python-level call; the parser makes tens of thousands of nodes for a 10 KiB expression."""
+
+    __slots__ = ("children", "data", "meta")
+
+    def __init__(self, data: str, children: list[Any], meta: Any = None) -> None:
+        self.data = data
+        self.children = children
+        self.meta = meta  # type: ignore[misc]  # (a slot here: lark's Tree.meta is a property)
+
+    @property
+    def _meta(self) -> Any:  # type: ignore[override]  # (what lark's own methods read: copy(), __deepcopy__)
+        return self.meta
+
+
+_bare_span = Span.__new__
 
 
 def _token(kind: str, text: str, *position: int) -> Token:
@@ -72,11 +98,11 @@ def _token(kind: str, text: str, *position: int) -> Token:
     return Token._future_new(kind, text, *position)  # type: ignore[no-untyped-call,no-any-return]
 
 
-def _point(kind: str, text: str, start: int, line: int, column: int) -> Meta:
-    """The span of one token, as a Meta."""
+def _point(kind: str, text: str, start: int, line: int, column: int) -> Span:
+    """The span of one token."""
     if kind not in ("MLSTRING_LIT", "BYTES_LIT"):
         return _one_line(text, start, line, column)
-    meta = _new_meta()
+    meta = _bare_span(Span)
     meta.empty = False
     meta.line, meta.column, meta.start_pos = line, column, start
     newlines = text.count("\n")
@@ -86,24 +112,24 @@ def _point(kind: str, text: str, start: int, line: int, column: int) -> Meta:
     return meta
 
 
-def _one_line(text: str, start: int, line: int, column: int) -> Meta:
+def _one_line(text: str, start: int, line: int, column: int) -> Span:
     """`_point` for a token without newlines (all but multi-line strings): the hot path of long literals."""
-    meta = _bare_meta(Meta)
+    meta = _bare_span(Span)
     meta.empty = False
     meta.line, meta.column, meta.start_pos = line, column, start
     meta.end_line, meta.end_column, meta.end_pos = line, column + len(text), start + len(text)
     return meta
 
 
-def _span(first: Meta, last: Meta) -> Meta:
-    meta = _bare_meta(Meta)
+def _span(first: Any, last: Any) -> Span:  # (Spans; a ParseNode.meta is typed as lark's Meta)
+    meta = _bare_span(Span)
     meta.empty = False
     meta.line, meta.column, meta.start_pos = first.line, first.column, first.start_pos
     meta.end_line, meta.end_column, meta.end_pos = last.end_line, last.end_column, last.end_pos
     return meta
 
 
-_NO_POSITION = _new_meta()
+_NO_POSITION = _bare_span(Span)
 _NO_POSITION.empty = False
 for _name in ("line", "column", "start_pos", "end_line", "end_column", "end_pos"):
     setattr(_NO_POSITION, _name, None)
@@ -113,9 +139,16 @@ _POSTFIX = frozenset({".", "[", "(", "{"})
 # The levels an operand passes through on its way up, and the tokens after an atom that make a level do more
 # than wrap it (an operator of that level or one binding tighter, or a postfix selection/index/call).
 _CHAIN = ("conditionalor", "conditionaland", "relation", "addition", "multiplication", "unary", "member")
-_BLOCKS = tuple(frozenset(_POSTFIX | set(_MULTIPLICATIONS) | (set(_ADDITIONS) if level < 4 else set())
-                          | (set(_RELATIONS) if level < 3 else set()) | ({"&&"} if level < 2 else set())
-                          | ({"||"} if level < 1 else set())) for level in range(len(_CHAIN)))
+_BLOCKS = (*(frozenset(_POSTFIX | set(_MULTIPLICATIONS) | (set(_ADDITIONS) if level < 4 else set())
+                       | (set(_RELATIONS) if level < 3 else set()) | ({"&&"} if level < 2 else set())
+                       | ({"||"} if level < 1 else set())) for level in range(len(_CHAIN))),
+           frozenset(_POSTFIX))  # (and `_LEAN_ATOM`: an operand of `_Parser.climb`, where only a postfix blocks)
+_LEAN_ATOM = len(_CHAIN)
+# The lean shape's binary operators by precedence (`_Parser.climb`), and the tree level each one builds.
+_PRECEDENCE = {"||": 1, "&&": 2, **dict.fromkeys(_RELATIONS, 3), **dict.fromkeys(_ADDITIONS, 4),
+               **dict.fromkeys(_MULTIPLICATIONS, 5)}
+_OPERATORS = {**_RELATIONS, **_ADDITIONS, **_MULTIPLICATIONS}
+_LEVELS = ("", "conditionalor", "conditionaland", "relation", "addition", "multiplication")
 _ATOMS = _LITERALS | {"IDENT"}
 _REVERSED = tuple(_CHAIN[level:][::-1] for level in range(len(_CHAIN)))
 
@@ -123,7 +156,7 @@ _REVERSED = tuple(_CHAIN[level:][::-1] for level in range(len(_CHAIN)))
 _QUOTED = frozenset({"STRING_LIT", "MLSTRING_LIT", "BYTES_LIT"})
 
 
-def _literal(token: Token, meta: Meta, lean: bool) -> Node:
+def _literal(token: Token, meta: Span, lean: bool) -> Node:
     """A literal node; in the lean shape a `const` node holding its CEL value (as collapse() makes it), unless
     the literal has no CEL value (then it stays, to fail where it is evaluated). A string or bytes literal whose
     escapes do not decode is refused here, at the literal, as cel-go's parser refuses it."""
@@ -131,12 +164,12 @@ def _literal(token: Token, meta: Meta, lean: bool) -> Node:
     if lean:
         value = literals.value(token)
         if not isinstance(value, CELEvalError):
-            return Tree("const", [value], meta)
+            return ParseNode("const", [value], meta)
     if kind in _QUOTED and "\\" in token:
         problem = literals.escape_error(kind, str(token))
         if problem is not None:
             raise CompileError(problem, line=token.line, column=token.column)
-    return Tree("literal", [token], meta)
+    return ParseNode("literal", [token], meta)
 
 
 class _Parser:
@@ -176,7 +209,7 @@ class _Parser:
             self.index += 1
         return lexeme
 
-    def expect(self, kind: str) -> Meta:
+    def expect(self, kind: str) -> Span:
         lexeme = self.tokens[self.index]
         if lexeme[0] != kind:
             raise self.unexpected(lexeme)
@@ -195,7 +228,7 @@ class _Parser:
         return CompileError(f"Syntax error: unexpected {rest[0] if rest else lexeme[1]!r}",
                             line=lexeme[3], column=lexeme[4])
 
-    def ident(self) -> tuple[Token, Meta]:
+    def ident(self) -> tuple[Token, Span]:
         kind, text, start, line, column = lexeme = self.tokens[self.index]
         if kind != "IDENT":
             raise self.unexpected(lexeme)
@@ -225,21 +258,21 @@ class _Parser:
                     meta = _point(*lexeme)
                 else:
                     meta = _one_line(text, start, line, column)
-                const = Tree("const", [value], meta)
-                return Tree("primary", [const], meta), self.make.const(const)
+                const = ParseNode("const", [value], meta)
+                return ParseNode("primary", [const], meta), self.make.const(const)
         if kind == "BOOL_LIT":
             meta = _NO_POSITION
             node = _literal(_token("BOOL_LIT", text), meta, lean)
         else:
             meta = _point(*lexeme) if kind in ("MLSTRING_LIT", "BYTES_LIT") else _one_line(text, start, line, column)
             token = _token(kind, text, start, line, column, meta.end_line, meta.end_column, meta.end_pos)
-            node = Tree("ident", [token], meta) if kind == "IDENT" else _literal(token, meta, lean)
+            node = ParseNode("ident", [token], meta) if kind == "IDENT" else _literal(token, meta, lean)
         built = self.make.ident_node(node) if kind == "IDENT" else self.leaf(node)
-        node = Tree("primary", [node], meta)
+        node = ParseNode("primary", [node], meta)
         if lean:
             return node, built
         for name in _REVERSED[level]:
-            node = Tree(name, [node], meta)
+            node = ParseNode(name, [node], meta)
         return node, built
 
     # ---- grammar levels; each returns (tree, chain depth as cel-go's AST builder counts it)
@@ -260,27 +293,61 @@ class _Parser:
             then, then_depth, then_built = self.conditionalor()
             self.expect(":")
             otherwise, other_depth, other_built = self.expr()
-            node = Tree("expr", [condition, then, otherwise], _span(condition.meta, otherwise.meta))
+            node = ParseNode("expr", [condition, then, otherwise], _span(condition.meta, otherwise.meta))
             built = self.make.conditional(node, built, then_built, other_built)
             depth = 1 + max(depth, then_depth, other_depth)
         else:
-            node = condition if self.lean else Tree("expr", [condition], condition.meta)
+            node = condition if self.lean else ParseNode("expr", [condition], condition.meta)
         self.depth -= 1
         return node, depth, built
 
     def conditionalor(self) -> Built:
+        if self.lean:
+            return self.climb(1)
         return self._logical("conditionalor", "||", 1, self.conditionaland)
+
+    def climb(self, lowest: int) -> Built:
+        """Lean shape: an operand and the binary operators of precedence `lowest` and above after it, by
+        precedence climbing (`_PRECEDENCE`): the tree, depths and AST the grammar's levels build (`_logical`,
+        `_binary`: left-associative, each level's operands parsed at the next), without a call per level per
+        operand."""
+        tokens = self.tokens
+        index = self.index
+        if tokens[index][0] in _ATOMS and tokens[index + 1][0] not in _POSTFIX:  # (what atom() takes)
+            node, built = self.atom(_LEAN_ATOM)  # type: ignore[misc]
+            depth = 0
+        else:
+            node, depth, built = self.unary()
+        while True:
+            kind = tokens[self.index][0]
+            precedence = _PRECEDENCE.get(kind, 0)
+            if precedence < lowest:
+                return node, depth, built
+            if precedence < 3:  # `||`, `&&`
+                self.index += 1
+                right, right_depth, right_built = self.climb(precedence + 1)
+                node = ParseNode(_LEVELS[precedence], [node, right], _span(node.meta, right.meta))
+                built = self.make.logical(node, built, right_built)
+                depth = max(depth, right_depth)
+                self.links += 1
+            else:
+                op = _point(*self.take())
+                right, right_depth, right_built = self.climb(precedence + 1)
+                head = ParseNode(_OPERATORS[kind], [node], _span(node.meta, op))
+                node = ParseNode(_LEVELS[precedence], [head, right], _span(node.meta, right.meta))
+                built = self.make.binary(node, built, right_built)
+                depth = 1 + max(depth, right_depth)
 
     def conditionaland(self) -> Built:
         return self._logical("conditionaland", "&&", 2, self.relation)
 
     def _logical(self, level: str, operator: str, next_level: int, operand: Any) -> Built:
         left, depth, built = self.operand(next_level, operand)
-        node = left if self.lean else Tree(level, [left], left.meta)
+        node = left if self.lean else ParseNode(level, [left], left.meta)
         while self.tokens[self.index][0] == operator:
             self.index += 1
             right, right_depth, right_built = self.operand(next_level, operand)
-            node = Tree(level, [node, right], _span(node.meta, right.meta))
+            node = ParseNode(level, [node, right], _span(node.meta, right.meta))
             built = self.make.logical(node, built, right_built)
             depth = max(depth, right_depth)
             self.links += 1
@@ -305,14 +372,15 @@ class _Parser:
 
     def _binary(self, level: str, operators: dict[str, str], next_level: int, operand: Any) -> Built:
         left, depth, built = self.operand(next_level, operand)
-        node = left if self.lean else Tree(level, [left], left.meta)
+        node = left if self.lean else ParseNode(level, [left], left.meta)
         while True:
             name = operators.get(self.tokens[self.index][0])
             if name is None:
                 return node, depth, built
             op = _point(*self.take())
             right, right_depth, right_built = self.operand(next_level, operand)
-            node = Tree(level, [Tree(name, [node], _span(node.meta, op)), right], _span(node.meta, right.meta))
+            head = ParseNode(name, [node], _span(node.meta, op))
+            node = ParseNode(level, [head, right], _span(node.meta, right.meta))
             built = self.make.binary(node, built, right_built)
             depth = 1 + max(depth, right_depth)
 
@@ -322,17 +390,17 @@ class _Parser:
             self.links += 1
             op = _point(*self.take())
             inner, depth, built = self.unary()
-            sign: Node = Tree("unary_not" if kind == "!" else "unary_neg", [], op)
-            node = Tree("unary", [sign, inner], _span(op, inner.meta))
+            sign: Node = ParseNode("unary_not" if kind == "!" else "unary_neg", [], op)
+            node = ParseNode("unary", [sign, inner], _span(op, inner.meta))
             return node, depth, self.make.unary(node, built)
         node, depth, built = self.member()
-        return (node if self.lean else Tree("unary", [node], node.meta)), depth, built
+        return (node if self.lean else ParseNode("unary", [node], node.meta)), depth, built
 
     def member(self) -> Built:
         first, depth, built = self.primary()
         lean = self.lean
         make = self.make
-        node = first if lean else Tree("member", [first], first.meta)
+        node = first if lean else ParseNode("member", [first], first.meta)
         while True:
             kind = self.tokens[self.index][0]
             if kind == ".":
@@ -345,7 +413,7 @@ class _Parser:
                     self.index += 1
                     args, args_depth, arg_built, _ = self.exprlist(")")
                     close = self.expect(")")
-                    inner = Tree("member_dot_arg", [node, name, *args], _span(node.meta, close))
+                    inner = ParseNode("member_dot_arg", [node, name, *args], _span(node.meta, close))
                     if name in env.MACRO_NAMES:
                         self.macros.append(inner)
                     try:
@@ -354,11 +422,11 @@ class _Parser:
                         built = self.refused(inner)
                     depth = 1 + max(depth, args_depth)
                 elif optional:
-                    inner = Tree("member_dot_opt", [node, name], _span(node.meta, name_meta))
+                    inner = ParseNode("member_dot_opt", [node, name], _span(node.meta, name_meta))
                     built = make.member_dot_opt(inner, built)
                     depth += 1
                 else:
-                    inner = Tree("member_dot", [node, name], _span(node.meta, name_meta))
+                    inner = ParseNode("member_dot", [node, name], _span(node.meta, name_meta))
                     built = make.member_dot(inner, built)
                     depth += 1
             elif kind == "[":
@@ -368,7 +436,7 @@ class _Parser:
                     self.index += 1
                 index, index_depth, index_built = self.expr()
                 close = self.expect("]")
-                inner = Tree("member_index_opt" if optional else "member_index", [node, index],
+                inner = ParseNode("member_index_opt" if optional else "member_index", [node, index],
                              _span(node.meta, close))
                 built = make.member_index(inner, built, index_built)
                 depth = 1 + max(depth, index_depth)
@@ -376,12 +444,12 @@ class _Parser:
                 self.index += 1
                 fields, fields_depth = self.fieldinits()
                 close = self.expect("}")
-                inner = Tree("member_object", [node, *fields], _span(node.meta, close))
+                inner = ParseNode("member_object", [node, *fields], _span(node.meta, close))
                 built = self.refused(inner)  # (message construction: refused before type checking)
                 depth = max(depth, fields_depth)
             else:
                 return node, depth, built
-            node = inner if lean else Tree("member", [inner], inner.meta)
+            node = inner if lean else ParseNode("member", [inner], inner.meta)
 
     def primary(self) -> Built:
         kind, text, start, line, column = lexeme = self.take()
@@ -389,11 +457,11 @@ class _Parser:
         if kind in _LITERALS:
             if kind == "BOOL_LIT":  # cel-python's lexer callback re-creates these tokens without a position
                 literal = _literal(_token("BOOL_LIT", text), _NO_POSITION, self.lean)
-                return Tree("primary", [literal], _NO_POSITION), 0, self.leaf(literal)
+                return ParseNode("primary", [literal], _NO_POSITION), 0, self.leaf(literal)
             meta = _point(*lexeme)
             token = _token(kind, text, start, line, column, meta.end_line, meta.end_column, meta.end_pos)
             literal = _literal(token, meta, self.lean)
-            return Tree("primary", [literal], meta), 0, self.leaf(literal)
+            return ParseNode("primary", [literal], meta), 0, self.leaf(literal)
         if kind == "IDENT":
             token = _token("IDENT", text, start, line, column, line, column + len(text), start + len(text))
             if self.tokens[self.index][0] == "(":
@@ -401,15 +469,15 @@ class _Parser:
                 args, depth, arg_built, _ = self.exprlist(")")
                 close = self.expect(")")
                 meta = _span(_point(*lexeme), close)
-                call = Tree("ident_arg", [token, *args], meta)
+                call = ParseNode("ident_arg", [token, *args], meta)
                 try:
                     built = make.global_call(call, arg_built)
                 except BuildError:
                     built = self.refused(call)
-                return Tree("primary", [call], meta), depth, built
+                return ParseNode("primary", [call], meta), depth, built
             meta = _point(*lexeme)
-            ident = Tree("ident", [token], meta)
-            return Tree("primary", [ident], meta), 0, make.ident_node(ident)
+            ident = ParseNode("ident", [token], meta)
+            return ParseNode("primary", [ident], meta), 0, make.ident_node(ident)
         if kind == ".":
             dot = _point(*lexeme)
             name, name_meta = self.ident()
@@ -418,15 +486,15 @@ class _Parser:
                 args, depth, _, _ = self.exprlist(")")
                 close = self.expect(")")
                 meta = _span(dot, close)
-                call = Tree("dot_ident_arg", [name, *args], meta)
-                return Tree("primary", [call], meta), depth, self.refused(call)  # (refused before type checking)
+                call = ParseNode("dot_ident_arg", [name, *args], meta)
+                return ParseNode("primary", [call], meta), depth, self.refused(call)  # (refused before type checking)
             meta = _span(dot, name_meta)
-            ident = Tree("dot_ident", [name], meta)
-            return Tree("primary", [ident], meta), 0, self.refused(ident)
+            ident = ParseNode("dot_ident", [name], meta)
+            return ParseNode("primary", [ident], meta), 0, self.refused(ident)
         if kind == "(":
             inner, depth, built = self.expr()
             meta = _span(_point(*lexeme), self.expect(")"))
-            return Tree("primary", [Tree("paren_expr", [inner], meta)], meta), depth, built
+            return ParseNode("primary", [ParseNode("paren_expr", [inner], meta)], meta), depth, built
         if kind == "[":
             if self.lean:
                 constant = self.constant(lexeme, constants.constant_list)
@@ -434,8 +502,8 @@ class _Parser:
                     return constant, 0, make.const(constant.children[0])
             items, depth, item_built, optional = self.exprlist("]", trailing_comma=True)
             meta = _span(_point(*lexeme), self.expect("]"))
-            listed = Tree("list_lit", items, meta)
-            return Tree("primary", [listed], meta), depth, make.list_lit(listed, item_built, optional)
+            listed = ParseNode("list_lit", items, meta)
+            return ParseNode("primary", [listed], meta), depth, make.list_lit(listed, item_built, optional)
         if kind == "{":
             if self.lean:
                 constant = self.constant(lexeme, constants.constant_map)
@@ -443,8 +511,8 @@ class _Parser:
                     return constant, 0, make.const(constant.children[0])
             entries, depth, entry_built, optional = self.mapinits()
             meta = _span(_point(*lexeme), self.expect("}"))
-            mapped = Tree("map_lit", entries, meta)
-            return Tree("primary", [mapped], meta), depth, make.map_lit(mapped, entry_built, optional)
+            mapped = ParseNode("map_lit", entries, meta)
+            return ParseNode("primary", [mapped], meta), depth, make.map_lit(mapped, entry_built, optional)
         if kind != "$END":
             self.index -= 1
         raise self.unexpected(lexeme)
@@ -461,7 +529,7 @@ class _Parser:
         self.index = close + 1
         self.deepest = max(self.deepest, self.depth + 1)
         meta = _span(_point(*opening), _point(*self.tokens[close]))
-        return Tree("primary", [Tree("const", [value], meta)], meta)
+        return ParseNode("primary", [ParseNode("const", [value], meta)], meta)
 
     def exprlist(self, close: str, *, trailing_comma: bool = False) -> tuple[list[Node], int, list[Expr],
                                                                               frozenset[int]]:
@@ -477,7 +545,7 @@ class _Parser:
             if trailing_comma and self.tokens[self.index][0] == "?":  # `[?x]`: an optional element (list literals only)
                 mark = _point(*self.take())
                 inner, item_depth, item_built = self.expr()
-                item = Tree("opt_expr", [inner], _span(mark, inner.meta))
+                item = ParseNode("opt_expr", [inner], _span(mark, inner.meta))
                 optional.append(len(items))
             else:
                 item, item_depth, item_built = self.expr()
@@ -489,7 +557,7 @@ class _Parser:
             self.index += 1
             if trailing_comma and self.tokens[self.index][0] == close:
                 break
-        return [Tree("exprlist", items, _span(items[0].meta, items[-1].meta))], depth, built, frozenset(optional)
+        return [ParseNode("exprlist", items, _span(items[0].meta, items[-1].meta))], depth, built, frozenset(optional)
 
     def mapinits(self) -> tuple[list[Node], int, list[Expr], frozenset[int]]:
         """`[mapinits]` before `}`, with the keys' and values' ASTs in turn and the indexes of optional entries."""
@@ -503,7 +571,7 @@ class _Parser:
             if self.peek() == "?":  # `{?k: v}`: an optional entry
                 mark = _point(*self.take())
                 inner, key_depth, key_built = self.expr()
-                key = Tree("opt_expr", [inner], _span(mark, inner.meta))
+                key = ParseNode("opt_expr", [inner], _span(mark, inner.meta))
                 optional.append(len(entries) // 2)
             else:
                 key, key_depth, key_built = self.expr()
@@ -517,7 +585,7 @@ class _Parser:
             self.index += 1
             if self.peek() == "}":
                 break
-        return ([Tree("mapinits", entries, _span(entries[0].meta, entries[-1].meta))], depth, built,
+        return ([ParseNode("mapinits", entries, _span(entries[0].meta, entries[-1].meta))], depth, built,
                 frozenset(optional))
 
     def fieldinits(self) -> tuple[list[Node], int]:
@@ -525,7 +593,7 @@ class _Parser:
             return [], 0
         fields: list[Node] = []
         depth = 0
-        first: Meta | None = None
+        first: Span | None = None
         while True:
             name, name_meta = self.ident()
             first = first or name_meta
@@ -538,7 +606,7 @@ class _Parser:
             self.index += 1
             if self.peek() == "}":
                 break
-        return [Tree("fieldinits", fields, _span(first, fields[-1].meta))], depth
+        return [ParseNode("fieldinits", fields, _span(first, fields[-1].meta))], depth
 
 
 class _NoAst(Factory):
