@@ -52,3 +52,13 @@ def test_a_comprehension_runs_at_its_limit_and_not_one_under(expression: str, ex
         assert _answer(text, limit + 1) is expected
         assert _answer(text, limit) is expected
         assert _answer(text, limit - 1) == EXCEEDED
+
+
+@pytest.mark.parametrize(("expression", "checked"), [
+    ("[1, 2].all(x, x > 0)", False),  # a constant list: iterable, known when the source is generated
+    ("device.attributes['d.io'].l.all(x, x > 0)", True),  # known only when it runs
+])
+def test_only_a_target_not_known_to_be_iterable_is_checked_when_it_runs(expression: str, checked: bool) -> None:
+    source = celext.compile(expression).source
+    assert source is not None
+    assert ("rt_iterable(" in source) is checked, source
