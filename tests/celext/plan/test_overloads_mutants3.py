@@ -16,7 +16,7 @@ from celext.plan.overloads import resolve
 
 DRIVER = "d.io"
 DEVICE: dict[str, Any] = {"attributes": {"d.io/model": {"string": "abc"}, "d.io/n": {"int": 3},
-                                         "d.io/l": {"strings": ["a", "b"]}}}
+                                         "d.io/l": {"strings": ["a", "b"]}, "d.io/li": {"ints": [1, 2]}}}
 PAD = "(" + " + ".join(["1"] * 100) + ") == 100"  # above COMPACT_NODES: the compact form
 _M, _N = "device.attributes['d.io'].model", "device.attributes['d.io'].n"
 
@@ -38,6 +38,8 @@ CALLS: list[tuple[str, str, bool | str]] = [
     (f"{_M}.charAt(1) == 'b'", "charAt", True),
     (f"{_M}.charAt(9) == 'b'", "charAt", "eval: index out of range: 9"),
     ("device.attributes['d.io'].l.join('-') == 'a-b'", "join", True),
+    # the implementation raises: the dispatcher's text, prefixed with the function's name
+    ("device.attributes['d.io'].li.join('-') == 'a'", "join", "eval: join: list must contain only strings"),
 ]
 
 
