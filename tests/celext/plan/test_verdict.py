@@ -3,7 +3,7 @@ selector fails on a device Kubernetes cannot convert, and the remembered verdict
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, MutableMapping
+from collections.abc import MutableMapping
 from types import MappingProxyType
 from typing import Any
 
@@ -12,6 +12,7 @@ import pytest
 import celext
 from celext.reference.values import to_device
 from celext.runtime import verdict
+from tests.celext.plan.views import View
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 
@@ -59,22 +60,6 @@ def test_odd_shapes_are_decided_by_to_device(device: Any) -> None:
     assert verdict.device_error(device, "d") == to_device(device, "d").error
 
 
-class _View(Mapping[str, Any]):
-    """A device held in another Mapping than dict, as an inventory keeps them."""
-
-    def __init__(self, fields: dict[str, Any]) -> None:
-        self._fields = fields
-
-    def __getitem__(self, key: str) -> Any:
-        return self._fields[key]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._fields)
-
-    def __len__(self) -> int:
-        return len(self._fields)
-
-
 @pytest.mark.parametrize("device", [
     {"attributes": {"a": {"int": 1}, "v": {"version": "1.2.3"}}, "capacity": {"m": {"value": "80Gi"}}},
     {"attributes": {"a": {"int": 1}, "v": {"version": "1.2"}}},
@@ -83,7 +68,7 @@ class _View(Mapping[str, Any]):
     {"basic": 5},
 ], ids=repr)
 def test_a_device_in_another_mapping_gets_the_dicts_verdict(device: dict[str, Any]) -> None:
-    assert verdict.device_error(_View(device), "d") == verdict.device_error(device, "d")
+    assert verdict.device_error(View(device), "d") == verdict.device_error(device, "d")
 
 
 def test_every_selector_fails_on_a_bad_device_it_does_not_read() -> None:
@@ -142,7 +127,7 @@ def test_a_read_only_mappings_verdict_is_remembered_within_a_bound() -> None:
     celext.clear_caches()
     good = {"attributes": {"v": {"version": "1.2.3"}}}
     expected = None
-    views = [_View(good) for _ in range(verdict.READ_ONLY_VERDICTS + 1)]
+    views = [View(good) for _ in range(verdict.READ_ONLY_VERDICTS + 1)]
     for view in views[:-2]:
         verdict.device_error(view, "d")
     assert verdict.remembered() == verdict.READ_ONLY_VERDICTS - 1
@@ -156,7 +141,7 @@ def test_a_read_only_mappings_verdict_is_remembered_within_a_bound() -> None:
 
 
 def test_a_mutable_mappings_verdict_follows_its_changes() -> None:
-    class Mutable(_View, MutableMapping[str, Any]):
+    class Mutable(View, MutableMapping[str, Any]):
         def __setitem__(self, key: str, value: Any) -> None:
             self._fields[key] = value
 

@@ -6,7 +6,6 @@ Fast (milliseconds a case), so the mutation run's budget reaches them."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
 from types import MappingProxyType
 from typing import Any
 
@@ -15,6 +14,7 @@ import pytest
 import celext
 from celext.reference.values import to_device
 from celext.runtime import verdict, wire
+from tests.celext.plan.views import View
 
 DRIVER = "d.io"
 _BAD_VERSION = "attribute v: parse semantic version: No Major.Minor.Patch elements found"
@@ -82,28 +82,12 @@ def test_a_read_only_capacity_map_beside_a_dict_is_never_remembered() -> None:
     assert verdict.device_error(device, DRIVER) == to_device(device, DRIVER).error
 
 
-class _View(Mapping[str, Any]):
-    """A read-only device in another Mapping than dict."""
-
-    def __init__(self, fields: dict[str, Any]) -> None:
-        self._fields = fields
-
-    def __getitem__(self, key: str) -> Any:
-        return self._fields[key]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._fields)
-
-    def __len__(self) -> int:
-        return len(self._fields)
-
-
 @pytest.mark.parametrize(("fields", "expected"), [
     ({"attributes": {"v": {"version": "1.2.3"}}}, None),
     ({"attributes": {"v": {"version": "1.2"}}}, _BAD_VERSION),
 ])
 def test_a_read_only_devices_verdict_is_read_back_the_same(fields: dict[str, Any], expected: str | None) -> None:
-    device = _View(fields)
+    device = View(fields)
     selector = celext.compile("device.driver == 'd.io'")
     assert [verdict.device_error(device, DRIVER), verdict.device_error(device, DRIVER)] == [expected, expected]
     assert [_error(selector, device), _error(selector, device)] == [expected, expected]
