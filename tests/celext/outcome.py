@@ -33,3 +33,11 @@ def outcome(expression: str, device: dict[str, Any] | None = None, driver: str =
         return selector.matches(DEVICE if device is None else device, driver)
     except celext.EvaluationError as err:
         return f"eval: {err.message}"
+
+
+def evaluated(expression: str, device: Any, driver: str = DRIVER, *, engine: str = "compiled") -> Any:
+    """What `evaluate()` answers, or "eval: <message>" (compile errors raise: the expression is meant to compile)."""
+    try:
+        return celext.compile(expression, engine=engine).evaluate(device, driver)
+    except celext.EvaluationError as err:
+        return f"eval: {err.message}"

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 import celext
+from tests.celext.outcome import evaluated
 
 DRIVER = "d.io"
 DEVICE: dict[str, Any] = {"name": "g", "attributes": {"d.io/n": {"int": 3}, "d.io/m": {"int": 4}}}
@@ -27,10 +28,8 @@ CHAINS: list[tuple[str, bool | str]] = [
 
 
 def _answer(expression: str, engine: str) -> bool | str:
-    try:
-        return celext.compile(expression, engine=engine).evaluate(DEVICE, DRIVER)
-    except celext.EvaluationError as err:
-        return f"eval: {err.message}"
+    answer: bool | str = evaluated(expression, DEVICE, DRIVER, engine=engine)
+    return answer
 
 
 @pytest.mark.parametrize(("expression", "expected"), CHAINS)

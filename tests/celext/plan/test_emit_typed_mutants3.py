@@ -10,6 +10,7 @@ import re
 import pytest
 
 import celext
+from tests.celext.outcome import evaluated
 
 PAD = "(" + " + ".join(["1"] * 100) + ") == 100"  # above COMPACT_NODES: the compact form
 
@@ -28,10 +29,8 @@ EQUALITIES: list[tuple[str, str, str, bool]] = [
 
 
 def _answer(expression: str, engine: str) -> bool | str:
-    try:
-        return celext.compile(expression, engine=engine).evaluate({"name": "g"}, "d.io")
-    except celext.EvaluationError as err:
-        return f"eval: {err.message}"
+    answer: bool | str = evaluated(expression, {"name": "g"}, "d.io", engine=engine)
+    return answer
 
 
 @pytest.mark.parametrize(("expression", "comparison", "kind", "expected"), EQUALITIES)

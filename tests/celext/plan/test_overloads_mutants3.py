@@ -13,6 +13,7 @@ from celpy.evaluation import CELEvalError
 
 import celext
 from celext.plan.overloads import resolve
+from tests.celext.outcome import evaluated
 
 DRIVER = "d.io"
 DEVICE: dict[str, Any] = {"attributes": {"d.io/model": {"string": "abc"}, "d.io/n": {"int": 3},
@@ -44,10 +45,8 @@ CALLS: list[tuple[str, str, bool | str]] = [
 
 
 def _answer(expression: str, engine: str) -> bool | str:
-    try:
-        return celext.compile(expression, engine=engine).evaluate(DEVICE, DRIVER)
-    except celext.EvaluationError as err:
-        return f"eval: {err.message}"
+    answer: bool | str = evaluated(expression, DEVICE, DRIVER, engine=engine)
+    return answer
 
 
 @pytest.mark.parametrize(("expression", "member", "expected"), CALLS)
