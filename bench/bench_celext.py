@@ -9,7 +9,9 @@
    - cold: the same with the verdicts dropped first (every device's attributes checked, as on first sight);
    - check: that first-sight check alone (celext.runtime.verdict), the part of cold the engine cannot skip;
    - matches(): `Selector.matches`, the face callers use, after one pass (answers remembered per device);
-   - reference: the tree-walking engine (`engine="reference"`, `evaluate`, on 1,000 devices).
+   - reference: the tree-walking engine (`engine="reference"`, `evaluate`, on 1,000 devices);
+   - collections: the cyclic garbage collector's runs per generation during the three cold passes (what the
+     engine keeps per device must not be containers the collector tracks: celext.runtime.memo).
    Targets (issue 14): uncached <= 10x, judged on the cold column (a device the webhook or CLI has just decoded
    has no verdict yet: that is the user's path), matches() <= 3x. All answers must agree.
    The hand-written predicates are what a user would write, and they skip what CEL's semantics require:
@@ -31,6 +33,7 @@ Run: .venv/bin/python bench/bench_celext.py
 from __future__ import annotations
 
 import copy
+import gc
 import os
 import resource
 import subprocess
@@ -163,15 +166,34 @@ def cpu_per_device(check: Callable[[Any, str], Any], devices: list[Pair], *, bef
     return best / len(devices) * 1e6, results
 
 
+COLLECTIONS: dict[str, list[int]] = {}  # check name -> the collector's runs per generation over its passes
+
+
 def interleaved(checks: dict[str, tuple[Callable[[Any, str], Any], Callable[[], None] | None]],
                 devices: list[Pair], rounds: int = 3) -> tuple[dict[str, float], dict[str, list[Any]]]:
-    """cpu_per_device for several checks, one pass of each per round in turn (best round of each)."""
+    """cpu_per_device for several checks, one pass of each per round in turn (best round of each); the cyclic
+    collector's runs during each check's passes are counted in COLLECTIONS."""
     best = dict.fromkeys(checks, float("inf"))
     results: dict[str, list[Any]] = {}
-    for _ in range(rounds):
-        for name, (check, before) in checks.items():
-            us, results[name] = cpu_per_device(check, devices, before=before, rounds=1)
-            best[name] = min(best[name], us)
+    COLLECTIONS.clear()
+    counting: list[list[int]] = []  # the counts of the check being measured (empty between passes)
+
+    def count(phase: str, info: dict[str, int]) -> None:
+        if phase == "start" and counting:
+            counting[0][info["generation"]] += 1
+
+    gc.callbacks.append(count)
+    try:
+        for _ in range(rounds):
+            for name, (check, before) in checks.items():
+                if before:
+                    before()
+                counting.append(COLLECTIONS.setdefault(name, [0, 0, 0]))
+                us, results[name] = cpu_per_device(check, devices, rounds=1)
+                counting.clear()
+                best[name] = min(best[name], us)
+    finally:
+        gc.callbacks.remove(count)
     return best, results
 
 
@@ -182,7 +204,7 @@ def _maps(device: dict[str, Any]) -> tuple[Any, Any]:
 
 def selectors(devices: list[Pair]) -> bool:
     print(f"{'selector':18} {'by hand':>9} {'uncached':>9} {'cold':>9} {'check':>9} {'matches()':>9} "
-          f"{'reference':>9}   agree")
+          f"{'reference':>9}   agree  collections in 3 cold passes (generation 0/1/2)")
     ok, agreed = [], []
     for label, expression, by_hand in SELECTORS:
         compiled = celext.compile(expression)
@@ -201,8 +223,10 @@ def selectors(devices: list[Pair]) -> bool:
             and referenced == cold[:REFERENCE_SAMPLE]
         agreed.append(agree)
         ok.append(cold_us / hand_us <= 10 and warm_us / hand_us <= 3)
+        collected = "/".join(str(n) for n in COLLECTIONS["cold"])
         print(f"{label:18} {hand_us:7.2f}us {uncached_us / hand_us:8.1f}x {cold_us / hand_us:8.1f}x "
-              f"{check_us / hand_us:8.1f}x {warm_us / hand_us:8.1f}x {reference_us / hand_us:8.0f}x   {agree}")
+              f"{check_us / hand_us:8.1f}x {warm_us / hand_us:8.1f}x {reference_us / hand_us:8.0f}x   {agree:5}  "
+              f"{collected}")
     print("ratios: CPU time per device / the hand-written predicate's; targets cold <= 10x, matches() <= 3x:",
           all(ok))
     return all(agreed)
