@@ -225,7 +225,7 @@ def selectors(devices: list[Pair]) -> bool:
         ok.append(cold_us / hand_us <= 10 and warm_us / hand_us <= 3)
         collected = "/".join(str(n) for n in COLLECTIONS["cold"])
         print(f"{label:18} {hand_us:7.2f}us {uncached_us / hand_us:8.1f}x {cold_us / hand_us:8.1f}x "
-              f"{check_us / hand_us:8.1f}x {warm_us / hand_us:8.1f}x {reference_us / hand_us:8.0f}x   {agree:5}  "
+              f"{check_us / hand_us:8.1f}x {warm_us / hand_us:8.1f}x {reference_us / hand_us:8.0f}x   {agree!s:5}  "
               f"{collected}")
     print("ratios: CPU time per device / the hand-written predicate's; targets cold <= 10x, matches() <= 3x:",
           all(ok))
