@@ -34,7 +34,8 @@ SHAPES: list[tuple[str, list[str], list[str]]] = [
     ("device.attributes['d.io/x'].l == 5", [r"= rt_lookup\(t\d+, driver, 'd\.io/x', 'l'\)\n"], [r"if driver =="]),
     ("device.attributes['d.io']['a/b'] == 9", [r"= t\d+\.get\('d\.io/a/b', ABSENT\)\n"], [r"if driver =="]),
     # the driver's own domain: both spellings, written out
-    (f"{_N} == 3", [r"if driver == 'd\.io' else t\d+\.get\('d\.io/n', ABSENT\)"], [r"rt_lookup\(t\d+, driver, 'd\.io', 'n'\)\n"]),
+    (f"{_N} == 3", [r"if driver == 'd\.io' else t\d+\.get\('d\.io/n', ABSENT\)"],
+     [r"rt_lookup\(t\d+, driver, 'd\.io', 'n'\)\n"]),
     # `includes` on a constant path reads the raw wire list
     ("device.attributes['d.io'].l.includes(7)", [r"rt_includes_raw\(t\d+, K\d+\)"], [r"rt_includes\("]),
     # `"domain" in device.attributes|capacity`: a scan of the names, not the converted device
