@@ -11,13 +11,22 @@ from typing import Any
 import pytest
 
 import celext
-from tests.celext.outcome import evaluated
 
 DRIVER = "d.io"
 DEVICE: dict[str, Any] = {"name": "g",
                           "attributes": {"d.io/n": {"int": 3}, "model": {"string": "abc"}, "d.io/l": {"ints": [1, 7]},
                                          "d.io/a/b": {"int": 9}},
                           "capacity": {"d.io/mem": {"value": "2Gi"}}}
+
+
+def evaluated(expression: str, device: Any, driver: str, *, engine: str = "compiled") -> Any:
+    """What `evaluate()` answers, or "eval: <message>"."""
+    try:
+        return celext.compile(expression, engine=engine).evaluate(device, driver)
+    except celext.EvaluationError as err:
+        return f"eval: {err.message}"
+
+
 _N = "device.attributes['d.io'].n"
 _MODEL = "device.attributes['d.io'].model"
 
