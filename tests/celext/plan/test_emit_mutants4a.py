@@ -13,6 +13,15 @@ from tests.celext.outcome import outcome
 GPU = 'device.attributes["gpu.example.com"]'
 DRIVER_EITHER = '(device.driver == "a.io" || device.driver == "gpu.example.com")'
 
+
+def _nested(levels: int) -> str:
+    """`h || (h && (h || ...))`: each level's operand one Python block deeper than the last."""
+    expression = f"{GPU}.healthy"
+    for level in range(levels):
+        expression = f"{GPU}.healthy {'&&' if level % 2 else '||'} ({expression})"
+    return expression
+
+
 # (expression, answer, patterns the source holds, patterns it must not hold)
 ROWS: list[tuple[str, bool | str, list[str], list[str]]] = [
     # `[?x]` entries: the reference engine builds the list (a subtree, with every comprehension variable)
@@ -22,6 +31,9 @@ ROWS: list[tuple[str, bool | str, list[str], list[str]]] = [
      [r"rt_subtree\(K\d+, budget, device, driver, \{'x': v\d+, 'y': v\d+\}\)"], []),
     ("[1, 2][1] == 2", True, [r"rt_index\(K\d+, K\d+, False\)"], [r"rt_subtree"]),
     ("[1, 2].size() == 2", True, [], [r"rt_subtree"]),
+    # a subtree at SPLIT_DEPTH (12) block levels moves into a function of its own
+    (_nested(10), True, [], [r"def _f"]),
+    (_nested(11), True, [r"^def _f\d+\(device, driver, budget, B\):"], []),
     # the whole device value
     ('dyn(device).driver == "gpu.example.com"', True, [r"rt_converted\(device, driver\)"], [r"rt_subtree"]),
     # `&&` / `||` chains: operands TRUE or FALSE themselves give a chain TRUE or FALSE itself
