@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import celext
@@ -41,3 +42,13 @@ def evaluated(expression: str, device: Any, driver: str = DRIVER, *, engine: str
         return celext.compile(expression, engine=engine).evaluate(device, driver)
     except celext.EvaluationError as err:
         return f"eval: {err.message}"
+
+
+def assert_source(expression: str, present: list[str], absent: list[str]) -> None:
+    """The compiled engine's generated source for `expression` matches every `present` pattern and no `absent` one."""
+    source = celext.compile(expression).source
+    assert source is not None
+    for pattern in present:
+        assert re.search(pattern, source), (pattern, source)
+    for pattern in absent:
+        assert not re.search(pattern, source), (pattern, source)

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 import celext
+from tests.celext.outcome import assert_source
 
 DRIVER = "d.io"
 DEVICE: dict[str, Any] = {"name": "g",
@@ -57,12 +58,7 @@ SHAPES: list[tuple[str, list[str], list[str]]] = [
 
 @pytest.mark.parametrize(("expression", "present", "absent"), SHAPES)
 def test_the_device_fast_path_shows_in_the_source(expression: str, present: list[str], absent: list[str]) -> None:
-    source = celext.compile(expression).source
-    assert source is not None
-    for pattern in present:
-        assert re.search(pattern, source), (pattern, source)
-    for pattern in absent:
-        assert not re.search(pattern, source), (pattern, source)
+    assert_source(expression, present, absent)
 
 
 # (expression, what the source holds exactly once): a read, a raw entry, a table fetched once per block

@@ -11,6 +11,7 @@ import re
 import pytest
 
 import celext
+from tests.celext.outcome import assert_source
 
 _N = "device.attributes['d.io'].n"
 _MODEL = "device.attributes['d.io'].model"
@@ -45,12 +46,7 @@ SHAPES: list[tuple[str, list[str], list[str]]] = [
 
 @pytest.mark.parametrize(("expression", "present", "absent"), SHAPES)
 def test_the_fast_path_shows_in_the_source(expression: str, present: list[str], absent: list[str]) -> None:
-    source = celext.compile(expression).source
-    assert source is not None
-    for pattern in present:
-        assert re.search(pattern, source), (pattern, source)
-    for pattern in absent:
-        assert not re.search(pattern, source), (pattern, source)
+    assert_source(expression, present, absent)
 
 
 @pytest.mark.parametrize(("expression", "decoded"), [
