@@ -142,8 +142,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser(_command_of(sys.argv[1:] if argv is None else argv))
     args = parser.parse_args(argv)
     configure_logging(args.verbose)
+    program = argv is None and getattr(args, "command", None) in BATCH_COMMANDS  # not a caller in-process
+    if program:
+        from webhook.gctune import until_exit
+
+        until_exit()
     code = _main(args)
-    if argv is None and getattr(args, "command", None) in BATCH_COMMANDS:  # the program, not a caller in-process
+    if program:
         _finish(code)
     return code
 

@@ -21,6 +21,7 @@ from collections.abc import Iterator
 
 YOUNG_THRESHOLD = 50_000  # allocations between young collections (CPython's default: 700)
 _open: list[None] = []  # one entry per tuned_gc() being run
+_exiting: list[None] = []  # set by until_exit(): the process ends right after the run (os._exit)
 
 
 @contextlib.contextmanager
@@ -32,6 +33,31 @@ def tuned_gc() -> Iterator[None]:
         yield
     finally:
         _open.pop()
-        if not _open:
+        if not _open and not _exiting:
             gc.set_threshold(*thresholds)
             gc.unfreeze()  # what the run froze itself (webhook.audit.scan freezes each page's survivors)
+
+
+def until_exit() -> None:
+    """The process ends with `os._exit` after this run (`draguard lint` as the program): the outermost
+    `tuned_gc()` then keeps its settings. Restored, CPython's small thresholds would make the next allocation
+    collect the two younger generations, everything the run kept since its last collections, only to exit."""
+    _exiting.append(None)
+
+
+@contextlib.contextmanager
+def frozen() -> Iterator[None]:
+    """What exists now moved out of the collector's sight while the files are linted (`gc.freeze()`): the
+    modules, policy, inventory and warmed selectors live to the end, and the forked workers share them. Without
+    it the first young collection in each process walks what the parent allocated since its last one (imports,
+    the inventory: the run's longest pause), writing every object's header and so copying the page under it out
+    of what the fork shares. Collections then see only what the linting allocates. Thawed at the end; nothing
+    done when something is frozen already (its owner thaws it)."""
+    if gc.get_freeze_count():
+        yield
+        return
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()

@@ -109,7 +109,8 @@ def lint_sources(sources: Sequence[tuple[str, str]], policy: Policy, *, inventor
 
     if workers > 1:
         warm_up(sources)
-    outcomes = map_forked(one, [len(text) for _s, text in sources], workers, done)
+    with gctune.frozen():
+        outcomes = map_forked(one, [len(text) for _s, text in sources], workers, done)
     files = [file for file, _p in outcomes]
     problems = [problem for _f, found in outcomes for problem in found]
     log.debug("linted %d file(s) in %.3f s", len(sources), time.perf_counter() - started)

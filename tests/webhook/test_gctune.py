@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import gc
+from typing import Any
+
+import pytest
 
 from webhook.gctune import YOUNG_THRESHOLD, tuned_gc
 
@@ -29,3 +32,56 @@ def test_the_settings_come_back_when_the_run_raises() -> None:
     except KeyError:
         pass
     assert (gc.get_threshold(), gc.get_freeze_count()) == (before, 0)
+
+
+def test_frozen_hides_what_exists_while_the_files_are_linted_and_thaws_it_after() -> None:
+    from webhook.gctune import frozen
+
+    with frozen():
+        assert gc.get_freeze_count() > 0
+    assert gc.get_freeze_count() == 0
+
+
+def test_frozen_leaves_someone_elses_freeze_alone() -> None:
+    from webhook.gctune import frozen
+
+    gc.freeze()
+    try:
+        before = gc.get_freeze_count()
+        with frozen():
+            pass
+        assert gc.get_freeze_count() == before  # not thawed: its owner does that
+    finally:
+        gc.unfreeze()
+
+
+def test_linting_runs_with_the_existing_objects_frozen(monkeypatch: pytest.MonkeyPatch) -> None:
+    import webhook.lint
+    from webhook.policy import Policy
+
+    seen: list[int] = []
+    real = webhook.lint.lint_text
+
+    def recording(*args: Any, **kwargs: Any) -> Any:
+        seen.append(gc.get_freeze_count())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(webhook.lint, "lint_text", recording)
+    webhook.lint.lint_sources([("a.yaml", "kind: ConfigMap\n")], Policy(), jobs=1)
+    assert seen and seen[0] > 0
+    assert gc.get_freeze_count() == 0
+
+
+def test_until_exit_keeps_the_tuning_past_the_outermost_use(monkeypatch: pytest.MonkeyPatch) -> None:
+    import webhook.gctune
+
+    before = gc.get_threshold()
+    monkeypatch.setattr(webhook.gctune, "_exiting", [])
+    try:
+        webhook.gctune.until_exit()
+        with tuned_gc():
+            pass
+        # the process ends with os._exit: restoring would only make the next allocation collect
+        assert gc.get_threshold()[0] == YOUNG_THRESHOLD
+    finally:
+        gc.set_threshold(*before)
