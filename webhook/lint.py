@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from webhook import gctune
 from webhook.findings import Action, Edit, Finding, Position
-from webhook.manifests import Locator, Problem, libyaml, parse, read_sources, read_values, roundtrip, value_at
+from webhook.manifests import Locator, Problem, libyaml, parse, read_sources, read_values, value_at
 from webhook.policy import Policy
 from webhook.rules.base import DRA_KINDS
 from webhook.rules.runner import RULE_ERROR  # the finding of a rule that raised; deny by default
@@ -257,6 +257,8 @@ def fix_text(result: FileResult) -> Result:
             cache[text] = libyaml.documents(text)
         documents = cache[text]
         if documents is None:
+            from webhook.manifests import roundtrip
+
             return roundtrip.value_at_document(text, target.document, target.path)
         return libyaml.value_in(documents, target.document, target.path)
 
