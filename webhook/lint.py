@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, TextIO
 
 from webhook import gctune
+from webhook.fieldpath import FieldPath
 from webhook.findings import Action, Edit, Finding, Position
 from webhook.manifests import Locator, Problem, libyaml, parse, read_sources, read_values, value_at
 from webhook.policy import Policy
@@ -169,7 +170,7 @@ def lint_text(text: str, source: str, policy: Policy, *, inventory: Sequence[Obj
               problems: list[Problem] | None = None) -> FileResult:
     result = FileResult(source, text)
     index: LineIndex | None = None
-    offsets: dict[tuple[int, str], list[int] | None] = {}  # one selector's findings share its scalar's walk
+    offsets: dict[tuple[int, FieldPath], list[int] | None] = {}  # one selector's findings share its scalar's walk
     located = parse(text, source, problems if problems is not None else [])
     waivers, waiver_problems = comment_waivers(text, source, known_rules())
     for doc in located:
@@ -216,21 +217,25 @@ def known_rules() -> frozenset[str]:
 
 
 def _place(finding: Finding, doc: Locator, source: str, text: str, index: LineIndex,  # noqa: PLR0917
-           walked: dict[tuple[int, str], list[int] | None]) -> Position | None:
+           walked: dict[tuple[int, FieldPath], list[int] | None]) -> Position | None:
     """The exact token when the finding has a span inside a string scalar; else where the field is.
-    `walked` remembers each scalar's character offsets for the file's other findings."""
+    `walked` remembers each scalar's character offsets (None: not a string scalar, or not placeable) for the
+    file's other findings at the same field: a selector's findings share one lookup and one walk."""
     if finding.span is not None:
-        start = doc.scalar_start(finding.path)
-        value = value_at(doc.obj, finding.path)
-        if start is not None and isinstance(value, str):
-            if (start, value) not in walked:
-                walked[start, value] = value_offsets(text, start, value)
-            offsets = walked[start, value]
-            if offsets is not None:
-                lo, hi = finding.span
-                line, column = index.line_column(offsets[min(lo, len(value))])
-                end_line, end_column = index.line_column(offsets[min(hi, len(value))])
-                return Position(source, line, column, end_line, end_column)
+        key = (id(doc), finding.path)  # the documents live as long as `walked`
+        if key in walked:
+            offsets = walked[key]
+        else:
+            start = doc.scalar_start(finding.path)
+            value = value_at(doc.obj, finding.path)
+            offsets = walked[key] = (value_offsets(text, start, value)
+                                     if start is not None and isinstance(value, str) else None)
+        if offsets is not None:
+            lo, hi = finding.span
+            last = len(offsets) - 1  # the value's length
+            line, column = index.line_column(offsets[min(lo, last)])
+            end_line, end_column = index.line_column(offsets[min(hi, last)])
+            return Position(source, line, column, end_line, end_column)
     return doc.position(finding.path)
 
 
