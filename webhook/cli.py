@@ -146,14 +146,15 @@ def _command_of(argv: Sequence[str]) -> str | None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser(_command_of(sys.argv[1:] if argv is None else argv))
-    args = parser.parse_args(argv)
-    configure_logging(args.verbose)
-    program = argv is None and getattr(args, "command", None) in BATCH_COMMANDS  # not a caller in-process
-    if program:
+    command = _command_of(sys.argv[1:] if argv is None else argv)
+    if argv is None and command in BATCH_COMMANDS:  # the program, not a caller in-process: a batch run
         from webhook.gctune import until_exit
 
         until_exit()
+    parser = build_parser(command)
+    args = parser.parse_args(argv)
+    configure_logging(args.verbose)
+    program = argv is None and getattr(args, "command", None) in BATCH_COMMANDS
     code = _main(args)
     if program:
         _finish(code)

@@ -20,6 +20,7 @@ import gc
 from collections.abc import Iterator
 
 YOUNG_THRESHOLD = 50_000  # allocations between young collections (CPython's default: 700)
+_TUNED = (YOUNG_THRESHOLD, 20, 20)
 _open: list[None] = []  # one entry per tuned_gc() being run
 _exiting: list[None] = []  # set by until_exit(): the process ends right after the run (os._exit)
 
@@ -27,7 +28,7 @@ _exiting: list[None] = []  # set by until_exit(): the process ends right after t
 @contextlib.contextmanager
 def tuned_gc() -> Iterator[None]:
     thresholds = gc.get_threshold()
-    gc.set_threshold(YOUNG_THRESHOLD, 20, 20)
+    gc.set_threshold(*_TUNED)
     _open.append(None)
     try:
         yield
@@ -39,9 +40,12 @@ def tuned_gc() -> Iterator[None]:
 
 
 def until_exit() -> None:
-    """The process ends with `os._exit` after this run (`draguard lint` as the program): the outermost
-    `tuned_gc()` then keeps its settings. Restored, CPython's small thresholds would make the next allocation
-    collect the two younger generations, everything the run kept since its last collections, only to exit."""
+    """The process is a batch run that ends with `os._exit` (`draguard lint` as the program): tuned from now
+    on, before the command's parser and modules are built (~30 collections at CPython's thresholds), and the
+    outermost `tuned_gc()` keeps the settings. Restored, CPython's small thresholds would make the next
+    allocation collect the two younger generations, everything the run kept since its last collections, only
+    to exit."""
+    gc.set_threshold(*_TUNED)
     _exiting.append(None)
 
 

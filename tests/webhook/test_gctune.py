@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import gc
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -72,16 +75,39 @@ def test_linting_runs_with_the_existing_objects_frozen(monkeypatch: pytest.Monke
     assert gc.get_freeze_count() == 0
 
 
-def test_until_exit_keeps_the_tuning_past_the_outermost_use(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_until_exit_tunes_now_and_keeps_the_tuning_past_the_outermost_use(monkeypatch: pytest.MonkeyPatch) -> None:
     import webhook.gctune
 
     before = gc.get_threshold()
     monkeypatch.setattr(webhook.gctune, "_exiting", [])
     try:
         webhook.gctune.until_exit()
+        assert gc.get_threshold() == (YOUNG_THRESHOLD, 20, 20)  # tuned at once: the parser and imports come next
         with tuned_gc():
             pass
         # the process ends with os._exit: restoring would only make the next allocation collect
         assert gc.get_threshold()[0] == YOUNG_THRESHOLD
     finally:
         gc.set_threshold(*before)
+
+
+PROBE = """
+import gc, sys
+import webhook.cli
+real = webhook.cli._finish
+def finish(code):
+    print("threshold at exit", gc.get_threshold()[0], flush=True)
+    real(code)
+webhook.cli._finish = finish
+sys.argv = ["draguard", *sys.argv[1:]]
+webhook.cli.main()
+"""
+
+
+def test_lint_as_the_program_keeps_the_batch_tuning_to_its_exit(tmp_path: Path) -> None:
+    claim = tmp_path / "claim.yaml"
+    claim.write_text("kind: ConfigMap\n", encoding="utf-8")
+    done = subprocess.run([sys.executable, "-c", PROBE, "lint", str(claim)], capture_output=True, text=True,
+                          check=False, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert f"threshold at exit {YOUNG_THRESHOLD}" in done.stdout
