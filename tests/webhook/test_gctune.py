@@ -80,15 +80,21 @@ def test_until_exit_tunes_now_and_keeps_the_tuning_past_the_outermost_use(monkey
 
     before = gc.get_threshold()
     monkeypatch.setattr(webhook.gctune, "_exiting", [])
+    monkeypatch.setattr(webhook.gctune, "_held", [])
     try:
         webhook.gctune.until_exit()
         assert gc.get_threshold() == (YOUNG_THRESHOLD, 20, 20)  # tuned at once: the parser and imports come next
+        assert not gc.isenabled()  # off until the files are linted
         with tuned_gc():
-            pass
+            assert not gc.isenabled()
+            with webhook.gctune.frozen():
+                assert gc.isenabled() and gc.get_freeze_count() > 0
+            assert gc.isenabled()
         # the process ends with os._exit: restoring would only make the next allocation collect
         assert gc.get_threshold()[0] == YOUNG_THRESHOLD
     finally:
         gc.set_threshold(*before)
+        gc.enable()
 
 
 PROBE = """
@@ -96,7 +102,7 @@ import gc, sys
 import webhook.cli
 real = webhook.cli._finish
 def finish(code):
-    print("threshold at exit", gc.get_threshold()[0], flush=True)
+    print("threshold at exit", gc.get_threshold()[0], "enabled", gc.isenabled(), flush=True)
     real(code)
 webhook.cli._finish = finish
 sys.argv = ["draguard", *sys.argv[1:]]
@@ -110,4 +116,4 @@ def test_lint_as_the_program_keeps_the_batch_tuning_to_its_exit(tmp_path: Path) 
     done = subprocess.run([sys.executable, "-c", PROBE, "lint", str(claim)], capture_output=True, text=True,
                           check=False, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert f"threshold at exit {YOUNG_THRESHOLD}" in done.stdout
+    assert f"threshold at exit {YOUNG_THRESHOLD} enabled True" in done.stdout  # on again since the linting
