@@ -6,11 +6,11 @@ that is alive (during `lint --slices` over the corpus: ~90 collections while the
 Young collections happen every `YOUNG_THRESHOLD` allocations instead; the outermost use restores the thresholds
 and unfreezes what the run froze.
 
-Nothing is frozen (`gc.freeze()`). It was dropped when every selector compile asked `gc.get_freeze_count()`
-(celext.compile's `_promote`), which walks every frozen object: a fifth to a third of a `--jobs 1` corpus run's
-CPU time. celext now asks only after a compile large enough to make a young collection due, so freezing would
-be cheap again; it was not re-measured, and rare young collections already keep the old objects (and, after a
-fork, the parent's pages) out of most collections.
+`tuned_gc()` freezes nothing. What exists when the files are linted is frozen for the linting (`frozen()`,
+wave 9): celext asks `gc.get_freeze_count()`, which walks every frozen object, only after a compile large enough
+to make a young collection due (once it asked after every compile, a fifth to a third of a `--jobs 1` corpus
+run's CPU time, and freezing was dropped); on the corpus it is never asked now. Run as the program, a batch
+command holds the collector off until then (`until_exit()`).
 """
 
 from __future__ import annotations
