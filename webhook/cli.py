@@ -11,10 +11,8 @@ command parses with argparse's intermixed mode. A usage error names the command'
 from __future__ import annotations
 
 import argparse
-import importlib
 import logging
 import os
-import pkgutil
 import sys
 from collections.abc import Sequence
 from types import ModuleType
@@ -35,15 +33,24 @@ SERVER_MODULES = frozenset({"flask", "gunicorn", "kubernetes", "msgspec", "prome
 
 
 def _command_modules(only: str | None = None) -> dict[str, ModuleType]:
-    """Every command module by command name (with `only`: just the module of that file name, if any)."""
+    """Every command module by command name (with `only`: just the module of that file name, if any, found
+    without listing the package: the listing imports pkgutil and inspect and reads the directory)."""
+    import importlib.util
+
+    if only is not None:
+        found = (only.isidentifier() and not only.startswith("_")
+                 and importlib.util.find_spec(f"{commands.__name__}.{only}") is not None)
+        names = [only] if found else []
+    else:
+        import pkgutil
+
+        names = sorted(info.name for info in pkgutil.iter_modules(commands.__path__) if not info.name.startswith("_"))
     modules = {}
-    for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
-        if info.name.startswith("_") or (only is not None and info.name != only):
-            continue
-        module = importlib.import_module(f"{commands.__name__}.{info.name}")
+    for name in names:
+        module = importlib.import_module(f"{commands.__name__}.{name}")
         if not hasattr(module, "run"):  # a helper module (common flags), not a command
             continue
-        modules[getattr(module, "NAME", info.name)] = module
+        modules[getattr(module, "NAME", name)] = module
     return modules
 
 
@@ -139,11 +146,17 @@ def _command_of(argv: Sequence[str]) -> str | None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser(_command_of(sys.argv[1:] if argv is None else argv))
+    command = _command_of(sys.argv[1:] if argv is None else argv)
+    if argv is None and command in BATCH_COMMANDS:  # the program, not a caller in-process: a batch run
+        from webhook.gctune import until_exit
+
+        until_exit()
+    parser = build_parser(command)
     args = parser.parse_args(argv)
     configure_logging(args.verbose)
+    program = argv is None and getattr(args, "command", None) in BATCH_COMMANDS
     code = _main(args)
-    if argv is None and getattr(args, "command", None) in BATCH_COMMANDS:  # the program, not a caller in-process
+    if program:
         _finish(code)
     return code
 

@@ -6,11 +6,11 @@ that is alive (during `lint --slices` over the corpus: ~90 collections while the
 Young collections happen every `YOUNG_THRESHOLD` allocations instead; the outermost use restores the thresholds
 and unfreezes what the run froze.
 
-Nothing is frozen (`gc.freeze()`). It was dropped when every selector compile asked `gc.get_freeze_count()`
-(celext.compile's `_promote`), which walks every frozen object: a fifth to a third of a `--jobs 1` corpus run's
-CPU time. celext now asks only after a compile large enough to make a young collection due, so freezing would
-be cheap again; it was not re-measured, and rare young collections already keep the old objects (and, after a
-fork, the parent's pages) out of most collections.
+`tuned_gc()` freezes nothing. What exists when the files are linted is frozen for the linting (`frozen()`,
+wave 9): celext asks `gc.get_freeze_count()`, which walks every frozen object, only after a compile large enough
+to make a young collection due (once it asked after every compile, a fifth to a third of a `--jobs 1` corpus
+run's CPU time, and freezing was dropped); on the corpus it is never asked now. Run as the program, a batch
+command holds the collector off until then (`until_exit()`).
 """
 
 from __future__ import annotations
@@ -20,18 +20,57 @@ import gc
 from collections.abc import Iterator
 
 YOUNG_THRESHOLD = 50_000  # allocations between young collections (CPython's default: 700)
+_TUNED = (YOUNG_THRESHOLD, 20, 20)
 _open: list[None] = []  # one entry per tuned_gc() being run
+_exiting: list[None] = []  # set by until_exit(): the process ends right after the run (os._exit)
+_held: list[None] = []  # set by until_exit() when it turned the collector off (frozen() turns it on)
 
 
 @contextlib.contextmanager
 def tuned_gc() -> Iterator[None]:
     thresholds = gc.get_threshold()
-    gc.set_threshold(YOUNG_THRESHOLD, 20, 20)
+    gc.set_threshold(*_TUNED)
     _open.append(None)
     try:
         yield
     finally:
         _open.pop()
-        if not _open:
+        if not _open and not _exiting:
             gc.set_threshold(*thresholds)
             gc.unfreeze()  # what the run froze itself (webhook.audit.scan freezes each page's survivors)
+
+
+def until_exit() -> None:
+    """The process is a batch run that ends with `os._exit` (`draguard lint` as the program): tuned from now
+    on, and the outermost `tuned_gc()` keeps the settings (restored, CPython's small thresholds would make the
+    next allocation collect the two younger generations, everything the run kept since its last collections,
+    only to exit). Until the files are linted (`frozen()`) the collector is off: what comes before (the
+    command's parser, the rules and celext imported, the inventory) lives to the end and holds next to no
+    cycles, yet was walked by ~30 collections at CPython's thresholds and 3-5 young ones at the batch's."""
+    gc.set_threshold(*_TUNED)
+    _exiting.append(None)
+    if gc.isenabled():
+        gc.disable()
+        _held.append(None)
+
+
+@contextlib.contextmanager
+def frozen() -> Iterator[None]:
+    """What exists now moved out of the collector's sight while the files are linted (`gc.freeze()`): the
+    modules, policy, inventory and warmed selectors live to the end, and the forked workers share them. Without
+    it the first young collection in each process walks what the parent allocated since its last one (imports,
+    the inventory: the run's longest pause), writing every object's header and so copying the page under it out
+    of what the fork shares. Collections then see only what the linting allocates. Thawed at the end; not
+    frozen again when something is frozen already (its owner thaws it). A collector `until_exit()` held off
+    runs again from here."""
+    mine = not gc.get_freeze_count()
+    if mine:
+        gc.freeze()
+    if _held:
+        _held.clear()
+        gc.enable()
+    try:
+        yield
+    finally:
+        if mine:
+            gc.unfreeze()

@@ -17,8 +17,9 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, TextIO
 
 from webhook import gctune
+from webhook.fieldpath import FieldPath
 from webhook.findings import Action, Edit, Finding, Position
-from webhook.manifests import Locator, Problem, libyaml, parse, read_sources, read_values, roundtrip, value_at
+from webhook.manifests import Locator, Problem, libyaml, parse, read_sources, read_values, value_at
 from webhook.policy import Policy
 from webhook.rules.base import DRA_KINDS
 from webhook.rules.runner import RULE_ERROR  # the finding of a rule that raised; deny by default
@@ -108,18 +109,21 @@ def lint_sources(sources: Sequence[tuple[str, str]], policy: Policy, *, inventor
         return _lint_one(sources[i][0], sources[i][1], policy, inventory, fix=fix, problems=problems), problems
 
     if workers > 1:
-        warm_up(sources)
-    outcomes = map_forked(one, [len(text) for _s, text in sources], workers, done)
+        warm_up(sources, inventory)
+    with gctune.frozen():
+        outcomes = map_forked(one, [len(text) for _s, text in sources], workers, done)
     files = [file for file, _p in outcomes]
     problems = [problem for _f, found in outcomes for problem in found]
     log.debug("linted %d file(s) in %.3f s", len(sources), time.perf_counter() - started)
     return files, problems
 
 
-def warm_up(sources: Sequence[tuple[str, str]]) -> None:
+def warm_up(sources: Sequence[tuple[str, str]], inventory: Sequence[Obj] = ()) -> None:
     """What every process needs, imported and built once before the fork rather than in each worker: when some
-    input has a selector, celext's front end, engine and analysis (imported lazily, on first use). The run calls
-    it early too, while a forked process reads the inventory (`webhook.check_run`); a second call costs nothing."""
+    input has a selector, celext's front end, engine and analysis (imported lazily, on first use), and the
+    devices of the inventory as the selector rules read them (`webhook.inventory`, ~10 ms on the corpus). The
+    run calls it early too, while a forked process reads the inventory (`webhook.check_run`); a second call
+    costs nothing."""
     if not any("expression" in text for _source, text in sources):
         return
     import celext
@@ -127,6 +131,10 @@ def warm_up(sources: Sequence[tuple[str, str]]) -> None:
 
     celext.analyze("true")
     celext.compile("true")
+    if inventory:
+        from webhook.inventory import inventory_of
+
+        inventory_of(inventory)  # kept per sequence: the rules find it built, in every process
 
 
 def _lint_one(source: str, text: str, policy: Policy, inventory: Sequence[Obj], *, fix: bool,
@@ -168,7 +176,7 @@ def lint_text(text: str, source: str, policy: Policy, *, inventory: Sequence[Obj
               problems: list[Problem] | None = None) -> FileResult:
     result = FileResult(source, text)
     index: LineIndex | None = None
-    offsets: dict[tuple[int, str], list[int] | None] = {}  # one selector's findings share its scalar's walk
+    offsets: dict[tuple[int, FieldPath], list[int] | None] = {}  # one selector's findings share its scalar's walk
     located = parse(text, source, problems if problems is not None else [])
     waivers, waiver_problems = comment_waivers(text, source, known_rules())
     for doc in located:
@@ -215,21 +223,25 @@ def known_rules() -> frozenset[str]:
 
 
 def _place(finding: Finding, doc: Locator, source: str, text: str, index: LineIndex,  # noqa: PLR0917
-           walked: dict[tuple[int, str], list[int] | None]) -> Position | None:
+           walked: dict[tuple[int, FieldPath], list[int] | None]) -> Position | None:
     """The exact token when the finding has a span inside a string scalar; else where the field is.
-    `walked` remembers each scalar's character offsets for the file's other findings."""
+    `walked` remembers each scalar's character offsets (None: not a string scalar, or not placeable) for the
+    file's other findings at the same field: a selector's findings share one lookup and one walk."""
     if finding.span is not None:
-        start = doc.scalar_start(finding.path)
-        value = value_at(doc.obj, finding.path)
-        if start is not None and isinstance(value, str):
-            if (start, value) not in walked:
-                walked[start, value] = value_offsets(text, start, value)
-            offsets = walked[start, value]
-            if offsets is not None:
-                lo, hi = finding.span
-                line, column = index.line_column(offsets[min(lo, len(value))])
-                end_line, end_column = index.line_column(offsets[min(hi, len(value))])
-                return Position(source, line, column, end_line, end_column)
+        key = (id(doc), finding.path)  # the documents live as long as `walked`
+        if key in walked:
+            offsets = walked[key]
+        else:
+            start = doc.scalar_start(finding.path)
+            value = value_at(doc.obj, finding.path)
+            offsets = walked[key] = (value_offsets(text, start, value)
+                                     if start is not None and isinstance(value, str) else None)
+        if offsets is not None:
+            lo, hi = finding.span
+            last = len(offsets) - 1  # the value's length
+            line, column = index.line_column(offsets[min(lo, last)])
+            end_line, end_column = index.line_column(offsets[min(hi, last)])
+            return Position(source, line, column, end_line, end_column)
     return doc.position(finding.path)
 
 
@@ -256,6 +268,8 @@ def fix_text(result: FileResult) -> Result:
             cache[text] = libyaml.documents(text)
         documents = cache[text]
         if documents is None:
+            from webhook.manifests import roundtrip
+
             return roundtrip.value_at_document(text, target.document, target.path)
         return libyaml.value_in(documents, target.document, target.path)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+from typing import Any
 
 import pytest
 
@@ -148,3 +149,57 @@ def test_what_was_logged_before_a_job_raised_is_still_written(caplog: pytest.Log
     messages = [r.getMessage() for r in caplog.records if r.name == "webhook.test_forks"]
     assert messages[:4] == ["item 0", "item 1", "item 2", "item 3"]
     assert messages == sorted(messages, key=lambda m: int(m.split()[1]))
+
+
+def _child_writing(data: bytes, code: int) -> Any:
+    from webhook import forks
+
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read_end)
+        os.write(write_end, data)
+        os._exit(code)
+    os.close(write_end)
+    return forks._Child(pid, read_end)
+
+
+@pytest.mark.parametrize("cut", [1, 7, 8])
+def test_an_answer_cut_short_is_no_answer_and_its_child_is_waited_for(cut: int) -> None:
+    import pickle
+
+    from webhook import forks
+
+    data = pickle.dumps({0: ("r", [])})
+    framed = forks._SIZE.pack(len(data)) + data
+    child = _child_writing(framed[:len(framed) - cut], 0)  # the last `cut` bytes never written
+    forks._collect(child)
+    assert child.results is None and child.pid == 0
+
+
+def test_a_whole_answer_is_taken_whatever_the_exit_and_the_child_reaped_later() -> None:
+    import pickle
+
+    from webhook import forks
+
+    data = pickle.dumps({0: ("r", [])})
+    child = _child_writing(forks._SIZE.pack(len(data)) + data, 0)
+    pid = child.pid
+    forks._collect(child)
+    assert child.results == {0: ("r", [])} and child.pid == 0
+    forks.reap()
+    assert forks._exited == []
+    with pytest.raises(ChildProcessError):  # waited for: no zombie left
+        os.waitpid(pid, os.WNOHANG)
+
+
+def test_workers_leave_no_zombie_after_reap() -> None:
+    from webhook import forks
+
+    assert map_forked(lambda i: i, [1] * 6, 3) == list(range(6))
+    pending = list(forks._exited)
+    forks.reap()
+    assert forks._exited == []
+    for pid in pending:
+        with pytest.raises(ChildProcessError):
+            os.waitpid(pid, os.WNOHANG)

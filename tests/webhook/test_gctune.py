@@ -3,6 +3,12 @@
 from __future__ import annotations
 
 import gc
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
 
 from webhook.gctune import YOUNG_THRESHOLD, tuned_gc
 
@@ -29,3 +35,85 @@ def test_the_settings_come_back_when_the_run_raises() -> None:
     except KeyError:
         pass
     assert (gc.get_threshold(), gc.get_freeze_count()) == (before, 0)
+
+
+def test_frozen_hides_what_exists_while_the_files_are_linted_and_thaws_it_after() -> None:
+    from webhook.gctune import frozen
+
+    with frozen():
+        assert gc.get_freeze_count() > 0
+    assert gc.get_freeze_count() == 0
+
+
+def test_frozen_leaves_someone_elses_freeze_alone() -> None:
+    from webhook.gctune import frozen
+
+    gc.freeze()
+    try:
+        before = gc.get_freeze_count()
+        with frozen():
+            pass
+        assert gc.get_freeze_count() == before  # not thawed: its owner does that
+    finally:
+        gc.unfreeze()
+
+
+def test_linting_runs_with_the_existing_objects_frozen(monkeypatch: pytest.MonkeyPatch) -> None:
+    import webhook.lint
+    from webhook.policy import Policy
+
+    seen: list[int] = []
+    real = webhook.lint.lint_text
+
+    def recording(*args: Any, **kwargs: Any) -> Any:
+        seen.append(gc.get_freeze_count())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(webhook.lint, "lint_text", recording)
+    webhook.lint.lint_sources([("a.yaml", "kind: ConfigMap\n")], Policy(), jobs=1)
+    assert seen and seen[0] > 0
+    assert gc.get_freeze_count() == 0
+
+
+def test_until_exit_tunes_now_and_keeps_the_tuning_past_the_outermost_use(monkeypatch: pytest.MonkeyPatch) -> None:
+    import webhook.gctune
+
+    before = gc.get_threshold()
+    monkeypatch.setattr(webhook.gctune, "_exiting", [])
+    monkeypatch.setattr(webhook.gctune, "_held", [])
+    try:
+        webhook.gctune.until_exit()
+        assert gc.get_threshold() == (YOUNG_THRESHOLD, 20, 20)  # tuned at once: the parser and imports come next
+        assert not gc.isenabled()  # off until the files are linted
+        with tuned_gc():
+            assert not gc.isenabled()
+            with webhook.gctune.frozen():
+                assert gc.isenabled() and gc.get_freeze_count() > 0
+            assert gc.isenabled()
+        # the process ends with os._exit: restoring would only make the next allocation collect
+        assert gc.get_threshold()[0] == YOUNG_THRESHOLD
+    finally:
+        gc.set_threshold(*before)
+        gc.enable()
+
+
+PROBE = """
+import gc, sys
+import webhook.cli
+real = webhook.cli._finish
+def finish(code):
+    print("threshold at exit", gc.get_threshold()[0], "enabled", gc.isenabled(), flush=True)
+    real(code)
+webhook.cli._finish = finish
+sys.argv = ["draguard", *sys.argv[1:]]
+webhook.cli.main()
+"""
+
+
+def test_lint_as_the_program_keeps_the_batch_tuning_to_its_exit(tmp_path: Path) -> None:
+    claim = tmp_path / "claim.yaml"
+    claim.write_text("kind: ConfigMap\n", encoding="utf-8")
+    done = subprocess.run([sys.executable, "-c", PROBE, "lint", str(claim)], capture_output=True, text=True,
+                          check=False, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert f"threshold at exit {YOUNG_THRESHOLD} enabled True" in done.stdout  # on again since the linting

@@ -37,6 +37,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from webhook.check_run import read_ahead
+    from webhook.forks import reap
     from webhook.gctune import tuned_gc
 
     with tuned_gc():  # the imports below already make ~60 collections at the default thresholds
@@ -46,6 +47,7 @@ def run(args: argparse.Namespace) -> int:
         finally:
             if ahead is not None:
                 ahead.cancel()
+            reap()  # the worker processes that were still exiting when their answers were read
 
 
 def _run(args: argparse.Namespace, ahead: Ahead[Listed] | None) -> int:

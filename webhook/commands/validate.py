@@ -26,6 +26,7 @@ def run(args: argparse.Namespace) -> int:
     import sys
 
     from webhook.check_run import read_ahead
+    from webhook.forks import reap
     from webhook.gctune import tuned_gc
 
     with tuned_gc():  # as lint: from before the heavy imports to the end
@@ -39,3 +40,4 @@ def run(args: argparse.Namespace) -> int:
         finally:
             if ahead is not None:
                 ahead.cancel()
+            reap()  # the worker processes that were still exiting when their answers were read

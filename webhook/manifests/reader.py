@@ -10,25 +10,32 @@ exactly as the reference (ruamel) would.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
-from webhook.manifests import jsontext, libyaml, roundtrip
+from webhook.manifests import libyaml
 from webhook.manifests.objects import Locator
 from webhook.manifests.problems import Problem
 from webhook.manifests.sources import ignored, read_sources
 from webhook.wire import Obj, kind_of
+
+if TYPE_CHECKING:
+    from webhook.manifests import roundtrip
 
 
 def parse(text: str, source: str, problems: list[Problem], *, positions: bool = True) -> list[Locator]:
     """The objects of one text (problems appended). `positions=False` allows the JSON backend, whose
     positions are computed only when first asked for (values-first readers: inventories, eval, explain)."""
     if not positions:
+        from webhook.manifests import jsontext  # imported where a values-first read needs it
+
         docs = jsontext.load(text, source, _reread)
         if docs is not None:
             return list(docs)
     fast = libyaml.load(text, source)
     if fast is not None:
         return list(fast)
+    from webhook.manifests import roundtrip  # the fallback: imported only for a text the fast paths decline
+
     loaded = roundtrip.load_text(text, source)
     problems.extend(loaded.problems)
     return list(loaded.manifests)
@@ -63,6 +70,8 @@ def read_values(paths: Iterable[str], kinds: frozenset[str]) -> tuple[list[Obj],
 
 def load_paths(paths: Iterable[str], *, stdin: TextIO | None = None) -> roundtrip.Loaded:
     """Every object through the reference backend alone (ruamel nodes kept): for tests that compare backends."""
+    from webhook.manifests import roundtrip
+
     loaded = roundtrip.Loaded()
     for source, text in read_sources(paths, loaded.problems, stdin):
         parsed = roundtrip.load_text(text, source)

@@ -165,7 +165,10 @@ def _rewrite(facts: Facts, use: Use) -> tuple[int, int, str] | None:
         return None
     if use.how == "bool":
         return use.operand.end, use.operand.end, ".includes(true)"
-    if use.operator is None or use.other is None or has_comment(use.span.text(expression)):
+    if use.operator is None or use.other is None:
+        return None
+    text = use.span.text(expression)
+    if "//" in text and has_comment(text):  # no `//`, no comment: skips the character-by-character scan
         return None  # a rewrite would move code behind the comment
     attribute = _operand(facts, use)
     other = use.other.text(expression).strip()
