@@ -31,6 +31,8 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Callable
+from itertools import accumulate, pairwise, repeat
+from operator import itemgetter
 from typing import Any, NamedTuple
 
 from celpy.evaluation import CELEvalError
@@ -58,19 +60,20 @@ Node = Any  # Tree[Token]; `Any` keeps the hot paths free of casts
 Built = tuple[Node, int, Expr]  # a parse-tree node, its chain depth as cel-go's AST builder counts it, its AST
 
 
-class Span:
-    """A node's span: the attributes of lark's `Meta` the consumers read, in slots (a lark Meta keeps them in a
-    dict and costs about twice as much to make)."""
+class Span(NamedTuple):
+    """A node's span: the attributes of lark's `Meta` the consumers read, as a tuple (built in one C call,
+    `_new(Span, (...))`; a lark Meta keeps them in a dict and costs several times as much to make)."""
 
-    __slots__ = ("column", "empty", "end_column", "end_line", "end_pos", "line", "start_pos")
-
-    empty: bool
     line: int  # (None in _NO_POSITION, as in a lark Meta)
     column: int  # (None in _NO_POSITION, as in a lark Meta)
     start_pos: int  # (None in _NO_POSITION, as in a lark Meta)
     end_line: int  # (None in _NO_POSITION, as in a lark Meta)
     end_column: int  # (None in _NO_POSITION, as in a lark Meta)
     end_pos: int  # (None in _NO_POSITION, as in a lark Meta)
+
+    @property
+    def empty(self) -> bool:  # (lark's Meta.empty: a parsed node always has a span)
+        return False
 
 
 class ParseNode(Tree):  # type: ignore[type-arg]
@@ -90,49 +93,40 @@ class ParseNode(Tree):  # type: ignore[type-arg]
         return self.meta
 
 
-_bare_span = Span.__new__
+_new = tuple.__new__  # `_new(Span, (line, column, start_pos, end_line, end_column, end_pos))`
+_new_str = str.__new__
 
 
 def _token(kind: str, text: str, *position: int) -> Token:
-    """A lark Token without lark's argument checks (`Token()` guards a deprecated keyword on every call)."""
-    return Token._future_new(kind, text, *position)  # type: ignore[no-untyped-call,no-any-return]
+    """A lark Token, made as lark's `Token._future_new` makes it: without `Token()`'s argument checks (it guards
+    a deprecated keyword on every call) and a call fewer. `position`: start_pos, line, column, end_line,
+    end_column, end_pos (all None when not given)."""
+    token: Any = _new_str(Token, text)
+    token.type = kind
+    token.value = text
+    token.start_pos, token.line, token.column, token.end_line, token.end_column, token.end_pos = (
+        position or _NO_TOKEN_POSITION)
+    return token  # type: ignore[no-any-return]
+
+
+_NO_TOKEN_POSITION = (None,) * 6
 
 
 def _point(kind: str, text: str, start: int, line: int, column: int) -> Span:
     """The span of one token."""
+    size = len(text)
     if kind not in ("MLSTRING_LIT", "BYTES_LIT"):
-        return _one_line(text, start, line, column)
-    meta = _bare_span(Span)
-    meta.empty = False
-    meta.line, meta.column, meta.start_pos = line, column, start
+        return _new(Span, (line, column, start, line, column + size, start + size))
     newlines = text.count("\n")
-    meta.end_line = line + newlines
-    meta.end_column = column + len(text) if not newlines else len(text) - text.rindex("\n")
-    meta.end_pos = start + len(text)
-    return meta
-
-
-def _one_line(text: str, start: int, line: int, column: int) -> Span:
-    """`_point` for a token without newlines (all but multi-line strings): the hot path of long literals."""
-    meta = _bare_span(Span)
-    meta.empty = False
-    meta.line, meta.column, meta.start_pos = line, column, start
-    meta.end_line, meta.end_column, meta.end_pos = line, column + len(text), start + len(text)
-    return meta
+    end_column = column + size if not newlines else size - text.rindex("\n")
+    return _new(Span, (line, column, start, line + newlines, end_column, start + size))
 
 
 def _span(first: Any, last: Any) -> Span:  # (Spans; a ParseNode.meta is typed as lark's Meta)
-    meta = _bare_span(Span)
-    meta.empty = False
-    meta.line, meta.column, meta.start_pos = first.line, first.column, first.start_pos
-    meta.end_line, meta.end_column, meta.end_pos = last.end_line, last.end_column, last.end_pos
-    return meta
+    return _new(Span, (first[0], first[1], first[2], last[3], last[4], last[5]))
 
 
-_NO_POSITION = _bare_span(Span)
-_NO_POSITION.empty = False
-for _name in ("line", "column", "start_pos", "end_line", "end_column", "end_pos"):
-    setattr(_NO_POSITION, _name, None)
+_NO_POSITION = Span(None, None, None, None, None, None)  # type: ignore[arg-type]
 
 
 _POSTFIX = frozenset({".", "[", "(", "{"})
@@ -252,19 +246,14 @@ class _Parser:
             if value is None:
                 value = self.values[text] = literals.value_of(kind, text)
             if not isinstance(value, CELEvalError):
-                if kind == "BOOL_LIT":
-                    meta = _NO_POSITION
-                elif kind in ("MLSTRING_LIT", "BYTES_LIT"):
-                    meta = _point(*lexeme)
-                else:
-                    meta = _one_line(text, start, line, column)
+                meta = _NO_POSITION if kind == "BOOL_LIT" else _point(*lexeme)
                 const = ParseNode("const", [value], meta)
                 return ParseNode("primary", [const], meta), self.make.const(const)
         if kind == "BOOL_LIT":
             meta = _NO_POSITION
             node = _literal(_token("BOOL_LIT", text), meta, lean)
         else:
-            meta = _point(*lexeme) if kind in ("MLSTRING_LIT", "BYTES_LIT") else _one_line(text, start, line, column)
+            meta = _point(*lexeme)
             token = _token(kind, text, start, line, column, meta.end_line, meta.end_column, meta.end_pos)
             node = ParseNode("ident", [token], meta) if kind == "IDENT" else _literal(token, meta, lean)
         built = self.make.ident_node(node) if kind == "IDENT" else self.leaf(node)
@@ -665,19 +654,35 @@ def _refusable(tokens: list[Lexeme]) -> bool:
     where an operand starts: `primary` builds `dot_ident` only there) or message construction (`{` right after
     an operand: the member loop builds `member_object` only there). Scans in C where it can: a long list of
     literals costs next to nothing."""
-    if not _REFUSAL_NAMES.isdisjoint([lexeme[1] for lexeme in tokens if lexeme[0] == "IDENT"]):
+    if not _REFUSAL_NAMES.isdisjoint(map(itemgetter(1), tokens)):  # (an operator or literal is never one)
         return True
-    kinds = [lexeme[0] for lexeme in tokens]
-    for mark, after_operand in ((".", False), ("{", True)):
-        at = -1
-        while True:
-            try:
-                at = kinds.index(mark, at + 1)
-            except ValueError:
-                break
-            if (at > 0 and kinds[at - 1] in OPERAND_END) is after_operand:
-                return True
+    kinds = list(map(itemgetter(0), tokens))
+    if kinds[0] == ".":
+        return True
+    for before, mark in set(pairwise(kinds)):  # (each pair of neighbouring kinds once; a set made in C)
+        if (mark == "." and before not in OPERAND_END) or (mark == "{" and before in OPERAND_END):
+            return True
     return False
+
+
+def lex(text: str) -> list[Lexeme]:
+    """The tokens `parse_tokens` reads: `tokenize(text)` and an `$END` token."""
+    tokens = tokenize(text)
+    tokens.append(("$END", "", len(text), 0, 0))
+    return tokens
+
+
+# The parser spends up to about 7 Python frames per level of bracket nesting (`(`, `[`, `{`: expr, climb, unary,
+# member, primary or exprlist, ...). A text nested deeper than DEEP_NESTING is parsed with recursion headroom
+# from the start (celext.syntax.grammar) rather than failing with RecursionError part-way and starting over.
+DEEP_NESTING = 100
+_NESTING = {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}
+
+
+def nesting(tokens: list[Lexeme]) -> int:
+    """How deep the tokens' brackets nest (at most; unbalanced brackets are the parser's to report). In C but
+    for the generator-free maps: a 10 KiB text costs a fraction of a millisecond."""
+    return max(accumulate(map(_NESTING.get, map(itemgetter(0), tokens), repeat(0))), default=0)
 
 
 def parse_sized(text: str, *, lean: bool) -> Parsed:
@@ -685,8 +690,11 @@ def parse_sized(text: str, *, lean: bool) -> Parsed:
     single-child grammar levels, literals as `const` nodes: what `celext.reference.collapse` makes of the
     full tree, built directly), and a bound on the tree's height in nesting levels (how much recursion
     headroom a walk over it needs). Raises CompileError (syntax errors with line and column)."""
-    tokens = tokenize(text)
-    tokens.append(("$END", "", len(text), 0, 0))
+    return parse_tokens(text, lex(text), lean)
+
+
+def parse_tokens(text: str, tokens: list[Lexeme], lean: bool) -> Parsed:
+    """`parse_sized` on the tokens `lex(text)` made."""
     parser = _Parser(text, tokens, lean)
     # A 10 KiB expression is tens of thousands of tree nodes, none garbage: cyclic collections while they are
     # created only cost time (about a third of it).
