@@ -12,8 +12,10 @@ Errors carry cel-go's texts; the first one by position is reported.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from collections.abc import Mapping as MappingABC
 from dataclasses import dataclass, field
+from typing import Any
 
 from celext.check import types as t
 from celext.check.ast import Call, Comprehension, CreateList, CreateMap, Expr, Ident, Literal, Select
@@ -129,21 +131,12 @@ class _Checker:
 
     # expressions -------------------------------------------------------------------------------------------
     def check(self, node: Expr) -> None:
-        kind = type(node)
-        if kind is Call:
-            self.check_call(node)  # type: ignore[arg-type]
-        elif kind is Literal:
-            self.out.types[node.id] = _LITERALS[node.kind]  # type: ignore[attr-defined]
-        elif kind is Ident:
-            self.check_ident(node)  # type: ignore[arg-type]
-        elif kind is Select:
-            self.check_select(node)  # type: ignore[arg-type]
-        elif kind is CreateList:
-            self.check_list(node)  # type: ignore[arg-type]
-        elif kind is CreateMap:
-            self.check_map(node)  # type: ignore[arg-type]
-        elif kind is Comprehension:
-            self.check_comprehension(node)  # type: ignore[arg-type]
+        walk = _WALKS.get(type(node))
+        if walk is not None:
+            walk(self, node)
+
+    def check_literal(self, node: Literal) -> None:
+        self.out.types[node.id] = _LITERALS[node.kind]
 
     def check_ident(self, node: Ident) -> None:
         found = self.lookup(node.name)
@@ -399,6 +392,12 @@ class _Checker:
         actual = self.get(node)
         if actual is not expected and not self.mapping.assignable(expected, actual):
             self.error(node, f"expected type '{t.fmt(expected)}' but found '{t.fmt(actual)}'")
+
+
+_WALKS: dict[type, Callable[[_Checker, Any], None]] = {
+    Call: _Checker.check_call, Literal: _Checker.check_literal, Ident: _Checker.check_ident,
+    Select: _Checker.check_select, CreateList: _Checker.check_list, CreateMap: _Checker.check_map,
+    Comprehension: _Checker.check_comprehension}
 
 
 def _qualified_name(node: Expr) -> str | None:

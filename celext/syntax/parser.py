@@ -41,7 +41,7 @@ from lark import Token, Tree
 from celext import env
 from celext.check.ast import BuildError, Expr
 from celext.errors import CompileError
-from celext.syntax import constants, literals
+from celext.syntax import build, constants, literals
 from celext.syntax.build import Factory
 from celext.syntax.lexer import OPERAND_END, Lexeme, tokenize
 
@@ -142,6 +142,7 @@ _LEAN_ATOM = len(_CHAIN)
 _PRECEDENCE = {"||": 1, "&&": 2, **dict.fromkeys(_RELATIONS, 3), **dict.fromkeys(_ADDITIONS, 4),
                **dict.fromkeys(_MULTIPLICATIONS, 5)}
 _OPERATORS = {**_RELATIONS, **_ADDITIONS, **_MULTIPLICATIONS}
+_FUNCTIONS = {operator: build.BINARY[name] for operator, name in _OPERATORS.items()}  # (`in`: `@in`)
 _LEVELS = ("", "conditionalor", "conditionaland", "relation", "addition", "multiplication")
 _ATOMS = _LITERALS | {"IDENT"}
 _REVERSED = tuple(_CHAIN[level:][::-1] for level in range(len(_CHAIN)))
@@ -179,7 +180,8 @@ class _Parser:
         self.links = 0  # `&&`/`||` links and unary operators: tree levels cel-go's chain depth does not count
         self.lean = lean  # build the collapsed shape (no single-child grammar levels, literals as `const`)
         self.macros: list[Node] = []  # the member calls named like a macro, for the refusals (Parsed.macros)
-        self.values: dict[str, Any] = {}  # literal values by text, decoded once (values are immutable)
+        # literal values by text, decoded once (values are immutable), with the kind and value of their Literal
+        self.values: dict[str, tuple[Any, str | None, Any]] = {}
         self.make = Factory(text) if lean else _NO_AST  # the checker's AST, node by node as the tree is built
         self.rebuild = False  # a BuildError met: the AST is left to `build()`, which finds the first one
 
@@ -242,13 +244,21 @@ class _Parser:
         _, text, start, line, column = lexeme
         lean = self.lean
         if lean and kind != "IDENT":  # a literal's value, without the token the full shape keeps
-            value = self.values.get(text)  # (the text tells the kind: one value per text)
-            if value is None:
-                value = self.values[text] = literals.value_of(kind, text)
+            known = self.values.get(text)  # (the text tells the kind: one value per text)
+            if known is None:
+                known = self.values[text] = self.make.scalar(literals.value_of(kind, text))
+            value, scalar, plain = known
             if not isinstance(value, CELEvalError):
-                meta = _NO_POSITION if kind == "BOOL_LIT" else _point(*lexeme)
+                if kind == "BOOL_LIT":
+                    meta, start = _NO_POSITION, 0
+                elif kind in ("MLSTRING_LIT", "BYTES_LIT"):
+                    meta = _point(*lexeme)
+                else:
+                    size = len(text)
+                    meta = _new(Span, (line, column, start, line, column + size, start + size))
                 const = ParseNode("const", [value], meta)
-                return ParseNode("primary", [const], meta), self.make.const(const)
+                built = self.make.const(const) if scalar is None else self.make.lit(scalar, plain, start, const)
+                return ParseNode("primary", [const], meta), built
         if kind == "BOOL_LIT":
             meta = _NO_POSITION
             node = _literal(_token("BOOL_LIT", text), meta, lean)
@@ -320,11 +330,14 @@ class _Parser:
                 depth = max(depth, right_depth)
                 self.links += 1
             else:
-                op = _point(*self.take())
+                _, text, start, line, column = tokens[self.index]
+                self.index += 1
                 right, right_depth, right_built = self.climb(precedence + 1)
-                head = ParseNode(_OPERATORS[kind], [node], _span(node.meta, op))
-                node = ParseNode(_LEVELS[precedence], [head, right], _span(node.meta, right.meta))
-                built = self.make.binary(node, built, right_built)
+                meta = node.meta
+                head = ParseNode(_OPERATORS[kind], [node],
+                                 _new(Span, (meta[0], meta[1], meta[2], line, column + len(text), start + len(text))))
+                node = ParseNode(_LEVELS[precedence], [head, right], _span(meta, right.meta))
+                built = self.make.call(_FUNCTIONS[kind], start, [built, right_built], None, node)  # (at the operator)
                 depth = 1 + max(depth, right_depth)
 
     def conditionaland(self) -> Built:
