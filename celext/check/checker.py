@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from collections.abc import Mapping as MappingABC
 from dataclasses import dataclass, field
+from itertools import compress
+from operator import attrgetter, not_
 from typing import Any
 
 from celext.check import types as t
@@ -186,12 +188,17 @@ class _Checker:
             self.set(node, self.mapping.substitute(result))
             self.out.overloads[node.id] = ("select_optional_field",)
             return
-        exempt = node.function in _EXEMPT_HOMOGENEOUS
-        for arg in node.args:
-            if exempt and isinstance(arg, CreateList):
-                self.check_list(arg, exempt=True)
-            else:
-                self.check(arg)
+        if node.function in _EXEMPT_HOMOGENEOUS:
+            for arg in node.args:
+                if isinstance(arg, CreateList):
+                    self.check_list(arg, exempt=True)
+                else:
+                    self.check(arg)
+        else:
+            for arg in node.args:  # (`check`, inline: a frame fewer per argument)
+                walk = _WALKS.get(type(arg))
+                if walk is not None:
+                    walk(self, arg)
         if node.target is None:
             if len(node.args) == 2 and self.check_binary(node):
                 return
@@ -400,6 +407,9 @@ _WALKS: dict[type, Callable[[_Checker, Any], None]] = {
     Comprehension: _Checker.check_comprehension}
 
 
+_GROUND = attrgetter("ground")
+
+
 def _qualified_name(node: Expr) -> str | None:
     """`a.b.c` for a chain of selects on an identifier (cel-go containers.ToQualifiedName), else None."""
     parts: list[str] = []
@@ -421,6 +431,6 @@ def check(expr: Expr) -> CheckedExpr:
     if checker.mapping.subs or checker.fresh:
         substitute = checker.mapping.substitute
         types = checked.types
-        for key in [key for key, value in types.items() if not value.ground]:  # (most types are ground)
+        for key in list(compress(types, map(not_, map(_GROUND, types.values())))):  # (most are ground; in C)
             types[key] = substitute(types[key], params_to_dyn=True)
     return checked

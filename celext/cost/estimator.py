@@ -168,9 +168,15 @@ class _Coster:
             arg_cost = self.cost(e.args[0])
             self.copy_sizes(e, e.args[0])
             return ONE.add(arg_cost)
-        operands = e.args  # (most calls are binary: two calls, without a comprehension's frame)
-        arg_costs = ([self.cost(operands[0]), self.cost(operands[1])] if len(operands) == 2
-                     else [self.cost(a) for a in operands])
+        operands = e.args
+        if len(operands) == 2:  # (most calls are binary: `cost` inline, two frames fewer)
+            first, second = operands
+            walk = _WALKS.get(type(first))
+            first_cost = ZERO if walk is None else walk(self, first)
+            walk = _WALKS.get(type(second))
+            arg_costs = [first_cost, ZERO if walk is None else walk(self, second)]
+        else:
+            arg_costs = [self.cost(a) for a in operands]
         ids = self.checked.overloads.get(e.id, ())
         if not ids:
             return ZERO
