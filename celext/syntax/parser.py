@@ -6,7 +6,7 @@ the grammar's levels (`expr > conditionalor > conditionaland > relation > additi
 member > primary`), binary operators nest to the left (`relation(relation_eq(relation(..)), addition(..))`), and
 each node's meta spans its first to its last token, parentheses and brackets included. `true`/`false` tokens carry
 no position, as cel-python's lexer callback leaves them; nodes that start or end with one have None there too.
-Nodes are `ParseNode`s (lark Trees with slots) and their meta `Span`s (lark Meta's attributes, in slots).
+Nodes are `ParseNode`s (lark Trees with slots) and their meta `Span`s (lark Meta's attributes, in a tuple).
 Single-child wrappers share their child's Span object (same span; nothing mutates a parse tree's meta).
 
 Limits, as cel-go's parser has them with its default options:
