@@ -402,21 +402,31 @@ class _Parser:
         first, depth, built = self.primary()
         lean = self.lean
         make = self.make
+        tokens = self.tokens
         node = first if lean else ParseNode("member", [first], first.meta)
         while True:
-            kind = self.tokens[self.index][0]
+            kind = tokens[self.index][0]
             if kind == ".":
-                self.index += 1
-                optional = self.tokens[self.index][0] == "?"
+                index = self.index + 1
+                lexeme = tokens[index]
+                optional = lexeme[0] == "?"
                 if optional:
-                    self.index += 1
-                name, name_meta = self.ident()
-                if not optional and self.tokens[self.index][0] == "(":
+                    index += 1
+                    lexeme = tokens[index]
+                name_kind, text, start, line, column = lexeme
+                if name_kind != "IDENT":
+                    self.index = index
+                    raise self.unexpected(lexeme)
+                self.index = index + 1
+                end_column, end_pos = column + len(text), start + len(text)  # (`ident()`, inline)
+                name = _token("IDENT", text, start, line, column, line, end_column, end_pos)
+                name_meta = _new(Span, (line, column, start, line, end_column, end_pos))
+                if not optional and tokens[self.index][0] == "(":
                     self.index += 1
                     args, args_depth, arg_built, _ = self.exprlist(")")
                     close = self.expect(")")
                     inner = ParseNode("member_dot_arg", [node, name, *args], _span(node.meta, close))
-                    if name in env.MACRO_NAMES:
+                    if text in env.MACRO_NAMES:  # (the plain text: a Token compares in Python)
                         self.macros.append(inner)
                     try:
                         built = make.member_call(inner, built, arg_built)
