@@ -58,16 +58,13 @@ def adversarial() -> dict[str, str]:
     return cases
 
 
-def _cold(run: Callable[[str], Any]) -> Callable[[str], Any]:
-    def timed(expression: str) -> Any:
-        celext.clear_caches()  # parse trees, overload resolutions, compiled selectors: a first compile
-        return run(expression)
-    return timed
-
-
 def samples(run: Callable[[str], Any], expression: str, runs: int) -> list[float]:
+    """CPU ms of `runs` first compiles: every cache emptied before each (parse trees, overload resolutions,
+    compiled selectors), outside the time taken (emptying them frees the previous compile's selector: a
+    10 KiB one takes 2-3 ms to free, which is not the compile's time)."""
     out = []
     for _ in range(runs):
+        celext.clear_caches()
         start = time.process_time()
         with contextlib.suppress(celext.CompileError):  # refusals are workload too
             run(expression)
@@ -93,8 +90,8 @@ def p(values: list[float], q: int) -> float:
 
 def main() -> None:
     print("CPU time of this process, one run on a machine shared with other jobs: compare the ratios")
-    front = _cold(compile_module.prepare)
-    whole = _cold(celext.compile)
+    front = compile_module.prepare
+    whole = celext.compile
     corpus_p99 = None
     if CORPUS.exists():
         expressions = [e["expression"] for e in YAML(typ="safe").load(CORPUS.read_text())["expressions"]]

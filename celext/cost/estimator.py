@@ -10,7 +10,9 @@ cost rule is named in `celext.overloads` (the `cost` column) and defined in `cel
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from celext.check import types as t
 from celext.check.ast import ACCU, Call, Comprehension, CreateList, CreateMap, Expr, Ident, Literal, Select
@@ -138,24 +140,17 @@ class _Coster:
 
     # expressions ---------------------------------------------------------------------------------------------
     def cost(self, e: Expr | None) -> Range:
-        kind = type(e)
-        if kind is Call:
-            return self.cost_call(e)  # type: ignore[arg-type]
-        if kind is Ident:
-            stack = self.locals.get(e.name)  # type: ignore[union-attr]
-            found = stack[-1] if stack else None
-            self.paths[e.id] = (found.path if found is not None and found.path is not None  # type: ignore[union-attr]
-                                else (e.name,))  # type: ignore[union-attr]
-            return ONE
-        if kind is Select:
-            return self.cost_select(e)  # type: ignore[arg-type]
-        if kind is CreateList:
-            return self.cost_list(e)  # type: ignore[arg-type]
-        if kind is CreateMap:
-            return self.cost_map(e)  # type: ignore[arg-type]
-        if kind is Comprehension:
-            return self.cost_bind(e) if _is_bind(e) else self.cost_comprehension(e)  # type: ignore[arg-type]
-        return ZERO  # None, a literal
+        walk = _WALKS.get(type(e))
+        return ZERO if walk is None else walk(self, e)  # (ZERO: None, a literal)
+
+    def cost_ident(self, e: Ident) -> Range:
+        stack = self.locals.get(e.name)
+        found = stack[-1] if stack else None
+        self.paths[e.id] = found.path if found is not None and found.path is not None else (e.name,)
+        return ONE
+
+    def cost_loop(self, e: Comprehension) -> Range:
+        return self.cost_bind(e) if _is_bind(e) else self.cost_comprehension(e)
 
     def cost_select(self, e: Select) -> Range:
         assert e.operand is not None
@@ -173,24 +168,35 @@ class _Coster:
             arg_cost = self.cost(e.args[0])
             self.copy_sizes(e, e.args[0])
             return ONE.add(arg_cost)
-        operands = e.args  # (most calls are binary: two calls, without a comprehension's frame)
-        arg_costs = ([self.cost(operands[0]), self.cost(operands[1])] if len(operands) == 2
-                     else [self.cost(a) for a in operands])
+        operands = e.args
+        if len(operands) == 2:  # (most calls are binary: `cost` inline, two frames fewer)
+            first, second = operands
+            walk = _WALKS.get(type(first))
+            first_cost = ZERO if walk is None else walk(self, first)
+            walk = _WALKS.get(type(second))
+            arg_costs = [first_cost, ZERO if walk is None else walk(self, second)]
+        else:
+            arg_costs = [self.cost(a) for a in operands]
         ids = self.checked.overloads.get(e.id, ())
         if not ids:
             return ZERO
         if len(ids) == 1 and ids[0] in _PLAIN:  # most operators: the general path below, in short
-            total = self.cost(e.target) if e.target is not None else ZERO
+            # (Sums of non-negative parts saturated once: the same as saturating after each part.)
             if ids[0] in _LOGICAL:
-                lhs, rhs = arg_costs  # the right side may be short-circuited
-                call = Range(lhs.min, lhs.add(rhs).max)
+                (low, high), (_, right) = arg_costs  # the right side may be short-circuited
+                high += right
             else:
-                call = ONE
-                for arg_cost in arg_costs:
-                    call = call.add(arg_cost)
+                low = high = 1
+                for arg_low, arg_high in arg_costs:
+                    low += arg_low
+                    high += arg_high
+            if e.target is not None:
+                target_low, target_high = self.cost(e.target)
+                low += target_low
+                high += target_high
             # (The call's own size is left to `size()` when something asks: it is the same then, as no path
             # is ever recorded for these calls.)
-            return total.add(call)
+            return _new(Range, (low, high)) if high < U64 else _new(Range, (min(low, U64), U64))
         if e.target is None and len(arg_costs) == 2:
             if _COMPARES.issuperset(ids):
                 return self.cost_compare(e, ids, arg_costs)
@@ -352,6 +358,12 @@ class _Coster:
             return ONE.add(arg_sum), None
         cost, size, includes_args = found
         return (cost if includes_args else cost.add(arg_sum)), size
+
+
+_WALKS: dict[type, Callable[[Any, Any], Range]] = {
+    Call: _Coster.cost_call, Ident: _Coster.cost_ident, Select: _Coster.cost_select, CreateList: _Coster.cost_list,
+    CreateMap: _Coster.cost_map, Comprehension: _Coster.cost_loop}
+_new = tuple.__new__  # (a Range from a tuple in one call: the estimator's hot path)
 
 
 def _literal_sizes(literals: list[Expr]) -> Range:

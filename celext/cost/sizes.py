@@ -9,6 +9,7 @@ value 64 (a string's length or a list's length), `allowMultipleAllocations` 1.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 from typing import NamedTuple
@@ -42,7 +43,9 @@ class Range(NamedTuple):
             return self
         low += self[0]
         high += self[1]
-        return _new(Range, (low if low < U64 else U64, high if high < U64 else U64))
+        if low < U64 and high < U64:
+            return _new(Range, (low, high))
+        return _new(Range, (min(low, U64), min(high, U64)))
 
     def mul(self, other: Range) -> Range:
         return _new(Range, (_mul(self[0], other[0]), _mul(self[1], other[1])))
@@ -86,6 +89,7 @@ DEVICE = Decl(0, {
 })
 
 
+@functools.lru_cache(maxsize=4096)  # (paths repeat: every read of one attribute; a tuple key, looked up in C)
 def device_size(path: tuple[str, ...]) -> Range | None:
     """The DRA size estimate for a path rooted at `device`, or None (no estimate)."""
     if not path or path[0] != "device":

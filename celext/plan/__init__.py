@@ -36,6 +36,7 @@ from celext.plan import closures, overloads, steps
 from celext.plan.emit import PARAMS, Block, Emitter
 from celext.plan.typed import Typed
 from celext.runtime import ops, wire
+from celext.syntax import headroom
 
 __all__ = ["COMPACT_HEADER", "COMPACT_NODES", "Plan", "generate", "larger_than", "namespace", "plan"]
 
@@ -109,7 +110,7 @@ def _deep(walk: Callable[[Any], T], tree: Any) -> T:
         old = sys.getrecursionlimit()
         sys.setrecursionlimit(max(old, DEEP_RECURSION_LIMIT))
         try:
-            return walk(tree)
+            return headroom.roomy(walk, tree)
         finally:
             sys.setrecursionlimit(old)
 

@@ -62,6 +62,11 @@ def comprehension_step_cost(body: Tree[Any]) -> int:
     return ITERATION_COST + _size(body)
 
 
+# Grammar levels and the operator marks under a relation (`relation_eq`, ...): no cost unit of their own.
+_UNCOUNTED = FREE | {"relation_lt", "relation_le", "relation_gt", "relation_ge", "relation_eq", "relation_ne",
+                     "relation_in"}
+
+
 def _size(node: Tree[Any]) -> int:
     """Cost units of one evaluation of a comprehension body at most, counted as the reference engine charges
     (one per node that is not a mere grammar level); a nested comprehension's steps are charged by its own
@@ -69,11 +74,11 @@ def _size(node: Tree[Any]) -> int:
     pending, count = [node], 0
     while pending:
         current = pending.pop()
-        counted = current.data not in FREE and not str(current.data).startswith("relation_")
-        if counted or (current.data == "const" and isinstance(current.children[0], (list, dict))):  # (an aggregate)
-            count += 1
+        data = current.data
+        if data not in _UNCOUNTED or (data == "const" and isinstance(current.children[0], (list, dict))):
+            count += 1  # (a constant list or map: an aggregate)
         children = [c for c in current.children if isinstance(c, Tree)]
-        if current.data == "member_dot_arg" and str(current.children[1]) in MACRO_FORMS:
+        if data == "member_dot_arg" and str(current.children[1]) in MACRO_FORMS:
             children = children[:1]
         pending.extend(children)
     return count

@@ -28,7 +28,8 @@ from celext.syntax.literals import decode_bytes, string_value
 
 __all__ = ["Factory", "build"]
 
-_BINARY = {"relation_lt": "_<_", "relation_le": "_<=_", "relation_gt": "_>_", "relation_ge": "_>=_",
+BINARY = {  # the function of each binary operator's tree level
+   "relation_lt": "_<_", "relation_le": "_<=_", "relation_gt": "_>_", "relation_ge": "_>=_",
            "relation_eq": "_==_", "relation_ne": "_!=_", "relation_in": "@in", "addition_add": "_+_",
            "addition_sub": "_-_", "multiplication_mul": "_*_", "multiplication_div": "_/_",
            "multiplication_mod": "_%_"}
@@ -126,8 +127,15 @@ class Factory:
     def ident(self, name: str, offset: int) -> Ident:
         return Ident(self.new_id(), offset, None, name)
 
-    def lit(self, kind: str, value: Any, offset: int) -> Literal:
-        return Literal(self.new_id(), offset, None, kind, value)
+    def lit(self, kind: str, value: Any, offset: int, tree: Any = None) -> Literal:
+        return Literal(self.new_id(), offset, tree, kind, value)
+
+    @staticmethod
+    def scalar(value: Any) -> tuple[Any, str | None, Any]:
+        """A decoded literal value, its Literal's kind and plain value (what `const` makes of it), or None
+        and None for a value `const` reads otherwise (bytes, lists, maps)."""
+        kind = _CONST_KINDS.get(type(value))
+        return value, kind, None if kind is None else _plain(kind, value)
 
     def ident_node(self, node: Any) -> Expr:
         token = node.children[0]
@@ -143,7 +151,7 @@ class Factory:
 
     def binary(self, node: Any, left: Expr, right: Expr) -> Expr:
         head = node.children[0]
-        op = _BINARY["" + head.data]
+        op = BINARY["" + head.data]
         offset = _end(head) - (2 if op == "@in" else len(op) - 2)
         return self.call(op, offset, [left, right], tree=node)
 

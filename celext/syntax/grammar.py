@@ -82,7 +82,10 @@ def _parse(expression: str, *, lean: bool) -> parser.Parsed:
     if not expression.strip():
         raise CompileError("Syntax error: the expression is empty", line=1, column=1)
     try:
-        return headroom.call(functools.partial(parser.parse_sized, lean=lean), expression)
+        tokens = parser.lex(expression)
+        # (a text nested deeper than a walk of the default recursion limit reaches: headroom from the start)
+        run = headroom.deep if parser.nesting(tokens) > parser.DEEP_NESTING else headroom.call
+        return run(parser.parse_tokens, expression, tokens, lean)
     except CompileError as err:
         if err.message.startswith("Syntax error:"):
             raise CompileError(err.message + _syntax_hint(expression), line=err.line, column=err.column) from None

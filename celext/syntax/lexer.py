@@ -13,6 +13,8 @@ expected is part of the literal (`-1` is one INT_LIT), which is the token shape 
 from __future__ import annotations
 
 import re
+from itertools import accumulate, repeat
+from operator import add, sub
 
 Lexeme = tuple[str, str, int, int, int]  # kind, text, start offset, line, column (1-based)
 
@@ -89,13 +91,46 @@ def _kind(value: str) -> str:
 def tokenize(text: str) -> list[Lexeme]:
     """The tokens of `text`, comments and blanks left out. At a character no token starts with (an unterminated
     string included) the list ends with an `$ERROR` token, which no grammar rule accepts."""
+    pairs = _TEXTS.findall(text)
+    if "\n" not in text:  # one line: every position is a sum of lengths, all of it computed in C
+        found = _one_line(text, pairs)
+        if found is not None:
+            return found
+    return _tokens(text, pairs)
+
+
+def _one_line(text: str, pairs: list[tuple[str, str]]) -> list[Lexeme] | None:
+    """`_tokens` for a text without newlines, with no loop in Python; None when the text has a character no token
+    starts with or a signed number that may follow an operand (`_tokens` sorts those out)."""
+    blanks, values = zip(*pairs, strict=True)
+    if values.index("") != len(values) - 1:  # an empty token before the end: a character no token starts with
+        return None
+    value_sizes = list(map(len, values))
+    ends = list(accumulate(map(add, map(len, blanks), value_sizes)))
+    if ends[-1] != len(text):  # the pairs skipped a character no token starts with
+        return None
+    kinds = dict(_FIXED)
+    for value in set(values).difference(kinds):
+        if not value:  # (the end)
+            continue
+        if value[0] == "-":  # a signed number: after an operand, a subtraction and the number
+            return None
+        kinds[value] = _kind(value)
+    starts = list(map(sub, ends, value_sizes))
+    count = len(values) - 1  # (the last pair is the end: no token)
+    return list(zip(map(kinds.__getitem__, values[:count]), values[:count], starts[:count], repeat(1, count),
+                    map(add, starts[:count], repeat(1)), strict=True))
+
+
+def _tokens(text: str, pairs: list[tuple[str, str]]) -> list[Lexeme]:
+    """`tokenize` one pair at a time, counting lines and columns."""
     out: list[Lexeme] = []
     append = out.append
     kinds = dict(_FIXED)  # and every other text seen so far: repeated names and numbers are looked up once
     known = kinds.get
     line, line_start, position = 1, 0, 0
     previous = ""
-    for blanks, value in _TEXTS.findall(text):
+    for blanks, value in pairs:
         if blanks:
             if "\n" in blanks:
                 line += blanks.count("\n")

@@ -6,7 +6,7 @@ the grammar's levels (`expr > conditionalor > conditionaland > relation > additi
 member > primary`), binary operators nest to the left (`relation(relation_eq(relation(..)), addition(..))`), and
 each node's meta spans its first to its last token, parentheses and brackets included. `true`/`false` tokens carry
 no position, as cel-python's lexer callback leaves them; nodes that start or end with one have None there too.
-Nodes are `ParseNode`s (lark Trees with slots) and their meta `Span`s (lark Meta's attributes, in slots).
+Nodes are `ParseNode`s (lark Trees with slots) and their meta `Span`s (lark Meta's attributes, in a tuple).
 Single-child wrappers share their child's Span object (same span; nothing mutates a parse tree's meta).
 
 Limits, as cel-go's parser has them with its default options:
@@ -31,6 +31,8 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Callable
+from itertools import accumulate, pairwise, repeat
+from operator import itemgetter
 from typing import Any, NamedTuple
 
 from celpy.evaluation import CELEvalError
@@ -39,7 +41,7 @@ from lark import Token, Tree
 from celext import env
 from celext.check.ast import BuildError, Expr
 from celext.errors import CompileError
-from celext.syntax import constants, literals
+from celext.syntax import build, constants, literals
 from celext.syntax.build import Factory
 from celext.syntax.lexer import OPERAND_END, Lexeme, tokenize
 
@@ -58,19 +60,20 @@ Node = Any  # Tree[Token]; `Any` keeps the hot paths free of casts
 Built = tuple[Node, int, Expr]  # a parse-tree node, its chain depth as cel-go's AST builder counts it, its AST
 
 
-class Span:
-    """A node's span: the attributes of lark's `Meta` the consumers read, in slots (a lark Meta keeps them in a
-    dict and costs about twice as much to make)."""
+class Span(NamedTuple):
+    """A node's span: the attributes of lark's `Meta` the consumers read, as a tuple (built in one C call,
+    `_new(Span, (...))`; a lark Meta keeps them in a dict and costs several times as much to make)."""
 
-    __slots__ = ("column", "empty", "end_column", "end_line", "end_pos", "line", "start_pos")
-
-    empty: bool
     line: int  # (None in _NO_POSITION, as in a lark Meta)
     column: int  # (None in _NO_POSITION, as in a lark Meta)
     start_pos: int  # (None in _NO_POSITION, as in a lark Meta)
     end_line: int  # (None in _NO_POSITION, as in a lark Meta)
     end_column: int  # (None in _NO_POSITION, as in a lark Meta)
     end_pos: int  # (None in _NO_POSITION, as in a lark Meta)
+
+    @property
+    def empty(self) -> bool:  # (lark's Meta.empty: a parsed node always has a span)
+        return False
 
 
 class ParseNode(Tree):  # type: ignore[type-arg]
@@ -90,49 +93,40 @@ class ParseNode(Tree):  # type: ignore[type-arg]
         return self.meta
 
 
-_bare_span = Span.__new__
+_new = tuple.__new__  # `_new(Span, (line, column, start_pos, end_line, end_column, end_pos))`
+_new_str = str.__new__
 
 
 def _token(kind: str, text: str, *position: int) -> Token:
-    """A lark Token without lark's argument checks (`Token()` guards a deprecated keyword on every call)."""
-    return Token._future_new(kind, text, *position)  # type: ignore[no-untyped-call,no-any-return]
+    """A lark Token, made as lark's `Token._future_new` makes it: without `Token()`'s argument checks (it guards
+    a deprecated keyword on every call) and a call fewer. `position`: start_pos, line, column, end_line,
+    end_column, end_pos (all None when not given)."""
+    token: Any = _new_str(Token, text)
+    token.type = kind
+    token.value = text
+    token.start_pos, token.line, token.column, token.end_line, token.end_column, token.end_pos = (
+        position or _NO_TOKEN_POSITION)
+    return token  # type: ignore[no-any-return]
+
+
+_NO_TOKEN_POSITION = (None,) * 6
 
 
 def _point(kind: str, text: str, start: int, line: int, column: int) -> Span:
     """The span of one token."""
+    size = len(text)
     if kind not in ("MLSTRING_LIT", "BYTES_LIT"):
-        return _one_line(text, start, line, column)
-    meta = _bare_span(Span)
-    meta.empty = False
-    meta.line, meta.column, meta.start_pos = line, column, start
+        return _new(Span, (line, column, start, line, column + size, start + size))
     newlines = text.count("\n")
-    meta.end_line = line + newlines
-    meta.end_column = column + len(text) if not newlines else len(text) - text.rindex("\n")
-    meta.end_pos = start + len(text)
-    return meta
-
-
-def _one_line(text: str, start: int, line: int, column: int) -> Span:
-    """`_point` for a token without newlines (all but multi-line strings): the hot path of long literals."""
-    meta = _bare_span(Span)
-    meta.empty = False
-    meta.line, meta.column, meta.start_pos = line, column, start
-    meta.end_line, meta.end_column, meta.end_pos = line, column + len(text), start + len(text)
-    return meta
+    end_column = column + size if not newlines else size - text.rindex("\n")
+    return _new(Span, (line, column, start, line + newlines, end_column, start + size))
 
 
 def _span(first: Any, last: Any) -> Span:  # (Spans; a ParseNode.meta is typed as lark's Meta)
-    meta = _bare_span(Span)
-    meta.empty = False
-    meta.line, meta.column, meta.start_pos = first.line, first.column, first.start_pos
-    meta.end_line, meta.end_column, meta.end_pos = last.end_line, last.end_column, last.end_pos
-    return meta
+    return _new(Span, (first[0], first[1], first[2], last[3], last[4], last[5]))
 
 
-_NO_POSITION = _bare_span(Span)
-_NO_POSITION.empty = False
-for _name in ("line", "column", "start_pos", "end_line", "end_column", "end_pos"):
-    setattr(_NO_POSITION, _name, None)
+_NO_POSITION = Span(None, None, None, None, None, None)  # type: ignore[arg-type]
 
 
 _POSTFIX = frozenset({".", "[", "(", "{"})
@@ -148,6 +142,7 @@ _LEAN_ATOM = len(_CHAIN)
 _PRECEDENCE = {"||": 1, "&&": 2, **dict.fromkeys(_RELATIONS, 3), **dict.fromkeys(_ADDITIONS, 4),
                **dict.fromkeys(_MULTIPLICATIONS, 5)}
 _OPERATORS = {**_RELATIONS, **_ADDITIONS, **_MULTIPLICATIONS}
+_FUNCTIONS = {operator: build.BINARY[name] for operator, name in _OPERATORS.items()}  # (`in`: `@in`)
 _LEVELS = ("", "conditionalor", "conditionaland", "relation", "addition", "multiplication")
 _ATOMS = _LITERALS | {"IDENT"}
 _REVERSED = tuple(_CHAIN[level:][::-1] for level in range(len(_CHAIN)))
@@ -185,7 +180,8 @@ class _Parser:
         self.links = 0  # `&&`/`||` links and unary operators: tree levels cel-go's chain depth does not count
         self.lean = lean  # build the collapsed shape (no single-child grammar levels, literals as `const`)
         self.macros: list[Node] = []  # the member calls named like a macro, for the refusals (Parsed.macros)
-        self.values: dict[str, Any] = {}  # literal values by text, decoded once (values are immutable)
+        # literal values by text, decoded once (values are immutable), with the kind and value of their Literal
+        self.values: dict[str, tuple[Any, str | None, Any]] = {}
         self.make = Factory(text) if lean else _NO_AST  # the checker's AST, node by node as the tree is built
         self.rebuild = False  # a BuildError met: the AST is left to `build()`, which finds the first one
 
@@ -248,23 +244,26 @@ class _Parser:
         _, text, start, line, column = lexeme
         lean = self.lean
         if lean and kind != "IDENT":  # a literal's value, without the token the full shape keeps
-            value = self.values.get(text)  # (the text tells the kind: one value per text)
-            if value is None:
-                value = self.values[text] = literals.value_of(kind, text)
+            known = self.values.get(text)  # (the text tells the kind: one value per text)
+            if known is None:
+                known = self.values[text] = self.make.scalar(literals.value_of(kind, text))
+            value, scalar, plain = known
             if not isinstance(value, CELEvalError):
                 if kind == "BOOL_LIT":
-                    meta = _NO_POSITION
+                    meta, start = _NO_POSITION, 0
                 elif kind in ("MLSTRING_LIT", "BYTES_LIT"):
                     meta = _point(*lexeme)
                 else:
-                    meta = _one_line(text, start, line, column)
+                    size = len(text)
+                    meta = _new(Span, (line, column, start, line, column + size, start + size))
                 const = ParseNode("const", [value], meta)
-                return ParseNode("primary", [const], meta), self.make.const(const)
+                built = self.make.const(const) if scalar is None else self.make.lit(scalar, plain, start, const)
+                return ParseNode("primary", [const], meta), built
         if kind == "BOOL_LIT":
             meta = _NO_POSITION
             node = _literal(_token("BOOL_LIT", text), meta, lean)
         else:
-            meta = _point(*lexeme) if kind in ("MLSTRING_LIT", "BYTES_LIT") else _one_line(text, start, line, column)
+            meta = _point(*lexeme)
             token = _token(kind, text, start, line, column, meta.end_line, meta.end_column, meta.end_pos)
             node = ParseNode("ident", [token], meta) if kind == "IDENT" else _literal(token, meta, lean)
         built = self.make.ident_node(node) if kind == "IDENT" else self.leaf(node)
@@ -331,11 +330,14 @@ class _Parser:
                 depth = max(depth, right_depth)
                 self.links += 1
             else:
-                op = _point(*self.take())
+                _, text, start, line, column = tokens[self.index]
+                self.index += 1
                 right, right_depth, right_built = self.climb(precedence + 1)
-                head = ParseNode(_OPERATORS[kind], [node], _span(node.meta, op))
-                node = ParseNode(_LEVELS[precedence], [head, right], _span(node.meta, right.meta))
-                built = self.make.binary(node, built, right_built)
+                meta = node.meta
+                head = ParseNode(_OPERATORS[kind], [node],
+                                 _new(Span, (meta[0], meta[1], meta[2], line, column + len(text), start + len(text))))
+                node = ParseNode(_LEVELS[precedence], [head, right], _span(meta, right.meta))
+                built = self.make.call(_FUNCTIONS[kind], start, [built, right_built], None, node)  # (at the operator)
                 depth = 1 + max(depth, right_depth)
 
     def conditionaland(self) -> Built:
@@ -400,21 +402,31 @@ class _Parser:
         first, depth, built = self.primary()
         lean = self.lean
         make = self.make
+        tokens = self.tokens
         node = first if lean else ParseNode("member", [first], first.meta)
         while True:
-            kind = self.tokens[self.index][0]
+            kind = tokens[self.index][0]
             if kind == ".":
-                self.index += 1
-                optional = self.tokens[self.index][0] == "?"
+                index = self.index + 1
+                lexeme = tokens[index]
+                optional = lexeme[0] == "?"
                 if optional:
-                    self.index += 1
-                name, name_meta = self.ident()
-                if not optional and self.tokens[self.index][0] == "(":
+                    index += 1
+                    lexeme = tokens[index]
+                name_kind, text, start, line, column = lexeme
+                if name_kind != "IDENT":
+                    self.index = index
+                    raise self.unexpected(lexeme)
+                self.index = index + 1
+                end_column, end_pos = column + len(text), start + len(text)  # (`ident()`, inline)
+                name = _token("IDENT", text, start, line, column, line, end_column, end_pos)
+                name_meta = _new(Span, (line, column, start, line, end_column, end_pos))
+                if not optional and tokens[self.index][0] == "(":
                     self.index += 1
                     args, args_depth, arg_built, _ = self.exprlist(")")
                     close = self.expect(")")
                     inner = ParseNode("member_dot_arg", [node, name, *args], _span(node.meta, close))
-                    if name in env.MACRO_NAMES:
+                    if text in env.MACRO_NAMES:  # (the plain text: a Token compares in Python)
                         self.macros.append(inner)
                     try:
                         built = make.member_call(inner, built, arg_built)
@@ -665,19 +677,35 @@ def _refusable(tokens: list[Lexeme]) -> bool:
     where an operand starts: `primary` builds `dot_ident` only there) or message construction (`{` right after
     an operand: the member loop builds `member_object` only there). Scans in C where it can: a long list of
     literals costs next to nothing."""
-    if not _REFUSAL_NAMES.isdisjoint([lexeme[1] for lexeme in tokens if lexeme[0] == "IDENT"]):
+    if not _REFUSAL_NAMES.isdisjoint(map(itemgetter(1), tokens)):  # (an operator or literal is never one)
         return True
-    kinds = [lexeme[0] for lexeme in tokens]
-    for mark, after_operand in ((".", False), ("{", True)):
-        at = -1
-        while True:
-            try:
-                at = kinds.index(mark, at + 1)
-            except ValueError:
-                break
-            if (at > 0 and kinds[at - 1] in OPERAND_END) is after_operand:
-                return True
+    kinds = list(map(itemgetter(0), tokens))
+    if kinds[0] == ".":
+        return True
+    for before, mark in set(pairwise(kinds)):  # (each pair of neighbouring kinds once; a set made in C)
+        if (mark == "." and before not in OPERAND_END) or (mark == "{" and before in OPERAND_END):
+            return True
     return False
+
+
+def lex(text: str) -> list[Lexeme]:
+    """The tokens `parse_tokens` reads: `tokenize(text)` and an `$END` token."""
+    tokens = tokenize(text)
+    tokens.append(("$END", "", len(text), 0, 0))
+    return tokens
+
+
+# The parser spends up to about 7 Python frames per level of bracket nesting (`(`, `[`, `{`: expr, climb, unary,
+# member, primary or exprlist, ...). A text nested deeper than DEEP_NESTING is parsed with recursion headroom
+# from the start (celext.syntax.grammar) rather than failing with RecursionError part-way and starting over.
+DEEP_NESTING = 100
+_NESTING = {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}
+
+
+def nesting(tokens: list[Lexeme]) -> int:
+    """How deep the tokens' brackets nest (at most; unbalanced brackets are the parser's to report). In C but
+    for the generator-free maps: a 10 KiB text costs a fraction of a millisecond."""
+    return max(accumulate(map(_NESTING.get, map(itemgetter(0), tokens), repeat(0))), default=0)
 
 
 def parse_sized(text: str, *, lean: bool) -> Parsed:
@@ -685,8 +713,11 @@ def parse_sized(text: str, *, lean: bool) -> Parsed:
     single-child grammar levels, literals as `const` nodes: what `celext.reference.collapse` makes of the
     full tree, built directly), and a bound on the tree's height in nesting levels (how much recursion
     headroom a walk over it needs). Raises CompileError (syntax errors with line and column)."""
-    tokens = tokenize(text)
-    tokens.append(("$END", "", len(text), 0, 0))
+    return parse_tokens(text, lex(text), lean)
+
+
+def parse_tokens(text: str, tokens: list[Lexeme], lean: bool) -> Parsed:
+    """`parse_sized` on the tokens `lex(text)` made."""
     parser = _Parser(text, tokens, lean)
     # A 10 KiB expression is tens of thousands of tree nodes, none garbage: cyclic collections while they are
     # created only cost time (about a third of it).
