@@ -286,11 +286,14 @@ class ConfigValues:
 
     `Config.__getattr__` looks each setting up through its `Setting` object, and the parser reads about 17 of
     them per request (8 % of parsing a small review's request line and headers). A worker's settings do not
-    change while it runs (a reload starts new workers), so their values are taken once; anything else (`is_ssl`,
-    the cached allow-list networks) is the configuration's own."""
+    change while it runs (a reload starts new workers), so their values are taken once. Anything else, and the
+    settings the configuration shadows with a property of its own (`worker_class`, `address`, ...), is read from
+    the configuration itself."""
 
     def __init__(self, cfg: Any) -> None:
-        self.__dict__.update({name: setting.get() for name, setting in cfg.settings.items()})
+        shadowed = type(cfg)
+        self.__dict__.update({name: setting.get() for name, setting in cfg.settings.items()
+                              if not hasattr(shadowed, name)})
         self._cfg = cfg
 
     def __getattr__(self, name: str) -> Any:
