@@ -72,6 +72,11 @@ class Meter:
         # The thread's CPU clock is read only when needed: on some virtual machines one read costs milliseconds.
         self.started_cpu = time.thread_time() if budget.cpu_seconds and not timed else 0.0
 
+    @property
+    def checking(self) -> bool:
+        """Whether `check()` has anything to do (a limit is set and no interval timer enforces it)."""
+        return not self.timed and bool(self.budget.cpu_seconds or self.budget.wall_seconds)
+
     def check(self) -> None:
         """Raise BudgetExceeded when a limit has passed (a clock read costs microseconds: skipped under timers)."""
         b = self.budget

@@ -24,7 +24,7 @@ default is the rule catalogue's knowledge (`webhook.rules`), handed down as a `R
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal, Protocol
@@ -87,6 +87,9 @@ class Policy:
     profile: Profile = field(init=False, repr=False, compare=False)
     # Resolved actions, filled on first use: the webhook asks twice per rule per request.
     _resolved: dict[str, Action] = field(default_factory=dict, init=False, repr=False, compare=False)
+    # Values derived from this policy alone, filled on first use by the code that derives them (the runner keeps
+    # the rules it runs per kind here): a policy is immutable, so they hold for as long as it is in force.
+    memo: dict[Hashable, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         base = load_profile(self.kubernetes, f"policy {self.source}: kubernetes")

@@ -6,6 +6,7 @@ for a wrong type so rules can report the problem as a finding instead of raising
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -72,9 +73,7 @@ class LazyObject(Mapping[str, Any]):
 
     def _index(self) -> dict[str, msgspec.Raw]:
         if self._members is None:
-            import msgspec
-
-            self._members = msgspec.json.decode(self._raw, type=dict[str, msgspec.Raw])
+            self._members = _members_decoder().decode(self._raw)
         return self._members
 
     def __getitem__(self, key: str) -> Any:
@@ -100,6 +99,14 @@ class LazyObject(Mapping[str, Any]):
     def plain(self) -> Any:
         """All of it, decoded: plain dicts and lists."""
         return decode_value(self._raw)
+
+
+@functools.cache
+def _members_decoder() -> Any:
+    """msgspec's decoder of an object's members left undecoded, made once (msgspec imported on first use)."""
+    import msgspec
+
+    return msgspec.json.Decoder(dict[str, msgspec.Raw])
 
 
 def plain(obj: Obj) -> Obj:

@@ -188,3 +188,18 @@ spec:
         ("numa-node-range", "spec.devices[1].attributes[resource.kubernetes.io/numaNode].int",
          Position("m.yaml", 13, 5)),
     ]
+
+
+def test_enabled_rules_are_per_kind_and_follow_the_policy_and_the_catalogue(monkeypatch: pytest.MonkeyPatch) -> None:
+    from webhook import run
+
+    policy = Policy.from_mapping({"rules": {"numa-node-order": "off"}})
+    for kind in ("ResourceSlice", "ResourceClaim", "DeviceClass", "ResourceSlice"):  # asked again: remembered
+        expected = [r.id for r in run.rules_for(kind)
+                    if r.id not in run.RUNNER_RULES and policy.action(r.id) is not Action.OFF]
+        assert [r.id for r in run.enabled_rules(kind, policy)] == expected
+    assert "numa-node-order" not in [r.id for r in run.enabled_rules("ResourceSlice", policy)]
+    assert "numa-node-order" in [r.id for r in run.enabled_rules("ResourceSlice", Policy.default())]
+    only = [r for r in run.rules_for("ResourceSlice") if r.id == "numa-node-range"]
+    monkeypatch.setattr(run, "rules_for", lambda kind: only)  # a catalogue replaced after the policy was used
+    assert [r.id for r in run.enabled_rules("ResourceSlice", policy)] == ["numa-node-range"]

@@ -26,7 +26,7 @@ import msgspec
 
 from webhook import metrics
 from webhook.admission import handlers, review
-from webhook.admission.logs import REQUEST_LOGGER
+from webhook.admission.logs import REQUEST_LOGGER, log_fields
 from webhook.admission.response import Response, errored
 from webhook.admission.review import BadReview, Request
 from webhook.budget import UNLIMITED, Budget, CompileCacheBudget
@@ -236,7 +236,7 @@ def _record(
     if note:
         fields["note"] = note
     # One line per request; for a bug it carries the traceback (as one JSON string) to find it by uid.
-    log.log(level, "admission review", extra={"fields": fields}, exc_info=failure)
+    log_fields(log, level, "admission review", fields, failure)
 
 
 def note_expiry(tls: TLSStatus) -> None:

@@ -22,6 +22,21 @@ def set_policy_hash(policy_hash: str) -> None:
     _POLICY[0] = policy_hash
 
 
+# One encoder for every line: `json.dumps` with options builds a new one per call.
+_ENCODER = json.JSONEncoder(default=str, ensure_ascii=False)
+
+
+def log_fields(logger: logging.Logger, level: int, msg: str, fields: Mapping[str, Any],
+               exc_info: BaseException | None = None) -> None:
+    """`logger.log(level, msg, extra={"fields": fields}, exc_info=exc_info)`, without the walk up the stack that
+    finds the caller's file and line for the record: no line this module writes shows them, and the request
+    log line is written for every review. The caller has asked `isEnabledFor(level)`."""
+    error = (type(exc_info), exc_info, exc_info.__traceback__) if exc_info is not None else None
+    record = logger.makeRecord(logger.name, level, "(unknown file)", 0, msg, (), error, "(unknown function)",
+                               {"fields": fields})
+    logger.handle(record)
+
+
 class JSONFormatter(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
         line: dict[str, Any] = {
@@ -36,7 +51,7 @@ class JSONFormatter(logging.Formatter):
             line.update(fields)
         if record.exc_info:
             line["error"] = self.formatException(record.exc_info)
-        return json.dumps(line, default=str, ensure_ascii=False)
+        return _ENCODER.encode(line)
 
 
 def logging_config(level: str = "info") -> dict[str, Any]:

@@ -10,6 +10,7 @@ here are narrower than the rules: anything unusual counts as not plain.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import Any, Final
@@ -24,6 +25,8 @@ MAX_NODE: Final = 1024  # maxNUMANodes in the KEP-6072 helper (deviceattribute/n
 # domain:bus:device.function; device is 5 bits (00-1f), function 3 bits (0-7).
 BDF: Final = re.compile(r"^[0-9a-f]{4}:[0-9a-f]{2}:[01][0-9a-f]\.[0-7]$")
 _INT: Final = frozenset({int})
+_KEY: Final = "plain-digest"
+MAX_DRIVER_CHARS: Final = 63  # a driver name's limit (k8s-driver); longer ones are not remembered
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,10 +45,27 @@ NOTHING_PROVEN: Final = Digest()
 
 def digest(slice_: Obj, ctx: RuleContext) -> Digest:
     """The slice's `Digest`, computed once per run (NOTHING_PROVEN under `precise_only`)."""
+    found: Digest | None = ctx.shared.get(_KEY)  # asked by eleven rules: the common case without a call
+    if found is not None:
+        return found
     if not enabled():
         return NOTHING_PROVEN
-    return ctx.once("plain-digest", lambda: _digest(slice_, ctx, frozenset(
-        key for name, bare in alias_keys(driver_of(slice_), ctx.policy.aliases) for key in (name, bare) if key)))
+    return ctx.once(_KEY, lambda: _digest(slice_, ctx, alias_key_set(driver_of(slice_), ctx.policy.aliases)))
+
+
+def alias_key_set(driver: str, configured: tuple[str, ...]) -> frozenset[str]:
+    """Every key an alias is written under; the same few for every slice of a driver, so remembered for
+    drivers of a valid length."""
+    if len(driver) > MAX_DRIVER_CHARS:
+        return _alias_key_set(driver, configured)
+    return _known_alias_key_set(driver, configured)
+
+
+def _alias_key_set(driver: str, configured: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(key for name, bare in alias_keys(driver, configured) for key in (name, bare) if key)
+
+
+_known_alias_key_set = functools.lru_cache(maxsize=64)(_alias_key_set)
 
 
 def alias_names(driver: str, configured: tuple[str, ...]) -> list[str]:

@@ -18,11 +18,15 @@ from webhook.rules.k8s.slice import validate_resource_slice
 from webhook.wire import Obj
 
 _SLICE = frozenset({RESOURCE_SLICE})
+_KEY = "k8s-resourceslice"
 
 
 def errors(slice_: Obj, ctx: RuleContext) -> Errors:
     """All parity errors of `slice_`, computed once per run and shared by the rules below."""
-    return ctx.once("k8s-resourceslice", lambda: validate_resource_slice(slice_, ctx.old, ctx.policy.profile))
+    found: Errors | None = ctx.shared.get(_KEY)  # asked by every rule below: the common case without a call
+    if found is not None:
+        return found
+    return ctx.once(_KEY, lambda: validate_resource_slice(slice_, ctx.old, ctx.policy.profile))
 
 
 def _only(rule_id: str, remediation: str) -> Check:

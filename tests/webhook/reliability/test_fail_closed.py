@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -18,7 +20,7 @@ from flask.testing import FlaskClient
 from prometheus_client import REGISTRY
 
 from tests.builders import claim_with_selector, device_class_with_selector, slice_with
-from webhook import cli, run
+from webhook import budget, cli, run
 from webhook.admission import handlers
 from webhook.admission.review import GroupVersionKind, GroupVersionResource, Request
 from webhook.app import Settings, create_app
@@ -220,3 +222,33 @@ def test_a_message_is_quoted_up_to_its_limit(length: int, cut: bool) -> None:
 def test_an_exception_text_is_quoted_up_to_its_limit(length: int, cut: bool) -> None:
     message = run.rule_error(BROKEN, ValueError("e" * length), Policy.default()).message
     assert message.endswith("e" * 199 + "…" if cut else ": " + "e" * length)
+
+
+def test_off_the_main_thread_the_deadline_is_checked_between_rules(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where no timer can interrupt (a thread other than the main one), the runner looks at the clock before each
+    rule: the rule after one that overran the deadline does not run, and the object gets `budget-exceeded`."""
+    real = CATALOGUE["numa-node-range"]
+    ran: list[str] = []
+    clock = [100.0]  # the budget's wall clock, moved by the first rule only (no sleeping, no load dependence)
+    monkeypatch.setattr(budget, "time", SimpleNamespace(monotonic=lambda: clock[0], thread_time=time.thread_time))
+
+    def overrun(obj: Any, ctx: Any) -> Iterator[Finding]:
+        clock[0] += 0.02  # past the deadline below
+        ran.append("first")
+        yield from ()
+
+    def after(obj: Any, ctx: Any) -> Iterator[Finding]:
+        ran.append("second")
+        yield from ()
+
+    rules = [Rule(real.id, real.kinds, real.default, real.summary, real.remediation, check)
+             for check in (overrun, after)]
+    monkeypatch.setattr(run, "rules_for", lambda kind: rules)
+    outcomes: list[run.Outcome] = []
+    worker = threading.Thread(target=lambda: outcomes.append(run.run_rules(
+        slice_with(numa=1), Policy.default(), budget=Budget(selectors=0, cpu_seconds=0, wall_seconds=0.01))))
+    worker.start()
+    worker.join()
+    assert ran == ["first"]
+    assert [(f.rule, f.message) for f in outcomes[0].findings] == [
+        ("budget-exceeded", "evaluation took longer than its deadline of 0.01 s; not evaluated further")]
