@@ -15,7 +15,7 @@ import threading
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 from urllib.parse import parse_qs, urlsplit
 
 from certs.issue import generate
@@ -182,33 +182,35 @@ class _Handler(JSONHandler):
         return 405, status(405, "MethodNotAllowed", "the server does not allow this method on the requested resource")
 
 
-class _Server(ThreadingHTTPServer):
+class StateServer(ThreadingHTTPServer):
+    """A threading HTTP server whose handlers share `state` (and `lock` for what they change in it)."""
+
     daemon_threads = True
 
-    def __init__(self, state: State) -> None:
-        super().__init__(("127.0.0.1", 0), _Handler)
+    def __init__(self, state: Any, handler: type[BaseHTTPRequestHandler]) -> None:
+        super().__init__(("127.0.0.1", 0), handler)
         self.state = state
         self.lock = threading.Lock()
 
 
-class FakeAPIServer:
-    """Start with `with FakeAPIServer(tmp_path) as api:`; `api.kubeconfig` points the client at it."""
+class StandIn:
+    """An API server stand-in on 127.0.0.1 over TLS (a certificate for `kubernetes.default` and 127.0.0.1 from
+    draguard's own CA), served on a thread between `__enter__` and `__exit__`; `kubeconfig` points a client at it
+    with the test token, and `requests` is what it was sent."""
 
-    def __init__(self, directory: Path) -> None:
-        self.directory = directory
-        self.state = State()
+    def __init__(self, directory: Path, server: StateServer) -> None:
         tls = generate(directory / "apiserver-tls", "kubernetes", "default", extra_ips=["127.0.0.1"])
         self.ca_file = tls.ca_file
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         context.load_cert_chain(tls.cert_file, tls.key_file)
-        self._server = _Server(self.state)
-        self._server.socket = context.wrap_socket(self._server.socket, server_side=True)
-        self.url = f"https://127.0.0.1:{self._server.server_address[1]}"
+        self._server = server
+        server.socket = context.wrap_socket(server.socket, server_side=True)
+        self.url = f"https://127.0.0.1:{server.server_address[1]}"
         self.kubeconfig = directory / "kubeconfig"
         self.kubeconfig.write_text(kubeconfig(self.url, self.ca_file), encoding="utf-8")
-        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+        self._thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
 
-    def __enter__(self) -> FakeAPIServer:
+    def __enter__(self) -> Self:
         self._thread.start()
         return self
 
@@ -219,7 +221,20 @@ class FakeAPIServer:
 
     @property
     def requests(self) -> list[Request]:
-        return self.state.requests
+        return self._server.state.requests  # type: ignore[no-any-return]
+
+
+class _Server(StateServer):
+    state: State
+
+
+class FakeAPIServer(StandIn):
+    """Start with `with FakeAPIServer(tmp_path) as api:`; `api.kubeconfig` points the client at it."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self.state = State()
+        super().__init__(directory, _Server(self.state, _Handler))
 
     def put(self, path: str, obj: dict[str, Any]) -> None:
         obj = copy.deepcopy(obj)

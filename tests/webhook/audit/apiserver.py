@@ -13,16 +13,12 @@ from __future__ import annotations
 import base64
 import copy
 import json
-import ssl
-import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Literal
 
-from certs.issue import generate
-from tests.certs.apiserver import TOKEN, JSONHandler, Request, kubeconfig, status
+from tests.certs.apiserver import TOKEN, JSONHandler, Request, StandIn, StateServer, status
 
 DRA = "/apis/resource.k8s.io/v1/"
 PLURALS = {"ResourceSlice": "resourceslices", "DeviceClass": "deviceclasses", "ResourceClaim": "resourceclaims",
@@ -155,30 +151,17 @@ class _Handler(JSONHandler):
         return {"kind": "List", "apiVersion": group, "metadata": meta, "items": items[offset:offset + limit]}
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-
-    def __init__(self, state: State) -> None:
-        super().__init__(("127.0.0.1", 0), _Handler)
-        self.state = state
-        self.lock = threading.Lock()
+class _Server(StateServer):
+    state: State
 
 
-class AuditAPIServer:
+class AuditAPIServer(StandIn):
     """`with AuditAPIServer(tmp_path, objects) as api:`; `api.kubeconfig` points a client at it."""
 
     def __init__(self, directory: Path, objects: Iterable[dict[str, Any]] = ()) -> None:
         self.state = State()
         self.serve(objects)
-        tls = generate(directory / "apiserver-tls", "kubernetes", "default", extra_ips=["127.0.0.1"])
-        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-        context.load_cert_chain(tls.cert_file, tls.key_file)
-        self._server = _Server(self.state)
-        self._server.socket = context.wrap_socket(self._server.socket, server_side=True)
-        self.url = f"https://127.0.0.1:{self._server.server_address[1]}"
-        self.kubeconfig = directory / "kubeconfig"
-        self.kubeconfig.write_text(kubeconfig(self.url, tls.ca_file), encoding="utf-8")
-        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+        super().__init__(directory, _Server(self.state, _Handler))
 
     def serve(self, objects: Iterable[dict[str, Any]]) -> None:
         """Replace the served DRA objects (stored as the API server lists them: sorted, no kind/apiVersion)."""
@@ -191,15 +174,3 @@ class AuditAPIServer:
             for plural, objs in by_plural.items()
         }
 
-    def __enter__(self) -> AuditAPIServer:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join()
-
-    @property
-    def requests(self) -> list[Request]:
-        return self.state.requests
