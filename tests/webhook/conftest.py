@@ -8,6 +8,7 @@ bundle, as the API server does. Starting a server takes about a second, so the s
 
 from __future__ import annotations
 
+import functools
 import http.client
 import json
 import os
@@ -21,7 +22,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 import pytest
 
@@ -122,8 +123,32 @@ def encode(review: object) -> bytes:
 JSON = {"Content-Type": "application/json"}
 
 
+class ServerProcess:
+    """What every started `draguard serve` offers a test: its metrics, its JSON log lines, a SIGTERM stop."""
+
+    process: subprocess.Popen[bytes]
+    metrics_port: int
+    log_file: Path
+
+    def metrics(self) -> str:
+        conn = http.client.HTTPConnection("127.0.0.1", self.metrics_port, timeout=30)
+        try:
+            return send(conn, "GET", "/metrics").body.decode()
+        finally:
+            conn.close()
+
+    def logs(self) -> list[dict[str, Any]]:
+        """Every JSON line the server wrote to stderr so far (other lines would fail the JSON-logs promise)."""
+        return [json.loads(line) for line in self.log_file.read_text().splitlines() if line.strip()]
+
+    def stop(self) -> int:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+        return self.process.wait(timeout=60)
+
+
 @dataclass
-class Server:
+class Server(ServerProcess):
     """One running `draguard serve` subprocess and what a test needs to talk to it."""
 
     process: subprocess.Popen[bytes]
@@ -155,21 +180,6 @@ class Server:
         finally:
             conn.close()
 
-    def metrics(self) -> str:
-        conn = http.client.HTTPConnection("127.0.0.1", self.metrics_port, timeout=30)
-        try:
-            return send(conn, "GET", "/metrics").body.decode()
-        finally:
-            conn.close()
-
-    def logs(self) -> list[dict[str, Any]]:
-        """Every JSON line the server wrote to stderr so far (other lines would fail the JSON-logs promise)."""
-        return [json.loads(line) for line in self.log_file.read_text().splitlines() if line.strip()]
-
-    def stop(self) -> int:
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-        return self.process.wait(timeout=60)
 
 
 def issue_certs(cert_dir: Path, *extra_dns: str) -> None:
@@ -178,16 +188,31 @@ def issue_certs(cert_dir: Path, *extra_dns: str) -> None:
     generate(cert_dir, "draguard", "draguard", extra_dns=extra_dns)
 
 
-def start_server(base: Path, *, policy: str = SESSION_POLICY, workers: int = 2, args: tuple[str, ...] = (),
-                 issue: bool = True) -> Server:
-    """Start `python -m webhook serve` and return once /readyz answers 200 over TLS."""
+class Started(Protocol):
+    """What `launch` needs of the object describing a started server."""
+
+    process: subprocess.Popen[bytes]
+    log_file: Path
+
+    def stop(self) -> object: ...
+
+
+S = TypeVar("S", bound=Started)
+
+
+def launch(base: Path, policy: str, workers: int, args: tuple[str, ...], *, issue: bool,
+           describe: Callable[[subprocess.Popen[bytes], int, int, Path, Path, Path], S],
+           ready: Callable[[S], bool]) -> S:
+    """Start `python -m webhook serve` (certificates, policy file and log under `base`; the server on free ports)
+    and return `describe(process, port, metrics_port, cert_dir, policy_file, log_file)` once `ready` says so.
+    A free port can be taken by a parallel test before the server binds it: then it starts again on others."""
     base.mkdir(parents=True, exist_ok=True)
     cert_dir, policy_file, log_file = base / "certs", base / "policy.yaml", base / "server.log"
     if issue:
         issue_certs(cert_dir)
     policy_file.write_text(policy)
     env = {k: v for k, v in os.environ.items() if k != "PROMETHEUS_MULTIPROC_DIR"}
-    for _attempt in range(3):  # a free port can be taken by a parallel test before the server binds it
+    for _attempt in range(3):
         port, metrics_port = free_port(), free_port()
         command = [
             sys.executable, "-m", "webhook", "serve", "--cert-dir", str(cert_dir), "--host", "127.0.0.1",
@@ -196,9 +221,9 @@ def start_server(base: Path, *, policy: str = SESSION_POLICY, workers: int = 2, 
         ]
         with log_file.open("wb") as log:
             process = subprocess.Popen(command, cwd=REPO, stdout=log, stderr=log, env=env)
-        server = Server(process, port, metrics_port, cert_dir, policy_file, log_file)
+        server = describe(process, port, metrics_port, cert_dir, policy_file, log_file)
         try:
-            wait_ready(server)
+            poll_ready(server, functools.partial(ready, server))
         except AssertionError:
             if process.returncode == 2 and "cannot listen on" in log_file.read_text():
                 continue
@@ -207,13 +232,26 @@ def start_server(base: Path, *, policy: str = SESSION_POLICY, workers: int = 2, 
     raise AssertionError(f"no free port pair for draguard serve:\n{log_file.read_text()}")
 
 
+def start_server(base: Path, *, policy: str = SESSION_POLICY, workers: int = 2, args: tuple[str, ...] = (),
+                 issue: bool = True) -> Server:
+    """Start `python -m webhook serve` and return once /readyz answers 200 over TLS."""
+    return launch(base, policy, workers, args, issue=issue, describe=Server,
+                  ready=lambda server: server.get("/readyz").status == 200)
+
+
 def wait_ready(server: Server) -> None:
+    """Return once the server's /readyz answers 200 over TLS."""
+    poll_ready(server, lambda: server.get("/readyz").status == 200)
+
+
+def poll_ready(server: Started, ready: Callable[[], bool]) -> None:
+    """Poll `ready` until it is true; fail (with the server's log) when the server exits or START_DEADLINE passes."""
     deadline = time.monotonic() + START_DEADLINE
     while True:
         if server.process.poll() is not None:
             raise AssertionError(f"draguard serve exited {server.process.returncode}:\n{server.log_file.read_text()}")
         try:
-            if server.get("/readyz").status == 200:
+            if ready():
                 return
         except (OSError, http.client.HTTPException):
             pass

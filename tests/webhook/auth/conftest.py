@@ -4,12 +4,10 @@ and a real `draguard serve` that a client reaches with a certificate and/or a be
 from __future__ import annotations
 
 import datetime as dt
-import http.client
 import json
 import os
 import ssl
 import subprocess
-import sys
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -22,18 +20,16 @@ from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from certs.client import client_subject, issue_client
 from certs.issue import Issued, issue_ca
 from certs.pem import cert_pem, key_pem
-from tests.conftest import REPO
 from tests.webhook.conftest import (
     JSON,
     SESSION_POLICY,
-    START_DEADLINE,
     Connection,
     Reply,
+    ServerProcess,
     admission_review,
     client_context,
     encode,
-    free_port,
-    issue_certs,
+    launch,
     send,
 )
 
@@ -126,7 +122,7 @@ def tls_client(ca_file: Path, client: tuple[Path, Path] | None = None) -> ssl.SS
 
 
 @dataclass
-class AuthServer:
+class AuthServer(ServerProcess):
     process: subprocess.Popen[bytes]
     port: int
     metrics_port: int
@@ -153,50 +149,18 @@ class AuthServer:
 
         return self.request("POST", SLICES, body=admission_review(slice_with(numa=1), uid="uid-auth"), **kwargs)
 
-    def metrics(self) -> str:
-        conn = http.client.HTTPConnection("127.0.0.1", self.metrics_port, timeout=30)
-        try:
-            return send(conn, "GET", "/metrics").body.decode()
-        finally:
-            conn.close()
-
-    def logs(self) -> list[dict[str, Any]]:
-        return [json.loads(line) for line in self.log_file.read_text().splitlines() if line.strip()]
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-        self.process.wait(timeout=60)
 
 
 def start_auth_server(base: Path, args: tuple[str, ...], *, ready_client: tuple[Path, Path] | None = None,
                       ready_token: str | None = None, workers: int = 1) -> AuthServer:
     """`python -m webhook serve` with the given auth flags, once /readyz answers over TLS (with `ready_client`)."""
-    base.mkdir(parents=True, exist_ok=True)
-    cert_dir, policy, log_file = base / "certs", base / "policy.yaml", base / "server.log"
-    issue_certs(cert_dir)
-    policy.write_text(SESSION_POLICY)
-    env = {k: v for k, v in os.environ.items() if k != "PROMETHEUS_MULTIPROC_DIR"}
-    port, metrics_port = free_port(), free_port()
-    command = [sys.executable, "-m", "webhook", "serve", "--cert-dir", str(cert_dir), "--host", "127.0.0.1",
-               "--port", str(port), "--metrics-port", str(metrics_port), "--workers", str(workers),
-               "--policy", str(policy), *args]
-    with log_file.open("wb") as log:
-        process = subprocess.Popen(command, cwd=REPO, stdout=log, stderr=log, env=env)
-    server = AuthServer(process, port, metrics_port, cert_dir, log_file)
-    deadline = time.monotonic() + START_DEADLINE
-    while True:
-        if process.poll() is not None:
-            raise AssertionError(f"draguard serve exited {process.returncode}:\n{log_file.read_text()}")
-        try:
-            if server.request("GET", "/readyz", client=ready_client, token=ready_token).status == 200:
-                return server
-        except (OSError, http.client.HTTPException):
-            pass
-        if time.monotonic() > deadline:
-            server.stop()
-            raise AssertionError(f"draguard serve not ready in {START_DEADLINE}s:\n{log_file.read_text()}")
-        time.sleep(0.1)  # polling for start-up, not timing anything
+    def describe(process: subprocess.Popen[bytes], port: int, metrics_port: int, cert_dir: Path, _policy: Path,
+                 log_file: Path) -> AuthServer:
+        return AuthServer(process, port, metrics_port, cert_dir, log_file)
+
+    return launch(base, SESSION_POLICY, workers, args, issue=True, describe=describe,
+                  ready=lambda server: server.request("GET", "/readyz", client=ready_client,
+                                                      token=ready_token).status == 200)
 
 
 def refused_count(metrics: str, reason: str) -> float:
