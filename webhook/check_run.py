@@ -80,10 +80,11 @@ def check(inputs: Inputs, *, fix: bool = False, stdin: TextIO | None = None,
     """Read and lint every input; with `fix`, each file's safe edits are applied in memory.
     `progress(total)` makes the display told as files finish."""
     from webhook.config import Discovery
-    from webhook.gctune import tuned_gc
+    from webhook.gctune import release, tuned_gc
     from webhook.lint import lint_sources, warm_up
     from webhook.manifests import read_sources
 
+    release()  # the imports are done; what is read from here on may hold cycles (webhook.gctune.until_exit)
     started = time.perf_counter()
     run = Run()
     by_index: dict[int, FileResult] = {}

@@ -23,7 +23,7 @@ YOUNG_THRESHOLD = 50_000  # allocations between young collections (CPython's def
 _TUNED = (YOUNG_THRESHOLD, 20, 20)
 _open: list[None] = []  # one entry per tuned_gc() being run
 _exiting: list[None] = []  # set by until_exit(): the process ends right after the run (os._exit)
-_held: list[None] = []  # set by until_exit() when it turned the collector off (frozen() turns it on)
+_held: list[None] = []  # set by until_exit() when it turned the collector off (release() turns it on)
 
 
 @contextlib.contextmanager
@@ -44,14 +44,22 @@ def until_exit() -> None:
     """The process is a batch run that ends with `os._exit` (`draguard lint` as the program): tuned from now
     on, and the outermost `tuned_gc()` keeps the settings (restored, CPython's small thresholds would make the
     next allocation collect the two younger generations, everything the run kept since its last collections,
-    only to exit). Until the files are linted (`frozen()`) the collector is off: what comes before (the
-    command's parser, the rules and celext imported, the inventory) lives to the end and holds next to no
-    cycles, yet was walked by ~30 collections at CPython's thresholds and 3-5 young ones at the batch's."""
+    only to exit). Until the run reads its first input (`release()`) the collector is off: what comes before
+    (the command's parser, the rules imported) lives to the end and holds next to no cycles, yet was walked by
+    ~30 collections at CPython's thresholds. Inputs are read with it on: a cluster listing or a fallback YAML
+    parse may leave cycles behind, which must not pile up unseen however large the input."""
     gc.set_threshold(*_TUNED)
     _exiting.append(None)
     if gc.isenabled():
         gc.disable()
         _held.append(None)
+
+
+def release() -> None:
+    """Turn the collector `until_exit()` held off back on (nothing otherwise): the run is about to read input."""
+    if _held:
+        _held.clear()
+        gc.enable()
 
 
 @contextlib.contextmanager
@@ -61,14 +69,12 @@ def frozen() -> Iterator[None]:
     it the first young collection in each process walks what the parent allocated since its last one (imports,
     the inventory: the run's longest pause), writing every object's header and so copying the page under it out
     of what the fork shares. Collections then see only what the linting allocates. Thawed at the end; not
-    frozen again when something is frozen already (its owner thaws it). A collector `until_exit()` held off
-    runs again from here."""
+    frozen again when something is frozen already (its owner thaws it). A collector `until_exit()` still holds
+    off runs again from here."""
     mine = not gc.get_freeze_count()
     if mine:
         gc.freeze()
-    if _held:
-        _held.clear()
-        gc.enable()
+    release()
     try:
         yield
     finally:

@@ -117,3 +117,32 @@ def test_lint_as_the_program_keeps_the_batch_tuning_to_its_exit(tmp_path: Path) 
                           check=False, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert f"threshold at exit {YOUNG_THRESHOLD} enabled True" in done.stdout  # on again since the linting
+
+
+def test_inputs_are_read_with_the_collector_on(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """A held collector (the program's start-up) runs again before the run reads anything: a large input's
+    cyclic garbage is collected, never left to pile up."""
+    import webhook.check_run
+    import webhook.gctune
+
+    claim = tmp_path / "claim.yaml"
+    claim.write_text("apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c}\n", encoding="utf-8")
+    seen: list[bool] = []
+    real = webhook.check_run.read_inventory
+
+    def reading(*args: object, **kwargs: object) -> object:
+        seen.append(gc.isenabled())
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(webhook.check_run, "read_inventory", reading)
+    monkeypatch.setattr(webhook.gctune, "_exiting", [])
+    monkeypatch.setattr(webhook.gctune, "_held", [])
+    before = gc.get_threshold()
+    try:
+        webhook.gctune.until_exit()
+        assert not gc.isenabled()
+        webhook.check_run.check(webhook.check_run.Inputs(paths=[str(claim)]))
+        assert seen == [True]
+    finally:
+        gc.set_threshold(*before)
+        gc.enable()
