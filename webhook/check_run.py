@@ -143,7 +143,10 @@ def read_ahead(slices: Sequence[str], classes: Sequence[str], jobs: int | None) 
 
 def read_listed(slices: Sequence[str], classes: Sequence[str]) -> Listed:
     """The objects of --slices (ResourceSlices, DeviceClasses) and --classes (DeviceClasses), values first."""
+    from webhook.gctune import release
     from webhook.manifests import read_values
+
+    release()  # (in the process `read_ahead` forks too: input is read with the collector on)
 
     objects: list[Obj] = []
     problems: list[Problem] = []

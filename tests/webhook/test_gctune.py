@@ -146,3 +146,28 @@ def test_inputs_are_read_with_the_collector_on(monkeypatch: pytest.MonkeyPatch, 
     finally:
         gc.set_threshold(*before)
         gc.enable()
+
+
+def test_the_inventory_is_read_with_the_collector_on(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The same in the process that reads --slices ahead (it is forked while the collector is still held)."""
+    import webhook.check_run
+    import webhook.gctune
+    import webhook.manifests
+
+    seen: list[bool] = []
+
+    def reading(*args: object, **kwargs: object) -> tuple[list[Any], list[Any]]:
+        seen.append(gc.isenabled())
+        return [], []
+
+    monkeypatch.setattr(webhook.manifests, "read_values", reading)
+    monkeypatch.setattr(webhook.gctune, "_exiting", [])
+    monkeypatch.setattr(webhook.gctune, "_held", [])
+    before = gc.get_threshold()
+    try:
+        webhook.gctune.until_exit()
+        webhook.check_run.read_listed([str(tmp_path / "slices.yaml")], [])
+        assert seen and all(seen)
+    finally:
+        gc.set_threshold(*before)
+        gc.enable()
