@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -119,11 +120,27 @@ def test_lint_as_the_program_keeps_the_batch_tuning_to_its_exit(tmp_path: Path) 
     assert f"threshold at exit {YOUNG_THRESHOLD} enabled True" in done.stdout  # on again since the linting
 
 
-def test_inputs_are_read_with_the_collector_on(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+@pytest.fixture
+def held(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The collector as `draguard lint` run as the program holds it at start-up (`until_exit`), undone after."""
+    import webhook.gctune
+
+    monkeypatch.setattr(webhook.gctune, "_exiting", [])
+    monkeypatch.setattr(webhook.gctune, "_held", [])
+    before = gc.get_threshold()
+    try:
+        webhook.gctune.until_exit()
+        assert not gc.isenabled()
+        yield
+    finally:
+        gc.set_threshold(*before)
+        gc.enable()
+
+
+def test_inputs_are_read_with_the_collector_on(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, held: None) -> None:
     """A held collector (the program's start-up) runs again before the run reads anything: a large input's
     cyclic garbage is collected, never left to pile up."""
     import webhook.check_run
-    import webhook.gctune
 
     claim = tmp_path / "claim.yaml"
     claim.write_text("apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c}\n", encoding="utf-8")
@@ -135,23 +152,14 @@ def test_inputs_are_read_with_the_collector_on(monkeypatch: pytest.MonkeyPatch, 
         return real(*args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(webhook.check_run, "read_inventory", reading)
-    monkeypatch.setattr(webhook.gctune, "_exiting", [])
-    monkeypatch.setattr(webhook.gctune, "_held", [])
-    before = gc.get_threshold()
-    try:
-        webhook.gctune.until_exit()
-        assert not gc.isenabled()
-        webhook.check_run.check(webhook.check_run.Inputs(paths=[str(claim)]))
-        assert seen == [True]
-    finally:
-        gc.set_threshold(*before)
-        gc.enable()
+    webhook.check_run.check(webhook.check_run.Inputs(paths=[str(claim)]))
+    assert seen == [True]
 
 
-def test_the_inventory_is_read_with_the_collector_on(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_the_inventory_is_read_with_the_collector_on(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                                     held: None) -> None:
     """The same in the process that reads --slices ahead (it is forked while the collector is still held)."""
     import webhook.check_run
-    import webhook.gctune
     import webhook.manifests
 
     seen: list[bool] = []
@@ -161,13 +169,5 @@ def test_the_inventory_is_read_with_the_collector_on(monkeypatch: pytest.MonkeyP
         return [], []
 
     monkeypatch.setattr(webhook.manifests, "read_values", reading)
-    monkeypatch.setattr(webhook.gctune, "_exiting", [])
-    monkeypatch.setattr(webhook.gctune, "_held", [])
-    before = gc.get_threshold()
-    try:
-        webhook.gctune.until_exit()
-        webhook.check_run.read_listed([str(tmp_path / "slices.yaml")], [])
-        assert seen and all(seen)
-    finally:
-        gc.set_threshold(*before)
-        gc.enable()
+    webhook.check_run.read_listed([str(tmp_path / "slices.yaml")], [])
+    assert seen and all(seen)
