@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import http.client
 import os
+import socket
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -108,6 +109,14 @@ def test_the_policy_file_is_reloaded_and_a_broken_one_ignored(tmp_path: Path) ->
         server.stop()
 
 
+def refuses_connections(port: int) -> bool:
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=1).close()
+    except ConnectionRefusedError:
+        return True
+    return False
+
+
 def test_sigterm_lets_an_in_flight_request_finish(tmp_path: Path) -> None:
     server = start_server(tmp_path / "server", policy="rules: {}\n", workers=1)
     body = encode(admission_review(slice_with(numa=1), uid="uid-drain"))
@@ -123,6 +132,10 @@ def test_sigterm_lets_an_in_flight_request_finish(tmp_path: Path) -> None:
         server.process.terminate()
         eventually(lambda: any(line["msg"] == "Handling signal: term" for line in server.logs()),
                    "the master handling SIGTERM")
+        # The master logs that line before it signals the worker: wait until the worker drains (it has closed its
+        # listening socket, as the master has, so new connections are refused), or the request below may still
+        # be answered as before the signal, with `Connection: keep-alive`.
+        eventually(lambda: refuses_connections(server.port), "the worker draining")
         # A request the API server sends on an idle kept-alive connection during the drain is still answered.
         late = send(idle, "POST", SLICES, body, JSON)
         assert (late.status, late.response) == (200, {"uid": "uid-drain", "allowed": True})
