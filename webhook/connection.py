@@ -27,7 +27,8 @@ class BodyDeadline:
         self.seconds = seconds
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
-        environ["wsgi.input"] = DeadlineInput(environ["wsgi.input"], time.monotonic() + self.seconds, self.seconds)
+        stream = SocketBody.of(environ["wsgi.input"])
+        environ["wsgi.input"] = DeadlineInput(stream, time.monotonic() + self.seconds, self.seconds)
         return self.app(environ, start_response)
 
 
@@ -76,17 +77,21 @@ class SocketBody:
     @classmethod
     def of(cls, body: Any) -> Any:
         """A `SocketBody` for gunicorn's body of a request framed by its length; `body` itself for any other (a
-        chunked body, a reader already started)."""
+        chunked body, a reader already started, a stream that is not gunicorn's)."""
         reader: Any = getattr(body, "reader", None)
         if (type(body) is Body and type(reader) is LengthReader and isinstance(reader.unreader, SocketUnreader)
                 and not body.buf.tell()):
             return cls(body)
         return body
 
-    def read(self, size: int) -> bytes:
-        """Up to `size` bytes of the body, fewer only at its end or when the client closed the connection."""
+    def read(self, size: int | None = None) -> bytes:
+        """Up to `size` bytes of the body (all of it when None or negative), fewer only at its end or when the
+        client closed the connection."""
+        if self._body.buf.tell():  # gunicorn's reader holds part of it (a `readline` below): it reads on
+            data: bytes = self._body.read(size)
+            return data
         reader = self._reader
-        wanted = min(size, reader.length)
+        wanted = reader.length if size is None or size < 0 else min(size, reader.length)
         if wanted <= 0:
             return b""
         held: bytes = self._unreader.take_buffered()
@@ -112,6 +117,13 @@ class SocketBody:
             finally:
                 reader.length -= got  # what was taken from the socket is not drained again
             return bytes(buffer) if got == wanted else bytes(view[:got])
+
+    def __getattr__(self, name: str) -> Any:
+        """Anything else (`readline`, iteration) is gunicorn's `Body`, which reads on from where this left off."""
+        return getattr(self._body, name)
+
+    def __iter__(self) -> Any:
+        return iter(self._body)
 
 
 LATE = object()  # what `Deadline.run` returns when the call did not finish in time

@@ -162,3 +162,32 @@ def test_the_body_cap_holds_on_the_direct_path(size: int, code: int) -> None:
             read_body(size, "application/json", stream)
         assert (refused.value.code, refused.value.message) == (
             413, f"request entity is too large; limit is {MAX_BODY} bytes")
+
+
+def test_lines_and_reads_mixed_continue_where_the_last_one_stopped() -> None:
+    body = b"first line\nsecond line\n" + b"z" * 40_000
+    sock = Records(request(body) + request(b"{}"))
+    requests = parser(sock)
+    reader = body_of(next(requests))
+    assert reader.read(6) == b"first "
+    assert reader.readline() == b"line\n"  # gunicorn's Body reads on from the socket reader's position
+    assert reader.readline(3) == b"sec"
+    assert reader.read(None) == b"ond line\n" + b"z" * 40_000  # part held by gunicorn's Body, the rest after it
+    assert reader.read() == b""
+    assert body_of(next(requests)).read(-1) == b"{}"
+
+
+def test_the_wsgi_path_reads_the_body_directly_under_its_deadline() -> None:
+    from webhook.connection import BodyDeadline
+
+    body = b"w" * 70_000
+    requests = parser(Records(request(body) + request(b"{}")))
+    seen: list[Any] = []
+
+    def app(environ: dict[str, Any], start_response: Any) -> list[bytes]:
+        seen.append(environ["wsgi.input"]._stream)
+        return [environ["wsgi.input"].read(len(body) + 1)]
+
+    assert BodyDeadline(app, 15)({"wsgi.input": next(requests).body}, lambda *args: None) == [body]
+    assert isinstance(seen[0], SocketBody)
+    assert body_of(next(requests)).read(10) == b"{}"
