@@ -8,7 +8,8 @@ drives the connection itself:
             at most --max-connections per worker; beyond, the kernel backlog holds them)
     -> TLS handshake            within Limits.handshake seconds, else closed
     -> request headers          within Limits.headers seconds of the first byte waited for, else closed
-    -> body                     within Limits.body seconds of the headers (408 answered), via `BodyDeadline`
+    -> body                     within Limits.body seconds of the headers (408 answered), via `BodyDeadline`;
+                                read from the socket into one buffer (`connection.SocketBody`)
     -> evaluation               bounded by the request budget (`webhook.budget`), answered per policy
     -> answer written           the whole request within Limits.request seconds, else the connection is cut;
                                 status line, headers and body in one write (`connection.OneWrite`)
