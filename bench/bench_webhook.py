@@ -10,7 +10,10 @@ webhook port. It reports:
 - open loop at 200 requests/s, maximal slice (64 devices x 48 attribute values): p50/p99, latency counted from
   each request's scheduled send time, so a stall is not hidden (no coordinated omission); then the same for an
   UPDATE of that slice (the old object is the slice as it was: what a driver republishing its slice sends);
-- for both: the CPU per request of the server's workers and of the load processes (from /proc and getrusage),
+- the floor, served: the same front (2 guarded gevent workers, TLS, the same review path, 200 stalled connections)
+  serving an app that only reads the body and runs `json.loads` + `json.dumps` over it (the webhook issue's
+  "stdlib JSON of its body"), answering a small allowed review, at the same 200 maximal reviews/s;
+- for all: the CPU per request of the server's workers and of the load processes (from /proc and getrusage),
   and how many cores each kept busy, so a reader sees which side was the limit;
 - memory: the workers' summed RSS, its peak over the second half of a warm-up and over N reviews that each
   carry a new distinct selector, read every 250 reviews (N = 3,000 after a 2,500-review warm-up by default;
@@ -176,7 +179,8 @@ def in_process(body: bytes, repeat: int) -> tuple[float, float, float]:
     return median(handler), median(flask_app), median(floor)
 
 
-def start_server(tmp: Path) -> tuple[subprocess.Popen[bytes], int, str]:
+def start_server(tmp: Path, *, floor: bool = False) -> tuple[subprocess.Popen[bytes], int, str]:
+    """`draguard serve` as the bench runs it; with `floor`, the same server serving `floor_app` instead."""
     from certs.issue import generate
 
     certs = generate(tmp / "certs", "draguard", "draguard")
@@ -184,8 +188,9 @@ def start_server(tmp: Path) -> tuple[subprocess.Popen[bytes], int, str]:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     log = (tmp / "server.log").open("wb")
+    command = [sys.executable, __file__, FLOOR_SERVER] if floor else [sys.executable, "-m", "webhook"]
     process = subprocess.Popen(
-        [sys.executable, "-m", "webhook", "serve", "--cert-dir", str(tmp / "certs"), "--host", "127.0.0.1",
+        [*command, "serve", "--cert-dir", str(tmp / "certs"), "--host", "127.0.0.1",
          "--port", str(port), "--metrics-port", "0", "--workers", "2", "--log-level", "warning",
          "--handshake-timeout", "300", "--header-timeout", "300"],  # the stalled connections stay for the run
         cwd=REPO, stdout=log, stderr=log,
@@ -204,6 +209,45 @@ def start_server(tmp: Path) -> tuple[subprocess.Popen[bytes], int, str]:
         if process.poll() is not None or time.monotonic() > deadline:
             raise SystemExit(f"server did not start:\n{(tmp / 'server.log').read_text()}")
         time.sleep(0.1)
+
+
+FLOOR_SERVER = "--floor-server"  # argv[1] of this script when it runs the floor's server (start_server(floor=True))
+
+
+def floor_app() -> Any:
+    """The floor, served: draguard's app with its review route replaced by one that reads the body as a review is
+    read (`endpoint.read_body`: the same limits and deadline) and runs only `json.loads` + `json.dumps` over it,
+    then answers a small allowed review. The front takes it exactly as it takes a review (`GuardedWorker._review`
+    hands it the parsed request; one write), so the figure is the front plus stdlib JSON of the body."""
+    from webhook.admission.endpoint import read_body
+    from webhook.app import AdmissionRoute, Settings, create_app
+
+    class FloorRoute(AdmissionRoute):
+        def respond(self, path: str, *, length: int | None, content_type: str | None, stream: Any,
+                    release: list[object] | None = None) -> tuple[str, list[tuple[str, str]], bytes]:
+            decoded = json.loads(read_body(length, content_type, stream))
+            json.dumps(decoded)
+            data = json.dumps({"apiVersion": decoded["apiVersion"], "kind": "AdmissionReview",
+                               "response": {"uid": decoded["request"]["uid"], "allowed": True}},
+                              separators=(",", ":")).encode()
+            if release is not None:
+                release.append(decoded)  # freed after the answer is written, as a review is
+            return "200 OK", [("Content-Type", "application/json"), ("Content-Length", str(len(data)))], data
+
+    app = create_app(Settings())
+    route = app.wsgi_app
+    assert isinstance(route, AdmissionRoute)
+    app.wsgi_app = FloorRoute(route.app, route.state, route.logger)  # type: ignore[method-assign]
+    return app
+
+
+def serve_floor(argv: list[str]) -> int:
+    """`draguard serve argv...` with every worker serving `floor_app()` (the workers inherit this patch by fork)."""
+    import webhook.serve
+    from webhook.cli import main as cli
+
+    webhook.serve._build_app = lambda options: floor_app()
+    return cli(argv)
 
 
 def worker_rss(master: int) -> int:
@@ -361,6 +405,17 @@ def main() -> None:
                 sock.close()
             process.send_signal(signal.SIGTERM)
             process.wait(timeout=60)
+    with tempfile.TemporaryDirectory(prefix="draguard-bench-floor-") as tmp:
+        process, port, ca = start_server(Path(tmp), floor=True)
+        held = stalled(port, STALLED)
+        try:
+            floor_open = tls_load.drive(tls_load.Load(port, ca, tls_load.request_bytes(PATH, maximal), ALLOWED,
+                                                      OPEN_SECONDS, CONNECTIONS, RATE), process.pid, 1)
+        finally:
+            for sock in held:
+                sock.close()
+            process.send_signal(signal.SIGTERM)
+            process.wait(timeout=60)
 
     print(f"over HTTPS with keep-alive (server: 2 guarded gevent workers; load: separate processes, one request in "
           f"flight per connection; {STALLED} stalled connections held open throughout; CPU per request from "
@@ -378,6 +433,12 @@ def main() -> None:
     p50, p99 = percentile(update_open.latencies, 0.5), percentile(update_open.latencies, 0.99)
     print(f"  maximal UPDATE (old object: the same slice), open loop {RATE:.0f} requests/s x {OPEN_SECONDS:.0f} s: "
           f"p50 {ms(p50)}, p99 {ms(p99)}; {cpu_line(update_open)}; {front_line(update_open, update_cpu)}")
+    floor_cpu, max_cpu = (r.per_request(r.server_cpu) for r in (floor_open, max_open))
+    p50, p99 = percentile(floor_open.latencies, 0.5), percentile(floor_open.latencies, 0.99)
+    print(f"  the floor, served: the same front answering the maximal review after only json.loads + json.dumps of its "
+          f"body, open loop {RATE:.0f} requests/s x {OPEN_SECONDS:.0f} s: p50 {ms(p50)}, p99 {ms(p99)}; "
+          f"{cpu_line(floor_open)} (target 2.5 ms: {floor_cpu * 1000 / 2.5:.2f}x); draguard's maximal review "
+          f"{max_cpu / floor_cpu:.2f}x the floor's server CPU, {ms(max_cpu - floor_cpu)} more")
     print(f"  workers' RSS (both, peak of readings every {RSS_SAMPLE} reviews), {RSS_REQUESTS:,} reviews with distinct "
           f"selectors: {rss_before / 2**20:.0f} MiB over the warm-up's second half, {rss_after / 2**20:.0f} MiB over "
           f"the run ({rss_after / rss_before:.2f}x; target within 1.10x)")
@@ -424,4 +485,6 @@ def cpu_per_request(body: bytes, repeat: int, *, cold: bool = False) -> float:
 
 
 if __name__ == "__main__":
+    if sys.argv[1:2] == [FLOOR_SERVER]:
+        raise SystemExit(serve_floor(sys.argv[2:]))
     main()

@@ -8,7 +8,8 @@ drives the connection itself:
             at most --max-connections per worker; beyond, the kernel backlog holds them)
     -> TLS handshake            within Limits.handshake seconds, else closed
     -> request headers          within Limits.headers seconds of the first byte waited for, else closed
-    -> body                     within Limits.body seconds of the headers (408 answered), via `BodyDeadline`
+    -> body                     within Limits.body seconds of the headers (408 answered), via `BodyDeadline`;
+                                read from the socket into one buffer (`connection.SocketBody`)
     -> evaluation               bounded by the request budget (`webhook.budget`), answered per policy
     -> answer written           the whole request within Limits.request seconds, else the connection is cut;
                                 status line, headers and body in one write (`connection.OneWrite`)
@@ -51,7 +52,7 @@ from webhook.admission.endpoint import PATHS
 from webhook.app import AdmissionRoute
 from webhook.auth.peer import count_handshake_error
 from webhook.balance import Balance, BalancedServer
-from webhook.connection import LATE, BodyDeadline, Deadline, DeadlineInput, OneWrite
+from webhook.connection import LATE, BodyDeadline, Deadline, DeadlineInput, OneWrite, SocketBody
 from webhook.serve import Limits, current
 
 # After SIGTERM, how long kept-alive connections still get their requests answered once nothing is in flight:
@@ -238,7 +239,8 @@ class GuardedWorker(GeventWorker):  # type: ignore[misc]
         release: list[object] = []  # the decoded review, freed once the answer is written (endpoint.answer_review)
         status, headers, data = route.respond(
             req.path, length=get_content_length(length, ",".join(encodings) if encodings else None),
-            content_type=content_type, stream=DeadlineInput(req.body, time.monotonic() + seconds, seconds),
+            content_type=content_type, stream=DeadlineInput(SocketBody.of(req.body), time.monotonic() + seconds,
+                                                                  seconds),
             release=release)
         close = not self.alive or req.should_close()
         head = [f"HTTP/{req.version[0]}.{req.version[1]} {status}", f"Server: {SERVER}", f"Date: {_http_date()}",

@@ -9,10 +9,7 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    import msgspec  # imported where used: the CLI's readers never decode with it (~35 ms of start-up)
+from typing import Any
 
 Obj = Mapping[str, Any]
 
@@ -62,16 +59,30 @@ class LazyObject(Mapping[str, Any]):
     driver, pool name, node name) unless something needs more, so decoding all of it (as much as the new object)
     is mostly waste. The bytes must already be known to be well-formed JSON in UTF-8 (the review decoder checked
     them); values are then exactly what decoding the whole document gives.
+
+    Made from its bytes (`LazyObject(raw)`), the object lists its members when first read (one pass over the
+    bytes, `msgspec.Raw` values). Made from `members` (`LazyObject.of_members`), it holds them already listed one
+    level down in the pass that decoded the document around it (`review.parse` reads an old object so): scalars
+    decoded, objects as their members' `msgspec.Raw`, arrays as their items'. A slice's `spec` then needs no
+    second pass over its devices to find `driver`.
     """
 
     __slots__ = ("_members", "_raw", "_values")
 
     def __init__(self, raw: bytes) -> None:
-        self._raw = raw
-        self._members: dict[str, msgspec.Raw] | None = None
+        self._raw: bytes | None = raw
+        self._members: dict[str, Any] | None = None
         self._values: dict[str, Any] = {}
 
-    def _index(self) -> dict[str, msgspec.Raw]:
+    @classmethod
+    def of_members(cls, members: dict[str, Any]) -> LazyObject:
+        """The object whose members are listed in `members` (values: decoded scalars, `msgspec.Raw`, or a dict or
+        list of `msgspec.Raw` for an object or array listed one level down)."""
+        obj = cls.__new__(cls)
+        obj._raw, obj._members, obj._values = None, members, {}
+        return obj
+
+    def _index(self) -> dict[str, Any]:
         if self._members is None:
             self._members = _members_decoder().decode(self._raw)
         return self._members
@@ -81,8 +92,7 @@ class LazyObject(Mapping[str, Any]):
             return self._values[key]
         except KeyError:
             pass
-        raw = bytes(self._index()[key])
-        value = LazyObject(raw) if raw[:1] == b"{" else decode_value(raw)
+        value = _member(self._index()[key])
         self._values[key] = value
         return value
 
@@ -98,12 +108,37 @@ class LazyObject(Mapping[str, Any]):
 
     def plain(self) -> Any:
         """All of it, decoded: plain dicts and lists."""
-        return decode_value(self._raw)
+        if self._raw is not None:
+            return decode_value(self._raw)
+        return {key: _plain(value) for key, value in self._index().items()}
+
+
+def _member(value: Any) -> Any:
+    """A listed member as `LazyObject` hands it out: an object lazy, anything else decoded."""
+    if value is None or isinstance(value, str | int | float):  # decoded when listed (bool is an int)
+        return value
+    if isinstance(value, dict):  # an object listed one level down
+        return LazyObject.of_members(value)
+    if isinstance(value, list):  # an array listed one level down
+        return [decode_value(bytes(item)) for item in value]
+    raw = bytes(value)  # a msgspec.Raw
+    return LazyObject(raw) if raw[:1] == b"{" else decode_value(raw)
+
+
+def _plain(value: Any) -> Any:
+    if value is None or isinstance(value, str | int | float):
+        return value
+    if isinstance(value, dict):
+        return {key: decode_value(bytes(item)) for key, item in value.items()}
+    if isinstance(value, list):
+        return [decode_value(bytes(item)) for item in value]
+    return decode_value(bytes(value))
 
 
 @functools.cache
 def _members_decoder() -> Any:
-    """msgspec's decoder of an object's members left undecoded, made once (msgspec imported on first use)."""
+    """msgspec's decoder of an object's members left undecoded, made once (msgspec imported on first use: the CLI's
+    readers never decode with it, ~35 ms of start-up)."""
     import msgspec
 
     return msgspec.json.Decoder(dict[str, msgspec.Raw])

@@ -163,15 +163,19 @@ def _request(req: Mapping[str, Any], uid: str, api_version: str) -> Request:
     )
 
 
+# An old object's member as `_envelope` lists it (`LazyObject.of_members`): objects and arrays one level down.
+_Listed = dict[str, msgspec.Raw] | list[msgspec.Raw] | str | int | float | bool | None
+
+
 class _Request(msgspec.Struct):
-    """`request` as `_envelope` reads it: every field as it comes, `oldObject` left undecoded."""
+    """`request` as `_envelope` reads it: every field as it comes, `oldObject` listed two levels deep only."""
 
     uid: Any = None
     kind: Any = None
     resource: Any = None
     operation: Any = None
     object: Any = None
-    oldObject: msgspec.Raw = msgspec.Raw(b"null")
+    oldObject: dict[str, _Listed] | None = None
     name: Any = None
     namespace: Any = None
     subResource: Any = None
@@ -195,10 +199,13 @@ _REQUEST_FIELDS = tuple(name for name in _Request.__struct_fields__ if name != "
 def _envelope(body: bytes) -> dict[str, Any] | None:
     """The review as `decode` gives it, except that an `oldObject` that is a JSON object is a `LazyObject` (decoded
     when a rule reads it: an UPDATE of a slice mostly reads a few of its fields). None when the body is anything
-    but a well-formed review of that shape: `decode` then reads it and names what is wrong, as before.
+    but a well-formed review of that shape (an `oldObject` that is no object, a number beyond a float among its
+    members): `decode` then reads it and names what is wrong, as before.
 
-    The skipped `oldObject` has been checked for well-formed JSON by msgspec, but not for UTF-8: that is checked
-    here, so a body is refused for the same reasons either way."""
+    The old object is listed in the same pass, two levels deep (`_Listed`): a slice's `spec` is found with its
+    `driver`, `pool` and `nodeName` without a second pass over the devices, or a third for `spec` itself. The
+    parts left as `msgspec.Raw` have been checked for well-formed JSON by msgspec, but not for UTF-8: the body is
+    checked here, so it is refused for the same reasons either way."""
     try:
         review = _REVIEW_DECODER.decode(body)
     except (msgspec.DecodeError, UnicodeDecodeError, RecursionError):
@@ -207,15 +214,13 @@ def _envelope(body: bytes) -> dict[str, Any] | None:
     req = review.request
     if req is not None:
         fields = {name: value for name in _REQUEST_FIELDS if (value := getattr(req, name)) is not None}
-        raw = bytes(req.oldObject)
-        try:
-            raw.decode()
-        except UnicodeDecodeError:
-            return None
-        if raw[:1] == b"{":
-            fields["oldObject"] = LazyObject(raw)
-        elif raw != b"null":
-            fields["oldObject"] = decode(raw)  # not an object: refused by name below
+        if req.oldObject is not None:
+            if not body.isascii():
+                try:
+                    body.decode()
+                except UnicodeDecodeError:
+                    return None
+            fields["oldObject"] = LazyObject.of_members(req.oldObject)
         data["request"] = fields
     return data
 

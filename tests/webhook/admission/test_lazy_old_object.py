@@ -159,3 +159,66 @@ def test_the_old_object_is_read_lazily_wherever_the_member_stands(first: str) ->
     req = review.parse(body)
     assert isinstance(req.old_object, LazyObject)
     assert plain(req.old_object) == slice_with(numa=0)
+
+
+def test_the_old_object_is_listed_in_the_review_s_one_pass(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A clean UPDATE reads the old `spec`'s driver, pool and node name without another pass over the old object or
+    its devices: only the small `pool` object is listed on its own."""
+    import webhook.wire
+
+    listed: list[bytes] = []
+    decoder = webhook.wire._members_decoder()
+
+    class Counting:
+        def decode(self, raw: bytes) -> Any:
+            listed.append(raw)
+            return decoder.decode(raw)
+
+    monkeypatch.setattr(webhook.wire, "_members_decoder", Counting)
+    many = slice_with(*[device(f"dev-{i}", numa=i % 2) for i in range(16)])
+    req = review.parse(update(many, many))
+    answer = handlers.resourceslices(req, Policy.default())
+    assert (answer.allowed, answer.findings) == (True, ())
+    assert [json.loads(raw) for raw in listed] == [many["spec"]["pool"]]
+    assert req.old_object is not None and "devices" not in req.old_object["spec"].decoded()
+
+
+@pytest.mark.parametrize("member", [
+    2**70, -(2**63) - 1, 1e308, -0.0, True, None, "é ü", [], [1, {"a": [2]}, "x"], {}, {"a": {"b": [1, 2]}},
+], ids=repr)
+def test_an_old_object_listed_in_one_pass_reads_as_the_decoded_one(member: Any) -> None:
+    old = copy.deepcopy(CLEAN)
+    old["top"] = member
+    old["spec"]["second"] = member
+    old["spec"]["third"] = {"deep": member}
+    body = update(CLEAN, old)
+    lazy = review.parse(body).old_object
+    assert isinstance(lazy, LazyObject)
+    assert lazy == json.loads(body)["request"]["oldObject"] == old
+    assert (lazy["top"], lazy["spec"]["second"], lazy["spec"]["third"]["deep"]) == (member, member, member)
+    assert plain(lazy) == old and plain(lazy["spec"]) == old["spec"]
+    assert list(lazy) == list(old) and list(lazy["spec"]) == list(old["spec"])
+
+
+@pytest.mark.parametrize("old", [
+    b'{"kind": "ResourceSlice", "x": 1E400}',  # beyond a float on the first level: listed another way
+    b'{"kind": "ResourceSlice", "spec": {"a": 1}, "spec": {"b": [2]}}',  # a repeated member: the last one counts
+    b'{"kind": "ResourceSlice", "spec": {"x": 1E400}}',
+])
+def test_an_old_object_the_listing_cannot_hold_reads_as_json_loads_reads_it(old: bytes) -> None:
+    body = update(CLEAN, "OLD").replace(b'"OLD"', old)
+    parsed = review.parse(body).old_object
+    assert parsed is not None
+    assert dict(parsed) == json.loads(old) and plain(parsed) == json.loads(old)
+
+
+@pytest.mark.parametrize(("where", "old"), [
+    ("first level", b'{"kind": "\xc3"}'),
+    ("second level", b'{"spec": {"driver": "ok", "model": "\xe2\x82"}}'),
+    ("third level", b'{"spec": {"pool": {"name": "\xff"}}}'),
+])
+def test_an_old_object_that_is_not_utf8_is_refused_at_any_depth(where: str, old: bytes) -> None:
+    body = update(CLEAN, "OLD").replace(b'"OLD"', old)
+    with pytest.raises(review.BadReview) as caught:
+        review.parse(body)
+    assert (caught.value.code, caught.value.message) == (400, "request body is not valid JSON: not UTF-8")
