@@ -13,7 +13,6 @@ reference.
 from __future__ import annotations
 
 import functools
-import importlib
 import math
 import re
 from dataclasses import dataclass
@@ -21,7 +20,7 @@ from typing import Any
 
 from webhook.fieldpath import FieldPath
 from webhook.findings import Position
-from webhook.manifests import objects
+from webhook.manifests import objects, pyyaml
 from webhook.wire import Obj
 
 _INT = re.compile(r"[-+]?[0-9]+")
@@ -42,7 +41,7 @@ MERGE_KEY = "<<"
 
 
 # PyYAML (with libyaml) comes with the kubernetes client; it ships no type information.
-yaml: Any = importlib.import_module("yaml")
+yaml: Any = pyyaml.load()
 
 
 class _Unusual(Exception):
