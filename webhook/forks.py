@@ -25,7 +25,7 @@ import struct
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, NoReturn, TypeVar
+from typing import Any, Generic, NamedTuple, NoReturn, TypeVar
 
 R = TypeVar("R")
 
@@ -44,8 +44,7 @@ def can_fork() -> bool:
     return sys.platform.startswith("linux") and hasattr(os, "fork")
 
 
-@dataclass(frozen=True, slots=True)
-class Seat:
+class Seat(NamedTuple):
     """Where one process takes its items: a segment, from its front or its back."""
 
     segment: int

@@ -15,8 +15,7 @@ from __future__ import annotations
 import functools
 import math
 import re
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from webhook.fieldpath import FieldPath
 from webhook.findings import Position
@@ -48,8 +47,7 @@ class _Unusual(Exception):
     """Something the fast path does not handle; the caller re-reads the text with ruamel."""
 
 
-@dataclass(frozen=True, slots=True)
-class Doc:
+class Doc(NamedTuple):
     """One object and the node tree of its document; `base` places the object inside a `kind: List`."""
 
     source: str
