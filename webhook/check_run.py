@@ -16,7 +16,7 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol, TextIO
+from typing import TYPE_CHECKING, NamedTuple, Protocol, TextIO
 
 from webhook.errors import DraguardError
 
@@ -61,8 +61,7 @@ class Run:
         return out
 
 
-@dataclass(frozen=True, slots=True)
-class Inputs:
+class Inputs(NamedTuple):
     """What to check and with what: the command's flags, already checked for usage errors."""
 
     paths: Sequence[str]

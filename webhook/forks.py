@@ -25,7 +25,7 @@ import struct
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, NoReturn, TypeVar
+from typing import Any, Generic, NamedTuple, NoReturn, TypeVar
 
 R = TypeVar("R")
 
@@ -44,8 +44,7 @@ def can_fork() -> bool:
     return sys.platform.startswith("linux") and hasattr(os, "fork")
 
 
-@dataclass(frozen=True, slots=True)
-class Seat:
+class Seat(NamedTuple):
     """Where one process takes its items: a segment, from its front or its back."""
 
     segment: int
@@ -218,29 +217,39 @@ def _fork(job: Callable[[int], R], counters: _Counters, seat: Seat) -> _Child[R]
     pid = os.fork()
     if pid == 0:
 
-        def work(kept: _Kept) -> dict[int, R]:
-            results: dict[int, R] = {}
+        def work(kept: _Kept) -> list[bytes]:
+            chunks: list[bytes] = []
             while (item := counters.claim(seat)) is not None:
                 kept.item = item
-                results[item] = job(item)
-            return results
+                chunks.append(_chunk(item, job(item), kept))
+            return chunks
 
         _answer(read_end, write_end, work)
     os.close(write_end)
     return _Child(pid, read_end)
 
 
-def _answer(read_end: int, write_end: int, work: Callable[[_Kept], dict[int, R]]) -> NoReturn:
+def _chunk(item: int, result: Any, kept: _Kept) -> bytes:
+    """One item's part of a child's answer: its result and log records, pickled as soon as the item is done (so
+    the child's last item is followed by no pickling of everything before it, which the parent would wait for)."""
+    return pickle.dumps((item, result, kept.records.pop(item, [])), protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def frame(chunks: Sequence[bytes]) -> bytes:
+    """A child's whole answer: its length, then each item's chunk after its own length."""
+    body = b"".join(_SIZE.pack(len(chunk)) + chunk for chunk in chunks)
+    return _SIZE.pack(len(body)) + body
+
+
+def _answer(read_end: int, write_end: int, work: Callable[[_Kept], list[bytes]]) -> NoReturn:
     """The child's whole life: do the work with its log records kept, send both to the parent, exit without
     returning into the caller's stack or flushing the parent's buffers."""
     status = 1
     try:
         os.close(read_end)
         with _keeping() as kept:
-            results = work(kept)
-        answer = {item: (result, kept.records.get(item, [])) for item, result in results.items()}
-        data = pickle.dumps(answer, protocol=pickle.HIGHEST_PROTOCOL)
-        view = memoryview(_SIZE.pack(len(data)) + data)
+            chunks = work(kept)
+        view = memoryview(frame(chunks))
         while view:
             view = view[os.write(write_end, view):]
         os.close(write_end)  # the parent reads to the end now, not once this process's memory is torn down
@@ -271,10 +280,23 @@ def _collect(child: _Child[R]) -> None:
         if os.waitpid(child.pid, os.WNOHANG)[0] == 0:
             _exited.append(child.pid)
         child.pid = 0
-        child.results = pickle.loads(memoryview(data)[_SIZE.size:])
+        child.results = _unframe(memoryview(data)[_SIZE.size:])
         return
     os.waitpid(child.pid, 0)
     child.pid = 0
+
+
+def _unframe(body: memoryview) -> dict[int, tuple[Any, list[dict[str, Any]]]]:
+    """Each item's result and log records, from the chunks of a whole answer."""
+    results: dict[int, tuple[Any, list[dict[str, Any]]]] = {}
+    offset = 0
+    while offset < len(body):
+        (size,) = _SIZE.unpack_from(body, offset)
+        offset += _SIZE.size
+        item, result, records = pickle.loads(body[offset:offset + size])
+        results[item] = (result, records)
+        offset += size
+    return results
 
 
 def reap() -> None:
@@ -309,7 +331,7 @@ class Ahead(Generic[R]):
             read_end, write_end = _pipe()
             pid = os.fork()
             if pid == 0:
-                _answer(read_end, write_end, lambda _kept: {0: work()})
+                _answer(read_end, write_end, lambda kept: [_chunk(0, work(), kept)])
             os.close(write_end)
             self._child = _Child(pid, read_end)
 

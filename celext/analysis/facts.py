@@ -6,8 +6,7 @@ a `Span` (character offsets into the expression text), so a caller can point at 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from celext.syntax.tree import Span
 
@@ -18,8 +17,7 @@ How = Literal["==", "!=", "<", "<=", ">", ">=", "in", "method", "bool", "arithme
 DRIVER_DOMAIN = "<driver>"
 
 
-@dataclass(frozen=True, slots=True)
-class AttributeRef:
+class AttributeRef(NamedTuple):
     """One `device.attributes[<domain>].<id>` (or `[<domain>][<id>]`) read with literal keys, or through the
     driver's own domain, `device.attributes[device.driver].<id>` (`by_driver`; `domain` is then DRIVER_DOMAIN and
     `qualified_on(driver)` names the attribute a given device publishes).
@@ -49,8 +47,7 @@ class AttributeRef:
         return f"{driver}/{self.name}" if self.by_driver else self.qualified
 
 
-@dataclass(frozen=True, slots=True)
-class DomainRead:
+class DomainRead(NamedTuple):
     """`device.attributes[<domain>]` with a literal domain, or `[device.driver]` (whether or not an id follows)."""
 
     kind: Kind
@@ -59,8 +56,7 @@ class DomainRead:
     by_driver: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class Unwrap:
+class Unwrap(NamedTuple):
     """An optional read turned back into the attribute value: `<read>.value()` or `<read>.orValue(<fallback>)`.
 
     `fallback_literal` is the fallback's value when it is an int, string or bool literal."""
@@ -71,8 +67,7 @@ class Unwrap:
     fallback_literal: int | str | bool | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Use:
+class Use(NamedTuple):
     """A use of an attribute value that behaves differently once the attribute is a list.
 
     `how` is the operator (`==`, `<`, `in`, ...), `"method"` for a method call on the value, `"bool"`
@@ -105,8 +100,7 @@ class Use:
 
 
 
-@dataclass(frozen=True, slots=True)
-class Call:
+class Call(NamedTuple):
     """A member call `<receiver>.<name>(<args>)` or a global call `<name>(<args>)`."""
 
     name: str
@@ -121,8 +115,7 @@ class Call:
     arg_values: tuple[tuple[int | str | bool, ...], ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class Select:
+class Select(NamedTuple):
     """`<attribute read>.<field>`: a field of an attribute's value, which has none (a runtime error)."""
 
     ref: AttributeRef
@@ -130,8 +123,7 @@ class Select:
     span: Span  # the field name
 
 
-@dataclass(frozen=True, slots=True)
-class Facts:
+class Facts(NamedTuple):
     expression: str
     refs: tuple[AttributeRef, ...]
     domains: tuple[DomainRead, ...]

@@ -9,7 +9,7 @@ the node shapes it relies on come from `celext.analysis.shapes`, the fact types 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from lark import Token, Tree
 
@@ -56,8 +56,7 @@ _RELATIONS: dict[str, How] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class _Operand:
+class _Operand(NamedTuple):
     """What a subexpression holding an attribute value is: the read, and how an optional read is unwrapped."""
 
     ref: AttributeRef

@@ -170,8 +170,7 @@ def test_an_answer_cut_short_is_no_answer_and_its_child_is_waited_for(cut: int) 
 
     from webhook import forks
 
-    data = pickle.dumps({0: ("r", [])})
-    framed = forks._SIZE.pack(len(data)) + data
+    framed = forks.frame([pickle.dumps((0, "r", []))])
     child = _child_writing(framed[:len(framed) - cut], 0)  # the last `cut` bytes never written
     forks._collect(child)
     assert child.results is None and child.pid == 0
@@ -182,8 +181,7 @@ def test_a_whole_answer_is_taken_whatever_the_exit_and_the_child_reaped_later() 
 
     from webhook import forks
 
-    data = pickle.dumps({0: ("r", [])})
-    child = _child_writing(forks._SIZE.pack(len(data)) + data, 0)
+    child = _child_writing(forks.frame([pickle.dumps((0, "r", []))]), 0)
     pid = child.pid
     forks._collect(child)
     assert child.results == {0: ("r", [])} and child.pid == 0
@@ -203,3 +201,32 @@ def test_workers_leave_no_zombie_after_reap() -> None:
     for pid in pending:
         with pytest.raises(ChildProcessError):
             os.waitpid(pid, os.WNOHANG)
+
+
+def test_an_answer_of_several_items_is_read_back_whole_and_cut_anywhere_is_no_answer() -> None:
+    import pickle
+
+    from webhook import forks
+
+    records = [{"msg": "item 7"}]
+    framed = forks.frame([pickle.dumps((7, "seven", records)), pickle.dumps((3, ["three"], []))])
+    child = _child_writing(framed, 0)
+    forks._collect(child)
+    assert child.results == {7: ("seven", records), 3: (["three"], [])}
+    forks.reap()
+    for cut in (1, 30, len(framed) - 9):  # inside the second chunk, its length, the first chunk
+        child = _child_writing(framed[:len(framed) - cut], 0)
+        forks._collect(child)
+        assert child.results is None
+
+
+def test_each_item_s_log_records_go_into_its_own_chunk_once() -> None:
+    import pickle
+
+    from webhook import forks
+
+    kept = forks._Kept()
+    kept.records = {1: [{"msg": "a"}], 2: [{"msg": "b"}]}
+    assert pickle.loads(forks._chunk(1, "one", kept)) == (1, "one", [{"msg": "a"}])
+    assert kept.records == {2: [{"msg": "b"}]}
+    assert pickle.loads(forks._chunk(3, "three", kept)) == (3, "three", [])

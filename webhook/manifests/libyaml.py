@@ -13,15 +13,13 @@ reference.
 from __future__ import annotations
 
 import functools
-import importlib
 import math
 import re
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from webhook.fieldpath import FieldPath
 from webhook.findings import Position
-from webhook.manifests import objects
+from webhook.manifests import objects, pyyaml
 from webhook.wire import Obj
 
 _INT = re.compile(r"[-+]?[0-9]+")
@@ -42,15 +40,14 @@ MERGE_KEY = "<<"
 
 
 # PyYAML (with libyaml) comes with the kubernetes client; it ships no type information.
-yaml: Any = importlib.import_module("yaml")
+yaml: Any = pyyaml.load()
 
 
 class _Unusual(Exception):
     """Something the fast path does not handle; the caller re-reads the text with ruamel."""
 
 
-@dataclass(frozen=True, slots=True)
-class Doc:
+class Doc(NamedTuple):
     """One object and the node tree of its document; `base` places the object inside a `kind: List`."""
 
     source: str

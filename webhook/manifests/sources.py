@@ -8,7 +8,6 @@ for CI configurations that pass patterns quoted. Every unreadable input is one `
 from __future__ import annotations
 
 import fnmatch
-import glob
 import sys
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
@@ -53,6 +52,8 @@ def _files(raw: str, problems: list[Problem]) -> list[Path]:
     if path.exists():
         return [path]
     if _GLOB_CHARS & set(raw):
+        import glob  # only for a pattern passed quoted
+
         matches = sorted(glob.glob(raw, recursive=True))
         if not matches:
             problems.append(Problem(raw, "no file matches this pattern"))

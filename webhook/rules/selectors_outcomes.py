@@ -24,8 +24,7 @@ device. `candidates()` selects a DeviceClass's devices the same way, once per gr
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from celext import EvaluationError, Selector
 from celext.compile import Path
@@ -45,8 +44,7 @@ def _frozen(value: Any) -> Any:
     return (type(value), value)
 
 
-@dataclass(frozen=True, slots=True)
-class Group:
+class Group(NamedTuple):
     """Candidates with equal projection keys on a selector's paths and one layout: a selector gets one outcome on
     all of them and they lack the same attributes (`paths` None: one device per group)."""
 

@@ -14,8 +14,7 @@ computed once per `run_rules` call.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from webhook.fieldpath import FieldPath
 from webhook.policy import Policy
@@ -28,8 +27,7 @@ STANDARD_DOMAIN = "resource.kubernetes.io"
 VENDOR_NUMA_IDS = ("numaNode", "numa")  # <driver>/numaNode and <driver>/numa are always vendor NUMA names
 
 
-@dataclass(frozen=True, slots=True)
-class Site:
+class Site(NamedTuple):
     """One selector: where its expression is (or should be), and the expression when there is one.
 
     `expression` is None when the selector has no usable `cel.expression` (`problem` says why).
@@ -43,8 +41,7 @@ class Site:
     problem_path: FieldPath | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class ConstraintName:
+class ConstraintName(NamedTuple):
     """A matchAttribute/distinctAttribute value and its path."""
 
     path: FieldPath
