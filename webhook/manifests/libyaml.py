@@ -13,13 +13,14 @@ reference.
 from __future__ import annotations
 
 import functools
+import importlib
 import math
 import re
 from typing import Any, NamedTuple
 
 from webhook.fieldpath import FieldPath
 from webhook.findings import Position
-from webhook.manifests import objects, pyyaml
+from webhook.manifests import objects
 from webhook.wire import Obj
 
 _INT = re.compile(r"[-+]?[0-9]+")
@@ -40,7 +41,7 @@ MERGE_KEY = "<<"
 
 
 # PyYAML (with libyaml) comes with the kubernetes client; it ships no type information.
-yaml: Any = pyyaml.load()
+yaml: Any = importlib.import_module("yaml")
 
 
 class _Unusual(Exception):
