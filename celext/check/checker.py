@@ -154,10 +154,13 @@ class _Checker:
             self.set(node, VARIABLES[qualified])  # a dotted type name (google.protobuf.Timestamp)
             return
         result = self.select_field(node, node.operand, node.field, optional=False)
-        self.set(node, t.BOOL if node.test_only else self.mapping.substitute(result))
+        self.out.types[node.id] = (t.BOOL if node.test_only else result if result.ground
+                                   else self.mapping.substitute(result))
 
     def select_field(self, node: Expr, operand: Expr, name: str, *, optional: bool) -> Type:
-        self.check(operand)
+        walk = _WALKS.get(type(operand))  # (`check`, inline)
+        if walk is not None:
+            walk(self, operand)
         target = self.out.types.get(operand.id, t.ERROR)
         if not target.ground:
             target = self.mapping.substitute(target)
