@@ -168,6 +168,7 @@ _PRECEDENCE = {"||": 1, "&&": 2, **dict.fromkeys(_RELATIONS, 3), **dict.fromkeys
                **dict.fromkeys(_MULTIPLICATIONS, 5)}
 _OPERATORS = {**_RELATIONS, **_ADDITIONS, **_MULTIPLICATIONS}
 _FUNCTIONS = {operator: build.BINARY[name] for operator, name in _OPERATORS.items()}  # (`in`: `@in`)
+_LINKS = {"||": "_||_", "&&": "_&&_"}
 _LEVELS = ("", "conditionalor", "conditionaland", "relation", "addition", "multiplication")
 _ATOMS = _LITERALS | {"IDENT"}
 _REVERSED = tuple(_CHAIN[level:][::-1] for level in range(len(_CHAIN)))
@@ -355,9 +356,12 @@ class _Parser:
                 self.index += 1
                 right, right_depth, right_built = self.climb(precedence + 1)
                 link = _Node()
-                link.data, link.children, link.meta = _LEVELS[precedence], [node, right], _span(node.meta, right.meta)
+                meta = node.meta
+                link.data, link.children, link.meta = _LEVELS[precedence], [node, right], _span(meta, right.meta)
                 node = link
-                built = self.make.logical(node, built, right_built)
+                end = meta[5] or 0  # (`make.logical`, inline: the operator's offset is its first match after the
+                at = self.text.find(kind, end)  # left operand, as build() finds it)
+                built = self.make.call(_LINKS[kind], at if at >= 0 else end, [built, right_built], None, node)
                 depth = max(depth, right_depth)
                 self.links += 1
             else:
