@@ -57,8 +57,12 @@ _DOTTED_FUNCTIONS = frozenset(name.rsplit(".", 1)[1] for name in FUNCTIONS if ".
 # are constant): remembered, so a long chain of `+` or `==` pays the overload trials once per signature.
 # (result, overload ids, type variables the trials numbered): a hit numbers as many, so that the names of later
 # type variables in messages (`_var2`) do not depend on what an earlier compile left in this table.
-RESOLVED: dict[tuple[str, bool, tuple[Type, ...]], tuple[Type, tuple[str, ...], int]] = {}
+# A binary operator's entry is also kept under the identities of its operand types (`_BY_IDENTITY`, the types
+# themselves at the end of the value, so those identities stay theirs): found without hashing the types, whose
+# hash is a Python-level call.
+RESOLVED: dict[tuple[Any, ...], tuple[Any, ...]] = {}
 RESOLVED_SIZE = 4096
+_BY_IDENTITY = "#identity"
 
 
 @dataclass(frozen=True, slots=True)
@@ -239,7 +243,25 @@ class _Checker:
             types[node.id] = t.BOOL
             self.out.overloads[node.id] = logical
             return True
-        return left.ground and right.ground and self.recall(node, (node.function, False, (left, right)))
+        if not (left.ground and right.ground):
+            return False
+        function = node.function
+        known = RESOLVED.get((function, _BY_IDENTITY, id(left), id(right)))
+        if known is not None and known[3] is left and known[4] is right:
+            types[node.id] = known[0]
+            self.out.overloads[node.id] = known[1]
+            self.fresh += known[2]
+            return True
+        known = RESOLVED.get((function, False, (left, right)))
+        if known is None:
+            return False
+        types[node.id] = known[0]
+        self.out.overloads[node.id] = known[1]
+        self.fresh += known[2]
+        if len(RESOLVED) >= RESOLVED_SIZE:
+            RESOLVED.clear()
+        RESOLVED[(function, _BY_IDENTITY, id(left), id(right))] = (*known[:3], left, right)
+        return True
 
     def recall(self, node: Call, key: tuple[str, bool, tuple[Type, ...]]) -> bool:
         """The remembered resolution of a call on ground argument types (RESOLVED), if any."""
