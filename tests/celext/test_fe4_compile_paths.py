@@ -58,9 +58,12 @@ def test_resolutions_by_identity_match_by_value(text: str) -> None:
 
 def test_an_equal_type_of_another_identity_is_found_by_value() -> None:
     checker.RESOLVED.clear()
-    first = _resolved("[1] + [2] == [1, 2]")
-    for key in [key for key in checker.RESOLVED if key[1] == checker._BY_IDENTITY]:
+    first = _resolved("1 + 2 > 0 && 'a' + 'b' == 'ab'")
+    assert _resolved("1 + 2 > 0 && 'a' + 'b' == 'ab'") == first  # (found by value: now kept by identity too)
+    identities = [key for key in checker.RESOLVED if key[1] == checker._BY_IDENTITY]
+    assert identities
+    for key in identities:
         entry = checker.RESOLVED[key]
         stranger = t.Type(entry[3].kind, entry[3].name, entry[3].params)  # equal, not the same object
-        checker.RESOLVED[key] = (*entry[:3], stranger, entry[4])
-    assert _resolved("[1] + [2] == [1, 2]") == first
+        checker.RESOLVED[key] = (t.ERROR, ("bogus",), 0, stranger, entry[4])  # (wrong: must not be used)
+    assert _resolved("1 + 2 > 0 && 'a' + 'b' == 'ab'") == first
