@@ -183,8 +183,8 @@ def _prepare(expression: str, parsed: Parsed, cost_limit: int, laps: Laps | None
     start = lap(laps, "rewrite", start)
     if parsed.refusable or (parsed.macros and tree is not lean):  # a name or construct a refusal may apply to
         refuse(tree, shared=tree is not lean)
-    elif parsed.macros:  # only the macro calls' forms can be refused: those calls, found by the parser
-        check_macros(parsed.macros, tree)
+    elif parsed.doubtful:  # only macro calls' forms can be refused: the calls whose ASTs did not show them sound
+        check_macros(parsed.doubtful, tree)
     start = lap(laps, "refuse", start)
     checked = typecheck(expression, lean, parsed.claim())
     start = lap(laps, "check", start)

@@ -57,8 +57,12 @@ _DOTTED_FUNCTIONS = frozenset(name.rsplit(".", 1)[1] for name in FUNCTIONS if ".
 # are constant): remembered, so a long chain of `+` or `==` pays the overload trials once per signature.
 # (result, overload ids, type variables the trials numbered): a hit numbers as many, so that the names of later
 # type variables in messages (`_var2`) do not depend on what an earlier compile left in this table.
-RESOLVED: dict[tuple[str, bool, tuple[Type, ...]], tuple[Type, tuple[str, ...], int]] = {}
+# A binary operator's entry is also kept under the identities of its operand types (`_BY_IDENTITY`, the types
+# themselves at the end of the value, so those identities stay theirs): found without hashing the types, whose
+# hash is a Python-level call.
+RESOLVED: dict[tuple[Any, ...], tuple[Any, ...]] = {}
 RESOLVED_SIZE = 4096
+_BY_IDENTITY = "#identity"
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,10 +158,13 @@ class _Checker:
             self.set(node, VARIABLES[qualified])  # a dotted type name (google.protobuf.Timestamp)
             return
         result = self.select_field(node, node.operand, node.field, optional=False)
-        self.set(node, t.BOOL if node.test_only else self.mapping.substitute(result))
+        self.out.types[node.id] = (t.BOOL if node.test_only else result if result.ground
+                                   else self.mapping.substitute(result))
 
     def select_field(self, node: Expr, operand: Expr, name: str, *, optional: bool) -> Type:
-        self.check(operand)
+        walk = _WALKS.get(type(operand))  # (`check`, inline)
+        if walk is not None:
+            walk(self, operand)
         target = self.out.types.get(operand.id, t.ERROR)
         if not target.ground:
             target = self.mapping.substitute(target)
@@ -236,7 +243,25 @@ class _Checker:
             types[node.id] = t.BOOL
             self.out.overloads[node.id] = logical
             return True
-        return left.ground and right.ground and self.recall(node, (node.function, False, (left, right)))
+        if not (left.ground and right.ground):
+            return False
+        function = node.function
+        known = RESOLVED.get((function, _BY_IDENTITY, id(left), id(right)))
+        if known is not None and known[3] is left and known[4] is right:
+            types[node.id] = known[0]
+            self.out.overloads[node.id] = known[1]
+            self.fresh += known[2]
+            return True
+        known = RESOLVED.get((function, False, (left, right)))
+        if known is None:
+            return False
+        types[node.id] = known[0]
+        self.out.overloads[node.id] = known[1]
+        self.fresh += known[2]
+        if len(RESOLVED) >= RESOLVED_SIZE:
+            RESOLVED.clear()
+        RESOLVED[(function, _BY_IDENTITY, id(left), id(right))] = (*known[:3], left, right)
+        return True
 
     def recall(self, node: Call, key: tuple[str, bool, tuple[Type, ...]]) -> bool:
         """The remembered resolution of a call on ground argument types (RESOLVED), if any."""
@@ -362,8 +387,13 @@ class _Checker:
     def check_comprehension(self, node: Comprehension) -> None:
         assert node.iter_range is not None and node.accu_init is not None
         assert node.loop_condition is not None and node.loop_step is not None and node.result is not None
-        self.check(node.iter_range)
-        self.check(node.accu_init)
+        walks = _WALKS  # (`check`, inline here and below: a frame fewer per part)
+        walk = walks.get(type(node.iter_range))
+        if walk is not None:
+            walk(self, node.iter_range)
+        walk = walks.get(type(node.accu_init))
+        if walk is not None:
+            walk(self, node.accu_init)
         range_type = self.mapping.substitute(self.get(node.iter_range))
         accu_type = self.get(node.accu_init)
         self.scopes.append({node.accu_var: accu_type})
@@ -386,12 +416,18 @@ class _Checker:
         if node.iter_var2 and var2 is not None:
             loop_scope[node.iter_var2] = var2
         self.scopes.append(loop_scope)
-        self.check(node.loop_condition)
+        walk = walks.get(type(node.loop_condition))
+        if walk is not None:
+            walk(self, node.loop_condition)
         self.assert_type(node.loop_condition, t.BOOL)
-        self.check(node.loop_step)
+        walk = walks.get(type(node.loop_step))
+        if walk is not None:
+            walk(self, node.loop_step)
         self.assert_type(node.loop_step, accu_type)
         self.scopes.pop()
-        self.check(node.result)
+        walk = walks.get(type(node.result))
+        if walk is not None:
+            walk(self, node.result)
         self.scopes.pop()
         self.set(node, self.mapping.substitute(self.get(node.result)))
 

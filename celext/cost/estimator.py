@@ -153,14 +153,16 @@ class _Coster:
         return self.cost_bind(e) if _is_bind(e) else self.cost_comprehension(e)
 
     def cost_select(self, e: Select) -> Range:
-        assert e.operand is not None
+        operand: Any = e.operand
+        walk = _WALKS.get(type(operand))  # (`cost`, inline)
+        total = ZERO if walk is None else walk(self, operand)
         if e.test_only:
-            return ONE.add(self.cost(e.operand))
-        total = self.cost(e.operand)
-        if self.type(e.operand).kind in ("map", "struct", "param"):
-            total = total.add(ONE)
-        base = self.path(e.operand)
-        self.paths[e.id] = (*(base or ()), e.field)
+            return ONE.add(total)
+        if self.types.get(operand.id, t.DYN).kind in _SELECTED:
+            low, high = total  # (`total.add(ONE)`, inline)
+            total = _new(Range, (low + 1, high + 1)) if low < _U64_LESS_ONE > high else total.add(ONE)
+        base = self.path(operand) if type(operand) is Ident else self.paths.get(operand.id)
+        self.paths[e.id] = (*base, e.field) if base else (e.field,)
         return total
 
     def cost_call(self, e: Call) -> Range:
@@ -175,6 +177,9 @@ class _Coster:
             first_cost = ZERO if walk is None else walk(self, first)
             walk = _WALKS.get(type(second))
             arg_costs = [first_cost, ZERO if walk is None else walk(self, second)]
+        elif len(operands) == 1:  # (`@not_strictly_false`, `!_`, size(): no comprehension frame)
+            walk = _WALKS.get(type(operands[0]))
+            arg_costs = [ZERO if walk is None else walk(self, operands[0])]
         else:
             arg_costs = [self.cost(a) for a in operands]
         ids = self.checked.overloads.get(e.id, ())
@@ -247,7 +252,7 @@ class _Coster:
                 found = compared
             call = found if call is None else call.union(found)
         assert call is not None  # (the call's size: as in the short path of `cost_call`)
-        return call.add(arg_costs[0]).add(arg_costs[1])
+        return _sum(call, arg_costs)
 
     def cost_index(self, e: Call, overload_id: str, arg_costs: list[Range]) -> Range:
         """`cost_call` in short for an index with one overload (`index_list`, `index_map`: a `fixed` cost, most
@@ -261,7 +266,7 @@ class _Coster:
             result = self.size(e)
         if result is not None:
             self.sizes[e.id] = result
-        return ONE.add(arg_costs[0]).add(arg_costs[1])
+        return _sum(ONE, arg_costs)
 
     def own_equality(self, left: Expr, right: Expr) -> bool:
         left_type = self.type(left)
@@ -315,15 +320,24 @@ class _Coster:
 
     def cost_comprehension(self, e: Comprehension) -> Range:
         assert e.iter_range is not None and e.accu_init is not None
-        total = self.cost(e.iter_range).add(self.cost(e.accu_init))
+        walks = _WALKS  # (`cost`, inline: a frame fewer per part)
+        walk = walks.get(type(e.iter_range))
+        total = ZERO if walk is None else walk(self, e.iter_range)
+        walk = walks.get(type(e.accu_init))
+        if walk is not None:
+            total = total.add(walk(self, e.accu_init))
         self.push_local(e.accu_var, e.accu_init)
         self.push_iteration(e)
-        loop = self.cost(e.loop_condition)
-        step = self.cost(e.loop_step)
+        walk = walks.get(type(e.loop_condition))
+        loop = ZERO if walk is None else walk(self, e.loop_condition)
+        walk = walks.get(type(e.loop_step))
+        step = ZERO if walk is None else walk(self, e.loop_step)
         self.pop(e.iter_var)
         if e.iter_var2:
             self.pop(e.iter_var2)
-        total = total.add(self.cost(e.result))
+        walk = walks.get(type(e.result))
+        if walk is not None:
+            total = total.add(walk(self, e.result))
         self.pop(e.accu_var)
         count = self.size_or_unknown(e.iter_range)
         total = total.add(count.mul(step.add(loop)))
@@ -364,6 +378,17 @@ _WALKS: dict[type, Callable[[Any, Any], Range]] = {
     Call: _Coster.cost_call, Ident: _Coster.cost_ident, Select: _Coster.cost_select, CreateList: _Coster.cost_list,
     CreateMap: _Coster.cost_map, Comprehension: _Coster.cost_loop}
 _new = tuple.__new__  # (a Range from a tuple in one call: the estimator's hot path)
+_SELECTED = frozenset({"map", "struct", "param"})  # operand kinds whose field selection costs a unit
+_U64_LESS_ONE = U64 - 1
+
+
+def _sum(own: Range, arg_costs: list[Range]) -> Range:
+    """`own.add(arg_costs[0]).add(arg_costs[1])`: sums of non-negative parts saturated once (the same as
+    saturating after each part)."""
+    (low, high), (low0, high0), (low1, high1) = own, arg_costs[0], arg_costs[1]
+    low += low0 + low1
+    high += high0 + high1
+    return _new(Range, (low, high)) if low < U64 > high else _new(Range, (min(low, U64), min(high, U64)))
 
 
 def _literal_sizes(literals: list[Expr]) -> Range:

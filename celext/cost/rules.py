@@ -8,6 +8,7 @@ None for cel-go's default of one unit plus the arguments. Precedence follows ups
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
@@ -192,6 +193,7 @@ def _compare_size(c: Sizes, e: Call, target: Node | None, args: list[Node], cost
     return compare_sizes(c.size_or_unknown(args[0]), c.size_or_unknown(args[1])), None, False
 
 
+@functools.lru_cache(maxsize=1024)  # (a few distinct sizes recur: every comparison of one attribute; looked up in C)
 def compare_sizes(left: Range, right: Range) -> Range:
     """The cost of comparing two values of these sizes: a traversal of the shorter one."""
     smallest = left.max if left.max < right.max else right.max

@@ -156,12 +156,13 @@ class _Builder:
         if len(node.children) != 2:
             return None
         op, right_tree = node.children
-        driver_test = _driver_relation(str(op.data), op.children[0], right_tree, scope)
+        operator = str(op.data)
+        driver_test = _driver_relation(operator, op.children[0], right_tree, scope)
         if driver_test is not None:
             return driver_test
         left, right = self.build(op.children[0], scope), self.build(right_tree, scope)
-        general = ops.relation(str(op.data))
-        symbol = _COMPARE.get(str(op.data))
+        general = ops.relation(operator)
+        symbol = _COMPARE.get(operator)
         if symbol is None:
             return _binary(general, left, right)
         on_int, on_str = getattr(int, symbol), getattr(str, symbol)
@@ -236,7 +237,7 @@ class _Builder:
         if name in MACRO_FORMS and len(node.children) == 3:
             if name in _NATIVE_MACROS and len(args) == 2 and args[0].data == "primary" \
                     and args[0].children[0].data == "ident":
-                return self._comprehension(name, node, scope)
+                return self._comprehension(name, node, args, scope)
             return None
         target = self.build(node.children[0], scope)
         values = [self.build(a, scope) for a in args]
@@ -245,8 +246,8 @@ class _Builder:
             return lambda f: ops.includes(target(f), item(f))
         return lambda f: ops.invoke(name, [target(f), *(v(f) for v in values)])
 
-    def _comprehension(self, name: str, node: Tree[Any], scope: Scope) -> Run:
-        variable_tree, body_tree = call_args(node)
+    def _comprehension(self, name: str, node: Tree[Any], args: list[Tree[Any]], scope: Scope) -> Run:
+        variable_tree, body_tree = args
         key = next(self._keys)
         target = self.build(node.children[0], scope)
         body = self.build(body_tree, {**scope, str(variable_tree.children[0].children[0]): key})

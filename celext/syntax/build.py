@@ -89,6 +89,7 @@ def _literal_value(token: Token) -> tuple[str, Any]:
 
 
 # A `const` node (a literal the parser decoded, celext.syntax.parser's lean shape): its kind by value class.
+_alloc = object.__new__  # (see Factory.call)
 _CONST_KINDS: dict[type, str] = {celtypes.IntType: "int", celtypes.UintType: "uint", celtypes.DoubleType: "double",
                                  celtypes.StringType: "string", celtypes.BoolType: "bool", type(None): "null"}
 
@@ -120,15 +121,25 @@ class Factory:
         at = self.text.find(char, start)
         return at if at >= 0 else start
 
+    # The hottest nodes are made as `_alloc(cls)` with every field set in turn: the dataclasses' Python-level
+    # `__init__` costs about as much again.
     def call(self, function: str, offset: int, args: list[Expr], target: Expr | None = None,
              tree: Any = None) -> Call:
-        return Call(self.new_id(), offset, tree, function, target, args)  # (positional: faster)
+        node = _alloc(Call)
+        node.id, node.offset, node.tree = self.new_id(), offset, tree
+        node.function, node.target, node.args = function, target, args
+        return node
 
     def ident(self, name: str, offset: int) -> Ident:
-        return Ident(self.new_id(), offset, None, name)
+        node = _alloc(Ident)
+        node.id, node.offset, node.tree, node.name = self.new_id(), offset, None, name
+        return node
 
     def lit(self, kind: str, value: Any, offset: int, tree: Any = None) -> Literal:
-        return Literal(self.new_id(), offset, tree, kind, value)
+        node = _alloc(Literal)
+        node.id, node.offset, node.tree = self.new_id(), offset, tree
+        node.kind, node.value = kind, value
+        return node
 
     @staticmethod
     def scalar(value: Any) -> tuple[Any, str | None, Any]:
@@ -139,8 +150,10 @@ class Factory:
 
     def ident_node(self, node: Any) -> Expr:
         token = node.children[0]
-        return Ident(self.new_id(), token.start_pos if token.start_pos is not None else _start(node), node,
-                     "" + token)
+        made = _alloc(Ident)
+        made.id, made.offset = self.new_id(), token.start_pos if token.start_pos is not None else _start(node)
+        made.tree, made.name = node, "" + token
+        return made
 
     def conditional(self, node: Any, cond: Expr, then: Expr, other: Expr) -> Expr:  # c ? a : b
         return self.call("_?_:_", self.find("?", _end(node.children[0])), [cond, then, other], tree=node)
@@ -157,7 +170,10 @@ class Factory:
 
     def member_dot(self, node: Any, operand: Expr) -> Expr:
         name = node.children[1]
-        return Select(self.new_id(), self.text.rfind(".", 0, _start(name)), node, operand, "" + name)
+        made = _alloc(Select)
+        made.id, made.offset, made.tree = self.new_id(), self.text.rfind(".", 0, _start(name)), node
+        made.operand, made.field, made.test_only = operand, "" + name, False
+        return made
 
     def member_dot_opt(self, node: Any, operand: Expr) -> Expr:
         token = node.children[1]

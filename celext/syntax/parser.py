@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Callable
+from copy import deepcopy
 from itertools import accumulate, pairwise, repeat
 from operator import itemgetter
 from typing import Any, NamedTuple
@@ -39,7 +40,7 @@ from celpy.evaluation import CELEvalError
 from lark import Token, Tree
 
 from celext import env
-from celext.check.ast import BuildError, Expr
+from celext.check.ast import BuildError, Expr, Ident
 from celext.errors import CompileError
 from celext.syntax import build, constants, literals
 from celext.syntax.build import Factory
@@ -93,6 +94,30 @@ class ParseNode(Tree):  # type: ignore[type-arg]
         return self.meta
 
 
+class _Node(ParseNode):
+    """A ParseNode made with C-level construction (`_Node()`, then its slots set): lark's and ParseNode's
+    Python-level `__init__` is the larger part of making a node, and the parser makes one per token or more.
+    Copies are ParseNodes (lark's `copy()` and `__deepcopy__` call the class with arguments)."""
+
+    __slots__ = ()
+    __init__ = object.__init__
+
+    def copy(self) -> ParseNode:
+        return ParseNode(self.data, self.children, self.meta)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> ParseNode:
+        return ParseNode(self.data, deepcopy(self.children, memo), self.meta)
+
+
+def _node(data: str, children: list[Any], meta: Any) -> Node:
+    """`ParseNode(data, children, meta)`, made faster (`_Node`)."""
+    node = _Node()
+    node.data = data
+    node.children = children
+    node.meta = meta
+    return node
+
+
 _new = tuple.__new__  # `_new(Span, (line, column, start_pos, end_line, end_column, end_pos))`
 _new_str = str.__new__
 
@@ -143,6 +168,7 @@ _PRECEDENCE = {"||": 1, "&&": 2, **dict.fromkeys(_RELATIONS, 3), **dict.fromkeys
                **dict.fromkeys(_MULTIPLICATIONS, 5)}
 _OPERATORS = {**_RELATIONS, **_ADDITIONS, **_MULTIPLICATIONS}
 _FUNCTIONS = {operator: build.BINARY[name] for operator, name in _OPERATORS.items()}  # (`in`: `@in`)
+_LINKS = {"||": "_||_", "&&": "_&&_"}
 _LEVELS = ("", "conditionalor", "conditionaland", "relation", "addition", "multiplication")
 _ATOMS = _LITERALS | {"IDENT"}
 _REVERSED = tuple(_CHAIN[level:][::-1] for level in range(len(_CHAIN)))
@@ -159,17 +185,17 @@ def _literal(token: Token, meta: Span, lean: bool) -> Node:
     if lean:
         value = literals.value(token)
         if not isinstance(value, CELEvalError):
-            return ParseNode("const", [value], meta)
+            return _node("const", [value], meta)
     if kind in _QUOTED and "\\" in token:
         problem = literals.escape_error(kind, str(token))
         if problem is not None:
             raise CompileError(problem, line=token.line, column=token.column)
-    return ParseNode("literal", [token], meta)
+    return _node("literal", [token], meta)
 
 
 class _Parser:
-    __slots__ = ("deepest", "depth", "index", "lean", "links", "macros", "make", "rebuild", "text", "tokens",
-                 "values")
+    __slots__ = ("deepest", "depth", "doubtful", "index", "lean", "links", "macros", "make", "rebuild", "text",
+                 "tokens", "values")
 
     def __init__(self, text: str, tokens: list[Lexeme], lean: bool) -> None:
         self.text = text
@@ -180,6 +206,7 @@ class _Parser:
         self.links = 0  # `&&`/`||` links and unary operators: tree levels cel-go's chain depth does not count
         self.lean = lean  # build the collapsed shape (no single-child grammar levels, literals as `const`)
         self.macros: list[Node] = []  # the member calls named like a macro, for the refusals (Parsed.macros)
+        self.doubtful: list[Node] = []  # those of them whose form the AST builder did not vouch for
         # literal values by text, decoded once (values are immutable), with the kind and value of their Literal
         self.values: dict[str, tuple[Any, str | None, Any]] = {}
         self.make = Factory(text) if lean else _NO_AST  # the checker's AST, node by node as the tree is built
@@ -256,22 +283,25 @@ class _Parser:
                 else:
                     size = len(text)
                     meta = _new(Span, (line, column, start, line, column + size, start + size))
-                const = ParseNode("const", [value], meta)
+                const = _Node()  # (`_node()` inline, here and below: the hottest nodes)
+                const.data, const.children, const.meta = "const", [value], meta
                 built = self.make.const(const) if scalar is None else self.make.lit(scalar, plain, start, const)
-                return ParseNode("primary", [const], meta), built
+                node = _Node()
+                node.data, node.children, node.meta = "primary", [const], meta
+                return node, built
         if kind == "BOOL_LIT":
             meta = _NO_POSITION
             node = _literal(_token("BOOL_LIT", text), meta, lean)
         else:
             meta = _point(*lexeme)
             token = _token(kind, text, start, line, column, meta.end_line, meta.end_column, meta.end_pos)
-            node = ParseNode("ident", [token], meta) if kind == "IDENT" else _literal(token, meta, lean)
+            node = _node("ident", [token], meta) if kind == "IDENT" else _literal(token, meta, lean)
         built = self.make.ident_node(node) if kind == "IDENT" else self.leaf(node)
-        node = ParseNode("primary", [node], meta)
+        node = _node("primary", [node], meta)
         if lean:
             return node, built
         for name in _REVERSED[level]:
-            node = ParseNode(name, [node], meta)
+            node = _node(name, [node], meta)
         return node, built
 
     # ---- grammar levels; each returns (tree, chain depth as cel-go's AST builder counts it)
@@ -292,11 +322,11 @@ class _Parser:
             then, then_depth, then_built = self.conditionalor()
             self.expect(":")
             otherwise, other_depth, other_built = self.expr()
-            node = ParseNode("expr", [condition, then, otherwise], _span(condition.meta, otherwise.meta))
+            node = _node("expr", [condition, then, otherwise], _span(condition.meta, otherwise.meta))
             built = self.make.conditional(node, built, then_built, other_built)
             depth = 1 + max(depth, then_depth, other_depth)
         else:
-            node = condition if self.lean else ParseNode("expr", [condition], condition.meta)
+            node = condition if self.lean else _node("expr", [condition], condition.meta)
         self.depth -= 1
         return node, depth, built
 
@@ -325,8 +355,13 @@ class _Parser:
             if precedence < 3:  # `||`, `&&`
                 self.index += 1
                 right, right_depth, right_built = self.climb(precedence + 1)
-                node = ParseNode(_LEVELS[precedence], [node, right], _span(node.meta, right.meta))
-                built = self.make.logical(node, built, right_built)
+                link = _Node()
+                meta = node.meta
+                link.data, link.children, link.meta = _LEVELS[precedence], [node, right], _span(meta, right.meta)
+                node = link
+                end = meta[5] or 0  # (`make.logical`, inline: the operator's offset is its first match after the
+                at = self.text.find(kind, end)  # left operand, as build() finds it)
+                built = self.make.call(_LINKS[kind], at if at >= 0 else end, [built, right_built], None, node)
                 depth = max(depth, right_depth)
                 self.links += 1
             else:
@@ -334,9 +369,11 @@ class _Parser:
                 self.index += 1
                 right, right_depth, right_built = self.climb(precedence + 1)
                 meta = node.meta
-                head = ParseNode(_OPERATORS[kind], [node],
-                                 _new(Span, (meta[0], meta[1], meta[2], line, column + len(text), start + len(text))))
-                node = ParseNode(_LEVELS[precedence], [head, right], _span(meta, right.meta))
+                head = _Node()
+                head.data, head.children = _OPERATORS[kind], [node]
+                head.meta = _new(Span, (meta[0], meta[1], meta[2], line, column + len(text), start + len(text)))
+                node = _Node()
+                node.data, node.children, node.meta = _LEVELS[precedence], [head, right], _span(meta, right.meta)
                 built = self.make.call(_FUNCTIONS[kind], start, [built, right_built], None, node)  # (at the operator)
                 depth = 1 + max(depth, right_depth)
 
@@ -345,11 +382,11 @@ class _Parser:
 
     def _logical(self, level: str, operator: str, next_level: int, operand: Any) -> Built:
         left, depth, built = self.operand(next_level, operand)
-        node = left if self.lean else ParseNode(level, [left], left.meta)
+        node = left if self.lean else _node(level, [left], left.meta)
         while self.tokens[self.index][0] == operator:
             self.index += 1
             right, right_depth, right_built = self.operand(next_level, operand)
-            node = ParseNode(level, [node, right], _span(node.meta, right.meta))
+            node = _node(level, [node, right], _span(node.meta, right.meta))
             built = self.make.logical(node, built, right_built)
             depth = max(depth, right_depth)
             self.links += 1
@@ -374,15 +411,15 @@ class _Parser:
 
     def _binary(self, level: str, operators: dict[str, str], next_level: int, operand: Any) -> Built:
         left, depth, built = self.operand(next_level, operand)
-        node = left if self.lean else ParseNode(level, [left], left.meta)
+        node = left if self.lean else _node(level, [left], left.meta)
         while True:
             name = operators.get(self.tokens[self.index][0])
             if name is None:
                 return node, depth, built
             op = _point(*self.take())
             right, right_depth, right_built = self.operand(next_level, operand)
-            head = ParseNode(name, [node], _span(node.meta, op))
-            node = ParseNode(level, [head, right], _span(node.meta, right.meta))
+            head = _node(name, [node], _span(node.meta, op))
+            node = _node(level, [head, right], _span(node.meta, right.meta))
             built = self.make.binary(node, built, right_built)
             depth = 1 + max(depth, right_depth)
 
@@ -392,18 +429,18 @@ class _Parser:
             self.links += 1
             op = _point(*self.take())
             inner, depth, built = self.unary()
-            sign: Node = ParseNode("unary_not" if kind == "!" else "unary_neg", [], op)
-            node = ParseNode("unary", [sign, inner], _span(op, inner.meta))
+            sign: Node = _node("unary_not" if kind == "!" else "unary_neg", [], op)
+            node = _node("unary", [sign, inner], _span(op, inner.meta))
             return node, depth, self.make.unary(node, built)
         node, depth, built = self.member()
-        return (node if self.lean else ParseNode("unary", [node], node.meta)), depth, built
+        return (node if self.lean else _node("unary", [node], node.meta)), depth, built
 
     def member(self) -> Built:
         first, depth, built = self.primary()
         lean = self.lean
         make = self.make
         tokens = self.tokens
-        node = first if lean else ParseNode("member", [first], first.meta)
+        node = first if lean else _node("member", [first], first.meta)
         while True:
             kind = tokens[self.index][0]
             if kind == ".":
@@ -425,20 +462,22 @@ class _Parser:
                     self.index += 1
                     args, args_depth, arg_built, _ = self.exprlist(")")
                     close = self.expect(")")
-                    inner = ParseNode("member_dot_arg", [node, name, *args], _span(node.meta, close))
-                    if text in env.MACRO_NAMES:  # (the plain text: a Token compares in Python)
-                        self.macros.append(inner)
+                    inner = _node("member_dot_arg", [node, name, *args], _span(node.meta, close))
                     try:
                         built = make.member_call(inner, built, arg_built)
                     except BuildError:
                         built = self.refused(inner)
+                    if text in env.MACRO_NAMES:  # (the plain text: a Token compares in Python)
+                        self.macros.append(inner)
+                        if not _well_formed(text, arg_built):
+                            self.doubtful.append(inner)
                     depth = 1 + max(depth, args_depth)
                 elif optional:
-                    inner = ParseNode("member_dot_opt", [node, name], _span(node.meta, name_meta))
+                    inner = _node("member_dot_opt", [node, name], _span(node.meta, name_meta))
                     built = make.member_dot_opt(inner, built)
                     depth += 1
                 else:
-                    inner = ParseNode("member_dot", [node, name], _span(node.meta, name_meta))
+                    inner = _node("member_dot", [node, name], _span(node.meta, name_meta))
                     built = make.member_dot(inner, built)
                     depth += 1
             elif kind == "[":
@@ -448,7 +487,7 @@ class _Parser:
                     self.index += 1
                 index, index_depth, index_built = self.expr()
                 close = self.expect("]")
-                inner = ParseNode("member_index_opt" if optional else "member_index", [node, index],
+                inner = _node("member_index_opt" if optional else "member_index", [node, index],
                              _span(node.meta, close))
                 built = make.member_index(inner, built, index_built)
                 depth = 1 + max(depth, index_depth)
@@ -456,12 +495,12 @@ class _Parser:
                 self.index += 1
                 fields, fields_depth = self.fieldinits()
                 close = self.expect("}")
-                inner = ParseNode("member_object", [node, *fields], _span(node.meta, close))
+                inner = _node("member_object", [node, *fields], _span(node.meta, close))
                 built = self.refused(inner)  # (message construction: refused before type checking)
                 depth = max(depth, fields_depth)
             else:
                 return node, depth, built
-            node = inner if lean else ParseNode("member", [inner], inner.meta)
+            node = inner if lean else _node("member", [inner], inner.meta)
 
     def primary(self) -> Built:
         kind, text, start, line, column = lexeme = self.take()
@@ -469,11 +508,11 @@ class _Parser:
         if kind in _LITERALS:
             if kind == "BOOL_LIT":  # cel-python's lexer callback re-creates these tokens without a position
                 literal = _literal(_token("BOOL_LIT", text), _NO_POSITION, self.lean)
-                return ParseNode("primary", [literal], _NO_POSITION), 0, self.leaf(literal)
+                return _node("primary", [literal], _NO_POSITION), 0, self.leaf(literal)
             meta = _point(*lexeme)
             token = _token(kind, text, start, line, column, meta.end_line, meta.end_column, meta.end_pos)
             literal = _literal(token, meta, self.lean)
-            return ParseNode("primary", [literal], meta), 0, self.leaf(literal)
+            return _node("primary", [literal], meta), 0, self.leaf(literal)
         if kind == "IDENT":
             token = _token("IDENT", text, start, line, column, line, column + len(text), start + len(text))
             if self.tokens[self.index][0] == "(":
@@ -481,15 +520,15 @@ class _Parser:
                 args, depth, arg_built, _ = self.exprlist(")")
                 close = self.expect(")")
                 meta = _span(_point(*lexeme), close)
-                call = ParseNode("ident_arg", [token, *args], meta)
+                call = _node("ident_arg", [token, *args], meta)
                 try:
                     built = make.global_call(call, arg_built)
                 except BuildError:
                     built = self.refused(call)
-                return ParseNode("primary", [call], meta), depth, built
+                return _node("primary", [call], meta), depth, built
             meta = _point(*lexeme)
-            ident = ParseNode("ident", [token], meta)
-            return ParseNode("primary", [ident], meta), 0, make.ident_node(ident)
+            ident = _node("ident", [token], meta)
+            return _node("primary", [ident], meta), 0, make.ident_node(ident)
         if kind == ".":
             dot = _point(*lexeme)
             name, name_meta = self.ident()
@@ -498,15 +537,15 @@ class _Parser:
                 args, depth, _, _ = self.exprlist(")")
                 close = self.expect(")")
                 meta = _span(dot, close)
-                call = ParseNode("dot_ident_arg", [name, *args], meta)
-                return ParseNode("primary", [call], meta), depth, self.refused(call)  # (refused before type checking)
+                call = _node("dot_ident_arg", [name, *args], meta)
+                return _node("primary", [call], meta), depth, self.refused(call)  # (refused before type checking)
             meta = _span(dot, name_meta)
-            ident = ParseNode("dot_ident", [name], meta)
-            return ParseNode("primary", [ident], meta), 0, self.refused(ident)
+            ident = _node("dot_ident", [name], meta)
+            return _node("primary", [ident], meta), 0, self.refused(ident)
         if kind == "(":
             inner, depth, built = self.expr()
             meta = _span(_point(*lexeme), self.expect(")"))
-            return ParseNode("primary", [ParseNode("paren_expr", [inner], meta)], meta), depth, built
+            return _node("primary", [_node("paren_expr", [inner], meta)], meta), depth, built
         if kind == "[":
             if self.lean:
                 constant = self.constant(lexeme, constants.constant_list)
@@ -514,8 +553,8 @@ class _Parser:
                     return constant, 0, make.const(constant.children[0])
             items, depth, item_built, optional = self.exprlist("]", trailing_comma=True)
             meta = _span(_point(*lexeme), self.expect("]"))
-            listed = ParseNode("list_lit", items, meta)
-            return ParseNode("primary", [listed], meta), depth, make.list_lit(listed, item_built, optional)
+            listed = _node("list_lit", items, meta)
+            return _node("primary", [listed], meta), depth, make.list_lit(listed, item_built, optional)
         if kind == "{":
             if self.lean:
                 constant = self.constant(lexeme, constants.constant_map)
@@ -523,8 +562,8 @@ class _Parser:
                     return constant, 0, make.const(constant.children[0])
             entries, depth, entry_built, optional = self.mapinits()
             meta = _span(_point(*lexeme), self.expect("}"))
-            mapped = ParseNode("map_lit", entries, meta)
-            return ParseNode("primary", [mapped], meta), depth, make.map_lit(mapped, entry_built, optional)
+            mapped = _node("map_lit", entries, meta)
+            return _node("primary", [mapped], meta), depth, make.map_lit(mapped, entry_built, optional)
         if kind != "$END":
             self.index -= 1
         raise self.unexpected(lexeme)
@@ -541,7 +580,7 @@ class _Parser:
         self.index = close + 1
         self.deepest = max(self.deepest, self.depth + 1)
         meta = _span(_point(*opening), _point(*self.tokens[close]))
-        return ParseNode("primary", [ParseNode("const", [value], meta)], meta)
+        return _node("primary", [_node("const", [value], meta)], meta)
 
     def exprlist(self, close: str, *, trailing_comma: bool = False) -> tuple[list[Node], int, list[Expr],
                                                                               frozenset[int]]:
@@ -557,7 +596,7 @@ class _Parser:
             if trailing_comma and self.tokens[self.index][0] == "?":  # `[?x]`: an optional element (list literals only)
                 mark = _point(*self.take())
                 inner, item_depth, item_built = self.expr()
-                item = ParseNode("opt_expr", [inner], _span(mark, inner.meta))
+                item = _node("opt_expr", [inner], _span(mark, inner.meta))
                 optional.append(len(items))
             else:
                 item, item_depth, item_built = self.expr()
@@ -569,7 +608,7 @@ class _Parser:
             self.index += 1
             if trailing_comma and self.tokens[self.index][0] == close:
                 break
-        return [ParseNode("exprlist", items, _span(items[0].meta, items[-1].meta))], depth, built, frozenset(optional)
+        return [_node("exprlist", items, _span(items[0].meta, items[-1].meta))], depth, built, frozenset(optional)
 
     def mapinits(self) -> tuple[list[Node], int, list[Expr], frozenset[int]]:
         """`[mapinits]` before `}`, with the keys' and values' ASTs in turn and the indexes of optional entries."""
@@ -583,7 +622,7 @@ class _Parser:
             if self.peek() == "?":  # `{?k: v}`: an optional entry
                 mark = _point(*self.take())
                 inner, key_depth, key_built = self.expr()
-                key = ParseNode("opt_expr", [inner], _span(mark, inner.meta))
+                key = _node("opt_expr", [inner], _span(mark, inner.meta))
                 optional.append(len(entries) // 2)
             else:
                 key, key_depth, key_built = self.expr()
@@ -597,7 +636,7 @@ class _Parser:
             self.index += 1
             if self.peek() == "}":
                 break
-        return ([ParseNode("mapinits", entries, _span(entries[0].meta, entries[-1].meta))], depth, built,
+        return ([_node("mapinits", entries, _span(entries[0].meta, entries[-1].meta))], depth, built,
                 frozenset(optional))
 
     def fieldinits(self) -> tuple[list[Node], int]:
@@ -618,7 +657,19 @@ class _Parser:
             self.index += 1
             if self.peek() == "}":
                 break
-        return [ParseNode("fieldinits", fields, _span(first, fields[-1].meta))], depth
+        return [_node("fieldinits", fields, _span(first, fields[-1].meta))], depth
+
+
+def _well_formed(method: str, args: list[Expr]) -> bool:
+    """Whether a member call named like a macro passes the refusals' form check (`refusals.check_macros`),
+    told from its arguments' ASTs: an argument count that is no form of the macro is not checked there; else
+    the arguments naming its iteration variables must be distinct plain identifiers (an identifier's AST is an
+    Ident exactly when its tree is one, parentheses or not; a refused construct's stand-in has no name)."""
+    count = env.MACRO_FORMS[method].get(len(args))
+    if count is None:
+        return True
+    names = {arg.name for arg in args[:count] if type(arg) is Ident}
+    return len(names) == count and "" not in names
 
 
 class _NoAst(Factory):
@@ -649,13 +700,15 @@ def parse(text: str) -> Tree[Token]:
 class Parsed(NamedTuple):
     """A parse tree, a bound on its height in nesting levels (how much recursion headroom a walk over it needs),
     whether it may hold a construct `celext.syntax.refusals` refuses by name or shape (False lets the compile
-    skip that walk), its member calls named like a macro (whose form the refusals check: `check_macros`) and
-    the checker's AST the parser built along (`claim()`)."""
+    skip that walk), its member calls named like a macro, those of them whose form the refusals must check
+    (`check_macros`: the others' ASTs show a well-formed call) and the checker's AST the parser built along
+    (`claim()`)."""
 
     tree: Tree[Token]
     height: int
     refusable: bool
     macros: tuple[Tree[Token], ...]
+    doubtful: tuple[Tree[Token], ...]
     ast: list[Expr]  # one AST; none in the full shape, or when the parser met a BuildError (`build()` finds it)
 
     def claim(self) -> Expr | None:
@@ -735,4 +788,5 @@ def parse_tokens(text: str, tokens: list[Lexeme], lean: bool) -> Parsed:
     # Levels: cel-go's chain depth, plus up to three per nesting (`primary > list_lit > exprlist`, ...), plus
     # the `&&`/`||` links and unary operators it does not count (all of them: an upper bound).
     return Parsed(tree, depth + 3 * parser.deepest + parser.links, _refusable(tokens), tuple(parser.macros),
+                  tuple(parser.doubtful),
                   [] if parser.rebuild or not lean else [built])
