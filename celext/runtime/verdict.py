@@ -15,8 +15,8 @@ conversion. `device_error(device, driver)` answers with to_device's error text, 
 Why clean maps are remembered by the map and not in a per-device entry: a verdict depends only on the two maps,
 and remembering a map takes two dict stores of objects that exist already (the map, its size), where a device
 entry is a new tuple. Tuples are containers the cyclic collector tracks: 10,000 of them on a first pass over a
-fleet set off a dozen collections, each walking back into devices long out of the CPU caches (about a quarter
-of the first pass's data cache misses, in valgrind's cache simulation).
+fleet set off a dozen collections, each walking back into devices long out of the CPU caches (up to a quarter
+of the first pass's data cache misses in valgrind's cache simulation, depending on what ran before).
 
 The fast pass is a plain loop on purpose: bulk passes in C (`set(map(type, ...))` over the attribute maps)
 were measured slower on real devices, which have a few to twenty attributes.
