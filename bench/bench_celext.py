@@ -11,7 +11,7 @@
    - matches(): `Selector.matches`, the face callers use, after one pass (answers remembered per device);
    - reference: the tree-walking engine (`engine="reference"`, `evaluate`, on 1,000 devices);
    - collections: the cyclic garbage collector's runs per generation during the three cold passes (what the
-     engine keeps per device must not be containers the collector tracks: celext.runtime.memo).
+     engine remembers on first sight must not be containers the collector tracks: celext.runtime.verdict).
    Targets (issue 14): uncached <= 10x, judged on the cold column (a device the webhook or CLI has just decoded
    has no verdict yet: that is the user's path), matches() <= 3x. All answers must agree.
    The hand-written predicates are what a user would write, and they skip what CEL's semantics require:

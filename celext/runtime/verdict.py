@@ -9,7 +9,14 @@ conversion. `device_error(device, driver)` answers with to_device's error text, 
   int64, strict semver versions, string quantities) without building a value. Version and quantity strings are
   judged once per distinct string (`TextVerdicts`), not once per device: a fleet repeats a handful of them;
 - anything else is decided by to_device itself, so the verdict (and its text) is always to_device's;
-- the verdict is remembered per device object (celext.runtime.memo) for fleets evaluated again and again.
+- the verdict is remembered for fleets evaluated again and again (`VERDICTS`): a map the fast pass accepted is
+  remembered by itself (its identity and its size), every other verdict per device object (celext.runtime.memo).
+
+Why clean maps are remembered by the map and not in a per-device entry: a verdict depends only on the two maps,
+and remembering a map takes two dict stores of objects that exist already (the map, its size), where a device
+entry is a new tuple. Tuples are containers the cyclic collector tracks: 10,000 of them on a first pass over a
+fleet set off a dozen collections, each walking back into devices long out of the CPU caches (up to a quarter
+of the first pass's data cache misses in valgrind's cache simulation, depending on what ran before).
 
 The fast pass is a plain loop on purpose: bulk passes in C (`set(map(type, ...))` over the attribute maps)
 were measured slower on real devices, which have a few to twenty attributes.
@@ -22,10 +29,11 @@ from typing import Any
 
 from celext.quantity import is_quantity
 from celext.reference.values import to_device
-from celext.runtime.memo import DeviceMemo, storable
+from celext.runtime.memo import MISS, DeviceMemo
 from celext.semver import is_semver
+from celext.vocabulary import device_body
 
-__all__ = ["QUANTITIES", "SEMVERS", "VERDICTS", "TextVerdicts", "clean", "device_error"]
+__all__ = ["QUANTITIES", "SEMVERS", "VERDICTS", "TextVerdicts", "Verdicts", "clean", "device_error"]
 
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 _INTS, _BOOLS = frozenset({int}), frozenset({bool})
@@ -76,8 +84,68 @@ def _list_ok(member: str, items: list[Any]) -> bool:
     return member == "bools" and kinds == _BOOLS
 
 
-VERDICTS = DeviceMemo(65_536)  # conversion verdicts (they do not depend on the driver)
-_SEEN = VERDICTS.entries  # read and filled here directly: a call costs as much as checking an attribute
+class Verdicts:
+    """The conversion verdicts remembered (they do not depend on the driver), `limit` maps and `limit` devices
+    at most (each table is dropped when full; verdicts are recomputed, never wrong).
+
+    - maps the fast pass accepted, each kind in two tables keyed by `id(map)`: the map itself (held, so the id is
+      not reused while the entry lives, and compared by identity) and its size then (a map grown or shrunk in
+      place is judged again). The size is stored before the map and a hit needs both, so a table dropped between
+      the two stores by another thread loses the entry, never pairs a map with another's size;
+    - `devices`: every other device's verdict (to_device's), under the device (celext.runtime.memo).
+
+    The hot paths below read and fill the tables directly (the same dicts for the memo's whole life)."""
+
+    __slots__ = ("_limit", "attribute_sizes", "attributes", "capacities", "capacity_sizes", "devices")
+
+    def __init__(self, limit: int) -> None:
+        self.attributes: dict[int, Any] = {}
+        self.attribute_sizes: dict[int, int] = {}
+        self.capacities: dict[int, Any] = {}
+        self.capacity_sizes: dict[int, int] = {}
+        self.devices = DeviceMemo(limit)
+        self._limit = limit  # read by the hot path below (a property costs a call)
+
+    @property
+    def limit(self) -> int:
+        return self._limit
+
+    @limit.setter
+    def limit(self, value: int) -> None:
+        self._limit = self.devices.limit = value
+
+    def get(self, device: Any) -> Any:
+        """The verdict remembered for a device (None: it converts cleanly), else MISS."""
+        inner = device_body(device) if device.__class__ is dict else None
+        if inner.__class__ is not dict:
+            return MISS
+        attributes, capacities = inner.get("attributes"), inner.get("capacity")
+        if _known(attributes, self.attributes, self.attribute_sizes) \
+                and _known(capacities, self.capacities, self.capacity_sizes):
+            return None
+        return self.devices.get(device)
+
+    def clear(self) -> None:
+        for table in (self.attributes, self.attribute_sizes, self.capacities, self.capacity_sizes):
+            table.clear()
+        self.devices.clear()
+
+    def __len__(self) -> int:
+        """How many maps and devices are remembered."""
+        return len(self.attributes) + len(self.capacities) + len(self.devices)
+
+
+def _known(table: Any, held: dict[int, Any], sizes: dict[int, int]) -> bool:
+    """Is this map absent, or remembered clean at its present size? (device_error writes this out inline.)"""
+    return table is None or (table.__class__ is dict and held.get(key := id(table)) is table
+                             and sizes.get(key) == len(table))  # type: ignore[arg-type]
+
+
+VERDICTS = Verdicts(65_536)
+# The tables, read and filled here directly: a call costs as much as checking an attribute.
+_ATTRIBUTES, _ATTRIBUTE_SIZES = VERDICTS.attributes, VERDICTS.attribute_sizes
+_CAPACITIES, _CAPACITY_SIZES = VERDICTS.capacities, VERDICTS.capacity_sizes
+_SEEN = VERDICTS.devices.entries
 _NOT_CLEAN = "not clean"  # first_sight's answer to clean(): the fast pass refused something
 
 
@@ -133,12 +201,24 @@ def first_sight(device: Any, driver: str, attributes: Any, capacities: Any) -> s
                 fast = True
     if device is None:
         return None if fast else _NOT_CLEAN
-    verdict = None if fast else to_device(device, driver).error
-    if fast or storable(attributes, capacities):  # DeviceMemo.store, inlined (fast: both maps dicts or absent)
-        if len(_SEEN) >= VERDICTS.limit:
-            VERDICTS.clear()
-        _SEEN[id(device)] = (device, attributes, capacities, len(attributes or ()), len(capacities or ()), verdict,
-                             None)
+    if fast:  # both maps dicts or absent: each remembered by itself (Verdicts: the size first, then the map)
+        if attributes is not None:
+            if len(_ATTRIBUTES) >= VERDICTS._limit:
+                _ATTRIBUTES.clear()
+                _ATTRIBUTE_SIZES.clear()
+            key = id(attributes)
+            _ATTRIBUTE_SIZES[key] = len(attributes)
+            _ATTRIBUTES[key] = attributes
+        if capacities is not None:
+            if len(_CAPACITIES) >= VERDICTS._limit:
+                _CAPACITIES.clear()
+                _CAPACITY_SIZES.clear()
+            key = id(capacities)
+            _CAPACITY_SIZES[key] = len(capacities)
+            _CAPACITIES[key] = capacities
+        return None
+    verdict = to_device(device, driver).error
+    VERDICTS.devices.store(device, attributes, capacities, verdict)
     return verdict
 
 
@@ -155,8 +235,19 @@ def device_error(device: Any, driver: str) -> str | None:
         if isinstance(device, Mapping):  # another Mapping, such as an inventory's compact device
             return _mapping_error(device, driver)
         return to_device(device, driver).error  # a `basic` that is not a map
-    attributes, capacities = inner.get("attributes"), inner.get("capacity")
-    seen = _SEEN.get(id(device))
+    attributes: Any = inner.get("attributes")
+    capacities: Any = inner.get("capacity")
+    # _known() twice, written out: both maps absent or remembered clean at their present sizes (mypy reads
+    # `table.get(key) is x` as x possibly None; the checks before rule that out)
+    if (
+        (attributes is None or (attributes.__class__ is dict and _ATTRIBUTES.get(key := id(attributes)) is attributes
+                                and _ATTRIBUTE_SIZES.get(key) == len(attributes)))  # type: ignore[arg-type]
+        and (capacities is None or (capacities.__class__ is dict
+                                    and _CAPACITIES.get(key := id(capacities)) is capacities
+                                    and _CAPACITY_SIZES.get(key) == len(capacities)))  # type: ignore[arg-type]
+    ):
+        return None
+    seen = _SEEN.get(id(device)) if _SEEN else None  # devices the fast pass left to to_device (few)
     if seen is not None:
         held, held_attributes, held_capacities, attribute_count, capacity_count, verdict, _ = seen  # one unpack
         if held is device and held_attributes is attributes and held_capacities is capacities \

@@ -17,6 +17,7 @@ import pytest
 
 import celext
 from celext.runtime import verdict
+from celext.runtime.memo import MISS
 
 INT64_MAX, INT64_MIN = 2**63 - 1, -(2**63)
 LONG = list(range(9))  # past the length (8) up to which int lists are checked item by item
@@ -115,20 +116,24 @@ def test_the_fast_pass_over_whole_maps(attributes: Any, capacities: Any, accepte
 TOO_BIG = "attribute x: cannot unmarshal number into Go struct field DeviceAttribute.int of type int64"
 
 
-@pytest.mark.parametrize(("device", "expected"), [
-    ({"name": "d", "attributes": {"x": {"int": 1}}}, None),
-    ({"name": "d", "basic": {"attributes": {"x": {"int": 1}}, "capacity": {"m": "1"}}}, None),
-    ({"name": "d", "attributes": {"x": {"int": INT64_MAX + 1}}}, TOO_BIG),
-    ({"name": "d", "basic": {"attributes": {"x": {"int": INT64_MAX + 1}}}}, TOO_BIG),
-    ({"name": "d", "capacity": {"m": {"value": 5}}}, None),  # converts, though not by the fast pass
+@pytest.mark.parametrize(("device", "expected", "maps", "devices"), [
+    ({"name": "d", "attributes": {"x": {"int": 1}}}, None, 1, 0),
+    ({"name": "d", "basic": {"attributes": {"x": {"int": 1}}, "capacity": {"m": "1"}}}, None, 2, 0),
+    ({"name": "d", "attributes": {"x": {"int": INT64_MAX + 1}}}, TOO_BIG, 0, 1),
+    ({"name": "d", "basic": {"attributes": {"x": {"int": INT64_MAX + 1}}}}, TOO_BIG, 0, 1),
+    ({"name": "d", "capacity": {"m": {"value": 5}}}, None, 0, 1),  # converts, though not by the fast pass
 ])
-def test_each_devices_verdict_is_remembered_under_the_device(device: dict[str, Any], expected: str | None) -> None:
+def test_each_verdict_is_remembered_under_its_maps_or_its_device(device: dict[str, Any], expected: str | None,
+                                                                 maps: int, devices: int) -> None:
+    """What the fast pass accepts is remembered map by map; any other verdict (to_device's) under the device."""
     celext.clear_caches()
     verdict.VERDICTS.clear()
     assert verdict.device_error(device, "d") == expected
-    assert len(verdict.VERDICTS) == 1
+    assert len(verdict.VERDICTS) == maps + devices
+    assert len(verdict.VERDICTS.attributes) + len(verdict.VERDICTS.capacities) == maps
+    assert len(verdict.VERDICTS.devices) == devices
     assert verdict.VERDICTS.get(device) == expected
-    assert verdict.VERDICTS.get(device) is not verdict.VERDICTS.get({"name": "other"})
+    assert verdict.VERDICTS.get({"name": "other", "attributes": {"x": {"int": 1}}}) is MISS  # a map never seen
     assert verdict.device_error(device, "d") == expected  # read back from the table
 
 
@@ -137,6 +142,7 @@ def test_a_device_whose_maps_are_not_dicts_is_not_remembered() -> None:
     device = {"name": "d", "attributes": UserDict({"x": {"int": 1}})}
     assert verdict.device_error(device, "d") is None
     assert len(verdict.VERDICTS) == 0
+    assert verdict.VERDICTS.get(device) is MISS
 
 
 @pytest.mark.parametrize(("limit", "devices", "kept"), [(3, 2, 2), (3, 3, 3), (3, 4, 1)])
