@@ -217,6 +217,14 @@ def first_sight(device: Any, driver: str, attributes: Any, capacities: Any) -> s
             _CAPACITY_SIZES[key] = len(capacities)
             _CAPACITIES[key] = capacities
         return None
+    # Not clean now: a map remembered clean (at another size, before it changed in place) must not answer for it
+    # later, when a change back to that size would look like the map then.
+    if attributes is not None:
+        _ATTRIBUTES.pop(key := id(attributes), None)
+        _ATTRIBUTE_SIZES.pop(key, None)
+    if capacities is not None:
+        _CAPACITIES.pop(key := id(capacities), None)
+        _CAPACITY_SIZES.pop(key, None)
     verdict = to_device(device, driver).error
     VERDICTS.devices.store(device, attributes, capacities, verdict)
     return verdict

@@ -57,6 +57,19 @@ def test_a_map_shrunk_and_grown_back_to_a_remembered_size_is_judged_again() -> N
     assert verdict.device_error(device, "d") == TOO_BIG == to_device(device, "d").error
 
 
+def test_a_map_judged_bad_is_no_longer_remembered_clean_at_its_older_size() -> None:
+    """Clean at one entry, grown in place by a bad entry (judged bad), then shrunk back to one entry that is the
+    bad one: the clean verdict of the one-entry map must not answer for it."""
+    attributes: dict[str, Any] = {"a": {"int": 1}}
+    device = {"name": "d", "attributes": attributes}
+    assert _answer(device) is True  # clean at one entry
+    attributes["x"] = {"int": 2**63}
+    assert _answer(device) == TOO_BIG
+    del attributes["a"]  # one entry again: the bad one
+    assert _answer(device) == TOO_BIG
+    assert verdict.device_error(device, "d") == TOO_BIG == to_device(device, "d").error
+
+
 def test_one_map_used_as_attributes_and_as_capacities_is_judged_as_each() -> None:
     """Clean as a capacity map is not clean as an attribute map: the two kinds are remembered apart."""
     entries = {"m": {"value": "1"}}
