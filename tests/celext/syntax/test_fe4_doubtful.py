@@ -3,14 +3,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import pytest
 
 import celext
 from celext.errors import CompileError
 from celext.syntax import parser
 from celext.syntax.refusals import check_macros, refuse
+from tests.celext.syntax.test_refusable import refusal
 
 _CASES = [
     "[1].all(x, x > 0)",
@@ -40,20 +39,12 @@ _CASES = [
 ]
 
 
-def _outcome(check: Callable[[], None]) -> tuple[str, int | None, int | None] | None:
-    try:
-        check()
-    except CompileError as err:
-        return err.message, err.line, err.column
-    return None
-
-
 @pytest.mark.parametrize("expression", _CASES)
 def test_doubtful_calls_refuse_what_the_walk_refuses(expression: str) -> None:
     parsed = parser.parse_sized(expression, lean=True)
     assert set(map(id, parsed.doubtful)) <= set(map(id, parsed.macros))
-    walked = _outcome(lambda: refuse(parsed.tree, shared=False))
-    assert _outcome(lambda: check_macros(parsed.doubtful, parsed.tree)) == walked
+    walked = refusal(lambda: refuse(parsed.tree, shared=False))
+    assert refusal(lambda: check_macros(parsed.doubtful, parsed.tree)) == walked
     if walked is not None:
         assert parsed.doubtful
 

@@ -39,7 +39,7 @@ def test_refusable(expression: str, refusable: bool) -> None:
     assert parser.parse_sized(expression, lean=True).refusable is refusable
 
 
-def _outcome(check: Callable[[], None]) -> tuple[str, int | None, int | None] | None:
+def refusal(check: Callable[[], None]) -> tuple[str, int | None, int | None] | None:
     try:
         check()
     except CompileError as err:
@@ -70,8 +70,8 @@ def test_macro_forms_as_the_walk_finds_them(expression: str) -> None:
     parsed = parser.parse_sized(expression, lean=True)
     assert not parsed.refusable
     assert parsed.macros
-    walked = _outcome(lambda: refuse(parsed.tree, shared=False))
-    assert _outcome(lambda: check_macros(parsed.macros, parsed.tree)) == walked
+    walked = refusal(lambda: refuse(parsed.tree, shared=False))
+    assert refusal(lambda: check_macros(parsed.macros, parsed.tree)) == walked
 
 
 def test_macro_form_refused_once_per_first_call() -> None:
