@@ -148,3 +148,44 @@ def test_a_remembered_map_is_held_so_its_identity_is_never_another_maps() -> Non
         device = {"name": "d", "attributes": {"x": {"int": 1 if number % 2 else 2**63}}}
         assert verdict.device_error(device, "d") == (None if number % 2 else TOO_BIG)
         del device
+
+
+GOOD_ATTRIBUTES = {"a": {"int": 1}, "v": {"version": "1.2.3"}}
+GOOD_CAPACITY = {"m": {"value": "1Gi"}}
+
+
+@pytest.mark.parametrize("device", [
+    {"name": "d", "attributes": GOOD_ATTRIBUTES, "capacity": GOOD_CAPACITY},
+    {"name": "d", "basic": {"attributes": GOOD_ATTRIBUTES, "capacity": GOOD_CAPACITY}},
+    {"name": "d", "attributes": GOOD_ATTRIBUTES},
+    {"name": "d", "capacity": GOOD_CAPACITY},
+    {"name": "d"},
+    {"name": "d", "attributes": {"x": {"int": 2**63}}},  # to_device's verdict, remembered under the device
+    {"name": "d", "attributes": GOOD_ATTRIBUTES, "capacity": {"m": {"value": "1 Gi"}}},
+], ids=["both", "basic", "attributes", "capacity", "neither", "bad-attribute", "bad-capacity"])
+def test_a_device_seen_again_is_answered_from_memory(monkeypatch: pytest.MonkeyPatch, device: dict[str, Any]) -> None:
+    """The memo's point: a device evaluated again, unchanged, is not judged again, and keeps its verdict."""
+    judged: list[object] = []
+    first_sight = verdict.first_sight
+
+    def counting(*args: Any) -> str | None:
+        judged.append(args[0])
+        return first_sight(*args)
+
+    monkeypatch.setattr(verdict, "first_sight", counting)
+    expected = to_device(device, "d").error
+    assert verdict.device_error(device, "d") == expected
+    once = [device] if device.keys() - {"name"} else []  # a device without maps needs no judging
+    assert judged == once
+    assert [verdict.device_error(device, "d") for _ in range(2)] == [expected] * 2
+    assert judged == once
+
+
+def test_a_fresh_memo_is_empty_and_bounded_as_asked() -> None:
+    fresh = verdict.Verdicts(5)
+    assert (fresh.limit, fresh.devices.limit, len(fresh)) == (5, 5, 0)
+    assert fresh.get({"name": "d", "attributes": {"a": {"int": 1}}}) is MISS
+    assert fresh.get({"name": "d"}) is None  # no maps: nothing to convert
+    assert fresh.get({"name": "d", "basic": [1]}) is MISS  # a `basic` that is not a map: to_device decides
+    fresh.limit = 7
+    assert (fresh.limit, fresh.devices.limit) == (7, 7)
