@@ -110,7 +110,7 @@ class LazyObject(Mapping[str, Any]):
         """All of it, decoded: plain dicts and lists."""
         if self._raw is not None:
             return decode_value(self._raw)
-        return {key: _plain(value) for key, value in self._index().items()}
+        return {key: plain(_member(value)) for key, value in self._index().items()}  # each as __getitem__ gives it
 
 
 def _member(value: Any) -> Any:
@@ -123,16 +123,6 @@ def _member(value: Any) -> Any:
         return [decode_value(bytes(item)) for item in value]
     raw = bytes(value)  # a msgspec.Raw
     return LazyObject(raw) if raw[:1] == b"{" else decode_value(raw)
-
-
-def _plain(value: Any) -> Any:
-    if value is None or isinstance(value, str | int | float):
-        return value
-    if isinstance(value, dict):
-        return {key: decode_value(bytes(item)) for key, item in value.items()}
-    if isinstance(value, list):
-        return [decode_value(bytes(item)) for item in value]
-    return decode_value(bytes(value))
 
 
 @functools.cache
