@@ -123,7 +123,9 @@ class Selector:
 
     @property
     def source(self) -> str | None:
-        """The generated Python of the compiled engine (None for the reference engine)."""
+        """The generated Python of the compiled engine (None for the reference engine): what the selector runs
+        from its celext.plan.HOT_CALLS-th evaluation on (before that, and for a tree too large to generate, the
+        compact form with the same answers, celext.plan)."""
         return None if self._plan is None else self._plan.source
 
     @property

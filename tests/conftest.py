@@ -16,3 +16,14 @@ def corpus() -> Path:
     if not CORPUS.is_dir():
         pytest.skip(f"the acceptance corpus is not beside this checkout ({CORPUS} is absent)")
     return CORPUS
+
+
+@pytest.fixture(autouse=True)
+def _generated_when_planned(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Selectors planned in a test take the generated form at once (`celext.plan.HOT_CALLS = 0`), so the many
+    tests that evaluate a selector a few times check the Python hot selectors run, not only the compact form
+    every selector starts in. The compact form has its own tests, and tests/celext/plan/test_tiers.py the
+    default (tiered) plan; tests that run draguard as a process run it as users do."""
+    import celext.plan
+
+    monkeypatch.setattr(celext.plan, "HOT_CALLS", 0)

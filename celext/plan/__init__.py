@@ -12,17 +12,24 @@ overload table, the template is inlined behind a class guard (celext.plan.typed)
 step charges the budget the iteration cost plus the size of its body (an upper bound of what the reference
 engine charges per visited node); straight-line code is bounded by the expression size and is not metered.
 
-A tree of more than COMPACT_NODES nodes takes the compact form instead (celext.plan.closures): one closure per
-node, no compiled source, because Python's `compile()` of a large expression's source alone would take tens
-of milliseconds. Its `Plan.source` is still the Python the generator emits for the tree, generated (not
-compiled) on first access, under a first line saying the compact form runs instead.
+Tiers. Generating and compiling a corpus selector's source costs ~0.5 ms, 20x building its compact form
+(celext.plan.closures: one closure per node, no source), which evaluates ~2.3x slower (~3 us against ~1.3 us
+per device). Most selectors a CLI run or an admission request compiles are evaluated a few dozen times or
+never, so a selector starts in the compact form and its source is generated and compiled on its HOT_CALLS-th
+evaluation (when the compact form's extra time has caught up with the cost of compiling: the ski-rental
+rule, at most twice the better of the two choices made in hindsight). A tree of more than COMPACT_NODES nodes
+stays compact: Python's `compile()` of a large expression's source alone would take tens of milliseconds. Its
+`Plan.source` is still the Python the generator emits for the tree, generated (not compiled) on first access,
+under a first line saying the compact form runs instead.
 """
 
 from __future__ import annotations
 
+import logging
 import sys
 import threading
 import time
+import weakref
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -38,9 +45,10 @@ from celext.plan.typed import Typed
 from celext.runtime import ops, wire
 from celext.syntax import headroom
 
-__all__ = ["COMPACT_HEADER", "COMPACT_NODES", "Plan", "generate", "larger_than", "namespace", "plan"]
+__all__ = ["COMPACT_HEADER", "COMPACT_NODES", "HOT_CALLS", "Plan", "generate", "larger_than", "namespace", "plan"]
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 Function = Callable[[Any, str, int], Any]  # (wire device, driver, cost limit) -> CEL value or error value
 
 _RUNTIME: dict[str, Any] = {
@@ -63,24 +71,50 @@ class Plan:
     """One compiled selector: the function it runs and its Python source. The compact form keeps no source:
     `source` generates it on first access (not compiled; kept afterwards)."""
 
-    __slots__ = ("_generate", "_source", "expression", "function")
+    __slots__ = ("__weakref__", "_generate", "_prepared", "_source", "expression", "function")
 
     def __init__(self, expression: str, function: Function, source: str | None = None,
-                 generate: Callable[[], str] | None = None) -> None:
+                 generate: Callable[[], str] | None = None, prepared: Prepared | None = None) -> None:
         self.expression, self.function = expression, function
         self._source, self._generate = source, generate
+        self._prepared = prepared  # a tiered plan's, until its source is compiled
 
     @property
     def compact(self) -> bool:
-        """Does the function run in the compact form (closures) rather than compiled source?"""
-        return self._generate is not None
+        """Does the function run in the compact form (closures) rather than compiled source, now?"""
+        return self._generate is not None or self._prepared is not None
 
     @property
     def source(self) -> str:
+        """The generated Python: what runs once the selector is hot (a tiered plan's, without a header), or
+        what a large tree's compact form stands for (under COMPACT_HEADER)."""
         if self._source is None:
-            assert self._generate is not None
-            self._source = COMPACT_HEADER + self._generate()  # two threads may both generate: the same text
+            if self._prepared is not None:
+                source = generate(self._prepared)[0]
+            else:
+                assert self._generate is not None
+                source = COMPACT_HEADER + self._generate()
+            self._source = source  # two threads may both generate: the same text
         return self._source
+
+    def promote(self) -> None:
+        """Generate and compile the source now and run it from here on (a tiered plan's HOT_CALLS-th
+        evaluation calls this). Two threads may both compile it: the same function. Should the generator
+        fail (a bug), the compact form, which gives the same answers, goes on running and the failure is
+        logged."""
+        prepared = self._prepared
+        if prepared is None:
+            return
+        try:
+            function, source = _generated(prepared, None)
+        except Exception:  # a bug in the generator: the compact form stays correct
+            log.exception("celext: could not compile the generated form of %r; the compact form goes on",
+                          self.expression[:200])
+            self._generate = lambda: generate(prepared)[0]  # compact for good, and its source says so
+            self._source = None
+        else:
+            self.function, self._source = function, source
+        self._prepared = None
 
     @property
     def size(self) -> int:
@@ -128,20 +162,41 @@ def larger_than(tree: Tree[Any], nodes: int) -> bool:
 
 
 def plan(prepared: Prepared, laps: Laps | None = None, *, compact: bool | None = None) -> Plan:
-    """Generate and compile the selector's function, or build its compact form (celext.plan.closures) when
-    the tree has more than COMPACT_NODES nodes (`compact` forces either form); `laps`, when given, receives
-    the CPU time of generating the source or building the closures (`plan`) and of Python's `compile()`
-    (`py compile`)."""
-    start = time.process_time()
+    """The selector's function: by default tiered (the compact form, celext.plan.closures, until the
+    HOT_CALLS-th evaluation, then the generated and compiled source), or compact for good when the tree has
+    more than COMPACT_NODES nodes; `compact` forces either form from the start (False: generated and compiled
+    now). `laps`, when given, receives the CPU time of generating the source or building the closures
+    (`plan`) and of Python's `compile()` (`py compile`) done here."""
+    tiered = compact is None and HOT_CALLS > 0
     if compact is None:
         compact = larger_than(prepared.tree, COMPACT_NODES)
-    if compact:
-        try:
-            run = _deep(closures.build, prepared.tree) if prepared.deep else closures.build(prepared.tree)
-        except RecursionError:  # a safety net, as for the generated form
-            run = _deep(closures.build, prepared.tree)
-        lap(laps, "plan", start)
+        tiered = tiered and not compact
+    if not compact and not tiered:
+        function, source = _generated(prepared, laps)
+        return Plan(prepared.expression, function, source)
+    start = time.process_time()
+    try:
+        run = _deep(closures.build, prepared.tree) if prepared.deep else closures.build(prepared.tree)
+    except RecursionError:  # a safety net, as for the generated form
+        run = _deep(closures.build, prepared.tree)
+    lap(laps, "plan", start)
+    if not tiered:
         return Plan(prepared.expression, _compact_function(run), generate=lambda: generate(prepared)[0])
+    planned = Plan(prepared.expression, _compact_function(run), prepared=prepared)
+    held = weakref.ref(planned)  # not the plan itself: its function would hold it in a cycle until promoted
+
+    def hot() -> None:
+        live = held()
+        if live is not None:
+            live.promote()
+
+    planned.function = _compact_function(run, hot)
+    return planned
+
+
+def _generated(prepared: Prepared, laps: Laps | None) -> tuple[Function, str]:
+    """The selector's generated function and its source (`laps`: the `plan` and `py compile` CPU times)."""
+    start = time.process_time()
     source, constants = generate(prepared)
     scope = namespace(constants)
     start = lap(laps, "plan", start)
@@ -149,7 +204,7 @@ def plan(prepared: Prepared, laps: Laps | None = None, *, compact: bool | None =
     lap(laps, "py compile", start)
     exec(code, scope)
     assert PARAMS[0] == "device"
-    return Plan(prepared.expression, scope["evaluate"], source)
+    return scope["evaluate"], source
 
 
 def generate(prepared: Prepared) -> tuple[str, dict[str, Any]]:
@@ -180,15 +235,32 @@ def namespace(constants: dict[str, Any]) -> dict[str, Any]:
 # up to about 5 ms on a quiet machine, and evaluates 1.5-3x faster than the compact form; the corpus's largest
 # selector has 107 nodes.
 COMPACT_NODES = 400
+# Evaluations a selector of at most COMPACT_NODES nodes runs in the compact form before its source is generated
+# and compiled: ~0.5 ms of generating and compiling a corpus selector, against ~1.7 us more per evaluation in
+# the compact form (bench_celext_plan.py). 0: generate when planned.
+HOT_CALLS = 256
 # The first line of a compact-form selector's `source`.
 COMPACT_HEADER = ("# runs in the compact form (one closure per node, celext.plan.closures), not as this Python; "
                   "the differential test checks that both forms give the same answers\n")
 
 
-def _compact_function(run: closures.Run) -> Function:
+def _compact_function(run: closures.Run, hot: Callable[[], None] | None = None) -> Function:
+    """The compact form's function; with `hot`, one that calls `hot()` on its HOT_CALLS-th evaluation (the
+    count is not locked: a lost increment only delays the promotion)."""
     def evaluate(device: Any, driver: str, limit: int) -> Any:
         body = device.get("basic") or device if type(device) is dict else wire.body(device)
         if type(body) is not dict:
             body = wire.body(device)
         return run(closures.Frame(device, driver, body, ops.Budget(limit)))
-    return evaluate
+
+    if hot is None:
+        return evaluate
+    calls = 0
+
+    def counted(device: Any, driver: str, limit: int) -> Any:
+        nonlocal calls
+        calls += 1
+        if calls == HOT_CALLS:
+            hot()
+        return evaluate(device, driver, limit)
+    return counted
