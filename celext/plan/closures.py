@@ -28,6 +28,7 @@ from celext.lib import optional_value as optional
 from celext.plan import steps
 from celext.plan.core import call_args, chain_operands
 from celext.plan.device import DevicePath, device_path
+from celext.plan.emit_device import device_table
 from celext.plan.emit_loops import comprehension_step_cost
 from celext.runtime import ops, wire
 
@@ -160,6 +161,9 @@ class _Builder:
         driver_test = _driver_relation(operator, op.children[0], right_tree, scope)
         if driver_test is not None:
             return driver_test
+        domain_test = _domain_relation(operator, op.children[0], right_tree, scope)
+        if domain_test is not None:
+            return domain_test
         left, right = self.build(op.children[0], scope), self.build(right_tree, scope)
         general = ops.relation(operator)
         symbol = _COMPARE.get(operator)
@@ -200,6 +204,10 @@ class _Builder:
                and operand.children[0].data == op.data):
             operand, count = operand.children[1], count + 1
         compute, value = functools.partial(ops.unary, str(op.data)), self.build(operand, scope)
+        if op.data == "unary_not":  # on a bool, the overload table's logical_not template; else the general
+            if count % 2 == 0:
+                return lambda f: _not_not(value(f), compute)
+            return lambda f: _not(value(f), compute)
         if count % 2:
             return lambda f: compute(value(f))
         return lambda f: compute(compute(value(f)))
@@ -305,6 +313,33 @@ def _driver_relation(operator: str, left: Tree[Any], right: Tree[Any], scope: Sc
         return None
     constant, equal = str(right.children[0].children[0]), operator == "relation_eq"
     return lambda f: _TRUE if ((f.driver or "") == constant) is equal else _FALSE
+
+
+def _domain_relation(operator: str, left: Tree[Any], right: Tree[Any], scope: Scope) -> Run | None:
+    """`"domain" in device.attributes` (or capacity): a scan of the entries' names (as the generated code does),
+    not the whole device converted."""
+    table = device_table(right, cast(dict[str, str], scope)) if operator == "relation_in" else None
+    if table is None or left.data != "primary" or left.children[0].data != "const" \
+            or type(left.children[0].children[0]) is not _STRING:
+        return None
+    domain = str(left.children[0].children[0])
+
+    def run(f: Frame) -> Any:
+        entries = f.body.get(table)
+        if type(entries) is not dict:
+            entries = wire.entries(f.body, table)
+        return _TRUE if wire.has_domain(entries, f.driver, domain) else _FALSE
+    return run
+
+
+def _not(value: Any, compute: Callable[[Any], Any]) -> Any:
+    if value.__class__ is _BOOL:
+        return _FALSE if value else _TRUE
+    return compute(value)
+
+
+def _not_not(value: Any, compute: Callable[[Any], Any]) -> Any:
+    return value if value.__class__ is _BOOL else compute(compute(value))
 
 
 def _constant(value: Any) -> Run:

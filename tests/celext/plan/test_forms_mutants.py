@@ -85,6 +85,12 @@ TABLE: list[tuple[str, bool | str]] = [
     ("device.attributes['d.io'].model + 'd' == 'abcd'", True),
     ("device.attributes['d.io'].on", True),
     ("!device.attributes['d.io'].on", False),
+    ("!!device.attributes['d.io'].on", True),
+    ("!!!device.attributes['d.io'].on", False),
+    ("!device.attributes['d.io'].n", "eval: no such overload"),  # `!` on a non-bool: the general operator
+    ("!!device.attributes['d.io'].n", "eval: no such overload"),
+    ("!device.attributes['d.io'].nosuch", "eval: no such key: nosuch"),  # an error passes through `!`
+    ("!('e.io' in device.capacity)", True),
     ("device.attributes['d.io'].nosuch == 3", "eval: no such key: nosuch"),
     ("device.attributes['e.io'].x == 7", True),
     ("'d.io' in device.attributes", True),
