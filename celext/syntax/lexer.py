@@ -12,6 +12,7 @@ expected is part of the literal (`-1` is one INT_LIT), which is the token shape 
 
 from __future__ import annotations
 
+import functools
 import re
 from itertools import accumulate, repeat
 from operator import add, sub
@@ -37,16 +38,23 @@ def _strings() -> str:
 
 
 _EXPONENT = r"[eE][+-]?\d+"
-_MASTER = re.compile("|".join([
-    r"(?P<WS>[\t\n\f\r ]+|//[^\n]*)",
-    rf"(?P<BYTES_LIT>[bB](?:{_strings()}))",
-    rf"(?P<STRING>{_strings()})",
-    rf"(?P<FLOAT_LIT>-?(?:\d+\.\d+(?:{_EXPONENT})?|\d+{_EXPONENT}|\.\d+(?:{_EXPONENT})?))",
-    r"(?P<UINT_LIT>-?(?:0[xX][0-9a-fA-F]+|\d+)[uU])",
-    r"(?P<INT_LIT>-?(?:0[xX][0-9a-fA-F]+|\d+))",
-    r"(?P<IDENT>[_a-zA-Z][_a-zA-Z0-9]*)",
-    r"(?P<OP>\|\||&&|==|!=|<=|>=|[-<>+*/%!?:.,()\[\]{}])",
-]))
+
+
+@functools.cache
+def _master() -> re.Pattern[str]:
+    """Every token kind as a named group: the scan of a text `tokenize` could not lex (compiled on first use:
+    most runs never meet one, and compiling it costs as much as `_TEXTS`)."""
+    return re.compile("|".join([
+        r"(?P<WS>[\t\n\f\r ]+|//[^\n]*)",
+        rf"(?P<BYTES_LIT>[bB](?:{_strings()}))",
+        rf"(?P<STRING>{_strings()})",
+        rf"(?P<FLOAT_LIT>-?(?:\d+\.\d+(?:{_EXPONENT})?|\d+{_EXPONENT}|\.\d+(?:{_EXPONENT})?))",
+        r"(?P<UINT_LIT>-?(?:0[xX][0-9a-fA-F]+|\d+)[uU])",
+        r"(?P<INT_LIT>-?(?:0[xX][0-9a-fA-F]+|\d+))",
+        r"(?P<IDENT>[_a-zA-Z][_a-zA-Z0-9]*)",
+        r"(?P<OP>\|\||&&|==|!=|<=|>=|[-<>+*/%!?:.,()\[\]{}])",
+    ]))
+
 
 _KEYWORDS = {"true": "BOOL_LIT", "false": "BOOL_LIT", "null": "NULL_LIT", "in": "in"}
 # After one of these an operator follows, so a `-` there is subtraction, never a literal's sign.
@@ -61,7 +69,7 @@ OPERAND_END = frozenset({"INT_LIT", "UINT_LIT", "FLOAT_LIT", "STRING_LIT", "MLST
 _TEXTS = re.compile(r"((?>[\t\n\f\r ]+|//[^\n]*)*+)(" + "|".join([
     r"\|\||&&|==|!=|<=|>=|[<>+*%!?:,()\[\]{}]",  # (operators no other token starts with, first)
     rf"-?(?:0[xX][0-9a-fA-F]+[uU]?|\d+\.\d+(?:{_EXPONENT})?|\d+(?:{_EXPONENT}|[uU])?|\.\d+(?:{_EXPONENT})?)",
-    rf"(?=[bBrR'\"])(?:[bB](?:{_strings()})|{_strings()})",  # (one character test before the string branches)
+    rf"(?=[bBrR'\"])[bB]?(?:{_strings()})",  # (one character test before the string branches)
     r"[_a-zA-Z][_a-zA-Z0-9]*",
     r"[-./]",
     r"\Z",
@@ -168,7 +176,7 @@ def scan(text: str) -> list[Lexeme]:
     restart = True
     while restart:  # finditer is fast; it is restarted only after a `-` that turned out to be subtraction
         restart = False
-        for found in _MASTER.finditer(text, position):
+        for found in _master().finditer(text, position):
             start = found.start()
             if start != position:  # a character no token starts with
                 break
