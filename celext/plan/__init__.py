@@ -12,15 +12,15 @@ overload table, the template is inlined behind a class guard (celext.plan.typed)
 step charges the budget the iteration cost plus the size of its body (an upper bound of what the reference
 engine charges per visited node); straight-line code is bounded by the expression size and is not metered.
 
-Tiers. Generating and compiling a corpus selector's source costs ~0.5 ms, 20x building its compact form
-(celext.plan.closures: one closure per node, no source), which evaluates ~2.3x slower (~3 us against ~1.3 us
-per device). Most selectors a CLI run or an admission request compiles are evaluated a few dozen times or
-never, so a selector starts in the compact form and its source is generated and compiled on its HOT_CALLS-th
-evaluation (when the compact form's extra time has caught up with the cost of compiling: the ski-rental
-rule, at most twice the better of the two choices made in hindsight). A tree of more than COMPACT_NODES nodes
-stays compact: Python's `compile()` of a large expression's source alone would take tens of milliseconds. Its
-`Plan.source` is still the Python the generator emits for the tree, generated (not compiled) on first access,
-under a first line saying the compact form runs instead.
+Tiers. Generating and compiling a corpus selector's source costs ~0.35 ms, ~15x building its compact form
+(celext.plan.closures: one closure per node, no source), which evaluates ~3x slower (~4.3 us against ~1.5 us
+per device; bench_celext_plan.py). Most selectors a CLI run or an admission request compiles are evaluated a
+few dozen times or never, so a selector starts in the compact form and its source is generated and compiled
+on its HOT_CALLS-th evaluation (when the compact form's extra time has caught up with the cost of compiling:
+the ski-rental rule, at most twice the better of the two choices made in hindsight). A tree of more than
+COMPACT_NODES nodes stays compact: Python's `compile()` of a large expression's source alone would take tens
+of milliseconds. Its `Plan.source` is still the Python the generator emits for the tree, generated (not
+compiled) on first access, under a first line saying the compact form runs instead.
 """
 
 from __future__ import annotations
@@ -236,9 +236,9 @@ def namespace(constants: dict[str, Any]) -> dict[str, Any]:
 # selector has 107 nodes.
 COMPACT_NODES = 400
 # Evaluations a selector of at most COMPACT_NODES nodes runs in the compact form before its source is generated
-# and compiled: ~0.5 ms of generating and compiling a corpus selector, against ~1.7 us more per evaluation in
-# the compact form (bench_celext_plan.py). 0: generate when planned.
-HOT_CALLS = 256
+# and compiled: ~0.35 ms of generating and compiling a corpus selector, against ~2.8 us more per evaluation in
+# the compact form, break even after ~110 evaluations (bench_celext_plan.py). 0: generate when planned.
+HOT_CALLS = 128
 # The first line of a compact-form selector's `source`.
 COMPACT_HEADER = ("# runs in the compact form (one closure per node, celext.plan.closures), not as this Python; "
                   "the differential test checks that both forms give the same answers\n")
