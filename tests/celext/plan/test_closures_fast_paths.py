@@ -7,6 +7,7 @@ evaluation."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from types import MappingProxyType
 from typing import Any
 
 import pytest
@@ -20,6 +21,7 @@ DRIVER = "d.io"
 DEVICE = {"name": "g", "attributes": {"d.io/on": {"bool": True}, "d.io/n": {"int": 3}, "e.io/x": {"int": 1}},
           "capacity": {"d.io/mem": {"value": "1Gi"}}}
 BARE = {"name": "b", "attributes": {"on": {"bool": False}}}  # the driver's own domain, spelled bare
+PROXIED = {"name": "p", "attributes": MappingProxyType({"d.io/on": {"bool": True}})}
 
 
 def _compact(expression: str) -> Any:
@@ -62,6 +64,8 @@ def no_conversion(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Any]]:
     ("'d.io' in device.attributes", BARE, "x.io", False),
     ("'x.io' in device.attributes", BARE, "x.io", True),
     ("'d.io' in device.capacity", BARE, DRIVER, False),  # no capacity map at all
+    ("'d.io' in device.attributes", PROXIED, DRIVER, True),  # a map that is not a dict (read as a Mapping)
+    ("'f.io' in device.attributes", PROXIED, DRIVER, False),
 ])
 def test_domain_membership_reads_the_names_not_the_device(no_conversion: list[Any], expression: str,
                                                           device: dict[str, Any], driver: str,

@@ -91,6 +91,8 @@ TABLE: list[tuple[str, bool | str]] = [
     ("!!device.attributes['d.io'].n", "eval: no such overload"),
     ("!device.attributes['d.io'].nosuch", "eval: no such key: nosuch"),  # an error passes through `!`
     ("!('e.io' in device.capacity)", True),
+    ("--device.attributes['d.io'].n == 3", True),  # a run of one operator: applied twice, or once when odd
+    ("---device.attributes['d.io'].n == -3", True),
     ("device.attributes['d.io'].nosuch == 3", "eval: no such key: nosuch"),
     ("device.attributes['e.io'].x == 7", True),
     ("'d.io' in device.attributes", True),
