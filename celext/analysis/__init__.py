@@ -1,6 +1,7 @@
 """Static facts about one selector expression, for `draguard lint` and the selector rules.
 
-Everything here reads the parse tree (`celext.parse`) and never evaluates: which device attributes an
+Everything here reads the lean parse tree the compile path parses too (`parse_lean`, cached: `draguard lint`
+parses a selector once for both) and never evaluates: which device attributes an
 expression reads, how it uses each one (compared with `==`, passed to a string method, used as a bool, ...),
 which reads are the argument of a `has()` guard, which `include()`/`includes()` calls it makes, and a rough
 iteration-cost estimate. The fact types are in `facts`, the node shapes in `shapes`, the one walk that collects
@@ -30,10 +31,11 @@ from celext.analysis.facts import (
 from celext.analysis.spans import LazySpans
 from celext.analysis.walk import Walker
 from celext.syntax import parse
+from celext.syntax.grammar import parse_lean
 from celext.syntax.literals import string_value
 from celext.syntax.tree import Span, Spans, has_comment, literal_value, span_of, unwrap
 
-__all__ = [  # the syntax helpers are re-exported: callers read every static fact from here
+__all__ = [  # the syntax helpers (and the full-shape `parse`) are re-exported: callers read every static fact here
     "DRIVER_DOMAIN", "AttributeRef", "Call", "DomainRead", "Facts", "Select", "Span", "Spans", "Unwrap", "Use",
     "analyze", "has_comment", "literal_value", "parse", "span_of", "string_value", "unwrap",
 ]
@@ -42,7 +44,7 @@ __all__ = [  # the syntax helpers are re-exported: callers read every static fac
 @functools.lru_cache(maxsize=4096)
 def analyze(expression: str) -> Facts:
     """The facts of one expression; raises `celext.CompileError` when it does not parse."""
-    tree = parse(expression)
+    tree = parse_lean(expression).tree
     walker = Walker(expression, LazySpans(expression, tree))
     walker.walk(tree, boolean=True, depth_cost=1)
     return Facts(expression, tuple(walker.refs), tuple(walker.domains), tuple(walker.uses), tuple(walker.calls),

@@ -14,7 +14,7 @@ from typing import Literal
 from lark import Tree
 
 from celext.analysis.facts import DRIVER_DOMAIN, Kind
-from celext.syntax.tree import AST, Node, args_of, literal_value, unwrap
+from celext.syntax.tree import AST, Node, args_of, list_length, literal_value, unwrap
 
 # Comprehension macros: they iterate their receiver. On a list attribute they are the right tool. `optMap` and
 # `optFlatMap` bind their variable to an optional's value (at most one "iteration").
@@ -125,8 +125,9 @@ def range_size(receiver: Node) -> int | None:
     if inner.data == "member_dot_arg" and str(inner.children[1]) == "range" and len(inner.children) == 3:
         size = literal_value(args_of(inner.children[2])[0]) if args_of(inner.children[2]) else None
         return size if isinstance(size, int) and not isinstance(size, bool) else None
-    if inner.data == "list_lit":
-        return len(args_of(inner.children[0])) if inner.children else 0
+    length = list_length(inner)
+    if length is not None:
+        return length
     if is_device_map(inner) is not None or domain_shape(inner) is not None:
         return MAX_MAP_ENTRIES
     if attribute_shape(inner) is not None or unwrap_shape(inner) is not None:

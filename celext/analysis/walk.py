@@ -81,8 +81,8 @@ class Walker:
         self._seen: dict[Span, AttributeRef] = {}
 
     def walk(self, node: Node, *, boolean: bool, depth_cost: int) -> None:
-        if isinstance(node, Token):
-            return
+        if isinstance(node, Token) or node.data == "const":
+            return  # (a lean tree's literal: no facts)
         data = node.data
         if data in ("expr", "conditionalor", "conditionaland") and len(node.children) > 1:
             # Operands of &&, || and the ternary condition are conditions; ternary branches keep ours.

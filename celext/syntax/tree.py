@@ -1,4 +1,6 @@
-"""Positions and literal values in a cel-python parse tree (`celext.parse`), for `celext.analysis`.
+"""Positions and literal values in a parse tree, for `celext.analysis`: cel-python's full shape (`celext.parse`)
+or the lean one (`celext.syntax.grammar.parse_lean`: no single-child levels, literals as `const` nodes holding
+their CEL value, long literal-only lists and maps one `const` each); both read alike here.
 
 `Spans` gives every node its character span in the expression text (restoring positions the lexer
 drops), `literal_value` reads int, string and bool literals, `operator_span` finds a binary operator
@@ -11,8 +13,10 @@ import re
 from dataclasses import dataclass
 from typing import TypeAlias
 
+from celpy import celtypes
 from lark import Token, Tree
 
+from celext.syntax.lexer import tokenize
 from celext.syntax.literals import string_value
 
 AST: TypeAlias = "Tree[Token]"
@@ -46,8 +50,8 @@ def span_of(node: Node) -> Span:
 class Spans:
     """Spans of every node of one parse tree, with positions the lexer dropped restored.
 
-    Tokens come in source order; a token without a position is found in the text after the previous
-    token (only operators, punctuation, blanks and comments can lie between them). A node's start and
+    Tokens (and a lean tree's `const` leaves) come in source order; one without a position is found in
+    the text after the previous token (only operators, punctuation, blanks and comments can lie between them). A node's start and
     end come from lark's meta when it has them (they include parentheses the tree leaves out), else from
     its children.
     """
@@ -62,16 +66,13 @@ class Spans:
         return self._spans.get(id(node)) or span_of(node)
 
     def _fill(self, node: Node) -> Span:
-        if isinstance(node, Token):
-            if node.start_pos is not None and node.end_pos is not None:
-                span = Span(node.start_pos, node.end_pos)
-            else:
-                at = self._expression.find(str(node), self._cursor)
-                at = self._cursor if at < 0 else at
-                span = Span(at, at + len(str(node)))
-            self._cursor = span.end
-            self._spans[id(node)] = span
-            return span
+        if isinstance(node, Token) or node.data == "const":
+            known = span_of(node) if _positioned(node) else self._find(_leaf_text(node))
+            elements = not isinstance(node, Token) and isinstance(node.children[0], (celtypes.ListType,
+                                                                                     celtypes.MapType))
+            self._cursor = self._after_elements(known) if elements else known.end
+            self._spans[id(node)] = known
+            return known
         children = [self._fill(child) for child in node.children]
         meta = node.meta
         start = getattr(meta, "start_pos", None)
@@ -80,6 +81,37 @@ class Spans:
                     end if end is not None else max((c.end for c in children), default=self._cursor))
         self._spans[id(node)] = span
         return span
+
+
+    def _find(self, text: str) -> Span:
+        """A token without a position: its text's next occurrence after the previous token."""
+        at = self._expression.find(text, self._cursor)
+        at = self._cursor if at < 0 else at
+        return Span(at, at + len(text))
+
+    def _after_elements(self, span: Span) -> int:
+        """The cursor after a lean tree's constant list or map (`const`) as the full tree leaves it: after its
+        last element token (the closing bracket is none), each `true`/`false` found by text as `_fill` finds it,
+        so a span found later comes out the same from either shape."""
+        for kind, text, start, _, _ in tokenize(self._expression[span.start:span.end]):
+            if kind == "BOOL_LIT":
+                self._cursor = self._find(text).end
+            elif kind.endswith("_LIT"):
+                self._cursor = span.start + start + len(text)
+        return self._cursor
+
+
+def _positioned(node: Node) -> bool:
+    if isinstance(node, Token):
+        return node.start_pos is not None and node.end_pos is not None
+    return getattr(node.meta, "start_pos", None) is not None and getattr(node.meta, "end_pos", None) is not None
+
+
+def _leaf_text(node: Node) -> str:
+    """A leaf's source text: a token's, or a lean tree's `const` (only a bool lacks a position: `true`/`false`)."""
+    if isinstance(node, Token):
+        return str(node)
+    return "true" if node.children[0] else "false"
 
 
 def unwrap(node: Node) -> Node:
@@ -100,38 +132,77 @@ def literal_value(node: Node) -> int | str | bool | None:
         op = node.children[0]
         if isinstance(op, Tree) and op.data == "unary_neg":
             negate, node = True, unwrap(node.children[1])
-    if not (isinstance(node, Tree) and node.data == "literal" and node.children):
-        return None
-    token = node.children[0]
-    if not isinstance(token, Token):
-        return None
-    value: int | str | bool | None = None
-    if token.type == "INT_LIT":
-        value = int(token.value, 0) if not token.value.lstrip("-").startswith("0x") else int(token.value, 16)
-    elif token.type in ("STRING_LIT", "MLSTRING_LIT"):
-        value = string_value(token.value)
-    elif token.type == "BOOL_LIT":
-        value = token.value == "true"
+    value = _leaf_value(node)
     if negate:
         return -value if isinstance(value, int) and not isinstance(value, bool) else None
     return value
+
+
+def _leaf_value(node: Node) -> int | str | bool | None:
+    """An int, string or bool literal's value: a parse tree's `literal` token, or a lean tree's `const`."""
+    if not (isinstance(node, Tree) and node.children):
+        return None
+    if node.data == "const":
+        return plain_value(node.children[0])
+    token = node.children[0]
+    if node.data != "literal" or not isinstance(token, Token):
+        return None
+    if token.type == "INT_LIT":
+        return int(token.value, 0) if not token.value.lstrip("-").startswith("0x") else int(token.value, 16)
+    if token.type in ("STRING_LIT", "MLSTRING_LIT"):
+        return string_value(token.value)
+    if token.type == "BOOL_LIT":
+        return str(token) == "true"
+    return None
+
+
+def plain_value(value: object) -> int | str | bool | None:
+    """A decoded CEL value as the Python int, str or bool a `literal` token reads as (None for other types:
+    uint, double, bytes, null, lists and maps are no such literal)."""
+    if isinstance(value, celtypes.BoolType):
+        return bool(value)
+    if isinstance(value, celtypes.IntType):
+        return int(value)
+    if isinstance(value, celtypes.StringType):
+        return str(value)
+    return None
 
 
 def args_of(exprlist: Node) -> list[Node]:
     return list(exprlist.children) if isinstance(exprlist, Tree) else []
 
 
-def is_list_literal(node: Node) -> bool:
+def _list_items(node: Node) -> list[Node] | celtypes.ListType | None:
+    """A list literal's element nodes, or a lean tree's constant list (`const`: its values); None otherwise."""
     inner = unwrap(node)
-    return isinstance(inner, Tree) and inner.data == "list_lit"
+    if not isinstance(inner, Tree):
+        return None
+    if inner.data == "list_lit":
+        return args_of(inner.children[0]) if inner.children else []
+    if inner.data == "const" and isinstance(inner.children[0], celtypes.ListType):
+        return inner.children[0]
+    return None
+
+
+def list_length(node: Node) -> int | None:
+    """How many elements a list literal has; None when `node` is no list literal."""
+    items = _list_items(node)
+    return None if items is None else len(items)
+
+
+def is_list_literal(node: Node) -> bool:
+    return _list_items(node) is not None
 
 
 def list_literals(node: Node) -> tuple[int | str | bool, ...] | None:
-    inner = unwrap(node)
-    if not (isinstance(inner, Tree) and inner.data == "list_lit"):
+    items = _list_items(node)
+    if items is None:
         return None
-    items = [literal_value(a) for a in (args_of(inner.children[0]) if inner.children else [])]
-    return None if any(i is None for i in items) else tuple(i for i in items if i is not None)
+    if isinstance(items, celtypes.ListType):
+        values = [plain_value(item) for item in items]
+    else:
+        values = [literal_value(item) for item in items]
+    return None if any(v is None for v in values) else tuple(v for v in values if v is not None)
 
 
 def operator_span(expression: str, start: int, end: int,
