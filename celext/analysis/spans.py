@@ -1,9 +1,10 @@
 """Spans of the parse-tree nodes a walk asks about (in the full or the lean shape), computed on demand.
 
 `celext.syntax.tree.Spans` fills a span for every node of the tree up front (a Python call per node), to restore
-the positions the parser leaves out as cel-python's lexer does (`true`, `false`) in source order. Most nodes carry both ends in
-lark's meta, and the analysis asks about a few nodes only: those are answered from their own positions, and the
-full walk runs only when a node lacks one (the same answer `Spans` gives: it uses the meta when present).
+the positions the parser leaves out as cel-python's lexer does (`true`, `false`) in source order. Most nodes
+carry both ends in lark's meta, and the analysis asks about a few nodes only: those are answered from their own
+positions, and the full walk runs only when a node lacks one (the same answer `Spans` gives: it uses the meta
+when present).
 """
 
 from __future__ import annotations

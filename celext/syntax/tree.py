@@ -51,9 +51,9 @@ class Spans:
     """Spans of every node of one parse tree, with positions the lexer dropped restored.
 
     Tokens (and a lean tree's `const` leaves) come in source order; one without a position is found in
-    the text after the previous token (only operators, punctuation, blanks and comments can lie between them). A node's start and
-    end come from lark's meta when it has them (they include parentheses the tree leaves out), else from
-    its children.
+    the text after the previous token (only operators, punctuation, blanks and comments can lie between them).
+    A node's start and end come from lark's meta when it has them (they include parentheses the tree leaves
+    out), else from its children.
     """
 
     def __init__(self, expression: str, tree: AST) -> None:

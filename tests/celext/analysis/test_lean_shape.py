@@ -1,0 +1,104 @@
+"""`analyze()` walks the lean parse tree (`parse_lean`, the one the compile path parses): its facts are those a
+walk of the full tree (`celext.parse`) finds, values, their Python types and every span included."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from ruamel.yaml import YAML
+
+from celext.analysis import Facts, analyze, parse
+from celext.analysis.spans import LazySpans
+from celext.analysis.walk import Walker
+from celext.errors import CompileError
+from celext.syntax import grammar
+
+RUN = ",".join(str(n) for n in range(18))  # a literal run the lean parser holds as one `const` node
+BOOLS = ",".join(["true"] * 17)
+EXPRESSIONS = [
+    'device.attributes["dra.net"].numaNode == 4',
+    "!false && device.attributes['d'].x",
+    'device.attributes["d"].?x.orValue(true) || null == device.attributes["d"].y',
+    '(device.attributes["d"].x) == (4) // a comment',
+    '[true, false].exists(b, b == device.attributes["d"].flag) ? true : false',
+    f'device.attributes["d"].x in [{RUN}]',
+    f'[{RUN}].exists(n, device.attributes["d"].x == n)',
+    f'device.attributes["d"].x == [{RUN}] || device.attributes["d"].x + [{RUN}] == true',
+    f'[{BOOLS}] == [] && true',
+    '{' + ",".join(f'"k{n}": {n}' for n in range(17)) + '}.all(k, device.attributes["d"].x == k)',
+    'device.attributes["d"].x == -(4) || device.attributes["d"].y == - 4 || device.attributes["d"].z == --4',
+    'device.attributes["d"].x == 4u || device.attributes["d"].x == 1.5 || device.attributes["d"].x == b"x"',
+    "device.attributes[\"d\"].x == \"\\u00e9\\x41\\101\" && device.attributes[\"d\"].y == '''a\nb'''",
+    'device.attributes["d"].x == r"\\d" || device.attributes["d"].x == 99999999999999999999',
+    'device.attributes["d"].x == // true\n true',
+    # a bool after a constant list whose comment names one: found where the full tree's walk finds it
+    f'device.attributes["d"].x.foo([{RUN} // true\n], true)',
+    f'[{BOOLS} // false\n].exists(v, v == false) && device.attributes["d"].x == false',
+    '[].all(v, device.attributes["d"].x == v) && [1].exists(v, device.attributes["d"].x)',
+    'device.attributes[device.driver].x == true && device.attributes["d"]["y"] == false',
+]
+
+
+def full_facts(expression: str) -> Facts:
+    """What analyze() found when it walked the full tree."""
+    tree = parse(expression)
+    walker = Walker(expression, LazySpans(expression, tree))
+    walker.walk(tree, boolean=True, depth_cost=1)
+    return Facts(expression, tuple(walker.refs), tuple(walker.domains), tuple(walker.uses), tuple(walker.calls),
+                 walker.cost, tuple(walker.unbounded), tuple(walker.selects))
+
+
+def same_facts(expression: str) -> None:
+    # (repr: an IntType where an int was, or a BoolType for a bool, would compare equal)
+    assert repr(analyze(expression)) == repr(full_facts(expression))
+
+
+@pytest.mark.parametrize("expression", EXPRESSIONS)
+def test_the_lean_walk_finds_the_facts_of_the_full_walk(expression: str) -> None:
+    same_facts(expression)
+
+
+def test_the_corpus_expressions_have_the_facts_of_the_full_walk(corpus: Path) -> None:
+    index = YAML(typ="safe", pure=True).load((corpus / "cel-expressions.yaml").read_text(encoding="utf-8"))
+    compared = 0
+    for expression in (entry["expression"] for entry in index["expressions"]):
+        try:
+            same_facts(expression)
+        except CompileError:
+            continue
+        compared += 1
+    assert compared > 100
+
+
+def test_literals_are_plain_python_values() -> None:
+    facts = analyze(f'device.attributes["d"].x == 4 && device.attributes["d"].y in [{RUN}] && '
+                    'device.attributes["d"].z == "s" && device.attributes["d"].b == true')
+    assert [type(u.literal) for u in facts.uses] == [int, type(None), str, bool]
+    assert facts.uses[1].literals == tuple(range(18))
+    assert {type(n) for n in facts.uses[1].literals or ()} == {int}
+
+
+def test_a_constant_list_is_a_known_range() -> None:
+    assert analyze(f'[{RUN}].exists(n, [{RUN}].exists(m, device.attributes["d"].x == n + m))').cost == 18 * 18
+
+
+def test_an_int_with_leading_zeros_is_its_decimal_value() -> None:
+    # (the full tree's token read it with int(text, 0), which raises ValueError: cel-go reads it in base 10)
+    assert analyze('device.attributes["d"].x == 007').uses[0].literal == 7
+
+
+def test_analyze_parses_only_the_lean_shape(monkeypatch: pytest.MonkeyPatch) -> None:
+    shapes: list[bool] = []
+    parse_sized = grammar._parse
+
+    def recording(expression: str, *, lean: bool) -> object:
+        shapes.append(lean)
+        return parse_sized(expression, lean=lean)
+
+    monkeypatch.setattr(grammar, "_parse", recording)
+    analyze.cache_clear()
+    grammar.parse.cache_clear()
+    grammar.parse_lean.cache_clear()
+    analyze('device.attributes["d"].x == true')
+    assert shapes == [True]
