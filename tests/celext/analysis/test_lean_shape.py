@@ -6,13 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from ruamel.yaml import YAML
 
 from celext.analysis import Facts, analyze, parse
 from celext.analysis.spans import LazySpans
 from celext.analysis.walk import Walker
-from celext.errors import CompileError
 from celext.syntax import grammar
+from tests.celext.analysis.corpus import check_each
 
 RUN = ",".join(str(n) for n in range(18))  # a literal run the lean parser holds as one `const` node
 BOOLS = ",".join(["true"] * 17)
@@ -60,15 +59,7 @@ def test_the_lean_walk_finds_the_facts_of_the_full_walk(expression: str) -> None
 
 
 def test_the_corpus_expressions_have_the_facts_of_the_full_walk(corpus: Path) -> None:
-    index = YAML(typ="safe", pure=True).load((corpus / "cel-expressions.yaml").read_text(encoding="utf-8"))
-    compared = 0
-    for expression in (entry["expression"] for entry in index["expressions"]):
-        try:
-            same_facts(expression)
-        except CompileError:
-            continue
-        compared += 1
-    assert compared > 100
+    assert check_each(corpus, same_facts) > 100
 
 
 def test_literals_are_plain_python_values() -> None:
