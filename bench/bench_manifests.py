@@ -3,13 +3,14 @@
 1. Reading: every ResourceSlice file of ../shared/corpus (else examples/manifests) read by the ruamel
    round-trip backend, the libyaml backend, and values first (`read(..., positions=False)`) from the same
    files and from JSON texts of the same objects (`kubectl get -o json` form). Ratios to ruamel, one run.
-2. `draguard lint --slices <corpus ResourceSlices> <corpus claims and classes>` as a process, best of 3, wall
+2. `draguard lint --slices <corpus ResourceSlices> <corpus claims and classes>` as a process, best of 5, wall
    and CPU (user + system, forked worker processes included) time, as it runs by default and in one process
    (`--jobs 1`): with bytecode cached (in a temporary PYTHONPYCACHEPREFIX, as an installed
    package has it) and from source (no bytecode: every module compiled on each run). With
    DRAGUARD_BASELINE=<checkout with a .venv> (e.g. `git worktree add /tmp/wave1 4673221` and `make install`
-   there) the same command of that checkout runs interleaved, and the ratios are printed; nothing is
-   written into either checkout.
+   there) the same command of that checkout runs interleaved, and the ratios are printed, of the best times
+   and of the medians (a shared machine moves single runs by a third: read both); nothing is written into
+   either checkout.
 
 The machine may be shared: read the figures as ratios from one run.
 """
@@ -19,6 +20,7 @@ from __future__ import annotations
 import json
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -30,6 +32,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 CORPUS = REPO.parent / "shared" / "corpus"
 INVENTORY = ("kind: ResourceSlice",)
+ROUNDS = 5  # interleaved rounds per command
 CHECKED = ("kind: ResourceClaim\n", "kind: ResourceClaimTemplate\n", "kind: DeviceClass\n")
 
 
@@ -79,7 +82,7 @@ def lint_slices() -> None:
                                                    "this checkout, --jobs 1": (REPO, ["--jobs", "1"])}
     if baseline:
         commands["baseline " + baseline] = (Path(baseline), [])
-    print(f"draguard lint --slices ({len(inventory) // 2} slice files) over {len(checked)} files, best of 3 "
+    print(f"draguard lint --slices ({len(inventory) // 2} slice files) over {len(checked)} files, best of {ROUNDS} "
           f"(wall s / CPU s of the process)")
     with tempfile.TemporaryDirectory() as cold, tempfile.TemporaryDirectory() as warm:
         # As pip installs it (bytecode compiled once, kept in a cache outside the checkouts), and from source
@@ -93,15 +96,17 @@ def lint_slices() -> None:
             if mode == "bytecode cached":
                 for root, flags in commands.values():  # the warm-up run writes the bytecode
                     _timed(root, [*inventory, *checked, *flags], env)
-            for _ in range(3):  # interleaved, so a burst of load hits both
+            for _ in range(ROUNDS):  # interleaved, so a burst of load hits both
                 for name, (root, flags) in commands.items():
                     took[name].append(_timed(root, [*inventory, *checked, *flags], env))
             mine = min(w for w, _c in took["this checkout"]), min(c for _w, c in took["this checkout"])
+            middle = statistics.median(w for w, _c in took["this checkout"])
             print(f"  {mode}:")
             for name, times in took.items():
                 wall, cpu = min(w for w, _c in times), min(c for _w, c in times)
+                median = statistics.median(w for w, _c in times)
                 print(f"    {name:38} {wall:6.2f} s {cpu:6.2f} s  {wall / mine[0]:5.2f}x / {cpu / mine[1]:5.2f}x "
-                      f"this checkout")
+                      f"this checkout (medians: {median:5.2f} s, {median / middle:5.2f}x)")
 
 
 def _env() -> dict[str, str]:
