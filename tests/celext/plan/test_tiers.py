@@ -16,7 +16,7 @@ import pytest
 import celext
 import celext.plan
 from celext.compile import prepare
-from celext.plan import COMPACT_HEADER, Plan, plan
+from celext.plan import COMPACT_HEADER, Plan, larger_than, plan
 
 NUMA = 'device.attributes["dra.net"].numaNode == 4'
 DEVICES: list[tuple[dict[str, Any], str]] = [
@@ -104,6 +104,19 @@ def test_a_tree_over_compact_nodes_stays_compact(hot_after: int, monkeypatch: py
         _run(planned, *DEVICES[0])
     assert planned.compact and not _generated(planned)
     assert planned.source.startswith(COMPACT_HEADER)
+
+
+def test_the_compact_nodes_boundary_decides_whether_a_plan_is_tiered(hot_after: int,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    prepared = prepare(NUMA)
+    size = next(n for n in range(1, 100) if not larger_than(prepared.tree, n))  # the tree's node count
+    for limit, promoted in ((size - 1, False), (size, True), (size + 1, True)):
+        monkeypatch.setattr(celext.plan, "COMPACT_NODES", limit)
+        planned = plan(prepared)
+        for _ in range(hot_after):
+            _run(planned, *DEVICES[0])
+        assert _generated(planned) is promoted, limit
+        assert planned.source.startswith(COMPACT_HEADER) is not promoted, limit
 
 
 @pytest.mark.parametrize("compact", [False, True])
