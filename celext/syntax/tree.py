@@ -16,7 +16,6 @@ from typing import TypeAlias
 from celpy import celtypes
 from lark import Token, Tree
 
-from celext.syntax.lexer import tokenize
 from celext.syntax.literals import string_value
 
 AST: TypeAlias = "Tree[Token]"
@@ -68,9 +67,7 @@ class Spans:
     def _fill(self, node: Node) -> Span:
         if isinstance(node, Token) or node.data == "const":
             known = span_of(node) if _positioned(node) else self._find(_leaf_text(node))
-            elements = not isinstance(node, Token) and isinstance(node.children[0], (celtypes.ListType,
-                                                                                     celtypes.MapType))
-            self._cursor = self._after_elements(known) if elements else known.end
+            self._cursor = known.end  # (after a lean tree's constant list or map: after its closing bracket)
             self._spans[id(node)] = known
             return known
         children = [self._fill(child) for child in node.children]
@@ -82,23 +79,11 @@ class Spans:
         self._spans[id(node)] = span
         return span
 
-
     def _find(self, text: str) -> Span:
         """A token without a position: its text's next occurrence after the previous token."""
         at = self._expression.find(text, self._cursor)
         at = self._cursor if at < 0 else at
         return Span(at, at + len(text))
-
-    def _after_elements(self, span: Span) -> int:
-        """The cursor after a lean tree's constant list or map (`const`) as the full tree leaves it: after its
-        last element token (the closing bracket is none), each `true`/`false` found by text as `_fill` finds it,
-        so a span found later comes out the same from either shape."""
-        for kind, text, start, _, _ in tokenize(self._expression[span.start:span.end]):
-            if kind == "BOOL_LIT":
-                self._cursor = self._find(text).end
-            elif kind.endswith("_LIT"):
-                self._cursor = span.start + start + len(text)
-        return self._cursor
 
 
 def _positioned(node: Node) -> bool:

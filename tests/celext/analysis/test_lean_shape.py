@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from celext.analysis import Facts, analyze, parse
+from celext.analysis import Facts, Span, analyze, parse
 from celext.analysis.spans import LazySpans
 from celext.analysis.walk import Walker
 from celext.syntax import grammar
@@ -31,8 +31,6 @@ EXPRESSIONS = [
     "device.attributes[\"d\"].x == \"\\u00e9\\x41\\101\" && device.attributes[\"d\"].y == '''a\nb'''",
     'device.attributes["d"].x == r"\\d" || device.attributes["d"].x == 99999999999999999999',
     'device.attributes["d"].x == // true\n true',
-    # a bool after a constant list whose comment names one: found where the full tree's walk finds it
-    f'device.attributes["d"].x.foo([{RUN} // true\n], true)',
     f'[{BOOLS} // false\n].exists(v, v == false) && device.attributes["d"].x == false',
     '[].all(v, device.attributes["d"].x == v) && [1].exists(v, device.attributes["d"].x)',
     'device.attributes[device.driver].x == true && device.attributes["d"]["y"] == false',
@@ -56,6 +54,17 @@ def same_facts(expression: str) -> None:
 @pytest.mark.parametrize("expression", EXPRESSIONS)
 def test_the_lean_walk_finds_the_facts_of_the_full_walk(expression: str) -> None:
     same_facts(expression)
+
+
+def test_a_bool_after_a_constant_list_is_found_after_its_closing_bracket() -> None:
+    # The lean tree's constant list carries its span, so a bool without a position is looked for after the list;
+    # the full walk looked for it after the list's last element and took the `true` in the comment.
+    expression = f'device.attributes["d"].x.foo([{RUN} // true\n], true)'
+    bool_at = expression.rindex("true")
+    (call,) = analyze(expression).calls
+    assert call.args[1] == Span(bool_at, bool_at + 4) and call.literal_args == (None, True)
+    (full_call,) = full_facts(expression).calls
+    assert full_call.args[1] == Span(expression.index("true"), expression.index("true") + 4)  # in the comment
 
 
 def test_the_corpus_expressions_have_the_facts_of_the_full_walk(corpus: Path) -> None:
