@@ -69,52 +69,46 @@ _RUNTIME: dict[str, Any] = {
 
 class Plan:
     """One compiled selector: the function it runs and its Python source. The compact form keeps no source:
-    `source` generates it on first access (not compiled; kept afterwards)."""
+    `source` generates it on first access (not compiled; kept afterwards). `compact`: does the function run in
+    the compact form (closures) rather than compiled source, now?"""
 
-    __slots__ = ("__weakref__", "_generate", "_prepared", "_source", "expression", "function")
+    __slots__ = ("__weakref__", "_prepared", "_source", "_tiered", "compact", "expression", "function")
 
-    def __init__(self, expression: str, function: Function, source: str | None = None,
-                 generate: Callable[[], str] | None = None, prepared: Prepared | None = None) -> None:
-        self.expression, self.function = expression, function
-        self._source, self._generate = source, generate
-        self._prepared = prepared  # a tiered plan's, until its source is compiled
-
-    @property
-    def compact(self) -> bool:
-        """Does the function run in the compact form (closures) rather than compiled source, now?"""
-        return self._generate is not None or self._prepared is not None
+    def __init__(self, expression: str, function: Function, source: str | None = None, *,
+                 prepared: Prepared | None = None, tiered: bool = False) -> None:
+        """With `source`, the function runs it; else it is the compact form of `prepared`, promoted by
+        `promote()` when `tiered`."""
+        self.expression, self.function, self._source = expression, function, source
+        self.compact = source is None
+        self._prepared, self._tiered = prepared, tiered
 
     @property
     def source(self) -> str:
         """The generated Python: what runs once the selector is hot (a tiered plan's, without a header), or
-        what a large tree's compact form stands for (under COMPACT_HEADER)."""
+        what a compact form that stays so stands for (under COMPACT_HEADER)."""
         if self._source is None:
-            if self._prepared is not None:
-                source = generate(self._prepared)[0]
-            else:
-                assert self._generate is not None
-                source = COMPACT_HEADER + self._generate()
-            self._source = source  # two threads may both generate: the same text
+            assert self._prepared is not None
+            text = generate(self._prepared)[0]
+            self._source = text if self._tiered else COMPACT_HEADER + text  # two threads: the same text
         return self._source
 
     def promote(self) -> None:
         """Generate and compile the source now and run it from here on (a tiered plan's HOT_CALLS-th
         evaluation calls this). Two threads may both compile it: the same function. Should the generator
-        fail (a bug), the compact form, which gives the same answers, goes on running and the failure is
-        logged."""
+        fail (a bug), the compact form, which gives the same answers, goes on running, for good, and the
+        failure is logged."""
         prepared = self._prepared
-        if prepared is None:
+        if not self._tiered or prepared is None:
             return
+        self._tiered = False
         try:
             function, source = _generated(prepared, None)
         except Exception:  # a bug in the generator: the compact form stays correct
             log.exception("celext: could not compile the generated form of %r; the compact form goes on",
                           self.expression[:200])
-            self._generate = lambda: generate(prepared)[0]  # compact for good, and its source says so
-            self._source = None
-        else:
-            self.function, self._source = function, source
-        self._prepared = None
+            self._source = None  # generated again on access, under the compact form's header
+            return
+        self.function, self._source, self.compact, self._prepared = function, source, False, None
 
     @property
     def size(self) -> int:
@@ -181,8 +175,8 @@ def plan(prepared: Prepared, laps: Laps | None = None, *, compact: bool | None =
         run = _deep(closures.build, prepared.tree)
     lap(laps, "plan", start)
     if not tiered:
-        return Plan(prepared.expression, _compact_function(run), generate=lambda: generate(prepared)[0])
-    planned = Plan(prepared.expression, _compact_function(run), prepared=prepared)
+        return Plan(prepared.expression, _compact_function(run), prepared=prepared)
+    planned = Plan(prepared.expression, _compact_function(run), prepared=prepared, tiered=True)
     held = weakref.ref(planned)  # not the plan itself: its function would hold it in a cycle until promoted
 
     def hot() -> None:
