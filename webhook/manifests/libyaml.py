@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 
 from webhook.fieldpath import FieldPath
 from webhook.findings import Position
-from webhook.manifests import objects
+from webhook.manifests import aliases, objects
 from webhook.wire import Obj
 
 _INT = re.compile(r"[-+]?[0-9]+")
@@ -103,7 +103,8 @@ def _child(node: Any, segment: str | int) -> Any:
 
 
 def load(text: str, source: str) -> list[Doc] | None:
-    """Every object in `text` with its nodes, or None when the ruamel path must decide."""
+    """Every object in `text` with its nodes, or None when the ruamel path must decide. Raises
+    aliases.Refused for a document whose aliases go-yaml would not expand."""
     try:
         loader = _loader()
     except AttributeError:  # PyYAML without libyaml
@@ -111,10 +112,13 @@ def load(text: str, source: str) -> list[Doc] | None:
     if "%YAML" in text:
         return None
     docs: list[Doc] = []
+    aliased = "*" in text and "&" in text  # no alias without both (an anchor, then its alias): a walk of the nodes
     try:
         for index, node in enumerate(yaml.compose_all(text, Loader=loader)):
             if node is None:
                 continue
+            if aliased:
+                aliases.check(node)  # before _value, which expands every alias
             value = _value(node)
             if value is None:
                 continue  # an empty document, e.g. after a trailing `---`

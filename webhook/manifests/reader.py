@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, TextIO
 
-from webhook.manifests import libyaml
+from webhook.manifests import aliases, libyaml
 from webhook.manifests.objects import Locator
 from webhook.manifests.problems import Problem
 from webhook.manifests.sources import ignored, read_sources
@@ -31,7 +31,11 @@ def parse(text: str, source: str, problems: list[Problem], *, positions: bool = 
         docs = jsontext.load(text, source, _reread)
         if docs is not None:
             return list(docs)
-    fast = libyaml.load(text, source)
+    try:
+        fast = libyaml.load(text, source)
+    except aliases.Refused as refused:
+        problems.append(Problem(source, f"invalid YAML: {refused.message}", refused.line, refused.column))
+        return []
     if fast is not None:
         return list(fast)
     from webhook.manifests import roundtrip  # the fallback: imported only for a text the fast paths decline

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from webhook.fieldpath import FieldPath
 from webhook.findings import Position
+from webhook.manifests import aliases
 from webhook.manifests.objects import expand, value_at
 from webhook.manifests.problems import Problem, one_line, type_name
 from webhook.wire import Obj
@@ -76,6 +77,10 @@ def load_text(text: str, source: str = "<string>") -> Loaded:
 
     loaded = Loaded()
     try:
+        if "*" in text and "&" in text:  # aliases: refused as go-yaml refuses them, before plain() expands them
+            for root in _yaml().compose_all(text):
+                if root is not None:
+                    aliases.check(root)
         documents = list(_yaml().load_all(text))
     except MarkedYAMLError as err:
         mark = err.problem_mark or err.context_mark
@@ -90,6 +95,9 @@ def load_text(text: str, source: str = "<string>") -> Loaded:
         return loaded
     except (YAMLError, ValueError) as err:  # e.g. a duplicate key, a bad escape
         loaded.problems.append(Problem(source, f"invalid YAML: {one_line(str(err))}"))
+        return loaded
+    except aliases.Refused as refused:
+        loaded.problems.append(Problem(source, f"invalid YAML: {refused.message}", refused.line, refused.column))
         return loaded
     for index, node in enumerate(documents):
         if node is None:
