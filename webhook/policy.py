@@ -113,6 +113,8 @@ class Policy:
         from ruamel.yaml import YAML
         from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
+        from webhook.manifests import aliases as yaml_aliases
+
         source = str(path)
         try:
             text = Path(path).read_text(encoding="utf-8")
@@ -123,7 +125,13 @@ class Policy:
         yaml = YAML(typ="safe", pure=True)
         yaml.version = (1, 2)
         try:
+            if "*" in text and "&" in text:  # refused as Kubernetes' YAML decoder refuses them, before expanding
+                for root in yaml.compose_all(text):
+                    yaml_aliases.check(root)
             data = yaml.load(text)
+        except yaml_aliases.Refused as refused:
+            raise DraguardError(f"policy {source}:{refused.line}:{refused.column}: invalid YAML: {refused.message}") \
+                from None
         except MarkedYAMLError as err:  # one line, placed like validate's input problems: file:line:col
             mark = err.problem_mark or err.context_mark
             where = f"{source}:{mark.line + 1}:{mark.column + 1}" if mark else source

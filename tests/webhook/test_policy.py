@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+import webhook.rules  # noqa: F401  (binds the catalogue a policy's rule ids are checked against, as the CLI does)
 from webhook.errors import DraguardError
 from webhook.findings import Action
 from webhook.policy import DEFAULT_ALIASES, Policy
@@ -93,6 +94,29 @@ def test_broken_yaml_is_one_line(tmp_path: Path) -> None:
         Policy.load(path)
     assert err.value.message == (
         f"policy {path}:2:1: invalid YAML: expected the node content, but found '<stream end>'")
+
+
+def test_an_alias_bomb_is_one_placed_line_not_an_expansion(tmp_path: Path) -> None:
+    layers = ['&l0 ["x", "x", "x", "x", "x", "x", "x", "x", "x", "x"]']
+    layers += [f"&l{i} [" + ", ".join([f"*l{i - 1}"] * 10) + "]" for i in range(1, 9)]  # 10^9 strings expanded
+    path = tmp_path / "bomb.yaml"
+    text = "ignore: [" + ", ".join(layers) + "]\n"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(DraguardError) as err:
+        Policy.load(path)
+    where = text.index("&l3") + 1  # the list whose aliases tip the share (10 x 111 steps of 1,000 x ...)
+    assert err.value.message == f"policy {path}:1:{where}: invalid YAML: document contains excessive aliasing"
+
+
+def test_anchors_in_a_policy_are_read(tmp_path: Path) -> None:
+    path = tmp_path / "p.yaml"
+    path.write_text("ignore: &skip [vendor/**]\nnumaNode: {aliases: [dra.net/numaNode]}\nx-copy: *skip\n",
+                    encoding="utf-8")
+    with pytest.raises(DraguardError, match="unknown key x-copy"):  # read through, then judged by key
+        Policy.load(path)
+    path.write_text("ignore: &skip [vendor/**]\nnumaNode: {aliases: *skip}\n", encoding="utf-8")
+    policy = Policy.load(path)
+    assert policy.ignore == policy.aliases == ("vendor/**",)
 
 
 def test_yaml_1_2_keeps_off_a_string(tmp_path: Path) -> None:
