@@ -51,6 +51,13 @@ def _files(raw: str, problems: list[Problem]) -> list[Path]:
         return files
     if path.exists():
         return [path]
+    if path.is_symlink():  # a link to nothing, or a loop of links: say which, not "no such file"
+        try:
+            path.stat()
+        except OSError as err:
+            reason = "a symbolic link to a missing file" if isinstance(err, FileNotFoundError) else err.strerror
+            problems.append(Problem(raw, f"cannot read: {reason or err}"))
+            return []
     if _GLOB_CHARS & set(raw):
         import glob  # only for a pattern passed quoted
 

@@ -66,6 +66,16 @@ def test_missing_empty_and_unreadable_inputs_are_one_problem_each(tree: Path) ->
                         "latin1.yaml: not UTF-8 text"]
 
 
+def test_a_broken_or_looping_symbolic_link_says_so(tree: Path) -> None:
+    (tree / "dangling.yaml").symlink_to(tree / "gone.yaml")
+    (tree / "loop1.yaml").symlink_to(tree / "loop2.yaml")
+    (tree / "loop2.yaml").symlink_to(tree / "loop1.yaml")
+    found, problems = texts(["dangling.yaml", "loop1.yaml", "a/one.yaml"])
+    assert [s for s, _t in found] == ["a/one.yaml"]
+    assert problems == ["dangling.yaml: cannot read: a symbolic link to a missing file",
+                        "loop1.yaml: cannot read: Too many levels of symbolic links"]
+
+
 def test_dash_reads_stdin_as_one_source(tree: Path) -> None:
     assert texts(["-"], stdin="kind: X\n") == ([("<stdin>", "kind: X\n")], [])
 
