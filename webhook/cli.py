@@ -11,6 +11,9 @@ command parses with argparse's intermixed mode. A usage error names the command'
 from __future__ import annotations
 
 import argparse
+import contextlib
+import errno
+import io
 import logging
 import os
 import sys
@@ -20,7 +23,7 @@ from typing import Any
 
 from webhook import commands
 from webhook.errors import DraguardError
-from webhook.exits import EXIT_OK, EXIT_USAGE
+from webhook.exits import EXIT_PIPE, EXIT_USAGE
 
 PROG = "draguard"
 # draguard's own loggers; `-v` turns these to DEBUG and leaves every other library's at WARNING
@@ -29,6 +32,8 @@ OWN_LOGGERS = ("webhook", "celext", "certs")
 # Batch commands that end the process without the interpreter's teardown when run as the program (see _finish).
 BATCH_COMMANDS = frozenset({"lint", "validate"})
 # Modules only the `server` extra installs: a command that imports one without it says so in one line.
+# What writing the report can fail with (a closed pipe, a closed or full standard output, a failing device).
+WRITE_ERRORS = frozenset({errno.EPIPE, errno.EBADF, errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO})
 SERVER_MODULES = frozenset({"flask", "gunicorn", "kubernetes", "msgspec", "prometheus_client", "cryptography"})
 
 
@@ -146,6 +151,7 @@ def _command_of(argv: Sequence[str]) -> str | None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    _standard_streams()
     command = _command_of(sys.argv[1:] if argv is None else argv)
     if argv is None and command in BATCH_COMMANDS:  # the program, not a caller in-process: a batch run
         from webhook.gctune import until_exit
@@ -163,15 +169,51 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _finish(code: int) -> None:
     """End a batch run now: everything is written, and the interpreter's teardown (freeing every module, selector
-    and document one by one, ~5 % of a corpus lint's instructions) only delays the exit. When the output cannot
-    be flushed (a closed pipe), the normal exit reports it as before."""
+    and document one by one, ~5 % of a corpus lint's instructions) only delays the exit. Output that cannot be
+    flushed ends the run as a write error would (_unwritten)."""
     try:
         sys.stdout.flush()
         sys.stderr.flush()
-    except (OSError, ValueError):
-        return
+    except OSError as err:
+        code = _unwritten(err)
     logging.shutdown()  # what the interpreter's exit would do for draguard's own handlers
     os._exit(code)
+
+
+class _ClosedStream(io.TextIOBase):
+    """Standard output when the process started without one (`draguard validate x >&-`): a write fails as on a
+    closed descriptor, so the run ends with a write error instead of printing nothing and passing."""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        raise OSError(errno.EBADF, f"standard output is closed: {os.strerror(errno.EBADF)}")
+
+
+def _standard_streams() -> None:
+    """A closed standard output fails at the first write; a closed standard error discards the diagnostics (the
+    caller closed it), instead of print() sending them to standard output."""
+    if sys.stdout is None:
+        sys.stdout = _ClosedStream()
+    if sys.stderr is None:
+        sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115  (the process's own stderr from now on)
+
+
+def _unwritten(err: OSError) -> int:
+    """The exit code of a run whose output could not be written. A closed pipe (`draguard lint | head`) ends it
+    silently with 141, as a process killed by SIGPIPE would (a pipeline under `pipefail` fails, whatever the
+    findings); any other write error (a closed or full standard output) is one line on stderr and exit 2. The
+    rest of the output is dropped, so the interpreter's exit does not fail on it again."""
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    if isinstance(err, BrokenPipeError):
+        return EXIT_PIPE
+    with contextlib.suppress(OSError, ValueError):
+        print(f"{PROG}: error: cannot write the output: {err.strerror or err}", file=sys.stderr)
+        sys.stderr.flush()
+    return EXIT_USAGE
 
 
 def _main(args: argparse.Namespace) -> int:
@@ -189,8 +231,10 @@ def _main(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
-    except BrokenPipeError:  # `draguard lint ... | head`
-        return EXIT_OK
+    except OSError as err:
+        if err.filename is not None or err.errno not in WRITE_ERRORS:  # not a write to stdout: a bug
+            return _internal_error(args.command, err)
+        return _unwritten(err)
     except RecursionError:  # a CEL expression or YAML document nested beyond what the parsers recurse into
         logging.getLogger(__name__).debug("traceback", exc_info=True)
         print(f"{PROG}: error: {args.command}: the input nests too deeply for draguard's parsers "

@@ -80,3 +80,49 @@ def test_a_diff_written_without_a_report_still_arrives(claim: Path) -> None:
     assert done.stdout.startswith(f"--- a{claim}\n+++ b{claim}\n")  # `a/` + the path without its leading `/`
     assert '.model.includes("A100")' in done.stdout
     assert "teardown ran" not in done.stderr
+
+
+DRAGUARD = Path(sys.executable).with_name("draguard")
+SLICES = Path(__file__).resolve().parents[2] / "examples" / "manifests" / "slices.yaml"
+
+
+def _draguard(argv: list[str], **streams: object) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(DRAGUARD), *argv], text=True, timeout=120, check=False, **streams)  # type: ignore[call-overload]
+
+
+@pytest.mark.parametrize("argv", [["lint", "{claim}"], ["validate", "{claim}"], ["validate", "{missing}"],
+                                  ["rules"], ["eval", "true", "--slices", "{slices}"]],
+                         ids=["lint", "validate", "validate-missing", "rules", "eval"])
+def test_a_closed_pipe_ends_the_run_with_141_and_no_message(claim: Path, argv: list[str]) -> None:
+    # The reader is gone before draguard writes (`draguard lint ... | head` once head has its lines): exit 141, as
+    # a process SIGPIPE ends, so a pipeline under `pipefail` fails; nothing on stderr.
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        args = [a.format(claim=claim, missing=claim.with_name("missing.yaml"), slices=SLICES) for a in argv]
+        done = _draguard(args, stdout=write, stderr=subprocess.PIPE)
+    finally:
+        os.close(write)
+    assert done.returncode == 141
+    assert done.stderr.count("\n") <= 1 and "Traceback" not in done.stderr and "internal error" not in done.stderr
+
+
+@pytest.mark.parametrize("command", ["lint", "validate", "rules"])
+def test_a_closed_or_full_standard_output_is_one_error_line_and_exit_2(claim: Path, command: str) -> None:
+    args = [command] if command == "rules" else [command, str(claim)]
+    with open("/dev/full", "w", encoding="utf-8") as full:
+        done = _draguard(args, stdout=full, stderr=subprocess.PIPE)
+    assert (done.returncode, done.stderr) == (2, "draguard: error: cannot write the output: No space left on device\n")
+    # `>&-`: started without a standard output at all
+    done = _draguard(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, pass_fds=(), close_fds=True,
+                     preexec_fn=lambda: os.close(1))
+    assert done.returncode == 2
+    assert done.stderr == "draguard: error: cannot write the output: standard output is closed: Bad file descriptor\n"
+
+
+def test_a_closed_standard_error_keeps_diagnostics_off_standard_output(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("a: [\n", encoding="utf-8")
+    done = _draguard(["validate", str(broken)], stdout=subprocess.PIPE, preexec_fn=lambda: os.close(2))
+    assert done.returncode == 2
+    assert done.stdout == "0 objects checked; 0 deny, 0 warnings, 0 audit; 1 input problem\n"
