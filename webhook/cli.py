@@ -237,8 +237,8 @@ def _main(args: argparse.Namespace) -> int:
         return _unwritten(err)
     except RecursionError:  # a CEL expression or YAML document nested beyond what the parsers recurse into
         logging.getLogger(__name__).debug("traceback", exc_info=True)
-        print(f"{PROG}: error: {args.command}: the input nests too deeply for draguard's parsers "
-              "(Python's recursion limit); simplify the expression", file=sys.stderr)
+        print(f"{PROG}: error: {args.command}: an input nests too deeply for draguard "
+              "(Python's recursion limit); -v shows where", file=sys.stderr)
         return EXIT_USAGE
     except Exception as err:
         return _internal_error(args.command, err)

@@ -38,6 +38,7 @@ _NAN = frozenset({".nan", ".NaN", ".NAN"})
 # (implicit ones are resolved to "" by `_loader`), and such a document goes the ruamel way. So does a
 # merge key (`<<: *base`), which only ruamel expands.
 MERGE_KEY = "<<"
+_TOO_DEEP = "exceeded maximum nesting depth"  # libyaml's scanner, beyond 1,000 open levels
 
 
 # PyYAML (with libyaml) comes with the kubernetes client; it ships no type information.
@@ -104,7 +105,8 @@ def _child(node: Any, segment: str | int) -> Any:
 
 def load(text: str, source: str) -> list[Doc] | None:
     """Every object in `text` with its nodes, or None when the ruamel path must decide. Raises
-    aliases.Refused for a document whose aliases go-yaml would not expand."""
+    aliases.Refused for a document whose aliases go-yaml would not expand, RecursionError for one nested beyond
+    Python's recursion limit."""
     try:
         loader = _loader()
     except AttributeError:  # PyYAML without libyaml
@@ -128,8 +130,14 @@ def load(text: str, source: str) -> list[Doc] | None:
                 if not isinstance(item, dict):
                     return None
                 docs.append(Doc(source, index, item, node, base))
-    except (yaml.YAMLError, _Unusual, RecursionError, ValueError):
+    except yaml.MarkedYAMLError as err:
+        if err.problem == _TOO_DEEP:
+            raise RecursionError(err.problem, err.problem_mark) from None
         return None
+    except (yaml.YAMLError, _Unusual, ValueError):
+        return None
+    # Too deep for libyaml's scanner or for Python's recursion: RecursionError to the caller. ruamel would take
+    # seconds (its scanner slows with every open level) to fail the same way.
     return docs
 
 

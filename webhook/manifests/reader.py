@@ -25,17 +25,25 @@ if TYPE_CHECKING:
 def parse(text: str, source: str, problems: list[Problem], *, positions: bool = True) -> list[Locator]:
     """The objects of one text (problems appended). `positions=False` allows the JSON backend, whose
     positions are computed only when first asked for (values-first readers: inventories, eval, explain)."""
+    try:
+        return _parse(text, source, problems, positions)
+    except aliases.Refused as refused:
+        problems.append(Problem(source, f"invalid YAML: {refused.message}", refused.line, refused.column))
+    except RecursionError as err:  # libyaml's nesting limit, or Python's recursion in the readers after it
+        mark = err.args[1] if len(err.args) > 1 else None  # libyaml's: (its message, its mark)
+        problems.append(Problem(source, "invalid YAML: nested too deeply for draguard's reader",
+                                mark.line + 1 if mark else None, mark.column + 1 if mark else None))
+    return []
+
+
+def _parse(text: str, source: str, problems: list[Problem], positions: bool) -> list[Locator]:
     if not positions:
         from webhook.manifests import jsontext  # imported where a values-first read needs it
 
         docs = jsontext.load(text, source, _reread)
         if docs is not None:
             return list(docs)
-    try:
-        fast = libyaml.load(text, source)
-    except aliases.Refused as refused:
-        problems.append(Problem(source, f"invalid YAML: {refused.message}", refused.line, refused.column))
-        return []
+    fast = libyaml.load(text, source)
     if fast is not None:
         return list(fast)
     from webhook.manifests import roundtrip  # the fallback: imported only for a text the fast paths decline

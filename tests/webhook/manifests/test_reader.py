@@ -76,3 +76,27 @@ def test_read_filters_kinds_and_ignores_sources(tmp_path: Path) -> None:
     assert [o.obj["metadata"]["name"] for o in objects] == ["s"]
     assert [str(p) for p in problems] == [f"{tmp_path}/bad.yaml:2:1: invalid YAML: expected the node content, but "
                                           "found '<stream end>'"]
+
+
+@pytest.mark.parametrize(("name", "text"), [
+    ("deep.yaml", "a: " + "[" * 5000 + "]" * 5000 + "\n"),
+    ("deep-python.yaml", "a: " + "[" * 990 + "]" * 990 + "\n"),  # within libyaml's 1,000, beyond _value's recursion
+    ("deep.json", '{"a": ' + "[" * 5000 + "]" * 5000 + "}\n"),
+])
+@pytest.mark.parametrize("positions", [True, False])
+def test_a_document_nested_beyond_the_readers_is_one_problem_for_its_file(name: str, text: str,
+                                                                          positions: bool) -> None:
+    problems: list[Problem] = []
+    assert parse(text, name, problems, positions=positions) == []
+    # Where libyaml's scanner opens its 1,001st level (the block mapping, or the JSON text's `{`, is the first);
+    # within that, Python's recursion in the reader, which knows no position.
+    where = {"deep.yaml": ":1:1003", "deep.json": ":1:1006", "deep-python.yaml": ""}[name]
+    assert [str(p) for p in problems] == [f"{name}{where}: invalid YAML: nested too deeply for draguard's reader"]
+
+
+def test_a_file_nested_too_deeply_leaves_the_other_files_read(tmp_path: Path) -> None:
+    (tmp_path / "deep.yaml").write_text("a: " + "[" * 5000 + "]" * 5000 + "\n", encoding="utf-8")
+    (tmp_path / "s.json").write_text(json.dumps(SLICE), encoding="utf-8")
+    objects, problems = read([str(tmp_path / "deep.yaml"), str(tmp_path / "s.json")])
+    assert [o.obj for o in objects] == [SLICE]
+    assert [p.message for p in problems] == ["invalid YAML: nested too deeply for draguard's reader"]
