@@ -20,7 +20,6 @@ from __future__ import annotations
 import enum
 import fnmatch
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
@@ -357,15 +356,3 @@ def node_ids(names: list[str]) -> list[int]:
 def is_bdf(text: str) -> bool:
     return _BDF.fullmatch(text) is not None
 
-
-def wire_value(attribute: Mapping[str, object]) -> NumaValue | None:
-    """A published numaNode attribute as a NumaValue; None when it is not an int or a non-empty int list."""
-    scalar = attribute.get("int")
-    values = attribute.get("ints")
-    if len(attribute) != 1:
-        return None
-    if isinstance(scalar, int) and not isinstance(scalar, bool):
-        return NumaValue(Form.SCALAR, (scalar,))
-    if isinstance(values, list) and values and all(isinstance(v, int) and not isinstance(v, bool) for v in values):
-        return NumaValue(Form.LIST, tuple(values))
-    return None
