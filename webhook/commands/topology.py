@@ -144,8 +144,8 @@ def _check(topology: Topology, args: argparse.Namespace, form: Form | None) -> i
     summary = Summary(objects=result.checked, skipped=dict(result.skipped), problems=result.problems)
     sys.stdout.write(render(fmt, result.findings, summary, color=sys.stdout.isatty()))
     sys.stdout.flush()
-    for problem in result.problems:  # after the report, one line each, as `draguard validate` does
-        print(problem, file=sys.stderr)
+    for problem in result.problems:  # after the report, one line each, prefixed, as `draguard validate` does
+        print(f"draguard: {problem}", file=sys.stderr)
     return exit_code(problems=bool(result.problems), failing=any(f.action is Action.DENY for f in result.findings))
 
 

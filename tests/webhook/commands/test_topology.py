@@ -375,7 +375,7 @@ def test_check_without_a_slice_for_this_node(capsys: Capsys, sys_root: Path, sli
     code, out, err = run(capsys, "--sysfs-root", str(sys_root), "--check", str(slices), "--node", "node-z")
     assert code == 2
     assert (
-        err == "no ResourceSlice has spec.nodeName 'node-z' (slices name node-a, node-b); pass --node NAME\n"
+        err == "draguard: no ResourceSlice has spec.nodeName 'node-z' (slices name node-a, node-b); pass --node NAME\n"
     )
     assert out.endswith("; 1 input problem\n")
 
@@ -383,7 +383,7 @@ def test_check_without_a_slice_for_this_node(capsys: Capsys, sys_root: Path, sli
 def test_check_with_unreadable_input(capsys: Capsys, sys_root: Path, tmp_path: Path) -> None:
     code, _, err = run(capsys, "--sysfs-root", str(sys_root), "--check", str(tmp_path / "none.yaml"), "--node", "a")
     assert code == 2
-    assert err == f"{tmp_path}/none.yaml: no such file or directory\n"
+    assert err == f"draguard: {tmp_path}/none.yaml: no such file or directory\n"
 
 
 def test_check_takes_aliases_from_a_policy(capsys: Capsys, sys_root: Path, tmp_path: Path) -> None:
