@@ -30,6 +30,7 @@ from celext.analysis.paths import Path, device_paths
 from celext.check.ast import BuildError, Expr
 from celext.check.checker import CheckedExpr, result_type_error
 from celext.check.checker import check as check_types
+from celext.check.regex import instantiation_error
 from celext.cost import COST_LIMIT, TOO_COSTLY
 from celext.cost.estimator import estimate
 from celext.errors import CompileError, CostLimitError
@@ -187,6 +188,10 @@ def _prepare(expression: str, parsed: Parsed, cost_limit: int, laps: Laps | None
         check_macros(parsed.doubtful, tree)
     start = lap(laps, "refuse", start)
     checked = typecheck(expression, lean, parsed.claim())
+    if checked.regex_calls:  # the DRA compiler builds the program (compiling constant patterns) before the cost
+        problem = instantiation_error(checked.regex_calls)
+        if problem is not None:
+            raise CompileError(problem)
     start = lap(laps, "check", start)
     cost = estimate(checked)
     lap(laps, "cost", start)

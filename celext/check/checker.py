@@ -19,6 +19,7 @@ from itertools import compress
 from operator import attrgetter, not_
 from typing import Any
 
+from celext.check import regex
 from celext.check import types as t
 from celext.check.ast import Call, Comprehension, CreateList, CreateMap, Expr, Ident, Literal, Select
 from celext.check.types import Mapping, Type
@@ -85,6 +86,7 @@ class CheckedExpr:
     types: dict[int, Type] = field(default_factory=dict)
     overloads: dict[int, tuple[str, ...]] = field(default_factory=dict)
     errors: list[TypeError_] = field(default_factory=list)
+    regex_calls: list[Call] = field(default_factory=list)  # matches/find/findAll calls (celext.check.regex)
 
     @property
     def output_type(self) -> Type:
@@ -195,6 +197,8 @@ class _Checker:
             self.set(node, self.mapping.substitute(result))
             self.out.overloads[node.id] = ("select_optional_field",)
             return
+        if node.function in regex.FUNCTIONS:
+            self.out.regex_calls.append(node)
         if node.function in _EXEMPT_HOMOGENEOUS:
             for arg in node.args:
                 if isinstance(arg, CreateList):
@@ -469,4 +473,7 @@ def check(expr: Expr) -> CheckedExpr:
         types = checked.types
         for key in list(compress(types, map(not_, map(_GROUND, types.values())))):  # (most are ground; in C)
             types[key] = substitute(types[key], params_to_dyn=True)
+    if checked.regex_calls and not checked.errors:  # cel-go runs its AST validators on a clean check only
+        refused = regex.refused_matches(checked.regex_calls)
+        checked.errors += [TypeError_(pattern.offset, regex.INVALID_MATCHES) for pattern in refused]
     return checked

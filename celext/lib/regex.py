@@ -2,7 +2,9 @@
 
     <string>.find(<string>) -> string                  the first match, "" when none
     <string>.findAll(<string>[, <int>]) -> list(string) all matches (at most n when n >= 0)
-Patterns use RE2 syntax through google-re2, the engine cel-python uses for `matches`, as cel-go does.
+Patterns use RE2 syntax through google-re2, the engine cel-python uses for `matches`, as cel-go does; a refused
+pattern is worded as Go's regexp words it (celext.regexes), and a constant one is refused at compile time
+(celext.check.regex).
 """
 
 from __future__ import annotations
@@ -15,27 +17,20 @@ from celpy import celtypes
 from celpy.evaluation import CELEvalError
 
 from celext.lib.library import Library, overload
+from celext.regexes import compiled, go_text
 
 _S = celtypes.StringType
 
 
-@functools.lru_cache(maxsize=256)
-def _compiled(pattern: str) -> Any:
-    return re2.compile(pattern)
-
-
 def _error(err: Exception) -> CELEvalError:
-    detail = err.args[0] if err.args else err
-    if isinstance(detail, bytes):
-        detail = detail.decode(errors="replace")
-    return CELEvalError(f"error parsing regexp: {detail}")
+    return CELEvalError(go_text(err))
 
 
 @functools.lru_cache(maxsize=4096)
 def _first_match(pattern: str, text: str) -> str:
     """find() is pure, and fleets repeat attribute values: google-re2's Python wrapper costs more than a
     cache lookup. Raises re2.error for a bad pattern (never cached)."""
-    found = _compiled(pattern).search(text)
+    found = compiled(pattern).search(text)
     return found.group(0) if found else ""
 
 
@@ -48,7 +43,7 @@ def _find(text: str, pattern: str) -> Any:
 
 def _find_all(text: str, pattern: str, limit: int = -1) -> Any:
     try:
-        regex = _compiled(str(pattern))
+        regex = compiled(str(pattern))
     except re2.error as err:
         return _error(err)
     if limit == 0:

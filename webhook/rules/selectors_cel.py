@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from celext.check.regex import PROGRAM_FAILED
 from celext.errors import CompileError, CostLimitError
 from webhook.findings import Action, Edit, Finding
 from webhook.rules.base import Check, Origin, Rule, RuleContext
@@ -102,7 +103,10 @@ def _compile(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
         if facts is not None and _only_include(facts, err):
             continue  # selector-includes-spelling says it better, with a fix
         start = offset_of(expression, err.line, err.column)
-        yield Finding(site.path, f"compilation failed: {_first_line(err.message)}",
+        message = _first_line(err.message)
+        if not message.startswith(PROGRAM_FAILED):  # the DRA compiler's other error is not a compilation's
+            message = f"compilation failed: {message}"
+        yield Finding(site.path, message,
                       span=(start, min(start + 1, len(expression))),
                       hint="the API server rejects a selector that does not compile")
 

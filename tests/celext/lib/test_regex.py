@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+import celext
+from celext.regexes import go_error
 from tests.celext.outcome import outcome
 
 
@@ -15,7 +17,15 @@ from tests.celext.outcome import outcome
         ('"abc".find("[0-9]+") == ""', True),
         ('"123 456 789".findAll("[0-9]+") == ["123", "456", "789"]', True),
         ('"123 456 789".findAll("[0-9]+", 2) == ["123", "456"] && "1 2".findAll("[0-9]", 0) == []', True),
-        ('"abc".find("(") == ""', "eval: error parsing regexp: missing ): ("),
+        # A constant pattern is compiled with the program (the Kubernetes regex library's OptimizeRegex): refused
+        # when the selector is compiled, in Go's words (the upstream library test's text).
+        ('"abc".find(")") == ""', "compile: program instantiation failed: error parsing regexp: unexpected ): `)`"),
+        ('"abc".findAll(")", 1) == []',
+         "compile: program instantiation failed: error parsing regexp: unexpected ): `)`"),
+        ('matches("abc", "(")', "compile: program instantiation failed: error parsing regexp: missing closing ): `(`"),
+        # One that is only known when the device is: an evaluation error, in Go's words too.
+        ('"abc".find(device.driver + "(") == ""',
+         "eval: error parsing regexp: missing closing ): `gpu.example.com(`"),
         ("int('1'.find('[0-9]*')) < 100", True),
     ],
 )
@@ -27,4 +37,52 @@ def test_find_answers_stay_right_when_repeated() -> None:
     """find() results are cached by (pattern, text): repeats, other texts and bad patterns keep their answers."""
     for _ in range(3):
         assert outcome('"a1b22".find("[0-9]+") == "1" && "xy".find("[0-9]+") == ""') is True
-        assert outcome('"abc".find("(") == ""') == "eval: error parsing regexp: missing ): ("
+        assert outcome('"abc".find(device.driver + "(") == ""') == \
+            "eval: error parsing regexp: missing closing ): `gpu.example.com(`"
+
+
+@pytest.mark.parametrize(("expression", "column"), [
+    ('device.driver.matches("(")', 23),  # the upstream validator's message, at the literal
+    ('device.driver.matches("x++")', 23),  # the upstream library test's case
+    ('matches("[a-", device.driver)', 9),  # cel-go's validator reads the first argument of the global form
+    ('device.driver.matches("(") && device.driver.find(")") == ""', 23),  # the checker's error comes first
+])
+def test_a_constant_pattern_matches_refuses_is_a_compile_error_at_it(expression: str, column: int) -> None:
+    with pytest.raises(celext.CompileError) as err:
+        celext.compile(expression)
+    assert (err.value.message, err.value.line, err.value.column) == ("invalid matches argument", 1, column)
+    with pytest.raises(celext.CompileError) as err:
+        celext.compile(expression, engine="reference")
+    assert err.value.message == "invalid matches argument"
+
+
+@pytest.mark.parametrize("expression", [
+    'device.driver.matches("^gpu[.]")',
+    'device.driver.matches(device.driver)',  # not a constant: judged when evaluated
+    '1 + "a" == 2 && device.driver.matches("(")',  # the validators run only on a clean check: the type error wins
+])
+def test_what_the_validator_leaves(expression: str) -> None:
+    try:
+        celext.compile(expression)
+    except celext.CompileError as err:
+        assert err.message.startswith("found no matching overload for '_+_'")
+
+
+@pytest.mark.parametrize(("pattern", "go"), [
+    ("(", "missing closing ): `(`"),
+    (")", "unexpected ): `)`"),
+    ("[a-", "missing closing ]: `[a-`"),
+    ("x++", "invalid nested repetition operator: `++`"),
+    ("x{2,1}", "invalid repeat count: `{2,1}`"),
+    ("[z-a]", "invalid character class range: `z-a`"),
+    ("\\8", "invalid escape sequence: `\\8`"),
+    ("(?i", "invalid or unsupported Perl syntax: `(?i`"),
+])
+def test_refusals_are_worded_as_go_regexp_words_them(pattern: str, go: str) -> None:
+    assert go_error(pattern) == f"error parsing regexp: {go}"
+    assert go_error("^ok[0-9]+$") is None
+
+
+def test_a_refused_pattern_leaves_nothing_on_stderr(capfd: pytest.CaptureFixture[str]) -> None:
+    go_error("(((unique-to-this-test")
+    assert capfd.readouterr().err == ""  # RE2 logs refusals itself unless told not to

@@ -192,6 +192,17 @@ def test_type_error_is_reported_with_cel_gos_text_at_its_operator() -> None:
         "=")
 
 
+@pytest.mark.parametrize(("expression", "message", "covered"), [
+    ('device.driver.matches("(")', "compilation failed: invalid matches argument", '"'),  # at the literal
+    ('device.driver.find(")") == ""',  # no position upstream: the start of the expression
+     "program instantiation failed: error parsing regexp: unexpected ): `)`", "d"),
+])
+def test_a_constant_pattern_kubernetes_refuses_is_reported_in_its_words(expression: str, message: str,
+                                                                       covered: str) -> None:
+    assert check("selector-compile", claim_with_selector(expression)) == [(SEL0, message, covered)]
+    assert check("selector-compile", claim_with_selector('device.driver.matches("^gpu[.]")')) == []
+
+
 def test_expression_beside_cel_is_required_value_at_cel() -> None:
     obj = claim_with_selector()
     obj["spec"]["devices"]["requests"][0]["exactly"]["selectors"] = [{"cel": None, "expression": "true"}]
