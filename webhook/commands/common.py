@@ -16,10 +16,54 @@ from typing import TYPE_CHECKING, TextIO
 from webhook.errors import DraguardError
 
 if TYPE_CHECKING:
+    from webhook.budget import Budget
     from webhook.policy import Policy
 
 FAIL_ON = ("deny", "warn", "audit")
 COLOR = ("auto", "always", "never")
+
+
+def add_budget_arguments(parser: argparse.ArgumentParser) -> None:
+    """What one object may cost the webhook before it is answered `budget-exceeded` (`serve`, and `review`,
+    which answers as the webhook would)."""
+    parser.add_argument("--max-selectors", type=positive, default=128, metavar="N",
+                        help="distinct selector expressions one object may carry before it is answered "
+                             "`budget-exceeded` (default: %(default)s)")
+    parser.add_argument("--max-cpu", type=seconds, default=2.0, metavar="SECONDS",
+                        help="CPU time one object's checks may take (default: %(default)s)")
+    parser.add_argument("--deadline", type=seconds, default=2.5, metavar="SECONDS",
+                        help="wall-clock time one object's checks may take; keep it below the webhook's "
+                             "timeoutSeconds (default: %(default)s)")
+
+
+def budget_of(args: argparse.Namespace) -> Budget:
+    from webhook.budget import Budget
+
+    return Budget(args.max_selectors, args.max_cpu, args.deadline)
+
+
+def whole(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+
+
+def positive(text: str) -> int:
+    value = whole(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
+    return value
+
+
+def seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 < value <= 300:
+        raise argparse.ArgumentTypeError(f"{text!r} must be more than 0 and at most 300 seconds")
+    return value
 
 
 def add_output_arguments(parser: argparse.ArgumentParser, formats: Iterable[str], *, findings: bool = True) -> None:

@@ -11,6 +11,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from webhook.commands.common import add_budget_arguments, budget_of
+
 HELP = "answer an AdmissionReview file as the webhook would (prints the response review)"
 PATHS = {"resourceslices": "/validate/resourceslices", "selectors": "/validate/selectors"}
 
@@ -20,6 +22,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--policy", type=Path, metavar="FILE", help="policy file (default: the built-in policy)")
     parser.add_argument("--webhook", choices=("auto", *PATHS), default="auto",
                         help="which webhook path answers: auto picks by request.kind (default: %(default)s)")
+    add_budget_arguments(parser)  # the same limits, flags and defaults as `serve`
 
 
 def run(args: argparse.Namespace) -> int:
@@ -44,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
     if which == "auto":
         which = "resourceslices" if request.kind.kind in handlers.SLICE_KINDS else "selectors"
     handler = handlers.resourceslices if which == "resourceslices" else handlers.selectors
-    answer = handler(request, policy)
+    answer = handler(request, policy, budget=budget_of(args))
     print(json.dumps(review.answer(request.uid, answer, request.api_version), indent=2))
     if answer.note:
         print(f"draguard: note: {answer.note}", file=sys.stderr)

@@ -7,6 +7,8 @@ import ipaddress
 import tempfile
 from pathlib import Path
 
+from webhook.commands.common import add_budget_arguments, budget_of, positive, seconds, whole
+
 HELP = "run the validating admission webhook (HTTPS) for ResourceSlices and DRA selectors"
 
 # controller-runtime's default CertDir, so the same Secret mount works for both.
@@ -22,31 +24,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--key-name", default="tls.key", help="key file in --cert-dir (default: %(default)s)")
     parser.add_argument("--host", default="0.0.0.0", help="address to listen on (default: %(default)s)")
     parser.add_argument("--port", type=_port, default=8443, help="HTTPS port (default: %(default)s)")
-    parser.add_argument("--workers", type=_positive, default=2, help="worker processes (default: %(default)s)")
-    parser.add_argument("--max-connections", type=_positive, default=1000, metavar="N",
+    parser.add_argument("--workers", type=positive, default=2, help="worker processes (default: %(default)s)")
+    parser.add_argument("--max-connections", type=positive, default=1000, metavar="N",
                         help="open connections per worker; more wait in the accept backlog (default: %(default)s)")
-    parser.add_argument("--handshake-timeout", type=_seconds, default=5.0, metavar="SECONDS",
+    parser.add_argument("--handshake-timeout", type=seconds, default=5.0, metavar="SECONDS",
                         help="a TLS handshake must finish this soon after the connection (default: %(default)s)")
-    parser.add_argument("--header-timeout", type=_seconds, default=10.0, metavar="SECONDS",
+    parser.add_argument("--header-timeout", type=seconds, default=10.0, metavar="SECONDS",
                         help="request line and headers must arrive this soon (default: %(default)s)")
-    parser.add_argument("--body-timeout", type=_seconds, default=15.0, metavar="SECONDS",
+    parser.add_argument("--body-timeout", type=seconds, default=15.0, metavar="SECONDS",
                         help="the request body must arrive this soon after the headers; 408 otherwise "
                              "(default: %(default)s)")
-    parser.add_argument("--max-selectors", type=_positive, default=128, metavar="N",
-                        help="distinct selector expressions one object may carry before it is answered "
-                             "`budget-exceeded` (default: %(default)s)")
-    parser.add_argument("--max-cpu", type=_seconds, default=2.0, metavar="SECONDS",
-                        help="CPU time one object's checks may take (default: %(default)s)")
-    parser.add_argument("--deadline", type=_seconds, default=2.5, metavar="SECONDS",
-                        help="wall-clock time one object's checks may take; keep it below the webhook's "
-                             "timeoutSeconds (default: %(default)s)")
+    add_budget_arguments(parser)
     parser.add_argument("--policy", type=Path, metavar="FILE",
                         help="policy file (per-rule deny/warn/audit/off); reloaded on change; default policy if unset")
     parser.add_argument("--self-signed", action="store_true",
                         help="create a CA and serving certificate in --cert-dir first (for local use; reuses them)")
     parser.add_argument("--metrics-port", type=_port_or_zero, default=8080,
                         help="plain-HTTP Prometheus /metrics port, 0 to turn off (default: %(default)s)")
-    parser.add_argument("--graceful-timeout", type=_positive, default=25, metavar="SECONDS",
+    parser.add_argument("--graceful-timeout", type=positive, default=25, metavar="SECONDS",
                         help="on SIGTERM, how long in-flight requests may take to finish (default: %(default)s)")
     parser.add_argument("--log-level", choices=("debug", "info", "warning", "error"), default="info",
                         help="JSON log level on stderr (default: %(default)s)")
@@ -77,7 +72,6 @@ def _auth_arguments(group: argparse._ArgumentGroup) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from webhook.auth.settings import AuthSettings
-    from webhook.budget import Budget
     from webhook.policy import set_command_line  # --kubernetes-version / --feature-gates for every reload
     from webhook.profiles.flags import gates_of
     from webhook.serve import Limits, ServeOptions, serve
@@ -94,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
         workers=args.workers,
         limits=Limits(handshake=args.handshake_timeout, headers=args.header_timeout, body=args.body_timeout,
                       max_connections=args.max_connections),
-        budget=Budget(args.max_selectors, args.max_cpu, args.deadline),
+        budget=budget_of(args),
         policy_path=args.policy,
         metrics_port=args.metrics_port,
         graceful_timeout=args.graceful_timeout,
@@ -131,35 +125,13 @@ def _self_signed(cert_dir: Path, host: str) -> None:
 
 
 def _port(text: str) -> int:
-    value = _int(text)
+    value = whole(text)
     if not 1 <= value <= 65535:
         raise argparse.ArgumentTypeError(f"{text!r} is not a port (1-65535)")
     return value
 
 
 def _port_or_zero(text: str) -> int:
-    return 0 if _int(text) == 0 else _port(text)
+    return 0 if whole(text) == 0 else _port(text)
 
 
-def _positive(text: str) -> int:
-    value = _int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
-    return value
-
-
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not 0 < value <= 300:
-        raise argparse.ArgumentTypeError(f"{text!r} must be more than 0 and at most 300 seconds")
-    return value
-
-
-def _int(text: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None

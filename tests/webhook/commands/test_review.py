@@ -80,3 +80,35 @@ def test_a_directory_or_a_bad_policy_is_one_line_and_exit_2(
     assert capsys.readouterr().err == (
         f"draguard: error: policy {policy}: rules: unknown rule id 'no-such-rule' (see `draguard rules`)\n"
     )
+
+
+def _claim_with_selectors(tmp_path: Path, count: int) -> Path:
+    data = json.loads(CLAIM.read_text())
+    request = data["request"]["object"]["spec"]["devices"]["requests"][0]
+    request["exactly"]["selectors"] = [{"cel": {"expression": f'device.driver == "d{i}.example.com"'}}
+                                       for i in range(count)]
+    path = tmp_path / f"claim-{count}.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(("count", "allowed"), [(127, True), (128, True), (129, False)])
+def test_the_webhooks_selector_budget_applies_as_serve_applies_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], count: int, allowed: bool
+) -> None:
+    assert cli.main(["review", str(_claim_with_selectors(tmp_path, count))]) == (0 if allowed else 1)
+    response = json.loads(capsys.readouterr().out)["response"]
+    assert response["allowed"] is allowed
+    if not allowed:
+        assert "129 distinct selector expressions exceed this webhook's budget of 128 per object" in \
+            response["status"]["message"]
+
+
+def test_the_budget_flags_are_serves(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = _claim_with_selectors(tmp_path, 129)
+    assert cli.main(["review", str(path), "--max-selectors", "200"]) == 0
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as done:
+        cli.main(["review", str(path), "--max-selectors", "0"])
+    assert done.value.code == 2
+    assert "'0' must be at least 1" in capsys.readouterr().err
