@@ -191,9 +191,10 @@ def test_no_color_on_a_terminal(workspace: Path) -> None:
         finally:
             os.close(leader)
 
-    plain = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
+    plain = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "TERM")} | {"TERM": "xterm"}
     assert "\x1b[33mwarn\x1b[0m" in on_a_terminal(plain)
     assert not ANSI.search(on_a_terminal(plain | {"NO_COLOR": "1"}))
+    assert not ANSI.search(on_a_terminal(plain | {"TERM": "dumb"}))
 
 
 def test_baseline_adopts_a_repository_then_fails_only_new_findings(workspace: Path, tmp_path: Path) -> None:

@@ -159,10 +159,11 @@ def write_output(name: str, target: str | None, text: str, stdout: TextIO) -> No
 
 
 def use_color(choice: str, stream: TextIO) -> bool:
-    """`--color`: auto colours a terminal unless NO_COLOR is set to anything (https://no-color.org)."""
+    """`--color`: auto colours a terminal unless NO_COLOR is set to anything (https://no-color.org) or the
+    terminal says it has no colours (TERM=dumb, as Emacs' shell and some CI logs set it)."""
     if choice != "auto":
         return choice == "always"
-    if os.environ.get("NO_COLOR"):
+    if os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb":
         return False
     try:
         return stream.isatty()

@@ -118,6 +118,7 @@ def _check(topology: Topology, args: argparse.Namespace, form: Form | None) -> i
     """--check: this node's slices against sysfs, reported like `draguard validate` (exit 0/1/2 likewise)."""
     import sys
 
+    from webhook.commands.common import use_color
     from webhook.errors import DraguardError
     from webhook.exits import exit_code
     from webhook.findings import Action
@@ -142,7 +143,7 @@ def _check(topology: Topology, args: argparse.Namespace, form: Form | None) -> i
     node = args.node if args.node is not None else host_node_name()
     result = check_node(args.check, node, against(topology, form=form, policy=policy), ignore=ignore)
     summary = Summary(objects=result.checked, skipped=dict(result.skipped), problems=result.problems)
-    sys.stdout.write(render(fmt, result.findings, summary, color=sys.stdout.isatty()))
+    sys.stdout.write(render(fmt, result.findings, summary, color=use_color("auto", sys.stdout)))
     sys.stdout.flush()
     for problem in result.problems:  # after the report, one line each, prefixed, as `draguard validate` does
         print(f"draguard: {problem}", file=sys.stderr)
