@@ -19,7 +19,8 @@ from webhook.wire import Obj, kind_of, name_of
 
 # The fields eval and explain walk, and the shape each must have when present.
 SHAPES: Mapping[str, tuple[tuple[tuple[str, ...], type], ...]] = {
-    "ResourceSlice": ((("spec",), dict), (("spec", "devices"), list)),
+    "ResourceSlice": ((("spec",), dict), (("spec", "driver"), str), (("spec", "nodeName"), str),
+                      (("spec", "pool"), dict), (("spec", "pool", "name"), str), (("spec", "devices"), list)),
     "ResourceClaim": ((("spec",), dict), (("spec", "devices"), dict), (("spec", "devices", "requests"), list),
                       (("spec", "devices", "constraints"), list)),
     "ResourceClaimTemplate": ((("spec",), dict), (("spec", "spec"), dict), (("spec", "spec", "devices"), dict),
@@ -29,20 +30,42 @@ SHAPES: Mapping[str, tuple[tuple[tuple[str, ...], type], ...]] = {
 }
 
 
+# Lists whose items those commands name in their output: each item a mapping with a non-empty string `name`
+# (the API server requires one; a device without it would be listed blank).
+NAMED_ITEMS: Mapping[str, tuple[tuple[str, ...], ...]] = {"ResourceSlice": (("spec", "devices"),)}
+
+
 def check_shape(located: Locator) -> None:
     """Raise DraguardError naming the first field of the wrong shape (a mapping where a list belongs, ...)."""
     kind = kind_of(located.obj)
     for path, shape in SHAPES.get(kind, ()):
-        value: Any = located.obj
-        for step in path:
-            value = value.get(step) if isinstance(value, dict) else None
-        if value is None or isinstance(value, shape):
-            continue
-        position = located.position(FieldPath.root(*path))
-        where = str(position) if position is not None else located.source
-        wanted = "a list" if shape is list else "a mapping"
-        raise DraguardError(f"{where}: {kind} {name_of(located.obj) or '<unnamed>'}: {'.'.join(path)} must be "
-                            f"{wanted}, not {json_type(value)}")
+        value = _at(located.obj, path)
+        if value is not None and not isinstance(value, shape):
+            _refuse(located, FieldPath.root(*path), f"must be {_A[shape]}, not {json_type(value)}")
+    for path in NAMED_ITEMS.get(kind, ()):
+        for index, item in enumerate(_at(located.obj, path) or ()):
+            at = FieldPath.root(*path).index(index)
+            if not isinstance(item, dict):
+                _refuse(located, at, f"must be a mapping, not {json_type(item)}")
+            name = item.get("name")
+            if not isinstance(name, str) or not name:
+                _refuse(located, at.child("name"), "is required (a string)" if name in (None, "") else
+                        f"must be a string, not {json_type(name)}")
+
+
+_A: dict[type, str] = {list: "a list", dict: "a mapping", str: "a string"}
+
+
+def _at(obj: Any, path: tuple[str, ...]) -> Any:
+    for step in path:
+        obj = obj.get(step) if isinstance(obj, dict) else None
+    return obj
+
+
+def _refuse(located: Locator, path: FieldPath, problem: str) -> None:
+    position = located.position(path)
+    where = str(position) if position is not None else located.source
+    raise DraguardError(f"{where}: {kind_of(located.obj)} {name_of(located.obj) or '<unnamed>'}: {path} {problem}")
 
 
 def json_type(value: Any) -> str:

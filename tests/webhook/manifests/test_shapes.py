@@ -66,3 +66,27 @@ def test_stdin_text_is_given_to_each_call() -> None:
     assert read_strict(["-"], SLICES, stdin_text=text) == [bad_slice([])]
     assert read_strict(["-"], SLICES, stdin_text=text) == [bad_slice([])]
     assert read_strict(["-"], SLICES, stdin_text="") == []
+
+
+@pytest.mark.parametrize(("spec", "problem"), [
+    ({"driver": 5}, "spec.driver must be a string, not a number"),
+    ({"nodeName": 7}, "spec.nodeName must be a string, not a number"),
+    ({"pool": "p"}, "spec.pool must be a mapping, not a string"),
+    ({"pool": {"name": ["p"]}}, "spec.pool.name must be a string, not a list"),
+    ({"devices": [{"name": "a"}, 1]}, "spec.devices[1] must be a mapping, not a number"),
+    ({"devices": [{"name": "a"}, {"attributes": {}}]}, "spec.devices[1].name is required (a string)"),
+    ({"devices": [{"name": ""}]}, "spec.devices[0].name is required (a string)"),
+    ({"devices": [{"name": 1}]}, "spec.devices[0].name must be a string, not a number"),
+])
+def test_the_fields_eval_and_explain_print_must_have_their_shape(tmp_path: Path, spec: dict[str, object],
+                                                                 problem: str) -> None:
+    obj = bad_slice([{"name": "a"}])
+    obj["spec"] = {**obj["spec"], **spec}  # type: ignore[dict-item]
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(obj))
+    with pytest.raises(DraguardError) as err:
+        read_strict([str(path)], SLICES)
+    assert err.value.message.endswith(f": ResourceSlice bad: {problem}")
+    obj["spec"] = {"driver": "d", "nodeName": "n", "pool": {"name": "p"}, "devices": [{"name": "a"}]}
+    path.write_text(json.dumps(obj))
+    assert read_strict([str(path)], SLICES) == [obj]
