@@ -2,20 +2,22 @@
 
 Upstream's validators (`webhook/rules/k8s/`: slice, device, attribute, capacity) run once per
 object; each catalogue entry below reports the errors tagged with its id, so a policy can tune them apart
-while the walk stays one pass.
+while the walk stays one pass. One entry reads more than slices: `k8s-wire-type` also checks ResourceClaims,
+ResourceClaimTemplates and DeviceClasses, against their API types as data (`k8s.claim_types`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 
 from webhook.findings import Action, Finding
-from webhook.rules.base import RESOURCE_SLICE, Check, Rule, RuleContext
+from webhook.rules.base import DRA_KINDS, RESOURCE_SLICE, Check, Rule, RuleContext
 from webhook.rules.k8s import ids
+from webhook.rules.k8s.claim_types import decode_object
 from webhook.rules.k8s.ids import Errors
 from webhook.rules.k8s.slice import validate_resource_slice
-from webhook.wire import Obj
+from webhook.wire import Obj, kind_of
 
 _SLICE = frozenset({RESOURCE_SLICE})
 _KEY = "k8s-resourceslice"
@@ -29,9 +31,14 @@ def errors(slice_: Obj, ctx: RuleContext) -> Errors:
     return ctx.once(_KEY, lambda: validate_resource_slice(slice_, ctx.old, ctx.policy.profile))
 
 
-def _only(rule_id: str, remediation: str) -> Check:
+def _any_kind(obj: Obj, ctx: RuleContext) -> Errors:
+    """The errors of a slice, or the decoding errors of a claim, claim template or device class."""
+    return errors(obj, ctx) if kind_of(obj) == RESOURCE_SLICE else decode_object(obj, ctx.policy.profile)
+
+
+def _only(rule_id: str, remediation: str, source: Callable[[Obj, RuleContext], Errors] = errors) -> Check:
     def check(slice_: Obj, ctx: RuleContext) -> Iterable[Finding]:
-        errs = errors(slice_, ctx)
+        errs = source(slice_, ctx)
         if not errs:  # the usual answer, for each of these rules: nothing to filter
             return ()
         # The API server's message says what is wrong; the catalogue's remediation says how to fix it.
@@ -43,9 +50,10 @@ def _only(rule_id: str, remediation: str) -> Check:
 
 
 def _rule(rule_id: str, summary: str, remediation: str, default: Action = Action.DENY, *, since: str = "1.34",
-          gates: tuple[str, ...] = ()) -> Rule:
-    return Rule(rule_id, kinds=_SLICE, default=default, summary=summary, remediation=remediation,
-                check=_only(rule_id, remediation), origin="kubernetes", since=since, gates=gates)
+          gates: tuple[str, ...] = (), every_kind: bool = False) -> Rule:
+    return Rule(rule_id, kinds=DRA_KINDS if every_kind else _SLICE, default=default, summary=summary,
+                remediation=remediation, check=_only(rule_id, remediation, _any_kind if every_kind else errors),
+                origin="kubernetes", since=since, gates=gates)
 
 
 RULES = (
@@ -103,8 +111,10 @@ RULES = (
     _rule(ids.FEATURE_GATE, "no field whose feature gate is off in the cluster (the API server drops it without "
           "an error, unless the stored object already used it)", "enable the gate (featureGates in the policy) or "
           "leave the field out", Action.WARN),
-    _rule(ids.WIRE_TYPE, "every field has the JSON type the API server decodes (the request fails otherwise)",
-          "quote strings and versions, leave numbers and booleans unquoted, write quantities like `16Gi`"),
+    _rule(ids.WIRE_TYPE, "every field of a ResourceSlice, ResourceClaim, ResourceClaimTemplate or DeviceClass has "
+          "the JSON type the API server decodes (the request fails otherwise)",
+          "quote strings and versions, leave numbers and booleans unquoted, write quantities like `16Gi`",
+          every_kind=True),
     _rule(ids.UNKNOWN_FIELD, "no field the API schema lacks (the server drops it with a warning)",
           "fix the field name's spelling; a dropped union member leaves the attribute empty", Action.WARN),
 )

@@ -1,5 +1,6 @@
-"""Selector findings as a user reads them (rule, path, message, hint): a malformed selector entry, and a
-scalar comparison on an attribute some device publishes as a list, with the rewrite `lint --fix` offers."""
+"""Selector findings as a user reads them (rule, path, message, hint): a malformed selector entry (also a wrong
+JSON type to the API server's decoder), and a scalar comparison on an attribute some device publishes as a list,
+with the rewrite `lint --fix` offers."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from webhook.run import run_rules
 
 SELECTORS = "spec.devices.requests[0].exactly.selectors"
 LISTED = [slice_with(device("a", attributes={"gpu.example.com/family": ["ampere", "x"]}))]
+WIRE = "quote strings and versions, leave numbers and booleans unquoted, write quantities like `16Gi`"
 FIX_NOTE = "(safe fix: draguard lint --fix; includes() needs Kubernetes with the DRAListTypeAttributes feature gate)"
 
 
@@ -26,14 +28,16 @@ def with_selectors(selectors: list[Any]) -> dict[str, Any]:
 
 
 def test_a_selector_that_is_not_an_object() -> None:
-    assert seen(with_selectors(["device.driver == 'x'"])) == [(
-        "selector-required", f"{SELECTORS}[0]", "a selector must be an object with a `cel` field",
-        "a selector is `- cel: {expression: <CEL>}`")]
+    assert seen(with_selectors(["device.driver == 'x'"])) == [
+        ("k8s-wire-type", f"{SELECTORS}[0]", "Invalid value: \"device.driver == 'x'\": must be of type object", WIRE),
+        ("selector-required", f"{SELECTORS}[0]", "a selector must be an object with a `cel` field",
+         "a selector is `- cel: {expression: <CEL>}`")]
 
 
 def test_a_cel_field_that_is_not_an_object() -> None:
-    assert seen(with_selectors([{"cel": "x"}])) == [(
-        "selector-required", f"{SELECTORS}[0].cel", "Required value", "a selector is `- cel: {expression: <CEL>}`")]
+    assert seen(with_selectors([{"cel": "x"}])) == [
+        ("k8s-wire-type", f"{SELECTORS}[0].cel", 'Invalid value: "x": must be of type object', WIRE),
+        ("selector-required", f"{SELECTORS}[0].cel", "Required value", "a selector is `- cel: {expression: <CEL>}`")]
 
 
 def test_equality_on_a_listed_attribute() -> None:

@@ -1,8 +1,9 @@
 """Where selectors sit: a DeviceClass's `spec.selectors`, a v1beta1 request's selectors beside its class, and
 firstAvailable subrequests (after one that is not an object); in each, a selector that does not compile and the
 four malformed entries (not an object, `cel` not an object, `expression` beside `cel`, a blank expression), with
-their paths in full. Named `test_selectors_sites_*` so mutation testing runs it first on
-`webhook.rules.selectors_sites`."""
+their paths in full. Where the API server's decoder reads the entries, the two of the wrong JSON type are also
+`k8s-wire-type` findings (the v1beta1 request below sits in a v1 claim, whose decoder drops its selectors).
+Named `test_selectors_sites_*` so mutation testing runs it first on `webhook.rules.selectors_sites`."""
 
 from __future__ import annotations
 
@@ -17,13 +18,21 @@ from webhook.run import run_rules
 BAD = [{"cel": {"expression": "device.driver =="}}, "x", {"cel": "x"}, {"expression": "true"},
        {"cel": {"expression": " "}}]
 SHAPE = "a selector is `- cel: {expression: <CEL>}`"
+WIRE = "quote strings and versions, leave numbers and booleans unquoted, write quantities like `16Gi`"
+Found = tuple[str, str, str, str, tuple[int, int] | None]
 
 
-def _expected(at: str) -> list[tuple[str, str, str, str, tuple[int, int] | None]]:
+def _wire(path: str, shown: str) -> list[Found]:
+    return [("k8s-wire-type", path, f"Invalid value: {shown}: must be of type object", WIRE, None)]
+
+
+def _expected(at: str, decoded: bool = True) -> list[Found]:
     return [
         ("selector-compile", f"{at}[0].cel.expression", "compilation failed: Syntax error: unexpected end of input",
          "the API server rejects a selector that does not compile", (16, 16)),
+        *(_wire(f"{at}[1]", '"x"') if decoded else []),
         ("selector-required", f"{at}[1]", "a selector must be an object with a `cel` field", SHAPE, None),
+        *(_wire(f"{at}[2].cel", '"x"') if decoded else []),
         ("selector-required", f"{at}[2].cel", "Required value", SHAPE, None),
         ("selector-required", f"{at}[3].cel",
          "Required value (`expression` sits beside `cel` instead of under it: indent it below `cel:`)", SHAPE, None),
@@ -43,14 +52,15 @@ def _class() -> dict[str, Any]:
     return device_class
 
 
-@pytest.mark.parametrize(("obj", "at"), [
-    pytest.param(_class(), "spec.selectors", id="a device class"),
+@pytest.mark.parametrize(("obj", "expected"), [
+    pytest.param(_class(), _expected("spec.selectors"), id="a device class"),
     pytest.param(_claim({"name": "r", "deviceClassName": "gpu.example.com", "selectors": BAD}),
-                 "spec.devices.requests[0].selectors", id="a v1beta1 request"),
+                 _expected("spec.devices.requests[0].selectors", decoded=False), id="a v1beta1 request"),
     pytest.param(_claim({"name": "r", "firstAvailable": [3, {"name": "s", "deviceClassName": "gpu.example.com",
                                                              "selectors": BAD}]}),
-                 "spec.devices.requests[0].firstAvailable[1].selectors", id="a firstAvailable subrequest"),
+                 _wire("spec.devices.requests[0].firstAvailable[0]", "3")
+                 + _expected("spec.devices.requests[0].firstAvailable[1].selectors"), id="a firstAvailable subrequest"),
 ])
-def test_selectors_where_they_sit(obj: dict[str, Any], at: str) -> None:
+def test_selectors_where_they_sit(obj: dict[str, Any], expected: list[Found]) -> None:
     found = run_rules(obj, Policy.default()).findings
-    assert [(f.rule, str(f.path), f.message, f.hint, f.span) for f in found] == _expected(at)
+    assert [(f.rule, str(f.path), f.message, f.hint, f.span) for f in found] == expected

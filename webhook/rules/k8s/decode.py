@@ -2,12 +2,14 @@
 
 The decoder rejects a request whose field has the wrong JSON type before any validation runs. draguard
 reports such a field as one `k8s-wire-type` finding and then reads it as Go's zero value, so the rest of
-the object is still checked (one finding per problem, not a cascade).
+the object is still checked (one finding per problem, not a cascade). The `JsonType`s below are what the
+ResourceSlice validators read fields with and what the declarative API descriptions (`k8s.schema`) are made of.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from webhook.fieldpath import FieldPath
@@ -25,40 +27,57 @@ def is_int64(value: object) -> bool:
     return type(value) is int and INT64_MIN <= value <= INT64_MAX
 
 
-def _get(errs: Errors, obj: Mapping[str, Any], key: str, path: FieldPath, *, types: type, expected: str) -> Any:
-    """obj[key] when absent (None) or of `types`; a wrong type is reported and read as None (Go's zero)."""
+@dataclass(frozen=True, slots=True)
+class JsonType:
+    """A JSON type the decoder accepts for a Go type, named as `must be of type <name>` names it."""
+
+    name: str
+    accepts: Callable[[Any], bool]
+
+    def check(self, errs: Errors, value: Any, path: FieldPath) -> bool:
+        """Whether `value` decodes: null always does (Go's zero value); a wrong type is reported."""
+        if value is None or self.accepts(value):
+            return True
+        wrong_type(errs, value, path, self.name)
+        return False
+
+
+STRING = JsonType("string", lambda value: isinstance(value, str))
+BOOLEAN = JsonType("boolean", lambda value: isinstance(value, bool))
+INTEGER = JsonType("integer", is_int64)  # not isinstance: a bool is no integer, nor is a number beyond int64
+OBJECT = JsonType("object", lambda value: isinstance(value, Mapping))
+ARRAY = JsonType("array", lambda value: isinstance(value, list))
+RAW = JsonType("any JSON value", lambda value: True)  # runtime.RawExtension: the decoder keeps whatever it is
+
+
+def _get(errs: Errors, obj: Mapping[str, Any], key: str, path: FieldPath, json_type: JsonType) -> Any:
+    """obj[key] when absent (None) or of `json_type`; a wrong type is reported and read as None (Go's zero)."""
     value = obj.get(key)
-    if value is None or isinstance(value, types):
-        return value
-    wrong_type(errs, value, path.child(key), expected)
-    return None
+    return value if json_type.check(errs, value, path.child(key)) else None
 
 
 def decode_str(errs: Errors, obj: Mapping[str, Any], key: str, path: FieldPath) -> str | None:
-    value: str | None = _get(errs, obj, key, path, types=str, expected="string")
+    value: str | None = _get(errs, obj, key, path, STRING)
     return value
 
 
 def decode_bool(errs: Errors, obj: Mapping[str, Any], key: str, path: FieldPath) -> bool | None:
-    value: bool | None = _get(errs, obj, key, path, types=bool, expected="boolean")
+    value: bool | None = _get(errs, obj, key, path, BOOLEAN)
     return value
 
 
 def decode_int(errs: Errors, obj: Mapping[str, Any], key: str, path: FieldPath) -> int | None:
-    value = obj.get(key)
-    if value is None or is_int64(value):  # not isinstance: a bool is no integer, nor is a number beyond int64
-        return value
-    wrong_type(errs, value, path.child(key), "integer")
-    return None
+    value: int | None = _get(errs, obj, key, path, INTEGER)
+    return value
 
 
 def decode_map(errs: Errors, obj: Mapping[str, Any], key: str, path: FieldPath) -> Mapping[str, Any] | None:
-    value: Mapping[str, Any] | None = _get(errs, obj, key, path, types=Mapping, expected="object")
+    value: Mapping[str, Any] | None = _get(errs, obj, key, path, OBJECT)
     return value
 
 
 def decode_list(errs: Errors, obj: Mapping[str, Any], key: str, path: FieldPath) -> list[Any] | None:
-    value: list[Any] | None = _get(errs, obj, key, path, types=list, expected="array")
+    value: list[Any] | None = _get(errs, obj, key, path, ARRAY)
     return value
 
 
@@ -66,7 +85,7 @@ def decode_item_map(errs: Errors, value: Any, path: FieldPath) -> Mapping[str, A
     """A list item or map value that must be an object; anything else is reported and read as empty."""
     if isinstance(value, Mapping):
         return value
-    wrong_type(errs, value, path, "object")
+    wrong_type(errs, value, path, OBJECT.name)
     return {}
 
 
@@ -93,6 +112,6 @@ def strings(errs: Errors, values: list[Any] | None, path: FieldPath) -> list[str
         if isinstance(item, str):
             out.append(item)
         else:
-            wrong_type(errs, item, path.index(i), "string")
+            wrong_type(errs, item, path.index(i), STRING.name)
             out.append(None)
     return out

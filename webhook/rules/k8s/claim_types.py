@@ -1,0 +1,71 @@
+"""The claim side of resource.k8s.io as the API server decodes it: ResourceClaim, ResourceClaimTemplate and
+DeviceClass, field by field (kubernetes/api resource/{v1,v1beta2,v1beta1}/types.go, the same in 1.34-1.37).
+
+v1 and v1beta2 nest a request's device fields under `exactly` (or list alternatives in `firstAvailable`);
+v1beta1 keeps them on the request itself. Fields the decoder keeps as written are described as RAW (opaque
+`parameters`); a ResourceClaim's `status` (written by the scheduler and drivers, not in manifests) and the
+server-managed ObjectMeta fields are not described, so nothing in them is reported.
+
+    decode_object({"kind": "ResourceClaim", "spec": {"devices": {"requests": "x"}}})
+    ->  spec.devices.requests: Invalid value: "x": must be of type array            (k8s-wire-type)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from webhook.fieldpath import FieldPath
+from webhook.profiles import Profile
+from webhook.rules.base import DEVICE_CLASS, RESOURCE_CLAIM, RESOURCE_CLAIM_TEMPLATE
+from webhook.rules.k8s.decode import BOOLEAN, INTEGER, RAW, STRING
+from webhook.rules.k8s.ids import Errors
+from webhook.rules.k8s.schema import QUANTITY, ListOf, MapOf, Struct, decode, struct
+from webhook.rules.k8s.slice import served_version
+
+OBJECT_META = struct(name=STRING, generateName=STRING, namespace=STRING, labels=MapOf(STRING),
+                     annotations=MapOf(STRING))
+
+DEVICE_SELECTOR = struct(cel=struct(expression=STRING))
+DEVICE_TOLERATION = struct(key=STRING, operator=STRING, value=STRING, effect=STRING, tolerationSeconds=INTEGER)
+CAPACITY_REQUIREMENTS = struct(requests=MapOf(QUANTITY))
+OPAQUE_CONFIGURATION = struct(driver=STRING, parameters=RAW)
+
+DEVICE_SUB_REQUEST = struct(
+    name=STRING, deviceClassName=STRING, selectors=ListOf(DEVICE_SELECTOR), allocationMode=STRING, count=INTEGER,
+    tolerations=ListOf(DEVICE_TOLERATION), capacity=CAPACITY_REQUIREMENTS,
+)
+EXACT_DEVICE_REQUEST = DEVICE_SUB_REQUEST.without("name").extended(adminAccess=BOOLEAN)
+DEVICE_REQUEST = struct(name=STRING, exactly=EXACT_DEVICE_REQUEST, firstAvailable=ListOf(DEVICE_SUB_REQUEST))
+DEVICE_REQUEST_V1BETA1 = EXACT_DEVICE_REQUEST.extended(name=STRING, firstAvailable=ListOf(DEVICE_SUB_REQUEST))
+
+DEVICE_CONSTRAINT = struct(requests=ListOf(STRING), matchAttribute=STRING, distinctAttribute=STRING)
+DEVICE_CLAIM_CONFIGURATION = struct(requests=ListOf(STRING), opaque=OPAQUE_CONFIGURATION)
+DEVICE_CLASS_SPEC = struct(selectors=ListOf(DEVICE_SELECTOR), config=ListOf(struct(opaque=OPAQUE_CONFIGURATION)),
+                           extendedResourceName=STRING)
+
+
+def _kinds(request: Struct) -> Mapping[str, Struct]:
+    """The three objects, given the version's DeviceRequest."""
+    devices = struct(requests=ListOf(request), constraints=ListOf(DEVICE_CONSTRAINT),
+                     config=ListOf(DEVICE_CLAIM_CONFIGURATION))
+    claim_spec = struct(devices=devices)
+    return {
+        RESOURCE_CLAIM: struct(metadata=OBJECT_META, spec=claim_spec),
+        RESOURCE_CLAIM_TEMPLATE: struct(metadata=OBJECT_META, spec=struct(metadata=OBJECT_META, spec=claim_spec)),
+        DEVICE_CLASS: struct(metadata=OBJECT_META, spec=DEVICE_CLASS_SPEC),
+    }
+
+
+_V1 = _kinds(DEVICE_REQUEST)
+API_TYPES: Mapping[str, Mapping[str, Struct]] = {"v1": _V1, "v1beta2": _V1, "v1beta1": _kinds(DEVICE_REQUEST_V1BETA1)}
+
+
+def decode_object(obj: Mapping[str, Any], profile: Profile | None = None) -> Errors:
+    """The `k8s-wire-type` errors of a claim, claim template or device class. Nothing for an apiVersion the
+    server does not serve (there is no type to decode into) or another kind."""
+    wire = API_TYPES.get(served_version(obj, profile) or "", {}).get(str(obj.get("kind")))
+    errs: Errors = []
+    if wire is not None:
+        decode(errs, obj, wire, FieldPath())
+    return errs

@@ -1,0 +1,93 @@
+"""API types as data: what the API server's JSON decoder expects at each field, and the walk that reports the rest.
+
+A description is built from the decoder's `JsonType`s (`k8s.decode`: STRING, BOOLEAN, INTEGER, RAW) and:
+
+    struct(name=STRING, count=INTEGER)   a Go struct: a JSON object; a key it lacks is dropped, never decoded
+    ListOf(item)                         a Go slice: a JSON array
+    MapOf(value)                         a Go map with string keys: a JSON object
+    QUANTITY                             resource.Quantity: a quantity string (or a number)
+
+`decode(errs, value, description, path)` reports each value the decoder would refuse as one `k8s-wire-type`
+error (`spec.devices.requests: Invalid value: "x": must be of type array`) and reads nothing below it. `null`
+decodes to Go's zero value wherever it is (a field, a list item, a map value), so it is never an error.
+The walk is as deep as the description, however deeply the object nests.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
+
+from webhook.fieldpath import FieldPath
+from webhook.rules.k8s.capacity import quantity_value
+from webhook.rules.k8s.decode import ARRAY, OBJECT, JsonType
+from webhook.rules.k8s.ids import Errors
+
+
+@dataclass(frozen=True, slots=True)
+class Struct:
+    """A Go struct by the JSON names of its fields (build one with `struct(...)`)."""
+
+    fields: Mapping[str, Wire]
+
+    def extended(self, **fields: Wire) -> Struct:
+        """This struct with more fields (a Go struct that embeds or repeats another's fields)."""
+        return struct(**self.fields, **fields)
+
+    def without(self, *names: str) -> Struct:
+        return struct(**{name: wire for name, wire in self.fields.items() if name not in names})
+
+
+@dataclass(frozen=True, slots=True)
+class ListOf:
+    """A Go slice of `item`."""
+
+    item: Wire
+
+
+@dataclass(frozen=True, slots=True)
+class MapOf:
+    """A Go map from strings to `value`."""
+
+    value: Wire
+
+
+@dataclass(frozen=True, slots=True)
+class Parsed:
+    """A leaf the decoder parses with its own rules (reports what it refuses at the path it is given)."""
+
+    parse: Callable[[Errors, Any, FieldPath], object]
+
+
+Wire = JsonType | Struct | ListOf | MapOf | Parsed
+QUANTITY = Parsed(quantity_value)
+
+
+def struct(**fields: Wire) -> Struct:
+    return Struct(MappingProxyType(fields))
+
+
+def decode(errs: Errors, value: Any, wire: Wire, path: FieldPath) -> None:
+    """Append to `errs` every value under `value` (at `path`) that the decoder refuses for `wire`."""
+    if value is None:
+        return
+    if isinstance(wire, Struct):
+        if OBJECT.check(errs, value, path):
+            for key, item in value.items():
+                field = wire.fields.get(key)
+                if field is not None:
+                    decode(errs, item, field, path.child(key))
+    elif isinstance(wire, ListOf):
+        if ARRAY.check(errs, value, path):
+            for i, item in enumerate(value):
+                decode(errs, item, wire.item, path.index(i))
+    elif isinstance(wire, MapOf):
+        if OBJECT.check(errs, value, path):
+            for key, item in value.items():
+                decode(errs, item, wire.value, path.key(str(key)))
+    elif isinstance(wire, Parsed):
+        wire.parse(errs, value, path)
+    else:
+        wire.check(errs, value, path)
