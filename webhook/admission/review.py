@@ -238,7 +238,9 @@ def decode(body: bytes) -> Any:
     except (msgspec.DecodeError, UnicodeDecodeError, RecursionError):
         pass
     try:
-        return json.loads(body, parse_constant=no_constant)
+        # Decoded as UTF-8 first: json.loads would guess UTF-16 and UTF-32 from the bytes, and skip a BOM, where
+        # the API server (and RFC 8259 between systems) sends UTF-8 only, without one.
+        return json.loads(body.decode("utf-8"), parse_constant=no_constant)
     except (ValueError, RecursionError) as err:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
         raise BadReview(400, f"request body is not valid JSON: {_json_error(err)}") from None
 
@@ -296,6 +298,8 @@ def _json_error(err: Exception) -> str:
     if isinstance(err, UnicodeDecodeError):
         return "not UTF-8"
     if isinstance(err, json.JSONDecodeError):
+        if err.msg.startswith("Unexpected UTF-8 BOM"):  # Python's words add a hint meant for Python callers
+            return "a byte order mark (U+FEFF) before the JSON"
         return f"{err.msg} at line {err.lineno} column {err.colno}"
     return str(err)
 

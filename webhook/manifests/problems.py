@@ -30,6 +30,8 @@ def type_name(value: object) -> str:
         return "boolean"
     if isinstance(value, int | float):
         return "number"
+    if value is None:
+        return "null value"
     return type(value).__name__
 
 

@@ -26,7 +26,11 @@ def read_sources(paths: Iterable[str], problems: list[Problem], stdin: TextIO | 
     """Every input text in order; problems are appended to `problems` as they are met."""
     for raw in paths:
         if raw == STDIN:
-            yield STDIN_SOURCE, (stdin or sys.stdin).read()
+            text = _stdin_text(stdin or sys.stdin)
+            if text is None:
+                problems.append(Problem(STDIN_SOURCE, "not UTF-8 text"))
+            else:
+                yield STDIN_SOURCE, text
             continue
         for file in _files(raw, problems):
             try:
@@ -35,6 +39,18 @@ def read_sources(paths: Iterable[str], problems: list[Problem], stdin: TextIO | 
                 problems.append(Problem(str(file), "not UTF-8 text"))
             except OSError as err:
                 problems.append(Problem(str(file), f"cannot read: {err.strerror or err}"))
+
+
+def _stdin_text(stream: TextIO) -> str | None:
+    """Standard input as UTF-8 text, as a file is read (None when it is not): Python's own stdin decoding would
+    pass the bad bytes on as lone surrogates for the YAML reader to trip over."""
+    raw = getattr(stream, "buffer", None)
+    if raw is None:  # a text stream a caller handed in
+        return stream.read()
+    try:
+        return str(raw.read().decode("utf-8"))
+    except UnicodeDecodeError:
+        return None
 
 
 def ignored(source: str, globs: Sequence[str]) -> bool:

@@ -166,6 +166,11 @@ def _body(**request: object) -> bytes:
       'request.operation: unsupported value "PATCH"; expected one of CREATE, UPDATE, DELETE, CONNECT'),
      (b'{"a": NaN}', "request body is not valid JSON: NaN is not JSON"),
      (b"\xff", "request body is not valid JSON: not UTF-8"),
+     # json.loads alone would guess these encodings and read the review; the API server sends UTF-8, no BOM
+     (_body(operation="DELETE").decode().encode("utf-16"), "request body is not valid JSON: not UTF-8"),
+     (_body(operation="DELETE").decode().encode("utf-32"), "request body is not valid JSON: not UTF-8"),
+     (b"\xef\xbb\xbf" + _body(operation="DELETE"),
+      "request body is not valid JSON: a byte order mark (U+FEFF) before the JSON"),
      (b"{", "request body is not valid JSON: Expecting property name enclosed in double quotes at line 1 column 2"),
      (b"[" * 100000, "request body is not valid JSON: nested too deeply")],
 )

@@ -100,3 +100,9 @@ def test_a_file_nested_too_deeply_leaves_the_other_files_read(tmp_path: Path) ->
     objects, problems = read([str(tmp_path / "deep.yaml"), str(tmp_path / "s.json")])
     assert [o.obj for o in objects] == [SLICE]
     assert [p.message for p in problems] == ["invalid YAML: nested too deeply for draguard's reader"]
+
+
+def test_a_list_item_that_is_null_is_named_so() -> None:
+    problems: list[Problem] = []
+    parse("apiVersion: v1\nkind: List\nitems: [null]\n", "l.yaml", problems)
+    assert [str(p) for p in problems] == ["l.yaml:1:1: items[0] is a null value, not an object"]

@@ -84,3 +84,12 @@ def test_ignore_globs_match_the_source_name() -> None:
     assert ignored("deploy/helm/x.yaml", ["deploy/helm/*"])
     assert not ignored("deploy/x.yaml", ["deploy/helm/*"])
     assert not ignored("deploy/x.yaml", [])
+
+
+def test_standard_input_not_in_utf_8_is_the_same_problem_as_such_a_file() -> None:
+    problems: list[Problem] = []
+    latin1 = io.TextIOWrapper(io.BytesIO(b"name: caf\xe9\n"), encoding="utf-8", errors="surrogateescape")
+    assert list(read_sources(["-"], problems, latin1)) == []
+    assert [str(p) for p in problems] == ["<stdin>: not UTF-8 text"]
+    utf8 = io.TextIOWrapper(io.BytesIO("name: café\n".encode()), encoding="utf-8")
+    assert list(read_sources(["-"], problems, utf8)) == [("<stdin>", "name: café\n")]
