@@ -113,7 +113,8 @@ RULES = (
           "leave the field out", Action.WARN),
     _rule(ids.WIRE_TYPE, "every field of a ResourceSlice, ResourceClaim, ResourceClaimTemplate or DeviceClass has "
           "the JSON type the API server decodes (the request fails otherwise)",
-          "quote strings and versions, leave numbers and booleans unquoted, write quantities like `16Gi`",
+          "give each field its API type: a list in [ ], an object in { }, strings and versions quoted, numbers and "
+          "booleans bare, quantities like `16Gi`",
           every_kind=True),
     _rule(ids.UNKNOWN_FIELD, "no field the API schema lacks (the server drops it with a warning)",
           "fix the field name's spelling; a dropped union member leaves the attribute empty", Action.WARN),

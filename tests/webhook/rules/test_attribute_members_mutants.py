@@ -14,10 +14,10 @@ from tests.webhook.rules.slice_cases import Found
 
 CASES = [
     pytest.param({"spec.devices[0].attributes": {"a": {"string": None, "int": "x"}}}, 'v1',
-                 [('k8s-wire-type', 'spec.devices[0].attributes[a].int', 'Invalid value: "x": must be of type integer', 'quote strings and versions, leave numbers and booleans unquoted, write quantities like `16Gi`')],
+                 [('k8s-wire-type', 'spec.devices[0].attributes[a].int', 'Invalid value: "x": must be of type integer', 'give each field its API type: a list in [ ], an object in { }, strings and versions quoted, numbers and booleans bare, quantities like `16Gi`')],
                  id='a null member before a wrong one'),
     pytest.param({"spec.devices[0].attributes": {"a": {"bogus": 1, "int": "x"}}}, 'v1',
-                 [('k8s-unknown-field', 'spec.devices[0].attributes[a].bogus', 'unknown field "spec.devices[0].attributes[a].bogus"', "fix the field name's spelling; a dropped union member leaves the attribute empty"), ('k8s-wire-type', 'spec.devices[0].attributes[a].int', 'Invalid value: "x": must be of type integer', 'quote strings and versions, leave numbers and booleans unquoted, write quantities like `16Gi`')],
+                 [('k8s-unknown-field', 'spec.devices[0].attributes[a].bogus', 'unknown field "spec.devices[0].attributes[a].bogus"', "fix the field name's spelling; a dropped union member leaves the attribute empty"), ('k8s-wire-type', 'spec.devices[0].attributes[a].int', 'Invalid value: "x": must be of type integer', 'give each field its API type: a list in [ ], an object in { }, strings and versions quoted, numbers and booleans bare, quantities like `16Gi`')],
                  id='an unknown member before a wrong one'),
 ]
 

@@ -37,14 +37,16 @@ def seen(metadata: dict[str, Any]) -> list[tuple[str, str, str, str | None]]:
         (RULE, "metadata.labels", f'Invalid value: "bad value!": {LABEL_VALUE}', NAME_HINT)], id="label-value-bad"),
     pytest.param({"name": "s", "labels": {"n": 5}}, [
         ("k8s-wire-type", "metadata.labels[n]", "Invalid value: 5: must be of type string",
-         "quote strings and versions, leave numbers and booleans unquoted, write quantities like `16Gi`")],
+         "give each field its API type: a list in [ ], an object in { }, strings and versions quoted, "
+         "numbers and booleans bare, quantities like `16Gi`")],
         id="label-value-not-a-string"),
     pytest.param({"name": "s", "annotations": {"bad key!": "v"}}, [
         (RULE, "metadata.annotations", f'Invalid value: "bad key!": {NAME_PART}', NAME_HINT)], id="annotation-key-bad"),
     pytest.param({"name": "s", "annotations": {"Upper.example.com/OK": "x"}}, [], id="annotation-key-upper-case"),
     pytest.param({"name": "s", "annotations": ["x"]}, [
         ("k8s-wire-type", "metadata.annotations", 'Invalid value: ["x"]: must be of type object',
-         "quote strings and versions, leave numbers and booleans unquoted, write quantities like `16Gi`")],
+         "give each field its API type: a list in [ ], an object in { }, strings and versions quoted, "
+         "numbers and booleans bare, quantities like `16Gi`")],
         id="annotations-not-a-map"),
     pytest.param({"name": "s", "namespace": "default"}, [
         (RULE, "metadata.namespace", "Forbidden: not allowed on this type",

@@ -12,7 +12,8 @@ from webhook.run import run_rules
 
 SELECTORS = "spec.devices.requests[0].exactly.selectors"
 LISTED = [slice_with(device("a", attributes={"gpu.example.com/family": ["ampere", "x"]}))]
-WIRE = "quote strings and versions, leave numbers and booleans unquoted, write quantities like `16Gi`"
+WIRE = ("give each field its API type: a list in [ ], an object in { }, strings and versions quoted, numbers and "
+        "booleans bare, quantities like `16Gi`")
 FIX_NOTE = "(safe fix: draguard lint --fix; includes() needs Kubernetes with the DRAListTypeAttributes feature gate)"
 
 

@@ -18,7 +18,8 @@ from webhook.run import run_rules
 BAD = [{"cel": {"expression": "device.driver =="}}, "x", {"cel": "x"}, {"expression": "true"},
        {"cel": {"expression": " "}}]
 SHAPE = "a selector is `- cel: {expression: <CEL>}`"
-WIRE = "quote strings and versions, leave numbers and booleans unquoted, write quantities like `16Gi`"
+WIRE = ("give each field its API type: a list in [ ], an object in { }, strings and versions quoted, numbers and "
+        "booleans bare, quantities like `16Gi`")
 Found = tuple[str, str, str, str, tuple[int, int] | None]
 
 
