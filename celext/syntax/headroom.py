@@ -55,6 +55,22 @@ def call(fn: Callable[..., T], *args: Any) -> T:
         return deep(fn, *args)
 
 
+def _os_threads() -> tuple[Any, Any, Any]:
+    """`_thread`'s start_new_thread, allocate_lock and stack_size as the OS provides them, also in a gevent
+    worker (the webhook's), where the patched ones are greenlets and a cooperative wait. The recursion limit is
+    process-wide: while it is raised for the deep walk, another greenlet scheduled during a cooperative wait
+    could recurse as deep in C (decoding a deeply nested JSON body) and overflow the thread's C stack, killing
+    the worker (reproduced: a segfault). Waiting on an OS lock keeps every other greenlet of this thread
+    parked until the limit is back."""
+    import _thread
+
+    monkey = sys.modules.get("gevent.monkey")
+    if monkey is not None and monkey.is_module_patched("threading"):
+        names = ["start_new_thread", "allocate_lock", "stack_size"]
+        return tuple(monkey.get_original("_thread", names))
+    return _thread.start_new_thread, _thread.allocate_lock, _thread.stack_size
+
+
 def deep(fn: Callable[..., T], *args: Any) -> T:
     """`fn(*args)` on a thread with a large stack and a raised recursion limit."""
     if _INSIDE.active:  # already on the deep thread (a nested walk): the headroom is there, and the lock held
@@ -68,16 +84,25 @@ def deep(fn: Callable[..., T], *args: Any) -> T:
         except BaseException as err:  # handed back to the caller's thread below
             outcome.append((False, err))
 
+    start, allocate, stack_size = _os_threads()
     with _LOCK:
         limit = sys.getrecursionlimit()
-        previous_stack = threading.stack_size(STACK_BYTES)
+        done = allocate()
+        done.acquire()
+
+        def run_then_release() -> None:
+            try:
+                run()
+            finally:
+                done.release()
+
+        previous_stack = stack_size(STACK_BYTES)
         try:
             sys.setrecursionlimit(max(limit, RECURSION_LIMIT))
-            worker = threading.Thread(target=run, name="celext-deep", daemon=True)
-            worker.start()
+            start(run_then_release, ())
         finally:
-            threading.stack_size(previous_stack)
-        worker.join()
+            stack_size(previous_stack)
+        done.acquire()  # an OS-level wait: nothing else runs in this thread while the limit is raised
         sys.setrecursionlimit(limit)
     ok, value = outcome[0]
     if ok:

@@ -95,7 +95,42 @@ def test_a_compile_stage_bug_is_a_compile_error(monkeypatch: pytest.MonkeyPatch)
 
 
 def test_a_deep_walk_inside_a_deep_walk_runs_in_place() -> None:
-    def inner() -> str:
-        return threading.current_thread().name
+    def outer() -> tuple[int, int]:
+        return threading.get_ident(), headroom.deep(threading.get_ident)
 
-    assert headroom.deep(lambda: headroom.deep(inner)) == "celext-deep"
+    here, nested = headroom.deep(outer)
+    assert here == nested != threading.get_ident()  # on the helper thread, and the nested one too
+
+
+GEVENT_NEIGHBOUR = """
+from gevent import monkey; monkey.patch_all()
+import gevent, json, sys
+import celext
+seen, errors = set(), []
+def compiler():
+    for i in range(20):  # a new text each time: compiled, not cached, and deep enough for the headroom thread
+        celext.compile("(" * 240 + "device.driver == 'x'" + ")" * 240 + " " * i)
+        gevent.sleep(0)
+def neighbour():  # another request of the same worker: decodes a body nested far deeper than any review
+    body = "[" * 150000 + "]" * 150000
+    for _ in range(100):
+        seen.add(sys.getrecursionlimit())
+        try:
+            json.loads(body)
+        except RecursionError:
+            errors.append(1)
+        gevent.sleep(0)
+gevent.joinall([gevent.spawn(compiler), gevent.spawn(neighbour)])
+print(sorted(seen), len(errors))
+"""
+
+
+def test_in_a_gevent_worker_no_other_greenlet_runs_while_the_limit_is_raised() -> None:
+    # The webhook's worker is gevent's: a deep compile used to wait cooperatively on its helper thread with the
+    # process-wide recursion limit raised, so another request's greenlet could decode a deeply nested body 150,000
+    # levels deep in C and overflow the stack (the worker died of SIGSEGV). It waits on an OS lock now.
+    import subprocess
+
+    done = subprocess.run([sys.executable, "-c", GEVENT_NEIGHBOUR], capture_output=True, text=True, timeout=300,
+                          check=False)
+    assert (done.returncode, done.stdout) == (0, f"[{sys.getrecursionlimit()}] 100\n"), done.stderr[-2000:]
