@@ -4,8 +4,12 @@ They replace cel-python's `_==_`, `_!=_`, `_<_`, `_<=_`, `_>_`, `_>=_` and `_in_
 mixed types (`IntType(4) == StringType("4")`) and whose ordering errors on `1 < 1.5`:
 - equality is heterogeneous: values of different types are unequal, int/uint/double compare numerically,
   lists and maps compare element by element;
-- `kubernetes.Semver` and `kubernetes.Quantity` only compare with their own type; against anything else
-  `==` is the runtime error `no such overload` (their `Equal` returns that error upstream);
+- `==` asks the left operand, as cel-go's `types.Equal` (common/types/util.go) does after deciding null:
+  `kubernetes.Semver.Equal` answers `no such overload` for any other type (apiserver pkg/cel/semver.go),
+  `kubernetes.Quantity.Equal` answers false (pkg/cel/quantity.go), and an int, string, bool, list, ... on
+  the left answers false for a semver or quantity; lists and maps (`baseList.Equal`, `baseMap.Equal`) are
+  unequal only when an element pair is false: an element pair's error does not make them unequal;
+- `!=` is `Equal(a, b) != true` (interpreter/interpretable.go `evalNe.Eval`): an error of `Equal` is true;
 - ordering accepts int/uint/double across types, and same-type string, bytes, bool, timestamp, duration.
 """
 
@@ -66,29 +70,28 @@ def _number_order(a: Any, b: Any) -> int:
 
 
 def equal(a: Any, b: Any) -> bool | CELEvalError:
-    """CEL `==` at runtime; a CELEvalError when an opaque type meets another type."""
+    """CEL `==` at runtime (cel-go `types.Equal`); a CELEvalError when a semver on the left meets another type."""
     if isinstance(a, CELEvalError):
         return a
     if isinstance(b, CELEvalError):
         return b
-    if isinstance(a, _OPAQUE) or isinstance(b, _OPAQUE):
+    if a is None or b is None:  # cel-go types.Equal: null is decided before either side is asked
+        return a is None and b is None
+    if isinstance(a, _OPAQUE):
         if type(a) is type(b):
             return bool(a == b)
-        return CELEvalError("no such overload")
+        # pkg/cel/semver.go Semver.Equal: MaybeNoSuchOverloadErr; pkg/cel/quantity.go Quantity.Equal: False
+        return CELEvalError("no such overload") if isinstance(a, Semver) else False
+    if isinstance(b, _OPAQUE):  # every other left operand's Equal answers false for another type
+        return False
     if isinstance(a, celtypes.BoolType) or isinstance(b, celtypes.BoolType):
         return isinstance(a, celtypes.BoolType) and isinstance(b, celtypes.BoolType) and int(a) == int(b)
     if _is_number(a):
         return _is_number(b) and _number_order(a, b) == 0
-    if a is None or b is None:
-        return a is None and b is None
-    if isinstance(a, list):
+    if isinstance(a, list):  # cel-go baseList.Equal: only a false element pair decides
         if not isinstance(b, list) or len(a) != len(b):
             return False
-        for x, y in zip(a, b, strict=True):
-            same = equal(x, y)
-            if same is not True:
-                return same
-        return True
+        return all(equal(x, y) is not False for x, y in zip(a, b, strict=True))
     if isinstance(a, dict):
         if not isinstance(b, dict) or len(a) != len(b):
             return False
@@ -96,9 +99,8 @@ def equal(a: Any, b: Any) -> bool | CELEvalError:
             other = map_get(b, key)
             if other is MISSING:
                 return False
-            same = equal(value, other)
-            if same is not True:
-                return same
+            if equal(value, other) is False:  # cel-go baseMap.Equal, as baseList.Equal
+                return False
         return True
     if isinstance(a, str) or isinstance(b, str):
         return isinstance(a, str) and isinstance(b, str) and str.__eq__(a, b)
@@ -116,8 +118,12 @@ def _equal_value(a: Any, b: Any) -> Any:
 
 
 def _not_equal_value(a: Any, b: Any) -> Any:
-    same = equal(a, b)
-    return same if isinstance(same, CELEvalError) else celtypes.BoolType(not same)
+    """cel-go evalNe: an operand's error is the result; else `types.Equal(a, b) != types.True`."""
+    if isinstance(a, CELEvalError):
+        return a
+    if isinstance(b, CELEvalError):
+        return b
+    return celtypes.BoolType(equal(a, b) is not True)
 
 
 def compare(a: Any, b: Any) -> int | CELEvalError:
@@ -254,6 +260,7 @@ def to_timestamp(value: Any) -> Any:
 
 
 _STRING = base_functions["string"]
+_DOUBLE, _BOOL, _DURATION = base_functions["double"], base_functions["bool"], base_functions["duration"]
 
 
 def to_string(value: Any) -> Any:
@@ -263,6 +270,11 @@ def to_string(value: Any) -> Any:
         return celtypes.StringType("true" if value else "false")
     if isinstance(value, celtypes.DoubleType):
         return celtypes.StringType(go_float(float(value)))
+    if isinstance(value, celtypes.BytesType):  # cel-go common/types/bytes.go ConvertToType: utf8.Valid first
+        try:
+            return celtypes.StringType(bytes(value).decode("utf-8"))
+        except UnicodeDecodeError:
+            return CELEvalError("invalid UTF-8 in bytes, cannot convert to string")
     return _STRING(value)
 
 
@@ -339,3 +351,150 @@ def to_uint(value: Any) -> Any:
 
 
 _new_int = int.__new__
+
+
+_GO_DECIMAL = re.compile(r"[+-]?(?:[0-9_]+\.?[0-9_]*|\.[0-9_]+)(?:[eE][+-]?[0-9][0-9_]*)?", re.ASCII)
+_GO_HEX = re.compile(r"[+-]?0[xX](?:[0-9a-fA-F_]+\.?[0-9a-fA-F_]*|\.[0-9a-fA-F_]+)[pP][+-]?[0-9][0-9_]*", re.ASCII)
+_GO_SPECIAL = {"inf": math.inf, "+inf": math.inf, "-inf": -math.inf, "infinity": math.inf, "+infinity": math.inf,
+               "-infinity": -math.inf, "nan": math.nan}
+
+
+def _go_underscores_ok(text: str) -> bool:
+    """Go strconv `underscoreOK`: an underscore only between digits (or after a base prefix)."""
+    saw, i = "^", 0
+    if text[:1] in ("+", "-"):
+        text = text[1:]
+    hexadecimal = len(text) >= 2 and text[0] == "0" and text[1] in "xX"
+    if hexadecimal:
+        saw, i = "0", 2
+    digits = "0123456789abcdefABCDEF" if hexadecimal else "0123456789"
+    for char in text[i:]:
+        if char in digits:
+            saw = "0"
+        elif char == "_":
+            if saw != "0":
+                return False
+            saw = "_"
+        elif saw == "_":
+            return False
+        else:
+            saw = "!"
+    return saw != "_"
+
+
+def parse_go_float(text: str) -> float | None:
+    """Go `strconv.ParseFloat(s, 64)` (src/strconv/atof.go: `special`, `readFloat`, `underscoreOK`); None where Go
+    returns an error: no blanks, no non-ASCII digits, hexadecimal only with a `p` exponent, `NaN` unsigned, and
+    out of range (Go's ErrRange, ±Inf) is an error too."""
+    special = _GO_SPECIAL.get(text.lower())
+    if special is not None:
+        return special
+    hexadecimal = _GO_HEX.fullmatch(text) is not None
+    if not hexadecimal and (_GO_DECIMAL.fullmatch(text) is None or not any(c.isdigit() for c in text)):
+        return None
+    if "_" in text:
+        if not _go_underscores_ok(text):
+            return None
+        text = text.replace("_", "")
+    try:
+        value = float.fromhex(text) if hexadecimal else float(text)
+    except (OverflowError, ValueError):
+        return None
+    return None if math.isinf(value) else value
+
+
+def to_double(value: Any) -> Any:
+    """CEL `double()`: a string as cel-go's `String.ConvertToType` parses it (Go's strconv.ParseFloat; any error
+    is `type conversion error from 'string' to 'double'`), the rest as cel-python."""
+    if isinstance(value, celtypes.StringType):
+        number = parse_go_float(value)
+        if number is None:
+            return CELEvalError("type conversion error from 'string' to 'double'")
+        return celtypes.DoubleType(number)
+    return _DOUBLE(value)
+
+
+_GO_BOOLS = {"1": True, "t": True, "T": True, "TRUE": True, "true": True, "True": True,
+             "0": False, "f": False, "F": False, "FALSE": False, "false": False, "False": False}
+
+
+def to_bool(value: Any) -> Any:
+    """CEL `bool()`: a string as Go's strconv.ParseBool reads it (common/types/string.go `ConvertToType`)."""
+    if isinstance(value, celtypes.StringType):
+        answer = _GO_BOOLS.get(str(value))
+        if answer is None:
+            return CELEvalError("type conversion error from 'string' to 'bool'")
+        return celtypes.BoolType(answer)
+    return _BOOL(value)
+
+
+_GO_UNITS = {"ns": 1, "us": 1_000, "\u00b5s": 1_000, "\u03bcs": 1_000, "ms": 1_000_000, "s": 1_000_000_000,
+             "m": 60_000_000_000, "h": 3_600_000_000_000}
+_MAX_MICROS = (2**63 - 1) // 1000
+_GO_DURATION_PART = re.compile(r"([0-9]*)(?:\.([0-9]*))?([^0-9.]*)", re.ASCII)
+
+
+def parse_go_duration(text: str) -> int | None:
+    """Go `time.ParseDuration` (src/time/format.go) in nanoseconds; None where Go returns an error: units ns, us,
+    µs, ms, s, m, h only (no `d`), every number with a unit, no blanks, within int64 nanoseconds."""
+    rest, negative = text, False
+    if rest[:1] in ("+", "-"):
+        negative, rest = rest[0] == "-", rest[1:]
+    if rest == "0":
+        return 0
+    if not rest:
+        return None
+    total, limit = 0, 1 << 63
+    while rest:
+        part = _GO_DURATION_PART.match(rest)
+        assert part is not None  # every group may be empty
+        whole, fraction, unit = part.group(1), part.group(2), part.group(3)
+        if (not whole and not fraction) or not unit or unit not in _GO_UNITS:
+            return None  # no digits; missing unit; unknown unit (Go: "time: invalid duration" and the like)
+        rest = rest[part.end():]
+        value = int(whole) if whole else 0
+        if value > limit:  # leadingInt's overflow
+            return None
+        scale = _GO_UNITS[unit]
+        if value > limit // scale:
+            return None
+        value *= scale
+        if fraction:
+            # leadingFraction keeps digits while they fit in int64; the fraction is applied in float64, as Go does
+            kept, overflow = 0, False
+            digits_scale = 1.0
+            for char in fraction:
+                if overflow:
+                    continue
+                if kept > ((1 << 63) - 1) // 10:
+                    overflow = True
+                    continue
+                bigger = kept * 10 + int(char)
+                if bigger > limit:
+                    overflow = True
+                    continue
+                kept, digits_scale = bigger, digits_scale * 10
+            if kept > 0:
+                value += int(float(kept) * (float(scale) / digits_scale))
+                if value > limit:
+                    return None
+        total += value
+        if total > limit:
+            return None
+    if negative:
+        return -total
+    return total if total <= limit - 1 else None
+
+
+def to_duration(value: Any) -> Any:
+    """CEL `duration()`: a string as cel-go converts it (Go's time.ParseDuration; any error is `type conversion
+    error from 'string' to 'google.protobuf.Duration'`), kept to the nearest microsecond as celext keeps durations."""
+    if isinstance(value, celtypes.StringType):
+        nanoseconds = parse_go_duration(str(value))
+        if nanoseconds is None:
+            return CELEvalError("type conversion error from 'string' to 'google.protobuf.Duration'")
+        micro, rest = divmod(nanoseconds, 1000)  # to the nearest microsecond, ties to even (as timedelta rounds)
+        micro += rest > 500 or (rest == 500 and micro % 2 == 1)
+        micro = max(-_MAX_MICROS, min(micro, _MAX_MICROS))  # Go's extremes, half a microsecond past celext's
+        return celtypes.DurationType(datetime.timedelta(microseconds=micro))
+    return _DURATION(value)
