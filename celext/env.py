@@ -23,7 +23,8 @@ def libraries() -> tuple[Library, ...]:
 
 
 FUNCTIONS: Mapping[str, Any] = {**base_functions, **bind(libraries()), **OPERATORS, "int": to_int, "uint": to_uint,
-                                 "double": to_double, "bool": to_bool, "duration": to_duration}
+                                 "double": to_double, "bool": to_bool, "duration": to_duration,
+                                 "matches": regex.matches}
 
 # cel-python's own standard functions celext keeps (CEL standard library names).
 STANDARD_GLOBAL = frozenset({"size", "int", "uint", "double", "string", "bytes", "bool", "duration", "timestamp",

@@ -19,7 +19,7 @@ from itertools import compress
 from operator import attrgetter, not_
 from typing import Any
 
-from celext.check import regex
+from celext.check import regex, time_literals
 from celext.check import types as t
 from celext.check.ast import Call, Comprehension, CreateList, CreateMap, Expr, Ident, Literal, Select
 from celext.check.types import Mapping, Type
@@ -87,6 +87,7 @@ class CheckedExpr:
     overloads: dict[int, tuple[str, ...]] = field(default_factory=dict)
     errors: list[TypeError_] = field(default_factory=list)
     regex_calls: list[Call] = field(default_factory=list)  # matches/find/findAll calls (celext.check.regex)
+    time_calls: list[Call] = field(default_factory=list)  # duration/timestamp calls (celext.check.time_literals)
 
     @property
     def output_type(self) -> Type:
@@ -199,6 +200,8 @@ class _Checker:
             return
         if node.function in regex.FUNCTIONS:
             self.out.regex_calls.append(node)
+        elif node.function in time_literals.FUNCTIONS:
+            self.out.time_calls.append(node)
         if node.function in _EXEMPT_HOMOGENEOUS:
             for arg in node.args:
                 if isinstance(arg, CreateList):
@@ -473,7 +476,11 @@ def check(expr: Expr) -> CheckedExpr:
         types = checked.types
         for key in list(compress(types, map(not_, map(_GROUND, types.values())))):  # (most are ground; in C)
             types[key] = substitute(types[key], params_to_dyn=True)
-    if checked.regex_calls and not checked.errors:  # cel-go runs its AST validators on a clean check only
-        refused = regex.refused_matches(checked.regex_calls)
-        checked.errors += [TypeError_(pattern.offset, regex.INVALID_MATCHES) for pattern in refused]
+    if not checked.errors:  # cel-go runs its AST validators on a clean check only (errors sort by position)
+        if checked.time_calls:
+            refused = time_literals.refused(checked.time_calls)
+            checked.errors += [TypeError_(literal.offset, message) for literal, message in refused]
+        if checked.regex_calls:
+            patterns = regex.refused_matches(checked.regex_calls)
+            checked.errors += [TypeError_(pattern.offset, regex.INVALID_MATCHES) for pattern in patterns]
     return checked

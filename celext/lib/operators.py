@@ -24,6 +24,7 @@ from typing import Any
 from celpy import celtypes
 from celpy.evaluation import CELEvalError, base_functions
 
+from celext.gotime import parse_go_duration, parse_rfc3339, unix_in_range
 from celext.lib.gofloat import go_float
 from celext.quantity import Quantity
 from celext.semver import Semver
@@ -247,16 +248,29 @@ def _divide(a: Any, b: Any) -> Any:
 
 
 def to_timestamp(value: Any) -> Any:
-    """CEL `timestamp()`: of a string (RFC 3339), of a timestamp (itself), of an int (Unix seconds)."""
+    """CEL `timestamp()`: of a string as cel-go converts it (Go's `time.Parse(time.RFC3339, s)`, celext.gotime), of a
+    timestamp (itself), of an int (Unix seconds); outside years 1 to 9999 `timestamp overflow`."""
     if isinstance(value, celtypes.TimestampType):
         return value
     if isinstance(value, celtypes.IntType) and not isinstance(value, celtypes.BoolType):
-        try:
-            moment = datetime.datetime.fromtimestamp(int(value), tz=datetime.UTC)
-        except (OverflowError, ValueError, OSError):
-            return CELEvalError("timestamp overflow")
-        return _timestamp(moment)
+        return _unix_timestamp(int(value), 0)
+    if isinstance(value, celtypes.StringType):
+        parsed = parse_rfc3339(str(value))
+        if parsed is None:
+            return CELEvalError("type conversion error from 'string' to 'google.protobuf.Timestamp'")
+        return _unix_timestamp(*parsed)
     return celtypes.TimestampType(value)
+
+
+_EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)
+
+
+def _unix_timestamp(seconds: int, nanoseconds: int) -> Any:
+    """The timestamp at Unix `seconds` and `nanoseconds`, in UTC, as cel-go range-checks it (the Unix seconds);
+    celext keeps microseconds, so the nanoseconds are cut to them (rounding could carry past 9999-12-31)."""
+    if not unix_in_range(seconds):
+        return CELEvalError("timestamp overflow")
+    return celtypes.TimestampType(_EPOCH + datetime.timedelta(seconds=seconds, microseconds=nanoseconds // 1000))
 
 
 _STRING = base_functions["string"]
@@ -428,62 +442,7 @@ def to_bool(value: Any) -> Any:
     return _BOOL(value)
 
 
-_GO_UNITS = {"ns": 1, "us": 1_000, "\u00b5s": 1_000, "\u03bcs": 1_000, "ms": 1_000_000, "s": 1_000_000_000,
-             "m": 60_000_000_000, "h": 3_600_000_000_000}
 _MAX_MICROS = (2**63 - 1) // 1000
-_GO_DURATION_PART = re.compile(r"([0-9]*)(?:\.([0-9]*))?([^0-9.]*)", re.ASCII)
-
-
-def parse_go_duration(text: str) -> int | None:
-    """Go `time.ParseDuration` (src/time/format.go) in nanoseconds; None where Go returns an error: units ns, us,
-    µs, ms, s, m, h only (no `d`), every number with a unit, no blanks, within int64 nanoseconds."""
-    rest, negative = text, False
-    if rest[:1] in ("+", "-"):
-        negative, rest = rest[0] == "-", rest[1:]
-    if rest == "0":
-        return 0
-    if not rest:
-        return None
-    total, limit = 0, 1 << 63
-    while rest:
-        part = _GO_DURATION_PART.match(rest)
-        assert part is not None  # every group may be empty
-        whole, fraction, unit = part.group(1), part.group(2), part.group(3)
-        if (not whole and not fraction) or not unit or unit not in _GO_UNITS:
-            return None  # no digits; missing unit; unknown unit (Go: "time: invalid duration" and the like)
-        rest = rest[part.end():]
-        value = int(whole) if whole else 0
-        if value > limit:  # leadingInt's overflow
-            return None
-        scale = _GO_UNITS[unit]
-        if value > limit // scale:
-            return None
-        value *= scale
-        if fraction:
-            # leadingFraction keeps digits while they fit in int64; the fraction is applied in float64, as Go does
-            kept, overflow = 0, False
-            digits_scale = 1.0
-            for char in fraction:
-                if overflow:
-                    continue
-                if kept > ((1 << 63) - 1) // 10:
-                    overflow = True
-                    continue
-                bigger = kept * 10 + int(char)
-                if bigger > limit:
-                    overflow = True
-                    continue
-                kept, digits_scale = bigger, digits_scale * 10
-            if kept > 0:
-                value += int(float(kept) * (float(scale) / digits_scale))
-                if value > limit:
-                    return None
-        total += value
-        if total > limit:
-            return None
-    if negative:
-        return -total
-    return total if total <= limit - 1 else None
 
 
 def to_duration(value: Any) -> Any:

@@ -1,10 +1,11 @@
-"""The Kubernetes regex library (apiserver `library.Regex`); `matches` is CEL's own (cel-python, RE2).
+"""The Kubernetes regex library (apiserver `library.Regex`), and CEL's own `matches`.
 
     <string>.find(<string>) -> string                  the first match, "" when none
     <string>.findAll(<string>[, <int>]) -> list(string) all matches (at most n when n >= 0)
-Patterns use RE2 syntax through google-re2, the engine cel-python uses for `matches`, as cel-go does; a refused
-pattern is worded as Go's regexp words it (celext.regexes), and a constant one is refused at compile time
-(celext.check.regex).
+    <string>.matches(<string>) -> bool, matches(<string>, <string>) -> bool   a match anywhere (unanchored)
+Patterns use RE2 syntax through google-re2, as cel-go uses Go's RE2 regexp; a refused pattern is worded as Go's
+regexp words it (celext.regexes: `error parsing regexp: missing closing ): `(``, cel-go's error for a pattern it
+meets at run time), and a constant one is refused at compile time (celext.check.regex).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import re2  # type: ignore[import-untyped]
 from celpy import celtypes
 from celpy.evaluation import CELEvalError
 
-from celext.lib.library import Library, overload
+from celext.lib.library import Library, no_such_overload, overload
 from celext.regexes import compiled, go_text
 
 _S = celtypes.StringType
@@ -32,6 +33,22 @@ def _first_match(pattern: str, text: str) -> str:
     cache lookup. Raises re2.error for a bad pattern (never cached)."""
     found = compiled(pattern).search(text)
     return found.group(0) if found else ""
+
+
+@functools.lru_cache(maxsize=4096)
+def _matched(pattern: str, text: str) -> bool:
+    """As _first_match: a cache lookup costs less than google-re2's wrapper. Raises re2.error for a bad pattern."""
+    return compiled(pattern).search(text) is not None
+
+
+def matches(text: str, pattern: str) -> Any:
+    """cel-go `String.Match` (common/types/string.go): `regexp.MatchString`, its error as the value."""
+    if not isinstance(text, str) or not isinstance(pattern, str):  # reached through dyn
+        return no_such_overload("matches", (text, pattern))
+    try:
+        return celtypes.BoolType(_matched(str(pattern), str(text)))
+    except re2.error as err:
+        return _error(err)
 
 
 def _find(text: str, pattern: str) -> Any:

@@ -86,3 +86,30 @@ def test_refusals_are_worded_as_go_regexp_words_them(pattern: str, go: str) -> N
 def test_a_refused_pattern_leaves_nothing_on_stderr(capfd: pytest.CaptureFixture[str]) -> None:
     go_error("(((unique-to-this-test")
     assert capfd.readouterr().err == ""  # RE2 logs refusals itself unless told not to
+
+
+# A device whose attribute holds the pattern: known only when the device is, so judged at run time.
+PATTERNED = {"name": "dev", "attributes": {"pattern": {"string": "("}, "plus": {"string": "a+"},
+                                           "count": {"int": 3}}}
+
+
+@pytest.mark.parametrize(("expression", "expected"), [
+    # cel-go String.Match: regexp.MatchString's error as the value, in Go's words
+    ('device.driver.matches(device.attributes["gpu.example.com"].pattern)',
+     "eval: error parsing regexp: missing closing ): `(`"),
+    ('matches(device.driver, device.attributes["gpu.example.com"].pattern)',
+     "eval: error parsing regexp: missing closing ): `(`"),
+    ('"aaa".matches(device.attributes["gpu.example.com"].plus + "(")',
+     "eval: error parsing regexp: missing closing ): `a+(`"),
+    ('"aaa".matches(device.attributes["gpu.example.com"].plus)', True),  # unanchored, as MatchString
+    ('"bbb".matches(device.attributes["gpu.example.com"].plus)', False),
+    ('device.attributes["gpu.example.com"].pattern.matches("\\\\(")', True),
+    # a dyn operand of another type reaches no overload
+    ('device.attributes["gpu.example.com"].count.matches("3")', "eval: no such overload: matches(int, string)"),
+    ('device.driver.matches(dyn(1))', "eval: no such overload: matches(string, int)"),
+])
+@pytest.mark.parametrize("engine", ["compiled", "reference"])
+def test_a_pattern_known_only_at_run_time(engine: str, expression: str, expected: bool | str,
+                                          capfd: pytest.CaptureFixture[str]) -> None:
+    assert outcome(expression, PATTERNED, engine=engine) == expected
+    assert capfd.readouterr().err == ""  # RE2 is told not to log the refusal itself
