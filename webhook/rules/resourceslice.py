@@ -31,9 +31,15 @@ def errors(slice_: Obj, ctx: RuleContext) -> Errors:
     return ctx.once(_KEY, lambda: validate_resource_slice(slice_, ctx.old, ctx.policy.profile))
 
 
+def decoded(obj: Obj, ctx: RuleContext) -> Errors:
+    """The decoding errors of a claim, claim template or device class, computed once per run (also read by
+    selector-required, which leaves a wrong-typed selector field to `k8s-wire-type`)."""
+    return ctx.once("k8s-claim-decode", lambda: decode_object(obj, ctx.policy.profile))
+
+
 def _any_kind(obj: Obj, ctx: RuleContext) -> Errors:
     """The errors of a slice, or the decoding errors of a claim, claim template or device class."""
-    return errors(obj, ctx) if kind_of(obj) == RESOURCE_SLICE else decode_object(obj, ctx.policy.profile)
+    return errors(obj, ctx) if kind_of(obj) == RESOURCE_SLICE else decoded(obj, ctx)
 
 
 def _only(rule_id: str, remediation: str, source: Callable[[Obj, RuleContext], Errors] = errors) -> Check:

@@ -21,7 +21,10 @@ from celext.errors import CompileError, CostLimitError
 from webhook.findings import Action, Edit, Finding
 from webhook.rules.base import Check, Origin, Rule, RuleContext
 from webhook.rules.k8s.decode import go_len
+from webhook.rules.k8s.ids import WIRE_TYPE
+from webhook.rules.resourceslice import decoded
 from webhook.rules.selectors_sites import SELECTOR_KINDS, Site, sites
+from webhook.suppress import suppressed
 from webhook.wire import Obj
 
 if TYPE_CHECKING:  # celext's engines are imported when the first selector is analysed (cel-python, lark: ~0.1 s)
@@ -78,10 +81,25 @@ def offset_of(expression: str, line: int | None, column: int | None) -> int:
 
 
 def _required(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
+    refused: frozenset[str] | None = None
     for site in sites(obj, ctx):
         if site.expression is None:
-            yield Finding(site.problem_path or site.path, site.problem,
-                          hint="a selector is `- cel: {expression: <CEL>}`")
+            path = site.problem_path or site.path
+            if refused is None:
+                refused = _refused_by_decoder(obj, ctx)
+            if str(path) in refused:
+                continue  # a field of the wrong JSON type: k8s-wire-type reports it as the API server does
+            yield Finding(path, site.problem, hint="a selector is `- cel: {expression: <CEL>}`")
+
+
+def _refused_by_decoder(obj: Obj, ctx: RuleContext) -> frozenset[str]:
+    """The paths `k8s-wire-type` reports on this object: none while a policy turns that rule off or the object's
+    annotation suppresses it, so a wrong-typed selector is still reported here. The API server refuses such a
+    request when it decodes it, and that one error is what it answers, not "Required value" as well. A selector
+    where the decoder reads none (a v1beta1-shaped request under v1, whose fields it drops) stays this rule's."""
+    if ctx.policy.action(WIRE_TYPE) is Action.OFF or WIRE_TYPE in suppressed(obj):
+        return frozenset()
+    return frozenset(str(finding.path) for tagged, finding in decoded(obj, ctx) if tagged == WIRE_TYPE)
 
 
 def _too_long(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:

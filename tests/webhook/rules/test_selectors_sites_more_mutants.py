@@ -1,8 +1,9 @@
 """Where selectors sit: a DeviceClass's `spec.selectors`, a v1beta1 request's selectors beside its class, and
 firstAvailable subrequests (after one that is not an object); in each, a selector that does not compile and the
 four malformed entries (not an object, `cel` not an object, `expression` beside `cel`, a blank expression), with
-their paths in full. Where the API server's decoder reads the entries, the two of the wrong JSON type are also
-`k8s-wire-type` findings (the v1beta1 request below sits in a v1 claim, whose decoder drops its selectors).
+their paths in full. Where the API server's decoder reads the entries, the two of the wrong JSON type are
+`k8s-wire-type` findings only (the v1beta1 request below sits in a v1 claim, whose decoder drops its selectors:
+there they are selector-required's).
 Named `test_selectors_sites_*` so mutation testing runs it first on `webhook.rules.selectors_sites`."""
 
 from __future__ import annotations
@@ -31,10 +32,12 @@ def _expected(at: str, decoded: bool = True) -> list[Found]:
     return [
         ("selector-compile", f"{at}[0].cel.expression", "compilation failed: Syntax error: unexpected end of input",
          "the API server rejects a selector that does not compile", (16, 16)),
-        *(_wire(f"{at}[1]", '"x"') if decoded else []),
-        ("selector-required", f"{at}[1]", "a selector must be an object with a `cel` field", SHAPE, None),
-        *(_wire(f"{at}[2].cel", '"x"') if decoded else []),
-        ("selector-required", f"{at}[2].cel", "Required value", SHAPE, None),
+        # the decoder refuses the two of the wrong JSON type (k8s-wire-type alone); where it reads nothing
+        # (a v1beta1-shaped request in a v1 claim) selector-required reports them
+        *(_wire(f"{at}[1]", '"x"') if decoded else
+          [("selector-required", f"{at}[1]", "a selector must be an object with a `cel` field", SHAPE, None)]),
+        *(_wire(f"{at}[2].cel", '"x"') if decoded else
+          [("selector-required", f"{at}[2].cel", "Required value", SHAPE, None)]),
         ("selector-required", f"{at}[3].cel",
          "Required value (`expression` sits beside `cel` instead of under it: indent it below `cel:`)", SHAPE, None),
         ("selector-required", f"{at}[4].cel.expression", "Required value", SHAPE, None),
