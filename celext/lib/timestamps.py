@@ -1,0 +1,98 @@
+"""The timestamp getters with a time zone argument, as cel-go resolves the zone (common/types/timestamp.go
+`timeZone`): `t.getHours("Europe/Berlin")`, `t.getDayOfWeek("-05:30")`.
+
+- a name without `:` is Go's `time.LoadLocation`: "" and "UTC" are UTC, "Local" the process's zone, anything else
+  an IANA name, else `unknown time zone <name>` (names with `..` or a leading slash: `time: invalid location
+  name`); names are case-sensitive (`utc` is unknown, as in Go);
+- a name with `:` is an offset: the hours before the first `:` and the minutes after it, each read by
+  `strconv.Atoi` (so `5:30`, `+05:30` and `-00:30` work, and a bad number is Go's `strconv.Atoi: parsing "x":
+  invalid syntax`); the minutes count against the sign of the text.
+
+Without a zone, and for durations, cel-python's getters answer (in UTC; a duration's getters are its whole length
+in that unit, as cel-go's).
+"""
+
+from __future__ import annotations
+
+import datetime
+import re
+import zoneinfo
+from collections.abc import Callable
+from typing import Any
+
+from celpy import celtypes
+from celpy.evaluation import CELEvalError, base_functions
+
+from celext.lib.library import no_such_overload
+
+_FIELDS: dict[str, Callable[[datetime.datetime], int]] = {
+    "getFullYear": lambda t: t.year,
+    "getMonth": lambda t: t.month - 1,
+    "getDate": lambda t: t.day,
+    "getDayOfMonth": lambda t: t.day - 1,
+    "getDayOfWeek": lambda t: t.isoweekday() % 7,
+    "getDayOfYear": lambda t: t.timetuple().tm_yday - 1,
+    "getHours": lambda t: t.hour,
+    "getMinutes": lambda t: t.minute,
+    "getSeconds": lambda t: t.second,
+    "getMilliseconds": lambda t: t.microsecond // 1000,
+}
+_GO_INT = re.compile(r"[+-]?[0-9]+", re.ASCII)
+_INT64 = 2**63
+
+
+def _atoi(text: str) -> int | str:
+    """Go's strconv.Atoi: the value, or its error text."""
+    quoted = '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if not _GO_INT.fullmatch(text):
+        return f"strconv.Atoi: parsing {quoted}: invalid syntax"
+    value = int(text)
+    if not -_INT64 <= value < _INT64:
+        return f"strconv.Atoi: parsing {quoted}: value out of range"
+    return value
+
+
+def in_zone(moment: datetime.datetime, name: str) -> datetime.datetime | str:
+    """The wall-clock time of `moment` in the zone `name` (naive for an offset), or Go's error text."""
+    if ":" in name:
+        head, _, tail = name.partition(":")
+        hours, minutes = _atoi(head), _atoi(tail)
+        if isinstance(hours, str):
+            return hours
+        if isinstance(minutes, str):
+            return minutes
+        offset = hours * 60 - minutes if name.startswith("-") else hours * 60 + minutes
+        # Go's FixedZone takes any offset; Python's timezone stops at 24 hours, so shift the UTC wall clock
+        return moment.astimezone(datetime.UTC).replace(tzinfo=None) + datetime.timedelta(minutes=offset)
+    if name in ("", "UTC"):
+        return moment.astimezone(datetime.UTC)
+    if name == "Local":
+        return moment.astimezone()
+    if ".." in name or name.startswith(("/", "\\")):
+        return "time: invalid location name"
+    try:
+        return moment.astimezone(zoneinfo.ZoneInfo(name))
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError, OSError):
+        return f"unknown time zone {name}"
+
+
+def _getter(name: str) -> Callable[..., Any]:
+    default = base_functions[name]
+    field = _FIELDS[name]
+
+    def get(value: Any, zone: Any = None) -> Any:
+        if zone is None or not isinstance(value, celtypes.TimestampType):
+            return default(value, zone) if zone is not None else default(value)
+        if not isinstance(zone, str):  # reached through dyn
+            return no_such_overload(name, (value, zone))
+        try:
+            local = in_zone(value, str(zone))
+        except OverflowError:  # an offset carrying the wall clock past year 9999 (Go would still answer)
+            return CELEvalError("timestamp overflow")
+        return CELEvalError(local) if isinstance(local, str) else celtypes.IntType(field(local))
+
+    get.__name__ = name
+    return get
+
+
+GETTERS: dict[str, Callable[..., Any]] = {name: _getter(name) for name in _FIELDS}
