@@ -1,28 +1,52 @@
 """List functions: the Kubernetes lists library and cel-go's lists extension (version 3).
 
 Kubernetes `library.Lists`:
-    <list>.isSorted() -> bool      <list>.sum() -> int|double|duration     <list>.min() / .max() -> element
+    <list>.isSorted() -> bool      <list>.sum() -> int|uint|double|duration <list>.min() / .max() -> element
     <list>.indexOf(<elem>) -> int  <list>.lastIndexOf(<elem>) -> int       (-1 when absent)
 cel-go `ext.Lists` v3 (Kubernetes >= 1.34):
     <list>.slice(<int>, <int>)  <list>.flatten([<int>])  <list>.distinct()  <list>.reverse()  <list>.sort()
     lists.range(<int>)
 `sortBy(x, key)` is a macro: it runs with the other comprehension macros in `celext.reference.macros`.
+
+The Kubernetes functions follow k8s.io/apiserver/pkg/cel/library/lists.go as cel-go runs them on values whose
+element type is only known at run time (`dyn(...)`, list attributes):
+- the overload is picked by the list's FIRST element (cel-go common/types/types.go
+  `defaultIsAssignableRuntimeType` looks at no other; an empty list takes the first overload, int): a first
+  element of another type is `no such overload: sum(list)` (common/decls/decls.go `MaybeNoSuchOverload`);
+- `sum` starts from that overload's zero and adds with the accumulator's `Add` (`[dyn(1), dyn(2.0)]` is
+  `no such overload`; a duration plus a timestamp is a timestamp; overflow is `integer overflow`);
+- `isSorted`, `min`, `max` refuse an element that is not comparable (`no such overload`) but ignore a failed
+  comparison (`[dyn(1), dyn("a")].max()` is 1, a NaN never wins), as lists.go does with `Compare`'s error.
 """
 
 from __future__ import annotations
 
+import datetime
 import functools
-import itertools
 from typing import Any
 
 from celpy import celtypes
 from celpy.evaluation import CELEvalError
 
-from celext.lib.library import Library, overload
-from celext.lib.operators import compare, equal
+from celext.lib.library import Library, no_such_overload, overload
+from celext.lib.operators import INT_OVERFLOW, OPERATORS, UINT_OVERFLOW, compare, equal
 
 _L = celtypes.ListType
 _I = celtypes.IntType
+_U = celtypes.UintType
+_D = celtypes.DoubleType
+_DURATION = celtypes.DurationType
+_TIMESTAMP = celtypes.TimestampType
+
+# lists.go `comparableTypes`: also exactly the cel-go types implementing traits.Comparer.
+_COMPARABLE = (_I, _U, _D, celtypes.BoolType, _DURATION, _TIMESTAMP, celtypes.StringType, celtypes.BytesType)
+# lists.go `summableTypes` in declaration order, each with `zeroValuesOfSummableTypes`.
+_SUMMABLE: tuple[tuple[type, Any], ...] = (
+    (_I, _I(0)), (_U, _U(0)), (_D, _D(0.0)), (_DURATION, _DURATION(datetime.timedelta(0))))
+_INT64 = 2**63
+_UINT64 = 2**64
+_MAX_DURATION = datetime.timedelta(microseconds=(_INT64 - 1) // 1000)  # time.Duration: int64 nanoseconds
+_NO_SUCH_OVERLOAD = "no such overload"  # cel-go types.MaybeNoSuchOverloadErr of a plain value
 
 
 def _ordered(items: _L) -> list[Any] | CELEvalError:
@@ -41,39 +65,69 @@ def _ordered(items: _L) -> list[Any] | CELEvalError:
 
 
 def _is_sorted(items: _L) -> Any:
-    for a, b in itertools.pairwise(items):
-        order = compare(a, b)
-        if isinstance(order, CELEvalError):
-            return order
-        if order == 1:
+    """lists.go `isSorted`: false at the first pair whose `Compare` is 1; a failed comparison is passed over."""
+    if items and not isinstance(items[0], _COMPARABLE):
+        return no_such_overload("isSorted", (items,))
+    previous = None
+    for item in items:
+        if not isinstance(item, _COMPARABLE):
+            return CELEvalError(_NO_SUCH_OVERLOAD)
+        if previous is not None and compare(previous, item) == 1:
             return celtypes.BoolType(False)
+        previous = item
     return celtypes.BoolType(True)
 
 
+def _add(total: Any, item: Any) -> Any:
+    """`total.Add(item)` as cel-go's types do it, for the accumulators `sum` can hold (int, uint, double,
+    duration, and a timestamp once a duration met one)."""
+    if isinstance(total, _I):
+        if not isinstance(item, _I):
+            return CELEvalError(_NO_SUCH_OVERLOAD)
+        value = int(total) + int(item)
+        return _I(value) if -_INT64 <= value < _INT64 else CELEvalError(INT_OVERFLOW)
+    if isinstance(total, _U):
+        if not isinstance(item, _U):
+            return CELEvalError(_NO_SUCH_OVERLOAD)
+        value = int(total) + int(item)
+        return _U(value) if value < _UINT64 else CELEvalError(UINT_OVERFLOW)
+    if isinstance(total, _D):
+        return _D(float(total) + float(item)) if isinstance(item, _D) else CELEvalError(_NO_SUCH_OVERLOAD)
+    if isinstance(total, _DURATION) and isinstance(item, _DURATION):
+        # Duration.Add: addDurationChecked, whose error is addInt64Checked's `integer overflow`
+        duration = datetime.timedelta.__add__(total, item)
+        return _DURATION(duration) if abs(duration) <= _MAX_DURATION else CELEvalError(INT_OVERFLOW)
+    if isinstance(total, _DURATION | _TIMESTAMP) and isinstance(item, _DURATION | _TIMESTAMP) \
+            and type(total) is not type(item):
+        return OPERATORS["_+_"](total, item)  # a timestamp, or `timestamp overflow`
+    return CELEvalError(_NO_SUCH_OVERLOAD)
+
+
 def _sum(items: _L) -> Any:
-    if not items:
-        return _I(0)
-    total: Any = items[0]
-    item: Any
-    for item in items[1:]:
-        if type(item) is not type(total):
-            return CELEvalError("no such overload")
-        total = type(total)(total + item)
+    """lists.go `sum`: the zero of the overload the first element picks, then each element added to it."""
+    total = _SUMMABLE[0][1] if not items else next((z for k, z in _SUMMABLE if isinstance(items[0], k)), None)
+    if total is None:
+        return no_such_overload("sum", (items,))
+    for item in items:
+        total = _add(total, item)
+        if isinstance(total, CELEvalError):
+            return total
     return total
 
 
-def _extreme(name: str, pick: int) -> Any:
+def _extreme(name: str, prefer: int) -> Any:
+    """lists.go `cmp`: keep the first element, replace it by the next one when `Compare` answers `prefer`."""
+
     def fn(items: _L) -> Any:
-        if not items:
-            return CELEvalError(f"{name} called on empty list")
-        best = items[0]
-        for item in items[1:]:
-            order = compare(item, best)
-            if isinstance(order, CELEvalError):
-                return order
-            if order == pick:
+        if items and not isinstance(items[0], _COMPARABLE):
+            return no_such_overload(name, (items,))
+        best = None
+        for item in items:
+            if not isinstance(item, _COMPARABLE):
+                return CELEvalError(_NO_SUCH_OVERLOAD)
+            if best is None or compare(best, item) == prefer:
                 best = item
-        return best
+        return CELEvalError(f"{name} called on empty list") if best is None else best
 
     return fn
 
@@ -140,8 +194,8 @@ def library() -> Library:
     return Library("kubernetes.lists+ext.lists", (
         overload("isSorted", "list_is_sorted", (_L,), _is_sorted),
         overload("sum", "list_sum", (_L,), _sum),
-        overload("min", "list_min", (_L,), _extreme("min", -1)),
-        overload("max", "list_max", (_L,), _extreme("max", 1)),
+        overload("min", "list_min", (_L,), _extreme("min", 1)),
+        overload("max", "list_max", (_L,), _extreme("max", -1)),
         overload("indexOf", "list_index_of", (_L, object), _index_of),
         overload("lastIndexOf", "list_last_index_of", (_L, object), _last_index_of),
         overload("slice", "list_slice", (_L, _I, _I), _slice),

@@ -12,7 +12,7 @@ from tests.celext.outcome import outcome
     [
         ("[1, 2, 3].isSorted() && ![3, 1].isSorted() && [].isSorted()", True),
         ('dyn(["a", "b"]).isSorted()', True),
-        ('[1, dyn("a")].isSorted()', "eval: no such overload"),
+        ('[dyn(1), dyn("a")].isSorted()', True),  # lists.go passes over Compare's error
         ("[1, 2, 3].sum() == 6 && [1.5, 2.5].sum() == 4.0 && [].sum() == 0", True),
         ("[3, 1, 2].min() == 1 && [3, 1, 2].max() == 3", True),
         ("[].min() == 1", "eval: min called on empty list"),
