@@ -4,6 +4,8 @@ Mirrors `blang/semver` v4 `Parse` (what Kubernetes uses for `version` attributes
 apiserver CEL library's `normalizeAndParse` (for `semver(s, true)` / `isSemver(s, true)`): strip one leading
 `v`, drop leading zeros of the dotted parts, fill a missing minor/patch with 0. Comparison follows semver
 precedence, so build metadata never matters (`1.0.0+a == 1.0.0+b`), as with blang's `Compare`.
+The numbers are blang's uint64s: one beyond 2^64-1 (or an empty one) fails with `strconv.ParseUint`'s own
+error, which blang passes on unchanged; quoted texts in errors are Go's `%q`.
 No CEL in here: the ResourceSlice rules use it directly.
 """
 
@@ -15,6 +17,8 @@ from dataclasses import dataclass, field
 _DIGITS = frozenset("0123456789")
 _ALNUM = frozenset("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-")
 _UINT64_MAX = 2**64 - 1
+_GO_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v",
+               "\\": "\\\\", '"': '\\"'}
 
 
 @functools.total_ordering
@@ -70,17 +74,38 @@ def precedence(major: int, minor: int, patch: int, prerelease: tuple[int | str, 
     return (major, minor, patch, 0 if prerelease else 1, identifiers)
 
 
+def _go_quote(text: str) -> str:
+    """Go's `%q` (strconv.Quote), as blang's `fmt.Errorf` texts print a part; the same as
+    `celext.lib.format.go_quote`, which this module cannot import (celext.lib imports this module)."""
+    out = []
+    for char in text:
+        if char in _GO_ESCAPES:
+            out.append(_GO_ESCAPES[char])
+        elif char.isprintable():
+            out.append(char)
+        else:
+            code = ord(char)
+            out.append(f"\\x{code:02x}" if code < 0x80 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}")
+    return '"' + "".join(out) + '"'
+
+
+def _parse_uint(digits: str) -> int:
+    """Go's `strconv.ParseUint(digits, 10, 64)` on ASCII digits (the caller checked): an empty string is a
+    syntax error and a value beyond 2^64-1 a range error, in strconv's words (blang returns them as they are)."""
+    if not digits:
+        raise ValueError('strconv.ParseUint: parsing "": invalid syntax')
+    value = int(digits)
+    if value > _UINT64_MAX:
+        raise ValueError(f"strconv.ParseUint: parsing {_go_quote(digits)}: value out of range")
+    return value
+
+
 def _number(text: str, what: str) -> int:
     if not set(text) <= _DIGITS:
-        raise ValueError(f"Invalid character(s) found in {what} number {text!r}")
+        raise ValueError(f"Invalid character(s) found in {what} number {_go_quote(text)}")
     if len(text) > 1 and text[0] == "0":
-        raise ValueError(f"{what.capitalize()} number must not contain leading zeroes {text!r}")
-    if not text:
-        raise ValueError(f"{what} number is empty")
-    value = int(text)
-    if value > _UINT64_MAX:
-        raise ValueError(f"{what} number {text!r} is out of range")
-    return value
+        raise ValueError(f"{what.capitalize()} number must not contain leading zeroes {_go_quote(text)}")
+    return _parse_uint(text)
 
 
 def _prerelease(text: str) -> int | str:
@@ -88,10 +113,10 @@ def _prerelease(text: str) -> int | str:
         raise ValueError("Prerelease is empty")
     if set(text) <= _DIGITS:
         if len(text) > 1 and text[0] == "0":
-            raise ValueError(f"Numeric PreRelease version must not contain leading zeroes {text!r}")
-        return int(text)
+            raise ValueError(f"Numeric PreRelease version must not contain leading zeroes {_go_quote(text)}")
+        return _parse_uint(text)
     if not set(text) <= _ALNUM:
-        raise ValueError(f"Invalid character(s) found in prerelease {text!r}")
+        raise ValueError(f"Invalid character(s) found in prerelease {_go_quote(text)}")
     return text
 
 
@@ -119,7 +144,7 @@ def parse_semver(text: str) -> Semver:
             if not item:
                 raise ValueError("Build meta data is empty")
             if not set(item) <= _ALNUM:
-                raise ValueError(f"Invalid character(s) found in build meta data {item!r}")
+                raise ValueError(f"Invalid character(s) found in build meta data {_go_quote(item)}")
     return Semver(major, minor, patch, prerelease, build)
 
 

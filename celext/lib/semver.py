@@ -6,6 +6,10 @@
     <Semver>.major() / .minor() / .patch() -> int
     <Semver>.isGreaterThan(<Semver>) / .isLessThan(<Semver>) -> bool
     <Semver>.compareTo(<Semver>) -> int        -1, 0, 1; build metadata is ignored
+
+Parts are blang/semver v4's uint64s (k8s.io/apiserver/pkg/cel/library/semverlib.go): `semver()` of a part
+beyond 2^64-1 fails with strconv.ParseUint's error (`celext.semver`), comparisons use the whole uint64, and
+`.major()` etc. convert it to int64 as Go does, wrapping a part beyond 2^63-1 (2^63 reads as -2^63).
 """
 
 from __future__ import annotations
@@ -20,6 +24,8 @@ from celext.semver import Semver, is_semver, normalize_and_parse, parse_semver
 
 _S = celtypes.StringType
 _B = celtypes.BoolType
+_INT64 = 2**63
+_UINT64 = 2**64
 
 
 def _semver(text: Any, normalize: Any = False) -> Any:
@@ -29,6 +35,12 @@ def _semver(text: Any, normalize: Any = False) -> Any:
         return CELEvalError(str(err))
 
 
+def _int64(part: int) -> celtypes.IntType:
+    """semverlib.go `types.Int(v.Major)`: Go converts the uint64 part to int64 modulo 2^64, so 2^63 reads as
+    -2^63 and 2^64-1 as -1 (no error)."""
+    return celtypes.IntType(part - _UINT64 if part >= _INT64 else part)
+
+
 def library() -> Library:
     return Library("kubernetes.Semver", (
         overload("semver", "string_to_semver", (_S,), _semver, member=False),
@@ -36,9 +48,9 @@ def library() -> Library:
         overload("isSemver", "is_semver_string", (_S,), lambda s: _B(is_semver(str(s))), member=False),
         overload("isSemver", "is_semver_string_bool", (_S, _B),
                  lambda s, n: _B(is_semver(str(s), normalize=bool(n))), member=False),
-        overload("major", "semver_major", (Semver,), lambda v: celtypes.IntType(v.major)),
-        overload("minor", "semver_minor", (Semver,), lambda v: celtypes.IntType(v.minor)),
-        overload("patch", "semver_patch", (Semver,), lambda v: celtypes.IntType(v.patch)),
+        overload("major", "semver_major", (Semver,), lambda v: _int64(v.major)),
+        overload("minor", "semver_minor", (Semver,), lambda v: _int64(v.minor)),
+        overload("patch", "semver_patch", (Semver,), lambda v: _int64(v.patch)),
         overload("isGreaterThan", "semver_is_greater_than", (Semver, Semver), lambda a, b: _B(a.compare(b) == 1)),
         overload("isLessThan", "semver_is_less_than", (Semver, Semver), lambda a, b: _B(a.compare(b) == -1)),
         overload("compareTo", "semver_compare_to", (Semver, Semver), lambda a, b: celtypes.IntType(a.compare(b))),

@@ -21,7 +21,7 @@ V = 'device.attributes["gpu.example.com"].driverVersion'
         ('semver("v1.2", true) == semver("1.2.0")', True),
         ('semver("v1.2")', "compile: must evaluate to bool or the unknown type, not kubernetes.Semver"),
         ('semver("v1.2") == semver("1.2.0")', "eval: No Major.Minor.Patch elements found"),
-        ('semver("v1.2.0") == semver("1.2.0")', "eval: Invalid character(s) found in major number 'v1'"),
+        ('semver("v1.2.0") == semver("1.2.0")', 'eval: Invalid character(s) found in major number "v1"'),
         ('semver("not-a-version") == semver("1.0.0")', "eval: No Major.Minor.Patch elements found"),
         ('isSemver("1.2") || isSemver("v1.2.3")', False),
         ('isSemver("1.2", true) && isSemver("v1.2.3", true)', True),

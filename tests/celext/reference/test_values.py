@@ -46,7 +46,7 @@ def test_attribute_forms(attribute: dict[str, Any], expected: Any) -> None:
     [
         ({}, "attribute a: unsupported attribute value"),
         ({"int": None}, "attribute a: unsupported attribute value"),
-        ({"version": "v1.0.0"}, "attribute a: parse semantic version: Invalid character(s) found in major number 'v1'"),
+        ({"version": "v1.0.0"}, 'attribute a: parse semantic version: Invalid character(s) found in major number "v1"'),
         ({"versions": ["1.0.0", "1.0"]}, "attribute a: parse semantic version: No Major.Minor.Patch elements found"),
         ({"int": "4"}, "attribute a: unsupported attribute value"),
     ],
