@@ -19,7 +19,7 @@ from itertools import compress
 from operator import attrgetter, not_
 from typing import Any
 
-from celext.check import regex, time_literals
+from celext.check import homogeneous, regex, time_literals
 from celext.check import types as t
 from celext.check.ast import Call, Comprehension, CreateList, CreateMap, Expr, Ident, Literal, Select
 from celext.check.types import Mapping, Type
@@ -46,7 +46,6 @@ VARIABLES: MappingABC[str, Type] = {
 }
 _LITERALS = {"bool": t.BOOL, "int": t.INT, "uint": t.UINT, "double": t.DOUBLE, "string": t.STRING,
              "bytes": t.BYTES, "null": t.NULL}
-_EXEMPT_HOMOGENEOUS = frozenset({"format"})  # cel-go's validator lets format()'s argument list mix types
 _LOGICAL = {name: (FUNCTIONS[name][0].id,) for name in ("_&&_", "_||_")}
 # The last part of every dotted variable and function name: a select or member call named otherwise cannot be
 # part of a qualified name, so the chain under it is not walked (`_qualified_name`) for each select.
@@ -88,6 +87,7 @@ class CheckedExpr:
     errors: list[TypeError_] = field(default_factory=list)
     regex_calls: list[Call] = field(default_factory=list)  # matches/find/findAll calls (celext.check.regex)
     time_calls: list[Call] = field(default_factory=list)  # duration/timestamp calls (celext.check.time_literals)
+    aggregates: list[CreateList | CreateMap] = field(default_factory=list)  # literals that may mix (homogeneous)
 
     @property
     def output_type(self) -> Type:
@@ -117,6 +117,7 @@ class _Checker:
         self.mapping = Mapping()
         self.scopes: list[dict[str, Type]] = []
         self.fresh = 0
+        self.exempt = 0  # inside how many format() calls (homogeneous.EXEMPT): their literals may mix
 
     # helpers -----------------------------------------------------------------------------------------------
     def error(self, node: Expr, message: str) -> None:
@@ -202,17 +203,18 @@ class _Checker:
             self.out.regex_calls.append(node)
         elif node.function in time_literals.FUNCTIONS:
             self.out.time_calls.append(node)
-        if node.function in _EXEMPT_HOMOGENEOUS:
-            for arg in node.args:
-                if isinstance(arg, CreateList):
-                    self.check_list(arg, exempt=True)
-                else:
-                    self.check(arg)
+        if node.function in homogeneous.EXEMPT:  # (an error raised inside abandons the whole check)
+            self.exempt += 1
+            self.check_operands(node)
+            self.exempt -= 1
         else:
-            for arg in node.args:  # (`check`, inline: a frame fewer per argument)
-                walk = _WALKS.get(type(arg))
-                if walk is not None:
-                    walk(self, arg)
+            self.check_operands(node)
+
+    def check_operands(self, node: Call) -> None:
+        for arg in node.args:  # (`check`, inline: a frame fewer per argument)
+            walk = _WALKS.get(type(arg))
+            if walk is not None:
+                walk(self, arg)
         if node.target is None:
             if len(node.args) == 2 and self.check_binary(node):
                 return
@@ -334,7 +336,7 @@ class _Checker:
                 RESOLVED.clear()
             RESOLVED[key] = (result, tuple(matched), self.fresh - numbered)
 
-    def check_list(self, node: CreateList, exempt: bool = False) -> None:
+    def check_list(self, node: CreateList) -> None:
         if node.constant:  # literals of one kind: nothing to join
             elem_type = _LITERALS[node.constant]
             for item in node.elements:
@@ -345,7 +347,9 @@ class _Checker:
         for i, item in enumerate(node.elements):
             self.check(item)
             found = self.optional_value(item) if i in node.optional else self.get(item)
-            elem = self.join(item, elem, found, exempt)
+            elem = self.join(elem, found)
+        if len(node.elements) > 1 and not self.exempt:
+            self.out.aggregates.append(node)
         self.set(node, t.list_of(elem if elem is not None else self.new_var()))
 
     def check_map(self, node: CreateMap) -> None:
@@ -362,10 +366,12 @@ class _Checker:
         value_type: Type | None = None
         for i, (key, value) in enumerate(node.entries):
             self.check(key)
-            key_type = self.join(key, key_type, self.get(key), False)
+            key_type = self.join(key_type, self.get(key))
             self.check(value)
             found = self.optional_value(value) if i in node.optional else self.get(value)
-            value_type = self.join(value, value_type, found, False)
+            value_type = self.join(value_type, found)
+        if len(node.entries) > 1 and not self.exempt:
+            self.out.aggregates.append(node)
         if key_type is None or value_type is None:
             self.set(node, t.map_of(self.new_var(), self.new_var()))
         else:
@@ -381,15 +387,14 @@ class _Checker:
         self.error(node, f"expected type '{t.fmt(t.optional_of(t.DYN))}' but found '{t.fmt(found)}'")
         return t.ERROR
 
-    def join(self, node: Expr, previous: Type | None, current: Type, exempt: bool) -> Type:
+    def join(self, previous: Type | None, current: Type) -> Type:
+        """cel-go's joinTypes with mixed literals allowed (the validator refuses them after the check:
+        celext.check.homogeneous)."""
         if previous is None:
             return current
-        if exempt:
-            return t.DYN if previous != current else previous
         if self.mapping.assignable(previous, current):
             return t.most_general(previous, current)
-        self.error(node, f"expected type '{t.fmt(previous)}' but found '{t.fmt(current)}'")
-        return t.ERROR
+        return t.DYN
 
     def check_comprehension(self, node: Comprehension) -> None:
         assert node.iter_range is not None and node.accu_init is not None
@@ -477,6 +482,9 @@ def check(expr: Expr) -> CheckedExpr:
         for key in list(compress(types, map(not_, map(_GROUND, types.values())))):  # (most are ground; in C)
             types[key] = substitute(types[key], params_to_dyn=True)
     if not checked.errors:  # cel-go runs its AST validators on a clean check only (errors sort by position)
+        if checked.aggregates:
+            mixed = homogeneous.mismatches(checked.aggregates, checked.types)
+            checked.errors += [TypeError_(node.offset, message) for node, message in mixed]
         if checked.time_calls:
             refused = time_literals.refused(checked.time_calls)
             checked.errors += [TypeError_(literal.offset, message) for literal, message in refused]

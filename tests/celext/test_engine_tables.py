@@ -150,7 +150,7 @@ CASES: list[tuple[str, bool | str]] = [
     (f"cel.bind(x, {A}.numas, x.size() + x[0]) == 10", True),
     ("[1, 2, 3].all(x, x > 0) && {'a': 1}['a'] == 1 && size({'a': 1, 'b': 2}) == 2", True),
     ("{'a': 1}['b'] == 1", "eval: no such key: b"),
-    (f"[{A}.model, 'x'].exists(s, s == 'x') && {A}.numas + [1] == [6, 4, 5, 7, 1]", True),
+    (f"[{A}.model, dyn('x')].exists(s, s == 'x') && {A}.numas + [1] == [6, 4, 5, 7, 1]", True),
     # Typed operands (conversions, literals, comprehension variables over typed lists): the planner inlines
     # the checked overload behind a guard on the operands' classes.
     (f"int({K8S}.numaNode) + 1 == 5 && int({K8S}.numaNode) - int({K8S}.numaNode) == 0", True),

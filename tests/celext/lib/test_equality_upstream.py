@@ -62,7 +62,7 @@ CASES = [
     (f"dyn([{A}.v]) == dyn([{A}.n])", True),
     (f"dyn([{A}.v]) != dyn([{A}.n])", False),
     (f"dyn([{A}.n]) == dyn([{A}.v])", False),
-    (f"dyn([{A}.v, 1]) == dyn([{A}.n, 2])", False),
+    (f"dyn([{A}.v, dyn(1)]) == dyn([{A}.n, dyn(2)])", False),
     (f'dyn({{"k": {A}.v}}) == dyn({{"k": 1}})', True),
     (f'dyn({{"k": {A}.v}}) == dyn({{"j": 1}})', False),
     # an operand's own error is the result of both operators

@@ -26,11 +26,11 @@ from tests.celext.lib.engines import ENGINES, outcome_on
         ("[1, 2].slice(-1, 1) == []", "eval: cannot slice(-1, 1), negative indexes not supported"),
         ("[1, 2].slice(0, -1) == []", "eval: cannot slice(0, -1), negative indexes not supported"),
         ("[[1]].flatten(-1) == []", "eval: level must be non-negative"),
-        ("[dyn([1, dyn([2])])].flatten(0) == [dyn([1, dyn([2])])] && [[[1]]].flatten(1) == [[1]]", True),
+        ("[dyn([dyn(1), dyn([2])])].flatten(0) == [dyn([dyn(1), dyn([2])])] && [[[1]]].flatten(1) == [[1]]", True),
         ("[dyn(1), dyn([2])].flatten() == [1, 2]", True),
         ("[1, 2, 1].distinct() == [1, 2] && [dyn(1), dyn(1u)].distinct() == [1]", True),
         ("[dyn(1), dyn(2.0), dyn(3u)].distinct() == [dyn(1), dyn(2.0), dyn(3u)]", True),
-        ("[2, 2, 1].sort() == [1, 2, 2] && [].sort() == [] && [1.0, dyn(2.0)].sort() == [1.0, 2.0]", True),
+        ("[2, 2, 1].sort() == [1, 2, 2] && [].sort() == [] && [dyn(1.0), dyn(2.0)].sort() == [1.0, 2.0]", True),
         ("[dyn({}), dyn({})].sort() == []", "eval: no such overload"),  # same type, no order
         ("[dyn({}), dyn({}), dyn({})].sort() == []", "eval: no such overload"),
         ("lists.range(-1) == [] && lists.range(1) == [0]", True),
