@@ -199,8 +199,10 @@ _MAX_TIME = datetime.datetime(9999, 12, 31, 23, 59, 59, 999999, tzinfo=datetime.
 
 
 def _duration(value: datetime.timedelta) -> Any:
+    """A duration result of `+`/`-`; beyond int64 nanoseconds cel-go's addDurationChecked/subtractTimeChecked
+    fail with addInt64Checked's error (`integer overflow`: its errDurationOverflow is never used)."""
     if abs(value) > _MAX_DURATION:
-        return CELEvalError("duration overflow")
+        return CELEvalError(INT_OVERFLOW)
     return celtypes.DurationType(value)
 
 

@@ -15,9 +15,14 @@ MAX = 'duration("2562047h47m16s")'  # + 854775us: the largest duration cel-go ho
     ("expression", "expected"),
     [
         (f'{MAX} + duration("854774us") > duration("0s") && {MAX} + duration("854775us") > duration("0s")', True),
-        (f'{MAX} + duration("854776us") > duration("0s")', "eval: duration overflow"),
+        (f'{MAX} + duration("854776us") > duration("0s")', "eval: integer overflow"),  # cel-go addInt64Checked
         ('duration("-2562047h47m16s") - duration("854775us") < duration("0s")', True),
-        ('duration("-2562047h47m16s") - duration("854776us") < duration("0s")', "eval: duration overflow"),
+        ('duration("-2562047h47m16s") - duration("854776us") < duration("0s")', "eval: integer overflow"),
+        ('timestamp("9999-12-31T00:00:00Z") - timestamp("0001-01-01T00:00:00Z") > duration("0s")',
+         "eval: integer overflow"),  # subtractTimeChecked: past int64 nanoseconds
+        ('timestamp("2262-04-11T23:47:16Z") - timestamp("1970-01-01T00:00:00Z") > duration("0s")', True),
+        ('timestamp("2262-04-11T23:47:17Z") - timestamp("1970-01-01T00:00:00Z") > duration("0s")',
+         "eval: integer overflow"),  # a second past 2^63-1 nanoseconds
         ('timestamp("9999-12-31T23:59:58Z") + duration("1s") > timestamp("2000-01-01T00:00:00Z")', True),
         ('timestamp("9999-12-31T23:59:59Z") + duration("1s") > timestamp("2000-01-01T00:00:00Z")',
          "eval: timestamp overflow"),
