@@ -14,11 +14,11 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass, field
 
+from celext.goquote import go_quote
+
 _DIGITS = frozenset("0123456789")
 _ALNUM = frozenset("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-")
 _UINT64_MAX = 2**64 - 1
-_GO_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v",
-               "\\": "\\\\", '"': '\\"'}
 
 
 @functools.total_ordering
@@ -74,21 +74,6 @@ def precedence(major: int, minor: int, patch: int, prerelease: tuple[int | str, 
     return (major, minor, patch, 0 if prerelease else 1, identifiers)
 
 
-def _go_quote(text: str) -> str:
-    """Go's `%q` (strconv.Quote), as blang's `fmt.Errorf` texts print a part; the same as
-    `celext.lib.format.go_quote`, which this module cannot import (celext.lib imports this module)."""
-    out = []
-    for char in text:
-        if char in _GO_ESCAPES:
-            out.append(_GO_ESCAPES[char])
-        elif char.isprintable():
-            out.append(char)
-        else:
-            code = ord(char)
-            out.append(f"\\x{code:02x}" if code < 0x80 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}")
-    return '"' + "".join(out) + '"'
-
-
 def _parse_uint(digits: str) -> int:
     """Go's `strconv.ParseUint(digits, 10, 64)` on ASCII digits (the caller checked): an empty string is a
     syntax error and a value beyond 2^64-1 a range error, in strconv's words (blang returns them as they are)."""
@@ -96,15 +81,15 @@ def _parse_uint(digits: str) -> int:
         raise ValueError('strconv.ParseUint: parsing "": invalid syntax')
     value = int(digits)
     if value > _UINT64_MAX:
-        raise ValueError(f"strconv.ParseUint: parsing {_go_quote(digits)}: value out of range")
+        raise ValueError(f"strconv.ParseUint: parsing {go_quote(digits)}: value out of range")
     return value
 
 
 def _number(text: str, what: str) -> int:
     if not set(text) <= _DIGITS:
-        raise ValueError(f"Invalid character(s) found in {what} number {_go_quote(text)}")
+        raise ValueError(f"Invalid character(s) found in {what} number {go_quote(text)}")
     if len(text) > 1 and text[0] == "0":
-        raise ValueError(f"{what.capitalize()} number must not contain leading zeroes {_go_quote(text)}")
+        raise ValueError(f"{what.capitalize()} number must not contain leading zeroes {go_quote(text)}")
     return _parse_uint(text)
 
 
@@ -113,10 +98,10 @@ def _prerelease(text: str) -> int | str:
         raise ValueError("Prerelease is empty")
     if set(text) <= _DIGITS:
         if len(text) > 1 and text[0] == "0":
-            raise ValueError(f"Numeric PreRelease version must not contain leading zeroes {_go_quote(text)}")
+            raise ValueError(f"Numeric PreRelease version must not contain leading zeroes {go_quote(text)}")
         return _parse_uint(text)
     if not set(text) <= _ALNUM:
-        raise ValueError(f"Invalid character(s) found in prerelease {_go_quote(text)}")
+        raise ValueError(f"Invalid character(s) found in prerelease {go_quote(text)}")
     return text
 
 
@@ -144,7 +129,7 @@ def parse_semver(text: str) -> Semver:
             if not item:
                 raise ValueError("Build meta data is empty")
             if not set(item) <= _ALNUM:
-                raise ValueError(f"Invalid character(s) found in build meta data {_go_quote(item)}")
+                raise ValueError(f"Invalid character(s) found in build meta data {go_quote(item)}")
     return Semver(major, minor, patch, prerelease, build)
 
 

@@ -18,12 +18,11 @@ from typing import Any
 from celpy import celtypes
 from celpy.evaluation import CELEvalError
 
+from celext.goquote import go_quote
 from celext.lib.gofloat import go_float
 from celext.lib.typenames import cel_type_name, type_value_name
 
 _CLAUSE = re.compile(r"%(?:\.(\d+))?(.?)", re.S)
-_GO_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v",
-               "\\": "\\\\", '"': '\\"'}
 
 
 class FormatError(ValueError):
@@ -32,20 +31,6 @@ class FormatError(ValueError):
 
 def _type_name(value: Any) -> str:
     return cel_type_name(value)
-
-
-def go_quote(text: str) -> str:
-    """Go's `%q` of a string (strconv.Quote): escapes for quotes, backslashes and control characters."""
-    out = []
-    for char in text:
-        if char in _GO_ESCAPES:
-            out.append(_GO_ESCAPES[char])
-        elif not char.isprintable():
-            code = ord(char)
-            out.append(f"\\x{code:02x}" if code < 0x80 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}")
-        else:
-            out.append(char)
-    return '"' + "".join(out) + '"'
 
 
 def _timestamp_text(value: datetime.datetime) -> str:

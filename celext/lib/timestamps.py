@@ -23,6 +23,7 @@ from typing import Any
 from celpy import celtypes
 from celpy.evaluation import CELEvalError, base_functions
 
+from celext.goquote import go_quote
 from celext.lib.library import no_such_overload
 
 _FIELDS: dict[str, Callable[[datetime.datetime], int]] = {
@@ -43,7 +44,7 @@ _INT64 = 2**63
 
 def _atoi(text: str) -> int | str:
     """Go's strconv.Atoi: the value, or its error text."""
-    quoted = '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    quoted = go_quote(text)
     if not _GO_INT.fullmatch(text):
         return f"strconv.Atoi: parsing {quoted}: invalid syntax"
     value = int(text)
