@@ -168,3 +168,29 @@ def test_a_replaced_map_never_answers_for_the_next_one() -> None:
     _alternating(attributes)
     _alternating(capacities)
     held["capacity"] = {"m": {"value": "1"}}
+
+
+def test_a_device_clean_in_between_is_not_answered_by_its_earlier_verdict() -> None:
+    """A bad value dropped (the device is clean, and evaluated so), then another bad value added: the attribute
+    map is the same object at its first size again, and its verdict is the new value's, not the first one's
+    (hypothesis found the stale answer through matches())."""
+    text = 'device.attributes["d.io"].x == 1'
+    compiled, reference = celext.compile(text), celext.compile(text, engine="reference")
+    device: Device = {"name": "dev", "attributes": {"i": {"version": "1.0"}}}
+    answers = []
+    for step in range(3):
+        if step == 1:
+            device["attributes"].pop("i")
+        elif step == 2:
+            device["attributes"]["added"] = {"int": 2**63}
+        assert verdict.device_error(device, "d.io") == to_device(device, "d.io").error
+        answers.append((_outcome(compiled.matches, device), _outcome(reference.evaluate, device)))
+    assert [mine for mine, _ in answers] == [theirs for _, theirs in answers]
+    assert "added" in answers[2][0]
+
+
+def _outcome(check: Callable[[Device, str], Any], device: Device) -> Any:
+    try:
+        return bool(check(device, "d.io"))
+    except celext.EvaluationError as err:
+        return err.message
