@@ -82,10 +82,10 @@ def _getter(name: str) -> Callable[..., Any]:
     field = _FIELDS[name]
 
     def get(value: Any, zone: Any = None) -> Any:
-        if zone is None or not isinstance(value, celtypes.TimestampType):
-            return default(value, zone) if zone is not None else default(value)
-        if not isinstance(zone, str):  # reached through dyn
-            return no_such_overload(name, (value, zone))
+        if zone is None:
+            return default(value)
+        if not isinstance(value, celtypes.TimestampType) or not isinstance(zone, str):  # reached through dyn
+            return no_such_overload(name, (value, zone))  # a duration's getters take no zone
         try:
             local = in_zone(value, str(zone))
         except OverflowError:  # an offset carrying the wall clock past year 9999 (Go would still answer)

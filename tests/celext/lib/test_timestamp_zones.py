@@ -29,6 +29,8 @@ T = 'timestamp("2024-01-01T00:00:00Z")'  # a Monday, 00:00 UTC
     (f'{T}.getHours("99999999999999999999:00") == 0',
      'eval: strconv.Atoi: parsing "99999999999999999999": value out of range'),
     ('duration("90m").getMinutes() == 90 && duration("90m").getHours() == 1', True),  # durations: no zone
+    ('dyn(duration("1h")).getHours("UTC") == 1', "eval: no such overload: getHours(google.protobuf.Duration, string)"),
+    (f'{T}.getHours(dyn(1)) == 0', "eval: no such overload: getHours(google.protobuf.Timestamp, int)"),
 ])
 @pytest.mark.parametrize("engine", ENGINES)
 def test_timestamp_getters_in_a_zone(engine: str, expression: str, expected: bool | str) -> None:
