@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass, field
 
-from celext.goquote import go_quote
+from celext.gostrconv import go_quote, parse_uint
 
 _DIGITS = frozenset("0123456789")
 _ALNUM = frozenset("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-")
@@ -74,23 +74,12 @@ def precedence(major: int, minor: int, patch: int, prerelease: tuple[int | str, 
     return (major, minor, patch, 0 if prerelease else 1, identifiers)
 
 
-def _parse_uint(digits: str) -> int:
-    """Go's `strconv.ParseUint(digits, 10, 64)` on ASCII digits (the caller checked): an empty string is a
-    syntax error and a value beyond 2^64-1 a range error, in strconv's words (blang returns them as they are)."""
-    if not digits:
-        raise ValueError('strconv.ParseUint: parsing "": invalid syntax')
-    value = int(digits)
-    if value > _UINT64_MAX:
-        raise ValueError(f"strconv.ParseUint: parsing {go_quote(digits)}: value out of range")
-    return value
-
-
 def _number(text: str, what: str) -> int:
     if not set(text) <= _DIGITS:
         raise ValueError(f"Invalid character(s) found in {what} number {go_quote(text)}")
     if len(text) > 1 and text[0] == "0":
         raise ValueError(f"{what.capitalize()} number must not contain leading zeroes {go_quote(text)}")
-    return _parse_uint(text)
+    return parse_uint(text)
 
 
 def _prerelease(text: str) -> int | str:
@@ -99,7 +88,7 @@ def _prerelease(text: str) -> int | str:
     if set(text) <= _DIGITS:
         if len(text) > 1 and text[0] == "0":
             raise ValueError(f"Numeric PreRelease version must not contain leading zeroes {go_quote(text)}")
-        return _parse_uint(text)
+        return parse_uint(text)
     if not set(text) <= _ALNUM:
         raise ValueError(f"Invalid character(s) found in prerelease {go_quote(text)}")
     return text

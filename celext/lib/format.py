@@ -18,7 +18,7 @@ from typing import Any
 from celpy import celtypes
 from celpy.evaluation import CELEvalError
 
-from celext.goquote import go_quote
+from celext.gostrconv import go_quote
 from celext.lib.gofloat import go_float
 from celext.lib.typenames import cel_type_name, type_value_name
 

@@ -45,7 +45,6 @@ _SUMMABLE: tuple[tuple[type, Any], ...] = (
     (_I, _I(0)), (_U, _U(0)), (_D, _D(0.0)), (_DURATION, _DURATION(datetime.timedelta(0))))
 _INT64 = 2**63
 _UINT64 = 2**64
-_MAX_DURATION = datetime.timedelta(microseconds=(_INT64 - 1) // 1000)  # time.Duration: int64 nanoseconds
 _NO_SUCH_OVERLOAD = "no such overload"  # cel-go types.MaybeNoSuchOverloadErr of a plain value
 
 
@@ -93,13 +92,11 @@ def _add(total: Any, item: Any) -> Any:
         return _U(value) if value < _UINT64 else CELEvalError(UINT_OVERFLOW)
     if isinstance(total, _D):
         return _D(float(total) + float(item)) if isinstance(item, _D) else CELEvalError(_NO_SUCH_OVERLOAD)
-    if isinstance(total, _DURATION) and isinstance(item, _DURATION):
-        # Duration.Add: addDurationChecked, whose error is addInt64Checked's `integer overflow`
-        duration = datetime.timedelta.__add__(total, item)
-        return _DURATION(duration) if abs(duration) <= _MAX_DURATION else CELEvalError(INT_OVERFLOW)
     if isinstance(total, _DURATION | _TIMESTAMP) and isinstance(item, _DURATION | _TIMESTAMP) \
-            and type(total) is not type(item):
-        return OPERATORS["_+_"](total, item)  # a timestamp, or `timestamp overflow`
+            and not (isinstance(total, _TIMESTAMP) and isinstance(item, _TIMESTAMP)):
+        # Duration.Add / Timestamp.Add, as `+` does them: `integer overflow` past int64 nanoseconds, a timestamp
+        # past year 9999 `timestamp overflow`
+        return OPERATORS["_+_"](total, item)
     return CELEvalError(_NO_SUCH_OVERLOAD)
 
 

@@ -24,7 +24,8 @@ from typing import Any
 from celpy import celtypes
 from celpy.evaluation import CELEvalError, base_functions
 
-from celext.gotime import parse_go_duration, parse_rfc3339, unix_in_range
+from celext.gostrconv import parse_int, parse_uint
+from celext.gotime import MAX_UNIX, MIN_UNIX, parse_go_duration, parse_rfc3339, unix_in_range
 from celext.lib.gofloat import go_float
 from celext.quantity import Quantity
 from celext.semver import Semver
@@ -193,15 +194,18 @@ def contained(item: Any, container: Any) -> Any:
     return CELEvalError("no such overload")
 
 
-_MAX_DURATION = datetime.timedelta(microseconds=(2**63 - 1) // 1000)  # cel-go: time.Duration, int64 nanoseconds
-_MIN_TIME = datetime.datetime(1, 1, 1, tzinfo=datetime.UTC)  # 0001-01-01T00:00:00Z ... 9999-12-31T23:59:59.999999Z
-_MAX_TIME = datetime.datetime(9999, 12, 31, 23, 59, 59, 999999, tzinfo=datetime.UTC)
+_MAX_MICROS = (2**63 - 1) // 1000  # cel-go's time.Duration is int64 nanoseconds; celext keeps microseconds
+MAX_DURATION = datetime.timedelta(microseconds=_MAX_MICROS)
+_EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)
+# cel-go's range, by the Unix seconds (celext.gotime): 0001-01-01T00:00:00Z ... 9999-12-31T23:59:59.999999Z
+_MIN_TIME = _EPOCH + datetime.timedelta(seconds=MIN_UNIX)
+_MAX_TIME = _EPOCH + datetime.timedelta(seconds=MAX_UNIX, microseconds=999_999)
 
 
 def _duration(value: datetime.timedelta) -> Any:
     """A duration result of `+`/`-`; beyond int64 nanoseconds cel-go's addDurationChecked/subtractTimeChecked
     fail with addInt64Checked's error (`integer overflow`: its errDurationOverflow is never used)."""
-    if abs(value) > _MAX_DURATION:
+    if abs(value) > MAX_DURATION:
         return CELEvalError(INT_OVERFLOW)
     return celtypes.DurationType(value)
 
@@ -264,9 +268,6 @@ def to_timestamp(value: Any) -> Any:
     return celtypes.TimestampType(value)
 
 
-_EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)
-
-
 def _unix_timestamp(seconds: int, nanoseconds: int) -> Any:
     """The timestamp at Unix `seconds` and `nanoseconds`, in UTC, as cel-go range-checks it (the Unix seconds);
     celext keeps microseconds, so the nanoseconds are cut to them (rounding could carry past 9999-12-31)."""
@@ -312,10 +313,6 @@ OPERATORS: dict[str, Any] = {
 
 _INT64 = (-(2**63), 2**63 - 1)
 _UINT64_MAX = 2**64 - 1
-# Go's strconv.ParseInt / ParseUint in base 10: ASCII digits, a sign only for ParseInt; no underscores, blanks or
-# base prefixes, which Python's int() would take.
-_DECIMAL_INT = re.compile(r"[+-]?[0-9]+", re.ASCII)
-_DECIMAL_UINT = re.compile(r"[0-9]+", re.ASCII)
 INT_OVERFLOW = "integer overflow"  # cel-go's errIntOverflow
 UINT_OVERFLOW = "unsigned integer overflow"  # cel-go's errUintOverflow
 
@@ -326,7 +323,9 @@ def to_int(value: Any) -> Any:
     if isinstance(value, CELEvalError):
         return value
     if isinstance(value, celtypes.StringType):
-        if not _DECIMAL_INT.fullmatch(value) or not _INT64[0] <= (number := int(value)) <= _INT64[1]:
+        try:
+            number = parse_int(str(value))  # out of range too is ParseInt's error
+        except ValueError:
             return CELEvalError("type conversion error from 'string' to 'int'")
     elif isinstance(value, celtypes.BoolType):
         return CELEvalError("found no matching overload for 'int' applied to '(bool)'")
@@ -349,7 +348,9 @@ def to_uint(value: Any) -> Any:
     if isinstance(value, CELEvalError):
         return value
     if isinstance(value, celtypes.StringType):
-        if not _DECIMAL_UINT.fullmatch(value) or (number := int(value)) > _UINT64_MAX:
+        try:
+            number = parse_uint(str(value))
+        except ValueError:
             return CELEvalError("type conversion error from 'string' to 'uint'")
     elif isinstance(value, celtypes.BoolType):
         return CELEvalError("found no matching overload for 'uint' applied to '(bool)'")
@@ -442,9 +443,6 @@ def to_bool(value: Any) -> Any:
             return CELEvalError("type conversion error from 'string' to 'bool'")
         return celtypes.BoolType(answer)
     return _BOOL(value)
-
-
-_MAX_MICROS = (2**63 - 1) // 1000
 
 
 def to_duration(value: Any) -> Any:

@@ -15,7 +15,6 @@ in that unit, as cel-go's).
 from __future__ import annotations
 
 import datetime
-import re
 import zoneinfo
 from collections.abc import Callable
 from typing import Any
@@ -23,7 +22,7 @@ from typing import Any
 from celpy import celtypes
 from celpy.evaluation import CELEvalError, base_functions
 
-from celext.goquote import go_quote
+from celext.gostrconv import parse_int
 from celext.lib.library import no_such_overload
 
 _FIELDS: dict[str, Callable[[datetime.datetime], int]] = {
@@ -38,30 +37,16 @@ _FIELDS: dict[str, Callable[[datetime.datetime], int]] = {
     "getSeconds": lambda t: t.second,
     "getMilliseconds": lambda t: t.microsecond // 1000,
 }
-_GO_INT = re.compile(r"[+-]?[0-9]+", re.ASCII)
-_INT64 = 2**63
-
-
-def _atoi(text: str) -> int | str:
-    """Go's strconv.Atoi: the value, or its error text."""
-    quoted = go_quote(text)
-    if not _GO_INT.fullmatch(text):
-        return f"strconv.Atoi: parsing {quoted}: invalid syntax"
-    value = int(text)
-    if not -_INT64 <= value < _INT64:
-        return f"strconv.Atoi: parsing {quoted}: value out of range"
-    return value
 
 
 def in_zone(moment: datetime.datetime, name: str) -> datetime.datetime | str:
     """The wall-clock time of `moment` in the zone `name` (naive for an offset), or Go's error text."""
     if ":" in name:
         head, _, tail = name.partition(":")
-        hours, minutes = _atoi(head), _atoi(tail)
-        if isinstance(hours, str):
-            return hours
-        if isinstance(minutes, str):
-            return minutes
+        try:
+            hours, minutes = parse_int(head, "Atoi"), parse_int(tail, "Atoi")
+        except ValueError as err:
+            return str(err)
         offset = hours * 60 - minutes if name.startswith("-") else hours * 60 + minutes
         # Go's FixedZone takes any offset; Python's timezone stops at 24 hours, so shift the UTC wall clock
         return moment.astimezone(datetime.UTC).replace(tzinfo=None) + datetime.timedelta(minutes=offset)
