@@ -10,7 +10,6 @@ error, as upstream.
 
 from __future__ import annotations
 
-import datetime
 import math
 import re
 from typing import Any
@@ -20,6 +19,7 @@ from celpy.evaluation import CELEvalError
 
 from celext.gostrconv import go_quote
 from celext.lib.gofloat import go_float
+from celext.lib.operators import to_string
 from celext.lib.typenames import cel_type_name, type_value_name
 
 _CLAUSE = re.compile(r"%(?:\.(\d+))?(.?)", re.S)
@@ -31,13 +31,6 @@ class FormatError(ValueError):
 
 def _type_name(value: Any) -> str:
     return cel_type_name(value)
-
-
-def _timestamp_text(value: datetime.datetime) -> str:
-    text = value.astimezone(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%S")
-    if value.microsecond:
-        text += f".{value.microsecond:06d}".rstrip("0")
-    return text + "Z"
 
 
 def as_string(value: Any) -> str:
@@ -54,10 +47,8 @@ def as_string(value: Any) -> str:
         return go_float(float(value))
     if isinstance(value, celtypes.BytesType):
         return bytes(value).decode("utf-8", errors="replace")
-    if isinstance(value, celtypes.TimestampType):
-        return _timestamp_text(value)
-    if isinstance(value, celtypes.DurationType):
-        return str(celtypes.StringType(value))  # type: ignore[arg-type]  # cel-go text: "7200s"
+    if isinstance(value, (celtypes.TimestampType, celtypes.DurationType)):
+        return str(to_string(value))  # Go's text (celext.lib.timevalues): "2009-02-13T23:31:30.5Z", "7200.5s"
     if isinstance(value, type):
         return type_value_name(value)
     if isinstance(value, (celtypes.IntType, celtypes.UintType, celtypes.StringType)):

@@ -21,3 +21,8 @@ def go_float(number: float) -> str:
         return format(shortest, "f")
     mantissa = str(digits[0]) + ("." + "".join(map(str, digits[1:])) if len(digits) > 1 else "")
     return f"{'-' if sign else ''}{mantissa}e{'-' if point < 0 else '+'}{abs(point):02d}"
+
+
+def go_fixed(number: float) -> str:
+    """strconv.FormatFloat(f, 'f', -1, 64) of a finite double: the shortest round-trip digits, never an exponent."""
+    return format(Decimal(repr(number)).normalize(), "f")

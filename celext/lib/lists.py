@@ -21,7 +21,6 @@ element type is only known at run time (`dyn(...)`, list attributes):
 
 from __future__ import annotations
 
-import datetime
 import functools
 from typing import Any
 
@@ -30,6 +29,7 @@ from celpy.evaluation import CELEvalError
 
 from celext.lib.library import Library, no_such_overload, overload
 from celext.lib.operators import INT_OVERFLOW, OPERATORS, UINT_OVERFLOW, compare, equal
+from celext.lib.timevalues import Duration
 
 _L = celtypes.ListType
 _I = celtypes.IntType
@@ -42,7 +42,7 @@ _TIMESTAMP = celtypes.TimestampType
 _COMPARABLE = (_I, _U, _D, celtypes.BoolType, _DURATION, _TIMESTAMP, celtypes.StringType, celtypes.BytesType)
 # lists.go `summableTypes` in declaration order, each with `zeroValuesOfSummableTypes`.
 _SUMMABLE: tuple[tuple[type, Any], ...] = (
-    (_I, _I(0)), (_U, _U(0)), (_D, _D(0.0)), (_DURATION, _DURATION(datetime.timedelta(0))))
+    (_I, _I(0)), (_U, _U(0)), (_D, _D(0.0)), (_DURATION, Duration(0)))
 _INT64 = 2**63
 _UINT64 = 2**64
 _NO_SUCH_OVERLOAD = "no such overload"  # cel-go types.MaybeNoSuchOverloadErr of a plain value

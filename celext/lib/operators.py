@@ -15,7 +15,6 @@ mixed types (`IntType(4) == StringType("4")`) and whose ordering errors on `1 < 
 
 from __future__ import annotations
 
-import datetime
 import math
 import operator
 import re
@@ -25,8 +24,9 @@ from celpy import celtypes
 from celpy.evaluation import CELEvalError, base_functions
 
 from celext.gostrconv import parse_int, parse_uint
-from celext.gotime import MAX_UNIX, MIN_UNIX, parse_go_duration, parse_rfc3339, unix_in_range
+from celext.gotime import parse_go_duration, parse_rfc3339, unix_in_range
 from celext.lib.gofloat import go_float
+from celext.lib.timevalues import Duration, Timestamp, duration_nanos, unix_nanos
 from celext.quantity import Quantity
 from celext.semver import Semver
 
@@ -194,42 +194,34 @@ def contained(item: Any, container: Any) -> Any:
     return CELEvalError("no such overload")
 
 
-_MAX_MICROS = (2**63 - 1) // 1000  # cel-go's time.Duration is int64 nanoseconds; celext keeps microseconds
-MAX_DURATION = datetime.timedelta(microseconds=_MAX_MICROS)
-_EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)
-# cel-go's range, by the Unix seconds (celext.gotime): 0001-01-01T00:00:00Z ... 9999-12-31T23:59:59.999999Z
-_MIN_TIME = _EPOCH + datetime.timedelta(seconds=MIN_UNIX)
-_MAX_TIME = _EPOCH + datetime.timedelta(seconds=MAX_UNIX, microseconds=999_999)
-
-
-def _duration(value: datetime.timedelta) -> Any:
-    """A duration result of `+`/`-`; beyond int64 nanoseconds cel-go's addDurationChecked/subtractTimeChecked
-    fail with addInt64Checked's error (`integer overflow`: its errDurationOverflow is never used)."""
-    if abs(value) > MAX_DURATION:
+def _duration(nanos: int) -> Any:
+    """A duration result of `+`/`-` (Go's time.Duration: int64 nanoseconds); beyond them cel-go's
+    addDurationChecked/subtractTimeChecked fail with addInt64Checked's error (`integer overflow`: its
+    errDurationOverflow is never used)."""
+    if not _INT64[0] <= nanos <= _INT64[1]:
         return CELEvalError(INT_OVERFLOW)
-    return celtypes.DurationType(value)
+    return Duration(nanos)
 
 
-def _timestamp(value: datetime.datetime) -> Any:
-    if not _MIN_TIME <= value <= _MAX_TIME:
+def _timestamp(unix: int) -> Any:
+    """A timestamp result at `unix` nanoseconds, in cel-go's range of Unix seconds (years 1 to 9999)."""
+    if not unix_in_range(unix // 1_000_000_000):
         return CELEvalError("timestamp overflow")
-    return value if isinstance(value, celtypes.TimestampType) else celtypes.TimestampType(value)
+    return Timestamp.of_unix_nanos(unix)
 
 
 def _time_arithmetic(a: Any, b: Any, subtract: bool) -> Any:
-    """Timestamps and durations as cel-go adds and subtracts them: results range-checked (durations fit int64
-    nanoseconds, timestamps years 1 to 9999), duration - duration a duration."""
-    try:
-        if isinstance(a, celtypes.DurationType) and isinstance(b, celtypes.DurationType):
-            return _duration(a - b if subtract else a + b)
-        if isinstance(a, celtypes.TimestampType) and isinstance(b, celtypes.TimestampType) and subtract:
-            return _duration(datetime.datetime.__sub__(a, b))
-        if isinstance(a, celtypes.TimestampType) and isinstance(b, celtypes.DurationType):
-            return _timestamp(datetime.datetime.__sub__(a, b) if subtract else datetime.datetime.__add__(a, b))
-        if isinstance(a, celtypes.DurationType) and isinstance(b, celtypes.TimestampType) and not subtract:
-            return _timestamp(datetime.datetime.__add__(b, a))
-    except OverflowError:
-        return CELEvalError("timestamp overflow")
+    """Timestamps and durations as cel-go adds and subtracts them, to the nanosecond: results range-checked
+    (durations fit int64 nanoseconds, timestamps years 1 to 9999), duration - duration a duration."""
+    sign = -1 if subtract else 1
+    if isinstance(a, celtypes.DurationType) and isinstance(b, celtypes.DurationType):
+        return _duration(duration_nanos(a) + sign * duration_nanos(b))
+    if isinstance(a, celtypes.TimestampType) and isinstance(b, celtypes.TimestampType) and subtract:
+        return _duration(unix_nanos(a) - unix_nanos(b))
+    if isinstance(a, celtypes.TimestampType) and isinstance(b, celtypes.DurationType):
+        return _timestamp(unix_nanos(a) + sign * duration_nanos(b))
+    if isinstance(a, celtypes.DurationType) and isinstance(b, celtypes.TimestampType) and not subtract:
+        return _timestamp(unix_nanos(b) + duration_nanos(a))
     return None
 
 
@@ -256,8 +248,10 @@ def _divide(a: Any, b: Any) -> Any:
 def to_timestamp(value: Any) -> Any:
     """CEL `timestamp()`: of a string as cel-go converts it (Go's `time.Parse(time.RFC3339, s)`, celext.gotime), of a
     timestamp (itself), of an int (Unix seconds); outside years 1 to 9999 `timestamp overflow`."""
-    if isinstance(value, celtypes.TimestampType):
+    if isinstance(value, Timestamp):
         return value
+    if isinstance(value, celtypes.TimestampType):
+        return Timestamp.of_unix_nanos(unix_nanos(value))
     if isinstance(value, celtypes.IntType) and not isinstance(value, celtypes.BoolType):
         return _unix_timestamp(int(value), 0)
     if isinstance(value, celtypes.StringType):
@@ -269,11 +263,10 @@ def to_timestamp(value: Any) -> Any:
 
 
 def _unix_timestamp(seconds: int, nanoseconds: int) -> Any:
-    """The timestamp at Unix `seconds` and `nanoseconds`, in UTC, as cel-go range-checks it (the Unix seconds);
-    celext keeps microseconds, so the nanoseconds are cut to them (rounding could carry past 9999-12-31)."""
+    """The timestamp at Unix `seconds` and `nanoseconds`, in UTC, as cel-go range-checks it (the Unix seconds)."""
     if not unix_in_range(seconds):
         return CELEvalError("timestamp overflow")
-    return celtypes.TimestampType(_EPOCH + datetime.timedelta(seconds=seconds, microseconds=nanoseconds // 1000))
+    return Timestamp.at(seconds, nanoseconds)
 
 
 _STRING = base_functions["string"]
@@ -282,7 +275,9 @@ _DOUBLE, _BOOL, _DURATION = base_functions["double"], base_functions["bool"], ba
 
 def to_string(value: Any) -> Any:
     """CEL `string()` as cel-go writes it: a double as strconv.FormatFloat(f, 'g', -1, 64), a bool as `true` or
-    `false`; the rest as cel-python."""
+    `false`, a duration and a timestamp as Go writes them (celext.lib.timevalues); the rest as cel-python."""
+    if isinstance(value, (Duration, Timestamp)):
+        return celtypes.StringType(str(value))
     if isinstance(value, celtypes.BoolType):
         return celtypes.StringType("true" if value else "false")
     if isinstance(value, celtypes.DoubleType):
@@ -335,6 +330,10 @@ def to_int(value: Any) -> Any:
         if math.isnan(value) or not _INT_AS_DOUBLE[0] < float(value) < _INT_AS_DOUBLE[1]:
             return CELEvalError(INT_OVERFLOW)  # cel-go refuses both ends, -2^63 included
         number = math.trunc(value)
+    elif isinstance(value, Duration):
+        number = value.nanos  # cel-go: Int(d.Duration)
+    elif isinstance(value, Timestamp):
+        number = value.unix_seconds  # cel-go: Int(t.Unix())
     else:
         return celtypes.IntType(value)
     if not _INT64[0] <= number <= _INT64[1]:
@@ -447,13 +446,14 @@ def to_bool(value: Any) -> Any:
 
 def to_duration(value: Any) -> Any:
     """CEL `duration()`: a string as cel-go converts it (Go's time.ParseDuration; any error is `type conversion
-    error from 'string' to 'google.protobuf.Duration'`), kept to the nearest microsecond as celext keeps durations."""
+    error from 'string' to 'google.protobuf.Duration'`), to the nanosecond."""
     if isinstance(value, celtypes.StringType):
         nanoseconds = parse_go_duration(str(value))
         if nanoseconds is None:
             return CELEvalError("type conversion error from 'string' to 'google.protobuf.Duration'")
-        micro, rest = divmod(nanoseconds, 1000)  # to the nearest microsecond, ties to even (as timedelta rounds)
-        micro += rest > 500 or (rest == 500 and micro % 2 == 1)
-        micro = max(-_MAX_MICROS, min(micro, _MAX_MICROS))  # Go's extremes, half a microsecond past celext's
-        return celtypes.DurationType(datetime.timedelta(microseconds=micro))
+        return Duration(nanoseconds)
+    if isinstance(value, Duration):
+        return value
+    if isinstance(value, celtypes.DurationType):
+        return Duration(duration_nanos(value))
     return _DURATION(value)

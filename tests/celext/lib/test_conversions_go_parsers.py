@@ -68,8 +68,8 @@ DURATIONS = [
     ('"2562047h47m16.854775808s"', None),  # limit + 1: beyond int64 nanoseconds
     ('"-2562047h47m16.854775808s"', 'v - duration("0s") < duration("0s")'),  # Go's smallest
     ('"-2562047h47m16.854775809s"', None),
-    ('"999999999ns"', 'v == duration("1s")'),  # celext keeps the nearest microsecond
-    ('"1500ns"', 'v == duration("2us")'),
+    ('"999999999ns"', 'v < duration("1s") && v + duration("1ns") == duration("1s")'),  # to the nanosecond
+    ('"1500ns"', 'v == duration("1.5us") && v != duration("2us") && v > duration("1us")'),
     ('"1d"', None),  # no unit d
     ('"2562048h"', None),
     ('"9999999999999h"', None),

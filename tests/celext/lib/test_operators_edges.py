@@ -1,5 +1,5 @@
 """Operators and library functions at their limits, on both engines: duration and timestamp ranges to the
-microsecond, includes() at 48 values, list slices at 0, Go's quoting around U+0080."""
+nanosecond, includes() at 48 values, list slices at 0, Go's quoting around U+0080."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from tests.celext.lib.engines import ENGINES, outcome_on
 
 GPU = 'device.attributes["gpu.example.com"]'
-MAX = 'duration("2562047h47m16s")'  # + 854775us: the largest duration cel-go holds, to draguard's microsecond
+MAX = 'duration("2562047h47m16s")'  # + 854775807ns: the largest duration cel-go holds (2^63-1 nanoseconds)
 
 
 @pytest.mark.parametrize(
@@ -16,6 +16,11 @@ MAX = 'duration("2562047h47m16s")'  # + 854775us: the largest duration cel-go ho
     [
         (f'{MAX} + duration("854774us") > duration("0s") && {MAX} + duration("854775us") > duration("0s")', True),
         (f'{MAX} + duration("854776us") > duration("0s")', "eval: integer overflow"),  # cel-go addInt64Checked
+        (f'{MAX} + duration("854775806ns") > duration("0s") && {MAX} + duration("854775807ns") > duration("0s")',
+         True),
+        (f'{MAX} + duration("854775808ns") > duration("0s")', "eval: integer overflow"),
+        ('duration("-2562047h47m16s") - duration("854775808ns") < duration("0s")', True),  # -2^63 nanoseconds
+        ('duration("-2562047h47m16s") - duration("854775809ns") < duration("0s")', "eval: integer overflow"),
         ('duration("-2562047h47m16s") - duration("854775us") < duration("0s")', True),
         ('duration("-2562047h47m16s") - duration("854776us") < duration("0s")', "eval: integer overflow"),
         ('timestamp("9999-12-31T00:00:00Z") - timestamp("0001-01-01T00:00:00Z") > duration("0s")',
@@ -23,6 +28,15 @@ MAX = 'duration("2562047h47m16s")'  # + 854775us: the largest duration cel-go ho
         ('timestamp("2262-04-11T23:47:16Z") - timestamp("1970-01-01T00:00:00Z") > duration("0s")', True),
         ('timestamp("2262-04-11T23:47:17Z") - timestamp("1970-01-01T00:00:00Z") > duration("0s")',
          "eval: integer overflow"),  # a second past 2^63-1 nanoseconds
+        ('timestamp("2262-04-11T23:47:16.854775807Z") - timestamp("1970-01-01T00:00:00Z") > duration("0s")', True),
+        ('timestamp("2262-04-11T23:47:16.854775808Z") - timestamp("1970-01-01T00:00:00Z") > duration("0s")',
+         "eval: integer overflow"),  # one nanosecond past 2^63-1
+        ('timestamp("9999-12-31T23:59:59.999999998Z") + duration("1ns") > timestamp("2000-01-01T00:00:00Z")', True),
+        ('timestamp("9999-12-31T23:59:59.999999999Z") + duration("1ns") > timestamp("2000-01-01T00:00:00Z")',
+         "eval: timestamp overflow"),
+        ('timestamp("0001-01-01T00:00:00.000000001Z") - duration("1ns") < timestamp("2000-01-01T00:00:00Z")', True),
+        ('timestamp("0001-01-01T00:00:00.000000001Z") - duration("2ns") < timestamp("2000-01-01T00:00:00Z")',
+         "eval: timestamp overflow"),
         ('timestamp("9999-12-31T23:59:58Z") + duration("1s") > timestamp("2000-01-01T00:00:00Z")', True),
         ('timestamp("9999-12-31T23:59:59Z") + duration("1s") > timestamp("2000-01-01T00:00:00Z")',
          "eval: timestamp overflow"),

@@ -1,0 +1,80 @@
+"""Durations and timestamps to the nanosecond, as cel-go keeps them (celext.lib.timevalues), on both engines:
+equality and order below the microsecond, Go's text for string(), int() of a duration, the getters' truncation."""
+
+from __future__ import annotations
+
+import copy
+import datetime
+import pickle
+
+import pytest
+
+from celext.lib.timevalues import Duration, Timestamp, duration_nanos, unix_nanos
+from tests.celext.lib.engines import ENGINES, outcome_on
+
+
+@pytest.mark.parametrize(
+    ("expression", "expected"),
+    [
+        # order and equality below the microsecond (cel-python's timedelta and datetime would lose them)
+        ('duration("1ns") > duration("0s") && duration("1ns") != duration("0s")', True),
+        ('duration("1001ns") > duration("1us") && duration("999ns") < duration("1us")', True),
+        ('duration("1000ns") == duration("1us")', True),
+        ('timestamp("2024-01-01T00:00:00.000000001Z") > timestamp("2024-01-01T00:00:00Z")', True),
+        ('timestamp("2024-01-01T00:00:00.000001Z") == timestamp("2024-01-01T00:00:00.000001000Z")', True),
+        ('timestamp("2024-01-01T00:00:00.000000002Z") - timestamp("2024-01-01T00:00:00.000000001Z") '
+         '== duration("1ns")', True),
+        ('timestamp("2009-02-13T23:31:30.999999999Z") + duration("1ns") == timestamp("2009-02-13T23:31:31Z")', True),
+        ('[duration("3ns"), duration("1ns"), duration("2ns")].min() == duration("1ns")', True),
+        ('[duration("1ns"), duration("2ns")].sum() == duration("3ns")', True),
+        # string(): strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + "s", and time.RFC3339Nano in UTC
+        ('string(duration("1.5s")) == "1.5s" && string(duration("-1.5s")) == "-1.5s"', True),
+        ('string(duration("1ns")) == "0.000000001s" && string(duration("-1ns")) == "-0.000000001s"', True),
+        ('string(duration("0")) == "0s" && string(duration("2h")) == "7200s"', True),
+        ('string(duration("2562047h47m16.854775807s")) == "9223372036.854776s"', True),  # float64, as Go
+        ('string(timestamp("2024-01-01T00:00:00.5Z")) == "2024-01-01T00:00:00.5Z"', True),
+        ('string(timestamp("2024-01-01T00:00:00.120Z")) == "2024-01-01T00:00:00.12Z"', True),
+        ('string(timestamp("9999-12-31T23:59:59.999999999Z")) == "9999-12-31T23:59:59.999999999Z"', True),
+        ('string(timestamp("0001-01-01T00:00:00Z")) == "0001-01-01T00:00:00Z"', True),
+        ('"%s %s".format([duration("1.25s"), timestamp("1970-01-01T00:00:00.000000001Z")]) '
+         '== "1.25s 1970-01-01T00:00:00.000000001Z"', True),
+        # int(): a duration's nanoseconds (Int(d.Duration)), a timestamp's Unix seconds rounded down (t.Unix())
+        ('int(duration("1s")) == 1000000000 && int(duration("-1ns")) == -1', True),
+        ('int(duration("-2562047h47m16.854775808s")) == -9223372036854775807 - 1', True),
+        ('int(timestamp("1969-12-31T23:59:59.999999999Z")) == -1', True),
+        # the getters: Go's Hours()/Minutes()/Seconds() in float64 then toward zero, Milliseconds() in integers
+        ('duration("4.35s").getMilliseconds() == 4350', True),  # cel-python's float: 4349
+        ('duration("-1.9999999s").getSeconds() == -1 && duration("-90m").getHours() == -1', True),
+        ('duration("59.999999999s").getMinutes() == 0 && duration("1ns").getMilliseconds() == 0', True),
+        ('timestamp("2024-01-01T00:00:00.999999999Z").getMilliseconds() == 999', True),
+    ],
+)
+@pytest.mark.parametrize("engine", ENGINES)
+def test_nanoseconds(engine: str, expression: str, expected: bool | str) -> None:
+    assert outcome_on(engine, expression) == expected
+
+
+def test_values_keep_their_nanoseconds_through_copy_and_pickle() -> None:
+    duration, timestamp = Duration(-1), Timestamp.at(5, 7)
+    for clone in (copy.copy, copy.deepcopy, lambda v: pickle.loads(pickle.dumps(v))):
+        assert duration_nanos(clone(duration)) == -1
+        assert unix_nanos(clone(timestamp)) == 5_000_000_007
+    assert str(timestamp) == "1970-01-01T00:00:05.000000007Z"
+    assert str(duration) == "-0.000000001s"
+
+
+def test_equal_values_hash_alike_and_compare_with_the_microsecond_types() -> None:
+    assert hash(Duration(1000)) == hash(Duration(1000))
+    assert Duration(1000) == datetime.timedelta(microseconds=1) != Duration(1001)
+    assert Duration(999) < datetime.timedelta(microseconds=1) < Duration(1001)
+    epoch = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)
+    assert Timestamp.at(0, 0) == epoch and Timestamp.at(0, 1) > epoch
+    assert Timestamp.at(0, 999) < epoch + datetime.timedelta(microseconds=1)
+
+
+def test_a_timestamp_datetime_rebuilds_keeps_its_instant_to_the_microsecond() -> None:
+    """datetime makes instances of a subclass in astimezone() (the getters' time zones): they answer as the
+    microseconds they carry."""
+    moved = Timestamp.at(0, 1_500).astimezone(datetime.timezone(datetime.timedelta(hours=1)))
+    assert isinstance(moved, Timestamp) and moved.hour == 1
+    assert unix_nanos(moved) == 1_000
