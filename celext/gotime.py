@@ -87,9 +87,10 @@ _DATE_TIME = re.compile(
     re.ASCII)
 
 
-def parse_rfc3339(text: str) -> tuple[int, int] | None:
+def parse_rfc3339(text: str) -> tuple[int, int, int] | None:
     """Go `time.Parse(time.RFC3339, text)` (src/time/format.go: `parseRFC3339`, then the general parser it falls
-    back to, which is the more lenient of the two) as (Unix seconds, nanoseconds); None where Go returns an error.
+    back to, which is the more lenient of the two) as (Unix seconds, nanoseconds, the zone's offset in seconds east
+    of UTC, which the time keeps); None where Go returns an error.
 
     What the general parser accepts beyond the strict form: a one-digit hour (`15` is not zero-padded), a comma
     before the fraction, and zone offsets up to 24:60 (it checks `> 24` and `> 60`, so that offsets people write
@@ -113,7 +114,7 @@ def parse_rfc3339(text: str) -> tuple[int, int] | None:
     fraction = found.group(7) or ""
     nanoseconds = int(fraction[:9].ljust(9, "0")) if fraction else 0
     seconds = _days_since_epoch(year, month, day) * 86_400 + hour * 3600 + minute * 60 + second - offset
-    return seconds, nanoseconds
+    return seconds, nanoseconds, offset
 
 
 _DAYS_IN_MONTH = (0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)

@@ -26,7 +26,7 @@ from celpy.evaluation import CELEvalError, base_functions
 from celext.gostrconv import parse_int, parse_uint
 from celext.gotime import parse_go_duration, parse_rfc3339, unix_in_range
 from celext.lib.gofloat import go_float
-from celext.lib.timevalues import Duration, Timestamp, duration_nanos, unix_nanos
+from celext.lib.timevalues import Duration, Timestamp, duration_nanos, offset_of, unix_nanos
 from celext.quantity import Quantity
 from celext.semver import Semver
 
@@ -203,11 +203,12 @@ def _duration(nanos: int) -> Any:
     return Duration(nanos)
 
 
-def _timestamp(unix: int) -> Any:
-    """A timestamp result at `unix` nanoseconds, in cel-go's range of Unix seconds (years 1 to 9999)."""
+def _timestamp(unix: int, zone_of: Any) -> Any:
+    """A timestamp result at `unix` nanoseconds, in cel-go's range of Unix seconds (years 1 to 9999), in the zone
+    of the timestamp operand (addTimeDurationChecked: `time.Unix(sec, nsec).In(x.Location())`)."""
     if not unix_in_range(unix // 1_000_000_000):
         return CELEvalError("timestamp overflow")
-    return Timestamp.of_unix_nanos(unix)
+    return Timestamp.of_unix_nanos(unix, offset_of(zone_of))
 
 
 def _time_arithmetic(a: Any, b: Any, subtract: bool) -> Any:
@@ -219,9 +220,11 @@ def _time_arithmetic(a: Any, b: Any, subtract: bool) -> Any:
     if isinstance(a, celtypes.TimestampType) and isinstance(b, celtypes.TimestampType) and subtract:
         return _duration(unix_nanos(a) - unix_nanos(b))
     if isinstance(a, celtypes.TimestampType) and isinstance(b, celtypes.DurationType):
-        return _timestamp(unix_nanos(a) + sign * duration_nanos(b))
+        if subtract and duration_nanos(b) == _INT64[0]:  # subtractTimeDurationChecked negates it first
+            return CELEvalError(INT_OVERFLOW)
+        return _timestamp(unix_nanos(a) + sign * duration_nanos(b), a)
     if isinstance(a, celtypes.DurationType) and isinstance(b, celtypes.TimestampType) and not subtract:
-        return _timestamp(unix_nanos(b) + duration_nanos(a))
+        return _timestamp(unix_nanos(b) + duration_nanos(a), b)
     return None
 
 
@@ -251,22 +254,23 @@ def to_timestamp(value: Any) -> Any:
     if isinstance(value, Timestamp):
         return value
     if isinstance(value, celtypes.TimestampType):
-        return Timestamp.of_unix_nanos(unix_nanos(value))
+        return Timestamp.of_unix_nanos(unix_nanos(value), offset_of(value))
     if isinstance(value, celtypes.IntType) and not isinstance(value, celtypes.BoolType):
         return _unix_timestamp(int(value), 0)
     if isinstance(value, celtypes.StringType):
         parsed = parse_rfc3339(str(value))
         if parsed is None:
             return CELEvalError("type conversion error from 'string' to 'google.protobuf.Timestamp'")
-        return _unix_timestamp(*parsed)
+        return _unix_timestamp(*parsed)  # in the zone it was written in, as Go's time keeps it
     return celtypes.TimestampType(value)
 
 
-def _unix_timestamp(seconds: int, nanoseconds: int) -> Any:
-    """The timestamp at Unix `seconds` and `nanoseconds`, in UTC, as cel-go range-checks it (the Unix seconds)."""
+def _unix_timestamp(seconds: int, nanoseconds: int, offset: int = 0) -> Any:
+    """The timestamp at Unix `seconds` and `nanoseconds` in a zone `offset` seconds east of UTC, as cel-go
+    range-checks it (the Unix seconds)."""
     if not unix_in_range(seconds):
         return CELEvalError("timestamp overflow")
-    return Timestamp.at(seconds, nanoseconds)
+    return Timestamp.at(seconds, nanoseconds, offset)
 
 
 _STRING = base_functions["string"]
@@ -277,7 +281,10 @@ def to_string(value: Any) -> Any:
     """CEL `string()` as cel-go writes it: a double as strconv.FormatFloat(f, 'g', -1, 64), a bool as `true` or
     `false`, a duration and a timestamp as Go writes them (celext.lib.timevalues); the rest as cel-python."""
     if isinstance(value, (Duration, Timestamp)):
-        return celtypes.StringType(str(value))
+        try:
+            return celtypes.StringType(str(value))
+        except OverflowError:  # an offset carrying the wall clock past year 9999 (Go would still answer)
+            return CELEvalError("timestamp overflow")
     if isinstance(value, celtypes.BoolType):
         return celtypes.StringType("true" if value else "false")
     if isinstance(value, celtypes.DoubleType):

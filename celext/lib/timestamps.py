@@ -8,8 +8,8 @@
   `strconv.Atoi` (so `5:30`, `+05:30` and `-00:30` work, and a bad number is Go's `strconv.Atoi: parsing "x":
   invalid syntax`); the minutes count against the sign of the text.
 
-Without a zone, and for durations, cel-python's getters answer (in UTC; a duration's getters are its whole length
-in that unit, as cel-go's).
+Without a zone, a timestamp's getters read its wall clock in the zone it keeps (celext.lib.timevalues: UTC unless
+it was parsed with an offset), and a duration's are its whole length in that unit, as cel-go's.
 """
 
 from __future__ import annotations
@@ -24,7 +24,10 @@ from celpy.evaluation import CELEvalError, base_functions
 
 from celext.gostrconv import parse_int
 from celext.lib.library import no_such_overload
+from celext.lib.timevalues import Timestamp
 
+# The fields of a wall clock (cel-go timestamp.go `timestampGet*`: months and days of the year and of the month
+# 0-based, `getDate` 1-based, Sunday 0)
 _FIELDS: dict[str, Callable[[datetime.datetime], int]] = {
     "getFullYear": lambda t: t.year,
     "getMonth": lambda t: t.month - 1,
@@ -67,12 +70,12 @@ def _getter(name: str) -> Callable[..., Any]:
     field = _FIELDS[name]
 
     def get(value: Any, zone: Any = None) -> Any:
-        if zone is None:
-            return default(value)
-        if not isinstance(value, celtypes.TimestampType) or not isinstance(zone, str):  # reached through dyn
-            return no_such_overload(name, (value, zone))  # a duration's getters take no zone
+        if zone is None and not isinstance(value, Timestamp):
+            return default(value)  # a duration's (celext.lib.timevalues), or a wrong type's error
+        if zone is not None and (not isinstance(value, celtypes.TimestampType) or not isinstance(zone, str)):
+            return no_such_overload(name, (value, zone))  # (reached through dyn) a duration's getters take no zone
         try:
-            local = in_zone(value, str(zone))
+            local = value.wall_clock() if zone is None else in_zone(value, str(zone))
         except OverflowError:  # an offset carrying the wall clock past year 9999 (Go would still answer)
             return CELEvalError("timestamp overflow")
         return CELEvalError(local) if isinstance(local, str) else celtypes.IntType(field(local))

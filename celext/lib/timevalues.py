@@ -8,9 +8,13 @@ take them) carrying the exact count as well, and they compare, hash and print by
 - `Duration(nanos)`: int64 nanoseconds (common/types/duration.go); the timedelta is the count cut toward zero
   to microseconds. Its getters are Go's (`Hours()`, `Minutes()`, `Seconds()` in float64, then truncated;
   `Milliseconds()` in integers) and its text `strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + "s"`;
-- `Timestamp.at(seconds, nanos)`: Unix seconds and nanoseconds (0 to 999,999,999), in UTC; the datetime is the
-  instant cut down to microseconds. Its text is Go's `time.RFC3339Nano` (trailing zeros of the fraction
-  dropped).
+- `Timestamp.at(seconds, nanos, offset)`: Unix seconds and nanoseconds (0 to 999,999,999); the datetime is the
+  instant in UTC cut down to microseconds. Like a Go time, it keeps the zone offset it was parsed with
+  (`timestamp("2024-01-01T00:00:00+01:00")`, and what is added to it): its text is Go's `time.RFC3339Nano` in
+  that offset (trailing zeros of the fraction dropped; `Z` for offset 0) and the getters without a zone read
+  its wall clock there (`wall_clock()`), as cel-go's do (`getHours()` is 0 there, 23 in UTC). An offset of 0
+  is UTC, as Go parses `+00:00` on a machine whose local zone is UTC (the API server's and the scheduler's
+  containers).
 
 The arithmetic and its range checks are celext.lib.operators'.
 """
@@ -26,7 +30,7 @@ from celpy import celtypes
 
 from celext.lib.gofloat import go_fixed
 
-__all__ = ["Duration", "Timestamp", "duration_nanos", "unix_nanos"]
+__all__ = ["Duration", "Timestamp", "duration_nanos", "offset_of", "unix_nanos"]
 
 _SECOND, _MINUTE, _HOUR = 1_000_000_000, 60_000_000_000, 3_600_000_000_000
 _EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)
@@ -44,6 +48,11 @@ def duration_nanos(value: datetime.timedelta) -> int:
     if isinstance(value, Duration):
         return value.nanos
     return (value // _MICROSECOND) * 1000
+
+
+def offset_of(value: datetime.datetime) -> int:
+    """The zone offset a timestamp keeps, in seconds east of UTC (0 for any other datetime)."""
+    return value.__dict__.get("offset", 0) if isinstance(value, Timestamp) else 0
 
 
 def unix_nanos(value: datetime.datetime) -> int:
@@ -126,21 +135,25 @@ class Timestamp(_Exact, celtypes.TimestampType):
     checks the range), in UTC. (The constructor stays datetime's: datetime builds instances of a subclass with it,
     in `astimezone()` and `replace()`, which the getters use; those carry the microseconds only.)"""
 
-    unix: int  # set by at(); read through unix_nanos(), which also answers for instances datetime built
+    # set by at(); read through unix_nanos() and offset_of(), which also answer for instances datetime built
+    unix: int
+    offset: int
 
     @classmethod
-    def at(cls, seconds: int, nanos: int = 0) -> Timestamp:
-        """The timestamp `seconds` (Unix) and `nanos` (0 to 999,999,999) after the epoch."""
+    def at(cls, seconds: int, nanos: int = 0, offset: int = 0) -> Timestamp:
+        """The timestamp `seconds` (Unix) and `nanos` (0 to 999,999,999) after the epoch, in a zone `offset`
+        seconds east of UTC."""
         moment = _EPOCH + datetime.timedelta(seconds=seconds, microseconds=nanos // 1000)
         self = datetime.datetime.__new__(cls, moment.year, moment.month, moment.day, moment.hour, moment.minute,
                                          moment.second, moment.microsecond, datetime.UTC)
         self.unix = seconds * _SECOND + nanos
+        self.offset = offset
         return self
 
     @classmethod
-    def of_unix_nanos(cls, unix: int) -> Timestamp:
+    def of_unix_nanos(cls, unix: int, offset: int = 0) -> Timestamp:
         seconds, nanos = divmod(unix, _SECOND)
-        return cls.at(seconds, nanos)
+        return cls.at(seconds, nanos, offset)
 
     @property
     def unix_seconds(self) -> int:
@@ -148,7 +161,7 @@ class Timestamp(_Exact, celtypes.TimestampType):
         return unix_nanos(self) // _SECOND
 
     def __reduce_ex__(self, protocol: Any) -> tuple[Any, ...]:  # (copy and pickle: datetime's would lose nanos)
-        return Timestamp.of_unix_nanos, (unix_nanos(self),)
+        return Timestamp.of_unix_nanos, (unix_nanos(self), offset_of(self))
 
     @property
     def _exact(self) -> int:
@@ -158,14 +171,23 @@ class Timestamp(_Exact, celtypes.TimestampType):
     def _exact_of(other: object) -> int | None:
         return unix_nanos(other) if isinstance(other, datetime.datetime) else None
 
+    def wall_clock(self) -> datetime.datetime:
+        """The (naive) date and time in the timestamp's own zone. OverflowError past year 9999, where Go goes on."""
+        utc = datetime.datetime(self.year, self.month, self.day, self.hour, self.minute, self.second, self.microsecond)
+        return utc + datetime.timedelta(seconds=offset_of(self))
+
     def __str__(self) -> str:
-        """Go's `t.Format(time.RFC3339Nano)` in UTC: the fraction's trailing zeros dropped, none when whole."""
-        fraction = unix_nanos(self) % _SECOND
-        text = (f"{self.year:04d}-{self.month:02d}-{self.day:02d}T{self.hour:02d}:{self.minute:02d}:"
-                f"{self.second:02d}")
+        """Go's `t.Format(time.RFC3339Nano)`: the fraction's trailing zeros dropped (none when whole), the zone
+        `Z` or `+hh:mm`."""
+        wall, offset, fraction = self.wall_clock(), offset_of(self), unix_nanos(self) % _SECOND
+        text = f"{wall.year:04d}-{wall.month:02d}-{wall.day:02d}T{wall.hour:02d}:{wall.minute:02d}:{wall.second:02d}"
         if fraction:
             text += f".{fraction:09d}".rstrip("0")
-        return text + "Z"
+        if not offset:
+            return text + "Z"
+        hours, minutes = divmod(abs(offset) // 60, 60)
+        return f"{text}{'-' if offset < 0 else '+'}{hours:02d}:{minutes:02d}"
 
     def __repr__(self) -> str:
         return f"Timestamp({str(self)!r})"
+

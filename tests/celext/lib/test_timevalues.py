@@ -1,5 +1,6 @@
 """Durations and timestamps to the nanosecond, as cel-go keeps them (celext.lib.timevalues), on both engines:
-equality and order below the microsecond, Go's text for string(), int() of a duration, the getters' truncation."""
+equality and order below the microsecond, Go's text for string(), int() of a duration, the getters' truncation,
+and the zone offset a timestamp keeps from its text (cel-go v0.26 `String.ConvertToType`: Go's `time.Parse`)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ import pytest
 
 from celext.lib.timevalues import Duration, Timestamp, duration_nanos, unix_nanos
 from tests.celext.lib.engines import ENGINES, outcome_on
+
+PLUS_ONE = 'timestamp("2024-01-01T00:00:00+01:00")'
 
 
 @pytest.mark.parametrize(
@@ -47,6 +50,24 @@ from tests.celext.lib.engines import ENGINES, outcome_on
         ('duration("-1.9999999s").getSeconds() == -1 && duration("-90m").getHours() == -1', True),
         ('duration("59.999999999s").getMinutes() == 0 && duration("1ns").getMilliseconds() == 0', True),
         ('timestamp("2024-01-01T00:00:00.999999999Z").getMilliseconds() == 999', True),
+        # the zone a timestamp was written in: kept for its text and its getters without a zone, not its instant
+        (f'string({PLUS_ONE}) == "2024-01-01T00:00:00+01:00"', True),
+        (f'{PLUS_ONE} == timestamp("2023-12-31T23:00:00Z")', True),
+        (f'{PLUS_ONE}.getHours() == 0 && {PLUS_ONE}.getHours("UTC") == 23 && {PLUS_ONE}.getDayOfYear() == 0', True),
+        (f'string({PLUS_ONE} + duration("90m")) == "2024-01-01T01:30:00+01:00"', True),  # In(x.Location())
+        (f'string(duration("90m") + {PLUS_ONE}) == "2024-01-01T01:30:00+01:00"', True),
+        (f'"%s".format([{PLUS_ONE}]) == "2024-01-01T00:00:00+01:00"', True),
+        ('string(timestamp("2024-01-01T00:00:00.25-05:30")) == "2024-01-01T00:00:00.25-05:30"', True),
+        ('string(timestamp("2024-01-01T00:00:00+00:00")) == "2024-01-01T00:00:00Z"', True),
+        ('string(timestamp("2024-01-01T00:00:00-00:00")) == "2024-01-01T00:00:00Z"', True),
+        ('string(timestamp(86400)) == "1970-01-02T00:00:00Z"', True),
+        # subtractTimeDurationChecked negates the duration first: -2^63 nanoseconds cannot be
+        ('timestamp("2024-01-01T00:00:00Z") - duration("-2562047h47m16.854775808s") > timestamp(0)',
+         "eval: integer overflow"),
+        ('timestamp("2024-01-01T00:00:00Z") - duration("-2562047h47m16.854775807s") > timestamp(0)', True),
+        # not modelled: a wall clock carried past year 9999 by the zone (Go answers 10000)
+        ('(timestamp("9999-12-31T23:00:00+01:00") + duration("90m")).getFullYear() == 10000',
+         "eval: timestamp overflow"),
     ],
 )
 @pytest.mark.parametrize("engine", ENGINES)
@@ -54,12 +75,12 @@ def test_nanoseconds(engine: str, expression: str, expected: bool | str) -> None
     assert outcome_on(engine, expression) == expected
 
 
-def test_values_keep_their_nanoseconds_through_copy_and_pickle() -> None:
-    duration, timestamp = Duration(-1), Timestamp.at(5, 7)
+def test_values_keep_their_nanoseconds_and_zone_through_copy_and_pickle() -> None:
+    duration, timestamp = Duration(-1), Timestamp.at(5, 7, offset=-3600)
     for clone in (copy.copy, copy.deepcopy, lambda v: pickle.loads(pickle.dumps(v))):
         assert duration_nanos(clone(duration)) == -1
         assert unix_nanos(clone(timestamp)) == 5_000_000_007
-    assert str(timestamp) == "1970-01-01T00:00:05.000000007Z"
+        assert str(clone(timestamp)) == "1969-12-31T23:00:05.000000007-01:00"
     assert str(duration) == "-0.000000001s"
 
 
