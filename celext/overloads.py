@@ -167,6 +167,7 @@ _TABLE: tuple[tuple[str, str, str, str, str | None], ...] = (
     ("bool", "bool_to_bool", "(bool) -> bool", "fixed", "celpy:bool"),
     ("bool", "string_to_bool", "(string) -> bool", "fixed", "celpy:bool"),
     ("duration", "duration_to_duration", "(duration) -> duration", "fixed", "celpy:duration"),
+    ("duration", "int64_to_duration", "(int) -> duration", "fixed", "celpy:duration"),  # declared; always fails
     ("duration", "string_to_duration", "(string) -> duration", "fixed", "celpy:duration"),
     ("timestamp", "timestamp_to_timestamp", "(timestamp) -> timestamp", "fixed", "celpy:timestamp"),
     ("timestamp", "string_to_timestamp", "(string) -> timestamp", "fixed", "celpy:timestamp"),

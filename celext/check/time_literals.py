@@ -16,13 +16,15 @@ FUNCTIONS = frozenset({"duration", "timestamp"})
 
 
 def _valid(function: str, literal: Literal) -> bool:
-    """Does the conversion of this constant succeed? (after type-checking: a string, or an int for timestamp)"""
+    """Does the conversion of this constant succeed? (after type-checking: a string or an int)"""
     if literal.kind == "string":
         if function == "duration":
             return parse_go_duration(str(literal.value)) is not None
         parsed = parse_rfc3339(str(literal.value))
         return parsed is not None and unix_in_range(parsed[0])
-    return literal.kind != "int" or unix_in_range(int(literal.value))
+    if literal.kind == "int":  # duration(int) always fails (celext.lib.operators.to_duration)
+        return function == "timestamp" and unix_in_range(int(literal.value))
+    return True
 
 
 def refused(calls: list[Call]) -> list[tuple[Literal, str]]:

@@ -463,4 +463,7 @@ def to_duration(value: Any) -> Any:
         return value
     if isinstance(value, celtypes.DurationType):
         return Duration(duration_nanos(value))
+    if isinstance(value, celtypes.IntType) and not isinstance(value, celtypes.BoolType):
+        # cel-go declares duration(int) (int64_to_duration) but Int.ConvertToType has no duration case
+        return CELEvalError("type conversion error from 'int' to 'google.protobuf.Duration'")
     return _DURATION(value)

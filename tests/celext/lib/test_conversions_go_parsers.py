@@ -151,6 +151,11 @@ def test_a_conversion_fails_at_run_time_exactly_where_its_constant_is_refused(
     ('cel.bind(unused, timestamp("2024-01-01"), true)', "compile: invalid timestamp argument"),
     # not a literal: judged when evaluated
     ('duration(device.driver) > duration("0s")', DURATION_ERROR),
+    # cel-go declares duration(int) (int64_to_duration), but converting an int to a duration always fails
+    ('duration(1) > duration("0s")', "compile: invalid duration argument"),
+    ('duration(-1) > duration("0s")', "compile: invalid duration argument"),
+    ('duration(dyn(1)) > duration("0s")', "eval: type conversion error from 'int' to 'google.protobuf.Duration'"),
+    ('duration(1u) > duration("0s")', "compile: found no matching overload for 'duration' applied to '(uint)'"),
 ])
 @pytest.mark.parametrize("engine", ENGINES)
 def test_the_literal_validators_in_order(engine: str, expression: str, expected: str) -> None:
