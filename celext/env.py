@@ -16,6 +16,7 @@ from celpy.evaluation import base_functions
 from celext.lib import Library, bind, includes, lists, optional, quantity, regex, semver, sets, strings
 from celext.lib.operators import OPERATORS, to_bool, to_double, to_duration, to_int, to_uint
 from celext.lib.timestamps import GETTERS
+from celext.lib.typenames import type_of
 
 
 def libraries() -> tuple[Library, ...]:
@@ -25,7 +26,7 @@ def libraries() -> tuple[Library, ...]:
 
 FUNCTIONS: Mapping[str, Any] = {**base_functions, **bind(libraries()), **OPERATORS, "int": to_int, "uint": to_uint,
                                  "double": to_double, "bool": to_bool, "duration": to_duration,
-                                 "matches": regex.matches, **GETTERS}
+                                 "matches": regex.matches, "type": type_of, **GETTERS}
 
 # cel-python's own standard functions celext keeps (CEL standard library names).
 STANDARD_GLOBAL = frozenset({"size", "int", "uint", "double", "string", "bytes", "bool", "duration", "timestamp",

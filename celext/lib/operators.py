@@ -93,6 +93,15 @@ def equal(a: Any, b: Any) -> bool | CELEvalError:
     if isinstance(a, list):  # cel-go baseList.Equal: only a false element pair decides
         if not isinstance(b, list) or len(a) != len(b):
             return False
+        if isinstance(a, ConcatList):  # concatList.Equal: else the first pair's error, if any
+            found: bool | CELEvalError = True
+            for x, y in zip(a, b, strict=True):
+                same = equal(x, y)
+                if same is False:
+                    return False
+                if found is True and isinstance(same, CELEvalError):
+                    found = same
+            return found
         return all(equal(x, y) is not False for x, y in zip(a, b, strict=True))
     if isinstance(a, dict):
         if not isinstance(b, dict) or len(a) != len(b):
@@ -228,7 +237,15 @@ def _time_arithmetic(a: Any, b: Any, subtract: bool) -> Any:
     return None
 
 
+class ConcatList(celtypes.ListType):
+    """The list `a + b` makes of two non-empty lists: cel-go's `concatList` (common/types/list.go), whose `Equal`
+    differs from a literal's: with no element pair false, the first pair's error is the answer (see `equal`)."""
+
+
 def _add(a: Any, b: Any) -> Any:
+    if isinstance(a, celtypes.ListType) and isinstance(b, celtypes.ListType):
+        # baseList.Add / concatList.Add: an empty operand gives the other one itself
+        return b if not a else a if not b else ConcatList([*a, *b])
     timed = _time_arithmetic(a, b, subtract=False)
     return timed if timed is not None else operator.add(a, b)
 

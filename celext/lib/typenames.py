@@ -49,6 +49,18 @@ TYPE_DENOTATIONS: dict[str, type] = {
 }
 
 
+def type_of(value: Any) -> type:
+    """CEL `type()`: the value's type, as cel-python's `TypeType` answers it, except that celext's subclasses of
+    cel-python's values answer as the type they are (a concatenated list is a `list`, a nanosecond duration a
+    `google.protobuf.Duration`)."""
+    if type(value) is type:
+        return celtypes.TypeType
+    for cls in type(value).__mro__:
+        if cls.__module__ == celtypes.__name__:
+            return cls
+    return type(value)
+
+
 def type_value_name(value: type) -> str:
     """The CEL name of a type value (`type(1)` is `int`), as `string(type(x))` and `format` print it."""
     if value is type(None):

@@ -10,7 +10,10 @@ Upstream sources (read, not copied):
 - Kubernetes staging/src/k8s.io/apiserver/pkg/cel/quantity.go `Quantity.Equal`: another type is `types.False`;
 - cel-go common/types/{int,double,string,bool}.go `Equal`: another type is false;
 - cel-go common/types/list.go `baseList.Equal` and map.go `baseMap.Equal`: unequal only when an element pair's
-  `Equal` is `False`; an element pair's error is passed over (a list literal is a baseList).
+  `Equal` is `False`; an element pair's error is passed over (a list literal is a baseList);
+- cel-go common/types/list.go `baseList.Add` / `concatList.Equal`: `a + b` of two non-empty lists is a
+  concatList, whose `Equal` answers the first element pair's error when no pair is false (an empty operand
+  gives the other list itself).
 """
 
 from __future__ import annotations
@@ -65,6 +68,16 @@ CASES = [
     (f"dyn([{A}.v, dyn(1)]) == dyn([{A}.n, dyn(2)])", False),
     (f'dyn({{"k": {A}.v}}) == dyn({{"k": 1}})', True),
     (f'dyn({{"k": {A}.v}}) == dyn({{"j": 1}})', False),
+    # a concatenated list on the left reports the first pair's error; on the right (or empty + list) it does not
+    (f"[{A}.v] + [{A}.v] == [{A}.n, {A}.n]", "eval: no such overload"),
+    (f"[{A}.v] + [{A}.v] != [{A}.n, {A}.n]", True),
+    (f"[{A}.v] + [{A}.v] == [{A}.n, dyn(2)] || true", True),  # (the error is absorbed by ||)
+    (f"dyn([{A}.v] + [dyn(1)]) == dyn([{A}.n, dyn(2)])", False),  # a false pair decides first
+    (f"[{A}.n, {A}.n] == [{A}.v] + [{A}.v]", False),
+    (f"[{A}.v, {A}.v] == [{A}.n, {A}.n]", True),
+    (f"[] + [{A}.v] == [{A}.n] && [{A}.v] + [] == [{A}.n]", True),
+    (f"[[{A}.v] + [{A}.v]] == [[{A}.n, {A}.n]]", True),  # nested: the outer literal passes the error over
+    ("[1] + [2] + [3] == [1, 2, 3] && [1] + [2] != [2, 1]", True),
     # an operand's own error is the result of both operators
     (f"{A}.missing != {A}.v", "eval: no such key: missing"),
     (f"{A}.v != {A}.missing", "eval: no such key: missing"),

@@ -99,3 +99,19 @@ def test_a_timestamp_datetime_rebuilds_keeps_its_instant_to_the_microsecond() ->
     moved = Timestamp.at(0, 1_500).astimezone(datetime.timezone(datetime.timedelta(hours=1)))
     assert isinstance(moved, Timestamp) and moved.hour == 1
     assert unix_nanos(moved) == 1_000
+
+
+def test_type_of_answers_the_cel_type_a_celext_value_stands_for() -> None:
+    from celpy import celtypes
+
+    from celext.lib.operators import ConcatList
+    from celext.lib.typenames import type_of
+    from celext.semver import parse_semver
+
+    assert type_of(ConcatList([celtypes.IntType(1)])) is celtypes.ListType
+    assert type_of(Duration(1)) is celtypes.DurationType
+    assert type_of(Timestamp.at(0)) is celtypes.TimestampType
+    assert type_of(celtypes.IntType(1)) is celtypes.IntType
+    assert type_of(celtypes.IntType) is celtypes.TypeType
+    assert type_of(None) is type(None)
+    assert type_of(parse_semver("1.0.0")) is type(parse_semver("1.0.0"))
