@@ -9,8 +9,12 @@ import datetime
 import pickle
 
 import pytest
+from celpy import celtypes
 
+from celext.lib.operators import ConcatList
 from celext.lib.timevalues import Duration, Timestamp, duration_nanos, unix_nanos
+from celext.lib.typenames import type_of
+from celext.semver import parse_semver
 from tests.celext.lib.engines import ENGINES, outcome_on
 
 PLUS_ONE = 'timestamp("2024-01-01T00:00:00+01:00")'
@@ -102,12 +106,6 @@ def test_a_timestamp_datetime_rebuilds_keeps_its_instant_to_the_microsecond() ->
 
 
 def test_type_of_answers_the_cel_type_a_celext_value_stands_for() -> None:
-    from celpy import celtypes
-
-    from celext.lib.operators import ConcatList
-    from celext.lib.typenames import type_of
-    from celext.semver import parse_semver
-
     assert type_of(ConcatList([celtypes.IntType(1)])) is celtypes.ListType
     assert type_of(Duration(1)) is celtypes.DurationType
     assert type_of(Timestamp.at(0)) is celtypes.TimestampType
