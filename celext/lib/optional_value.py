@@ -18,12 +18,16 @@ class OptionalValue:
         self.value = value
         self.present = present
 
-    def __eq__(self, other: object) -> bool:
+    def cel_equal(self, other: object) -> Any:
+        """cel-go `Optional.Equal`: false for another type; two values' own `Equal` (an error stays an error)."""
         if not isinstance(other, OptionalValue):
             return False
         if not (self.present and other.present):
             return self.present is other.present
-        return equal(self.value, other.value) is True
+        return equal(self.value, other.value)
+
+    def __eq__(self, other: object) -> bool:
+        return self.cel_equal(other) is True
 
     def __hash__(self) -> int:
         return hash(self.present)

@@ -13,7 +13,9 @@ Upstream sources (read, not copied):
   `Equal` is `False`; an element pair's error is passed over (a list literal is a baseList);
 - cel-go common/types/list.go `baseList.Add` / `concatList.Equal`: `a + b` of two non-empty lists is a
   concatList, whose `Equal` answers the first element pair's error when no pair is false (an empty operand
-  gives the other list itself).
+  gives the other list itself);
+- cel-go common/types/optional.go `Optional.Equal`: false for another type, empty equals empty only, else the two
+  values' own `Equal` (so a semver inside answers `no such overload`, which a list passes over).
 """
 
 from __future__ import annotations
@@ -78,6 +80,13 @@ CASES = [
     (f"[] + [{A}.v] == [{A}.n] && [{A}.v] + [] == [{A}.n]", True),
     (f"[[{A}.v] + [{A}.v]] == [[{A}.n, {A}.n]]", True),  # nested: the outer literal passes the error over
     ("[1] + [2] + [3] == [1, 2, 3] && [1] + [2] != [2, 1]", True),
+    # optionals: Optional.Equal asks the values (their error passed over by the list around them)
+    (f"[{A}.?v] == [{A}.?n]", True),
+    (f"[{A}.?n] == [{A}.?v]", False),
+    (f"[{A}.?zz] == [{A}.?yy] && !([{A}.?n] == [{A}.?zz])", True),
+    (f"[{A}.?v] + [{A}.?v] == [{A}.?n, {A}.?n]", "eval: no such overload"),
+    (f"dyn({A}.?n) == dyn(1)", False),
+    ("[optional.of(1)] == [optional.of(1)] && [optional.of(1)] != [optional.of(2)]", True),
     # an operand's own error is the result of both operators
     (f"{A}.missing != {A}.v", "eval: no such key: missing"),
     (f"{A}.v != {A}.missing", "eval: no such key: missing"),
