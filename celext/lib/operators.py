@@ -172,23 +172,41 @@ MISSING: Any = object()
 
 
 def map_get(mapping: Any, key: Any) -> Any:
-    """`mapping[key]` as cel-go looks a key up: numeric keys match across int, uint and double by value
-    (`{1u: 'a'}[1]`, `{2: 'b'}[2.0]`); `MISSING` when absent. Raises TypeError for a key type no map has."""
-    double = isinstance(key, celtypes.DoubleType)
-    if not double:  # a double never is a map key in CEL; it finds an int or uint key of the same value
+    """`mapping[key]` as cel-go looks a key up (refValMapAccessor.Find): numeric keys match across int, uint and
+    double by value (`{1u: 'a'}[1]`, `{2: 'b'}[2.0]`), a bool key only a bool (Python's dict would take `true`
+    for `1`); `MISSING` when absent. Raises TypeError for a key type no map has."""
+    if isinstance(key, celtypes.StringType):
         try:
             return mapping[key]
+        except KeyError:
+            return MISSING
+    if isinstance(key, celtypes.BoolType):
+        for candidate, value in mapping.items():  # (maps with bool keys are literals: a few entries)
+            if isinstance(candidate, celtypes.BoolType) and bool(candidate) is bool(key):
+                return value
+        return MISSING
+    if not isinstance(key, celtypes.DoubleType):  # a double never is a map key in CEL
+        try:
+            found = mapping[key]
         except KeyError:
             pass
         except TypeError:  # cel-python's numbers refuse to compare across types inside the dict lookup
             if not _is_number(key):
                 raise
+        else:
+            if not _bool_keyed(mapping, key):
+                return found
     if _is_number(key):
         for candidate, value in mapping.items():
             if _is_number(candidate) and not isinstance(candidate, celtypes.DoubleType) \
                     and _number_order(candidate, key) == 0:
                 return value
     return MISSING
+
+
+def _bool_keyed(mapping: Any, key: Any) -> bool:
+    """Did the dict find a number's value under a bool key equal to it (`true` for 1, `false` for 0)?"""
+    return int(key) in (0, 1) and any(isinstance(k, celtypes.BoolType) and int(k) == int(key) for k in mapping)
 
 
 def contained(item: Any, container: Any) -> Any:

@@ -26,6 +26,7 @@ from celpy.evaluation import Activation, CELEvalError, Evaluator
 from celext.env import MACRO_FORMS, OPTIONAL_MACROS
 from celext.errors import EvaluationError
 from celext.lib import no_such_overload
+from celext.lib.format import as_string
 from celext.lib.operators import INT_OVERFLOW, MISSING, OPERATORS, UINT_OVERFLOW, map_get
 from celext.lib.optional_value import NONE, OptionalValue, of
 from celext.lib.typenames import TYPE_DENOTATIONS, cel_type_name, go_type_name
@@ -337,7 +338,7 @@ class DRAEvaluator(Evaluator):
                 found = map_get(member, index)
             except TypeError:
                 return CELEvalError(f"unsupported key type: {cel_type_name(index)}")
-            return CELEvalError(f"no such key: {index}") if found is MISSING else found
+            return CELEvalError(f"no such key: {as_string(index)}") if found is MISSING else found  # Go's %v
         if isinstance(member, celtypes.ListType):
             position = _list_index(index)
             if isinstance(position, CELEvalError):

@@ -47,6 +47,15 @@ from tests.celext.outcome import outcome
         ("[1][-1] == 1", "eval: index '-1' out of range in list size '1'"),
         ("[1][dyn(1.5)] == 1", "eval: unsupported index value 1.5 in list"),
         ('[1][dyn("0")] == 1', "eval: unsupported index type 'string' in list"),
+        # map keys as cel-go finds them (refValMapAccessor.Find): numbers across int, uint and double by value,
+        # a bool only by a bool (Python's dict takes 1 for true); Go's %v of the key in the error
+        ('{1: "a"}[dyn(1u)] == "a" && {1u: "a"}[dyn(1)] == "a" && {2: "b"}[dyn(2.0)] == "b"', True),
+        ('{dyn(true): "b"}[dyn(true)] == "b" && {dyn(false): "b"}[dyn(false)] == "b"', True),
+        ('{dyn(true): "b"}[dyn(1)] == "b"', "eval: no such key: 1"),
+        ('{dyn(false): "b"}[dyn(0u)] == "b"', "eval: no such key: 0"),
+        ('{dyn(1): "b"}[dyn(true)] == "b"', "eval: no such key: true"),
+        ('{true: 1}[?dyn(1)].hasValue() || dyn(1) in {true: 1} || dyn(true) in {1: 1}', False),
+        ('{dyn(1): "b"}[dyn(2.5)] == "b"', "eval: no such key: 2.5"),
     ],
 )
 def test_operators(expression: str, expected: bool | str) -> None:
