@@ -15,6 +15,7 @@ mixed types (`IntType(4) == StringType("4")`) and whose ordering errors on `1 < 
 
 from __future__ import annotations
 
+import contextlib
 import math
 import operator
 import re
@@ -27,6 +28,7 @@ from celext.gostrconv import parse_int, parse_uint
 from celext.gotime import parse_go_duration, parse_rfc3339, unix_in_range
 from celext.lib.gofloat import go_float
 from celext.lib.timevalues import Duration, Timestamp, duration_nanos, offset_of, unix_nanos
+from celext.mapkeys import DoubleKey, UintKey, stored_key
 from celext.quantity import Quantity
 from celext.semver import Semver
 
@@ -171,42 +173,60 @@ def _ordering(test: str) -> Any:
 MISSING: Any = object()
 
 
+def map_put(mapping: Any, key: Any, value: Any) -> None:
+    """cel-go's `entries[key] = value` in a map literal: a repeated key keeps the last value. Raises TypeError for
+    a list or map key (cel-go keys a Go map by such a value's identity; celext cannot: its own rule)."""
+    mapping[stored_key(key)] = value
+
+
+def map_delete(mapping: Any, key: Any) -> None:
+    """cel-go's `delete(entries, key)` (an optional entry `{?k: v}` whose v is empty)."""
+    with contextlib.suppress(TypeError):  # (a key map_put refused is not there)
+        mapping.pop(stored_key(key), None)
+
+
+# cel-go refValMapAccessor.Find: the key's own kind first, then the other number kinds of the same value
+_FIND_ORDER: dict[type, tuple[type, ...]] = {
+    celtypes.IntType: (celtypes.IntType, UintKey),
+    celtypes.UintType: (UintKey, celtypes.IntType),
+    celtypes.DoubleType: (DoubleKey, celtypes.IntType, UintKey),
+}
+
+
 def map_get(mapping: Any, key: Any) -> Any:
-    """`mapping[key]` as cel-go looks a key up (refValMapAccessor.Find): numeric keys match across int, uint and
-    double by value (`{1u: 'a'}[1]`, `{2: 'b'}[2.0]`), a bool key only a bool (Python's dict would take `true`
-    for `1`); `MISSING` when absent. Raises TypeError for a key type no map has."""
+    """`mapping[key]` as cel-go looks a key up (refValMapAccessor.Find): the key of its own kind, then for a
+    number the other number kinds of the same value (`{1u: 'a'}[1]`, `{2: 'b'}[2.0]`); a bool only a bool.
+    `MISSING` when absent. Raises TypeError for a key type no map has (a list, a map)."""
     if isinstance(key, celtypes.StringType):
         try:
-            return mapping[key]
+            return mapping[key]  # (a device's attribute map answers a missing domain with an empty map)
         except KeyError:
             return MISSING
+    # Other keys through dict's own get: cel-python's MapType.get refuses double keys
     if isinstance(key, celtypes.BoolType):
-        for candidate, value in mapping.items():  # (maps with bool keys are literals: a few entries)
-            if isinstance(candidate, celtypes.BoolType) and bool(candidate) is bool(key):
-                return value
-        return MISSING
-    if not isinstance(key, celtypes.DoubleType):  # a double never is a map key in CEL
-        try:
-            found = mapping[key]
-        except KeyError:
-            pass
-        except TypeError:  # cel-python's numbers refuse to compare across types inside the dict lookup
-            if not _is_number(key):
-                raise
-        else:
-            if not _bool_keyed(mapping, key):
+        return dict.get(mapping, stored_key(key), MISSING)
+    if not _is_number(key):
+        return dict.get(mapping, key, MISSING)
+    number: int | float = float(key) if isinstance(key, celtypes.DoubleType) else int(key)
+    for kind in _FIND_ORDER[next(k for k in _FIND_ORDER if isinstance(key, k))]:
+        probe = _number_key(kind, number)
+        if probe is not None:
+            found = dict.get(mapping, probe, MISSING)
+            if found is not MISSING:
                 return found
-    if _is_number(key):
-        for candidate, value in mapping.items():
-            if _is_number(candidate) and not isinstance(candidate, celtypes.DoubleType) \
-                    and _number_order(candidate, key) == 0:
-                return value
     return MISSING
 
 
-def _bool_keyed(mapping: Any, key: Any) -> bool:
-    """Did the dict find a number's value under a bool key equal to it (`true` for 1, `false` for 0)?"""
-    return int(key) in (0, 1) and any(isinstance(k, celtypes.BoolType) and int(k) == int(key) for k in mapping)
+def _number_key(kind: type, number: int | float) -> Any:
+    """The stored key of `kind` with this value, None where the value has none (a fraction, out of range)."""
+    if kind is DoubleKey:
+        return DoubleKey(number)
+    if isinstance(number, float) and not number.is_integer():
+        return None
+    whole = int(number)
+    if kind is celtypes.IntType:
+        return celtypes.IntType(whole) if _INT64[0] <= whole <= _INT64[1] else None
+    return UintKey(whole) if 0 <= whole <= _UINT64_MAX else None
 
 
 def contained(item: Any, container: Any) -> Any:

@@ -27,7 +27,7 @@ from celext.env import MACRO_FORMS, OPTIONAL_MACROS
 from celext.errors import EvaluationError
 from celext.lib import no_such_overload
 from celext.lib.format import as_string
-from celext.lib.operators import INT_OVERFLOW, MISSING, OPERATORS, UINT_OVERFLOW, map_get
+from celext.lib.operators import INT_OVERFLOW, MISSING, OPERATORS, UINT_OVERFLOW, map_delete, map_get, map_put
 from celext.lib.optional_value import NONE, OptionalValue, of
 from celext.lib.typenames import TYPE_DENOTATIONS, cel_type_name, go_type_name
 from celext.quantity import Quantity
@@ -374,26 +374,32 @@ class DRAEvaluator(Evaluator):
         return celtypes.ListType(values)
 
     def mapinits(self, tree: lark.Tree[Any]) -> Any:
-        """Map literals; an optional entry `{?k: v}` (v must be optional) is left out when v is empty."""
+        """Map literals as cel-go's evalMap builds them: entry by entry, the key then the value (the first error
+        is the result); a repeated key keeps its last value; an optional entry `{?k: v}` (v must be optional)
+        with v empty removes k; keys of different kinds stay apart (celext.lib.operators.map_put)."""
         children = tree.children
-        if not any(key.data == "opt_expr" for key in children[0::2]):
-            return super().mapinits(tree)
-        plain = []
+        built = celtypes.MapType()
         for key_node, value_node in zip(children[0::2], children[1::2], strict=True):
             optional_entry = key_node.data == "opt_expr"
+            key = self._visit_tree(key_node.children[0] if optional_entry else key_node)
+            if isinstance(key, CELEvalError):
+                return key
             value = self._visit_tree(value_node)
             if isinstance(value, CELEvalError):
                 return value
             if optional_entry:
                 if not isinstance(value, OptionalValue):
-                    return CELEvalError("no such overload")
+                    return CELEvalError(f"cannot initialize optional entry '{as_string(key)}' from non-optional "
+                                        f"value {as_string(value)}")  # (interpretable.go invalidOptionalEntryInit)
                 if not value.present:
+                    map_delete(built, key)
                     continue
                 value = value.value
-            # values as const nodes: cel-python's mapinits below evaluates the keys, not the values again
-            key = key_node.children[0] if optional_entry else key_node
-            plain += [key, lark.Tree("const", [value], value_node.meta)]
-        return super().mapinits(lark.Tree("mapinits", plain, tree.meta))
+            try:
+                map_put(built, key, value)
+            except TypeError:
+                return CELEvalError(f"unsupported key type: {cel_type_name(key)}")
+        return built
 
     def _comprehension(self, tree: lark.Tree[Any], name: str) -> Any:
         target = self.visit(tree.children[0])

@@ -24,6 +24,7 @@ from celext.check.ast import (
     Literal,
     Select,
 )
+from celext.mapkeys import UintKey
 from celext.syntax.literals import decode_bytes, string_value
 
 __all__ = ["Factory", "build"]
@@ -214,7 +215,9 @@ class Factory:
                                     for v in value]
             return CreateList(self.new_id(), start, node, elements=elements, constant=kind)
         if type(value) is celtypes.MapType:
-            key_kind, value_kind = (_CONST_KINDS[type(x)] for x in next(iter(value.items())))
+            key, first = next(iter(value.items()))
+            key_type = celtypes.UintType if isinstance(key, UintKey) else type(key)  # (stored: celext.mapkeys)
+            key_kind, value_kind = _CONST_KINDS[key_type], _CONST_KINDS[type(first)]
             entries: list[tuple[Expr, Expr]] = [
                 (Literal(self.new_id(), start, None, kind=key_kind, value=_plain(key_kind, k)),
                  Literal(self.new_id(), start, None, kind=value_kind, value=_plain(value_kind, v)))

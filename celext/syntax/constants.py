@@ -15,6 +15,7 @@ from typing import Any
 from celpy import celtypes
 from celpy.evaluation import CELEvalError
 
+from celext.mapkeys import stored_key
 from celext.syntax import literals
 from celext.syntax.lexer import Lexeme
 
@@ -60,6 +61,7 @@ def constant_map(tokens: list[Lexeme], start: int) -> tuple[celtypes.MapType, in
     while tokens[at][0] == key_kind and tokens[at + 1][0] == ":" and tokens[at + 2][0] == value_kind:
         key = literals.value_of(key_kind, tokens[at][1])
         value = literals.value_of(value_kind, tokens[at + 2][1])
+        key = stored_key(key)  # (as a map literal stores it: a uint apart from the int of its value)
         if isinstance(key, CELEvalError) or isinstance(value, CELEvalError) or key in found:
             return None
         found[key] = value

@@ -56,6 +56,18 @@ from tests.celext.outcome import outcome
         ('{dyn(1): "b"}[dyn(true)] == "b"', "eval: no such key: true"),
         ('{true: 1}[?dyn(1)].hasValue() || dyn(1) in {true: 1} || dyn(true) in {1: 1}', False),
         ('{dyn(1): "b"}[dyn(2.5)] == "b"', "eval: no such key: 2.5"),
+        # map literals as cel-go's evalMap builds a Go map: a repeated key keeps its last value, an empty optional
+        # entry removes its key, keys of different kinds stay apart, the first error (key, then value) is the result
+        ('{"a": 1, "a": 2}["a"] == 2 && {"a": 1, "a": 2}.size() == 1', True),
+        ('{"a": 1, ?"a": optional.none()}.size() == 0 && {"a": 1, ?"b": optional.of(2)}["b"] == 2', True),
+        ('{?"a": dyn(1)}.size() == 1', "eval: cannot initialize optional entry 'a' from non-optional value 1"),
+        ('{dyn(1): "a", dyn(true): "b"}.size() == 2 && {dyn(1): "a", dyn(true): "b"}[true] == "b"', True),
+        ('{dyn(1): "a", dyn(1u): "b"}[1u] == "b" && {dyn(1): "a", dyn(1u): "b"}[1] == "a"', True),
+        ('{dyn(1): "a", dyn(1.0): "b"}[dyn(1.0)] == "b" && {dyn(1u): "a"}[dyn(1.0)] == "a"', True),
+        ('dyn({1u: 1}) == dyn({1: 1}) && !(dyn({1: 1}) == dyn({dyn(1.0): 1}))', True),  # Find: no int -> double
+        ('{1: 2 / 0, 2 / 0: 1}.size() == 1', "eval: division by zero"),
+        ('{[1]: 2}.size() == 1', "eval: unsupported key type: list"),  # draguard's own: cel-go keys by identity
+        ('{1u: 2, 3u: 4}.map(k, k + 1u) == [2u, 4u] && {true: 1}.transformMap(k, v, v + 1)[true] == 2', True),
     ],
 )
 def test_operators(expression: str, expected: bool | str) -> None:
