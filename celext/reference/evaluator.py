@@ -365,8 +365,9 @@ class DRAEvaluator(Evaluator):
             if isinstance(value, CELEvalError):
                 return value
             if optional_element:
-                if not isinstance(value, OptionalValue):
-                    return CELEvalError("no such overload")
+                if not isinstance(value, OptionalValue):  # (interpretable.go invalidOptionalElementInit)
+                    return CELEvalError(f"cannot initialize optional list element from non-optional value "
+                                        f"{as_string(value)}")
                 if not value.present:
                     continue
                 value = value.value

@@ -61,6 +61,8 @@ from tests.celext.outcome import outcome
         ('{"a": 1, "a": 2}["a"] == 2 && {"a": 1, "a": 2}.size() == 1', True),
         ('{"a": 1, ?"a": optional.none()}.size() == 0 && {"a": 1, ?"b": optional.of(2)}["b"] == 2', True),
         ('{?"a": dyn(1)}.size() == 1', "eval: cannot initialize optional entry 'a' from non-optional value 1"),
+        ('[?dyn(1)].size() == 1', "eval: cannot initialize optional list element from non-optional value 1"),
+        ('[?optional.of(1), ?optional.none()] == [1]', True),
         ('{dyn(1): "a", dyn(true): "b"}.size() == 2 && {dyn(1): "a", dyn(true): "b"}[true] == "b"', True),
         ('{dyn(1): "a", dyn(1u): "b"}[1u] == "b" && {dyn(1): "a", dyn(1u): "b"}[1] == "a"', True),
         ('{dyn(1): "a", dyn(1.0): "b"}[dyn(1.0)] == "b" && {dyn(1u): "a"}[dyn(1.0)] == "a"', True),
