@@ -1,9 +1,9 @@
 """Go's strconv, as Go's error texts and cel-go's conversions use it: `Quote` (`%q`), and `ParseInt`/`ParseUint`
 in base 10 (also `Atoi`, which is ParseInt under its own name).
 
-Shared by `format()` (celext.lib.format), `int()`/`uint()` of a string (celext.lib.operators), blang/semver's
-numbers (celext.semver) and the timestamp getters' offsets (celext.lib.timestamps); imports nothing of celext,
-so any module may use it.
+Go's int64 and uint64 ranges (`INT64`, `UINT64_MAX`) live here too. Shared by `format()` (celext.lib.format),
+`int()`/`uint()` of a string (celext.lib.operators), blang/semver's numbers (celext.semver) and the timestamp
+getters' offsets (celext.lib.timestamps); imports nothing of celext, so any module may use it.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ _GO_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", 
 # Base 10: ASCII digits, a sign only for ParseInt; no underscores, blanks or base prefixes, which int() takes.
 _SIGNED = re.compile(r"[+-]?[0-9]+", re.ASCII)
 _UNSIGNED = re.compile(r"[0-9]+", re.ASCII)
-_INT64 = 2**63
-_UINT64 = 2**64
+INT64 = (-(2**63), 2**63 - 1)  # Go's int64 and uint64 ranges, shared by every module that checks them
+UINT64_MAX = 2**64 - 1
 
 
 def go_quote(text: str) -> str:
@@ -41,7 +41,7 @@ def parse_int(text: str, function: str = "ParseInt") -> int:
     if not _SIGNED.fullmatch(text):
         raise ValueError(f"strconv.{function}: parsing {go_quote(text)}: invalid syntax")
     value = int(text)
-    if not -_INT64 <= value < _INT64:
+    if not INT64[0] <= value <= INT64[1]:
         raise ValueError(f"strconv.{function}: parsing {go_quote(text)}: value out of range")
     return value
 
@@ -51,6 +51,6 @@ def parse_uint(text: str) -> int:
     if not _UNSIGNED.fullmatch(text):
         raise ValueError(f"strconv.ParseUint: parsing {go_quote(text)}: invalid syntax")
     value = int(text)
-    if value >= _UINT64:
+    if value > UINT64_MAX:
         raise ValueError(f"strconv.ParseUint: parsing {go_quote(text)}: value out of range")
     return value

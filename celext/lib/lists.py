@@ -27,6 +27,7 @@ from typing import Any
 from celpy import celtypes
 from celpy.evaluation import CELEvalError
 
+from celext.gostrconv import INT64, UINT64_MAX
 from celext.lib.library import Library, no_such_overload, overload
 from celext.lib.operators import INT_OVERFLOW, OPERATORS, UINT_OVERFLOW, compare, equal
 from celext.lib.timevalues import Duration
@@ -43,8 +44,6 @@ _COMPARABLE = (_I, _U, _D, celtypes.BoolType, _DURATION, _TIMESTAMP, celtypes.St
 # lists.go `summableTypes` in declaration order, each with `zeroValuesOfSummableTypes`.
 _SUMMABLE: tuple[tuple[type, Any], ...] = (
     (_I, _I(0)), (_U, _U(0)), (_D, _D(0.0)), (_DURATION, Duration(0)))
-_INT64 = 2**63
-_UINT64 = 2**64
 _NO_SUCH_OVERLOAD = "no such overload"  # cel-go types.MaybeNoSuchOverloadErr of a plain value
 
 
@@ -84,12 +83,12 @@ def _add(total: Any, item: Any) -> Any:
         if not isinstance(item, _I):
             return CELEvalError(_NO_SUCH_OVERLOAD)
         value = int(total) + int(item)
-        return _I(value) if -_INT64 <= value < _INT64 else CELEvalError(INT_OVERFLOW)
+        return _I(value) if INT64[0] <= value <= INT64[1] else CELEvalError(INT_OVERFLOW)
     if isinstance(total, _U):
         if not isinstance(item, _U):
             return CELEvalError(_NO_SUCH_OVERLOAD)
         value = int(total) + int(item)
-        return _U(value) if value < _UINT64 else CELEvalError(UINT_OVERFLOW)
+        return _U(value) if value <= UINT64_MAX else CELEvalError(UINT_OVERFLOW)
     if isinstance(total, _D):
         return _D(float(total) + float(item)) if isinstance(item, _D) else CELEvalError(_NO_SUCH_OVERLOAD)
     if isinstance(total, _DURATION | _TIMESTAMP) and isinstance(item, _DURATION | _TIMESTAMP) \

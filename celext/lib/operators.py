@@ -24,7 +24,7 @@ from typing import Any
 from celpy import celtypes
 from celpy.evaluation import CELEvalError, base_functions
 
-from celext.gostrconv import parse_int, parse_uint
+from celext.gostrconv import INT64, UINT64_MAX, parse_int, parse_uint
 from celext.gotime import parse_go_duration, parse_rfc3339, unix_in_range
 from celext.lib.gofloat import go_float
 from celext.lib.timevalues import Duration, Timestamp, duration_nanos, offset_of, unix_nanos
@@ -225,8 +225,8 @@ def _number_key(kind: type, number: int | float) -> Any:
         return None
     whole = int(number)
     if kind is celtypes.IntType:
-        return celtypes.IntType(whole) if _INT64[0] <= whole <= _INT64[1] else None
-    return UintKey(whole) if 0 <= whole <= _UINT64_MAX else None
+        return celtypes.IntType(whole) if INT64[0] <= whole <= INT64[1] else None
+    return UintKey(whole) if 0 <= whole <= UINT64_MAX else None
 
 
 def contained(item: Any, container: Any) -> Any:
@@ -248,7 +248,7 @@ def _duration(nanos: int) -> Any:
     """A duration result of `+`/`-` (Go's time.Duration: int64 nanoseconds); beyond them cel-go's
     addDurationChecked/subtractTimeChecked fail with addInt64Checked's error (`integer overflow`: its
     errDurationOverflow is never used)."""
-    if not _INT64[0] <= nanos <= _INT64[1]:
+    if not INT64[0] <= nanos <= INT64[1]:
         return CELEvalError(INT_OVERFLOW)
     return Duration(nanos)
 
@@ -270,7 +270,7 @@ def _time_arithmetic(a: Any, b: Any, subtract: bool) -> Any:
     if isinstance(a, celtypes.TimestampType) and isinstance(b, celtypes.TimestampType) and subtract:
         return _duration(unix_nanos(a) - unix_nanos(b))
     if isinstance(a, celtypes.TimestampType) and isinstance(b, celtypes.DurationType):
-        if subtract and duration_nanos(b) == _INT64[0]:  # subtractTimeDurationChecked negates it first
+        if subtract and duration_nanos(b) == INT64[0]:  # subtractTimeDurationChecked negates it first
             return CELEvalError(INT_OVERFLOW)
         return _timestamp(unix_nanos(a) + sign * duration_nanos(b), a)
     if isinstance(a, celtypes.DurationType) and isinstance(b, celtypes.TimestampType) and not subtract:
@@ -371,8 +371,6 @@ OPERATORS: dict[str, Any] = {
 }
 
 
-_INT64 = (-(2**63), 2**63 - 1)
-_UINT64_MAX = 2**64 - 1
 INT_OVERFLOW = "integer overflow"  # cel-go's errIntOverflow
 UINT_OVERFLOW = "unsigned integer overflow"  # cel-go's errUintOverflow
 
@@ -401,7 +399,7 @@ def to_int(value: Any) -> Any:
         number = value.unix_seconds  # cel-go: Int(t.Unix())
     else:
         return celtypes.IntType(value)
-    if not _INT64[0] <= number <= _INT64[1]:
+    if not INT64[0] <= number <= INT64[1]:
         return CELEvalError(INT_OVERFLOW)
     return _new_int(celtypes.IntType, number)  # range checked above; IntType() would wrap a checker per call
 
@@ -426,7 +424,7 @@ def to_uint(value: Any) -> Any:
         number = math.trunc(value)
     else:
         return CELEvalError("no such overload")  # cel-go: uint() has no overload for any other type
-    if not 0 <= number <= _UINT64_MAX:
+    if not 0 <= number <= UINT64_MAX:
         return CELEvalError(UINT_OVERFLOW)
     return _new_int(celtypes.UintType, number)
 

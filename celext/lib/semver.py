@@ -19,13 +19,12 @@ from typing import Any
 from celpy import celtypes
 from celpy.evaluation import CELEvalError
 
+from celext.gostrconv import INT64, UINT64_MAX
 from celext.lib.library import Library, overload
 from celext.semver import Semver, is_semver, normalize_and_parse, parse_semver
 
 _S = celtypes.StringType
 _B = celtypes.BoolType
-_INT64 = 2**63
-_UINT64 = 2**64
 
 
 def _semver(text: Any, normalize: Any = False) -> Any:
@@ -38,7 +37,7 @@ def _semver(text: Any, normalize: Any = False) -> Any:
 def _int64(part: int) -> celtypes.IntType:
     """semverlib.go `types.Int(v.Major)`: Go converts the uint64 part to int64 modulo 2^64, so 2^63 reads as
     -2^63 and 2^64-1 as -1 (no error)."""
-    return celtypes.IntType(part - _UINT64 if part >= _INT64 else part)
+    return celtypes.IntType(part - (UINT64_MAX + 1) if part > INT64[1] else part)
 
 
 def library() -> Library:

@@ -17,12 +17,12 @@ from celpy import celtypes
 from celpy.evaluation import CELEvalError
 from lark import Token
 
+from celext.gostrconv import INT64, UINT64_MAX
+
 _SIMPLE = {"a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v", "\\": "\\", "'": "'",
            '"': '"', "`": "`", "?": "?"}
 _ESCAPE = re.compile(r"\\(?:([abfnrtv\\'\"`?])|[xX]([0-9a-fA-F]{2})|u([0-9a-fA-F]{4})|U([0-9a-fA-F]{8})"
                      r"|([0-3][0-7]{2})|([0-3].?.?)|(.?))", re.S)
-INT64 = (-(2**63), 2**63 - 1)
-UINT64_MAX = 2**64 - 1
 # cel-go's unescape() texts (parser/unescape.go); its parser reports them at the literal.
 UNESCAPE = "unable to unescape string"
 BAD_OCTAL = "unable to unescape octal sequence in string"
