@@ -189,5 +189,8 @@ class Timestamp(_Exact, celtypes.TimestampType):
         return f"{text}{'-' if offset < 0 else '+'}{hours:02d}:{minutes:02d}"
 
     def __repr__(self) -> str:
-        return f"Timestamp({str(self)!r})"
+        try:
+            return f"Timestamp({str(self)!r})"
+        except OverflowError:  # (a wall clock past year 9999: a log line must not fail on it)
+            return f"Timestamp(unix_nanos={unix_nanos(self)}, offset={offset_of(self)})"
 

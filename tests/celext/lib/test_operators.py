@@ -70,6 +70,10 @@ from tests.celext.outcome import outcome
         ('{1: 2 / 0, 2 / 0: 1}.size() == 1', "eval: division by zero"),
         ('{[1]: 2}.size() == 1', "eval: unsupported key type: list"),  # draguard's own: cel-go keys by identity
         ('{1u: 2, 3u: 4}.map(k, k + 1u) == [2u, 4u] && {true: 1}.transformMap(k, v, v + 1)[true] == 2', True),
+        # a stored key is still the CEL value it was: as a bool operand, a uint in order and text, a double
+        ('{true: 1}.map(k, k)[0] && !{false: 1}.map(k, k)[0] && {true: 1}.exists(k, k)', True),
+        ('{1u: 1}.map(k, k)[0] < 2u && {1u: 1}.map(k, string(k))[0] == "1" && {true: 1}.map(k, k) == [true]', True),
+        ('{dyn(1.5): 1}.map(k, k)[0] * 2.0 == 3.0', True),
     ],
 )
 def test_operators(expression: str, expected: bool | str) -> None:

@@ -113,3 +113,9 @@ def test_type_of_answers_the_cel_type_a_celext_value_stands_for() -> None:
     assert type_of(celtypes.IntType) is celtypes.TypeType
     assert type_of(None) is type(None)
     assert type_of(parse_semver("1.0.0")) is type(parse_semver("1.0.0"))
+
+
+def test_a_timestamp_whose_wall_clock_passes_year_9999_still_has_a_repr() -> None:
+    late = Timestamp.at(253402300799, 0, offset=3600)  # 9999-12-31T23:59:59Z, an hour east
+    assert repr(late) == "Timestamp(unix_nanos=253402300799000000000, offset=3600)"
+    assert repr(Timestamp.at(0, 1, offset=3600)) == "Timestamp('1970-01-01T01:00:00.000000001+01:00')"
