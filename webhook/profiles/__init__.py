@@ -6,7 +6,9 @@ One data file per release (`1.34.yaml` ... `1.37.yaml`, read once); no code bran
     load_profile("1.36").with_gates({"DRAListTypeAttributes": True}).enabled("DRAListTypeAttributes")  ->  True
 
 Validators ask a profile whether a field exists (`has_field`), whether the gates guarding it are on
-(`field_enabled`), for a limit (`limit`) and for the wording of the apimachinery messages (`messages`).
+(`field_enabled`), for a limit (`limit`), for the wording of the apimachinery messages (`messages`) and for
+the few places where a release's validation reports at another path or checks one thing more (`key_error_path`,
+`range_default_path`, `range_step_positive`, `taint_effects`).
 """
 
 from __future__ import annotations
@@ -42,6 +44,11 @@ class Profile:
     gate_specs: Mapping[str, GateSpec]
     fields: Mapping[str, tuple[str, ...]]  # "spec.x" / "device.x" / "capacity.x" / "attribute.x" -> gates
     limits: Mapping[str, int | None]
+    # Where validation.go differs between releases in what it reports (the `validation:` block of the file)
+    key_error_path: str  # "key": a map key's errors at `map[key]` (<= 1.35); "map": at the map (1.36+)
+    range_default_path: str  # "bound": default-vs-range errors at validRange.min/.max (<= 1.36); "default" (1.37)
+    range_step_positive: bool  # `step > 0` is checked (1.37); before, a zero step fails with an internal error
+    taint_effects: tuple[str, ...]  # sorted
     overrides: Mapping[str, bool] = field(default_factory=dict)
 
     def enabled(self, gate: str) -> bool:
@@ -131,6 +138,10 @@ def _read(version: str) -> Profile:
                                      for name, spec in data["featureGates"].items()}),
         fields=MappingProxyType({key: tuple(gates) for key, gates in data["fields"].items()}),
         limits=MappingProxyType(dict(data["limits"])),
+        key_error_path=str(data["validation"]["keyErrorPath"]),
+        range_default_path=str(data["validation"]["rangeDefaultPath"]),
+        range_step_positive=bool(data["validation"]["rangeStepPositive"]),
+        taint_effects=tuple(str(e) for e in data["validation"]["taintEffects"]),
     )
 
 

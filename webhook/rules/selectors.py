@@ -53,14 +53,18 @@ def _vendor_numa(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
 
 
 def _unqualified(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
+    """The API server's validateFullyQualifiedName on each constraint's attribute, with a fix as the hint."""
+    from dataclasses import replace
+
+    from webhook.rules.k8s.names import validate_fully_qualified_name
+
     for constraint in constraints(obj, ctx):
-        if "/" not in constraint.name:
-            yield Finding(
-                constraint.path,
-                "Required value: must include a domain",
-                hint=f"qualify it with the driver's domain, e.g. <driver>/{constraint.name}"
-                     + (f", or use {STANDARD_NUMA}" if constraint.name.lower().startswith("numa") else ""),
-            )
+        found = validate_fully_qualified_name(constraint.name, constraint.path)
+        if found:
+            bare = constraint.name.rpartition("/")[2] or constraint.name
+            hint = (f"qualify it with the driver's domain, e.g. <driver>/{bare}"
+                    + (f", or use {STANDARD_NUMA}" if bare.lower().startswith("numa") else ""))
+            yield from (replace(f, hint=hint) for f in found)
 
 
 def _pinned(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:

@@ -283,10 +283,13 @@ def test_vendor_numa_in_a_selector_and_a_constraint() -> None:
     assert check("selector-vendor-numa", standard) == []
 
 
+FULLY_QUALIFIED = "a fully qualified name must be a domain and a name separated by a slash"
+
+
 def test_unqualified_constraint_attribute() -> None:
     obj = claim_with_selector(constraints=[{"distinctAttribute": "interfaceName"}])
     assert check("constraint-attribute-unqualified", obj) == [
-        ("spec.devices.constraints[0].distinctAttribute", "Required value: must include a domain", "")]
+        ("spec.devices.constraints[0].distinctAttribute", f'Invalid value: "interfaceName": {FULLY_QUALIFIED}', "")]
     ok = claim_with_selector(constraints=[{"distinctAttribute": "dra.net/interfaceName"}])
     assert check("constraint-attribute-unqualified", ok) == []
 
@@ -399,3 +402,24 @@ def test_no_selector_rule_raises_on_any_expression(parts: list[str]) -> None:
     for rule in RULES:
         for finding in rule.check(obj, RuleContext(Policy.default(), slices)):
             assert finding.message and str(finding.path).startswith("spec.devices.")
+
+
+
+@pytest.mark.parametrize(("name", "messages"), [
+    # validateFullyQualifiedName = validateQualifiedName + a domain: each part is checked too
+    ("dra.net/my-attr", ['Invalid value: "my-attr": a valid C identifier must start with alphabetic character or '
+                         "'_', followed by a string of alphanumeric characters or '_' (e.g. 'my_name',  or "
+                         "'MY_NAME',  or 'MyName', regex used for validation is '[A-Za-z_][A-Za-z0-9_]*')"]),
+    ("/numaNode", ['Invalid value: "": the domain must not be empty']),
+    ("dra.net/", ['Invalid value: "": the name must not be empty']),
+    ("numa-node", ['Invalid value: "numa-node": a valid C identifier must start with alphabetic character or '
+                   "'_', followed by a string of alphanumeric characters or '_' (e.g. 'my_name',  or "
+                   "'MY_NAME',  or 'MyName', regex used for validation is '[A-Za-z_][A-Za-z0-9_]*')",
+                   f'Invalid value: "numa-node": {FULLY_QUALIFIED}']),
+    ("dra.net/" + "a" * 32, []),  # the identifier at its 32-byte limit
+    ("dra.net/" + "a" * 33, ["Too long: may not be more than 32 bytes"]),
+])
+def test_a_constraint_attribute_is_a_valid_fully_qualified_name(name: str, messages: list[str]) -> None:
+    obj = claim_with_selector(constraints=[{"matchAttribute": name}])
+    assert [m for _path, m, _hint in check("constraint-attribute-unqualified", obj)] == messages
+

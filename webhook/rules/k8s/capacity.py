@@ -29,7 +29,7 @@ from webhook.rules.k8s import ids
 from webhook.rules.k8s.decode import decode_item_map, decode_list, decode_map, unknown_fields, wrong_type
 from webhook.rules.k8s.errors import duplicate, forbidden, invalid, required, too_many, type_invalid
 from webhook.rules.k8s.ids import Errors, tag
-from webhook.rules.k8s.names import qualified_name_ok, truncate_if_too_long, validate_qualified_name
+from webhook.rules.k8s.names import key_error_path, qualified_name_ok, truncate_if_too_long, validate_qualified_name
 
 CAPACITY_FIELDS = frozenset({"value", "requestPolicy"})
 POLICY_FIELDS = frozenset({"default", "validValues", "validRange"})
@@ -67,7 +67,8 @@ def validate_capacity_map(
     profile = profile or load_profile()
     for key, item in capacity.items():
         if not qualified_name_ok(key):
-            errs += tag(ids.QUALIFIED_NAME, validate_qualified_name(key, path))
+            at = key_error_path(path, key, MAX_KEY_LENGTH, profile)
+            errs += tag(ids.QUALIFIED_NAME, validate_qualified_name(key, at))
         if type(item) is dict and len(item) == 1 and type(item.get("value")) is str and is_quantity(item["value"]):
             continue  # the common case: a plain, valid capacity value
         key_path = path.key(truncate_if_too_long(key, MAX_KEY_LENGTH))
@@ -82,7 +83,7 @@ def validate_capacity_map(
         if not multiple:
             errs.append((ids.CAPACITY, forbidden(policy_path, "allowMultipleAllocations must be true")))
         else:
-            _validate_request_policy(value, policy, policy_path, errs, profile.enabled("DRAFractionalCapacityRange"))
+            _validate_request_policy(value, policy, policy_path, errs, profile)
 
 
 @functools.cache
@@ -91,8 +92,9 @@ def _capacity_fields(version: str) -> frozenset[str]:
 
 
 def _validate_request_policy(
-    maximum: Quantity, policy: Mapping[str, Any], path: FieldPath, errs: Errors, fractional: bool
+    maximum: Quantity, policy: Mapping[str, Any], path: FieldPath, errs: Errors, profile: Profile
 ) -> None:
+    fractional = profile.enabled("DRAFractionalCapacityRange")
     raw_values = decode_list(errs, policy, "validValues", path) or []
     valid_range = decode_map(errs, policy, "validRange", path)
     default = quantity_at(errs, policy, "default", path)
@@ -107,7 +109,8 @@ def _validate_request_policy(
         if default is None:
             errs.append((ids.CAPACITY, required(path.child("default"), "required when validRange is defined")))
         else:
-            _validate_range(default, maximum, valid_range, path.child("validRange"), errs, fractional=fractional)
+            _validate_range(default, maximum, valid_range, path.child("validRange"), errs, fractional=fractional,
+                            profile=profile)
 
 
 def _validate_valid_values(
@@ -141,7 +144,7 @@ def _validate_valid_values(
 
 def _validate_range(
     default: Quantity, maximum: Quantity, valid_range: Mapping[str, Any], path: FieldPath, errs: Errors, *,
-    fractional: bool,
+    fractional: bool, profile: Profile,
 ) -> None:
     low = quantity_at(errs, valid_range, "min", path)
     high = quantity_at(errs, valid_range, "max", path)
@@ -153,8 +156,9 @@ def _validate_range(
     cap, lo, default_text = canonical(maximum), canonical(low), canonical(default)
     if low.compare(maximum) > 0:
         found.append((path.child("min"), lo, f"min is larger than capacity value: {cap}"))
+    below, above = ("default", "default") if profile.range_default_path == "default" else ("min", "max")
     if default.compare(low) < 0:
-        found.append((path.child("default"), default_text, f"default is less than min: {lo}"))
+        found.append((path.child(below), default_text, f"default is less than min: {lo}"))
     if high is not None:
         hi = canonical(high)
         if low.compare(high) > 0:
@@ -162,7 +166,7 @@ def _validate_range(
         if high.compare(maximum) > 0:
             found.append((path.child("max"), hi, f"max is larger than capacity value: {cap}"))
         if default.compare(high) > 0:
-            found.append((path.child("default"), default_text, f"default is more than max: {hi}"))
+            found.append((path.child(above), default_text, f"default is more than max: {hi}"))
     milli = fractional and any(_fractional(q) for q in (low, high, step, default) if q is not None)
     if milli:
         named = (("default", default), ("min", low), ("max", high), ("step", step))
@@ -172,7 +176,9 @@ def _validate_range(
             return
     if step is not None:
         step_text = canonical(step)
-        if step.sign() <= 0:
+        if step.sign() == 0 or (step.sign() < 0 and profile.range_step_positive):
+            # Before 1.37 the server has no such check: a negative step passes, a zero one makes validation divide
+            # by zero (kubernetes#139653), an internal error: still refused, reported here in 1.37's words.
             found.append((path.child("step"), step_text, "must be greater than zero"))
         else:
             added = low.add(step)

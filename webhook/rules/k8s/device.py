@@ -31,6 +31,7 @@ from webhook.rules.k8s.ids import Errors, tag
 from webhook.rules.k8s.names import (
     DNS1123_LABEL_MAX,
     dns1123_label_ok,
+    key_error_path,
     qualified_name_ok,
     truncate_if_too_long,
     validate_dns1123_label,
@@ -44,11 +45,9 @@ from webhook.rules.k8s.node_selector import validate_node_selector
 
 MAX_ATTRIBUTE_VALUES = 48  # ResourceSliceMaxAttributeValuesPerDevice
 MAX_KEY_LENGTH = 63 + 1 + 32  # DeviceMaxDomainLength + "/" + DeviceMaxIDLength: where keys get truncated
-MAX_TAINTS = 16  # DeviceTaintsMaxLength
 MAX_COUNTER_CONSUMPTIONS = 2  # ResourceSliceMaxDeviceCounterConsumptionsPerDevice
 MAX_COUNTERS_PER_CONSUMPTION = 32  # ResourceSliceMaxCountersPerDeviceCounterConsumption
 MAX_BINDING_CONDITIONS = 4  # BindingConditionsMaxSize, BindingFailureConditionsMaxSize
-TAINT_EFFECTS = ("NoExecute", "NoSchedule", "None")  # sorted, as upstream lists them
 UNSET_OR_TRUE = "must be either unset or set to true"
 PER_DEVICE_REQUIRED = (
     "exactly one of `nodeName`, `nodeSelector`, or `allNodes` is required when `perDeviceNodeSelection` "
@@ -91,7 +90,8 @@ def validate_device(
         attributes_path = path.child("attributes")
         for key, attribute in attributes.items():
             if not qualified_name_ok(key):
-                errs += tag(ids.QUALIFIED_NAME, validate_qualified_name(key, attributes_path))
+                errs += tag(ids.QUALIFIED_NAME, validate_qualified_name(
+                    key, key_error_path(attributes_path, key, MAX_KEY_LENGTH, profile)))
             values += count_values({key: attribute})
             validate_device_attribute(attribute, attributes_path.key(truncate_if_too_long(key, MAX_KEY_LENGTH)), errs)
     max_values = profile.limit("maxAttributeValues")
@@ -104,12 +104,12 @@ def validate_device(
     # Sub-paths are built only for fields that are present: most devices have none of these.
     taints = decode_list(errs, device, "taints", path)
     if taints is not None and (old is None or old.get("taints") != device.get("taints")):
-        _validate_taints(taints, path.child("taints"), errs, _limit(profile, "maxTaints"))
+        _validate_taints(taints, path.child("taints"), errs, _limit(profile, "maxTaints"), profile.taint_effects)
     consumptions = decode_list(errs, device, "consumesCounters", path)
     if consumptions is not None:
         validate_counter_groups(consumptions, path.child("consumesCounters"), errs,
                                 limit=_limit(profile, "maxCounterConsumptionsPerDevice"), name_key="counterSet",
-                                counters_limit=_limit(profile, "maxCountersPerConsumption"))
+                                counters_limit=_limit(profile, "maxCountersPerConsumption"), profile=profile)
     if per_device or "nodeName" in device or "nodeSelector" in device or "allNodes" in device:
         _validate_node_selection(device, path, per_device, errs)
     if "bindingConditions" in device or "bindingFailureConditions" in device:
@@ -148,7 +148,7 @@ def string_field(item: Any, key: str) -> str:
     return value if isinstance(value, str) else ""
 
 
-def _validate_taints(taints: list[Any], path: FieldPath, errs: Errors, limit: int = MAX_TAINTS) -> None:
+def _validate_taints(taints: list[Any], path: FieldPath, errs: Errors, limit: int, effects: tuple[str, ...]) -> None:
     if not within_limit(taints, limit, path, ids.TAINTS, errs):
         return
     for i, item in enumerate(taints):
@@ -162,12 +162,13 @@ def _validate_taints(taints: list[Any], path: FieldPath, errs: Errors, limit: in
         effect = decode_str(errs, taint, "effect", taint_path) or ""
         if not effect:
             errs.append((ids.TAINTS, required(taint_path.child("effect"))))
-        elif effect not in TAINT_EFFECTS:
-            errs.append((ids.TAINTS, not_supported(taint_path.child("effect"), effect, TAINT_EFFECTS)))
+        elif effect not in effects:
+            errs.append((ids.TAINTS, not_supported(taint_path.child("effect"), effect, effects)))
 
 
 def validate_counter_groups(
-    groups: list[Any] | None, path: FieldPath, errs: Errors, *, limit: int, name_key: str, counters_limit: int
+    groups: list[Any] | None, path: FieldPath, errs: Errors, *, limit: int, name_key: str, counters_limit: int,
+    profile: Profile,
 ) -> None:
     """A list of named counter groups: a slice's `sharedCounters` (named by `name`) or a device's
     `consumesCounters` (named by `counterSet`). Upstream validateSet with validateCounterSet /
@@ -183,11 +184,13 @@ def validate_counter_groups(
         else:
             errs += tag(ids.COUNTERS, validate_dns1123_label(name, item_path.child(name_key)))
         counters = decode_map(errs, group, "counters", item_path)
-        validate_counters(counters, counters_limit, item_path.child("counters"), errs)
+        validate_counters(counters, counters_limit, item_path.child("counters"), errs, profile)
     duplicates((string_field(item, name_key) for item in groups), path, ids.COUNTERS, errs)
 
 
-def validate_counters(counters: Mapping[str, Any] | None, limit: int, path: FieldPath, errs: Errors) -> None:
+def validate_counters(
+    counters: Mapping[str, Any] | None, limit: int, path: FieldPath, errs: Errors, profile: Profile
+) -> None:
     """A counters map: required, at most `limit` entries, DNS-label keys, quantity values."""
     if not counters:
         errs.append((ids.COUNTERS, required(path)))
@@ -196,7 +199,7 @@ def validate_counters(counters: Mapping[str, Any] | None, limit: int, path: Fiel
         errs.append((ids.COUNTERS, too_many(path, len(counters), limit)))
         return
     for key, counter in counters.items():
-        errs += tag(ids.COUNTERS, validate_dns1123_label(key, path))
+        errs += tag(ids.COUNTERS, validate_dns1123_label(key, key_error_path(path, key, DNS1123_LABEL_MAX, profile)))
         key_path = path.key(truncate_if_too_long(key, DNS1123_LABEL_MAX))
         quantity_at(errs, decode_item_map(errs, counter, key_path), "value", key_path)
 

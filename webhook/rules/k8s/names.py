@@ -17,11 +17,15 @@ import functools
 import re
 from collections.abc import Iterator
 from contextvars import ContextVar
+from typing import TYPE_CHECKING
 
 from webhook.fieldpath import FieldPath
 from webhook.findings import Finding
 from webhook.rules.k8s.decode import go_len
 from webhook.rules.k8s.errors import invalid, required, too_long
+
+if TYPE_CHECKING:
+    from webhook.profiles import Profile
 
 DNS1123_LABEL_MAX = 63
 DNS1123_SUBDOMAIN_MAX = 253
@@ -194,6 +198,16 @@ def validate_qualified_name(name: str, path: FieldPath) -> list[Finding]:
     return errs
 
 
+FULLY_QUALIFIED = "a fully qualified name must be a domain and a name separated by a slash"
+
+
+def validate_fully_qualified_name(name: str, path: FieldPath) -> list[Finding]:
+    """validateFullyQualifiedName: a qualified name that has a domain (a constraint's matchAttribute and
+    distinctAttribute, a slice's partitionTypeAttribute)."""
+    found = validate_qualified_name(name, path)
+    return [*found, invalid(path, name, FULLY_QUALIFIED)] if "/" not in name else found
+
+
 _ROOT = FieldPath()
 
 
@@ -215,3 +229,9 @@ def truncate_if_too_long(text: str, limit: int) -> str:
         return text
     remaining = limit - 3
     return text[: (remaining + 1) // 2] + "..." + text[len(text) - remaining // 2:]
+
+
+def key_error_path(path: FieldPath, key: str, limit: int, profile: Profile) -> FieldPath:
+    """Where validateMap reports a map key's own errors: at `map[key]` (the key shortened as in any path) up to
+    1.35, at the map itself since 1.36 (`profile.key_error_path`)."""
+    return path.key(truncate_if_too_long(key, limit)) if profile.key_error_path == "key" else path

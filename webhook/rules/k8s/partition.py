@@ -17,22 +17,13 @@ from webhook.rules.k8s.attribute import go_attribute
 from webhook.rules.k8s.decode import decode_list, decode_str, strings
 from webhook.rules.k8s.errors import duplicate, invalid, not_supported, required
 from webhook.rules.k8s.ids import Errors, tag
-from webhook.rules.k8s.names import validate_qualified_name
+from webhook.rules.k8s.names import validate_fully_qualified_name
 
 SKIP_OPERATIONS = ("*", "NodePrepareResources", "NodeUnprepareResources")  # sorted, as the enum check lists them
-FULLY_QUALIFIED = "a fully qualified name must be a domain and a name separated by a slash"
 NO_COUNTERS = "may only be set on a slice which declares devices that consume counters"
 MISSING = "device consumes counters and `partitionTypeAttribute` names this attribute, so it must be set"
 NOT_STRING = "must be a string value because `partitionTypeAttribute` names this attribute"
 PREPARE_ALONE = "NodePrepareResources cannot be skipped unless NodeUnprepareResources is also skipped"
-
-
-def validate_fully_qualified_name(name: str, path: FieldPath) -> Errors:
-    """validateFullyQualifiedName: a qualified name that has a domain."""
-    errs = tag(ids.PARTITION_TYPE, validate_qualified_name(name, path))
-    if "/" not in name:
-        errs.append((ids.PARTITION_TYPE, invalid(path, name, FULLY_QUALIFIED)))
-    return errs
 
 
 def validate_partition_type(
@@ -43,7 +34,7 @@ def validate_partition_type(
     if name is None:
         return
     field_path = path.child("partitionTypeAttribute")
-    format_errors = validate_fully_qualified_name(name, field_path)
+    format_errors = tag(ids.PARTITION_TYPE, validate_fully_qualified_name(name, field_path))
     errs += format_errors
     consuming = [(i, d) for i, d in enumerate(devices) if isinstance(d, Mapping) and d.get("consumesCounters")]
     if not consuming:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import Any
 
 from webhook.fieldpath import FieldPath
@@ -39,7 +38,6 @@ from webhook.rules.k8s.device import (
     within_limit,
 )
 from webhook.rules.k8s.errors import (
-    forbidden,
     go_quote,
     immutable,
     invalid,
@@ -138,10 +136,10 @@ def _validate_object_meta(meta: Mapping[str, Any], old: Mapping[str, Any] | None
     for key in annotations:
         problems = is_qualified_name(str(key).lower())
         errs += [(ids.OBJECT_META, invalid(META.child("annotations"), key, m)) for m in problems]
-    if decode_str(errs, meta, "namespace", META):
-        namespaced = forbidden(META.child("namespace"), "not allowed on this type")
-        hint = "ResourceSlices are cluster-scoped: drop `metadata.namespace`"
-        errs.append((ids.OBJECT_META, replace(namespaced, hint=hint)))
+    # No `namespace` check: the API server clears the namespace of a cluster-scoped object before validating it
+    # (rest.BeforeCreate, EnsureObjectNamespaceMatchesRequestNamespace), so a manifest whose kustomization stamps
+    # one on every object is created as it is.
+    decode_str(errs, meta, "namespace", META)
 
 
 def validate_resource_slice_spec(
@@ -221,7 +219,7 @@ def _validate_kept(
     _validate_devices(flat, old, per_device, path.child("devices"), errs, profile=profile)
     validate_counter_groups(counter_sets, path.child("sharedCounters"), errs,
                             limit=_limit(profile, "maxCounterSets"), name_key="name",
-                            counters_limit=_limit(profile, "maxCountersPerCounterSet"))
+                            counters_limit=_limit(profile, "maxCountersPerCounterSet"), profile=profile)
     validate_partition_type(spec, flat, path, errs)
     validate_skip_node_operations(spec, path, errs)
 
