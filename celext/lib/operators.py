@@ -5,8 +5,8 @@ mixed types (`IntType(4) == StringType("4")`) and whose ordering errors on `1 < 
 - equality is heterogeneous: values of different types are unequal, int/uint/double compare numerically,
   lists and maps compare element by element;
 - `==` asks the left operand, as cel-go's `types.Equal` (common/types/util.go) does after deciding null:
-  `kubernetes.Semver.Equal` answers `no such overload` for any other type (apiserver pkg/cel/semver.go),
-  `kubernetes.Quantity.Equal` answers false (pkg/cel/quantity.go), and an int, string, bool, list, ... on
+  `kubernetes.Semver.Equal` and `kubernetes.Quantity.Equal` answer `no such overload` for any other type
+  (apiserver pkg/cel/semver.go, quantity.go: MaybeNoSuchOverloadErr), and an int, string, bool, list, ... on
   the left answers false for a semver or quantity; lists and maps (`baseList.Equal`, `baseMap.Equal`) are
   unequal only when an element pair is false: an element pair's error does not make them unequal;
 - `!=` is `Equal(a, b) != true` (interpreter/interpretable.go `evalNe.Eval`): an error of `Equal` is true;
@@ -84,8 +84,8 @@ def equal(a: Any, b: Any) -> bool | CELEvalError:
     if isinstance(a, _OPAQUE):
         if type(a) is type(b):
             return bool(a == b)
-        # pkg/cel/semver.go Semver.Equal: MaybeNoSuchOverloadErr; pkg/cel/quantity.go Quantity.Equal: False
-        return CELEvalError("no such overload") if isinstance(a, Semver) else False
+        # pkg/cel/semver.go Semver.Equal and pkg/cel/quantity.go Quantity.Equal: MaybeNoSuchOverloadErr
+        return CELEvalError("no such overload")
     if isinstance(b, _OPAQUE):  # every other left operand's Equal answers false for another type
         return False
     if isinstance(a, celtypes.BoolType) or isinstance(b, celtypes.BoolType):
@@ -306,6 +306,14 @@ def _divide(a: Any, b: Any) -> Any:
     return operator.truediv(a, b)
 
 
+def _modulo(a: Any, b: Any) -> Any:
+    """As cel-python computes it, but int64's least value `% -1` overflows, as cel-go's moduloInt64Checked says
+    (the quotient does not fit; Python's remainder is 0)."""
+    if isinstance(a, celtypes.IntType) and isinstance(b, celtypes.IntType) and int(b) == -1 and int(a) == INT64[0]:
+        return CELEvalError(INT_OVERFLOW)
+    return operator.mod(a, b)
+
+
 def to_timestamp(value: Any) -> Any:
     """CEL `timestamp()`: of a string as cel-go converts it (Go's `time.Parse(time.RFC3339, s)`, celext.gotime), of a
     timestamp (itself), of an int (Unix seconds); outside years 1 to 9999 `timestamp overflow`."""
@@ -359,6 +367,7 @@ OPERATORS: dict[str, Any] = {
     "_+_": _add,
     "_-_": _subtract,
     "_/_": _divide,
+    "_%_": _modulo,
     "_==_": _equal_value,
     "_!=_": _not_equal_value,
     "_<_": _ordering("<"),

@@ -78,6 +78,10 @@ def test_estimate_matches_the_upstream_table(expression: str, cost: int) -> None
         ('"%s".format([device.driver]) == ""', (13, 13)),
         ('device.attributes["d"].x.matches("a+")', (5, 11)),        # 4 + (1..ceil(6.5)) * ceil(0.5)
         ("dyn(device.driver) == 'a'", (4, 4)),  # dyn() costs 1; == compares at most min(63, 1) characters
+        # has() adds nothing of its own: Kubernetes' base environment sets PresenceTestHasCost(false)
+        ('has(device.attributes["d"].m)', (3, 3)),                # device, .attributes, ["d"]
+        ('has(device.attributes["d"].m) && device.attributes["d"].m == "x"', (3, 8)),
+        ('[1, 2].all(x, has(device.attributes["d"].m))', (17, 23)),
     ],
 )
 def test_library_cost_rules(expression: str, cost: tuple[int, int]) -> None:

@@ -48,6 +48,10 @@ MAX = 'duration("2562047h47m16s")'  # + 854775807ns: the largest duration cel-go
         ("[].sum() == 0 && [1, 2].slice(0, 0) == []", True),
         ('"%s".format([["\\u007f"]]) == "[\\"\\\\x7f\\"]" && "%s".format([["\\u0080"]]) == "[\\"\\\\u0080\\"]"', True),
         ('"%s".format([["\\uffff"]]) == "[\\"\\\\uffff\\"]"', True),
+        # cel-go moduloInt64Checked: only int64's least value % -1 overflows
+        ("-9223372036854775808 % -1 == 0", "eval: integer overflow"),
+        ("dyn(-9223372036854775808) % dyn(-1) == 0", "eval: integer overflow"),
+        ("-9223372036854775807 % -1 == 0 && -9223372036854775808 % 1 == 0 && -9223372036854775808 % -2 == 0", True),
     ],
 )
 @pytest.mark.parametrize("engine", ENGINES)
