@@ -424,11 +424,21 @@ class _Parser:
             depth = 1 + max(depth, right_depth)
 
     def unary(self) -> Built:
-        kind = self.tokens[self.index][0]
+        tokens = self.tokens
+        kind = tokens[self.index][0]
         if kind in ("!", "-"):
-            self.links += 1
-            op = _point(*self.take())
+            # cel-go's grammar reads a run of one operator as one unary (`(ops+='!')+ member`) and its parser
+            # keeps one operator of an odd run and none of an even one: `!!x` is `x` (so `!!1 == 1` checks), and
+            # a thousand `!` are one tree level, not a thousand.
+            run = 1
+            while tokens[self.index + run][0] == kind:
+                run += 1
+            op = _point(*tokens[self.index])
+            self.index += run
             inner, depth, built = self.unary()
+            if run % 2 == 0:
+                return inner, depth, built
+            self.links += 1
             sign: Node = _node("unary_not" if kind == "!" else "unary_neg", [], op)
             node = _node("unary", [sign, inner], _span(op, inner.meta))
             return node, depth, self.make.unary(node, built)

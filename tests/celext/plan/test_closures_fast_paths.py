@@ -118,7 +118,7 @@ def test_not_over_a_bool_negates_in_place(unary_calls: list[Any], expression: st
 
 @pytest.mark.parametrize(("expression", "calls"), [
     ("!device.attributes['d.io'].n", 1),
-    ("!!device.attributes['d.io'].n", 1),  # refused by the first application
+    ("!(!device.attributes['d.io'].n)", 1),  # refused by the first application
     ("!device.attributes['d.io'].nosuch", 1),  # an error value goes to the general operator, which passes it on
 ])
 def test_not_over_anything_else_takes_the_general_operator(unary_calls: list[Any], expression: str,

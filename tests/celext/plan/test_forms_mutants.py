@@ -88,7 +88,8 @@ TABLE: list[tuple[str, bool | str]] = [
     ("!!device.attributes['d.io'].on", True),
     ("!!!device.attributes['d.io'].on", False),
     ("!device.attributes['d.io'].n", "eval: no such overload"),  # `!` on a non-bool: the general operator
-    ("!!device.attributes['d.io'].n", "eval: no such overload"),
+    ("!(!device.attributes['d.io'].n)", "eval: no such overload"),
+    ("!!device.attributes['d.io'].n == 3", True),  # cel-go's parser drops an even run of `!`: the int itself
     ("!device.attributes['d.io'].nosuch", "eval: no such key: nosuch"),  # an error passes through `!`
     ("!('e.io' in device.capacity)", True),
     ("--device.attributes['d.io'].n == 3", True),  # a run of one operator: applied twice, or once when odd

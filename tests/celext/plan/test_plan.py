@@ -350,7 +350,9 @@ def _compact_sized() -> str:
         pairs = [f"({a} && {b})" for a, b in zip(terms[::2], terms[1::2], strict=False)]
         chain = " || ".join(pairs + terms[len(pairs) * 2:])
         for nots, filler in itertools.product(range(12), ("true", "device.allowMultipleAllocations")):
-            text = f"{chain} || {'!' * nots}{filler}"  # each `!` adds two nodes
+            # two nodes per `!` of old: one `!` when odd (cel-go's parser drops a run `!!`), parentheses for the rest
+            even = nots - nots % 2
+            text = f"{chain} || {'!' * (nots % 2)}{'(' * even}{filler}{')' * even}"
             if _nodes(text) == COMPACT_NODES + 1:
                 return text
     raise AssertionError  # pragma: no cover - the loop returns or fails
