@@ -12,6 +12,7 @@ the checked inputs is checked, never taken as the cluster's devices.
 
 from __future__ import annotations
 
+import io
 import logging
 import time
 from collections.abc import Callable, Sequence
@@ -89,11 +90,12 @@ def check(inputs: Inputs, *, fix: bool = False, stdin: TextIO | None = None,
     by_index: dict[int, FileResult] = {}
     with tuned_gc():  # from the first object read: the inventory and the documents live to the end of the run
         discovery = Discovery(inputs.config)
+        shared = shared_stdin(inputs, stdin, run.problems)
         ahead = inputs.listed is not None  # the inventory is being read in a forked process: wait for it last
-        inventory = () if ahead else read_inventory(inputs, run.problems)
+        inventory = () if ahead else read_inventory(inputs, run.problems, shared)
         groups: dict[int, tuple[Policy, list[int]]] = {}
         read_problems: list[Problem] = []
-        sources = list(read_sources(inputs.paths, read_problems, stdin))
+        sources = list(read_sources(inputs.paths, read_problems, stdin if shared is None else io.StringIO(shared)))
         log.debug("read %d file(s) in %.3f s", len(sources), time.perf_counter() - started)
         for i, (source, _text) in enumerate(sources):
             cfg = discovery.for_file(source)
@@ -106,7 +108,7 @@ def check(inputs: Inputs, *, fix: bool = False, stdin: TextIO | None = None,
                   discovery.hits, len(groups))
         if ahead:  # celext is imported while the other process reads the inventory, not after it
             warm_up([sources[i] for _policy, indexes in groups.values() for i in indexes])
-            inventory = read_inventory(inputs, run.problems)
+            inventory = read_inventory(inputs, run.problems, shared)
         run.problems += read_problems  # after the inventory's, as they were read
         tracker = progress(sum(len(g) for _p, g in groups.values())) if progress is not None else None
         try:
@@ -140,8 +142,22 @@ def read_ahead(slices: Sequence[str], classes: Sequence[str], jobs: int | None) 
     return Ahead(lambda: read_listed(slices, classes))
 
 
-def read_listed(slices: Sequence[str], classes: Sequence[str]) -> Listed:
-    """The objects of --slices (ResourceSlices, DeviceClasses) and --classes (DeviceClasses), values first."""
+def shared_stdin(inputs: Inputs, stdin: TextIO | None, problems: list[Problem]) -> str | None:
+    """Standard input's text, read once here, when several inputs name `-` (`lint - --slices -`, as for `explain -
+    --slices -`): each of them reads that same text. None when one reader at most takes standard input as it is."""
+    import sys
+
+    from webhook.manifests import STDIN
+    from webhook.manifests.sources import read_stdin
+
+    if [*inputs.paths, *inputs.slices, *inputs.classes].count(STDIN) < 2:
+        return None
+    return read_stdin(stdin or sys.stdin, problems) or ""  # not UTF-8: one problem, and nothing to read
+
+
+def read_listed(slices: Sequence[str], classes: Sequence[str], stdin_text: str | None = None) -> Listed:
+    """The objects of --slices (ResourceSlices, DeviceClasses) and --classes (DeviceClasses), values first;
+    `stdin_text` is what `-` reads when the caller read standard input already (shared_stdin)."""
     from webhook.gctune import release
     from webhook.manifests import read_values
 
@@ -151,16 +167,17 @@ def read_listed(slices: Sequence[str], classes: Sequence[str]) -> Listed:
     problems: list[Problem] = []
     for paths, kinds in ((slices, INVENTORY_KINDS), (classes, frozenset({"DeviceClass"}))):
         if paths:
-            found, found_problems = read_values(paths, kinds)
+            found, found_problems = read_values(paths, kinds,
+                                                stdin=None if stdin_text is None else io.StringIO(stdin_text))
             objects += found
             problems += found_problems
     return objects, problems
 
 
-def read_inventory(inputs: Inputs, problems: list[Problem]) -> tuple[Obj, ...]:
+def read_inventory(inputs: Inputs, problems: list[Problem], stdin_text: str | None = None) -> tuple[Obj, ...]:
     """The devices and classes of --slices/--classes (values-first readers) and --cluster."""
-    objects, listed_problems = inputs.listed() if inputs.listed is not None else read_listed(inputs.slices,
-                                                                                             inputs.classes)
+    objects, listed_problems = (inputs.listed() if inputs.listed is not None
+                                else read_listed(inputs.slices, inputs.classes, stdin_text))
     problems += listed_problems
     if inputs.cluster:
         import importlib.util

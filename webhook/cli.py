@@ -191,11 +191,34 @@ class _ClosedStream(io.TextIOBase):
         raise OSError(errno.EBADF, f"standard output is closed: {os.strerror(errno.EBADF)}")
 
 
+_KEPT: list[Any] = []  # standard output's wrappers, never collected (see _standard_streams)
+
+
+class _WholeWrites(io.BufferedWriter):
+    """An unbuffered standard output (PYTHONUNBUFFERED, `python -u`) that still writes every byte of each write:
+    the raw stream's one write call may be short (a pipe whose reader left midway), and the text layer drops the
+    rest without a word; a buffered writer goes on until all is written or the write fails (EPIPE: exit 141)."""
+
+    def write(self, data: Any) -> int:
+        written = super().write(data)
+        self.flush()
+        return written
+
+
 def _standard_streams() -> None:
-    """A closed standard output fails at the first write; a closed standard error discards the diagnostics (the
-    caller closed it), instead of print() sending them to standard output."""
+    """A closed standard output fails at the first write; an unbuffered one writes whole reports (_WholeWrites); a
+    closed standard error discards the diagnostics (the caller closed it), instead of print() sending them to
+    standard output."""
+    raw = getattr(sys.stdout, "buffer", None)
     if sys.stdout is None:
         sys.stdout = _ClosedStream()
+    elif isinstance(raw, io.RawIOBase) and sys.stdout is sys.__stdout__:  # the process's own, not a caller's
+        out: Any = sys.stdout
+        whole = io.TextIOWrapper(_WholeWrites(raw), encoding=out.encoding, errors=out.errors,
+                                 line_buffering=bool(out.line_buffering), write_through=True)
+        # Both wrappers stay referenced: either one collected would close the shared file descriptor.
+        _KEPT.extend((out, whole))
+        sys.stdout = whole
     if sys.stderr is None:
         sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115  (the process's own stderr from now on)
 

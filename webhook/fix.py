@@ -194,16 +194,26 @@ def _normal(text: str) -> str:
     return " ".join(text.split())
 
 
+def refusal(raw: bytes) -> str | None:
+    """Why a fix is not written over a file of these bytes (`--fix`), nor shown as a diff (`--diff`); None when it
+    can be. Files are read with universal newlines, so a fixed text can be written with the one line break style
+    the file has, never with a mix."""
+    crlf = raw.count(b"\r\n")
+    if crlf and (crlf != raw.count(b"\n") or crlf != raw.count(b"\r")):
+        return "the file mixes line break styles; fix it by hand or normalise its line breaks first"
+    return None
+
+
 def write_file(path: str, text: str) -> str | None:
-    """Write a fixed file with the line breaks it had (files are read with universal newlines, so `text`
-    has `\n` only); a reason instead when that cannot be done faithfully (mixed line breaks)."""
+    """Write a fixed file with the line breaks it had (`text` has `\n` only); a reason instead when that cannot
+    be done faithfully (`refusal`)."""
     target = Path(path)
     try:
         raw = target.read_bytes()
-        crlf = raw.count(b"\r\n")
-        if crlf and (crlf != raw.count(b"\n") or crlf != raw.count(b"\r")):
-            return "the file mixes line break styles; fix it by hand or normalise its line breaks first"
-        target.write_text(text, encoding="utf-8", newline="\r\n" if crlf else "\n")
+        refused = refusal(raw)
+        if refused is not None:
+            return refused
+        target.write_text(text, encoding="utf-8", newline="\r\n" if b"\r\n" in raw else "\n")
     except OSError as err:
         return f"cannot write: {err.strerror or err}"
     return None

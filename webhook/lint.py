@@ -276,9 +276,24 @@ def fix_text(result: FileResult) -> Result:
     return apply_edits(result.text, list(groups.values()), read_back)
 
 
-def diffs(files: Iterable[FileResult]) -> Iterable[str]:
-    from webhook.fix import unified_diff
+def diffs(files: Iterable[FileResult]) -> tuple[list[str], list[Problem]]:
+    """The diff of each file the fix pass changed; a problem instead for each whose fix `--fix` would not write
+    (`webhook.fix.refusal` decides for both)."""
+    from pathlib import Path
 
+    from webhook.fix import refusal, unified_diff
+
+    changed: list[str] = []
+    problems: list[Problem] = []
     for file in files:
-        if file.fixed is not None and file.fixed.text != file.original:
-            yield unified_diff(file.original, file.fixed.text, file.source)
+        if file.fixed is None or file.fixed.text == file.original:
+            continue
+        try:
+            refused = refusal(Path(file.source).read_bytes())
+        except OSError as err:
+            refused = f"cannot read: {err.strerror or err}"
+        if refused is not None:
+            problems.append(Problem(file.source, f"not fixed: {refused}"))
+        else:
+            changed.append(unified_diff(file.original, file.fixed.text, file.source))
+    return changed, problems

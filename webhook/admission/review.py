@@ -117,6 +117,8 @@ def parse(body: bytes) -> Request:
     if not isinstance(req, Mapping):
         raise BadReview(400, "request is missing: an AdmissionReview sent to a webhook carries request",
                         api_version=api_version)
+    if uid is not None and not isinstance(uid, str):  # there, but not a uid: say so, not "missing"
+        raise BadReview(400, f"request.uid: expected a string, got {type(uid).__name__}", api_version=api_version)
     if not uid_text:
         raise BadReview(400, "request.uid is missing or empty", api_version=api_version)
     return _request(req, uid_text, api_version)
@@ -135,10 +137,10 @@ def _request(req: Mapping[str, Any], uid: str, api_version: str) -> Request:
     resource = req.get("resource")
     resource = resource if isinstance(resource, Mapping) else {}
     obj, old = req.get("object"), req.get("oldObject")
-    if operation in ("CREATE", "UPDATE") and not isinstance(obj, Mapping):
-        raise bad(f"request.object is missing: {_article(operation)} {operation} review carries the object")
-    if obj is not None and not isinstance(obj, Mapping):
+    if obj is not None and not isinstance(obj, Mapping):  # a value of the wrong type first: it is not missing
         raise bad(f"request.object: expected a JSON object, got {type(obj).__name__}")
+    if operation in ("CREATE", "UPDATE") and obj is None:
+        raise bad(f"request.object is missing: {_article(operation)} {operation} review carries the object")
     if old is not None and not isinstance(old, Mapping):
         raise bad(f"request.oldObject: expected a JSON object, got {type(old).__name__}")
     dry_run = req.get("dryRun", False)

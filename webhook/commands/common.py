@@ -127,8 +127,10 @@ def jobs(value: str) -> int | None:
     return int(value)
 
 
-def outputs(specs: Sequence[str], formats: Iterable[str]) -> list[tuple[str, str | None]]:
-    """`--format` values -> (format, file or None for stdout); text on stdout when none is given."""
+def outputs(specs: Sequence[str], formats: Iterable[str], inputs: Iterable[str | None] = ()
+            ) -> list[tuple[str, str | None]]:
+    """`--format` values -> (format, file or None for stdout); text on stdout when none is given. `inputs`: the
+    files the command reads, which no report may overwrite."""
     from webhook.waivers import did_you_mean
 
     known = sorted(formats)
@@ -143,7 +145,25 @@ def outputs(specs: Sequence[str], formats: Iterable[str]) -> list[tuple[str, str
         parsed.append((name, file or None))
     if sum(1 for _n, f in parsed if f is None) > 1:
         raise DraguardError("--format: only one format can go to stdout; give the others =FILE")
+    _distinct_files(parsed, inputs)
     return parsed
+
+
+def _distinct_files(parsed: Sequence[tuple[str, str | None]], inputs: Iterable[str | None]) -> None:
+    """A report file that is an input would overwrite it, two formats writing one file would leave only the last:
+    both usage errors, by resolved path (`./r.json` and `r.json` are one file, and so are a link and its target)."""
+    read = {os.path.realpath(path): path for path in inputs if path is not None and path != "-"}
+    written: dict[str, str] = {}
+    for name, file in parsed:
+        if file is None:
+            continue
+        where = os.path.realpath(file)
+        if where in read:
+            raise DraguardError(f"--format {name}={file}: {read[where]} is an input; the report would overwrite it")
+        if where in written:
+            raise DraguardError(f"--format {name}={file}: --format {written[where]} writes that file already; "
+                                "give each format a file of its own")
+        written[where] = f"{name}={file}"
 
 
 def write_output(name: str, target: str | None, text: str, stdout: TextIO) -> None:
@@ -177,12 +197,15 @@ def check_arguments(args: argparse.Namespace) -> None:
     from webhook.report import FORMATS
     from webhook.waivers import did_you_mean
 
-    outputs(args.format, FORMATS)
+    outputs(args.format, FORMATS, [*args.paths, *args.slices, *args.classes, args.config, args.baseline])
     for flag, rules in (("--enable", args.enable), ("--disable", args.disable)):
         for rule in rules:
             if rule not in known_rules():
                 raise DraguardError(f"{flag} {rule}: unknown rule{did_you_mean(rule, known_rules())}; "
                                     "`draguard rules` lists them")
+    both = sorted(set(args.enable) & set(args.disable))
+    if both:
+        raise DraguardError(f"--enable {both[0]} and --disable {both[0]}: a rule cannot be both; give one of them")
     if args.write_baseline and not args.baseline:
         raise DraguardError("--write-baseline needs --baseline FILE")
     if args.baseline and not args.write_baseline:

@@ -55,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
     from webhook.exits import exit_code
     from webhook.explaining import explain_paths
 
-    targets = outputs(args.format, FORMATS)
+    targets = outputs(args.format, FORMATS, [args.claim, *args.slices, *args.classes])
     # '-' may stand for stdin in CLAIM, --slices and --classes at once: read it once, give each the same text
     text = sys.stdin.read() if "-" in (args.claim, *args.slices, *args.classes) else None
     explained = explain_paths(args.claim, args.slices, args.classes, semantics=args.semantics, node=args.node,

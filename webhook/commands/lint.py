@@ -66,9 +66,10 @@ def _run(args: argparse.Namespace, ahead: Ahead[Listed] | None) -> int:
         for skipped, reason in file.fixed.skipped if file.fixed is not None else []:
             print(f"draguard: {file.source}: {skipped.path}: not fixed: {reason}", file=sys.stderr)
     if args.diff:
+        changed, refused = diffs(result.files)
+        result.problems += refused
         for problem in result.problems:
             print(f"draguard: {problem}", file=sys.stderr)
-        changed = list(diffs(result.files))
         sys.stdout.write("".join(changed))
         return exit_code(problems=bool(result.problems), failing=bool(changed))
     if args.fix:

@@ -9,9 +9,10 @@ HELP = "list every rule: id, default action, origin (kubernetes or draguard), fr
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--markdown", action="store_true", help="print the README catalogue table instead")
-    parser.add_argument("--readme", metavar="FILE",
-                        help="rewrite the table between the rules markers of FILE (e.g. README.md) in place")
+    table = parser.add_mutually_exclusive_group()  # the table goes to stdout or into a file, not both
+    table.add_argument("--markdown", action="store_true", help="print the README catalogue table instead")
+    table.add_argument("--readme", metavar="FILE",
+                       help="rewrite the table between the rules markers of FILE (e.g. README.md) in place")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -29,6 +30,8 @@ def run(args: argparse.Namespace) -> int:
             raise DraguardError(f"{path}: cannot read: {err.strerror or err}") from None
         if BEGIN not in text or END not in text:
             raise DraguardError(f"{path}: no {BEGIN} ... {END} markers")
+        if text.index(END) < text.index(BEGIN):  # the table goes between the first of each
+            raise DraguardError(f"{path}: {END} comes before {BEGIN}; the table goes between {BEGIN} and {END}")
         path.write_text(replace_section(text, catalogue_markdown(CATALOGUE.values())), encoding="utf-8")
         return 0
     if args.markdown:

@@ -7,10 +7,11 @@ Three backends (ruamel round-trip, libyaml, JSON) read a text into the same obje
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from webhook.fieldpath import FieldPath
 from webhook.findings import Position
+from webhook.manifests.problems import type_name
 from webhook.wire import Obj
 
 
@@ -38,18 +39,35 @@ class Locator(Protocol):
         ...
 
 
+class NotAList(NamedTuple):
+    """The `items` of a list kind that is not a list (`items: {first: ...}`): never an object, always a problem
+    (its objects would go unchecked)."""
+
+    value: Any
+
+
 def expand(obj: Obj, base: FieldPath) -> Iterator[tuple[FieldPath, Any]]:
-    """`kind: List` and typed lists (`ResourceSliceList`) as `kubectl get -o yaml` prints them."""
+    """`kind: List` and typed lists (`ResourceSliceList`) as `kubectl get -o yaml` prints them. What is not an
+    object comes out as it is (a `NotAList` for `items` itself) for the reader to report (`not_an_object`)."""
     kind = obj.get("kind")
     items = obj.get("items")
-    if isinstance(kind, str) and kind.endswith("List") and isinstance(items, list):
+    if not (isinstance(kind, str) and kind.endswith("List")) or items is None:  # `items: null` is an empty list
+        yield base, obj
+    elif not isinstance(items, list):
+        yield base.child("items"), NotAList(items)
+    else:
         for i, item in enumerate(items):
             if isinstance(item, Mapping):
                 yield from expand(item, base.child("items").index(i))
             else:
                 yield base.child("items").index(i), item
-    else:
-        yield base, obj
+
+
+def not_an_object(path: FieldPath, item: Any) -> str:
+    """The problem with a value `expand` gave that is not an object."""
+    if isinstance(item, NotAList):
+        return f"{path} must be a list, not a {type_name(item.value)}"
+    return f"{path} is a {type_name(item)}, not an object"
 
 
 def value_at(obj: Any, path: FieldPath) -> Any:

@@ -32,6 +32,8 @@ def type_name(value: object) -> str:
         return "number"
     if value is None:
         return "null value"
+    if isinstance(value, dict):
+        return "mapping"
     return type(value).__name__
 
 

@@ -74,9 +74,10 @@ def read(paths: Iterable[str], *, kinds: frozenset[str] | None = None, ignore: S
     return objects, problems
 
 
-def read_values(paths: Iterable[str], kinds: frozenset[str]) -> tuple[list[Obj], list[Problem]]:
+def read_values(paths: Iterable[str], kinds: frozenset[str], *, stdin: TextIO | None = None
+                ) -> tuple[list[Obj], list[Problem]]:
     """The objects of `kinds`, values first, no positions kept: an inventory (--slices, --classes)."""
-    objects, problems = read(paths, kinds=kinds, positions=False)
+    objects, problems = read(paths, kinds=kinds, positions=False, stdin=stdin)
     return [o.obj for o in objects], problems
 
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from webhook.fieldpath import FieldPath
 from webhook.findings import Position
 from webhook.manifests import aliases
-from webhook.manifests.objects import expand, value_at
+from webhook.manifests.objects import expand, not_an_object, value_at
 from webhook.manifests.problems import Problem, one_line, type_name
 from webhook.wire import Obj
 
@@ -112,7 +112,7 @@ def load_text(text: str, source: str = "<string>") -> Loaded:
         for base, item in expand(obj, FieldPath()):
             if not isinstance(item, Mapping):
                 loaded.problems.append(
-                    Problem(source, f"{base} is a {type_name(item)}, not an object", line, 1)
+                    Problem(source, not_an_object(base, item), line, 1)
                 )
                 continue
             loaded.manifests.append(Manifest(source, index, item, text, node, base))

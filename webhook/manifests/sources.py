@@ -1,13 +1,15 @@
 """Paths as a user gives them -> `(source, text)` pairs: files, directories, glob patterns and `-` (stdin).
 
-A directory is searched recursively for *.yaml, *.yml and *.json, skipping hidden files and folders; a
-pattern (`slices/*.yaml`, `deploy/**/*.json`) that names no existing file is expanded like a shell would,
-for CI configurations that pass patterns quoted. Every unreadable input is one `Problem`; reading goes on.
+A directory is searched recursively for *.yaml, *.yml and *.json, skipping hidden files and folders and
+following links to folders (each folder once); a pattern (`slices/*.yaml`, `deploy/**/*.json`) that names no
+existing file is expanded like a shell would, for CI configurations that pass patterns quoted. Every unreadable
+input (a link to nothing, a folder without permission) is one `Problem`; reading goes on.
 """
 
 from __future__ import annotations
 
 import fnmatch
+import os
 import sys
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
@@ -26,10 +28,8 @@ def read_sources(paths: Iterable[str], problems: list[Problem], stdin: TextIO | 
     """Every input text in order; problems are appended to `problems` as they are met."""
     for raw in paths:
         if raw == STDIN:
-            text = _stdin_text(stdin or sys.stdin)
-            if text is None:
-                problems.append(Problem(STDIN_SOURCE, "not UTF-8 text"))
-            else:
+            text = read_stdin(stdin or sys.stdin, problems)
+            if text is not None:
                 yield STDIN_SOURCE, text
             continue
         for file in _files(raw, problems):
@@ -41,15 +41,16 @@ def read_sources(paths: Iterable[str], problems: list[Problem], stdin: TextIO | 
                 problems.append(Problem(str(file), f"cannot read: {err.strerror or err}"))
 
 
-def _stdin_text(stream: TextIO) -> str | None:
-    """Standard input as UTF-8 text, as a file is read (None when it is not): Python's own stdin decoding would
-    pass the bad bytes on as lone surrogates for the YAML reader to trip over."""
+def read_stdin(stream: TextIO, problems: list[Problem]) -> str | None:
+    """Standard input as UTF-8 text, as a file is read (None, and a problem, when it is not): Python's own stdin
+    decoding would pass the bad bytes on as lone surrogates for the YAML reader to trip over."""
     raw = getattr(stream, "buffer", None)
     if raw is None:  # a text stream a caller handed in
         return stream.read()
     try:
         return str(raw.read().decode("utf-8"))
     except UnicodeDecodeError:
+        problems.append(Problem(STDIN_SOURCE, "not UTF-8 text"))
         return None
 
 
@@ -61,19 +62,17 @@ def ignored(source: str, globs: Sequence[str]) -> bool:
 def _files(raw: str, problems: list[Problem]) -> list[Path]:
     path = Path(raw)
     if path.is_dir():
-        files = _directory(path)
-        if not files:
+        before = len(problems)
+        files = _directory(path, problems)
+        if not files and len(problems) == before:  # an unreadable directory says so instead
             problems.append(Problem(raw, "no .yaml, .yml or .json files in this directory"))
         return files
     if path.exists():
         return [path]
-    if path.is_symlink():  # a link to nothing, or a loop of links: say which, not "no such file"
-        try:
-            path.stat()
-        except OSError as err:
-            reason = "a symbolic link to a missing file" if isinstance(err, FileNotFoundError) else err.strerror
-            problems.append(Problem(raw, f"cannot read: {reason or err}"))
-            return []
+    broken = _broken_link(path)
+    if broken is not None:
+        problems.append(Problem(raw, broken))
+        return []
     if _GLOB_CHARS & set(raw):
         import glob  # only for a pattern passed quoted
 
@@ -82,15 +81,61 @@ def _files(raw: str, problems: list[Problem]) -> list[Path]:
             problems.append(Problem(raw, "no file matches this pattern"))
         found: list[Path] = []
         for match in map(Path, matches):
-            found += _directory(match) if match.is_dir() else [match]
+            found += _directory(match, problems) if match.is_dir() else [match]
         return found
     problems.append(Problem(raw, "no such file or directory"))
     return []
 
 
-def _directory(path: Path) -> list[Path]:
-    return sorted(
-        p for p in path.rglob("*")
-        if p.is_file() and p.suffix in SUFFIXES
-        and not any(part.startswith(".") for part in p.relative_to(path).parts)
-    )
+def _broken_link(path: Path) -> str | None:
+    """Why a symbolic link cannot be read (a link to nothing, or a loop of links), not "no such file"; None for
+    anything else."""
+    if not path.is_symlink():
+        return None
+    try:
+        path.stat()
+    except OSError as err:
+        reason = "a symbolic link to a missing file" if isinstance(err, FileNotFoundError) else err.strerror
+        return f"cannot read: {reason or err}"
+    return None
+
+
+def _directory(path: Path, problems: list[Problem]) -> list[Path]:
+    """The *.yaml, *.yml and *.json files below `path`, hidden files and folders left out. What cannot be read
+    (a folder without permission, a link to nothing, a loop of links) is a problem, as when named directly. Links
+    to folders are followed, each folder walked once: a link back up the tree (a loop) is not walked again."""
+    found: list[Path] = []
+    walked: set[tuple[int, int]] = set()
+    _first_visit(path, walked)
+
+    def unreadable(err: OSError) -> None:
+        problems.append(Problem(err.filename or str(path), f"cannot read: {err.strerror or err}"))
+
+    for root, folders, names in os.walk(path, onerror=unreadable, followlinks=True):
+        # sorted, so that of two names for one folder the first in order is walked, on every run
+        folders[:] = [name for name in sorted(folders)
+                      if not name.startswith(".") and _first_visit(Path(root, name), walked)]
+        for name in names:
+            file = Path(root, name)
+            if name.startswith(".") or file.suffix not in SUFFIXES:
+                continue
+            if file.is_file():
+                found.append(file)
+                continue
+            broken = _broken_link(file)
+            if broken is not None:
+                problems.append(Problem(str(file), broken))
+    return sorted(found)
+
+
+def _first_visit(folder: Path, walked: set[tuple[int, int]]) -> bool:
+    """Whether the walk has not been in `folder` yet, by any name (and notes that it has now)."""
+    try:
+        info = folder.stat()
+    except OSError:
+        return True  # the walk says why it cannot be read
+    key = (info.st_dev, info.st_ino)
+    if key in walked:
+        return False
+    walked.add(key)
+    return True
