@@ -41,6 +41,8 @@ def explain_paths(claim: str, slices: Sequence[str], classes: Sequence[str], *, 
     if not found:
         raise DraguardError(f"no ResourceSlice in {', '.join(slices)}")
     extra = read_strict(classes, frozenset({"DeviceClass"}), stdin_text=stdin_text)
+    if classes and not extra:  # a --classes that names no class is a mistake, as --slices without slices is
+        raise DraguardError(f"no DeviceClass in {', '.join(classes)}")
     by_name = {name_of(o): o for o in [*given, *inventory, *extra] if o.get("kind") == "DeviceClass"}
     nodes = nodes_of(found, [o for o in inventory if o.get("kind") == "Node"])
     explained = Explained()
@@ -55,3 +57,4 @@ def explain_paths(claim: str, slices: Sequence[str], classes: Sequence[str], *, 
     explained.results = [explain(c, by_name, found, nodes, semantics=semantics, matcher=matcher,
                                  max_steps=max_steps or DEFAULT_MAX_STEPS) for c in claims]
     return explained
+

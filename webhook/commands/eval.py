@@ -63,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
     from webhook.exits import exit_code
     from webhook.manifests.shapes import read_strict
 
-    targets = outputs(args.format, FORMATS)
+    targets = outputs(args.format, FORMATS, args.slices)
     slices = read_strict(args.slices, frozenset({"ResourceSlice"}))
     if not slices:
         raise DraguardError(f"no ResourceSlice in {', '.join(args.slices)}")

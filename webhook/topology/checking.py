@@ -13,6 +13,7 @@ from functools import partial
 
 from webhook.findings import Action, Finding
 from webhook.manifests import read
+from webhook.manifests.shapes import malformed
 from webhook.policy import Policy
 from webhook.run import sort_key
 from webhook.topology.check import check_slice
@@ -53,7 +54,7 @@ def check_node(
     ignore: Sequence[str] = (),
 ) -> NodeCheck:
     """`check` on every ResourceSlice of `node` in `paths` (see `against`), findings placed in the files;
-    no slice for the node is a problem."""
+    a misshapen slice (each field a problem, as `eval` words it) or no slice for the node is a problem."""
     # Values first (JSON and libyaml backends: a cluster-wide `kubectl get resourceslices -o json` is
     # megabytes); positions only for the findings.
     objects, read_problems = read(paths, ignore=ignore, positions=False)
@@ -63,6 +64,10 @@ def check_node(
         kind = kind_of(located.obj)
         if kind != RESOURCE_SLICE:
             result.skipped[kind or "<no kind>"] += 1
+            continue
+        misshapen = list(malformed(located))
+        if misshapen:  # an input problem, as `eval` refuses it: its node and devices cannot be trusted
+            result.problems += misshapen
             continue
         slice_node = get_str(located.obj, "spec", "nodeName")
         if slice_node != node:

@@ -8,7 +8,7 @@ v1.37): `GetNUMANodeAttributeByPCIBusID`, `GetNUMANodeAttribute` and `GetNUMANod
     list form       devices/system/node/node<N>/distance: the nodes at the minimum non-self distance, minus
                     those whose socket (first CPU's topology/physical_package_id) is known and differs from
                     N's (no filter when N's socket is unknown), then [N, others ascending]; a missing or
-                    malformed row gives [N]
+                    malformed row gives [N]; a malformed cpulist or physical_package_id is a SysfsError
 
 Where upstream has a quirk the algorithm keeps it (see `equidistant`), so that what draguard derives is
 byte for byte what a driver using the helper publishes; the `notes` explain what a reader should know.
@@ -263,14 +263,25 @@ class Topology:
         return Equidistant(tuple(sorted(chosen)), tuple(distances), tuple(notes))
 
     def _read_socket(self, node: int) -> int | None:
-        text = self.reader.read(f"devices/system/node/node{node}/cpulist")
+        """None when the node has no CPUs or its first CPU no package file; a malformed file is a SysfsError,
+        as a malformed numa_node is: guessing "unknown" would silently change which nodes are listed."""
+        rel = f"devices/system/node/node{node}/cpulist"
+        text = self.reader.read(rel)
         if text is None:
             return None
         cpus = parse_cpulist(go_trim(text))
+        if cpus is None:
+            raise SysfsError(f"{self.reader.describe(rel)}: malformed value {go_trim(text)!r}: want a CPU list")
         if not cpus:
             return None
-        package = self.reader.read(f"devices/system/cpu/cpu{min(cpus)}/topology/physical_package_id")
-        return atoi(package) if package is not None else None
+        rel = f"devices/system/cpu/cpu{min(cpus)}/topology/physical_package_id"
+        package = self.reader.read(rel)
+        if package is None:
+            return None
+        socket = atoi(package)
+        if socket is None:
+            raise SysfsError(f"{self.reader.describe(rel)}: malformed value {go_trim(package)!r}: want a socket id")
+        return socket
 
     def nodes(self) -> list[int]:
         """The NUMA node ids present under devices/system/node, ascending."""

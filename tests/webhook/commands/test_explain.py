@@ -333,16 +333,27 @@ def test_malformed_claim_is_a_usage_error(files: dict[str, str], tmp_path: Path,
         f"draguard: error: {claim}:6:15: ResourceClaim c: spec.devices.requests must be a list, not a mapping\n")
 
 
-def test_count_must_be_a_positive_integer(files: dict[str, str], tmp_path: Path,
-                                          capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize("count", [-1, 0])
+def test_count_must_be_a_positive_integer(files: dict[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                          count: int) -> None:
     claim = tmp_path / "count.yaml"
     claim.write_text(CLAIM.replace("exactly: {deviceClassName: dra.net}",
-                                   'exactly: {deviceClassName: dra.net, count: "2"}'))
+                                   f"exactly: {{deviceClassName: dra.net, count: {count}}}"))
     files["claim"] = str(claim)
     assert explain(files) == 1
     assert capsys.readouterr().out == (
         "ResourceClaim ml/numa\n  cannot allocate on any node: claim ml/numa, request nic: count must be a positive "
-        "integer, not '2'\n")
+        f"integer, not {count}\n")
+
+
+def test_a_count_of_one_is_allocated(files: dict[str, str], tmp_path: Path,
+                                     capsys: pytest.CaptureFixture[str]) -> None:
+    claim = tmp_path / "count.yaml"
+    claim.write_text(CLAIM.replace("exactly: {deviceClassName: dra.net}",
+                                   "exactly: {deviceClassName: dra.net, count: 1}"))
+    files["claim"] = str(claim)
+    assert explain(files, "--node", "n1") == 0
+    assert capsys.readouterr().out.splitlines()[1] == "  node n1: fits"
 
 
 def test_a_claim_without_requests_fits_with_a_note(files: dict[str, str], tmp_path: Path,

@@ -290,12 +290,15 @@ def test_cpu_not_in_any_node(build: Build) -> None:
         topology.cpu_node(99)
 
 
-def test_malformed_cpulist_makes_the_socket_unknown(build: Build) -> None:
+def test_malformed_cpulist_is_a_sysfs_error_not_an_unknown_socket(build: Build) -> None:
+    """An unknown socket drops the same-socket filter, so guessing it would change the list without a word."""
     nodes = {0: Node(cpus=(0,), socket=0, distance="10 12"), 1: Node(cpus=(1,), socket=1, distance="12 10")}
     topology = build(Tree(nodes))
-    (Path(str(topology.reader.describe("devices/system/node/node1/cpulist")))).write_text("1-0\n")
-    assert topology.socket(1) is None
-    assert node_list(topology, 0) == (0, 1)
+    path = topology.reader.describe("devices/system/node/node1/cpulist")
+    Path(path).write_text("1-0\n")
+    with pytest.raises(SysfsError) as err:
+        node_list(topology, 0)
+    assert err.value.message == f"{path}: malformed value '1-0': want a CPU list"
 
 
 # ---- the Go parsing rules the helper relies on ----
