@@ -82,12 +82,12 @@ class AdmissionRoute:
         return [data]
 
     def respond(self, path: str, *, length: int | None, content_type: str | None, stream: BodyStream,
-                release: list[object] | None = None) -> tuple[str, list[tuple[str, str]], bytes]:
+                release: list[object] | None = None, waited: float = 0.0) -> tuple[str, list[tuple[str, str]], bytes]:
         """Status line, headers and body answering the review on `stream` sent to `path` (one of PATHS); `release`
-        as `answer_review` takes it."""
+        and `waited` as `answer_review` takes them."""
         try:
             code, data = answer_review(path, self.state, length=length, content_type=content_type, stream=stream,
-                                       release=release)
+                                       release=release, waited=waited)
         except Exception:  # answer_review answers its own failures; this is a bug around it, as Flask reports one
             self.logger.exception("Exception on %s [POST]", path)
             error = _http_error(InternalServerError())

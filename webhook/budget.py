@@ -20,7 +20,7 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from types import FrameType
 
@@ -42,6 +42,14 @@ class Budget:
     selectors: int = 128  # distinct selector expressions one object may make us compile
     cpu_seconds: float = 2.0
     wall_seconds: float = 2.5  # below the shipped webhooks' timeoutSeconds (3 and 5 s), so the answer is ours
+    # Wall seconds the request already waited before its evaluation began: a worker evaluates one object at a
+    # time, so a review queued behind others has spent that much of its wall budget (the caller's timeout runs
+    # from when it sent the review, not from when this worker got to it).
+    waited: float = 0.0
+
+    def after(self, waited: float) -> Budget:
+        """This budget for a request that waited `waited` seconds before its evaluation."""
+        return replace(self, waited=waited) if self.wall_seconds and waited > 0 else self
 
     def check_selectors(self, count: int) -> None:
         if self.selectors and count > self.selectors:
@@ -62,13 +70,18 @@ def wall_message(limit: float) -> str:
     return f"evaluation took longer than its deadline of {limit:g} s; not evaluated further"
 
 
+def waited_message(waited: float, limit: float) -> str:
+    return (f"the review waited {waited:.2f} s behind other reviews on this worker, past its deadline of {limit:g} s; "
+            "not evaluated")
+
+
 class Meter:
     """The running budget of one evaluation: `check()` between steps, timers for what a step cannot see."""
 
     def __init__(self, budget: Budget, *, timed: bool = False) -> None:
         self.budget = budget
         self.timed = timed  # interval timers enforce the budget: `check` has nothing to do
-        self.started_wall = time.monotonic()
+        self.started_wall = time.monotonic() - budget.waited
         # The thread's CPU clock is read only when needed: on some virtual machines one read costs milliseconds.
         self.started_cpu = time.thread_time() if budget.cpu_seconds and not timed else 0.0
 
@@ -108,6 +121,8 @@ def metered(budget: Budget) -> Iterator[Meter]:
         and bool(budget.cpu_seconds or budget.wall_seconds)
         and _takes_signals(os.getpid(), threading.get_native_id())
     )
+    if budget.wall_seconds and budget.waited >= budget.wall_seconds:
+        raise BudgetExceeded(waited_message(budget.waited, budget.wall_seconds))
     meter = Meter(budget, timed=timers)
     if not timers:
         yield meter
@@ -117,7 +132,7 @@ def metered(budget: Budget) -> Iterator[Meter]:
         if budget.cpu_seconds:
             signal.setitimer(signal.ITIMER_PROF, budget.cpu_seconds)
         if budget.wall_seconds:
-            signal.setitimer(signal.ITIMER_REAL, budget.wall_seconds)
+            signal.setitimer(signal.ITIMER_REAL, budget.wall_seconds - budget.waited)
         yield meter
     finally:
         _armed.clear()

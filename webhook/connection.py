@@ -6,6 +6,8 @@ time.
 
 from __future__ import annotations
 
+import socket
+import struct
 import time
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -172,3 +174,21 @@ class OneWrite:
     def __getattr__(self, name: str) -> Any:
         self.flush()
         return getattr(self._sock, name)
+
+
+_LAST_DATA_RECEIVED = struct.Struct("=I")  # struct tcp_info's tcpi_last_data_recv (ms), at byte 52 since Linux 2.6
+_TCP_INFO_OFFSET = 52
+
+
+def waited(sock: Any) -> float:
+    """Seconds since the last bytes of the request on `sock` arrived (the kernel's TCP_INFO): how long a review
+    waited for this worker, which evaluates one object at a time. 0 where the kernel does not say (not Linux, not
+    TCP)."""
+    try:
+        info = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 104)
+    except (AttributeError, OSError):
+        return 0.0
+    if len(info) < _TCP_INFO_OFFSET + _LAST_DATA_RECEIVED.size:
+        return 0.0
+    return float(_LAST_DATA_RECEIVED.unpack_from(info, _TCP_INFO_OFFSET)[0]) / 1000.0
+

@@ -45,6 +45,7 @@ from gevent.pool import Pool
 from gevent.server import StreamServer
 from gunicorn import SERVER, http, util
 from gunicorn import sock as gsock
+from gunicorn.http.body import ChunkedReader, LengthReader
 from gunicorn.workers.ggevent import GeventWorker
 from werkzeug.sansio.utils import get_content_length
 
@@ -52,7 +53,7 @@ from webhook.admission.endpoint import PATHS
 from webhook.app import AdmissionRoute
 from webhook.auth.peer import count_handshake_error
 from webhook.balance import Balance, BalancedServer
-from webhook.connection import LATE, BodyDeadline, Deadline, DeadlineInput, OneWrite, SocketBody
+from webhook.connection import LATE, BodyDeadline, Deadline, DeadlineInput, OneWrite, SocketBody, waited
 from webhook.serve import Limits, current
 
 # After SIGTERM, how long kept-alive connections still get their requests answered once nothing is in flight:
@@ -172,9 +173,10 @@ class GuardedWorker(GeventWorker):  # type: ignore[misc]
                 # delayed ACK (40 ms on Linux) before it is sent.
                 client.setsockopt(stdsocket.IPPROTO_TCP, stdsocket.TCP_NODELAY, 1)
             if tls:
-                client = self._handshake(client, addr)
-                if client is None:
+                handshaken = self._handshake(client, addr)
+                if handshaken is None:  # (the raw socket is still closed below)
                     return
+                client = handshaken
             parser = http.get_parser(self._parser_cfg, client, addr)
             out = OneWrite(client)
             listener_name = listener.getsockname()
@@ -241,8 +243,8 @@ class GuardedWorker(GeventWorker):  # type: ignore[misc]
             req.path, length=get_content_length(length, ",".join(encodings) if encodings else None),
             content_type=content_type, stream=DeadlineInput(SocketBody.of(req.body), time.monotonic() + seconds,
                                                                   seconds),
-            release=release)
-        close = not self.alive or req.should_close()
+            release=release, waited=waited(out))
+        close = not self.alive or req.should_close() or _body_left(req.body)
         head = [f"HTTP/{req.version[0]}.{req.version[1]} {status}", f"Server: {SERVER}", f"Date: {_http_date()}",
                 f"Connection: {'close' if close else 'keep-alive'}", *[f"{k}: {v}" for k, v in headers]]
         out.sendall(("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + data)
@@ -342,6 +344,17 @@ def _buffered(client: Any, parser: Any) -> bool:
         return True
     with parser.unreader.buf.getbuffer() as view:
         return bool(view.nbytes)
+
+
+def _body_left(body: Any) -> bool:
+    """Whether part of the request body is still on the connection (answered 408, or cut short by a framing error):
+    gunicorn would read it as the start of the next request, so the answer closes the connection instead."""
+    reader = getattr(body, "reader", None)
+    if getattr(body, "failed", False):
+        return True
+    if isinstance(reader, LengthReader):
+        return bool(reader.length > 0)
+    return isinstance(reader, ChunkedReader) and reader.parser is not None
 
 
 def _close(client: Any) -> None:

@@ -81,13 +81,14 @@ class State:
 
 
 def answer_review(path: str, state: State, *, length: int | None, content_type: str | None,
-                  stream: BodyStream, release: list[object] | None = None) -> tuple[int, bytes]:
+                  stream: BodyStream, release: list[object] | None = None, waited: float = 0.0) -> tuple[int, bytes]:
     """The HTTP status and JSON body answering the review on `stream` (`length`: its Content-Length, None when
     chunked) sent to the webhook `path` (one of PATHS); counted and logged.
 
     With `release`, the decoded review is appended to it instead of being freed on return: the caller drops it
     once the answer is written (freeing a maximal slice's ~4,200 dicts, lists and strings takes 0.15 ms in
-    process, more with cold caches, and the client need not wait for it)."""
+    process, more with cold caches, and the client need not wait for it). `waited`: seconds the review waited for
+    this worker (webhook.connection.waited), spent from its wall budget."""
     started = time.perf_counter()
     handler: handlers.Handler = getattr(handlers, PATHS[path])
     req: Request | None = None
@@ -101,7 +102,7 @@ def answer_review(path: str, state: State, *, length: int | None, content_type: 
         req = review.parse(read_body(length, content_type, stream))
         uid = req.uid
         clears = state.compile_cache.clears if state.compile_cache is not None else 0
-        answer = handler(req, state.policy.current(), budget=state.budget, cache=state.compile_cache)
+        answer = handler(req, state.policy.current(), budget=state.budget.after(waited), cache=state.compile_cache)
         if state.compile_cache is not None and state.compile_cache.clears != clears:
             collect_cleared()
         payload, code = review.answer(uid, answer, req.api_version), 200

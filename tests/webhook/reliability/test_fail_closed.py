@@ -160,6 +160,29 @@ def test_an_object_over_its_deadline_is_answered_within_it(monkeypatch: pytest.M
         "[budget-exceeded]")
 
 
+@pytest.mark.parametrize(("waited", "answered"), [(2.49, True), (2.5, False), (2.51, False)])
+def test_a_review_that_waited_its_deadline_for_the_worker_is_not_evaluated(waited: float, answered: bool) -> None:
+    # The caller's timeout runs from when it sent the review: time spent queued behind other reviews on the
+    # worker counts against the wall budget, so the answer still comes before the API server gives up.
+    req = Request("uid-q", GroupVersionKind("resource.k8s.io", "v1", "ResourceSlice"),
+                  GroupVersionResource("resource.k8s.io", "v1", "resourceslices"), "CREATE", slice_with(numa=-1))
+    limits = Budget(selectors=0, cpu_seconds=0, wall_seconds=2.5)
+    answer = handlers.resourceslices(req, Policy.default(), budget=limits.after(waited))
+    rules = {f.rule for f in answer.findings}
+    if answered:
+        assert "numa-node-range" in rules and "budget-exceeded" not in rules
+    else:
+        assert [f.message for f in answer.findings] == [
+            f"the review waited {waited:.2f} s behind other reviews on this worker, past its deadline of 2.5 s; "
+            "not evaluated"]
+        assert answer.allowed is False
+
+
+def test_a_budget_without_a_wall_limit_ignores_the_wait() -> None:
+    assert Budget(wall_seconds=0).after(9.0) == Budget(wall_seconds=0)
+    assert Budget().after(0.0) is not None and Budget().after(1.0).waited == 1.0
+
+
 def test_the_cpu_budget_interrupts_a_busy_loop() -> None:
     with pytest.raises(BudgetExceeded) as caught, metered(Budget(0, 0.05, 0)):
         while True:

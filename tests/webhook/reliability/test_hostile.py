@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import http.client
+import json
 import os
 import socket
 import ssl
@@ -166,6 +167,10 @@ def strict_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 def test_a_silent_connection_is_closed_at_the_handshake_deadline(strict_server: Server) -> None:
     with held([tcp(strict_server.port), tcp(strict_server.port, PARTIAL_HELLO)]) as socks:
         assert [closed_by_peer(s) for s in socks] == [True, True]
+    # The one worker answers a review after those connections ended: whatever their end logged is written by
+    # then, and every line is JSON (a handshake timeout once left a Python traceback per connection).
+    assert strict_server.post(SLICES, admission_review(slice_with(numa=1), uid="uid-after")).status == 200
+    assert not [line for line in strict_server.logs() if "Traceback" in json.dumps(line)]
 
 
 def test_headers_that_never_end_are_closed_at_the_header_deadline(strict_server: Server) -> None:
@@ -192,6 +197,8 @@ def test_a_body_that_never_ends_is_answered_408(strict_server: Server) -> None:
     assert raw.status == 408
     assert b'"message":"request body not received within 1 s"' in answer
     assert b'"reason":"Timeout"' in answer
+    # the rest of the body may still come: it must not be read as the next request, so the connection closes
+    assert raw.getheader("Connection") == "close"
 
 
 def test_a_quick_client_is_unaffected_by_the_strict_deadlines(strict_server: Server) -> None:
