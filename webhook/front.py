@@ -31,6 +31,7 @@ deadlines and cap), so it is exactly as hard to starve as the webhook port.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import socket as stdsocket
 import ssl
@@ -167,6 +168,9 @@ class GuardedWorker(GeventWorker):  # type: ignore[misc]
     def connection(self, listener: Any, tls: bool, client: Any, addr: Any) -> None:
         """One connection, from handshake to close, each phase under its deadline."""
         limits = self.limits
+        # When the client connected, as the kernel saw it: a busy worker gets to a new connection late, and the
+        # caller's timeout for its first review has run since then (the handshake waited for this greenlet too).
+        opened = time.monotonic() - waited(client)
         try:
             if client.family in (stdsocket.AF_INET, stdsocket.AF_INET6):
                 # An answer goes out as headers then body: with Nagle's algorithm the body waits for the client's
@@ -181,18 +185,19 @@ class GuardedWorker(GeventWorker):  # type: ignore[misc]
             out = OneWrite(client)
             listener_name = listener.getsockname()
             headers, whole = Deadline(limits.headers), Deadline(limits.request)
-            first = True
+            since: float | None = opened  # the first request's wait runs from the connection's start
             while True:  # after SIGTERM, gunicorn answers with `Connection: close`, which ends the loop
-                if not first and not self._wait_idle(client, parser):
+                if since is None and not self._wait_idle(client, parser):
                     return
-                first = False
                 req = headers.run(next, parser)
                 if req is LATE:
                     self.log.debug("request headers from %s not received within %ss; closed", addr, limits.headers)
                     return
-                if whole.run(self._answer, tls, listener_name, req, out, addr) is LATE:
+                answer = self._answer if since is None else functools.partial(self._answer, since=since)
+                if whole.run(answer, tls, listener_name, req, out, addr) is LATE:
                     self.log.warning("request from %s not done within %ss; connection closed", addr, limits.request)
                     return
+                since = None
         except StopIteration:  # the answer said Connection: close, or the client closed
             pass
         except (http.errors.NoMoreData, ssl.SSLError, OSError) as err:
@@ -205,18 +210,20 @@ class GuardedWorker(GeventWorker):  # type: ignore[misc]
         finally:
             _close(client)
 
-    def _answer(self, tls: bool, listener_name: Any, req: Any, out: OneWrite, addr: Any) -> None:
+    def _answer(self, tls: bool, listener_name: Any, req: Any, out: OneWrite, addr: Any, *,
+                since: float | None = None) -> None:
         """One request answered, its bytes written at once, within the request deadline. Past the deadline (a
-        gevent.Timeout) nothing held is written: the connection is cut, as a slow reader must not hold it."""
+        gevent.Timeout) nothing held is written: the connection is cut, as a slow reader must not hold it. `since`:
+        when the connection opened, for its first request (None for the next ones)."""
         try:
-            if not (tls and self._review(req, out)):
+            if not (tls and self._review(req, out, since)):
                 self.handle_request(listener_name, req, out, addr)
         except StopIteration:  # answered with `Connection: close`
             out.flush()
             raise
         out.flush()
 
-    def _review(self, req: Any, out: OneWrite) -> bool:
+    def _review(self, req: Any, out: OneWrite, since: float | None = None) -> bool:
         """Answer a review straight from gunicorn's parsed request; False (nothing read or written) when it is not
         one this path takes. The answer is byte for byte what the WSGI path writes (gunicorn's status line and
         headers around `AdmissionRoute.respond`), without its costs: the WSGI environ, Flask's dispatch, the
@@ -243,7 +250,7 @@ class GuardedWorker(GeventWorker):  # type: ignore[misc]
             req.path, length=get_content_length(length, ",".join(encodings) if encodings else None),
             content_type=content_type, stream=DeadlineInput(SocketBody.of(req.body), time.monotonic() + seconds,
                                                                   seconds),
-            release=release, waited=waited(out))
+            release=release, waited=max(waited(out), 0.0 if since is None else time.monotonic() - since))
         close = not self.alive or req.should_close() or _body_left(req.body)
         head = [f"HTTP/{req.version[0]}.{req.version[1]} {status}", f"Server: {SERVER}", f"Date: {_http_date()}",
                 f"Connection: {'close' if close else 'keep-alive'}", *[f"{k}: {v}" for k, v in headers]]
