@@ -263,7 +263,7 @@ class FakeWorker:
     def __init__(self, end: BaseException | None) -> None:
         self.end = end
 
-    def _review(self, req: object, out: OneWrite) -> bool:
+    def _review(self, req: object, out: OneWrite, since: float | None = None) -> bool:
         out.sendall(b"HTTP/1.1 200 OK\r\n\r\n{}")
         if self.end is not None:
             raise self.end
