@@ -51,18 +51,24 @@ def matches(text: str, pattern: str) -> Any:
         return _error(err)
 
 
+def _illegal(err: Exception) -> CELEvalError:
+    """apiserver library/regex.go find and findAll: `Illegal regex: %v` (a constant pattern is refused at compile
+    time instead, celext.check.regex)."""
+    return CELEvalError(f"Illegal regex: {go_text(err)}")
+
+
 def _find(text: str, pattern: str) -> Any:
     try:
         return _S(_first_match(str(pattern), str(text)))
     except re2.error as err:
-        return _error(err)
+        return _illegal(err)
 
 
 def _find_all(text: str, pattern: str, limit: int = -1) -> Any:
     try:
         regex = compiled(str(pattern))
     except re2.error as err:
-        return _error(err)
+        return _illegal(err)
     if limit == 0:
         return celtypes.ListType()
     found = [_S(m.group(0)) for m in regex.finditer(str(text))]

@@ -16,7 +16,7 @@ from typing import Any
 from celpy import celtypes
 from celpy.evaluation import CELEvalError
 
-from celext.lib.format import format_string
+from celext.lib.format import FormatError, as_string, format_string
 from celext.lib.library import Library, overload
 
 _S = celtypes.StringType
@@ -33,17 +33,25 @@ def _char_at(text: str, index: int) -> Any:
 
 
 def _index_of(text: str, sub: str, offset: int = 0) -> Any:
-    if offset < 0 or offset > len(text):
+    """cel-go v0.26 indexOfOffset: an empty `sub` is found at the offset as given; a negative offset is an
+    error; an offset at or past the end finds nothing (the cel-spec tests that expect an error there are the ones
+    cel-go's own conformance run skips)."""
+    if sub == "":
+        return _I(offset)
+    if offset < 0:
         return CELEvalError(f"index out of range: {offset}")
-    return _I(text.find(sub, offset))
+    return _I(text.find(sub, offset) if offset < len(text) else -1)
 
 
 def _last_index_of(text: str, sub: str, offset: int | None = None) -> Any:
+    """cel-go v0.26 lastIndexOf / lastIndexOfOffset, as `_index_of` treats the offset."""
     if offset is None:
         return _I(text.rfind(sub))
-    if offset < 0 or offset > len(text):
+    if sub == "":
+        return _I(offset)
+    if offset < 0:
         return CELEvalError(f"index out of range: {offset}")
-    return _I(text.rfind(sub, 0, offset + len(sub)))
+    return _I(text.rfind(sub, 0, offset + len(sub)) if offset < len(text) else -1)
 
 
 def _replace(text: str, old: str, new: str, count: int = -1) -> Any:
@@ -74,9 +82,18 @@ def _substring(text: str, start: int, end: int | None = None) -> Any:
 
 
 def _join(items: _L, sep: str = "") -> Any:
-    if not all(isinstance(i, str) for i in items):
-        return CELEvalError("join: list must contain only strings")
+    for item in items:
+        if not isinstance(item, str):  # cel-go joinValSeparator: the first element that is not a string, as %v
+            return CELEvalError(f"join: invalid input: {_go_value(item)}")
     return _S(sep.join(str(i) for i in items))
+
+
+def _go_value(value: Any) -> str:
+    """Go's `%v` of a CEL value: its `%s` text, or a semver's or quantity's own text (their String())."""
+    try:
+        return as_string(value)
+    except FormatError:
+        return str(value)
 
 
 def _quote(text: str) -> Any:

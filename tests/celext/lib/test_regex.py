@@ -23,9 +23,13 @@ from tests.celext.outcome import outcome
         ('"abc".findAll(")", 1) == []',
          "compile: program instantiation failed: error parsing regexp: unexpected ): `)`"),
         ('matches("abc", "(")', "compile: program instantiation failed: error parsing regexp: missing closing ): `(`"),
-        # One that is only known when the device is: an evaluation error, in Go's words too.
+        # One that is only known when the device is: an evaluation error, in Go's words too, after the regex
+        # library's own prefix (apiserver library/regex.go); matches() has none (cel-go's String.Match)
         ('"abc".find(device.driver + "(") == ""',
-         "eval: error parsing regexp: missing closing ): `gpu.example.com(`"),
+         "eval: Illegal regex: error parsing regexp: missing closing ): `gpu.example.com(`"),
+        ('"abc".findAll(device.driver + "(") == []',
+         "eval: Illegal regex: error parsing regexp: missing closing ): `gpu.example.com(`"),
+        ('"abc".matches(device.driver + "(")', "eval: error parsing regexp: missing closing ): `gpu.example.com(`"),
         ("int('1'.find('[0-9]*')) < 100", True),
     ],
 )
@@ -38,7 +42,7 @@ def test_find_answers_stay_right_when_repeated() -> None:
     for _ in range(3):
         assert outcome('"a1b22".find("[0-9]+") == "1" && "xy".find("[0-9]+") == ""') is True
         assert outcome('"abc".find(device.driver + "(") == ""') == \
-            "eval: error parsing regexp: missing closing ): `gpu.example.com(`"
+            "eval: Illegal regex: error parsing regexp: missing closing ): `gpu.example.com(`"
 
 
 @pytest.mark.parametrize(("expression", "column"), [

@@ -53,7 +53,7 @@ CASES: list[tuple[str, dict[str, Any], str, bool | str]] = [
     ("has(device.attributes['d.io'].other)", PROXY, "d.io", False),
     ("device.attributes['d.io'].nope.all(x, x > 0)", PLAIN, "d.io", "eval: no such key: nope"),
     ("device.attributes['d.io'].nope.exists(x, x > 0)", PLAIN, "d.io", "eval: no such key: nope"),
-    ("device.attributes['d.io'].li.join('-') == 'a'", PLAIN, "d.io", "eval: join: list must contain only strings"),
+    ("device.attributes['d.io'].li.join('-') == 'a'", PLAIN, "d.io", "eval: join: invalid input: 1"),
 ]
 
 

