@@ -57,6 +57,14 @@ def as_string(value: Any) -> str:
                       f"types, durations, and timestamps, was given {_type_name(value)}")
 
 
+def go_value(value: Any) -> str:
+    """Go's `%v` of a CEL value in an error text: its `%s` text, or a semver's or quantity's own (String())."""
+    try:
+        return as_string(value)
+    except FormatError:
+        return str(value)
+
+
 def _in_aggregate(value: Any) -> str:
     """cel-go's `clauseForType` inside a list or map (before quoting)."""
     if isinstance(value, (celtypes.IntType, celtypes.UintType)) and not isinstance(value, celtypes.BoolType):

@@ -16,7 +16,7 @@ from typing import Any
 from celpy import celtypes
 from celpy.evaluation import CELEvalError
 
-from celext.lib.format import FormatError, as_string, format_string
+from celext.lib.format import format_string, go_value
 from celext.lib.library import Library, overload
 
 _S = celtypes.StringType
@@ -84,16 +84,8 @@ def _substring(text: str, start: int, end: int | None = None) -> Any:
 def _join(items: _L, sep: str = "") -> Any:
     for item in items:
         if not isinstance(item, str):  # cel-go joinValSeparator: the first element that is not a string, as %v
-            return CELEvalError(f"join: invalid input: {_go_value(item)}")
+            return CELEvalError(f"join: invalid input: {go_value(item)}")
     return _S(sep.join(str(i) for i in items))
-
-
-def _go_value(value: Any) -> str:
-    """Go's `%v` of a CEL value: its `%s` text, or a semver's or quantity's own text (their String())."""
-    try:
-        return as_string(value)
-    except FormatError:
-        return str(value)
 
 
 def _quote(text: str) -> Any:

@@ -26,7 +26,7 @@ from celpy.evaluation import Activation, CELEvalError, Evaluator
 from celext.env import MACRO_FORMS, OPTIONAL_MACROS
 from celext.errors import EvaluationError
 from celext.lib import no_such_overload
-from celext.lib.format import as_string
+from celext.lib.format import as_string, go_value
 from celext.lib.operators import INT_OVERFLOW, MISSING, OPERATORS, UINT_OVERFLOW, map_delete, map_get, map_put
 from celext.lib.optional_value import NONE, OptionalValue, of
 from celext.lib.typenames import TYPE_DENOTATIONS, cel_type_name, go_type_name
@@ -101,6 +101,17 @@ def _list_index(index: Any) -> int | CELEvalError:
     if isinstance(index, int) and not isinstance(index, celtypes.BoolType):
         return int(index)
     return CELEvalError(f"unsupported index type '{cel_type_name(index)}' in list")
+
+
+def _qualify_error(member: Any, key: Any) -> CELEvalError:
+    """cel-go refQualify on a value that is neither map nor message: a list wants an index
+    (`unsupported index type 'string' in list`), anything else has no keys (`no such key: name`)."""
+    if isinstance(member, celtypes.ListType):
+        position = _list_index(key)
+        if isinstance(position, CELEvalError):
+            return position
+        return CELEvalError(f"index '{position}' out of range in list size '{len(member)}'")
+    return CELEvalError(f"no such key: {go_value(key)}")
 
 
 class CostLimitExceeded(Exception):
@@ -201,6 +212,8 @@ class DRAEvaluator(Evaluator):
                 return celtypes.BoolType(map_get(target, celtypes.StringType(str(select.children[1]))) is not MISSING)
             except TypeError:
                 return CELEvalError("no such overload")
+        if isinstance(target, celtypes.ListType):  # refQualify checks a list's index before the presence test
+            return _list_index(celtypes.StringType(str(select.children[1])))  # (an error: a name is no index)
         return super().macro_has_eval(exprlist)
 
     def _call(self, call: lark.Tree[Any]) -> Any:
@@ -284,9 +297,10 @@ class DRAEvaluator(Evaluator):
         member, index = self.visit_children(tree)
         return index if isinstance(index, CELEvalError) else self._optional_select(member, index)
 
-    def _optional_select(self, member: Any, key: Any) -> Any:
+    def _optional_select(self, member: Any, key: Any, *, test: bool = True) -> Any:
         """`m.?k` / `m[?k]`: optional.of(the value) when present, else optional.none(). Selecting on an optional
-        stays optional (cel-go qualifies the rest of an optional chain only if present)."""
+        stays optional (cel-go qualifies the rest of an optional chain only if present). `test`: a `.?`/`[?`
+        presence test, which finds nothing on a scalar; a plain `.k` later in the chain is an error there."""
         if isinstance(member, CELEvalError):
             return member
         if isinstance(member, OptionalValue):
@@ -304,8 +318,8 @@ class DRAEvaluator(Evaluator):
             if isinstance(position, CELEvalError):
                 return position
             return of(member[position]) if 0 <= position < len(member) else NONE
-        if isinstance(member, _VALUE_TYPES):
-            return CELEvalError(f"type '{cel_type_name(member)}' does not support field selection")
+        if isinstance(member, _VALUE_TYPES):  # cel-go refQualify: a presence test on a scalar finds nothing
+            return NONE if test else _qualify_error(member, key)
         return CELEvalError("no such overload")
 
     def member_dot(self, tree: lark.Tree[Any]) -> Any:
@@ -313,7 +327,7 @@ class DRAEvaluator(Evaluator):
         name = str(name_token)
         member = self.visit(member_tree)
         if isinstance(member, OptionalValue):
-            return self._optional_select(member, celtypes.StringType(name))
+            return self._optional_select(member, celtypes.StringType(name), test=False)
         if isinstance(member, celtypes.MapType) and not isinstance(member, celtypes.MessageType):
             try:
                 return member[celtypes.StringType(name)]
@@ -323,7 +337,7 @@ class DRAEvaluator(Evaluator):
             return member
         if isinstance(member, celtypes.MessageType) or not isinstance(member, _VALUE_TYPES):
             return super().member_dot(tree)
-        return CELEvalError(f"type '{cel_type_name(member)}' does not support field selection")
+        return _qualify_error(member, celtypes.StringType(name))
 
     def member_index(self, tree: lark.Tree[Any]) -> Any:
         member, index = self.visit_children(tree)
@@ -332,7 +346,7 @@ class DRAEvaluator(Evaluator):
         if isinstance(index, CELEvalError):
             return index
         if isinstance(member, OptionalValue):
-            return self._optional_select(member, index)
+            return self._optional_select(member, index, test=False)
         if isinstance(member, celtypes.MapType):
             try:
                 found = map_get(member, index)
@@ -346,6 +360,8 @@ class DRAEvaluator(Evaluator):
             if not 0 <= position < len(member):
                 return CELEvalError(f"index '{position}' out of range in list size '{len(member)}'")
             return member[position]
+        if isinstance(member, _VALUE_TYPES):
+            return _qualify_error(member, index)
         return CELEvalError("no such overload")
 
     def member_dot_arg(self, tree: lark.Tree[Any]) -> Any:
