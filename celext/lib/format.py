@@ -104,6 +104,20 @@ def _map_text(value: celtypes.MapType) -> str:
     return "{" + ", ".join(f"{k}:{v}" for k, v in entries) + "}"
 
 
+_SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def _localized(number: float, digits: int, verb: str) -> str:
+    """%f and %e as cel-go v2's formatter prints them: through golang.org/x/text's message printer for its
+    default locale, en-US: digits grouped by three (`1,234.500000`), and the exponent as `× 10` with superscript
+    digits, at least two (`1.234500 × 10⁰³`, narrow no-break spaces around the ×; ext/formatting_test.go)."""
+    if verb == "f":
+        return format(number, f",.{digits}f")
+    mantissa, _, exponent = format(number, f".{digits}e").partition("e")
+    power = int(exponent)
+    return f"{mantissa}\u202f×\u202f10{'⁻' if power < 0 else ''}{f'{abs(power):02d}'.translate(_SUPERSCRIPT)}"
+
+
 def _is(value: Any, *kinds: type) -> bool:
     return isinstance(value, kinds) and (celtypes.BoolType in kinds or not isinstance(value, celtypes.BoolType))
 
@@ -124,9 +138,9 @@ def _clause(verb: str, precision: str | None, value: Any) -> str:
         if math.isnan(number):
             return "NaN"
         if math.isinf(number):
-            return "Infinity" if number > 0 else "-Infinity"
+            return "∞" if number > 0 else "-∞"
         digits = 6 if precision is None or verb == "e" else int(precision)  # v2 reads `%.3e` as a width
-        return format(number, f".{digits}{verb}")
+        return _localized(number, digits, verb)
     if verb == "b":
         if not _is(value, celtypes.IntType, celtypes.UintType, celtypes.BoolType):
             raise FormatError(f"only integers and bools can be formatted as binary, was given {_type_name(value)}")
