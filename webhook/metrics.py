@@ -148,9 +148,30 @@ def registry() -> CollectorRegistry:
     return collected
 
 
+METRICS_PATH = "/metrics"
+# The mTLS overlay points the kubelet's probes here (it cannot present a client certificate to the HTTPS port):
+# answered while the process runs, as docs/deploy.md says; the HTTPS port's /readyz tells the whole truth.
+PROBE_PATHS = frozenset({"/healthz", "/readyz"})
+_TEXT = [("Content-Type", "text/plain; charset=utf-8")]
+_OK = b"ok\n"
+_NOT_FOUND = f"404 Not Found: this port serves GET {METRICS_PATH} (and the probes /healthz, /readyz)\n".encode()
+
+
 def wsgi_app() -> Any:
-    """The WSGI app every worker serves on the metrics port (`webhook.front`): `registry()` in text format."""
-    return make_wsgi_app(registry())
+    """The WSGI app every worker serves on the metrics port (`webhook.front`): `registry()` in text format at
+    `/metrics`, `ok` at the probe paths, 404 on any other path (prometheus_client's app answers every path with
+    the metrics)."""
+    metrics_app = make_wsgi_app(registry())
+
+    def app(environ: dict[str, Any], start_response: Any) -> Iterable[bytes]:
+        path = environ.get("PATH_INFO")
+        if path == METRICS_PATH:
+            return metrics_app(environ, start_response)  # type: ignore[no-any-return]
+        status, body = ("200 OK", _OK) if path in PROBE_PATHS else ("404 Not Found", _NOT_FOUND)
+        start_response(status, [*_TEXT, ("Content-Length", str(len(body)))])
+        return [body]
+
+    return app
 
 
 def rule_errors(rules: Iterable[str]) -> None:

@@ -3,7 +3,8 @@
     metadata.annotations["draguard.io/ignore"]: "numa-node-order,numa-node-alias-mismatch: vendor quirk, see #12"
 
 The rule ids before the first colon are suppressed on that object, but only when a reason follows the colon:
-a suppression without a reason suppresses nothing (rule `suppression-reason-missing` says so). The runner
+a suppression without a reason, or whose value is not a string, suppresses nothing (rule
+`suppression-reason-missing` says so). The runner
 (`webhook/run.py`) applies `suppressed()`; the rule in `webhook/rules/meta.py` reports misuse with `split()`.
 """
 
@@ -15,11 +16,16 @@ from typing import Any
 ANNOTATION = "draguard.io/ignore"
 
 
-def text_of(obj: Mapping[str, Any]) -> str | None:
-    """The annotation's value, or None when the object has none (or a non-string one)."""
+def value_of(obj: Mapping[str, Any]) -> object:
+    """The annotation's value as the object carries it (any JSON type), or None when it has none."""
     meta = obj.get("metadata")
     notes = meta.get("annotations") if isinstance(meta, Mapping) else None
-    text = notes.get(ANNOTATION) if isinstance(notes, Mapping) else None
+    return notes.get(ANNOTATION) if isinstance(notes, Mapping) else None
+
+
+def text_of(obj: Mapping[str, Any]) -> str | None:
+    """The annotation's value, or None when the object has none (or a non-string one, which suppresses nothing)."""
+    text = value_of(obj)
     return text if isinstance(text, str) else None
 
 

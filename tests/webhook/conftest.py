@@ -103,7 +103,8 @@ def admission_review(obj: Mapping[str, Any] | None, *, uid: str = "uid-0", opera
     request: dict[str, Any] = {
         "uid": uid,
         "kind": {"group": group, "version": version, "kind": kind},
-        "resource": {"group": group, "version": version, "resource": kind.lower() + "s"},
+        "resource": {"group": group, "version": version,
+                     "resource": kind.lower() + ("es" if kind.endswith("s") else "s")},  # deviceclasses
         "requestKind": {"group": group, "version": version, "kind": kind},
         "name": (source.get("metadata") or {}).get("name", ""),
         "operation": operation,

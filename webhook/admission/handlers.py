@@ -1,16 +1,10 @@
 """Admission decisions: a parsed `Request` and a `Policy` in, a `Response` out. No Flask, no JSON.
 
-Each webhook path has one handler. A handler lets DELETE and CONNECT through untouched (a validating
-webhook on them would only block clean-up), lets subresource writes through (`resourceclaims/status` is the
-scheduler's, and carries no selectors a user wrote), and lets kinds it does not know through with a note that
-the request log line carries, so a webhook configuration that matches too much degrades to a no-op and a log
-line rather than to rejected writes. Everything else runs the rule catalogue; on UPDATE `run_rules` ratchets
-against the old object, so a violation the object already had is not denied.
-
-Objects are routed by what the API server says the request is (`request.kind` and `request.resource`), never by
-the object's own `kind`: a review whose resource and kind disagree, or whose object names another kind, is
-denied (a crafted `object.kind: Foo` must not skip the ResourceSlice rules). Every message quotes at most
-`QUOTED_CHARS` of a finding's text and `PATH_CHARS` of its field path.
+Each webhook path has one handler. `routing.route` answers the reviews its rules do not see (DELETE and
+CONNECT, subresource writes, kinds the path does not handle, and, denied, reviews whose kind, resource and
+objects disagree). Everything else runs the rule catalogue; on UPDATE `run_rules` ratchets against the old
+object, so a violation the object already had is not denied. Every message quotes at most `QUOTED_CHARS` of a
+finding's text and `PATH_CHARS` of its field path.
 """
 
 from __future__ import annotations
@@ -33,18 +27,12 @@ from webhook.admission.response import (
     one_line,
 )
 from webhook.admission.review import Request
+from webhook.admission.routing import SELECTOR_KINDS, SLICE_KINDS, route
 from webhook.budget import UNLIMITED, Budget, CompileCacheBudget
 from webhook.findings import Action, Finding
 from webhook.policy import Policy
 from webhook.wire import Obj
 
-DRA_GROUP = "resource.k8s.io"
-SLICE_KINDS = frozenset({"ResourceSlice"})
-SELECTOR_KINDS = frozenset({"ResourceClaim", "ResourceClaimTemplate", "DeviceClass"})
-DRA_KINDS = SLICE_KINDS | SELECTOR_KINDS
-# The DRA resources and the kind each holds: a review's resource and kind must agree.
-RESOURCES = {"resourceslices": "ResourceSlice", "resourceclaims": "ResourceClaim",
-             "resourceclaimtemplates": "ResourceClaimTemplate", "deviceclasses": "DeviceClass"}
 QUOTED_CHARS = 512  # of one finding's message in a denial
 PATH_CHARS = 256  # of one field path (keys are user input)
 
@@ -72,15 +60,9 @@ def selectors(req: Request, policy: Policy, *, budget: Budget = UNLIMITED,
 def _validate(
     req: Request, policy: Policy, kinds: frozenset[str], budget: Budget, cache: CompileCacheBudget | None
 ) -> Response:
-    if req.operation not in ("CREATE", "UPDATE"):
-        return allowed()
-    if req.sub_resource:
-        return allowed().noted(f"subresource {req.resource}/{req.sub_resource} not checked")
-    mismatch = route_mismatch(req)
-    if mismatch:
-        return denied(mismatch)
-    if req.kind.group != DRA_GROUP or req.kind.kind not in kinds:
-        return allowed().noted(f"{req.kind} is not handled by this webhook; allowed without checks")
+    routed = route(req, kinds)
+    if routed is not None:
+        return routed
     from webhook.run import run_rules  # the catalogue imports celext; keep `import webhook.admission` light
 
     assert req.object is not None  # review.parse guarantees an object on CREATE and UPDATE
@@ -88,22 +70,6 @@ def _validate(
     outcome = run_rules(_typed(req.object, req), policy, old=old, budget=budget, compile_cache=cache)
     answer = decide(outcome.findings)
     return replace(answer, rule_errors=tuple(outcome.errors)) if outcome.errors else answer
-
-
-def route_mismatch(req: Request) -> str:
-    """Why the review's resource, kind and object disagree (empty when they agree)."""
-    if req.kind.group != DRA_GROUP or req.kind.kind not in DRA_KINDS:
-        return ""  # not ours: answered with a note
-    held = RESOURCES.get(req.resource.resource) if req.resource.group == DRA_GROUP else None
-    if held is not None and held != req.kind.kind:
-        return (f"request.kind {req.kind.kind} does not match request.resource "
-                f"{clip(str(req.resource), 128)} (which holds {held})")
-    for field, obj in (("object", req.object), ("oldObject", req.old_object)):
-        kind = obj.get("kind") if obj is not None else None
-        if kind is not None and kind != req.kind.kind:
-            shown = clip(kind, 64) if isinstance(kind, str) else type(kind).__name__
-            return f"{field}.kind {shown!r} does not match the request's kind {req.kind.kind}"
-    return ""
 
 
 def decide(findings: Sequence[Finding]) -> Response:

@@ -4,9 +4,10 @@ Warnings go back to the user as HTTP `Warning: 299` headers written by the API s
 (`k8s.io/apiserver/pkg/endpoints/filters/warning.go`), which drops any text holding a control character
 (`k8s.io/apimachinery/pkg/util/net.NewWarningHeader` rejects `unicode.IsControl` runes, a newline included),
 de-duplicates, and once the texts pass 4096 runes in total truncates every item to 256 runes. The admission
-types ask to "limit warnings to 120 characters if possible". So each warning here is made one line, cut to
-256 runes, de-duplicated, and the list kept within the 4096-rune budget with a last line saying how many
-were left out, so what the user sees is what we chose, not what the API server cut.
+types ask to "limit warnings to 120 characters if possible". So each warning here is made one line,
+de-duplicated, cut to 256 runes, and the list kept within the 4096-rune budget with a last line saying how many
+were left out (distinct warnings that the cut made identical included), so what the user sees is what we chose,
+not what the API server cut.
 """
 
 from __future__ import annotations
@@ -91,23 +92,33 @@ def fit_warnings(lines: Iterable[str]) -> tuple[str, ...]:
     """One line each, at most 256 runes, no duplicates, within the API server's 4096-rune budget."""
     out: list[str] = []
     seen: set[str] = set()
+    shown: set[str] = set()
+    merged = 0
     for raw in lines:
-        line = clip(one_line(raw), WARNING_ITEM_RUNES)
-        if line and line not in seen:
-            seen.add(line)
-            out.append(line)
-    if sum(map(len, out)) <= WARNING_TOTAL_RUNES:
+        whole = one_line(raw)
+        if not whole or whole in seen:
+            continue
+        seen.add(whole)
+        line = clip(whole, WARNING_ITEM_RUNES)
+        if line in shown:
+            # Distinct, but the same as one already listed once cut (the API server would merge the two):
+            # counted in the last line rather than lost.
+            merged += 1
+            continue
+        shown.add(line)
+        out.append(line)
+    if not merged and sum(map(len, out)) <= WARNING_TOTAL_RUNES:
         return tuple(out)
     kept: list[str] = []
     used = 0
     for i, line in enumerate(out):
-        rest = len(out) - i - 1
+        rest = len(out) - i - 1 + merged
         note = _more(rest) if rest else ""
         if used + len(line) + len(note) > WARNING_TOTAL_RUNES:
             break
         kept.append(line)
         used += len(line)
-    kept.append(_more(len(out) - len(kept)))
+    kept.append(_more(len(out) - len(kept) + merged))
     return tuple(kept)
 
 

@@ -28,7 +28,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import json
 
-    from webhook.admission import handlers, review
+    from webhook.admission import handlers, review, routing
     from webhook.errors import DraguardError
     from webhook.policy import Policy
     from webhook.rules import BOOK
@@ -45,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
         raise DraguardError(f"{source}: HTTP {err.code}: {err.message}") from None
     which = args.webhook
     if which == "auto":
-        which = "resourceslices" if request.kind.kind in handlers.SLICE_KINDS else "selectors"
+        which = "resourceslices" if request.kind.kind in routing.SLICE_KINDS else "selectors"
     handler = handlers.resourceslices if which == "resourceslices" else handlers.selectors
     answer = handler(request, policy, budget=budget_of(args))
     print(json.dumps(review.answer(request.uid, answer, request.api_version), indent=2))

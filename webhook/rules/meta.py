@@ -2,6 +2,7 @@
 
     passes: draguard.io/ignore: "numa-node-order: the vendor firmware lists nodes by distance"
     fails:  draguard.io/ignore: "numa-node-order"        (no reason: nothing is suppressed)
+    fails:  draguard.io/ignore: 5                        (not a string: nothing is suppressed)
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from collections.abc import Iterator
 from webhook import suppress
 from webhook.fieldpath import FieldPath
 from webhook.findings import Action, Finding
+from webhook.manifests.problems import type_name
 from webhook.rules.base import DRA_KINDS, Rule, RuleContext
 from webhook.rules.devices import printable
 from webhook.wire import Obj
@@ -19,8 +21,15 @@ _PATH = FieldPath.root("metadata", "annotations").key(suppress.ANNOTATION)
 
 
 def _reason_missing(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
-    text = suppress.text_of(obj)
+    text = suppress.value_of(obj)
     if text is None:
+        return
+    if not isinstance(text, str):  # the API server refuses the object; a review or manifest may still carry it
+        yield Finding(
+            _PATH,
+            f"{suppress.ANNOTATION} is a {type_name(text)}, not a string, so it suppresses nothing",
+            hint='write "<rule>[,<rule>]: <reason>" as a quoted string',
+        )
         return
     named, reason = suppress.split(text)
     ids = [printable(r) for r in named]

@@ -41,12 +41,13 @@ def test_anything_else_is_a_415_naming_what_was_sent(content_type: str | None) -
         415, f"contentType={content_type or ''}, expected application/json")
 
 
-def test_a_resource_of_another_group_is_not_held_against_the_kind() -> None:
-    # Only resource.k8s.io resources name the kind they hold; `resourceslices` of another group says nothing.
+def test_a_resource_of_another_group_is_held_against_the_kind() -> None:
     body = review(claim_with_selector('device.driver == "x"'), kind="ResourceClaim", resource="resourceslices")
     body["request"]["resource"]["group"] = "example.com"
     response = client_for().post("/validate/selectors", json=body).get_json()["response"]
-    assert (response["allowed"], response.get("status")) == (True, None)
+    assert (response["allowed"], response["status"]["message"]) == (
+        False, "request.kind resource.k8s.io/v1, Kind=ResourceClaim does not match request.resource "
+               "example.com/v1/resourceslices")
 
 
 def test_a_served_review_notes_what_it_compiled_in_the_webhooks_cache_budget() -> None:

@@ -19,7 +19,8 @@ NUMA_INT = "spec.devices[0].attributes[resource.kubernetes.io/numaNode].int"
 
 def request(obj: Any, *, operation: str = "CREATE", old: Any = None, gvk: GroupVersionKind = SLICE_GVK,
             sub_resource: str = "") -> Request:
-    resource = GroupVersionResource(gvk.group, gvk.version, gvk.kind.lower() + "s")
+    plural = gvk.kind.lower() + ("es" if gvk.kind.endswith("s") else "s")  # deviceclasses, resourceslices
+    resource = GroupVersionResource(gvk.group, gvk.version, plural)
     return Request("uid-1", gvk, resource, operation, obj, old, sub_resource=sub_resource)
 
 

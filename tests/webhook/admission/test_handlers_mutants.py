@@ -9,9 +9,10 @@ from typing import Any
 import pytest
 
 import webhook.run  # noqa: F401  (the rule catalogue, imported at collection rather than in the first test)
-from webhook.admission.handlers import QUOTED_CHARS, quoted, resourceslices, route_mismatch, selectors
+from webhook.admission.handlers import QUOTED_CHARS, quoted, resourceslices, selectors
 from webhook.admission.response import Response
 from webhook.admission.review import GroupVersionKind, GroupVersionResource, Request
+from webhook.admission.routing import route_mismatch
 from webhook.budget import Budget
 from webhook.findings import Action
 from webhook.policy import Policy
@@ -93,11 +94,15 @@ def test_an_old_object_of_another_kind_is_refused_too() -> None:
         "oldObject.kind 'Pod' does not match the request's kind ResourceSlice")
 
 
-def test_a_kind_outside_the_dra_group_is_not_compared() -> None:
+def test_a_kind_outside_the_dra_group_is_compared_too() -> None:
     other = GroupVersionKind("example.com", "v1", "ResourceSlice")
-    assert route_mismatch(request({**a_slice(), "kind": "Pod"}, kind=other)) == ""
+    others = GroupVersionResource("example.com", "v1", "resourceslices")
+    assert route_mismatch(request({**a_slice(), "kind": "Pod"}, kind=other, resource=others)) == (
+        "object.kind 'Pod' does not match the request's kind ResourceSlice")
     pod = GroupVersionKind(GROUP, "v1", "Pod")
-    assert route_mismatch(request({**a_slice(), "kind": "Other"}, kind=pod)) == ""
+    assert route_mismatch(request({**a_slice(), "kind": "Pod"}, kind=pod)) == (
+        "request.kind Pod does not match request.resource resource.k8s.io/v1/resourceslices "
+        "(which holds ResourceSlice)")
 
 
 @pytest.mark.parametrize(

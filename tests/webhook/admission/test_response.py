@@ -1,11 +1,14 @@
 from __future__ import annotations
 
+import pytest
+
 from webhook.admission.response import (
     WARNING_ITEM_RUNES,
     WARNING_TOTAL_RUNES,
     Response,
     allowed,
     audit_key,
+    clip,
     denied,
     errored,
     fit_warnings,
@@ -53,3 +56,41 @@ def test_audit_keys_must_be_qualified_name_parts() -> None:
     assert audit_key("numa-node-range") == "numa-node-range"
     assert audit_key("bad key") is None
     assert audit_key("x" * 64) is None
+
+
+def more(count: int) -> str:
+    return f"[draguard] {count} more warning(s) not shown; run `draguard validate` on this object for all of them"
+
+
+def test_distinct_warnings_the_cut_makes_identical_are_counted_not_merged() -> None:
+    prefix = "[rule] " + "p" * 293
+    assert fit_warnings([f"{prefix}{i}" for i in range(5)]) == (prefix[:255] + "…", more(4))
+
+
+@pytest.mark.parametrize(("differ_at", "shown"), [(254, 2), (255, 1), (256, 1)])
+def test_warnings_are_told_apart_by_what_survives_the_cut(differ_at: int, shown: int) -> None:
+    """Index 254 is the last rune kept before the `…` (rune 256); from 255 on, the cut texts are the same."""
+    texts = ["x" * differ_at + tail + "x" * (299 - differ_at) for tail in "ab"]
+    fitted = fit_warnings(texts)
+    assert fitted[:shown] == tuple(clip(text, WARNING_ITEM_RUNES) for text in texts[:shown])
+    assert fitted[shown:] == (() if shown == 2 else (more(1),))
+
+
+def test_warnings_of_exactly_the_item_limit_are_not_cut_and_stay_distinct() -> None:
+    texts = ["x" * (WARNING_ITEM_RUNES - 1) + tail for tail in "ab"]
+    assert fit_warnings(texts) == tuple(texts)
+
+
+def test_a_repeated_warning_is_still_dropped_without_a_count() -> None:
+    text = "y" * 300
+    assert fit_warnings([text, text, one_line(text)]) == (clip(text, WARNING_ITEM_RUNES),)
+
+
+def test_merged_warnings_add_to_the_count_of_those_left_out_for_the_budget() -> None:
+    """40 distinct long warnings, each sent twice in variants the cut makes identical: 40 more than before."""
+    lines = [f"[rule] spec.devices[{i:02}]: " + "y" * 300 + tail for i in range(40) for tail in "ab"]
+    fitted = fit_warnings(lines)
+    assert sum(map(len, fitted)) <= WARNING_TOTAL_RUNES
+    kept = len(fitted) - 1
+    assert fitted[:kept] == tuple(clip(line, WARNING_ITEM_RUNES) for line in lines[: 2 * kept : 2])
+    assert fitted[-1] == more(80 - kept)

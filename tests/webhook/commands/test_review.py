@@ -37,13 +37,26 @@ def test_a_kind_the_webhook_does_not_handle_is_allowed_with_a_note(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     data = json.loads(SAMPLE.read_text())
-    data["request"]["kind"]["kind"] = "ConfigMap"
+    config_map = {"group": "", "version": "v1", "kind": "ConfigMap"}
+    data["request"].update(kind=config_map, resource={"group": "", "version": "v1", "resource": "configmaps"},
+                           object={"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}})
     monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(json.dumps(data).encode())))
     assert cli.main(["review", "-", "--webhook", "resourceslices"]) == 0
     out, err = capsys.readouterr()
     assert json.loads(out)["response"] == {"uid": data["request"]["uid"], "allowed": True}
-    assert err == "draguard: note: resource.k8s.io/v1, Kind=ConfigMap is not handled by this webhook; " \
-                  "allowed without checks\n"
+    assert err == "draguard: note: v1, Kind=ConfigMap is not handled by this webhook; allowed without checks\n"
+
+
+def test_a_slice_under_another_kind_is_denied(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = json.loads(SAMPLE.read_text())
+    data["request"]["kind"]["kind"] = "ConfigMap"
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(json.dumps(data).encode())))
+    assert cli.main(["review", "-", "--webhook", "resourceslices"]) == 1
+    assert json.loads(capsys.readouterr().out)["response"]["status"]["message"] == (
+        "request.kind ConfigMap does not match request.resource resource.k8s.io/v1/resourceslices "
+        "(which holds ResourceSlice)")
 
 
 def test_a_malformed_file_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

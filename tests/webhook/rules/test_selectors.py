@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -255,8 +256,10 @@ def test_a_field_of_an_attribute_value_fails_on_every_device(field: str, what: s
     ((_p, message, covered),) = check("selector-attribute-reference", claim_with_selector(expression))
     assert covered == field
     assert message.startswith(f"`.{field}` reads {what} of the value of dra.net/numaNode; ")
-    for value, kind in (({"int": 0}, "int"), ({"ints": [0]}, "list")):
-        with pytest.raises(celext.EvaluationError, match=f"^type '{kind}' does not support field selection$"):
+    # as cel-go's refQualify fails: a scalar has no keys, a list wants an index
+    for value, error in (({"int": 0}, f"no such key: {field}"),
+                         ({"ints": [0]}, "unsupported index type 'string' in list")):
+        with pytest.raises(celext.EvaluationError, match=f"^{re.escape(error)}$"):
             celext.compile(expression).matches({"name": "d", "attributes": {"dra.net/numaNode": value}}, "dra.net")
 
 

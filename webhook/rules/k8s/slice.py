@@ -133,9 +133,11 @@ def _validate_object_meta(meta: Mapping[str, Any], old: Mapping[str, Any] | None
         else:  # map[string]string: the decoder refuses a number or a boolean here
             wrong_type(errs, value, META.child("labels").key(str(key)), "string")
     annotations = decode_map(errs, meta, "annotations", META) or {}
-    for key in annotations:
+    for key, value in annotations.items():
         problems = is_qualified_name(str(key).lower())
         errs += [(ids.OBJECT_META, invalid(META.child("annotations"), key, m)) for m in problems]
+        if not isinstance(value, str):  # map[string]string, as labels
+            wrong_type(errs, value, META.child("annotations").key(str(key)), "string")
     # No `namespace` check: the API server clears the namespace of a cluster-scoped object before validating it
     # (rest.BeforeCreate, EnsureObjectNamespaceMatchesRequestNamespace), so a manifest whose kustomization stamps
     # one on every object is created as it is.
