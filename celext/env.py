@@ -8,7 +8,7 @@ celext provides what DRA selectors use; the rest is refused at compile time with
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from celpy.evaluation import base_functions
@@ -45,6 +45,27 @@ MACRO_FORMS: Mapping[str, Mapping[int, int]] = {
     "optMap": {2: 1}, "optFlatMap": {2: 1},
 }
 OPTIONAL_MACROS = frozenset({"optMap", "optFlatMap"})
+ACCUMULATORS = ("__result__", "@result")  # cel-go's legacy and current accumulator names
+
+
+def macro_variable_error(method: str, names: Sequence[str | None]) -> tuple[int, str] | None:
+    """cel-go's parser error for a macro call's variable arguments (`names`: each one's simple name, None when it
+    is not one), as (the argument it is reported at, the text): parser/macro.go MakeMap, MakeFilter and
+    makeQuantifier, ext/comprehensions.go extractIterVars, cel/library.go optMap, ext/lists.go sortBy."""
+    for i, name in enumerate(names):
+        if name is None:
+            if method in OPTIONAL_MACROS:
+                return i, f"{method}() variable name must be a simple identifier"
+            if method in ("map", "filter", "sortBy"):
+                return i, "argument is not an identifier"
+            return i, "argument must be a simple name"
+    if len(names) == 2 and names[0] == names[1]:
+        return 1, f"duplicate variable name: {names[0]}"
+    if method not in OPTIONAL_MACROS:
+        for i, name in enumerate(names):
+            if name in ACCUMULATORS:
+                return i, "iteration variable overwrites accumulator variable"
+    return None
 
 GLOBAL_NAMES = STANDARD_GLOBAL | {o.name for lib in libraries() for o in lib.overloads if not o.member}
 # `sign` is declared as a global upstream; the member spelling from its docs is accepted too.

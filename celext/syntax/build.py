@@ -24,6 +24,7 @@ from celext.check.ast import (
     Literal,
     Select,
 )
+from celext.env import macro_variable_error
 from celext.mapkeys import UintKey
 from celext.syntax.literals import decode_bytes, string_value
 
@@ -272,9 +273,12 @@ class Factory:
         two, one = _macro_form(name, len(args))
         if not (one or two):
             return None
-        names = [_name(a) for a in args[:2 if two else 1]]
-        if None in names:
-            raise BuildError(f"{name}() macro: argument must be a simple name", offset)
+        held = args[:2 if two else 1]
+        names = [_name(a) for a in held]
+        found = macro_variable_error(name, names)
+        if found is not None:
+            index, message = found
+            raise BuildError(message, held[index].offset)
         var, var2 = str(names[0]), str(names[1]) if two else ""
         bodies = args[2 if two else 1:]
         if name in ("optMap", "optFlatMap"):
@@ -430,9 +434,10 @@ class _Builder(Factory):
                 raise BuildError("cel.bind() variable names must be simple identifiers", _start(arg_trees[0]))
         else:
             two, one = _macro_form(method, len(arg_trees))
-            if (one or two) and None in [_simple_name(a) for a in arg_trees[:2 if two else 1]]:
-                raise BuildError(f"{method}() macro: argument must be a simple name",
-                                 self.find("(", _end(name_token)))
+            held = arg_trees[:2 if two else 1]
+            found = macro_variable_error(method, [_simple_name(a) for a in held]) if one or two else None
+            if found is not None:
+                raise BuildError(found[1], _start(held[found[0]]))
         return self.member_call(node, self.build(target_tree), [self.build(a) for a in arg_trees])
 
 

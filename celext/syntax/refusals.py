@@ -21,13 +21,12 @@ def _checked_variables(node: AST) -> tuple[str, ...]:
     if len(args) not in forms:
         counts = " or ".join(str(n) for n in sorted(forms))
         raise fail(f"{method}() macro takes {counts} arguments, not {len(args)}", node)
-    variables = macro_variables(node)
-    if not variables:  # cel-go's parser texts for the one- and two-variable forms
-        what = "argument" if forms[len(args)] == 1 else "iteration variable"
-        raise fail(f"{method}() macro: {what} must be a simple name", node)
-    if len(set(variables)) != len(variables):
-        raise fail(f"{method}() macro: the two iteration variables must have different names", node)
-    return variables
+    held = args[:forms[len(args)]]
+    found = env.macro_variable_error(method, [simple_ident(a) for a in held])
+    if found is not None:  # cel-go's parser texts, at the argument they name
+        index, message = found
+        raise fail(message, held[index])
+    return macro_variables(node)
 
 
 def refuse(tree: AST, *, shared: bool = True) -> None:

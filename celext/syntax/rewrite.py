@@ -90,9 +90,11 @@ def _call(node: AST, bound: Mapping[str, AST]) -> AST:
     method = str(node.children[1])
     if namespace == "cel" and method == "bind":
         args = call_args(node)
-        name = simple_ident(args[0]) if len(args) == 3 else None
-        if name is None:
+        if len(args) != 3:
             raise fail("cel.bind() takes a variable name, an initialiser and an expression", node)
+        name = simple_ident(args[0])
+        if name is None:  # ext/bindings.go celBind
+            raise fail("cel.bind() variable names must be simple identifiers", args[0])
         init = _paren(_rewrite(args[1], bound))
         return Tree("member", [_paren(_rewrite(args[2], {**bound, name: init}))], node.meta)
     variables = macro_variables(node)

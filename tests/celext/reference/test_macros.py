@@ -43,9 +43,14 @@ NUMAS = 'device.attributes["gpu.example.com"].numas'  # [6, 4, 5, 7]
         ("[[1], [2]].sortBy(x, dyn(x)) == []", "eval: list elements must be comparable"),
         # errors met at compile time
         ("[1].all(x, y, z, true)", "compile: undeclared reference to 'all' (in container '')"),
-        ("[1].all(x.y, true)", "compile: all() macro: argument must be a simple name"),
-        ("[1].transformList(i, v.w, v)", "compile: transformList() macro: iteration variable must be a simple name"),
-        ("[1].exists(v, v, true)", "compile: exists() macro: the two iteration variables must have different names"),
+        # cel-go's parser texts (parser/macro.go makeQuantifier, ext/comprehensions.go extractIterVars)
+        ("[1].all(x.y, true)", "compile: argument must be a simple name"),
+        ("[1].transformList(i, v.w, v)", "compile: argument must be a simple name"),
+        ("[1].exists(v, v, true)", "compile: duplicate variable name: v"),
+        ("[1].map(1, 1) == []", "compile: argument is not an identifier"),  # MakeMap
+        ("[1].all(__result__, true)", "compile: iteration variable overwrites accumulator variable"),
+        ("optional.of(1).optMap(1, 2) == optional.of(2)",
+         "compile: optMap() variable name must be a simple identifier"),
         ("[1].all(i, v, w > 0)", "compile: undeclared reference to 'w' (in container '')"),
         ("[1].transformMap(i, v, v)", "compile: must evaluate to bool or the unknown type, not map(int, int)"),
     ],

@@ -64,4 +64,4 @@ def test_the_first_malformed_call_is_refused_behind_sound_ones() -> None:
     with pytest.raises(CompileError) as raised:
         celext.compile("[1].all(x, true) && [1].all(x, x, true) && [1].all(1, true)")
     assert (raised.value.message, raised.value.line, raised.value.column) == (
-        "all() macro: the two iteration variables must have different names", 1, 21)
+        "duplicate variable name: x", 1, 32)

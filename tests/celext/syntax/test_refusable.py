@@ -20,7 +20,7 @@ from celext.syntax.refusals import check_macros, refuse
     ("[.f(1)] == []", "leading-dot names ('.name') are not supported by celext"),
     ("x{a: 1} == 1", "message construction ('Type{...}') has no meaning for device selectors"),
     ("url('x') == 1", "'url' is not supported: the Kubernetes URL library is not provided by celext"),
-    ("[1].all(1, x)", "all() macro: argument must be a simple name"),
+    ("[1].all(1, x)", "argument must be a simple name"),
 ])
 def test_refusals_still_fire(expression: str, message: str) -> None:
     with pytest.raises(CompileError) as raised:
@@ -78,10 +78,10 @@ def test_macro_form_refused_once_per_first_call() -> None:
     with pytest.raises(CompileError) as raised:
         celext.compile("[1].all(x, true) && [1].all(y.z, true) && [1].all(1, true)")
     assert (raised.value.message, raised.value.line, raised.value.column) == (
-        "all() macro: argument must be a simple name", 1, 21)
+        "argument must be a simple name", 1, 29)
 
 
 def test_macro_form_inside_a_binding_is_refused_on_the_rewritten_tree() -> None:
     with pytest.raises(CompileError) as raised:
         celext.compile("cel.bind(v, [1], v.all(1, true))")
-    assert raised.value.message == "all() macro: argument must be a simple name"
+    assert raised.value.message == "argument must be a simple name"
