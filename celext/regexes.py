@@ -63,4 +63,24 @@ def go_text(err: Exception) -> str:
 
 @functools.lru_cache(maxsize=256)
 def compiled(pattern: str) -> Any:
+    if _has_any_byte(pattern):  # RE2 (C++) takes `\C`, any one byte; Go's regexp/syntax has no such escape
+        raise re2.error("invalid escape sequence: \\C")
     return re2.compile(pattern, _QUIET)
+
+
+def _has_any_byte(pattern: str) -> bool:
+    """Whether the pattern holds the escape `\\C` (outside a `\\Q...\\E` literal), which Go refuses."""
+    if "\\C" not in pattern:
+        return False
+    i = 0
+    while (i := pattern.find("\\", i)) >= 0:
+        escaped = pattern[i + 1:i + 2]
+        if escaped == "C":
+            return True
+        if escaped == "Q":  # a literal up to `\\E` (or the end)
+            end = pattern.find("\\E", i + 2)
+            if end < 0:
+                return False
+            i = end
+        i += 2
+    return False

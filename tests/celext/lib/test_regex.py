@@ -23,6 +23,9 @@ from tests.celext.outcome import outcome
         ('"abc".findAll(")", 1) == []',
          "compile: program instantiation failed: error parsing regexp: unexpected ): `)`"),
         ('matches("abc", "(")', "compile: program instantiation failed: error parsing regexp: missing closing ): `(`"),
+        # RE2 (C++) reads `\\C` as any byte; Go's regexp refuses it, outside a \\Q...\\E literal
+        ('"abc".matches("a\\\\C")', "compile: invalid matches argument"),
+        ('"a\\\\C".matches("\\\\QC\\\\E") && "C".matches("\\\\\\\\C") == false', True),
         # One that is only known when the device is: an evaluation error, in Go's words too, after the regex
         # library's own prefix (apiserver library/regex.go); matches() has none (cel-go's String.Match)
         ('"abc".find(device.driver + "(") == ""',
@@ -80,6 +83,8 @@ def test_what_the_validator_leaves(expression: str) -> None:
     ("x{2,1}", "invalid repeat count: `{2,1}`"),
     ("[z-a]", "invalid character class range: `z-a`"),
     ("\\8", "invalid escape sequence: `\\8`"),
+    ("a\\Cb", "invalid escape sequence: `\\C`"),  # RE2 (C++) reads it as any byte; Go has no such escape
+    ("[\\C]", "invalid escape sequence: `\\C`"),
     ("(?i", "invalid or unsupported Perl syntax: `(?i`"),
 ])
 def test_refusals_are_worded_as_go_regexp_words_them(pattern: str, go: str) -> None:
