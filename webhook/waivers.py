@@ -12,13 +12,17 @@ one, or naming an unknown rule, waives nothing and is itself reported (`suppress
 
 A baseline file records the findings a repository already has (`--write-baseline`), so adopting draguard
 on a big repository fails CI only for new findings (`--baseline FILE`). Entries match by file, rule, field
-path and message, not by line, so edits elsewhere in a file keep them matching.
+path and message, not by line, so edits elsewhere in a file keep them matching. Files are recorded relative
+to the baseline file's directory, so the baseline matches whether CI names `deploy/`, `$PWD/deploy` or runs
+from another directory (an entry of an older baseline, relative to where it was written, still matches a
+file named the same way).
 """
 
 from __future__ import annotations
 
 import difflib
 import json
+import os
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -102,9 +106,16 @@ def did_you_mean(word: str, choices: Iterable[str]) -> str:
 Key = tuple[str, str, str, str]
 
 
-def key(finding: Finding) -> Key:
+def key(finding: Finding, base: str | None = None) -> Key:
+    """A finding's baseline entry; with `base` (the baseline file's directory), its file relative to it."""
     file = finding.position.file if finding.position is not None else ""
+    if base is not None and file and file != "-" and not file.startswith("<"):
+        file = Path(os.path.relpath(os.path.abspath(file), base)).as_posix()
     return (file, finding.rule, str(finding.path), finding.message)
+
+
+def _base(path: str) -> str:
+    return os.path.dirname(os.path.abspath(path))
 
 
 def load_baseline(path: str) -> Counter[Key]:
@@ -129,7 +140,9 @@ def _entry_ok(entry: object) -> bool:
 
 
 def write_baseline(path: str, findings: Sequence[Finding]) -> None:
-    entries = [dict(zip(("file", "rule", "path", "message"), k, strict=True)) for k in sorted(map(key, findings))]
+    base = _base(path)
+    entries = [dict(zip(("file", "rule", "path", "message"), k, strict=True))
+               for k in sorted(key(f, base) for f in findings)]
     text = json.dumps({"version": BASELINE_VERSION, "findings": entries}, indent=2) + "\n"
     try:
         Path(path).write_text(text, encoding="utf-8")
@@ -137,14 +150,16 @@ def write_baseline(path: str, findings: Sequence[Finding]) -> None:
         raise DraguardError(f"--write-baseline {path}: cannot write: {err.strerror or err}") from None
 
 
-def apply_baseline(findings: Sequence[Finding], baseline: Counter[Key]) -> tuple[list[Finding], int, int]:
-    """Findings not in the baseline, how many it matched, and how many of its entries matched nothing."""
+def apply_baseline(findings: Sequence[Finding], baseline: Counter[Key], path: str) -> tuple[list[Finding], int, int]:
+    """Findings not in the baseline at `path`, how many it matched, and how many of its entries matched nothing."""
     left = Counter(baseline)
+    base = _base(path)
     kept: list[Finding] = []
     for finding in findings:
-        k = key(finding)
-        if left[k] > 0:
-            left[k] -= 1
+        for k in (key(finding, base), key(finding)):  # relative to the baseline; as named (an older baseline)
+            if left[k] > 0:
+                left[k] -= 1
+                break
         else:
             kept.append(finding)
     stale = sum(left.values())

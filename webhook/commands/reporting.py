@@ -66,7 +66,7 @@ def report(args: argparse.Namespace, run: Run) -> int:
         return EXIT_USAGE if run.problems else EXIT_OK
     baselined = 0
     if args.baseline:
-        findings, baselined, stale = apply_baseline(findings, load_baseline(args.baseline))
+        findings, baselined, stale = apply_baseline(findings, load_baseline(args.baseline), args.baseline)
         if stale:
             log.info("%d entr%s of %s match no finding any more", stale, "y" if stale == 1 else "ies", args.baseline)
     summary = Summary(objects=run.objects, skipped=run.skipped(), suppressed=sum(f.suppressed for f in run.files),

@@ -92,9 +92,34 @@ def _finding(file: str, line: int, message: str = "m") -> Finding:
 def test_baseline_matches_by_file_rule_path_and_message_not_line_and_counts_duplicates() -> None:
     baseline = Counter([key(_finding("a.yaml", 3)), key(_finding("a.yaml", 9)), key(_finding("b.yaml", 1, "gone"))])
     now = [_finding("a.yaml", 30), _finding("a.yaml", 31), _finding("a.yaml", 32), _finding("c.yaml", 1)]
-    kept, matched, stale = apply_baseline(now, baseline)
+    kept, matched, stale = apply_baseline(now, baseline, "baseline.json")
     assert ([(f.position.file, f.position.line) for f in kept if f.position], matched, stale) == (
         [("a.yaml", 32), ("c.yaml", 1)], 2, 1)
+
+
+def test_a_baseline_matches_however_its_files_are_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    (tmp_path / "deploy").mkdir()
+    _claim_file(tmp_path / "deploy")
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["lint", "deploy", "--baseline", "ci/b.json", "--write-baseline"]) == 2  # no such directory
+    (tmp_path / "ci").mkdir()
+    assert cli.main(["lint", "deploy", "--baseline", "ci/b.json", "--write-baseline"]) == 0
+    written = json.loads((tmp_path / "ci" / "b.json").read_text(encoding="utf-8"))["findings"]
+    assert {entry["file"] for entry in written} == {"../deploy/c.yaml"}  # relative to the baseline
+    capsys.readouterr()
+    assert cli.main(["lint", str(tmp_path / "deploy"), "--baseline", "ci/b.json"]) == 0  # named absolutely
+    monkeypatch.chdir(tmp_path / "deploy")
+    assert cli.main(["lint", "c.yaml", "--baseline", "../ci/b.json"]) == 0  # from another directory
+    # an entry of an older baseline, relative to where it was written, still matches the file named that way
+    (tmp_path / "old.json").write_text(json.dumps({"version": 1, "findings": [dict(written[0], file="c.yaml")]}),
+                                       encoding="utf-8")
+    assert cli.main(["lint", "c.yaml", "--baseline", "../old.json"]) == 0
+    assert cli.main(["lint", "c.yaml", "--baseline", "../ci/b.json", "--fail-on", "audit"]) == 0
+    (tmp_path / "deploy" / "c.yaml").rename(tmp_path / "deploy" / "other.yaml")
+    assert cli.main(["lint", "other.yaml", "--baseline", "../ci/b.json"]) == 1  # another file: not baselined
 
 
 def test_a_malformed_baseline_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
