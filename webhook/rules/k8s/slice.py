@@ -243,11 +243,13 @@ def _validate_resource_pool(pool: Mapping[str, Any], path: FieldPath, errs: Erro
             errs.append((ids.POOL, too_long(name_path, POOL_NAME_MAX)))
         for part in name.split("/"):
             errs += tag(ids.POOL, validate_dns1123_subdomain(part, name_path))
-    count = decode_int(errs, pool, "resourceSliceCount", path) or 0
-    if count <= 0:
-        errs.append((ids.POOL, invalid(path.child("resourceSliceCount"), count, "must be greater than zero")))
-    generation = decode_int(errs, pool, "generation", path) or 0
-    if generation < 0:
+    # A value of the wrong type is the decoder's one error (the API server refuses the object there), not also a
+    # zero that is out of range; an absent or null one is Go's zero, and validated as such.
+    count = decode_int(errs, pool, "resourceSliceCount", path)
+    if (count is not None or pool.get("resourceSliceCount") is None) and (count or 0) <= 0:
+        errs.append((ids.POOL, invalid(path.child("resourceSliceCount"), count or 0, "must be greater than zero")))
+    generation = decode_int(errs, pool, "generation", path)
+    if generation is not None and generation < 0:
         errs.append((ids.POOL, invalid(path.child("generation"), generation, "must be greater than or equal to zero")))
 
 
