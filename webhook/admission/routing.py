@@ -6,10 +6,12 @@ type, so a review in which they disagree is forged or broken; it is denied, what
 `request.kind: ConfigMap` or `object.kind: Foo` must not skip the ResourceSlice rules). Names are compared
 exactly, as the API server writes them: `Resourceslice` is not `ResourceSlice`.
 
-A consistent review of a kind the path does not handle (a ConfigMap, sent by a webhook configuration that
-matches too much) is let through with a note that the request log line carries, so such a configuration
-degrades to a no-op and a log line rather than to rejected writes. So are DELETE and CONNECT (a validating
-webhook on them would only block clean-up) and subresource writes (`resourceclaims/status` is the scheduler's,
+A consistent review of a kind no path handles (a ConfigMap, sent by a webhook configuration that matches too
+much) is let through with a note that the request log line carries, so such a configuration degrades to a no-op
+and a log line rather than to rejected writes. A DRA kind this webhook checks on its other path (a ResourceClaim
+sent to /validate/resourceslices) is denied instead, naming that path: it would otherwise pass unchecked.
+DELETE and CONNECT are let through (a validating webhook on them would only block clean-up), and so are
+subresource writes (`resourceclaims/status` is the scheduler's,
 and carries no selectors a user wrote; a subresource's kind may differ from its resource's, `deployments/scale`
 holds a `Scale`).
 """
@@ -41,6 +43,10 @@ def route(req: Request, kinds: frozenset[str]) -> Response | None:
     mismatch = route_mismatch(req)
     if mismatch:
         return denied(mismatch)
+    if req.kind.group == DRA_GROUP and req.kind.kind in DRA_KINDS - kinds:
+        path = "/validate/resourceslices" if req.kind.kind in SLICE_KINDS else "/validate/selectors"
+        return denied(f"{req.kind.kind} is checked on {path}, not on this path: fix the webhook configuration's "
+                      "rules so each path gets its kinds")
     if req.kind.group != DRA_GROUP or req.kind.kind not in kinds:
         kind = clip(str(req.kind), NAME_CHARS)
         return allowed().noted(f"{kind} is not handled by this webhook; allowed without checks")

@@ -136,12 +136,12 @@ def test_a_delete_logs_the_old_object_s_name(lines: pytest.LogCaptureFixture) ->
 
 
 def test_a_noted_answer_is_logged_at_warning_with_its_note(lines: pytest.LogCaptureFixture) -> None:
-    a_slice = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "s"}}
-    slices = {"group": "resource.k8s.io", "version": "v1", "resource": "resourceslices"}
-    code, answer = send(body_of(a_slice, kind="ResourceSlice", resource=slices))
+    rule = {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceTaintRule", "metadata": {"name": "r"}}
+    rules = {"group": "resource.k8s.io", "version": "v1", "resource": "devicetaintrules"}
+    code, answer = send(body_of(rule, kind="DeviceTaintRule", resource=rules))
     assert (code, answer["response"]) == (200, {"uid": "u-1", "allowed": True})
     assert lines.records[0].levelname == "WARNING"
-    note = "resource.k8s.io/v1, Kind=ResourceSlice is not handled by this webhook; allowed without checks"
+    note = "resource.k8s.io/v1, Kind=DeviceTaintRule is not handled by this webhook; allowed without checks"
     assert fields(lines.records[0])["note"] == note
 
 

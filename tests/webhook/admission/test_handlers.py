@@ -85,11 +85,15 @@ def test_an_unknown_kind_is_allowed_with_a_note_for_the_log() -> None:
     assert answer.note == "v1, Kind=ConfigMap is not handled by this webhook; allowed without checks"
 
 
-def test_a_claim_sent_to_the_slice_webhook_is_not_checked_there() -> None:
+def test_a_claim_sent_to_the_slice_webhook_is_denied_naming_its_path() -> None:
+    # the other path checks it: here it would pass unchecked, so a misrouting webhook configuration fails closed
     gvk = GroupVersionKind("resource.k8s.io", "v1", "ResourceClaim")
     answer = handlers.resourceslices(request(claim_with_selector("device.foo =="), gvk=gvk), Policy.default())
-    assert answer.allowed
-    assert answer.note.startswith("resource.k8s.io/v1, Kind=ResourceClaim is not handled")
+    assert not answer.allowed
+    assert answer.message == ("ResourceClaim is checked on /validate/selectors, not on this path: fix the webhook "
+                              "configuration's rules so each path gets its kinds")
+    gvk = GroupVersionKind("resource.k8s.io", "v1", "ResourceSlice")
+    assert not handlers.selectors(request(slice_with(numa=1), gvk=gvk), Policy.default()).allowed
 
 
 def test_subresource_writes_are_allowed_untouched() -> None:

@@ -104,14 +104,26 @@ def test_an_objects_api_version_is_quoted_up_to_64_characters(length: int, shown
     (request(gvk("ConfigMap", ""), gvr("configmaps", ""), obj("ConfigMap", "v1")), "v1, Kind=ConfigMap"),
     (request(gvk("Widget", "example.com"), gvr("widgets", "example.com"), obj("Widget", "example.com/v1")),
      "example.com/v1, Kind=Widget"),
-    (request(gvk("ResourceClaim"), gvr("resourceclaims"), obj("ResourceClaim")),
-     "resource.k8s.io/v1, Kind=ResourceClaim"),
     (request(gvk("DeviceTaintRule", version="v1alpha3"), gvr("devicetaintrules", version="v1alpha3"),
              obj("DeviceTaintRule", f"{DRA}/v1alpha3")), "resource.k8s.io/v1alpha3, Kind=DeviceTaintRule"),
 ])
 def test_a_consistent_review_of_a_kind_the_path_does_not_handle_is_allowed_with_a_note(req: Request,
                                                                                          note: str) -> None:
     assert on_slices(req) == allowed().noted(f"{note} is not handled by this webhook; allowed without checks")
+
+
+@pytest.mark.parametrize(("kind", "resource", "path", "route_it"), [
+    ("ResourceClaim", "resourceclaims", "/validate/selectors", on_slices),
+    ("ResourceClaimTemplate", "resourceclaimtemplates", "/validate/selectors", on_slices),
+    ("DeviceClass", "deviceclasses", "/validate/selectors", on_slices),
+    ("ResourceSlice", "resourceslices", "/validate/resourceslices", on_selectors),
+])
+def test_a_kind_the_other_path_checks_is_denied_naming_that_path(kind: str, resource: str, path: str,
+                                                                 route_it: Any) -> None:
+    # a webhook configuration that sends it here would otherwise let it pass unchecked
+    assert route_it(request(gvk(kind), gvr(resource), obj(kind))) == denied(
+        f"{kind} is checked on {path}, not on this path: fix the webhook configuration's rules so each path gets "
+        "its kinds")
 
 
 @pytest.mark.parametrize("req", [
