@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import shutil
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -27,3 +31,17 @@ def _generated_when_planned(monkeypatch: pytest.MonkeyPatch) -> None:
     import celext.plan
 
     monkeypatch.setattr(celext.plan, "HOT_CALLS", 0)
+
+
+@contextlib.contextmanager
+def traversable_tree(prefix: str) -> Iterator[Path]:
+    """A temporary directory any user may traverse (pytest's tmp_path sits under a 0700 directory), for tests
+    that drop privileges; removed afterwards whatever permissions the test left on what it holds."""
+    top = Path(tempfile.mkdtemp(prefix=prefix))
+    top.chmod(0o755)
+    try:
+        yield top
+    finally:
+        for path in [top, *top.rglob("*")]:
+            path.chmod(0o755)
+        shutil.rmtree(top)

@@ -7,9 +7,7 @@ from __future__ import annotations
 import io
 import json
 import os
-import shutil
 import sys
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,6 +15,7 @@ import pytest
 import yaml
 
 from tests.builders import claim_with_selector
+from tests.conftest import traversable_tree
 from webhook import cli
 
 CLAIM = yaml.safe_dump(claim_with_selector('device.attributes["gpu.example.com"].model == "A100"'))
@@ -94,18 +93,12 @@ def test_an_empty_directory_still_says_so(tmp_path: Path, capsys: pytest.Capture
 def open_tree(capsys: pytest.CaptureFixture[str]) -> Iterator[Path]:
     """A tree any user may traverse (pytest's tmp_path sits under a 0700 directory), linted once here so that
     the lint path is imported before a child drops its privileges (the interpreter's files are root's alone)."""
-    top = Path(tempfile.mkdtemp(prefix="draguard-walk-"))
-    top.chmod(0o755)
-    (top / "claim.yaml").write_text(CLAIM, encoding="utf-8")
-    (top / "locked").mkdir()
-    (top / "locked" / "claim.yaml").write_text(CLAIM, encoding="utf-8")
-    assert lint(capsys, str(top))[0] == 1
-    try:
+    with traversable_tree("draguard-walk-") as top:
+        (top / "claim.yaml").write_text(CLAIM, encoding="utf-8")
+        (top / "locked").mkdir()
+        (top / "locked" / "claim.yaml").write_text(CLAIM, encoding="utf-8")
+        assert lint(capsys, str(top))[0] == 1
         yield top
-    finally:
-        for path in [top, *top.rglob("*")]:
-            path.chmod(0o755)
-        shutil.rmtree(top)
 
 
 def lint_as_nobody(*argv: str) -> tuple[int, str, str]:

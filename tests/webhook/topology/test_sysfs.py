@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import os
-import shutil
-import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.conftest import traversable_tree
 from webhook.topology.sysfs import Sysfs, SysfsError
 
 
@@ -128,16 +127,10 @@ def unprivileged(action: Callable[[], object]) -> str:
 @pytest.fixture
 def open_tree() -> Iterator[Path]:
     """A sysfs tree any user may traverse (pytest's tmp_path sits under a 0700 directory)."""
-    top = Path(tempfile.mkdtemp(prefix="draguard-sysfs-"))
-    top.chmod(0o755)
-    (top / "devices/system/node/node0").mkdir(parents=True)
-    (top / "devices/system/node/node0/distance").write_text("10\n")
-    try:
+    with traversable_tree("draguard-sysfs-") as top:
+        (top / "devices/system/node/node0").mkdir(parents=True)
+        (top / "devices/system/node/node0/distance").write_text("10\n")
         yield top
-    finally:
-        for path in [top, *top.rglob("*")]:
-            path.chmod(0o755)
-        shutil.rmtree(top)
 
 
 def test_an_unreadable_file(open_tree: Path) -> None:
