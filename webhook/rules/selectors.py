@@ -12,10 +12,12 @@ This module holds the NUMA-name rules and gathers the family's `RULES` (the CEL-
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 
 from webhook.findings import Action, Finding
 from webhook.rules import selectors_cel, selectors_lists
 from webhook.rules.base import Rule, RuleContext
+from webhook.rules.k8s.names import validate_fully_qualified_name
 from webhook.rules.selectors_cel import analysed
 from webhook.rules.selectors_sites import (
     SELECTOR_KINDS,
@@ -54,10 +56,6 @@ def _vendor_numa(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
 
 def _unqualified(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
     """The API server's validateFullyQualifiedName on each constraint's attribute, with a fix as the hint."""
-    from dataclasses import replace
-
-    from webhook.rules.k8s.names import validate_fully_qualified_name
-
     for constraint in constraints(obj, ctx):
         found = validate_fully_qualified_name(constraint.name, constraint.path)
         if found:
