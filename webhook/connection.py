@@ -186,7 +186,7 @@ def waited(sock: Any) -> float:
     TCP)."""
     try:
         info = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 104)
-    except (AttributeError, OSError):
+    except (AttributeError, OSError, ValueError):  # (ValueError: a socket already closed, on some wrappers)
         return 0.0
     if len(info) < _TCP_INFO_OFFSET + _LAST_DATA_RECEIVED.size:
         return 0.0
