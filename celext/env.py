@@ -3,7 +3,8 @@
 The Kubernetes DRA environment (StoredExpressions, as the scheduler uses it) = the CEL standard library,
 the Kubernetes base libraries (lists, regex, quantity, semver, URLs, IP/CIDR, authz, format), cel-go's
 strings v2, sets, lists v3, two-variable comprehensions, optional types, `cel.bind`, plus DRA's `includes`.
-celext provides what DRA selectors use; the rest is refused at compile time with a reason (`UNSUPPORTED`).
+celext provides what DRA selectors use (IP/CIDR for network drivers such as DRANET, which publish addresses); the
+rest (URLs, authz, format) is refused at compile time with a reason (`UNSUPPORTED`).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any
 
 from celpy.evaluation import base_functions
 
-from celext.lib import Library, bind, includes, lists, optional, quantity, regex, semver, sets, strings
+from celext.lib import Library, bind, includes, lists, net, optional, quantity, regex, semver, sets, strings
 from celext.lib.operators import OPERATORS, to_bool, to_double, to_duration, to_int, to_uint
 from celext.lib.timestamps import GETTERS
 from celext.lib.typenames import type_of
@@ -21,7 +22,7 @@ from celext.lib.typenames import type_of
 
 def libraries() -> tuple[Library, ...]:
     return (includes.library(), semver.library(), quantity.library(), lists.library(), strings.library(),
-            regex.library(), sets.library(), optional.library())
+            regex.library(), sets.library(), optional.library(), net.library())
 
 
 FUNCTIONS: Mapping[str, Any] = {**base_functions, **bind(libraries()), **OPERATORS, "int": to_int, "uint": to_uint,
@@ -95,11 +96,8 @@ GLOBAL_ARITY: Mapping[str, frozenset[int]] = {
 
 UNSUPPORTED: Mapping[str, str] = {
     "url": "the Kubernetes URL library is not provided by celext", "isURL": "the Kubernetes URL library is not "
-    "provided by celext", "ip": "the Kubernetes IP library is not provided by celext",
-    "isIP": "the Kubernetes IP library is not provided by celext",
-    "cidr": "the Kubernetes CIDR library is not provided by celext",
-    "isCIDR": "the Kubernetes CIDR library is not provided by celext",
+    "provided by celext",
     "authorizer": "the Kubernetes authz library has no meaning for device selectors",
 }
-NAMESPACES = frozenset({"sets", "lists", "strings", "cel", "optional"})
+NAMESPACES = frozenset({"sets", "lists", "strings", "cel", "optional", "ip"})
 DEVICE_FIELDS = frozenset({"driver", "attributes", "capacity", "allowMultipleAllocations"})

@@ -64,6 +64,8 @@ DURATION = Type("duration", "google.protobuf.Duration")
 TIMESTAMP = Type("timestamp", "google.protobuf.Timestamp")
 QUANTITY = Type("struct", "kubernetes.Quantity")
 SEMVER = Type("struct", "kubernetes.Semver")
+IP = Type("opaque", "net.IP")  # apiserver pkg/cel/ip.go cel.OpaqueType
+CIDR = Type("opaque", "net.CIDR")
 DEVICE = Type("struct", "kubernetes.DRADevice")
 TYPE = Type("type", "type")
 
@@ -90,7 +92,7 @@ def param(name: str) -> Type:
 
 _NAMED = {"dyn": DYN, "null": NULL, "bool": BOOL, "int": INT, "uint": UINT, "double": DOUBLE, "string": STRING,
           "bytes": BYTES, "duration": DURATION, "timestamp": TIMESTAMP, "type": TYPE,
-          "kubernetes.Quantity": QUANTITY, "kubernetes.Semver": SEMVER}
+          "kubernetes.Quantity": QUANTITY, "kubernetes.Semver": SEMVER, "net.IP": IP, "net.CIDR": CIDR}
 _CONTAINERS: dict[str, Callable[..., Type]] = {"list": list_of, "map": map_of, "optional": optional_of,
                                                "type": type_of}
 

@@ -17,7 +17,7 @@ from typing import Any
 from celext.check import types as t
 from celext.check.ast import ACCU, Call, Comprehension, CreateList, CreateMap, Expr, Ident, Literal, Select
 from celext.check.checker import CheckedExpr
-from celext.cost.rules import RULES, Entry, Node, Path, compare_sizes
+from celext.cost.rules import RULES, UNIT_EQUALITY, Entry, Node, Path, compare_sizes
 from celext.cost.sizes import (
     LIST_CREATE,
     MAP_CREATE,
@@ -45,7 +45,6 @@ _FIXED = frozenset(decl.id for decl in BY_ID.values() if decl.cost == "fixed")
 # `fixed` too but derive a path and an entry size: left to the general path).
 _COMPARES = (_EQUALITY | frozenset(decl.id for decl in BY_ID.values() if decl.cost == "compare_size")
              | _FIXED) - {"index_list", "index_map"}
-_OWN_EQUALITY = (t.QUANTITY, t.SEMVER)
 _INDEXES = {"index_list": "@items", "index_map": "@values"}  # (`cost_index`: the path step each one takes)
 assert all(BY_ID[overload_id].cost == "fixed" for overload_id in _INDEXES)
 
@@ -270,7 +269,7 @@ class _Coster:
 
     def own_equality(self, left: Expr, right: Expr) -> bool:
         left_type = self.type(left)
-        return left_type.kind == "struct" and left_type in _OWN_EQUALITY and left_type == self.type(right)
+        return left_type in UNIT_EQUALITY and left_type == self.type(right)
 
     def cost_list(self, e: CreateList) -> Range:
         if e.constant:  # literals cost nothing

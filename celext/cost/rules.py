@@ -17,7 +17,7 @@ from celext.check import types as t
 from celext.check.ast import Call, Expr, Literal
 from celext.cost.sizes import ONE, REGEX_LENGTH, STRING_TRAVERSAL, U64, UNKNOWN, ZERO, Range, device_size
 
-__all__ = ["RULES", "Entry", "Node", "Path", "Rule", "Sizes", "compare_sizes"]
+__all__ = ["RULES", "UNIT_EQUALITY", "Entry", "Node", "Path", "Rule", "Sizes", "compare_sizes"]
 
 Path = tuple[str, ...]
 
@@ -166,6 +166,29 @@ def _parse(c: Sizes, e: Call, target: Node | None, args: list[Node], costs: list
     return (_k8s_size(args[0]).factor(STRING_TRAVERSAL), None, False) if args else None
 
 
+def _parse_twice(c: Sizes, e: Call, target: Node | None, args: list[Node], costs: list[Range]
+                 ) -> tuple[Range, Range | None, bool] | None:
+    # ip.isCanonical parses, then compares the parsed form with the text
+    return (_k8s_size(args[0]).factor(2 * STRING_TRAVERSAL), None, False) if args else None
+
+
+_ADDRESS_BYTES = Range(4, 16)  # an IPv4 or IPv6 address, as Kubernetes' estimator sizes the two compared
+
+
+def _contains_net(c: Sizes, e: Call, target: Node | None, args: list[Node], costs: list[Range]
+                  ) -> tuple[Range, Range | None, bool] | None:
+    """Kubernetes' containsIP / containsCIDR: compare two addresses; containsCIDR masks and compares the
+    lengths too (one more address traversal, plus one); a string argument is parsed first."""
+    if not args:
+        return None
+    cost = _ADDRESS_BYTES.add(_ADDRESS_BYTES).factor(STRING_TRAVERSAL)
+    if e.function == "containsCIDR":
+        cost = cost.add(_ADDRESS_BYTES.factor(STRING_TRAVERSAL)).add(ONE)
+    if args[0].type == t.STRING:
+        cost = cost.add(_k8s_size(args[0]).factor(STRING_TRAVERSAL))
+    return cost, None, False
+
+
 def _logical(c: Sizes, e: Call, target: Node | None, args: list[Node], costs: list[Range]
              ) -> tuple[Range, Range | None, bool] | None:
     lhs, rhs = costs
@@ -181,9 +204,13 @@ def _conditional(c: Sizes, e: Call, target: Node | None, args: list[Node], costs
     return costs[0].add(costs[1].union(costs[2])), size, True
 
 
+# Kubernetes estimates `==` of two values of one of its own types as one unit (library/cost.go)
+UNIT_EQUALITY = (t.QUANTITY, t.SEMVER, t.IP, t.CIDR)
+
+
 def _equality(c: Sizes, e: Call, target: Node | None, args: list[Node], costs: list[Range]
               ) -> tuple[Range, Range | None, bool] | None:
-    if e.function == "_==_" and args[0].type == args[1].type and args[0].type in (t.QUANTITY, t.SEMVER):
+    if e.function == "_==_" and args[0].type == args[1].type and args[0].type in UNIT_EQUALITY:
         return ONE, None, False  # Kubernetes: O(1) equality of its own types
     return _compare_size(c, e, target, args, costs)
 
@@ -254,6 +281,7 @@ def _converts(scale_min: Callable[[int], int], scale_max: Callable[[int], int]) 
 RULES: dict[str, Rule] = {
     "fixed": _fixed, "includes": _includes, "list_traversal": _list_traversal, "traverse_target": _traverse_target,
     "replace": _replace, "split": _split, "join": _join, "find": _find, "parse": _parse, "logical": _logical,
+    "parse_twice": _parse_twice, "contains_ip": _contains_net, "contains_cidr": _contains_net,
     "conditional": _conditional, "equality": _equality, "compare_size": _compare_size, "concat": _concat,
     "concat_list": _concat, "in_list": _in_list, "prefix": _prefix, "contains": _contains, "matches": _matches,
     "format": _format,

@@ -29,11 +29,12 @@ from celext.gotime import parse_go_duration, parse_rfc3339, unix_in_range
 from celext.lib.gofloat import go_float
 from celext.lib.timevalues import Duration, Timestamp, duration_nanos, offset_of, unix_nanos
 from celext.mapkeys import DoubleKey, UintKey, stored_key
+from celext.netaddr import Addr, Prefix
 from celext.quantity import Quantity
 from celext.semver import Semver
 
 _NUMBERS = (celtypes.IntType, celtypes.UintType, celtypes.DoubleType)
-_OPAQUE = (Semver, Quantity)
+_OPAQUE = (Semver, Quantity, Addr, Prefix)
 _ORDERED_SAME_TYPE = (celtypes.StringType, celtypes.BytesType, celtypes.TimestampType, celtypes.DurationType)
 
 
@@ -353,6 +354,8 @@ def to_string(value: Any) -> Any:
             return CELEvalError("timestamp overflow")
     if isinstance(value, celtypes.BoolType):
         return celtypes.StringType("true" if value else "false")
+    if isinstance(value, (Addr, Prefix)):  # the IP and CIDR libraries' ip_to_string / cidr_to_string
+        return celtypes.StringType(str(value))
     if isinstance(value, celtypes.DoubleType):
         return celtypes.StringType(go_float(float(value)))
     if isinstance(value, celtypes.BytesType):  # cel-go common/types/bytes.go ConvertToType: utf8.Valid first

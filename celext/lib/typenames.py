@@ -7,6 +7,7 @@ from typing import Any
 from celpy import celtypes
 
 from celext.lib.optional_value import OptionalValue
+from celext.netaddr import Addr, Prefix
 from celext.quantity import Quantity
 from celext.semver import Semver
 
@@ -15,13 +16,15 @@ _GO_TYPE_NAMES: tuple[tuple[type, str], ...] = (
     (celtypes.DoubleType, "types.Double"), (celtypes.StringType, "types.String"),
     (celtypes.BytesType, "types.Bytes"), (celtypes.TimestampType, "types.Timestamp"),
     (celtypes.DurationType, "types.Duration"), (Semver, "cel.Semver"), (Quantity, "cel.Quantity"),
+    (Addr, "cel.IP"), (Prefix, "cel.CIDR"),
 )
 _CEL_TYPE_NAMES: tuple[tuple[type, str], ...] = (
     (celtypes.BoolType, "bool"), (celtypes.IntType, "int"), (celtypes.UintType, "uint"),
     (celtypes.DoubleType, "double"), (celtypes.StringType, "string"), (celtypes.BytesType, "bytes"),
     (celtypes.ListType, "list"), (celtypes.MapType, "map"), (celtypes.TimestampType, "google.protobuf.Timestamp"),
     (celtypes.DurationType, "google.protobuf.Duration"), (Semver, "kubernetes.Semver"),
-    (Quantity, "kubernetes.Quantity"), (OptionalValue, "optional_type"), (type, "type"),
+    (Quantity, "kubernetes.Quantity"), (Addr, "net.IP"), (Prefix, "net.CIDR"), (OptionalValue, "optional_type"),
+    (type, "type"),
 )
 
 

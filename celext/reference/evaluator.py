@@ -30,6 +30,7 @@ from celext.lib.format import as_string, go_value
 from celext.lib.operators import INT_OVERFLOW, MISSING, OPERATORS, UINT_OVERFLOW, map_delete, map_get, map_put
 from celext.lib.optional_value import NONE, OptionalValue, of
 from celext.lib.typenames import TYPE_DENOTATIONS, cel_type_name, go_type_name
+from celext.netaddr import Addr, Prefix
 from celext.quantity import Quantity
 from celext.reference import macros
 from celext.semver import Semver
@@ -52,7 +53,8 @@ FREE = frozenset({"const", "expr", "conditionalor", "conditionaland", "member", 
                    "paren_expr", "mapinits", "fieldinits"})
 
 _VALUE_TYPES = (celtypes.BoolType, celtypes.IntType, celtypes.UintType, celtypes.DoubleType, celtypes.StringType,
-                celtypes.BytesType, celtypes.ListType, celtypes.TimestampType, celtypes.DurationType, Semver, Quantity)
+                celtypes.BytesType, celtypes.ListType, celtypes.TimestampType, celtypes.DurationType, Semver, Quantity,
+                Addr, Prefix)
 
 
 RELATIONS = {"relation_lt": OPERATORS["_<_"], "relation_le": OPERATORS["_<=_"], "relation_gt": OPERATORS["_>_"],

@@ -19,7 +19,7 @@ from celext.syntax.tree import AST, call_args, simple_ident
 
 # Only these identifiers start a rewrite; text without any of them is returned as it is without a walk.
 _TRIGGERS = re.compile(r"\b(?:cel|" + "|".join(sorted(env.NAMESPACES - {"cel"})) + r")\b")
-_REWRITTEN_NAMESPACES = frozenset({"sets", "lists", "strings", "optional"})
+_REWRITTEN_NAMESPACES = frozenset({"sets", "lists", "strings", "optional", "ip"})
 
 
 def position(node: AST | Token) -> tuple[int | None, int | None]:

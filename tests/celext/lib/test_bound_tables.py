@@ -16,7 +16,10 @@ from celpy.evaluation import CELEvalError
 
 from celext import env
 from celext.lib import Library, bind, includes, overload
+from celext.lib.net import parse_cidr as C
+from celext.lib.net import parse_ip as A
 from celext.lib.optional import NONE, OptionalValue
+from celext.netaddr import Addr, Prefix
 from celext.quantity import parse_quantity
 from celext.semver import parse_semver
 
@@ -132,6 +135,28 @@ CALLS: list[tuple[str, tuple[Any, ...], Any, type | None]] = [
     ("orValue", (NONE, Int(2)), 2, Int),
     ("or", (OptionalValue(Int(1)), OptionalValue(Int(2))), OptionalValue(Int(1)), OptionalValue),
     ("or", (NONE, OptionalValue(Int(2))), OptionalValue(Int(2)), OptionalValue),
+    ("ip", (S("10.0.8.8"),), A("10.0.8.8"), Addr),
+    ("ip", (S("10.0.8.8/24"),), "error: IP Address \"10.0.8.8/24\" parse error during conversion from string", None),
+    ("ip", (C("10.0.8.8/24"),), A("10.0.8.8"), Addr),
+    ("isIP", (S("::1"),), True, B),
+    ("isIP", (S("::1/128"),), False, B),
+    ("ip.isCanonical", (S("::1"),), True, B),
+    ("ip.isCanonical", (S("0::1"),), False, B),
+    ("family", (A("::1"),), 6, Int),
+    ("isUnspecified", (A("::"),), True, B),
+    ("isLoopback", (A("127.0.0.2"),), True, B),
+    ("isLinkLocalMulticast", (A("ff02::1"),), True, B),
+    ("isLinkLocalUnicast", (A("169.254.0.1"),), True, B),
+    ("isGlobalUnicast", (A("10.0.0.1"),), True, B),
+    ("cidr", (S("10.0.0.0/8"),), C("10.0.0.0/8"), Prefix),
+    ("isCIDR", (S("10.0.0.0/8"),), True, B),
+    ("isCIDR", (S("10.0.0.0"),), False, B),
+    ("containsIP", (C("10.0.0.0/8"), S("10.1.2.3")), True, B),
+    ("containsIP", (C("10.0.0.0/8"), A("11.1.2.3")), False, B),
+    ("containsCIDR", (C("10.0.0.0/8"), S("10.1.0.0/16")), True, B),
+    ("containsCIDR", (C("10.0.0.0/16"), C("10.0.0.0/8")), False, B),
+    ("prefixLength", (C("10.0.0.0/8"),), 8, Int),
+    ("masked", (C("10.1.2.3/8"),), C("10.0.0.0/8"), Prefix),
 ]
 
 
@@ -165,7 +190,7 @@ def test_global_functions_are_the_ones_upstream_declares_global() -> None:
     globals_ = {o.name for lib in env.libraries() for o in lib.overloads if not o.member}
     assert globals_ == {"semver", "isSemver", "quantity", "isQuantity", "sign", "lists.range", "strings.quote",
                         "sets.contains", "sets.equivalent", "sets.intersects", "optional.of", "optional.none",
-                        "optional.ofNonZeroValue"}
+                        "optional.ofNonZeroValue", "ip", "isIP", "ip.isCanonical", "cidr", "isCIDR"}
 
 
 def test_the_include_alias_can_be_left_out() -> None:

@@ -30,6 +30,10 @@ KNOWN = {
     "ext.sets": {"sets.contains", "sets.equivalent", "sets.intersects"},
     # cel-go OptionalTypes (1.28)
     "cel.optional": {"optional.of", "optional.none", "optional.ofNonZeroValue", "hasValue", "value", "orValue", "or"},
+    # apiserver library.IP and library.CIDR (1.30)
+    "kubernetes.net": {"ip", "isIP", "ip.isCanonical", "family", "isUnspecified", "isLoopback", "isLinkLocalMulticast",
+                       "isLinkLocalUnicast", "isGlobalUnicast", "cidr", "isCIDR", "containsIP", "containsCIDR",
+                       "prefixLength", "masked"},
 }
 STANDARD = {"size", "int", "uint", "double", "string", "bytes", "bool", "duration", "timestamp", "type", "dyn",
             "has", "matches", "contains", "startsWith", "endsWith", "getDate", "getDayOfMonth", "getDayOfWeek",

@@ -16,6 +16,8 @@ GLOBALS = {
     ("sets.intersects", "list_sets_intersects_list"),
     ("optional.none", "optional_none"), ("optional.of", "optional_of"),
     ("optional.ofNonZeroValue", "optional_of_non_zero_value"),
+    ("ip", "string_to_ip"), ("isIP", "is_ip"), ("ip.isCanonical", "ip_is_canonical"), ("cidr", "string_to_cidr"),
+    ("isCIDR", "is_cidr"),
 }
 
 
