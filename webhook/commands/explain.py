@@ -52,12 +52,18 @@ def run(args: argparse.Namespace) -> int:
     import sys
 
     from webhook.commands.common import outputs, write_output
+    from webhook.errors import DraguardError
     from webhook.exits import exit_code
     from webhook.explaining import explain_paths
+    from webhook.manifests.sources import STDIN_CLOSED
 
     targets = outputs(args.format, FORMATS, [args.claim, *args.slices, *args.classes])
     # '-' may stand for stdin in CLAIM, --slices and --classes at once: read it once, give each the same text
-    text = sys.stdin.read() if "-" in (args.claim, *args.slices, *args.classes) else None
+    text = None
+    if "-" in (args.claim, *args.slices, *args.classes):
+        if sys.stdin is None:
+            raise DraguardError(f"<stdin>: {STDIN_CLOSED}")
+        text = sys.stdin.read()
     explained = explain_paths(args.claim, args.slices, args.classes, semantics=args.semantics, node=args.node,
                               max_steps=args.max_steps, stdin_text=text)
     for note in explained.notes:

@@ -30,10 +30,13 @@ def run(args: argparse.Namespace) -> int:
 
     from webhook.admission import handlers, review, routing
     from webhook.errors import DraguardError
+    from webhook.manifests.sources import STDIN_CLOSED
     from webhook.policy import Policy
     from webhook.rules import BOOK
 
     source = "<stdin>" if args.file == "-" else args.file
+    if args.file == "-" and sys.stdin is None:
+        raise DraguardError(f"{source}: {STDIN_CLOSED}")
     try:
         body = sys.stdin.buffer.read() if args.file == "-" else Path(args.file).read_bytes()
     except OSError as err:

@@ -48,7 +48,11 @@ class NotAList(NamedTuple):
 
 def expand(obj: Obj, base: FieldPath) -> Iterator[tuple[FieldPath, Any]]:
     """`kind: List` and typed lists (`ResourceSliceList`) as `kubectl get -o yaml` prints them. What is not an
-    object comes out as it is (a `NotAList` for `items` itself) for the reader to report (`not_an_object`)."""
+    object comes out as it is (a `NotAList` for `items` itself) for the reader to report (`not_an_object`).
+
+    The items of a typed list as the API server sends it (`kubectl get --raw`, client-go dumps) carry no `kind`
+    or `apiVersion`: the list's kind names them, so an item without them gets `ResourceSlice` and the list's
+    apiVersion (as `draguard audit` reads the API's pages), rather than being skipped as a kindless object."""
     kind = obj.get("kind")
     items = obj.get("items")
     if not (isinstance(kind, str) and kind.endswith("List")) or items is None:  # `items: null` is an empty list
@@ -56,9 +60,11 @@ def expand(obj: Obj, base: FieldPath) -> Iterator[tuple[FieldPath, Any]]:
     elif not isinstance(items, list):
         yield base.child("items"), NotAList(items)
     else:
+        implied = {"kind": kind.removesuffix("List"), "apiVersion": obj.get("apiVersion")} if kind != "List" else {}
         for i, item in enumerate(items):
             if isinstance(item, Mapping):
-                yield from expand(item, base.child("items").index(i))
+                missing = {k: v for k, v in implied.items() if k not in item and isinstance(v, str)}
+                yield from expand({**missing, **item} if missing else item, base.child("items").index(i))
             else:
                 yield base.child("items").index(i), item
 

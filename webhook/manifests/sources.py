@@ -41,9 +41,16 @@ def read_sources(paths: Iterable[str], problems: list[Problem], stdin: TextIO | 
                 problems.append(Problem(str(file), f"cannot read: {err.strerror or err}"))
 
 
-def read_stdin(stream: TextIO, problems: list[Problem]) -> str | None:
+STDIN_CLOSED = "cannot read: standard input is closed"
+
+
+def read_stdin(stream: TextIO | None, problems: list[Problem]) -> str | None:
     """Standard input as UTF-8 text, as a file is read (None, and a problem, when it is not): Python's own stdin
-    decoding would pass the bad bytes on as lone surrogates for the YAML reader to trip over."""
+    decoding would pass the bad bytes on as lone surrogates for the YAML reader to trip over. A closed standard
+    input (`<&-`: Python's `sys.stdin` is None) is a problem too, not an empty input."""
+    if stream is None:
+        problems.append(Problem(STDIN_SOURCE, STDIN_CLOSED))
+        return None
     raw = getattr(stream, "buffer", None)
     if raw is None:  # a text stream a caller handed in
         return stream.read()
