@@ -52,7 +52,8 @@ NAMES = ["i", "b", "s", "v", "il", "bl", "sl", "vl", "numaNode", "missing"]
 # --- devices ----------------------------------------------------------------------------------------------
 
 _INTS = [-3, -1, 0, 1, 2, 4, 7, 47, 48, 60, 2**31, 2**63 - 1, -(2**63)]
-_TEXTS = ["", "A100", "a100-80gb", "x.y", "Hello World", "ab,cd", "0", "1.2.3", "日本"]
+_TEXTS = ["", "A100", "a100-80gb", "x.y", "Hello World", "ab,cd", "0", "1.2.3", "日本", "10.0.8.8",
+          "192.168.155.224/19", "fd00::1", "fe80::1%eth0"]
 # Versions around the precedence rules the compiled comparison relies on (celext.semver.precedence): build
 # metadata ignored, a release after its pre-releases, numeric identifiers before alphanumeric ones and by
 # value, a longer list of equal identifiers after a shorter one, uint64 parts.
@@ -126,7 +127,8 @@ LITERALS = [
     "0u", "null", 'b"ab"', "[1, 2]", "[]", '["a", "b"]', "[1, 2.0, 3u]", '{"a": 1}', "{}", "9223372036854775807",
     "-9223372036854775808", "18446744073709551615u", 'semver("1.2.3")', 'semver("v1", true)', 'quantity("1Gi")',
     'quantity("40Gi")', 'quantity("x")', "[true, false]", "[[1], [2, 3]]", "lists.range(4)", "optional.of(1)",
-    "optional.none()", '"%s-%d"', '"^A"', '"[a-"', "1e300", "-0.0",
+    "optional.none()", '"%s-%d"', '"^A"', '"[a-"', "1e300", "-0.0", 'ip("10.0.0.1")', 'ip("::1")',
+    'cidr("10.0.0.0/8")', 'cidr("fd00::/8")', '"10.1.2.3"', '"10.0.0.0/16"',
 ]
 BINARY = ["==", "!=", "<", "<=", ">", ">=", "&&", "||", "+", "-", "*", "/", "%", "in"]
 MEMBER_CALLS = [
@@ -134,11 +136,13 @@ MEMBER_CALLS = [
     "asInteger", "isInteger", "asApproximateFloat", "sign", "isSorted", "sum", "min", "max", "indexOf",
     "lastIndexOf", "slice", "flatten", "distinct", "reverse", "sort", "charAt", "lowerAscii", "upperAscii",
     "replace", "split", "substring", "trim", "join", "format", "find", "findAll", "matches", "startsWith",
-    "endsWith", "contains", "size", "hasValue", "value", "orValue", "or",
+    "endsWith", "contains", "size", "hasValue", "value", "orValue", "or", "family", "isLoopback",
+    "isGlobalUnicast", "containsIP", "containsCIDR", "masked", "prefixLength", "ip",
 ]
 GLOBAL_CALLS = ["size", "int", "uint", "double", "string", "bytes", "dyn", "semver", "isSemver", "quantity",
                 "isQuantity", "sign", "sets.contains", "sets.equivalent", "sets.intersects", "strings.quote",
-                "lists.range", "optional.of", "optional.ofNonZeroValue", "matches"]
+                "lists.range", "optional.of", "optional.ofNonZeroValue", "matches", "ip", "cidr", "isIP", "isCIDR",
+                "ip.isCanonical"]
 MACROS_ONE = ["all", "exists", "exists_one", "existsOne", "map", "filter", "sortBy"]
 MACROS_TWO = ["all", "exists", "existsOne", "transformList", "transformMap", "transformMapEntry"]
 
