@@ -23,9 +23,9 @@ from flask import Flask
 from flask import Response as HTTPResponse
 from werkzeug.exceptions import HTTPException, InternalServerError
 from werkzeug.http import HTTP_STATUS_CODES
-from werkzeug.wsgi import get_content_length, get_input_stream
+from werkzeug.wsgi import ClosingIterator, get_content_length, get_input_stream
 
-from webhook.admission.endpoint import PATHS, BodyStream, State, TLSStatus, answer_review
+from webhook.admission.endpoint import PATHS, BodyStream, State, TLSStatus, answer_review, collect_cleared
 from webhook.admission.review import JSON_TYPE
 from webhook.budget import DEFAULT_BUDGET, Budget, CompileCacheBudget
 from webhook.policy_store import PolicySource, PolicyStore
@@ -79,7 +79,7 @@ class AdmissionRoute:
                                              content_type=environ.get("CONTENT_TYPE"),
                                              stream=get_input_stream(environ))
         start_response(status, headers)
-        return [data]
+        return ClosingIterator([data], collect_cleared)  # the server closes it once the answer is written
 
     def respond(self, path: str, *, length: int | None, content_type: str | None, stream: BodyStream,
                 release: list[object] | None = None, waited: float = 0.0) -> tuple[str, list[tuple[str, str]], bytes]:

@@ -50,7 +50,7 @@ from gunicorn.http.body import ChunkedReader, LengthReader
 from gunicorn.workers.ggevent import GeventWorker
 from werkzeug.sansio.utils import get_content_length
 
-from webhook.admission.endpoint import PATHS
+from webhook.admission.endpoint import PATHS, collect_cleared
 from webhook.app import AdmissionRoute
 from webhook.auth.peer import count_handshake_error
 from webhook.balance import Balance, BalancedServer
@@ -257,6 +257,7 @@ class GuardedWorker(GeventWorker):  # type: ignore[misc]
         out.sendall(("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + data)
         out.flush()
         release.clear()
+        collect_cleared()
         if close:
             raise StopIteration
         return True

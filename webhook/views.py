@@ -21,6 +21,7 @@ from webhook.admission.endpoint import (
     State,
     TLSStatus,
     answer_review,
+    collect_cleared,
     note_expiry,
 )
 from webhook.admission.review import JSON_TYPE
@@ -79,7 +80,9 @@ def readyz() -> HTTPResponse:
 def _review(path: str) -> HTTPResponse:
     code, data = answer_review(path, state(), length=request.content_length,
                                content_type=request.headers.get("Content-Type"), stream=request.stream)
-    return HTTPResponse(data, code, mimetype=JSON_TYPE)
+    response = HTTPResponse(data, code, mimetype=JSON_TYPE)
+    response.call_on_close(collect_cleared)  # once the answer is written
+    return response
 
 
 def _json(payload: object, code: int) -> HTTPResponse:
