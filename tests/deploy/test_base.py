@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.deploy.kustomize import BASE, Obj, manifests, one
+from webhook.budget import Budget
 
 BASE_OBJECTS = manifests(BASE)
 WEBHOOK_LABELS = {"app.kubernetes.io/name": "draguard", "app.kubernetes.io/component": "webhook"}
@@ -73,6 +74,17 @@ def test_container_has_requests_limits_and_probes_on_the_tls_port() -> None:
         "readinessProbe": {"path": "/readyz", "port": "https", "scheme": "HTTPS"},
     }
     assert {p["name"]: p["containerPort"] for p in container["ports"]} == {"https": 8443, "metrics": 9090}
+
+
+def test_probes_outlast_a_review_and_each_worker_has_a_cpu() -> None:
+    """A gevent worker answers a probe between reviews, so a probe may wait one review's whole wall budget: a probe
+    timeout at or under it marks a Pod whose workers are busy unready, then restarts it. Fewer CPUs than workers
+    halve each review's CPU inside the same wall budget (docs/webhook.md: workers equal to the CPU limit)."""
+    container = _container()
+    for name in ("livenessProbe", "readinessProbe"):
+        assert container[name]["timeoutSeconds"] > Budget().wall_seconds, name
+    workers = int(next(a for a in container["args"] if a.startswith("--workers=")).split("=", 1)[1])
+    assert float(container["resources"]["limits"]["cpu"]) >= workers
 
 
 def test_policy_and_certificates_are_mounted_as_whole_directories() -> None:

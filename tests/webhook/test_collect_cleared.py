@@ -114,3 +114,19 @@ def test_both_doors_settle_the_owed_collection_once_the_answer_is_written(
     reply = app.test_client().post(SELECTORS_PATH, data=review(EXPRESSION), content_type="application/json")
     reply.close()
     assert (reply.status_code, collections) == (200, [2])
+
+
+def test_the_recorded_latency_counts_the_wait_for_the_worker() -> None:
+    """The latency histogram and the log line measure from the review's arrival: a review that waited 1.5 s for
+    its worker is recorded at 1.5 s or more, not at its own few milliseconds."""
+    from prometheus_client import REGISTRY
+
+    def total() -> float:
+        return REGISTRY.get_sample_value("controller_runtime_webhook_latency_seconds_sum",
+                                         {"webhook": SELECTORS_PATH}) or 0.0
+
+    body = review(EXPRESSION)
+    before = total()
+    answer_review(SELECTORS_PATH, State(Fixed()), length=len(body), content_type="application/json",
+                  stream=io.BytesIO(body), waited=1.5)
+    assert 1.5 <= total() - before < 2.5

@@ -117,7 +117,9 @@ def answer_review(path: str, state: State, *, length: int | None, content_type: 
     finally:
         in_flight.dec()
     data = encode(payload)
-    latency = time.perf_counter() - started
+    # From the review's arrival, as its wall budget counts it: the time it waited for this worker included, so
+    # the histogram shows the queueing behind busy workers that the API server's timeout sees.
+    latency = time.perf_counter() - started + waited
     if state.tls is not None:
         note_expiry(state.tls)
     _record(path, code, latency, uid=uid, req=req, answer=answer, error=error, failure=failure)

@@ -209,15 +209,17 @@ def test_a_review_counts_as_in_flight_while_it_is_answered(monkeypatch: pytest.M
     assert (seen, metrics.in_flight(SELECTORS_PATH)._value.get()) == ([before + 1], before)
 
 
-def test_the_compile_cache_is_used_and_a_clearing_review_alone_collects(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_compile_cache_is_used_and_a_clearing_review_alone_owes_a_collection(
+        monkeypatch: pytest.MonkeyPatch) -> None:
     expression = 'device.driver == "x"'
     cache = CompileCacheBudget(max_bytes=len(expression) * COMPILED_BYTES_PER_TEXT_BYTE + COMPILED_BYTES_FIXED)
     state = State(FIXED, compile_cache=cache)
-    collections: list[int] = []
-    monkeypatch.setattr(endpoint, "collect_cleared", lambda: collections.append(cache.clears))
+    owed: list[int] = []
+    monkeypatch.setattr(endpoint, "CLEARED", endpoint.DeferredCollection())
+    monkeypatch.setattr(endpoint.CLEARED, "owe", lambda: owed.append(cache.clears))
     for text in (expression, expression + " ", expression + " ", expression):
         assert send(body_of(device_class(text)), state=state)[0] == 200
-    assert (cache.clears, collections) == (2, [1, 2])  # the third review fits: no collection after it
+    assert (cache.clears, owed) == (2, [1, 2])  # the third review fits: nothing owed after it
 
 
 # --- reading the body -------------------------------------------------------------------------------------------
