@@ -135,8 +135,8 @@ def typecheck(expression: str, tree: Tree[Token], ast: Expr | None = None) -> Ch
         line, column = _position(expression, first.offset)
         raise CompileError(first.message, line=line, column=column)
     problem = result_type_error(checked.output_type)
-    if problem is not None:
-        raise CompileError(problem, line=1, column=1)
+    if problem is not None:  # the DRA compiler's own check after cel-go's: its text carries no position
+        raise CompileError(problem)
     return checked
 
 

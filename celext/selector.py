@@ -28,7 +28,10 @@ from celpy.evaluation import Activation, CELEvalError
 from celext.compile import Path, Prepared
 from celext.env import FUNCTIONS
 from celext.errors import EvaluationError
+from celext.lib.optional_value import OptionalValue
+from celext.netaddr import Addr, Prefix
 from celext.plan import Plan, plan
+from celext.quantity import Quantity
 from celext.reference.evaluator import (
     COST_EXCEEDED,
     COST_LIMIT,
@@ -41,6 +44,7 @@ from celext.reference.values import ABSENT, Device, Index, path_key, to_device
 from celext.runtime import ops
 from celext.runtime.memo import DeviceMemo
 from celext.runtime.verdict import device_error
+from celext.semver import Semver
 from celext.vocabulary import device_body
 
 _STR = celtypes.StringType
@@ -262,11 +266,52 @@ def _failure(err: Exception) -> EvaluationError:
 
 
 def _boolean(result: Any) -> bool:
+    """The selector's result as the DRA compiler takes it: `result.ConvertToNative(reflect.TypeOf(true))`, whose
+    error it reports as `CEL result of type <TypeName> could not be converted to bool: <err>`. An optional is
+    unwrapped first (cel-go `Optional.ConvertToNative`: its value converts, `optional.none()` fails)."""
     if isinstance(result, CELEvalError):
         raise EvaluationError(error_message(result))
     if isinstance(result, celtypes.BoolType):
         return bool(result)
-    name = cel_type_name(result)
-    raise EvaluationError(f"CEL result of type {name} could not be converted to bool: "
-                          f"type conversion error from '{name}' to 'bool'")
+    value = result
+    while isinstance(value, OptionalValue):
+        if not value.present:
+            problem = "optional.none() dereference"
+            break
+        value = value.value
+    else:
+        if isinstance(value, celtypes.BoolType):
+            return bool(value)
+        problem = conversion_error(value)
+    raise EvaluationError(f"CEL result of type {cel_type_name(result)} could not be converted to bool: {problem}")
 
+
+# Each type's `ConvertToNative` error for a Go `bool` target: cel-go v0.26 common/types/*.go and Kubernetes'
+# apiserver pkg/cel (semver.go, quantity.go, ip.go, cidr.go). In order: subclasses before their bases.
+_NOT_BOOL: tuple[tuple[type, str], ...] = (
+    (celtypes.IntType, "unsupported type conversion from 'int' to bool"),
+    (celtypes.UintType, "unsupported type conversion from 'uint' to bool"),
+    (celtypes.DoubleType, "type conversion error from Double to 'bool'"),
+    (celtypes.StringType, "unsupported native conversion from string to 'bool'"),
+    (celtypes.BytesType, "type conversion error from Bytes to 'bool'"),
+    (celtypes.ListType, "type conversion error from list to 'bool'"),
+    (celtypes.MapType, "type conversion error from map to 'bool'"),
+    (celtypes.DurationType, "type conversion error from 'Duration' to 'bool'"),
+    (celtypes.TimestampType, "type conversion error from 'Timestamp' to 'bool'"),
+    (Semver, "type conversion error from 'Semver' to 'bool'"),
+    (Quantity, "type conversion error from 'Quantity' to 'bool'"),
+    (Addr, "type conversion error from 'IP' to 'bool'"),
+    (Prefix, "type conversion error from 'CIDR' to 'bool'"),
+    (type, "type conversion not supported for 'type'"),
+    (Mapping, "type conversion error from map to 'bool'"),
+)
+
+
+def conversion_error(value: Any) -> str:
+    """cel-go's error converting this non-bool, non-optional CEL value to a Go bool (`ConvertToNative`)."""
+    if value is None:
+        return "type conversion error from 'null_type' to 'bool'"  # types.Null: `'%v'` of NullType
+    for cls, text in _NOT_BOOL:
+        if isinstance(value, cls):
+            return text
+    return f"type conversion error from '{cel_type_name(value)}' to 'bool'"

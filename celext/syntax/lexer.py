@@ -7,7 +7,9 @@ operator or punctuation mark (`"&&"`, `"("`, `"in"`).
 Where cel-python's Lark grammar and cel-go disagree, cel-go wins: `42.charAt(2)` is an int and a member call
 (a float needs digits after its point), `inx` is one identifier (not `in x`), and a raw string ends at its
 first closing quote (`r"a\\"` is the two characters `a\\`). A `-` directly before a number where an operand is
-expected is part of the literal (`-1` is one INT_LIT), which is the token shape the Lark grammar produced.
+expected is part of the literal (`-1` is one INT_LIT), which is the token shape the Lark grammar produced; a uint
+literal has no sign in cel-go's grammar (`-1u` is the negation of `1u`, which no overload takes), and hexadecimal
+is `0x` only (`0X10` is the int `0` and the name `X10`, a syntax error).
 """
 
 from __future__ import annotations
@@ -49,8 +51,8 @@ def _master() -> re.Pattern[str]:
         rf"(?P<BYTES_LIT>[bB](?:{_strings()}))",
         rf"(?P<STRING>{_strings()})",
         rf"(?P<FLOAT_LIT>-?(?:\d+\.\d+(?:{_EXPONENT})?|\d+{_EXPONENT}|\.\d+(?:{_EXPONENT})?))",
-        r"(?P<UINT_LIT>-?(?:0[xX][0-9a-fA-F]+|\d+)[uU])",
-        r"(?P<INT_LIT>-?(?:0[xX][0-9a-fA-F]+|\d+))",
+        r"(?P<UINT_LIT>-?(?:0x[0-9a-fA-F]+|\d+)[uU])",
+        r"(?P<INT_LIT>-?(?:0x[0-9a-fA-F]+|\d+))",
         r"(?P<IDENT>[_a-zA-Z][_a-zA-Z0-9]*)",
         r"(?P<OP>\|\||&&|==|!=|<=|>=|[-<>+*/%!?:.,()\[\]{}])",
     ]))
@@ -68,7 +70,7 @@ OPERAND_END = frozenset({"INT_LIT", "UINT_LIT", "FLOAT_LIT", "STRING_LIT", "MLST
 # walks the text again to find the bad spot. The blanks are possessive: nothing to backtrack into.
 _TEXTS = re.compile(r"((?>[\t\n\f\r ]+|//[^\n]*)*+)(" + "|".join([
     r"\|\||&&|==|!=|<=|>=|[<>+*%!?:,()\[\]{}]",  # (operators no other token starts with, first)
-    rf"-?(?:0[xX][0-9a-fA-F]+[uU]?|\d+\.\d+(?:{_EXPONENT})?|\d+(?:{_EXPONENT}|[uU])?|\.\d+(?:{_EXPONENT})?)",
+    rf"-?(?:0x[0-9a-fA-F]+[uU]?|\d+\.\d+(?:{_EXPONENT})?|\d+(?:{_EXPONENT}|[uU])?|\.\d+(?:{_EXPONENT})?)",
     rf"(?=[bBrR'\"])[bB]?(?:{_strings()})",  # (one character test before the string branches)
     r"[_a-zA-Z][_a-zA-Z0-9]*",
     r"[-./]",
@@ -90,7 +92,7 @@ def _kind(value: str) -> str:
         if value[-1] in "uU":
             return "UINT_LIT"
         body = value.lstrip("-")
-        if body[:2] in ("0x", "0X"):
+        if body[:2] == "0x":
             return "INT_LIT"
         return "FLOAT_LIT" if "." in body or "e" in body or "E" in body else "INT_LIT"
     return "IDENT"
@@ -149,7 +151,8 @@ def _tokens(text: str, pairs: list[tuple[str, str]]) -> list[Lexeme]:
         kind = known(value)
         if kind is None:
             kind = kinds[value] = _kind(value)
-        if value[0] == "-" and kind != "-" and previous in OPERAND_END:  # subtraction, then the number alone
+        if value[0] == "-" and kind != "-" and (previous in OPERAND_END or kind == "UINT_LIT"):
+            # subtraction (or, before a uint, which has no sign in cel-go's grammar, negation), then the number
             column = position - line_start + 1
             append(("-", "-", position, line, column))
             append((kind, value[1:], position + 1, line, column + 1))
@@ -194,8 +197,8 @@ def scan(text: str) -> list[Lexeme]:
                 kind = "MLSTRING_LIT" if value.lstrip("rR")[:3] in ('"""', "'''") else "STRING_LIT"
             elif kind == "IDENT":
                 kind = _KEYWORDS.get(value, "IDENT")
-            elif value[0] == "-" and previous in OPERAND_END:
-                append(("-", "-", start, line, start - line_start + 1))  # subtraction, then the number alone
+            elif value[0] == "-" and (previous in OPERAND_END or kind == "UINT_LIT"):
+                append(("-", "-", start, line, start - line_start + 1))  # subtraction or negation, then the number
                 previous, position, restart = "-", start + 1, True
                 break
             append((kind, value, start, line, start - line_start + 1))

@@ -4,12 +4,15 @@ Strings and bytes: quotes `'`/`"` or triple quotes (raw newlines allowed), an `r
 escapes `\\a \\b \\f \\n \\r \\t \\v \\\\ \\' \\" \\` \\?`, `\\x`/`\\X` with two hex digits, `\\u` with four,
 `\\U` with eight, and three octal digits. In a string those name code points; in bytes, `\\x` and octal name
 bytes and `\\u`/`\\U` are errors. A string or bytes literal with a bad escape is refused by the parser
-with cel-go's text (`escape_error`). Ints and uints must fit 64 bits; one that does not is an error value
-(`invalid ... literal`), so it fails where it is evaluated.
+with cel-go's text (`escape_error`). Numbers are read as cel-go's `VisitInt`/`VisitUint`/`VisitDouble` read them
+(`strconv.ParseInt`/`ParseUint`/`ParseFloat`): an int or uint beyond 64 bits, or a double that overflows to
+infinity, is refused by the parser at the literal (`number_error`: `invalid int literal`, `invalid uint literal`,
+`invalid double literal`); its `value_of` is an error value.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any
 
@@ -109,8 +112,22 @@ def escape_error(kind: str, text: str) -> str | None:
 def _integer(text: str) -> int:
     negative = text.startswith("-")
     digits = text[1:] if negative else text
-    value = int(digits[2:], 16) if digits[:2] in ("0x", "0X") else int(digits, 10)
+    value = int(digits[2:], 16) if digits[:2] == "0x" else int(digits, 10)
     return -value if negative else value
+
+
+# cel-go's parser texts for a number literal strconv cannot read (parser/parser.go VisitInt, VisitUint, VisitDouble)
+INVALID_NUMBER = {"INT_LIT": "invalid int literal", "UINT_LIT": "invalid uint literal",
+                  "FLOAT_LIT": "invalid double literal"}
+
+
+def number_error(kind: str, text: str) -> str | None:
+    """cel-go's parser error for a number literal token that has no value (an int or uint beyond 64 bits, a double
+    that overflows: `strconv.ParseFloat`'s ErrRange), else None. cel-go reports it at the literal, its sign
+    included."""
+    if kind in INVALID_NUMBER and isinstance(value_of(kind, text), CELEvalError):
+        return INVALID_NUMBER[kind]
+    return None
 
 
 def value(token: Token) -> Any:
@@ -132,7 +149,10 @@ def value_of(kind: str, text: str) -> Any:
                 return CELEvalError(f"invalid uint literal: {text}")
             return int.__new__(celtypes.UintType, number)
         if kind == "FLOAT_LIT":
-            return celtypes.DoubleType(float(text))
+            double = float(text)
+            if math.isinf(double):  # (Go's ParseFloat: ErrRange; the text of a literal never spells `inf`)
+                return CELEvalError(f"invalid double literal: {text}")
+            return celtypes.DoubleType(double)
         if kind in ("STRING_LIT", "MLSTRING_LIT"):
             return celtypes.StringType(decode_string(text))
         if kind == "BYTES_LIT":

@@ -178,14 +178,18 @@ _QUOTED = frozenset({"STRING_LIT", "MLSTRING_LIT", "BYTES_LIT"})
 
 
 def _literal(token: Token, meta: Span, lean: bool) -> Node:
-    """A literal node; in the lean shape a `const` node holding its CEL value (as collapse() makes it), unless
-    the literal has no CEL value (then it stays, to fail where it is evaluated). A string or bytes literal whose
-    escapes do not decode is refused here, at the literal, as cel-go's parser refuses it."""
+    """A literal node; in the lean shape a `const` node holding its CEL value (as collapse() makes it). A literal
+    cel-go's parser refuses is refused here, at the literal (its sign included), with cel-go's text: a number
+    strconv cannot read (`invalid int literal`), a string or bytes literal whose escapes do not decode."""
     kind = token.type
     if lean:
         value = literals.value(token)
         if not isinstance(value, CELEvalError):
             return _node("const", [value], meta)
+    if kind in literals.INVALID_NUMBER:
+        problem = literals.number_error(kind, str(token))
+        if problem is not None:
+            raise CompileError(problem, line=token.line, column=token.column)
     if kind in _QUOTED and "\\" in token:
         problem = literals.escape_error(kind, str(token))
         if problem is not None:

@@ -29,7 +29,7 @@ EXPRESSIONS = [
     'device.attributes["d"].x == -(4) || device.attributes["d"].y == - 4 || device.attributes["d"].z == --4',
     'device.attributes["d"].x == 4u || device.attributes["d"].x == 1.5 || device.attributes["d"].x == b"x"',
     "device.attributes[\"d\"].x == \"\\u00e9\\x41\\101\" && device.attributes[\"d\"].y == '''a\nb'''",
-    'device.attributes["d"].x == r"\\d" || device.attributes["d"].x == 99999999999999999999',
+    'device.attributes["d"].x == r"\\d" || device.attributes["d"].x == -9223372036854775808',
     'device.attributes["d"].x == // true\n true',
     f'[{BOOLS} // false\n].exists(v, v == false) && device.attributes["d"].x == false',
     '[].all(v, device.attributes["d"].x == v) && [1].exists(v, device.attributes["d"].x)',

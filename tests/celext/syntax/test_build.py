@@ -77,7 +77,6 @@ SHAPES = [
     "device.capacity['d'].memory.compareTo(quantity('1Gi')) >= 0 && [1, 2, 3, 4][0] == 1",
     "{'a': 1, 'b': 2}['a'] == 1 && ['x', 'y'] == ['x', 'y'] && b'\\xff' != b'' && -9223372036854775808 < 0",
     "(device).driver == ((('a'))) && (x) in [(1)] && ((y)).all(z, ((z)))",
-    "99999999999999999999 == 1 || 18446744073709551616u == 1u",  # literals no CEL value holds
     "type(1) == int && dyn(1) == 1 && null == null && 1.0 / 0.0 > 0.0",
     "[1].all(x, [2].all(y, x < y)) && [[1]].exists(l, l.exists(e, e == 1))",
 ]

@@ -29,7 +29,7 @@ def test_tokenize_is_the_scan(text: str) -> None:
 def test_tokens_with_positions() -> None:
     assert tokenize("a-1 &&\n  -2u") == [
         ("IDENT", "a", 0, 1, 1), ("-", "-", 1, 1, 2), ("INT_LIT", "1", 2, 1, 3), ("&&", "&&", 4, 1, 5),
-        ("UINT_LIT", "-2u", 9, 2, 3)]
+        ("-", "-", 9, 2, 3), ("UINT_LIT", "2u", 10, 2, 4)]  # a uint has no sign: `-` negates it
 
 
 @settings(max_examples=500, deadline=None)

@@ -165,8 +165,8 @@ def test_deep_but_legal_expressions_compile_and_evaluate(expression: str) -> Non
     ("[?optional.of(1), ?optional.none()] == [1]", True),
     ("{?'a': optional.none(), ?'b': optional.of(2)} == {'b': 2}", True),
     ("'\\q' == 'q'", "Syntax error: token recognition error at: ''\\q'"),  # refused, as cel-go's lexer does
-    ("9223372036854775808 > 0", "invalid int literal: 9223372036854775808"),
-    ("18446744073709551616u > 0u", "invalid uint literal: 18446744073709551616u"),
+    ("9223372036854775808 > 0", "invalid int literal"),  # refused by the parser, as cel-go's VisitInt does
+    ("18446744073709551616u > 0u", "invalid uint literal"),
 ])
 def test_lexing_as_cel_go(expression: str, value: object) -> None:
     try:
