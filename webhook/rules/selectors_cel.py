@@ -13,6 +13,7 @@ nothing when draguard is right and blocks nobody when it is wrong; a policy may 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -115,7 +116,10 @@ def _compile(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
         if expression is None or go_len(expression) > MAX_EXPRESSION_BYTES:
             continue
         err = compile_error(expression)
-        if err is None or isinstance(err, CostLimitError):
+        if err is None:
+            yield from _not_in_release(site, ctx)
+            continue
+        if isinstance(err, CostLimitError):
             continue  # an estimate over the limit is selector-cost's finding
         facts = facts_of(site)
         if facts is not None and _only_include(facts, err):
@@ -127,6 +131,39 @@ def _compile(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
         yield Finding(site.path, message,
                       span=(start, min(start + 1, len(expression))),
                       hint="the API server rejects a selector that does not compile")
+
+
+LIST_GATE, CAPACITY_GATE = "DRAListTypeAttributes", "DRAConsumableCapacity"
+_ALLOW_MULTIPLE = re.compile(r"\ballowMultipleAllocations\b")
+
+
+def _not_in_release(site: Site, ctx: RuleContext) -> Iterator[Finding]:
+    """What the API server of the policy's release refuses in a selector celext compiles. celext is the newest
+    environment for stored expressions; a new selector compiles in the release's environment for new ones
+    (k8s.io/dynamic-resource-allocation cel/compile.go, docs/rules.md): `includes()` only with
+    DRAListTypeAttributes (1.36+), `device.allowMultipleAllocations` only with DRAConsumableCapacity. An UPDATE
+    that keeps the expression compiles it as stored, which the ratchet of unchanged findings mirrors."""
+    facts = facts_of(site)
+    if facts is None:
+        return
+    profile = ctx.policy.profile
+    if not ctx.policy.list_types:
+        for call in facts.calls:
+            if call.name == "includes" and call.receiver is not None:
+                yield Finding(site.path, "compilation failed: undeclared reference to 'includes' (in container '')",
+                              span=(call.name_span.start, call.name_span.end),
+                              hint=f"includes() needs {profile.describe(LIST_GATE)}; compare a scalar attribute "
+                                   "with `==` on this cluster")
+                break
+    if not profile.enabled(CAPACITY_GATE) and "allowMultipleAllocations" in facts.expression:
+        import celext
+
+        paths = celext.compile(facts.expression).paths
+        found = _ALLOW_MULTIPLE.search(facts.expression)
+        if found is not None and (paths is None or ("allowMultipleAllocations",) in paths):
+            yield Finding(site.path, "compilation failed: undefined field 'allowMultipleAllocations'",
+                          span=(found.start(), found.end()),
+                          hint=f"device.allowMultipleAllocations needs {profile.describe(CAPACITY_GATE)}")
 
 
 def _first_line(message: str) -> str:
