@@ -33,6 +33,7 @@ if TYPE_CHECKING:  # celext's engines are imported when the first selector is an
 
 MAX_EXPRESSION_BYTES = 10 * 1024  # resource.CELSelectorExpressionMaxLength
 MAX_COST = 1_000_000  # resource.CELSelectorExpressionMaxCost
+RESULT_TYPE = "must evaluate to bool or the unknown type"  # cel/compile.go, without "compilation failed: "
 WIRE_KEYS = frozenset({"int", "bool", "string", "version", "ints", "bools", "strings", "versions"})
 GO_FIELDS = frozenset({"IntValue", "BoolValue", "StringValue", "VersionValue"})
 
@@ -126,7 +127,8 @@ def _compile(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
             continue  # selector-includes-spelling says it better, with a fix
         start = offset_of(expression, err.line, err.column)
         message = _first_line(err.message)
-        if not message.startswith(PROGRAM_FAILED):  # the DRA compiler's other error is not a compilation's
+        # The DRA compiler's two errors that are not a compilation's keep their own words (cel/compile.go)
+        if not message.startswith((PROGRAM_FAILED, RESULT_TYPE)):
             message = f"compilation failed: {message}"
         yield Finding(site.path, message,
                       span=(start, min(start + 1, len(expression))),

@@ -68,3 +68,9 @@ def test_allow_multiple_allocations_needs_consumable_capacity(policy: dict[str, 
 
 def test_the_name_in_a_string_is_not_the_field() -> None:
     assert found('device.driver == "allowMultipleAllocations"', kubernetes="1.35") == []
+
+
+def test_a_non_bool_result_is_reported_in_the_dra_compilers_words() -> None:
+    """cel/compile.go reports the result type without the "compilation failed: " of cel-go's issues."""
+    assert found("1 + 1", kubernetes="1.37") == [("must evaluate to bool or the unknown type, not int", "1")]
+    assert found("1 +", kubernetes="1.37")[0][0].startswith("compilation failed: ")
