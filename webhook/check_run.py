@@ -71,6 +71,8 @@ class Inputs(NamedTuple):
     slices: Sequence[str] = ()
     classes: Sequence[str] = ()
     cluster: bool = False
+    kubeconfig: str | None = None  # with cluster: --kubeconfig and --context, as `draguard audit` takes them
+    context: str | None = None
     jobs: int | None = None  # processes to lint with (None: as many as the input pays for; webhook.lint)
     listed: Callable[[], Listed] | None = None  # the --slices/--classes objects when read ahead (read_ahead)
 
@@ -187,7 +189,10 @@ def read_inventory(inputs: Inputs, problems: list[Problem], stdin_text: str | No
                                 "pip install 'draguard[server]'")
         from webhook.inventory import from_cluster
 
-        objects += from_cluster()
+        try:
+            objects += from_cluster(inputs.kubeconfig, inputs.context)
+        except DraguardError as err:
+            raise DraguardError(f"--cluster: {err.message}") from None
     if objects:
         log.debug("inventory: %d object(s)", len(objects))
     return tuple(objects)

@@ -25,7 +25,7 @@ from webhook import commands
 from webhook.errors import DraguardError
 from webhook.exits import EXIT_PIPE, EXIT_USAGE
 
-PROG = "draguard"
+PROG = "kubectl draguard" if os.path.basename(sys.argv[0]) == "kubectl-draguard" else "draguard"  # as a plugin
 # draguard's own loggers; `-v` turns these to DEBUG and leaves every other library's at WARNING
 # (cel-python and lark log every parse step at DEBUG).
 OWN_LOGGERS = ("webhook", "celext", "certs")

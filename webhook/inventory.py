@@ -20,7 +20,6 @@ from types import MappingProxyType
 from typing import Any, overload
 
 from celext.vocabulary import ELEMENT_OF, LIST_MEMBERS, SCALAR_MEMBERS, device_body, qualify, split
-from webhook.errors import DraguardError
 from webhook.wire import Obj, as_map, get_list, get_map, get_str, kind_of, name_of
 
 # The CEL type of an attribute's elements, by its DeviceAttribute member.
@@ -200,50 +199,20 @@ def inventory_of(objects: Sequence[Obj]) -> Inventory:
         return inventory
 
 
-def from_cluster() -> list[Obj]:
-    """ResourceSlices and DeviceClasses of the current kube context (resource.k8s.io/v1).
+def from_cluster(kubeconfig: str | None = None, context: str | None = None) -> list[Obj]:
+    """ResourceSlices and DeviceClasses (resource.k8s.io/v1) of the cluster `draguard audit` would read with the
+    same `--kubeconfig`/`--context`: the same connection, paging, timeouts, retries and one-line errors
+    (webhook.audit.client, webhook.audit.pager)."""
+    from webhook.audit.client import Cluster
+    from webhook.audit.kinds import DEVICE_CLASSES, RESOURCE_SLICES
+    from webhook.audit.pager import Listing, pages
 
-    The kubeconfig is located when called ($KUBECONFIG, else ~/.kube/config), not when the client was
-    imported, and the client configuration stays local to this call.
-    """
-    import os
-
-    try:
-        from kubernetes import client, config
-        from kubernetes.config.config_exception import ConfigException
-        from urllib3.exceptions import HTTPError
-    except ImportError as err:  # pragma: no cover - a declared dependency
-        raise DraguardError(f"--cluster needs the kubernetes client: {err}") from None
-    kubeconfig = os.environ.get("KUBECONFIG") or os.path.expanduser("~/.kube/config")
-    try:
-        api_client = config.new_client_from_config(config_file=kubeconfig)  # type: ignore[no-untyped-call]
-    except (ConfigException, OSError, TypeError):
-        configuration = client.Configuration()
-        try:
-            config.load_incluster_config(client_configuration=configuration)  # type: ignore[no-untyped-call]
-        except ConfigException:
-            raise DraguardError("--cluster: no kube context (set KUBECONFIG or run inside a cluster)") from None
-        api_client = client.ApiClient(configuration)
-    api = client.CustomObjectsApi(api_client)
+    cluster = Cluster.connect(kubeconfig, context)
     objects: list[Obj] = []
     try:
-        for plural, kind in (("resourceslices", "ResourceSlice"), ("deviceclasses", "DeviceClass")):
-            objects.extend(_list_all(api, plural, kind))
-    except client.ApiException as err:
-        raise DraguardError(f"--cluster: listing DRA objects failed: {err.status} {err.reason}") from None
-    except (HTTPError, OSError) as err:
-        raise DraguardError(f"--cluster: cannot reach the API server: {err}") from None
+        for resource in (RESOURCE_SLICES, DEVICE_CLASSES):
+            for page in pages(cluster, resource, 500, Listing()):
+                objects += page
     finally:
-        api_client.close()
+        cluster.close()
     return objects
-
-
-def _list_all(api: Any, plural: str, kind: str) -> Iterator[Obj]:
-    token = None
-    while True:
-        page = api.list_cluster_custom_object("resource.k8s.io", "v1", plural, limit=500, _continue=token)
-        for item in page.get("items", []):
-            yield {"kind": kind, **item}
-        token = page.get("metadata", {}).get("continue")
-        if not token:
-            return

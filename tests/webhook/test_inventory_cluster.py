@@ -1,19 +1,17 @@
 """`draguard lint --cluster`: ResourceSlices and DeviceClasses read with the kubernetes client from a
-kube context, here a small fake API server on 127.0.0.1 (plain HTTP, paginated like the real one)."""
+kube context, here the audit's HTTPS stand-in (tests.webhook.audit.apiserver): the same connection and pager."""
 
 from __future__ import annotations
 
+import copy
 import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
-from urllib.parse import parse_qs, urlparse
 
 import pytest
 
 from tests.builders import claim_with_selector, device, device_class_with_selector, slice_with
+from tests.webhook.audit.apiserver import AuditAPIServer
 from webhook import cli
 from webhook.inventory import from_cluster
 
@@ -21,41 +19,11 @@ SLICES = [slice_with(device("gpu-0", numa=[0, 1]), name="a"), slice_with(device(
 CLASSES = [device_class_with_selector('device.driver == "gpu.example.com"')]
 
 
-class _API(BaseHTTPRequestHandler):
-    def do_GET(self) -> None:
-        url = urlparse(self.path)
-        items: list[dict[str, Any]] = {"/apis/resource.k8s.io/v1/resourceslices": SLICES,
-                                        "/apis/resource.k8s.io/v1/deviceclasses": CLASSES}.get(url.path, [])
-        page = int(parse_qs(url.query).get("continue", ["0"])[0])
-        body: dict[str, Any] = {"items": [{k: v for k, v in i.items() if k != "kind"} for i in items[page:page + 1]],
-                                "metadata": {"continue": str(page + 1) if page + 1 < len(items) else ""}}
-        data = json.dumps(body).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-
 @pytest.fixture
 def kubeconfig(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _API)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    path = tmp_path / "kubeconfig"
-    path.write_text(json.dumps({
-        "apiVersion": "v1", "kind": "Config", "current-context": "fake",
-        "clusters": [{"name": "fake", "cluster": {"server": f"http://127.0.0.1:{server.server_port}"}}],
-        "users": [{"name": "u", "user": {"token": "t"}}],
-        "contexts": [{"name": "fake", "context": {"cluster": "fake", "user": "u"}}],
-    }), encoding="utf-8")
-    monkeypatch.setenv("KUBECONFIG", str(path))
-    yield path
-    server.shutdown()
-    server.server_close()
+    with AuditAPIServer(tmp_path, copy.deepcopy(SLICES + CLASSES)) as api:
+        monkeypatch.setenv("KUBECONFIG", str(api.kubeconfig))
+        yield api.kubeconfig
 
 
 def test_reads_every_page_of_slices_and_classes(kubeconfig: Path) -> None:
@@ -81,9 +49,11 @@ def test_lint_cluster_uses_the_inventory(kubeconfig: Path, tmp_path: Path, monke
 def test_no_kube_context_is_a_one_line_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                              capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setenv("KUBECONFIG", str(tmp_path / "absent"))
+    monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.delenv("KUBERNETES_SERVICE_HOST", raising=False)
     (tmp_path / "c.yaml").write_text(json.dumps(claim_with_selector("true")), encoding="utf-8")
     monkeypatch.chdir(tmp_path)
     assert cli.main(["lint", "c.yaml", "--cluster"]) == 2
     assert capsys.readouterr().err == (
-        "draguard: error: --cluster: no kube context (set KUBECONFIG or run inside a cluster)\n")
+        "draguard: error: --cluster: cannot load the Kubernetes configuration: no kubeconfig ($KUBECONFIG or "
+        "~/.kube/config) and not inside a cluster\n")

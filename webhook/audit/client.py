@@ -3,19 +3,34 @@
 Requests go through the kubernetes client's transport (kubeconfig or in-cluster credentials, TLS, proxies)
 but bodies are plain JSON, decoded with msgspec rather than into the client's models, so the audit sees
 objects exactly as the API server sent them and reads the `Status` of a failed call (a 410 carries a fresh
-continue token there). The connection is the one `draguard certs` uses (`certs.kube.connect`).
+continue token there). Which cluster and which credentials: `webhook.audit.kubeconfig` (kubectl's rules).
+
+Retries, as client-go's: an answer 429 or 5xx with a `Retry-After` of whole seconds is retried up to
+`MAX_RETRIES` times, each wait capped at `MAX_WAIT`; a connection that fails before an answer is retried once
+(a read that fails only for a GET: a PATCH or DELETE may have been applied). Nothing else is retried.
 """
 
 from __future__ import annotations
 
+import logging
+import re
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from webhook.errors import DraguardError
 
+log = logging.getLogger(__name__)
+
 TIMEOUT = (10.0, 60.0)  # connect, read: a page of 500 slices is a few MB
 APPLY = "application/apply-patch+yaml"
+MAX_RETRIES = 10  # answers with Retry-After retried, as client-go's default (rest.Request maxRetries)
+MAX_WAIT = 60.0  # seconds: a longer Retry-After is waited this long (client-go has no cap; a Job should not sleep)
+NETWORK_RETRIES = 1  # a connection that broke before an answer: once more, as urllib3 did before
+_ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b.?|\x9b[0-?]*[ -/]*[@-~]")
+_CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+sleep = time.sleep  # the tests record the waits instead
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,13 +52,11 @@ class Cluster:
 
     @classmethod
     def connect(cls, kubeconfig: str | None = None, context: str | None = None) -> Cluster:
-        from certs.errors import CertsError
-        from certs.kube import connect
+        from kubernetes import client
 
-        try:
-            return cls(connect(kubeconfig, context).api_client)
-        except CertsError as err:
-            raise DraguardError(err.message) from None
+        from webhook.audit.kubeconfig import configure
+
+        return cls(client.ApiClient(configure(kubeconfig, context)))
 
     def close(self) -> None:
         self.api_client.close()
@@ -59,16 +72,26 @@ class Cluster:
             headers["Content-Type"] = content_type
         serialized = self.api_client.param_serialize(method=method, resource_path=path, query_params=list(query),
                                                      header_params=headers, body=body, auth_settings=["BearerToken"])
-        try:
-            response = self.api_client.call_api(*serialized, _request_timeout=TIMEOUT)
-            data = response.read()
-        except ApiException as err:  # pragma: no cover - the transport returns error statuses, it does not raise
-            raise Failure(err.status or 0, err.reason or "", str(err.body or ""), {}) from None
-        except urllib3.exceptions.HTTPError as err:
-            from certs.kube import _network_reason
-
-            raise DraguardError(f"cannot reach the Kubernetes API server at {self.host}: "
-                                f"{_network_reason(err)}") from None
+        retried = failed = 0
+        while True:
+            try:
+                response = self.api_client.call_api(*serialized, _request_timeout=TIMEOUT)
+                data = response.read()
+            except ApiException as err:  # pragma: no cover - the transport returns error statuses, it does not raise
+                raise Failure(err.status or 0, err.reason or "", printable(str(err.body or "")), {}) from None
+            except urllib3.exceptions.HTTPError as err:
+                if failed < NETWORK_RETRIES and (method == "GET" or _before_sending(err)):
+                    failed += 1
+                    continue
+                raise DraguardError(self._network(err, method, path)) from None
+            wait = retry_after(response.status, response.getheader("Retry-After"))
+            if wait is None or retried >= MAX_RETRIES:
+                break
+            retried += 1
+            log.log(logging.WARNING if wait >= 10 else logging.INFO,
+                    "%s %s: the API server answered %d; retrying in %gs (%d of %d)", method, path,
+                    response.status, wait, retried, MAX_RETRIES)
+            sleep(wait)
         try:  # msgspec: a page of 500 slices is a few MB, decoded in 3/4 of json.loads' time
             decoded = msgspec.json.decode(data) if data else None
         except (msgspec.DecodeError, UnicodeDecodeError, RecursionError):
@@ -76,8 +99,54 @@ class Cluster:
                                 f"(HTTP {response.status})") from None
         if not 200 <= response.status < 300:
             status = decoded if isinstance(decoded, Mapping) else {}
-            raise Failure(response.status, str(status.get("reason", "")), str(status.get("message", "")), status)
+            raise Failure(response.status, printable(str(status.get("reason", ""))),
+                          printable(str(status.get("message", ""))), status)
         return decoded
+
+    def _network(self, err: Exception, method: str, path: str) -> str:
+        """One line for a request that got no (whole) answer: unreachable, or reached and then silent or cut."""
+        import urllib3
+
+        reason = getattr(err, "reason", None) if isinstance(err, urllib3.exceptions.MaxRetryError) else err
+        reason = reason or err
+        if isinstance(reason, urllib3.exceptions.ReadTimeoutError):
+            return f"{method} {path}: the API server at {self.host} sent no answer within {TIMEOUT[1]:g} s"
+        if isinstance(reason, urllib3.exceptions.ProtocolError):
+            inner = reason.args[1] if len(reason.args) > 1 else None
+            if type(inner).__name__ == "IncompleteRead":
+                got, more = getattr(inner, "partial", b""), getattr(inner, "expected", 0)
+                got = len(got) if isinstance(got, bytes | bytearray) else got
+                return (f"{method} {path}: the API server at {self.host} broke the connection after {got} bytes "
+                        f"of its answer ({more} more expected)")
+            if type(inner).__name__ == "RemoteDisconnected" or isinstance(inner, ConnectionError):
+                return f"{method} {path}: the API server at {self.host} closed the connection without an answer"
+        from certs.kube import _network_reason
+
+        return f"cannot reach the Kubernetes API server at {self.host}: {printable(_network_reason(reason))}"
+
+
+def _before_sending(err: Exception) -> bool:
+    """Whether the request surely never reached the server (connecting failed): safe to send again."""
+    import urllib3
+
+    reason = getattr(err, "reason", None) if isinstance(err, urllib3.exceptions.MaxRetryError) else err
+    return isinstance(reason, urllib3.exceptions.NewConnectionError | urllib3.exceptions.ConnectTimeoutError)
+
+
+def retry_after(status: int, header: str | None) -> float | None:
+    """The wait a 429 or 5xx answer asks for, in seconds, capped at MAX_WAIT; None: not to be retried (client-go's
+    checkWait: only those statuses, only a Retry-After of whole seconds)."""
+    if not (status == 429 or status >= 500) or header is None:
+        return None
+    text = header.strip()
+    if not re.fullmatch(r"[+-]?\d{1,18}", text):
+        return None
+    return min(max(float(int(text)), 0.0), MAX_WAIT)
+
+
+def printable(text: str) -> str:
+    """A server's text for one terminal line: escape sequences and control characters removed."""
+    return " ".join(_CONTROLS.sub(" ", _ESCAPES.sub("", text)).split())
 
 
 def describe(failure: Failure, what: str) -> str:

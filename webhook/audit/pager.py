@@ -6,11 +6,17 @@ collection in memory. The audit instead:
 
 - continues with the token the 410 `Status` carries (`metadata.continue`), when the server sent one: the
   remainder comes from a newer snapshot, as the server's message says, and is counted as `resumed`;
-- else lists again from the start, in pages, skipping objects up to the last key it already checked (lists
-  come in key order, namespace then name), counted as `relisted`.
+- else lists again from the start, in pages, and checks only the objects it has not checked yet, counted as
+  `relisted`. What was checked is remembered by namespace and name for the kind being listed (a set of
+  strings, freed when the kind is done); list order is not relied on (the API server's order is the byte
+  order of its storage keys, `<namespace>/<name>`, which is not the order of (namespace, name) pairs).
 
-Either way no object is checked twice; objects created behind the last key during the gap are missed, which
-the summary states by counting the recoveries.
+Either way every object is checked once. After a relist nothing is missed; after a resume, objects created
+during the gap with keys before the token's are not seen until the next run. A server that expires every
+token ends the run: after `MAX_RELISTS` fresh starts, or `MAX_RESUMES` resumes, of one kind.
+
+A page must be a `<Kind>List` whose `items` are objects: anything else (a `Status` sent with HTTP 200, `{}`
+from a proxy, items that are not objects) fails the run rather than being read as fewer objects.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ from webhook.errors import DraguardError
 from webhook.wire import Obj
 
 MAX_RELISTS = 3  # a server that expires every snapshot before the first page is read is not worth fighting
+MAX_RESUMES = 10  # nor one that answers every continue with 410 and a fresh token
 
 
 @dataclass(slots=True)
@@ -38,10 +45,37 @@ class Listing:
     relisted: int = 0  # 410s recovered by listing again from the start
 
 
-def _key(item: Any) -> tuple[str, str]:
-    meta = item.get("metadata") if isinstance(item, dict) else None
+def _key(item: dict[str, Any]) -> str:
+    meta = item.get("metadata")
     meta = meta if isinstance(meta, dict) else {}
-    return str(meta.get("namespace") or ""), str(meta.get("name") or "")
+    return f"{meta.get('namespace') or ''}/{meta.get('name') or ''}"
+
+
+def _not_a_list(body: Any, resource: Resource) -> str | None:
+    """Why `body` is not a page of `resource` (None: it is one)."""
+    if not isinstance(body, dict):
+        return f"a JSON {type(body).__name__}" if body is not None else "an empty body"
+    kind = body.get("kind")
+    if kind != f"{resource.kind}List":
+        if kind == "Status":
+            from webhook.audit.client import printable
+
+            return f"a Status: {printable(str(body.get('reason') or ''))} {printable(str(body.get('message') or ''))}"
+        return f"no kind, not a {resource.kind}List" if kind is None else (
+            f"kind {printable_kind(kind)}, not {resource.kind}List")
+    items = body.get("items")
+    if not isinstance(items, list):
+        return "no items" if items is None else "items that are not a list"
+    for i, item in enumerate(items):
+        if not isinstance(item, dict):
+            return f"items[{i}] is not an object"
+    return None
+
+
+def printable_kind(kind: Any) -> str:
+    from webhook.audit.client import printable
+
+    return printable(str(kind))[:64]
 
 
 def hint_404(resource: Resource) -> str:
@@ -56,8 +90,7 @@ def pages(cluster: Cluster, resource: Resource, page_size: int, listing: Listing
     """Every object of `resource` in the cluster (all namespaces), one page at a time, `kind` filled in."""
     what = f"cannot list {resource.plural}.{resource.group}"
     token: str | None = None
-    after: tuple[str, str] | None = None  # after a relist: skip keys up to this one
-    last: tuple[str, str] | None = None
+    checked: set[str] = set()  # namespace/name of every object handed out: a relist skips these
     while True:
         query: list[tuple[str, str | int | bool]] = [("limit", page_size)]
         if label_selector:
@@ -73,25 +106,26 @@ def pages(cluster: Cluster, resource: Resource, page_size: int, listing: Listing
             meta = failure.body.get("metadata")
             fresh = meta.get("continue") if isinstance(meta, dict) else None
             if isinstance(fresh, str) and fresh:
+                if listing.resumed >= MAX_RESUMES:
+                    raise DraguardError(describe(failure, what) + f" (after {MAX_RESUMES} resumes)") from None
                 token = fresh
                 listing.resumed += 1
                 continue
             if listing.relisted >= MAX_RELISTS:
                 raise DraguardError(describe(failure, what) + f" (after {MAX_RELISTS} fresh starts)") from None
-            token, after = None, last
+            token = None
             listing.relisted += 1
             continue
-        if not isinstance(body, dict) or not isinstance(body.get("items", []), list):
-            raise DraguardError(f"{what}: the API server did not answer with a list")
+        problem = _not_a_list(body, resource)
+        if problem is not None:
+            raise DraguardError(f"{what}: the API server did not answer with a list ({problem})")
         objects: list[Obj] = []
-        for item in body.get("items") or []:
-            if not isinstance(item, dict):
-                continue
+        for item in body["items"]:
             key = _key(item)
-            if after is not None and key <= after:
+            if key in checked:
                 continue
+            checked.add(key)
             objects.append({"apiVersion": resource.api_version, "kind": resource.kind, **item})
-            last = key
         meta = body.get("metadata")
         token = meta.get("continue") if isinstance(meta, dict) else None
         del body

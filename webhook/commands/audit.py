@@ -30,9 +30,9 @@ def _at_least_one(text: str) -> int:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--kubeconfig", metavar="FILE", help="kubeconfig file (default: $KUBECONFIG, ~/.kube/config, "
-                                                             "or the Pod's service account in a cluster)")
-    parser.add_argument("--context", metavar="NAME", help="kubeconfig context (default: the current one)")
+    from webhook.audit.kubeconfig import add_arguments as add_kube_arguments
+
+    add_kube_arguments(parser)
     parser.add_argument("--page-size", type=_at_least_one, default=500, metavar="N",
                         help="objects per list request (default 500, as kubectl and client-go)")
     parser.add_argument("--config", metavar="FILE",

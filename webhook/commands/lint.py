@@ -1,6 +1,7 @@
 """`draguard lint`: check DRA selectors and constraints in manifests, for CI and pre-commit.
 
-    draguard lint PATH... [--slices PATH]... [--classes PATH]... [--cluster] [--fix | --diff]
+    draguard lint PATH... [--slices PATH]... [--classes PATH]... [--cluster [--kubeconfig FILE] [--context NAME]]
+                  [--fix | --diff]
                   [--format FMT[=FILE]]... [--fail-on deny|warn|audit] [--config FILE] [--strict] ...
 
 The flags it shares with `validate` are in `webhook.commands.common`; the run in `webhook.check_run`; the
@@ -28,6 +29,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_common_arguments(parser)
     parser.add_argument("--cluster", action="store_true",
                         help="inventory from the current kube context: its ResourceSlices and DeviceClasses")
+    from webhook.audit.kubeconfig import add_arguments as add_kube_arguments
+
+    add_kube_arguments(parser, only_with="--cluster")
     fixing = parser.add_mutually_exclusive_group()
     fixing.add_argument("--fix", action="store_true",
                         help="apply safe fixes in place (includes() rewrites); each rewrite is listed on stderr")
@@ -57,11 +61,16 @@ def _run(args: argparse.Namespace, ahead: Ahead[Listed] | None) -> int:
     from webhook.exits import exit_code
     from webhook.lint import diffs
 
+    if (args.kubeconfig or args.context) and not args.cluster:
+        raise DraguardError("--kubeconfig and --context choose the cluster of --cluster; add --cluster")
     if (args.fix or args.diff) and "-" in args.paths:
         raise DraguardError("--fix and --diff need files, not stdin")
     if args.diff and args.format:
         raise DraguardError("--diff prints only the diff; run without --diff for --format reports")
     result, inventory = check(inputs(args, ahead), fix=args.fix or args.diff, stdin=sys.stdin, progress=progress(args))
+    if args.cluster and not args.quiet and not any(obj.get("kind") == "ResourceSlice" for obj in inventory):
+        print("draguard: note: --cluster: the cluster publishes no ResourceSlices: the inventory has no devices, so "
+              "the rules that need devices find nothing", file=sys.stderr)
     for file in result.files:
         for skipped, reason in file.fixed.skipped if file.fixed is not None else []:
             print(f"draguard: {file.source}: {skipped.path}: not fixed: {reason}", file=sys.stderr)

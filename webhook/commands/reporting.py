@@ -28,7 +28,8 @@ def inputs(args: argparse.Namespace, ahead: Ahead[Listed] | None = None) -> Inpu
 
     check_arguments(args)
     return Inputs(args.paths, config=args.config, tune=lambda policy: tuned_policy(policy, args),
-                  slices=args.slices, classes=args.classes, cluster=getattr(args, "cluster", False), jobs=args.jobs,
+                  slices=args.slices, classes=args.classes, cluster=getattr(args, "cluster", False),
+                  kubeconfig=getattr(args, "kubeconfig", None), context=getattr(args, "context", None), jobs=args.jobs,
                   listed=ahead.result if ahead is not None else None)
 
 

@@ -1,9 +1,11 @@
 """A stand-in Kubernetes API server for the audit tests and bench: HTTPS on 127.0.0.1, lists in pages.
 
 It serves the four DRA collections cluster-wide (`GET /apis/resource.k8s.io/v1/<plural>?limit=N&continue=T`)
-in key order (namespace, then name) without `kind`/`apiVersion` on items, as kube-apiserver does; it can
-expire a continue token once per collection (410 Expired, with a fresh token in the Status or without one),
-refuse a collection (403 with the upstream RBAC message), and accept policy reports: server-side apply
+in key order without `kind`/`apiVersion` on items, as kube-apiserver does (the byte order of the storage key
+`<namespace>/<name>`: `team-a/...` sorts before `team/...`); it can expire continue tokens (410 Expired, with
+a fresh token in the Status or without one; a list of expiries is used one per continue request), refuse a
+collection (403 with the upstream RBAC message), answer a path with canned responses first (`canned`: status,
+body, headers, used in order), and accept policy reports: server-side apply
 (PATCH, `application/apply-patch+yaml`, `fieldManager`), label-selected lists and deletes. Every request is
 recorded (verb, path, query, Content-Type, decoded body); the bearer token is checked (401 otherwise).
 """
@@ -30,12 +32,21 @@ EXPIRED = ("The provided continue parameter is too old to display a consistent l
            "remainder of the results. Continuing with the provided token results in an inconsistent list - objects "
            "that were created, modified, or deleted between the time the first chunk was returned and now may show "
            "up in the list.")
+REPORT_KINDS = {"reports": "Report", "clusterreports": "ClusterReport", "policyreports": "PolicyReport",
+                "clusterpolicyreports": "ClusterPolicyReport"}
 USER = "system:serviceaccount:draguard:draguard-audit"
 Expiry = Literal["token", "relist"]
 
 
-def _key(obj: dict[str, Any]) -> tuple[str, str]:
-    return obj["metadata"].get("namespace", ""), obj["metadata"]["name"]
+@dataclass(frozen=True)
+class Canned:
+    status: int
+    body: dict[str, Any] | bytes
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+def _key(obj: dict[str, Any]) -> bytes:
+    return f"{obj['metadata'].get('namespace', '')}/{obj['metadata']['name']}".encode()
 
 
 def _token(offset: int) -> str:
@@ -45,7 +56,9 @@ def _token(offset: int) -> str:
 @dataclass
 class State:
     collections: dict[str, list[bytes]] = field(default_factory=dict)  # plural -> items (JSON), in key order
-    expire: dict[str, Expiry] = field(default_factory=dict)  # plural -> how its next continue token expires
+    expire: dict[str, Expiry | list[Expiry]] = field(default_factory=dict)  # plural -> how its next continue
+    # token(s) expire
+    canned: dict[str, list[Canned]] = field(default_factory=dict)  # path -> answers given before the real one
     forbidden: set[str] = field(default_factory=set)
     reports_installed: set[str] = field(default_factory=lambda: set(REPORT_GROUPS))
     reports: dict[tuple[str, str, str], dict[str, Any]] = field(default_factory=dict)  # (plural, ns, name) -> obj
@@ -65,8 +78,13 @@ class _Handler(JSONHandler):
         with self.server.lock:
             state.requests.append(Request(self.command, path, query, self.headers.get("Content-Type"),
                                           body if state.record_bodies else None))
+            canned = state.canned.get(path)
             if self.headers.get("Authorization") != f"Bearer {TOKEN}":
                 code, answer = 401, status(401, "Unauthorized", "Unauthorized")
+            elif canned:
+                first = canned.pop(0)
+                self._canned(first)
+                return
             elif path.startswith(DRA):
                 code, answer = self._list(path.removeprefix(DRA), query)
             else:
@@ -74,6 +92,17 @@ class _Handler(JSONHandler):
         self._answer(code, answer)
 
     do_GET = do_PATCH = do_DELETE = do_POST = do_PUT = _handle
+
+    def _canned(self, answer: Canned) -> None:
+        data = answer.body if isinstance(answer.body, bytes) else json.dumps(answer.body).encode()
+        self.send_response(answer.status)
+        self.send_header("Content-Type", "application/json")
+        for name, value in answer.headers.items():
+            self.send_header(name, value)  # a Content-Length here (with Connection: close) cuts the answer short
+        if "Content-Length" not in answer.headers:
+            self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
 
     def _list(self, plural: str, query: dict[str, list[str]]) -> tuple[int, dict[str, Any] | bytes]:
         state = self.server.state
@@ -88,6 +117,10 @@ class _Handler(JSONHandler):
         if "continue" in query:
             offset = json.loads(base64.urlsafe_b64decode(query["continue"][0]))["offset"]
             how = state.expire.pop(plural, None)
+            if isinstance(how, list):
+                how, rest = (how[0], how[1:]) if how else (None, [])
+                if rest:
+                    state.expire[plural] = rest
             if how is not None:
                 expired = status(410, "Expired", EXPIRED)
                 if how == "token":
@@ -148,7 +181,8 @@ class _Handler(JSONHandler):
         offset = json.loads(base64.urlsafe_b64decode(query["continue"][0]))["offset"] if "continue" in query else 0
         limit = int(query.get("limit", ["0"])[0]) or len(items)
         meta = {"continue": _token(offset + limit)} if offset + limit < len(items) else {}
-        return {"kind": "List", "apiVersion": group, "metadata": meta, "items": items[offset:offset + limit]}
+        kind = REPORT_KINDS[plural]
+        return {"kind": f"{kind}List", "apiVersion": group, "metadata": meta, "items": items[offset:offset + limit]}
 
 
 class _Server(StateServer):

@@ -20,6 +20,9 @@ class _Answer:
     def read(self) -> bytes:
         return self._data
 
+    def getheader(self, name: str, default: str | None = None) -> str | None:
+        return default
+
 
 class _Client:
     """The two calls of the kubernetes ApiClient the audit makes, answering one canned response."""
