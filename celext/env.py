@@ -98,6 +98,10 @@ UNSUPPORTED: Mapping[str, str] = {
     "url": "the Kubernetes URL library is not provided by celext", "isURL": "the Kubernetes URL library is not "
     "provided by celext",
     "authorizer": "the Kubernetes authz library has no meaning for device selectors",
+    # the namespace of library.Format's functions (format.dns1123Label(), format.named(), ...); the strings
+    # extension's member `"...".format([...])` is supported and not refused
+    "format": "the Kubernetes format library (format.dns1123Label(), format.named(), ...) is not provided by "
+    "celext",
 }
 NAMESPACES = frozenset({"sets", "lists", "strings", "cel", "optional", "ip"})
 DEVICE_FIELDS = frozenset({"driver", "attributes", "capacity", "allowMultipleAllocations"})

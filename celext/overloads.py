@@ -273,19 +273,19 @@ _TABLE: tuple[tuple[str, str, str, str, str | None], ...] = (
     ("format", "string_format", "string.(list(dyn)) -> string", "format", "lib:string_format"),
     ("strings.quote", "strings_quote", "(string) -> string", "quote", "lib:strings_quote"),
     # cel-go ext.Sets
-    ("sets.contains", "list_sets_contains_list", "(list(T), list(T)) -> bool", "fixed",
+    ("sets.contains", "list_sets_contains_list", "(list(T), list(T)) -> bool", "sets",
      "lib:list_sets_contains_list"),
-    ("sets.equivalent", "list_sets_equivalent_list", "(list(T), list(T)) -> bool", "fixed",
+    ("sets.equivalent", "list_sets_equivalent_list", "(list(T), list(T)) -> bool", "sets_equivalent",
      "lib:list_sets_equivalent_list"),
-    ("sets.intersects", "list_sets_intersects_list", "(list(T), list(T)) -> bool", "fixed",
+    ("sets.intersects", "list_sets_intersects_list", "(list(T), list(T)) -> bool", "sets",
      "lib:list_sets_intersects_list"),
     # cel-go ext.Lists (version 3 in the Kubernetes environment)
-    ("slice", "list_slice", "list(T).(int, int) -> list(T)", "fixed", "lib:list_slice"),
-    ("flatten", "list_flatten", "list(list(T)).() -> list(T)", "fixed", "lib:list_flatten"),
-    ("flatten", "list_flatten_int", "list(dyn).(int) -> list(dyn)", "fixed", "lib:list_flatten_int"),
-    ("lists.range", "lists_range", "(int) -> list(int)", "fixed", "lib:lists_range"),
-    ("reverse", "list_reverse", "list(T).() -> list(T)", "fixed", "lib:list_reverse"),
-    ("distinct", "list_distinct", "list(T).() -> list(T)", "fixed", "lib:list_distinct"),
+    ("slice", "list_slice", "list(T).(int, int) -> list(T)", "list_slice", "lib:list_slice"),
+    ("flatten", "list_flatten", "list(list(T)).() -> list(T)", "list_flatten", "lib:list_flatten"),
+    ("flatten", "list_flatten_int", "list(dyn).(int) -> list(dyn)", "list_flatten", "lib:list_flatten_int"),
+    ("lists.range", "lists_range", "(int) -> list(int)", "lists_range", "lib:lists_range"),
+    ("reverse", "list_reverse", "list(T).() -> list(T)", "list_reverse", "lib:list_reverse"),
+    ("distinct", "list_distinct", "list(T).() -> list(T)", "list_distinct", "lib:list_distinct"),
     # optional types (cel-go cel/library.go)
     ("optional.of", "optional_of", "(V) -> optional(V)", "fixed", "lib:optional_of"),
     ("optional.ofNonZeroValue", "optional_ofNonZeroValue", "(V) -> optional(V)", "fixed",
@@ -295,6 +295,11 @@ _TABLE: tuple[tuple[str, str, str, str, str | None], ...] = (
     ("hasValue", "optional_hasValue", "optional(V).() -> bool", "fixed", "lib:optional_has_value"),
     ("or", "optional_or_optional", "optional(V).(optional(V)) -> optional(V)", "fixed", "lib:optional_or_optional"),
     ("orValue", "optional_orValue_value", "optional(V).(V) -> V", "fixed", "lib:optional_or_value"),
+    # optional types version 2 (cel.OptionalTypes() defaults to the latest version)
+    ("last", "list_last", "list(V).() -> optional(V)", "fixed", "lib:list_last"),
+    ("first", "list_first", "list(V).() -> optional(V)", "fixed", "lib:list_first"),
+    ("optional.unwrap", "optional_unwrap", "(list(optional(V))) -> list(V)", "fixed", "lib:optional_unwrap"),
+    ("unwrapOpt", "optional_unwrapOpt", "list(optional(V)).() -> list(V)", "fixed", "lib:optional_unwrapOpt"),
     ("_[?_]", "list_optindex_optional_int", "(list(V), int) -> optional(V)", "fixed", None),
     ("_[?_]", "optional_list_optindex_optional_int", "(optional(list(V)), int) -> optional(V)", "fixed", None),
     ("_[?_]", "map_optindex_optional_value", "(map(K, V), K) -> optional(V)", "fixed", None),
@@ -332,20 +337,31 @@ def _templated() -> Iterator[OverloadDecl]:
                     "lib:list_is_sorted")
         yield _decl("max", f"list_{t}_max_{t}", f"list({t}).() -> {t}", "list_traversal", "lib:list_max")
         yield _decl("min", f"list_{t}_min_{t}", f"list({t}).() -> {t}", "list_traversal", "lib:list_min")
-        yield _decl("sort", f"list_{t}_sort", f"list({t}).() -> list({t})", "fixed", "lib:list_sort")
+        sort = "list_sort_text" if t in ("string", "bytes") else "list_sort"  # (ext/lists.go estimateListSortCost)
+        yield _decl("sort", f"list_{t}_sort", f"list({t}).() -> list({t})", sort, "lib:list_sort")
         yield _decl("@sortByAssociatedKeys", f"list_{t}_sortByAssociatedKeys", f"list(T).(list({t})) -> list(T)",
-                    "fixed", None)
+                    sort, None)
     for t in ("int", "uint", "double", "duration"):
         yield _decl("sum", f"list_{t}_sum_{t}", f"list({t}).() -> {t}", "list_traversal", "lib:list_sum")
 
 
+_NAN_ORDER = 'ERROR("NaN values cannot be ordered")'  # cel-go Double.Compare (celext.lib.operators.NAN_ORDER)
+
+
 def _ordering_templates() -> Iterator[tuple[str, str]]:
     """`<`, `<=`, `>`, `>=` on two values of one primitive type: Python's own ordering is CEL's there (strings
-    by code point, as cel-go's byte-wise UTF-8 order; bools false < true; doubles IEEE, NaN unordered)."""
+    by code point, as cel-go's byte-wise UTF-8 order; bools false < true). Doubles: the ordering, else its
+    complement, else (a NaN operand, where both are false) cel-go's error."""
     python = {"int": "int", "uint": "int", "bool": "int", "double": "float", "string": "str"}
-    for (_, stem), method in zip(_RELATIONS, ("__lt__", "__le__", "__gt__", "__ge__"), strict=True):
+    methods = ("__lt__", "__le__", "__gt__", "__ge__")
+    complements = ("__ge__", "__gt__", "__le__", "__lt__")
+    for (_, stem), method, complement in zip(_RELATIONS, methods, complements, strict=True):
         for t, base in python.items():
-            yield f"{stem}_{_GO.get(t, t)}", f"TRUE if {base}.{method}({{0}}, {{1}}) else FALSE"
+            if t == "double":
+                yield (f"{stem}_double", f"TRUE if float.{method}({{0}}, {{1}}) else FALSE "
+                       f"if float.{complement}({{0}}, {{1}}) else {_NAN_ORDER}")
+            else:
+                yield f"{stem}_{_GO.get(t, t)}", f"TRUE if {base}.{method}({{0}}, {{1}}) else FALSE"
 
 
 # Overloads the planner inlines (the rest are called through the reference implementation).

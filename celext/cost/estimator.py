@@ -213,8 +213,11 @@ class _Coster:
         total = ZERO
         target: Node | None = None
         if e.target is not None:
-            total = total.add(self.cost(e.target))
+            target_cost = self.cost(e.target)
+            total = total.add(target_cost)
             target = self.node(e.target) if viewed else None
+            if e.function == "@sortByAssociatedKeys" and _sorts_by(e):
+                total = _bound_input(total, target_cost)
         fn_cost = Range(U64, 0)
         result: Range | None = None
         for overload_id in ids:
@@ -379,6 +382,21 @@ _WALKS: dict[type, Callable[[Any, Any], Range]] = {
 _new = tuple.__new__  # (a Range from a tuple in one call: the estimator's hot path)
 _SELECTED = frozenset({"map", "struct", "param"})  # operand kinds whose field selection costs a unit
 _U64_LESS_ONE = U64 - 1
+
+
+def _sorts_by(e: Call) -> bool:
+    """Is this the call `sortBy(x, key)` expands to (celext.syntax.build: the target both sorted and mapped)?"""
+    keys = e.args[0] if len(e.args) == 1 else None
+    return isinstance(keys, Comprehension) and keys.iter_range is e.target
+
+
+def _bound_input(total: Range, target_cost: Range) -> Range:
+    """cel-go's sortBy macro binds the target to `@__sortBy_input__` (a `cel.bind`: an empty list, 10) and
+    reads that variable twice (1 each), where celext's expansion costs the target itself twice: the cost
+    of the target once more becomes 12."""
+    extra = LIST_CREATE + 2
+    return Range(max(total.min + extra - target_cost.min, 0) if total.min < U64 else U64,
+                 max(total.max + extra - target_cost.max, 0) if total.max < U64 else U64)
 
 
 def _sum(own: Range, arg_costs: list[Range]) -> Range:

@@ -2,8 +2,9 @@
 
 Each rule gets the call, its receiver and arguments as the estimator sees them (type, field path, size) and
 the arguments' costs, and returns (cost, result size, whether the cost already includes the arguments), or
-None for cel-go's default of one unit plus the arguments. Precedence follows upstream: the DRA compiler's
-`includes` (48), then the Kubernetes library estimator's rules by function, then cel-go's by overload id.
+None for cel-go's default of one unit plus the arguments. Precedence follows upstream: cel-go's extension
+estimators (lists v3, sets: `cel.CostEstimatorOptions`, consulted first), the DRA compiler's `includes` (48),
+then the Kubernetes library estimator's rules by function, then cel-go's by overload id.
 """
 
 from __future__ import annotations
@@ -15,7 +16,18 @@ from typing import Protocol
 
 from celext.check import types as t
 from celext.check.ast import Call, Expr, Literal
-from celext.cost.sizes import ONE, REGEX_LENGTH, STRING_TRAVERSAL, U64, UNKNOWN, ZERO, Range, device_size
+from celext.cost.sizes import (
+    LIST_CREATE,
+    ONE,
+    REGEX_LENGTH,
+    STRING_TRAVERSAL,
+    U64,
+    UNKNOWN,
+    ZERO,
+    Range,
+    device_size,
+    fixed,
+)
 
 __all__ = ["RULES", "UNIT_EQUALITY", "Entry", "Node", "Path", "Rule", "Sizes", "compare_sizes"]
 
@@ -189,6 +201,82 @@ def _contains_net(c: Sizes, e: Call, target: Node | None, args: list[Node], cost
     return cost, None, False
 
 
+def _node_as_int(n: Node, default: int) -> int:
+    """cel-go ext/lists.go nodeAsIntValue: an int literal's value (0 when negative), else `default`."""
+    e = n.expr
+    if isinstance(e, Literal) and e.kind == "int" and isinstance(e.value, int) and not isinstance(e.value, bool):
+        return max(e.value, 0)
+    return default
+
+
+def _allocating_list(factor: float, size: Range) -> tuple[Range, Range | None, bool]:
+    """cel-go ext/lists.go estimateAllocatingListCall: the list size times the factor, plus the call (1) and
+    the list's creation (ListCreateBaseCost, 10); the result is a list of that size."""
+    return size.factor(factor).add(fixed(1 + LIST_CREATE)), size, False
+
+
+def _list_slice(c: Sizes, e: Call, target: Node | None, args: list[Node], costs: list[Range]
+                ) -> tuple[Range, Range | None, bool] | None:
+    if target is None or len(args) != 2:
+        return None
+    start, end = _node_as_int(args[0], 0), _node_as_int(args[1], _k8s_size(target).max)
+    return _allocating_list(1, fixed((end - start) % 2**64))  # Go's uint64 subtraction wraps
+
+
+def _lists_range(c: Sizes, e: Call, target: Node | None, args: list[Node], costs: list[Range]
+                 ) -> tuple[Range, Range | None, bool] | None:
+    if target is not None or len(args) != 1:
+        return None
+    return _allocating_list(1, fixed(_node_as_int(args[0], U64)))
+
+
+def _list_reverse(c: Sizes, e: Call, target: Node | None, args: list[Node], costs: list[Range]
+                  ) -> tuple[Range, Range | None, bool] | None:
+    if target is None or args:
+        return None
+    return _allocating_list(1, _k8s_size(target))
+
+
+def _list_flatten(c: Sizes, e: Call, target: Node | None, args: list[Node], costs: list[Range]
+                  ) -> tuple[Range, Range | None, bool] | None:
+    if target is None or len(args) > 1:
+        return None
+    depth = _node_as_int(args[0], U64) if args else 1
+    return _allocating_list(float(depth), _k8s_size(target))
+
+
+def _list_distinct(c: Sizes, e: Call, target: Node | None, args: list[Node], costs: list[Range]
+                   ) -> tuple[Range, Range | None, bool] | None:
+    if target is None or args:
+        return None
+    size = _k8s_size(target)
+    return _allocating_list(2.0, size.mul(size))  # (the result size too is n*n upstream)
+
+
+def _list_sort(text: bool) -> Rule:
+    """estimateListSort / estimateListSortBy: O(n^2) over the list (sort) or the keys (sortBy's
+    @sortByAssociatedKeys), factor 2, plus the string traversal factor for string and bytes elements."""
+    factor = 2.0 + STRING_TRAVERSAL if text else 2.0
+
+    def rule(c: Sizes, e: Call, target: Node | None, args: list[Node], costs: list[Range]
+             ) -> tuple[Range, Range | None, bool] | None:
+        if target is None or len(args) > 1:
+            return None
+        size = _k8s_size(args[0] if args else target)
+        return _allocating_list(factor, size.mul(size))
+    return rule
+
+
+def _sets(factor: float) -> Rule:
+    """cel-go ext/sets.go estimateSetsCost: the two lists' sizes multiplied, times the factor, plus 1."""
+    def rule(c: Sizes, e: Call, target: Node | None, args: list[Node], costs: list[Range]
+             ) -> tuple[Range, Range | None, bool] | None:
+        if len(args) != 2:
+            return None
+        return _k8s_size(args[0]).mul(_k8s_size(args[1])).factor(factor).add(ONE), None, False
+    return rule
+
+
 def _logical(c: Sizes, e: Call, target: Node | None, args: list[Node], costs: list[Range]
              ) -> tuple[Range, Range | None, bool] | None:
     lhs, rhs = costs
@@ -285,6 +373,10 @@ RULES: dict[str, Rule] = {
     "conditional": _conditional, "equality": _equality, "compare_size": _compare_size, "concat": _concat,
     "concat_list": _concat, "in_list": _in_list, "prefix": _prefix, "contains": _contains, "matches": _matches,
     "format": _format,
+    # cel-go ext.Lists v3 and ext.Sets estimators (ext/lists.go, ext/sets.go), which cel-go consults first
+    "list_slice": _list_slice, "lists_range": _lists_range, "list_reverse": _list_reverse,
+    "list_flatten": _list_flatten, "list_distinct": _list_distinct, "list_sort": _list_sort(False),
+    "list_sort_text": _list_sort(True), "sets": _sets(1.0), "sets_equivalent": _sets(2.0),
     "string_to_bytes": _converts(lambda n: n, lambda n: min(n * 4, U64)),
     "bytes_to_string": _converts(lambda n: n // 4, lambda n: n),
     "quote": _converts(lambda n: min(n + 2, U64), lambda n: min(n * 2 + 2, U64)),

@@ -158,13 +158,21 @@ def compare(a: Any, b: Any) -> int | CELEvalError:
     return int((a > b) - (a < b))
 
 
+NAN_ORDER = "NaN values cannot be ordered"  # cel-go common/types double.go, int.go, uint.go Compare
+
+
 def _ordering(test: str) -> Any:
+    """`<`, `<=`, `>`, `>=` as cel-go's standard bindings: the left operand's `Compare`, whose error is the
+    result. A NaN on either side of a numeric comparison is `NaN values cannot be ordered`, and a NaN on the
+    left is that error whatever the right operand (`Double.Compare` looks at itself first)."""
     def op(a: Any, b: Any) -> Any:
         order = compare(a, b)
         if isinstance(order, CELEvalError):
+            if isinstance(a, celtypes.DoubleType) and math.isnan(a) and not isinstance(b, CELEvalError):
+                return CELEvalError(NAN_ORDER)
             return order
         if order == 2:
-            return celtypes.BoolType(False)
+            return CELEvalError(NAN_ORDER)
         return celtypes.BoolType({"<": order < 0, "<=": order <= 0, ">": order > 0, ">=": order >= 0}[test])
 
     op.__name__ = f"_{test}_"

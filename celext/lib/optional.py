@@ -5,6 +5,9 @@
     <optional>.hasValue() -> bool          <optional>.value() -> dyn  (`optional.none() dereference` when empty)
     <optional>.orValue(<dyn>) -> dyn       <optional>.or(<optional>) -> optional
     <optional>.optMap(x, <expr>), <optional>.optFlatMap(x, <expr>)   (macros; celext.reference.macros)
+    <list>.first() / <list>.last() -> optional      (version 2: none for an empty list)
+    optional.unwrap(<list of optionals>) / <list of optionals>.unwrapOpt() -> list   (the values present;
+        an element that is not an optional is `value <v> is not optional`)
 This is what the allocator's own hint suggests for a missing attribute:
 `device.attributes["d"].?id.orValue(false)`. Optional list elements and map entries (`[?x]`, `{?k: v}`) are
 not supported (cel-python's grammar has no room for them).
@@ -17,9 +20,11 @@ from typing import Any
 from celpy import celtypes
 from celpy.evaluation import CELEvalError
 
-from celext.lib.library import Library, overload
+from celext.lib.format import go_value
+from celext.lib.library import Library, no_such_overload, overload
 from celext.lib.optional_value import NONE, OptionalValue, of
 
+_L = celtypes.ListType
 _ZERO_TYPES = (celtypes.BoolType, celtypes.IntType, celtypes.UintType, celtypes.DoubleType, celtypes.StringType,
                celtypes.BytesType, celtypes.ListType, celtypes.MapType)
 
@@ -34,6 +39,27 @@ def _value(optional: OptionalValue) -> Any:
     return optional.value if optional.present else CELEvalError("optional.none() dereference")
 
 
+def _unwrap(name: str) -> Any:
+    """cel-go optUnwrap behind its runtime type guard, which looks at the first element only (common/types
+    defaultIsAssignableRuntimeType): `no such overload: <name>(list)` when that one is not an optional."""
+    def unwrap(items: celtypes.ListType) -> Any:
+        if items and not isinstance(items[0], OptionalValue):
+            return no_such_overload(name, (items,))
+        return _unwrapped(items)
+    return unwrap
+
+
+def _unwrapped(items: celtypes.ListType) -> Any:
+    """cel-go optUnwrap: the values of the optionals that hold one, in order."""
+    values: list[Any] = []
+    for item in items:
+        if not isinstance(item, OptionalValue):
+            return CELEvalError(f"value {go_value(item)} is not optional")
+        if item.present:
+            values.append(item.value)
+    return celtypes.ListType(values)
+
+
 def library() -> Library:
     o = OptionalValue
     return Library("cel.optional", (
@@ -44,4 +70,8 @@ def library() -> Library:
         overload("value", "optional_value", (o,), _value),
         overload("orValue", "optional_or_value", (o, object), lambda v, other: v.value if v.present else other),
         overload("or", "optional_or_optional", (o, o), lambda v, other: v if v.present else other),
+        overload("first", "list_first", (_L,), lambda items: of(items[0]) if items else NONE),
+        overload("last", "list_last", (_L,), lambda items: of(items[-1]) if items else NONE),
+        overload("optional.unwrap", "optional_unwrap", (_L,), _unwrap("optional.unwrap"), member=False),
+        overload("unwrapOpt", "optional_unwrapOpt", (_L,), _unwrap("unwrapOpt")),
     ))

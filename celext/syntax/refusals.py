@@ -56,7 +56,7 @@ def refuse(tree: AST, *, shared: bool = True) -> None:
                 raise fail(f"'{name}' is not supported: {env.UNSUPPORTED[name]}", node)
         elif data == "member_dot_arg":
             method = str(node.children[1])
-            if method in env.UNSUPPORTED:
+            if method in env.UNSUPPORTED and method not in env.MEMBER_NAMES:  # (`format`: a namespace here)
                 receiver = simple_ident(node.children[0])
                 shown = f"{receiver}.{method}" if receiver in env.NAMESPACES and receiver not in scope else method
                 raise fail(f"'{shown}' is not supported: {env.UNSUPPORTED[method]}", node.children[1])

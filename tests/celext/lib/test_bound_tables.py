@@ -135,6 +135,11 @@ CALLS: list[tuple[str, tuple[Any, ...], Any, type | None]] = [
     ("orValue", (NONE, Int(2)), 2, Int),
     ("or", (OptionalValue(Int(1)), OptionalValue(Int(2))), OptionalValue(Int(1)), OptionalValue),
     ("or", (NONE, OptionalValue(Int(2))), OptionalValue(Int(2)), OptionalValue),
+    ("first", (_ints(3, 4),), OptionalValue(Int(3)), OptionalValue),
+    ("last", (_ints(3, 4),), OptionalValue(Int(4)), OptionalValue),
+    ("last", (_ints(),), NONE, OptionalValue),
+    ("optional.unwrap", (celtypes.ListType([OptionalValue(Int(1)), NONE]),), _ints(1), L),
+    ("unwrapOpt", (celtypes.ListType([NONE, Int(2)]),), "error: value 2 is not optional", None),
     ("ip", (S("10.0.8.8"),), A("10.0.8.8"), Addr),
     ("ip", (S("10.0.8.8/24"),), "error: IP Address \"10.0.8.8/24\" parse error during conversion from string", None),
     ("ip", (C("10.0.8.8/24"),), A("10.0.8.8"), Addr),
@@ -190,7 +195,7 @@ def test_global_functions_are_the_ones_upstream_declares_global() -> None:
     globals_ = {o.name for lib in env.libraries() for o in lib.overloads if not o.member}
     assert globals_ == {"semver", "isSemver", "quantity", "isQuantity", "sign", "lists.range", "strings.quote",
                         "sets.contains", "sets.equivalent", "sets.intersects", "optional.of", "optional.none",
-                        "optional.ofNonZeroValue", "ip", "isIP", "ip.isCanonical", "cidr", "isCIDR"}
+                        "optional.ofNonZeroValue", "optional.unwrap", "ip", "isIP", "ip.isCanonical", "cidr", "isCIDR"}
 
 
 def test_the_include_alias_can_be_left_out() -> None:

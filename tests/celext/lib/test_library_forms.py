@@ -15,7 +15,7 @@ GLOBALS = {
     ("sets.contains", "list_sets_contains_list"), ("sets.equivalent", "list_sets_equivalent_list"),
     ("sets.intersects", "list_sets_intersects_list"),
     ("optional.none", "optional_none"), ("optional.of", "optional_of"),
-    ("optional.ofNonZeroValue", "optional_of_non_zero_value"),
+    ("optional.ofNonZeroValue", "optional_of_non_zero_value"), ("optional.unwrap", "optional_unwrap"),
     ("ip", "string_to_ip"), ("isIP", "is_ip"), ("ip.isCanonical", "ip_is_canonical"), ("cidr", "string_to_cidr"),
     ("isCIDR", "is_cidr"),
 }

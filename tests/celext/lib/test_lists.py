@@ -20,7 +20,9 @@ from tests.celext.outcome import outcome
         ("[6, 4, 5, 7].indexOf(5) == 2 && [1, 2, 1].lastIndexOf(1) == 2 && [1].indexOf(9) == -1", True),
         ('device.attributes["gpu.example.com"].numas.indexOf(4) == 1', True),
         ("[1, 2, 3, 4].slice(1, 3) == [2, 3]", True),
-        ("[1, 2].slice(2, 1) == []", "eval: cannot slice(2, 1), start index must be less than or equal to end index"),
+        # (literal bounds 2, 1 are refused by the cost estimate: cel-go's uint64 end - start wraps)
+        ("[1, 2].slice(2, dyn(1)) == []",
+         "eval: cannot slice(2, 1), start index must be less than or equal to end index"),
         ("[1, 2].slice(0, 3) == []", "eval: cannot slice(0, 3), list is length 2"),
         ("[dyn([dyn(1), dyn([2])]), dyn([3])].flatten() == [dyn(1), dyn([2]), dyn(3)] && "
          "[dyn([dyn(1), dyn([2])])].flatten(2) == [1, 2]", True),
