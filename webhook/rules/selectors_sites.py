@@ -1,11 +1,16 @@
 """Where selectors and constraints live in DRA objects, and the NUMA names the selector rules know.
 
     DeviceClass             spec.selectors[j].cel.expression
-    ResourceClaim           spec.devices.requests[i].exactly.selectors[j].cel.expression
+    ResourceClaim           spec.devices.requests[i].exactly.selectors[j].cel.expression        (v1, v1beta2)
                             spec.devices.requests[i].firstAvailable[k].selectors[j].cel.expression
-                            spec.devices.requests[i].selectors[j].cel.expression      (v1beta1 shape)
-                            spec.devices.constraints[c].matchAttribute / distinctAttribute
+                            spec.devices.requests[i].selectors[j].cel.expression                (v1beta1)
+                            spec.devices.constraints[c].matchAttribute, else distinctAttribute
     ResourceClaimTemplate   the same under spec.spec
+
+A request's fields are read in the layout of the object's apiVersion, as the API server decodes it: in v1 and
+v1beta2 a request's own `deviceClassName` / `selectors` (the v1beta1 layout) are unknown fields the decoder drops,
+and in v1beta1 so is `exactly`. A request left with neither `exactly` nor `firstAvailable` (or with both) is the
+API server's validateDeviceRequest error, reported as a site without an expression at the request's path.
 
 Every rule of the selector family walks the object through `sites(obj, ctx)` / `constraints(obj, ctx)`,
 computed once per `run_rules` call.
@@ -18,7 +23,10 @@ from typing import Any, NamedTuple
 
 from webhook.fieldpath import FieldPath
 from webhook.policy import Policy
+from webhook.profiles import Profile
 from webhook.rules.base import DEVICE_CLASS, RESOURCE_CLAIM, RESOURCE_CLAIM_TEMPLATE, RuleContext
+from webhook.rules.k8s.errors import go_quote
+from webhook.rules.k8s.slice import served_version
 from webhook.wire import Obj, as_map, get_list, get_map, kind_of
 
 SELECTOR_KINDS = frozenset({DEVICE_CLASS, RESOURCE_CLAIM, RESOURCE_CLAIM_TEMPLATE})
@@ -50,7 +58,7 @@ class ConstraintName(NamedTuple):
 
 
 def sites(obj: Obj, ctx: RuleContext) -> list[Site]:
-    return ctx.once("selector-sites", lambda: list(_sites(obj)))
+    return ctx.once("selector-sites", lambda: list(_sites(obj, ctx.policy.profile)))
 
 
 def constraints(obj: Obj, ctx: RuleContext) -> list[ConstraintName]:
@@ -78,22 +86,83 @@ def _device_entries(obj: Obj, field: str) -> Iterator[tuple[FieldPath, Obj]]:
             yield base.child(field).index(i), entry
 
 
-def _sites(obj: Obj) -> Iterator[Site]:
+def _sites(obj: Obj, profile: Profile | None = None) -> Iterator[Site]:
     if kind_of(obj) == DEVICE_CLASS:
         yield from _selectors(FieldPath.root("spec", "selectors"), get_list(obj, "spec", "selectors"), "")
         return
+    version = served_version(obj, profile)
     for path, request in _device_entries(obj, "requests"):
-        exactly = as_map(request.get("exactly"))
-        if exactly is not None:
-            yield from _selectors(path.child("exactly").child("selectors"), get_list(exactly, "selectors"),
-                                  _class_name(exactly))
-        for k, raw_sub in enumerate(get_list(request, "firstAvailable")):
-            sub = as_map(raw_sub)
-            if sub is not None:
-                yield from _selectors(path.child("firstAvailable").index(k).child("selectors"),
-                                      get_list(sub, "selectors"), _class_name(sub))
-        # v1beta1 requests carry selectors directly; still served and still in published examples.
+        if version in ("v1", "v1beta2"):
+            yield from _request_v1(path, request)
+        elif version == "v1beta1":
+            yield from _request_v1beta1(path, request)
+        else:  # an apiVersion the server does not serve: no layout to follow, every selector is read
+            yield from _exactly(path, request)
+            yield from _first_available(path, request)
+            yield from _selectors(path.child("selectors"), get_list(request, "selectors"), _class_name(request))
+
+
+# The server's validateDeviceRequest (pkg/apis/resource/validation), on the request after decoding and conversion.
+ONE_OF_REQUIRED = "Required value: exactly one of `exactly` or `firstAvailable` is required"
+ONE_OF_MULTIPLE = ("Invalid value: null: exactly one of `exactly` or `firstAvailable` is required, but multiple "
+                   "fields are set")
+V1BETA1_FIELDS = ("deviceClassName", "selectors", "allocationMode", "count", "adminAccess", "tolerations", "capacity")
+
+
+def _request_v1(path: FieldPath, request: Obj) -> Iterator[Site]:
+    """A v1/v1beta2 request: `exactly` (any non-null value) or a non-empty `firstAvailable`, not both."""
+    has_exactly = request.get("exactly") is not None
+    has_first = bool(get_list(request, "firstAvailable"))
+    if has_exactly and has_first:
+        yield Site(path, None, problem=ONE_OF_MULTIPLE, problem_path=path)
+    elif has_exactly:
+        yield from _exactly(path, request)
+    elif has_first:
+        yield from _first_available(path, request)
+    else:
+        flat = [name for name in V1BETA1_FIELDS if name in request]
+        extra = ""
+        if flat:
+            verb = "sits" if len(flat) == 1 else "sit"
+            extra = (f" ({', '.join(flat)} {verb} on the request itself, the resource.k8s.io/v1beta1 layout: "
+                     f"in v1 they belong under `exactly:`, and the API server drops them as unknown fields)")
+        yield Site(path, None, problem=ONE_OF_REQUIRED + extra, problem_path=path)
+
+
+def _request_v1beta1(path: FieldPath, request: Obj) -> Iterator[Site]:
+    """A v1beta1 request: its own device fields become `exactly` on conversion when any is set (after the
+    v1beta1 defaults, which set allocationMode only with a deviceClassName); `exactly` itself is dropped."""
+    main = (request.get("deviceClassName") not in (None, "") or request.get("allocationMode") not in (None, "")
+            or request.get("count") not in (None, 0)  # hasAnyMainRequestFieldsSet: the rest count when not nil
+            or any(request.get(name) is not None for name in ("selectors", "adminAccess", "tolerations", "capacity")))
+    has_first = bool(get_list(request, "firstAvailable"))
+    if main and has_first:
+        yield Site(path, None, problem=ONE_OF_MULTIPLE, problem_path=path)
+    elif main:
         yield from _selectors(path.child("selectors"), get_list(request, "selectors"), _class_name(request))
+    elif has_first:
+        yield from _first_available(path, request)
+    else:
+        extra = ""
+        if "exactly" in request:
+            extra = (" (`exactly` is a resource.k8s.io/v1 field: v1beta1 keeps deviceClassName and selectors on "
+                     "the request itself, and the API server drops `exactly` as an unknown field)")
+        yield Site(path, None, problem=ONE_OF_REQUIRED + extra, problem_path=path)
+
+
+def _exactly(path: FieldPath, request: Obj) -> Iterator[Site]:
+    exactly = as_map(request.get("exactly"))
+    if exactly is not None:
+        yield from _selectors(path.child("exactly").child("selectors"), get_list(exactly, "selectors"),
+                              _class_name(exactly))
+
+
+def _first_available(path: FieldPath, request: Obj) -> Iterator[Site]:
+    for k, raw_sub in enumerate(get_list(request, "firstAvailable")):
+        sub = as_map(raw_sub)
+        if sub is not None:
+            yield from _selectors(path.child("firstAvailable").index(k).child("selectors"),
+                                  get_list(sub, "selectors"), _class_name(sub))
 
 
 def _class_name(request: Obj) -> str:
@@ -115,18 +184,41 @@ def _selectors(path: FieldPath, items: Sequence[Any], device_class: str) -> Iter
             if "expression" in selector:
                 extra = " (`expression` sits beside `cel` instead of under it: indent it below `cel:`)"
             yield Site(expr_path, None, device_class, f"Required value{extra}", here.child("cel"))
-        elif not isinstance(expression, str) or not expression.strip():
+        elif not isinstance(expression, str):
             yield Site(expr_path, None, device_class, "Required value", expr_path)
+        elif not expression.strip(CEL_WHITESPACE):
+            yield Site(expr_path, None, device_class, empty_expression(expression), expr_path)
         else:
             yield Site(expr_path, expression, device_class)
 
 
 def _constraints(obj: Obj) -> Iterator[ConstraintName]:
+    """The attribute each constraint is about: validateDeviceConstraint (1.34-1.37) reads `matchAttribute` when
+    it is set and `distinctAttribute` only otherwise, so a distinctAttribute beside a matchAttribute is neither
+    validated nor used by the scheduler."""
     for path, constraint in _device_entries(obj, "constraints"):
         for field in ("matchAttribute", "distinctAttribute"):
             name = constraint.get(field)
             if isinstance(name, str):
                 yield ConstraintName(path.child(field), field, name)
+                break
+
+
+# CEL's lexer skips these (WHITESPACE: [ \t\r\n\u000C]+); an expression of nothing else has no token at all.
+CEL_WHITESPACE = " \t\r\n\f"
+# What cel-go's parser says at the end of input where an expression must start (cel-go parser_test.go).
+EXPECTING_EXPRESSION = ("mismatched input '<EOF>' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', "
+                        "NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}")
+
+
+def empty_expression(expression: str) -> str:
+    """The API server's error for an empty or blank expression: nothing requires it to be set, so it is compiled,
+    and cel-go's syntax error at the end of input comes back as `Invalid value` (convertCELErrorToValidationError),
+    first line only, as selector-compile shows cel errors."""
+    line = expression.count("\n") + 1
+    column = len(expression) - (expression.rfind("\n") + 1) + 1
+    return (f"Invalid value: {go_quote(expression)}: compilation failed: ERROR: <input>:{line}:{column}: "
+            f"Syntax error: {EXPECTING_EXPRESSION}")
 
 
 def is_vendor_numa(qualified: str, policy: Policy) -> bool:

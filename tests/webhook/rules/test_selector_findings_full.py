@@ -47,10 +47,14 @@ def test_an_expression_that_is_not_a_string() -> None:
 REQUIRED = ("selector-required", f"{SELECTORS}[0].cel", "Required value", "a selector is `- cel: {expression: <CEL>}`")
 
 
-def test_a_missing_or_empty_expression_is_required() -> None:
+def test_a_missing_cel_is_required_and_an_empty_expression_does_not_compile() -> None:
     assert seen(with_selectors([{"cel": None}])) == [REQUIRED]
+    # The API server requires `cel`, not a non-empty expression: "" is compiled, and cel-go's error is Invalid.
     assert seen(with_selectors([{"cel": {"expression": ""}}])) == [
-        ("selector-required", f"{SELECTORS}[0].cel.expression", "Required value",
+        ("selector-required", f"{SELECTORS}[0].cel.expression",
+         "Invalid value: \"\": compilation failed: ERROR: <input>:1:1: Syntax error: mismatched input '<EOF>' "
+         "expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, "
+         "BYTES, IDENTIFIER}",
          "a selector is `- cel: {expression: <CEL>}`")]
 
 
@@ -65,14 +69,25 @@ def test_a_wrong_type_is_still_reported_when_k8s_wire_type_cannot_say_so() -> No
 
 
 def test_a_v1beta1_shaped_request_under_v1_is_this_rules() -> None:
-    """v1 decodes no `requests[i].selectors` (the server drops the unknown field): nothing there for
-    k8s-wire-type, so selector-required reports the wrong-typed selector."""
+    """v1 decodes no `requests[i].selectors` (the server drops the unknown field): a request with nothing else
+    is the server's validateDeviceRequest error, reported by selector-required at the request; k8s-wire-type
+    has nothing there."""
     claim = claim_with_selector("true")
     request = claim["spec"]["devices"]["requests"][0]
+    del request["exactly"]
     request["selectors"] = [{"cel": "x"}]
-    found = [(rule, path) for rule, path, _m, _h in seen(claim)]
-    assert ("selector-required", "spec.devices.requests[0].selectors[0].cel") in found
-    assert not any(rule == "k8s-wire-type" for rule, _p in found)
+    found = [(rule, path, message) for rule, path, message, _h in seen(claim)]
+    assert found == [("selector-required", "spec.devices.requests[0]",
+                      "Required value: exactly one of `exactly` or `firstAvailable` is required (selectors sits on "
+                      "the request itself, the resource.k8s.io/v1beta1 layout: in v1 they belong under `exactly:`, "
+                      "and the API server drops them as unknown fields)")]
+
+
+def test_dropped_v1beta1_fields_beside_exactly_are_not_read() -> None:
+    """Beside `exactly`, the dropped selectors are not what the server validates or the scheduler runs."""
+    claim = claim_with_selector("true")
+    claim["spec"]["devices"]["requests"][0]["selectors"] = [{"cel": "x"}]
+    assert seen(claim) == []
 
 
 def test_equality_on_a_listed_attribute() -> None:

@@ -2,8 +2,8 @@
 firstAvailable subrequests (after one that is not an object); in each, a selector that does not compile and the
 four malformed entries (not an object, `cel` not an object, `expression` beside `cel`, a blank expression), with
 their paths in full. Where the API server's decoder reads the entries, the two of the wrong JSON type are
-`k8s-wire-type` findings only (the v1beta1 request below sits in a v1 claim, whose decoder drops its selectors:
-there they are selector-required's).
+`k8s-wire-type` findings only. The same request in a v1 claim is no request there (its decoder drops the fields):
+one selector-required finding at the request, the API server's validateDeviceRequest error.
 Named `test_selectors_sites_*` so mutation testing runs it first on `webhook.rules.selectors_sites`."""
 
 from __future__ import annotations
@@ -33,19 +33,23 @@ def _expected(at: str, decoded: bool = True) -> list[Found]:
         ("selector-compile", f"{at}[0].cel.expression", "compilation failed: Syntax error: unexpected end of input",
          "the API server rejects a selector that does not compile", (16, 16)),
         # the decoder refuses the two of the wrong JSON type (k8s-wire-type alone); where it reads nothing
-        # (a v1beta1-shaped request in a v1 claim) selector-required reports them
+        # (k8s-wire-type off or suppressed) selector-required reports them
         *(_wire(f"{at}[1]", '"x"') if decoded else
           [("selector-required", f"{at}[1]", "a selector must be an object with a `cel` field", SHAPE, None)]),
         *(_wire(f"{at}[2].cel", '"x"') if decoded else
           [("selector-required", f"{at}[2].cel", "Required value", SHAPE, None)]),
         ("selector-required", f"{at}[3].cel",
          "Required value (`expression` sits beside `cel` instead of under it: indent it below `cel:`)", SHAPE, None),
-        ("selector-required", f"{at}[4].cel.expression", "Required value", SHAPE, None),
+        ("selector-required", f"{at}[4].cel.expression",
+         "Invalid value: \" \": compilation failed: ERROR: <input>:1:2: Syntax error: mismatched input '<EOF>' "
+         "expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, "
+         "BYTES, IDENTIFIER}", SHAPE, None),
     ]
 
 
-def _claim(request: dict[str, Any]) -> dict[str, Any]:
+def _claim(request: dict[str, Any], api_version: str = "resource.k8s.io/v1") -> dict[str, Any]:
     claim = claim_with_selector()
+    claim["apiVersion"] = api_version
     claim["spec"]["devices"]["requests"] = [request]
     return claim
 
@@ -58,8 +62,15 @@ def _class() -> dict[str, Any]:
 
 @pytest.mark.parametrize(("obj", "expected"), [
     pytest.param(_class(), _expected("spec.selectors"), id="a device class"),
+    pytest.param(_claim({"name": "r", "deviceClassName": "gpu.example.com", "selectors": BAD},
+                        "resource.k8s.io/v1beta1"),
+                 _expected("spec.devices.requests[0].selectors"), id="a v1beta1 request"),
     pytest.param(_claim({"name": "r", "deviceClassName": "gpu.example.com", "selectors": BAD}),
-                 _expected("spec.devices.requests[0].selectors", decoded=False), id="a v1beta1 request"),
+                 [("selector-required", "spec.devices.requests[0]",
+                   "Required value: exactly one of `exactly` or `firstAvailable` is required (deviceClassName, "
+                   "selectors sit on the request itself, the resource.k8s.io/v1beta1 layout: in v1 they belong "
+                   "under `exactly:`, and the API server drops them as unknown fields)", SHAPE, None)],
+                 id="a v1beta1-shaped request in a v1 claim"),
     pytest.param(_claim({"name": "r", "firstAvailable": [3, {"name": "s", "deviceClassName": "gpu.example.com",
                                                              "selectors": BAD}]}),
                  _wire("spec.devices.requests[0].firstAvailable[0]", "3")

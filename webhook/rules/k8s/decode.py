@@ -24,7 +24,17 @@ def wrong_type(errs: Errors, value: Any, path: FieldPath, expected: str) -> None
 
 
 def is_int64(value: object) -> bool:
-    return type(value) is int and INT64_MIN <= value <= INT64_MAX
+    """Whether an int64 field decodes `value`. A float with an integral value does too: YAML's `1.0` or `2e0` is
+    float64(1) to kubectl (sigs.k8s.io/yaml), which sends it as JSON `1` (Go prints an integral float64 below 1e21
+    without a fraction), and so does the API server for a YAML body; `1.5` stays a wrong type."""
+    if type(value) is int:
+        return INT64_MIN <= value <= INT64_MAX
+    return type(value) is float and value.is_integer() and INT64_MIN <= value <= INT64_MAX
+
+
+def as_int64(value: Any) -> Any:
+    """`value` as the int the decoder makes of it (an integral float -> int); anything else unchanged."""
+    return int(value) if type(value) is float and is_int64(value) else value
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,7 +77,7 @@ def decode_bool(errs: Errors, obj: Mapping[str, Any], key: str, path: FieldPath)
 
 
 def decode_int(errs: Errors, obj: Mapping[str, Any], key: str, path: FieldPath) -> int | None:
-    value: int | None = _get(errs, obj, key, path, INTEGER)
+    value: int | None = as_int64(_get(errs, obj, key, path, INTEGER))
     return value
 
 
