@@ -32,6 +32,7 @@ from webhook.findings import Action, Finding
 from webhook.policy import DEFAULT_ALIASES, Policy
 from webhook.rules.devices import members
 from webhook.rules.k8s.attribute import validate_device_attribute
+from webhook.rules.k8s.decode import as_int64
 from webhook.rules.k8s.errors import render_value
 from webhook.rules.k8s.ids import UNKNOWN_FIELD, Errors
 from webhook.rules.topology import BAD_ADDRESS, FORM, MISMATCH, NO_AFFINITY, UNKNOWN_DEVICE, UNKNOWN_NODE
@@ -80,10 +81,11 @@ def decode(attribute: object) -> NumaValue | str:
     value = as_map(attribute)
     assert value is not None  # validate_device_attribute refuses anything else
     present = members(value)
+    # as the decoder reads them: an integral float (`1.0` in YAML) is the int kubectl sends
     if present == ["int"]:
-        return NumaValue(Form.SCALAR, (value["int"],))
+        return NumaValue(Form.SCALAR, (as_int64(value["int"]),))
     if present == ["ints"]:
-        return NumaValue(Form.LIST, tuple(value["ints"]))
+        return NumaValue(Form.LIST, tuple(as_int64(v) for v in value["ints"]))
     return f"a {' and a '.join(present)} value, not int or ints"
 
 

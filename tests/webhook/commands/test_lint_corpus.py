@@ -49,7 +49,9 @@ BROKEN_EXAMPLES = {
     # file (relative to the corpus) -> the rule that must report it
     "website/examples-dra-resourceclaim.yaml": "selector-required",
     "topology-co-placement/docs-dra-topology-aware-vm-setup.yaml": "selector-attribute-reference",
-    "keps/5963-device-compatibility-groups.yaml": "selector-attribute-reference",
+    # a v1 claim in the v1beta1 layout (deviceClassName on the request): the server's `exactly one of exactly or
+    # firstAvailable is required`
+    "keps/5963-device-compatibility-groups.yaml": "selector-required",
     "keps/6080-dra-derived-attributes.yaml": "constraint-attribute-unqualified",
     "nvidia-gpu/test-e2e-specs__driver-version.yaml": "selector-literal-invalid",
     "nvidia-gpu/test-e2e-specs__memory-size.yaml": "selector-literal-invalid",

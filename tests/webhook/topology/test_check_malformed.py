@@ -33,7 +33,7 @@ MALFORMED = [
                  SCALAR_SYSFS, "publish {int: 0}", id="int-string"),
     pytest.param(NUMA, {"int": True}, "k8s-wire-type: int: Invalid value: true: must be of type integer",
                  SCALAR_SYSFS, "publish {int: 0}", id="int-bool"),
-    pytest.param(NUMA, {"int": 1.0}, "k8s-wire-type: int: Invalid value: 1.0: must be of type integer",
+    pytest.param(NUMA, {"int": 1.5}, "k8s-wire-type: int: Invalid value: 1.5: must be of type integer",
                  SCALAR_SYSFS, "publish {int: 0}", id="int-float"),
     pytest.param(NUMA, {"string": "1"}, "a string value, not int or ints",
                  SCALAR_SYSFS, "publish {int: 0}", id="string-member"),
@@ -55,6 +55,9 @@ WELL_FORMED = [
     pytest.param(NUMA, {"ints": [0, 1]}, id="list"),
     pytest.param("dra.net/numaNode", {"int": 0}, id="vendor-alias"),
     pytest.param(NUMA, {"int": 0, "ints": None}, id="null-member-is-omitted"),
+    # YAML's `0.0` is the integer 0 kubectl sends (webhook.rules.k8s.decode.is_int64)
+    pytest.param(NUMA, {"int": 0.0}, id="integral-float"),
+    pytest.param(NUMA, {"ints": [0.0, 1]}, id="integral-float-list"),
 ]
 
 
