@@ -1,14 +1,14 @@
 """The `kubernetes` client, configured once, with every failure turned into one `CertsError` line.
 
 Reads go through `_preload_content=False` and plain JSON, so draguard sees exactly what the API server sent
-(client 37's models drop unknown fields and re-type `caBundle`). Configuration comes from a kubeconfig file
-(`--kubeconfig`, else `$KUBECONFIG`, else `~/.kube/config`) or, inside a Pod, the service account.
+(client 37's models drop unknown fields and re-type `caBundle`). Which cluster and which credentials, and every
+check of the kubeconfig before the first request: `certs.kubeconfig` (kubectl's rules). A connection that fails
+before the request is sent is tried once more, quietly; nothing else is retried.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -17,6 +17,7 @@ from typing import Any
 from certs.errors import CertsError
 
 TIMEOUT = (10.0, 30.0)  # connect, read: a Job should fail fast and clearly, not hang
+NETWORK_RETRIES = 1  # a connection that failed before the request was sent: once more
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,13 +47,18 @@ class Kube:
         import urllib3
         from kubernetes.client.exceptions import ApiException
 
-        try:
-            response = method(*args, _preload_content=False, _request_timeout=TIMEOUT, **kwargs)
-            raw = response.data
-        except ApiException as err:
-            raise ApiError(_api_error(err, what), err.status) from None
-        except urllib3.exceptions.HTTPError as err:
-            raise CertsError(f"cannot reach the Kubernetes API server at {self.host}: {_network_reason(err)}") from None
+        for attempt in range(1 + NETWORK_RETRIES):
+            try:
+                response = method(*args, _preload_content=False, _request_timeout=TIMEOUT, **kwargs)
+                raw = response.data
+                break
+            except ApiException as err:
+                raise ApiError(_api_error(err, what), err.status) from None
+            except urllib3.exceptions.HTTPError as err:
+                if attempt < NETWORK_RETRIES and never_sent(err):
+                    continue
+                raise CertsError(f"cannot reach the Kubernetes API server at {self.host}: "
+                                 f"{_network_reason(err)}") from None
         try:
             body = json.loads(raw) if raw else None
         except ValueError:
@@ -60,28 +66,21 @@ class Kube:
         return Answer(response.status, body, dict(response.headers))
 
 
-def connect(kubeconfig: str | None = None, context: str | None = None, *, in_cluster: bool | None = None) -> Kube:
-    """A client for the cluster: in-cluster when asked, or when no kubeconfig is named and we run in a Pod."""
-    from kubernetes import client, config
+def connect(kubeconfig: str | None = None, context: str | None = None) -> Kube:
+    """A client for the cluster `certs.kubeconfig.configure` chooses (kubectl's rules), checked before any request."""
+    from kubernetes import client
 
-    configuration = client.Configuration()
-    if in_cluster is None:
-        in_cluster = kubeconfig is None and not os.environ.get("KUBECONFIG") and "KUBERNETES_SERVICE_HOST" in os.environ
-    try:
-        if in_cluster:
-            config.load_incluster_config(client_configuration=configuration)  # type: ignore[no-untyped-call]
-        else:
-            if kubeconfig is not None and not os.path.isfile(kubeconfig):
-                raise CertsError(f"{kubeconfig}: no such kubeconfig file")
-            # Read $KUBECONFIG now (the client reads it once, at import); a path list is merged as kubectl does.
-            path = kubeconfig or os.environ.get("KUBECONFIG") or os.path.expanduser("~/.kube/config")
-            config.load_kube_config(  # type: ignore[no-untyped-call]
-                config_file=path, context=context, client_configuration=configuration, persist_config=False
-            )
-    except config.ConfigException as err:
-        raise CertsError(f"cannot load the Kubernetes configuration: {' '.join(str(err).split())}") from None
-    configuration.retries = 1  # urllib3 otherwise retries a refused connection three times
-    return Kube(client.ApiClient(configuration))
+    from certs.kubeconfig import configure
+
+    return Kube(client.ApiClient(configure(kubeconfig, context)))
+
+
+def never_sent(err: Exception) -> bool:
+    """Whether the request surely never reached the server (connecting failed): safe to send again."""
+    import urllib3
+
+    reason = getattr(err, "reason", None) if isinstance(err, urllib3.exceptions.MaxRetryError) else err
+    return isinstance(reason, urllib3.exceptions.NewConnectionError | urllib3.exceptions.ConnectTimeoutError)
 
 
 def _api_error(err: Any, what: str) -> str:

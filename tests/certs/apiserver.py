@@ -254,6 +254,57 @@ def kubeconfig(url: str, ca_file: Path, token: str = TOKEN) -> str:
     )
 
 
+# Broken kubeconfigs, one kind each: what every command that reads a cluster refuses before its first request.
+BROKEN_KUBECONFIGS = ("yaml", "not-a-map", "base64", "token-file", "no-key", "wrong-key")
+
+
+def with_user(config: Path, user: str) -> None:
+    """Rewrite the kubeconfig file `config` with `user` (lines indented by four) in place of the test token."""
+    text = config.read_text(encoding="utf-8")
+    config.write_text(text.replace(f"    token: {TOKEN}\n", user), encoding="utf-8")
+
+
+def exec_user(command: Path) -> str:
+    """The `user:` lines of an exec credential plugin, for `with_user`."""
+    return (f"    exec:\n      apiVersion: client.authentication.k8s.io/v1\n      command: {command}\n"
+            "      interactiveMode: Never\n")
+
+
+def exec_plugin(path: Path, script: str) -> Path:
+    """An executable shell script at `path` running `script`: an exec credential plugin for `exec_user`."""
+    path.write_text(f"#!/bin/sh\n{script}", encoding="utf-8")
+    path.chmod(0o755)
+    return path
+
+
+def key_pair(directory: Path) -> tuple[Path, Path]:
+    """A certificate and its key, new in `directory` (from a new CA)."""
+    made = generate(directory, "client", "default")
+    return made.cert_file, made.key_file
+
+
+def break_kubeconfig(config: Path, case: str, scratch: Path) -> str:
+    """Break the kubeconfig file `config` in one of the ways of BROKEN_KUBECONFIGS (files it needs go under
+    `scratch`); answers the error that follows 'cannot load the Kubernetes configuration: '."""
+    if case == "yaml":
+        config.write_text("clusters: [\n", encoding="utf-8")
+        return f"{config}:2:1: invalid YAML: expected the node content, but found '<stream end>'"
+    if case == "not-a-map":
+        with_user(config, "    - token\n")  # the user a list, not a map
+        return f"{config}: not a kubeconfig (TypeError: list indices must be integers or slices, not str)"
+    if case == "base64":
+        with_user(config, "    client-certificate-data: '!!notbase64'\n")
+        return "user test: client-certificate-data is not base64"
+    if case == "token-file":
+        with_user(config, f"    tokenFile: {scratch}/absent-token\n")
+        return f"user test: cannot read {scratch}/absent-token: No such file or directory"
+    cert, _ = key_pair(scratch / "one")
+    other = key_pair(scratch / "two")[1]
+    with_user(config, f"    client-certificate: {cert}\n" + ("" if case == "no-key" else f"    client-key: {other}\n"))
+    return ("user test: a client certificate but no client-key(-data)" if case == "no-key" else
+            "user test: the client key does not match the client certificate")
+
+
 def webhook_configuration(name: str, *hooks: str, service: tuple[str, str] = ("draguard-system", "draguard"),
                           ca_bundle: str | None = None, annotations: dict[str, str] | None = None) -> dict[str, Any]:
     """A ValidatingWebhookConfiguration as `kubectl get -o json` shows it."""

@@ -107,8 +107,9 @@ def test_a_kubeconfig_without_the_named_context_is_one_line(apiserver: FakeAPISe
     assert "prod" in err.value.message
 
 
-def test_inside_a_pod_without_a_service_account_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_inside_a_pod_without_a_service_account_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("KUBECONFIG", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))  # no ~/.kube/config: it would win over the service account
     monkeypatch.setenv("KUBERNETES_SERVICE_HOST", "10.96.0.1")
     monkeypatch.setenv("KUBERNETES_SERVICE_PORT", "443")
     with pytest.raises(CertsError) as err:

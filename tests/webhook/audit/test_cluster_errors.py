@@ -17,7 +17,16 @@ from typing import Any
 import pytest
 
 from tests.builders import claim_with_selector, device, slice_with
-from tests.certs.apiserver import TOKEN, kubeconfig, status
+from tests.certs.apiserver import (
+    BROKEN_KUBECONFIGS,
+    break_kubeconfig,
+    exec_plugin,
+    exec_user,
+    key_pair,
+    kubeconfig,
+    status,
+    with_user,
+)
 from tests.webhook.audit.apiserver import DRA, AuditAPIServer, Canned
 from tests.webhook.audit.conftest import NUMA, Run, synthetic
 from webhook import cli
@@ -316,18 +325,10 @@ def test_context_without_any_kubeconfig_is_an_error_not_the_pod(cli_run: Any,
 # 4, 5: a broken kubeconfig stops before any request, in one line naming the problem
 
 
-def _user(api: AuditAPIServer, user: str) -> str:
-    return api.kubeconfig.read_text(encoding="utf-8").replace(f"    token: {TOKEN}\n", user)
-
-
 def test_a_failing_exec_plugin_stops_before_any_request(tmp_path: Path, cli_run: Any) -> None:
-    plugin = tmp_path / "plugin.sh"
-    plugin.write_text("#!/bin/sh\necho \"error: you must log in first\" >&2\nexit 1\n", encoding="utf-8")
-    plugin.chmod(0o755)
+    plugin = exec_plugin(tmp_path / "plugin.sh", "echo \"error: you must log in first\" >&2\nexit 1\n")
     with AuditAPIServer(tmp_path, copy.deepcopy(synthetic())) as api:
-        api.kubeconfig.write_text(_user(api, f"    exec:\n      apiVersion: client.authentication.k8s.io/v1\n"
-                                             f"      command: {plugin}\n      interactiveMode: Never\n"),
-                                  encoding="utf-8")
+        with_user(api.kubeconfig, exec_user(plugin))
         for args in (["audit"], ["lint", "claim.yaml", "--cluster"]):
             run = cli_run(*args, "--kubeconfig", str(api.kubeconfig))
             prefix = "--cluster: " if args[0] == "lint" else ""
@@ -338,42 +339,18 @@ def test_a_failing_exec_plugin_stops_before_any_request(tmp_path: Path, cli_run:
 
 def test_a_missing_exec_plugin_is_named(tmp_path: Path, cli_run: Any) -> None:
     with AuditAPIServer(tmp_path, copy.deepcopy(synthetic())) as api:
-        api.kubeconfig.write_text(_user(api, "    exec:\n      apiVersion: client.authentication.k8s.io/v1\n"
-                                             f"      command: {tmp_path}/absent\n"), encoding="utf-8")
+        with_user(api.kubeconfig, exec_user(tmp_path / "absent"))
         run = cli_run("audit", "--kubeconfig", str(api.kubeconfig))
         assert api.requests == []
     _one_error(run, f"cannot load the Kubernetes configuration: user test: exec credential plugin failed: "
                     f"{tmp_path}/absent: No such file or directory")
 
 
-def _pair(directory: Path) -> tuple[Path, Path]:
-    from certs.issue import generate
-
-    made = generate(directory, "client", "default")
-    return made.cert_file, made.key_file
-
-
-@pytest.mark.parametrize("case", ["yaml", "base64", "token-file", "no-key", "wrong-key"])
+@pytest.mark.parametrize("case", BROKEN_KUBECONFIGS)
 def test_kubeconfig_content_errors_are_one_line(tmp_path: Path, cli_run: Any, case: str) -> None:
     with AuditAPIServer(tmp_path, copy.deepcopy(synthetic())) as api:
         config = api.kubeconfig
-        if case == "yaml":
-            config.write_text("clusters: [\n", encoding="utf-8")
-            expected = f"{config}:2:1: invalid YAML: expected the node content, but found '<stream end>'"
-        elif case == "base64":
-            config.write_text(_user(api, "    client-certificate-data: '!!notbase64'\n"), encoding="utf-8")
-            expected = "user test: client-certificate-data is not base64"
-        elif case == "token-file":
-            config.write_text(_user(api, f"    tokenFile: {tmp_path}/absent-token\n"), encoding="utf-8")
-            expected = f"user test: cannot read {tmp_path}/absent-token: No such file or directory"
-        else:
-            cert, key = _pair(tmp_path / "one")
-            other = _pair(tmp_path / "two")[1]
-            key_line = "" if case == "no-key" else f"    client-key: {other}\n"
-            config.write_text(_user(api, f"    client-certificate: {cert}\n{key_line}"), encoding="utf-8")
-            expected = ("user test: a client certificate but no client-key(-data)" if case == "no-key" else
-                        "user test: the client key does not match the client certificate")
-            assert key != other
+        expected = break_kubeconfig(config, case, tmp_path)
         run = cli_run("audit", "--kubeconfig", str(config))
         assert api.requests == []
     _one_error(run, f"cannot load the Kubernetes configuration: {expected}")
@@ -401,7 +378,7 @@ def test_insecure_skip_tls_verify_warns_about_nothing(tmp_path: Path, cli_run: A
 def test_a_network_failure_is_one_line_without_retry_warnings(tmp_path: Path, cli_run: Any,
                                                               caplog: pytest.LogCaptureFixture) -> None:
     with AuditAPIServer(tmp_path, copy.deepcopy(synthetic())) as api:
-        other = _pair(tmp_path / "other-ca")
+        other = key_pair(tmp_path / "other-ca")
         api.kubeconfig.write_text(api.kubeconfig.read_text(encoding="utf-8").replace(str(api.ca_file), str(other[0])),
                                   encoding="utf-8")
         for args in (["audit"], ["lint", "claim.yaml", "--cluster"]):

@@ -1,0 +1,185 @@
+"""Which cluster, with which credentials: the kubernetes client's `Configuration`, chosen as kubectl chooses it.
+
+Every command that talks to a cluster connects through `configure()` (`draguard certs ...` via `certs.kube`,
+`draguard audit` and `draguard lint --cluster` via `webhook.audit.kubeconfig`):
+
+- a kubeconfig wins: `--kubeconfig FILE`, else `$KUBECONFIG` (a path list, merged; missing files skipped),
+  else `~/.kube/config` when it exists. `--context` picks one of its contexts.
+- the Pod's service account only when there is no kubeconfig at all and no `--context` (kubectl's rule: a
+  toolbox Pod with a kubeconfig for another cluster works on that cluster, not its own).
+- everything the client would defer or swallow is checked before the first request, each as one line
+  (`CertsError`, exit 2): invalid YAML, data fields that are not base64, a file the kubeconfig names that
+  cannot be read, a client certificate without its key or with a key that does not match, and an exec
+  credential plugin that fails (the client logs that and sends the requests anonymously; kubectl stops).
+- an `HTTPS_PROXY`/`HTTP_PROXY` from the environment is not used for a loopback API server (`localhost`,
+  127.0.0.0/8, ::1), as Go's `http.ProxyFromEnvironment` never proxies those; a kubeconfig `proxy-url` is.
+- urllib3 retries nothing and warns about nothing (the callers retry themselves, silently).
+"""
+
+from __future__ import annotations
+
+import binascii
+import logging
+import os
+import re
+from typing import Any
+from urllib.parse import urlsplit
+
+from certs.errors import CertsError
+
+PROBLEM = "cannot load the Kubernetes configuration"
+DATA_FIELDS = {"cluster": ("certificate-authority-data",), "user": ("client-certificate-data", "client-key-data")}
+
+
+def kubeconfig_paths(kubeconfig: str | None) -> list[str]:
+    """The kubeconfig files to merge, empty when there is none (then the Pod's service account may be used)."""
+    if kubeconfig is not None:
+        if os.path.isdir(kubeconfig):
+            raise CertsError(f"{kubeconfig}: is a directory, not a kubeconfig file")
+        if not os.path.exists(kubeconfig):
+            raise CertsError(f"{kubeconfig}: no such kubeconfig file")
+        return [kubeconfig]
+    listed = os.environ.get("KUBECONFIG")
+    if listed:  # read now: the client reads $KUBECONFIG once, at import
+        return [p for p in listed.split(os.pathsep) if p and os.path.isfile(os.path.expanduser(p))]
+    home = os.path.expanduser("~/.kube/config")
+    return [home] if os.path.isfile(home) else []
+
+
+def configure(kubeconfig: str | None = None, context: str | None = None) -> Any:
+    """A `kubernetes.client.Configuration` for the chosen cluster, checked as far as it can be offline."""
+    from kubernetes import client, config
+
+    configuration = client.Configuration()
+    paths = kubeconfig_paths(kubeconfig)
+    if not paths:
+        if context is not None:
+            raise CertsError(f"--context {context}: no kubeconfig file ($KUBECONFIG or ~/.kube/config) to find it "
+                                "in")
+        if "KUBERNETES_SERVICE_HOST" not in os.environ:
+            raise CertsError(f"{PROBLEM}: no kubeconfig ($KUBECONFIG or ~/.kube/config) and not inside a cluster")
+        try:
+            config.load_incluster_config(client_configuration=configuration)  # type: ignore[no-untyped-call]
+        except config.ConfigException as err:
+            raise CertsError(f"{PROBLEM}: in-cluster: {err}") from None
+        _quiet(configuration, from_kubeconfig=False)
+        return configuration
+    proxy_url, user = _load(os.pathsep.join(paths), context, configuration)
+    _check_client_certificate(configuration, user)
+    _quiet(configuration, from_kubeconfig=proxy_url)
+    return configuration
+
+
+class _ExecFailures(logging.Filter):
+    """The client's kube_config module logs (with `logging.error`) what goes wrong in an exec credential plugin,
+    then goes on without credentials: catch those records instead of printing them."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.messages: list[str] = []
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.module == "kube_config" and record.levelno >= logging.ERROR:
+            self.messages.append(record.getMessage())
+            return False
+        return True
+
+
+def _load(path: str, context: str | None, configuration: Any) -> tuple[bool, str]:
+    """Load the kubeconfig into `configuration`; whether its cluster names a `proxy-url`, and the user's name."""
+    import yaml  # type: ignore[import-untyped]
+    from kubernetes.config import kube_config
+    from kubernetes.config.config_exception import ConfigException
+
+    failures = _ExecFailures()
+    root = logging.getLogger()
+    root.addFilter(failures)
+    user = "?"
+    try:
+        loader = kube_config._get_kube_config_loader(  # type: ignore[no-untyped-call]
+            filename=path, active_context=context, persist_config=False)
+        user = _name(loader, "user")
+        for part, fields in DATA_FIELDS.items():
+            node = getattr(loader, f"_{part}", None)
+            for name in fields:
+                value = node.value.get(name) if node is not None and isinstance(node.value, dict) else None
+                if value is not None:
+                    try:
+                        binascii.a2b_base64(str(value).encode())
+                    except (binascii.Error, ValueError):
+                        raise CertsError(f"{PROBLEM}: {part} {_name(loader, part)}: {name} is not base64") from None
+        loader.load_and_set(configuration)
+        cluster = getattr(loader, "_cluster", None)
+        proxy_url = cluster is not None and "proxy-url" in cluster
+    except ConfigException as err:
+        raise CertsError(f"{PROBLEM}: {err}") from None
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        where = f"{mark.name}:{mark.line + 1}:{mark.column + 1}: " if mark is not None else ""
+        problem = getattr(err, "problem", None) or str(err)
+        raise CertsError(f"{PROBLEM}: {where}invalid YAML: {problem}") from None
+    except OSError as err:
+        raise CertsError(f"{PROBLEM}: user {user}: cannot read {err.filename or path}: "
+                            f"{err.strerror or err}") from None
+    except (binascii.Error, UnicodeDecodeError) as err:  # a data field the check above let through
+        raise CertsError(f"{PROBLEM}: user {user}: {err}") from None
+    except (AttributeError, TypeError, KeyError) as err:  # a field of the wrong shape (a list for a map)
+        raise CertsError(f"{PROBLEM}: {path}: not a kubeconfig ({type(err).__name__}: {err})") from None
+    finally:
+        root.removeFilter(failures)
+    if failures.messages:
+        message = " ".join(failures.messages[-1].split()).removeprefix("exec: ")
+        message = re.sub(r"^\[Errno -?\d+\] (.+): '(.+)'$", r"\2: \1", message)
+        raise CertsError(f"{PROBLEM}: user {user}: exec credential plugin failed: {message}")
+    return proxy_url, user
+
+
+def _name(loader: Any, part: str) -> str:
+    try:
+        return str(loader._current_context["context"][part])
+    except Exception:  # only for the message
+        return "?"
+
+
+def _check_client_certificate(configuration: Any, user: str) -> None:
+    """A client certificate needs its key and the two must match; urllib3 would only say so at the first
+    request, as a network error."""
+    import ssl
+
+    cert, key = configuration.cert_file, configuration.key_file
+    if not cert and not key:
+        return
+    if not cert or not key:
+        missing = "client-key(-data)" if cert else "client-certificate(-data)"
+        raise CertsError(f"{PROBLEM}: user {user}: a client {'certificate' if cert else 'key'} but no {missing}")
+    try:
+        ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT).load_cert_chain(cert, key)
+    except ssl.SSLError as err:
+        why = "the client key does not match the client certificate" if "KEY_VALUES_MISMATCH" in str(err) else (
+            f"the client certificate or key is not PEM ({err.reason or err})")
+        raise CertsError(f"{PROBLEM}: user {user}: {why}") from None
+
+
+def is_loopback(url: str) -> bool:
+    import ipaddress
+
+    host = (urlsplit(url).hostname or "").lower()
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _quiet(configuration: Any, *, from_kubeconfig: bool) -> None:
+    import urllib3
+
+    if configuration.proxy and not from_kubeconfig and is_loopback(configuration.host):
+        configuration.proxy = None  # as Go's ProxyFromEnvironment: never for loopback
+    # No urllib3 retries (each logs a WARNING): the callers (certs.kube, webhook.audit.client) retry what they
+    # should, quietly.
+    # Redirects are still followed (the Authorization header is dropped for another origin).
+    configuration.retries = urllib3.Retry(total=None, connect=0, read=0, other=0, status=0, redirect=10)
+    if not configuration.verify_ssl:  # asked for in the kubeconfig: kubectl does not warn on every request
+        urllib3.disable_warnings(urllib3.exceptions.InsecureRequestWarning)
