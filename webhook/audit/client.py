@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from certs.kube import never_sent
 from webhook.errors import DraguardError
 
 log = logging.getLogger(__name__)
@@ -80,7 +81,7 @@ class Cluster:
             except ApiException as err:  # pragma: no cover - the transport returns error statuses, it does not raise
                 raise Failure(err.status or 0, err.reason or "", printable(str(err.body or "")), {}) from None
             except urllib3.exceptions.HTTPError as err:
-                if failed < NETWORK_RETRIES and (method == "GET" or _before_sending(err)):
+                if failed < NETWORK_RETRIES and (method == "GET" or never_sent(err)):
                     failed += 1
                     continue
                 raise DraguardError(self._network(err, method, path)) from None
@@ -123,14 +124,6 @@ class Cluster:
         from certs.kube import _network_reason
 
         return f"cannot reach the Kubernetes API server at {self.host}: {printable(_network_reason(reason))}"
-
-
-def _before_sending(err: Exception) -> bool:
-    """Whether the request surely never reached the server (connecting failed): safe to send again."""
-    import urllib3
-
-    reason = getattr(err, "reason", None) if isinstance(err, urllib3.exceptions.MaxRetryError) else err
-    return isinstance(reason, urllib3.exceptions.NewConnectionError | urllib3.exceptions.ConnectTimeoutError)
 
 
 def retry_after(status: int, header: str | None) -> float | None:
