@@ -7,6 +7,10 @@ are refused (None: the caller reads them as YAML): a duplicate key (YAML refuses
 (strings in YAML), an escaped lone surrogate, a top level that is not one object. Positions are not kept:
 the first `position()` asked of any object of a text reads that text once more through the YAML
 backends, so a finding or a shape error points at the same line and column as it would from YAML.
+
+A stream of JSON documents (`jq -c`, `jq '.items[]'`; `kubectl apply -f` reads them) is no YAML: `stream`
+cuts it into its documents for the reader to read one by one, and `StreamDoc` places each document's fields
+back where they are written in the stream.
 """
 
 from __future__ import annotations
@@ -15,11 +19,12 @@ import json
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from webhook.fieldpath import FieldPath
 from webhook.findings import Position
 from webhook.manifests.objects import Locator, expand
+from webhook.manifests.problems import type_name
 from webhook.wire import Obj
 
 _SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
@@ -94,3 +99,97 @@ def load(text: str, source: str, reread: Callable[[str, str], Sequence[Locator]]
             return None  # an item that is not an object: the YAML backend words the problem
         docs.append(JsonDoc(source, 0, item, base, len(docs), positions))
     return docs
+
+
+# JSON streams: `jq '.items[]'`, `jq -c` and `kubectl get -o json` pieces joined, as `kubectl apply -f` reads them.
+_BLANK = re.compile(r"[ \t\r\n]*")  # JSON's whitespace, between the documents of a stream
+
+
+class StreamError(NamedTuple):
+    """Why a JSON stream stops being one (a document that is not JSON, or not an object), and where."""
+
+    message: str
+    line: int
+    column: int
+
+
+class Piece(NamedTuple):
+    """One document of a JSON stream: its text and where it starts in the stream's text."""
+
+    text: str
+    line: int  # lines before the document's first (0-based line of its start)
+    column: int  # characters before its start, on that line
+    offset: int  # characters before its start
+
+
+def stream(text: str) -> list[Piece] | StreamError | None:
+    """The documents of a stream of JSON values (two or more, the first an object), or why its first document
+    that is not a JSON object stops it; None when `text` is not such a stream (one value, or not JSON from the
+    first character: the YAML readers word its problem). Splitting only: each piece is read as its own text."""
+    start = _BLANK.match(text).end()  # type: ignore[union-attr]  # the pattern matches the empty string
+    if not text.startswith("{", start):
+        return None
+    decoder = json.JSONDecoder()
+    pieces: list[Piece] = []
+    line = line_start = 0  # the line of `start`, counted as the scan moves on, and where that line starts
+    while start < len(text):
+        line += text.count("\n", line_start, start)
+        line_start = text.rfind("\n", line_start, start) + 1 or line_start
+        try:
+            value, end = decoder.raw_decode(text, start)
+        except json.JSONDecodeError as err:
+            if not pieces:
+                return None
+            return StreamError(f"invalid JSON: {err.msg}", err.lineno, err.colno)
+        except RecursionError:
+            if not pieces:
+                return None
+            return StreamError("invalid JSON: nested too deeply for draguard's reader", line + 1,
+                               start - line_start + 1)
+        if value is not None and not isinstance(value, dict):
+            return StreamError(f"document {len(pieces) + 1} is a {type_name(value)}, not an object", line + 1,
+                               start - line_start + 1)
+        pieces.append(Piece(text[start:end], line, start - line_start, start))
+        start = _BLANK.match(text, end).end()  # type: ignore[union-attr]
+    return pieces if len(pieces) > 1 else None
+
+
+@dataclass(frozen=True, slots=True)
+class StreamDoc:
+    """One object of a JSON stream's document, read as a text of its own: its places moved to the stream's."""
+
+    inner: Locator
+    document: int
+    piece: Piece = field(repr=False)
+
+    @property
+    def source(self) -> str:
+        return self.inner.source
+
+    @property
+    def obj(self) -> Obj:
+        return self.inner.obj
+
+    @property
+    def base(self) -> FieldPath:
+        return self.inner.base
+
+    def position(self, path: FieldPath) -> Position | None:
+        found = self.inner.position(path)
+        return None if found is None else shift(found, self.piece)
+
+    def scalar_start(self, path: FieldPath) -> int | None:
+        start = self.inner.scalar_start(path)
+        return None if start is None else start + self.piece.offset
+
+
+def shift(position: Position, piece: Piece) -> Position:
+    """A position inside a piece -> the same place in the stream's text."""
+    line, column = _moved(position.line, position.column, piece)
+    if position.end_line is None or position.end_column is None:
+        return Position(position.file, line, column)
+    return Position(position.file, line, column, *_moved(position.end_line, position.end_column, piece))
+
+
+def _moved(line: int, column: int, piece: Piece) -> tuple[int, int]:
+    return line + piece.line, column + piece.column if line == 1 else column

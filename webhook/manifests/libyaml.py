@@ -200,9 +200,19 @@ def resolve_plain(text: str) -> Any:
 
 
 def documents(text: str) -> list[Any] | None:
-    """The node trees of every document (None when libyaml cannot read the text)."""
+    """The node trees of every document (None when libyaml cannot read the text). A stream of JSON documents
+    (`jq -c`) has one per document, as the reader numbers them."""
     try:
         return list(yaml.compose_all(text, Loader=_loader()))
+    except (yaml.YAMLError, AttributeError):
+        pass
+    from webhook.manifests import jsontext
+
+    pieces = jsontext.stream(text)
+    if not isinstance(pieces, list):
+        return None
+    try:
+        return [yaml.compose(piece.text, Loader=_loader()) for piece in pieces]
     except (yaml.YAMLError, AttributeError):
         return None
 

@@ -4,11 +4,13 @@ exactly as the reference (ruamel) would.
     read(paths) -> sources (files, dirs, globs, `-`) -> parse each text:
         JSON object text, values first (positions=False)  -> webhook.manifests.jsontext
         YAML 1.2 without merge keys, tags or errors       -> webhook.manifests.libyaml
+        a stream of JSON documents (`jq -c`)              -> each document read alone, as above
         anything else, and every problem's wording        -> webhook.manifests.roundtrip
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, TextIO
 
@@ -20,6 +22,8 @@ from webhook.wire import Obj, kind_of
 
 if TYPE_CHECKING:
     from webhook.manifests import roundtrip
+
+_JSON_START = re.compile(r"[ \t\r\n]*\{")
 
 
 def parse(text: str, source: str, problems: list[Problem], *, positions: bool = True) -> list[Locator]:
@@ -46,11 +50,38 @@ def _parse(text: str, source: str, problems: list[Problem], positions: bool) -> 
     fast = libyaml.load(text, source)
     if fast is not None:
         return list(fast)
+    if _JSON_START.match(text):  # maybe a stream of JSON documents (`jq -c`), which no YAML reader takes
+        streamed = _stream(text, source, problems, positions)
+        if streamed is not None:
+            return streamed
     from webhook.manifests import roundtrip  # the fallback: imported only for a text the fast paths decline
 
     loaded = roundtrip.load_text(text, source)
     problems.extend(loaded.problems)
     return list(loaded.manifests)
+
+
+def _stream(text: str, source: str, problems: list[Problem], positions: bool) -> list[Locator] | None:
+    """The objects of a stream of JSON documents, each document read as a text of its own by `parse` and
+    placed back where it starts; None when `text` is not a JSON stream. A document that is not a JSON object
+    makes the whole text one problem, as a YAML syntax error does."""
+    from webhook.manifests import jsontext
+
+    pieces = jsontext.stream(text)
+    if pieces is None:
+        return None
+    if isinstance(pieces, jsontext.StreamError):
+        problems.append(Problem(source, pieces.message, pieces.line, pieces.column))
+        return []
+    docs: list[Locator] = []
+    for index, piece in enumerate(pieces):
+        found: list[Problem] = []
+        docs += [jsontext.StreamDoc(doc, index, piece) for doc in parse(piece.text, source, found, positions=positions)]
+        for problem in found:
+            problems.append(problem if problem.line is None else problem._replace(
+                line=problem.line + piece.line,
+                column=(problem.column or 1) + piece.column if problem.line == 1 else problem.column))
+    return docs
 
 
 def _reread(text: str, source: str) -> list[Locator]:
