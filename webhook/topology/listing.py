@@ -14,7 +14,7 @@ from typing import Any
 
 from celext.vocabulary import NUMA_NODE
 from webhook.topology.devices import names
-from webhook.topology.numa import Derivation, Form, Topology, atoi, go_fields, go_trim
+from webhook.topology.numa import Derivation, Form, Topology, atoi, go_fields, go_trim, malformed_distance
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +31,15 @@ class NodeRow:
     cpus: str  # the node's cpulist as the kernel prints it ("" for a CPU-less node)
     distance: tuple[str, ...] | None  # the SLIT row's fields, None when there is no distance file
     derived: tuple[Derivation, ...]
+    notes: tuple[str, ...] = ()  # about the row itself, whatever the forms shown (a malformed distance row)
+
+    @property
+    def distances(self) -> list[int] | None:
+        """The SLIT row as numbers; None without a row or with a field that is not a number (`notes` says so)."""
+        if self.distance is None:
+            return None
+        numbers = [atoi(field) for field in self.distance]
+        return None if None in numbers else [n for n in numbers if n is not None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +61,8 @@ class Listing:
         seen: dict[str, None] = {}
         rows: list[PciRow | NodeRow] = [*self.pci, *self.nodes]
         for row in rows:
+            if isinstance(row, NodeRow):
+                seen.update(dict.fromkeys(row.notes))
             for derivation in row.derived:
                 seen.update(dict.fromkeys(derivation.notes))
         return list(seen)
@@ -71,13 +82,16 @@ def collect(
     for node in nodes:
         row = reader.read(f"devices/system/node/node{node}/distance")
         cpulist = reader.read(f"devices/system/node/node{node}/cpulist")
+        fields = tuple(go_fields(row)) if row is not None else None
+        malformed = next((f for f in fields or () if atoi(f) is None), None)
         node_rows.append(
             NodeRow(
                 node,
                 topology.socket(node),
                 go_trim(cpulist) if cpulist is not None else "",
-                tuple(go_fields(row)) if row is not None else None,
+                fields,
                 tuple(topology.node(node, form) for form in forms),
+                (malformed_distance(node, malformed),) if malformed is not None else (),
             )
         )
     return Listing(
@@ -153,7 +167,7 @@ def document(listing: Listing) -> dict[str, Any]:
                     "node": row.node,
                     "socket": row.socket,
                     "cpus": row.cpus,
-                    "distance": [_number(d) for d in row.distance] if row.distance is not None else None,
+                    "distance": row.distances,
                 },
                 row.derived[0],
             )
@@ -162,11 +176,6 @@ def document(listing: Listing) -> dict[str, Any]:
         "cpus": [{"cpu": row.cpu, "numaNode": row.node} for row in listing.cpus],
         "notes": listing.notes,
     }
-
-
-def _number(text: str) -> int | str:
-    value = atoi(text)
-    return text if value is None else value
 
 
 def _entry(head: dict[str, Any], derivation: Derivation) -> dict[str, Any]:

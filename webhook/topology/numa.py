@@ -128,7 +128,12 @@ class Topology:
         rel = f"bus/pci/devices/{bdf}/numa_node"
         text = self.reader.read(rel)
         if text is None:
-            if self.reader.listdir(f"bus/pci/devices/{bdf}") is None:
+            entry = f"bus/pci/devices/{bdf}"
+            if self.reader.listdir(entry) is None:
+                if self.reader.read(entry) is not None:
+                    # The entry is there but is a file (sysfs has a link to the device's directory): a broken
+                    # tree, not a missing device, whether it is listed or asked for with --pci.
+                    raise SysfsError(f"{self.reader.describe(entry)}: a file, not a PCI device directory")
                 reason = f"no PCI device {bdf} under {self.reader.describe('bus/pci/devices')}"
                 return Derivation(subject, None, None, reason, status="absent")
             # A kernel built without CONFIG_NUMA has no numa_node files; the helper fails, nothing is published.
@@ -224,9 +229,7 @@ class Topology:
         for text_value in fields:
             value = atoi(text_value)
             if value is None:
-                return Equidistant(
-                    None, notes=(f"node {node}'s SLIT distance row has {text_value!r}, not a number: {fallback}",)
-                )
+                return Equidistant(None, notes=(malformed_distance(node, text_value),))
             distances.append(value)
         notes: list[str] = []
         online = self.nodes()
@@ -304,6 +307,11 @@ class Topology:
             except LookupError:
                 continue
         return dict(sorted(found.items()))
+
+
+def malformed_distance(node: int, field: str) -> str:
+    """The note for a SLIT distance row with a field that is not a number."""
+    return f"node {node}'s SLIT distance row has {field!r}, not a number: list falls back to [{node}]"
 
 
 def _too_big(node: int) -> str:
