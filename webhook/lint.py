@@ -23,7 +23,7 @@ from webhook.manifests import Locator, Problem, libyaml, parse, read_sources, re
 from webhook.policy import Policy
 from webhook.rules.base import DRA_KINDS
 from webhook.rules.runner import RULE_ERROR  # the finding of a rule that raised; deny by default
-from webhook.run import run_rules, sort_key
+from webhook.run import run_rules, sort_key, source_path
 from webhook.spans import LineIndex, value_offsets
 from webhook.suggest import with_suggestion
 from webhook.waivers import REASON_RULE, comment_waivers, waived
@@ -208,7 +208,7 @@ def lint_text(text: str, source: str, policy: Policy, *, inventory: Sequence[Obj
 def _waived(finding: Finding, doc: Locator, waivers: dict[int, Any]) -> bool:
     """A `# draguard: ignore[rule]` comment on the token's line or on the line of the field holding it."""
     lines = [finding.position.line] if finding.position is not None else []
-    field_position = doc.position(finding.path)
+    field_position = doc.position(source_path(doc.obj, finding.path))
     if field_position is not None:
         lines.append(field_position.line)
     return waived(finding, waivers, lines)
@@ -226,14 +226,16 @@ def _place(finding: Finding, doc: Locator, source: str, text: str, index: LineIn
            walked: dict[tuple[int, FieldPath], list[int] | None]) -> Position | None:
     """The exact token when the finding has a span inside a string scalar; else where the field is.
     `walked` remembers each scalar's character offsets (None: not a string scalar, or not placeable) for the
-    file's other findings at the same field: a selector's findings share one lookup and one walk."""
+    file's other findings at the same field: a selector's findings share one lookup and one walk. A path as the
+    API server names it is looked up where the file writes it (`run.source_path`: v1beta1 layouts)."""
+    written = source_path(doc.obj, finding.path)
     if finding.span is not None:
         key = (id(doc), finding.path)  # the documents live as long as `walked`
         if key in walked:
             offsets = walked[key]
         else:
-            start = doc.scalar_start(finding.path)
-            value = value_at(doc.obj, finding.path)
+            start = doc.scalar_start(written)
+            value = value_at(doc.obj, written)
             offsets = walked[key] = (value_offsets(text, start, value)
                                      if start is not None and isinstance(value, str) else None)
         if offsets is not None:
@@ -242,7 +244,7 @@ def _place(finding: Finding, doc: Locator, source: str, text: str, index: LineIn
             line, column = index.line_column(offsets[min(lo, last)])
             end_line, end_column = index.line_column(offsets[min(hi, last)])
             return Position(source, line, column, end_line, end_column)
-    return doc.position(finding.path)
+    return doc.position(written)
 
 
 def fix_text(result: FileResult) -> Result:
@@ -251,11 +253,12 @@ def fix_text(result: FileResult) -> Result:
     groups: dict[tuple[int, str], tuple[Target, list[Edit]]] = {}
     for doc, finding in result.fixable:
         assert finding.fix is not None
-        start = doc.scalar_start(finding.path)
-        value = value_at(doc.obj, finding.path)
+        written = source_path(doc.obj, finding.path)
+        start = doc.scalar_start(written)
+        value = value_at(doc.obj, written)
         if start is None or not isinstance(value, str):
             continue
-        target = Target(doc.base.join(finding.path), doc.document, start, value)
+        target = Target(doc.base.join(written), doc.document, start, value)
         key = (doc.document, str(target.path))
         groups.setdefault(key, (target, []))[1].append(finding.fix)
     if not groups:

@@ -31,6 +31,7 @@ from webhook.policy import Policy
 from webhook.rules import CATALOGUE
 from webhook.rules.base import RESOURCE_SLICE, Rule, RuleContext
 from webhook.rules.runner import BUDGET_EXCEEDED, RULE_ERROR
+from webhook.rules.selectors_sites import written_request_path
 from webhook.suppress import suppressed
 from webhook.wire import Obj, kind_of, plain
 
@@ -232,11 +233,16 @@ def _position(locator: Locator, path: FieldPath) -> Position | None:
 
 
 def source_path(obj: Obj, path: FieldPath) -> FieldPath:
-    """Where `path` (flat, as the API server names it) sits in the object as written.
+    """Where `path` (as the API server names it) sits in the object as written.
 
-    v1beta1 nests device fields under `basic`: `spec.devices[0].attributes` is written at
-    `spec.devices[0].basic.attributes`.
+    v1beta1 nests a slice's device fields under `basic`: `spec.devices[0].attributes` is written at
+    `spec.devices[0].basic.attributes`. And the other way round for claims: the server validates a v1beta1
+    request converted, its own fields under `exactly` (`spec.devices.requests[0].exactly.selectors[0]...`), where
+    the file has them on the request itself (`spec.devices.requests[0].selectors[0]...`).
     """
+    claim_side = written_request_path(obj, path)
+    if claim_side is not None:
+        return claim_side
     steps = list(path.steps())
     if len(steps) < 4 or steps[0][0] != "spec" or steps[1][0] != "devices" or steps[3][0] == "name":
         return path

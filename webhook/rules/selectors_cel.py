@@ -24,7 +24,7 @@ from webhook.rules.base import Check, Origin, Rule, RuleContext
 from webhook.rules.k8s.decode import go_len
 from webhook.rules.k8s.ids import WIRE_TYPE
 from webhook.rules.resourceslice import decoded
-from webhook.rules.selectors_sites import SELECTOR_KINDS, Site, sites
+from webhook.rules.selectors_sites import SELECTOR_KINDS, Site, sites, written_request_path
 from webhook.suppress import suppressed
 from webhook.wire import Obj
 
@@ -89,7 +89,7 @@ def _required(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
             path = site.problem_path or site.path
             if refused is None:
                 refused = _refused_by_decoder(obj, ctx)
-            if str(path) in refused:
+            if str(written_request_path(obj, path) or path) in refused:
                 continue  # a field of the wrong JSON type: k8s-wire-type reports it as the API server does
             yield Finding(path, site.problem, hint="a selector is `- cel: {expression: <CEL>}`")
 

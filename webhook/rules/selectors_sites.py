@@ -18,7 +18,7 @@ computed once per `run_rules` call.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from webhook.fieldpath import FieldPath
@@ -138,8 +138,9 @@ def _request_v1beta1(path: FieldPath, request: Obj) -> Iterator[Site]:
     has_first = bool(get_list(request, "firstAvailable"))
     if main and has_first:
         yield Site(path, None, problem=ONE_OF_MULTIPLE, problem_path=path)
-    elif main:
-        yield from _selectors(path.child("selectors"), get_list(request, "selectors"), _class_name(request))
+    elif main:  # reported where the server's errors say (under `exactly`); run.source_path finds it in the file
+        yield from _selectors(path.child("exactly").child("selectors"), get_list(request, "selectors"),
+                              _class_name(request))
     elif has_first:
         yield from _first_available(path, request)
     else:
@@ -148,6 +149,28 @@ def _request_v1beta1(path: FieldPath, request: Obj) -> Iterator[Site]:
             extra = (" (`exactly` is a resource.k8s.io/v1 field: v1beta1 keeps deviceClassName and selectors on "
                      "the request itself, and the API server drops `exactly` as an unknown field)")
         yield Site(path, None, problem=ONE_OF_REQUIRED + extra, problem_path=path)
+
+
+def written_request_path(obj: Obj, path: FieldPath) -> FieldPath | None:
+    """`...devices.requests[i].exactly.<rest>` as written in a v1beta1 claim or template whose request has no
+    `exactly` (its fields are on the request itself); None when the path is not such a one."""
+    if obj.get("apiVersion") != "resource.k8s.io/v1beta1":
+        return None
+    steps = list(path.steps())
+    node: Any = obj
+    for at, (segment, _is_key) in enumerate(steps):
+        if segment == "exactly" and at >= 3 and steps[at - 2][0] == "requests" and isinstance(node, Mapping):
+            if isinstance(node.get("exactly"), Mapping):
+                return None  # written under `exactly` (a field v1beta1 drops): the path is the file's
+            out = FieldPath()
+            for kept, is_key in steps[:at] + steps[at + 1:]:
+                out = out.index(kept) if isinstance(kept, int) else out.key(kept) if is_key else out.child(kept)
+            return out
+        if isinstance(segment, int):
+            node = node[segment] if isinstance(node, list) and 0 <= segment < len(node) else None
+        else:
+            node = node.get(segment) if isinstance(node, Mapping) else None
+    return None
 
 
 def _exactly(path: FieldPath, request: Obj) -> Iterator[Site]:
