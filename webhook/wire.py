@@ -22,6 +22,21 @@ def as_list(value: object) -> Sequence[Any] | None:
     return value if isinstance(value, list | tuple) else None
 
 
+def json_type(value: object) -> str:
+    """The JSON name of a decoded value's type, as a message to a client shows it (`got an array`)."""
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, Mapping):
+        return "an object"
+    if isinstance(value, list | tuple):
+        return "an array"
+    return "null" if value is None else type(value).__name__
+
+
 def get_map(obj: Obj | None, *keys: str) -> Obj:
     """`obj[k1][k2]...` as a mapping, or an empty mapping when absent or not a mapping."""
     current: object = obj

@@ -163,7 +163,7 @@ REVIEW = encode(admission_review(slice_with(numa=1), uid="uid-m"))
         (b"{" + b" " * MAX_BODY + b"}", JSON, (413, "", f"request entity is too large; limit is {MAX_BODY} bytes")),
         (b'{"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview"}', JSON,
          (400, "", "request is missing: an AdmissionReview sent to a webhook carries request")),
-        (b"[]", JSON, (400, "", "expected a JSON object of kind AdmissionReview, got list")),
+        (b"[]", JSON, (400, "", "expected a JSON object of kind AdmissionReview, got an array")),
         (b'{"kind": "\xff"}', JSON, (400, "", "request body is not valid JSON: not UTF-8")),
         (REVIEW.replace(b'"uid": "uid-m"', b'"uid": NaN'), JSON,
          (400, "", "request body is not valid JSON: NaN is not JSON")),

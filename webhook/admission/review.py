@@ -20,7 +20,7 @@ import msgspec
 
 from webhook.admission.response import Response, audit_key, errored
 from webhook.errors import DraguardError
-from webhook.wire import LazyObject, Obj, no_constant
+from webhook.wire import LazyObject, Obj, json_type, no_constant
 
 # The API server sends objects of at most etcd's 1.5 MiB request limit, which JSON encoding of a review
 # (object plus oldObject) can roughly double and quadruple; controller-runtime settled on 7 MiB for that.
@@ -103,7 +103,7 @@ def parse(body: bytes) -> Request:
     if data is None:
         data = decode(body)
     if not isinstance(data, Mapping):
-        raise BadReview(400, f"expected a JSON object of kind {KIND}, got {type(data).__name__}")
+        raise BadReview(400, f"expected a JSON object of kind {KIND}, got {json_type(data)}")
     req = data.get("request")
     uid = req.get("uid") if isinstance(req, Mapping) else None
     uid_text = uid if isinstance(uid, str) else ""
@@ -118,7 +118,7 @@ def parse(body: bytes) -> Request:
         raise BadReview(400, "request is missing: an AdmissionReview sent to a webhook carries request",
                         api_version=api_version)
     if uid is not None and not isinstance(uid, str):  # there, but not a uid: say so, not "missing"
-        raise BadReview(400, f"request.uid: expected a string, got {type(uid).__name__}", api_version=api_version)
+        raise BadReview(400, f"request.uid: expected a string, got {json_type(uid)}", api_version=api_version)
     if not uid_text:
         raise BadReview(400, "request.uid is missing or empty", api_version=api_version)
     return _request(req, uid_text, api_version)
@@ -138,11 +138,11 @@ def _request(req: Mapping[str, Any], uid: str, api_version: str) -> Request:
     resource = resource if isinstance(resource, Mapping) else {}
     obj, old = req.get("object"), req.get("oldObject")
     if obj is not None and not isinstance(obj, Mapping):  # a value of the wrong type first: it is not missing
-        raise bad(f"request.object: expected a JSON object, got {type(obj).__name__}")
+        raise bad(f"request.object: expected a JSON object, got {json_type(obj)}")
     if operation in ("CREATE", "UPDATE") and obj is None:
         raise bad(f"request.object is missing: {_article(operation)} {operation} review carries the object")
     if old is not None and not isinstance(old, Mapping):
-        raise bad(f"request.oldObject: expected a JSON object, got {type(old).__name__}")
+        raise bad(f"request.oldObject: expected a JSON object, got {json_type(old)}")
     dry_run = req.get("dryRun", False)
     if dry_run is None:
         dry_run = False

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from webhook.admission.response import Response, allowed, clip, denied
 from webhook.admission.review import GroupVersionResource, Request
+from webhook.wire import json_type
 
 DRA_GROUP = "resource.k8s.io"
 SLICE_KINDS = frozenset({"ResourceSlice"})
@@ -75,6 +76,6 @@ def route_mismatch(req: Request) -> str:
                                         ("apiVersion", api_version, f"apiVersion {clip(api_version, NAME_CHARS)}")):
             value = obj.get(member)
             if value is not None and value != expected:  # a missing one is filled in from the request
-                shown = clip(value, OBJECT_KIND_CHARS) if isinstance(value, str) else type(value).__name__
-                return f"{field}.{member} {shown!r} does not match the request's {named}"
+                shown = repr(clip(value, OBJECT_KIND_CHARS)) if isinstance(value, str) else json_type(value)
+                return f"{field}.{member} {shown} does not match the request's {named}"
     return ""

@@ -146,7 +146,7 @@ def _body(**request: object) -> bytes:
 
 @pytest.mark.parametrize(
     ("body", "message"),
-    [(b"[]", "expected a JSON object of kind AdmissionReview, got list"),
+    [(b"[]", "expected a JSON object of kind AdmissionReview, got an array"),
      (b'{"apiVersion": 1}', "expected admission.k8s.io/v1, Kind=AdmissionReview, got 1, Kind=<missing>"),
      (json.dumps({"apiVersion": "v" * 100, "kind": "AdmissionReview"}).encode(),
       f"expected admission.k8s.io/v1, Kind=AdmissionReview, got {json.dumps('v' * 100)[:80]}, "
@@ -157,9 +157,9 @@ def _body(**request: object) -> bytes:
      (_body(operation="CREATE", kind={"kind": 1}, object={}), NO_KIND),
      (_body(operation="CREATE", kind="x", object={}), NO_KIND),
      (_body(operation="DELETE", kind={"kind": "ResourceSlice"}, object=[]),
-      "request.object: expected a JSON object, got list"),
+      "request.object: expected a JSON object, got an array"),
      (_body(operation="DELETE", kind={"kind": "ResourceSlice"}, oldObject=1),
-      "request.oldObject: expected a JSON object, got int"),
+      "request.oldObject: expected a JSON object, got a number"),
      (_body(operation="CREATE", kind={"kind": "ResourceSlice"}),
       "request.object is missing: a CREATE review carries the object"),
      (_body(operation="PATCH", kind={"kind": "ResourceSlice"}),

@@ -98,9 +98,9 @@ def test_the_lazy_object_reads_as_the_decoded_one() -> None:
 
 @pytest.mark.parametrize(("old", "message"), [
     (b'{"spec": {"driver": "\xff"}}', "request body is not valid JSON: not UTF-8"),
-    (b'"x"', "request.oldObject: expected a JSON object, got str"),
-    (b"[1]", "request.oldObject: expected a JSON object, got list"),
-    (b"1E400", "request.oldObject: expected a JSON object, got float"),
+    (b'"x"', "request.oldObject: expected a JSON object, got a string"),
+    (b"[1]", "request.oldObject: expected a JSON object, got an array"),
+    (b"1E400", "request.oldObject: expected a JSON object, got a number"),
     (b'{"a": NaN}', "request body is not valid JSON: NaN is not JSON"),
 ])
 def test_a_bad_old_object_is_refused_as_before(old: bytes, message: str) -> None:

@@ -71,7 +71,7 @@ def refused(data: bytes) -> BadReview:
         (b"\xff\xfe\x00", 400, "request body is not valid JSON: not UTF-8", ""),
         (b'{"a": NaN}', 400, "request body is not valid JSON: NaN is not JSON", ""),
         (b"[" * 100_000, 400, "request body is not valid JSON: nested too deeply", ""),
-        (b"[]", 400, "expected a JSON object of kind AdmissionReview, got list", ""),
+        (b"[]", 400, "expected a JSON object of kind AdmissionReview, got an array", ""),
         (encode({**body(), "kind": "Pod"}), 400,
          'expected admission.k8s.io/v1, Kind=AdmissionReview, got "admission.k8s.io/v1", Kind="Pod"',
          "705ab4f5-6393-11e8-b7cc-42010a800002"),
@@ -81,11 +81,11 @@ def refused(data: bytes) -> BadReview:
         (encode({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview"}), 400,
          "request is missing: an AdmissionReview sent to a webhook carries request", ""),
         (encode(body(uid="")), 400, "request.uid is missing or empty", ""),
-        (encode(body(uid=7)), 400, "request.uid: expected a string, got int", ""),
+        (encode(body(uid=7)), 400, "request.uid: expected a string, got a number", ""),
         (encode(body(object=None)), 400, "request.object is missing: a CREATE review carries the object",
          "705ab4f5-6393-11e8-b7cc-42010a800002"),
         (encode(body(operation="UPDATE", object=[1])), 400,
-         "request.object: expected a JSON object, got list", "705ab4f5-6393-11e8-b7cc-42010a800002"),
+         "request.object: expected a JSON object, got an array", "705ab4f5-6393-11e8-b7cc-42010a800002"),
         (encode(body(operation="PATCH")), 400,
          'request.operation: unsupported value "PATCH"; expected one of CREATE, UPDATE, DELETE, CONNECT',
          "705ab4f5-6393-11e8-b7cc-42010a800002"),
@@ -93,7 +93,7 @@ def refused(data: bytes) -> BadReview:
          "705ab4f5-6393-11e8-b7cc-42010a800002"),
         (encode(body(dryRun="yes")), 400, 'request.dryRun: expected true or false, got "yes"',
          "705ab4f5-6393-11e8-b7cc-42010a800002"),
-        (encode(body(oldObject="x")), 400, "request.oldObject: expected a JSON object, got str",
+        (encode(body(oldObject="x")), 400, "request.oldObject: expected a JSON object, got a string",
          "705ab4f5-6393-11e8-b7cc-42010a800002"),
         (b" " * (MAX_BODY + 1), 413, f"request entity is too large; limit is {MAX_BODY} bytes", ""),
     ],
@@ -172,3 +172,12 @@ def test_denial_causes_carry_the_upstream_cause_type(message: str, cause: str) -
     """As `apierrors.NewInvalid` fills `details.causes`: the type the message's upstream prefix names."""
     causes = review.answer("u", denied("m", [("spec.x", message)]))["response"]["status"]["details"]["causes"]
     assert causes == [{"reason": cause, "field": "spec.x", "message": message}]
+
+
+@pytest.mark.parametrize(("value", "named"), [([], "an array"), ({}, "an object"), (1, "a number"), (1.5, "a number"),
+                                              (True, "a boolean"), ("x", "a string"), (None, "null")])
+def test_a_wrong_json_type_is_named_in_json_terms(value: object, named: str) -> None:
+    """A client sees JSON's names for what it sent (`got an array`), not Python's (`got list`)."""
+    from webhook.wire import json_type
+
+    assert json_type(value) == named

@@ -89,7 +89,7 @@ def test_an_old_object_that_is_not_an_object_is_read_or_refused_as_before(old: A
         assert parse(body(request)).old_object is None
     else:
         assert refused(body(request))[1]["response"]["status"]["message"] == (
-            "request.oldObject: expected a JSON object, got str")
+            "request.oldObject: expected a JSON object, got a string")
 
 
 def status(code: int, message: str, reason: str = "BadRequest") -> dict[str, Any]:
@@ -110,7 +110,7 @@ def status(code: int, message: str, reason: str = "BadRequest") -> dict[str, Any
      ({"uid": "u", "operation": "UPDATE", "kind": KIND}, "u",
       "request.object is missing: an UPDATE review carries the object"),
      ({"uid": "u", "operation": "DELETE", "kind": KIND, "object": 5}, "u",
-      "request.object: expected a JSON object, got int"),
+      "request.object: expected a JSON object, got a number"),
      ({"uid": "u", "operation": "CREATE", "kind": KIND, "object": OBJ, "dryRun": "yes"}, "u",
       'request.dryRun: expected true or false, got "yes"')],
 )

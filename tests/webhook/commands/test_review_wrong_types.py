@@ -27,11 +27,11 @@ def review(tmp_path: Path, capsys: pytest.CaptureFixture[str], **request: Any) -
 
 
 @pytest.mark.parametrize(("request_fields", "message"), [
-    ({"object": [1]}, "request.object: expected a JSON object, got list"),
-    ({"object": "x", "operation": "UPDATE"}, "request.object: expected a JSON object, got str"),
-    ({"oldObject": [1], "operation": "UPDATE"}, "request.oldObject: expected a JSON object, got list"),
-    ({"uid": 5}, "request.uid: expected a string, got int"),
-    ({"uid": ["u"]}, "request.uid: expected a string, got list"),
+    ({"object": [1]}, "request.object: expected a JSON object, got an array"),
+    ({"object": "x", "operation": "UPDATE"}, "request.object: expected a JSON object, got a string"),
+    ({"oldObject": [1], "operation": "UPDATE"}, "request.oldObject: expected a JSON object, got an array"),
+    ({"uid": 5}, "request.uid: expected a string, got a number"),
+    ({"uid": ["u"]}, "request.uid: expected a string, got an array"),
     # not there at all: missing
     ({"object": None}, "request.object is missing: a CREATE review carries the object"),
     ({"object": ...}, "request.object is missing: a CREATE review carries the object"),
