@@ -1,11 +1,13 @@
 """Consumable capacity (DRAConsumableCapacity): does a device have room for a request's capacity.
 
-Mirrors `structured/internal/experimental/consumable_capacity.go` (`cmpRequestOverCapacity`,
-`resolveDeviceCapacity`, `resolveCapacityName`, `calculateConsumedQuantity`, `roundUpRange`,
+Mirrors `structured/internal/experimental/consumable_capacity.go` (`CmpRequestOverCapacity`,
+`requestsContainNonExistCapacity`, `calculateConsumedCapacity`, `fillEmptyRequest`, `roundUpRange`,
 `roundUpValidValues`, `violatesPolicy`): every capacity the device publishes is consumed, by the
 requested amount rounded up by the device's request policy, or else by the policy default or the whole
 value; the sum with what earlier requests of the claim took from a shareable device must not pass the
-value. A request naming a capacity the device does not have skips the device.
+value. Capacity names are map keys compared exactly, as upstream does: a request for
+`gpu.example.com/memory` does not find a device capacity published as `memory` (nor the reverse), and a
+request naming a capacity the device does not have skips the device.
 Arithmetic is exact decimal (upstream switches between int64 and milli-value paths and aborts on values
 they cannot represent; draguard does not model those aborts).
 """
@@ -17,7 +19,6 @@ from decimal import ROUND_CEILING, Decimal
 from typing import Any
 
 from celext.quantity import parse_quantity
-from celext.vocabulary import qualify
 
 Obj = Mapping[str, Any]
 Consumed = dict[str, Decimal]  # fully qualified capacity name -> amount
@@ -38,27 +39,9 @@ def _map(value: Any) -> Obj:
     return value if isinstance(value, Mapping) else {}
 
 
-def device_capacity(device: Obj, driver: str) -> dict[str, Obj]:
-    """The device's capacities by fully qualified name; `<driver>/x` wins over an unqualified `x`."""
-    resolved: dict[str, Obj] = {}
-    raw = _map(device.get("capacity"))
-    for name, spec in raw.items():
-        if isinstance(name, str) and name.startswith(driver + "/"):
-            resolved[name] = _map(spec)
-    for name, spec in raw.items():
-        if not isinstance(name, str) or name.startswith(driver + "/"):
-            continue
-        resolved.setdefault(qualify(name, driver), _map(spec))
-    return resolved
-
-
-def _resolve(name: str, driver: str, raw: Obj) -> str | None:
-    if name in raw:
-        return qualify(name, driver)
-    domain, slash, ident = name.partition("/")
-    if slash:
-        return name if domain == driver and ident in raw else None
-    return f"{driver}/{name}" if f"{driver}/{name}" in raw else None
+def device_capacity(device: Obj) -> dict[str, Obj]:
+    """The device's capacities by name, exactly as published (upstream map keys)."""
+    return {name: _map(spec) for name, spec in _map(device.get("capacity")).items() if isinstance(name, str)}
 
 
 def _round_up(requested: Decimal, policy: Obj) -> Decimal:
@@ -99,18 +82,21 @@ def _violates(amount: Decimal, policy: Obj) -> bool:
 
 def consume(requests: Obj, device: Obj, driver: str, taken: Consumed | None = None) -> Consumed | str:
     """What the device gives this request, or why it cannot (a one-line reason)."""
-    raw = _map(device.get("capacity"))
+    published = device_capacity(device)
     wanted: dict[str, Decimal] = {}
     for name, value in requests.items():
-        key = _resolve(str(name), driver, raw)
-        if key is None:
-            return f"publishes no capacity {name}"
+        key = str(name)
+        if key not in published:  # requestsContainNonExistCapacity: exact keys
+            other = key.partition("/")[2] if "/" in key else f"{driver}/{key}"
+            hint = (f" (it publishes {other}; the allocator compares capacity names exactly)"
+                    if other in published else "")
+            return f"publishes no capacity {name}{hint}"
         amount = _quantity(value)
         if amount is None:
             return f"capacity request {name}: {value!r} is not a quantity"
         wanted[key] = amount
     consumed: Consumed = {}
-    for key, spec in device_capacity(device, driver).items():
+    for key, spec in published.items():
         total, policy = _quantity(spec.get("value")), _map(spec.get("requestPolicy"))
         if total is None:
             continue

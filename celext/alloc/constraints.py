@@ -4,16 +4,24 @@ Mirrors the structured allocator in `k8s.io/dynamic-resource-allocation`
 (`structured/internal/experimental`: `attributeAsSet`, `intersection`, `matchAttributeConstraint`,
 `distinctAttributeConstraint`, `lookupAttribute`), in its two modes:
 
-- `list` (allocator feature `ListTypeAttributes`, what kube-scheduler 1.37 selects): every value
-  is a set, a scalar a one-element set. matchAttribute keeps the running intersection of all chosen
-  devices and accepts a device only while it stays non-empty (`∩ vₖ ≠ ∅`); backtracking pops the
-  intersection back, as upstream's intersection stack does. distinctAttribute accepts a device
-  whose set is disjoint from every device chosen so far (pairwise disjoint).
-- `scalar` (the stable and incubating allocators, kube-scheduler 1.36): equality of one scalar
-  value. The first device is always accepted, whatever its value; a later device with a list
-  value fails, and a later scalar device fails against a stored list: a list fails closed as soon
-  as two devices are involved. distinctAttribute rejects a later device with a list value and
-  never counts a stored list as a duplicate of a scalar.
+- `list` (allocator feature `ListTypeAttributes`, the experimental allocator kube-scheduler 1.37
+  selects only with the alpha gate `DRAListTypeAttributes`): every value is a set, a scalar a
+  one-element set. matchAttribute narrows one running intersection in place as devices are added
+  and accepts a device only while it stays non-empty. Taking a device back (backtracking) only
+  counts it down, as upstream's `remove` does: the narrowed set stays until no device of the
+  constraint is left, so after a backtrack the constraint can be stricter than "∩ vₖ ≠ ∅".
+- `scalar` (the stable and incubating allocators: kube-scheduler 1.36, and 1.37 by default):
+  equality of one scalar value. The first device is always accepted, whatever its value; a later
+  device with a list value fails, and a later scalar device fails against a stored list: a list
+  fails closed as soon as two devices are involved.
+
+distinctAttribute keeps one value per claim *request* (upstream `attributes[requestName]`, the parent
+name for a subrequest): a new device is compared only with the last device placed for each request,
+and taking a device back forgets its request's entry entirely. So the devices of a `count: N` request
+are only checked against their neighbour, not pairwise. The first device is always accepted. `list`:
+a new device's set must be disjoint from each stored set (a stored set it cannot read is skipped);
+`scalar`: a new list value is refused once anything is stored, and a stored list never counts as a
+duplicate of a scalar.
 
 Values are the wire form of a ResourceSlice attribute (`{"int": 4}`, `{"ints": [6, 4, 5, 7]}`).
 Version values compare as strings, as upstream does (no semver normalisation: `1.0.0+a` and
@@ -222,11 +230,11 @@ class _Tracker:
         return Rejection(lambda: f"{name} of device {device_id} has no usable value ({render_attribute(attribute)})")
 
     def remove(self, request: str) -> None:
-        """Undo the latest accepted `add` for a request this tracker applies to."""
+        """Take back the latest accepted `add` for a request this tracker applies to (upstream `remove`)."""
         if self.applies(request):
-            self._pop()
+            self._pop(request)
 
-    def _pop(self) -> None:
+    def _pop(self, request: str) -> None:
         self.chosen.pop()
 
     def label(self) -> str:
@@ -235,9 +243,14 @@ class _Tracker:
 
 @dataclass(slots=True)
 class MatchAttribute(_Tracker):
-    """matchAttribute: all chosen devices share a value (list: a common element)."""
+    """matchAttribute: all chosen devices share a value (list: a common element), with upstream's state:
+    a device count, the first device's value (scalar) or one intersection narrowed in place (list)."""
 
-    _stack: list[ValueSet] = field(default_factory=list)  # running intersection per chosen device
+    count: int = 0  # upstream numDevices
+    intersection: ValueSet | None = None  # list mode: what is left after every add since count was 0
+    narrowed_by: list[Chosen] = field(default_factory=list)  # the devices that narrowed it (some taken back)
+    first: Chosen | None = None  # scalar mode: upstream m.attribute
+    stale_rejections: int = 0  # list mode: rejections by a set that devices taken back had narrowed
 
     def label(self) -> str:
         return f"matchAttribute {self.attribute}"
@@ -248,7 +261,10 @@ class MatchAttribute(_Tracker):
         if not self.chosen:
             return None
         if self.semantics == "list":
-            return self._stack[-1]
+            common = self.chosen[0].values
+            for c in self.chosen[1:]:
+                common = common.intersection(c.values) if common is not None and c.values is not None else None
+            return common
         return attribute_as_set(self.chosen[0].attribute)
 
     def add(self, request: str, device_id: str, device: Mapping[str, Any], driver: str) -> Rejection | None:
@@ -258,28 +274,38 @@ class MatchAttribute(_Tracker):
             return read
         attribute, new = read
         name = self.attribute
-        if self.semantics == "list":
+        chosen = Chosen(request, device_id, attribute, new)
+        if self.count == 0:  # the first device can always get picked (list: if it has a usable value)
+            if self.semantics == "list":
+                if new is None:
+                    return self._unusable(device_id, attribute)
+                self.intersection, self.narrowed_by = new, [chosen]
+            else:
+                self.first = chosen
+        elif self.semantics == "list":
             if new is None:
                 return self._unusable(device_id, attribute)
-            if self.chosen:
-                current = self._stack[-1]
-                narrowed = current.intersection(new)
-                if narrowed is None:
-                    holders = tuple(self.chosen)
-                    return Rejection(lambda: (
-                        f"{name} {render_attribute(attribute)} of device {device_id} (request {request}) has nothing "
-                        f"in common with {current}, the values shared by {_holders(holders)}"))
-                new = narrowed
-            self._stack.append(new)
-        elif self.chosen:
+            current = self.intersection
+            narrowed = current.intersection(new) if current is not None else None
+            if narrowed is None:
+                holders, placed = tuple(self.narrowed_by), tuple(self.chosen)
+                if len(holders) > len(placed):
+                    self.stale_rejections += 1
+                return Rejection(lambda: _no_common(name, request, device_id, attribute, current=current,
+                                                        holders=holders, placed=placed))
+            self.intersection = narrowed
+            self.narrowed_by.append(chosen)
+        else:
             problem = self._scalar_mismatch(request, device_id, attribute)
             if problem is not None:
                 return problem
-        self.chosen.append(Chosen(request, device_id, attribute, new))
+        self.count += 1
+        self.chosen.append(chosen)
         return None
 
     def _scalar_mismatch(self, request: str, device_id: str, attribute: Mapping[str, Any]) -> Rejection | None:
-        name, first = self.attribute, self.chosen[0]
+        name, first = self.attribute, self.first
+        assert first is not None
         if is_list(attribute):
             return Rejection(lambda: (
                 f"{name} of device {device_id} is the list {render_attribute(attribute)}; without list semantics "
@@ -294,10 +320,22 @@ class MatchAttribute(_Tracker):
                 f"{render_attribute(first.attribute)} of device {first.device}{why}"))
         return None
 
-    def _pop(self) -> None:
+    def _pop(self, request: str) -> None:
+        # upstream remove: numDevices-- only; the narrowed intersection (or first value) stays until it is 0
         self.chosen.pop()
-        if self.semantics == "list":
-            self._stack.pop()
+        self.count -= 1
+
+
+def _no_common(name: str, request: str, device_id: str, attribute: Mapping[str, Any], *, current: ValueSet | None,
+               holders: Sequence[Chosen], placed: Sequence[Chosen]) -> str:
+    text = (f"{name} {render_attribute(attribute)} of device {device_id} (request {request}) has nothing in common "
+            f"with {current}, the values shared by {_holders(holders)}")
+    here = {c.device for c in placed}
+    gone = [c.device for c in holders if c.device not in here]
+    if gone:
+        text += (f" ({', '.join(gone)} taken back by the search; the allocator keeps the set they narrowed "
+                 "while devices of this constraint remain placed)")
+    return text
 
 
 def _holders(chosen: Sequence[Chosen]) -> str:
@@ -306,7 +344,11 @@ def _holders(chosen: Sequence[Chosen]) -> str:
 
 @dataclass(slots=True)
 class DistinctAttribute(_Tracker):
-    """distinctAttribute: no two chosen devices share a value (list: pairwise disjoint sets)."""
+    """distinctAttribute with upstream's state: a device count and one value per claim request (the last
+    device placed for it)."""
+
+    count: int = 0  # upstream numDevices
+    by_request: dict[str, Chosen] = field(default_factory=dict)  # upstream attributes[requestName]
 
     def label(self) -> str:
         return f"distinctAttribute {self.attribute}"
@@ -316,19 +358,29 @@ class DistinctAttribute(_Tracker):
         if not isinstance(read, tuple):
             return read
         attribute, new = read
-        if self.semantics == "list":
-            rejection = self._list_clash(request, device_id, attribute, new)
-        else:
-            rejection = self._scalar_clash(request, device_id, attribute)
-        if rejection is None:
-            self.chosen.append(Chosen(request, device_id, attribute, new))
-        return rejection
+        if self.count:
+            if self.semantics == "list":
+                rejection = self._list_clash(request, device_id, attribute, new)
+            else:
+                rejection = self._scalar_clash(request, device_id, attribute)
+            if rejection is not None:
+                return rejection
+        chosen = Chosen(request, device_id, attribute, new)
+        self.by_request[_base(request)] = chosen
+        self.count += 1
+        self.chosen.append(chosen)
+        return None
+
+    def _pop(self, request: str) -> None:
+        self.chosen.pop()
+        self.by_request.pop(_base(request), None)  # upstream delete(m.attributes, requestName)
+        self.count -= 1
 
     def _list_clash(self, request: str, device_id: str, attribute: Mapping[str, Any], new: ValueSet | None
                     ) -> Rejection | None:
         if new is None:
             return self._unusable(device_id, attribute)
-        for other in self.chosen:
+        for other in self.by_request.values():
             existing = other.values
             if existing is None:
                 continue  # upstream skips a stored value it cannot read
@@ -339,7 +391,7 @@ class DistinctAttribute(_Tracker):
 
     def _scalar_clash(self, request: str, device_id: str, attribute: Mapping[str, Any]) -> Rejection | None:
         name, mine = self.attribute, scalar_value(attribute)
-        for other in self.chosen:
+        for other in self.by_request.values():
             if mine is None:
                 # Upstream's type switch finds no scalar field: a list (or empty) value is refused.
                 return Rejection(lambda: (
@@ -348,6 +400,11 @@ class DistinctAttribute(_Tracker):
             if scalar_value(other.attribute) == mine:
                 return _duplicates(name, request, device_id, attribute, other)
         return None
+
+
+def _base(request: str) -> str:
+    """The claim request a device counts for: the parent of a subrequest (upstream's baseRequestName)."""
+    return request.partition("/")[0]
 
 
 def _shares(name: str, request: str, device_id: str, attribute: Mapping[str, Any], other: Chosen, *,
@@ -381,7 +438,7 @@ def make_constraint(spec: Mapping[str, Any], semantics: Semantics) -> Constraint
 def _feed(tracker: Constraint, values: Sequence[Mapping[str, Any]], driver: str) -> str | None:
     for index, value in enumerate(values):
         device = {"name": f"device-{index}", "attributes": {tracker.attribute: value}}
-        problem = tracker.add("request", f"{driver}/pool/device-{index}", device, driver)
+        problem = tracker.add(f"request-{index}", f"{driver}/pool/device-{index}", device, driver)
         if problem is not None:
             return str(problem)
     return None
@@ -389,11 +446,13 @@ def _feed(tracker: Constraint, values: Sequence[Mapping[str, Any]], driver: str)
 
 def check_match(attribute: str, values: Iterable[Mapping[str, Any]], semantics: Semantics = "list",
                 driver: str = "example.com") -> str | None:
-    """Whether devices with these wire values, chosen in order, satisfy matchAttribute (None = yes)."""
+    """Whether devices with these wire values, each for its own request and chosen in order, satisfy
+    matchAttribute (None = yes)."""
     return _feed(MatchAttribute(attribute, frozenset(), semantics), list(values), driver)
 
 
 def check_distinct(attribute: str, values: Iterable[Mapping[str, Any]], semantics: Semantics = "list",
                    driver: str = "example.com") -> str | None:
-    """Whether devices with these wire values, chosen in order, satisfy distinctAttribute (None = yes)."""
+    """Whether devices with these wire values, each for its own request and chosen in order, satisfy
+    distinctAttribute (None = yes: pairwise disjoint, since every request keeps its one value)."""
     return _feed(DistinctAttribute(attribute, frozenset(), semantics), list(values), driver)

@@ -3,7 +3,8 @@
 A node sees its own slices, slices for all nodes, slices whose node selector matches its labels and,
 with `perDeviceNodeSelection`, the devices whose own node fields match. Per pool (driver, pool name)
 only the newest generation counts; a pool missing slices is incomplete, one with a duplicate device
-name invalid, and both are skipped. Pools are ordered by driver then pool name, slices by name.
+name invalid, and both are skipped. Pools are ordered by driver then pool name, slices by name, and pools
+with a device that has `bindingConditions` come after all others (upstream `poolHasBindingConditions`).
 NodeSelector matching follows component-helpers nodeaffinity: terms are ORed, requirements inside a
 term ANDed, a term without requirements selects nothing, `matchFields` knows only `metadata.name`
 with `In`/`NotIn`.
@@ -133,6 +134,7 @@ def pools_for_node(slices: Sequence[Obj], node: Node) -> tuple[list[Device], lis
         if ok:
             _add_slice(relevant, s)
     devices, notes, skipped = [], [], {}
+    deferred: list[Device] = []  # pools with binding conditions: GatherPools appends them last
     for key in sorted(relevant):
         pool_slices = relevant[key]
         wanted, generation = _pool_numbers(pool_slices[0])
@@ -161,8 +163,11 @@ def pools_for_node(slices: Sequence[Obj], node: Node) -> tuple[list[Device], lis
             notes.append(f"pool {key[0]}/{key[1]} is invalid (duplicate device name {duplicate}): skipped")
             skipped[f"{key[0]}/{key[1]}"] = "invalid"
             continue
-        devices += pool_devices
-    return devices, notes, skipped
+        if any(d.wire.get("bindingConditions") is not None for d in pool_devices):
+            deferred += pool_devices
+        else:
+            devices += pool_devices
+    return devices + deferred, notes, skipped
 
 
 def _pool_key(s: Obj) -> tuple[str, str]:

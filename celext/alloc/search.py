@@ -1,9 +1,15 @@
 """The search itself: upstream's `allocateOne` for one claim on one node, over a flat device list.
 
-`Search` evaluates selectors lazily (only as far as the search reaches, since a selector error on a device
-the scheduler never reaches must not abort the claim), consumes capacity, checks constraints as each device
-is placed and backtracks exactly, counting placements against draguard's work bound (`Bound`). It keeps the
-rejection reached deepest for `celext.alloc.why` to report.
+`Search` evaluates selectors lazily, in upstream's order: a device already taken by an earlier request is
+skipped before any selector runs on it, and a device the search never reaches is never evaluated (a selector
+error there must not abort the claim). It consumes capacity, checks constraints as each device is placed and
+backtracks exactly, counting placements against draguard's work bound (`Bound`). It keeps the rejection
+reached deepest for `celext.alloc.why` to report.
+
+`Search.validate` is upstream's `validateDeviceRequest` for `allocationMode: All` requests, run for every
+request and subrequest before the search: it evaluates the selectors on every device of the node (a CEL
+error aborts the claim even when an earlier firstAvailable subrequest would have fitted), leaves out the
+devices without room for the requested capacity, and counts them towards the 32-device claim limit.
 """
 
 from __future__ import annotations
@@ -55,8 +61,9 @@ class Search:
     consumed: list[Consumed] = field(default_factory=list)  # per pick, to give it back on backtracking
     room: dict[tuple[str, str], Consumed | str] = field(default_factory=dict)  # consume() on an untouched device
     memo: dict[tuple[str, int], bool] = field(default_factory=dict)
-    found: dict[str, list[int]] = field(default_factory=dict)  # selectable indices below upto, per request
-    upto: dict[str, int] = field(default_factory=dict)
+    evaluated: dict[str, int] = field(default_factory=dict)  # per request: devices whose answer is in memo
+    found: dict[str, list[int]] = field(default_factory=dict)  # per request, once every device is evaluated
+    all_devices: dict[str, list[int]] = field(default_factory=dict)  # validate(): the devices of All requests
     # the rejection met with the most devices placed: (devices placed, constraint index, rejection)
     deepest: tuple[int, int, Rejection | None] = (-1, -1, None)
 
@@ -64,28 +71,65 @@ class Search:
         key = (request.name, index)
         hit = self.memo.get(key)
         if hit is None:
-            hit = self.memo[key] = self._evaluate(request, self.devices[index])
+            hit = self._evaluate(request, self.devices[index])
+            self.memo[key] = hit
+            done = self.evaluated[request.name] = self.evaluated.get(request.name, 0) + 1
+            if done == len(self.devices):
+                self.found[request.name] = [i for i in range(len(self.devices)) if self.memo[(request.name, i)]]
         return hit
 
     def _candidates(self, request: Request, start: int) -> Iterator[int]:
-        """Selectable device indices from `start` on, evaluating selectors only as far as the search
-        reaches (a selector error on a device the scheduler never reaches must not abort the claim)."""
-        found = self.found.setdefault(request.name, [])
-        position = bisect_left(found, start)
-        while True:
-            if position < len(found):
-                position += 1
-                yield found[position - 1]
+        """Device indices from `start` on that are free and selectable, in upstream's order: the in-use check
+        first, then the selectors (only on devices the search reaches)."""
+        found = self.found.get(request.name)
+        if found is not None:  # every device evaluated: only the selectable ones need looking at
+            for i in found[bisect_left(found, start):]:
+                if self.devices[i].id not in self.in_use:
+                    yield i
+            return
+        for i in range(start, len(self.devices)):
+            if self.devices[i].id in self.in_use:
                 continue
-            upto = self.upto.get(request.name, 0)
-            if upto >= len(self.devices):
-                return
-            self.upto[request.name] = upto + 1
-            if self.selectable(request, upto) and upto >= start:
-                found.append(upto)
-            elif upto < start and self.memo[(request.name, upto)]:
-                found.append(upto)
-                position = len(found)  # below start: recorded, not yielded
+            if self.selectable(request, i):
+                yield i
+
+    def validate(self, skipped: Mapping[str, str]) -> None:
+        """Upstream validateDeviceRequest for every All request and subrequest, in claim order, then the claim
+        limit on the fewest devices the claim can take. Raises ClaimError as Allocate returns it."""
+        # GatherPools' order: pools by ID, incomplete and invalid ones among them, those with binding conditions last
+        late = {(d.driver, d.pool) for d in self.devices if d.wire.get("bindingConditions") is not None}
+        keys = sorted({(d.driver, d.pool) for d in self.devices} - late | {_split(k) for k in skipped})
+        keys += sorted(late)
+        fewest = 0
+        for entry in self.entries:
+            least = None
+            for request in entry.options:
+                if request.all_devices:
+                    self.all_devices[request.name] = self._all(request, keys, skipped)
+                    n = len(self.all_devices[request.name])
+                else:
+                    n = request.count
+                least = n if least is None else min(least, n)
+            fewest += least or 0
+        if fewest > MAX_DEVICES:
+            raise ClaimError(f"claim {self.claim}: number of requested devices {fewest} exceeds the claim limit "
+                             f"of {MAX_DEVICES}")
+
+    def _all(self, request: Request, keys: Sequence[tuple[str, str]], skipped: Mapping[str, str]) -> list[int]:
+        by_pool: dict[tuple[str, str], list[int]] = {}
+        for i, d in enumerate(self.devices):
+            by_pool.setdefault((d.driver, d.pool), []).append(i)
+        chosen = []
+        for key in keys:
+            state = skipped.get(f"{key[0]}/{key[1]}")
+            if state is not None:
+                raise ClaimError(f"claim {self.claim}, request {request.name.rpartition('/')[2]}: asks for all "
+                                 f"devices, but resource pool {key[0]}/{key[1]} is currently {state}")
+            for i in by_pool.get(key, ()):
+                # CmpRequestOverCapacity: a device without room is left out of "all", not a failure
+                if self.selectable(request, i) and not isinstance(self._room(request, self.devices[i]), str):
+                    chosen.append(i)
+        return chosen
 
     def _evaluate(self, request: Request, device: Device) -> bool:
         for owner, selectors in ((f"class {request.class_name}", request.class_selectors),
@@ -131,8 +175,8 @@ class Search:
         return False
 
     def _fill_all(self, index: int, request: Request) -> bool:
-        chosen = [d for i, d in enumerate(self.devices) if self.selectable(request, i)]
-        if not chosen:
+        chosen = [self.devices[i] for i in self.all_devices.get(request.name, ())]
+        if not chosen or len(self.picks) + len(chosen) > MAX_DEVICES:
             return False
         placed = 0
         for device in chosen:
@@ -146,32 +190,38 @@ class Search:
             self._unplace()
         return False
 
+    def _room(self, request: Request, device: Device) -> Consumed | str:
+        taken = self.taken.get(device.id)
+        if taken:  # what is left depends on earlier shares of this device
+            return consume(request.capacity, device.wire, device.driver, taken)
+        key = (request.name, device.id)
+        hit = self.room.get(key)
+        if hit is None:
+            hit = self.room[key] = consume(request.capacity, device.wire, device.driver)
+        return hit
+
     def _place(self, request: Request, device: Device, *, must: bool = False) -> bool:
         self.steps += 1
         if self.steps > self.max_steps:
             raise Bound
-        taken = self.taken.get(device.id)
-        if taken:  # what is left depends on earlier shares of this device
-            consumed = consume(request.capacity, device.wire, device.driver, taken)
-        else:
-            key = (request.name, device.id)
-            hit = self.room.get(key)
-            if hit is None:
-                hit = self.room[key] = consume(request.capacity, device.wire, device.driver)
-            consumed = hit
-        if isinstance(consumed, str):
+        consumed = self._room(request, device)
+        if isinstance(consumed, str) and not must:
             return False  # CmpRequestOverCapacity: skip the device (explain_why reports it)
         for k, constraint in enumerate(self.constraints):
             problem = constraint.add(request.name, device.id, device.wire, device.driver)
             if problem is not None:
-                for undo in reversed(self.constraints[:k]):
-                    undo.remove(request.name)
                 if must:
                     raise ClaimError(f"claim {self.claim}, request {request.name.rpartition('/')[2]}: cannot add "
                                      f"device {device.id} because a claim constraint would not be satisfied")
+                for undo in reversed(self.constraints[:k]):
+                    undo.remove(request.name)
                 if len(self.picks) > self.deepest[0]:
                     self.deepest = (len(self.picks), k, problem)
                 return False
+        if isinstance(consumed, str):
+            # An All device whose room was taken by an earlier request of the claim: upstream's allocateDevice
+            # checks capacity after the constraints and returns without taking them back.
+            return False
         self.picks.append(Pick(request.name, device))
         if not device.shareable:
             self.in_use.add(device.id)
@@ -192,6 +242,11 @@ class Search:
                 taken[name] -= amount
         for constraint in reversed(self.constraints):
             constraint.remove(pick.request)
+
+
+def _split(pool: str) -> tuple[str, str]:
+    driver, _, name = pool.partition("/")  # a driver name has no slash; a pool name may
+    return driver, name
 
 
 def enhance(message: str) -> str:

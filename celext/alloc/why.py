@@ -59,6 +59,20 @@ def _selector_counts(search: Search, request: Request) -> str:
 
 
 def why_not(search: Search, notes: Sequence[str]) -> tuple[str, tuple[str, ...]]:
+    reason, details = _why_not(search, notes)
+    return reason, (*details, *_stale(search))
+
+
+def _stale(search: Search) -> list[str]:
+    """A note per list-semantics matchAttribute that refused devices with a set narrowed by devices the search
+    had taken back (upstream's remove only counts down), so a combination that shares a value can be missed."""
+    return [f"constraint #{i} ({c.label()}): {c.stale_rejections} device(s) were refused by the set narrowed by "
+            "devices the search had already taken back; the allocator widens it again only when no device of "
+            "the constraint is left, so combinations that do share a value can be missed, as in the scheduler"
+            for i, c in enumerate(search.constraints) if isinstance(c, MatchAttribute) and c.stale_rejections]
+
+
+def _why_not(search: Search, notes: Sequence[str]) -> tuple[str, tuple[str, ...]]:
     errors: list[str] = []
     candidates = {r.name: _candidates(search, r, errors) for e in search.entries for r in e.options}
     details = list(notes)

@@ -40,8 +40,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--classes", metavar="PATH", action="append", default=[],
                         help="DeviceClass files or directories (repeatable)")
     parser.add_argument("--semantics", choices=("list", "scalar"), default="list",
-                        help="constraint semantics: list = KEP-5491 set intersection (kube-scheduler 1.37), "
-                             "scalar = pre-list equality, lists fail closed (1.36); default list")
+                        help="constraint semantics: list = KEP-5491 set intersection (kube-scheduler 1.37 with the "
+                             "alpha gate DRAListTypeAttributes), scalar = pre-list equality, lists fail closed "
+                             "(1.36, and 1.37 by default); default list")
     parser.add_argument("--node", metavar="NAME", help="explain on this node only")
     parser.add_argument("--max-steps", metavar="N", type=_positive, default=None,
                         help="bound on placement attempts per node (default 200000)")

@@ -43,7 +43,7 @@ def test_cpu_scalar_4_matches_nic_list_6_4_5_7() -> None:
 
 def test_cpu_scalar_0_does_not_match_nic_list_6_4_5_7() -> None:
     assert check_match(NUMA, [one(0), ints(6, 4, 5, 7)]) == (
-        f"{NUMA} [6, 4, 5, 7] of device example.com/pool/device-1 (request request) has nothing in common "
+        f"{NUMA} [6, 4, 5, 7] of device example.com/pool/device-1 (request request-1) has nothing in common "
         f"with {{0}}, the values shared by example.com/pool/device-0 0"
     )
 
@@ -68,7 +68,7 @@ def test_three_pairwise_overlapping_lists_with_empty_common_intersection_do_not_
     assert check_match(NUMA, [ints(2, 3), ints(3, 1)]) is None
     assert check_match(NUMA, [ints(1, 2), ints(3, 1)]) is None
     assert check_match(NUMA, [ints(1, 2), ints(2, 3), ints(3, 1)]) == (
-        f"{NUMA} [3, 1] of device example.com/pool/device-2 (request request) has nothing in common with {{2}}, "
+        f"{NUMA} [3, 1] of device example.com/pool/device-2 (request request-2) has nothing in common with {{2}}, "
         "the values shared by example.com/pool/device-0 [1, 2], example.com/pool/device-1 [2, 3]"
     )
 
@@ -114,7 +114,7 @@ def test_distinct_attribute_list_semantics(values: list[dict[str, Any]], ok: boo
 
 def test_distinct_pairwise_message_names_both_devices() -> None:
     assert check_distinct(NUMA, [ints(0, 1), ints(2, 3), ints(4, 1)]) == (
-        f"{NUMA} [4, 1] of device example.com/pool/device-2 (request request) shares {{1}} with [0, 1] of "
+        f"{NUMA} [4, 1] of device example.com/pool/device-2 (request request-2) shares {{1}} with [0, 1] of "
         "device example.com/pool/device-0"
     )
 
@@ -124,7 +124,7 @@ def test_distinct_pairwise_message_names_both_devices() -> None:
 def test_scalar_semantics_equal_scalars_match() -> None:
     assert check_match(NUMA, [one(4), one(4)], "scalar") is None
     assert check_match(NUMA, [one(4), one(5)], "scalar") == (
-        f"{NUMA} 5 of device example.com/pool/device-1 (request request) differs from 4 of device "
+        f"{NUMA} 5 of device example.com/pool/device-1 (request request-1) differs from 4 of device "
         "example.com/pool/device-0"
     )
 
@@ -139,7 +139,7 @@ def test_scalar_semantics_a_later_list_fails_closed() -> None:
 def test_scalar_semantics_a_first_list_is_accepted_alone_but_nothing_matches_it() -> None:
     assert check_match(NUMA, [ints(4)], "scalar") is None
     assert check_match(NUMA, [ints(4), one(4)], "scalar") == (
-        f"{NUMA} 4 of device example.com/pool/device-1 (request request) differs from [4] of device "
+        f"{NUMA} 4 of device example.com/pool/device-1 (request request-1) differs from [4] of device "
         "example.com/pool/device-0 (a list: fails closed without list semantics)"
     )
 
@@ -176,23 +176,51 @@ def test_requests_not_named_are_not_constrained_and_subrequests_follow_their_par
     assert tracker.applies("gpu/large") and tracker.applies("nic/vf") and not tracker.applies("nic/pf")
 
 
-def test_remove_restores_the_previous_intersection() -> None:
+def test_remove_keeps_the_narrowed_intersection_until_no_device_is_left() -> None:
+    # upstream matchAttributeConstraint.remove only counts down (numDevices--): the set stays narrowed
     tracker = MatchAttribute(NUMA, frozenset())
     tracker.add("a", "d/p/a", {"attributes": {NUMA: ints(0, 1, 2)}}, "d")
     tracker.add("b", "d/p/b", {"attributes": {NUMA: ints(2)}}, "d")
-    assert str(tracker.common) == "{2}"
     tracker.remove("b")
-    assert str(tracker.common) == "{0, 1, 2}"
+    assert str(tracker.common) == "{0, 1, 2}"  # what the placed devices share (reported on a fit)
+    problem = tracker.add("c", "d/p/c", {"attributes": {NUMA: ints(0)}}, "d")
+    assert str(problem) == (
+        f"{NUMA} [0] of device d/p/c (request c) has nothing in common with {{2}}, the values shared by d/p/a "
+        "[0, 1, 2], d/p/b [2] (d/p/b taken back by the search; the allocator keeps the set they narrowed while "
+        "devices of this constraint remain placed)")
+    assert tracker.stale_rejections == 1
+    tracker.remove("a")  # no device left: the next one starts a new set
     assert tracker.add("c", "d/p/c", {"attributes": {NUMA: ints(0)}}, "d") is None
 
 
-def test_distinct_remove_forgets_the_last_device() -> None:
-    tracker = DistinctAttribute(NUMA, frozenset())
-    tracker.add("a", "d/p/a", {"attributes": {NUMA: one(0)}}, "d")
-    tracker.add("a", "d/p/b", {"attributes": {NUMA: one(1)}}, "d")
+def test_scalar_match_keeps_the_first_value_while_devices_remain() -> None:
+    tracker = MatchAttribute(NUMA, frozenset(), "scalar")
+    tracker.add("a", "d/p/a", {"attributes": {NUMA: one(1)}}, "d")
+    tracker.add("b", "d/p/b", {"attributes": {NUMA: one(1)}}, "d")
+    tracker.remove("b")
+    assert tracker.add("c", "d/p/c", {"attributes": {NUMA: one(2)}}, "d") is not None
     tracker.remove("a")
-    assert tracker.add("a", "d/p/c", {"attributes": {NUMA: one(1)}}, "d") is None
-    assert tracker.add("a", "d/p/e", {"attributes": {NUMA: one(0)}}, "d") is not None
+    assert tracker.add("c", "d/p/c", {"attributes": {NUMA: one(2)}}, "d") is None
+
+
+@pytest.mark.parametrize("semantics", ["list", "scalar"])
+def test_distinct_keeps_one_value_per_request_and_remove_forgets_it(semantics: Any) -> None:
+    # upstream distinctAttributeConstraint: attributes[requestName] holds the last device of each request;
+    # remove deletes that request's entry entirely
+    tracker = DistinctAttribute(NUMA, frozenset(), semantics)
+    tracker.add("a", "d/p/a", {"attributes": {NUMA: one(0)}}, "d")
+    assert tracker.add("a", "d/p/b", {"attributes": {NUMA: one(1)}}, "d") is None
+    assert tracker.add("a", "d/p/c", {"attributes": {NUMA: one(0)}}, "d") is None  # only checked against 1
+    tracker.remove("a")  # forgets request a altogether, though d/p/a and d/p/b stay placed
+    assert tracker.add("a", "d/p/e", {"attributes": {NUMA: one(1)}}, "d") is None
+    assert tracker.add("b/x", "d/p/f", {"attributes": {NUMA: one(1)}}, "d") is not None  # vs a's last: 1
+    assert tracker.add("b/x", "d/p/g", {"attributes": {NUMA: one(0)}}, "d") is None
+
+
+def test_distinct_accepts_any_first_device() -> None:
+    tracker = DistinctAttribute(NUMA, frozenset())
+    assert tracker.add("a", "d/p/a", {"attributes": {NUMA: {}}}, "d") is None  # no usable value, but first
+    assert tracker.add("b", "d/p/b", {"attributes": {NUMA: one(0)}}, "d") is None  # unreadable value skipped
 
 
 def test_make_constraint_reads_the_wire_form() -> None:

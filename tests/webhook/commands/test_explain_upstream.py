@@ -1,0 +1,174 @@
+"""`draguard explain` against the upstream structured allocator (k8s.io/dynamic-resource-allocation
+structured/internal/experimental, v0.37.0-alpha.2): one CLI run per reviewed finding, with the answer the
+allocator gives (traced from its source: allocateOne, allocateDevice, validateDeviceRequest, the constraint
+trackers, consumable_capacity.go, GatherPools)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from webhook import cli
+
+NUMA = "resource.kubernetes.io/numaNode"
+GPU = "gpu.example.com"
+HINT = (". consider using CEL optional chaining (.? followed by orValue()) or guarding the check with has() for "
+        "optional fields")
+CLASSES = [{"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": name},
+            "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{driver}"'}}]}}
+           for name, driver in (("gpu", GPU), ("nic", "dra.net"), ("cpu", "dra.cpu"))]
+
+
+def rslice(driver: str, devices: list[dict[str, Any]], pool: str = "n1") -> dict[str, Any]:
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": f"{driver}-{pool}"},
+            "spec": {"driver": driver, "nodeName": "n1", "pool": {"name": pool, "resourceSliceCount": 1},
+                     "devices": devices}}
+
+
+def dev(name: str, **attributes: Any) -> dict[str, Any]:
+    return {"name": name, "attributes": attributes}
+
+
+def req(name: str, cls: str = "gpu", *selectors: str, **exactly: Any) -> dict[str, Any]:
+    body = {"deviceClassName": cls, **exactly}
+    if selectors:
+        body["selectors"] = [{"cel": {"expression": e}} for e in selectors]
+    return {"name": name, "exactly": body}
+
+
+def run(tmp_path: Path, capsys: pytest.CaptureFixture[str], requests: list[dict[str, Any]],
+        slices: list[dict[str, Any]], constraints: list[dict[str, Any]] | None = None) -> tuple[int, str]:
+    claim = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": "c", "namespace": "d"},
+             "spec": {"devices": {"requests": requests, "constraints": constraints or []}}}
+    paths = {}
+    for name, objects in (("claim", [claim]), ("slices", slices), ("classes", CLASSES)):
+        path = tmp_path / f"{name}.json"
+        path.write_text("\n".join(json.dumps(o) for o in objects))
+        paths[name] = str(path)
+    code = cli.main(["explain", paths["claim"], "--slices", paths["slices"], "--classes", paths["classes"]])
+    return code, capsys.readouterr().out
+
+
+def test_f3_a_device_taken_by_an_earlier_request_is_skipped_before_its_selectors(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = run(tmp_path, capsys, [req("any"), req("big", "gpu", f'device.attributes["{GPU}"].memory >= 40')],
+                    [rslice(GPU, [dev("gpu-0"), dev("gpu-1", memory={"int": 80})])])
+    assert code == 0
+    assert out.splitlines()[1:4] == ["  node n1: fits", f"    any  {GPU}/n1/gpu-0", f"    big  {GPU}/n1/gpu-1"]
+
+
+def test_f1_match_attribute_keeps_the_set_narrowed_by_a_device_taken_back(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = run(tmp_path, capsys, [req("gpu"), req("nic", "nic"), req("cpu", "cpu")],
+                    [rslice(GPU, [dev("gpu-0", **{NUMA: {"ints": [0, 1]}})]),
+                     rslice("dra.net", [dev("nic-0", **{NUMA: {"int": 0}}), dev("nic-1", **{NUMA: {"int": 1}})]),
+                     rslice("dra.cpu", [dev("cpu-1", **{NUMA: {"int": 1}})])],
+                    [{"matchAttribute": NUMA}])
+    assert code == 1
+    lines = out.splitlines()
+    assert lines[1] == (
+        f"  node n1: cannot allocate: constraint #0 (matchAttribute {NUMA}): {NUMA} 1 of device dra.cpu/n1/cpu-1 "
+        f"(request cpu) has nothing in common with {{0}}, the values shared by {GPU}/n1/gpu-0 [0, 1], "
+        "dra.net/n1/nic-0 0")
+    assert lines[-2] == (
+        f"    constraint #0 (matchAttribute {NUMA}): 1 device(s) were refused by the set narrowed by devices the "
+        "search had already taken back; the allocator widens it again only when no device of the constraint is "
+        "left, so combinations that do share a value can be missed, as in the scheduler")
+
+
+def test_f2_distinct_attribute_compares_with_the_last_device_of_each_request_only(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    gpus = [dev(f"gpu-{i}", **{NUMA: {"int": v}}) for i, v in enumerate((0, 1, 0))]
+    code, out = run(tmp_path, capsys, [req("gpus", count=3)], [rslice(GPU, gpus)], [{"distinctAttribute": NUMA}])
+    assert code == 0
+    assert out.splitlines()[1:5] == ["  node n1: fits", *(f"    gpus  {GPU}/n1/gpu-{i}  numaNode {v}"
+                                                          for i, v in enumerate((0, 1, 0)))]
+
+
+GI40 = {"requests": {"memory": "40Gi"}}
+
+
+def test_f6_all_over_more_than_32_devices_is_refused_on_that_node(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = run(tmp_path, capsys, [req("all", allocationMode="All")],
+                    [rslice(GPU, [dev(f"gpu-{i}") for i in range(33)])])
+    assert code == 1
+    assert out.splitlines()[1] == ("  node n1: allocation aborted: claim d/c: number of requested devices 33 exceeds "
+                                   "the claim limit of 32")
+
+
+def test_f7_a_later_all_subrequest_is_validated_before_the_search(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    sub = {"name": "allbig", "deviceClassName": "gpu", "allocationMode": "All",
+           "selectors": [{"cel": {"expression": f'device.attributes["{GPU}"].memory >= 40'}}]}
+    code, out = run(tmp_path, capsys, [{"name": "gpu", "firstAvailable": [{"name": "one", "deviceClassName": "gpu"},
+                                                                          sub]}],
+                    [rslice(GPU, [dev("gpu-0"), dev("gpu-1", memory={"int": 80})])])
+    assert code == 1
+    assert out.splitlines()[1] == (f"  node n1: allocation aborted: claim d/c: selector #0 on device {GPU}/n1/gpu-0: "
+                                   f"CEL runtime error: no such key: memory{HINT}")
+
+
+def test_f8_an_all_request_selector_error_aborts_before_an_earlier_request_fails(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = run(tmp_path, capsys, [req("nic", "nic"),
+                                       req("big", "gpu", f'device.attributes["{GPU}"].memory >= 40',
+                                           allocationMode="All")],
+                    [rslice(GPU, [dev("gpu-0"), dev("gpu-1", memory={"int": 80})])])
+    assert code == 1
+    assert out.splitlines()[1].startswith(f"  node n1: allocation aborted: claim d/c: selector #0 on device "
+                                          f"{GPU}/n1/gpu-0: CEL runtime error: no such key: memory")
+
+
+def test_f5_capacity_names_are_not_qualified_with_the_driver(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    device = {"name": "gpu-0", "capacity": {"memory": {"value": "80Gi"}}}
+    code, out = run(tmp_path, capsys, [req("g", capacity={"requests": {f"{GPU}/memory": "40Gi"}})],
+                    [rslice(GPU, [device])])
+    assert code == 1
+    assert out.splitlines()[1:3] == [
+        "  node n1: cannot allocate: request g: no matching device has room for the requested capacity",
+        f"    {GPU}/n1/gpu-0: publishes no capacity {GPU}/memory (it publishes memory; the allocator compares "
+        "capacity names exactly)"]
+
+
+def test_f4_all_leaves_out_devices_without_room(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    devices = [{"name": "gpu-0", "capacity": {"memory": {"value": "80Gi"}}},
+               {"name": "gpu-1", "capacity": {"memory": {"value": "16Gi"}}}]
+    code, out = run(tmp_path, capsys, [req("all", allocationMode="All", capacity=GI40)], [rslice(GPU, devices)])
+    assert code == 0
+    assert out.splitlines()[1:3] == ["  node n1: fits", f"    all  {GPU}/n1/gpu-0"]
+
+
+def test_f9_pools_with_binding_conditions_come_last(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    waiting = {"name": "gpu-0", "bindingConditions": ["dra.example.com/attached"],
+               "bindingFailureConditions": ["dra.example.com/failed"]}
+    code, out = run(tmp_path, capsys, [req("gpu")], [rslice(GPU, [waiting], "a-pool"),
+                                                     rslice(GPU, [dev("gpu-1")], "b-pool")])
+    assert code == 0
+    assert out.splitlines()[1:3] == ["  node n1: fits", f"    gpu  {GPU}/b-pool/gpu-1"]
+
+
+def test_f10_a_chosen_tainted_device_gets_a_note(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tainted = {"name": "gpu-0", "taints": [{"key": "example.com/broken", "value": "true", "effect": "NoSchedule"}]}
+    code, out = run(tmp_path, capsys, [req("gpu")], [rslice(GPU, [tainted])])
+    assert code == 0
+    assert out.splitlines()[3] == (
+        f"    note: device taints were not checked: {GPU}/n1/gpu-0 (example.com/broken=true:NoSchedule). The "
+        "scheduler refuses a device with a NoSchedule or NoExecute taint the request does not tolerate "
+        "(DRADeviceTaints)")
+
+
+def test_f11_chosen_devices_that_consume_counters_get_a_note(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    parts = [{"name": n, "consumesCounters": [{"counterSet": "gpu-0", "counters": {"memory": {"value": v}}}]}
+             for n, v in (("gpu-0-whole", "40Gi"), ("gpu-0-half", "20Gi"))]
+    code, out = run(tmp_path, capsys, [req("gpu", count=2)], [rslice(GPU, parts)])
+    assert code == 0
+    assert out.splitlines()[4] == (
+        f"    note: shared counters were not checked ({GPU}/n1/gpu-0-whole, {GPU}/n1/gpu-0-half consume counters): "
+        "the scheduler also refuses a device when its pool's sharedCounters cannot cover what the chosen devices "
+        "consume together (DRAPartitionableDevices)")
