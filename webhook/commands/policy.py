@@ -100,7 +100,7 @@ def default_policy_text() -> str:
     lines = [
         "# draguard policy. Actions: deny | warn | audit | off. A rule not named here runs at its default action.",
         "# The webhook reads this file from the draguard-policy ConfigMap and reloads it when it changes;",
-        "# `draguard validate` and `draguard lint` take it with --policy FILE.",
+        "# `draguard validate` and `draguard lint` take it with --config FILE (--policy is an older spelling).",
         "rules:",
     ]
     for rule in CATALOGUE.values():

@@ -122,6 +122,6 @@ RULES = (
           "give each field its API type: a list in [ ], an object in { }, strings and versions quoted, numbers and "
           "booleans bare, quantities like `16Gi`",
           every_kind=True),
-    _rule(ids.UNKNOWN_FIELD, "no field the API schema lacks (the server drops it with a warning)",
+    _rule(ids.UNKNOWN_FIELD, "ResourceSlices only: no field the API schema lacks (the server drops it with a warning)",
           "fix the field name's spelling; a dropped union member leaves the attribute empty", Action.WARN),
 )
