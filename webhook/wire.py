@@ -22,19 +22,25 @@ def as_list(value: object) -> Sequence[Any] | None:
     return value if isinstance(value, list | tuple) else None
 
 
-def json_type(value: object) -> str:
-    """The JSON name of a decoded value's type, as a message to a client shows it (`got an array`)."""
+def json_kind(value: object) -> str:
+    """The JSON type of a decoded value: array, object, string, number, boolean or null (else the Python name)."""
     if isinstance(value, bool):
-        return "a boolean"
+        return "boolean"
     if isinstance(value, int | float):
-        return "a number"
+        return "number"
     if isinstance(value, str):
-        return "a string"
+        return "string"
     if isinstance(value, Mapping):
-        return "an object"
+        return "object"
     if isinstance(value, list | tuple):
-        return "an array"
+        return "array"
     return "null" if value is None else type(value).__name__
+
+
+def json_type(value: object) -> str:
+    """A decoded value's JSON type as a message to a client names it (`got an array`, `got null`)."""
+    kind = json_kind(value)
+    return kind if kind == "null" else ("an " if kind[0] in "aeiou" else "a ") + kind
 
 
 def get_map(obj: Obj | None, *keys: str) -> Obj:

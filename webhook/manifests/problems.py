@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from webhook.wire import json_kind
+
 
 class Problem(NamedTuple):
     """An input the tool could not read; rendered as one line, it makes the command exit 2."""
@@ -20,21 +22,13 @@ class Problem(NamedTuple):
         return f"{where}: {self.message}"
 
 
+_YAML_WORDS = {"array": "list", "object": "mapping", "null": "null value"}
+
+
 def type_name(value: object) -> str:
-    """A YAML/JSON value's kind in a message: `document 2 is a list, not an object`."""
-    if isinstance(value, list):
-        return "list"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int | float):
-        return "number"
-    if value is None:
-        return "null value"
-    if isinstance(value, dict):
-        return "mapping"
-    return type(value).__name__
+    """A YAML/JSON value's kind in a message, in YAML's words: `document 2 is a list, not an object`."""
+    kind = json_kind(value)
+    return _YAML_WORDS.get(kind, kind)
 
 
 def one_line(text: object) -> str:
