@@ -123,8 +123,14 @@ ROWS: dict[str, Row] = {
         ("validate", "claim.yaml", "slices.yaml", "classes.yaml"), 1,
         lambda o, e: "in the inventory" not in o and "selector-attribute-missing" not in o),
     "validate --slices/--classes is the inventory": Row(
-        ("validate", "claim.yaml", "--slices", "slices.yaml", "--classes", "classes.yaml"), 1,
+        ("validate", "cpu-read.yaml", "--slices", "slices.yaml", "--classes", "classes.yaml"), 1,
+        lambda o, e: "is a scalar int on 2 candidate device(s) (e.g. dra.cpu/node-a/cpus-numa-1)" in o),
+    "validate --slices without --classes judges every device": Row(
+        ("validate", "claim.yaml", "--slices", "slices.yaml"), 1,
         lambda o, e: "is a list on 2 device(s) in the inventory" in o),
+    "validate --classes: a request's findings cite only the devices its class selects": Row(
+        ("validate", "claim.yaml", "--slices", "slices.yaml", "--classes", "classes.yaml"), 1,
+        lambda o, e: "list-fragile-compare" in o and "in the inventory" not in o and "candidate" not in o),
     "a waiver comment with a reason waives": Row(
         ("lint", "waived.yaml", "--fail-on", "deny"), 0,
         lambda o, e: findings(o) == ["selector-numa-pinned", "list-fragile-compare"] and "1 suppressed" in o),
@@ -152,6 +158,7 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
     claim = (EXAMPLES / "claim.yaml").read_text(encoding="utf-8")
     model = '.model == "A100"\n'
     assert model in claim
+    (ws / "cpu-read.yaml").write_text(claim.replace("numaNode == 1", "numaNode[0] == 1"), encoding="utf-8")
     (ws / "waived.yaml").write_text(claim.replace(model, model[:-1] + WAIVED), encoding="utf-8")
     unreasoned = claim.replace(model, model[:-1] + "  # draguard: ignore[list-fragile-compare]\n")
     (ws / "unreasoned.yaml").write_text(unreasoned, encoding="utf-8")

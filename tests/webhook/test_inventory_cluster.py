@@ -42,8 +42,8 @@ def test_lint_cluster_uses_the_inventory(kubeconfig: Path, tmp_path: Path, monke
     fragile = [f for f in report["findings"] if f["rule"] == "list-fragile-compare"]
     assert code == 1
     assert fragile[0]["message"].startswith(
-        "`==` on resource.kubernetes.io/numaNode: resource.kubernetes.io/numaNode is a list on 1 device(s) in the "
-        "inventory (e.g. gpu.example.com/pool-0/gpu-0)")
+        "`==` on resource.kubernetes.io/numaNode: resource.kubernetes.io/numaNode is a list on 1 candidate "
+        "device(s) (e.g. gpu.example.com/pool-0/gpu-0)")
 
 
 def test_no_kube_context_is_a_one_line_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

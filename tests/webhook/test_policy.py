@@ -16,7 +16,10 @@ from webhook.policy import DEFAULT_ALIASES, Policy
 def test_default_policy_uses_rule_defaults() -> None:
     policy = Policy.default()
     assert policy.action("numa-node-range") is Action.DENY
-    assert policy.action("numa-node-order") is Action.WARN
+    assert policy.action("numa-node-order") is Action.OFF  # style only: KEP-6072 gives the order no meaning
+    assert policy.action("list-only-read") is Action.WARN
+    assert policy.action("constraint-distinct-list") is Action.WARN
+    assert policy.action("constraint-distinct-numa") is Action.AUDIT
     assert policy.action("numa-node-list-form") is Action.OFF
     assert policy.aliases == DEFAULT_ALIASES
     assert policy.list_types is True

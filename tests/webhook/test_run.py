@@ -39,7 +39,8 @@ def test_rules_set_off_do_not_run() -> None:
 
 def test_findings_are_sorted_by_path_without_positions() -> None:
     obj = slice_with(device("gpu-0", numa=-1), device("gpu-1", numa=[2, 5, 3, -4]))
-    assert [str(f.path) for f in run_rules(obj, Policy.default()).findings] == [
+    order_on = Policy.from_mapping({"rules": {"numa-node-order": "warn"}})  # off by default; its ints[2] sorts here
+    assert [str(f.path) for f in run_rules(obj, order_on).findings] == [
         "spec.devices[0].attributes[resource.kubernetes.io/numaNode].int",
         "spec.devices[1].attributes[resource.kubernetes.io/numaNode].ints",
         "spec.devices[1].attributes[resource.kubernetes.io/numaNode].ints[2]",
@@ -193,13 +194,16 @@ spec:
 def test_enabled_rules_are_per_kind_and_follow_the_policy_and_the_catalogue(monkeypatch: pytest.MonkeyPatch) -> None:
     from webhook import run
 
-    policy = Policy.from_mapping({"rules": {"numa-node-order": "off"}})
+    policy = Policy.from_mapping({"rules": {"numa-node-duplicates": "off"}})
     for kind in ("ResourceSlice", "ResourceClaim", "DeviceClass", "ResourceSlice"):  # asked again: remembered
         expected = [r.id for r in run.rules_for(kind)
                     if r.id not in run.RUNNER_RULES and policy.action(r.id) is not Action.OFF]
         assert [r.id for r in run.enabled_rules(kind, policy)] == expected
-    assert "numa-node-order" not in [r.id for r in run.enabled_rules("ResourceSlice", policy)]
-    assert "numa-node-order" in [r.id for r in run.enabled_rules("ResourceSlice", Policy.default())]
+    assert "numa-node-duplicates" not in [r.id for r in run.enabled_rules("ResourceSlice", policy)]
+    assert "numa-node-duplicates" in [r.id for r in run.enabled_rules("ResourceSlice", Policy.default())]
+    assert "numa-node-order" not in [r.id for r in run.enabled_rules("ResourceSlice", Policy.default())]  # off
+    order_on = Policy.from_mapping({"rules": {"numa-node-order": "warn"}})
+    assert "numa-node-order" in [r.id for r in run.enabled_rules("ResourceSlice", order_on)]
     only = [r for r in run.rules_for("ResourceSlice") if r.id == "numa-node-range"]
     monkeypatch.setattr(run, "rules_for", lambda kind: only)  # a catalogue replaced after the policy was used
     assert [r.id for r in run.enabled_rules("ResourceSlice", policy)] == ["numa-node-range"]

@@ -4,6 +4,7 @@ Devices on the same physical node sit at the same SLIT distances, so the KEP-607
 same list; and one driver publishes one form, scalar or list, so selectors behave alike on every device.
 
     passes: gpu-0 {ints: [0, 1]}, gpu-1 {ints: [0, 1]}
+    passes: gpu-0 {ints: [4, 5, 6, 7]}, gpu-1 {ints: [4, 7, 6, 5]}   (the same set after the physical node)
     warns:  gpu-0 {ints: [0, 1]}, gpu-1 {ints: [0]}    (numa-node-list-consistency)
     warns:  gpu-0 {ints: [0, 1]}, gpu-1 {int: 1}       (numa-node-mixed-form)
 """
@@ -31,12 +32,14 @@ def _consistency(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
         if values is None:
             continue
         seen = first.setdefault(values[0], (device, values))
-        if seen[1] != values:
+        # KEP-6072: the physical node first, the rest "an unordered, equal-weight set": compare it as a set.
+        if set(seen[1][1:]) != set(values[1:]):
             yield Finding(
                 attribute_path(i, NUMA).child("ints"),
                 f"{name_of(device)} publishes {show_nodes(values)} but {name_of(seen[0])}, on the same physical node "
                 f"{values[0]}, publishes {show_nodes(seen[1])}",
-                hint="derive every device's list from the same SLIT row (the KEP-6072 helper does)",
+                hint="derive every device's list from the same SLIT row (the KEP-6072 helper does); the order after "
+                     "the physical node does not matter",
             )
 
 
@@ -65,7 +68,8 @@ def _mixed(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
 
 RULES = (
     Rule("numa-node-list-consistency", kinds=_SLICE, default=Action.WARN,
-         summary="devices of one slice with the same physical node publish the same numaNode list",
+         summary="devices of one slice with the same physical node publish the same numaNode list (the nodes after "
+                 "the physical one compared as a set)",
          remediation="compute every list from the same SLIT data", check=_consistency),
     Rule("numa-node-mixed-form", kinds=_SLICE, default=Action.WARN,
          summary="the devices of one slice publish numaNode in one form, all `int` or all `ints`",

@@ -48,9 +48,10 @@ def _vendor_numa(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
         if "/" in constraint.name and is_vendor_numa(constraint.name, ctx.policy):
             yield Finding(
                 constraint.path,
-                f"{constraint.field} {constraint.name} is a vendor NUMA attribute: devices of other drivers do "
-                f"not publish it, so the constraint cannot relate them to this driver's devices",
-                hint=f"{constraint.field}: {STANDARD_NUMA}",
+                f"{constraint.field} {constraint.name} is a vendor NUMA name: only devices whose driver publishes "
+                f"this alias carry it (each driver picks its own aliases), so the constraint cannot place a device "
+                f"of a driver that does not; KEP-6072 standardises {STANDARD_NUMA} for every driver",
+                hint=f"{constraint.field}: {STANDARD_NUMA} (once all drivers the claim uses publish it)",
             )
 
 
@@ -72,8 +73,11 @@ def _pinned(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
                 continue
             ids = list(use.literals) if use.literals is not None else [use.literal]
             nodes = [i for i in ids if isinstance(i, int) and not isinstance(i, bool)]
+            if use.how == "!=" and nodes == [-1]:
+                continue  # `!= -1`: the "has a known NUMA node" guard (drivers publish -1 for unknown), no pin
             if nodes:
-                yield _pinned_finding(site.path, use.ref.qualified, nodes, (use.span.start, use.span.end))
+                yield _pinned_finding(site.path, use.ref.qualified, nodes, (use.span.start, use.span.end),
+                                      excludes=use.how == "!=")
         for call in facts.calls:
             if call.name in ("includes", "include") and call.ref is not None and is_numa(call.ref.qualified,
                                                                                         ctx.policy):
@@ -83,11 +87,20 @@ def _pinned(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
                     yield _pinned_finding(site.path, call.ref.qualified, nodes, (call.span.start, call.span.end))
 
 
-def _pinned_finding(path: object, name: str, nodes: list[int], span: tuple[int, int]) -> Finding:
+def _pinned_finding(path: object, name: str, nodes: list[int], span: tuple[int, int],
+                    excludes: bool = False) -> Finding:
     from webhook.fieldpath import FieldPath
 
     assert isinstance(path, FieldPath)
     shown = ", ".join(str(n) for n in nodes)
+    if excludes:
+        return Finding(
+            path,
+            f"the selector excludes NUMA node {shown} by id ({name}): node ids differ between machines, so which "
+            f"devices this leaves out depends on each node's layout",
+            hint=f"align devices with a constraint instead: constraints: [{{matchAttribute: {STANDARD_NUMA}}}]",
+            span=span,
+        )
     return Finding(
         path,
         f"the selector pins {name} to NUMA node {shown}: node ids differ between machines, so this claim "

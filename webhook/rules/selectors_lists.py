@@ -36,6 +36,8 @@ _CONSEQUENCE = {
     "!=": "is silently true",
     "in": "is silently false",
 }
+_CLAIM_KINDS = frozenset({"ResourceClaim", "ResourceClaimTemplate"})
+STANDARD_NUMA_NAME = "resource.kubernetes.io/numaNode"
 _ERROR = "is a runtime error (no matching overload) that aborts allocation"
 MALFORMED_IDS = WIRE_KEYS | GO_FIELDS
 INCLUDES_NOTE = "includes() needs Kubernetes with the DRAListTypeAttributes feature gate"
@@ -60,7 +62,208 @@ def _fragile(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
                 continue
             if use.how == "size" and not _may_be_string(use.ref, inventory, ctx):
                 continue
-            yield _fragile_finding(site.path, facts, use, inventory)
+            yield _fragile_finding(site.path, facts, use, inventory, site.device_class)
+
+
+# Member calls that are not list-only reads: includes() works on both forms, the optional unwrapping hands the
+# value on, and methods of a scalar type are list-fragile-compare's (`"method"` uses).
+_BOTH_FORMS = frozenset({"includes", "include", "orValue", "value", "hasValue", "or"})
+_IN_BEFORE = re.compile(r"(?<![\w.])in\s*$")
+_INT_BEFORE = re.compile(r"(?<![\w.])(-?\d+)\s*$")
+_EXISTS_EQ = re.compile(r"^\s*([A-Za-z_]\w*)\s*,\s*(?:\1\s*==\s*(-?\d+)|(-?\d+)\s*==\s*\1)\s*$")
+
+
+def _list_only(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
+    """Reads of a NUMA attribute that work only on the KEP-6072 list form: a driver may publish the scalar
+    (`int: N`), where each of them is a runtime error ("no such overload") that aborts allocation."""
+    inventory = _inventory(ctx)
+    for site, facts in analysed(obj, ctx):
+        expression = facts.expression
+        for what, ref, span, hint in _list_only_reads(facts, ctx):
+            name = ref.qualified
+            scalars, first = _list_devices(ref, inventory, site.device_class, scalar=True)
+            if scalars:
+                where = "candidate device(s)" if site.device_class and inventory is not None and \
+                    site.device_class in inventory.classes else "device(s) in the inventory"
+                message = (f"{what} on {name} reads it as a list, but {name} is a scalar int on {scalars} {where} "
+                           f"(e.g. {first}), where this is a runtime error (no such overload) that aborts allocation")
+            else:
+                message = (f"{what} on {name} reads it as a list; KEP-6072 lets a driver publish the scalar form "
+                           f"(`int: N`), where this is a runtime error (no such overload) that aborts allocation")
+            read = ref.span.text(expression)
+            yield Finding(site.path, message,
+                          hint=hint or f"no rewrite keeps this meaning on both forms: write the selector for both "
+                                       f"(KEP-6072), e.g. with {read}.includes(<node>), which is equality on a scalar "
+                                       f"and membership in a list",
+                          span=(span.start, span.end))
+
+
+def _list_only_reads(facts: Facts, ctx: RuleContext) -> Iterator[tuple[str, AttributeRef, Span, str]]:
+    """(what the selector does, the read, where, a hint with the includes() form or "") for each list-only read
+    of a NUMA attribute: `x[i]`, `N in x`, `size(x)`/`x.size()`, list methods and macros (`x.exists(...)`)."""
+    from celext.analysis import Span
+
+    expression = facts.expression
+    methods = {(u.ref.span, u.method) for u in facts.uses if u.how == "method"}
+    sized = {u.ref.span for u in facts.uses if u.how == "size"}
+    for ref in facts.refs:
+        if (ref.kind != "attributes" or ref.optional or ref.in_guard or "/" in ref.domain
+                or ref.name in MALFORMED_IDS or not is_numa(ref.qualified, ctx.policy)):
+            continue
+        read = ref.span.text(expression)
+        after = expression[ref.span.end:]
+        if after.lstrip().startswith("["):
+            yield "an index `[...]`", ref, ref.span, ""
+            continue
+        before = expression[:ref.span.start]
+        match = _IN_BEFORE.search(before)
+        if match:
+            number = _INT_BEFORE.search(before[:match.start()])
+            start = number.start(1) if number else match.start()
+            hint = f"{read}.includes({number.group(1)})   (membership in a list, equality with a scalar)" \
+                if number else ""
+            yield "`in`", ref, Span(start, ref.span.end), hint
+            continue
+        if ref.span in sized and ref.span not in {u.ref.span for u in facts.uses if u.how == "size" and
+                                                  _may_be_string(u.ref, _inventory(ctx), ctx)}:
+            yield "`size()`", ref, ref.span, ""
+    for call in facts.calls:
+        called = call.ref
+        if (called is None or called.kind != "attributes" or called.optional or "/" in called.domain
+                or called.name in MALFORMED_IDS or not is_numa(called.qualified, ctx.policy)
+                or call.name in _BOTH_FORMS or call.name == "size" or (called.span, call.name) in methods):
+            continue
+        hint = ""
+        if call.name == "exists" and call.args:
+            body = expression[call.args[0].start:call.args[-1].end]
+            match = _EXISTS_EQ.match(body)
+            if match:
+                hint = (f"{called.span.text(expression)}.includes({match.group(2) or match.group(3)})   "
+                        f"(membership in a list, equality with a scalar)")
+        yield f"`.{call.name}()`", called, call.name_span, hint
+
+
+def _distinct_numa(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
+    """Without an inventory: `distinctAttribute: resource.kubernetes.io/numaNode`, which stops fitting devices of
+    one socket once their drivers publish the KEP-6072 list (constraint-distinct-list judges it with one)."""
+    from webhook.rules.selectors_sites import STANDARD_NUMA, constraints
+
+    if not ctx.policy.list_types or _inventory(ctx) is not None:
+        return
+    for constraint in constraints(obj, ctx):
+        if constraint.field == "distinctAttribute" and constraint.name == STANDARD_NUMA:
+            yield Finding(
+                constraint.path,
+                f"distinctAttribute {constraint.name}: once drivers publish the KEP-6072 list form, devices on "
+                f"the same socket publish intersecting lists, and distinctAttribute on lists needs them pairwise "
+                f"disjoint (KEP-5491), so two devices of one socket can never be allocated together",
+                hint="check with --slices (constraint-distinct-list); to spread devices over sockets, distinguish "
+                     "them by a per-socket attribute your drivers publish",
+            )
+
+
+def _distinct_lists(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
+    """`distinctAttribute` over an attribute published as a list: KEP-5491 makes it "pairwise disjoint", and the
+    KEP-6072 numaNode lists of devices on one socket always intersect, so such devices never fit together."""
+    from webhook.rules.selectors_sites import constraints
+
+    inventory = _inventory(ctx)
+    if not ctx.policy.list_types or inventory is None:
+        return
+    for constraint in constraints(obj, ctx):
+        if constraint.field != "distinctAttribute" or "/" not in constraint.name:
+            continue
+        pair = _intersecting(inventory, constraint.name, _constraint_classes(obj, constraint.path))
+        if pair is not None:
+            (a, va), (b, vb), shared = pair
+            yield Finding(
+                constraint.path,
+                f"distinctAttribute {constraint.name} is a list on devices in the inventory whose lists intersect "
+                f"(e.g. {a} {_show(va)} and {b} {_show(vb)} share {{{', '.join(map(str, shared))}}}); on lists it "
+                f"needs pairwise disjoint values (KEP-5491), so these devices can never be allocated together",
+                hint="distinctAttribute cannot separate devices whose lists intersect; use an attribute that differs "
+                     "between them, or drop the constraint",
+            )
+
+
+def _show(values: list[Any]) -> str:
+    return "[" + ", ".join(map(str, values)) + "]"
+
+
+def _constraint_classes(obj: Obj, path: object) -> set[str] | None:
+    """The DeviceClass names of the requests a constraint names (all requests when it names none); None when one
+    of them is unknown (its candidates are then every device)."""
+    from webhook.rules.selectors_sites import devices_root
+
+    root = devices_root(obj)
+    if root is None:
+        return None
+    devices = root[1]
+    constraint: Any = None
+    position = _constraint_index(str(path))
+    raw_list = devices.get("constraints") or []
+    if position is not None and isinstance(raw_list, list) and position < len(raw_list):
+        constraint = raw_list[position]
+    wanted = constraint.get("requests") if isinstance(constraint, dict) else None
+    names = {n for n in wanted if isinstance(n, str)} if isinstance(wanted, list) and wanted else None
+    classes: set[str] = set()
+    for request in devices.get("requests") or []:
+        if not isinstance(request, dict) or (names is not None and request.get("name") not in names):
+            continue
+        for holder in (request, request.get("exactly"), *(request.get("firstAvailable") or [])):
+            if isinstance(holder, dict) and isinstance(holder.get("deviceClassName"), str):
+                classes.add(holder["deviceClassName"])
+    return classes or None
+
+
+def _constraint_index(path: str) -> int | None:
+    match = re.search(r"constraints\[(\d+)\]", path)
+    return int(match.group(1)) if match else None
+
+
+def _intersecting(inventory: Inventory, qualified: str, classes: set[str] | None
+                  ) -> tuple[tuple[str, list[Any]], tuple[str, list[Any]], list[Any]] | None:
+    """Two candidate devices of one pool whose lists of `qualified` intersect, and what they share."""
+    from webhook.rules.selectors_outcomes import candidates
+
+    if classes and all(c in inventory.classes for c in classes):
+        seen: dict[int, Device] = {}
+        for c in sorted(classes):
+            for device in candidates(inventory, c):
+                seen.setdefault(id(device), device)
+        listed = list(seen.values())
+    else:
+        listed = list(inventory.devices)
+    pools: dict[tuple[str, str], list[tuple[str, list[Any]]]] = {}
+    for device in listed:
+        if qualified not in device.lists and qualified.rpartition("/")[2] not in device.lists:
+            continue
+        values = _list_value(device, qualified)
+        if values:
+            pools.setdefault((device.driver, device.pool), []).append((device.label, values))
+    for members_ in pools.values():
+        for i, (a, va) in enumerate(members_):
+            for b, vb in members_[i + 1:]:
+                shared = [v for v in va if v in vb]
+                if shared:
+                    return (a, va), (b, vb), sorted(set(shared), key=str)
+    return None
+
+
+def _list_value(device: Device, qualified: str) -> list[Any] | None:
+    attributes = device.raw.get("attributes")
+    if not isinstance(attributes, dict):
+        return None
+    domain, _, ident = qualified.rpartition("/")
+    value = attributes.get(qualified)
+    if value is None and domain == device.driver:
+        value = attributes.get(ident)
+    if isinstance(value, dict):
+        for key in ("ints", "strings", "bools", "versions"):
+            if isinstance(value.get(key), list):
+                found: list[Any] = value[key]
+                return found
+    return None
 
 
 def _may_be_string(ref: AttributeRef, inventory: Inventory | None, ctx: RuleContext) -> bool:
@@ -93,21 +296,29 @@ def _layouts(inventory: Inventory) -> list[tuple[Layout, list[int]]]:
     return projections(inventory).shapes(inventory.devices)
 
 
-def _list_devices(ref: AttributeRef, inventory: Inventory | None) -> tuple[int, str]:
-    """How many devices publish the attribute `ref` reads as a list (for `device.driver`: each its own domain's),
-    and the first one's label."""
+def _list_devices(ref: AttributeRef, inventory: Inventory | None, device_class: str = "",
+                  scalar: bool = False) -> tuple[int, str]:
+    """How many of the request's candidate devices (those its DeviceClass selects; all when the class is unknown)
+    publish the attribute `ref` reads as a list (for `device.driver`: each its own domain's), and the first one's
+    label. With `scalar`: those that publish it, but not as a list."""
+    from webhook.rules.selectors_outcomes import candidates, projections
+
     if inventory is None:
         return 0, ""
-    key = ("list-devices", _ref_key(ref))
+    key = ("list-devices", _ref_key(ref), device_class, scalar)
     if key not in inventory.memo:
-        found = [ix for shape, ix in _layouts(inventory) if ref.qualified_on(shape.driver) in shape.lists]
+        listed = candidates(inventory, device_class)
+        found = [ix for shape, ix in projections(inventory).shapes(listed)
+                 if (ref.qualified_on(shape.driver) in shape.names and ref.qualified_on(shape.driver) not in shape.lists
+                     if scalar else ref.qualified_on(shape.driver) in shape.lists)]
         first = min(ix[0] for ix in found) if found else -1
-        inventory.memo[key] = (sum(map(len, found)), inventory.devices[first].label if found else "")
+        inventory.memo[key] = (sum(map(len, found)), listed[first].label if found else "")
     counted: tuple[int, str] = inventory.memo[key]
     return counted
 
 
-def _fragile_finding(path: object, facts: Facts, use: Use, inventory: Inventory | None) -> Finding:
+def _fragile_finding(path: object, facts: Facts, use: Use, inventory: Inventory | None,
+                     device_class: str = "") -> Finding:
     from webhook.fieldpath import FieldPath
 
     assert isinstance(path, FieldPath)
@@ -132,9 +343,11 @@ def _fragile_finding(path: object, facts: Facts, use: Use, inventory: Inventory 
         consequence = _CONSEQUENCE.get(use.how, _ERROR)
     if use.unwrap is not None:  # `.orValue(d)`/`.value()` hand on the attribute value, list or not
         what += f" (read with `.{use.unwrap.method}()`)"
-    lists, first = _list_devices(use.ref, inventory)
+    lists, first = _list_devices(use.ref, inventory, device_class)
     if lists:
-        when = f"{name} is a list on {lists} device(s) in the inventory (e.g. {first}), where this"
+        where = "candidate device(s)" if device_class and inventory and device_class in inventory.classes \
+            else "device(s) in the inventory"
+        when = f"{name} is a list on {lists} {where} (e.g. {first}), where this"
         message = f"{what}: {when} {consequence}"
     else:
         message = f"{what} {consequence} once the driver publishes it as a list"
@@ -426,6 +639,19 @@ RULES = (
          "selectors compare attributes in a form that also works once the attribute is a list",
          "use x.includes(v) instead of x == v (!x.includes(v) for !=); for <, string and semver methods use "
          "x.exists(...) once the driver publishes a list", _fragile),
+    Rule("list-only-read", SELECTOR_KINDS, Action.WARN,
+         "selectors read NUMA attributes in a form that also works while a driver publishes the scalar "
+         "(KEP-6072): no `x[i]`, `N in x`, `size(x)`, list methods or macros on numaNode",
+         "x.includes(N) for `N in x` and `x.exists(n, n == N)`; includes() is equality on a scalar and "
+         "membership on a list", _list_only),
+    Rule("constraint-distinct-list", _CLAIM_KINDS, Action.WARN,
+         "with an inventory: distinctAttribute does not name an attribute that devices of one pool publish as "
+         "intersecting lists (KEP-5491: lists must be pairwise disjoint)",
+         "distinguish devices by an attribute whose values differ between them", _distinct_lists),
+    Rule("constraint-distinct-numa", _CLAIM_KINDS, Action.AUDIT,
+         f"without an inventory: distinctAttribute on {STANDARD_NUMA_NAME} (KEP-6072 lists of one socket's "
+         "devices intersect, so they can never be told apart)",
+         "check with --slices; distinguish devices by a per-socket attribute", _distinct_numa),
     Rule("selector-type-mismatch", SELECTOR_KINDS, Action.WARN,
          "with an inventory: selectors compare attributes with values of the type the devices publish",
          "compare with a value of the attribute's type (semver(\"...\") for a version); a mismatch never matches",

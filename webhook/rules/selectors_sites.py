@@ -65,7 +65,7 @@ def constraints(obj: Obj, ctx: RuleContext) -> list[ConstraintName]:
     return ctx.once("selector-constraints", lambda: list(_constraints(obj)))
 
 
-def _devices_root(obj: Obj) -> tuple[FieldPath, Obj] | None:
+def devices_root(obj: Obj) -> tuple[FieldPath, Obj] | None:
     kind = kind_of(obj)
     if kind == RESOURCE_CLAIM:
         return FieldPath.root("spec", "devices"), get_map(obj, "spec", "devices")
@@ -76,7 +76,7 @@ def _devices_root(obj: Obj) -> tuple[FieldPath, Obj] | None:
 
 def _device_entries(obj: Obj, field: str) -> Iterator[tuple[FieldPath, Obj]]:
     """The objects in a claim's (or template's) `devices.<field>` list, with their paths."""
-    root = _devices_root(obj)
+    root = devices_root(obj)
     if root is None:
         return
     base, devices = root

@@ -16,8 +16,8 @@ from webhook import cli
 
 FRAGILE_LINE = (
     "ResourceClaim/team-a/fragile:1:1: warn list-fragile-compare: spec.devices.requests[0].exactly.selectors[0].cel."
-    "expression: `==` on resource.kubernetes.io/numaNode: resource.kubernetes.io/numaNode is a list on 1 device(s) in "
-    "the inventory (e.g. gpu.example.com/pool-0/gpu-0), where this is silently false")
+    "expression: `==` on resource.kubernetes.io/numaNode: resource.kubernetes.io/numaNode is a list on 1 candidate "
+    "device(s) (e.g. gpu.example.com/pool-0/gpu-0), where this is silently false")
 
 
 def test_text_names_each_object_where_lint_names_a_file(audit: Any) -> None:

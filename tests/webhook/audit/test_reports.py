@@ -70,8 +70,8 @@ FRAGILE = {
     "result": "warn",
     "severity": "medium",
     "scored": True,
-    "message": "`==` on resource.kubernetes.io/numaNode: resource.kubernetes.io/numaNode is a list on 1 device(s) in "
-               "the inventory (e.g. gpu.example.com/pool-0/gpu-0), where this is silently false",
+    "message": "`==` on resource.kubernetes.io/numaNode: resource.kubernetes.io/numaNode is a list on 1 candidate "
+               "device(s) (e.g. gpu.example.com/pool-0/gpu-0), where this is silently false",
     "resources": [{"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "name": "fragile",
                    "namespace": "team-a", "uid": "uid-team-a-fragile",
                    "fieldPath": "spec.devices.requests[0].exactly.selectors[0].cel.expression"}],

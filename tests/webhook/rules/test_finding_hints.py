@@ -19,16 +19,24 @@ A = "spec.devices[0].attributes"
 IGNORE = "metadata.annotations[draguard.io/ignore]"
 
 
-def seen(obj: dict[str, Any]) -> list[tuple[str, str, str, str | None]]:
-    return [(f.rule, str(f.path), f.message, f.hint) for f in run_rules(obj, Policy.default()).findings]
+ORDER_ON = Policy.from_mapping({"rules": {"numa-node-order": "warn"}})
+
+
+def seen(obj: dict[str, Any], policy: Policy | None = None) -> list[tuple[str, str, str, str | None]]:
+    return [(f.rule, str(f.path), f.message, f.hint) for f in run_rules(obj, policy or Policy.default()).findings]
+
+
+def test_numa_order_is_off_by_default_and_style_only_when_enabled() -> None:
+    assert seen(slice_with(numa=[0, 3, 2])) == []
+    assert seen(slice_with(numa=[0, 3, 2]), ORDER_ON) == [(
+        "numa-node-order", f"{A}[{NUMA}].ints[2]",
+        "numaNode list [0, 3, 2] is not ascending after the physical node (3 comes before 2); KEP-6072 gives those "
+        "nodes no order, so this is style only",
+        "for stable diffs, publish the others ascending (as draguard topology prints them): [0, 2, 3]")]
 
 
 @pytest.mark.parametrize(("obj", "expected"), [
-    pytest.param(slice_with(numa=[0, 3, 2]), [(
-        "numa-node-order", f"{A}[{NUMA}].ints[2]",
-        "numaNode list [0, 3, 2] is not ascending after the physical node (3 comes before 2)",
-        "publish the physical node first, then the others ascending, as the KEP-6072 helper does: [0, 2, 3]")],
-        id="numa-order"),
+    pytest.param(slice_with(numa=[0, 3, 2]), [], id="numa-order-off-by-default"),
     pytest.param(slice_with(numa=[0, 1, 2]), [], id="numa-list-from-node-0"),
     pytest.param(slice_with(device("d", attributes={PCI: "0000:3B:00.0"})), [(
         "pci-bus-id-format", f"{A}[{PCI}].string",
@@ -77,7 +85,7 @@ def test_finding_in_full(obj: dict[str, Any], expected: list[tuple[str, str, str
 
 def test_two_devices_with_the_same_list_are_checked_alike() -> None:
     obj = slice_with(device("a", numa=[1, 3, 2]), device("b", numa=[1, 3, 2]), device("c", numa=[0, 1]))
-    assert [(rule, path) for rule, path, _, _ in seen(obj)] == [
+    assert [(rule, path) for rule, path, _, _ in seen(obj, ORDER_ON)] == [
         ("numa-node-order", f"spec.devices[0].attributes[{NUMA}].ints[2]"),
         ("numa-node-order", f"spec.devices[1].attributes[{NUMA}].ints[2]")]
 
@@ -106,7 +114,22 @@ ROOT_HINT = 'publish the root complex name, e.g. `string: "pci0000:00"`'
     pytest.param(slice_with(device("a", numa=[0, 1]), device("b", numa=[0, 2])), [(
         "numa-node-list-consistency", f"spec.devices[1].attributes[{NUMA}].ints",
         "b publishes [0, 2] but a, on the same physical node 0, publishes [0, 1]",
-        "derive every device's list from the same SLIT row (the KEP-6072 helper does)")], id="list-consistency"),
+        "derive every device's list from the same SLIT row (the KEP-6072 helper does); the order after the "
+        "physical node does not matter")], id="list-consistency"),
+    pytest.param(slice_with(device("a", numa=[4, 5, 6, 7]), device("b", numa=[4, 7, 6, 5])), [],
+                 id="list-consistency-same-set-in-another-order"),
+    pytest.param(slice_with(device("a", numa=[4, 5, 6, 7]), device("b", numa=[5, 4, 6, 7])), [],
+                 id="list-consistency-other-physical-node"),
+    pytest.param(slice_with(device("a", numa=[4, 5, 6]), device("b", numa=[4, 6, 7])), [(
+        "numa-node-list-consistency", f"spec.devices[1].attributes[{NUMA}].ints",
+        "b publishes [4, 6, 7] but a, on the same physical node 4, publishes [4, 5, 6]",
+        "derive every device's list from the same SLIT row (the KEP-6072 helper does); the order after the "
+        "physical node does not matter")], id="list-consistency-another-set"),
+    pytest.param(slice_with(device("a", numa=[4, 5, 6]), device("b", numa=[4, 5, 6, 6])), [(
+        "numa-node-duplicates", f"spec.devices[1].attributes[{NUMA}].ints[3]",
+        "numaNode 6 appears twice in the list (also at index 2)",
+        "list each NUMA node once: matchAttribute treats the list as a set, CEL counts every entry")],
+        id="list-consistency-a-repeat-is-the-same-set"),
 ])
 def test_slice_wide_findings_in_full(obj: dict[str, Any], expected: list[tuple[str, str, str, str | None]]) -> None:
     assert seen(obj) == expected

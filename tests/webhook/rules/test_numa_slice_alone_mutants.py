@@ -16,7 +16,7 @@ from tests.webhook.rules.slice_cases import Found
 
 CASES = [
     pytest.param('numa-node-list-consistency', [{'resource.kubernetes.io/numaNode': {'int': 0}}, {'resource.kubernetes.io/numaNode': {'ints': [0, 1]}}, {'resource.kubernetes.io/numaNode': {'ints': [0, 2]}}], {},
-                 [('numa-node-list-consistency', 'spec.devices[2].attributes[resource.kubernetes.io/numaNode].ints', 'dev-2 publishes [0, 2] but dev-1, on the same physical node 0, publishes [0, 1]', "derive every device's list from the same SLIT row (the KEP-6072 helper does)")],
+                 [('numa-node-list-consistency', 'spec.devices[2].attributes[resource.kubernetes.io/numaNode].ints', 'dev-2 publishes [0, 2] but dev-1, on the same physical node 0, publishes [0, 1]', "derive every device's list from the same SLIT row (the KEP-6072 helper does); the order after the physical node does not matter")],
                  id='lists on one node differ after a scalar'),
     pytest.param('numa-node-mixed-form', [{'resource.kubernetes.io/numaNode': {'ints': [0]}}, {'resource.kubernetes.io/numaNode': {'string': '0'}}, {'resource.kubernetes.io/numaNode': {'ints': [1]}}], {},
                  [],

@@ -280,10 +280,39 @@ def test_vendor_numa_in_a_selector_and_a_constraint() -> None:
     result = check("selector-vendor-numa", obj)
     assert [(p, c) for p, _m, c in result] == [
         (SEL0, 'device.attributes["dra.cpu"].numaNodeID'), ("spec.devices.constraints[0].matchAttribute", "")]
-    assert result[1][1].startswith("matchAttribute dra.net/numaNode is a vendor NUMA attribute")
+    assert result[1][1] == (
+        "matchAttribute dra.net/numaNode is a vendor NUMA name: only devices whose driver publishes this alias carry "
+        "it (each driver picks its own aliases), so the constraint cannot place a device of a driver that does not; "
+        "KEP-6072 standardises resource.kubernetes.io/numaNode for every driver")
+    [constraint] = [f for f in findings("selector-vendor-numa", obj) if f.span is None]
+    assert constraint.hint == ("matchAttribute: resource.kubernetes.io/numaNode (once all drivers the claim uses "
+                               "publish it)")
     standard = claim_with_selector(f"{NUMA}.includes(0)",
                                    constraints=[{"matchAttribute": "resource.kubernetes.io/numaNode"}])
     assert check("selector-vendor-numa", standard) == []
+
+
+# -- list-only-read, constraint-distinct-list, constraint-distinct-numa (in full: test_selectors_lists_numa_forms.py)
+
+
+def test_list_only_read_of_numa_node() -> None:
+    obj = claim_with_selector(f"0 in {NUMA}", f"{NUMA}.includes(0)")
+    assert [(p, c) for p, _m, c in check("list-only-read", obj)] == [(SEL0, f"0 in {NUMA}")]
+    scalars = (slice_with(device("cpu-0", numa=0)),)
+    [(_p, message, _c)] = check("list-only-read", claim_with_selector(f"{NUMA}[0] == 0"), slices=scalars)
+    assert "is a scalar int on 1 device(s) in the inventory (e.g. gpu.example.com/pool-0/cpu-0)" in message
+
+
+def test_distinct_attribute_on_numa_node() -> None:
+    obj = claim_with_selector(constraints=[{"distinctAttribute": "resource.kubernetes.io/numaNode"}])
+    path = "spec.devices.constraints[0].distinctAttribute"
+    assert [p for p, _m, _c in check("constraint-distinct-numa", obj)] == [path]
+    lists = (slice_with(device("gpu-0", numa=[0, 1]), device("gpu-1", numa=[1, 0])),)
+    assert check("constraint-distinct-numa", obj, slices=lists) == []
+    assert [p for p, _m, _c in check("constraint-distinct-list", obj, slices=lists)] == [path]
+    assert check("constraint-distinct-list", obj) == []
+    disjoint = (slice_with(device("gpu-0", numa=[0]), device("gpu-1", numa=[1])),)
+    assert check("constraint-distinct-list", obj, slices=disjoint) == []
 
 
 FULLY_QUALIFIED = "a fully qualified name must be a domain and a name separated by a slash"
