@@ -17,7 +17,8 @@ from dataclasses import replace
 from webhook.findings import Action, Finding
 from webhook.rules import selectors_cel, selectors_lists
 from webhook.rules.base import Rule, RuleContext
-from webhook.rules.k8s.names import validate_fully_qualified_name
+from webhook.rules.k8s.errors import invalid
+from webhook.rules.k8s.names import validate_dns1123_label, validate_fully_qualified_name
 from webhook.rules.selectors_cel import analysed
 from webhook.rules.selectors_sites import (
     SELECTOR_KINDS,
@@ -26,6 +27,8 @@ from webhook.rules.selectors_sites import (
     constraints,
     is_numa,
     is_vendor_numa,
+    request_names,
+    request_refs,
 )
 from webhook.wire import Obj
 
@@ -64,6 +67,24 @@ def _unqualified(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
             hint = (f"qualify it with the driver's domain, e.g. <driver>/{bare}"
                     + (f", or use {STANDARD_NUMA}" if bare.lower().startswith("numa") else ""))
             yield from (replace(f, hint=hint) for f in found)
+
+
+REQUEST_REF = "must be the name of a request in the claim or the name of a request and a subrequest separated by '/'"
+
+
+def _request_refs(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
+    """The API server's validateRequestNameRef on the request names of `constraints[].requests` and
+    `config[].requests`: at most `<request>/<subrequest>`, each part a DNS-1123 label, naming one that exists."""
+    names = request_names(obj)
+    for path, name in request_refs(obj):
+        segments = name.split("/")
+        if len(segments) > 2:
+            yield invalid(path, name, REQUEST_REF)
+            continue
+        for segment in segments:
+            yield from validate_dns1123_label(segment, path)
+        if name not in names:
+            yield invalid(path, name, REQUEST_REF)
 
 
 def _pinned(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
@@ -119,6 +140,10 @@ RULES = (
     Rule("constraint-attribute-unqualified", CLAIM_KINDS, Action.DENY,
          "matchAttribute and distinctAttribute name a fully-qualified attribute (<domain>/<id>)",
          "prefix the attribute with its driver's domain", _unqualified, "kubernetes"),
+    Rule("constraint-request-unknown", CLAIM_KINDS, Action.DENY,
+         "constraints and config name requests of the claim (<request> or <request>/<subrequest>)",
+         "name a request of spec.devices.requests, or a request and one of its firstAvailable subrequests",
+         _request_refs, "kubernetes"),
     Rule("selector-numa-pinned", SELECTOR_KINDS, Action.AUDIT,
          "selectors do not hard-code NUMA node ids",
          f"align devices with matchAttribute: {STANDARD_NUMA} instead of naming a node", _pinned),

@@ -86,6 +86,32 @@ def _device_entries(obj: Obj, field: str) -> Iterator[tuple[FieldPath, Obj]]:
             yield base.child(field).index(i), entry
 
 
+def request_names(obj: Obj) -> frozenset[str]:
+    """The names a constraint or config entry may refer to: each request's, and `<request>/<subrequest>` for its
+    firstAvailable alternatives (validation.go's requestNames)."""
+    names: set[str] = set()
+    for _path, request in _device_entries(obj, "requests"):
+        name = request.get("name")
+        if not isinstance(name, str):
+            continue
+        names.add(name)
+        for raw in get_list(request, "firstAvailable"):
+            sub = as_map(raw)
+            if sub is not None and isinstance(sub.get("name"), str):
+                names.add(f"{name}/{sub['name']}")
+    return frozenset(names)
+
+
+def request_refs(obj: Obj) -> Iterator[tuple[FieldPath, str]]:
+    """Each request name a constraint's or a config entry's `requests` lists, with its path (a non-string entry is
+    the decoder's finding)."""
+    for field in ("constraints", "config"):
+        for path, entry in _device_entries(obj, field):
+            for i, name in enumerate(get_list(entry, "requests")):
+                if isinstance(name, str):
+                    yield path.child("requests").index(i), name
+
+
 def _sites(obj: Obj, profile: Profile | None = None) -> Iterator[Site]:
     if kind_of(obj) == DEVICE_CLASS:
         yield from _selectors(FieldPath.root("spec", "selectors"), get_list(obj, "spec", "selectors"), "")

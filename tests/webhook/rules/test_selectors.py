@@ -455,3 +455,49 @@ def test_a_constraint_attribute_is_a_valid_fully_qualified_name(name: str, messa
     obj = claim_with_selector(constraints=[{"matchAttribute": name}])
     assert [m for _path, m, _hint in check("constraint-attribute-unqualified", obj)] == messages
 
+
+
+# -- constraint-request-unknown ----------------------------------------------------------------------
+
+REF = "must be the name of a request in the claim or the name of a request and a subrequest separated by '/'"
+
+
+def _claim_with_refs(constraint_refs: list[Any], config_refs: list[Any] | None = None,
+                     kind: str = "ResourceClaim") -> dict[str, Any]:
+    claim = claim_with_selector(kind=kind)
+    devices = claim["spec"]["devices"] if kind == "ResourceClaim" else claim["spec"]["spec"]["devices"]
+    devices["requests"] = [{"name": "gpu", "exactly": {"deviceClassName": "gpu"}},
+                           {"name": "nic", "firstAvailable": [{"name": "fast", "deviceClassName": "nic"}]}]
+    devices["constraints"] = [{"requests": constraint_refs, "matchAttribute": NUMA_STANDARD}]
+    if config_refs is not None:
+        devices["config"] = [{"requests": config_refs, "opaque": {"driver": "gpu.example.com", "parameters": {}}}]
+    return claim
+
+
+NUMA_STANDARD = "resource.kubernetes.io/numaNode"
+
+
+def test_constraints_and_config_name_requests_and_subrequests_of_the_claim() -> None:
+    """validation.go validateRequestNameRef: `<request>` or `<request>/<subrequest>`, each part a DNS-1123 label,
+    naming one that exists (a request with alternatives may be named alone)."""
+    assert check("constraint-request-unknown", _claim_with_refs(["gpu", "nic", "nic/fast"], ["gpu", "nic/fast"])) == []
+    found = check("constraint-request-unknown", _claim_with_refs(["gpus", "nic/slow", "gpu/fast", "a/b/c"], ["cpu"]))
+    assert found == [
+        ("spec.devices.constraints[0].requests[0]", f'Invalid value: "gpus": {REF}', ""),
+        ("spec.devices.constraints[0].requests[1]", f'Invalid value: "nic/slow": {REF}', ""),
+        ("spec.devices.constraints[0].requests[2]", f'Invalid value: "gpu/fast": {REF}', ""),
+        ("spec.devices.constraints[0].requests[3]", f'Invalid value: "a/b/c": {REF}', ""),
+        ("spec.devices.config[0].requests[0]", f'Invalid value: "cpu": {REF}', ""),
+    ]
+
+
+def test_a_request_name_that_is_no_label_is_told_so_and_not_found() -> None:
+    found = check("constraint-request-unknown", _claim_with_refs(["Bad_Name"]))
+    assert [message.split(":")[1].strip() for _path, message, _ in found] == ['"Bad_Name"', '"Bad_Name"']
+    assert "a lowercase RFC 1123 label" in found[0][1] and found[1][1].endswith(REF)
+
+
+def test_request_refs_in_a_template_and_non_strings_left_to_the_decoder() -> None:
+    template = _claim_with_refs(["gpu", 7, "x"], kind="ResourceClaimTemplate")
+    assert check("constraint-request-unknown", template) == [
+        ("spec.spec.devices.constraints[0].requests[2]", f'Invalid value: "x": {REF}', "")]
