@@ -145,10 +145,12 @@ def _not_in_release(site: Site, ctx: RuleContext) -> Iterator[Finding]:
     (k8s.io/dynamic-resource-allocation cel/compile.go, docs/rules.md): `includes()` only with
     DRAListTypeAttributes (1.36+), `device.allowMultipleAllocations` only with DRAConsumableCapacity. An UPDATE
     that keeps the expression compiles it as stored, which the ratchet of unchanged findings mirrors."""
+    profile = ctx.policy.profile
+    if ctx.policy.list_types and profile.enabled(CAPACITY_GATE):
+        return  # the release declares both: nothing to look for (the common case, every selector)
     facts = facts_of(site)
     if facts is None:
         return
-    profile = ctx.policy.profile
     if not ctx.policy.list_types:
         for call in facts.calls:
             if call.name == "includes" and call.receiver is not None:
