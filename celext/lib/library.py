@@ -49,6 +49,17 @@ def overload(name: str, id_: str, signature: Signature, impl: Impl, *, member: b
     return Overload(name, id_, signature, impl, member)
 
 
+def parsing(parse: Callable[[str], Any], prefix: str = "") -> Impl:
+    """A CEL conversion of one string (`quantity(s)`, `ip(s)`): `parse(s)`, or its ValueError as a CEL error value
+    with `prefix` before the text."""
+    def convert(text: Any) -> Any:
+        try:
+            return parse(str(text))
+        except ValueError as err:
+            return CELEvalError(f"{prefix}{err}")
+    return convert
+
+
 def no_such_overload(name: str, args: tuple[Any, ...]) -> CELEvalError:
     """cel-go's dynamic dispatch failure (`decls.MaybeNoSuchOverload`): `no such overload: f(int, string)`."""
     return CELEvalError(f"no such overload: {name}({', '.join(cel_type_name(a) for a in args)})")

@@ -27,7 +27,7 @@ from celpy import celtypes
 from celpy.evaluation import CELEvalError
 
 from celext.gostrconv import go_quote
-from celext.lib.library import Library, overload
+from celext.lib.library import Library, overload, parsing
 from celext.netaddr import Addr, AddrError, Prefix, parse_addr, parse_prefix
 
 __all__ = ["library", "parse_cidr", "parse_ip"]
@@ -62,18 +62,8 @@ def parse_cidr(text: str) -> Prefix:
     return prefix
 
 
-def _ip(text: Any) -> Any:
-    try:
-        return parse_ip(str(text))
-    except AddrError as err:
-        return CELEvalError(str(err))
-
-
-def _cidr(text: Any) -> Any:
-    try:
-        return parse_cidr(str(text))
-    except AddrError as err:
-        return CELEvalError(f"{_CIDR_ERROR}{err}")
+_ip = parsing(parse_ip)
+_cidr = parsing(parse_cidr, prefix=_CIDR_ERROR)  # stringToCIDR adds the prefix parseCIDR already gave
 
 
 def _valid(parse: Any) -> Any:

@@ -19,7 +19,7 @@ from typing import Any
 from celpy import celtypes
 from celpy.evaluation import CELEvalError
 
-from celext.lib.library import Library, overload
+from celext.lib.library import Library, overload, parsing
 from celext.quantity import Quantity, from_int, is_quantity, parse_quantity
 
 _S = celtypes.StringType
@@ -27,11 +27,7 @@ _B = celtypes.BoolType
 _I = celtypes.IntType
 
 
-def _quantity(text: Any) -> Any:
-    try:
-        return parse_quantity(str(text))
-    except ValueError as err:
-        return CELEvalError(str(err))
+_quantity = parsing(parse_quantity)
 
 
 def _as_integer(q: Quantity) -> Any:
