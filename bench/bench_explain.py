@@ -1,6 +1,9 @@
 """explain: time per claim for 4 requests + a numaNode matchAttribute on a node with 8 NUMA nodes, 128 devices.
 
 Target (issue 7): under 50 ms per claim. Figures from one run on a shared machine: read the ratios.
+With DRAGUARD_BASELINE=<checkout with a .venv> (e.g. wave 1: `git worktree add /tmp/wave1 4673221`, `make install`
+there) this script and the baseline's own bench_explain.py also run as processes in interleaved rounds, and the
+ratios of their best times are printed (issue 14's target: >= 5x on the example node).
 Cases: the claim fits (scalar numaNode), fits with KEP-6072 lists (NPS4-style quadrants), does not
 fit (memory reports NUMA nodes 8-15, which nothing else shares: after a 2,000-placement probe the check for a
 hopeless constraint settles it; without that check the search proved it exhaustively, 18,832 placements),
@@ -9,8 +12,13 @@ and the same search with selectors answered by plain Python, which isolates the 
 
 from __future__ import annotations
 
+import os
+import re
 import statistics
+import subprocess
+import sys
 import time
+from pathlib import Path
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -92,5 +100,30 @@ def main() -> None:
     print(f"ratio CEL/plain selectors (fits): {fits / plain:.1f}x; no-fit/fit (celext): {none / fits:.1f}x")
 
 
+ROUNDS = 5  # interleaved rounds against the baseline
+_LINE = re.compile(r"^(fits, scalar numaNode \(celext\)|no fit: memory on NUMA 8-15 \(celext\))\s+([0-9.]+) ms/claim",
+                   re.M)
+
+
+def against(baseline: Path) -> None:
+    """This checkout's and the baseline's bench_explain.py as processes, interleaved; best of ROUNDS each."""
+    runs = {"this checkout": (Path(sys.executable), Path(__file__)),
+            f"baseline {baseline}": (baseline / ".venv" / "bin" / "python", baseline / "bench" / "bench_explain.py")}
+    best: dict[str, dict[str, float]] = {name: {} for name in runs}
+    for _ in range(ROUNDS):
+        for name, (python, script) in runs.items():
+            out = subprocess.run([str(python), str(script)], cwd=script.parent.parent, capture_output=True, text=True,
+                                 env={**os.environ, "DRAGUARD_BASELINE": ""}, check=True).stdout
+            for case_name, ms in _LINE.findall(out):
+                best[name][case_name] = min(best[name].get(case_name, float("inf")), float(ms))
+    mine, theirs = best["this checkout"], best[f"baseline {baseline}"]
+    print(f"against baseline {baseline}, best of {ROUNDS} interleaved runs (ms/claim):")
+    for case_name, ms in mine.items():
+        print(f"  {case_name:<40} {ms:8.2f} ms  baseline {theirs[case_name]:8.2f} ms  "
+              f"{theirs[case_name] / ms:5.2f}x faster")
+
+
 if __name__ == "__main__":
     main()
+    if os.environ.get("DRAGUARD_BASELINE"):
+        against(Path(os.environ["DRAGUARD_BASELINE"]))

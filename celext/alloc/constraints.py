@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, cast
+from typing import Any, Literal, NamedTuple, cast
 
 from celext.vocabulary import ELEMENT_OF, LIST_MEMBERS, SCALAR_MEMBERS
 
@@ -154,10 +154,11 @@ def lookup_attribute(device: Mapping[str, Any], driver: str, name: str) -> Mappi
     return found if isinstance(found, Mapping) else {}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Rejection:
     """Why a device breaks a constraint; the text is built only when someone reads it (the search
-    meets thousands of rejections and reports one)."""
+    meets thousands of rejections and reports one). Not frozen: a frozen dataclass's `__init__` costs
+    several times a plain one on that path."""
 
     render: Callable[[], str]
 
@@ -175,9 +176,9 @@ def _text(message: str) -> Rejection:
     return Rejection(lambda: message)
 
 
-@dataclass(frozen=True, slots=True)
-class Chosen:
-    """A device a constraint has accepted: who asked for it and the value it brought."""
+class Chosen(NamedTuple):
+    """A device a constraint has accepted: who asked for it and the value it brought (a named tuple: the
+    search makes one per placement, thousands per claim that does not fit)."""
 
     request: str
     device: str  # "<driver>/<pool>/<device>"

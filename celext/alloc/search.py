@@ -24,6 +24,7 @@ from celext.alloc.capacity import Consumed, consume
 from celext.alloc.claim import MAX_DEVICES, ClaimError, Entry, Request
 from celext.alloc.constraints import Constraint, Rejection
 from celext.alloc.pools import Device, Node, device_on_node
+from celext.errors import CompileError, EvaluationError
 
 EMPTY_KEY_HINT = (". consider using CEL optional chaining (.? followed by orValue()) or guarding the check "
                   "with has() for optional fields")  # cel.EnhanceRuntimeError, as the allocator adds it
@@ -132,22 +133,24 @@ class Search:
         return chosen
 
     def _evaluate(self, request: Request, device: Device) -> bool:
-        for owner, selectors in ((f"class {request.class_name}", request.class_selectors),
-                                 (f"claim {self.claim}", request.selectors)):
-            for i, expression in enumerate(selectors):
-                if not self._run(expression, device, f"{owner}: selector #{i}"):
-                    return False
+        for i, expression in enumerate(request.class_selectors):
+            if not self._run(expression, device, request, i, of_class=True):
+                return False
+        for i, expression in enumerate(request.selectors):
+            if not self._run(expression, device, request, i, of_class=False):
+                return False
         return device_on_node(device, self.node)
 
-    def _run(self, expression: str, device: Device, where: str) -> bool:
-        from celext.errors import CompileError, EvaluationError
-
+    def _run(self, expression: str, device: Device, request: Request, index: int, *, of_class: bool) -> bool:
+        # (called for every device a request reaches: the error's words are put together only on an error)
         try:
             return self.matcher(expression, device.wire, device.driver)
-        except CompileError as err:
-            raise ClaimError(f"{where}: CEL compile error: {err}") from None
-        except EvaluationError as err:
-            raise ClaimError(f"{where} on device {device.id}: CEL runtime error: {enhance(str(err))}") from None
+        except (CompileError, EvaluationError) as err:
+            owner = f"class {request.class_name}" if of_class else f"claim {self.claim}"
+            if isinstance(err, CompileError):
+                raise ClaimError(f"{owner}: selector #{index}: CEL compile error: {err}") from None
+            raise ClaimError(f"{owner}: selector #{index} on device {device.id}: CEL runtime error: "
+                             f"{enhance(str(err))}") from None
 
     def run(self, index: int = 0) -> bool:
         if index == len(self.entries):
