@@ -14,15 +14,16 @@ a member function.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, replace
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from celext.check.types import Type, parse_type
 
 __all__ = ["FUNCTIONS", "OVERLOADS", "OverloadDecl"]
 
 
-@dataclass(frozen=True, slots=True)
-class OverloadDecl:
+class OverloadDecl(Struct, frozen=True):
     function: str
     id: str
     member: bool

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import decimal
 import functools
-from dataclasses import dataclass
 from decimal import Decimal
+
+from msgspec import Struct
 
 # Exact arithmetic: comparisons of Decimals are always exact; sums need enough digits, set per operation.
 _CTX = decimal.Context(prec=60, Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN, rounding=decimal.ROUND_HALF_EVEN,
@@ -35,8 +36,7 @@ _DIGITS = frozenset("0123456789")
 
 
 @functools.total_ordering
-@dataclass(frozen=True, slots=True, eq=False)
-class Quantity:
+class Quantity(Struct, frozen=True, eq=False):
     """An exact quantity. `int64_scale` is the upstream int64 fast-path scale, or None for its inf.Dec form."""
 
     value: Decimal

@@ -18,12 +18,12 @@ import datetime as dt
 import email.utils
 import ipaddress
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
 from cryptography import x509
 from cryptography.x509 import DNSName, IPAddress
 from cryptography.x509.verification import PolicyBuilder, Store, VerificationError
+from msgspec import Struct
 
 from certs.inject import WebhookEntry
 from certs.issue import BACKDATE, covered_names, signed_by
@@ -34,15 +34,13 @@ WARN_DAYS = 30
 SKEW_WARN = dt.timedelta(seconds=30)
 
 
-@dataclass(frozen=True, slots=True)
-class Result:
+class Result(Struct, frozen=True):
     check: str
     level: Level
     message: str
 
 
-@dataclass(frozen=True, slots=True)
-class Subject:
+class Subject(Struct, frozen=True):
     """What to examine; `*_source` name the inputs in messages."""
 
     leaf: x509.Certificate

@@ -12,12 +12,12 @@ from __future__ import annotations
 import datetime as dt
 import ssl
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+from msgspec import Struct
 
 from certs.errors import CertsError
 from certs.files import write_atomic
@@ -29,8 +29,7 @@ MAX_CLIENT_DAYS = 365  # the same ceiling as the serving certificate
 CLIENT_CERT, CLIENT_KEY = "client.crt", "client.key"  # where `draguard certs client --dir` writes them
 
 
-@dataclass(frozen=True, slots=True)
-class ClientSubject:
+class ClientSubject(Struct, frozen=True):
     """Who the client certificate names: a Common Name, plus DNS and URI subject alternative names."""
 
     common_name: str
@@ -105,8 +104,7 @@ def require_client_certs(context: ssl.SSLContext, bundle_pem: bytes) -> None:
     context.verify_mode = ssl.CERT_REQUIRED
 
 
-@dataclass(frozen=True, slots=True)
-class WrittenClient:
+class WrittenClient(Struct, frozen=True):
     cert_file: Path
     key_file: Path
     not_after: dt.datetime

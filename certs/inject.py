@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import base64
 import binascii
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 from certs.errors import CertsError
 from certs.issue import is_ca
@@ -29,15 +30,13 @@ CAINJECTOR_ANNOTATIONS = (
 ATTEMPTS = 3  # a failed `test` (the list changed under us) is retried against a fresh read
 
 
-@dataclass(frozen=True, slots=True)
-class Injected:
+class Injected(Struct, frozen=True):
     name: str
     webhooks: tuple[str, ...]  # every entry, in order
     patched: tuple[str, ...]  # the entries whose caBundle this run changed
 
 
-@dataclass(frozen=True, slots=True)
-class WebhookEntry:
+class WebhookEntry(Struct, frozen=True):
     """One webhook of a live configuration, as `check` needs it."""
 
     name: str

@@ -11,8 +11,9 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 from certs.errors import CertsError
 
@@ -20,8 +21,7 @@ TIMEOUT = (10.0, 30.0)  # connect, read: a Job should fail fast and clearly, not
 NETWORK_RETRIES = 1  # a connection that failed before the request was sent: once more
 
 
-@dataclass(frozen=True, slots=True)
-class Answer:
+class Answer(Struct, frozen=True):
     status: int
     body: Any  # the decoded JSON
     headers: Mapping[str, str]

@@ -23,8 +23,9 @@ import tempfile
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
+
+from msgspec import Struct
 
 from certs.client import client_ca_bundle, require_client_certs
 from certs.errors import CertsError
@@ -35,8 +36,7 @@ log = logging.getLogger(__name__)
 _Stamp = tuple[tuple[int, int, int, int], ...]
 
 
-@dataclass(frozen=True, slots=True)
-class _Loaded:
+class _Loaded(Struct, frozen=True):
     context: ssl.SSLContext
     not_after: dt.datetime
     stamp: _Stamp

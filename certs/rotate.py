@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Literal, TypeAlias
 
 from cryptography import x509
+from msgspec import Struct
 
 from certs.errors import CertsError
 from certs.files import DirectoryStore
@@ -45,8 +46,7 @@ PHASES: tuple[Phase, ...] = ("overlap", "leaf", "retire")
 DEFAULT_SETTLE = dt.timedelta(minutes=10)
 
 
-@dataclass(frozen=True, slots=True)
-class Rotation:
+class Rotation(Struct, frozen=True):
     """Where a rotation stands: the signing CA, the next CA (phase 1 done), CAs still trusted but retiring."""
 
     signing: Issued

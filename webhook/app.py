@@ -15,12 +15,12 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from flask import Flask
 from flask import Response as HTTPResponse
+from msgspec import Struct
 from werkzeug.exceptions import HTTPException, InternalServerError
 from werkzeug.http import HTTP_STATUS_CODES
 from werkzeug.wsgi import ClosingIterator, get_content_length, get_input_stream
@@ -34,8 +34,7 @@ from webhook.views import admission_bp, health_bp
 WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
 
-@dataclass(frozen=True, slots=True)
-class Settings:
+class Settings(Struct, frozen=True):
     """What the app needs from the command line; built by `draguard serve`, never read from the environment."""
 
     policy_path: Path | None = None

@@ -20,9 +20,11 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
 from functools import lru_cache
 from types import FrameType
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 BUDGET_RULE = "budget-exceeded"
 
@@ -35,8 +37,7 @@ class BudgetExceeded(BaseException):
         self.message = message
 
 
-@dataclass(frozen=True, slots=True)
-class Budget:
+class Budget(Struct, frozen=True):
     """Per-object limits. 0 turns a limit off (the CLI runs without a budget)."""
 
     selectors: int = 128  # distinct selector expressions one object may make us compile

@@ -16,8 +16,9 @@ import io
 import logging
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple, Protocol, TextIO
+
+from msgspec import Struct, field
 
 from webhook.errors import DraguardError
 
@@ -43,8 +44,7 @@ class Tracker(Protocol):
     def close(self) -> None: ...
 
 
-@dataclass(slots=True)
-class Run:
+class Run(Struct):
     files: list[FileResult] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
     policies: dict[str, Policy] = field(default_factory=dict)  # source -> its policy (for --fix re-lint)

@@ -13,8 +13,9 @@ import contextlib
 import fnmatch
 import logging
 import os
-from dataclasses import dataclass
 from pathlib import Path
+
+from msgspec import Struct
 
 from webhook.policy import Policy
 
@@ -23,8 +24,7 @@ STDIN_SOURCES = ("-", "<stdin>")
 log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True, slots=True)
-class Config:
+class Config(Struct, frozen=True):
     policy: Policy
     path: Path | None  # None: no file, defaults
     root: Path  # where relative ignore globs start

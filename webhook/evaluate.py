@@ -4,15 +4,15 @@ answers grouped by node, driver and pool as the scheduler would see them."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
+
+from msgspec import Struct, field
 
 from webhook.errors import DraguardError
 from webhook.wire import get_list, get_map, get_str
 
 
-@dataclass(slots=True)
-class Group:
+class Group(Struct):
     """The devices of one pool of one driver as seen from one node."""
 
     node: str

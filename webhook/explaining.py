@@ -4,8 +4,9 @@ per claim and node (celext.alloc.explain), each claim on its own against an othe
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
+
+from msgspec import Struct, field
 
 from webhook.errors import DraguardError
 from webhook.manifests.shapes import read_strict
@@ -18,8 +19,7 @@ if TYPE_CHECKING:
 CLAIM_KINDS = frozenset({"ResourceClaim", "ResourceClaimTemplate"})
 
 
-@dataclass(slots=True)
-class Explained:
+class Explained(Struct):
     results: list[ClaimResult] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # about the inputs, for stderr
 

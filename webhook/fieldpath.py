@@ -7,13 +7,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 Segment = str | int  # a str is a field name or a map key (see `_keys`), an int a list index
 
 
-@dataclass(frozen=True, slots=True)
-class FieldPath:
+class FieldPath(Struct, frozen=True):
     """An immutable path; every step returns a new path so rules can share prefixes freely."""
 
     segments: tuple[Segment, ...] = ()

@@ -7,7 +7,9 @@ A rule fills in `path`, `message`, `hint` and maybe `fix`; the runner stamps `ru
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, replace
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from webhook.fieldpath import FieldPath
 
@@ -40,8 +42,7 @@ class Action(enum.Enum):
 _RANK = {Action.DENY: 3, Action.WARN: 2, Action.AUDIT: 1, Action.OFF: 0}
 
 
-@dataclass(frozen=True, slots=True)
-class Position:
+class Position(Struct, frozen=True):
     """1-based line and column in a file; `end_*` when the finding covers a known span."""
 
     file: str
@@ -54,8 +55,7 @@ class Position:
         return f"{self.file}:{self.line}:{self.column}"
 
 
-@dataclass(frozen=True, slots=True)
-class Edit:
+class Edit(Struct, frozen=True):
     """Replace `text[start:end]` with `replacement`.
 
     A rule sees only the object, so in a rule's finding the offsets are into the string value at the
@@ -68,8 +68,7 @@ class Edit:
     safe: bool = True
 
 
-@dataclass(frozen=True, slots=True)
-class Finding:
+class Finding(Struct, frozen=True):
     path: FieldPath
     message: str
     hint: str = ""

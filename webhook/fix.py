@@ -21,16 +21,16 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
+
+from msgspec import Struct, field
 
 from webhook.fieldpath import FieldPath
 from webhook.findings import Edit
 from webhook.spans import style_of, value_offsets
 
 
-@dataclass(frozen=True, slots=True)
-class Target:
+class Target(Struct, frozen=True):
     """A string scalar in a file: where it starts, its value, and the finding path that names it."""
 
     path: FieldPath
@@ -39,8 +39,7 @@ class Target:
     value: str
 
 
-@dataclass(frozen=True, slots=True)
-class Rewrite:
+class Rewrite(Struct, frozen=True):
     """One applied edit, for `lint --fix` to list: where it starts in the original text, and the
     expression fragment before and after (whitespace runs shown as one space)."""
 
@@ -50,8 +49,7 @@ class Rewrite:
     after: str
 
 
-@dataclass(frozen=True, slots=True)
-class Result:
+class Result(Struct, frozen=True):
     text: str
     applied: int  # edits applied
     skipped: list[tuple[Target, str]]  # scalars left alone, with the reason, in file order

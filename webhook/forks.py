@@ -24,8 +24,9 @@ import pickle
 import struct
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 from typing import Any, Generic, NamedTuple, NoReturn, TypeVar
+
+from msgspec import Struct
 
 R = TypeVar("R")
 
@@ -131,8 +132,7 @@ class _Kept(logging.Handler):
         self.records.setdefault(self.item, []).append(fields)
 
 
-@dataclass(slots=True)
-class _Child(Generic[R]):
+class _Child(Struct, Generic[R]):
     pid: int
     fd: int
     results: dict[int, tuple[R, list[dict[str, Any]]]] | None = None

@@ -15,9 +15,10 @@ from __future__ import annotations
 import functools
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, overload
+
+from msgspec import Struct, field
 
 from celext.vocabulary import ELEMENT_OF, LIST_MEMBERS, SCALAR_MEMBERS, device_body, qualify, split
 from webhook.wire import Obj, as_map, get_list, get_map, get_str, kind_of, name_of
@@ -27,8 +28,7 @@ TYPE_OF_MEMBER: Mapping[str, str] = {**{m: m for m in SCALAR_MEMBERS}, **ELEMENT
 SHAPES = 4096  # distinct attribute layouts remembered (a fleet has a handful: one per driver and model)
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class Layout:
+class Layout(Struct, frozen=True, eq=False):
     """What every device of one model shares, computed once per layout (`layout()`): the attribute names it
     publishes (qualified), which of them are lists, their element types, and the (domain, id) pairs its attribute
     and capacity maps file entries under (what the CEL engine finds; `filed`). Compared by identity: devices are
@@ -43,8 +43,7 @@ class Layout:
     capacity_pairs: frozenset[tuple[str, str]]
 
 
-@dataclass(slots=True, eq=False)  # not frozen: an audit builds 80,000 of them, and a frozen init costs 4x
-class Device:
+class Device(Struct, eq=False):
     driver: str
     pool: str
     name: str
@@ -70,8 +69,7 @@ class Device:
         return self.layout.types
 
 
-@dataclass(slots=True)
-class Inventory:
+class Inventory(Struct):
     devices: list[Device] = field(default_factory=list)
     classes: dict[str, list[str]] = field(default_factory=dict)  # DeviceClass name -> selector expressions
     sources: list[str] = field(default_factory=list)

@@ -13,8 +13,12 @@ import functools
 import logging
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TextIO
+
+import msgspec
+from msgspec import Struct
+from msgspec.structs import replace
 
 from webhook import gctune
 from webhook.fieldpath import FieldPath
@@ -49,10 +53,9 @@ class FileResult:
     fixable: list[tuple[Locator, Finding]] = field(default_factory=list, repr=False)  # for the fix pass
 
 
-@dataclass(slots=True)
-class LintResult:
-    files: list[FileResult] = field(default_factory=list)
-    problems: list[Problem] = field(default_factory=list)
+class LintResult(Struct):
+    files: list[FileResult] = msgspec.field(default_factory=list)
+    problems: list[Problem] = msgspec.field(default_factory=list)
 
     @property
     def findings(self) -> list[Finding]:

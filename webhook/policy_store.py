@@ -25,9 +25,10 @@ import os
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
+
+from msgspec import Struct
 
 from webhook.errors import DraguardError
 from webhook.policy import Policy
@@ -61,8 +62,7 @@ class PolicySource(Protocol):
     def current(self) -> Policy: ...
 
 
-@dataclass(frozen=True, slots=True)
-class Reload:
+class Reload(Struct, frozen=True):
     """The outcome of the last look at the file: when, and the error that kept the old policy (if any)."""
 
     loaded_at: float

@@ -19,8 +19,10 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
 from typing import Any
+
+from msgspec import Struct, field
+from msgspec.structs import replace
 
 from celext.vocabulary import LIST_MEMBERS
 from webhook.budget import UNLIMITED, Budget, BudgetExceeded, CompileCacheBudget, Meter, metered
@@ -47,8 +49,7 @@ RUNNER_RULES = frozenset({RULE_ERROR, BUDGET_EXCEEDED})  # reported by the runne
 ERROR_TEXT_CHARS = 200  # an exception's text can quote the object: only this much of it reaches a message
 
 
-@dataclass(slots=True)
-class Outcome:
+class Outcome(Struct):
     findings: list[Finding] = field(default_factory=list)
     suppressed: list[Finding] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)  # ids of the rules that raised on the object

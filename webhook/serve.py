@@ -36,9 +36,10 @@ import ssl
 import sys
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from msgspec import Struct, field
 
 from webhook.auth.settings import AuthSettings
 from webhook.balance import Shares
@@ -64,8 +65,7 @@ GRACEFUL_TIMEOUT = 25
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 
 
-@dataclass(frozen=True, slots=True)
-class Limits:
+class Limits(Struct, frozen=True):
     """Deadlines (seconds) for each phase of a connection, and the connection cap per worker."""
 
     handshake: float = 5.0  # TLS handshake, from accept
@@ -79,8 +79,7 @@ class Limits:
 DEFAULT_LIMITS = Limits()
 
 
-@dataclass(frozen=True, slots=True)
-class ServeOptions:
+class ServeOptions(Struct, frozen=True):
     cert_file: Path
     key_file: Path
     host: str = "0.0.0.0"
@@ -97,8 +96,7 @@ class ServeOptions:
     auth: AuthSettings = field(default_factory=AuthSettings)  # who may call (webhook.auth); off by default
 
 
-@dataclass(slots=True)
-class Served:
+class Served(Struct):
     """What the workers serve with, built and checked in the master and inherited by every forked worker.
 
     The certificate holder looks at its files lazily (on a handshake) and holds no thread, so each worker's

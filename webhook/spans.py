@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Iterator
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 _ESCAPES = {
     "0": "\0", "a": "\a", "b": "\b", "t": "\t", "\t": "\t", "n": "\n", "v": "\v", "f": "\f", "r": "\r",
@@ -24,8 +25,7 @@ _ESCAPES = {
 _HEX = {"x": 2, "u": 4, "U": 8}
 
 
-@dataclass(frozen=True, slots=True)
-class _Char:
+class _Char(Struct, frozen=True):
     char: str
     offset: int
     hard: bool = False  # from an escape: must match the value exactly, never folded or skipped

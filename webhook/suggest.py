@@ -9,7 +9,8 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import replace
+
+from msgspec.structs import replace
 
 from webhook.findings import Finding
 from webhook.waivers import did_you_mean

@@ -37,8 +37,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 from webhook.findings import Action
 from webhook.policy import Policy
@@ -57,8 +58,7 @@ VALIDATION_ACTIONS = {Action.DENY: "Deny", Action.WARN: "Warn", Action.AUDIT: "A
 MEMBERS = ("int", "bool", "string", "version", "ints", "bools", "strings", "versions")
 
 
-@dataclass(frozen=True, slots=True)
-class Scope:
+class Scope(Struct, frozen=True):
     """The devices a check looks at: the variable listing them, the CEL test for a device `d`, and the part of a
     device that must be unchanged from the old object's namesake for the deny policy to ratchet."""
 
@@ -68,8 +68,7 @@ class Scope:
     setup: tuple[tuple[str, str], ...] = ()  # (name, expression) of variables `present` reads, defined first
 
 
-@dataclass(frozen=True, slots=True)
-class Check:
+class Check(Struct, frozen=True):
     """One rule as CEL: `bad` is true for a device `d` in `scope` that breaks the rule."""
 
     rule: str

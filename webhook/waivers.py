@@ -26,8 +26,9 @@ import os
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
+
+from msgspec import Struct
 
 from webhook.errors import DraguardError
 from webhook.fieldpath import FieldPath
@@ -39,8 +40,7 @@ _COMMENT = re.compile(r"(?:^|\s)#\s*draguard:\s*ignore\[([^\]]*)\]\s*(.*?)\s*$")
 BASELINE_VERSION = 1
 
 
-@dataclass(frozen=True, slots=True)
-class Waiver:
+class Waiver(Struct, frozen=True):
     rules: frozenset[str]
     comment_line: int  # 1-based line of the comment itself
 

@@ -9,8 +9,9 @@ Kubernetes API does not have, and a claim that requests nothing.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 from celext.alloc.constraints import Constraint, Semantics, make_constraint
 
@@ -23,8 +24,7 @@ class ClaimError(Exception):
     """The allocator aborts the claim (upstream message), e.g. a CEL runtime error or a missing class."""
 
 
-@dataclass(frozen=True, slots=True)
-class Request:
+class Request(Struct, frozen=True):
     name: str  # "req" or "req/sub"
     class_name: str
     class_selectors: tuple[str, ...]
@@ -34,8 +34,7 @@ class Request:
     capacity: Obj  # exactly.capacity.requests: capacity name -> quantity
 
 
-@dataclass(frozen=True, slots=True)
-class Entry:
+class Entry(Struct, frozen=True):
     name: str
     options: tuple[Request, ...]  # one for `exactly`; the subrequests in order for `firstAvailable`
     first_available: bool

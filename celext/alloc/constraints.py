@@ -33,8 +33,9 @@ draguard's own: upstream only logs these decisions at verbosity 7.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple, cast
+
+from msgspec import Struct, field
 
 from celext.vocabulary import ELEMENT_OF, LIST_MEMBERS, SCALAR_MEMBERS
 
@@ -51,8 +52,7 @@ _SCALAR_FIELDS: tuple[tuple[str, ValueType], ...] = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class ValueSet:
+class ValueSet(Struct, frozen=True):
     """The values of one attribute as a typed set (upstream `deviceAttributeListAsSet`)."""
 
     type: ValueType
@@ -154,11 +154,9 @@ def lookup_attribute(device: Mapping[str, Any], driver: str, name: str) -> Mappi
     return found if isinstance(found, Mapping) else {}
 
 
-@dataclass(slots=True)
-class Rejection:
+class Rejection(Struct, frozen=True):
     """Why a device breaks a constraint; the text is built only when someone reads it (the search
-    meets thousands of rejections and reports one). Not frozen: a frozen dataclass's `__init__` costs
-    several times a plain one on that path."""
+    meets thousands of rejections and reports one)."""
 
     render: Callable[[], str]
 
@@ -186,8 +184,7 @@ class Chosen(NamedTuple):
     values: ValueSet | None = None  # attribute_as_set(attribute)
 
 
-@dataclass(slots=True)
-class _Tracker:
+class _Tracker(Struct):
     attribute: str
     requests: frozenset[str]
     semantics: Semantics = "list"
@@ -242,7 +239,6 @@ class _Tracker:
         raise NotImplementedError
 
 
-@dataclass(slots=True)
 class MatchAttribute(_Tracker):
     """matchAttribute: all chosen devices share a value (list: a common element), with upstream's state:
     a device count, the first device's value (scalar) or one intersection narrowed in place (list)."""
@@ -343,7 +339,6 @@ def _holders(chosen: Sequence[Chosen]) -> str:
     return ", ".join(f"{c.device} {render_attribute(c.attribute)}" for c in chosen)
 
 
-@dataclass(slots=True)
 class DistinctAttribute(_Tracker):
     """distinctAttribute with upstream's state: a device count and one value per claim request (the last
     device placed for it)."""

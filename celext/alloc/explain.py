@@ -33,8 +33,9 @@ The claim is read by `celext.alloc.claim`, searched by `celext.alloc.search`, an
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, Literal
+
+from msgspec import Struct
 
 from celext.alloc.claim import (
     CONSTRAINT_FIELDS,
@@ -75,8 +76,7 @@ PROBE_STEPS = 2_000  # draguard's own: placements tried before checking whether 
 Status = Literal["fits", "no-fit", "error", "bound"]
 
 
-@dataclass(frozen=True, slots=True)
-class NodeResult:
+class NodeResult(Struct, frozen=True):
     node: str
     status: Status
     picks: tuple[Pick, ...] = ()
@@ -87,8 +87,7 @@ class NodeResult:
     steps: int = 0
 
 
-@dataclass(frozen=True, slots=True)
-class ClaimResult:
+class ClaimResult(Struct, frozen=True):
     claim: str  # "ResourceClaim test/q0"
     nodes: tuple[NodeResult, ...] = ()
     error: str = ""  # the claim cannot be allocated anywhere (missing class, bad request)

@@ -13,8 +13,9 @@ with `In`/`NotIn`.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any, NamedTuple
+
+from msgspec import Struct, field
 
 Obj = Mapping[str, Any]
 
@@ -40,8 +41,7 @@ class Device(NamedTuple):
                    wire.get("allowMultipleAllocations") is True)
 
 
-@dataclass(frozen=True, slots=True)
-class Node:
+class Node(Struct, frozen=True):
     name: str
     labels: Mapping[str, str] = field(default_factory=dict)
 

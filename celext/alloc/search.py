@@ -16,9 +16,10 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
+
+from msgspec import Struct, field
 
 from celext.alloc.capacity import Consumed, consume
 from celext.alloc.claim import MAX_DEVICES, ClaimError, Entry, Request
@@ -37,15 +38,13 @@ class Bound(Exception):
     pass
 
 
-@dataclass(frozen=True, slots=True)
-class Pick:
+class Pick(Struct, frozen=True):
     request: str  # "req" or "req/sub"
     device: Device
 
 
 
-@dataclass(slots=True)
-class Search:
+class Search(Struct):
     """One node, one claim: upstream's allocateOne over a flat device list in pool order."""
 
     claim: str

@@ -12,8 +12,9 @@ Literals hold plain Python values (int, float, str, bytes, bool, None) with thei
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
+
+from msgspec import Struct, field
 
 __all__ = ["ACCU", "BuildError", "Call", "Comprehension", "CreateList", "CreateMap", "Expr", "Ident", "Literal",
            "Select"]
@@ -21,54 +22,46 @@ __all__ = ["ACCU", "BuildError", "Call", "Comprehension", "CreateList", "CreateM
 ACCU = "@result"  # cel-go's parser.AccumulatorName
 
 
-@dataclass(eq=False, slots=True)
-class Expr:
+class Expr(Struct, eq=False):
     id: int
     offset: int
     tree: Any = None  # the lark node this came from (None for nodes a macro expansion made up)
 
 
-@dataclass(eq=False, slots=True)
-class Literal(Expr):
+class Literal(Expr, eq=False):
     kind: str = "null"  # bool, int, uint, double, string, bytes, null
     value: Any = None
 
 
-@dataclass(eq=False, slots=True)
-class Ident(Expr):
+class Ident(Expr, eq=False):
     name: str = ""
 
 
-@dataclass(eq=False, slots=True)
-class Select(Expr):
+class Select(Expr, eq=False):
     operand: Expr | None = None
     field: str = ""
     test_only: bool = False
 
 
-@dataclass(eq=False, slots=True)
-class Call(Expr):
+class Call(Expr, eq=False):
     function: str = ""
     target: Expr | None = None
     args: list[Expr] = field(default_factory=list)
 
 
-@dataclass(eq=False, slots=True)
-class CreateList(Expr):
+class CreateList(Expr, eq=False):
     elements: list[Expr] = field(default_factory=list)
     optional: frozenset[int] = frozenset()  # indexes of `[?x]` elements
     constant: str = ""  # the literal kind when every element is a literal of that kind (the parser's constant list)
 
 
-@dataclass(eq=False, slots=True)
-class CreateMap(Expr):
+class CreateMap(Expr, eq=False):
     entries: list[tuple[Expr, Expr]] = field(default_factory=list)
     optional: frozenset[int] = frozenset()  # indexes of `{?k: v}` entries
     constant: bool = False  # keys literals of one kind, values too (the parser's constant map)
 
 
-@dataclass(eq=False, slots=True)
-class Comprehension(Expr):
+class Comprehension(Expr, eq=False):
     iter_range: Expr | None = None
     iter_var: str = ""
     iter_var2: str = ""

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from collections.abc import Mapping as MappingABC
-from dataclasses import dataclass, field
 from itertools import compress
 from operator import attrgetter, not_
 from typing import Any
+
+from msgspec import Struct, field
 
 from celext.check import homogeneous, regex, time_literals
 from celext.check import types as t
@@ -65,16 +66,14 @@ RESOLVED_SIZE = 4096
 _BY_IDENTITY = "#identity"
 
 
-@dataclass(frozen=True, slots=True)
-class TypeError_:
+class TypeError_(Struct, frozen=True):
     """One checker error: cel-go's message and the character offset it is reported at."""
 
     offset: int
     message: str
 
 
-@dataclass(slots=True)
-class CheckedExpr:
+class CheckedExpr(Struct):
     """The checked AST: the type of every node and, for calls, the overload ids that may apply.
 
     Keys are `Expr.id`; each `Expr.tree` is the lark node of `celext.parse(expression)` it was built from

@@ -11,8 +11,9 @@ cost rule is named in `celext.overloads` (the `cost` column) and defined in `cel
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 from celext.check import types as t
 from celext.check.ast import ACCU, Call, Comprehension, CreateList, CreateMap, Expr, Ident, Literal, Select
@@ -49,8 +50,7 @@ _INDEXES = {"index_list": "@items", "index_map": "@values"}  # (`cost_index`: th
 assert all(BY_ID[overload_id].cost == "fixed" for overload_id in _INDEXES)
 
 
-@dataclass(slots=True)
-class Local:
+class Local(Struct):
     path: Path | None
     size: Range | None
     entry: Entry | None

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Protocol
+
+from msgspec import Struct
 
 from celext.check import types as t
 from celext.check.ast import Call, Expr, Literal
@@ -34,8 +35,7 @@ __all__ = ["RULES", "UNIT_EQUALITY", "Entry", "Node", "Path", "Rule", "Sizes", "
 Path = tuple[str, ...]
 
 
-@dataclass(slots=True)
-class Entry:
+class Entry(Struct):
     """Key and value sizes of a list or map literal (cel-go entrySizeEstimate)."""
 
     container: str  # "list" or "map"
@@ -48,8 +48,7 @@ class Entry:
         return Entry(self.container, self.key.union(other.key), self.val.union(other.val))
 
 
-@dataclass(slots=True)
-class Node:
+class Node(Struct):
     """What a cost rule sees of an argument (cel-go AstNode)."""
 
     expr: Expr | None

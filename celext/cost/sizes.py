@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass, field
 from typing import NamedTuple
+
+from msgspec import Struct, field
 
 U64 = 2**64 - 1
 STRING_TRAVERSAL = 0.1  # cel-go common.StringTraversalCostFactor
@@ -68,8 +69,7 @@ def fixed(n: int) -> Range:
     return _new(Range, (n, n))
 
 
-@dataclass(frozen=True, slots=True)
-class Decl:
+class Decl(Struct, frozen=True):
     """A declared type with its maximum size (apiserver cel.DeclType: MaxElements, fields, key, element)."""
 
     max_elements: int

@@ -11,10 +11,10 @@ cel-python lets most exceptions escape raw and mislabels `ValueError` as an over
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from celpy.evaluation import CELEvalError
+from msgspec import Struct
 
 from celext.lib.typenames import cel_type_name
 
@@ -23,8 +23,7 @@ Impl = Callable[..., Any]
 Signature = tuple[type | tuple[type, ...], ...]
 
 
-@dataclass(frozen=True, slots=True)
-class Overload:
+class Overload(Struct, frozen=True):
     """One upstream overload: `id` follows cel-go / Kubernetes naming (`dra_includes_dyn_dyn`)."""
 
     name: str
@@ -34,8 +33,7 @@ class Overload:
     member: bool = True
 
 
-@dataclass(frozen=True, slots=True)
-class Library:
+class Library(Struct, frozen=True):
     """A named group of overloads, mirroring one upstream library (e.g. `kubernetes.Semver`)."""
 
     name: str

@@ -4,16 +4,15 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Hashable, Iterator
-from dataclasses import dataclass, field
 from typing import Any
 
 from lark import Tree
+from msgspec import Struct, field
 
 from celext.plan.typed import Typed
 
 
-@dataclass(eq=False)
-class Block:
+class Block(Struct, eq=False, dict=True):
     """Lines at one indentation level of one generated function. `known` names the values (device reads) this
     block has computed: they are reused by the block's later lines and by the blocks nested in it, never by
     an enclosing block (a nested block may not run, or may stop half-way)."""
@@ -48,8 +47,7 @@ class Block:
 PARAMS = ("device", "driver", "budget", "B")
 
 
-@dataclass
-class EmitterCore:
+class EmitterCore(Struct, dict=True):
     constants: dict[str, Any] = field(default_factory=dict)
     functions: list[list[str]] = field(default_factory=list)
     uses: set[str] = field(default_factory=set)  # "budget" when cost is metered

@@ -8,17 +8,16 @@ the entry exists: `has(device.attributes[d].id)` and `device.attributes[d].?id`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Literal
 
 from celpy import celtypes
 from lark import Tree
+from msgspec import Struct
 
 Kind = Literal["value", "has", "optional"]
 
 
-@dataclass(frozen=True, slots=True)
-class DevicePath:
+class DevicePath(Struct, frozen=True):
     head: str  # driver | allowMultipleAllocations | attributes | capacity
     domain: str = ""
     ident: str = ""

@@ -13,8 +13,9 @@ safe; the general dispatch stays for everything else.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import Any
+
+from msgspec import Struct, field
 
 from celext.check.ast import Call, Comprehension, CreateList, CreateMap, Expr, Select
 from celext.check.checker import CheckedExpr
@@ -30,8 +31,7 @@ def class_of(t: Type) -> str | None:
     return STRUCT_CLASS_OF.get(t.name) if t.kind == "struct" else CLASS_OF.get(t.kind)
 
 
-@dataclass(frozen=True, slots=True)
-class Inline:
+class Inline(Struct, frozen=True):
     """One call to inline: the template and, per argument, the class its value must have."""
 
     template: str
@@ -74,8 +74,7 @@ def typed_class(kind: str) -> str:
     return CLASS_OF[kind]
 
 
-@dataclass
-class Typed:
+class Typed(Struct, dict=True):
     """Checked facts by planned-tree node: `types[(id(meta), rule)]`, `overloads[...]`."""
 
     types: dict[tuple[int, str], Type] = field(default_factory=dict)

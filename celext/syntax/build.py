@@ -91,7 +91,6 @@ def _literal_value(token: Token) -> tuple[str, Any]:
 
 
 # A `const` node (a literal the parser decoded, celext.syntax.parser's lean shape): its kind by value class.
-_alloc = object.__new__  # (see Factory.call)
 _CONST_KINDS: dict[type, str] = {celtypes.IntType: "int", celtypes.UintType: "uint", celtypes.DoubleType: "double",
                                  celtypes.StringType: "string", celtypes.BoolType: "bool", type(None): "null"}
 
@@ -123,25 +122,16 @@ class Factory:
         at = self.text.find(char, start)
         return at if at >= 0 else start
 
-    # The hottest nodes are made as `_alloc(cls)` with every field set in turn: the dataclasses' Python-level
-    # `__init__` costs about as much again.
+    # The hottest nodes are made with positional fields (id, offset, tree, then the node's own).
     def call(self, function: str, offset: int, args: list[Expr], target: Expr | None = None,
              tree: Any = None) -> Call:
-        node = _alloc(Call)
-        node.id, node.offset, node.tree = self.new_id(), offset, tree
-        node.function, node.target, node.args = function, target, args
-        return node
+        return Call(self.new_id(), offset, tree, function, target, args)
 
     def ident(self, name: str, offset: int) -> Ident:
-        node = _alloc(Ident)
-        node.id, node.offset, node.tree, node.name = self.new_id(), offset, None, name
-        return node
+        return Ident(self.new_id(), offset, None, name)
 
     def lit(self, kind: str, value: Any, offset: int, tree: Any = None) -> Literal:
-        node = _alloc(Literal)
-        node.id, node.offset, node.tree = self.new_id(), offset, tree
-        node.kind, node.value = kind, value
-        return node
+        return Literal(self.new_id(), offset, tree, kind, value)
 
     @staticmethod
     def scalar(value: Any) -> tuple[Any, str | None, Any]:
@@ -152,10 +142,8 @@ class Factory:
 
     def ident_node(self, node: Any) -> Expr:
         token = node.children[0]
-        made = _alloc(Ident)
-        made.id, made.offset = self.new_id(), token.start_pos if token.start_pos is not None else _start(node)
-        made.tree, made.name = node, "" + token
-        return made
+        offset = token.start_pos if token.start_pos is not None else _start(node)
+        return Ident(self.new_id(), offset, node, "" + token)
 
     def conditional(self, node: Any, cond: Expr, then: Expr, other: Expr) -> Expr:  # c ? a : b
         return self.call("_?_:_", self.find("?", _end(node.children[0])), [cond, then, other], tree=node)
@@ -172,10 +160,7 @@ class Factory:
 
     def member_dot(self, node: Any, operand: Expr) -> Expr:
         name = node.children[1]
-        made = _alloc(Select)
-        made.id, made.offset, made.tree = self.new_id(), self.text.rfind(".", 0, _start(name)), node
-        made.operand, made.field, made.test_only = operand, "" + name, False
-        return made
+        return Select(self.new_id(), self.text.rfind(".", 0, _start(name)), node, operand, "" + name, False)
 
     def member_dot_opt(self, node: Any, operand: Expr) -> Expr:
         token = node.children[1]

@@ -10,11 +10,11 @@ between its operands and `has_comment` tells whether source text holds a `//` co
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import TypeAlias
 
 from celpy import celtypes
 from lark import Token, Tree
+from msgspec import Struct
 
 from celext.syntax.literals import string_value
 
@@ -27,8 +27,7 @@ PASSTHROUGH = frozenset({
 })
 
 
-@dataclass(frozen=True, slots=True)
-class Span:
+class Span(Struct, frozen=True):
     """Characters `start:end` of the expression text."""
 
     start: int

@@ -3,7 +3,6 @@ worker. What a user sees must not differ from what the Flask views answered."""
 
 from __future__ import annotations
 
-import dataclasses
 import io
 import json
 import socket
@@ -15,6 +14,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import gevent
+import msgspec
 import pytest
 from flask import Flask
 
@@ -319,7 +319,7 @@ def test_the_decoded_review_is_freed_after_the_answer_is_written(monkeypatch: py
         req = parse(body)
         obj = Tracked(req.object or {})
         decoded.append(weakref.ref(obj))
-        return dataclasses.replace(req, object=obj)
+        return msgspec.structs.replace(req, object=obj)
 
     monkeypatch.setattr(review, "parse", tracked)
     alive_at_write: list[bool] = []

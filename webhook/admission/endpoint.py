@@ -18,11 +18,11 @@ import json
 import logging
 import os
 import time
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
 
 import msgspec
+from msgspec import Struct
 
 from webhook import metrics
 from webhook.admission import handlers, review
@@ -70,8 +70,7 @@ class TLSStatus(Protocol):
     def not_after(self) -> datetime: ...
 
 
-@dataclass(frozen=True, slots=True)
-class State:
+class State(Struct, frozen=True):
     """What an admission review is answered with: the policy in force, the certificate holder, the budget."""
 
     policy: PolicySource

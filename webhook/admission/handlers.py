@@ -10,9 +10,10 @@ finding's text and `PATH_CHARS` of its field path.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
 from types import MappingProxyType
 from typing import Any, Protocol
+
+from msgspec.structs import replace
 
 from webhook.admission.response import (
     AUDIT_VALUE_CHARS,

@@ -15,8 +15,10 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
 from types import MappingProxyType
+
+from msgspec import Struct, field
+from msgspec.structs import replace
 
 from webhook.findings import Finding
 
@@ -30,8 +32,7 @@ AUDIT_VALUE_CHARS = 4096  # draguard's own cap: an audit event is a log record, 
 DENY_LISTED = 20  # draguard's own cap on findings spelled out in a denial message
 
 
-@dataclass(frozen=True, slots=True)
-class Response:
+class Response(Struct, frozen=True):
     """One admission decision. `code`/`reason`/`message` become `response.status` when not allowed.
 
     `findings`, `note` and `rule_errors` never go on the wire: the request log line and the metrics read them.

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 import msgspec
+from msgspec import Struct
 
 from webhook.admission.response import Response, audit_key, errored
 from webhook.errors import DraguardError
@@ -41,8 +41,7 @@ class BadReview(DraguardError):
         self.api_version = api_version
 
 
-@dataclass(frozen=True, slots=True)
-class GroupVersionKind:
+class GroupVersionKind(Struct, frozen=True):
     group: str
     version: str
     kind: str
@@ -51,8 +50,7 @@ class GroupVersionKind:
         return f"{self.group}/{self.version}, Kind={self.kind}" if self.group else f"{self.version}, Kind={self.kind}"
 
 
-@dataclass(frozen=True, slots=True)
-class GroupVersionResource:
+class GroupVersionResource(Struct, frozen=True):
     group: str
     version: str
     resource: str
@@ -61,8 +59,7 @@ class GroupVersionResource:
         return "/".join(p for p in (self.group, self.version, self.resource) if p)
 
 
-@dataclass(frozen=True, slots=True)
-class Request:
+class Request(Struct, frozen=True):
     """The fields of `AdmissionReview.request` draguard reads, typed and checked."""
 
     uid: str

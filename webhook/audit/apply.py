@@ -8,7 +8,8 @@ in pages, and those this run did not write (a namespace that has no claims any m
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from webhook.audit.client import APPLY, Cluster, Failure, describe
 from webhook.audit.kinds import ReportKinds, Resource
@@ -21,8 +22,7 @@ FIELD_MANAGER = "draguard"
 REPORT_PAGE = 20  # a report holds up to --max-results results: list them a few at a time
 
 
-@dataclass(frozen=True, slots=True)
-class Applied:
+class Applied(Struct, frozen=True):
     written: int
     deleted: int
 

@@ -22,10 +22,10 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
+from msgspec import Struct, field
 
 from celext.runtime.verdict import clean
 from celext.vocabulary import device_body
@@ -94,8 +94,7 @@ def _faithful(key: bytes, value: Any) -> bool:
         return False
 
 
-@dataclass(slots=True)
-class DeviceInventory:
+class DeviceInventory(Struct):
     """`add_slice()` and `add_class()` as pages arrive; `rules_view()` is what `run_rules(slices=...)` takes."""
 
     inventory: Inventory = field(default_factory=Inventory)

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from msgspec import Struct
 
 
-@dataclass(frozen=True, slots=True)
-class Resource:
+class Resource(Struct, frozen=True):
     group: str
     version: str
     plural: str
@@ -32,8 +31,7 @@ RESOURCE_CLAIM_TEMPLATES = Resource(DRA, "v1", "resourceclaimtemplates", "Resour
 AUDITED = (RESOURCE_SLICES, DEVICE_CLASSES, RESOURCE_CLAIMS, RESOURCE_CLAIM_TEMPLATES)
 
 
-@dataclass(frozen=True, slots=True)
-class ReportKinds:
+class ReportKinds(Struct, frozen=True):
     """A report format's pair of resources: one per namespace, one for cluster-scoped objects."""
 
     name: str

@@ -22,8 +22,9 @@ from a proxy, items that are not objects) fails the run rather than being read a
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 from webhook.audit.client import Cluster, Failure, describe
 from webhook.audit.kinds import AUDITED, DRA, Resource
@@ -35,8 +36,7 @@ MAX_RELISTS = 3  # a server that expires every snapshot before the first page is
 MAX_RESUMES = 10  # nor one that answers every continue with 410 and a fresh token
 
 
-@dataclass(slots=True)
-class Listing:
+class Listing(Struct):
     """What listing one resource took."""
 
     pages: int = 0

@@ -13,7 +13,9 @@ import gc
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field, replace
+
+from msgspec import Struct, field
+from msgspec.structs import replace
 
 from webhook.audit.client import Cluster
 from webhook.audit.devices import DeviceInventory
@@ -28,8 +30,7 @@ NO_DRIVER = "-"
 _DRIVER_TEST = re.compile(r"""device\.driver\s*==\s*["']([^"']+)["']""")
 
 
-@dataclass(frozen=True, slots=True)
-class ObjectRef:
+class ObjectRef(Struct, frozen=True):
     api_version: str
     kind: str
     name: str
@@ -49,15 +50,13 @@ class ObjectRef:
                    get_str(meta, "namespace") or None, get_str(meta, "uid"), get_str(meta, "resourceVersion"))
 
 
-@dataclass(frozen=True, slots=True)
-class Result:
+class Result(Struct, frozen=True):
     ref: ObjectRef
     driver: str
     finding: Finding
 
 
-@dataclass(slots=True)
-class Scope:
+class Scope(Struct):
     """One report's worth: the cluster-scoped objects, or one namespace's."""
 
     checked: int = 0
@@ -67,8 +66,7 @@ class Scope:
     dropped: int = 0  # findings beyond max_results
 
 
-@dataclass(slots=True)
-class Audit:
+class Audit(Struct):
     max_results: int
     listings: dict[str, Listing] = field(default_factory=dict)  # plural -> how listing it went
     scopes: dict[str | None, Scope] = field(default_factory=dict)  # None: cluster-scoped objects

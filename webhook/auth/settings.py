@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
+
+from msgspec import Struct
 
 from webhook.errors import DraguardError
 
@@ -11,8 +12,7 @@ from webhook.errors import DraguardError
 DEFAULT_CONFIGURATION = "draguard"
 
 
-@dataclass(frozen=True, slots=True)
-class AuthSettings:
+class AuthSettings(Struct, frozen=True):
     client_ca: Path | None = None  # require a client certificate chaining to this bundle (at the TLS handshake)
     allowed_subjects: tuple[str, ...] = ()  # CN / DNS / URI patterns; empty: any certificate client_ca signed
     token_issuer: str | None = None

@@ -9,17 +9,16 @@ from __future__ import annotations
 
 import fnmatch
 from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 
 from cryptography import x509
 from cryptography.x509.oid import NameOID
+from msgspec import Struct
 
 from webhook.errors import DraguardError
 
 
-@dataclass(frozen=True, slots=True)
-class PeerNames:
+class PeerNames(Struct, frozen=True):
     """The names of a client certificate an `--allowed-subject` pattern can match."""
 
     common_names: tuple[str, ...]

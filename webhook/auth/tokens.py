@@ -20,11 +20,11 @@ import os
 import threading
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import jwt
+from msgspec import Struct
 
 from webhook.auth.refusals import Refused
 from webhook.auth.settings import AuthSettings
@@ -46,8 +46,7 @@ def _now() -> float:
     return time.time()
 
 
-@dataclass(frozen=True, slots=True)
-class Verified:
+class Verified(Struct, frozen=True):
     """What a valid token says: who, and which API group it may ask about (`*`: any)."""
 
     subject: str

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import argparse
 import shlex
-from dataclasses import dataclass, field
+
+from msgspec import Struct, field
 
 HELP = "print a shell completion script (bash, zsh or fish)"
 SHELLS = ("bash", "zsh", "fish")
@@ -22,8 +23,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("shell", choices=SHELLS, help="the shell to complete in")
 
 
-@dataclass
-class Command:
+class Command(Struct, dict=True):
     """One node of the command tree: its words, options, choices and sub-commands."""
 
     path: tuple[str, ...]

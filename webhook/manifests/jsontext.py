@@ -21,6 +21,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from msgspec import Struct
+
 from webhook.fieldpath import FieldPath
 from webhook.findings import Position
 from webhook.manifests.objects import Locator, expand
@@ -45,14 +47,13 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
-@dataclass(slots=True)
-class _Positions:
+class _Positions(Struct):
     """The YAML reading of one text, made the first time one of its objects is asked for a position."""
 
     text: str
     source: str
     reread: Callable[[str, str], Sequence[Locator]]
-    located: Sequence[Locator] | None = field(default=None)
+    located: Sequence[Locator] | None = None
 
     def at(self, index: int) -> Locator | None:
         if self.located is None:

@@ -15,6 +15,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import msgspec
+from msgspec import Struct
+
 from webhook.fieldpath import FieldPath
 from webhook.findings import Position
 from webhook.manifests import aliases
@@ -65,10 +68,9 @@ class Manifest:
         return _line_starts(self.text)[line - 1] + column - 1
 
 
-@dataclass(slots=True)
-class Loaded:
-    manifests: list[Manifest] = field(default_factory=list)
-    problems: list[Problem] = field(default_factory=list)
+class Loaded(Struct):
+    manifests: list[Manifest] = msgspec.field(default_factory=list)
+    problems: list[Problem] = msgspec.field(default_factory=list)
 
 
 def load_text(text: str, source: str = "<string>") -> Loaded:

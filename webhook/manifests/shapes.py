@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import io
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 from webhook.errors import DraguardError
 from webhook.fieldpath import FieldPath
@@ -20,8 +21,7 @@ from webhook.manifests.reader import read
 from webhook.wire import Obj, kind_of, name_of
 
 
-@dataclass(frozen=True, slots=True)
-class Fields:
+class Fields(Struct, frozen=True):
     """A mapping whose fields `shapes` are read (others are not); `required` ones must be present, not null and,
     for strings, not empty (the API server requires them, and the output names them)."""
 
@@ -29,8 +29,7 @@ class Fields:
     required: frozenset[str] = frozenset()
 
 
-@dataclass(frozen=True, slots=True)
-class Items:
+class Items(Struct, frozen=True):
     """A list of `item`s; `unique`: a field no two items may share a value of (request names, as the API
     server refuses duplicates: the allocator would mix the two requests up)."""
 

@@ -15,10 +15,12 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
+
+from msgspec import Struct, field
+from msgspec.structs import replace
 
 from webhook.errors import DraguardError
 
@@ -27,8 +29,7 @@ NEWEST = SUPPORTED[-1]
 _DIR = Path(__file__).parent
 
 
-@dataclass(frozen=True, slots=True)
-class GateSpec:
+class GateSpec(Struct, frozen=True):
     """A feature gate as the release ships it: stage, default, and whether the default is locked."""
 
     stage: str
@@ -36,8 +37,7 @@ class GateSpec:
     locked: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class Profile:
+class Profile(Struct, frozen=True):
     version: str
     served_versions: tuple[str, ...]
     messages: str  # "content" (apimachinery >= 0.35) or "legacy" (0.34)

@@ -9,7 +9,8 @@ from __future__ import annotations
 import importlib
 import inspect
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+
+from msgspec import Struct, field
 
 from webhook.errors import DraguardError
 from webhook.findings import Action, Finding
@@ -23,8 +24,7 @@ FORMATS: dict[str, str] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class Summary:
+class Summary(Struct, frozen=True):
     """What a run looked at besides its findings."""
 
     objects: int = 0  # objects the rules ran on

@@ -12,8 +12,9 @@ that must look reads the attributes it is about by name, building a field path o
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
 from typing import Any
+
+from msgspec import Struct, field
 
 from celext.vocabulary import MEMBERS
 from webhook.fieldpath import FieldPath
@@ -59,8 +60,7 @@ def attribute_path(i: int, key: str) -> FieldPath:
     return DEVICES.index(i).child("attributes").key(key)
 
 
-@dataclass(slots=True)
-class SliceIndex:
+class SliceIndex(Struct):
     """One walk of a slice's devices: each device (a mapping) with its attributes (empty when not a mapping)."""
 
     devices: list[tuple[int, Obj, Mapping[str, Any]]] = field(default_factory=list)  # (i, device, attributes)

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
 from typing import Any, Final
+
+from msgspec import Struct
 
 from celext.vocabulary import NUMA_NODE, PCI_BUS_ID, PCIE_ROOT, qualify
 from webhook.rules.base import RuleContext
@@ -29,8 +30,7 @@ _KEY: Final = "plain-digest"
 MAX_DRIVER_CHARS: Final = 63  # a driver name's limit (k8s-driver); longer ones are not remembered
 
 
-@dataclass(frozen=True, slots=True)
-class Digest:
+class Digest(Struct, frozen=True):
     """Per rule family: True when its rules are sure to report nothing on this slice."""
 
     numa: bool = False  # numa-node-type, -range, -duplicates, -order

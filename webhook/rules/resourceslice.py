@@ -9,7 +9,8 @@ ResourceClaimTemplates and DeviceClasses, against their API types as data (`k8s.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import replace
+
+from msgspec.structs import replace
 
 from webhook.findings import Action, Finding
 from webhook.rules.base import DRA_KINDS, RESOURCE_SLICE, Check, Rule, RuleContext

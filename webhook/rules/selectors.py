@@ -12,7 +12,8 @@ This module holds the NUMA-name rules and gathers the family's `RULES` (the CEL-
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import replace
+
+from msgspec.structs import replace
 
 from webhook.findings import Action, Finding
 from webhook.rules import selectors_cel, selectors_lists

@@ -23,8 +23,9 @@ is worded as `draguard validate` words it.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from functools import partial
+
+from msgspec import Struct
 
 from celext.vocabulary import NUMA_NODE, PCI_BUS_ID, qualify
 from webhook.fieldpath import FieldPath
@@ -45,8 +46,7 @@ __all__ = ["BAD_ADDRESS", "DEFAULT_ALIASES", "FORM", "MISMATCH", "NO_AFFINITY", 
            "Published", "check_slice", "decode"]
 
 
-@dataclass(frozen=True, slots=True)
-class Published:
+class Published(Struct, frozen=True):
     """One numaNode attribute of a device as written in the slice."""
 
     name: str  # fully qualified: resource.kubernetes.io/numaNode, dra.net/numaNode, gpu.amd.com/numaNode

@@ -8,8 +8,9 @@ from __future__ import annotations
 import socket
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from functools import partial
+
+from msgspec import Struct, field
 
 from webhook.findings import Action, Finding
 from webhook.manifests import read
@@ -23,8 +24,7 @@ from webhook.wire import Obj, get_str, kind_of
 RESOURCE_SLICE = "ResourceSlice"
 
 
-@dataclass(slots=True)
-class NodeCheck:
+class NodeCheck(Struct):
     """What `check_node` found: findings in file order, and the counts and problems of a report summary."""
 
     node: str

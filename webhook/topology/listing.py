@@ -9,23 +9,22 @@ from __future__ import annotations
 import io
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 from celext.vocabulary import NUMA_NODE
 from webhook.topology.devices import names
 from webhook.topology.numa import Derivation, Form, Topology, atoi, go_fields, go_trim, malformed_distance
 
 
-@dataclass(frozen=True, slots=True)
-class PciRow:
+class PciRow(Struct, frozen=True):
     bdf: str
     names: tuple[str, ...]  # kernel names on the device (eth1, nvme0, card1); see webhook.topology.devices
     derived: tuple[Derivation, ...]  # one per form asked for, in `Listing.forms` order
 
 
-@dataclass(frozen=True, slots=True)
-class NodeRow:
+class NodeRow(Struct, frozen=True):
     node: int
     socket: int | None
     cpus: str  # the node's cpulist as the kernel prints it ("" for a CPU-less node)
@@ -42,14 +41,12 @@ class NodeRow:
         return None if None in numbers else [n for n in numbers if n is not None]
 
 
-@dataclass(frozen=True, slots=True)
-class CpuRow:
+class CpuRow(Struct, frozen=True):
     cpu: int
     node: int
 
 
-@dataclass(frozen=True, slots=True)
-class Listing:
+class Listing(Struct, frozen=True):
     forms: tuple[Form, ...]
     pci: tuple[PciRow, ...] = ()
     nodes: tuple[NodeRow, ...] = ()

@@ -20,8 +20,9 @@ from __future__ import annotations
 import enum
 import fnmatch
 import re
-from dataclasses import dataclass, field
 from typing import Literal, Protocol
+
+from msgspec import Struct, field
 
 from webhook.topology.sysfs import SysfsError
 
@@ -61,8 +62,7 @@ class Form(enum.Enum):
     LIST = "list"
 
 
-@dataclass(frozen=True, slots=True)
-class NumaValue:
+class NumaValue(Struct, frozen=True):
     """A numaNode attribute value: one node (scalar) or the physical node first, then the others."""
 
     form: Form
@@ -84,8 +84,7 @@ class NumaValue:
         return "[" + ", ".join(map(str, self.nodes)) + "]"
 
 
-@dataclass(frozen=True, slots=True)
-class Derivation:
+class Derivation(Struct, frozen=True):
     """What one device (or NUMA node) should publish, or why it should publish nothing.
 
     `value` is None when the helper returns an error (the driver then omits the attribute); `reason` says
@@ -100,8 +99,7 @@ class Derivation:
     status: Status = "ok"
 
 
-@dataclass(frozen=True, slots=True)
-class Equidistant:
+class Equidistant(Struct, frozen=True):
     """The list-form candidates of one node: None when upstream falls back to [node], with the reason."""
 
     nodes: tuple[int, ...] | None
@@ -109,8 +107,7 @@ class Equidistant:
     notes: tuple[str, ...] = ()
 
 
-@dataclass(slots=True)
-class Topology:
+class Topology(Struct):
     """Derivations over one sysfs tree; per-node answers are computed once (a PCI listing asks the same
     node many times)."""
 

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass
 from pathlib import Path
+
+from msgspec import Struct
 
 from webhook.errors import DraguardError
 
@@ -23,8 +24,7 @@ class SysfsError(DraguardError):
     """A sysfs root that is not one, or a file in it that cannot be read."""
 
 
-@dataclass(frozen=True, slots=True)
-class Sysfs:
+class Sysfs(Struct, frozen=True):
     """A `webhook.topology.numa.Reader` over a directory. Build it with `Sysfs.open(root)`."""
 
     root: Path

@@ -4,10 +4,10 @@ one the whole old object, decoded up front, gives."""
 from __future__ import annotations
 
 import copy
-import dataclasses
 import json
 from typing import Any
 
+import msgspec
 import pytest
 
 from tests.builders import device, slice_with
@@ -31,7 +31,7 @@ def update(new: dict[str, Any], old: Any) -> bytes:
 def answers(body: bytes) -> tuple[dict[str, Any], dict[str, Any]]:
     """The answer to `body` as served (old object read lazily), and with the whole old object decoded first."""
     req = review.parse(body)
-    whole = dataclasses.replace(req, old_object=json.loads(body)["request"]["oldObject"])
+    whole = msgspec.structs.replace(req, old_object=json.loads(body)["request"]["oldObject"])
     policy = Policy.default()
     return (review.answer(UID, handlers.resourceslices(req, policy)),
             review.answer(UID, handlers.resourceslices(whole, policy)))

@@ -9,8 +9,9 @@ ResourceSlice validators read fields with and what the declarative API descripti
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 from webhook.fieldpath import FieldPath
 from webhook.rules.k8s.errors import type_invalid
@@ -37,8 +38,7 @@ def as_int64(value: Any) -> Any:
     return int(value) if type(value) is float and is_int64(value) else value
 
 
-@dataclass(frozen=True, slots=True)
-class JsonType:
+class JsonType(Struct, frozen=True):
     """A JSON type the decoder accepts for a Go type, named as `must be of type <name>` names it."""
 
     name: str

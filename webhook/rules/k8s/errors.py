@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 from webhook.fieldpath import FieldPath
 from webhook.findings import Finding
@@ -21,8 +22,7 @@ from webhook.findings import Finding
 OMIT = object()  # upstream's omitValue: the body names the error type only
 
 
-@dataclass(frozen=True, slots=True)
-class GoStruct:
+class GoStruct(Struct, frozen=True):
     """A Go struct as a bad value: json.Marshal keeps the declaration order of its fields."""
 
     fields: Mapping[str, Any]

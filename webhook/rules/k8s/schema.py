@@ -16,9 +16,10 @@ The walk is as deep as the description, however deeply the object nests.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
+
+import msgspec
 
 from webhook.fieldpath import FieldPath
 from webhook.rules.k8s.capacity import quantity_value
@@ -26,8 +27,7 @@ from webhook.rules.k8s.decode import ARRAY, OBJECT, JsonType
 from webhook.rules.k8s.ids import Errors
 
 
-@dataclass(frozen=True, slots=True)
-class Struct:
+class Struct(msgspec.Struct, frozen=True):
     """A Go struct by the JSON names of its fields (build one with `struct(...)`)."""
 
     fields: Mapping[str, Wire]
@@ -40,22 +40,19 @@ class Struct:
         return struct(**{name: wire for name, wire in self.fields.items() if name not in names})
 
 
-@dataclass(frozen=True, slots=True)
-class ListOf:
+class ListOf(msgspec.Struct, frozen=True):
     """A Go slice of `item`."""
 
     item: Wire
 
 
-@dataclass(frozen=True, slots=True)
-class MapOf:
+class MapOf(msgspec.Struct, frozen=True):
     """A Go map from strings to `value`."""
 
     value: Wire
 
 
-@dataclass(frozen=True, slots=True)
-class Parsed:
+class Parsed(msgspec.Struct, frozen=True):
     """A leaf the decoder parses with its own rules (reports what it refuses at the path it is given)."""
 
     parse: Callable[[Errors, Any, FieldPath], object]
