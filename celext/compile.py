@@ -22,9 +22,9 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 
 from lark import Token, Tree
+from msgspec import Struct, field
 
 from celext.analysis.paths import Path, device_paths
 from celext.check.ast import BuildError, Expr
@@ -90,8 +90,7 @@ def _promote() -> None:
         gc.unfreeze()
 
 
-@dataclass(frozen=True, slots=True)
-class Prepared:
+class Prepared(Struct, frozen=True, eq=False):
     """An expression ready for evaluation: the tree both engines walk, the checked AST (every node's type and
     every call's overload ids), the static cost estimate, a bound on the tree's height (walks deeper than
     `SHALLOW` levels run with recursion headroom from the start) and, on demand, the device paths it reads."""
@@ -101,7 +100,7 @@ class Prepared:
     checked: CheckedExpr | None = None
     cost: tuple[int, int] = (0, 0)
     height: int = 0
-    _paths: list[frozenset[Path] | None] = field(default_factory=list, init=False, repr=False, compare=False)
+    _paths: list[frozenset[Path] | None] = field(default_factory=list)  # device_paths(), on first use
 
     @property
     def deep(self) -> bool:

@@ -13,11 +13,9 @@ import functools
 import logging
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TextIO
 
-import msgspec
-from msgspec import Struct
+from msgspec import Struct, field
 from msgspec.structs import replace
 
 from webhook import gctune
@@ -40,8 +38,7 @@ log = logging.getLogger(__name__)
 tuned_gc = gctune.tuned_gc  # where `webhook.commands.audit` and bench_lint take it
 
 
-@dataclass(slots=True)
-class FileResult:
+class FileResult(Struct):
     source: str
     text: str  # the text the findings are about (the fixed text after --fix)
     original: str = ""  # the text as read, when a fix pass changed it
@@ -50,12 +47,12 @@ class FileResult:
     objects: int = 0
     skipped: dict[str, int] = field(default_factory=dict)
     fixed: Result | None = None  # the fix pass, when asked for
-    fixable: list[tuple[Locator, Finding]] = field(default_factory=list, repr=False)  # for the fix pass
+    fixable: list[tuple[Locator, Finding]] = field(default_factory=list)  # for the fix pass
 
 
 class LintResult(Struct):
-    files: list[FileResult] = msgspec.field(default_factory=list)
-    problems: list[Problem] = msgspec.field(default_factory=list)
+    files: list[FileResult] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
 
     @property
     def findings(self) -> list[Finding]:

@@ -7,8 +7,9 @@ stamps rule id, action and file position, applies suppressions and ratchets upda
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
+
+from msgspec import Struct, field
 
 from webhook.findings import Action, Finding
 from webhook.wire import Obj
@@ -30,8 +31,7 @@ DRA_KINDS = frozenset({RESOURCE_SLICE, RESOURCE_CLAIM, RESOURCE_CLAIM_TEMPLATE, 
 SLICE_ON_NODE = "ResourceSlice+sysfs"
 
 
-@dataclass(frozen=True, slots=True)
-class RuleContext:
+class RuleContext(Struct, frozen=True, eq=False):
     """What a check may know besides the object: the policy, known slices, and the old object on UPDATE.
 
     `shared` is scratch space for one `run_rules` call, so several rules can share one walk of the
@@ -41,7 +41,7 @@ class RuleContext:
     policy: Policy
     slices: Sequence[Obj] = ()
     old: Obj | None = None
-    shared: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    shared: dict[str, Any] = field(default_factory=dict)  # (eq=False: contexts compare by identity)
 
     def once(self, key: str, compute: Callable[[], T]) -> T:
         """`compute()` the first time `key` is asked for within this run, the cached value after."""
@@ -54,8 +54,7 @@ class RuleContext:
 Check = Callable[[Obj, RuleContext], Iterable[Finding]]
 
 
-@dataclass(frozen=True, slots=True)
-class Rule:
+class Rule(Struct, frozen=True):
     """One catalogue entry. `summary` says what it checks, `remediation` how to fix what it finds."""
 
     id: str
@@ -63,7 +62,7 @@ class Rule:
     default: Action
     summary: str
     remediation: str
-    check: Check = field(repr=False)
+    check: Check
     origin: Origin = "draguard"
     since: str = "1.34"  # the first supported Kubernetes release the rule applies to
     gates: tuple[str, ...] = ()  # feature gates that must be on for the fields it checks to reach the server

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import sys
 from collections.abc import Iterator
@@ -14,7 +13,7 @@ from lark import Tree
 
 import celext
 import celext.plan
-from celext.compile import prepare
+from celext.compile import Prepared, prepare
 from celext.errors import CostLimitError
 from celext.plan import COMPACT_HEADER, COMPACT_NODES, generate, larger_than, namespace, plan
 from celext.plan.cache import ByteBudgetCache
@@ -270,7 +269,7 @@ def test_a_tree_250_levels_deep_compiles_and_runs(compact: bool) -> None:
         tree = Tree("conditionalor" if i % 2 else "conditionaland",
                     [left if i % 2 else other, Tree("primary", [Tree("paren_expr", [tree])])])
     limit = sys.getrecursionlimit()
-    compiled = plan(dataclasses.replace(small, tree=tree), compact=compact)
+    compiled = plan(Prepared(small.expression, tree, small.checked, small.cost, small.height), compact=compact)
     if not compact:
         assert compiled.source.count("\ndef _f") >= 15  # split into functions, each a few blocks deep
     run = compiled.function
