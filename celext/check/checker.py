@@ -20,7 +20,7 @@ from typing import Any
 
 from msgspec import Struct, field
 
-from celext.check import homogeneous, regex, time_literals
+from celext.check import format_calls, homogeneous, regex, time_literals
 from celext.check import types as t
 from celext.check.ast import Call, Comprehension, CreateList, CreateMap, Expr, Ident, Literal, Select
 from celext.check.types import Mapping, Type
@@ -87,6 +87,7 @@ class CheckedExpr(Struct):
     regex_calls: list[Call] = field(default_factory=list)  # matches/find/findAll calls (celext.check.regex)
     time_calls: list[Call] = field(default_factory=list)  # duration/timestamp calls (celext.check.time_literals)
     aggregates: list[CreateList | CreateMap] = field(default_factory=list)  # literals that may mix (homogeneous)
+    format_calls: list[Call] = field(default_factory=list)  # `x.format(...)` calls (celext.check.format_calls)
 
     @property
     def output_type(self) -> Type:
@@ -203,6 +204,8 @@ class _Checker:
         elif node.function in time_literals.FUNCTIONS:
             self.out.time_calls.append(node)
         if node.function in homogeneous.EXEMPT:  # (an error raised inside abandons the whole check)
+            if node.target is not None:
+                self.out.format_calls.append(node)
             self.exempt += 1
             self.check_operands(node)
             self.exempt -= 1
@@ -490,4 +493,7 @@ def check(expr: Expr) -> CheckedExpr:
         if checked.regex_calls:
             patterns = regex.refused_matches(checked.regex_calls)
             checked.errors += [TypeError_(pattern.offset, regex.INVALID_MATCHES) for pattern in patterns]
+        if checked.format_calls:
+            formats = format_calls.refused(checked.format_calls, checked.types, checked.overloads)
+            checked.errors += [TypeError_(node.offset, message) for node, message in formats]
     return checked

@@ -11,22 +11,16 @@ error, as upstream.
 from __future__ import annotations
 
 import math
-import re
 from typing import Any
 
 from celpy import celtypes
 from celpy.evaluation import CELEvalError
 
+from celext.goformat import FormatError, FormatFailure, interpolate
 from celext.gostrconv import go_quote
 from celext.lib.gofloat import go_float
 from celext.lib.operators import to_string
 from celext.lib.typenames import cel_type_name, type_value_name
-
-_CLAUSE = re.compile(r"%(?:\.(\d+))?(.?)", re.S)
-
-
-class FormatError(ValueError):
-    """A clause that cannot format its argument."""
 
 
 def _type_name(value: Any) -> str:
@@ -122,14 +116,14 @@ def _is(value: Any, *kinds: type) -> bool:
     return isinstance(value, kinds) and (celtypes.BoolType in kinds or not isinstance(value, celtypes.BoolType))
 
 
-def _clause(verb: str, precision: str | None, value: Any) -> str:
+def _clause(verb: str, precision: int | None, value: Any) -> str:
     if verb == "s":
         return as_string(value)
     if verb == "d":
         if not _is(value, celtypes.IntType, celtypes.UintType):
             raise FormatError(f"decimal clause can only be used on integers, was given {_type_name(value)}")
         return str(int(value))
-    if verb in "fe":
+    if verb in ("f", "e"):
         name = "fixed-point" if verb == "f" else "scientific"
         special = isinstance(value, celtypes.StringType) and str(value) in ("NaN", "Infinity", "-Infinity")
         if not special and not isinstance(value, celtypes.DoubleType):
@@ -139,7 +133,7 @@ def _clause(verb: str, precision: str | None, value: Any) -> str:
             return "NaN"
         if math.isinf(number):
             return "∞" if number > 0 else "-∞"
-        digits = 6 if precision is None or verb == "e" else int(precision)  # v2 reads `%.3e` as a width
+        digits = 6 if precision is None or verb == "e" else precision  # v2 reads `%.3e` as a width
         return _localized(number, digits, verb)
     if verb == "b":
         if not _is(value, celtypes.IntType, celtypes.UintType, celtypes.BoolType):
@@ -149,37 +143,31 @@ def _clause(verb: str, precision: str | None, value: Any) -> str:
         if not _is(value, celtypes.IntType, celtypes.UintType):
             raise FormatError(f"octal clause can only be used on integers, was given {_type_name(value)}")
         return format(int(value), "o")
-    if verb in "xX":
-        if isinstance(value, (celtypes.StringType, celtypes.BytesType)):
-            raw = value.encode("utf-8") if isinstance(value, str) else bytes(value)
-            text = raw.hex()
-        elif _is(value, celtypes.IntType, celtypes.UintType):
-            text = format(int(value), "x")
-        else:
-            raise FormatError(f"only integers, byte buffers, and strings can be formatted as hex, "
-                              f"was given {_type_name(value)}")
-        return text.upper() if verb == "X" else text
-    raise FormatError(f'could not parse formatting clause: unrecognized formatting clause "{verb}"')
+    # x or X (goformat.interpolate passes no other verb)
+    if isinstance(value, (celtypes.StringType, celtypes.BytesType)):
+        raw = value.encode("utf-8") if isinstance(value, str) else bytes(value)
+        text = raw.hex()
+    elif _is(value, celtypes.IntType, celtypes.UintType):
+        text = format(int(value), "x")
+    else:
+        raise FormatError(f"only integers, byte buffers, and strings can be formatted as hex, "
+                          f"was given {_type_name(value)}")
+    return text.upper() if verb == "X" else text
 
 
 def format_string(template: str, args: celtypes.ListType) -> Any:
-    """`template.format(args)`: the string, or a CELEvalError (`error during formatting: ...`)."""
-    pieces: list[str] = []
-    position = 0
-    used = 0
-    for match in _CLAUSE.finditer(template):
-        pieces.append(template[position:match.start()])
-        position = match.end()
-        verb = match.group(2)
-        if verb == "%" and match.group(1) is None:
-            pieces.append("%")
-            continue
-        if used >= len(args):
-            return CELEvalError(f"index {used} out of range")
+    """`template.format(args)`: the string, or a CELEvalError with upstream's text (celext.goformat)."""
+
+    def clause(index: int, verb: str, precision: int | None) -> str:
         try:
-            pieces.append(_clause(verb, match.group(1), args[used]))
-        except (FormatError, ValueError, TypeError, OverflowError) as err:
-            return CELEvalError(f"error during formatting: {err}")
-        used += 1
-    pieces.append(template[position:])
-    return celtypes.StringType("".join(pieces))
+            return _clause(verb, precision, args[index])
+        except FormatError:
+            raise
+        except (ValueError, TypeError, OverflowError) as err:  # (a value Python cannot print so large)
+            raise FormatError(str(err)) from None
+
+    try:
+        text, _used = interpolate(str(template), len(args), clause, arguments_first=True)
+    except FormatFailure as failure:
+        return CELEvalError(failure.message)
+    return celtypes.StringType(text)

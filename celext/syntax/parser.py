@@ -280,15 +280,18 @@ class _Parser:
                 known = self.values[text] = self.make.scalar(literals.value_of(kind, text))
             value, scalar, plain = known
             if not isinstance(value, CELEvalError):
-                if kind == "BOOL_LIT":
-                    meta, start = _NO_POSITION, 0
-                elif kind in ("MLSTRING_LIT", "BYTES_LIT"):
+                if kind in ("MLSTRING_LIT", "BYTES_LIT"):
                     meta = _point(*lexeme)
                 else:
                     size = len(text)
                     meta = _new(Span, (line, column, start, line, column + size, start + size))
                 const = _Node()  # (`_node()` inline, here and below: the hottest nodes)
                 const.data, const.children, const.meta = "const", [value], meta
+                if kind == "BOOL_LIT":
+                    # The const node has the literal's position (cel-go reports errors at it, and an AST built
+                    # again from the tree finds it there); the wrapper has none, as cel-python's lexer leaves
+                    # true/false, so the spans of the nodes around it are cel-python's.
+                    meta = _NO_POSITION
                 built = self.make.const(const) if scalar is None else self.make.lit(scalar, plain, start, const)
                 node = _Node()
                 node.data, node.children, node.meta = "primary", [const], meta
@@ -301,6 +304,8 @@ class _Parser:
             token = _token(kind, text, start, line, column, meta.end_line, meta.end_column, meta.end_pos)
             node = _node("ident", [token], meta) if kind == "IDENT" else _literal(token, meta, lean)
         built = self.make.ident_node(node) if kind == "IDENT" else self.leaf(node)
+        if kind == "BOOL_LIT":
+            built.offset = start  # the tree's token has no position (cel-python's), the AST node cel-go's offset
         node = _node("primary", [node], meta)
         if lean:
             return node, built
@@ -521,8 +526,11 @@ class _Parser:
         make = self.make
         if kind in _LITERALS:
             if kind == "BOOL_LIT":  # cel-python's lexer callback re-creates these tokens without a position
-                literal = _literal(_token("BOOL_LIT", text), _NO_POSITION, self.lean)
-                return _node("primary", [literal], _NO_POSITION), 0, self.leaf(literal)
+                # (in the lean shape the const node has the literal's position, as in `operand` above)
+                literal = _literal(_token("BOOL_LIT", text), _point(*lexeme) if self.lean else _NO_POSITION, self.lean)
+                built = self.leaf(literal)
+                built.offset = start  # the AST node has cel-go's offset
+                return _node("primary", [literal], _NO_POSITION), 0, built
             meta = _point(*lexeme)
             token = _token(kind, text, start, line, column, meta.end_line, meta.end_column, meta.end_pos)
             literal = _literal(token, meta, self.lean)

@@ -30,7 +30,6 @@ EXPRESSIONS = [
     'device.attributes["d"].x == 4u || device.attributes["d"].x == 1.5 || device.attributes["d"].x == b"x"',
     "device.attributes[\"d\"].x == \"\\u00e9\\x41\\101\" && device.attributes[\"d\"].y == '''a\nb'''",
     'device.attributes["d"].x == r"\\d" || device.attributes["d"].x == -9223372036854775808',
-    'device.attributes["d"].x == // true\n true',
     f'[{BOOLS} // false\n].exists(v, v == false) && device.attributes["d"].x == false',
     '[].all(v, device.attributes["d"].x == v) && [1].exists(v, device.attributes["d"].x)',
     'device.attributes[device.driver].x == true && device.attributes["d"]["y"] == false',
@@ -65,6 +64,17 @@ def test_a_bool_after_a_constant_list_is_found_after_its_closing_bracket() -> No
     assert call.args[1] == Span(bool_at, bool_at + 4) and call.literal_args == (None, True)
     (full_call,) = full_facts(expression).calls
     assert full_call.args[1] == Span(expression.index("true"), expression.index("true") + 4)  # in the comment
+
+
+def test_a_bool_is_found_where_the_literal_is_not_in_a_comment_before_it() -> None:
+    # The lean tree's bool const has its literal's position; the full walk (cel-python's position-less true/false)
+    # looks for the text and took the `true` in the comment.
+    expression = 'device.attributes["d"].x == // true\n true'
+    bool_at = expression.rindex("true")
+    (use,) = analyze(expression).uses
+    assert use.other == Span(bool_at, bool_at + 4) and use.literal is True
+    (full_use,) = full_facts(expression).uses
+    assert full_use.other == Span(expression.index("true"), expression.index("true") + 4)  # in the comment
 
 
 def test_the_corpus_expressions_have_the_facts_of_the_full_walk(corpus: Path) -> None:

@@ -26,7 +26,7 @@ MODEL = 'device.attributes["gpu.example.com"].model'
         ('"aXa".replace("a", "b") == "bXb" && "aaa".replace("a", "b", 2) == "bba"', True),
         ('"  x \\t".trim() == "x"', True),
         ('"%s-%d-%.2f".format(["a", 3, 1.5]) == "a-3-1.50" && "100%%".format([]) == "100%"', True),
-        ('"%d".format(["x"]) == ""',
+        ('"%d".format(dyn(["x"])) == ""',
          "eval: error during formatting: decimal clause can only be used on integers, was given string"),
         ('strings.quote("a\\"b") == "\\"a\\\\\\"b\\""', True),
         ('device.attributes["gpu.example.com"].services.split("example").size() >= 2',
