@@ -18,8 +18,8 @@ import statistics
 import subprocess
 import sys
 import time
-from pathlib import Path
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
 from celext.alloc.explain import ClaimResult, Matcher, celext_matcher, explain

@@ -106,6 +106,17 @@ def _combine(a: Quantity, b: Quantity, *, negate: bool) -> Quantity:
     return Quantity(value, scale)
 
 
+class QuantityPointer(Quantity, frozen=True, eq=False):
+    """A quantity as the CEL library's `add()` and `sub()` return it. Upstream returns a `*cel.Quantity` there where
+    every other quantity is a `cel.Quantity` value, and `cel.Quantity.Equal` takes only the value: so CEL `==` with
+    such a result on its right (`q == q2.add(1)`) is `no such overload` in Kubernetes (celext.lib.operators.equal).
+    In every other respect it is the quantity it holds."""
+
+
+def pointer(q: Quantity) -> QuantityPointer:
+    return QuantityPointer(q.value, q.int64_scale, q.text)
+
+
 def from_int(number: int) -> Quantity:
     """`resource.NewQuantity(n, DecimalExponent)`, used by `add(int)` / `sub(int)`."""
     return Quantity(Decimal(number), 0)

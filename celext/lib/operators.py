@@ -83,7 +83,8 @@ def equal(a: Any, b: Any) -> bool | CELEvalError:
     if a is None or b is None:  # cel-go types.Equal: null is decided before either side is asked
         return a is None and b is None
     if isinstance(a, _OPAQUE):
-        if type(a) is type(b):
+        # a quantity's Equal takes the cel.Quantity value only, not the pointer add()/sub() return (QuantityPointer)
+        if type(b) is (Quantity if isinstance(a, Quantity) else type(a)):
             return bool(a == b)
         # pkg/cel/semver.go Semver.Equal and pkg/cel/quantity.go Quantity.Equal: MaybeNoSuchOverloadErr
         return CELEvalError("no such overload")
@@ -239,13 +240,14 @@ def _number_key(kind: type, number: int | float) -> Any:
 
 
 def contained(item: Any, container: Any) -> Any:
-    """CEL `in`: list membership by CEL equality; map membership by key."""
+    """CEL `in`: list membership by CEL equality (cel-go baseList.Contains asks the item's Equal, element by
+    element: only a true answer counts); map membership by key."""
     if isinstance(item, CELEvalError):
         return item
     if isinstance(container, CELEvalError):
         return container
     if isinstance(container, list):
-        return celtypes.BoolType(any(equal(element, item) is True for element in container))
+        return celtypes.BoolType(any(equal(item, element) is True for element in container))
     if isinstance(container, dict):
         if isinstance(item, celtypes.StringType):
             return celtypes.BoolType(item in container)

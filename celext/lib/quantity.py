@@ -20,7 +20,7 @@ from celpy import celtypes
 from celpy.evaluation import CELEvalError
 
 from celext.lib.library import Library, overload, parsing
-from celext.quantity import Quantity, from_int, is_quantity, parse_quantity
+from celext.quantity import Quantity, from_int, is_quantity, parse_quantity, pointer
 
 _S = celtypes.StringType
 _B = celtypes.BoolType
@@ -53,8 +53,9 @@ def library() -> Library:
                  lambda q: celtypes.DoubleType(q.as_approximate_float())),
         overload("asInteger", "quantity_get_int", (Quantity,), _as_integer),
         overload("isInteger", "quantity_is_integer", (Quantity,), lambda q: _B(q.as_int64() is not None)),
-        overload("add", "quantity_add", (Quantity, Quantity), lambda a, b: a.add(b)),
-        overload("add", "quantity_add_int", (Quantity, _I), lambda a, b: a.add(_int_arg(b))),
-        overload("sub", "quantity_sub", (Quantity, Quantity), lambda a, b: a.sub(b)),
-        overload("sub", "quantity_sub_int", (Quantity, _I), lambda a, b: a.sub(_int_arg(b))),
+        # (upstream returns a *cel.Quantity from these: celext.quantity.QuantityPointer)
+        overload("add", "quantity_add", (Quantity, Quantity), lambda a, b: pointer(a.add(b))),
+        overload("add", "quantity_add_int", (Quantity, _I), lambda a, b: pointer(a.add(_int_arg(b)))),
+        overload("sub", "quantity_sub", (Quantity, Quantity), lambda a, b: pointer(a.sub(b))),
+        overload("sub", "quantity_sub_int", (Quantity, _I), lambda a, b: pointer(a.sub(_int_arg(b)))),
     ))

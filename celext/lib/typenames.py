@@ -8,14 +8,15 @@ from celpy import celtypes
 
 from celext.lib.optional_value import OptionalValue
 from celext.netaddr import Addr, Prefix
-from celext.quantity import Quantity
+from celext.quantity import Quantity, QuantityPointer
 from celext.semver import Semver
 
 _GO_TYPE_NAMES: tuple[tuple[type, str], ...] = (
     (celtypes.BoolType, "types.Bool"), (celtypes.IntType, "types.Int"), (celtypes.UintType, "types.Uint"),
     (celtypes.DoubleType, "types.Double"), (celtypes.StringType, "types.String"),
     (celtypes.BytesType, "types.Bytes"), (celtypes.TimestampType, "types.Timestamp"),
-    (celtypes.DurationType, "types.Duration"), (Semver, "cel.Semver"), (Quantity, "cel.Quantity"),
+    (celtypes.DurationType, "types.Duration"), (Semver, "cel.Semver"), (QuantityPointer, "*cel.Quantity"),
+    (Quantity, "cel.Quantity"),
     (Addr, "cel.IP"), (Prefix, "cel.CIDR"),
 )
 _CEL_TYPE_NAMES: tuple[tuple[type, str], ...] = (

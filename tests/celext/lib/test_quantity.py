@@ -36,3 +36,33 @@ M = 'device.capacity["gpu.example.com"].memory'
 )
 def test_quantity_library(expression: str, expected: bool | str) -> None:
     assert outcome(expression) == expected
+
+
+Q = 'quantity("1")'
+
+
+@pytest.mark.parametrize(
+    ("expression", "expected"),
+    [
+        # add()/sub() return a *cel.Quantity upstream (library/quantity.go), and cel.Quantity.Equal takes only the
+        # value type: on the right of == (or in an `in` item's place) the result is `no such overload` there
+        (f'{Q}.add(0) == {Q}', True),
+        (f'{Q}.sub(0) == {Q}', True),
+        (f'{Q} == {Q}.add(0)', "eval: no such overload"),
+        (f'{Q} == {Q}.sub(quantity("0"))', "eval: no such overload"),
+        (f'{Q}.add(0) == {Q}.add(0)', "eval: no such overload"),
+        (f'{M} == {Q}.add(quantity("40Gi")).sub(1)', "eval: no such overload"),
+        # everything else takes the pointer as the quantity it holds
+        (f'{Q}.add(1).isGreaterThan({Q}) && {Q}.isLessThan({Q}.add(1)) && {Q}.add({Q}.add(1)).compareTo({Q}) == 1',
+         True),
+        (f'{Q}.add(1).add(1).asInteger() == 3 && sign({Q}.sub(2)) == -1', True),
+        # baseList.Contains asks the item's Equal; only true counts (an error is not a match)
+        (f'{Q}.add(0) in [{Q}]', True),
+        (f'{Q} in [{Q}.add(0)]', False),
+        (f'[{Q}.add(0)] == [{Q}] && [{Q}] == [{Q}.add(0)]', True),  # baseList.Equal: only a false pair decides
+    ],
+)
+@pytest.mark.parametrize("engine", ["compiled", "reference"])
+def test_add_and_sub_results_compare_as_upstream_pointers_do(engine: str, expression: str,
+                                                             expected: bool | str) -> None:
+    assert outcome(expression, engine=engine) == expected
