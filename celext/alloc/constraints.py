@@ -33,7 +33,7 @@ draguard's own: upstream only logs these decisions at verbosity 7.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, Literal, NamedTuple, cast
+from typing import Any, Literal, cast
 
 from msgspec import Struct, field
 
@@ -174,9 +174,8 @@ def _text(message: str) -> Rejection:
     return Rejection(lambda: message)
 
 
-class Chosen(NamedTuple):
-    """A device a constraint has accepted: who asked for it and the value it brought (a named tuple: the
-    search makes one per placement, thousands per claim that does not fit)."""
+class Chosen(Struct, frozen=True):
+    """A device a constraint has accepted: who asked for it and the value it brought."""
 
     request: str
     device: str  # "<driver>/<pool>/<device>"
