@@ -101,7 +101,8 @@ def _precision(template: str, start: int) -> tuple[int, int | None]:
     if not digits:
         raise FormatFailure(_PRECISION + 'error while converting precision to integer: strconv.Atoi: parsing "": '
                             "invalid syntax")
-    if int(digits) > _INT_MAX:
+    significant = digits.lstrip("0") or "0"  # (Atoi takes leading zeros; int() refuses over 4,300 digits)
+    if len(significant) > len(str(_INT_MAX)) or int(significant) > _INT_MAX:
         raise FormatFailure(_PRECISION + f'error while converting precision to integer: strconv.Atoi: parsing '
                             f'"{digits}": value out of range')
-    return i, int(digits)
+    return i, int(significant)

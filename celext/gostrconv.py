@@ -40,8 +40,8 @@ def parse_int(text: str, function: str = "ParseInt") -> int:
     syntax`, `...: value out of range`) under the name of the `function` called."""
     if not _SIGNED.fullmatch(text):
         raise ValueError(f"strconv.{function}: parsing {go_quote(text)}: invalid syntax")
-    value = int(text)
-    if not INT64[0] <= value <= INT64[1]:
+    value = _digits(text)
+    if value is None or not INT64[0] <= value <= INT64[1]:
         raise ValueError(f"strconv.{function}: parsing {go_quote(text)}: value out of range")
     return value
 
@@ -50,7 +50,15 @@ def parse_uint(text: str) -> int:
     """`strconv.ParseUint(text, 10, 64)`; raises ValueError with Go's text, as parse_int."""
     if not _UNSIGNED.fullmatch(text):
         raise ValueError(f"strconv.ParseUint: parsing {go_quote(text)}: invalid syntax")
-    value = int(text)
-    if value > UINT64_MAX:
+    value = _digits(text)
+    if value is None or value > UINT64_MAX:
         raise ValueError(f"strconv.ParseUint: parsing {go_quote(text)}: value out of range")
     return value
+
+
+def _digits(text: str) -> int | None:
+    """int() of a signed decimal numeral, or None when it has more digits than any 64-bit value (Python refuses to
+    convert more than 4,300 digits; Go's parsers just overflow)."""
+    if len(text.lstrip("+-").lstrip("0")) > 20:
+        return None
+    return int(text)

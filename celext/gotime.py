@@ -36,6 +36,8 @@ def parse_go_duration(text: str) -> int | None:
         if (not whole and not fraction) or not unit or unit not in _GO_UNITS:
             return None  # no digits; missing unit; unknown unit (Go: "time: invalid duration" and the like)
         rest = rest[part.end():]
+        if len(whole.lstrip("0")) > 19:  # leadingInt's overflow (before int(): Python refuses 4,300+ digits)
+            return None
         value = int(whole) if whole else 0
         if value > limit:  # leadingInt's overflow
             return None

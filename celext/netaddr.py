@@ -275,4 +275,4 @@ def parse_prefix(text: str) -> Prefix:
 def _is_atoi(digits: str) -> bool:
     """strconv.Atoi accepts it, past the check above (which leaves a sign only as the whole text): ASCII digits
     within int64."""
-    return digits.isascii() and digits.isdigit() and int(digits) < 2**63
+    return digits.isascii() and digits.isdigit() and len(digits) <= 19 and int(digits) < 2**63

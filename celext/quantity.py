@@ -164,7 +164,7 @@ def _interpret(suffix: str) -> tuple[int, int, str]:
     if len(suffix) > 1 and suffix[0] in "eE":
         exponent = suffix[1:]
         body = exponent[1:] if exponent[0] in "+-" else exponent
-        if body and set(body) <= _DIGITS and -(2**31) <= int(exponent) < 2**31:
+        if body and set(body) <= _DIGITS and len(body.lstrip("0")) <= 10 and -(2**31) <= int(exponent) < 2**31:
             return 10, int(exponent), "DecimalExponent"
     raise ValueError(SUFFIX_ERROR)
 
@@ -177,13 +177,12 @@ def parse_quantity(text: str) -> Quantity:
     positive, num, denom, suffix = _split(text)
     base, exponent, fmt = _interpret(suffix)
     sign = 1 if positive else -1
-    digits = int(num + denom)
     # Upstream's int64 fast path: few enough digits, scale not below nano, no binary fraction.
     if base == 10 and len(num) + len(denom) <= 18 and exponent - len(denom) >= _NANO:
         scale = exponent - len(denom)
-        return Quantity(Decimal(sign * digits).scaleb(scale, _CTX), scale, text)
+        return Quantity(Decimal(sign * int(num + denom)).scaleb(scale, _CTX), scale, text)
     if base == 2 and not denom and 15 - len(num) - int(exponent * 3 / 10) - 1 >= 0:
-        value = digits << exponent
+        value = int(num) << exponent
         if value <= _INT64_MAX:
             return Quantity(Decimal(sign * value), 0, text)
     magnitude = Decimal(f"{num}.{denom or '0'}")

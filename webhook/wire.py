@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import json
+import sys
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
@@ -174,3 +175,13 @@ def decode_value(raw: bytes) -> Any:
 def no_constant(name: str) -> Any:
     """`json.loads`'s parse_constant: NaN and Infinity are not JSON."""
     raise ValueError(f"{name} is not JSON")
+
+
+def reading_error(err: ValueError) -> str:
+    """A JSON or YAML reader's ValueError in one line; Python's refusal of a number with too many digits (its guard
+    against quadratic conversion, sys.get_int_max_str_digits()) in draguard's words: no Kubernetes field holds one."""
+    text = " ".join(str(err).split())
+    if "integer string conversion" in text:
+        return (f"a number with more than {sys.get_int_max_str_digits()} digits (no Kubernetes field holds one: "
+                "the API server refuses it too)")
+    return text

@@ -20,7 +20,7 @@ from msgspec import Struct
 
 from webhook.admission.response import Response, audit_key, errored
 from webhook.errors import DraguardError
-from webhook.wire import LazyObject, Obj, json_type, no_constant
+from webhook.wire import LazyObject, Obj, json_type, no_constant, reading_error
 
 # The API server sends objects of at most etcd's 1.5 MiB request limit, which JSON encoding of a review
 # (object plus oldObject) can roughly double and quadruple; controller-runtime settled on 7 MiB for that.
@@ -300,7 +300,7 @@ def _json_error(err: Exception) -> str:
         if err.msg.startswith("Unexpected UTF-8 BOM"):  # Python's words add a hint meant for Python callers
             return "a byte order mark (U+FEFF) before the JSON"
         return f"{err.msg} at line {err.lineno} column {err.colno}"
-    return str(err)
+    return reading_error(err) if isinstance(err, ValueError) else str(err)
 
 
 def _article(word: str) -> str:

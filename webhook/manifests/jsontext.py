@@ -27,7 +27,7 @@ from webhook.fieldpath import FieldPath
 from webhook.findings import Position
 from webhook.manifests.objects import Locator, expand
 from webhook.manifests.problems import type_name
-from webhook.wire import Obj
+from webhook.wire import Obj, reading_error
 
 _SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
 
@@ -147,6 +147,10 @@ def stream(text: str) -> list[Piece] | StreamError | None:
                 return None
             return StreamError("invalid JSON: nested too deeply for draguard's reader", line + 1,
                                start - line_start + 1)
+        except ValueError as err:  # a number too long to read
+            if not pieces:
+                return None
+            return StreamError(f"invalid JSON: {reading_error(err)}", line + 1, start - line_start + 1)
         if value is not None and not isinstance(value, dict):
             return StreamError(f"document {len(pieces) + 1} is a {type_name(value)}, not an object", line + 1,
                                start - line_start + 1)

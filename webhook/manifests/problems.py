@@ -33,3 +33,4 @@ def type_name(value: object) -> str:
 
 def one_line(text: object) -> str:
     return " ".join(str(text).split())
+

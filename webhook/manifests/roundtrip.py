@@ -23,7 +23,7 @@ from webhook.findings import Position
 from webhook.manifests import aliases
 from webhook.manifests.objects import expand, not_an_object, value_at
 from webhook.manifests.problems import Problem, one_line, type_name
-from webhook.wire import Obj
+from webhook.wire import Obj, reading_error
 
 if TYPE_CHECKING:  # ruamel is imported when a text takes this path: most runs never need it
     from ruamel.yaml import YAML
@@ -95,8 +95,11 @@ def load_text(text: str, source: str = "<string>") -> Loaded:
             )
         )
         return loaded
-    except (YAMLError, ValueError) as err:  # e.g. a duplicate key, a bad escape
+    except YAMLError as err:  # e.g. a duplicate key
         loaded.problems.append(Problem(source, f"invalid YAML: {one_line(str(err))}"))
+        return loaded
+    except ValueError as err:  # e.g. a bad escape, a number too long to read
+        loaded.problems.append(Problem(source, f"invalid YAML: {reading_error(err)}"))
         return loaded
     except aliases.Refused as refused:
         loaded.problems.append(Problem(source, f"invalid YAML: {refused.message}", refused.line, refused.column))

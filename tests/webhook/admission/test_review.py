@@ -71,6 +71,8 @@ def refused(data: bytes) -> BadReview:
         (b"\xff\xfe\x00", 400, "request body is not valid JSON: not UTF-8", ""),
         (b'{"a": NaN}', 400, "request body is not valid JSON: NaN is not JSON", ""),
         (b"[" * 100_000, 400, "request body is not valid JSON: nested too deeply", ""),
+        (b'{"a": ' + b"9" * 4301 + b"}", 400, "request body is not valid JSON: a number with more than 4300 digits "
+                                             "(no Kubernetes field holds one: the API server refuses it too)", ""),
         (b"[]", 400, "expected a JSON object of kind AdmissionReview, got an array", ""),
         (encode({**body(), "kind": "Pod"}), 400,
          'expected admission.k8s.io/v1, Kind=AdmissionReview, got "admission.k8s.io/v1", Kind="Pod"',

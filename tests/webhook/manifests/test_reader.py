@@ -112,3 +112,22 @@ def test_a_list_item_that_is_null_is_named_so() -> None:
     problems: list[Problem] = []
     parse("apiVersion: v1\nkind: List\nitems: [null]\n", "l.yaml", problems)
     assert [str(p) for p in problems] == ["l.yaml:1:1: items[0] is a null value, not an object"]
+
+
+@pytest.mark.parametrize(("name", "template"), [
+    ("n.yaml", "kind: ResourceSlice\nspec:\n  x: {}\n"),
+    ("n.json", '{"kind": "ResourceSlice", "spec": {"x": {}}}'),
+    ("stream.json", '{"kind": "ResourceSlice"}\n{"kind": "ResourceSlice", "spec": {"x": {}}}'),
+])
+@pytest.mark.parametrize("positions", [True, False])
+def test_a_number_too_long_for_python_is_one_problem_for_its_file(name: str, template: str, positions: bool) -> None:
+    """Python refuses to convert more than sys.get_int_max_str_digits() digits (4,300): at the limit the number is
+    read (and no Kubernetes field holds it), past it the file is an input problem in draguard's words."""
+    limit = sys.get_int_max_str_digits()
+    problems: list[Problem] = []
+    read_at_limit = parse(template.replace("{}", "9" * limit), name, problems, positions=positions)
+    assert problems == [] and read_at_limit[-1].obj["spec"]["x"] == int("9" * limit)
+    assert parse(template.replace("{}", "9" * (limit + 1)), name, problems, positions=positions) == []
+    assert [p.message for p in problems] == [f"invalid {'JSON' if name == 'stream.json' else 'YAML'}: a number with "
+                                             f"more than {limit} digits (no Kubernetes field holds one: the API server "
+                                             "refuses it too)"]

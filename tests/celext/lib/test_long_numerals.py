@@ -1,0 +1,62 @@
+"""Numerals longer than any 64-bit value: Go's parsers overflow and say so; Python refuses to convert more than
+4,300 digits (sys.get_int_max_str_digits()), which must never reach a user as Python's words."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from celext.gostrconv import parse_int, parse_uint
+from tests.celext.lib.engines import ENGINES, outcome_on
+
+LONG = "9" * (sys.get_int_max_str_digits() + 1)
+RANGE = "value out of range"
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("18446744073709551615", 2**64 - 1),  # the largest uint64, 20 digits
+    ("18446744073709551616", RANGE),
+    ("0" * 40 + "18446744073709551615", 2**64 - 1),  # leading zeros are not digits of the value
+    ("9" * 21, RANGE),
+    (LONG, RANGE),
+])
+def test_parse_uint_at_its_range(text: str, expected: int | str) -> None:
+    try:
+        assert parse_uint(text) == expected
+    except ValueError as err:
+        assert str(err) == f'strconv.ParseUint: parsing "{text}": {expected}'
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("-9223372036854775808", -(2**63)), ("-9223372036854775809", RANGE), ("9223372036854775807", 2**63 - 1),
+    ("9223372036854775808", RANGE), ("-" + "0" * 40 + "1", -1), ("-" + LONG, RANGE), ("+" + LONG, RANGE),
+])
+def test_parse_int_at_its_range(text: str, expected: int | str) -> None:
+    try:
+        assert parse_int(text) == expected
+    except ValueError as err:
+        assert str(err) == f'strconv.ParseInt: parsing "{text}": {expected}'
+
+
+@pytest.mark.parametrize(("expression", "expected"), [
+    (f'quantity("{LONG}").compareTo(quantity("1")) == 1 && !quantity("{LONG}").isInteger()', True),
+    (f'isQuantity("{LONG}") && !isQuantity("1e{LONG}")', True),
+    (f'isSemver("{LONG}.0.0") || isSemver("1.0.0-{LONG}")', False),
+    (f'semver("1.0.0-{LONG}").major() == 1', f'eval: strconv.ParseUint: parsing "{LONG}": value out of range'),
+    (f'int("{LONG}") == 1', "eval: type conversion error from 'string' to 'int'"),
+    (f'uint("{LONG}") == 1u', "eval: type conversion error from 'string' to 'uint'"),
+    (f'duration(dyn("{LONG}s")) == duration("1s")', "eval: type conversion error from 'string' to "
+                                                    "'google.protobuf.Duration'"),
+    (f'duration("{LONG}s") == duration("1s")', "compile: invalid duration argument"),
+    (f'cidr(dyn("1.1.1.1/{LONG}")) == cidr("1.1.1.1/32")',
+     "eval: network address parse error during conversion from string: network address parse error during "
+     f'conversion from string: netip.ParsePrefix("1.1.1.1/{LONG}"): bad bits after slash: "{LONG}"'),
+    (f'"%.{LONG}f".format(dyn([1.0])) == ""',
+     "eval: could not parse formatting clause: error while parsing precision: error while converting precision "
+     f'to integer: strconv.Atoi: parsing "{LONG}": value out of range'),
+    (f'"%.{"0" * len(LONG)}1f".format(dyn([1.5])) == "1.5"', True),
+])
+@pytest.mark.parametrize("engine", ENGINES)
+def test_long_numerals_in_cel(engine: str, expression: str, expected: bool | str) -> None:
+    assert outcome_on(engine, expression) == expected
