@@ -10,6 +10,7 @@ types, and containers compare their parameters.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -97,6 +98,7 @@ _CONTAINERS: dict[str, Callable[..., Type]] = {"list": list_of, "map": map_of, "
                                                "type": type_of}
 
 
+@functools.cache  # (the overload table spells ~300 signatures with a few dozen distinct types, at import)
 def parse_type(text: str) -> Type:
     """A type from its short spelling: `int`, `list(A)`, `map(K, V)`, `optional(V)`, `kubernetes.Quantity`;
     a single capital letter is a type parameter."""
