@@ -46,11 +46,12 @@ class FormatFailure(Exception):
         self.at = at
 
 
-Clause = Callable[[int, str, "int | None"], str]
+Clause = Callable[[int, str, int | None], str]  # (argument index, verb, precision) -> the clause's text
 
 
 def interpolate(template: str, count: int, clause: Clause, *, arguments_first: bool) -> tuple[str, int]:
-    """The formatted text and how many arguments the clauses took. Raises FormatFailure."""
+    """The formatted text and how many arguments the clauses took. Raises FormatFailure. `arguments_first`: the run
+    time's argument list answers `index N out of range` before the end-of-string check (the validator's, after)."""
     out: list[str] = []
     used, i, end = 0, 0, len(template)
     while True:
