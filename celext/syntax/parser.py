@@ -551,7 +551,11 @@ class _Parser:
             meta = _point(*lexeme)
             ident = _node("ident", [token], meta)
             return _node("primary", [ident], meta), 0, make.ident_node(ident)
-        if kind == ".":
+        if kind == "." and _rooted(self.tokens, self.index):
+            # `.name`: cel-go resolves the name from the root scope, which without a container is the name itself
+            # (a comprehension variable too: env.LookupIdent searches every scope with the dot dropped)
+            return self.primary()
+        if kind == ".":  # a name cel-go does not resolve: the refusal pass words it (undeclared reference)
             dot = _point(*lexeme)
             name, name_meta = self.ident()
             if self.tokens[self.index][0] == "(":
@@ -741,6 +745,26 @@ class Parsed(NamedTuple):
             return self.ast.pop()
         except IndexError:
             return None
+
+
+# Names `.name` resolves to as `name` would: the DRA `device`, CEL's type denotations, and (followed by `(`) the
+# declared global functions but the `has` macro, which cel-go does not expand after a dot.
+_ROOT_NAMES = frozenset({"device", "bool", "int", "uint", "double", "string", "bytes", "list", "map", "null_type",
+                         "type"})
+
+
+def _rooted(tokens: list[Lexeme], at: int) -> bool:
+    """Does the leading-dot name at tokens[at] resolve in the DRA environment (`.device`, `.int`, `.size(x)`,
+    `.strings.quote(s)`)? A namespace (`optional`, `strings`, ...) only with the call of one of its functions."""
+    kind, name = tokens[at][0], tokens[at][1]
+    if kind != "IDENT":
+        return False
+    after = tokens[at + 1][0]
+    if after == "(":
+        return name in env.GLOBAL_NAMES and name != "has"
+    if name in env.NAMESPACES and after == "." and tokens[at + 2][0] == "IDENT" and tokens[at + 3][0] == "(":
+        return f"{name}.{tokens[at + 2][1]}" in env.GLOBAL_NAMES
+    return name in _ROOT_NAMES
 
 
 # Identifiers a refusal can start from: unsupported names (macro calls are found as the parser builds them).

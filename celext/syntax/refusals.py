@@ -6,10 +6,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import cast
 
-from lark import Tree
+from lark import Token, Tree
 
 from celext import env
-from celext.syntax.rewrite import fail, macro_variables
+from celext.errors import CompileError
+from celext.syntax.rewrite import fail, macro_variables, position
 from celext.syntax.tree import AST, call_args, simple_ident
 
 
@@ -47,7 +48,14 @@ def refuse(tree: AST, *, shared: bool = True) -> None:
             if name in env.UNSUPPORTED and name not in scope:
                 raise fail(f"'{name}' is not supported: {env.UNSUPPORTED[name]}", node)
         elif data in ("dot_ident", "dot_ident_arg"):
-            raise fail("leading-dot names ('.name') are not supported by celext", node)
+            # a leading-dot name the parser did not resolve (celext.syntax.parser._rooted): cel-go's checker finds
+            # no declaration for it either (`.has(x)` is not the macro there, `.cel.bind` not the binding). cel-go
+            # reports a name at the name, a call at its `(` (right after the name, as it is written)
+            dotted = cast(Token, node.children[0])
+            line, column = position(dotted)
+            if data == "dot_ident_arg" and column is not None:
+                column += len(dotted)
+            raise CompileError(f"undeclared reference to '.{dotted}' (in container '')", line=line, column=column)
         elif data == "member_object":
             raise fail("message construction ('Type{...}') has no meaning for device selectors", node)
         elif data == "ident_arg":

@@ -1,0 +1,40 @@
+"""Leading-dot names (`.device`, `.size(x)`): cel-go resolves `.name` from the root scope, which in the DRA
+environment (no container) is `name` itself; a name nothing declares is cel-go's undeclared reference, at the name
+(or a call's `(`), and `.has(...)` is not the macro there."""
+
+from __future__ import annotations
+
+import pytest
+
+import celext
+from tests.celext.lib.engines import ENGINES, outcome_on
+
+A = 'device.attributes["gpu.example.com"]'
+
+
+@pytest.mark.parametrize("expression", [
+    f'.{A}.model == "A100-80GB"',
+    f'. {A}.model == "A100-80GB"',  # tokens: whitespace may separate the dot from the name
+    '.device.driver == "gpu.example.com" && .size("ab") == 2 && .int("3") == 3',
+    '.strings.quote("a") == "\\"a\\"" && .sets.contains([1, 2], [1]) && .lists.range(2) == [0, 1]',
+    '.optional.of(1).value() == 1 && .ip("1.2.3.4").family() == 4 && .ip.isCanonical("1.2.3.4")',
+    f'has(.{A}.model) && .{A}.numas.includes(4)',
+])
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_leading_dot_name_is_the_name(engine: str, expression: str) -> None:
+    assert outcome_on(engine, expression) is True  # (each part is true on the test device without the dot too)
+
+
+@pytest.mark.parametrize(("expression", "message", "column"), [
+    (".foo == 1", "undeclared reference to '.foo' (in container '')", 2),
+    ("1 == 1 && .foo(2) == 1", "undeclared reference to '.foo' (in container '')", 15),  # at the call's `(`
+    (".has(device.driver)", "undeclared reference to '.has' (in container '')", 5),  # not the macro after a dot
+    (".cel.bind(x, 1, x == 1)", "undeclared reference to '.cel' (in container '')", 2),  # not the binding either
+    (".optional == 1", "undeclared reference to '.optional' (in container '')", 2),  # a namespace, no function
+])
+@pytest.mark.parametrize("engine", ENGINES)
+def test_an_undeclared_leading_dot_name_is_refused_as_cel_go_refuses_it(engine: str, expression: str, message: str,
+                                                                         column: int) -> None:
+    with pytest.raises(celext.CompileError) as refused:
+        celext.compile(expression, engine=engine)
+    assert (refused.value.message, refused.value.line, refused.value.column) == (message, 1, column)
