@@ -52,3 +52,12 @@ def assert_source(expression: str, present: list[str], absent: list[str]) -> Non
         assert re.search(pattern, source), (pattern, source)
     for pattern in absent:
         assert not re.search(pattern, source), (pattern, source)
+
+
+def refusal(expression: str, *, engine: str = "compiled") -> tuple[str, int | None, int | None]:
+    """The CompileError a user sees for an expression meant to be refused: (message, line, column)."""
+    try:
+        celext.compile(expression, engine=engine)
+    except celext.CompileError as err:
+        return err.message, err.line, err.column
+    raise AssertionError(f"{expression!r} compiled")

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 
 import pytest
 
@@ -14,29 +15,25 @@ LONG = "9" * (sys.get_int_max_str_digits() + 1)
 RANGE = "value out of range"
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("18446744073709551615", 2**64 - 1),  # the largest uint64, 20 digits
-    ("18446744073709551616", RANGE),
-    ("0" * 40 + "18446744073709551615", 2**64 - 1),  # leading zeros are not digits of the value
-    ("9" * 21, RANGE),
-    (LONG, RANGE),
+@pytest.mark.parametrize(("parse", "name", "text", "expected"), [
+    (parse_uint, "ParseUint", "18446744073709551615", 2**64 - 1),  # the largest uint64, 20 digits
+    (parse_uint, "ParseUint", "18446744073709551616", RANGE),
+    (parse_uint, "ParseUint", "0" * 40 + "18446744073709551615", 2**64 - 1),  # leading zeros are not the value's
+    (parse_uint, "ParseUint", "9" * 21, RANGE),
+    (parse_uint, "ParseUint", LONG, RANGE),
+    (parse_int, "ParseInt", "-9223372036854775808", -(2**63)),
+    (parse_int, "ParseInt", "-9223372036854775809", RANGE),
+    (parse_int, "ParseInt", "9223372036854775807", 2**63 - 1),
+    (parse_int, "ParseInt", "9223372036854775808", RANGE),
+    (parse_int, "ParseInt", "-" + "0" * 40 + "1", -1),
+    (parse_int, "ParseInt", "-" + LONG, RANGE),
+    (parse_int, "ParseInt", "+" + LONG, RANGE),
 ])
-def test_parse_uint_at_its_range(text: str, expected: int | str) -> None:
+def test_go_parsers_at_their_range(parse: Callable[[str], int], name: str, text: str, expected: int | str) -> None:
     try:
-        assert parse_uint(text) == expected
+        assert parse(text) == expected
     except ValueError as err:
-        assert str(err) == f'strconv.ParseUint: parsing "{text}": {expected}'
-
-
-@pytest.mark.parametrize(("text", "expected"), [
-    ("-9223372036854775808", -(2**63)), ("-9223372036854775809", RANGE), ("9223372036854775807", 2**63 - 1),
-    ("9223372036854775808", RANGE), ("-" + "0" * 40 + "1", -1), ("-" + LONG, RANGE), ("+" + LONG, RANGE),
-])
-def test_parse_int_at_its_range(text: str, expected: int | str) -> None:
-    try:
-        assert parse_int(text) == expected
-    except ValueError as err:
-        assert str(err) == f'strconv.ParseInt: parsing "{text}": {expected}'
+        assert str(err) == f'strconv.{name}: parsing "{text}": {expected}'
 
 
 @pytest.mark.parametrize(("expression", "expected"), [
