@@ -24,16 +24,15 @@ from typing import Literal, Protocol
 
 from msgspec import Struct, field
 
+from celext.gostrconv import parse_int
 from webhook.topology.sysfs import SysfsError
 
 MAX_NUMA_NODES = 1024  # maxNUMANodes: Linux MAX_NUMNODES with CONFIG_NODES_SHIFT capped at 10
 _BDF = re.compile(r"[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-9a-f]")  # verifyPCIBDFFormat: lower-case only
-_INT64 = (-(1 << 63), (1 << 63) - 1)
 # Go's unicode.IsSpace (strings.TrimSpace, strings.Fields): Python's str.isspace() also counts \x1c-\x1f.
 _GO_SPACE = "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a" \
     "\u2028\u2029\u202f\u205f\u3000"
 _GO_FIELDS = re.compile(f"[^{re.escape(_GO_SPACE)}]+")
-_ATOI = re.compile(r"[+-]?[0-9]+")
 
 
 Status = Literal["ok", "no-affinity", "absent", "unavailable", "invalid"]
@@ -324,12 +323,12 @@ def go_fields(text: str) -> list[str]:
 
 
 def atoi(text: str) -> int | None:
-    """strconv.Atoi after strings.TrimSpace: optional sign, decimal digits, int64 range; None otherwise."""
-    text = go_trim(text)
-    if not _ATOI.fullmatch(text) or not text.isascii():
+    """strconv.Atoi after strings.TrimSpace (optional sign, ASCII digits, int64 range: celext.gostrconv, which
+    also reads a numeral too long for Python's int() as the overflow it is); None otherwise."""
+    try:
+        return parse_int(go_trim(text), "Atoi")
+    except ValueError:
         return None
-    value = int(text)
-    return value if _INT64[0] <= value <= _INT64[1] else None
 
 
 def parse_cpulist(text: str) -> list[int] | None:
