@@ -187,7 +187,9 @@ def parse_quantity(text: str) -> Quantity:
             return Quantity(Decimal(sign * value), 0, text)
     magnitude = Decimal(f"{num}.{denom or '0'}")
     if base == 10:
-        magnitude = magnitude.scaleb(exponent, _CTX)
+        with decimal.localcontext(_CTX) as ctx:  # exact, as upstream's inf.Dec: every written digit kept
+            ctx.prec = max(ctx.prec, len(num) + len(denom) + 1)
+            magnitude = magnitude.scaleb(exponent)
     else:
         with decimal.localcontext(_CTX) as ctx:
             ctx.prec = len(num) + len(denom) + 40

@@ -112,6 +112,9 @@ def test_a_valid_value_not_a_quantity_is_reported_at_its_index() -> None:
     ("1Ei", "1Ei"), ("-1Ei", "-1Ei"), ("1023Ki", "1023Ki"), ("1536", "1536"), ("1500", "1500"), ("1000", "1k"),
     ("1000E", "1e21"), ("1E", "1E"), ("1e3", "1e3"), ("1e21", "1e21"), ("0.5", "500m"), ("-1.5Gi", "-1536Mi"),
     ("+1Ki", "1Ki"), ("2e0", "2"),
+    # more digits than Python prints as an int (4,300): printed from the digits, every one kept (inf.Dec is exact)
+    ("9" * 5000, "9" * 5000), ("1" + "0" * 5000, "100e4998"), ("1" + "0" * 69 + "1", "1" + "0" * 69 + "1"),
+    ("1" * 5000 + "Ki", "9223372036854775807"),  # binary SI is capped at 2^63-1, as upstream
 ])
 def test_canonical(text: str, shown: str) -> None:
     assert canonical(parse_quantity(text)) == shown

@@ -20,6 +20,7 @@ import functools
 import itertools
 import math
 from collections.abc import Mapping
+from decimal import Decimal
 from typing import Any
 
 from celext.quantity import Quantity, is_quantity, parse_quantity
@@ -233,17 +234,18 @@ def canonical(q: Quantity, form: str | None = None) -> str:
     if value == 0:
         return "0"
     form = form or _format_of(q.text)
+    # (digits as text, never a Python int's str(): a quantity may have more digits than Python prints as an int)
     if form == "BinarySI" and abs(value) >= 1024 and value == value.to_integral_value():
         number, exponent = abs(int(value)), 0
         while number % 1024 == 0 and exponent < len(_BINARY_SUFFIX) - 1:
             number, exponent = number // 1024, exponent + 1
-        return f"{'-' if value < 0 else ''}{number}{_BINARY_SUFFIX[exponent]}"
+        return f"{'-' if value < 0 else ''}{Decimal(number)}{_BINARY_SUFFIX[exponent]}"
     sign, digits, exp = value.as_tuple()
-    mantissa, exponent = int("".join(map(str, digits))), int(exp)
-    while mantissa % 10 == 0:
-        mantissa, exponent = mantissa // 10, exponent + 1
+    written = "".join(map(str, digits))
+    mantissa = written.rstrip("0")
+    exponent = int(exp) + len(written) - len(mantissa)
     shift = exponent % 3  # lower the exponent to a multiple of 3, as upstream does
-    mantissa, exponent = mantissa * 10**shift, exponent - shift
+    mantissa, exponent = mantissa + "0" * shift, exponent - shift
     if form == "DecimalExponent":
         suffix = f"e{exponent}" if exponent else ""
     else:
