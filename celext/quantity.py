@@ -6,7 +6,8 @@ are accepted upstream), then one suffix: decimal SI (`n u m "" k M G T P E`), bi
 non-zero magnitude is rounded up (away from zero) to nano precision and binary-SI values are capped at
 2^63-1. Upstream also keeps an int64 fast-path representation that decides `isInteger()`/`asInteger()`
 (`quantity("1000m").isInteger()` is false there); `int64_scale` mirrors it.
-No CEL in here: the ResourceSlice rules use it directly.
+No CEL evaluation in here: the ResourceSlice rules use it directly (`QuantityPointer` only marks what the CEL
+library's add()/sub() return, for celext.lib.operators.equal).
 """
 
 from __future__ import annotations

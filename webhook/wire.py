@@ -177,10 +177,14 @@ def no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
-def reading_error(err: ValueError) -> str:
-    """A JSON or YAML reader's ValueError in one line; Python's refusal of a number with too many digits (its guard
+def one_line(text: object) -> str:
+    return " ".join(str(text).split())
+
+
+def reading_error(err: Exception) -> str:
+    """A JSON or YAML reader's error in one line; Python's refusal of a number with too many digits (its guard
     against quadratic conversion, sys.get_int_max_str_digits()) in draguard's words: no Kubernetes field holds one."""
-    text = " ".join(str(err).split())
+    text = one_line(err)
     if "integer string conversion" in text:
         return (f"a number with more than {sys.get_int_max_str_digits()} digits (no Kubernetes field holds one: "
                 "the API server refuses it too)")

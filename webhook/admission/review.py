@@ -300,7 +300,7 @@ def _json_error(err: Exception) -> str:
         if err.msg.startswith("Unexpected UTF-8 BOM"):  # Python's words add a hint meant for Python callers
             return "a byte order mark (U+FEFF) before the JSON"
         return f"{err.msg} at line {err.lineno} column {err.colno}"
-    return reading_error(err) if isinstance(err, ValueError) else str(err)
+    return reading_error(err)
 
 
 def _article(word: str) -> str:

@@ -31,6 +31,3 @@ def type_name(value: object) -> str:
     return _YAML_WORDS.get(kind, kind)
 
 
-def one_line(text: object) -> str:
-    return " ".join(str(text).split())
-

@@ -22,8 +22,8 @@ from webhook.fieldpath import FieldPath
 from webhook.findings import Position
 from webhook.manifests import aliases
 from webhook.manifests.objects import expand, not_an_object, value_at
-from webhook.manifests.problems import Problem, one_line, type_name
-from webhook.wire import Obj, reading_error
+from webhook.manifests.problems import Problem, type_name
+from webhook.wire import Obj, one_line, reading_error
 
 if TYPE_CHECKING:  # ruamel is imported when a text takes this path: most runs never need it
     from ruamel.yaml import YAML
@@ -95,10 +95,7 @@ def load_text(text: str, source: str = "<string>") -> Loaded:
             )
         )
         return loaded
-    except YAMLError as err:  # e.g. a duplicate key
-        loaded.problems.append(Problem(source, f"invalid YAML: {one_line(str(err))}"))
-        return loaded
-    except ValueError as err:  # e.g. a bad escape, a number too long to read
+    except (YAMLError, ValueError) as err:  # e.g. a duplicate key, a bad escape, a number too long to read
         loaded.problems.append(Problem(source, f"invalid YAML: {reading_error(err)}"))
         return loaded
     except aliases.Refused as refused:
