@@ -72,7 +72,7 @@ def wall_message(limit: float) -> str:
 
 
 def waited_message(waited: float, limit: float) -> str:
-    return (f"the review waited {waited:.2f} s behind other reviews on this worker, past its deadline of {limit:g} s; "
+    return (f"the review waited {waited:.2f} s before this worker could take it, past its deadline of {limit:g} s; "
             "not evaluated")
 
 

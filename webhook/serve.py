@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any
 from msgspec import Struct, field
 
 from webhook.auth.settings import AuthSettings
-from webhook.balance import Shares
+from webhook.balance import MAX_SLOTS, Shares
 from webhook.budget import DEFAULT_BUDGET, Budget
 from webhook.errors import DraguardError
 
@@ -134,7 +134,7 @@ def serve(options: ServeOptions) -> None:
     owned_dir = prepare_multiprocess_dir() if options.metrics_port else None
     channel = Path(tempfile.mkdtemp(prefix="draguard-policy-"))
     try:
-        raise_fd_limit(options.limits.max_connections + 64)
+        raise_fd_limit(options.limits.max_connections + 64 + MAX_SLOTS)  # (+ the workers' bells, webhook.balance)
         served = Served(_open_tls(options), _open_policy(options), channel, options.limits, options.budget,
                         metrics_host, options.metrics_port)
         served.tokens = _open_tokens(options)

@@ -173,7 +173,7 @@ def test_a_review_that_waited_its_deadline_for_the_worker_is_not_evaluated(waite
         assert "numa-node-range" in rules and "budget-exceeded" not in rules
     else:
         assert [f.message for f in answer.findings] == [
-            f"the review waited {waited:.2f} s behind other reviews on this worker, past its deadline of 2.5 s; "
+            f"the review waited {waited:.2f} s before this worker could take it, past its deadline of 2.5 s; "
             "not evaluated"]
         assert answer.allowed is False
 

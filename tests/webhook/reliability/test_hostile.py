@@ -146,6 +146,25 @@ def test_held_hostile_connections_do_not_starve_valid_reviews(tmp_path: Path) ->
         f"p99 {held_p99 * 1000:.1f} ms with hostile connections held, {quiet_p99 * 1000:.1f} ms without")
 
 
+def test_a_burst_of_silent_connections_does_not_hold_up_the_next_review(tmp_path: Path) -> None:
+    """400 silent connections opened at once, then a review on a new connection: it is answered, allowed.
+
+    The workers share one socket and step aside for each other to spread connections (webhook.balance); when one
+    stepped aside for a peer that had itself just stepped aside, each connection of the burst waited 50 ms for
+    nobody, and the review behind 400 of them waited about 5 s: past its budget, answered budget-exceeded."""
+    server = start_server(tmp_path / "server", args=("--handshake-timeout", "300", "--header-timeout", "300"))
+    try:
+        with held([tcp(server.port, b"\x16") for _ in range(400)]):
+            conn = server.connect(timeout=30)
+            try:
+                reply = send(conn, "POST", SLICES, encode(admission_review(slice_with(numa=1), uid="after")), JSON)
+            finally:
+                conn.close()
+    finally:
+        server.stop()
+    assert (reply.status, reply.response) == (200, {"uid": "after", "allowed": True})
+
+
 def closed_by_peer(sock: socket.socket | ssl.SSLSocket) -> bool:
     """True when the server closes the connection (EOF or reset) before our own 30 s read timeout."""
     try:
