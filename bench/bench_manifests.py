@@ -1,8 +1,8 @@
 """Benchmark `webhook.manifests`: the three backends on the corpus's ResourceSlices, and `lint --slices`.
 
 1. Reading: every ResourceSlice file of ../shared/corpus (else examples/manifests) read by the ruamel
-   round-trip backend, the libyaml backend, and values first (`read(..., positions=False)`) from the same
-   files and from JSON texts of the same objects (`kubectl get -o json` form). Ratios to ruamel, one run.
+   round-trip backend, the libyaml backend, and `read()` from the same files and from a JSON text of the same
+   objects (`kubectl get -o json` form). Ratios to ruamel, one run.
 2. `draguard lint --slices <corpus ResourceSlices> <corpus claims and classes>` as a process, best of 5, wall
    and CPU (user + system, forked worker processes included) time, as it runs by default and in one process
    (`--jobs 1`): with bytecode cached (in a temporary PYTHONPYCACHEPREFIX, as an installed
@@ -11,6 +11,9 @@
    there) the same command of that checkout runs interleaved, and the ratios are printed, of the best times
    and of the medians (a shared machine moves single runs by a third: read both); nothing is written into
    either checkout.
+3. `draguard validate` on one big `kubectl get -o json` list (the corpus's slices repeated to 12 MB, compact and
+   clean; then indented, as kubectl prints it, with a negative numaNode at its start, middle and end): wall time
+   and peak RSS of the process, best of 3, interleaved with DRAGUARD_BASELINE's when given.
 
 The machine may be shared: read the figures as ratios from one run.
 """
@@ -63,8 +66,8 @@ def readers() -> None:
         runs = {
             "ruamel round-trip (reference)": lambda: [load_text(t, s) for s, t in texts],
             "libyaml, positions kept": lambda: [libyaml.load(t, s) for s, t in texts],
-            "read(positions=False), YAML": lambda: read(paths, positions=False),
-            "read(positions=False), JSON": lambda: read([str(as_json)], positions=False),
+            "read(), YAML (libyaml)": lambda: read(paths),
+            "read(), JSON (json + places)": lambda: read([str(as_json)]),
         }
         floor = best(runs["ruamel round-trip (reference)"], 2)
         print(f"read {len(objects)} ResourceSlices from {len(slices)} files (ratio: time / ruamel)")
@@ -109,6 +112,58 @@ def lint_slices() -> None:
                       f"this checkout (medians: {median:5.2f} s, {median / middle:5.2f}x)")
 
 
+BIG_JSON = 12 * 2**20  # characters of the compact list
+BIG_ROUNDS = 3
+
+
+def big_json() -> None:
+    from webhook.manifests import load_text
+
+    objects = [m.obj for p in files(INVENTORY) for m in load_text(p.read_text(encoding="utf-8"), str(p)).manifests]
+    one = len(json.dumps(objects))
+    items = []
+    for n in range(BIG_JSON // one + 1):
+        for obj in objects:
+            items.append({**obj, "metadata": {**obj.get("metadata", {}), "name": f"copy{n}-{obj['metadata']['name']}"}})
+    with_devices = [i for i, item in enumerate(items) if (item.get("spec") or {}).get("devices")]
+    broken = json.loads(json.dumps(items))
+    for i in (with_devices[0], with_devices[len(with_devices) // 2], with_devices[-1]):
+        device = broken[i]["spec"]["devices"][0]
+        device.setdefault("attributes", {})["resource.kubernetes.io/numaNode"] = {"int": -1}
+    checkouts = {"this checkout": REPO}
+    if os.environ.get("DRAGUARD_BASELINE"):
+        checkouts["baseline " + os.environ["DRAGUARD_BASELINE"]] = Path(os.environ["DRAGUARD_BASELINE"])
+    with tempfile.TemporaryDirectory() as tmp:
+        texts = {"compact, clean": json.dumps({"apiVersion": "v1", "kind": "List", "items": items}),
+                 "indented, 3 findings": json.dumps({"apiVersion": "v1", "kind": "List", "items": broken}, indent=4)}
+        for label, text in texts.items():
+            path = Path(tmp, "list.json")
+            path.write_text(text, encoding="utf-8")
+            print(f"draguard validate, one JSON list of {len(items)} ResourceSlices, {label}: "
+                  f"{len(text) / 2**20:.1f} MB, {text.count(chr(10)) + 1:,} lines (best of {BIG_ROUNDS})")
+            runs: dict[str, list[tuple[float, int]]] = {name: [] for name in checkouts}
+            for _ in range(BIG_ROUNDS):
+                for name, root in checkouts.items():
+                    runs[name].append(_peak(root, ["validate", str(path)]))
+            mine = min(w for w, _r in runs["this checkout"]), min(r for _w, r in runs["this checkout"])
+            for name, measured in runs.items():
+                wall, rss = min(w for w, _r in measured), min(r for _w, r in measured)
+                print(f"    {name:38} {wall:6.2f} s {rss / 2**20:7.0f} MB  {wall / mine[0]:5.2f}x / "
+                      f"{rss / mine[1]:5.2f}x this checkout")
+
+
+def _peak(root: Path, args: list[str]) -> tuple[float, int]:
+    """(wall seconds, peak RSS bytes) of one `draguard` process of the checkout at `root`, measured by a wrapper
+    process of its own (getrusage's children figure is the peak over every child a process had)."""
+    wrapper = ("import resource, subprocess, sys, time; started = time.perf_counter(); "
+               "subprocess.run(sys.argv[1:], capture_output=True, check=False); "
+               "print(time.perf_counter() - started, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+    done = subprocess.run([sys.executable, "-c", wrapper, str(root / ".venv" / "bin" / "draguard"), *args],
+                          cwd=root, env=_env(), capture_output=True, text=True, check=True)
+    wall, kib = done.stdout.split()
+    return float(wall), int(kib) * 1024
+
+
 def _env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX")}
 
@@ -127,3 +182,4 @@ def _timed(root: Path, args: list[str], env: dict[str, str]) -> tuple[float, flo
 if __name__ == "__main__":
     readers()
     lint_slices()
+    big_json()

@@ -168,7 +168,7 @@ def processes(jobs: int | None, sources: Sequence[tuple[str, str]]) -> int:
 
 
 def read_objects(paths: Sequence[str], kinds: frozenset[str]) -> tuple[list[Obj], list[Problem]]:
-    """Objects of the given kinds for an inventory (--slices, --classes): values first, no positions kept."""
+    """Objects of the given kinds for an inventory (--slices, --classes)."""
     return read_values(paths, kinds)
 
 

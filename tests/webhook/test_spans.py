@@ -95,3 +95,30 @@ def test_crlf_and_escaped_line_break() -> None:
 
 def test_a_mismatch_answers_none() -> None:
     assert value_offsets("x: 'abc'\n", 3, "abd") is None
+
+
+def counted_by_hand(text: str, offset: int) -> tuple[int, int]:
+    return text.count("\n", 0, offset) + 1, offset - text.rfind("\n", 0, offset)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(st.sampled_from("ab\n\u00e9"), max_size=400), st.lists(st.integers(0, 400), max_size=40),
+       st.sampled_from([1, 2, 64]))
+def test_lines_and_columns_are_counted_from_the_places_counted_before(text: str, offsets: list[int], every: int,
+                                                                     ) -> None:
+    """Any order of offsets, checkpoints as close as every character or far apart: the line and column counted
+    from the text's start."""
+    index = LineIndex(text)
+    index._CHECKPOINT = every  # type: ignore[misc]
+    for wanted in offsets:
+        offset = min(wanted, len(text))
+        assert index.line_column(offset) == counted_by_hand(text, offset)
+
+
+@pytest.mark.parametrize("distance", [LineIndex._CHECKPOINT - 1, LineIndex._CHECKPOINT, LineIndex._CHECKPOINT + 1])
+def test_a_place_far_down_one_long_line_is_remembered_at_the_checkpoint_distance(distance: int) -> None:
+    text = "x\n" + "a" * (2 * LineIndex._CHECKPOINT)  # one line as long as `jq -c` writes a list
+    index = LineIndex(text)
+    assert index.line_column(distance) == (2, distance - 1)
+    assert len(index._offsets) == (2 if distance >= LineIndex._CHECKPOINT else 1)
+    assert index.line_column(distance + 5) == (2, distance + 4)  # from the place remembered, if any

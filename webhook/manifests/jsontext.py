@@ -1,12 +1,12 @@
 """The JSON backend: one JSON object (`kubectl get -o json`, a megabyte list of slices) read by the C json
-module, for readers that need values first and positions rarely (`lint --slices`, eval, explain,
-topology --check).
+module, its values first; the places of the few values a finding names are looked up in the text when asked
+for (`webhook.manifests.jsonplaces`), at the line and column the YAML reading gives.
 
 JSON is YAML 1.2, so the values are those the YAML backends give: only texts where the two could differ
 are refused (None: the caller reads them as YAML): a duplicate key (YAML refuses it), `NaN`/`Infinity`
-(strings in YAML), an escaped lone surrogate, a top level that is not one object. Positions are not kept:
-the first `position()` asked of any object of a text reads that text once more through the YAML
-backends, so a finding or a shape error points at the same line and column as it would from YAML.
+(strings in YAML), an escaped lone surrogate, a top level that is not one object. A text whose lines YAML
+counts otherwise (a lone CR, NEL, LS or PS) is placed by reading it once more through the YAML backends, the
+first time a place is asked for.
 
 A stream of JSON documents (`jq -c`, `jq '.items[]'`; `kubectl apply -f` reads them) is no YAML: `stream`
 cuts it into its documents for the reader to read one by one, and `StreamDoc` places each document's fields
@@ -25,7 +25,8 @@ from msgspec import Struct
 
 from webhook.fieldpath import FieldPath
 from webhook.findings import Position
-from webhook.manifests.objects import Locator, expand
+from webhook.manifests.jsonplaces import JsonPlaces, counts_lines_as_yaml
+from webhook.manifests.objects import Locator, expand, value_at
 from webhook.manifests.problems import type_name
 from webhook.wire import Obj, reading_error
 
@@ -47,8 +48,9 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
-class _Positions(Struct):
-    """The YAML reading of one text, made the first time one of its objects is asked for a position."""
+class _Reread(Struct):
+    """The YAML reading of one text, made the first time one of its objects is asked for a place: for a text
+    whose lines YAML counts otherwise than JSON scanning does."""
 
     text: str
     source: str
@@ -63,28 +65,35 @@ class _Positions(Struct):
 
 @dataclass(frozen=True, slots=True)
 class JsonDoc:
-    """One object of a JSON text; its positions come from the YAML reading of the same text, on demand."""
+    """One object of a JSON text; the places of its values are looked up in the text when asked for."""
 
     source: str
     document: int
     obj: Obj
     base: FieldPath
     index: int  # the object's place among the text's objects (the YAML reading has the same order)
-    positions: _Positions = field(repr=False)
+    places: JsonPlaces | _Reread = field(repr=False)
 
     def position(self, path: FieldPath) -> Position | None:
-        located = self.positions.at(self.index)
+        places = self.places
+        if isinstance(places, JsonPlaces):
+            return places.position(self.source, self.base.join(path))
+        located = places.at(self.index)
         return None if located is None else located.position(path)
 
     def scalar_start(self, path: FieldPath) -> int | None:
-        located = self.positions.at(self.index)
+        places = self.places
+        if isinstance(places, JsonPlaces):
+            return places.string_start(self.base.join(path)) if isinstance(value_at(self.obj, path), str) else None
+        located = places.at(self.index)
         return None if located is None else located.scalar_start(path)
 
 
 def load(text: str, source: str, reread: Callable[[str, str], Sequence[Locator]]) -> list[JsonDoc] | None:
     """Every object of a JSON object text, or None when a YAML backend must read it.
 
-    `reread(text, source)` reads the text with positions when one is first asked for."""
+    `reread(text, source)` reads the text through the YAML backends, for places in a text whose lines YAML
+    counts otherwise."""
     if not text.lstrip().startswith("{") or _SURROGATE.search(text):
         return None
     try:
@@ -93,12 +102,12 @@ def load(text: str, source: str, reread: Callable[[str, str], Sequence[Locator]]
         return None
     if not isinstance(value, dict):
         return None
-    positions = _Positions(text, source, reread)
+    places = JsonPlaces(text) if counts_lines_as_yaml(text) else _Reread(text, source, reread)
     docs: list[JsonDoc] = []
     for base, item in expand(value, FieldPath()):
         if not isinstance(item, dict):
             return None  # an item that is not an object: the YAML backend words the problem
-        docs.append(JsonDoc(source, 0, item, base, len(docs), positions))
+        docs.append(JsonDoc(source, 0, item, base, len(docs), places))
     return docs
 
 

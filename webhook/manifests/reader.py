@@ -2,10 +2,10 @@
 exactly as the reference (ruamel) would.
 
     read(paths) -> sources (files, dirs, globs, `-`) -> parse each text:
-        JSON object text, values first (positions=False)  -> webhook.manifests.jsontext
-        YAML 1.2 without merge keys, tags or errors       -> webhook.manifests.libyaml
-        a stream of JSON documents (`jq -c`)              -> each document read alone, as above
-        anything else, and every problem's wording        -> webhook.manifests.roundtrip
+        JSON object text (places looked up when asked)  -> webhook.manifests.jsontext
+        YAML 1.2 without merge keys, tags or errors     -> webhook.manifests.libyaml
+        a stream of JSON documents (`jq -c`)            -> each document read alone, as above
+        anything else, and every problem's wording      -> webhook.manifests.roundtrip
 """
 
 from __future__ import annotations
@@ -26,11 +26,10 @@ if TYPE_CHECKING:
 _JSON_START = re.compile(r"[ \t\r\n]*\{")
 
 
-def parse(text: str, source: str, problems: list[Problem], *, positions: bool = True) -> list[Locator]:
-    """The objects of one text (problems appended). `positions=False` allows the JSON backend, whose
-    positions are computed only when first asked for (values-first readers: inventories, eval, explain)."""
+def parse(text: str, source: str, problems: list[Problem]) -> list[Locator]:
+    """The objects of one text (problems appended)."""
     try:
-        return _parse(text, source, problems, positions)
+        return _parse(text, source, problems)
     except aliases.Refused as refused:
         problems.append(Problem(source, f"invalid YAML: {refused.message}", refused.line, refused.column))
     except RecursionError as err:  # libyaml's nesting limit, or Python's recursion in the readers after it
@@ -40,9 +39,10 @@ def parse(text: str, source: str, problems: list[Problem], *, positions: bool = 
     return []
 
 
-def _parse(text: str, source: str, problems: list[Problem], positions: bool) -> list[Locator]:
-    if not positions:
-        from webhook.manifests import jsontext  # imported where a values-first read needs it
+def _parse(text: str, source: str, problems: list[Problem]) -> list[Locator]:
+    json_text = _JSON_START.match(text) is not None
+    if json_text:
+        from webhook.manifests import jsontext  # imported where a JSON text needs it
 
         docs = jsontext.load(text, source, _reread)
         if docs is not None:
@@ -50,8 +50,8 @@ def _parse(text: str, source: str, problems: list[Problem], positions: bool) -> 
     fast = libyaml.load(text, source)
     if fast is not None:
         return list(fast)
-    if _JSON_START.match(text):  # maybe a stream of JSON documents (`jq -c`), which no YAML reader takes
-        streamed = _stream(text, source, problems, positions)
+    if json_text:  # maybe a stream of JSON documents (`jq -c`), which no YAML reader takes
+        streamed = _stream(text, source, problems)
         if streamed is not None:
             return streamed
     from webhook.manifests import roundtrip  # the fallback: imported only for a text the fast paths decline
@@ -61,7 +61,7 @@ def _parse(text: str, source: str, problems: list[Problem], positions: bool) -> 
     return list(loaded.manifests)
 
 
-def _stream(text: str, source: str, problems: list[Problem], positions: bool) -> list[Locator] | None:
+def _stream(text: str, source: str, problems: list[Problem]) -> list[Locator] | None:
     """The objects of a stream of JSON documents, each document read as a text of its own by `parse` and
     placed back where it starts; None when `text` is not a JSON stream. A document that is not a JSON object
     makes the whole text one problem, as a YAML syntax error does."""
@@ -76,7 +76,7 @@ def _stream(text: str, source: str, problems: list[Problem], positions: bool) ->
     docs: list[Locator] = []
     for index, piece in enumerate(pieces):
         found: list[Problem] = []
-        docs += [jsontext.StreamDoc(doc, index, piece) for doc in parse(piece.text, source, found, positions=positions)]
+        docs += [jsontext.StreamDoc(doc, index, piece) for doc in parse(piece.text, source, found)]
         for problem in found:
             problems.append(problem if problem.line is None else problem._replace(
                 line=problem.line + piece.line,
@@ -85,11 +85,17 @@ def _stream(text: str, source: str, problems: list[Problem], positions: bool) ->
 
 
 def _reread(text: str, source: str) -> list[Locator]:
-    return parse(text, source, [])
+    """A JSON text read by the YAML backends (for its places)."""
+    fast = libyaml.load(text, source)
+    if fast is not None:
+        return list(fast)
+    from webhook.manifests import roundtrip
+
+    return list(roundtrip.load_text(text, source).manifests)
 
 
 def read(paths: Iterable[str], *, kinds: frozenset[str] | None = None, ignore: Sequence[str] = (),
-         positions: bool = True, stdin: TextIO | None = None) -> tuple[list[Locator], list[Problem]]:
+         stdin: TextIO | None = None) -> tuple[list[Locator], list[Problem]]:
     """Every object in `paths` (of `kinds`, when given), skipping sources that match an `ignore` glob.
 
     Problems (unreadable files, invalid YAML, documents that are not objects) come back in input order;
@@ -99,7 +105,7 @@ def read(paths: Iterable[str], *, kinds: frozenset[str] | None = None, ignore: S
     for source, text in read_sources(paths, problems, stdin):
         if ignore and ignored(source, ignore):
             continue
-        for doc in parse(text, source, problems, positions=positions):
+        for doc in parse(text, source, problems):
             if kinds is None or kind_of(doc.obj) in kinds:
                 objects.append(doc)
     return objects, problems
@@ -107,8 +113,8 @@ def read(paths: Iterable[str], *, kinds: frozenset[str] | None = None, ignore: S
 
 def read_values(paths: Iterable[str], kinds: frozenset[str], *, stdin: TextIO | None = None
                 ) -> tuple[list[Obj], list[Problem]]:
-    """The objects of `kinds`, values first, no positions kept: an inventory (--slices, --classes)."""
-    objects, problems = read(paths, kinds=kinds, positions=False, stdin=stdin)
+    """The objects of `kinds`: an inventory (--slices, --classes)."""
+    objects, problems = read(paths, kinds=kinds, stdin=stdin)
     return [o.obj for o in objects], problems
 
 

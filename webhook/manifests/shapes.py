@@ -126,7 +126,7 @@ def read_strict(paths: Sequence[str], kinds: frozenset[str], *, stdin_text: str 
     """Objects of `kinds`, values first (JSON and libyaml backends); any input problem or misshapen object is
     a DraguardError (exit 2). `stdin_text`: what '-' reads, when the caller read stdin once for several
     option values."""
-    objects, problems = read(paths, kinds=kinds, positions=False,
+    objects, problems = read(paths, kinds=kinds,
                              stdin=None if stdin_text is None else io.StringIO(stdin_text))
     if problems:
         more = len(problems) - 1

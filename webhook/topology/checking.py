@@ -55,9 +55,9 @@ def check_node(
 ) -> NodeCheck:
     """`check` on every ResourceSlice of `node` in `paths` (see `against`), findings placed in the files;
     a misshapen slice (each field a problem, as `eval` words it) or no slice for the node is a problem."""
-    # Values first (JSON and libyaml backends: a cluster-wide `kubectl get resourceslices -o json` is
-    # megabytes); positions only for the findings.
-    objects, read_problems = read(paths, ignore=ignore, positions=False)
+    # (A cluster-wide `kubectl get resourceslices -o json` is megabytes: the JSON backend reads its values and
+    # looks up places only for the findings.)
+    objects, read_problems = read(paths, ignore=ignore)
     result = NodeCheck(node, problems=[str(p) for p in read_problems])
     other_nodes: set[str] = set()
     for located in objects:

@@ -11,7 +11,6 @@ import pytest
 from webhook.fieldpath import FieldPath
 from webhook.manifests import Problem, load_text, parse, read
 from webhook.manifests.jsontext import JsonDoc
-from webhook.manifests.libyaml import Doc
 from webhook.manifests.roundtrip import Manifest
 
 SLICE = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "s"},
@@ -21,23 +20,19 @@ LISTED = json.dumps({"apiVersion": "v1", "kind": "List", "items": [SLICE, CLASS]
 NAME = FieldPath.root("spec", "devices").index(0).child("name")
 
 
-def test_json_is_read_values_first_with_the_same_objects_as_yaml() -> None:
-    docs = parse(LISTED, "l.json", [], positions=False)
+def test_json_is_read_by_the_json_backend_with_the_same_objects_as_yaml() -> None:
+    docs = parse(LISTED, "l.json", [])
     assert all(isinstance(d, JsonDoc) for d in docs)
     assert [d.obj for d in docs] == [m.obj for m in load_text(LISTED, "l.json").manifests] == [SLICE, CLASS]
     assert [str(d.base) for d in docs] == ["items[0]", "items[1]"]
 
 
-def test_json_positions_come_from_the_yaml_reading_when_asked() -> None:
-    docs = parse(LISTED, "l.json", [], positions=False)
+def test_json_places_are_those_of_the_yaml_reading() -> None:
+    docs = parse(LISTED, "l.json", [])
     (reference, _class) = load_text(LISTED, "l.json").manifests
     assert str(docs[0].position(NAME)) == str(reference.position(NAME)) == "l.json:15:21"
     assert docs[0].scalar_start(NAME) == reference.scalar_start(NAME)
     assert docs[0].scalar_start(FieldPath.root("spec")) is None
-
-
-def test_with_positions_json_goes_through_libyaml() -> None:
-    assert all(isinstance(d, Doc) for d in parse(LISTED, "l.json", []))
 
 
 @pytest.mark.parametrize(("text", "why"), [
@@ -50,13 +45,13 @@ def test_with_positions_json_goes_through_libyaml() -> None:
     ('{"kind": "A"} {"kind": "B"}', "two JSON values: not one JSON text"),
 ])
 def test_json_that_yaml_might_read_otherwise_goes_the_yaml_way(text: str, why: str) -> None:
-    docs = parse(text, "x.json", [], positions=False)
+    docs = parse(text, "x.json", [])
     assert not any(isinstance(d, JsonDoc) for d in docs), why
 
 
 def test_json_refusals_keep_the_reference_problems() -> None:
     problems: list[Problem] = []
-    assert parse('{"kind": "A", "kind": "B"}', "d.json", problems, positions=False) == []
+    assert parse('{"kind": "A", "kind": "B"}', "d.json", problems) == []
     assert [str(p) for p in problems] == [str(p) for p in load_text('{"kind": "A", "kind": "B"}', "d.json").problems]
     assert len(problems) == 1
 
@@ -72,8 +67,7 @@ def test_read_filters_kinds_and_ignores_sources(tmp_path: Path) -> None:
     (tmp_path / "l.json").write_text(LISTED, encoding="utf-8")
     (tmp_path / "skip.yaml").write_text("kind: ResourceSlice\n", encoding="utf-8")
     (tmp_path / "bad.yaml").write_text("kind: [\n", encoding="utf-8")
-    objects, problems = read([str(tmp_path)], kinds=frozenset({"ResourceSlice"}), ignore=["*/skip.yaml"],
-                             positions=False)
+    objects, problems = read([str(tmp_path)], kinds=frozenset({"ResourceSlice"}), ignore=["*/skip.yaml"])
     assert [o.obj["metadata"]["name"] for o in objects] == ["s"]
     assert [str(p) for p in problems] == [f"{tmp_path}/bad.yaml:2:1: invalid YAML: expected the node content, but "
                                           "found '<stream end>'"]
@@ -84,14 +78,12 @@ def test_read_filters_kinds_and_ignores_sources(tmp_path: Path) -> None:
     ("deep-python.yaml", "a: " + "[" * 700 + "]" * 700 + "\n"),  # within libyaml's 1,000, beyond the limit below
     ("deep.json", '{"a": ' + "[" * 5000 + "]" * 5000 + "}\n"),
 ])
-@pytest.mark.parametrize("positions", [True, False])
-def test_a_document_nested_beyond_the_readers_is_one_problem_for_its_file(name: str, text: str,
-                                                                          positions: bool) -> None:
+def test_a_document_nested_beyond_the_readers_is_one_problem_for_its_file(name: str, text: str) -> None:
     problems: list[Problem] = []
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(600)  # Python's recursion as a fresh process has it, whatever earlier tests left
     try:
-        assert parse(text, name, problems, positions=positions) == []
+        assert parse(text, name, problems) == []
     finally:
         sys.setrecursionlimit(limit)
     # Where libyaml's scanner opens its 1,001st level (the block mapping, or the JSON text's `{`, is the first);
@@ -119,15 +111,14 @@ def test_a_list_item_that_is_null_is_named_so() -> None:
     ("n.json", '{"kind": "ResourceSlice", "spec": {"x": {}}}'),
     ("stream.json", '{"kind": "ResourceSlice"}\n{"kind": "ResourceSlice", "spec": {"x": {}}}'),
 ])
-@pytest.mark.parametrize("positions", [True, False])
-def test_a_number_too_long_for_python_is_one_problem_for_its_file(name: str, template: str, positions: bool) -> None:
+def test_a_number_too_long_for_python_is_one_problem_for_its_file(name: str, template: str) -> None:
     """Python refuses to convert more than sys.get_int_max_str_digits() digits (4,300): at the limit the number is
     read (and no Kubernetes field holds it), past it the file is an input problem in draguard's words."""
     limit = sys.get_int_max_str_digits()
     problems: list[Problem] = []
-    read_at_limit = parse(template.replace("{}", "9" * limit), name, problems, positions=positions)
+    read_at_limit = parse(template.replace("{}", "9" * limit), name, problems)
     assert problems == [] and read_at_limit[-1].obj["spec"]["x"] == int("9" * limit)
-    assert parse(template.replace("{}", "9" * (limit + 1)), name, problems, positions=positions) == []
+    assert parse(template.replace("{}", "9" * (limit + 1)), name, problems) == []
     assert [p.message for p in problems] == [f"invalid {'JSON' if name == 'stream.json' else 'YAML'}: a number with "
                                              f"more than {limit} digits (no Kubernetes field holds one: the API server "
                                              "refuses it too)"]

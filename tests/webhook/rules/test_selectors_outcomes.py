@@ -130,7 +130,7 @@ def test_equal_keys_mean_equal_outcomes_on_the_corpus(corpus: Path) -> None:
     """The first 60 keyed expressions of the corpus index on every corpus device: the outcome memoised per key
     is what evaluating that device gives (a key that misses a difference fails here)."""
     slices = sorted(str(p) for p in corpus.rglob("*.yaml") if "kind: ResourceSlice" in p.read_text(encoding="utf-8"))
-    inventory = build([o.obj for o in read(slices, positions=False)[0]])
+    inventory = build([o.obj for o in read(slices)[0]])
     index = YAML(typ="safe", pure=True).load((corpus / "cel-expressions.yaml").read_text(encoding="utf-8"))
     shapes = Projections()
     compared = tested = 0
