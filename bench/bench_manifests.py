@@ -124,8 +124,11 @@ def big_json() -> None:
     items = []
     for n in range(BIG_JSON // one + 1):
         for obj in objects:
-            items.append({**obj, "metadata": {**obj.get("metadata", {}), "name": f"copy{n}-{obj['metadata']['name']}"}})
-    with_devices = [i for i, item in enumerate(items) if (item.get("spec") or {}).get("devices")]
+            metadata = obj.get("metadata") or {}
+            items.append({**obj, "metadata": {**metadata, "name": f"copy{n}-{metadata.get('name', '')}"}})
+    with_devices = [i for i, item in enumerate(items)
+                    if isinstance(devices := (item.get("spec") or {}).get("devices"), list) and devices
+                    and isinstance(devices[0], dict)]
     broken = json.loads(json.dumps(items))
     for i in (with_devices[0], with_devices[len(with_devices) // 2], with_devices[-1]):
         device = broken[i]["spec"]["devices"][0]
