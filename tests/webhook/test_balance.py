@@ -87,6 +87,15 @@ def serve(listener: gevent.socket.socket, balance: Balance, release: gevent.even
     return server
 
 
+def close(release: gevent.event.Event, clients: list[socket.socket], servers: list[BalancedServer]) -> None:
+    """Let the servers' connections end, then close both sides."""
+    release.set()
+    for client in clients:
+        client.close()
+    for server in servers:
+        server.close()
+
+
 def test_connections_arriving_one_by_one_are_spread_evenly(listener: gevent.socket.socket) -> None:
     shares, release = Shares(2), gevent.event.Event()
     first, second = Balance(shares, shares.assign(1)), Balance(shares, shares.assign(2))
@@ -150,11 +159,7 @@ def test_connections_arriving_far_apart_are_spread_evenly(listener: gevent.socke
         connect(4)
         assert (first.held, second.held) == (2, 2)
     finally:
-        release.set()
-        for client in clients:
-            client.close()
-        for server in servers:
-            server.close()
+        close(release, clients, servers)
 
 
 class Clock:
@@ -221,11 +226,7 @@ def test_a_worker_standing_aside_looks_again_as_soon_as_a_peer_accepts(listener:
         until(lambda: first.held + second.held == 40, "the burst accepted without waiting for a timer")
         assert abs(first.held - second.held) <= 1
     finally:
-        release.set()
-        for client in clients:
-            client.close()
-        for server in servers:
-            server.close()
+        close(release, clients, servers)
         shares.close()
 
 
