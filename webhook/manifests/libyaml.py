@@ -1,9 +1,14 @@
-"""The fast YAML 1.2 backend: libyaml's C composer, draguard's own YAML 1.2 core-schema values.
+"""The fast YAML 1.2 backend: libyaml's C parser, draguard's own YAML 1.2 core-schema values.
 
 ruamel's round-trip loader (`webhook.manifests.roundtrip`) costs ~5 ms per small object, which caps lint
-near 200 objects/s. libyaml composes the node tree in C with line, column and character index on every
-node, so values *and* positions come from one pass. Only plain scalars need resolving, by the YAML 1.2
-core schema (so `on`, `yes`, `0000:00:05.0` stay strings, as with ruamel and sigs.k8s.io/yaml).
+near 200 objects/s. libyaml parses in C with line, column and character index on every event, so values
+*and* positions come from one pass. Only plain scalars need resolving, by the YAML 1.2 core schema (so `on`,
+`yes`, `0000:00:05.0` stay strings, as with ruamel and sigs.k8s.io/yaml).
+
+Values are built from libyaml's events (`load`), and each container keeps the marks of its members in an
+array of machine integers (`Marks`). libyaml's composer keeps a node object with two mark objects for every
+value instead, some 500 bytes each: an 18 MB `kubectl get -o yaml` dump took 750 MB that way. A text with
+aliases goes through the composer (`compose_load`), whose nodes the alias limits are checked on.
 
 Anything unusual (a syntax error, an explicit tag, a merge key, a duplicate key, a `%YAML` directive, no
 libyaml) returns None and the caller falls back to `webhook.manifests.roundtrip`, whose messages are the
@@ -16,6 +21,8 @@ import functools
 import importlib
 import math
 import re
+import sys
+from array import array
 from typing import Any, NamedTuple
 
 from webhook.fieldpath import FieldPath
@@ -103,18 +110,174 @@ def _child(node: Any, segment: str | int) -> Any:
     return None
 
 
-def load(text: str, source: str) -> list[Doc] | None:
-    """Every object in `text` with its nodes, or None when the ruamel path must decide. Raises
+class Marks:
+    """Where a text's values are written: for each container value (by identity), the (index, line, column) of
+    each member's first character, in an array of machine integers; for each document, its root's."""
+
+    __slots__ = ("roots", "shadows")
+
+    def __init__(self) -> None:
+        self.shadows: dict[int, array[int]] = {}
+        self.roots: list[tuple[Any, int, int, int]] = []  # (value, index, line, column) per document read
+
+    def mark(self, document: int, path: FieldPath) -> tuple[tuple[int, int, int], bool]:
+        """The mark of the value at `path` from document `document`'s root, and True; or of its nearest
+        existing ancestor, and False."""
+        value, *root = self.roots[document]
+        found = (root[0], root[1], root[2])
+        for segment, _is_key in path.steps():
+            shadow = self.shadows.get(id(value))
+            if shadow is None:
+                return found, False
+            if value.__class__ is dict and isinstance(segment, str) and segment in value:
+                at = list(value).index(segment)
+            elif value.__class__ is list and isinstance(segment, int) and 0 <= segment < len(value):
+                at = segment
+            else:
+                return found, False
+            found = (shadow[3 * at], shadow[3 * at + 1], shadow[3 * at + 2])
+            value = value[segment]
+        return found, True
+
+
+class EventDoc(NamedTuple):
+    """One object read from libyaml's events; its places in the text's `Marks`."""
+
+    source: str
+    document: int
+    obj: Obj
+    marks: Marks
+    base: FieldPath
+
+    def scalar_start(self, path: FieldPath) -> int | None:
+        """Character offset where the string scalar at `path` starts (None when it is not one)."""
+        if not isinstance(objects.value_at(self.obj, path), str):
+            return None
+        (index, _line, _column), exact = self.marks.mark(self.document, self.base.join(path))
+        return index if exact else None
+
+    def position(self, path: FieldPath) -> Position:
+        (_index, line, column), _exact = self.marks.mark(self.document, self.base.join(path))
+        return Position(self.source, line + 1, column + 1)
+
+
+_Events = tuple(getattr(yaml, name) for name in ("ScalarEvent", "MappingStartEvent", "SequenceStartEvent",
+                                                  "MappingEndEvent", "SequenceEndEvent", "AliasEvent"))
+
+
+def _read_events(text: str, source: str, loader: type) -> list[EventDoc] | None:
+    """`load` from libyaml's events; None when the composer must decide (an alias, nesting deeper than half of
+    Python's recursion limit: what the values' later walks need), raises _Unusual as `_value` does."""
+    scalar_event, mapping_start, sequence_start, mapping_end, sequence_end, alias_event = _Events
+    deepest = sys.getrecursionlimit() // 2
+    marks = Marks()
+    shadows = marks.shadows
+    docs: list[EventDoc] = []
+    # Open containers: (value, its members' marks, the key read and waiting for its value, or _NO_KEY).
+    stack: list[list[Any]] = []
+    parser = loader(text)
+    try:
+        while (event := parser.get_event()) is not None:
+            kind = event.__class__
+            if kind is mapping_end or kind is sequence_end:
+                value = stack.pop()[0]
+                if not stack:
+                    _document_read(value, marks, source, docs)
+                continue
+            if kind is scalar_event:
+                if event.tag not in (None, "!"):
+                    raise _Unusual("explicit tag")
+                value = event.value if event.style else resolve_plain(event.value)
+            elif kind is mapping_start or kind is sequence_start:
+                if event.tag not in (None, "!"):
+                    raise _Unusual("explicit tag")
+                if len(stack) >= deepest:
+                    return None
+                value = {} if kind is mapping_start else []
+            elif kind is alias_event:
+                return None
+            else:  # stream and document boundaries
+                continue
+            start = event.start_mark
+            if not stack:  # a document's root
+                marks.roots.append((value, start.index, start.line, start.column))
+                if kind is scalar_event:
+                    _document_read(value, marks, source, docs)
+            else:
+                top = stack[-1]
+                container = top[0]
+                if container.__class__ is dict:
+                    if top[2] is _NO_KEY:  # this is a key
+                        if kind is not scalar_event:
+                            raise _Unusual("complex key")
+                        if not event.style:
+                            if event.value == MERGE_KEY:
+                                raise _Unusual("merge key")
+                            value = str(value)
+                        if value in container:
+                            raise _Unusual("duplicate key")
+                        top[2] = value
+                        continue
+                    container[top[2]] = value
+                    top[2] = _NO_KEY
+                else:
+                    container.append(value)
+                top[1].extend((start.index, start.line, start.column))
+            if kind is not scalar_event:
+                shadow = shadows[id(value)] = array("q")
+                stack.append([value, shadow, _NO_KEY])
+    finally:
+        parser.dispose()
+    return docs
+
+
+_NO_KEY = object()
+
+
+def _document_read(value: Any, marks: Marks, source: str, docs: list[EventDoc]) -> None:
+    """A document's root value read: its objects (raises _Unusual for a root or an item that is not one)."""
+    document = len(marks.roots) - 1
+    if value is None:
+        return  # an empty document, e.g. after a trailing `---`
+    if not isinstance(value, dict):
+        raise _Unusual("not an object")  # a scalar or list document: the slow path words the problem
+    for base, item in objects.expand(value, FieldPath()):
+        if not isinstance(item, dict):
+            raise _Unusual("an item that is not an object")
+        docs.append(EventDoc(source, document, item, marks, base))
+
+
+def load(text: str, source: str) -> list[Doc] | list[EventDoc] | None:
+    """Every object in `text` with its places, or None when the ruamel path must decide. Raises
     aliases.Refused for a document whose aliases go-yaml would not expand, RecursionError for one nested beyond
-    Python's recursion limit."""
+    libyaml's limit or Python's recursion limit."""
     try:
         loader = _loader()
     except AttributeError:  # PyYAML without libyaml
         return None
     if "%YAML" in text:
         return None
-    docs: list[Doc] = []
     aliased = "*" in text and "&" in text  # no alias without both (an anchor, then its alias): a walk of the nodes
+    if not aliased:
+        try:
+            read = _read_events(text, source, loader)
+        except yaml.MarkedYAMLError as err:
+            if err.problem == _TOO_DEEP:
+                raise RecursionError(err.problem, err.problem_mark) from None
+            return None
+        except (yaml.YAMLError, _Unusual, ValueError):
+            return None
+        if read is not None:
+            return read
+    return compose_load(text, source)
+
+
+def compose_load(text: str, source: str) -> list[Doc] | None:
+    """`load` through libyaml's composer: the node tree kept for positions (texts with aliases, whose limits are
+    checked on the nodes; nesting too deep for the event reader)."""
+    loader = _loader()
+    docs: list[Doc] = []
+    aliased = "*" in text and "&" in text
     try:
         for index, node in enumerate(yaml.compose_all(text, Loader=loader)):
             if node is None:

@@ -1,0 +1,108 @@
+"""webhook.manifests.libyaml: values and places read from libyaml's events, held equal to its composer's.
+
+The event reader keeps each container's member marks in an array instead of a node tree; every value, every
+place (with paths past the text: nearest ancestor) and every string's offset must be what the composer's
+reading gives, over the layouts `yaml.safe_dump` writes (block, flow, every scalar style it picks).
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import pytest
+import yaml
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from tests.webhook.manifests.test_json_places import SCALARS, TEXT, paths
+from webhook.fieldpath import FieldPath
+from webhook.manifests import libyaml
+
+# Keys that read back as themselves: the composer places a key by its text, so a plain `0E0` (the key "0.0")
+# is placed by the event reader only.
+KEYS = TEXT.filter(lambda key: str(libyaml.resolve_plain(key)) == key)
+VALUES = st.recursive(SCALARS, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(KEYS, inner, max_size=4),
+                      max_leaves=25)
+OBJECTS = st.dictionaries(KEYS, VALUES, min_size=1, max_size=5)
+EVENTS = settings(max_examples=200, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+
+
+def assert_read_as_composed(text: str) -> list[libyaml.EventDoc]:
+    read = libyaml.load(text, "f.yaml")
+    composed = libyaml.compose_load(text, "f.yaml")
+    assert read is not None and composed is not None
+    assert all(isinstance(doc, libyaml.EventDoc) for doc in read)
+    assert [(d.obj, d.document, d.base) for d in read] == [(d.obj, d.document, d.base) for d in composed]
+    for doc, ref in zip(read, composed, strict=True):
+        for path in paths(doc.obj, FieldPath()):
+            assert doc.position(path) == ref.position(path), path
+            assert doc.scalar_start(path) == ref.scalar_start(path), path
+    return read  # type: ignore[return-value]
+
+
+@EVENTS
+@given(st.lists(OBJECTS, min_size=1, max_size=3), st.sampled_from([None, True, False]), st.booleans())
+def test_every_value_is_placed_where_the_composer_places_it(documents: list[dict[str, Any]], flow: bool | None,
+                                                            listed: bool) -> None:
+    if listed:
+        documents = [{"apiVersion": "v1", "kind": "List", "items": documents}]
+    text = yaml.safe_dump_all(documents, default_flow_style=flow, allow_unicode=True, sort_keys=False)
+    assume("%YAML" not in text)
+    assume("*" not in text or "&" not in text)  # (aliased texts are read by the composer itself)
+    assert_read_as_composed(text)
+
+
+def test_documents_are_numbered_as_written_empty_ones_included() -> None:
+    text = "kind: A\n---\n---\nkind: B\nspec: {x: [1, 'two', \"three\"]}\n...\n---\nkind: C\n"
+    read = assert_read_as_composed(text)
+    assert [(d.obj["kind"], d.document) for d in read] == [("A", 0), ("B", 2), ("C", 3)]
+    assert str(read[1].position(FieldPath.root("spec", "x").index(2))) == "f.yaml:5:22"
+
+
+@pytest.mark.parametrize(("text", "why"), [
+    ("a: !!str 5\n", "an explicit tag"),
+    ("<<: {a: 1}\nb: 2\n", "a merge key"),
+    ("a: 1\na: 2\n", "a duplicate key"),
+    ("? [a]\n: 1\n", "a complex key"),
+    ("- a\n", "a list document"),
+    ("kind: List\nitems: [1]\n", "an item that is not an object"),
+    ("a: [\n", "a syntax error"),
+    ("a: *b\n", "an alias without its anchor"),
+])
+def test_what_the_event_reader_does_not_take_goes_the_ruamel_way(text: str, why: str) -> None:
+    assert libyaml.load(text, "f.yaml") is None, why
+
+
+def test_keys_are_strings_as_the_composer_made_them_and_placed_by_their_value() -> None:
+    """(The composer places a key by its text, so it cannot place `true:` as the key "True"; the event reader
+    finds the member by the key the value holds.)"""
+    text = "1: a\ntrue: b\n~: c\n'q': d\n"
+    (read,), (composed,) = libyaml.load(text, "f.yaml"), libyaml.compose_load(text, "f.yaml")  # type: ignore[misc]
+    assert list(read.obj) == list(composed.obj) == ["1", "True", "None", "q"]
+    assert [str(read.position(FieldPath().key(key))) for key in read.obj] == [
+        "f.yaml:1:4", "f.yaml:2:7", "f.yaml:3:4", "f.yaml:4:6"]
+
+
+def test_nesting_deeper_than_half_the_recursion_limit_is_read_by_the_composer() -> None:
+    """The values are walked recursively later: the event reader leaves more containers open at once than half of
+    Python's recursion limit to the composer, whose own recursion decides (a RecursionError is one problem for the
+    file)."""
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(800)  # (as a fresh process has it, whatever earlier tests left; within libyaml's 1,000)
+    try:
+        deepest = 400
+        for containers in (deepest - 1, deepest, deepest + 1):
+            lists = containers - 1  # inside the top mapping
+            text = "a: " + "[" * lists + "]" * lists + "\n"
+            try:
+                read = libyaml.load(text, "f.yaml")
+            except RecursionError:
+                read = None
+                assert containers > deepest
+            if containers <= deepest:
+                assert read is not None and isinstance(read[0], libyaml.EventDoc)
+            else:
+                assert read is None or isinstance(read[0], libyaml.Doc)
+    finally:
+        sys.setrecursionlimit(limit)
