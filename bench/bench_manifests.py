@@ -12,8 +12,9 @@
    and of the medians (a shared machine moves single runs by a third: read both); nothing is written into
    either checkout.
 3. `draguard validate` on one big `kubectl get -o json` list (the corpus's slices repeated to 12 MB, compact and
-   clean; then indented, as kubectl prints it, with a negative numaNode at its start, middle and end): wall time
-   and peak RSS of the process, best of 3, interleaved with DRAGUARD_BASELINE's when given.
+   clean; then indented, as kubectl prints it, with a negative numaNode at its start, middle and end; then the
+   latter as YAML): wall time and peak RSS of the process, best of 3, interleaved with DRAGUARD_BASELINE's when
+   given.
 
 The machine may be shared: read the figures as ratios from one run.
 """
@@ -137,12 +138,16 @@ def big_json() -> None:
     if os.environ.get("DRAGUARD_BASELINE"):
         checkouts["baseline " + os.environ["DRAGUARD_BASELINE"]] = Path(os.environ["DRAGUARD_BASELINE"])
     with tempfile.TemporaryDirectory() as tmp:
-        texts = {"compact, clean": json.dumps({"apiVersion": "v1", "kind": "List", "items": items}),
-                 "indented, 3 findings": json.dumps({"apiVersion": "v1", "kind": "List", "items": broken}, indent=4)}
+        import yaml
+
+        listed = {"apiVersion": "v1", "kind": "List", "items": broken}
+        texts = {"JSON, compact, clean": json.dumps({"apiVersion": "v1", "kind": "List", "items": items}),
+                 "JSON, indented, 3 findings": json.dumps(listed, indent=4),
+                 "YAML, 3 findings": yaml.dump(listed, Dumper=yaml.CSafeDumper, sort_keys=False)}
         for label, text in texts.items():
-            path = Path(tmp, "list.json")
+            path = Path(tmp, "list.yaml" if label.startswith("YAML") else "list.json")
             path.write_text(text, encoding="utf-8")
-            print(f"draguard validate, one JSON list of {len(items)} ResourceSlices, {label}: "
+            print(f"draguard validate, one list of {len(items)} ResourceSlices, {label}: "
                   f"{len(text) / 2**20:.1f} MB, {text.count(chr(10)) + 1:,} lines (best of {BIG_ROUNDS})")
             runs: dict[str, list[tuple[float, int]]] = {name: [] for name in checkouts}
             for _ in range(BIG_ROUNDS):
