@@ -23,6 +23,7 @@ import math
 import re
 import sys
 from array import array
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from webhook.fieldpath import FieldPath
@@ -165,9 +166,13 @@ _Events = tuple(getattr(yaml, name) for name in ("ScalarEvent", "MappingStartEve
                                                   "MappingEndEvent", "SequenceEndEvent", "AliasEvent"))
 
 
-def _read_events(text: str, source: str, loader: type) -> list[EventDoc] | None:
-    """`load` from libyaml's events; None when the composer must decide (an alias, nesting deeper than half of
-    Python's recursion limit: what the values' later walks need), raises _Unusual as `_value` does."""
+class _ToComposer(Exception):
+    """What the event reader leaves to the composer."""
+
+
+def _read_events(text: str, source: str, loader: type) -> list[EventDoc]:
+    """`load` from libyaml's events; raises _ToComposer where the composer must decide (an alias, nesting deeper
+    than half of Python's recursion limit: what the values' later walks need), _Unusual as `_value` does."""
     scalar_event, mapping_start, sequence_start, mapping_end, sequence_end, alias_event = _Events
     deepest = sys.getrecursionlimit() // 2
     marks = Marks()
@@ -192,10 +197,10 @@ def _read_events(text: str, source: str, loader: type) -> list[EventDoc] | None:
                 if event.tag not in (None, "!"):
                     raise _Unusual("explicit tag")
                 if len(stack) >= deepest:
-                    return None
+                    raise _ToComposer("deep")
                 value = {} if kind is mapping_start else []
             elif kind is alias_event:
-                return None
+                raise _ToComposer("alias")
             else:  # stream and document boundaries
                 continue
             start = event.start_mark
@@ -235,16 +240,22 @@ _NO_KEY = object()
 
 
 def _document_read(value: Any, marks: Marks, source: str, docs: list[EventDoc]) -> None:
-    """A document's root value read: its objects (raises _Unusual for a root or an item that is not one)."""
+    """A document's root value read: its objects."""
     document = len(marks.roots) - 1
-    if value is None:
-        return  # an empty document, e.g. after a trailing `---`
-    if not isinstance(value, dict):
-        raise _Unusual("not an object")  # a scalar or list document: the slow path words the problem
-    for base, item in objects.expand(value, FieldPath()):
-        if not isinstance(item, dict):
-            raise _Unusual("an item that is not an object")
-        docs.append(EventDoc(source, document, item, marks, base))
+    docs += [EventDoc(source, document, item, marks, base) for base, item in _objects(value)]
+
+
+def _objects(root: Any) -> list[tuple[FieldPath, Obj]]:
+    """The objects of a document's root value (none for an empty document, e.g. after a trailing `---`); raises
+    _Unusual for a root or an item that is not an object (the slow path words the problem)."""
+    if root is None:
+        return []
+    if not isinstance(root, dict):
+        raise _Unusual("not an object")
+    found = list(objects.expand(root, FieldPath()))
+    if not all(isinstance(item, dict) for _base, item in found):
+        raise _Unusual("an item that is not an object")
+    return found
 
 
 def load(text: str, source: str) -> list[Doc] | list[EventDoc] | None:
@@ -257,18 +268,11 @@ def load(text: str, source: str) -> list[Doc] | list[EventDoc] | None:
         return None
     if "%YAML" in text:
         return None
-    aliased = "*" in text and "&" in text  # no alias without both (an anchor, then its alias): a walk of the nodes
-    if not aliased:
+    if "*" not in text or "&" not in text:  # no alias without both (an anchor, then its alias)
         try:
-            read = _read_events(text, source, loader)
-        except yaml.MarkedYAMLError as err:
-            if err.problem == _TOO_DEEP:
-                raise RecursionError(err.problem, err.problem_mark) from None
-            return None
-        except (yaml.YAMLError, _Unusual, ValueError):
-            return None
-        if read is not None:
-            return read
+            return _guarded(lambda: _read_events(text, source, loader))
+        except _ToComposer:
+            pass
     return compose_load(text, source)
 
 
@@ -276,31 +280,32 @@ def compose_load(text: str, source: str) -> list[Doc] | None:
     """`load` through libyaml's composer: the node tree kept for positions (texts with aliases, whose limits are
     checked on the nodes; nesting too deep for the event reader)."""
     loader = _loader()
-    docs: list[Doc] = []
-    aliased = "*" in text and "&" in text
+    return _guarded(lambda: _compose(text, source, loader))
+
+
+def _guarded(read: Callable[[], list[Any]]) -> list[Any] | None:
+    """`read()`; None for what libyaml or the reading refuses (the ruamel path words it), RecursionError for
+    nesting beyond libyaml's scanner (ruamel would take seconds, its scanner slowing with every open level, to
+    fail the same way) or Python's recursion."""
     try:
-        for index, node in enumerate(yaml.compose_all(text, Loader=loader)):
-            if node is None:
-                continue
-            if aliased:
-                aliases.check(node)  # before _value, which expands every alias
-            value = _value(node)
-            if value is None:
-                continue  # an empty document, e.g. after a trailing `---`
-            if not isinstance(value, dict):
-                return None  # a scalar or list document: the slow path words the problem
-            for base, item in objects.expand(value, FieldPath()):
-                if not isinstance(item, dict):
-                    return None
-                docs.append(Doc(source, index, item, node, base))
+        return read()
     except yaml.MarkedYAMLError as err:
         if err.problem == _TOO_DEEP:
             raise RecursionError(err.problem, err.problem_mark) from None
         return None
     except (yaml.YAMLError, _Unusual, ValueError):
         return None
-    # Too deep for libyaml's scanner or for Python's recursion: RecursionError to the caller. ruamel would take
-    # seconds (its scanner slows with every open level) to fail the same way.
+
+
+def _compose(text: str, source: str, loader: type) -> list[Doc]:
+    docs: list[Doc] = []
+    aliased = "*" in text and "&" in text
+    for index, node in enumerate(yaml.compose_all(text, Loader=loader)):
+        if node is None:
+            continue
+        if aliased:
+            aliases.check(node)  # before _value, which expands every alias
+        docs += [Doc(source, index, item, node, base) for base, item in _objects(_value(node))]
     return docs
 
 

@@ -117,7 +117,11 @@ def test_a_v1beta1_layout_under_v1_is_no_request(tmp_path: Path, capsys: pytest.
     assert validate(tmp_path, capsys, claim(FLAT, api)) == (1, [
         f"deny selector-required: spec.devices.requests[0]: {ONE_OF} (deviceClassName, selectors sit on the request "
         f"itself, the resource.k8s.io/v1beta1 layout: in v1 they belong under `exactly:`, and the API server drops "
-        f"them as unknown fields)"])
+        f"them as unknown fields)",
+        'warn k8s-unknown-field: spec.devices.requests[0].deviceClassName: unknown field '
+        '"spec.devices.requests[0].deviceClassName"',
+        'warn k8s-unknown-field: spec.devices.requests[0].selectors: unknown field '
+        '"spec.devices.requests[0].selectors"'])
 
 
 def test_the_v1beta1_layout_under_v1beta1_is_read(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -129,7 +133,8 @@ def test_exactly_under_v1beta1_is_dropped(tmp_path: Path, capsys: pytest.Capture
     assert validate(tmp_path, capsys, claim(NESTED, "v1beta1")) == (1, [
         f"deny selector-required: spec.devices.requests[0]: {ONE_OF} (`exactly` is a resource.k8s.io/v1 field: "
         f"v1beta1 keeps deviceClassName and selectors on the request itself, and the API server drops `exactly` as "
-        f"an unknown field)"])
+        f"an unknown field)",
+        'warn k8s-unknown-field: spec.devices.requests[0].exactly: unknown field "spec.devices.requests[0].exactly"'])
 
 
 def test_the_v1_layout_under_v1_is_read(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -69,9 +69,9 @@ def test_a_wrong_type_is_still_reported_when_k8s_wire_type_cannot_say_so() -> No
 
 
 def test_a_v1beta1_shaped_request_under_v1_is_this_rules() -> None:
-    """v1 decodes no `requests[i].selectors` (the server drops the unknown field): a request with nothing else
-    is the server's validateDeviceRequest error, reported by selector-required at the request; k8s-wire-type
-    has nothing there."""
+    """v1 decodes no `requests[i].selectors` (the server drops the unknown field, with a warning): a request with
+    nothing else is the server's validateDeviceRequest error, reported by selector-required at the request;
+    k8s-wire-type has nothing there."""
     claim = claim_with_selector("true")
     request = claim["spec"]["devices"]["requests"][0]
     del request["exactly"]
@@ -80,14 +80,16 @@ def test_a_v1beta1_shaped_request_under_v1_is_this_rules() -> None:
     assert found == [("selector-required", "spec.devices.requests[0]",
                       "Required value: exactly one of `exactly` or `firstAvailable` is required (selectors sits on "
                       "the request itself, the resource.k8s.io/v1beta1 layout: in v1 they belong under `exactly:`, "
-                      "and the API server drops them as unknown fields)")]
+                      "and the API server drops them as unknown fields)"),
+                     ("k8s-unknown-field", "spec.devices.requests[0].selectors",
+                      'unknown field "spec.devices.requests[0].selectors"')]
 
 
 def test_dropped_v1beta1_fields_beside_exactly_are_not_read() -> None:
     """Beside `exactly`, the dropped selectors are not what the server validates or the scheduler runs."""
     claim = claim_with_selector("true")
     claim["spec"]["devices"]["requests"][0]["selectors"] = [{"cel": "x"}]
-    assert seen(claim) == []
+    assert [rule for rule, *_rest in seen(claim)] == ["k8s-unknown-field"]  # the server's warning, nothing else
 
 
 def test_equality_on_a_listed_attribute() -> None:

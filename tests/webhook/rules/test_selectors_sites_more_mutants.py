@@ -14,6 +14,7 @@ import pytest
 
 from tests.builders import claim_with_selector, device_class_with_selector
 from webhook.policy import Policy
+from webhook.rules.k8s.schema import DROPPED
 from webhook.run import run_rules
 
 BAD = [{"cel": {"expression": "device.driver =="}}, "x", {"cel": "x"}, {"expression": "true"},
@@ -22,6 +23,10 @@ SHAPE = "a selector is `- cel: {expression: <CEL>}`"
 WIRE = ("give each field its API type: a list in [ ], an object in { }, strings and versions quoted, numbers and "
         "booleans bare, quantities like `16Gi`")
 Found = tuple[str, str, str, str, tuple[int, int] | None]
+
+
+def _unknown(path: str) -> Found:
+    return ("k8s-unknown-field", path, f'unknown field "{path}"', DROPPED, None)
 
 
 def _wire(path: str, shown: str) -> list[Found]:
@@ -43,6 +48,7 @@ def _expected(at: str, decoded: bool = True, written: str | None = None) -> list
           [("selector-required", f"{at}[2].cel", "Required value", SHAPE, None)]),
         ("selector-required", f"{at}[3].cel",
          "Required value (`expression` sits beside `cel` instead of under it: indent it below `cel:`)", SHAPE, None),
+        *([_unknown(f"{wire_at}[3].expression")] if decoded else []),
         ("selector-required", f"{at}[4].cel.expression",
          "Invalid value: \" \": compilation failed: ERROR: <input>:1:2: Syntax error: mismatched input '<EOF>' "
          "expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, "
@@ -73,7 +79,8 @@ def _class() -> dict[str, Any]:
                  [("selector-required", "spec.devices.requests[0]",
                    "Required value: exactly one of `exactly` or `firstAvailable` is required (deviceClassName, "
                    "selectors sit on the request itself, the resource.k8s.io/v1beta1 layout: in v1 they belong "
-                   "under `exactly:`, and the API server drops them as unknown fields)", SHAPE, None)],
+                   "under `exactly:`, and the API server drops them as unknown fields)", SHAPE, None),
+                  _unknown("spec.devices.requests[0].deviceClassName"), _unknown("spec.devices.requests[0].selectors")],
                  id="a v1beta1-shaped request in a v1 claim"),
     pytest.param(_claim({"name": "r", "firstAvailable": [3, {"name": "s", "deviceClassName": "gpu.example.com",
                                                              "selectors": BAD}]}),

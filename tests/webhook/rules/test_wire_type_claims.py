@@ -50,6 +50,10 @@ def nested(depth: int) -> list[Any]:
     return value
 
 
+def unknown(path: str) -> tuple[str, str, str]:
+    return ("k8s-unknown-field", path, f'unknown field "{path}"')
+
+
 def wire(path: str, shown: str, expected: str) -> tuple[str, str, str]:
     return (WIRE, path, f"Invalid value: {shown}: must be of type {expected}")
 
@@ -77,9 +81,11 @@ MORE: dict[str, tuple[dict[str, Any], list[tuple[str, str, str]]]] = {
         claim({"requests": [{"name": "gpu", "deviceClassName": "gpu.example.com", "count": "2"}]}, "v1beta1"),
         [wire("spec.devices.requests[0].count", '"2"', "integer")]),
     "v1beta1 has no exactly: dropped, not decoded": (
-        claim({"requests": [{"name": "gpu", "deviceClassName": "gpu.example.com", "exactly": "x"}]}, "v1beta1"), []),
+        claim({"requests": [{"name": "gpu", "deviceClassName": "gpu.example.com", "exactly": "x"}]}, "v1beta1"),
+        [unknown("spec.devices.requests[0].exactly")]),
     "v1 has no request-level deviceClassName: dropped, not decoded": (
-        claim({"requests": [{**REQUEST, "deviceClassName": 5}]}), []),
+        claim({"requests": [{**REQUEST, "deviceClassName": 5}]}),
+        [unknown("spec.devices.requests[0].deviceClassName")]),
     "v1beta2 reads exactly like v1": (
         claim({"requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu.example.com", "count": 1.5}}]},
               "v1beta2"),
@@ -117,7 +123,16 @@ MORE: dict[str, tuple[dict[str, Any], list[tuple[str, str, str]]]] = {
     "a null spec decodes to an empty one": ({**claim({}), "spec": None}, []),
     "a null template spec.spec": (template({"spec": None}), []),
     "a null device class spec": (device_class(None), []),
-    "an unknown field is not decoded": (claim({"requests": [REQUEST], "requestz": "x"}), []),
+    "an unknown field is not decoded, and warned of": (claim({"requests": [REQUEST], "requestz": "x"}),
+                                                        [unknown("spec.devices.requestz")]),
+    "metadata is not checked for unknown fields; a template's spec.metadata is": (
+        {**template({"metadata": {"labelz": {}, "uid": "u", "managedFields": [{"x": 1}]}, "spec": {}}),
+         "metadata": {"name": "t", "namespace": "ml", "labelz": {}}},
+        [unknown("spec.metadata.labelz")]),
+    "a class's spec": (device_class({"selector": []}), [unknown("spec.selector")]),
+    "opaque parameters may hold any key": (
+        claim({"requests": [REQUEST], "config": [{"opaque": {"driver": "d.example.com", "parameters": {"k": 1}}}]}),
+        []),
     "an apiVersion the server does not serve: nothing to decode into": (claim({"requests": "x"}, "v1alpha3"), []),
     "deeply nested opaque parameters are not walked": (
         claim({"requests": [REQUEST], "config": [{"opaque": {"driver": "d.example.com", "parameters": nested(5000)}}]}),

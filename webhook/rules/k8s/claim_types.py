@@ -3,11 +3,14 @@ DeviceClass, field by field (kubernetes/api resource/{v1,v1beta2,v1beta1}/types.
 
 v1 and v1beta2 nest a request's device fields under `exactly` (or list alternatives in `firstAvailable`);
 v1beta1 keeps them on the request itself. Fields the decoder keeps as written are described as RAW (opaque
-`parameters`); a ResourceClaim's `status` (written by the scheduler and drivers, not in manifests) and the
-server-managed ObjectMeta fields are not described, so nothing in them is reported.
+`parameters`, an ObjectMeta's server-written structures); a ResourceClaim's `status` (written by the scheduler
+and drivers, not in manifests) is not described, so nothing in it is reported. Keys under `spec` that the
+version's types lack are unknown fields (`Strict`), as the API server warns of them and drops them.
 
     decode_object({"kind": "ResourceClaim", "spec": {"devices": {"requests": "x"}}})
     ->  spec.devices.requests: Invalid value: "x": must be of type array            (k8s-wire-type)
+    decode_object({"kind": "ResourceClaim", "spec": {"devices": {"request": []}}})
+    ->  unknown field "spec.devices.request"                                         (k8s-unknown-field)
 """
 
 from __future__ import annotations
@@ -20,11 +23,15 @@ from webhook.profiles import Profile
 from webhook.rules.base import DEVICE_CLASS, RESOURCE_CLAIM, RESOURCE_CLAIM_TEMPLATE
 from webhook.rules.k8s.decode import BOOLEAN, INTEGER, RAW, STRING
 from webhook.rules.k8s.ids import Errors
-from webhook.rules.k8s.schema import QUANTITY, ListOf, MapOf, Struct, decode, struct
+from webhook.rules.k8s.schema import QUANTITY, ListOf, MapOf, Strict, Struct, decode, struct
 from webhook.rules.k8s.slice import served_version
 
-OBJECT_META = struct(name=STRING, generateName=STRING, namespace=STRING, labels=MapOf(STRING),
-                     annotations=MapOf(STRING))
+# Every field of ObjectMeta (a claim template's spec.metadata is checked for unknown fields); what the server
+# writes (times, owner references, managed fields) is kept as RAW.
+OBJECT_META = struct(name=STRING, generateName=STRING, namespace=STRING, selfLink=STRING, uid=STRING,
+                     resourceVersion=STRING, generation=INTEGER, creationTimestamp=RAW, deletionTimestamp=RAW,
+                     deletionGracePeriodSeconds=INTEGER, labels=MapOf(STRING), annotations=MapOf(STRING),
+                     ownerReferences=RAW, finalizers=ListOf(STRING), managedFields=RAW)
 
 DEVICE_SELECTOR = struct(cel=struct(expression=STRING))
 DEVICE_TOLERATION = struct(key=STRING, operator=STRING, value=STRING, effect=STRING, tolerationSeconds=INTEGER)
@@ -51,9 +58,10 @@ def _kinds(request: Struct) -> Mapping[str, Struct]:
                      config=ListOf(DEVICE_CLAIM_CONFIGURATION))
     claim_spec = struct(devices=devices)
     return {
-        RESOURCE_CLAIM: struct(metadata=OBJECT_META, spec=claim_spec),
-        RESOURCE_CLAIM_TEMPLATE: struct(metadata=OBJECT_META, spec=struct(metadata=OBJECT_META, spec=claim_spec)),
-        DEVICE_CLASS: struct(metadata=OBJECT_META, spec=DEVICE_CLASS_SPEC),
+        RESOURCE_CLAIM: struct(metadata=OBJECT_META, spec=Strict(claim_spec)),
+        RESOURCE_CLAIM_TEMPLATE: struct(metadata=OBJECT_META,
+                                        spec=Strict(struct(metadata=OBJECT_META, spec=claim_spec))),
+        DEVICE_CLASS: struct(metadata=OBJECT_META, spec=Strict(DEVICE_CLASS_SPEC)),
     }
 
 
@@ -62,8 +70,8 @@ API_TYPES: Mapping[str, Mapping[str, Struct]] = {"v1": _V1, "v1beta2": _V1, "v1b
 
 
 def decode_object(obj: Mapping[str, Any], profile: Profile | None = None) -> Errors:
-    """The `k8s-wire-type` errors of a claim, claim template or device class. Nothing for an apiVersion the
-    server does not serve (there is no type to decode into) or another kind."""
+    """The `k8s-wire-type` and `k8s-unknown-field` errors of a claim, claim template or device class. Nothing for
+    an apiVersion the server does not serve (there is no type to decode into) or another kind."""
     wire = API_TYPES.get(served_version(obj, profile) or "", {}).get(str(obj.get("kind")))
     errs: Errors = []
     if wire is not None:

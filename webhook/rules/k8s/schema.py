@@ -6,11 +6,14 @@ A description is built from the decoder's `JsonType`s (`k8s.decode`: STRING, BOO
     ListOf(item)                         a Go slice: a JSON array
     MapOf(value)                         a Go map with string keys: a JSON object
     QUANTITY                             resource.Quantity: a quantity string (or a number)
+    Strict(description)                  below here, a key a struct lacks is also reported
 
 `decode(errs, value, description, path)` reports each value the decoder would refuse as one `k8s-wire-type`
 error (`spec.devices.requests: Invalid value: "x": must be of type array`) and reads nothing below it. `null`
 decodes to Go's zero value wherever it is (a field, a list item, a map value), so it is never an error.
-The walk is as deep as the description, however deeply the object nests.
+Below a `Strict` description, a key its struct lacks is one `k8s-unknown-field` warning (`unknown field
+"spec.devices.requests[0].exactly.selector"`, the API server's warning; the field is dropped, so a misspelt
+`selectors` selects any device). The walk is as deep as the description, however deeply the object nests.
 """
 
 from __future__ import annotations
@@ -20,11 +23,13 @@ from types import MappingProxyType
 from typing import Any
 
 import msgspec
+from msgspec.structs import replace
 
 from webhook.fieldpath import FieldPath
 from webhook.rules.k8s.capacity import quantity_value
 from webhook.rules.k8s.decode import ARRAY, OBJECT, JsonType
-from webhook.rules.k8s.ids import Errors
+from webhook.rules.k8s.errors import unknown_field
+from webhook.rules.k8s.ids import UNKNOWN_FIELD, Errors
 
 
 class Struct(msgspec.Struct, frozen=True):
@@ -58,7 +63,14 @@ class Parsed(msgspec.Struct, frozen=True):
     parse: Callable[[Errors, Any, FieldPath], object]
 
 
-Wire = JsonType | Struct | ListOf | MapOf | Parsed
+class Strict(msgspec.Struct, frozen=True):
+    """`wire`, with the keys its structs (and theirs, all the way down) lack reported as unknown fields."""
+
+    wire: Wire
+
+
+Wire = JsonType | Struct | ListOf | MapOf | Parsed | Strict
+DROPPED = "fix the field name's spelling, or move the field where this apiVersion has it: the API server drops it"
 QUANTITY = Parsed(quantity_value)
 
 
@@ -66,8 +78,9 @@ def struct(**fields: Wire) -> Struct:
     return Struct(MappingProxyType(fields))
 
 
-def decode(errs: Errors, value: Any, wire: Wire, path: FieldPath) -> None:
-    """Append to `errs` every value under `value` (at `path`) that the decoder refuses for `wire`."""
+def decode(errs: Errors, value: Any, wire: Wire, path: FieldPath, *, strict: bool = False) -> None:
+    """Append to `errs` every value under `value` (at `path`) that the decoder refuses for `wire`, and with
+    `strict` (or below a `Strict`) every key a struct lacks."""
     if value is None:
         return
     if isinstance(wire, Struct):
@@ -75,15 +88,19 @@ def decode(errs: Errors, value: Any, wire: Wire, path: FieldPath) -> None:
             for key, item in value.items():
                 field = wire.fields.get(key)
                 if field is not None:
-                    decode(errs, item, field, path.child(key))
+                    decode(errs, item, field, path.child(key), strict=strict)
+                elif strict:
+                    errs.append((UNKNOWN_FIELD, replace(unknown_field(path.child(str(key))), hint=DROPPED)))
     elif isinstance(wire, ListOf):
         if ARRAY.check(errs, value, path):
             for i, item in enumerate(value):
-                decode(errs, item, wire.item, path.index(i))
+                decode(errs, item, wire.item, path.index(i), strict=strict)
     elif isinstance(wire, MapOf):
         if OBJECT.check(errs, value, path):
             for key, item in value.items():
-                decode(errs, item, wire.value, path.key(str(key)))
+                decode(errs, item, wire.value, path.key(str(key)), strict=strict)
+    elif isinstance(wire, Strict):
+        decode(errs, value, wire.wire, path, strict=True)
     elif isinstance(wire, Parsed):
         wire.parse(errs, value, path)
     else:
