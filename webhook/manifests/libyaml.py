@@ -104,7 +104,7 @@ def _loader() -> Any:
 def _child(node: Any, segment: str | int) -> Any:
     if isinstance(node, yaml.MappingNode) and isinstance(segment, str):
         for key, value in node.value:
-            if key.value == segment:
+            if (key.value if key.style else str(resolve_plain(key.value))) == segment:  # the key as `_value` made it
                 return value
     elif isinstance(node, yaml.SequenceNode) and isinstance(segment, int) and 0 <= segment < len(node.value):
         return node.value[segment]
