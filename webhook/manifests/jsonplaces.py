@@ -56,7 +56,11 @@ class JsonPlaces:
         for segment, _is_key in path.steps():
             members = self._members.get(at)
             if members is None:
-                members = self._members[at] = self._scan(at)
+                try:
+                    members = self._scan(at)
+                except RecursionError:  # a member nested deeper than the decoder reaches from here: placed no
+                    members = []  # deeper than this container (json.loads read it from a shallower stack)
+                self._members[at] = members
             if members.__class__ is dict and isinstance(segment, str):
                 found = members.get(segment)
             elif members.__class__ is list and isinstance(segment, int) and 0 <= segment < len(members):

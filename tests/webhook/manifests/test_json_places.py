@@ -11,6 +11,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -123,3 +124,19 @@ def test_json_that_yaml_cannot_read_is_read_and_placed() -> None:
     (doc,) = parse(text, "f.json", [])
     assert doc.obj["note"] == "a\x7fb"
     assert str(doc.position(FieldPath.root("spec", "x"))) == f"f.json:1:{text.index('1}') + 1}"
+
+
+def test_a_member_too_deep_to_step_over_is_placed_at_its_container(monkeypatch: pytest.MonkeyPatch) -> None:
+    """json.loads read the text from a shallower stack than a finding's lookup may run on: a value the decoder
+    cannot step over from there leaves its container's members unplaced, not a crash."""
+    from webhook.manifests import jsonplaces
+
+    text = json.dumps({"a": {"deep": [1]}, "b": "x"})
+
+    def too_deep(_text: str, _start: int) -> Any:
+        raise RecursionError("maximum recursion depth exceeded")
+
+    monkeypatch.setattr(jsonplaces._DECODER, "raw_decode", too_deep)
+    places = JsonPlaces(text)
+    assert places.offset(FieldPath.root("b")) == (0, False)  # the top: its members could not be read
+    assert places.offset(FieldPath.root("a", "deep")) == (0, False)
