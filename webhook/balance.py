@@ -122,7 +122,7 @@ class Shares:
                 self.bells[other].ring()
 
     def close(self) -> None:
-        """The master, at exit: the bells' descriptors."""
+        """Close the bells' descriptors (for a process done with the shares; the master's end when it exits)."""
         for bell in self.bells:
             bell.close()
 
