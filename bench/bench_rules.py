@@ -248,7 +248,7 @@ def read_figures(obj: dict[str, Any], text: str, floor: float) -> None:
     yaml.dump(obj, buffer)
     yaml_text = buffer.getvalue()
     readers = {
-        "read JSON (values first)": lambda: parse(text, "s.json", [], positions=False),
+        "read JSON (json module) ": lambda: parse(text, "s.json", []),
         "read YAML (libyaml)     ": lambda: libyaml.load(yaml_text, "s.yaml"),
         "read YAML (ruamel)      ": lambda: load_text(yaml_text, "s.yaml"),
     }
