@@ -268,12 +268,10 @@ def load(text: str, source: str) -> list[Doc] | list[EventDoc] | None:
         return None
     if "%YAML" in text:
         return None
-    if "*" not in text or "&" not in text:  # no alias without both (an anchor, then its alias)
-        try:
-            return _guarded(lambda: _read_events(text, source, loader))
-        except _ToComposer:
-            pass
-    return compose_load(text, source)
+    try:  # (a text with an alias is read twice: the event reader stops at its first alias)
+        return _guarded(lambda: _read_events(text, source, loader))
+    except _ToComposer:
+        return compose_load(text, source)
 
 
 def compose_load(text: str, source: str) -> list[Doc] | None:
