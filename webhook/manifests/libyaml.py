@@ -178,24 +178,43 @@ def _read_events(text: str, source: str, loader: type) -> list[EventDoc]:
     marks = Marks()
     shadows = marks.shadows
     docs: list[EventDoc] = []
-    # Open containers: (value, its members' marks, the key read and waiting for its value, or _NO_KEY).
+    # The open containers, innermost last, each [value, its members' marks, the key read and waiting for its
+    # value (_NO_KEY: none; None in a list)]; `top` is the innermost (None: between documents).
     stack: list[list[Any]] = []
+    top: list[Any] | None = None
     parser = loader(text)
     try:
         while (event := parser.get_event()) is not None:
             kind = event.__class__
-            if kind is mapping_end or kind is sequence_end:
+            if kind is scalar_event:
+                tag = event.tag
+                if tag is not None and tag != "!":
+                    raise _Unusual("explicit tag")
+                style = event.style
+                value = event.value if style else resolve_plain(event.value)
+                if top is not None and top[2] is _NO_KEY:  # a mapping's key
+                    if not style:
+                        if event.value == MERGE_KEY:
+                            raise _Unusual("merge key")
+                        value = str(value)
+                    if value in top[0]:
+                        raise _Unusual("duplicate key")
+                    top[2] = value
+                    continue
+            elif kind is mapping_end or kind is sequence_end:
                 value = stack.pop()[0]
-                if not stack:
+                if stack:
+                    top = stack[-1]
+                else:
+                    top = None
                     _document_read(value, marks, source, docs)
                 continue
-            if kind is scalar_event:
-                if event.tag not in (None, "!"):
-                    raise _Unusual("explicit tag")
-                value = event.value if event.style else resolve_plain(event.value)
             elif kind is mapping_start or kind is sequence_start:
-                if event.tag not in (None, "!"):
+                tag = event.tag
+                if tag is not None and tag != "!":
                     raise _Unusual("explicit tag")
+                if top is not None and top[2] is _NO_KEY:
+                    raise _Unusual("complex key")
                 if len(stack) >= deepest:
                     raise _ToComposer("deep")
                 value = {} if kind is mapping_start else []
@@ -204,33 +223,22 @@ def _read_events(text: str, source: str, loader: type) -> list[EventDoc]:
             else:  # stream and document boundaries
                 continue
             start = event.start_mark
-            if not stack:  # a document's root
+            if top is None:  # a document's root
                 marks.roots.append((value, start.index, start.line, start.column))
                 if kind is scalar_event:
                     _document_read(value, marks, source, docs)
             else:
-                top = stack[-1]
-                container = top[0]
-                if container.__class__ is dict:
-                    if top[2] is _NO_KEY:  # this is a key
-                        if kind is not scalar_event:
-                            raise _Unusual("complex key")
-                        if not event.style:
-                            if event.value == MERGE_KEY:
-                                raise _Unusual("merge key")
-                            value = str(value)
-                        if value in container:
-                            raise _Unusual("duplicate key")
-                        top[2] = value
-                        continue
-                    container[top[2]] = value
-                    top[2] = _NO_KEY
+                key = top[2]
+                if key is None:
+                    top[0].append(value)
                 else:
-                    container.append(value)
+                    top[0][key] = value
+                    top[2] = _NO_KEY
                 top[1].extend((start.index, start.line, start.column))
             if kind is not scalar_event:
                 shadow = shadows[id(value)] = array("q")
-                stack.append([value, shadow, _NO_KEY])
+                top = [value, shadow, _NO_KEY if kind is mapping_start else None]
+                stack.append(top)
     finally:
         parser.dispose()
     return docs
