@@ -17,6 +17,10 @@ peer took the connection and, now holding more, stepped aside for the next one i
 look again for ACCEPT_DEFER; each connection of the burst waited up to 50 ms for nobody, and the first real review
 after 200 of them waited 2.6 s, past its budget.
 
+Nor does a worker step aside for a peer that is answering a request (`Shares.busy`): a gevent worker evaluates one
+object at a time, and a peer in a long evaluation (up to the request budget) would take no connection before it
+ends; stepping aside for it cost each new connection ACCEPT_WAIT, one after the other.
+
 The master assigns the slots (gunicorn's `pre_fork`), frees the slot of a worker that exited (`child_exit`); a
 worker frees its own when it stops accepting (SIGTERM, Ctrl-C), so nobody steps aside for a worker that will not
 accept. Only the admission port is balanced; the metrics port keeps one SO_REUSEPORT socket per worker.
@@ -41,7 +45,8 @@ FREE: Final = -1  # a slot no running worker holds
 
 
 def defer(held: int, others: Iterable[int]) -> bool:
-    """Whether a worker holding `held` connections leaves a new one to its peers: some peer holds fewer."""
+    """Whether a worker holding `held` connections leaves a new one to its peers: some peer holds fewer (`others`:
+    what the peers that could take it hold, `Shares.takers`)."""
     return any(FREE < other < held for other in others)
 
 
@@ -77,16 +82,18 @@ class Bell:
 
 
 class Shares:
-    """Per worker slot, in an anonymous shared mapping made by the master before it forks: the connections held
-    and whether the worker stands aside for a pending connection; and the slot's `Bell`.
+    """Per worker slot, in an anonymous shared mapping made by the master before it forks: the connections held,
+    whether the worker stands aside for a pending connection and whether it is answering a request; and the slot's
+    `Bell`.
 
     Each worker writes only its own slot; the master writes a slot only while no worker owns it.
     """
 
     def __init__(self, slots: int = MAX_SLOTS) -> None:
-        self._map = mmap.mmap(-1, 16 * slots)  # MAP_SHARED: forked workers see each other's writes
+        self._map = mmap.mmap(-1, 24 * slots)  # MAP_SHARED: forked workers see each other's writes
         cells = memoryview(self._map).cast("q")
-        self._counts, self._aside = cells[:slots], cells[slots:]  # (a new mapping is zeroed: nobody aside)
+        # (a new mapping is zeroed: nobody aside, nobody busy)
+        self._counts, self._aside, self._busy = cells[:slots], cells[slots:2 * slots], cells[2 * slots:]
         for slot in range(slots):
             self._counts[slot] = FREE
         self.bells = [Bell() for _ in range(slots)]
@@ -107,13 +114,23 @@ class Shares:
             if owner == age:
                 del self._owners[slot]
                 self._counts[slot] = FREE
-                self._aside[slot] = 0
+                self._aside[slot] = self._busy[slot] = 0
 
     def set(self, slot: int, held: int) -> None:
         self._counts[slot] = held
 
     def stand_aside(self, slot: int, aside: bool) -> None:
         self._aside[slot] = int(aside)
+
+    def busy(self, slot: int, busy: bool) -> None:
+        self._busy[slot] = int(busy)
+
+    def takers(self, slot: int) -> list[int]:
+        """What every other slot holds: FREE for a slot no worker has, and for a worker answering a request (it
+        takes no connection meanwhile)."""
+        return [FREE if busy else held
+                for other, (held, busy) in enumerate(zip(self._counts.tolist(), self._busy.tolist(), strict=True))
+                if other != slot]
 
     def ring_aside(self, slot: int) -> None:
         """Wake every other worker standing aside: the connection it left may be taken, the counts changed."""
@@ -126,11 +143,6 @@ class Shares:
         for bell in self.bells:
             bell.close()
 
-    def others(self, slot: int) -> list[int]:
-        """What every other slot holds (FREE for a slot no worker has)."""
-        counts = self._counts.tolist()
-        del counts[slot]
-        return counts
 
 
 class Balance:
@@ -141,6 +153,7 @@ class Balance:
         self._slot = slot if slot is not None else 0
         self.held = 0
         self.accepting = True
+        self._answering = 0
 
     @property
     def bell(self) -> Bell | None:
@@ -168,8 +181,20 @@ class Balance:
             self._shares.set(self._slot, FREE)
             self._shares.stand_aside(self._slot, False)
 
+    @property
+    def busy(self) -> bool:
+        """Is a request of this worker's being answered?"""
+        return self._answering > 0
+
+    def answering(self, started: bool) -> None:
+        """A request of this worker's starts (True) or ends (False) being answered (several may be in flight, each
+        in its greenlet); the worker is busy while any is."""
+        self._answering += 1 if started else -1
+        if self._shares is not None:
+            self._shares.busy(self._slot, self._answering > 0)
+
     def should_defer(self) -> bool:
-        return self._shares is not None and self.accepting and defer(self.held, self._shares.others(self._slot))
+        return self._shares is not None and self.accepting and defer(self.held, self._shares.takers(self._slot))
 
     def _publish(self) -> None:
         if self._shares is not None and self.accepting:

@@ -88,6 +88,7 @@ class GuardedWorker(GeventWorker):  # type: ignore[misc]
     _route: AdmissionRoute | None = None
     _parser_cfg: Any = None
     _quit = False
+    _balance: Balance | None = None
 
     def load_wsgi(self) -> None:
         super().load_wsgi()
@@ -121,7 +122,7 @@ class GuardedWorker(GeventWorker):  # type: ignore[misc]
 
     def run(self) -> None:
         servers: list[StreamServer] = []
-        balance = Balance(current().shares, getattr(self, "balance_slot", None))
+        balance = self._balance = Balance(current().shares, getattr(self, "balance_slot", None))
         for listener, tls, balanced in self._listeners():
             listener.setblocking(1)
             handle, spawn = partial(self.connection, listener, tls), Pool(self.worker_connections)
@@ -214,13 +215,20 @@ class GuardedWorker(GeventWorker):  # type: ignore[misc]
                 since: float | None = None) -> None:
         """One request answered, its bytes written at once, within the request deadline. Past the deadline (a
         gevent.Timeout) nothing held is written: the connection is cut, as a slow reader must not hold it. `since`:
-        when the connection opened, for its first request (None for the next ones)."""
+        when the connection opened, for its first request (None for the next ones). Meanwhile the worker is busy for
+        its peers (`Balance.answering`): they take new connections rather than step aside for it."""
+        balance = self._balance
+        if balance is not None:
+            balance.answering(True)
         try:
             if not (tls and self._review(req, out, since)):
                 self.handle_request(listener_name, req, out, addr)
         except StopIteration:  # answered with `Connection: close`
             out.flush()
             raise
+        finally:
+            if balance is not None:
+                balance.answering(False)
         out.flush()
 
     def _review(self, req: Any, out: OneWrite, since: float | None = None) -> bool:

@@ -33,13 +33,13 @@ def test_a_worker_steps_aside_only_for_a_peer_holding_fewer(held: int, others: l
 
 def test_the_master_assigns_and_frees_slots() -> None:
     shares = Shares(3)
-    assert shares.others(0) == [FREE, FREE]
+    assert shares.takers(0) == [FREE, FREE]
     assert (shares.assign(1), shares.assign(2)) == (0, 1)
-    assert shares.others(2) == [0, 0]  # assigned, holding nothing yet
+    assert shares.takers(2) == [0, 0]  # assigned, holding nothing yet
     shares.set(0, 7)
-    assert shares.others(1) == [7, FREE]
+    assert shares.takers(1) == [7, FREE]
     shares.release(1)  # worker 1 exited: its slot is free, its count forgotten
-    assert shares.others(1) == [FREE, FREE]
+    assert shares.takers(1) == [FREE, FREE]
     assert shares.assign(3) == 0  # the freed slot is used again
     assert shares.assign(4) == 2
     assert shares.assign(5) is None  # all taken: that worker is not balanced
@@ -52,9 +52,9 @@ def test_a_stopped_worker_is_no_peer() -> None:
     assert mine.should_defer()
     peer.stop()
     assert not mine.should_defer()
-    assert shares.others(0) == [FREE]
+    assert shares.takers(0) == [FREE]
     peer.opened()  # a stopping worker's last connections are not published
-    assert shares.others(0) == [FREE]
+    assert shares.takers(0) == [FREE]
 
 
 def test_a_worker_without_a_slot_never_steps_aside() -> None:
@@ -106,7 +106,7 @@ def test_connections_arriving_one_by_one_are_spread_evenly(listener: gevent.sock
             clients.append(socket.create_connection(listener.getsockname()))
             until(lambda n=n: first.held + second.held == n, f"{n} connections accepted")  # type: ignore[misc]
         assert (first.held, second.held) == (5, 5)
-        assert shares.others(0) == [5]
+        assert shares.takers(0) == [5]
         release.set()
         until(lambda: first.held + second.held == 0, "every connection closed and counted")
     finally:
@@ -128,14 +128,14 @@ def test_a_peer_that_does_not_accept_delays_a_connection_only_briefly(listener: 
         for n in range(1, 4):
             clients.append(socket.create_connection(listener.getsockname()))
             until(lambda n=n: mine.held == n, f"connection {n} accepted")  # type: ignore[misc]
-        assert shares.others(0) == [0]
+        assert shares.takers(0) == [0]
         assert ACCEPT_WAIT <= 0.25  # a new connection waits at most this much for a peer that does not come
     finally:
         release.set()
         for client in clients:
             client.close()
         server.close()
-    assert shares.others(1) == [FREE]  # closed: it stepped out of the balance
+    assert shares.takers(1) == [FREE]  # closed: it stepped out of the balance
 
 
 def test_connections_arriving_far_apart_are_spread_evenly(listener: gevent.socket.socket) -> None:
@@ -256,3 +256,22 @@ def ready(bell: Bell) -> bool:
     import select
 
     return bool(select.select([bell.fileno()], [], [], 0)[0])
+
+
+def test_a_worker_answering_a_request_is_not_stepped_aside_for() -> None:
+    """A gevent worker evaluates one object at a time: a peer busy answering takes no connection until it ends, so
+    a worker holding more takes the new one itself (stepping aside cost each new connection ACCEPT_WAIT)."""
+    shares = Shares(2)
+    try:
+        mine, peer = Balance(shares, shares.assign(1)), Balance(shares, shares.assign(2))
+        mine.opened()
+        assert mine.should_defer()
+        peer.answering(True)
+        peer.answering(True)  # two requests in flight, each in its greenlet
+        assert not mine.should_defer() and shares.takers(0) == [FREE]
+        peer.answering(False)
+        assert not mine.should_defer()  # one still in flight
+        peer.answering(False)
+        assert mine.should_defer() and shares.takers(0) == [0]
+    finally:
+        shares.close()

@@ -23,6 +23,7 @@ from tests.conftest import REPO
 from tests.webhook.conftest import SNI, Server, admission_review, client_context, encode
 from webhook.admission.review import MAX_BODY
 from webhook.app import AdmissionRoute, Settings, create_app
+from webhook.balance import Balance
 from webhook.budget import Budget, metered
 from webhook.connection import OneWrite
 from webhook.policy import Policy
@@ -258,12 +259,16 @@ def test_a_deadline_serves_every_request_of_a_connection() -> None:
 
 
 class FakeWorker:
-    """What `GuardedWorker._answer` uses of its worker: the review path, which writes and then ends as told."""
+    """What `GuardedWorker._answer` uses of its worker: the review path, which writes and then ends as told, and
+    the worker's balance (busy while it answers)."""
 
     def __init__(self, end: BaseException | None) -> None:
         self.end = end
+        self._balance = Balance(None, None)
+        self.busy_while_answering: bool | None = None
 
     def _review(self, req: object, out: OneWrite, since: float | None = None) -> bool:
+        self.busy_while_answering = self._balance.busy
         out.sendall(b"HTTP/1.1 200 OK\r\n\r\n{}")
         if self.end is not None:
             raise self.end
@@ -281,12 +286,15 @@ def test_an_answer_is_written_unless_the_request_deadline_passed(end: BaseExcept
 
     sock = Recorder()
     out = OneWrite(sock)
+    worker = FakeWorker(end)
     if end is None:
-        GuardedWorker._answer(FakeWorker(end), True, None, None, out, None)  # type: ignore[arg-type]
+        GuardedWorker._answer(worker, True, None, None, out, None)  # type: ignore[arg-type]
     else:
         with pytest.raises(type(end)):
-            GuardedWorker._answer(FakeWorker(end), True, None, None, out, None)  # type: ignore[arg-type]
+            GuardedWorker._answer(worker, True, None, None, out, None)  # type: ignore[arg-type]
     assert sock.sent == written
+    # busy for its peers while it answered, and no longer however the answer ended
+    assert (worker.busy_while_answering, worker._balance.busy) == (True, False)
 
 
 class Tracked(dict[str, Any]):
