@@ -17,9 +17,11 @@ peer took the connection and, now holding more, stepped aside for the next one i
 look again for ACCEPT_DEFER; each connection of the burst waited up to 50 ms for nobody, and the first real review
 after 200 of them waited 2.6 s, past its budget.
 
-Nor does a worker step aside for a peer that is answering a request (`Shares.busy`): a gevent worker evaluates one
-object at a time, and a peer in a long evaluation (up to the request budget) would take no connection before it
-ends; stepping aside for it cost each new connection ACCEPT_WAIT, one after the other.
+Nor does a worker step aside for a peer that has been answering one request for longer than `BUSY_AFTER`
+(`Shares.busy`): a gevent worker evaluates one object at a time, and a peer in a long evaluation (up to the request
+budget) takes no connection before it ends; stepping aside for it cost each new connection ACCEPT_WAIT, one after
+the other. A peer busy for less (an ordinary review, a millisecond or two) is stepped aside for as before, so
+connections opened while the workers serve are spread as evenly as when they idle.
 
 The master assigns the slots (gunicorn's `pre_fork`), frees the slot of a worker that exited (`child_exit`); a
 worker frees its own when it stops accepting (SIGTERM, Ctrl-C), so nobody steps aside for a worker that will not
@@ -39,6 +41,7 @@ from gevent.server import StreamServer
 
 ACCEPT_DEFER: Final = 0.05  # seconds between two looks of a worker that left a new connection to a peer
 ACCEPT_WAIT: Final = 0.25  # at most this long, then it takes the connection itself
+BUSY_AFTER: Final = 0.02  # seconds of answering one request after which a peer is not stepped aside for
 RESUMED: Final = 0.02  # a wake-up this soon after a look is still the connection it stepped aside for
 MAX_SLOTS: Final = 64  # workers balanced; more (gunicorn's TTIN) accept without stepping aside and are not seen
 FREE: Final = -1  # a slot no running worker holds
@@ -83,7 +86,7 @@ class Bell:
 
 class Shares:
     """Per worker slot, in an anonymous shared mapping made by the master before it forks: the connections held,
-    whether the worker stands aside for a pending connection and whether it is answering a request; and the slot's
+    whether the worker stands aside for a pending connection and since when it is answering a request; and the slot's
     `Bell`.
 
     Each worker writes only its own slot; the master writes a slot only while no worker owns it.
@@ -92,7 +95,8 @@ class Shares:
     def __init__(self, slots: int = MAX_SLOTS) -> None:
         self._map = mmap.mmap(-1, 24 * slots)  # MAP_SHARED: forked workers see each other's writes
         cells = memoryview(self._map).cast("q")
-        # (a new mapping is zeroed: nobody aside, nobody busy)
+        # (a new mapping is zeroed: nobody aside, nobody busy; `_busy` holds CLOCK_MONOTONIC microseconds, one
+        # clock for every process of the machine)
         self._counts, self._aside, self._busy = cells[:slots], cells[slots:2 * slots], cells[2 * slots:]
         for slot in range(slots):
             self._counts[slot] = FREE
@@ -122,14 +126,16 @@ class Shares:
     def stand_aside(self, slot: int, aside: bool) -> None:
         self._aside[slot] = int(aside)
 
-    def busy(self, slot: int, busy: bool) -> None:
-        self._busy[slot] = int(busy)
+    def busy(self, slot: int, since: float | None) -> None:
+        """The slot's worker answers a request since `since` (time.monotonic()), or none (None)."""
+        self._busy[slot] = 0 if since is None else max(1, int(since * 1e6))
 
     def takers(self, slot: int) -> list[int]:
-        """What every other slot holds: FREE for a slot no worker has, and for a worker answering a request (it
-        takes no connection meanwhile)."""
-        return [FREE if busy else held
-                for other, (held, busy) in enumerate(zip(self._counts.tolist(), self._busy.tolist(), strict=True))
+        """What every other slot holds: FREE for a slot no worker has, and for a worker answering one request for
+        longer than BUSY_AFTER (it takes no connection before that answer ends)."""
+        stale = int((time.monotonic() - BUSY_AFTER) * 1e6)
+        return [FREE if 0 < since < stale else held
+                for other, (held, since) in enumerate(zip(self._counts.tolist(), self._busy.tolist(), strict=True))
                 if other != slot]
 
     def ring_aside(self, slot: int) -> None:
@@ -153,7 +159,7 @@ class Balance:
         self._slot = slot if slot is not None else 0
         self.held = 0
         self.accepting = True
-        self._answering = 0
+        self._answering: float | None = None
 
     @property
     def bell(self) -> Bell | None:
@@ -182,16 +188,17 @@ class Balance:
             self._shares.stand_aside(self._slot, False)
 
     @property
-    def busy(self) -> bool:
-        """Is a request of this worker's being answered?"""
-        return self._answering > 0
+    def answering_since(self) -> float | None:
+        """Since when (time.monotonic()) this worker answers a request; None when it answers none."""
+        return self._answering
 
     def answering(self, started: bool) -> None:
-        """A request of this worker's starts (True) or ends (False) being answered (several may be in flight, each
-        in its greenlet); the worker is busy while any is."""
-        self._answering += 1 if started else -1
+        """A request of this worker's starts (True) or ends (False) being answered. Several may be in flight, each
+        in its greenlet, taking turns at each wait for the network: the latest start counts, and any end clears it
+        (a worker whose answers keep switching is not stuck in one; one that stays in one for BUSY_AFTER is)."""
+        self._answering = time.monotonic() if started else None
         if self._shares is not None:
-            self._shares.busy(self._slot, self._answering > 0)
+            self._shares.busy(self._slot, self._answering)
 
     def should_defer(self) -> bool:
         return self._shares is not None and self.accepting and defer(self.held, self._shares.takers(self._slot))

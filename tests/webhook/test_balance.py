@@ -14,7 +14,17 @@ import gevent.event
 import gevent.socket
 import pytest
 
-from webhook.balance import ACCEPT_WAIT, FREE, MAX_SLOTS, Balance, BalancedServer, Bell, Shares, defer
+from webhook.balance import (
+    ACCEPT_WAIT,
+    BUSY_AFTER,
+    FREE,
+    MAX_SLOTS,
+    Balance,
+    BalancedServer,
+    Bell,
+    Shares,
+    defer,
+)
 
 
 @pytest.mark.parametrize(("held", "others", "expected"), [
@@ -258,20 +268,28 @@ def ready(bell: Bell) -> bool:
     return bool(select.select([bell.fileno()], [], [], 0)[0])
 
 
-def test_a_worker_answering_a_request_is_not_stepped_aside_for() -> None:
-    """A gevent worker evaluates one object at a time: a peer busy answering takes no connection until it ends, so
-    a worker holding more takes the new one itself (stepping aside cost each new connection ACCEPT_WAIT)."""
+@pytest.mark.parametrize(("answered_for", "stepped_aside_for"), [
+    (BUSY_AFTER - 0.001, True), (BUSY_AFTER, True), (BUSY_AFTER + 0.001, False)])
+def test_a_worker_long_in_one_answer_is_not_stepped_aside_for(answered_for: float, stepped_aside_for: bool,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """A gevent worker evaluates one object at a time: a peer in one answer for longer than BUSY_AFTER takes no
+    connection until it ends, so a worker holding more takes the new one itself (stepping aside cost each new
+    connection ACCEPT_WAIT). A peer answering an ordinary review is stepped aside for, so the spread holds."""
+    import webhook.balance
+
+    clock = Clock()
+    monkeypatch.setattr(webhook.balance, "time", clock)
     shares = Shares(2)
     try:
         mine, peer = Balance(shares, shares.assign(1)), Balance(shares, shares.assign(2))
         mine.opened()
         assert mine.should_defer()
         peer.answering(True)
-        peer.answering(True)  # two requests in flight, each in its greenlet
-        assert not mine.should_defer() and shares.takers(0) == [FREE]
+        assert peer.answering_since == clock.now
+        clock.now += answered_for
+        assert mine.should_defer() is stepped_aside_for
+        assert shares.takers(0) == ([0] if stepped_aside_for else [FREE])
         peer.answering(False)
-        assert not mine.should_defer()  # one still in flight
-        peer.answering(False)
-        assert mine.should_defer() and shares.takers(0) == [0]
+        assert mine.should_defer() and peer.answering_since is None
     finally:
         shares.close()

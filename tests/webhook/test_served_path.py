@@ -265,10 +265,10 @@ class FakeWorker:
     def __init__(self, end: BaseException | None) -> None:
         self.end = end
         self._balance = Balance(None, None)
-        self.busy_while_answering: bool | None = None
+        self.busy_while_answering: float | None = None
 
     def _review(self, req: object, out: OneWrite, since: float | None = None) -> bool:
-        self.busy_while_answering = self._balance.busy
+        self.busy_while_answering = self._balance.answering_since
         out.sendall(b"HTTP/1.1 200 OK\r\n\r\n{}")
         if self.end is not None:
             raise self.end
@@ -294,7 +294,7 @@ def test_an_answer_is_written_unless_the_request_deadline_passed(end: BaseExcept
             GuardedWorker._answer(worker, True, None, None, out, None)  # type: ignore[arg-type]
     assert sock.sent == written
     # busy for its peers while it answered, and no longer however the answer ended
-    assert (worker.busy_while_answering, worker._balance.busy) == (True, False)
+    assert worker.busy_while_answering is not None and worker._balance.answering_since is None
 
 
 class Tracked(dict[str, Any]):
