@@ -22,10 +22,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from celext.gostrconv import parse_int
+
 __all__ = ["VERBS", "FormatError", "FormatFailure", "interpolate"]
 
 VERBS = frozenset("sdfebxXo")
-_INT_MAX = 2**63 - 1  # strconv.Atoi on a 64-bit platform
 _PRECISION = "could not parse formatting clause: error while parsing precision: "
 
 
@@ -98,12 +99,7 @@ def _precision(template: str, start: int) -> tuple[int, int | None]:
         if not "0" <= template[i] <= "9":
             break
         i += 1
-    digits = template[start + 1:i]
-    if not digits:
-        raise FormatFailure(_PRECISION + 'error while converting precision to integer: strconv.Atoi: parsing "": '
-                            "invalid syntax")
-    significant = digits.lstrip("0") or "0"  # (Atoi takes leading zeros; int() refuses over 4,300 digits)
-    if len(significant) > len(str(_INT_MAX)) or int(significant) > _INT_MAX:
-        raise FormatFailure(_PRECISION + f'error while converting precision to integer: strconv.Atoi: parsing '
-                            f'"{digits}": value out of range')
-    return i, int(significant)
+    try:
+        return i, parse_int(template[start + 1:i], "Atoi")  # (digits only: never negative)
+    except ValueError as err:  # no digits, or more than int64 holds
+        raise FormatFailure(_PRECISION + f"error while converting precision to integer: {err}") from None

@@ -57,8 +57,10 @@ def parse_uint(text: str) -> int:
 
 
 def _digits(text: str) -> int | None:
-    """int() of a signed decimal numeral, or None when it has more digits than any 64-bit value (Python refuses to
-    convert more than 4,300 digits; Go's parsers just overflow)."""
-    if len(text.lstrip("+-").lstrip("0")) > 20:
+    """int() of a signed decimal numeral, or None when it has more significant digits than any 64-bit value
+    (Python refuses to convert more than 4,300 digits, leading zeros included; Go's parsers just overflow)."""
+    significant = text.lstrip("+-").lstrip("0")
+    if len(significant) > 20:
         return None
-    return int(text)
+    value = int(significant or "0")
+    return -value if text.startswith("-") else value

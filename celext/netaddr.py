@@ -11,7 +11,7 @@ No CEL in here: `celext.lib.net` wraps these in CEL functions.
 
 from __future__ import annotations
 
-from celext.gostrconv import go_quote
+from celext.gostrconv import go_quote, parse_int
 
 __all__ = ["Addr", "AddrError", "Prefix", "parse_addr", "parse_prefix"]
 
@@ -275,4 +275,10 @@ def parse_prefix(text: str) -> Prefix:
 def _is_atoi(digits: str) -> bool:
     """strconv.Atoi accepts it, past the check above (which leaves a sign only as the whole text): ASCII digits
     within int64."""
-    return digits.isascii() and digits.isdigit() and len(digits) <= 19 and int(digits) < 2**63
+    if not (digits.isascii() and digits.isdigit()):
+        return False
+    try:
+        parse_int(digits, "Atoi")
+    except ValueError:
+        return False
+    return True

@@ -28,6 +28,10 @@ RANGE = "value out of range"
     (parse_int, "ParseInt", "-" + "0" * 40 + "1", -1),
     (parse_int, "ParseInt", "-" + LONG, RANGE),
     (parse_int, "ParseInt", "+" + LONG, RANGE),
+    # more leading zeros than Python's int() converts (4,300 digits counted with them): still the value 1 / -1
+    (parse_int, "ParseInt", "0" * len(LONG) + "1", 1),
+    (parse_uint, "ParseUint", "0" * len(LONG) + "1", 1),
+    (parse_int, "ParseInt", "-" + "0" * len(LONG) + "1", -1),
 ])
 def test_go_parsers_at_their_range(parse: Callable[[str], int], name: str, text: str, expected: int | str) -> None:
     try:
