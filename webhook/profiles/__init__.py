@@ -1,4 +1,5 @@
-"""Kubernetes release profiles: which ResourceSlice fields, limits and DRA feature gates an API server has.
+"""Kubernetes release profiles: which ResourceSlice fields, limits and DRA feature gates an API server has (and
+which claim and DeviceClass fields a gate guards).
 
 One data file per release (`1.34.yaml` ... `1.37.yaml`, read once); no code branches per version. A
 `Profile` is a release plus the cluster's feature-gate overrides:

@@ -36,7 +36,7 @@ def errors(slice_: Obj, ctx: RuleContext) -> Errors:
 def decoded(obj: Obj, ctx: RuleContext) -> Errors:
     """The decoding errors of a claim, claim template or device class, computed once per run (also read by
     selector-required, which leaves a wrong-typed selector field to `k8s-wire-type`)."""
-    return ctx.once("k8s-claim-decode", lambda: decode_object(obj, ctx.policy.profile))
+    return ctx.once("k8s-claim-decode", lambda: decode_object(obj, ctx.policy.profile, ctx.old))
 
 
 def _any_kind(obj: Obj, ctx: RuleContext) -> Errors:
@@ -116,9 +116,10 @@ RULES = (
           "an overhead, with positive multipliers", "use a native resource name and a capacity key the device "
           "publishes; set capacityKey and capacityMultiplier together", since="1.36",
           gates=("DRANodeAllocatableResources",)),
-    _rule(ids.FEATURE_GATE, "no field whose feature gate is off in the cluster (the API server drops it without "
-          "an error, unless the stored object already used it)", "enable the gate (featureGates in the policy) or "
-          "leave the field out", Action.WARN),
+    _rule(ids.FEATURE_GATE, "no field whose feature gate is off in the cluster, in a ResourceSlice, a claim's or "
+          "template's requests and constraints, or a DeviceClass (the API server drops it without an error, unless "
+          "the stored object already used it)", "enable the gate (featureGates in the policy) or leave the field out",
+          Action.WARN, every_kind=True),
     _rule(ids.WIRE_TYPE, "every field of a ResourceSlice, ResourceClaim, ResourceClaimTemplate or DeviceClass has "
           "the JSON type the API server decodes (the request fails otherwise)",
           "give each field its API type: a list in [ ], an object in { }, strings and versions quoted, numbers and "

@@ -45,6 +45,30 @@ SKIP_PREPARE = slice_with(skipNodeOperations=["NodePrepareResources"])
 LISTS = slice_with(device("d0", attributes={"gpu.example.com/ids": [1, 2]}))
 SLASHES = slice_with(device("d0", taints=[{"key": "a/b/c", "effect": "NoSchedule"}]))
 
+
+def claim(*requests: dict[str, Any], version: str = "v1", constraints: tuple[dict[str, Any], ...] = (),
+          kind: str = "ResourceClaim") -> dict[str, Any]:
+    spec: dict[str, Any] = {"devices": {"requests": list(requests), "constraints": list(constraints)}}
+    if kind == "ResourceClaimTemplate":
+        spec = {"spec": spec}
+    return {"apiVersion": f"resource.k8s.io/{version}", "kind": kind, "metadata": {"name": "c", "namespace": "n"},
+            "spec": spec}
+
+
+TOLERATE = [{"key": "k", "operator": "Exists"}]
+EXACT = {"deviceClassName": "gpu"}
+ALTERNATIVES = claim({"name": "r", "firstAvailable": [{"name": "a", **EXACT, "tolerations": TOLERATE},
+                                                      {"name": "b", **EXACT, "capacity": {"requests": {"m": "1Gi"}}}]})
+TOLERATING = claim({"name": "r", "exactly": {**EXACT, "tolerations": TOLERATE}},
+                   {"name": "s", "firstAvailable": [{"name": "a", **EXACT, "tolerations": TOLERATE}]})
+ADMIN = claim({"name": "r", "exactly": {**EXACT, "adminAccess": True}})
+ADMIN_V1BETA1 = claim({"name": "r", **EXACT, "adminAccess": False}, version="v1beta1")
+CONSUMING = claim({"name": "r", "exactly": {**EXACT, "capacity": {"requests": {"m": "1Gi"}}}},
+                  constraints=({"requests": ["r"], "distinctAttribute": "gpu.example.com/id"},),
+                  kind="ResourceClaimTemplate")
+EXTENDED = {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu"},
+            "spec": {"extendedResourceName": "example.com/gpu"}}
+
 CASES: list[tuple[str, dict[str, Any], str, dict[str, bool], list[Row]]] = [
     # DRAPartitionableDevices: alpha/off in 1.35 drops per-device node selection, leaving none at all.
     ("partitionable-1.35", PER_DEVICE, "1.35", {}, [
@@ -151,6 +175,39 @@ CASES: list[tuple[str, dict[str, Any], str, dict[str, bool], list[Row]]] = [
                  "this cluster: off")]),
     ("skip-1.36", SKIP_PREPARE, "1.36", {}, [
         ("k8s-unknown-field", "warn", "spec.skipNodeOperations", 'unknown field "spec.skipNodeOperations"')]),
+    # The claim side (resourceclaimspec.DropDisabledFields): DRAPrioritizedList drops firstAvailable, with
+    # whatever its entries set (here tolerations and capacity, whose gates are off in 1.35 too).
+    ("prioritized-list-off-1.35", ALTERNATIVES, "1.35", {"DRAPrioritizedList": False}, [
+        gate_off("spec.devices.requests[0].firstAvailable", "DRAPrioritizedList", "beta in Kubernetes 1.35, on by "
+                 "default; this cluster: off")]),
+    ("prioritized-list-off-1.36", ALTERNATIVES, "1.36", {"DRAPrioritizedList": False}, [
+        gate_off("spec.devices.requests[0].firstAvailable", "DRAPrioritizedList", "GA in Kubernetes 1.36, on by "
+                 "default; this cluster: off")]),
+    ("prioritized-list-1.34", ALTERNATIVES, "1.34", {"DRADeviceTaints": True, "DRAConsumableCapacity": True}, []),
+    # DRADeviceTaints: tolerations of an exact request and of each firstAvailable entry.
+    ("tolerations-off-1.35", TOLERATING, "1.35", {}, [
+        gate_off(f"spec.devices.requests[{i}].{where}.tolerations", "DRADeviceTaints", "alpha in Kubernetes 1.35, "
+                 "off by default; this cluster: off") for i, where in ((0, "exactly"), (1, "firstAvailable[0]"))]),
+    ("tolerations-1.36", TOLERATING, "1.36", {}, []),
+    # DRAAdminAccess: an exact request's adminAccess (on the request itself in v1beta1), false included.
+    ("admin-access-off-1.35", ADMIN, "1.35", {"DRAAdminAccess": False}, [
+        gate_off("spec.devices.requests[0].exactly.adminAccess", "DRAAdminAccess", "beta in Kubernetes 1.35, on by "
+                 "default; this cluster: off")]),
+    ("admin-access-off-v1beta1", ADMIN_V1BETA1, "1.34", {"DRAAdminAccess": False}, [
+        gate_off("spec.devices.requests[0].adminAccess", "DRAAdminAccess", "beta in Kubernetes 1.34, on by "
+                 "default; this cluster: off")]),
+    ("admin-access-1.34", ADMIN, "1.34", {}, []),
+    # DRAConsumableCapacity: a request's capacity and a constraint's distinctAttribute (here in a template).
+    ("consumable-off-1.35", CONSUMING, "1.35", {}, [
+        gate_off(f"spec.spec.devices.{where}", "DRAConsumableCapacity", "alpha in Kubernetes 1.35, off by default; "
+                 "this cluster: off")
+        for where in ("requests[0].exactly.capacity", "constraints[0].distinctAttribute")]),
+    ("consumable-1.36", CONSUMING, "1.36", {}, []),
+    # DRAExtendedResource: a DeviceClass's extendedResourceName.
+    ("extended-resource-off-1.35", EXTENDED, "1.35", {}, [
+        gate_off("spec.extendedResourceName", "DRAExtendedResource", "alpha in Kubernetes 1.35, off by default; "
+                 "this cluster: off")]),
+    ("extended-resource-1.36", EXTENDED, "1.36", {}, []),
     # apimachinery 0.35 moved label keys to api/validate/content: "a valid label key" instead of "a qualified name".
     ("label-key-1.34", SLASHES, "1.34", {"DRADeviceTaints": True}, [
         ("k8s-taints", "deny", f"{DEV0}.taints[0].key", f'Invalid value: "a/b/c": a qualified name {REGEX}')]),
@@ -178,6 +235,23 @@ def test_a_field_the_old_object_used_is_kept_while_its_gate_is_off() -> None:
     # dropDisabledFields keeps a disabled feature's fields on update when the stored object already had them.
     assert run(PER_DEVICE, "1.35", old=PER_DEVICE) == []
     assert run(TAINTS_5, "1.35", old=TAINTS_5) == []
+    assert run(TOLERATING, "1.35", old=TOLERATING) == []
+    assert run(EXTENDED, "1.35", old=EXTENDED) == []
+    assert run(ADMIN, "1.35", {"DRAAdminAccess": False}, old=ADMIN_V1BETA1) == []  # adminAccess: false is in use
+
+
+def test_an_old_claim_keeps_only_the_features_it_used() -> None:
+    # The stored claim used DRADeviceTaints (a toleration), not DRAConsumableCapacity: an empty tolerations list or
+    # a null capacity would not have kept either.
+    old = claim({"name": "r", "exactly": {**EXACT, "tolerations": TOLERATE, "capacity": None}})
+    new = claim({"name": "r", "exactly": {**EXACT, "tolerations": TOLERATE, "capacity": {"requests": {"m": "1"}}}})
+    where = "alpha in Kubernetes 1.35, off by default; this cluster: off"
+    assert run(new, "1.35", old=old) == [
+        gate_off("spec.devices.requests[0].exactly.capacity", "DRAConsumableCapacity", where)]
+    emptied = claim({"name": "r", "exactly": {**EXACT, "tolerations": []}})
+    assert run(new, "1.35", old=emptied) == sorted([
+        gate_off("spec.devices.requests[0].exactly.capacity", "DRAConsumableCapacity", where),
+        gate_off("spec.devices.requests[0].exactly.tolerations", "DRADeviceTaints", where)])
 
 
 def test_a_dropped_field_that_leaves_the_slice_invalid_is_hinted_with_the_gate() -> None:

@@ -58,8 +58,8 @@ def test_release_fields_differ_where_the_api_types_differ() -> None:
      "--feature-gates: 'DRADeviceTaints=yes' is not Name=true or Name=false"),
     (lambda: load_profile("1.35").with_gates({"DRAListTypeAttributes": True}),
      "featureGates: unknown feature gate 'DRAListTypeAttributes' for Kubernetes 1.35; known DRA gates: "
-     "DRAConsumableCapacity, DRADeviceBindingConditions, DRADeviceTaints, DRAPartitionableDevices, "
-     "DRAResourceClaimDeviceStatus"),
+     "DRAAdminAccess, DRAConsumableCapacity, DRADeviceBindingConditions, DRADeviceTaints, DRAExtendedResource, "
+     "DRAPartitionableDevices, DRAPrioritizedList, DRAResourceClaimDeviceStatus"),
     (lambda: load_profile("1.37").with_gates({"DRAResourceClaimDeviceStatus": False}),
      "featureGates: cannot set feature gate DRAResourceClaimDeviceStatus to false, feature is locked to true in "
      "Kubernetes 1.37"),
@@ -84,8 +84,9 @@ def test_gate_syntax_is_kube_apiservers() -> None:
      "policy p: featureGates: expected a mapping of gate name to true or false, got {'DRADeviceTaints': 'on'}"),
     ({"featureGates": {"DRAFractionalCapacityRange": True}, "kubernetes": "1.36"},
      "policy p: featureGates: unknown feature gate 'DRAFractionalCapacityRange' for Kubernetes 1.36; known DRA "
-     "gates: DRAConsumableCapacity, DRADeviceBindingConditions, DRADeviceTaints, DRAListTypeAttributes, "
-     "DRANodeAllocatableResources, DRAPartitionableDevices, DRAResourceClaimDeviceStatus"),
+     "gates: DRAAdminAccess, DRAConsumableCapacity, DRADeviceBindingConditions, DRADeviceTaints, "
+     "DRAExtendedResource, DRAListTypeAttributes, DRANodeAllocatableResources, DRAPartitionableDevices, "
+     "DRAPrioritizedList, DRAResourceClaimDeviceStatus"),
     ({"listTypes": "enabled", "kubernetes": "1.35"}, "policy p: listTypes: Kubernetes 1.35 has no "
      "DRAListTypeAttributes gate (list attributes arrive in 1.36); leave listTypes out"),
     ({"listTypes": "disabled", "featureGates": {"DRAListTypeAttributes": True}},
@@ -161,8 +162,9 @@ def test_lint_takes_the_profile_flags(tmp_path: Path, capsys: pytest.CaptureFixt
     (["--feature-gates", "DRAResourceClaimDeviceStatus=false"], "--feature-gates: cannot set feature gate "
      "DRAResourceClaimDeviceStatus to false, feature is locked to true in Kubernetes 1.37"),
     (["--kubernetes-version", "1.35", "--feature-gates", "DRAListTypeAttributes=true"], "--feature-gates: unknown "
-     "feature gate 'DRAListTypeAttributes' for Kubernetes 1.35; known DRA gates: DRAConsumableCapacity, "
-     "DRADeviceBindingConditions, DRADeviceTaints, DRAPartitionableDevices, DRAResourceClaimDeviceStatus"),
+     "feature gate 'DRAListTypeAttributes' for Kubernetes 1.35; known DRA gates: DRAAdminAccess, "
+     "DRAConsumableCapacity, DRADeviceBindingConditions, DRADeviceTaints, DRAExtendedResource, "
+     "DRAPartitionableDevices, DRAPrioritizedList, DRAResourceClaimDeviceStatus"),
 ])
 def test_serve_refuses_a_bad_profile_before_starting(argv: list[str], error: str,
                                                      capsys: pytest.CaptureFixture[str]) -> None:

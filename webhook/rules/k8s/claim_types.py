@@ -21,6 +21,7 @@ from typing import Any
 from webhook.fieldpath import FieldPath
 from webhook.profiles import Profile
 from webhook.rules.base import DEVICE_CLASS, RESOURCE_CLAIM, RESOURCE_CLAIM_TEMPLATE
+from webhook.rules.k8s.claim_gates import claim_drops
 from webhook.rules.k8s.decode import BOOLEAN, INTEGER, RAW, STRING
 from webhook.rules.k8s.ids import Errors
 from webhook.rules.k8s.schema import QUANTITY, ListOf, MapOf, Strict, Struct, decode, struct
@@ -69,11 +70,16 @@ _V1 = _kinds(DEVICE_REQUEST)
 API_TYPES: Mapping[str, Mapping[str, Struct]] = {"v1": _V1, "v1beta2": _V1, "v1beta1": _kinds(DEVICE_REQUEST_V1BETA1)}
 
 
-def decode_object(obj: Mapping[str, Any], profile: Profile | None = None) -> Errors:
-    """The `k8s-wire-type` and `k8s-unknown-field` errors of a claim, claim template or device class. Nothing for
-    an apiVersion the server does not serve (there is no type to decode into) or another kind."""
-    wire = API_TYPES.get(served_version(obj, profile) or "", {}).get(str(obj.get("kind")))
+def decode_object(obj: Mapping[str, Any], profile: Profile | None = None,
+                  old: Mapping[str, Any] | None = None) -> Errors:
+    """The `k8s-wire-type` and `k8s-unknown-field` errors of a claim, claim template or device class, and with a
+    profile the `k8s-feature-gate` ones (fields the server drops; `old`: the stored object of an update). Nothing
+    for an apiVersion the server does not serve (there is no type to decode into) or another kind."""
+    version = served_version(obj, profile) or ""
+    wire = API_TYPES.get(version, {}).get(str(obj.get("kind")))
     errs: Errors = []
     if wire is not None:
         decode(errs, obj, wire, FieldPath())
+        if profile is not None:
+            errs += claim_drops(obj, profile, old)
     return errs
