@@ -3,8 +3,9 @@
 Upstream's validators (`webhook/rules/k8s/`: slice, device, attribute, capacity) run once per
 object; each catalogue entry below reports the errors tagged with its id, so a policy can tune them apart
 while the walk stays one pass. One entry reads more than slices: `k8s-wire-type` also checks ResourceClaims,
-ResourceClaimTemplates and DeviceClasses, against their API types as data (`k8s.claim_types`), and so does
-`k8s-unknown-field`, for the keys under their `spec` that those types lack.
+ResourceClaimTemplates and DeviceClasses, against their API types as data (`k8s.claim_types`), and so do
+`k8s-unknown-field`, for the keys those types lack, and `k8s-feature-gate`, for the fields a gate that is off
+drops (`k8s.claim_gates`).
 """
 
 from __future__ import annotations
@@ -125,8 +126,8 @@ RULES = (
           "give each field its API type: a list in [ ], an object in { }, strings and versions quoted, numbers and "
           "booleans bare, quantities like `16Gi`",
           every_kind=True),
-    _rule(ids.UNKNOWN_FIELD, "no field the API schema lacks: in a ResourceSlice, and under the `spec` of a "
-          "ResourceClaim, ResourceClaimTemplate or DeviceClass (the server drops it with a warning)",
+    _rule(ids.UNKNOWN_FIELD, "no field the API schema lacks, anywhere in a ResourceSlice, ResourceClaim, "
+          "ResourceClaimTemplate or DeviceClass but a claim's status (the server drops it with a warning)",
           "fix the field name's spelling; a dropped union member leaves the attribute empty", Action.WARN,
           every_kind=True),
 )

@@ -293,6 +293,11 @@ SCENARIOS: dict[str, tuple[dict[str, Any], list[tuple[str, str, str]]]] = {
         o["spec"]["pool"].update(count=1), o["spec"]["devices"][0]["capacity"]["memory"].update(val="1")]), [
         ("k8s-unknown-field", f"{D}[0].capacity[memory].val", 'unknown field "spec.devices[0].capacity[memory].val"'),
         ("k8s-unknown-field", "spec.pool.count", 'unknown field "spec.pool.count"')]),
+    "unknown-top-level-and-metadata-fields": (edit(base(), lambda o: [
+        o.update(status={}, specs={}), o["metadata"].update(labelz={"a": "b"}, uid="u", managedFields=[])]), [
+        ("k8s-unknown-field", "metadata.labelz", 'unknown field "metadata.labelz"'),
+        ("k8s-unknown-field", "specs", 'unknown field "specs"'),
+        ("k8s-unknown-field", "status", 'unknown field "status"')]),
     "unserved-api-version": (edit(base(), lambda o: o.update(apiVersion="resource.k8s.io/v1alpha2")), [
         ("k8s-api-version", "apiVersion",
          'no matches for kind "ResourceSlice" in version "resource.k8s.io/v1alpha2"')]),

@@ -125,10 +125,14 @@ MORE: dict[str, tuple[dict[str, Any], list[tuple[str, str, str]]]] = {
     "a null device class spec": (device_class(None), []),
     "an unknown field is not decoded, and warned of": (claim({"requests": [REQUEST], "requestz": "x"}),
                                                         [unknown("spec.devices.requestz")]),
-    "metadata is not checked for unknown fields; a template's spec.metadata is": (
+    "metadata and a template's spec.metadata are checked for unknown fields": (
         {**template({"metadata": {"labelz": {}, "uid": "u", "managedFields": [{"x": 1}]}, "spec": {}}),
          "metadata": {"name": "t", "namespace": "ml", "labelz": {}}},
-        [unknown("spec.metadata.labelz")]),
+        [unknown("metadata.labelz"), unknown("spec.metadata.labelz")]),
+    "a misspelt top-level key drops the whole spec": (
+        {**device_class(None), "specs": {"selectors": []}}, [unknown("specs")]),
+    "a claim's status is not checked": ({**claim({}), "status": {"allocation": {"x": 1}}}, []),
+    "a class has no status": ({**device_class(None), "status": {}}, [unknown("status")]),
     "a class's spec": (device_class({"selector": []}), [unknown("spec.selector")]),
     "opaque parameters may hold any key": (
         claim({"requests": [REQUEST], "config": [{"opaque": {"driver": "d.example.com", "parameters": {"k": 1}}}]}),

@@ -4,8 +4,9 @@ DeviceClass, field by field (kubernetes/api resource/{v1,v1beta2,v1beta1}/types.
 v1 and v1beta2 nest a request's device fields under `exactly` (or list alternatives in `firstAvailable`);
 v1beta1 keeps them on the request itself. Fields the decoder keeps as written are described as RAW (opaque
 `parameters`, an ObjectMeta's server-written structures); a ResourceClaim's `status` (written by the scheduler
-and drivers, not in manifests) is not described, so nothing in it is reported. Keys under `spec` that the
-version's types lack are unknown fields (`Strict`), as the API server warns of them and drops them.
+and drivers, not in manifests) is not described, so nothing in it is reported. Keys that the version's types
+lack, at the top, in `metadata` and under `spec`, are unknown fields (`Strict`), as the API server warns of them
+and drops them.
 
     decode_object({"kind": "ResourceClaim", "spec": {"devices": {"requests": "x"}}})
     ->  spec.devices.requests: Invalid value: "x": must be of type array            (k8s-wire-type)
@@ -24,15 +25,9 @@ from webhook.rules.base import DEVICE_CLASS, RESOURCE_CLAIM, RESOURCE_CLAIM_TEMP
 from webhook.rules.k8s.claim_gates import claim_drops
 from webhook.rules.k8s.decode import BOOLEAN, INTEGER, RAW, STRING
 from webhook.rules.k8s.ids import Errors
-from webhook.rules.k8s.schema import QUANTITY, ListOf, MapOf, Strict, Struct, decode, struct
+from webhook.rules.k8s.object_meta import OBJECT_META
+from webhook.rules.k8s.schema import QUANTITY, ListOf, MapOf, Strict, Struct, Wire, decode, struct
 from webhook.rules.k8s.slice import served_version
-
-# Every field of ObjectMeta (a claim template's spec.metadata is checked for unknown fields); what the server
-# writes (times, owner references, managed fields) is kept as RAW.
-OBJECT_META = struct(name=STRING, generateName=STRING, namespace=STRING, selfLink=STRING, uid=STRING,
-                     resourceVersion=STRING, generation=INTEGER, creationTimestamp=RAW, deletionTimestamp=RAW,
-                     deletionGracePeriodSeconds=INTEGER, labels=MapOf(STRING), annotations=MapOf(STRING),
-                     ownerReferences=RAW, finalizers=ListOf(STRING), managedFields=RAW)
 
 DEVICE_SELECTOR = struct(cel=struct(expression=STRING))
 DEVICE_TOLERATION = struct(key=STRING, operator=STRING, value=STRING, effect=STRING, tolerationSeconds=INTEGER)
@@ -53,21 +48,24 @@ DEVICE_CLASS_SPEC = struct(selectors=ListOf(DEVICE_SELECTOR), config=ListOf(stru
                            extendedResourceName=STRING)
 
 
-def _kinds(request: Struct) -> Mapping[str, Struct]:
+def _kinds(request: Struct) -> Mapping[str, Strict]:
     """The three objects, given the version's DeviceRequest."""
     devices = struct(requests=ListOf(request), constraints=ListOf(DEVICE_CONSTRAINT),
                      config=ListOf(DEVICE_CLAIM_CONFIGURATION))
     claim_spec = struct(devices=devices)
+
+    def top(spec: Struct, **more: Wire) -> Strict:
+        return Strict(struct(apiVersion=STRING, kind=STRING, metadata=OBJECT_META, spec=spec, **more))
+
     return {
-        RESOURCE_CLAIM: struct(metadata=OBJECT_META, spec=Strict(claim_spec)),
-        RESOURCE_CLAIM_TEMPLATE: struct(metadata=OBJECT_META,
-                                        spec=Strict(struct(metadata=OBJECT_META, spec=claim_spec))),
-        DEVICE_CLASS: struct(metadata=OBJECT_META, spec=Strict(DEVICE_CLASS_SPEC)),
+        RESOURCE_CLAIM: top(claim_spec, status=RAW),
+        RESOURCE_CLAIM_TEMPLATE: top(struct(metadata=OBJECT_META, spec=claim_spec)),
+        DEVICE_CLASS: top(DEVICE_CLASS_SPEC),
     }
 
 
 _V1 = _kinds(DEVICE_REQUEST)
-API_TYPES: Mapping[str, Mapping[str, Struct]] = {"v1": _V1, "v1beta2": _V1, "v1beta1": _kinds(DEVICE_REQUEST_V1BETA1)}
+API_TYPES: Mapping[str, Mapping[str, Strict]] = {"v1": _V1, "v1beta2": _V1, "v1beta1": _kinds(DEVICE_REQUEST_V1BETA1)}
 
 
 def decode_object(obj: Mapping[str, Any], profile: Profile | None = None,

@@ -58,6 +58,7 @@ from webhook.rules.k8s.names import (
     validate_label_value,
 )
 from webhook.rules.k8s.node_selector import validate_node_selector
+from webhook.rules.k8s.object_meta import OBJECT_META_FIELDS, TOP_FIELDS
 from webhook.rules.k8s.partition import validate_partition_type, validate_skip_node_operations
 
 POOL_NAME_MAX = 253  # PoolNameMaxLength
@@ -103,7 +104,9 @@ def _validate(slice_: Mapping[str, Any], old: Mapping[str, Any] | None, profile:
         errs.append((ids.API_VERSION, Finding(FieldPath.root("apiVersion"), 'no matches for kind "ResourceSlice" '
                                               f'in version {go_quote(str(slice_.get("apiVersion")))}')))
         return errs
+    unknown_fields(errs, slice_, TOP_FIELDS, FieldPath())  # a ResourceSlice has no status
     meta = decode_map(errs, slice_, "metadata", FieldPath()) or {}
+    unknown_fields(errs, meta, OBJECT_META_FIELDS, META)
     _validate_object_meta(meta, old, errs)
     spec = decode_map(errs, slice_, "spec", FieldPath()) or {}
     old_spec = old.get("spec") if old is not None else None
