@@ -18,7 +18,7 @@ from msgspec.structs import replace
 from webhook.findings import Action, Finding
 from webhook.rules import selectors_cel, selectors_lists
 from webhook.rules.base import Rule, RuleContext
-from webhook.rules.k8s.errors import invalid
+from webhook.rules.k8s.errors import invalid, required
 from webhook.rules.k8s.names import validate_dns1123_label, validate_fully_qualified_name
 from webhook.rules.selectors_cel import analysed
 from webhook.rules.selectors_sites import (
@@ -30,6 +30,7 @@ from webhook.rules.selectors_sites import (
     is_vendor_numa,
     request_names,
     request_refs,
+    unnamed_constraints,
 )
 from webhook.wire import Obj
 
@@ -59,8 +60,25 @@ def _vendor_numa(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
             )
 
 
+# validateDeviceConstraint's text with DRAConsumableCapacity on, "multiple" included (it means "not exactly one").
+NO_ATTRIBUTE = 'exactly one of "matchAttribute" or "distinctAttribute" is required, but multiple fields are set'
+
+
 def _unqualified(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
-    """The API server's validateFullyQualifiedName on each constraint's attribute, with a fix as the hint."""
+    """The API server's validateDeviceConstraint on each constraint's attribute: one is required (which one the
+    message names depends on DRAConsumableCapacity), and validateFullyQualifiedName, with a fix as the hint."""
+    profile = ctx.policy.profile
+    capacity = profile.enabled("DRAConsumableCapacity")
+    for path, entry in unnamed_constraints(obj, ctx):
+        if capacity:
+            yield replace(required(path, NO_ATTRIBUTE), hint="set matchAttribute (the devices share its value) or "
+                                                              "distinctAttribute (their values differ)")
+        elif isinstance(entry.get("distinctAttribute"), str):
+            yield replace(required(path.child("matchAttribute")),
+                          hint=f"the API server dropped distinctAttribute: {profile.describe('DRAConsumableCapacity')}"
+                               "; enable the gate, or set matchAttribute")
+        else:
+            yield replace(required(path.child("matchAttribute")), hint="set matchAttribute: <domain>/<id>")
     for constraint in constraints(obj, ctx):
         found = validate_fully_qualified_name(constraint.name, constraint.path)
         if found:
@@ -139,7 +157,8 @@ RULES = (
          f"selectors and constraints use the standard {STANDARD_NUMA}, not a vendor NUMA name",
          f"read or match {STANDARD_NUMA} once your drivers publish it", _vendor_numa),
     Rule("constraint-attribute-unqualified", CLAIM_KINDS, Action.DENY,
-         "matchAttribute and distinctAttribute name a fully-qualified attribute (<domain>/<id>)",
+         "each constraint names an attribute (matchAttribute, or distinctAttribute with DRAConsumableCapacity), "
+         "fully qualified (<domain>/<id>)",
          "prefix the attribute with its driver's domain", _unqualified, "kubernetes"),
     Rule("constraint-request-unknown", CLAIM_KINDS, Action.DENY,
          "constraints and config name requests of the claim (<request> or <request>/<subrequest>)",

@@ -62,7 +62,24 @@ def sites(obj: Obj, ctx: RuleContext) -> list[Site]:
 
 
 def constraints(obj: Obj, ctx: RuleContext) -> list[ConstraintName]:
-    return ctx.once("selector-constraints", lambda: list(_constraints(obj)))
+    """Each constraint's attribute as the API server stores the object (a distinctAttribute its gate drops is
+    not there); constraints that name none are `unnamed_constraints`."""
+    return ctx.once("selector-constraints", lambda: list(_constraints(obj, _distinct_kept(ctx))))
+
+
+def unnamed_constraints(obj: Obj, ctx: RuleContext) -> list[tuple[FieldPath, Obj]]:
+    """The constraints (path, entry) that name no attribute once the server dropped what its gates drop
+    (validation then requires one)."""
+    distinct = _distinct_kept(ctx)
+    return [(path, entry) for path, entry in _device_entries(obj, "constraints")
+            if entry.get("matchAttribute") is None and (entry.get("distinctAttribute") is None or (
+                not distinct and isinstance(entry.get("distinctAttribute"), str)))]  # else named, or not decoded
+
+
+def _distinct_kept(ctx: RuleContext) -> bool:
+    from webhook.rules.k8s.claim_gates import keeps
+
+    return keeps("constraint.distinctAttribute", ctx.policy.profile, ctx.old)
 
 
 def devices_root(obj: Obj) -> tuple[FieldPath, Obj] | None:
@@ -241,16 +258,24 @@ def _selectors(path: FieldPath, items: Sequence[Any], device_class: str) -> Iter
             yield Site(expr_path, expression, device_class)
 
 
-def _constraints(obj: Obj) -> Iterator[ConstraintName]:
+def _constraints(obj: Obj, distinct: bool) -> Iterator[ConstraintName]:
     """The attribute each constraint is about: validateDeviceConstraint (1.34-1.37) reads `matchAttribute` when
-    it is set and `distinctAttribute` only otherwise, so a distinctAttribute beside a matchAttribute is neither
-    validated nor used by the scheduler."""
+    it is set and `distinctAttribute` only otherwise (and only when `distinct`: kept by the server), so a
+    distinctAttribute beside a matchAttribute is neither validated nor used by the scheduler."""
     for path, constraint in _device_entries(obj, "constraints"):
-        for field in ("matchAttribute", "distinctAttribute"):
-            name = constraint.get(field)
-            if isinstance(name, str):
-                yield ConstraintName(path.child(field), field, name)
-                break
+        named = _named(constraint, distinct)
+        if named is not None:
+            field, name = named
+            yield ConstraintName(path.child(field), field, name)
+
+
+def _named(constraint: Obj, distinct: bool) -> tuple[str, str] | None:
+    """(field, attribute) of the attribute a constraint names, None when it names none (JSON null is unset)."""
+    for field in ("matchAttribute", "distinctAttribute") if distinct else ("matchAttribute",):
+        name = constraint.get(field)
+        if isinstance(name, str):
+            return field, name
+    return None
 
 
 # CEL's lexer skips these (WHITESPACE: [ \t\r\n\u000C]+); an expression of nothing else has no token at all.

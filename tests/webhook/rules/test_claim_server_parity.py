@@ -69,6 +69,53 @@ def test_distinct_attribute_alone_is_validated(tmp_path: Path, capsys: pytest.Ca
         '"uuid": a fully qualified name must be a domain and a name separated by a slash'])
 
 
+# -- a constraint that names no attribute (validateDeviceConstraint's last branches) ------------------------
+
+NEITHER = claim("""    requests:
+    - name: a
+      exactly: {deviceClassName: x}
+    constraints:
+    - requests: [a]
+""")
+DISTINCT = NEITHER + "      distinctAttribute: gpu.example.com/uuid\n"
+NO_ATTRIBUTE = ('deny constraint-attribute-unqualified: spec.devices.constraints[0]: Required value: exactly one of '
+                '"matchAttribute" or "distinctAttribute" is required, but multiple fields are set')
+NO_MATCH = "deny constraint-attribute-unqualified: spec.devices.constraints[0].matchAttribute: Required value"
+
+
+@pytest.mark.parametrize(("release", "expected"), [("1.35", NO_MATCH), ("1.36", NO_ATTRIBUTE)])
+def test_a_constraint_without_an_attribute_is_refused_as_the_release_words_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], release: str, expected: str) -> None:
+    """Without DRAConsumableCapacity (off before 1.36) matchAttribute is required; with it, one of the two."""
+    assert validate(tmp_path, capsys, NEITHER, "--kubernetes-version", release) == (1, [expected])
+    assert validate(tmp_path, capsys, NEITHER, "--kubernetes-version", "1.37", "--feature-gates",
+                    "DRAConsumableCapacity=false") == (1, [NO_MATCH])
+
+
+def test_a_distinct_attribute_the_gate_drops_leaves_the_constraint_without_one(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The server drops distinctAttribute before validating, so the claim is refused for a missing matchAttribute
+    (and the name it dropped is not judged)."""
+    text = DISTINCT.replace("gpu.example.com/uuid", "uuid")
+    assert validate(tmp_path, capsys, text, "--kubernetes-version", "1.35") == (1, [
+        NO_MATCH, "warn k8s-feature-gate: spec.devices.constraints[0].distinctAttribute: the API server drops this "
+        "field: feature gate DRAConsumableCapacity (alpha in Kubernetes 1.35, off by default; this cluster: off)"])
+    assert validate(tmp_path, capsys, DISTINCT, "--kubernetes-version", "1.35", "--feature-gates",
+                    "DRAConsumableCapacity=true") == (0, [])
+    assert validate(tmp_path, capsys, DISTINCT, "--kubernetes-version", "1.36") == (0, [])
+
+
+def test_a_stored_claim_that_used_distinct_attribute_keeps_it() -> None:
+    from tests.webhook.profiles.conftest import policy_for
+    from webhook.manifests import load_text
+    from webhook.run import run_rules
+
+    obj = load_text(DISTINCT, "claim.yaml").manifests[0].obj
+    assert sorted(f.rule for f in run_rules(obj, policy_for("1.35")).findings) == [
+        "constraint-attribute-unqualified", "k8s-feature-gate"]
+    assert [f.rule for f in run_rules(obj, policy_for("1.35"), old=obj).findings] == []
+
+
 # -- empty and blank expressions -----------------------------------------------------------------------------
 
 EMPTY = """apiVersion: resource.k8s.io/v1

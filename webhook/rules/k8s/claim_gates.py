@@ -54,6 +54,13 @@ def claim_drops(obj: Mapping[str, Any], profile: Profile, old: Mapping[str, Any]
     return errs
 
 
+def keeps(key: str, profile: Profile, old: Mapping[str, Any] | None = None) -> bool:
+    """Does the server keep field `key` (a profile key such as `constraint.distinctAttribute`): every gate
+    guarding it on, or the stored object of an update using that feature?"""
+    gate = profile.disabled_gate(key)
+    return gate is None or (old is not None and gate in _in_use(_gated(old, profile), profile))
+
+
 def _in_use(fields: Iterator[Gated], profile: Profile) -> set[str]:
     """The gates whose fields the old object uses (upstream's *FeatureInUse: a pointer set, a list not empty)."""
     return {gate for key, _path, value in fields if value is not None and value != []
