@@ -104,4 +104,6 @@ UNSUPPORTED: Mapping[str, str] = {
     "celext",
 }
 NAMESPACES = frozenset({"sets", "lists", "strings", "cel", "optional", "ip"})
+# Type names spelt with dots (`type(x) == net.IP`): the checker's identifiers, the engines' type values
+DOTTED_TYPE_NAMES = frozenset({"google.protobuf.Timestamp", "google.protobuf.Duration", "net.IP", "net.CIDR"})
 DEVICE_FIELDS = frozenset({"driver", "attributes", "capacity", "allowMultipleAllocations"})

@@ -43,6 +43,8 @@ VARIABLES: MappingABC[str, Type] = {
         ("bytes", t.BYTES), ("null_type", t.NULL), ("type", t.TYPE), ("dyn", t.DYN),
         ("list", t.list_of(t.DYN)), ("map", t.map_of(t.DYN, t.DYN)), ("optional_type", t.optional_of(t.DYN)),
         ("google.protobuf.Timestamp", t.TIMESTAMP), ("google.protobuf.Duration", t.DURATION),
+        # Kubernetes registers its IP and CIDR types (cel.Types in apiserver library/ip.go, cidr.go)
+        ("net.IP", t.IP), ("net.CIDR", t.CIDR),
     )},
 }
 _LITERALS = {"bool": t.BOOL, "int": t.INT, "uint": t.UINT, "double": t.DOUBLE, "string": t.STRING,

@@ -50,7 +50,11 @@ TYPE_DENOTATIONS: dict[str, type] = {
     "bool": celtypes.BoolType, "int": celtypes.IntType, "uint": celtypes.UintType, "double": celtypes.DoubleType,
     "string": celtypes.StringType, "bytes": celtypes.BytesType, "list": celtypes.ListType, "map": celtypes.MapType,
     "null_type": type(None), "type": celtypes.TypeType, "optional_type": OptionalValue,
+    # env.DOTTED_TYPE_NAMES: celext.syntax.rewrite turns the select chain that spells one into one identifier
+    "google.protobuf.Timestamp": celtypes.TimestampType, "google.protobuf.Duration": celtypes.DurationType,
+    "net.IP": Addr, "net.CIDR": Prefix,
 }
+
 
 
 def type_of(value: Any) -> type:

@@ -1,6 +1,8 @@
 """The syntax rewrites before evaluation: `cel.bind(x, init, body)` becomes `body` with `(init)` for each free
-`x` (cel-python has no bind macro), and a namespaced call `sets.contains(a, b)` becomes a call of the dotted
-global name. One pass over the tree; subtrees that do not change are shared with the input, not copied.
+`x` (cel-python has no bind macro), a namespaced call `sets.contains(a, b)` becomes a call of the dotted
+global name, and a select chain that spells a dotted type name (`net.IP`, `google.protobuf.Timestamp`) becomes
+that one identifier, unless a variable in scope names its first part (as the checker resolves it). One pass over
+the tree; subtrees that do not change are shared with the input, not copied.
 
 Also `macro_variables()`: the names a comprehension macro call binds, which a substitution must not cross.
 """
@@ -18,7 +20,8 @@ from celext.errors import CompileError
 from celext.syntax.tree import AST, call_args, simple_ident
 
 # Only these identifiers start a rewrite; text without any of them is returned as it is without a walk.
-_TRIGGERS = re.compile(r"\b(?:cel|" + "|".join(sorted(env.NAMESPACES - {"cel"})) + r")\b")
+_TRIGGERS = re.compile(r"\b(?:cel|" + "|".join(sorted((env.NAMESPACES - {"cel"})
+                                                       | {n.split(".")[0] for n in env.DOTTED_TYPE_NAMES})) + r")\b")
 _REWRITTEN_NAMESPACES = frozenset({"sets", "lists", "strings", "optional", "ip"})
 
 
@@ -66,26 +69,41 @@ def rewrite(node: AST, expression: str | None = None) -> AST:
     a text without `cel` or a namespace identifier is returned at once (nothing to rewrite)."""
     if expression is not None and _TRIGGERS.search(expression) is None:
         return node
-    return _rewrite(node, {})
+    return _rewrite(node, {}, frozenset())
 
 
-def _rewrite(node: AST, bound: Mapping[str, AST]) -> AST:
-    """`bound`: the bind variables in scope, each with its (already rewritten, parenthesised) initialiser."""
+def _rewrite(node: AST, bound: Mapping[str, AST], local: frozenset[str]) -> AST:
+    """`bound`: the bind variables in scope, each with its (already rewritten, parenthesised) initialiser;
+    `local`: the comprehension variables in scope."""
     data = node.data
     if bound and data == "primary":
         name = simple_ident(node)
         if name is not None and name in bound:
             return bound[name]
     if data == "member_dot_arg":
-        return _call(node, bound)
+        return _call(node, bound, local)
+    if data == "member_dot":
+        name = _dotted_name(node)
+        if name in env.DOTTED_TYPE_NAMES and name.split(".")[0] not in local | bound.keys():
+            return _ident(name, node)
     children = node.children
-    new = [_rewrite(c, bound) if isinstance(c, Tree) else c for c in children]
+    new = [_rewrite(c, bound, local) if isinstance(c, Tree) else c for c in children]
     if all(a is b for a, b in zip(new, children, strict=True)):
         return node
     return Tree(data, new, node.meta)
 
 
-def _call(node: AST, bound: Mapping[str, AST]) -> AST:
+def _dotted_name(node: AST) -> str:
+    """`a.b.c` for a select chain on a plain identifier, else ""."""
+    fields: list[str] = []
+    while node.data == "member_dot":
+        fields.append(str(node.children[1]))
+        node = cast(AST, node.children[0])
+    root = simple_ident(node)
+    return "" if root is None else ".".join([str(root), *reversed(fields)])
+
+
+def _call(node: AST, bound: Mapping[str, AST], local: frozenset[str]) -> AST:
     namespace = simple_ident(node.children[0])
     method = str(node.children[1])
     if namespace == "cel" and method == "bind":
@@ -95,8 +113,8 @@ def _call(node: AST, bound: Mapping[str, AST]) -> AST:
         name = simple_ident(args[0])
         if name is None:  # ext/bindings.go celBind
             raise fail("cel.bind() variable names must be simple identifiers", args[0])
-        init = _paren(_rewrite(args[1], bound))
-        return Tree("member", [_paren(_rewrite(args[2], {**bound, name: init}))], node.meta)
+        init = _paren(_rewrite(args[1], bound, local))
+        return Tree("member", [_paren(_rewrite(args[2], {**bound, name: init}, local))], node.meta)
     variables = macro_variables(node)
     inner = {k: v for k, v in bound.items() if k not in variables} if variables and bound else bound
     if inner:
@@ -105,13 +123,16 @@ def _call(node: AST, bound: Mapping[str, AST]) -> AST:
         captured = [v for v in variables if any(v in _names(init) for init in inner.values())]
         if captured:
             inner = {**inner, **{v: _ident(f"__bind_{v}_{id(node):x}", node) for v in captured}}
-    receiver = _rewrite(cast(AST, node.children[0]), bound)
+    receiver = _rewrite(cast(AST, node.children[0]), bound, local)
     rest = node.children[2:]
-    if inner is not bound:  # the macro's variables shadow bindings: its variable and body arguments see `inner`
+    if inner is not bound or variables:  # the macro's variables shadow bindings: its arguments see `inner`
         exprlist: Any = rest[-1]
-        rest = [Tree(exprlist.data, [_rewrite(c, inner) for c in exprlist.children], exprlist.meta)]
+        scoped = local | frozenset(variables)
+        rewritten: list[Any] = [_rewrite(c, inner, scoped) for c in exprlist.children]
+        if not all(a is b for a, b in zip(rewritten, exprlist.children, strict=True)):
+            rest = [Tree(exprlist.data, rewritten, exprlist.meta)]
     else:
-        rest = [_rewrite(c, bound) if isinstance(c, Tree) else c for c in rest]
+        rest = [_rewrite(c, bound, local) if isinstance(c, Tree) else c for c in rest]
     if namespace in _REWRITTEN_NAMESPACES and f"{namespace}.{method}" in env.GLOBAL_NAMES:
         token = Token("IDENT", f"{namespace}.{method}")
         token.line, token.column = position(node.children[1])
