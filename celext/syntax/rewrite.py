@@ -20,8 +20,11 @@ from celext.errors import CompileError
 from celext.syntax.tree import AST, call_args, simple_ident
 
 # Only these identifiers start a rewrite; text without any of them is returned as it is without a walk.
-_TRIGGERS = re.compile(r"\b(?:cel|" + "|".join(sorted((env.NAMESPACES - {"cel"})
-                                                       | {n.split(".")[0] for n in env.DOTTED_TYPE_NAMES})) + r")\b")
+# (A dotted type name's first part counts when a dot follows it, across blanks and line comments: `dra.net` in a
+# string, as most DRANET selectors have, is no trigger.)
+_TRIGGERS = re.compile(r"\b(?:(?:cel|" + "|".join(sorted(env.NAMESPACES - {"cel"})) + r")\b|(?:"
+                       + "|".join(sorted({n.split(".")[0] for n in env.DOTTED_TYPE_NAMES}))
+                       + r")\b(?:\s|//[^\n]*)*\.)")
 _REWRITTEN_NAMESPACES = frozenset({"sets", "lists", "strings", "optional", "ip"})
 
 

@@ -91,6 +91,7 @@ CASES: list[tuple[str, bool | str]] = [
     # compared with `==` is "too complex" for cel-go's cost estimate (a type's size is unknown), `in` a list is not
     ('type(ip("1.2.3.4")) in [net.IP] && type(cidr("10.0.0.0/8")) in [net.CIDR]', True),
     ('type(ip("1.2.3.4")) in [net.CIDR]', False),
+    ('type(ip("1.2.3.4")) in [net // a comment between\n .IP]', True),
     ('type(ip("1.2.3.4")) == net.IP', "compile: too complex, exceeds cost limit"),
     ('[net.IP].size() == 1 && [google.protobuf.Timestamp].size() == 1 && [google.protobuf.Duration].size() == 1', True),
     ('type(timestamp("2020-01-01T00:00:00Z")) in [google.protobuf.Timestamp]', True),
