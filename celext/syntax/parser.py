@@ -747,8 +747,9 @@ class Parsed(NamedTuple):
             return None
 
 
-# Names `.name` resolves to as `name` would: the DRA `device`, CEL's type denotations, and (followed by `(`) the
-# declared global functions but the `has` macro, which cel-go does not expand after a dot.
+# Names `.name` resolves to as `name` would: the DRA `device`, CEL's type denotations (the dotted ones too:
+# `.net.IP`), and (followed by `(`) the declared global functions but the `has` macro, which cel-go does not expand
+# after a dot.
 _ROOT_NAMES = frozenset({"device", "bool", "int", "uint", "double", "string", "bytes", "list", "map", "null_type",
                          "type"})
 
@@ -764,7 +765,20 @@ def _rooted(tokens: list[Lexeme], at: int) -> bool:
         return name in env.GLOBAL_NAMES and name != "has"
     if name in env.NAMESPACES and after == "." and tokens[at + 2][0] == "IDENT" and tokens[at + 3][0] == "(":
         return f"{name}.{tokens[at + 2][1]}" in env.GLOBAL_NAMES
-    return name in _ROOT_NAMES
+    return name in _ROOT_NAMES or _spells_type_name(tokens, at)
+
+
+def _spells_type_name(tokens: list[Lexeme], at: int) -> bool:
+    """Do the tokens from `at` start with a dotted type name (`.net.IP`, `.google.protobuf.Timestamp`)?"""
+    name = tokens[at][1]
+    while any(t.startswith(name + ".") for t in env.DOTTED_TYPE_NAMES):
+        if tokens[at + 1][0] != "." or tokens[at + 2][0] != "IDENT":
+            return False
+        at += 2
+        name = f"{name}.{tokens[at][1]}"
+        if name in env.DOTTED_TYPE_NAMES:
+            return True
+    return False
 
 
 # Identifiers a refusal can start from: unsupported names (macro calls are found as the parser builds them).

@@ -92,6 +92,9 @@ CASES: list[tuple[str, bool | str]] = [
     ('type(ip("1.2.3.4")) in [net.IP] && type(cidr("10.0.0.0/8")) in [net.CIDR]', True),
     ('type(ip("1.2.3.4")) in [net.CIDR]', False),
     ('type(ip("1.2.3.4")) in [net // a comment between\n .IP]', True),
+    # with a leading dot, resolved from the root as cel-go does; a name that spells no type stays undeclared
+    ('type(ip("1.2.3.4")) in [.net.IP] && [.google.protobuf.Timestamp].size() == 1', True),
+    ('.net.IPs == 1', "compile: undeclared reference to '.net' (in container '')"),
     ('type(ip("1.2.3.4")) == net.IP', "compile: too complex, exceeds cost limit"),
     ('[net.IP].size() == 1 && [google.protobuf.Timestamp].size() == 1 && [google.protobuf.Duration].size() == 1', True),
     ('type(timestamp("2020-01-01T00:00:00Z")) in [google.protobuf.Timestamp]', True),
