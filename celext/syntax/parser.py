@@ -198,8 +198,8 @@ def _literal(token: Token, meta: Span, lean: bool) -> Node:
 
 
 class _Parser:
-    __slots__ = ("deepest", "depth", "doubtful", "index", "lean", "links", "macros", "make", "rebuild", "text",
-                 "tokens", "values")
+    __slots__ = ("deepest", "depth", "doubtful", "index", "lean", "links", "locals", "macros", "make", "rebuild",
+                 "text", "tokens", "values")
 
     def __init__(self, text: str, tokens: list[Lexeme], lean: bool) -> None:
         self.text = text
@@ -215,6 +215,25 @@ class _Parser:
         self.values: dict[str, tuple[Any, str | None, Any]] = {}
         self.make = Factory(text) if lean else _NO_AST  # the checker's AST, node by node as the tree is built
         self.rebuild = False  # a BuildError met: the AST is left to `build()`, which finds the first one
+        self.locals: list[str] = []  # the variables of the macro calls and bindings being parsed (`.x` finds them)
+
+    def variables(self, method: str, receiver: Node) -> tuple[str, ...]:
+        """The names a macro call (or `cel.bind`) whose arguments start here binds: its leading `name,`
+        arguments (one or two), looked at ahead of parsing them."""
+        if method == "bind" and _simple_name(receiver) != "cel":
+            return ()
+        tokens, at = self.tokens, self.index
+        names: list[str] = []
+        while len(names) < (1 if method == "bind" else 2) and tokens[at][0] == "IDENT" and tokens[at + 1][0] == ",":
+            names.append(tokens[at][1])
+            at += 2
+        return tuple(names)
+
+    def local(self, at: int) -> bool:
+        """Is tokens[at] (after a leading dot) a variable of an enclosing macro call or binding? cel-go finds
+        `.x` in every scope with the dot dropped (env.LookupIdent)."""
+        kind, name = self.tokens[at][0], self.tokens[at][1]
+        return kind == "IDENT" and name in self.locals and self.tokens[at + 1][0] != "("
 
     def refused(self, node: Node) -> Expr:
         """An AST stand-in where a node has none (a BuildError, a construct the checker does not take)."""
@@ -479,7 +498,10 @@ class _Parser:
                 name_meta = _new(Span, (line, column, start, line, end_column, end_pos))
                 if not optional and tokens[self.index][0] == "(":
                     self.index += 1
+                    scoped = self.variables(text, node) if text in env.MACRO_NAMES or text == "bind" else ()
+                    self.locals += scoped
                     args, args_depth, arg_built, _ = self.exprlist(")")
+                    del self.locals[len(self.locals) - len(scoped):]
                     close = self.expect(")")
                     inner = _node("member_dot_arg", [node, name, *args], _span(node.meta, close))
                     try:
@@ -551,7 +573,7 @@ class _Parser:
             meta = _point(*lexeme)
             ident = _node("ident", [token], meta)
             return _node("primary", [ident], meta), 0, make.ident_node(ident)
-        if kind == "." and _rooted(self.tokens, self.index):
+        if kind == "." and (_rooted(self.tokens, self.index) or self.local(self.index)):
             # `.name`: cel-go resolves the name from the root scope, which without a container is the name itself
             # (a comprehension variable too: env.LookupIdent searches every scope with the dot dropped)
             return self.primary()
@@ -752,6 +774,15 @@ class Parsed(NamedTuple):
 # after a dot.
 _ROOT_NAMES = frozenset({"device", "bool", "int", "uint", "double", "string", "bytes", "list", "map", "null_type",
                          "type"})
+
+
+def _simple_name(node: Node) -> str | None:
+    """The identifier a parsed operand is, if it is one plain identifier (`cel` before `.bind`)."""
+    while isinstance(node, ParseNode) and node.data in ("primary", "member") and len(node.children) == 1:
+        node = node.children[0]
+    if isinstance(node, ParseNode) and node.data == "ident":
+        return str(node.children[0])
+    return None
 
 
 def _rooted(tokens: list[Lexeme], at: int) -> bool:
