@@ -58,28 +58,30 @@ class ConstraintName(NamedTuple):
 
 
 def sites(obj: Obj, ctx: RuleContext) -> list[Site]:
-    return ctx.once("selector-sites", lambda: list(_sites(obj, ctx.policy.profile)))
+    alternatives = _kept(ctx, "request.firstAvailable")
+    return ctx.once("selector-sites", lambda: list(_sites(obj, ctx.policy.profile, alternatives)))
 
 
 def constraints(obj: Obj, ctx: RuleContext) -> list[ConstraintName]:
     """Each constraint's attribute as the API server stores the object (a distinctAttribute its gate drops is
     not there); constraints that name none are `unnamed_constraints`."""
-    return ctx.once("selector-constraints", lambda: list(_constraints(obj, _distinct_kept(ctx))))
+    return ctx.once("selector-constraints", lambda: list(_constraints(obj, _kept(ctx, "constraint.distinctAttribute"))))
 
 
 def unnamed_constraints(obj: Obj, ctx: RuleContext) -> list[tuple[FieldPath, Obj]]:
     """The constraints (path, entry) that name no attribute once the server dropped what its gates drop
     (validation then requires one)."""
-    distinct = _distinct_kept(ctx)
+    distinct = _kept(ctx, "constraint.distinctAttribute")
     return [(path, entry) for path, entry in _device_entries(obj, "constraints")
             if entry.get("matchAttribute") is None and (entry.get("distinctAttribute") is None or (
                 not distinct and isinstance(entry.get("distinctAttribute"), str)))]  # else named, or not decoded
 
 
-def _distinct_kept(ctx: RuleContext) -> bool:
+def _kept(ctx: RuleContext, key: str) -> bool:
+    """Does the API server keep this gated claim field (a profile key), or drop it before validating?"""
     from webhook.rules.k8s.claim_gates import keeps
 
-    return keeps("constraint.distinctAttribute", ctx.policy.profile, ctx.old)
+    return keeps(key, ctx.policy.profile, ctx.old)
 
 
 def devices_root(obj: Obj) -> tuple[FieldPath, Obj] | None:
@@ -129,16 +131,18 @@ def request_refs(obj: Obj) -> Iterator[tuple[FieldPath, str]]:
                     yield path.child("requests").index(i), name
 
 
-def _sites(obj: Obj, profile: Profile | None = None) -> Iterator[Site]:
+def _sites(obj: Obj, profile: Profile | None = None, alternatives: bool = True) -> Iterator[Site]:
+    """Every selector site; `alternatives`: the server keeps `firstAvailable` (DRAPrioritizedList), else the
+    requests are read without it, as it validates them."""
     if kind_of(obj) == DEVICE_CLASS:
         yield from _selectors(FieldPath.root("spec", "selectors"), get_list(obj, "spec", "selectors"), "")
         return
     version = served_version(obj, profile)
     for path, request in _device_entries(obj, "requests"):
         if version in ("v1", "v1beta2"):
-            yield from _request_v1(path, request)
+            yield from _request_v1(path, request, alternatives)
         elif version == "v1beta1":
-            yield from _request_v1beta1(path, request)
+            yield from _request_v1beta1(path, request, alternatives)
         else:  # an apiVersion the server does not serve: no layout to follow, every selector is read
             yield from _exactly(path, request)
             yield from _first_available(path, request)
@@ -152,10 +156,15 @@ ONE_OF_MULTIPLE = ("Invalid value: null: exactly one of `exactly` or `firstAvail
 V1BETA1_FIELDS = ("deviceClassName", "selectors", "allocationMode", "count", "adminAccess", "tolerations", "capacity")
 
 
-def _request_v1(path: FieldPath, request: Obj) -> Iterator[Site]:
+# What ONE_OF_REQUIRED adds when DRAPrioritizedList dropped the request's alternatives.
+DROPPED_ALTERNATIVES = (" (the API server dropped `firstAvailable`: DRAPrioritizedList is off in this cluster; see "
+                        "the k8s-feature-gate finding)")
+
+
+def _request_v1(path: FieldPath, request: Obj, alternatives: bool = True) -> Iterator[Site]:
     """A v1/v1beta2 request: `exactly` (any non-null value) or a non-empty `firstAvailable`, not both."""
     has_exactly = request.get("exactly") is not None
-    has_first = bool(get_list(request, "firstAvailable"))
+    has_first = alternatives and bool(get_list(request, "firstAvailable"))
     if has_exactly and has_first:
         yield Site(path, None, problem=ONE_OF_MULTIPLE, problem_path=path)
     elif has_exactly:
@@ -164,21 +173,21 @@ def _request_v1(path: FieldPath, request: Obj) -> Iterator[Site]:
         yield from _first_available(path, request)
     else:
         flat = [name for name in V1BETA1_FIELDS if name in request]
-        extra = ""
-        if flat:
+        extra = DROPPED_ALTERNATIVES if get_list(request, "firstAvailable") else ""
+        if flat and not extra:
             verb = "sits" if len(flat) == 1 else "sit"
             extra = (f" ({', '.join(flat)} {verb} on the request itself, the resource.k8s.io/v1beta1 layout: "
                      f"in v1 they belong under `exactly:`, and the API server drops them as unknown fields)")
         yield Site(path, None, problem=ONE_OF_REQUIRED + extra, problem_path=path)
 
 
-def _request_v1beta1(path: FieldPath, request: Obj) -> Iterator[Site]:
+def _request_v1beta1(path: FieldPath, request: Obj, alternatives: bool = True) -> Iterator[Site]:
     """A v1beta1 request: its own device fields become `exactly` on conversion when any is set (after the
     v1beta1 defaults, which set allocationMode only with a deviceClassName); `exactly` itself is dropped."""
     main = (request.get("deviceClassName") not in (None, "") or request.get("allocationMode") not in (None, "")
             or request.get("count") not in (None, 0)  # hasAnyMainRequestFieldsSet: the rest count when not nil
             or any(request.get(name) is not None for name in ("selectors", "adminAccess", "tolerations", "capacity")))
-    has_first = bool(get_list(request, "firstAvailable"))
+    has_first = alternatives and bool(get_list(request, "firstAvailable"))
     if main and has_first:
         yield Site(path, None, problem=ONE_OF_MULTIPLE, problem_path=path)
     elif main:  # reported where the server's errors say (under `exactly`); run.source_path finds it in the file
@@ -187,8 +196,8 @@ def _request_v1beta1(path: FieldPath, request: Obj) -> Iterator[Site]:
     elif has_first:
         yield from _first_available(path, request)
     else:
-        extra = ""
-        if "exactly" in request:
+        extra = DROPPED_ALTERNATIVES if get_list(request, "firstAvailable") else ""
+        if "exactly" in request and not extra:
             extra = (" (`exactly` is a resource.k8s.io/v1 field: v1beta1 keeps deviceClassName and selectors on "
                      "the request itself, and the API server drops `exactly` as an unknown field)")
         yield Site(path, None, problem=ONE_OF_REQUIRED + extra, problem_path=path)

@@ -116,6 +116,35 @@ def test_a_stored_claim_that_used_distinct_attribute_keeps_it() -> None:
     assert [f.rule for f in run_rules(obj, policy_for("1.35"), old=obj).findings] == []
 
 
+# -- a request whose firstAvailable DRAPrioritizedList drops ----------------------------------------------
+
+ALTERNATIVES = claim("""    requests:
+    - name: a
+      firstAvailable:
+      - {name: x, deviceClassName: gpu, selectors: [{cel: {expression: 'device.driver == 1'}}]}
+    - name: b
+      exactly: {deviceClassName: gpu}
+      firstAvailable:
+      - {name: y, deviceClassName: gpu}
+""")
+GATE_OFF = "feature gate DRAPrioritizedList (GA in Kubernetes 1.36, on by default; this cluster: off)"
+
+
+def test_requests_are_validated_after_their_alternatives_are_dropped(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """With the gate off the server drops firstAvailable first: the first request is left with neither form, the
+    second with `exactly` alone (valid), and the dropped alternatives' selectors are not compiled."""
+    code, lines = validate(tmp_path, capsys, ALTERNATIVES, "--kubernetes-version", "1.36", "--feature-gates",
+                           "DRAPrioritizedList=false")
+    assert (code, lines) == (1, [
+        f"deny selector-required: spec.devices.requests[0]: {ONE_OF} (the API server dropped `firstAvailable`: "
+        "DRAPrioritizedList is off in this cluster; see the k8s-feature-gate finding)",
+        f"warn k8s-feature-gate: spec.devices.requests[0].firstAvailable: the API server drops this field: {GATE_OFF}",
+        f"warn k8s-feature-gate: spec.devices.requests[1].firstAvailable: the API server drops this field: {GATE_OFF}"])
+    code, lines = validate(tmp_path, capsys, ALTERNATIVES, "--kubernetes-version", "1.36")
+    assert [line.split(":")[0] for line in lines] == ["warn selector-compile", "deny selector-required"]
+
+
 # -- empty and blank expressions -----------------------------------------------------------------------------
 
 EMPTY = """apiVersion: resource.k8s.io/v1
