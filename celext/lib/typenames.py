@@ -56,7 +56,6 @@ TYPE_DENOTATIONS: dict[str, type] = {
 }
 
 
-
 def type_of(value: Any) -> type:
     """CEL `type()`: the value's type, as cel-python's `TypeType` answers it, except that celext's subclasses of
     cel-python's values answer as the type they are (a concatenated list is a `list`, a nanosecond duration a

@@ -220,8 +220,13 @@ class _Parser:
     def variables(self, method: str, receiver: Node) -> tuple[str, ...]:
         """The names a macro call (or `cel.bind`) whose arguments start here binds: its leading `name,`
         arguments (one or two), looked at ahead of parsing them."""
-        if method == "bind" and _simple_name(receiver) != "cel":
-            return ()
+        if method == "bind":
+            # (imported here: `celext.syntax.tree` is how most callers enter the package, and a module-level import
+            # would load it from inside the package's start-up, which `-X importtime` then logs as two imports)
+            from celext.syntax.tree import simple_ident
+
+            if simple_ident(receiver) != "cel":
+                return ()
         tokens, at = self.tokens, self.index
         names: list[str] = []
         while len(names) < (1 if method == "bind" else 2) and tokens[at][0] == "IDENT" and tokens[at + 1][0] == ",":
@@ -774,15 +779,6 @@ class Parsed(NamedTuple):
 # after a dot.
 _ROOT_NAMES = frozenset({"device", "bool", "int", "uint", "double", "string", "bytes", "list", "map", "null_type",
                          "type"})
-
-
-def _simple_name(node: Node) -> str | None:
-    """The identifier a parsed operand is, if it is one plain identifier (`cel` before `.bind`)."""
-    while isinstance(node, ParseNode) and node.data in ("primary", "member") and len(node.children) == 1:
-        node = node.children[0]
-    if isinstance(node, ParseNode) and node.data == "ident":
-        return str(node.children[0])
-    return None
 
 
 def _rooted(tokens: list[Lexeme], at: int) -> bool:

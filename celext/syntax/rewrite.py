@@ -26,6 +26,7 @@ _TRIGGERS = re.compile(r"\b(?:(?:cel|" + "|".join(sorted(env.NAMESPACES - {"cel"
                        + "|".join(sorted({n.split(".")[0] for n in env.DOTTED_TYPE_NAMES}))
                        + r")\b(?:\s|//[^\n]*)*\.)")
 _REWRITTEN_NAMESPACES = frozenset({"sets", "lists", "strings", "optional", "ip"})
+_TYPE_NAME_ENDS = frozenset(name.rsplit(".", 1)[1] for name in env.DOTTED_TYPE_NAMES)
 
 
 def position(node: AST | Token) -> tuple[int | None, int | None]:
@@ -85,7 +86,7 @@ def _rewrite(node: AST, bound: Mapping[str, AST], local: frozenset[str]) -> AST:
             return bound[name]
     if data == "member_dot_arg":
         return _call(node, bound, local)
-    if data == "member_dot":
+    if data == "member_dot" and str(node.children[1]) in _TYPE_NAME_ENDS:  # (the chain is walked only then)
         name = _dotted_name(node)
         if name in env.DOTTED_TYPE_NAMES and name.split(".")[0] not in local | bound.keys():
             return _ident(name, node)

@@ -78,10 +78,11 @@ def unnamed_constraints(obj: Obj, ctx: RuleContext) -> list[tuple[FieldPath, Obj
 
 
 def _kept(ctx: RuleContext, key: str) -> bool:
-    """Does the API server keep this gated claim field (a profile key), or drop it before validating?"""
+    """Does the API server keep this gated claim field (a profile key), or drop it before validating? (Asked
+    once per object: with the gate off, the answer reads all of the old object.)"""
     from webhook.rules.k8s.claim_gates import keeps
 
-    return keeps(key, ctx.policy.profile, ctx.old)
+    return ctx.once(f"kept {key}", lambda: keeps(key, ctx.policy.profile, ctx.old))
 
 
 def devices_root(obj: Obj) -> tuple[FieldPath, Obj] | None:

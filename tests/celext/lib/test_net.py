@@ -235,3 +235,12 @@ def test_type_names_in_errors(engine: str) -> None:
     device: dict[str, Any] = {"name": "d", "attributes": {"dra.net/n": {"int": 1}}}
     expression = 'dyn(ip("1.2.3.4")).startsWith("1")'
     assert outcome_on(engine, expression, device) == "eval: no such overload: startsWith(net.IP, string)"
+
+
+def test_the_dotted_type_names_are_one_set_across_the_stages() -> None:
+    """The rewrite's trigger (env), the checker's identifiers and the engines' type values name the same types."""
+    from celext import env
+    from celext.check.checker import VARIABLES
+    from celext.lib.typenames import TYPE_DENOTATIONS
+
+    assert {n for n in VARIABLES if "." in n} == {n for n in TYPE_DENOTATIONS if "." in n} == env.DOTTED_TYPE_NAMES

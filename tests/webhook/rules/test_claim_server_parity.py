@@ -145,6 +145,34 @@ def test_requests_are_validated_after_their_alternatives_are_dropped(
     assert [line.split(":")[0] for line in lines] == ["warn selector-compile", "deny selector-required"]
 
 
+def test_a_v1beta1_request_left_without_its_alternatives_names_the_gate(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text = claim("""    requests:
+    - name: a
+      firstAvailable:
+      - {name: x, deviceClassName: gpu}
+""", api="v1beta1")
+    code, lines = validate(tmp_path, capsys, text, "--kubernetes-version", "1.36", "--feature-gates",
+                           "DRAPrioritizedList=false")
+    assert (code, lines[0]) == (1, f"deny selector-required: spec.devices.requests[0]: {ONE_OF} (the API server "
+                                   "dropped `firstAvailable`: DRAPrioritizedList is off in this cluster; see the "
+                                   "k8s-feature-gate finding)")
+
+
+def test_a_stored_claim_that_used_alternatives_keeps_them() -> None:
+    from tests.webhook.profiles.conftest import policy_for
+    from webhook.manifests import load_text
+    from webhook.run import run_rules
+
+    obj = load_text(ALTERNATIVES, "claim.yaml").manifests[0].obj
+    policy = policy_for("1.36", {"DRAPrioritizedList": False})
+    assert "selector-required" in {f.rule for f in run_rules(obj, policy).findings}
+    kept = run_rules(obj, policy, old=obj).findings
+    assert [f.rule for f in kept if f.rule in ("k8s-feature-gate", "selector-required")] == ["selector-required"]
+    assert [f.message for f in kept if f.rule == "selector-required"] == [
+        "Invalid value: null: exactly one of `exactly` or `firstAvailable` is required, but multiple fields are set"]
+
+
 # -- empty and blank expressions -----------------------------------------------------------------------------
 
 EMPTY = """apiVersion: resource.k8s.io/v1

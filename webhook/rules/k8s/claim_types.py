@@ -25,8 +25,8 @@ from webhook.rules.base import DEVICE_CLASS, RESOURCE_CLAIM, RESOURCE_CLAIM_TEMP
 from webhook.rules.k8s.claim_gates import claim_drops
 from webhook.rules.k8s.decode import BOOLEAN, INTEGER, RAW, STRING
 from webhook.rules.k8s.ids import Errors
-from webhook.rules.k8s.object_meta import OBJECT_META
-from webhook.rules.k8s.schema import QUANTITY, ListOf, MapOf, Strict, Struct, Wire, decode, struct
+from webhook.rules.k8s.object_meta import OBJECT_META, top_level
+from webhook.rules.k8s.schema import QUANTITY, ListOf, MapOf, Strict, Struct, decode, struct
 from webhook.rules.k8s.slice import served_version
 
 DEVICE_SELECTOR = struct(cel=struct(expression=STRING))
@@ -53,14 +53,10 @@ def _kinds(request: Struct) -> Mapping[str, Strict]:
     devices = struct(requests=ListOf(request), constraints=ListOf(DEVICE_CONSTRAINT),
                      config=ListOf(DEVICE_CLAIM_CONFIGURATION))
     claim_spec = struct(devices=devices)
-
-    def top(spec: Struct, **more: Wire) -> Strict:
-        return Strict(struct(apiVersion=STRING, kind=STRING, metadata=OBJECT_META, spec=spec, **more))
-
     return {
-        RESOURCE_CLAIM: top(claim_spec, status=RAW),
-        RESOURCE_CLAIM_TEMPLATE: top(struct(metadata=OBJECT_META, spec=claim_spec)),
-        DEVICE_CLASS: top(DEVICE_CLASS_SPEC),
+        RESOURCE_CLAIM: top_level(claim_spec, status=RAW),
+        RESOURCE_CLAIM_TEMPLATE: top_level(struct(metadata=OBJECT_META, spec=claim_spec)),
+        DEVICE_CLASS: top_level(DEVICE_CLASS_SPEC),
     }
 
 
