@@ -66,8 +66,9 @@ def _rule(rule_id: str, summary: str, remediation: str, default: Action = Action
 
 
 RULES = (
-    _rule(ids.API_VERSION, "`apiVersion` is one the API server serves ResourceSlice in: resource.k8s.io/v1, "
-          "v1beta2 or v1beta1", "use `apiVersion: resource.k8s.io/v1` (v1alpha2/v1alpha3 slices are gone)"),
+    _rule(ids.API_VERSION, "`apiVersion` is one the API server serves the kind in (ResourceSlice, ResourceClaim, "
+          "ResourceClaimTemplate, DeviceClass): resource.k8s.io/v1, v1beta2 or v1beta1",
+          "use `apiVersion: resource.k8s.io/v1` (v1alpha2 and v1alpha3 are no longer served)", every_kind=True),
     _rule(ids.OBJECT_META, "`metadata.name` is a DNS subdomain (or `generateName` is set); no namespace",
           "use a lower-case DNS subdomain as the name, like `node-1-gpu.example.com`"),
     _rule(ids.DRIVER, "`spec.driver` is set, at most 63 bytes, a DNS subdomain",

@@ -62,6 +62,20 @@ spec:
     assert run(capsys, str(path)) == (0, "1 object checked; 0 deny, 0 warnings, 0 audit\n", "")
 
 
+@pytest.mark.parametrize("kind", ["ResourceClaim", "ResourceClaimTemplate", "DeviceClass"])
+def test_a_claim_side_object_of_a_version_the_server_does_not_serve_is_denied(
+        kind: str, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """kubectl refuses it (`no matches for kind ...`): validate does not pass what it cannot check."""
+    path = tmp_path / "old.yaml"
+    path.write_text(f"apiVersion: resource.k8s.io/v1alpha3\nkind: {kind}\nmetadata: {{name: x}}\nspec: {{}}\n",
+                    encoding="utf-8")
+    assert run(capsys, str(path)) == (
+        1, f'{path}:1:13: deny k8s-api-version: apiVersion: no matches for kind "{kind}" in version '
+           '"resource.k8s.io/v1alpha3"\n'
+           "  help: use `apiVersion: resource.k8s.io/v1` (v1alpha2 and v1alpha3 are no longer served)\n"
+           "1 object checked; 1 deny, 0 warnings, 0 audit\n", "")
+
+
 def test_stdin_and_json(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     import json
 

@@ -38,6 +38,10 @@ def device_class(spec: Any, api: str = "v1") -> dict[str, Any]:
             "spec": spec}
 
 
+def not_served(kind: str, api_version: str) -> tuple[str, str, str]:
+    return "k8s-api-version", "apiVersion", f'no matches for kind "{kind}" in version "{api_version}"'
+
+
 def exactly(**fields: Any) -> dict[str, Any]:
     return claim({"requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu.example.com", **fields}}]})
 
@@ -137,7 +141,20 @@ MORE: dict[str, tuple[dict[str, Any], list[tuple[str, str, str]]]] = {
     "opaque parameters may hold any key": (
         claim({"requests": [REQUEST], "config": [{"opaque": {"driver": "d.example.com", "parameters": {"k": 1}}}]}),
         []),
-    "an apiVersion the server does not serve: nothing to decode into": (claim({"requests": "x"}, "v1alpha3"), []),
+    "an apiVersion the server does not serve: refused as kubectl does, nothing decoded": (
+        claim({"requests": "x"}, "v1alpha3"),
+        [not_served("ResourceClaim", "resource.k8s.io/v1alpha3")]),
+    "a template of a removed version": (template({"spec": "x"}, "v1alpha2"),
+                                        [not_served("ResourceClaimTemplate", "resource.k8s.io/v1alpha2")]),
+    "a class of an unknown version": (device_class({"selectors": 5}, "v2"),
+                                      [not_served("DeviceClass", "resource.k8s.io/v2")]),
+    "a class of another API group": ({**device_class(None), "apiVersion": "example.com/v1"},
+                                     [not_served("DeviceClass", "example.com/v1")]),
+    "a v1beta2 claim decodes": (claim({"requests": "x"}, "v1beta2"),
+                                               [wire("spec.devices.requests", '"x"', "array")]),
+    "a claim without an apiVersion reads as v1": (
+        {k: v for k, v in claim({"requests": "x"}).items() if k != "apiVersion"},
+        [wire("spec.devices.requests", '"x"', "array")]),
     "deeply nested opaque parameters are not walked": (
         claim({"requests": [REQUEST], "config": [{"opaque": {"driver": "d.example.com", "parameters": nested(5000)}}]}),
         []),

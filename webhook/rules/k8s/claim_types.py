@@ -27,7 +27,7 @@ from webhook.rules.k8s.decode import BOOLEAN, INTEGER, RAW, STRING
 from webhook.rules.k8s.ids import Errors
 from webhook.rules.k8s.object_meta import OBJECT_META, top_level
 from webhook.rules.k8s.schema import QUANTITY, ListOf, MapOf, Strict, Struct, decode, struct
-from webhook.rules.k8s.slice import served_version
+from webhook.rules.k8s.slice import not_served, served_version
 
 DEVICE_SELECTOR = struct(cel=struct(expression=STRING))
 DEVICE_TOLERATION = struct(key=STRING, operator=STRING, value=STRING, effect=STRING, tolerationSeconds=INTEGER)
@@ -67,10 +67,14 @@ API_TYPES: Mapping[str, Mapping[str, Strict]] = {"v1": _V1, "v1beta2": _V1, "v1b
 def decode_object(obj: Mapping[str, Any], profile: Profile | None = None,
                   old: Mapping[str, Any] | None = None) -> Errors:
     """The `k8s-wire-type` and `k8s-unknown-field` errors of a claim, claim template or device class, and with a
-    profile the `k8s-feature-gate` ones (fields the server drops; `old`: the stored object of an update). Nothing
-    for an apiVersion the server does not serve (there is no type to decode into) or another kind."""
-    version = served_version(obj, profile) or ""
-    wire = API_TYPES.get(version, {}).get(str(obj.get("kind")))
+    profile the `k8s-feature-gate` ones (fields the server drops; `old`: the stored object of an update). For an
+    apiVersion the server does not serve, only the `k8s-api-version` refusal (there is no type to decode into);
+    nothing for another kind."""
+    kind = str(obj.get("kind"))
+    version = served_version(obj, profile)
+    if version is None:
+        return [not_served(obj, kind)] if kind in API_TYPES["v1"] else []
+    wire = API_TYPES[version].get(kind)
     errs: Errors = []
     if wire is not None:
         decode(errs, obj, wire, FieldPath())

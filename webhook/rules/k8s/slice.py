@@ -86,6 +86,13 @@ def served_version(slice_: Mapping[str, Any], profile: Profile | None = None) ->
     return version if group == "resource.k8s.io" and version in served else None
 
 
+def not_served(obj: Mapping[str, Any], kind: str) -> tuple[str, Finding]:
+    """kubectl's refusal of an object whose `apiVersion` (one `served_version` rejects) names no resource of the
+    server: `no matches for kind "ResourceClaim" in version "resource.k8s.io/v1alpha3"`."""
+    return ids.API_VERSION, Finding(FieldPath.root("apiVersion"), f"no matches for kind {go_quote(kind)} in version "
+                                    f"{go_quote(str(obj.get('apiVersion')))}")
+
+
 def validate_resource_slice(
     slice_: Mapping[str, Any], old: Mapping[str, Any] | None = None, profile: Profile | None = None
 ) -> Errors:
@@ -99,10 +106,8 @@ def validate_resource_slice(
 def _validate(slice_: Mapping[str, Any], old: Mapping[str, Any] | None, profile: Profile) -> Errors:
     errs: Errors = []
     version = served_version(slice_, profile)
-    if version is None:
-        # kubectl's words: the server has no such resource, so nothing else is checked.
-        errs.append((ids.API_VERSION, Finding(FieldPath.root("apiVersion"), 'no matches for kind "ResourceSlice" '
-                                              f'in version {go_quote(str(slice_.get("apiVersion")))}')))
+    if version is None:  # the server has no such resource, so nothing else is checked
+        errs.append(not_served(slice_, "ResourceSlice"))
         return errs
     unknown_fields(errs, slice_, TOP_FIELDS, FieldPath())  # a ResourceSlice has no status
     meta = decode_map(errs, slice_, "metadata", FieldPath()) or {}
