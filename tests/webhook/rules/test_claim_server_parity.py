@@ -46,10 +46,11 @@ BOTH = claim("""    requests:
 def test_distinct_attribute_beside_match_attribute_is_not_validated(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], release: str) -> None:
     """validateDeviceConstraint: `if MatchAttribute != nil {...} else if DistinctAttribute != nil {...}`. Before
-    1.36 DRAConsumableCapacity is off by default, and the server drops distinctAttribute before validating."""
+    1.36 DRAConsumableCapacity is off by default, and the 1.35 server drops distinctAttribute before validating;
+    1.34's drop assigned to a copy of each constraint (fixed by kubernetes#134962), so 1.34 keeps it."""
     dropped = [f"warn k8s-feature-gate: spec.devices.constraints[0].distinctAttribute: the API server drops this "
                f"field: feature gate DRAConsumableCapacity (alpha in Kubernetes {release}, off by default; this "
-               f"cluster: off)"] if release < "1.36" else []
+               f"cluster: off)"] if release == "1.35" else []
     assert validate(tmp_path, capsys, BOTH, "--kubernetes-version", release) == (1 if dropped else 0, dropped)
 
 
@@ -59,6 +60,24 @@ def test_match_attribute_is_the_one_validated_when_both_are_set(
     assert validate(tmp_path, capsys, text) == (1, [
         'deny constraint-attribute-unqualified: spec.devices.constraints[0].matchAttribute: Invalid value: '
         '"model": a fully qualified name must be a domain and a name separated by a slash'])
+
+
+@pytest.mark.parametrize(("name", "expected"), [
+    ("gpu.example.com/uuid", (0, [])),
+    ("uuid", (1, ['deny constraint-attribute-unqualified: spec.devices.constraints[0].distinctAttribute: Invalid '
+                  'value: "uuid": a fully qualified name must be a domain and a name separated by a slash'])),
+])
+def test_a_1_34_server_keeps_distinct_attribute_with_its_gate_off(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, expected: tuple[int, list[str]]) -> None:
+    """1.34's drop was a no-op, so a constraint naming only distinctAttribute is stored with it and validated:
+    neither dropped nor refused for naming no attribute (as 1.35 with default gates refuses it)."""
+    text = BOTH.replace("    - matchAttribute: gpu.example.com/model\n      distinctAttribute: uuid",
+                        f"    - distinctAttribute: {name}")
+    assert validate(tmp_path, capsys, text, "--kubernetes-version", "1.34") == expected
+    assert validate(tmp_path, capsys, text, "--kubernetes-version", "1.35") == (1, [
+        "deny constraint-attribute-unqualified: spec.devices.constraints[0].matchAttribute: Required value",
+        "warn k8s-feature-gate: spec.devices.constraints[0].distinctAttribute: the API server drops this field: "
+        "feature gate DRAConsumableCapacity (alpha in Kubernetes 1.35, off by default; this cluster: off)"])
 
 
 def test_distinct_attribute_alone_is_validated(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
