@@ -23,10 +23,9 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from celpy import celtypes
-from celpy.evaluation import Activation, CELEvalError
+from celpy.evaluation import CELEvalError
 
 from celext.compile import Path, Prepared
-from celext.env import FUNCTIONS
 from celext.errors import EvaluationError
 from celext.lib.optional_value import OptionalValue
 from celext.netaddr import Addr, Prefix
@@ -92,7 +91,7 @@ def _wire_lookup(body: Mapping[str, Any], driver: str, path: Path) -> Any:
 class Selector:
     """A compiled DRA device selector. Thread-safe; create it with `celext.compile()`."""
 
-    __slots__ = ("_activation", "_answers", "_cost_limit", "_functions", "_keyed", "_keyer", "_lock", "_memo", "_paths",
+    __slots__ = ("_answers", "_cost_limit", "_keyed", "_keyer", "_lock", "_memo", "_paths",
                  "_plan", "_prepared", "_seen", "engine", "expression")
 
     def __init__(self, prepared: Prepared, *, cost_limit: int = COST_LIMIT, engine: str = "compiled") -> None:
@@ -109,8 +108,6 @@ class Selector:
         self._keyed = False  # the compiled engine derives the memo's paths only for a to_device() value
         if engine == "reference":
             self._key_paths()
-        self._activation = Activation(functions=dict(FUNCTIONS))
-        self._functions = dict(self._activation.functions)  # flattened once, shared by every evaluation
         self._cost_limit = cost_limit
         self._memo: dict[Any, bool | str] = {}
         self._lock = threading.Lock()
@@ -234,8 +231,8 @@ class Selector:
 
         def run(value: Device, _driver: str, limit: int) -> Any:
             # A scope holding `device` on top of the shared base (cel-python's evaluate() clones the base).
-            activation = self._activation.nested_activation(vars={"device": value})
-            return evaluate(tree, activation, limit, self._functions)  # with recursion headroom
+            activation = ops.ACTIVATION.nested_activation(vars={"device": value})
+            return evaluate(tree, activation, limit, ops.FUNCTION_TABLE)  # with recursion headroom
 
         return _finish(run, device, "", self._cost_limit)
 

@@ -22,19 +22,22 @@ from celext.lib.includes import includes as _includes
 from celext.reference.evaluator import COST_EXCEEDED, RELATIONS, Budget, CostLimitExceeded, DRAEvaluator, go_type_name
 from celext.runtime.wire import converted
 
-__all__ = ["BOOL", "FALSE", "TRUE", "Budget", "CostLimitExceeded", "arith", "cost_exceeded", "invoke",
-           "make_list", "no_key", "no_overload", "node", "not_iterable", "relation", "subtree"]
+__all__ = ["ACTIVATION", "BOOL", "FALSE", "FUNCTION_TABLE", "TRUE", "Budget", "CostLimitExceeded", "arith",
+           "cost_exceeded", "invoke", "make_list", "no_key", "no_overload", "node", "not_iterable", "relation",
+           "subtree"]
 
 BOOL = celtypes.BoolType
 TRUE = BOOL(True)
 FALSE = BOOL(False)
-_ACTIVATION = Activation(functions=dict(FUNCTIONS))
-_FUNCTIONS = dict(_ACTIVATION.functions)
+# The reference engine's base scope and its function table flattened (cel-python's Activation keeps a ChainMap):
+# built once, read-only, shared by every evaluation of every selector.
+ACTIVATION = Activation(functions=dict(FUNCTIONS))
+FUNCTION_TABLE = dict(ACTIVATION.functions)
 _UNLIMITED = 1 << 62  # operand-level evaluations never run out: the caller's budget is charged by the loops
 
 
 def _evaluator(tree: Tree[Any], budget: Budget | None = None) -> DRAEvaluator:
-    return DRAEvaluator(tree, _ACTIVATION, budget or Budget(_UNLIMITED), _FUNCTIONS)
+    return DRAEvaluator(tree, ACTIVATION, budget or Budget(_UNLIMITED), FUNCTION_TABLE)
 
 
 def _meta() -> Meta:
@@ -129,5 +132,5 @@ def subtree(tree: Tree[Any], budget: Budget, device: Any, driver: str, variables
     """A whole subtree evaluated by the reference engine (constructs the compiled engine leaves to it), with
     `device` converted and the comprehension variables in scope."""
     scope = {"device": converted(device, driver), **variables}
-    activation = _ACTIVATION.nested_activation(vars=scope)
-    return DRAEvaluator(tree, activation, budget, _FUNCTIONS).visit(tree)
+    activation = ACTIVATION.nested_activation(vars=scope)
+    return DRAEvaluator(tree, activation, budget, FUNCTION_TABLE).visit(tree)
