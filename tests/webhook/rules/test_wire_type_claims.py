@@ -218,3 +218,10 @@ def test_descriptions_name_the_upstream_fields(name: str) -> None:
 def test_every_served_version_has_every_claim_side_kind(release: str) -> None:
     for version in load_profile(release).served_versions:
         assert set(claim_types.API_TYPES[version]) == {"ResourceClaim", "ResourceClaimTemplate", "DeviceClass"}
+
+
+@pytest.mark.parametrize("release", SUPPORTED)
+def test_every_version_a_release_serves_has_types_to_decode_into(release: str) -> None:
+    """decode_object reads a served version's types by index: a profile serving a version without them would make
+    every claim of that version a rule error."""
+    assert set(load_profile(release).served_versions) <= set(claim_types.API_TYPES)
