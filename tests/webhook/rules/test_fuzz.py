@@ -9,6 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from webhook.policy import Policy
+from webhook.profiles import SUPPORTED
 from webhook.run import run_rules
 
 JUNK = st.recursive(
@@ -64,16 +65,60 @@ POLICIES = [Policy.default(), Policy.from_mapping({"listTypes": "disabled", "num
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(obj=SLICE, old=st.none() | SLICE, which=st.integers(0, 1))
 def test_no_rule_raises_on_random_slices(obj: dict[str, Any], old: dict[str, Any] | None, which: int) -> None:
+    assert_no_rule_raises(obj, POLICIES[which], old)
+
+
+def assert_no_rule_raises(obj: dict[str, Any], policy: Policy, old: dict[str, Any] | None) -> None:
+    """No rule logs an error (the runner's record of a rule that raised), and every finding is one stamped line."""
     logger = logging.getLogger("webhook.run")
     records: list[logging.LogRecord] = []
     handler = logging.Handler()
     handler.emit = records.append  # type: ignore[method-assign]
     logger.addHandler(handler)
     try:
-        outcome = run_rules(obj, POLICIES[which], old=old)
+        outcome = run_rules(obj, policy, old=old)
     finally:
         logger.removeHandler(handler)
     assert [r.getMessage() for r in records if r.levelno >= logging.ERROR] == []
     for finding in outcome.findings:
         assert finding.rule and finding.action is not None and "\n" not in finding.message
 
+
+
+SELECTORS = st.lists(st.fixed_dictionaries({}, optional={"cel": st.fixed_dictionaries({}, optional={
+    "expression": st.sampled_from(['device.driver == "a"', "device.attributes['d'].numaNode == 1", "1 +", ""])
+    | JUNK}) | JUNK}), max_size=2) | JUNK
+REQUEST_FIELDS = {"deviceClassName": JUNK, "selectors": SELECTORS, "allocationMode": JUNK, "count": JUNK,
+                  "adminAccess": JUNK, "tolerations": JUNK, "capacity": JUNK}
+REQUEST = st.fixed_dictionaries({"name": st.sampled_from(["gpu", "nic", "Bad Name"]) | JUNK}, optional={
+    "exactly": st.fixed_dictionaries({}, optional=REQUEST_FIELDS) | JUNK,
+    "firstAvailable": st.lists(st.fixed_dictionaries({"name": JUNK}, optional=REQUEST_FIELDS), max_size=2) | JUNK,
+    **REQUEST_FIELDS,  # the v1beta1 layout, misplaced under v1
+})
+DEVICES = st.fixed_dictionaries({}, optional={
+    "requests": st.lists(REQUEST, max_size=3) | JUNK,
+    "constraints": st.lists(st.fixed_dictionaries({}, optional={
+        "requests": JUNK, "matchAttribute": st.sampled_from(["resource.kubernetes.io/numaNode", "numa"]) | JUNK,
+        "distinctAttribute": JUNK}), max_size=2) | JUNK,
+    "config": JUNK,
+}) | JUNK
+API_VERSION = st.sampled_from(["resource.k8s.io/v1", "resource.k8s.io/v1beta1", "resource.k8s.io/v1beta2",
+                               "resource.k8s.io/v1alpha3", "x/v9"]) | JUNK
+CLAIM_SIDE = st.one_of(
+    st.fixed_dictionaries({"kind": st.just("ResourceClaim"), "spec": st.fixed_dictionaries(
+        {}, optional={"devices": DEVICES}) | JUNK}, optional={"apiVersion": API_VERSION, "metadata": JUNK}),
+    st.fixed_dictionaries({"kind": st.just("ResourceClaimTemplate"), "spec": st.fixed_dictionaries({}, optional={
+        "metadata": JUNK, "spec": st.fixed_dictionaries({}, optional={"devices": DEVICES}) | JUNK}) | JUNK},
+        optional={"apiVersion": API_VERSION, "metadata": JUNK}),
+    st.fixed_dictionaries({"kind": st.just("DeviceClass"), "spec": st.fixed_dictionaries({}, optional={
+        "selectors": SELECTORS, "config": JUNK, "extendedResourceName": JUNK}) | JUNK},
+        optional={"apiVersion": API_VERSION, "metadata": JUNK}),
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(obj=CLAIM_SIDE, old=st.none() | CLAIM_SIDE, release=st.sampled_from(SUPPORTED))
+def test_no_rule_raises_on_random_claims_templates_and_classes(obj: dict[str, Any], old: dict[str, Any] | None,
+                                                               release: str) -> None:
+    """Every release's gates, drops and served versions, on claim-side objects of any shape."""
+    assert_no_rule_raises(obj, Policy.default().with_profile(release), old)
