@@ -150,7 +150,6 @@ class Shares:
             bell.close()
 
 
-
 class Balance:
     """A worker's side: the connections it holds, published in its slot; whether to step aside for a peer."""
 

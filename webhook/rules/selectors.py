@@ -20,7 +20,7 @@ from webhook.rules import selectors_cel, selectors_lists
 from webhook.rules.base import Rule, RuleContext
 from webhook.rules.k8s.errors import invalid, required
 from webhook.rules.k8s.names import validate_dns1123_label, validate_fully_qualified_name
-from webhook.rules.selectors_cel import analysed
+from webhook.rules.selectors_cel import CAPACITY_GATE, analysed
 from webhook.rules.selectors_sites import (
     SELECTOR_KINDS,
     STANDARD_DOMAIN,
@@ -68,14 +68,14 @@ def _unqualified(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
     """The API server's validateDeviceConstraint on each constraint's attribute: one is required (which one the
     message names depends on DRAConsumableCapacity), and validateFullyQualifiedName, with a fix as the hint."""
     profile = ctx.policy.profile
-    capacity = profile.enabled("DRAConsumableCapacity")
+    capacity = profile.enabled(CAPACITY_GATE)
     for path, entry in unnamed_constraints(obj, ctx):
         if capacity:
             yield replace(required(path, NO_ATTRIBUTE), hint="set matchAttribute (the devices share its value) or "
                                                               "distinctAttribute (their values differ)")
         elif isinstance(entry.get("distinctAttribute"), str):
             yield replace(required(path.child("matchAttribute")),
-                          hint=f"the API server dropped distinctAttribute: {profile.describe('DRAConsumableCapacity')}"
+                          hint=f"the API server dropped distinctAttribute: {profile.describe(CAPACITY_GATE)}"
                                "; enable the gate, or set matchAttribute")
         else:
             yield replace(required(path.child("matchAttribute")), hint="set matchAttribute: <domain>/<id>")

@@ -78,11 +78,14 @@ def unnamed_constraints(obj: Obj, ctx: RuleContext) -> list[tuple[FieldPath, Obj
 
 
 def _kept(ctx: RuleContext, key: str) -> bool:
-    """Does the API server keep this gated claim field (a profile key), or drop it before validating? (Asked
-    once per object: with the gate off, the answer reads all of the old object.)"""
-    from webhook.rules.k8s.claim_gates import keeps
+    """Does the API server keep this gated claim field (a profile key), or drop it before validating? (The old
+    object's features are read once per object, and only when a gate is off.)"""
+    from webhook.rules.k8s.claim_gates import in_use, keeps
 
-    return ctx.once(f"kept {key}", lambda: keeps(key, ctx.policy.profile, ctx.old))
+    profile = ctx.policy.profile
+    if profile.disabled_gate(key) is None:
+        return True
+    return keeps(key, profile, ctx.once("claim features in use", lambda: in_use(ctx.old, profile)))
 
 
 def devices_root(obj: Obj) -> tuple[FieldPath, Obj] | None:

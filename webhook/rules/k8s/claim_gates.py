@@ -9,7 +9,8 @@ profile data (`request.*`, `exactly.*`, `subrequest.*`, `constraint.*`, `class.*
 - DRAPrioritizedList: a request's `firstAvailable` (dropped first: what its entries set goes with it);
 - DRADeviceTaints: `tolerations` of an exact request and of each firstAvailable entry;
 - DRAAdminAccess: an exact request's `adminAccess`;
-- DRAConsumableCapacity: `capacity` of an exact request and of each entry, a constraint's `distinctAttribute`;
+- DRAConsumableCapacity: `capacity` of an exact request and of each entry, a constraint's `distinctAttribute` (not in
+  1.34, whose drop of it was a no-op: the 1.34 profile says so);
 - DRAExtendedResource: a DeviceClass's `extendedResourceName`.
 
 v1 and v1beta2 keep an exact request's fields under `exactly`; v1beta1 on the request itself. A dropped
@@ -41,7 +42,7 @@ def claim_drops(obj: Mapping[str, Any], profile: Profile, old: Mapping[str, Any]
     new = list(_gated(obj, profile))
     if not any(profile.disabled_gate(key) for key, _path, _value in new):
         return []  # the usual answer: every gate guarding a field the object sets is on
-    kept = _in_use(_gated(old, profile), profile) if old is not None else set()
+    kept = in_use(old, profile)
     errs: Errors = []
     gone: set[tuple[Any, ...]] = set()  # dropped firstAvailable lists: their entries' fields go with them
     for key, path, _value in new:
@@ -54,17 +55,18 @@ def claim_drops(obj: Mapping[str, Any], profile: Profile, old: Mapping[str, Any]
     return errs
 
 
-def keeps(key: str, profile: Profile, old: Mapping[str, Any] | None = None) -> bool:
+def keeps(key: str, profile: Profile, used: frozenset[str] = frozenset()) -> bool:
     """Does the server keep field `key` (a profile key such as `constraint.distinctAttribute`): every gate
-    guarding it on, or the stored object of an update using that feature?"""
+    guarding it on, or the stored object of an update using that feature (`used`: `in_use(old, profile)`)?"""
     gate = profile.disabled_gate(key)
-    return gate is None or (old is not None and gate in _in_use(_gated(old, profile), profile))
+    return gate is None or gate in used
 
 
-def _in_use(fields: Iterator[Gated], profile: Profile) -> set[str]:
-    """The gates whose fields the old object uses (upstream's *FeatureInUse: a pointer set, a list not empty)."""
-    return {gate for key, _path, value in fields if value is not None and value != []
-            for gate in profile.fields.get(key, ())}
+def in_use(old: Mapping[str, Any] | None, profile: Profile) -> frozenset[str]:
+    """The gates whose fields the stored object of an update uses (upstream's *FeatureInUse: a pointer set, a list
+    not empty); none on a create."""
+    return frozenset(gate for key, _path, value in _gated(old, profile) if value is not None and value != []
+                     for gate in profile.fields.get(key, ()))
 
 
 def _gated(obj: Mapping[str, Any] | None, profile: Profile) -> Iterator[Gated]:

@@ -62,6 +62,7 @@ def _kinds(request: Struct) -> Mapping[str, Strict]:
 
 _V1 = _kinds(DEVICE_REQUEST)
 API_TYPES: Mapping[str, Mapping[str, Strict]] = {"v1": _V1, "v1beta2": _V1, "v1beta1": _kinds(DEVICE_REQUEST_V1BETA1)}
+KINDS = frozenset(_V1)  # the same three in every version
 
 
 def decode_object(obj: Mapping[str, Any], profile: Profile | None = None,
@@ -73,7 +74,7 @@ def decode_object(obj: Mapping[str, Any], profile: Profile | None = None,
     kind = str(obj.get("kind"))
     version = served_version(obj, profile)
     if version is None:
-        return [not_served(obj, kind)] if kind in API_TYPES["v1"] else []
+        return [not_served(obj, kind)] if kind in KINDS else []
     wire = API_TYPES[version].get(kind)
     errs: Errors = []
     if wire is not None:
