@@ -1,6 +1,7 @@
 """Benchmark: compile time (parse, rewrite, check, cost, plan: `celext.compile` with every cache emptied) over the
 corpus expressions and over adversarial expressions of up to 10 KiB, one shape each (long lists, long `&&` and
-`||` chains, nesting at cel-go's limit of 250, many macros, long strings, many attribute reads, bindings).
+`||` chains, nesting at cel-go's limit of 250, many macros, long strings, many attribute reads, bindings,
+nested bindings used twice each).
 
 Prints, from one run on a shared machine, the corpus p99 and per shape the p50/p99 of the front end
 (`celext.compile.prepare`: everything but code generation) and of the whole compile, with the ratio of the whole
@@ -55,6 +56,10 @@ def adversarial() -> dict[str, str]:
         "comments and blanks": "\n".join(["device.driver == 'a' // " + "x" * 60 + "\n  &&"] * (N // 92)) + " true",
         "arithmetic chain": "1" + " + 1" * 240 + " > 0" + " && 1 > 0" * ((N - 980) // 9),
         "200 chained cel.bind": "".join(f"cel.bind(v{i}, {i}, " for i in range(200)) + "v199 == 199" + ")" * 200,
+        # each binding used twice by the next (2 ** 119 uses once substituted), a macro under all of them
+        "120 doubling cel.bind": "cel.bind(v0, [1], " + "".join(f"cel.bind(v{i}, [v{i - 1}, v{i - 1}], "
+                                                                for i in range(1, 120))
+        + "[1].all(x, size(v119) > x)" + ")" * 120,
     }
     for name, text in cases.items():
         assert len(text) <= N, (name, len(text))

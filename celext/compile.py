@@ -40,7 +40,7 @@ from celext.syntax.build import build
 from celext.syntax.grammar import parse_lean
 from celext.syntax.parser import Parsed
 from celext.syntax.refusals import check_macros, refuse
-from celext.syntax.rewrite import MAX_EXPANDED_NODES, TOO_EXPANDED, expanded_size, rewrite
+from celext.syntax.rewrite import rewrite
 
 __all__ = ["MAX_LENGTH", "Laps", "Path", "Prepared", "gc_paused", "lap", "parse", "prepare", "typecheck"]
 
@@ -178,8 +178,6 @@ def _prepare(expression: str, parsed: Parsed, cost_limit: int, laps: Laps | None
     rewritten = rewrite(lean, expression)
     if rewritten is not lean:
         tree = collapse(rewritten)  # the rewrite wraps what it substitutes in grammar levels
-        if expanded_size(tree) > MAX_EXPANDED_NODES:
-            raise CompileError(TOO_EXPANDED)
     start = lap(laps, "rewrite", start)
     if parsed.refusable or (parsed.macros and tree is not lean):  # a name or construct a refusal may apply to
         refuse(tree, shared=tree is not lean)

@@ -44,6 +44,7 @@ from celext.runtime import ops
 from celext.runtime.memo import DeviceMemo
 from celext.runtime.verdict import device_error
 from celext.semver import Semver
+from celext.syntax.rewrite import check_expansion
 from celext.vocabulary import device_body
 
 _STR = celtypes.StringType
@@ -99,6 +100,8 @@ class Selector:
             raise ValueError(f"unknown engine {engine!r} (one of: {', '.join(ENGINES)})")
         self.expression = prepared.expression
         self.engine = engine
+        if engine == "reference":
+            check_expansion(prepared.tree)  # (it walks each use of a binding)
         self._plan: Plan | None = plan(prepared) if engine == "compiled" else None
         self._seen = DeviceMemo(SEEN_SIZE)  # compiled engine: answers per device object (celext.runtime.memo)
         self._answers = self._seen.entries  # its table, read inline by matches()

@@ -180,6 +180,8 @@ class Mapping:
 
 
 def _less_specific(t1: Type, t2: Type) -> bool:
+    if t1 is t2:  # (every branch below says so: a list of one binding's values nests its type that deep)
+        return True
     if t1.kind in ("dyn", "param"):
         return True
     if t2.kind in ("dyn", "param") or t1.kind != t2.kind:
@@ -225,6 +227,8 @@ def _valid_substitution(m: Mapping, t1: Type, t2: Type) -> tuple[bool, bool]:
 
 
 def _assignable(m: Mapping, t1: Type, t2: Type) -> bool:
+    if t1 is t2 and t1.ground:  # (every branch below says so, binding nothing: see _less_specific)
+        return True
     if t2.kind == "param":
         valid, has_sub = _valid_substitution(m, t1, t2)
         if valid:

@@ -10,18 +10,23 @@ generated code's inlining, which only pays on the short selectors real drivers w
 
 `build(tree)` returns `run(frame)`; a `Frame` holds one evaluation's device, driver, body, budget and the
 comprehension variables in scope (keyed per binding, so a nested comprehension may reuse a name).
+
+`cel.bind(x, init, body)` reaches the planner as `body` with the one `init` subtree at each use of `x`
+(celext.syntax.rewrite), so nested bindings used twice each double the tree that would be walked. A subtree the
+tree holds more than once is built once, and its value is kept for the evaluation (while the comprehension
+variables it reads hold the same values): cel-go evaluates a binding once, on first use, and so does this form.
 """
 
 from __future__ import annotations
 
 import functools
 import itertools
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, cast
 
 from celpy import celtypes
 from celpy.evaluation import CELEvalError
-from lark import Tree
+from lark import Token, Tree
 
 from celext.env import MACRO_FORMS
 from celext.lib import optional_value as optional
@@ -31,12 +36,15 @@ from celext.plan.device import DevicePath, device_path
 from celext.plan.emit_device import device_table
 from celext.plan.emit_loops import comprehension_step_cost
 from celext.runtime import ops, wire
+from celext.syntax.rewrite import check_expansion
 
 __all__ = ["Frame", "build"]
 
 Run = Callable[["Frame"], Any]
 _BOOL, _LIST, _INT, _STRING = celtypes.BoolType, celtypes.ListType, celtypes.IntType, celtypes.StringType
-_new_str = str.__new__
+_new_str, _new_int = str.__new__, int.__new__
+_INT_ARITHMETIC = {"addition_add": int.__add__, "addition_sub": int.__sub__, "multiplication_mul": int.__mul__}
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 _COMPARE = {"relation_eq": "__eq__", "relation_ne": "__ne__", "relation_lt": "__lt__", "relation_le": "__le__",
             "relation_gt": "__gt__", "relation_ge": "__ge__"}
 _TRUE, _FALSE = ops.TRUE, ops.FALSE
@@ -46,22 +54,53 @@ _NATIVE_MACROS = frozenset({"all", "exists", "exists_one", "existsOne", "map", "
 class Frame:
     """One evaluation: what every closure reads."""
 
-    __slots__ = ("body", "budget", "device", "driver", "reads", "variables")
+    __slots__ = ("body", "bound", "budget", "device", "driver", "reads", "variables")
 
     def __init__(self, device: Any, driver: str, body: Any, budget: ops.Budget) -> None:
         self.device, self.driver, self.body, self.budget = device, driver, body, budget
         self.variables: dict[int, Any] = {}
         self.reads: dict[str, Any] = {}  # device paths decoded so far (a large selector repeats them)
+        # shared subtree's key -> (the comprehension variables' values it was computed for, its value)
+        self.bound: dict[int, tuple[tuple[Any, ...], Any]] = {}
 
 
 Scope = dict[str, int]  # CEL variable name -> its key in Frame.variables
 
 
 class _Builder:
-    def __init__(self) -> None:
+    def __init__(self, shared: Mapping[int, frozenset[str]]) -> None:
         self._keys = itertools.count()
+        self._shared = shared  # id of a subtree held more than once -> the identifiers in it
+        self._built: dict[int, Run] = {}
 
     def build(self, node: Tree[Any], scope: Scope) -> Run:
+        if id(node) in self._shared:
+            run = self._built.get(id(node))
+            if run is None:
+                run = self._built[id(node)] = self._once(node, scope)
+            return run
+        return self._build(node, scope)
+
+    def _once(self, node: Tree[Any], scope: Scope) -> Run:
+        """A shared subtree (a bound initialiser): computed on first use, then its value reused while the
+        comprehension variables it reads are the same objects. The rewrite keeps an initialiser's names bound as
+        at its binding (it renames macro variables that would capture them), so it reads the same frame keys at
+        every use."""
+        inner = self._build(node, scope)
+        reads = tuple(key for name, key in scope.items() if name in self._shared[id(node)])
+        slot = next(self._keys)
+
+        def run(f: Frame) -> Any:
+            now = tuple(f.variables[key] for key in reads)
+            held = f.bound.get(slot)
+            if held is not None and all(a is b for a, b in zip(held[0], now, strict=True)):
+                return held[1]
+            value = inner(f)
+            f.bound[slot] = (now, value)
+            return value
+        return run
+
+    def _build(self, node: Tree[Any], scope: Scope) -> Run:
         data = node.data
         if data == "primary" and node.children[0].data == "const":
             return _constant(node.children[0].children[0])
@@ -74,7 +113,10 @@ class _Builder:
         return built if built is not None else self._fallback(node, scope)
 
     def _fallback(self, node: Tree[Any], scope: Scope) -> Run:
-        """The reference engine evaluates this subtree, as in the generated code."""
+        """The reference engine evaluates this subtree, as in the generated code (it walks each use of a binding:
+        refused beyond its limit)."""
+        if self._shared:
+            check_expansion(node)
         names = list(scope.items())
 
         def run(f: Frame) -> Any:
@@ -187,8 +229,23 @@ class _Builder:
         if len(node.children) != 2:
             return None
         op, right_tree = node.children
-        compute = functools.partial(ops.arith, str(op.data))
-        return _binary(compute, self.build(op.children[0], scope), self.build(right_tree, scope))
+        operator = str(op.data)
+        general = functools.partial(ops.arith, operator)
+        left, right = self.build(op.children[0], scope), self.build(right_tree, scope)
+        on_int = _INT_ARITHMETIC.get(operator)
+        if on_int is None:
+            return _binary(general, left, right)
+
+        def compute(f: Frame) -> Any:
+            """Two ints, the result in int64: the builtin operation (as the generated code inlines it); anything
+            else, an overflow included, the general operator."""
+            a, b = left(f), right(f)
+            if a.__class__ is _INT and b.__class__ is _INT:
+                value = on_int(a, b)
+                if _INT64_MIN <= value <= _INT64_MAX:
+                    return _new_int(_INT, value)
+            return general(a, b)
+        return compute
 
     _multiplication = _addition
 
@@ -396,5 +453,26 @@ def _steps(f: Frame, items: Any, cost: int, key: Any, body: Run) -> Iterator[tup
 
 
 def build(tree: Tree[Any]) -> Run:
-    return _Builder().build(tree, {})
+    return _Builder(shared_subtrees(tree)).build(tree, {})
 
+
+def shared_subtrees(tree: Tree[Any]) -> dict[int, frozenset[str]]:
+    """The subtrees `tree` holds more than once (by identity), each with the identifiers in it; one visit per
+    distinct node (its identifiers gathered after its children's), however often the tree repeats it."""
+    names: dict[int, frozenset[str]] = {}
+    shared: set[int] = set()
+    pending: list[tuple[Tree[Any], bool]] = [(tree, False)]
+    while pending:
+        node, ready = pending.pop()
+        if ready:
+            found = {str(c) for c in node.children if isinstance(c, Token) and c.type == "IDENT"}
+            for child in node.children:
+                if isinstance(child, Tree):
+                    found |= names[id(child)]
+            names[id(node)] = frozenset(found)
+        elif id(node) in names:  # (a DAG: no copy of a node is met while its own subtree is walked)
+            shared.add(id(node))
+        else:
+            pending.append((node, True))
+            pending.extend((c, False) for c in node.children if isinstance(c, Tree))
+    return {key: names[key] for key in shared}

@@ -70,10 +70,14 @@ _UNCOUNTED = FREE | {"relation_lt", "relation_le", "relation_gt", "relation_ge",
 def _size(node: Tree[Any]) -> int:
     """Cost units of one evaluation of a comprehension body at most, counted as the reference engine charges
     (one per node that is not a mere grammar level); a nested comprehension's steps are charged by its own
-    loop, so only its target counts here."""
-    pending, count = [node], 0
+    loop, so only its target counts here. A subtree the body holds several times (a `cel.bind` initialiser at
+    each use) counts once: the compiled forms compute it once, as cel-go does."""
+    pending, count, seen = [node], 0, set()
     while pending:
         current = pending.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
         data = current.data
         if data not in _UNCOUNTED or (data == "const" and isinstance(current.children[0], (list, dict))):
             count += 1  # (a constant list or map: an aggregate)

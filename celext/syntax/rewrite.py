@@ -63,9 +63,36 @@ def _ident(name: str, at: AST) -> AST:
     return Tree("primary", [Tree("ident", [token], at.meta)], at.meta)
 
 
-def _names(tree: AST) -> frozenset[str]:
-    """Every identifier token in `tree` (a superset of its free variables: renaming more is harmless)."""
-    return frozenset(str(t) for t in tree.scan_values(lambda v: isinstance(v, Token) and v.type == "IDENT"))
+Names = dict[int, tuple[AST, frozenset[str]]]  # id(initialiser) -> (it, _names(it)), for one rewrite
+
+
+def _names(tree: AST, known: Names) -> frozenset[str]:
+    """Every identifier token in `tree` (a superset of its free variables: renaming more is harmless), remembered
+    in `known`. A subtree held several times (an initialiser substituted at each use) is read once, and one
+    whose names are known is not read again: a walk of every use would take time exponential in the nesting of
+    bindings (`cel.bind(b, a + a, cel.bind(c, b + b, ...))`), and one per initialiser quadratic."""
+    held = known.get(id(tree))
+    if held is not None and held[0] is tree:  # (the node is kept with its names: an id is not reused meanwhile)
+        return held[1]
+    seen: set[int] = set()
+    names: set[str] = set()
+    pending = [tree]
+    while pending:
+        node = pending.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        held = known.get(id(node))
+        if held is not None and held[0] is node:
+            names |= held[1]
+            continue
+        for child in node.children:
+            if isinstance(child, Tree):
+                pending.append(child)
+            elif isinstance(child, Token) and child.type == "IDENT":
+                names.add(str(child))
+    found = known[id(tree)] = (tree, frozenset(names))
+    return found[1]
 
 
 def rewrite(node: AST, expression: str | None = None) -> AST:
@@ -73,25 +100,25 @@ def rewrite(node: AST, expression: str | None = None) -> AST:
     a text without `cel` or a namespace identifier is returned at once (nothing to rewrite)."""
     if expression is not None and _TRIGGERS.search(expression) is None:
         return node
-    return _rewrite(node, {}, frozenset())
+    return _rewrite(node, {}, frozenset(), {})
 
 
-def _rewrite(node: AST, bound: Mapping[str, AST], local: frozenset[str]) -> AST:
+def _rewrite(node: AST, bound: Mapping[str, AST], local: frozenset[str], known: Names) -> AST:
     """`bound`: the bind variables in scope, each with its (already rewritten, parenthesised) initialiser;
-    `local`: the comprehension variables in scope."""
+    `local`: the comprehension variables in scope; `known`: the initialisers' names read so far (_names)."""
     data = node.data
     if bound and data == "primary":
         name = simple_ident(node)
         if name is not None and name in bound:
             return bound[name]
     if data == "member_dot_arg":
-        return _call(node, bound, local)
+        return _call(node, bound, local, known)
     if data == "member_dot" and str(node.children[1]) in _TYPE_NAME_ENDS:  # (the chain is walked only then)
         name = _dotted_name(node)
         if name in env.DOTTED_TYPE_NAMES and name.split(".")[0] not in local | bound.keys():
             return _ident(name, node)
     children = node.children
-    new = [_rewrite(c, bound, local) if isinstance(c, Tree) else c for c in children]
+    new = [_rewrite(c, bound, local, known) if isinstance(c, Tree) else c for c in children]
     if all(a is b for a, b in zip(new, children, strict=True)):
         return node
     return Tree(data, new, node.meta)
@@ -107,7 +134,7 @@ def _dotted_name(node: AST) -> str:
     return "" if root is None else ".".join([str(root), *reversed(fields)])
 
 
-def _call(node: AST, bound: Mapping[str, AST], local: frozenset[str]) -> AST:
+def _call(node: AST, bound: Mapping[str, AST], local: frozenset[str], known: Names) -> AST:
     namespace = simple_ident(node.children[0])
     method = str(node.children[1])
     if namespace == "cel" and method == "bind":
@@ -117,26 +144,26 @@ def _call(node: AST, bound: Mapping[str, AST], local: frozenset[str]) -> AST:
         name = simple_ident(args[0])
         if name is None:  # ext/bindings.go celBind
             raise fail("cel.bind() variable names must be simple identifiers", args[0])
-        init = _paren(_rewrite(args[1], bound, local))
-        return Tree("member", [_paren(_rewrite(args[2], {**bound, name: init}, local))], node.meta)
+        init = _paren(_rewrite(args[1], bound, local, known))
+        return Tree("member", [_paren(_rewrite(args[2], {**bound, name: init}, local, known))], node.meta)
     variables = macro_variables(node)
     inner = {k: v for k, v in bound.items() if k not in variables} if variables and bound else bound
     if inner:
         # Capture-avoiding: a macro variable an initialiser in scope names is renamed inside the macro, so the
         # initialiser keeps reading its own (outer) variable, as cel-go's binding of the value does.
-        captured = [v for v in variables if any(v in _names(init) for init in inner.values())]
+        captured = [v for v in variables if any(v in _names(init, known) for init in inner.values())]
         if captured:
             inner = {**inner, **{v: _ident(f"__bind_{v}_{id(node):x}", node) for v in captured}}
-    receiver = _rewrite(cast(AST, node.children[0]), bound, local)
+    receiver = _rewrite(cast(AST, node.children[0]), bound, local, known)
     rest = node.children[2:]
     if inner is not bound or variables:  # the macro's variables shadow bindings: its arguments see `inner`
         exprlist: Any = rest[-1]
         scoped = local | frozenset(variables)
-        rewritten: list[Any] = [_rewrite(c, inner, scoped) for c in exprlist.children]
+        rewritten: list[Any] = [_rewrite(c, inner, scoped, known) for c in exprlist.children]
         if not all(a is b for a, b in zip(rewritten, exprlist.children, strict=True)):
             rest = [Tree(exprlist.data, rewritten, exprlist.meta)]
     else:
-        rest = [_rewrite(c, bound, local) if isinstance(c, Tree) else c for c in rest]
+        rest = [_rewrite(c, bound, local, known) if isinstance(c, Tree) else c for c in rest]
     if namespace in _REWRITTEN_NAMESPACES and f"{namespace}.{method}" in env.GLOBAL_NAMES:
         token = Token("IDENT", f"{namespace}.{method}")
         token.line, token.column = position(node.children[1])
@@ -148,12 +175,21 @@ def _call(node: AST, bound: Mapping[str, AST], local: frozenset[str]) -> AST:
 
 
 # celext expands `cel.bind` by substitution, so nested bindings used several times each multiply the tree
-# (`cel.bind(a, [1, 1], cel.bind(b, [a, a], ...))` doubles it per level). Kubernetes evaluates a binding once and
-# accepts such a selector; celext refuses it visibly once the expanded tree would exceed this many nodes (the
-# largest 10 KiB expression without bindings has about 10,000 after collapsing).
+# (`cel.bind(a, [1, 1], cel.bind(b, [a, a], ...))` doubles it per level) -- as a tree that holds each initialiser
+# once, at every use. The compiled engine and the analyses walk that shared tree once per node (the compact form
+# computes a shared initialiser once per evaluation, celext.plan.closures), as Kubernetes evaluates a binding
+# once. The reference engine walks every use: it refuses a selector whose expanded tree would exceed this many
+# nodes (the largest 10 KiB expression without bindings has about 10,000 after collapsing), and so does the
+# compiled engine where it hands a subtree to the reference engine (a construct the compact form lacks).
 MAX_EXPANDED_NODES = 100_000
-TOO_EXPANDED = (f"cel.bind expands to more than {MAX_EXPANDED_NODES:,} nodes (celext substitutes each binding "
-                "at its every use): use fewer nested bindings")
+TOO_EXPANDED = (f"cel.bind expands to more than {MAX_EXPANDED_NODES:,} nodes where celext's reference engine "
+                "evaluates it (it substitutes each binding at its every use): use fewer nested bindings")
+
+
+def check_expansion(tree: AST) -> None:
+    """Raise CompileError(TOO_EXPANDED) when the reference engine would walk more than MAX_EXPANDED_NODES nodes."""
+    if expanded_size(tree) > MAX_EXPANDED_NODES:
+        raise CompileError(TOO_EXPANDED)
 
 
 def expanded_size(tree: AST) -> int:

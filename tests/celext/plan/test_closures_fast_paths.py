@@ -126,3 +126,100 @@ def test_not_over_anything_else_takes_the_general_operator(unary_calls: list[Any
     answer = _plain(_compact(expression)(DEVICE))
     assert answer == _reference(expression, DEVICE) and isinstance(answer, str)
     assert len(unary_calls) >= calls and all(op == "unary_not" for op, _value in unary_calls)
+
+
+@pytest.fixture
+def arith_calls(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """ops.arith (the general `+ - * / %`, a reference-engine call per operation): its calls recorded."""
+    seen: list[Any] = []
+    real = ops.arith
+
+    def arith(operator: str, left: Any, right: Any) -> Any:
+        seen.append(operator)
+        return real(operator, left, right)
+
+    monkeypatch.setattr(ops, "arith", arith)
+    return seen
+
+
+INT64_MAX = 2**63 - 1
+
+
+@pytest.mark.parametrize(("expression", "expected"), [
+    ("device.attributes['d.io'].n + 4 == 7", True),
+    ("device.attributes['d.io'].n - 5 == -2", True),
+    ("device.attributes['d.io'].n * -3 == -9", True),
+    (f"device.attributes['d.io'].n + {INT64_MAX - 3} == {INT64_MAX}", True),  # the int64 bound itself
+    (f"-{INT64_MAX - 2} - device.attributes['d.io'].n == -{INT64_MAX} - 1", True),  # the int64 minimum itself
+])
+def test_int_arithmetic_in_range_is_the_builtin(arith_calls: list[Any], expression: str, expected: bool) -> None:
+    assert _plain(_compact(expression)(DEVICE)) is expected
+    assert arith_calls == []
+    assert _reference(expression, DEVICE) is expected
+
+
+@pytest.mark.parametrize(("expression", "operator"), [
+    (f"device.attributes['d.io'].n + {INT64_MAX - 2} > 0", "addition_add"),  # one past int64: overflow
+    (f"-{INT64_MAX} - device.attributes['d.io'].n - 0 < 0", "addition_sub"),
+    (f"device.attributes['d.io'].n * {INT64_MAX // 2} > 0", "multiplication_mul"),
+    ("device.attributes['d.io'].n / 2 == 1", "multiplication_div"),  # no fast path: truncation, zero divisors
+    ("device.attributes['d.io'].n % 2 == 1", "multiplication_mod"),
+    ("device.attributes['d.io'].n + 1.0 > 0.0", "addition_add"),  # not two ints (no implicit conversion)
+    ("device.attributes['d.io'].nosuch + 1 > 0", "addition_add"),  # an error value is passed on
+])
+def test_other_arithmetic_takes_the_general_operator(arith_calls: list[Any], expression: str,
+                                                     operator: str) -> None:
+    answer = _plain(_compact(expression)(DEVICE))
+    assert answer == _reference(expression, DEVICE)
+    assert operator in arith_calls
+
+
+def nested_doubling(levels: int, body: str) -> str:
+    """`cel.bind(a0, 1, cel.bind(a1, a0 + a0, ...body))`: each binding used twice by the next, so substituting
+    each use doubles the tree per level (a{levels - 1} is 2 ** (levels - 1))."""
+    text = body
+    for i in reversed(range(levels)):
+        text = f"cel.bind(a{i}, {'1' if i == 0 else f'a{i - 1} + a{i - 1}'}, {text})"
+    return text
+
+
+def test_a_binding_is_computed_once_per_evaluation(arith_calls: list[Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The compact form computes a shared initialiser once (cel-go evaluates a binding once): the 2 ** 12 - 1
+    additions of the substituted tree are 12 computed, each the builtin (none overflows)."""
+    computed: list[int] = []
+    from celext.plan import closures
+
+    real = closures._INT_ARITHMETIC["addition_add"]
+
+    def add(a: int, b: int) -> int:
+        computed.append(a)
+        return real(a, b)
+
+    monkeypatch.setitem(closures._INT_ARITHMETIC, "addition_add", add)
+    text = nested_doubling(13, "a12 == 4096 && [1, 2].all(x, a12 > x)")
+    assert _plain(_compact(text)(DEVICE)) is True
+    assert len(computed) == 12 and arith_calls == []
+
+
+@pytest.mark.parametrize(("expression", "expected"), [
+    # an initialiser reading a comprehension variable: computed again for each value, reused within one
+    ("[1, 2, 3].all(x, cel.bind(y, x * 10, y + y == 20 * x))", True),
+    ("[1, 2, 3].map(x, cel.bind(y, x + 1, [y, y])) == [[2, 2], [3, 3], [4, 4]]", True),
+    ("[[1], [2]].all(l, cel.bind(y, l[0], l.all(z, z == y)))", True),
+    # the same value object twice in a row still gives the right answer
+    ("cel.bind(o, 5, [o, o, 6].filter(x, cel.bind(y, x + 1, y + y == 12)) == [o, o])", True),
+    # an unused initialiser that would fail is not evaluated; a used one fails where it is read
+    ("cel.bind(a, 1 / 0, cel.bind(b, a + a, true))", True),
+    ("cel.bind(a, 1 / 0, cel.bind(b, a + a, b == b))", "division by zero"),
+])
+def test_shared_initialisers_keep_the_reference_answers(expression: str, expected: Any) -> None:
+    assert _plain(_compact(expression)(DEVICE)) == expected
+    assert _reference(expression, DEVICE) == expected
+
+
+def test_a_comprehension_step_charges_a_shared_initialiser_once() -> None:
+    """Each step charges its body's cost with a binding's initialiser counted once (cel-go evaluates it once):
+    counted at each of its 2 ** 19 uses, the first step would exceed the 1,000,000 cost limit."""
+    text = "[1, 2, 3].all(x, " + nested_doubling(20, "a19 > x") + ")"
+    assert celext.compile(text).evaluate(DEVICE, DRIVER) is True
+    assert _plain(_compact(text)(DEVICE)) is True
