@@ -1,7 +1,7 @@
 """Benchmark: compile time (parse, rewrite, check, cost, plan: `celext.compile` with every cache emptied) over the
 corpus expressions and over adversarial expressions of up to 10 KiB, one shape each (long lists, long `&&` and
 `||` chains, nesting at cel-go's limit of 250, many macros, long strings, many attribute reads, bindings,
-nested bindings used twice each).
+nested bindings used twice each, long chains of macros).
 
 Prints, from one run on a shared machine, the corpus p99 and per shape the p50/p99 of the front end
 (`celext.compile.prepare`: everything but code generation) and of the whole compile, with the ratio of the whole
@@ -60,6 +60,10 @@ def adversarial() -> dict[str, str]:
         "120 doubling cel.bind": "cel.bind(v0, [1], " + "".join(f"cel.bind(v{i}, [v{i - 1}, v{i - 1}], "
                                                                 for i in range(1, 120))
         + "[1].all(x, size(v119) > x)" + ")" * 120,
+        # chains as long as cel-go's recursion limit lets them be (sortBy's and optMap's target is held twice)
+        "240 chained map()": "[1]" + ".map(x, x)" * 240 + ".size() > 0",
+        "240 chained sortBy()": "[3, 1, 2]" + ".sortBy(x, x)" * 240 + ".size() > 0",
+        "240 chained optMap()": "optional.of(1)" + ".optMap(x, x)" * 240 + ".hasValue()",
     }
     for name, text in cases.items():
         assert len(text) <= N, (name, len(text))

@@ -106,6 +106,15 @@ def _type_string(x: Type) -> str:
     return f"{x.name}({', '.join(_type_string(p) for p in x.params)})"
 
 
+_LOOSE_KINDS = frozenset({"param", "dyn", "error", "null"})
+
+
+def _may_assign(param: Type, arg: Type) -> bool:
+    """A necessary condition of `assignable(param, arg)`, without a trial: types of two kinds never match unless
+    one is a type parameter, dyn, an error or null (a list of overloads is mostly ruled out by it)."""
+    return param.kind == arg.kind or param.kind in _LOOSE_KINDS or arg.kind in _LOOSE_KINDS
+
+
 def result_type_error(out: Type) -> str | None:
     """The DRA compiler's check: the result must be exactly bool or the attribute type (dyn)."""
     if out in (t.BOOL, t.DYN):
@@ -235,7 +244,8 @@ class _Checker:
             node.function, node.target = f"{qualified}.{node.function}", None
             self.resolve(node, node.function, FUNCTIONS[node.function], None)
             return
-        self.check(node.target)
+        if node.target.id not in self.out.types:  # (once: see check_comprehension)
+            self.check(node.target)
         overloads = FUNCTIONS.get(node.function)
         if overloads is None:
             self.error(node, f"undeclared reference to '{node.function}' (in container '')")
@@ -312,7 +322,8 @@ class _Checker:
         result: Type | None = None
         matched: list[str] = []
         for overload in overloads:
-            if overload.member != (target is not None) or len(overload.args) != len(arg_types):
+            if overload.member != (target is not None) or len(overload.args) != len(arg_types) \
+                    or not all(map(_may_assign, overload.args, arg_types)):
                 continue
             params, out = list(overload.args), overload.result
             if overload.type_params:
@@ -405,7 +416,9 @@ class _Checker:
         assert node.loop_condition is not None and node.loop_step is not None and node.result is not None
         walks = _WALKS  # (`check`, inline here and below: a frame fewer per part)
         walk = walks.get(type(node.iter_range))
-        if walk is not None:
+        # A range checked already is the target a macro expansion holds twice (sortBy's is sorted and mapped;
+        # optMap's, a call target, is tested and read): checked once, or a chain of them would be 2 ** length.
+        if walk is not None and node.iter_range.id not in self.out.types:
             walk(self, node.iter_range)
         walk = walks.get(type(node.accu_init))
         if walk is not None:

@@ -11,6 +11,7 @@ types, and containers compare their parameters.
 from __future__ import annotations
 
 import functools
+import operator
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -175,7 +176,10 @@ class Mapping:
         if t.kind == "param":
             return DYN if params_to_dyn else t
         if t.params:
-            return Type(t.kind, t.name, tuple(self.substitute(p, params_to_dyn) for p in t.params))
+            params = tuple(self.substitute(p, params_to_dyn) for p in t.params)
+            if all(map(operator.is_, params, t.params)):  # nothing bound inside: the type itself, not a copy
+                return t
+            return Type(t.kind, t.name, params)
         return t
 
 

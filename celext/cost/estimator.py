@@ -64,6 +64,7 @@ class _Coster:
         self.sizes: dict[int, Range] = {}
         self.entries: dict[int, Entry] = {}
         self.locals: dict[str, list[Local]] = {}
+        self.costed: dict[int, Range] = {}  # cost_once
 
     # paths, sizes, local variables ---------------------------------------------------------------------------
     def type(self, e: Expr) -> t.Type:
@@ -142,6 +143,17 @@ class _Coster:
         walk = _WALKS.get(type(e))
         return ZERO if walk is None else walk(self, e)  # (ZERO: None, a literal)
 
+    def cost_once(self, e: Expr | None) -> Range:
+        """cost(e) for a call's target or a comprehension's range: the nodes a macro expansion holds twice
+        (sortBy's target is sorted and mapped, optMap's is tested and read), walked once. A chain of such
+        macros would otherwise be walked 2 ** length times; the cost is the same at both places (one scope)."""
+        if e is None:
+            return ZERO
+        found = self.costed.get(e.id)
+        if found is None:
+            found = self.costed[e.id] = self.cost(e)
+        return found
+
     def cost_ident(self, e: Ident) -> Range:
         stack = self.locals.get(e.name)
         found = stack[-1] if stack else None
@@ -195,7 +207,7 @@ class _Coster:
                     low += arg_low
                     high += arg_high
             if e.target is not None:
-                target_low, target_high = self.cost(e.target)
+                target_low, target_high = self.cost_once(e.target)
                 low += target_low
                 high += target_high
             # (The call's own size is left to `size()` when something asks: it is the same then, as no path
@@ -213,7 +225,7 @@ class _Coster:
         total = ZERO
         target: Node | None = None
         if e.target is not None:
-            target_cost = self.cost(e.target)
+            target_cost = self.cost_once(e.target)
             total = total.add(target_cost)
             target = self.node(e.target) if viewed else None
             if e.function == "@sortByAssociatedKeys" and _sorts_by(e):
@@ -323,8 +335,7 @@ class _Coster:
     def cost_comprehension(self, e: Comprehension) -> Range:
         assert e.iter_range is not None and e.accu_init is not None
         walks = _WALKS  # (`cost`, inline: a frame fewer per part)
-        walk = walks.get(type(e.iter_range))
-        total = ZERO if walk is None else walk(self, e.iter_range)
+        total = self.cost_once(e.iter_range)
         walk = walks.get(type(e.accu_init))
         if walk is not None:
             total = total.add(walk(self, e.accu_init))
@@ -355,7 +366,7 @@ class _Coster:
 
     def cost_bind(self, e: Comprehension) -> Range:
         assert e.accu_init is not None and e.result is not None
-        total = self.cost(e.iter_range).add(self.cost(e.accu_init))
+        total = self.cost_once(e.iter_range).add(self.cost(e.accu_init))
         self.push_local(e.accu_var, e.accu_init)
         total = total.add(self.cost(e.result))
         self.pop(e.accu_var)

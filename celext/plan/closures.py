@@ -160,7 +160,7 @@ class _Builder:
         return self._logic(node, scope, decisive=True)
 
     def _logic(self, node: Tree[Any], scope: Scope, *, decisive: bool) -> Run | None:
-        operands = chain_operands(node)
+        operands = chain_operands(node, self._shared)
         if operands is None:
             return None
         runs = [self.build(o, scope) for o in operands]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Hashable, Iterator
+from collections.abc import Container, Hashable, Iterator
 from typing import Any
 
 from lark import Tree
@@ -75,21 +75,22 @@ def call_args(node: Tree[Any]) -> list[Tree[Any]]:
         return [c for c in last.children if isinstance(c, Tree)]
     return []
 
-def chain_operands(node: Tree[Any]) -> list[Tree[Any]] | None:
+def chain_operands(node: Tree[Any], opaque: Container[int] = ()) -> list[Tree[Any]] | None:
     """The operands, left to right, of a `&&` (or `||`) node and of every node of the same operator nested in
     it, through parentheses (the operators are associative in CEL, errors included); None for a node that is
-    not binary."""
+    not binary. A node whose id is in `opaque` is an operand as it is (a shared cel.bind initialiser: flattened
+    at each of its uses, it would multiply the operands by its uses)."""
     operator = node.data
     if len(node.children) != 2:
         return None
     operands: list[Tree[Any]] = []
     pending = [node]
     while pending:
-        current = pending.pop()
-        inner = current
-        while inner.data == "primary" and len(inner.children) == 1 and inner.children[0].data == "paren_expr":
+        current = inner = pending.pop()
+        while inner.data == "primary" and len(inner.children) == 1 and inner.children[0].data == "paren_expr" \
+                and (inner is node or id(inner) not in opaque):
             inner = inner.children[0].children[0]
-        if inner.data == operator and len(inner.children) == 2:
+        if inner.data == operator and len(inner.children) == 2 and (inner is node or id(inner) not in opaque):
             pending.extend(reversed(inner.children))
         else:
             operands.append(current)

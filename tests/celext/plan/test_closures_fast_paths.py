@@ -223,3 +223,23 @@ def test_a_comprehension_step_charges_a_shared_initialiser_once() -> None:
     text = "[1, 2, 3].all(x, " + nested_doubling(20, "a19 > x") + ")"
     assert celext.compile(text).evaluate(DEVICE, DRIVER) is True
     assert _plain(_compact(text)(DEVICE)) is True
+
+
+def test_an_initialiser_used_in_a_chain_is_built_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`cel.bind(a, x1 && ... && x100, a && a && ...)`: the chain's operands are the uses of `a`, not its own
+    operands spliced in at each use (200 uses made 20,000 operands, 0.2 s to build)."""
+    from celext.plan import closures
+
+    built: list[Any] = []
+    real = closures._device
+
+    def device(path: Any) -> Any:
+        built.append(path)
+        return real(path)
+
+    monkeypatch.setattr(closures, "_device", device)
+    reads = " && ".join(f"device.attributes['d.io'].n != {i}" for i in range(10, 110))
+    text = f"cel.bind(a, {reads}, " + " && ".join(["a"] * 200) + " && (a) && ((a) || false))"
+    assert _plain(_compact(text)(DEVICE)) is True
+    assert _plain(_compact(text.replace("!= 10 ", "!= 3 "))(DEVICE)) is False  # n is 3
+    assert len(built) == 2 * 100  # two selectors, one read closure per operand of the initialiser
