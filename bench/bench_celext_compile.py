@@ -64,6 +64,9 @@ def adversarial() -> dict[str, str]:
         "240 chained map()": "[1]" + ".map(x, x)" * 240 + ".size() > 0",
         "240 chained sortBy()": "[3, 1, 2]" + ".sortBy(x, x)" * 240 + ".size() > 0",
         "240 chained optMap()": "optional.of(1)" + ".optMap(x, x)" * 240 + ".hasValue()",
+        "300 namespaced calls": " && ".join(["sets.contains([1, 2, 3], [1])"] * 300),
+        "150 cel.bind in a chain": " && ".join(f"(cel.bind(q{i}, {i}, q{i} > 0 ? q{i} : -q{i}) > 0)"
+                                                for i in range(150)),
     }
     for name, text in cases.items():
         assert len(text) <= N, (name, len(text))

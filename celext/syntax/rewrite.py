@@ -9,9 +9,10 @@ Also `macro_variables()`: the names a comprehension macro call binds, which a su
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Mapping
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 from lark import Token, Tree
 
@@ -95,17 +96,40 @@ def _names(tree: AST, known: Names) -> frozenset[str]:
     return found[1]
 
 
+class _Pass(NamedTuple):
+    """What one rewrite carries besides the scope."""
+
+    names: Names  # the initialisers' names read so far (_names)
+    starts: list[int] | None  # where the text's triggers start, ascending (None: the text is not known)
+
+    def untouched(self, node: AST) -> bool:
+        """Is `node` a subtree of the source whose text holds no trigger? (Outside a binding, nothing in it is
+        rewritten: its walk is saved, most of a long expression's.)"""
+        meta = node.meta  # (positions in the source; nodes the parser or this module made may have none)
+        start, end = getattr(meta, "start_pos", None), getattr(meta, "end_pos", None)
+        if self.starts is None or start is None or end is None:
+            return False
+        at = bisect.bisect_left(self.starts, start)
+        return at == len(self.starts) or self.starts[at] >= end
+
+
 def rewrite(node: AST, expression: str | None = None) -> AST:
     """Expand `cel.bind` and namespaced calls; the input tree is not changed. With the source `expression`,
-    a text without `cel` or a namespace identifier is returned at once (nothing to rewrite)."""
-    if expression is not None and _TRIGGERS.search(expression) is None:
+    a text without `cel` or a namespace identifier is returned at once (nothing to rewrite), and so is each
+    subtree outside a binding whose text holds none."""
+    if expression is None:
+        return _rewrite(node, {}, frozenset(), _Pass({}, None))
+    starts = [found.start() for found in _TRIGGERS.finditer(expression)]
+    if not starts:
         return node
-    return _rewrite(node, {}, frozenset(), {})
+    return _rewrite(node, {}, frozenset(), _Pass({}, starts))
 
 
-def _rewrite(node: AST, bound: Mapping[str, AST], local: frozenset[str], known: Names) -> AST:
+def _rewrite(node: AST, bound: Mapping[str, AST], local: frozenset[str], known: _Pass) -> AST:
     """`bound`: the bind variables in scope, each with its (already rewritten, parenthesised) initialiser;
-    `local`: the comprehension variables in scope; `known`: the initialisers' names read so far (_names)."""
+    `local`: the comprehension variables in scope; `known`: what the rewrite has learnt (_Pass)."""
+    if not bound and known.untouched(node):
+        return node
     data = node.data
     if bound and data == "primary":
         name = simple_ident(node)
@@ -134,7 +158,7 @@ def _dotted_name(node: AST) -> str:
     return "" if root is None else ".".join([str(root), *reversed(fields)])
 
 
-def _call(node: AST, bound: Mapping[str, AST], local: frozenset[str], known: Names) -> AST:
+def _call(node: AST, bound: Mapping[str, AST], local: frozenset[str], known: _Pass) -> AST:
     namespace = simple_ident(node.children[0])
     method = str(node.children[1])
     if namespace == "cel" and method == "bind":
@@ -151,7 +175,7 @@ def _call(node: AST, bound: Mapping[str, AST], local: frozenset[str], known: Nam
     if inner:
         # Capture-avoiding: a macro variable an initialiser in scope names is renamed inside the macro, so the
         # initialiser keeps reading its own (outer) variable, as cel-go's binding of the value does.
-        captured = [v for v in variables if any(v in _names(init, known) for init in inner.values())]
+        captured = [v for v in variables if any(v in _names(init, known.names) for init in inner.values())]
         if captured:
             inner = {**inner, **{v: _ident(f"__bind_{v}_{id(node):x}", node) for v in captured}}
     receiver = _rewrite(cast(AST, node.children[0]), bound, local, known)
