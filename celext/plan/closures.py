@@ -26,7 +26,7 @@ from typing import Any, cast
 
 from celpy import celtypes
 from celpy.evaluation import CELEvalError
-from lark import Token, Tree
+from lark import Tree
 
 from celext.env import MACRO_FORMS
 from celext.lib import optional_value as optional
@@ -36,7 +36,7 @@ from celext.plan.device import DevicePath, device_path
 from celext.plan.emit_device import device_table
 from celext.plan.emit_loops import comprehension_step_cost
 from celext.runtime import ops, wire
-from celext.syntax.rewrite import check_expansion
+from celext.syntax.rewrite import Names, check_expansion, identifiers
 
 __all__ = ["Frame", "build"]
 
@@ -457,22 +457,17 @@ def build(tree: Tree[Any]) -> Run:
 
 
 def shared_subtrees(tree: Tree[Any]) -> dict[int, frozenset[str]]:
-    """The subtrees `tree` holds more than once (by identity), each with the identifiers in it; one visit per
-    distinct node (its identifiers gathered after its children's), however often the tree repeats it."""
-    names: dict[int, frozenset[str]] = {}
-    shared: set[int] = set()
-    pending: list[tuple[Tree[Any], bool]] = [(tree, False)]
+    """The subtrees `tree` holds more than once (by identity), each with the identifiers in it: one visit per
+    distinct node, however often the tree repeats it, and the identifiers read only for those subtrees."""
+    seen: set[int] = set()
+    shared: dict[int, Tree[Any]] = {}
+    pending = [tree]
     while pending:
-        node, ready = pending.pop()
-        if ready:
-            found = {str(c) for c in node.children if isinstance(c, Token) and c.type == "IDENT"}
-            for child in node.children:
-                if isinstance(child, Tree):
-                    found |= names[id(child)]
-            names[id(node)] = frozenset(found)
-        elif id(node) in names:  # (a DAG: no copy of a node is met while its own subtree is walked)
-            shared.add(id(node))
-        else:
-            pending.append((node, True))
-            pending.extend((c, False) for c in node.children if isinstance(c, Tree))
-    return {key: names[key] for key in shared}
+        node = pending.pop()
+        if id(node) in seen:
+            shared[id(node)] = node
+            continue
+        seen.add(id(node))
+        pending.extend(c for c in node.children if isinstance(c, Tree))
+    known: Names = {}
+    return {key: identifiers(node, known) for key, node in shared.items()}

@@ -64,10 +64,10 @@ def _ident(name: str, at: AST) -> AST:
     return Tree("primary", [Tree("ident", [token], at.meta)], at.meta)
 
 
-Names = dict[int, tuple[AST, frozenset[str]]]  # id(initialiser) -> (it, _names(it)), for one rewrite
+Names = dict[int, tuple[AST, frozenset[str]]]  # id(subtree) -> (it, identifiers(it)), for one rewrite or plan
 
 
-def _names(tree: AST, known: Names) -> frozenset[str]:
+def identifiers(tree: AST, known: Names) -> frozenset[str]:
     """Every identifier token in `tree` (a superset of its free variables: renaming more is harmless), remembered
     in `known`. A subtree held several times (an initialiser substituted at each use) is read once, and one
     whose names are known is not read again: a walk of every use would take time exponential in the nesting of
@@ -99,7 +99,7 @@ def _names(tree: AST, known: Names) -> frozenset[str]:
 class _Pass(NamedTuple):
     """What one rewrite carries besides the scope."""
 
-    names: Names  # the initialisers' names read so far (_names)
+    names: Names  # the initialisers' names read so far (identifiers)
     starts: list[int] | None  # where the text's triggers start, ascending (None: the text is not known)
 
     def untouched(self, node: AST) -> bool:
@@ -175,7 +175,7 @@ def _call(node: AST, bound: Mapping[str, AST], local: frozenset[str], known: _Pa
     if inner:
         # Capture-avoiding: a macro variable an initialiser in scope names is renamed inside the macro, so the
         # initialiser keeps reading its own (outer) variable, as cel-go's binding of the value does.
-        captured = [v for v in variables if any(v in _names(init, known.names) for init in inner.values())]
+        captured = [v for v in variables if any(v in identifiers(init, known.names) for init in inner.values())]
         if captured:
             inner = {**inner, **{v: _ident(f"__bind_{v}_{id(node):x}", node) for v in captured}}
     receiver = _rewrite(cast(AST, node.children[0]), bound, local, known)
