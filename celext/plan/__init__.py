@@ -26,6 +26,7 @@ compiled) on first access, under a first line saying the compact form runs inste
 from __future__ import annotations
 
 import logging
+import re
 import sys
 import threading
 import time
@@ -143,6 +144,11 @@ def _deep(walk: Callable[[Any], T], tree: Any) -> T:
             sys.setrecursionlimit(old)
 
 
+# A tree holds a subtree twice only where the rewrite substituted a `cel.bind` initialiser at its uses: without
+# the word in the text, the compact form skips the search for shared subtrees (half of planning a long chain).
+_BIND = re.compile(r"\bbind\b")
+
+
 def larger_than(tree: Tree[Any], nodes: int) -> bool:
     """Has the tree more than `nodes` nodes? (counts no further than that)"""
     pending, count = [tree], 0
@@ -170,9 +176,10 @@ def plan(prepared: Prepared, laps: Laps | None = None, *, compact: bool | None =
         return Plan(prepared.expression, function, source)
     start = time.process_time()
     try:
-        run = _deep(closures.build, prepared.tree) if prepared.deep else closures.build(prepared.tree)
+        build = closures.build if _BIND.search(prepared.expression) else closures.build_unshared
+        run = _deep(build, prepared.tree) if prepared.deep else build(prepared.tree)
     except RecursionError:  # a safety net, as for the generated form
-        run = _deep(closures.build, prepared.tree)
+        run = _deep(build, prepared.tree)
     lap(laps, "plan", start)
     if not tiered:
         return Plan(prepared.expression, _compact_function(run), prepared=prepared)

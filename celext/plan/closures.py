@@ -456,6 +456,11 @@ def build(tree: Tree[Any]) -> Run:
     return _Builder(shared_subtrees(tree)).build(tree, {})
 
 
+def build_unshared(tree: Tree[Any]) -> Run:
+    """`build` for a tree known to hold no subtree twice (no `cel.bind` in its text): no search for them."""
+    return _Builder({}).build(tree, {})
+
+
 def shared_subtrees(tree: Tree[Any]) -> dict[int, frozenset[str]]:
     """The subtrees `tree` holds more than once (by identity), each with the identifiers in it: one visit per
     distinct node, however often the tree repeats it, and the identifiers read only for those subtrees."""
