@@ -294,9 +294,18 @@ class ConcatList(celtypes.ListType):
     differs from a literal's: with no element pair false, the first pair's error is the answer (see `equal`)."""
 
 
+# draguard's own limit: cel-go concatenates lists without copying them (a concatList costs 1 and holds its two
+# operands), so `cel.bind(b, a + a, cel.bind(c, b + b, ...))` is cheap for its estimator, and each level doubles a
+# list celext copies; 40 levels would take terabytes. A concatenation past this many elements is an error value.
+MAX_CONCATENATED = 1 << 20
+TOO_LONG = "list concatenation of {:,} and {:,} elements exceeds celext's limit of {:,} (draguard's own limit)"
+
+
 def _add(a: Any, b: Any) -> Any:
     if isinstance(a, celtypes.ListType) and isinstance(b, celtypes.ListType):
         # baseList.Add / concatList.Add: an empty operand gives the other one itself
+        if len(a) + len(b) > MAX_CONCATENATED:
+            return CELEvalError(TOO_LONG.format(len(a), len(b), MAX_CONCATENATED))
         return b if not a else a if not b else ConcatList([*a, *b])
     timed = _time_arithmetic(a, b, subtract=False)
     return timed if timed is not None else operator.add(a, b)

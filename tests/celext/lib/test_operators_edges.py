@@ -57,3 +57,30 @@ MAX = 'duration("2562047h47m16s")'  # + 854775807ns: the largest duration cel-go
 @pytest.mark.parametrize("engine", ENGINES)
 def test_operators_edges(engine: str, expression: str, expected: bool | str) -> None:
     assert outcome_on(engine, expression) == expected
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize(("expression", "expected"), [
+    ("size([1, 2] + [3]) == 3", True),  # the limit less one
+    ("size([1, 2] + [3, 4]) == 4", True),  # the limit itself
+    ("size([1, 2] + [3, 4, 5]) == 5",
+     "eval: list concatenation of 2 and 3 elements exceeds celext's limit of 4 (draguard's own limit)"),
+    ("[1, 2, 3] + [4, 5] == [] || true", True),  # an error value, absorbed as any other
+])
+def test_list_concatenation_has_a_limit(monkeypatch: pytest.MonkeyPatch, engine: str, expression: str,
+                                        expected: object) -> None:
+    """cel-go concatenates without copying (so its estimator lets doubling bindings through); celext copies, and
+    refuses a result over celext.lib.operators.MAX_CONCATENATED elements (4 here) instead of running out of
+    memory."""
+    from celext.lib import operators
+
+    monkeypatch.setattr(operators, "MAX_CONCATENATED", 4)
+    assert outcome_on(engine, expression) == expected
+
+
+def test_doubling_bindings_of_a_list_stop_at_the_limit() -> None:
+    """40 levels of `b = a + a` (cel-go's estimate: a few hundred): an error at 2 ** 20 elements, not 2 ** 40."""
+    text = "cel.bind(a0, [1], " + "".join(f"cel.bind(a{i}, a{i - 1} + a{i - 1}, " for i in range(1, 40)) \
+        + "size(a39) > 0" + ")" * 40
+    assert outcome_on("compiled", text) == ("eval: list concatenation of 1,048,576 and 1,048,576 elements exceeds "
+                                            "celext's limit of 1,048,576 (draguard's own limit)")
