@@ -74,8 +74,13 @@ def _number_order(a: Any, b: Any) -> int:
     return int((x > y) - (x < y))
 
 
-def equal(a: Any, b: Any) -> bool | CELEvalError:
-    """CEL `==` at runtime (cel-go `types.Equal`); a CELEvalError when a semver on the left meets another type."""
+def equal(a: Any, b: Any, pairs: dict[tuple[int, int], Any] | None = None) -> bool | CELEvalError:
+    """CEL `==` at runtime (cel-go `types.Equal`); a CELEvalError when a semver on the left meets another type.
+
+    `pairs` (callers leave it out) remembers, within one comparison, the answer for each pair of lists or maps
+    compared: `cel.bind(b, [a, a], cel.bind(c, [b, b], ...))` shares each level's list twice, so `c == c` would
+    compare 2 ** depth pairs, and compares one per level (every value is alive during the comparison, so no id
+    is reused; the answer for a pair never changes)."""
     if isinstance(a, CELEvalError):
         return a
     if isinstance(b, CELEvalError):
@@ -94,29 +99,14 @@ def equal(a: Any, b: Any) -> bool | CELEvalError:
         return isinstance(a, celtypes.BoolType) and isinstance(b, celtypes.BoolType) and int(a) == int(b)
     if _is_number(a):
         return _is_number(b) and _number_order(a, b) == 0
-    if isinstance(a, list):  # cel-go baseList.Equal: only a false element pair decides
-        if not isinstance(b, list) or len(a) != len(b):
-            return False
-        if isinstance(a, ConcatList):  # concatList.Equal: else the first pair's error, if any
-            found: bool | CELEvalError = True
-            for x, y in zip(a, b, strict=True):
-                same = equal(x, y)
-                if same is False:
-                    return False
-                if found is True and isinstance(same, CELEvalError):
-                    found = same
-            return found
-        return all(equal(x, y) is not False for x, y in zip(a, b, strict=True))
-    if isinstance(a, dict):
-        if not isinstance(b, dict) or len(a) != len(b):
-            return False
-        for key, value in a.items():
-            other = map_get(b, key)
-            if other is MISSING:
-                return False
-            if equal(value, other) is False:  # cel-go baseMap.Equal, as baseList.Equal
-                return False
-        return True
+    if isinstance(a, list | dict):
+        if pairs is None:
+            pairs = {}
+        pair = (id(a), id(b))
+        found = pairs.get(pair)
+        if found is None:
+            found = pairs[pair] = _aggregate_equal(a, b, pairs)
+        return found
     if isinstance(a, str) or isinstance(b, str):
         return isinstance(a, str) and isinstance(b, str) and str.__eq__(a, b)
     if isinstance(a, bytes) or isinstance(b, bytes):
@@ -128,6 +118,32 @@ def equal(a: Any, b: Any) -> bool | CELEvalError:
         return type(a) is type(b) and bool(a == b)
     except Exception:
         return False
+
+
+def _aggregate_equal(a: list[Any] | dict[Any, Any], b: Any, pairs: dict[tuple[int, int], Any]) -> bool | CELEvalError:
+    """`equal` of a list or a map on the left."""
+    if isinstance(a, list):  # cel-go baseList.Equal: only a false element pair decides
+        if not isinstance(b, list) or len(a) != len(b):
+            return False
+        if isinstance(a, ConcatList):  # concatList.Equal: else the first pair's error, if any
+            found: bool | CELEvalError = True
+            for x, y in zip(a, b, strict=True):
+                same = equal(x, y, pairs)
+                if same is False:
+                    return False
+                if found is True and isinstance(same, CELEvalError):
+                    found = same
+            return found
+        return all(equal(x, y, pairs) is not False for x, y in zip(a, b, strict=True))
+    if not isinstance(b, dict) or len(a) != len(b):
+        return False
+    for key, value in a.items():
+        other = map_get(b, key)
+        if other is MISSING:
+            return False
+        if equal(value, other, pairs) is False:  # cel-go baseMap.Equal, as baseList.Equal
+            return False
+    return True
 
 
 def _equal_value(a: Any, b: Any) -> Any:

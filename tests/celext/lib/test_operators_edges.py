@@ -84,3 +84,38 @@ def test_doubling_bindings_of_a_list_stop_at_the_limit() -> None:
         + "size(a39) > 0" + ")" * 40
     assert outcome_on("compiled", text) == ("eval: list concatenation of 1,048,576 and 1,048,576 elements exceeds "
                                             "celext's limit of 1,048,576 (draguard's own limit)")
+
+
+def _nested(levels: int, body: str) -> str:
+    """`cel.bind(a0, [1], cel.bind(a1, [a0, a0], ...body))`: each level's list holds the previous one twice."""
+    return "cel.bind(a0, [1], " + "".join(f"cel.bind(a{i}, [a{i - 1}, a{i - 1}], " for i in range(1, levels)) \
+        + body + ")" * levels
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize(("expression", "expected"), [
+    (_nested(6, "a5 == a5 && [a5] == [a5] && dyn(a5) != a4"), True),
+    ("cel.bind(n, [0.0 / 0.0], n == n)", False),  # NaN is not equal to itself, however often it is compared
+    ("cel.bind(n, [0.0 / 0.0], [n, n] != [n, n])", True),
+    ("cel.bind(m, {'k': [1, 2]}, [m, m] == [m, {'k': [1, 2]}])", True),
+])
+def test_equality_of_shared_values(engine: str, expression: str, expected: object) -> None:
+    assert outcome_on(engine, expression) == expected
+
+
+def test_equality_of_deeply_shared_lists_compares_each_pair_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """2 ** (levels - 1) element pairs if each were compared at every place it is held (cel-go's baseList.Equal
+    compares them all); one pair of lists per level here."""
+    from celext.lib import operators
+
+    compared: list[object] = []
+    real = operators._aggregate_equal
+
+    def aggregate(a: object, b: object, pairs: dict[tuple[int, int], object]) -> object:
+        compared.append(a)
+        return real(a, b, pairs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(operators, "_aggregate_equal", aggregate)
+    assert outcome_on("compiled", _nested(20, "a19 == a19")) is True
+    assert len(compared) == 20  # a19 .. a0, each compared with itself once
+    assert outcome_on("compiled", _nested(60, "a59 == a59 && a59.exists(x, x == x)")) is True
