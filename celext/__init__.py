@@ -2,7 +2,8 @@
 
 Public surface (see docs/celext.md): `compile(expression, engine="compiled") -> Selector`,
 `Selector.matches(device, driver=...)`, `to_device(device, driver)`, `parse(expression) -> lark.Tree`, and the
-errors `CELError`, `CompileError`, `EvaluationError`.
+errors `CELError`, `CompileError` (`UnsupportedError`: a construct Kubernetes has and celext does not),
+`EvaluationError`.
 
     >>> import celext
     >>> selector = celext.compile('device.attributes["resource.kubernetes.io"].numaNode.includes(4)')
@@ -21,7 +22,7 @@ import threading
 import types
 from typing import TYPE_CHECKING, Any
 
-from celext.errors import CELError, CompileError, EvaluationError
+from celext.errors import CELError, CompileError, EvaluationError, UnsupportedError
 
 if TYPE_CHECKING:
     from celext.analysis import analyze
@@ -30,8 +31,8 @@ if TYPE_CHECKING:
     from celext.reference.values import Device, to_device
     from celext.selector import Selector
 
-__all__ = ["CELError", "CompileError", "Device", "EvaluationError", "Selector", "analyze", "clear_caches", "compile",
-           "parse", "to_device"]
+__all__ = ["CELError", "CompileError", "Device", "EvaluationError", "Selector", "UnsupportedError", "analyze",
+           "clear_caches", "compile", "parse", "to_device"]
 
 # The engines, cel-python, lark and pendulum are imported on first use (module __getattr__ below), so a reader of
 # `celext.vocabulary` or `celext.errors` (the webhook's rules, the CLI's start-up) does not pay for them.

@@ -103,6 +103,9 @@ UNSUPPORTED: Mapping[str, str] = {
     "format": "the Kubernetes format library (format.dns1123Label(), format.named(), ...) is not provided by "
     "celext",
 }
+# Of those, what Kubernetes' DRA environment has (its base environment's libraries): a selector using them compiles
+# there, and celext's refusal is an UnsupportedError. `authorizer` is declared only for admission policies.
+PROVIDED_UPSTREAM = frozenset({"url", "isURL", "format"})
 NAMESPACES = frozenset({"sets", "lists", "strings", "cel", "optional", "ip"})
 # Type names spelt with dots (`type(x) == net.IP`): the checker's identifiers, the engines' type values
 DOTTED_TYPE_NAMES = frozenset({"google.protobuf.Timestamp", "google.protobuf.Duration", "net.IP", "net.CIDR"})

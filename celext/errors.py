@@ -25,6 +25,12 @@ class CompileError(CELError):
         return f"{self.message} (line {self.line}, column {self.column})"
 
 
+class UnsupportedError(CompileError):
+    """A construct Kubernetes accepts that celext does not evaluate (draguard's own refusal, docs/celext.md): the
+    Kubernetes URL and format libraries, and bindings nested past the reference engine's expansion limit. The
+    selector is not checked; the API server may well accept it."""
+
+
 class CostLimitError(CompileError):
     """The estimated worst-case cost exceeds the limit: the API server refuses the selector when it is created.
 

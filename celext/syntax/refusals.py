@@ -9,7 +9,7 @@ from typing import cast
 from lark import Token, Tree
 
 from celext import env
-from celext.errors import CompileError
+from celext.errors import CompileError, UnsupportedError
 from celext.syntax.rewrite import fail, macro_variables, position
 from celext.syntax.tree import AST, call_args, simple_ident
 
@@ -46,7 +46,7 @@ def refuse(tree: AST, *, shared: bool = True) -> None:
         if data == "ident":
             name = str(node.children[0])
             if name in env.UNSUPPORTED and name not in scope:
-                raise fail(f"'{name}' is not supported: {env.UNSUPPORTED[name]}", node)
+                raise _unsupported(name, name, node)
         elif data in ("dot_ident", "dot_ident_arg"):
             # a leading-dot name the parser did not resolve (celext.syntax.parser._rooted): cel-go's checker finds
             # no declaration for it either (`.has(x)` is not the macro there, `.cel.bind` not the binding). cel-go
@@ -61,13 +61,13 @@ def refuse(tree: AST, *, shared: bool = True) -> None:
         elif data == "ident_arg":
             name = str(node.children[0])
             if name not in scope and name not in env.GLOBAL_NAMES and name in env.UNSUPPORTED:
-                raise fail(f"'{name}' is not supported: {env.UNSUPPORTED[name]}", node)
+                raise _unsupported(name, name, node)
         elif data == "member_dot_arg":
             method = str(node.children[1])
             if method in env.UNSUPPORTED and method not in env.MEMBER_NAMES:  # (`format`: a namespace here)
                 receiver = simple_ident(node.children[0])
                 shown = f"{receiver}.{method}" if receiver in env.NAMESPACES and receiver not in scope else method
-                raise fail(f"'{shown}' is not supported: {env.UNSUPPORTED[method]}", node.children[1])
+                raise _unsupported(shown, method, node.children[1])
             forms = env.MACRO_FORMS.get(method)
             if method in env.MACRO_NAMES and forms is not None and len(call_args(node)) in forms:
                 variables = _checked_variables(node)
@@ -92,3 +92,10 @@ def check_macros(calls: Sequence[AST], tree: AST) -> None:
         forms = env.MACRO_FORMS.get(str(call.children[1]))
         if forms is not None and len(call_args(call)) in forms:
             _checked_variables(call)
+
+
+def _unsupported(shown: str, name: str, node: AST | Token) -> CompileError:
+    """The refusal of a name celext does not provide: an UnsupportedError where Kubernetes has it (the selector
+    would compile there), a plain CompileError where it does not either."""
+    error = UnsupportedError if name in env.PROVIDED_UPSTREAM else CompileError
+    return fail(f"'{shown}' is not supported: {env.UNSUPPORTED[name]}", node, error)

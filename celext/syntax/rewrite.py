@@ -17,7 +17,7 @@ from typing import Any, NamedTuple, cast
 from lark import Token, Tree
 
 from celext import env
-from celext.errors import CompileError
+from celext.errors import CompileError, UnsupportedError
 from celext.syntax.tree import AST, call_args, simple_ident
 
 # Only these identifiers start a rewrite; text without any of them is returned as it is without a walk.
@@ -37,9 +37,9 @@ def position(node: AST | Token) -> tuple[int | None, int | None]:
     return getattr(node.meta, "line", None), getattr(node.meta, "column", None)
 
 
-def fail(message: str, node: AST | Token) -> CompileError:
+def fail(message: str, node: AST | Token, error: type[CompileError] = CompileError) -> CompileError:
     line, column = position(node)
-    return CompileError(message, line=line, column=column)
+    return error(message, line=line, column=column)
 
 
 def macro_variables(node: AST) -> tuple[str, ...]:
@@ -213,7 +213,7 @@ TOO_EXPANDED = (f"cel.bind expands to more than {MAX_EXPANDED_NODES:,} nodes whe
 def check_expansion(tree: AST) -> None:
     """Raise CompileError(TOO_EXPANDED) when the reference engine would walk more than MAX_EXPANDED_NODES nodes."""
     if expanded_size(tree) > MAX_EXPANDED_NODES:
-        raise CompileError(TOO_EXPANDED)
+        raise UnsupportedError(TOO_EXPANDED)
 
 
 def expanded_size(tree: AST) -> int:

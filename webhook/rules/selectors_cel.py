@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from celext.check.regex import PROGRAM_FAILED
-from celext.errors import CompileError, CostLimitError
+from celext.errors import CompileError, CostLimitError, UnsupportedError
 from webhook.findings import Action, Edit, Finding
 from webhook.rules.base import Check, Origin, Rule, RuleContext
 from webhook.rules.k8s.decode import go_len
@@ -127,12 +127,16 @@ def _compile(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
             continue  # selector-includes-spelling says it better, with a fix
         start = offset_of(expression, err.line, err.column)
         message = _first_line(err.message)
+        span = (start, min(start + 1, len(expression)))
+        if isinstance(err, UnsupportedError):  # draguard's own refusal: not the API server's
+            yield Finding(site.path, f"draguard cannot check this selector: {message}", span=span,
+                          hint="Kubernetes provides this and celext does not, so the selector is not checked "
+                               "(the API server may accept it); docs/celext.md lists what celext leaves out")
+            continue
         # The DRA compiler's two errors that are not a compilation's keep their own words (cel/compile.go)
         if not message.startswith((PROGRAM_FAILED, RESULT_TYPE)):
             message = f"compilation failed: {message}"
-        yield Finding(site.path, message,
-                      span=(start, min(start + 1, len(expression))),
-                      hint="the API server rejects a selector that does not compile")
+        yield Finding(site.path, message, span=span, hint="the API server rejects a selector that does not compile")
 
 
 LIST_GATE, CAPACITY_GATE = "DRAListTypeAttributes", "DRAConsumableCapacity"
@@ -315,7 +319,8 @@ RULES = (
           "write `- cel: {expression: <CEL>}`; `expression` belongs under `cel`", _required, "kubernetes"),
     _rule("selector-too-long", Action.DENY, "a selector expression is at most 10 KiB",
           "split it into several selectors", _too_long, "kubernetes"),
-    _rule("selector-compile", Action.WARN, "a selector compiles in the Kubernetes DRA CEL environment",
+    _rule("selector-compile", Action.WARN, "a selector compiles in the Kubernetes DRA CEL environment (and uses "
+          "nothing celext leaves out, such as the URL and format libraries: reported as not checked)",
           "fix the CEL at the reported line and column", _compile, "kubernetes"),
     _rule("selector-includes-spelling", Action.WARN, "list membership is spelled `includes()`, not `include()`",
           "rename the call to includes() (draguard lint --fix does it)", _include, "kubernetes"),

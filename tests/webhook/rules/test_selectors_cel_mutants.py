@@ -36,6 +36,10 @@ def at(size: int, head: str = 'device.driver == "', tail: str = '"') -> str:
     return head + "a" * (size - len(head) - len(tail)) + tail
 
 
+UNCHECKED_HINT = ('Kubernetes provides this and celext does not, so the selector is not checked (the API server may '
+                  'accept it); docs/celext.md lists what celext leaves out')
+NESTED_BINDS = ('cel.bind(v0, [1], ' + ''.join(f'cel.bind(v{i}, [v{i - 1}, v{i - 1}, v{i - 1}, v{i - 1}], ' for i in range(1, 12))
+                + 'size({1: v11}) > 0' + ')' * 12)
 CASES = [
     pytest.param(["device.driver == 'a' &&\n  device.driver ==="], None,
                  [('selector-compile', 'S[0].cel.expression', "compilation failed: Syntax error: unexpected '='", 'the API server rejects a selector that does not compile', (42, 43))],
@@ -49,6 +53,16 @@ CASES = [
     pytest.param(['device.attributes["gpu.example.com"].model.include("a") && nosuch'], None,
                  [('selector-compile', 'S[0].cel.expression', "compilation failed: undeclared reference to 'nosuch' (in container '')", 'the API server rejects a selector that does not compile', (59, 60)), ('selector-includes-spelling', 'S[0].cel.expression', "`include()` is the KEP-5491 draft spelling; Kubernetes only declares `includes()`, so the API server rejects this selector (undeclared reference to 'include')", 'device.attributes["gpu.example.com"].model.includes(...)   (safe fix: draguard lint --fix)', (43, 50))],
                  id='include() with another error'),
+    pytest.param(['isURL("https://example.com") && device.driver == "a"', 'format.dns1123Label().validate(device.driver).hasValue()'], None,
+                 [('selector-compile', 'S[0].cel.expression', "draguard cannot check this selector: 'isURL' is not supported: the Kubernetes URL library is not provided by celext", UNCHECKED_HINT, (0, 1)),
+                  ('selector-compile', 'S[1].cel.expression', "draguard cannot check this selector: 'format' is not supported: the Kubernetes format library (format.dns1123Label(), format.named(), ...) is not provided by celext", UNCHECKED_HINT, (0, 1))],
+                 id='libraries Kubernetes has and celext does not: not checked, not rejected'),
+    pytest.param(['authorizer.group("x") == 1'], None,
+                 [('selector-compile', 'S[0].cel.expression', "compilation failed: 'authorizer' is not supported: the Kubernetes authz library has no meaning for device selectors", COMPILE_HINT, (0, 1))],
+                 id='the authorizer, which the DRA environment does not declare either'),
+    pytest.param([NESTED_BINDS], None,
+                 [('selector-compile', 'S[0].cel.expression', "draguard cannot check this selector: cel.bind expands to more than 100,000 nodes where celext's reference engine evaluates it (it substitutes each binding at its every use): use fewer nested bindings", UNCHECKED_HINT, (0, 1))],
+                 id='bindings past the expansion limit inside a map literal'),
     pytest.param(['device.attributes["gpu.example.com"].model.matches_not("a")'], None,
                  [('list-fragile-compare', 'S[0].cel.expression', '`.matches_not()` on gpu.example.com/model is a runtime error (no matching overload) that aborts allocation once the driver publishes it as a list', 'for a list: device.attributes["gpu.example.com"].model.exists(v, v.matches_not(...)); keep a scalar-only form only if the driver documents a scalar', (43, 54)), ('selector-compile', 'S[0].cel.expression', "compilation failed: undeclared reference to 'matches_not' (in container '')", 'the API server rejects a selector that does not compile', (54, 55))],
                  id='an unknown function'),
