@@ -211,6 +211,15 @@ def test_a_binding_is_computed_once_per_evaluation(arith_calls: list[Any], monke
     # an unused initialiser that would fail is not evaluated; a used one fails where it is read
     ("cel.bind(a, 1 / 0, cel.bind(b, a + a, true))", True),
     ("cel.bind(a, 1 / 0, cel.bind(b, a + a, b == b))", "division by zero"),
+    # an initialiser failing for one value of the variable it reads, absorbed or not by the quantifier
+    ("[0, 1].exists(x, cel.bind(y, 1 / x, y == y))", True),
+    ("[0, 1].all(x, cel.bind(y, 1 / x, y == y))", "division by zero"),
+    # a comprehension variable the body rebinds is renamed: the initialiser keeps reading the outer one
+    ("[1, 2].all(x, cel.bind(y, x, [3, 4].exists(x, y + x == 5)))", True),
+    ("[1, 2, 3].filter(x, cel.bind(t, x % 2 == 1, t && t)) == [1, 3]", True),
+    # a device read bound once, used inside and outside a comprehension, and a failing read never used
+    ("cel.bind(d, device.attributes['d.io'].n, d + d == 6 && [1, 2].exists(x, d + x == 5))", True),
+    ("cel.bind(d, device.attributes['d.io'].missing, [1].exists(x, x == 1) || d == 1)", True),
 ])
 def test_shared_initialisers_keep_the_reference_answers(expression: str, expected: Any) -> None:
     assert _plain(_compact(expression)(DEVICE)) == expected
