@@ -29,6 +29,7 @@ from celpy.evaluation import CELEvalError
 from lark import Tree
 
 from celext.env import MACRO_FORMS
+from celext.gostrconv import INT64
 from celext.lib import optional_value as optional
 from celext.plan import steps
 from celext.plan.core import call_args, chain_operands
@@ -44,7 +45,7 @@ Run = Callable[["Frame"], Any]
 _BOOL, _LIST, _INT, _STRING = celtypes.BoolType, celtypes.ListType, celtypes.IntType, celtypes.StringType
 _new_str, _new_int = str.__new__, int.__new__
 _INT_ARITHMETIC = {"addition_add": int.__add__, "addition_sub": int.__sub__, "multiplication_mul": int.__mul__}
-_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+_INT64_MIN, _INT64_MAX = INT64
 _COMPARE = {"relation_eq": "__eq__", "relation_ne": "__ne__", "relation_lt": "__lt__", "relation_le": "__le__",
             "relation_gt": "__gt__", "relation_ge": "__ge__"}
 _TRUE, _FALSE = ops.TRUE, ops.FALSE
