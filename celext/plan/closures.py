@@ -61,8 +61,9 @@ class Frame:
         self.device, self.driver, self.body, self.budget = device, driver, body, budget
         self.variables: dict[int, Any] = {}
         self.reads: dict[str, Any] = {}  # device paths decoded so far (a large selector repeats them)
-        # shared subtree's key -> (the comprehension variables' values it was computed for, its value)
-        self.bound: dict[int, tuple[tuple[Any, ...], Any]] = {}
+        # shared subtree's key -> (the comprehension variables' values it was computed for, its value); made by
+        # the first shared subtree evaluated (most expressions have none: no dict per evaluation for them)
+        self.bound: dict[int, tuple[tuple[Any, ...], Any]] | None = None
 
 
 Scope = dict[str, int]  # CEL variable name -> its key in Frame.variables
@@ -93,11 +94,14 @@ class _Builder:
 
         def run(f: Frame) -> Any:
             now = tuple(f.variables[key] for key in reads)
-            held = f.bound.get(slot)
+            bound = f.bound
+            if bound is None:
+                bound = f.bound = {}
+            held = bound.get(slot)
             if held is not None and all(a is b for a, b in zip(held[0], now, strict=True)):
                 return held[1]
             value = inner(f)
-            f.bound[slot] = (now, value)
+            bound[slot] = (now, value)
             return value
         return run
 
