@@ -26,7 +26,7 @@ from typing import Any, cast
 
 from celpy import celtypes
 from celpy.evaluation import CELEvalError
-from lark import Tree
+from lark import Token, Tree
 
 from celext.env import MACRO_FORMS
 from celext.gostrconv import INT64
@@ -37,7 +37,7 @@ from celext.plan.device import DevicePath, device_path
 from celext.plan.emit_device import device_table
 from celext.plan.emit_loops import comprehension_step_cost
 from celext.runtime import ops, wire
-from celext.syntax.rewrite import Names, check_expansion, identifiers
+from celext.syntax.rewrite import Names, check_expansion, identifiers, macro_variables
 
 __all__ = ["Frame", "build"]
 
@@ -118,14 +118,22 @@ class _Builder:
         return built if built is not None else self._fallback(node, scope)
 
     def _fallback(self, node: Tree[Any], scope: Scope) -> Run:
-        """The reference engine evaluates this subtree, as in the generated code (it walks each use of a binding:
-        refused beyond its limit)."""
-        if self._shared:
-            check_expansion(node)
+        """The reference engine evaluates this subtree, as in the generated code. It would walk each use of a
+        binding (once per step of a loop around it), so each shared subtree that reads no variable the subtree
+        binds itself is computed here, once, and handed to it as a variable (an error value stays one until
+        read); the rest of the expansion is refused beyond the reference engine's limit."""
         names = list(scope.items())
+        hoisted: list[tuple[str, Run]] = []
+        if self._shared:
+            node, held = _hoisted(node, self._shared)
+            hoisted = [(name, self.build(shared, scope)) for name, shared in held]
+            check_expansion(node)
 
         def run(f: Frame) -> Any:
-            return ops.subtree(node, f.budget, f.device, f.driver, {n: f.variables[k] for n, k in names})
+            variables = {n: f.variables[k] for n, k in names}
+            for name, value in hoisted:
+                variables[name] = value(f)
+            return ops.subtree(node, f.budget, f.device, f.driver, variables)
         return run
 
     # --- grammar levels -------------------------------------------------------------------------------
@@ -464,6 +472,37 @@ def build(tree: Tree[Any]) -> Run:
 def build_unshared(tree: Tree[Any]) -> Run:
     """`build` for a tree known to hold no subtree twice (no `cel.bind` in its text): no search for them."""
     return _Builder({}).build(tree, {})
+
+
+_HOISTED = "__celext_shared_"  # the names shared subtrees are handed to the reference engine under (the
+# checker refuses any such name in an expression: undeclared)
+
+
+def _hoisted(node: Tree[Any], shared: Mapping[int, frozenset[str]]) -> tuple[Tree[Any], list[tuple[str, Tree[Any]]]]:
+    """`node` with each outermost shared subtree that reads none of the macro variables bound inside `node`
+    replaced by an identifier, and those (name, subtree) pairs; `node` itself when there is none."""
+    held: dict[int, tuple[str, Tree[Any]]] = {}
+    made: dict[tuple[int, frozenset[str]], Tree[Any]] = {}  # each distinct node once per set of bound names
+
+    def visit(current: Tree[Any], bound: frozenset[str]) -> Tree[Any]:
+        names = shared.get(id(current))
+        if names is not None and current is not node and not names & bound:
+            found = held.get(id(current))
+            if found is None:
+                found = held[id(current)] = (f"{_HOISTED}{len(held)}", current)
+            token = Token("IDENT", found[0])
+            return Tree("primary", [Tree("ident", [token], current.meta)], current.meta)
+        key = (id(current), bound)
+        result = made.get(key)
+        if result is None:
+            inner = bound | frozenset(macro_variables(current))
+            children = [visit(c, inner) if isinstance(c, Tree) else c for c in current.children]
+            result = made[key] = current if all(a is b for a, b in zip(children, current.children, strict=True)) \
+                else Tree(current.data, children, current.meta)
+        return result
+
+    rewritten = visit(node, frozenset())
+    return rewritten, list(held.values())
 
 
 def shared_subtrees(tree: Tree[Any]) -> dict[int, frozenset[str]]:

@@ -204,7 +204,7 @@ def _call(node: AST, bound: Mapping[str, AST], local: frozenset[str], known: _Pa
 # computes a shared initialiser once per evaluation, celext.plan.closures), as Kubernetes evaluates a binding
 # once. The reference engine walks every use: it refuses a selector whose expanded tree would exceed this many
 # nodes (the largest 10 KiB expression without bindings has about 10,000 after collapsing), and so does the
-# compiled engine where it hands a subtree to the reference engine (a construct the compact form lacks).
+# compiled engine where it hands the reference engine a subtree whose own macro variables such bindings read.
 MAX_EXPANDED_NODES = 100_000
 TOO_EXPANDED = (f"cel.bind expands to more than {MAX_EXPANDED_NODES:,} nodes where celext's reference engine "
                 "evaluates it (it substitutes each binding at its every use): use fewer nested bindings")

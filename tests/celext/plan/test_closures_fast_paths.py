@@ -252,3 +252,41 @@ def test_an_initialiser_used_in_a_chain_is_built_once(monkeypatch: pytest.Monkey
     assert _plain(_compact(text)(DEVICE)) is True
     assert _plain(_compact(text.replace("!= 10 ", "!= 3 "))(DEVICE)) is False  # n is 3
     assert len(built) == 2 * 100  # two selectors, one read closure per operand of the initialiser
+
+
+def _transform_chain(levels: int) -> str:
+    """`cel.bind(l1, l0.transformList(i, v, l0.size()) + [1], ...)`: each level a macro the compact form hands to the
+    reference engine, reading the previous binding twice."""
+    return "cel.bind(l0, [1], " + "".join(f"cel.bind(l{i}, l{i - 1}.transformList(i, v, l{i - 1}.size()) + [1], "
+                                          for i in range(1, levels)) + f"size(l{levels - 1}) == {levels}" + ")" * levels
+
+
+def test_a_shared_initialiser_is_handed_to_the_reference_engine_computed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A subtree the reference engine evaluates for the compact form gets each shared initialiser it reads as a
+    value computed once, not the initialiser to walk at each use and step (8 levels took 7.6 s, 10 ran out of
+    cost budget after 18 s per device; the refusal walk took 2 s at 15 levels)."""
+    calls: list[Any] = []
+    real = ops.subtree
+
+    def subtree(tree: Any, *args: Any) -> Any:
+        calls.append(tree)
+        return real(tree, *args)
+
+    monkeypatch.setattr(ops, "subtree", subtree)
+    assert _plain(_compact(_transform_chain(12))(DEVICE)) is True
+    assert len(calls) == 11  # one per level's transformList
+    assert celext.compile(_transform_chain(60)).evaluate(DEVICE, DRIVER) is True
+
+
+@pytest.mark.parametrize(("expression", "expected"), [
+    ("cel.bind(x, [1, 2], x.transformList(i, v, v * 2) == [2, 4] && x.size() == 2)", True),
+    ("cel.bind(x, 1 / 0, [1].transformList(i, v, v) == [1] || x == 1)", True),  # an unread error stays unread
+    ("cel.bind(x, 1 / 0, [1].transformList(i, v, x) == [1])", "division by zero"),
+    # an initialiser reading a variable the handed subtree binds stays in it
+    ("[1, 2].transformList(i, v, cel.bind(y, v * 10, [y, y])) == [[10, 10], [20, 20]]", True),
+    ("[1, 2].all(o, cel.bind(y, o * 10, [1, 2].transformList(i, v, y + v) == [y + 1, y + 2]))", True),
+    ("cel.bind(y, [1], {'k': y}.transformMap(k, v, v + y) == {'k': [1, 1]})", True),
+])
+def test_handed_subtrees_keep_the_reference_answers(expression: str, expected: Any) -> None:
+    assert _plain(_compact(expression)(DEVICE)) == expected
+    assert _reference(expression, DEVICE) == expected

@@ -86,13 +86,17 @@ def test_the_reference_engine_refuses_an_exploding_expansion() -> None:
 
 
 def test_the_compiled_engine_refuses_an_exploding_expansion_it_hands_to_the_reference_engine() -> None:
-    """A construct the compact form lacks (a map literal) is evaluated by the reference engine: the limit holds
-    there, and only there."""
-    inner = nested_binds(12, 4)
+    """A construct the compact form lacks (transformList) is evaluated by the reference engine: the limit holds
+    there, for bindings that read a variable the handed subtree binds itself (the others are computed and
+    handed over as values: tests/celext/plan/test_closures_fast_paths.py), and only there."""
+    inner = nested_binds(12, 4).replace("cel.bind(v0, [1], ", "cel.bind(v0, [z], ", 1)
     with pytest.raises(CompileError) as refused:
-        celext.compile(inner.replace("size(v11) > 0", "size({1: v11}) > 0"))
+        celext.compile(f"[1].transformList(i, z, {inner}) == [true]")
     assert refused.value.message == TOO_EXPANDED
-    assert celext.compile(nested_binds(6, 4).replace("size(v5) > 0", "size({1: v5}) > 0")).evaluate({}, "d") is True
+    small = nested_binds(6, 4).replace("cel.bind(v0, [1], ", "cel.bind(v0, [z], ", 1)
+    assert celext.compile(f"[1].transformList(i, z, {small}) == [true]").evaluate({}, "d") is True
+    # the same bindings outside it, read by a map literal the reference engine evaluates: handed over computed
+    assert celext.compile(nested_binds(12, 4).replace("size(v11) > 0", "size({1: v11}) > 0")).evaluate({}, "d")
 
 
 @pytest.mark.parametrize(("delta", "refused"), [(-1, True), (0, False), (1, False)])
@@ -115,3 +119,13 @@ def test_a_macro_under_many_shared_bindings_compiles() -> None:
     exponential in the nesting: 9 s for 22 levels)."""
     text = nested_binds(40, 2).replace("size(v39) > 0", "[1].all(x, size(v39) > x) && [1].exists(v0, v0 == 1)")
     assert celext.compile(text).evaluate({}, "d") is True
+
+
+def test_a_refusal_inside_a_shared_initialiser_is_found_once_and_at_its_place() -> None:
+    """The refusal walk visits a shared initialiser once (what its names mean is fixed where it is bound)."""
+    with pytest.raises(CompileError) as refused:
+        celext.compile("cel.bind(u, isURL('x'), [1].all(x, u == u) && [2].exists(y, u))")
+    assert (refused.value.message, refused.value.line, refused.value.column) == (
+        "'isURL' is not supported: the Kubernetes URL library is not provided by celext", 1, 13)
+    with pytest.raises(CompileError):  # a macro variable named like the library does not hide it in the initialiser
+        celext.compile("cel.bind(u, isURL('x'), [1].all(isURL, u))")
