@@ -59,7 +59,7 @@ _RUNTIME: dict[str, Any] = {
     "rt_body": wire.body, "rt_entries": wire.entries, "rt_lookup": wire.lookup, "rt_attribute": wire.attribute,
     "rt_capacity": wire.capacity, "rt_arith": ops.arith, "rt_unary": ops.unary,
     "rt_select": ops.select, "rt_index": ops.index, "rt_invoke": ops.invoke, "rt_make_list": ops.make_list,
-    "rt_subtree": ops.subtree, "rt_no_key": ops.no_key, "rt_no_overload": ops.no_overload,
+    "rt_subtree": ops.subtree, "FRAME": closures.Frame, "rt_no_key": ops.no_key, "rt_no_overload": ops.no_overload,
     "rt_not_iterable": ops.not_iterable, "rt_cost_exceeded": ops.cost_exceeded,
     "INT": celtypes.IntType, "NEW_INT": int.__new__, "UINT": celtypes.UintType, "DOUBLE": celtypes.DoubleType,
     "rt_includes": ops.includes, "rt_includes_raw": wire.includes, "rt_impl_error": overloads.impl_error,

@@ -21,14 +21,14 @@ from __future__ import annotations
 
 import functools
 import itertools
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, cast
 
 from celpy import celtypes
 from celpy.evaluation import CELEvalError
 from lark import Token, Tree
 
-from celext.env import MACRO_FORMS
+from celext.env import MACRO_FORMS, OPTIONAL_MACROS
 from celext.gostrconv import INT64
 from celext.lib import optional_value as optional
 from celext.plan import steps
@@ -36,6 +36,7 @@ from celext.plan.core import call_args, chain_operands
 from celext.plan.device import DevicePath, device_path
 from celext.plan.emit_device import device_table
 from celext.plan.emit_loops import comprehension_step_cost
+from celext.reference import macros
 from celext.runtime import ops, wire
 from celext.syntax.rewrite import Names, check_expansion, identifiers, macro_variables
 
@@ -49,7 +50,8 @@ _INT64_MIN, _INT64_MAX = INT64
 _COMPARE = {"relation_eq": "__eq__", "relation_ne": "__ne__", "relation_lt": "__lt__", "relation_le": "__le__",
             "relation_gt": "__gt__", "relation_ge": "__ge__"}
 _TRUE, _FALSE = ops.TRUE, ops.FALSE
-_NATIVE_MACROS = frozenset({"all", "exists", "exists_one", "existsOne", "map", "filter"})
+# One-variable forms with a loop of their own below; every other macro form runs through celext.reference.macros.
+_ONE_VARIABLE_LOOPS = frozenset({"all", "exists", "exists_one", "existsOne", "map", "filter"})
 
 
 class Frame:
@@ -57,9 +59,10 @@ class Frame:
 
     __slots__ = ("body", "bound", "budget", "device", "driver", "reads", "variables")
 
-    def __init__(self, device: Any, driver: str, body: Any, budget: ops.Budget) -> None:
+    def __init__(self, device: Any, driver: str, body: Any, budget: ops.Budget,
+                 variables: dict[int, Any] | None = None) -> None:
         self.device, self.driver, self.body, self.budget = device, driver, body, budget
-        self.variables: dict[int, Any] = {}
+        self.variables: dict[int, Any] = {} if variables is None else variables
         self.reads: dict[str, Any] = {}  # device paths decoded so far (a large selector repeats them)
         # shared subtree's key -> (the comprehension variables' values it was computed for, its value); made by
         # the first shared subtree evaluated (most expressions have none: no dict per evaluation for them)
@@ -313,10 +316,13 @@ class _Builder:
         name = str(node.children[1])
         args = call_args(node)
         if name in MACRO_FORMS and len(node.children) == 3:
-            if name in _NATIVE_MACROS and len(args) == 2 and args[0].data == "primary" \
-                    and args[0].children[0].data == "ident":
+            count = MACRO_FORMS[name].get(len(args))
+            names = [_variable_name(a) for a in args[:count or 0]]
+            if count is None or None in names:  # (the parser refuses these forms)
+                return None
+            if name in _ONE_VARIABLE_LOOPS and count == len(args) - 1 == 1:
                 return self._comprehension(name, node, args, scope)
-            return None
+            return self._macro(name, node, cast(list[str], names), args[count:], scope)
         target = self.build(node.children[0], scope)
         values = [self.build(a, scope) for a in args]
         if name in ("includes", "include") and len(values) == 1:
@@ -368,10 +374,61 @@ class _Builder:
         return collect
 
 
+    def _macro(self, name: str, node: Tree[Any], names: list[str], bodies: list[Tree[Any]], scope: Scope) -> Run:
+        """Any other macro form (two variables, a condition, the transforms, sortBy, optMap): the bodies built
+        here, run by the reference engine's loop (celext.reference.macros.run), each step charged as above."""
+        keys = [next(self._keys) for _ in names]
+        target = self.build(node.children[0], scope)
+        inner = {**scope, **dict(zip(names, keys, strict=True))}
+        built = [self.build(b, inner) for b in bodies]
+        cost = comprehension_step_cost(*bodies)
+        optional_target = name in OPTIONAL_MACROS
+
+        def run(f: Frame) -> Any:
+            items = target(f)
+            if optional_target:
+                if not isinstance(items, optional.OptionalValue):
+                    return items if isinstance(items, CELEvalError) else ops.no_overload()
+            elif (failed := steps.iterable(items)) is not None:
+                return failed
+            budget, variables = f.budget, f.variables
+
+            def step() -> None:
+                budget.left -= cost
+                if budget.left < 0:
+                    ops.cost_exceeded()
+
+            return macros.run(name, items, _Variables(variables, keys), built, visit=lambda body: body(f), step=step)
+        return run
+
+
+class _Variables:
+    """A macro's iteration variables in the frame (celext.reference.macros.Binder)."""
+
+    __slots__ = ("keys", "variables")
+
+    def __init__(self, variables: dict[int, Any], keys: list[int]) -> None:
+        self.variables, self.keys = variables, keys
+
+    def rows(self, target: Any) -> list[tuple[Any, ...]]:
+        return macros.rows(target, len(self.keys))
+
+    def bind(self, row: tuple[Any, ...]) -> None:
+        for key, value in zip(self.keys, row, strict=True):
+            self.variables[key] = value
+
+
+def _variable_name(arg: Tree[Any]) -> str | None:
+    """The name a macro's variable argument declares, None when it is not a plain identifier."""
+    if arg.data == "primary" and arg.children[0].data == "ident":
+        return str(arg.children[0].children[0])
+    return None
+
+
 _PATHS = frozenset({"member_dot", "member_index", "member_dot_opt", "primary"})  # where device paths start
 _METHODS: dict[str, Callable[[_Builder, Tree[Any], Scope], Run | None]] = {
     name[1:]: method for name, method in vars(_Builder).items() if name.startswith("_") and not name.startswith("__")
-    and callable(method) and name not in ("_fallback", "_logic", "_comprehension", "_global_call")}
+    and callable(method) and name not in ("_fallback", "_logic", "_comprehension", "_macro", "_global_call")}
 
 
 def _driver_relation(operator: str, left: Tree[Any], right: Tree[Any], scope: Scope) -> Run | None:
@@ -467,6 +524,15 @@ def _steps(f: Frame, items: Any, cost: int, key: Any, body: Run) -> Iterator[tup
 
 def build(tree: Tree[Any]) -> Run:
     return _Builder(shared_subtrees(tree)).build(tree, {})
+
+
+def build_part(tree: Tree[Any], names: Sequence[str]) -> tuple[Run, list[int]]:
+    """A subtree of a generated selector in the compact form (a macro the generator leaves to it), reading the
+    comprehension variables `names` of the code around it: the run and each name's key in `Frame.variables`
+    (negative: the builder numbers its own from 0). The generated code runs it on a frame of its own that
+    shares the selector's budget."""
+    keys = [-1 - i for i in range(len(names))]
+    return _Builder(shared_subtrees(tree)).build(tree, dict(zip(names, keys, strict=True))), keys
 
 
 def build_unshared(tree: Tree[Any]) -> Run:

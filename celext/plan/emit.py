@@ -22,6 +22,7 @@ from celpy.evaluation import CELEvalError
 from lark import Token, Tree
 
 from celext.env import MACRO_FORMS
+from celext.plan import closures
 from celext.plan.core import PARAMS, Block, call_args, chain_operands
 from celext.plan.device import device_path
 from celext.plan.emit_device import DeviceEmitter, device_table
@@ -82,6 +83,16 @@ class Emitter(DeviceEmitter, LoopEmitter, TypedEmitter):
         out = self.tmp()
         self.uses.add("budget")
         block.add(f"{out} = rt_subtree({tree}, budget, device, driver, {{{variables}}})")
+        return out
+
+    def _compact(self, node: Tree[Any], block: Block, scope: dict[str, str]) -> str:
+        """The compact form evaluates this subtree (a macro form not generated as a loop here: two variables, a
+        condition, the transforms, sortBy, optMap), on the selector's budget, with the variables in scope."""
+        run, keys = closures.build_part(node, list(scope))
+        variables = ", ".join(f"{key}: {py}" for key, py in zip(keys, scope.values(), strict=True))
+        out = self.tmp()
+        self.uses.add("budget")
+        block.add(f"{out} = {self.const(run)}(FRAME(device, driver, B, budget, {{{variables}}}))")
         return out
 
     # --- grammar levels -------------------------------------------------------------------------------
@@ -373,7 +384,7 @@ class Emitter(DeviceEmitter, LoopEmitter, TypedEmitter):
             if name in _NATIVE_MACROS and len(args) == 2 and args[0].data == "primary" \
                     and args[0].children[0].data == "ident":
                 return self._comprehension(name, node, block, scope)
-            return self._fallback(node, block, scope)
+            return self._compact(node, block, scope)
         if name in ("includes", "include") and len(args) == 1:
             path = device_path(node.children[0], scope)
             value = self.emit(args[0], block, scope)

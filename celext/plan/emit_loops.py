@@ -57,9 +57,9 @@ class LoopEmitter(EmitterCore):
         return out
 
 
-def comprehension_step_cost(body: Tree[Any]) -> int:
-    """What each step of a comprehension with this body charges the budget."""
-    return ITERATION_COST + _size(body)
+def comprehension_step_cost(*bodies: Tree[Any]) -> int:
+    """What each step of a comprehension with these bodies (a condition and a transform, say) charges the budget."""
+    return ITERATION_COST + _size(*bodies)
 
 
 # Grammar levels and the operator marks under a relation (`relation_eq`, ...): no cost unit of their own.
@@ -67,12 +67,12 @@ _UNCOUNTED = FREE | {"relation_lt", "relation_le", "relation_gt", "relation_ge",
                      "relation_in"}
 
 
-def _size(node: Tree[Any]) -> int:
-    """Cost units of one evaluation of a comprehension body at most, counted as the reference engine charges
+def _size(*nodes: Tree[Any]) -> int:
+    """Cost units of one evaluation of a comprehension's bodies at most, counted as the reference engine charges
     (one per node that is not a mere grammar level); a nested comprehension's steps are charged by its own
     loop, so only its target counts here. A subtree the body holds several times (a `cel.bind` initialiser at
     each use) counts once: the compiled forms compute it once, as cel-go does."""
-    pending, count, seen = [node], 0, set()
+    pending, count, seen = list(nodes), 0, set()
     while pending:
         current = pending.pop()
         if id(current) in seen:

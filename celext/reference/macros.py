@@ -14,23 +14,42 @@ runs the same steps directly, one iteration variable slot (or two) rebound per e
 - `optMap(x, e)` / `optFlatMap(x, e)` on an optional: none stays none, else optional.of(e) / e.
 Two variables bind (index, element) on a list and (key, value) on a map; one variable binds the element
 (list) or the key (map).
+
+`run` is the one statement of these semantics: the reference engine hands it parse trees to visit, the compact
+form of the compiled engine (celext.plan.closures) its closures, each with its own way to bind the variables.
 """
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
-import lark
 from celpy import celtypes
 from celpy.evaluation import CELEvalError
 
 from celext.lib.operators import compare
 from celext.lib.optional_value import OptionalValue, of
 
-Visit = Callable[[lark.Tree[Any]], Any]
+Body = TypeVar("Body")  # what `visit` evaluates: a parse tree (reference engine) or a closure (compact form)
 NO_OVERLOAD = "no such overload"
+
+
+class Binder(Protocol):
+    """Where a loop's iteration variables live: `rows(target)` the values each step binds, `bind(row)` binds them."""
+
+    def rows(self, target: Any) -> list[tuple[Any, ...]]: ...
+
+    def bind(self, row: tuple[Any, ...]) -> None: ...
+
+
+def rows(target: Any, variables: int) -> list[tuple[Any, ...]]:
+    """Each step's values of `variables` (1 or 2) iteration variables over a CEL list or map."""
+    if variables == 1:
+        return [(item,) for item in target]
+    if isinstance(target, celtypes.MapType):
+        return list(target.items())
+    return [(celtypes.IntType(i), item) for i, item in enumerate(target)]
 
 
 class Slots:
@@ -42,20 +61,17 @@ class Slots:
         self.slots = tuple(slots)
 
     def rows(self, target: Any) -> list[tuple[Any, ...]]:
-        if len(self.slots) == 1:
-            return [(item,) for item in target]
-        if isinstance(target, celtypes.MapType):
-            return list(target.items())
-        return [(celtypes.IntType(i), item) for i, item in enumerate(target)]
+        return rows(target, len(self.slots))
 
     def bind(self, row: tuple[Any, ...]) -> None:
         for slot, value in zip(self.slots, row, strict=True):
             slot.value = value
 
 
-def run(name: str, target: Any, slots: Slots, bodies: Sequence[lark.Tree[Any]], *, visit: Visit,
+def run(name: str, target: Any, slots: Binder, bodies: Sequence[Body], *, visit: Callable[[Body], Any],
         step: Callable[[], None]) -> Any:
-    """Evaluate macro `name` over `target` (a CEL list or map); `step()` charges one iteration."""
+    """Evaluate macro `name` over `target` (a CEL list or map; an optional for optMap and optFlatMap); `step()`
+    charges one iteration, before its variables are bound."""
     if name in ("optMap", "optFlatMap"):
         return _opt_map(name == "optFlatMap", target, slots, bodies[0], visit=visit)
     if name in ("all", "exists"):
@@ -87,7 +103,7 @@ def run(name: str, target: Any, slots: Slots, bodies: Sequence[lark.Tree[Any]], 
     return _result(name, kept)
 
 
-def _opt_map(flat: bool, target: OptionalValue, slots: Slots, body: lark.Tree[Any], *, visit: Visit) -> Any:
+def _opt_map(flat: bool, target: OptionalValue, slots: Binder, body: Body, *, visit: Callable[[Body], Any]) -> Any:
     """`o.optMap(x, e)`: optional.of(e) with x = o.value() when o has a value; optFlatMap: e itself (an optional)."""
     if not target.present:
         return target
@@ -98,7 +114,7 @@ def _opt_map(flat: bool, target: OptionalValue, slots: Slots, body: lark.Tree[An
     return value if isinstance(value, OptionalValue) else CELEvalError(NO_OVERLOAD)
 
 
-def _quantify(decisive: bool, target: Any, slots: Slots, body: lark.Tree[Any], *, visit: Visit,
+def _quantify(decisive: bool, target: Any, slots: Binder, body: Body, *, visit: Callable[[Body], Any],
               step: Callable[[], None]) -> Any:
     error: CELEvalError | None = None
     for row in slots.rows(target):

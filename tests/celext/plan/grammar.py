@@ -145,6 +145,7 @@ GLOBAL_CALLS = ["size", "int", "uint", "double", "string", "bytes", "dyn", "semv
                 "ip.isCanonical"]
 MACROS_ONE = ["all", "exists", "exists_one", "existsOne", "map", "filter", "sortBy"]
 MACROS_TWO = ["all", "exists", "existsOne", "transformList", "transformMap", "transformMapEntry"]
+CONDITIONS = ["x > 0", "y == x", "x in y", "y", "x == 1 || y == 1", "1 / x > 0"]  # the 4-argument forms' filters
 
 
 def attribute(ch: Chooser) -> str:
@@ -197,7 +198,10 @@ def expression(ch: Chooser, depth: int = 3) -> str:
     if form == 13:
         return ch.choice([f"({sub()}).map(x, {sub()}, {sub()})",
                           f"({sub()}).{ch.choice(MACROS_TWO)}(x, y, {sub()})",
-                          f"({sub()}).transformMapEntry(x, y, {{x: {sub()}}})"])
+                          f"({sub()}).{ch.choice(MACROS_TWO[3:])}(x, y, {ch.choice(CONDITIONS)}, {sub()})",
+                          f"({sub()}).transformMapEntry(x, y, {{x: {sub()}}})",
+                          f"({sub()}).transformMapEntry(x, y, {ch.choice(CONDITIONS)}, {{y: {sub()}}})",
+                          f"({sub()}).sortBy(x, {sub()})"])
     if form == 14:
         return f"cel.bind(x, {sub()}, {sub()})"
     if form == 15:
@@ -206,6 +210,8 @@ def expression(ch: Chooser, depth: int = 3) -> str:
         return f'device.attributes["{ch.choice(DOMAINS)}"].?{ch.choice(NAMES)}.orValue({sub()})'
     if form == 17:
         return ch.choice([f"({sub()})[?{sub()}].hasValue()", f"optional.of({sub()}).optMap(y, {sub()}).orValue(false)",
+                          f"({sub()}).optFlatMap(y, {sub()}).orValue(false)",
+                          f"({sub()})[?{sub()}].optFlatMap(y, optional.of({sub()})).hasValue()",
                           f"({sub()}).?{ch.choice(NAMES)}"])
     return selector(ch)
 

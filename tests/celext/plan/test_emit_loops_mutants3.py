@@ -35,6 +35,21 @@ LIMITS: list[tuple[str, bool, int]] = [
     ("[2, 2].existsOne(x, x == 2)", False, 2 * (3 + 2)),
     ("[1, 2, 3].filter(x, x > 1).size() == 2", True, 3 * (3 + 2)),
     ("[1, 2].map(x, x + 1) == [2, 3]", True, 2 * (3 + 3)),  # the addition, its operator node, x
+    # The other macro forms (celext.plan.closures._macro; the generated form hands them to it): the same rule,
+    # with a step charging every body (condition and transform) in full.
+    ("[1, 2, 3].all(i, x, x > 0)", True, 3 * (3 + 2)),
+    ("[1, 2, 3].exists(i, x, x > i)", True, 1 * (3 + 3)),  # relation, x, i; the first step decides
+    ("[1, 2, 3].existsOne(i, x, x == i)", False, 3 * (3 + 3)),
+    ("[1, 2, 3].map(x, x > 1, x) == [2, 3]", True, 3 * (3 + 2 + 1)),  # condition: relation, x; transform: x
+    ("[1, 2].transformList(i, x, x + 1) == [2, 3]", True, 2 * (3 + 3)),
+    ("[1, 2, 3].transformList(i, x, x > 1, x) == [2, 3]", True, 3 * (3 + 2 + 1)),
+    ('{"a": 1}.transformMap(k, v, v + 1) == {"a": 2}', True, 1 * (3 + 3)),
+    ("[3, 1, 2].sortBy(x, x) == [1, 2, 3]", True, 3 * (3 + 1)),
+    # the map literal, x, i; plus what the reference engine, which builds the literal on the same budget,
+    # charges for it: two units a step
+    ("[1, 2].transformMapEntry(i, x, {x: i}) == {1: 0, 2: 1}", True, 2 * (3 + 3) + 2 * 2),
+    # outer step: the call and x; inner step: the addition, its operator node, y, i
+    ("[[1], [2]].transformList(i, x, x.map(y, y + i)) == [[1], [3]]", True, 2 * (3 + 2) + 2 * (3 + 4)),
 ]
 
 
