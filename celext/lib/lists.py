@@ -180,10 +180,13 @@ def _sort(items: _L) -> Any:
     return ordered if isinstance(ordered, CELEvalError) else _L(ordered)
 
 
+_new_int = int.__new__
+
+
 def _range(n: int) -> Any:
     if n > 1_000_000:
         return CELEvalError("lists.range: size exceeds the supported maximum of 1000000")
-    return _L(_I(i) for i in range(max(int(n), 0)))
+    return _L(_new_int(_I, i) for i in range(max(int(n), 0)))  # (in int64's range: no check per element)
 
 
 def library() -> Library:

@@ -33,6 +33,7 @@ from celext.lib.optional_value import OptionalValue, of
 
 Body = TypeVar("Body")  # what `visit` evaluates: a parse tree (reference engine) or a closure (compact form)
 NO_OVERLOAD = "no such overload"
+_new_int = int.__new__
 
 
 class Binder(Protocol):
@@ -49,7 +50,7 @@ def rows(target: Any, variables: int) -> list[tuple[Any, ...]]:
         return [(item,) for item in target]
     if isinstance(target, celtypes.MapType):
         return list(target.items())
-    return [(celtypes.IntType(i), item) for i, item in enumerate(target)]
+    return [(_new_int(celtypes.IntType, i), item) for i, item in enumerate(target)]  # (IntType() checks the range)
 
 
 class Slots:
@@ -164,6 +165,16 @@ def _go_text(key: Any) -> str:
     return str(key)
 
 
+# Key types whose CEL order (celext.lib.operators.compare on two of one type) is a total order that Python's
+# comparison of the values gives; not doubles, whose NaN compares equal to everything in the sort below.
+_TOTAL_ORDERS = frozenset({celtypes.IntType, celtypes.UintType, celtypes.StringType, celtypes.BoolType,
+                           celtypes.BytesType})
+
+
+def _key(kept: tuple[tuple[Any, ...], Any]) -> Any:
+    return kept[1]
+
+
 def _sort_by(kept: list[tuple[tuple[Any, ...], Any]]) -> Any:
     if not kept:
         return celtypes.ListType()
@@ -172,6 +183,9 @@ def _sort_by(kept: list[tuple[tuple[Any, ...], Any]]) -> Any:
         return CELEvalError("list elements must be comparable")
     if len(kept) > 1 and any(type(key) is not type(keys[0]) for key in keys):
         return CELEvalError("list elements must have the same type")
+
+    if type(keys[0]) in _TOTAL_ORDERS:  # CEL's order of these is Python's own: no comparison call per pair
+        return celtypes.ListType(row[0] for row, _ in sorted(kept, key=_key))
 
     def order(a: tuple[tuple[Any, ...], Any], b: tuple[tuple[Any, ...], Any]) -> int:
         found = compare(a[1], b[1])
