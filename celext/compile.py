@@ -3,8 +3,8 @@
 - `parse_lean()` (celext.syntax.grammar): the parse tree with positions in the collapsed shape both engines walk
   (no single-child grammar levels, literals decoded), cached, and a bound on its height; syntax errors as
   CompileError. Trees higher than `SHALLOW` levels go through the later stages on headroom's deep thread.
-- `rewrite()` (celext.syntax.rewrite): `cel.bind` expanded, namespaced calls as dotted global names (then
-  collapsed again: the rewrite wraps substitutions in grammar levels).
+- `rewrite()` (celext.syntax.rewrite): `cel.bind` expanded, namespaced calls as dotted global names, in the
+  same collapsed shape.
 - `refuse()` (celext.syntax.refusals): constructs celext refuses with a reason.
 - `typecheck()`: cel-go's type checker in the DRA environment (`celext.check`), on the AST the parser built
   along with the tree (built from the tree when a cached parse handed it out already): undeclared references,
@@ -34,7 +34,6 @@ from celext.check.regex import instantiation_error
 from celext.cost import COST_LIMIT, TOO_COSTLY
 from celext.cost.estimator import estimate
 from celext.errors import CompileError, CostLimitError
-from celext.reference.collapse import collapse
 from celext.syntax import MAX_LENGTH, RECURSION_LIMIT_EXCEEDED, headroom, parse
 from celext.syntax.build import build
 from celext.syntax.grammar import parse_lean
@@ -174,10 +173,8 @@ def prepare(expression: str, *, cost_limit: int = COST_LIMIT, laps: Laps | None 
 def _prepare(expression: str, parsed: Parsed, cost_limit: int, laps: Laps | None) -> Prepared:
     """The stages after parsing, on the parser's lean tree (already in the collapsed shape both engines walk)."""
     start = time.process_time()
-    lean = tree = parsed.tree
-    rewritten = rewrite(lean, expression)
-    if rewritten is not lean:
-        tree = collapse(rewritten)  # the rewrite wraps what it substitutes in grammar levels
+    lean = parsed.tree
+    tree = rewrite(lean, expression)
     start = lap(laps, "rewrite", start)
     if parsed.refusable or (parsed.macros and tree is not lean):  # a name or construct a refusal may apply to
         refuse(tree, shared=tree is not lean)

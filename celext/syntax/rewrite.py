@@ -2,7 +2,10 @@
 `x` (cel-python has no bind macro), a namespaced call `sets.contains(a, b)` becomes a call of the dotted
 global name, and a select chain that spells a dotted type name (`net.IP`, `google.protobuf.Timestamp`) becomes
 that one identifier, unless a variable in scope names its first part (as the checker resolves it). One pass over
-the tree; subtrees that do not change are shared with the input, not copied.
+the tree; subtrees that do not change are shared with the input, not copied. On a tree in the collapsed shape
+the engines walk (celext.syntax.parser's lean tree; celext.reference.collapse) the result keeps that shape:
+what it substitutes is wrapped only in the levels the shape keeps (`primary`, `paren_expr`), so no second
+collapsing pass runs over a long expression.
 
 Also `macro_variables()`: the names a comprehension macro call binds, which a substitution must not cross.
 """
@@ -169,7 +172,7 @@ def _call(node: AST, bound: Mapping[str, AST], local: frozenset[str], known: _Pa
         if name is None:  # ext/bindings.go celBind
             raise fail("cel.bind() variable names must be simple identifiers", args[0])
         init = _paren(_rewrite(args[1], bound, local, known))
-        return Tree("member", [_paren(_rewrite(args[2], {**bound, name: init}, local, known))], node.meta)
+        return _paren(_rewrite(args[2], {**bound, name: init}, local, known))
     variables = macro_variables(node)
     inner = {k: v for k, v in bound.items() if k not in variables} if variables and bound else bound
     if inner:
@@ -191,8 +194,7 @@ def _call(node: AST, bound: Mapping[str, AST], local: frozenset[str], known: _Pa
     if namespace in _REWRITTEN_NAMESPACES and f"{namespace}.{method}" in env.GLOBAL_NAMES:
         token = Token("IDENT", f"{namespace}.{method}")
         token.line, token.column = position(node.children[1])
-        call = Tree("ident_arg", [token, *rest], node.meta)
-        return Tree("member", [Tree("primary", [call], node.meta)], node.meta)
+        return Tree("primary", [Tree("ident_arg", [token, *rest], node.meta)], node.meta)
     if receiver is node.children[0] and all(a is b for a, b in zip(rest, node.children[2:], strict=True)):
         return node
     return Tree(node.data, [receiver, node.children[1], *rest], node.meta)

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 
 import pytest
+from lark import Tree
 
 import celext
 from celext.errors import CompileError
 from celext.reference.collapse import collapse
 from celext.selector import Selector
 from celext.syntax import parse
+from celext.syntax.grammar import parse_lean
 from celext.syntax.rewrite import MAX_EXPANDED_NODES, TOO_EXPANDED, expanded_size, rewrite
+from tests.celext.plan.grammar import expression, pool, selector
 
 compile_module = importlib.import_module("celext.compile")
 rewrite_module = importlib.import_module("celext.syntax.rewrite")
@@ -131,3 +135,30 @@ def test_a_refusal_inside_a_shared_initialiser_is_found_once_and_at_its_place() 
         "'isURL' is not supported: the Kubernetes URL library is not provided by celext", 1, 13)
     with pytest.raises(CompileError):  # a macro variable named like the library does not hide it in the initialiser
         celext.compile("cel.bind(u, isURL('x'), [1].all(isURL, u))")
+
+
+def _shape(node: object) -> object:
+    """A tree as nested (rule, children) tuples, values as (type, value): the shape two trees must share."""
+    if isinstance(node, Tree):
+        return str(node.data), tuple(_shape(c) for c in node.children)
+    return type(node).__name__, str(node)
+
+
+def test_the_rewrite_keeps_the_collapsed_shape() -> None:
+    """What the rewrite returns for the parser's lean tree is already in the shape the engines walk (collapse()
+    changes nothing), so compile() runs no second collapsing pass over it: the expressions of the differential
+    grammar and hand-picked ones with bindings, namespaced calls and type names in every position."""
+    texts = [*pool(600, 7, expression), *pool(200, 8, selector),
+             "cel.bind(x, 1, cel.bind(y, x + x, [y].map(z, sets.contains([z], [y]))))", "-cel.bind(x, 1, x) == -1",
+             "!sets.contains([1], [1])", "cel.bind(x, 1, x).string() == '1'", "[cel.bind(x, 1, x)][0] == 1",
+             "cel.bind(x, [1], x.all(x, x > 0))", "type(1) == google.protobuf.Int64Value || net.IP != int",
+             "lists.range(3).size() == 3 && strings.quote('a') != '' && optional.none().hasValue() == false"]
+    rewritten = 0
+    for text in texts:
+        with contextlib.suppress(CompileError):
+            lean = parse_lean(text).tree
+            tree = rewrite(lean, text)
+            if tree is not lean:
+                rewritten += 1
+                assert _shape(collapse(tree)) == _shape(tree), text
+    assert rewritten >= 100  # the generator reaches the rewrite
