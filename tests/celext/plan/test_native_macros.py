@@ -8,7 +8,6 @@ is made, in either form, on results and on each error path."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -16,7 +15,6 @@ import pytest
 import celext
 from celext.compile import prepare
 from celext.plan import plan
-from celext.runtime import ops
 
 DRIVER = "d.io"
 DEVICE = {"name": "g", "attributes": {"d.io/l": {"ints": [3, 1, 2]}, "d.io/n": {"int": 2},
@@ -80,20 +78,6 @@ def _form(expression: str, compact: bool, limit: int = 1_000_000) -> Any:
     except Exception as err:  # (the cost limit is raised)
         return str(err)
     return value.args[0] if isinstance(value, Exception) else bool(value)
-
-
-@pytest.fixture
-def reference_calls(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Any]]:
-    """Every subtree the compiled engine hands to the reference engine, recorded, then evaluated."""
-    calls: list[Any] = []
-    real = ops.subtree
-
-    def subtree(tree: Any, *args: Any) -> Any:
-        calls.append(tree)
-        return real(tree, *args)
-
-    monkeypatch.setattr(ops, "subtree", subtree)
-    yield calls
 
 
 @pytest.mark.parametrize("compact", [True, False], ids=["compact", "generated"])
