@@ -35,7 +35,7 @@ from celext.plan import steps
 from celext.plan.core import call_args, chain_operands
 from celext.plan.device import DevicePath, device_path
 from celext.plan.emit_device import device_table
-from celext.plan.emit_loops import comprehension_step_cost
+from celext.plan.emit_loops import ONE_VARIABLE_LOOPS, comprehension_step_cost
 from celext.reference import macros
 from celext.runtime import ops, wire
 from celext.syntax.rewrite import Names, check_expansion, identifiers, macro_variables
@@ -50,8 +50,6 @@ _INT64_MIN, _INT64_MAX = INT64
 _COMPARE = {"relation_eq": "__eq__", "relation_ne": "__ne__", "relation_lt": "__lt__", "relation_le": "__le__",
             "relation_gt": "__gt__", "relation_ge": "__ge__"}
 _TRUE, _FALSE = ops.TRUE, ops.FALSE
-# One-variable forms with a loop of their own below; every other macro form runs through celext.reference.macros.
-_ONE_VARIABLE_LOOPS = frozenset({"all", "exists", "exists_one", "existsOne", "map", "filter"})
 
 
 class Frame:
@@ -320,7 +318,7 @@ class _Builder:
             names = [_variable_name(a) for a in args[:count or 0]]
             if count is None or None in names:  # (the parser refuses these forms)
                 return None
-            if name in _ONE_VARIABLE_LOOPS and count == len(args) - 1 == 1:
+            if name in ONE_VARIABLE_LOOPS and count == len(args) - 1 == 1:  # (every other form: _macro)
                 return self._comprehension(name, node, args, scope)
             return self._macro(name, node, cast(list[str], names), args[count:], scope)
         target = self.build(node.children[0], scope)
@@ -372,7 +370,6 @@ class _Builder:
                     kept.append(item)
             return (_TRUE if count == 1 else _FALSE) if one else _LIST(kept)
         return collect
-
 
     def _macro(self, name: str, node: Tree[Any], names: list[str], bodies: list[Tree[Any]], scope: Scope) -> Run:
         """Any other macro form (two variables, a condition, the transforms, sortBy, optMap): the bodies built

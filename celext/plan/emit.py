@@ -26,13 +26,12 @@ from celext.plan import closures
 from celext.plan.core import PARAMS, Block, call_args, chain_operands
 from celext.plan.device import device_path
 from celext.plan.emit_device import DeviceEmitter, device_table
-from celext.plan.emit_loops import LoopEmitter
+from celext.plan.emit_loops import ONE_VARIABLE_LOOPS, LoopEmitter
 from celext.plan.emit_typed import TypedEmitter
 from celext.plan.overloads import resolve
 from celext.runtime import ops
 
 SPLIT_DEPTH = 12  # block levels before a subtree moves into a function of its own
-_NATIVE_MACROS = frozenset({"all", "exists", "exists_one", "existsOne", "map", "filter"})
 _COMPARE = {"relation_eq": "__eq__", "relation_ne": "__ne__", "relation_lt": "__lt__", "relation_le": "__le__",
             "relation_gt": "__gt__", "relation_ge": "__ge__"}
 _NOTHING: Any = object()
@@ -381,7 +380,7 @@ class Emitter(DeviceEmitter, LoopEmitter, TypedEmitter):
         name = str(node.children[1])
         args = call_args(node)
         if name in MACRO_FORMS and len(node.children) == 3:
-            if name in _NATIVE_MACROS and len(args) == 2 and args[0].data == "primary" \
+            if name in ONE_VARIABLE_LOOPS and len(args) == 2 and args[0].data == "primary" \
                     and args[0].children[0].data == "ident":
                 return self._comprehension(name, node, block, scope)
             return self._compact(node, block, scope)

@@ -12,6 +12,10 @@ from celext.env import MACRO_FORMS
 from celext.plan.core import Block, EmitterCore, call_args
 from celext.reference.evaluator import FREE, ITERATION_COST
 
+# The macro forms both compiled forms run as loops of their own (one variable, one body); the others run through
+# celext.reference.macros (celext.plan.closures `_macro`, which the generated code calls).
+ONE_VARIABLE_LOOPS = frozenset({"all", "exists", "exists_one", "existsOne", "map", "filter"})
+
 
 class LoopEmitter(EmitterCore):
     def _comprehension(self, name: str, node: Tree[Any], block: Block, scope: dict[str, str]) -> str:
