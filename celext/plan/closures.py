@@ -36,7 +36,7 @@ from celext.plan.core import call_args, chain_operands
 from celext.plan.device import DevicePath, device_path
 from celext.plan.emit_device import device_table
 from celext.plan.emit_loops import ONE_VARIABLE_LOOPS, comprehension_step_cost
-from celext.reference import macros
+from celext.reference import aggregates, macros
 from celext.runtime import ops, wire
 from celext.syntax.rewrite import Names, check_expansion, identifiers, macro_variables
 
@@ -157,10 +157,16 @@ class _Builder:
         if kind == "list_lit":
             last = child.children[-1] if child.children else None
             elements = list(last.children) if isinstance(last, Tree) and last.data == "exprlist" else []
-            if any(isinstance(e, Tree) and e.data == "opt_expr" for e in elements):
-                return None
+            if any(isinstance(e, Tree) and e.data == "opt_expr" for e in elements):  # `[?x]`: the general rules
+                parts = [(e.data == "opt_expr", self.build(_entry(e), scope)) for e in elements]
+                return lambda f: aggregates.build_list(parts, lambda part: part(f))
             items = [self.build(c, scope) for c in call_args(child)]
             return lambda f: ops.make_list([item(f) for item in items])
+        if kind == "map_lit":
+            inits = child.children[0].children if child.children else []
+            entries = [(k.data == "opt_expr", self.build(_entry(k), scope), self.build(v, scope))
+                       for k, v in zip(inits[0::2], inits[1::2], strict=True)]
+            return lambda f: aggregates.build_map(entries, lambda part: part(f))
         if kind == "ident_arg":
             return self._global_call(child, scope)
         return None
@@ -413,6 +419,11 @@ class _Variables:
     def bind(self, row: tuple[Any, ...]) -> None:
         for key, value in zip(self.keys, row, strict=True):
             self.variables[key] = value
+
+
+def _entry(node: Tree[Any]) -> Tree[Any]:
+    """A literal's element or key without its `?` (an `opt_expr` node)."""
+    return cast(Tree[Any], node.children[0]) if node.data == "opt_expr" else node
 
 
 def _variable_name(arg: Tree[Any]) -> str | None:

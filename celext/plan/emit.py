@@ -86,7 +86,8 @@ class Emitter(DeviceEmitter, LoopEmitter, TypedEmitter):
 
     def _compact(self, node: Tree[Any], block: Block, scope: dict[str, str]) -> str:
         """The compact form evaluates this subtree (a macro form not generated as a loop here: two variables, a
-        condition, the transforms, sortBy, optMap), on the selector's budget, with the variables in scope."""
+        condition, the transforms, sortBy, optMap; a map literal, a list literal with `?` elements), on the
+        selector's budget, with the variables in scope."""
         run, keys = closures.build_part(node, list(scope))
         variables = ", ".join(f"{key}: {py}" for key, py in zip(keys, scope.values(), strict=True))
         out = self.tmp()
@@ -114,8 +115,10 @@ class Emitter(DeviceEmitter, LoopEmitter, TypedEmitter):
             return self._fallback(node, block, scope)
         if kind == "list_lit":
             if any(isinstance(e, Tree) and e.data == "opt_expr" for e in _elements(child)):
-                return self._fallback(node, block, scope)  # `[?x]` entries: the reference engine's list building
+                return self._compact(node, block, scope)  # `[?x]` elements: the compact form's general list
             return self._list(child, block, scope)
+        if kind == "map_lit":
+            return self._compact(node, block, scope)
         if kind == "ident_arg":
             return self._global_call(child, block, scope) or self._fallback(node, block, scope)
         return self._fallback(node, block, scope)

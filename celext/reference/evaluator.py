@@ -27,12 +27,13 @@ from celext.env import MACRO_FORMS, OPTIONAL_MACROS
 from celext.errors import EvaluationError
 from celext.lib import no_such_overload
 from celext.lib.format import as_string, go_value
-from celext.lib.operators import INT_OVERFLOW, MISSING, OPERATORS, UINT_OVERFLOW, map_delete, map_get, map_put
+from celext.lib.operators import INT_OVERFLOW, MISSING, OPERATORS, UINT_OVERFLOW, map_get
 from celext.lib.optional_value import NONE, OptionalValue, of
 from celext.lib.typenames import TYPE_DENOTATIONS, cel_type_name, go_type_name
 from celext.netaddr import Addr, Prefix
 from celext.quantity import Quantity
 from celext.reference import macros
+from celext.reference.aggregates import build_list, build_map
 from celext.semver import Semver
 from celext.syntax import headroom, literals
 from celext.syntax.tree import unwrap
@@ -376,49 +377,14 @@ class DRAEvaluator(Evaluator):
         return self._invoke(name, [target, *args])
 
     def exprlist(self, tree: lark.Tree[Any]) -> Any:
-        values = []
-        for child in tree.children:
-            optional_element = child.data == "opt_expr"  # `[?x]`: x must be optional; its value when present
-            value = self._visit_tree(child.children[0] if optional_element else child)
-            if isinstance(value, CELEvalError):
-                return value
-            if optional_element:
-                if not isinstance(value, OptionalValue):  # (interpretable.go invalidOptionalElementInit)
-                    return CELEvalError(f"cannot initialize optional list element from non-optional value "
-                                        f"{as_string(value)}")
-                if not value.present:
-                    continue
-                value = value.value
-            values.append(value)
-        return celtypes.ListType(values)
+        return build_list([(c.data == "opt_expr", c.children[0] if c.data == "opt_expr" else c)
+                           for c in tree.children], self._visit_tree)
 
     def mapinits(self, tree: lark.Tree[Any]) -> Any:
-        """Map literals as cel-go's evalMap builds them: entry by entry, the key then the value (the first error
-        is the result); a repeated key keeps its last value; an optional entry `{?k: v}` (v must be optional)
-        with v empty removes k; keys of different kinds stay apart (celext.lib.operators.map_put)."""
+        """Map literals as cel-go's evalMap builds them (celext.reference.aggregates)."""
         children = tree.children
-        built = celtypes.MapType()
-        for key_node, value_node in zip(children[0::2], children[1::2], strict=True):
-            optional_entry = key_node.data == "opt_expr"
-            key = self._visit_tree(key_node.children[0] if optional_entry else key_node)
-            if isinstance(key, CELEvalError):
-                return key
-            value = self._visit_tree(value_node)
-            if isinstance(value, CELEvalError):
-                return value
-            if optional_entry:
-                if not isinstance(value, OptionalValue):
-                    return CELEvalError(f"cannot initialize optional entry '{as_string(key)}' from non-optional "
-                                        f"value {as_string(value)}")  # (interpretable.go invalidOptionalEntryInit)
-                if not value.present:
-                    map_delete(built, key)
-                    continue
-                value = value.value
-            try:
-                map_put(built, key, value)
-            except TypeError:
-                return CELEvalError(f"unsupported key type: {cel_type_name(key)}")
-        return built
+        return build_map([(k.data == "opt_expr", k.children[0] if k.data == "opt_expr" else k, v)
+                          for k, v in zip(children[0::2], children[1::2], strict=True)], self._visit_tree)
 
     def _comprehension(self, tree: lark.Tree[Any], name: str) -> Any:
         target = self.visit(tree.children[0])

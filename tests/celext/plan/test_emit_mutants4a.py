@@ -21,11 +21,13 @@ def _nested(levels: int) -> str:
 
 # (expression, answer, patterns the source holds, patterns it must not hold)
 ROWS: list[tuple[str, bool | str, list[str], list[str]]] = [
-    # `[?x]` entries: the reference engine builds the list (a subtree, with every comprehension variable)
-    ("[?optional.of(1)] == [1]", True, [r"rt_subtree\(K\d+, budget, device, driver, \{\}\)"], []),
-    ("[?optional.none(), ?optional.of(2)] == [2]", True, [r"rt_subtree\("], []),
+    # `[?x]` elements and map literals: the compact form builds them (a part, with every comprehension variable)
+    ("[?optional.of(1)] == [1]", True, [r"K\d+\(FRAME\(device, driver, B, budget, \{\}\)\)"], [r"rt_subtree"]),
+    ("[?optional.none(), ?optional.of(2)] == [2]", True, [r"\(FRAME\("], [r"rt_subtree"]),
     ("[1].all(x, [2].all(y, [?optional.of(x)] == [y - 1]))", True,
-     [r"rt_subtree\(K\d+, budget, device, driver, \{'x': v\d+, 'y': v\d+\}\)"], []),
+     [r"K\d+\(FRAME\(device, driver, B, budget, \{-1: v\d+, -2: v\d+\}\)\)"], [r"rt_subtree"]),
+    ("[1].all(x, {x: x + 1}[x] == 2)", True, [r"K\d+\(FRAME\(device, driver, B, budget, \{-1: v\d+\}\)\)"],
+     [r"rt_subtree"]),
     ("[1, 2][1] == 2", True, [r"rt_index\(K\d+, K\d+, False\)"], [r"rt_subtree"]),
     ("[1, 2].size() == 2", True, [], [r"rt_subtree"]),
     # a subtree at SPLIT_DEPTH (12) block levels moves into a function of its own

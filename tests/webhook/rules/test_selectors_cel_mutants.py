@@ -38,8 +38,8 @@ def at(size: int, head: str = 'device.driver == "', tail: str = '"') -> str:
 
 UNCHECKED_HINT = ('Kubernetes provides this and celext does not, so the selector is not checked (the API server may '
                   'accept it); docs/celext.md lists what celext leaves out')
-NESTED_BINDS = ('{1: [1].map(z, cel.bind(v0, [z], ' + ''.join(f'cel.bind(v{i}, [v{i - 1}, v{i - 1}, v{i - 1}, v{i - 1}], ' for i in range(1, 12))
-                + 'size(v11) > 0' + ')' * 12 + ')}[1] == [true]')
+NESTED_BINDS = ("has({'k': [1].map(z, cel.bind(v0, [z], " + ''.join(f'cel.bind(v{i}, [v{i - 1}, v{i - 1}, v{i - 1}, v{i - 1}], ' for i in range(1, 12))
+                + 'size(v11) > 0' + ')' * 12 + ')}.k)')
 CASES = [
     pytest.param(["device.driver == 'a' &&\n  device.driver ==="], None,
                  [('selector-compile', 'S[0].cel.expression', "compilation failed: Syntax error: unexpected '='", 'the API server rejects a selector that does not compile', (42, 43))],
@@ -62,7 +62,7 @@ CASES = [
                  id='the authorizer, which the DRA environment does not declare either'),
     pytest.param([NESTED_BINDS], None,
                  [('selector-compile', 'S[0].cel.expression', "draguard cannot check this selector: cel.bind expands to more than 100,000 nodes where celext's reference engine evaluates it (it substitutes each binding at its every use): use fewer nested bindings", UNCHECKED_HINT, (0, 1))],
-                 id='bindings past the expansion limit inside a map literal the reference engine evaluates'),
+                 id='bindings past the expansion limit inside a has() the reference engine evaluates'),
     pytest.param(['device.attributes["gpu.example.com"].model.matches_not("a")'], None,
                  [('list-fragile-compare', 'S[0].cel.expression', '`.matches_not()` on gpu.example.com/model is a runtime error (no matching overload) that aborts allocation once the driver publishes it as a list', 'for a list: device.attributes["gpu.example.com"].model.exists(v, v.matches_not(...)); keep a scalar-only form only if the driver documents a scalar', (43, 54)), ('selector-compile', 'S[0].cel.expression', "compilation failed: undeclared reference to 'matches_not' (in container '')", 'the API server rejects a selector that does not compile', (54, 55))],
                  id='an unknown function'),
