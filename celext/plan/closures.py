@@ -26,7 +26,7 @@ from typing import Any, cast
 
 from celpy import celtypes
 from celpy.evaluation import CELEvalError
-from lark import Token, Tree
+from lark import Tree
 
 from celext.env import MACRO_FORMS, OPTIONAL_MACROS
 from celext.gostrconv import INT64
@@ -37,8 +37,10 @@ from celext.plan.device import DevicePath, device_path
 from celext.plan.emit_device import device_table
 from celext.plan.emit_loops import ONE_VARIABLE_LOOPS, comprehension_step_cost
 from celext.reference import aggregates, macros
+from celext.reference.evaluator import has_field
 from celext.runtime import ops, wire
-from celext.syntax.rewrite import Names, check_expansion, identifiers, macro_variables
+from celext.syntax.rewrite import Names, check_expansion, identifiers
+from celext.syntax.tree import unwrap
 
 __all__ = ["Frame", "build"]
 
@@ -119,22 +121,16 @@ class _Builder:
         return built if built is not None else self._fallback(node, scope)
 
     def _fallback(self, node: Tree[Any], scope: Scope) -> Run:
-        """The reference engine evaluates this subtree, as in the generated code. It would walk each use of a
-        binding (once per step of a loop around it), so each shared subtree that reads no variable the subtree
-        binds itself is computed here, once, and handed to it as a variable (an error value stays one until
-        read); the rest of the expansion is refused beyond the reference engine's limit."""
-        names = list(scope.items())
-        hoisted: list[tuple[str, Run]] = []
+        """The reference engine evaluates this subtree, with the variables in scope. Every construct the checker
+        accepts is built here but an identifier that names no variable (a type name: `int`, `google.protobuf.
+        Int64Value`), so what reaches it is a leaf; a subtree holding bindings would be walked at each use of
+        them, so one whose expansion is past the reference engine's limit is refused (a guard)."""
         if self._shared:
-            node, held = _hoisted(node, self._shared)
-            hoisted = [(name, self.build(shared, scope)) for name, shared in held]
             check_expansion(node)
+        names = list(scope.items())
 
         def run(f: Frame) -> Any:
-            variables = {n: f.variables[k] for n, k in names}
-            for name, value in hoisted:
-                variables[name] = value(f)
-            return ops.subtree(node, f.budget, f.device, f.driver, variables)
+            return ops.subtree(node, f.budget, f.device, f.driver, {n: f.variables[k] for n, k in names})
         return run
 
     # --- grammar levels -------------------------------------------------------------------------------
@@ -168,6 +164,8 @@ class _Builder:
                        for k, v in zip(inits[0::2], inits[1::2], strict=True)]
             return lambda f: aggregates.build_map(entries, lambda part: part(f))
         if kind == "ident_arg":
+            if str(child.children[0]) == "has":
+                return self._has(child, scope)
             return self._global_call(child, scope)
         return None
 
@@ -307,10 +305,26 @@ class _Builder:
 
     # --- calls and macros -----------------------------------------------------------------------------
 
+    def _has(self, call: Tree[Any], scope: Scope) -> Run | None:
+        """`has(e.f)` of anything but a device path (built before it gets here), as the reference engine tests
+        it: celext.reference.evaluator.has_field, and for a value that leaves undecided, cel-python's test (true
+        unless selecting `f` from it is an error), with the reference engine's select."""
+        args = call_args(call)
+        select = unwrap(args[0]) if len(args) == 1 else None
+        if not isinstance(select, Tree) or select.data != "member_dot" or not isinstance(select.children[0], Tree):
+            return None
+        operand, name = self.build(select.children[0], scope), str(select.children[1])
+
+        def run(f: Frame) -> Any:
+            target = operand(f)
+            decided = has_field(target, name)
+            if decided is None:
+                return _FALSE if isinstance(ops.select(target, name), CELEvalError) else _TRUE
+            return decided
+        return run
+
     def _global_call(self, node: Tree[Any], scope: Scope) -> Run | None:
         name = str(node.children[0])
-        if name == "has":
-            return None
         args = [self.build(a, scope) for a in call_args(node)]
         if name == "dyn":
             return args[0] if args else None
@@ -436,7 +450,7 @@ def _variable_name(arg: Tree[Any]) -> str | None:
 _PATHS = frozenset({"member_dot", "member_index", "member_dot_opt", "primary"})  # where device paths start
 _METHODS: dict[str, Callable[[_Builder, Tree[Any], Scope], Run | None]] = {
     name[1:]: method for name, method in vars(_Builder).items() if name.startswith("_") and not name.startswith("__")
-    and callable(method) and name not in ("_fallback", "_logic", "_comprehension", "_macro", "_global_call")}
+    and callable(method) and name not in ("_fallback", "_logic", "_comprehension", "_macro", "_has", "_global_call")}
 
 
 def _driver_relation(operator: str, left: Tree[Any], right: Tree[Any], scope: Scope) -> Run | None:
@@ -546,37 +560,6 @@ def build_part(tree: Tree[Any], names: Sequence[str]) -> tuple[Run, list[int]]:
 def build_unshared(tree: Tree[Any]) -> Run:
     """`build` for a tree known to hold no subtree twice (no `cel.bind` in its text): no search for them."""
     return _Builder({}).build(tree, {})
-
-
-_HOISTED = "__celext_shared_"  # the names shared subtrees are handed to the reference engine under (the
-# checker refuses any such name in an expression: undeclared)
-
-
-def _hoisted(node: Tree[Any], shared: Mapping[int, frozenset[str]]) -> tuple[Tree[Any], list[tuple[str, Tree[Any]]]]:
-    """`node` with each outermost shared subtree that reads none of the macro variables bound inside `node`
-    replaced by an identifier, and those (name, subtree) pairs; `node` itself when there is none."""
-    held: dict[int, tuple[str, Tree[Any]]] = {}
-    made: dict[tuple[int, frozenset[str]], Tree[Any]] = {}  # each distinct node once per set of bound names
-
-    def visit(current: Tree[Any], bound: frozenset[str]) -> Tree[Any]:
-        names = shared.get(id(current))
-        if names is not None and current is not node and not names & bound:
-            found = held.get(id(current))
-            if found is None:
-                found = held[id(current)] = (f"{_HOISTED}{len(held)}", current)
-            token = Token("IDENT", found[0])
-            return Tree("primary", [Tree("ident", [token], current.meta)], current.meta)
-        key = (id(current), bound)
-        result = made.get(key)
-        if result is None:
-            inner = bound | frozenset(macro_variables(current))
-            children = [visit(c, inner) if isinstance(c, Tree) else c for c in current.children]
-            result = made[key] = current if all(a is b for a, b in zip(children, current.children, strict=True)) \
-                else Tree(current.data, children, current.meta)
-        return result
-
-    rewritten = visit(node, frozenset())
-    return rewritten, list(held.values())
 
 
 def shared_subtrees(tree: Tree[Any]) -> dict[int, frozenset[str]]:

@@ -86,8 +86,8 @@ class Emitter(DeviceEmitter, LoopEmitter, TypedEmitter):
 
     def _compact(self, node: Tree[Any], block: Block, scope: dict[str, str]) -> str:
         """The compact form evaluates this subtree (a macro form not generated as a loop here: two variables, a
-        condition, the transforms, sortBy, optMap; a map literal, a list literal with `?` elements), on the
-        selector's budget, with the variables in scope."""
+        condition, the transforms, sortBy, optMap; a map literal, a list literal with `?` elements; has() of
+        anything but a constant device path), on the selector's budget, with the variables in scope."""
         run, keys = closures.build_part(node, list(scope))
         variables = ", ".join(f"{key}: {py}" for key, py in zip(keys, scope.values(), strict=True))
         out = self.tmp()
@@ -120,6 +120,8 @@ class Emitter(DeviceEmitter, LoopEmitter, TypedEmitter):
         if kind == "map_lit":
             return self._compact(node, block, scope)
         if kind == "ident_arg":
+            if str(child.children[0]) == "has":  # over anything but a constant device path
+                return self._compact(node, block, scope)
             return self._global_call(child, block, scope) or self._fallback(node, block, scope)
         return self._fallback(node, block, scope)
 
@@ -341,8 +343,6 @@ class Emitter(DeviceEmitter, LoopEmitter, TypedEmitter):
 
     def _global_call(self, node: Tree[Any], block: Block, scope: dict[str, str]) -> str | None:
         name = str(node.children[0])
-        if name == "has":
-            return None  # has() over anything but a constant device path: the reference engine
         args = [self.emit(a, block, scope) for a in call_args(node)]
         if name == "dyn":
             return args[0] if args else None

@@ -94,6 +94,26 @@ _PLAIN_RESULTS: dict[type, Any] = {list: celtypes.ListType, str: celtypes.String
                                    int: celtypes.IntType, float: celtypes.DoubleType}
 
 
+def has_field(target: Any, name: str) -> Any:
+    """`has(e.name)` for `e`'s value as cel-go tests it: an error is the result; an optional is false when empty,
+    else the test on its value; a map, whether key `name` is present; a list, the error of indexing it by a
+    name. None for any other value: cel-python's own test decides (DRAEvaluator.macro_has_eval)."""
+    if isinstance(target, CELEvalError):
+        return target
+    if isinstance(target, OptionalValue):
+        if not target.present:
+            return celtypes.BoolType(False)
+        target = target.value
+    if isinstance(target, celtypes.MapType) and not isinstance(target, celtypes.MessageType):
+        try:
+            return celtypes.BoolType(map_get(target, celtypes.StringType(name)) is not MISSING)
+        except TypeError:
+            return CELEvalError("no such overload")
+    if isinstance(target, celtypes.ListType):  # refQualify checks a list's index before the presence test
+        return _list_index(celtypes.StringType(name))  # (an error: a name is no index)
+    return None
+
+
 def _list_index(index: Any) -> int | CELEvalError:
     """cel-go `IndexOrError`: an int, a uint, or a double without a fraction."""
     if isinstance(index, celtypes.DoubleType):
@@ -203,21 +223,8 @@ class DRAEvaluator(Evaluator):
         operand = select.children[0]
         if not isinstance(operand, lark.Tree):
             return super().macro_has_eval(exprlist)
-        target = self._visit_tree(operand)
-        if isinstance(target, CELEvalError):
-            return target
-        if isinstance(target, OptionalValue):
-            if not target.present:
-                return celtypes.BoolType(False)
-            target = target.value
-        if isinstance(target, celtypes.MapType) and not isinstance(target, celtypes.MessageType):
-            try:
-                return celtypes.BoolType(map_get(target, celtypes.StringType(str(select.children[1]))) is not MISSING)
-            except TypeError:
-                return CELEvalError("no such overload")
-        if isinstance(target, celtypes.ListType):  # refQualify checks a list's index before the presence test
-            return _list_index(celtypes.StringType(str(select.children[1])))  # (an error: a name is no index)
-        return super().macro_has_eval(exprlist)
+        decided = has_field(self._visit_tree(operand), str(select.children[1]))
+        return super().macro_has_eval(exprlist) if decided is None else decided
 
     def _call(self, call: lark.Tree[Any]) -> Any:
         name = str(call.children[0])

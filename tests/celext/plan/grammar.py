@@ -205,7 +205,8 @@ def expression(ch: Chooser, depth: int = 3) -> str:
     if form == 14:
         return f"cel.bind(x, {sub()}, {sub()})"
     if form == 15:
-        return f"has({attribute(ch)})"
+        return ch.choice([f"has({attribute(ch)})", f"has(({sub()}).{ch.choice(NAMES)})",
+                          f"has(dyn({sub()}).{ch.choice(NAMES)})"])
     if form == 16:
         return f'device.attributes["{ch.choice(DOMAINS)}"].?{ch.choice(NAMES)}.orValue({sub()})'
     if form == 17:

@@ -14,8 +14,11 @@ import pytest
 
 import celext
 from celext.compile import prepare
-from celext.plan import plan
+from celext.errors import UnsupportedError
+from celext.plan import closures, plan
 from celext.runtime import ops, wire
+from celext.syntax.rewrite import TOO_EXPANDED
+from tests.celext.syntax.test_rewrite import nested_binds
 
 DRIVER = "d.io"
 DEVICE = {"name": "g", "attributes": {"d.io/on": {"bool": True}, "d.io/n": {"int": 3}, "e.io/x": {"int": 1}},
@@ -254,21 +257,17 @@ def test_an_initialiser_used_in_a_chain_is_built_once(monkeypatch: pytest.Monkey
     assert len(built) == 2 * 100  # two selectors, one read closure per operand of the initialiser
 
 
-def _map_chain(levels: int) -> str:
-    """`cel.bind(m1, has(m0.n) ? {'n': m0.n + m0.n} : m0, ...)`: each level a has() of a map (which the compact
-    form hands to the reference engine) on the previous binding, which the level reads three times more."""
-    return "cel.bind(m0, {'n': 1}, " + "".join(f"cel.bind(m{i}, has(m{i - 1}.n) ? {{'n': m{i - 1}.n + m{i - 1}.n}} "
-                                               f": m{i - 1}, " for i in range(1, levels)) \
-        + f"m{levels - 1}.n == {2 ** (levels - 1)}" + ")" * levels
-
-
-def test_a_shared_initialiser_is_handed_to_the_reference_engine_computed(reference_calls: list[Any]) -> None:
-    """A subtree the reference engine evaluates for the compact form gets each shared initialiser it reads as a
-    value computed once, not the initialiser to walk at each use and step (a chain of 8 transformList levels,
-    which the reference engine ran before they became native, took 7.6 s)."""
-    assert _plain(_compact(_map_chain(12))(DEVICE)) is True
-    assert len(reference_calls) == 11  # one per level's has(), each handed its one shared operand computed
-    assert celext.compile(_map_chain(60)).evaluate(DEVICE, DRIVER) is True
+def test_a_subtree_left_to_the_reference_engine_is_refused_past_its_expansion_limit() -> None:
+    """The guard of `_fallback`: only an identifier that names no variable reaches it from a checked
+    expression, but a subtree holding bindings would be walked at each of their uses by the reference engine,
+    so one past its limit is refused, and one within it runs."""
+    tree = prepare(nested_binds(12, 4)).tree  # 4 ** 11 uses of the innermost binding
+    with pytest.raises(UnsupportedError) as refused:
+        closures._Builder(closures.shared_subtrees(tree))._fallback(tree, {})
+    assert refused.value.message == TOO_EXPANDED
+    tree = prepare(nested_binds(4, 3)).tree
+    run = closures._Builder(closures.shared_subtrees(tree))._fallback(tree, {})
+    assert _plain(run(closures.Frame(DEVICE, DRIVER, DEVICE, ops.Budget(1_000_000)))) is True
 
 
 @pytest.mark.parametrize(("expression", "expected"), [
@@ -280,6 +279,6 @@ def test_a_shared_initialiser_is_handed_to_the_reference_engine_computed(referen
     ("[1, 2].all(o, cel.bind(y, o * 10, [1, 2].transformList(i, v, y + v) == [y + 1, y + 2]))", True),
     ("cel.bind(y, [1], {'k': y}.transformMap(k, v, v + y) == {'k': [1, 1]})", True),
 ])
-def test_handed_subtrees_keep_the_reference_answers(expression: str, expected: Any) -> None:
+def test_bindings_in_macro_bodies_keep_the_reference_answers(expression: str, expected: Any) -> None:
     assert _plain(_compact(expression)(DEVICE)) == expected
     assert _reference(expression, DEVICE) == expected
