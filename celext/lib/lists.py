@@ -28,6 +28,7 @@ from celpy import celtypes
 from celpy.evaluation import CELEvalError
 
 from celext.gostrconv import INT64, UINT64_MAX
+from celext.lib.ints import cel_int
 from celext.lib.library import Library, no_such_overload, overload
 from celext.lib.operators import INT_OVERFLOW, OPERATORS, UINT_OVERFLOW, compare, equal
 from celext.lib.timevalues import Duration
@@ -83,7 +84,7 @@ def _add(total: Any, item: Any) -> Any:
         if not isinstance(item, _I):
             return CELEvalError(_NO_SUCH_OVERLOAD)
         value = int(total) + int(item)
-        return _I(value) if INT64[0] <= value <= INT64[1] else CELEvalError(INT_OVERFLOW)
+        return cel_int(value) if INT64[0] <= value <= INT64[1] else CELEvalError(INT_OVERFLOW)
     if isinstance(total, _U):
         if not isinstance(item, _U):
             return CELEvalError(_NO_SUCH_OVERLOAD)
@@ -131,15 +132,15 @@ def _extreme(name: str, prefer: int) -> Any:
 def _index_of(items: _L, item: Any) -> Any:
     for i, element in enumerate(items):
         if equal(element, item) is True:
-            return _I(i)
-    return _I(-1)
+            return cel_int(i)
+    return cel_int(-1)
 
 
 def _last_index_of(items: _L, item: Any) -> Any:
     for i in range(len(items) - 1, -1, -1):
         if equal(items[i], item) is True:
-            return _I(i)
-    return _I(-1)
+            return cel_int(i)
+    return cel_int(-1)
 
 
 def _slice(items: _L, start: int, end: int) -> Any:
@@ -180,13 +181,10 @@ def _sort(items: _L) -> Any:
     return ordered if isinstance(ordered, CELEvalError) else _L(ordered)
 
 
-_new_int = int.__new__
-
-
 def _range(n: int) -> Any:
     if n > 1_000_000:
         return CELEvalError("lists.range: size exceeds the supported maximum of 1000000")
-    return _L(_new_int(_I, i) for i in range(max(int(n), 0)))  # (in int64's range: no check per element)
+    return _L(cel_int(i) for i in range(max(int(n), 0)))
 
 
 def library() -> Library:

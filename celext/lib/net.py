@@ -27,6 +27,7 @@ from celpy import celtypes
 from celpy.evaluation import CELEvalError
 
 from celext.gostrconv import go_quote
+from celext.lib.ints import cel_int
 from celext.lib.library import Library, overload, parsing
 from celext.netaddr import Addr, AddrError, Prefix, parse_addr, parse_prefix
 
@@ -97,7 +98,7 @@ def library() -> Library:
         overload("ip", "cidr_ip", (Prefix,), lambda c: c.addr),
         overload("isIP", "is_ip", (_S,), _valid(parse_ip), member=False),
         overload("ip.isCanonical", "ip_is_canonical", (_S,), _is_canonical, member=False),
-        overload("family", "ip_family", (Addr,), lambda a: _I(4 if a.bits == 32 else 6)),
+        overload("family", "ip_family", (Addr,), lambda a: cel_int(4 if a.bits == 32 else 6)),
         overload("isUnspecified", "ip_is_unspecified", (Addr,), lambda a: _B(a.is_unspecified())),
         overload("isLoopback", "ip_is_loopback", (Addr,), lambda a: _B(a.is_loopback())),
         overload("isLinkLocalMulticast", "ip_is_link_local_multicast", (Addr,),
@@ -110,6 +111,6 @@ def library() -> Library:
         overload("containsIP", "cidr_contains_ip_ip", (Prefix, Addr), lambda c, a: _B(c.contains(a))),
         overload("containsCIDR", "cidr_contains_cidr_string", (Prefix, _S), _contains_cidr_string),
         overload("containsCIDR", "cidr_contains_cidr", (Prefix, Prefix), lambda c, o: _B(c.contains_prefix(o))),
-        overload("prefixLength", "cidr_prefix_length", (Prefix,), lambda c: _I(c.length)),
+        overload("prefixLength", "cidr_prefix_length", (Prefix,), lambda c: cel_int(c.length)),
         overload("masked", "cidr_masked", (Prefix,), lambda c: c.masked()),
     ))

@@ -19,6 +19,7 @@ from typing import Any
 from celpy import celtypes
 from celpy.evaluation import CELEvalError
 
+from celext.lib.ints import cel_int
 from celext.lib.library import Library, overload, parsing
 from celext.quantity import Quantity, from_int, is_quantity, parse_quantity, pointer
 
@@ -34,7 +35,7 @@ def _as_integer(q: Quantity) -> Any:
     value = q.as_int64()
     if value is None:
         return CELEvalError("cannot convert value to integer")
-    return _I(value)
+    return cel_int(value)  # (as_int64: in range or None)
 
 
 def _int_arg(value: Any) -> Quantity:
@@ -45,10 +46,10 @@ def library() -> Library:
     return Library("kubernetes.quantity", (
         overload("quantity", "string_to_quantity", (_S,), _quantity, member=False),
         overload("isQuantity", "is_quantity_string", (_S,), lambda s: _B(is_quantity(str(s))), member=False),
-        overload("sign", "quantity_sign", (Quantity,), lambda q: _I(q.sign()), member=False),
+        overload("sign", "quantity_sign", (Quantity,), lambda q: cel_int(q.sign()), member=False),
         overload("isGreaterThan", "quantity_is_greater_than", (Quantity, Quantity), lambda a, b: _B(a.compare(b) == 1)),
         overload("isLessThan", "quantity_is_less_than", (Quantity, Quantity), lambda a, b: _B(a.compare(b) == -1)),
-        overload("compareTo", "quantity_compare_to", (Quantity, Quantity), lambda a, b: _I(a.compare(b))),
+        overload("compareTo", "quantity_compare_to", (Quantity, Quantity), lambda a, b: cel_int(a.compare(b))),
         overload("asApproximateFloat", "quantity_get_float", (Quantity,),
                  lambda q: celtypes.DoubleType(q.as_approximate_float())),
         overload("asInteger", "quantity_get_int", (Quantity,), _as_integer),

@@ -20,6 +20,7 @@ from celpy import celtypes
 from celpy.evaluation import CELEvalError
 
 from celext.gostrconv import INT64, UINT64_MAX
+from celext.lib.ints import cel_int
 from celext.lib.library import Library, overload
 from celext.semver import Semver, is_semver, normalize_and_parse, parse_semver
 
@@ -37,7 +38,7 @@ def _semver(text: Any, normalize: Any = False) -> Any:
 def _int64(part: int) -> celtypes.IntType:
     """semverlib.go `types.Int(v.Major)`: Go converts the uint64 part to int64 modulo 2^64, so 2^63 reads as
     -2^63 and 2^64-1 as -1 (no error)."""
-    return celtypes.IntType(part - (UINT64_MAX + 1) if part > INT64[1] else part)
+    return cel_int(part - (UINT64_MAX + 1) if part > INT64[1] else part)
 
 
 def library() -> Library:
@@ -52,5 +53,5 @@ def library() -> Library:
         overload("patch", "semver_patch", (Semver,), lambda v: _int64(v.patch)),
         overload("isGreaterThan", "semver_is_greater_than", (Semver, Semver), lambda a, b: _B(a.compare(b) == 1)),
         overload("isLessThan", "semver_is_less_than", (Semver, Semver), lambda a, b: _B(a.compare(b) == -1)),
-        overload("compareTo", "semver_compare_to", (Semver, Semver), lambda a, b: celtypes.IntType(a.compare(b))),
+        overload("compareTo", "semver_compare_to", (Semver, Semver), lambda a, b: cel_int(a.compare(b))),
     ))

@@ -17,6 +17,7 @@ from celpy import celtypes
 from celpy.evaluation import CELEvalError
 
 from celext.lib.format import format_string, go_value
+from celext.lib.ints import cel_int
 from celext.lib.library import Library, overload
 
 _S = celtypes.StringType
@@ -37,21 +38,21 @@ def _index_of(text: str, sub: str, offset: int = 0) -> Any:
     error; an offset at or past the end finds nothing (the cel-spec tests that expect an error there are the ones
     cel-go's own conformance run skips)."""
     if sub == "":
-        return _I(offset)
+        return cel_int(offset)
     if offset < 0:
         return CELEvalError(f"index out of range: {offset}")
-    return _I(text.find(sub, offset) if offset < len(text) else -1)
+    return cel_int(text.find(sub, offset) if offset < len(text) else -1)
 
 
 def _last_index_of(text: str, sub: str, offset: int | None = None) -> Any:
     """cel-go v0.26 lastIndexOf / lastIndexOfOffset, as `_index_of` treats the offset."""
     if offset is None:
-        return _I(text.rfind(sub))
+        return cel_int(text.rfind(sub))
     if sub == "":
-        return _I(offset)
+        return cel_int(offset)
     if offset < 0:
         return CELEvalError(f"index out of range: {offset}")
-    return _I(text.rfind(sub, 0, offset + len(sub)) if offset < len(text) else -1)
+    return cel_int(text.rfind(sub, 0, offset + len(sub)) if offset < len(text) else -1)
 
 
 def _replace(text: str, old: str, new: str, count: int = -1) -> Any:

@@ -29,6 +29,7 @@ from typing import Any
 from celpy import celtypes
 
 from celext.lib.gofloat import go_fixed
+from celext.lib.ints import cel_int
 
 __all__ = ["Duration", "Timestamp", "duration_nanos", "offset_of", "unix_nanos"]
 
@@ -118,16 +119,16 @@ class Duration(_Exact, celtypes.DurationType):
 
     # cel-go's duration getters (durationZeroArgOverloads): the whole duration in the unit, toward zero
     def getHours(self, tz_name: Any = None) -> celtypes.IntType:
-        return celtypes.IntType(int(self._in(_HOUR)))
+        return cel_int(int(self._in(_HOUR)))
 
     def getMinutes(self, tz_name: Any = None) -> celtypes.IntType:
-        return celtypes.IntType(int(self._in(_MINUTE)))
+        return cel_int(int(self._in(_MINUTE)))
 
     def getSeconds(self, tz_name: Any = None) -> celtypes.IntType:
-        return celtypes.IntType(int(self._in(_SECOND)))
+        return cel_int(int(self._in(_SECOND)))
 
     def getMilliseconds(self, tz_name: Any = None) -> celtypes.IntType:
-        return celtypes.IntType(_quotient(self.nanos, 1_000_000)[0])
+        return cel_int(_quotient(self.nanos, 1_000_000)[0])
 
 
 class Timestamp(_Exact, celtypes.TimestampType):

@@ -28,12 +28,12 @@ from typing import Any, Protocol, TypeVar
 from celpy import celtypes
 from celpy.evaluation import CELEvalError
 
+from celext.lib.ints import cel_int
 from celext.lib.operators import compare
 from celext.lib.optional_value import OptionalValue, of
 
 Body = TypeVar("Body")  # what `visit` evaluates: a parse tree (reference engine) or a closure (compact form)
 NO_OVERLOAD = "no such overload"
-_new_int = int.__new__
 
 
 class Binder(Protocol):
@@ -50,7 +50,7 @@ def rows(target: Any, variables: int) -> list[tuple[Any, ...]]:
         return [(item,) for item in target]
     if isinstance(target, celtypes.MapType):
         return list(target.items())
-    return [(_new_int(celtypes.IntType, i), item) for i, item in enumerate(target)]  # (IntType() checks the range)
+    return [(cel_int(i), item) for i, item in enumerate(target)]
 
 
 class Slots:
