@@ -9,7 +9,10 @@ per comprehension step as the generated code, so results and error texts are the
 generated code's inlining, which only pays on the short selectors real drivers write.
 
 `build(tree)` returns `run(frame)`; a `Frame` holds one evaluation's device, driver, body, budget and the
-comprehension variables in scope (keyed per binding, so a nested comprehension may reuse a name).
+comprehension variables in scope (keyed per binding, so a nested comprehension may reuse a name). It builds every
+construct a checked selector can hold, so the generated form hands it the ones it does not generate itself (the
+macro forms other than the one-variable loops, map literals, `[?x]` elements, has() of a non-device value:
+`build_part`); only an identifier that names no variable goes to the reference engine.
 
 `cel.bind(x, init, body)` reaches the planner as `body` with the one `init` subtree at each use of `x`
 (celext.syntax.rewrite), so nested bindings used twice each double the tree that would be walked. A subtree the
