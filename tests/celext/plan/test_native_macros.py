@@ -59,6 +59,9 @@ CASES: list[tuple[str, Any]] = [
     (f"dyn({N}).all(i, v, v > 0)", "got 'types.Int', expected iterable type"),
     ("device.attributes['d.io'].missing.transformList(i, v, v) == []", "no such key: missing"),
     (f"dyn({N}).optMap(v, v).hasValue()", "no such overload"),
+    (f"(1 / ({N} - 2) == 1 ? optional.of(1) : optional.none()).optMap(v, v).hasValue()", "division by zero"),
+    (f"{M}.exists(k, v, v / (v - 1) > 1)", True),  # ('b', 1) errs, ('a', 2) decides, in either order
+    (f"{M}.all(k, v, k == 'a')", False),
     # map literals and `[?x]` list elements, as loop bodies build them (transformMapEntry's in particular)
     (f"{L}.map(v, {{v: v * 10}}[v]) == [30, 10, 20]", True),
     (f"{L}.map(v, {{v: 1 / (v - 1)}}).size() == 3", "division by zero"),
