@@ -89,7 +89,7 @@ def _add(total: Any, item: Any) -> Any:
         if not isinstance(item, _U):
             return CELEvalError(_NO_SUCH_OVERLOAD)
         value = int(total) + int(item)
-        return _U(value) if value <= UINT64_MAX else CELEvalError(UINT_OVERFLOW)
+        return int.__new__(_U, value) if value <= UINT64_MAX else CELEvalError(UINT_OVERFLOW)  # (range checked)
     if isinstance(total, _D):
         return _D(float(total) + float(item)) if isinstance(item, _D) else CELEvalError(_NO_SUCH_OVERLOAD)
     if isinstance(total, _DURATION | _TIMESTAMP) and isinstance(item, _DURATION | _TIMESTAMP) \
