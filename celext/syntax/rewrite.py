@@ -205,8 +205,8 @@ def _call(node: AST, bound: Mapping[str, AST], local: frozenset[str], known: _Pa
 # once, at every use. The compiled engine and the analyses walk that shared tree once per node (the compact form
 # computes a shared initialiser once per evaluation, celext.plan.closures), as Kubernetes evaluates a binding
 # once. The reference engine walks every use: it refuses a selector whose expanded tree would exceed this many
-# nodes (the largest 10 KiB expression without bindings has about 10,000 after collapsing), and so does the
-# compiled engine where it hands the reference engine a subtree whose own macro variables such bindings read.
+# nodes (the largest 10 KiB expression without bindings has about 10,000 after collapsing). The compiled engine
+# builds every construct itself and hands the reference engine only leaf identifiers (its guard checks anyway).
 MAX_EXPANDED_NODES = 100_000
 TOO_EXPANDED = (f"cel.bind expands to more than {MAX_EXPANDED_NODES:,} nodes where celext's reference engine "
                 "evaluates it (it substitutes each binding at its every use): use fewer nested bindings")
