@@ -20,6 +20,7 @@ from lark.tree import Meta
 from celext.env import FUNCTIONS
 from celext.gostrconv import INT64
 from celext.lib.includes import includes as _includes
+from celext.lib.ints import cel_int
 from celext.reference.evaluator import COST_EXCEEDED, RELATIONS, Budget, CostLimitExceeded, DRAEvaluator, go_type_name
 from celext.runtime.wire import converted
 
@@ -99,7 +100,7 @@ def unary(operator: str, value: Any) -> Any:
     kind = value.__class__
     if operator == "unary_neg":
         if kind is _INT and not int.__eq__(value, _INT64_MIN):  # (celtypes' own operators check types: slow)
-            return _new_int(_INT, int.__neg__(value))
+            return cel_int(int.__neg__(value))
         if kind is _DOUBLE:
             return _new_float(_DOUBLE, float.__neg__(value))
     elif kind is BOOL:
@@ -109,7 +110,7 @@ def unary(operator: str, value: Any) -> Any:
 
 _INT, _DOUBLE = celtypes.IntType, celtypes.DoubleType
 _INT64_MIN = INT64[0]
-_new_int, _new_float = int.__new__, float.__new__
+_new_float = float.__new__
 
 
 def select(value: Any, name: str, optional: bool = False) -> Any:
