@@ -17,6 +17,7 @@ Run: .venv/bin/python bench/bench_celext_compile.py   (the corpus set is skipped
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib
 import statistics
 import sys
@@ -87,14 +88,18 @@ def samples(run: Callable[[str], Any], expression: str, runs: int) -> list[float
     return out
 
 
+def _plan(expression: str, laps: dict[str, float]) -> None:
+    plan_module.plan(compile_module.prepare(expression, laps=laps), laps)
+
+
 def stage_times(expression: str) -> dict[str, float]:
     """Median CPU ms per stage over STAGE_RUNS cold compiles (celext.compile.prepare, then celext.plan.plan)."""
     runs: list[dict[str, float]] = []
     for _ in range(STAGE_RUNS):
         celext.clear_caches()
         laps: dict[str, float] = {}
-        with contextlib.suppress(celext.CompileError), compile_module.gc_paused():
-            plan_module.plan(compile_module.prepare(expression, laps=laps), laps)
+        with contextlib.suppress(celext.CompileError):
+            compile_module.gc_paused(functools.partial(_plan, expression, laps))
         runs.append(laps)
     return {stage: statistics.median(run.get(stage, 0.0) for run in runs) * 1000 for stage in STAGES}
 

@@ -83,8 +83,7 @@ def _build(key: tuple[str, str]) -> Selector | CompileError:
 
     expression, engine = key
     try:
-        with gc_paused():
-            return Selector(_state()[1](expression), engine=engine)
+        return gc_paused(lambda: Selector(_state()[1](expression), engine=engine))
     except CompileError as err:
         return err
 

@@ -20,8 +20,8 @@ from __future__ import annotations
 import gc
 import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
+from typing import TypeVar
 
 from lark import Token, Tree
 from msgspec import Struct, field
@@ -34,6 +34,7 @@ from celext.check.regex import instantiation_error
 from celext.cost import COST_LIMIT, TOO_COSTLY
 from celext.cost.estimator import estimate
 from celext.errors import CompileError, CostLimitError
+from celext.shield import Shield
 from celext.syntax import MAX_LENGTH, RECURSION_LIMIT_EXCEEDED, headroom, parse
 from celext.syntax.build import build
 from celext.syntax.grammar import parse_lean
@@ -48,33 +49,40 @@ __all__ = ["MAX_LENGTH", "Laps", "Path", "Prepared", "gc_paused", "lap", "parse"
 # rather than failing with RecursionError part-way and starting over.
 SHALLOW = 120
 
+T = TypeVar("T")
+
 _GC_LOCK = threading.Lock()
 _GC_STATE = {"compiles": 0, "paused": 0}  # compiles running; 1 when they paused the collector (resumed by the last)
 
 
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """Pause Python's cyclic garbage collector while an expression compiles: a 10 KiB expression allocates tens
-    of thousands of tree nodes, and each collection those allocations trigger walks every live object again
-    (about a fifth of the compile time). A collector someone else disabled stays disabled.
+def gc_paused(fn: Callable[[], T]) -> T:
+    """`fn()` with Python's cyclic garbage collector paused: a 10 KiB expression allocates tens of thousands of
+    tree nodes, and each collection those allocations trigger walks every live object again (about a fifth of the
+    compile time). A collector someone else disabled stays disabled; compiles in several threads pause it once.
 
     On resuming, what the compiles allocated is handed straight to the oldest generation (`_promote`): resumed
     as is, the collector's first young collection, on the next allocation, would walk all of it once more
-    (3-11 ms after a 10 KiB compile, the tail of the compile time) to find next to no garbage."""
-    with _GC_LOCK:
-        _GC_STATE["compiles"] += 1
-        if _GC_STATE["compiles"] == 1 and gc.isenabled():
-            gc.disable()
-            _GC_STATE["paused"] = 1
-    try:
-        yield
-    finally:
+    (3-11 ms after a 10 KiB compile, the tail of the compile time) to find next to no garbage.
+
+    A function, not a context manager: the pause and the resume run in one `Shield` with `fn` in its window, so
+    no interruption (the webhook's budget) can land between them and leave the collector off (a generator-based
+    context manager has such a point: after its generator paused, before the `with` block is entered)."""
+    with Shield() as shield:
         with _GC_LOCK:
-            _GC_STATE["compiles"] -= 1
-            if _GC_STATE["compiles"] == 0 and _GC_STATE["paused"]:
-                _GC_STATE["paused"] = 0
-                _promote()
-                gc.enable()
+            _GC_STATE["compiles"] += 1
+            if _GC_STATE["compiles"] == 1 and gc.isenabled():
+                gc.disable()
+                _GC_STATE["paused"] = 1
+        try:
+            with shield.open():
+                return fn()
+        finally:
+            with _GC_LOCK:
+                _GC_STATE["compiles"] -= 1
+                if _GC_STATE["compiles"] == 0 and _GC_STATE["paused"]:
+                    _GC_STATE["paused"] = 0
+                    _promote()
+                    gc.enable()
 
 
 def _promote() -> None:

@@ -26,6 +26,8 @@ from types import FrameType
 from msgspec import Struct
 from msgspec.structs import replace
 
+from celext.shield import interrupt
+
 BUDGET_RULE = "budget-exceeded"
 
 
@@ -103,15 +105,22 @@ class Meter:
 
 
 _armed: list[Budget] = []  # the budget whose timers are running (main thread only)
+_fired: set[int] = set()  # the timers of that budget that fired
 
 
 def _on_timer(signum: int, frame: FrameType | None) -> None:
-    if not _armed:  # a late signal after disarming: nothing is being evaluated
+    """Stop the evaluation, through `celext.shield`: a block that changes process-wide state (the recursion limit,
+    the collector) finishes before the exception is raised. Once per timer (a late signal after disarming finds
+    `_armed` empty): the wall-clock timer, which fires later, is a second chance when CPython swallowed the
+    first exception (raised while a generator was being finalized, it is only printed)."""
+    if not _armed:
         return
-    budget = _armed[0]
-    if signum == signal.SIGPROF:
-        raise BudgetExceeded(cpu_message(budget.cpu_seconds))
-    raise BudgetExceeded(wall_message(budget.wall_seconds))
+    budget, fired = _armed[0], _fired
+    if signum in fired:
+        return
+    fired.add(signum)
+    message = cpu_message(budget.cpu_seconds) if signum == signal.SIGPROF else wall_message(budget.wall_seconds)
+    interrupt(BudgetExceeded(message))
 
 
 @contextmanager
@@ -129,6 +138,7 @@ def metered(budget: Budget) -> Iterator[Meter]:
         yield meter
         return
     _armed.append(budget)
+    _fired.clear()
     try:
         if budget.cpu_seconds:
             signal.setitimer(signal.ITIMER_PROF, budget.cpu_seconds)

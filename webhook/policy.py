@@ -114,14 +114,17 @@ class Policy:
         from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
         from webhook.manifests import aliases as yaml_aliases
+        from webhook.manifests.sources import NotText, read_file
 
         source = str(path)
         try:
-            text = Path(path).read_text(encoding="utf-8")
+            text = read_file(path)
         except FileNotFoundError:
             raise DraguardError(f"policy {source}: no such file") from None
-        except (OSError, UnicodeDecodeError) as err:
-            raise DraguardError(f"policy {source}: cannot read: {getattr(err, 'strerror', None) or err}") from None
+        except NotText as err:
+            raise DraguardError(f"policy {source}: cannot read: {err}") from None
+        except OSError as err:
+            raise DraguardError(f"policy {source}: cannot read: {err.strerror or err}") from None
         yaml = YAML(typ="safe", pure=True)
         yaml.version = (1, 2)
         try:

@@ -44,6 +44,7 @@ from celext.plan import closures, overloads, steps
 from celext.plan.emit import PARAMS, Block, Emitter
 from celext.plan.typed import Typed
 from celext.runtime import ops, wire
+from celext.shield import Shield
 from celext.syntax import headroom
 
 __all__ = ["COMPACT_HEADER", "COMPACT_NODES", "HOT_CALLS", "Plan", "generate", "larger_than", "namespace", "plan"]
@@ -135,11 +136,12 @@ def _emit(prepared: Prepared) -> tuple[Emitter, list[str]]:
 def _deep(walk: Callable[[Any], T], tree: Any) -> T:
     """A walk of a tree deeper than Python's default recursion limit allows: the limit is raised while it
     runs (Python-to-Python calls use no C stack in CPython 3.11) and put back afterwards."""
-    with _DEEP_LOCK:
+    with _DEEP_LOCK, Shield() as shield:  # the limit is put back whatever interrupts the walk (celext.shield)
         old = sys.getrecursionlimit()
         sys.setrecursionlimit(max(old, DEEP_RECURSION_LIMIT))
         try:
-            return headroom.roomy(walk, tree)
+            with shield.open():
+                return headroom.roomy(walk, tree)
         finally:
             sys.setrecursionlimit(old)
 

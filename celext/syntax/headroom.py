@@ -14,10 +14,13 @@ from collections.abc import Callable
 from types import FunctionType
 from typing import Any, TypeVar
 
+from celext.shield import Shield
+
 T = TypeVar("T")
 
 STACK_BYTES = 512 * 1024 * 1024  # virtual; only the pages a deep walk touches are used
 RECURSION_LIMIT = 200_000
+POLL_SECONDS = 0.05  # how soon the wait for a deep walk gives up once it is interrupted (the webhook's budget)
 _LOCK = threading.Lock()  # one deep run at a time: the recursion limit is process-wide
 
 
@@ -72,7 +75,12 @@ def _os_threads() -> tuple[Any, Any, Any]:
 
 
 def deep(fn: Callable[..., T], *args: Any) -> T:
-    """`fn(*args)` on a thread with a large stack and a raised recursion limit."""
+    """`fn(*args)` on a thread with a large stack and a raised recursion limit.
+
+    The limit is process-wide, so it is raised and put back in a `Shield`: an interruption (the webhook's budget)
+    that arrives meanwhile is held, the wait gives up within POLL_SECONDS, the limit is put back, and then the
+    interruption is raised. The walk left running on its thread ends soon after (RecursionError, once deeper
+    than the limit put back, or its own end); its answer is dropped."""
     if _INSIDE.active:  # already on the deep thread (a nested walk): the headroom is there, and the lock held
         return fn(*args)
     outcome: list[Any] = []
@@ -85,7 +93,7 @@ def deep(fn: Callable[..., T], *args: Any) -> T:
             outcome.append((False, err))
 
     start, allocate, stack_size = _os_threads()
-    with _LOCK:
+    with _LOCK, Shield() as shield:
         limit = sys.getrecursionlimit()
         done = allocate()
         done.acquire()
@@ -102,7 +110,10 @@ def deep(fn: Callable[..., T], *args: Any) -> T:
             start(run_then_release, ())
         finally:
             stack_size(previous_stack)
-        done.acquire()  # an OS-level wait: nothing else runs in this thread while the limit is raised
+        # An OS-level wait: nothing else runs in this thread while the limit is raised.
+        while not done.acquire(timeout=POLL_SECONDS):
+            if shield.interrupted:
+                break
         sys.setrecursionlimit(limit)
     ok, value = outcome[0]
     if ok:

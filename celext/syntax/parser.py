@@ -42,6 +42,7 @@ from lark import Token, Tree
 from celext import env
 from celext.check.ast import BuildError, Expr, Ident
 from celext.errors import CompileError
+from celext.shield import Shield
 from celext.syntax import build, constants, literals
 from celext.syntax.build import Factory
 from celext.syntax.lexer import OPERAND_END, Lexeme, tokenize
@@ -861,13 +862,15 @@ def parse_tokens(text: str, tokens: list[Lexeme], lean: bool) -> Parsed:
     parser = _Parser(text, tokens, lean)
     # A 10 KiB expression is tens of thousands of tree nodes, none garbage: cyclic collections while they are
     # created only cost time (about a third of it).
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        tree, depth, built = parser.expr()
-    finally:
-        if collecting:
-            gc.enable()
+    with Shield() as shield:  # the collector is turned back on whatever interrupts the parse (celext.shield)
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            with shield.open():
+                tree, depth, built = parser.expr()
+        finally:
+            if collecting:
+                gc.enable()
     if parser.index < len(tokens) - 1:
         raise parser.unexpected(tokens[parser.index])
     if depth > MAX_RECURSION_DEPTH:

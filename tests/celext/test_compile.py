@@ -155,16 +155,18 @@ def test_templated_values_compile_and_fail_on_evaluation(corpus: Path) -> None:
 
 def test_the_collector_is_paused_during_a_compile_and_resumed_after() -> None:
     assert gc.isenabled()
-    with gc_paused():
-        assert not gc.isenabled()
-        with gc_paused():  # a compile inside a compile (another thread) keeps it paused
-            assert not gc.isenabled()
-        assert not gc.isenabled()
-    assert gc.isenabled()
+    seen: list[bool] = []
+
+    def outer() -> None:
+        seen.append(gc.isenabled())
+        gc_paused(lambda: seen.append(gc.isenabled()))  # a compile inside a compile (another thread) keeps it paused
+        seen.append(gc.isenabled())
+
+    gc_paused(outer)
+    assert (seen, gc.isenabled()) == ([False, False, False], True)
     gc.disable()
     try:
-        with gc_paused():
-            pass
+        gc_paused(lambda: None)
         assert not gc.isenabled()  # someone else's choice stands
     finally:
         gc.enable()

@@ -142,28 +142,26 @@ def outputs(specs: Sequence[str], formats: Iterable[str], inputs: Iterable[str |
                                 f"use one of {', '.join(known)}")
         if eq and not file:
             raise DraguardError(f"--format {spec}: missing file name after '='")
-        parsed.append((name, file or None))
+        parsed.append((name, None if file in ("", "-") else file))  # `=-`: standard output, as `-` reads stdin
     if sum(1 for _n, f in parsed if f is None) > 1:
         raise DraguardError("--format: only one format can go to stdout; give the others =FILE")
-    _distinct_files(parsed, inputs)
+    distinct_files([(f"--format {name}={file}", "report", file) for name, file in parsed if file is not None], inputs)
     return parsed
 
 
-def _distinct_files(parsed: Sequence[tuple[str, str | None]], inputs: Iterable[str | None]) -> None:
-    """A report file that is an input would overwrite it, two formats writing one file would leave only the last:
-    both usage errors, by resolved path (`./r.json` and `r.json` are one file, and so are a link and its target)."""
+def distinct_files(written: Sequence[tuple[str, str, str]], inputs: Iterable[str | None]) -> None:
+    """`written`: (the flag that writes it, what it writes, file). A file written that is an input would overwrite
+    it, two flags writing one file would leave only the last: both usage errors, by resolved path (`./r.json` and
+    `r.json` are one file, and so are a link and its target)."""
     read = {os.path.realpath(path): path for path in inputs if path is not None and path != "-"}
-    written: dict[str, str] = {}
-    for name, file in parsed:
-        if file is None:
-            continue
+    seen: dict[str, str] = {}
+    for flag, what, file in written:
         where = os.path.realpath(file)
         if where in read:
-            raise DraguardError(f"--format {name}={file}: {read[where]} is an input; the report would overwrite it")
-        if where in written:
-            raise DraguardError(f"--format {name}={file}: --format {written[where]} writes that file already; "
-                                "give each format a file of its own")
-        written[where] = f"{name}={file}"
+            raise DraguardError(f"{flag}: {read[where]} is an input; the {what} would overwrite it")
+        if where in seen:
+            raise DraguardError(f"{flag}: {seen[where]} writes that file already; give each a file of its own")
+        seen[where] = flag
 
 
 def write_output(name: str, target: str | None, text: str, stdout: TextIO) -> None:
@@ -197,7 +195,7 @@ def check_arguments(args: argparse.Namespace) -> None:
     from webhook.report import FORMATS
     from webhook.waivers import did_you_mean
 
-    outputs(args.format, FORMATS, [*args.paths, *args.slices, *args.classes, args.config, args.baseline])
+    reports = outputs(args.format, FORMATS, [*args.paths, *args.slices, *args.classes, args.config, args.baseline])
     for flag, rules in (("--enable", args.enable), ("--disable", args.disable)):
         for rule in rules:
             if rule not in known_rules():
@@ -208,6 +206,10 @@ def check_arguments(args: argparse.Namespace) -> None:
         raise DraguardError(f"--enable {both[0]} and --disable {both[0]}: a rule cannot be both; give one of them")
     if args.write_baseline and not args.baseline:
         raise DraguardError("--write-baseline needs --baseline FILE")
+    if args.write_baseline:  # the baseline is written, after the reports: no input, no report file
+        distinct_files([*((f"--format {name}={file}", "report", file) for name, file in reports if file is not None),
+                        (f"--write-baseline --baseline {args.baseline}", "baseline", args.baseline)],
+                       [*args.paths, *args.slices, *args.classes, args.config])
     if args.baseline and not args.write_baseline:
         from webhook.waivers import load_baseline
 

@@ -18,6 +18,7 @@ from webhook.commands.common import add_output_arguments
 
 if TYPE_CHECKING:
     from celext.alloc.explain import ClaimResult, NodeResult
+    from webhook.manifests import Problem
 
 HELP = "explain whether and how a ResourceClaim can be allocated on each node"
 FORMATS = ("text", "json")
@@ -56,15 +57,17 @@ def run(args: argparse.Namespace) -> int:
     from webhook.errors import DraguardError
     from webhook.exits import exit_code
     from webhook.explaining import explain_paths
-    from webhook.manifests.sources import STDIN_CLOSED
 
     targets = outputs(args.format, FORMATS, [args.claim, *args.slices, *args.classes])
     # '-' may stand for stdin in CLAIM, --slices and --classes at once: read it once, give each the same text
     text = None
     if "-" in (args.claim, *args.slices, *args.classes):
-        if sys.stdin is None:
-            raise DraguardError(f"<stdin>: {STDIN_CLOSED}")
-        text = sys.stdin.read()
+        from webhook.manifests.sources import read_stdin
+
+        problems: list[Problem] = []
+        text = read_stdin(sys.stdin, problems)
+        if text is None:
+            raise DraguardError(str(problems[0]))
     explained = explain_paths(args.claim, args.slices, args.classes, semantics=args.semantics, node=args.node,
                               max_steps=args.max_steps, stdin_text=text)
     for note in explained.notes:

@@ -37,8 +37,12 @@ def run(args: argparse.Namespace) -> int:
     source = "<stdin>" if args.file == "-" else args.file
     if args.file == "-" and sys.stdin is None:
         raise DraguardError(f"{source}: {STDIN_CLOSED}")
-    try:
-        body = sys.stdin.buffer.read() if args.file == "-" else Path(args.file).read_bytes()
+    try:  # one byte past the webhook's limit at most: over it, the review is refused as the webhook refuses it
+        if args.file == "-":
+            body = sys.stdin.buffer.read(review.MAX_BODY + 1)
+        else:
+            with Path(args.file).open("rb") as stream:
+                body = stream.read(review.MAX_BODY + 1)
     except OSError as err:
         raise DraguardError(f"{source}: cannot read: {err.strerror or err}") from None
     policy = Policy.load(args.policy, rules=BOOK) if args.policy else Policy.default(rules=BOOK)

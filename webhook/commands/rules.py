@@ -23,16 +23,23 @@ def run(args: argparse.Namespace) -> int:
     from webhook.rules.docs import BEGIN, END, applies, catalogue_markdown, replace_section
 
     if args.readme:
+        from webhook.manifests.sources import NotText, read_file
+
         path = Path(args.readme)
         try:
-            text = path.read_text(encoding="utf-8")
+            text = read_file(path)
+        except NotText as err:
+            raise DraguardError(f"{path}: cannot read: {err}") from None
         except OSError as err:
             raise DraguardError(f"{path}: cannot read: {err.strerror or err}") from None
         if BEGIN not in text or END not in text:
             raise DraguardError(f"{path}: no {BEGIN} ... {END} markers")
         if text.index(END) < text.index(BEGIN):  # the table goes between the first of each
             raise DraguardError(f"{path}: {END} comes before {BEGIN}; the table goes between {BEGIN} and {END}")
-        path.write_text(replace_section(text, catalogue_markdown(CATALOGUE.values())), encoding="utf-8")
+        try:
+            path.write_text(replace_section(text, catalogue_markdown(CATALOGUE.values())), encoding="utf-8")
+        except OSError as err:
+            raise DraguardError(f"{path}: cannot write: {err.strerror or err}") from None
         return 0
     if args.markdown:
         print(catalogue_markdown(CATALOGUE.values()), end="")

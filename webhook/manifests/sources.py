@@ -4,16 +4,21 @@ A directory is searched recursively for *.yaml, *.yml and *.json, skipping hidde
 following links to folders (each folder once); a pattern (`slices/*.yaml`, `deploy/**/*.json`) that names no
 existing file is expanded like a shell would, for CI configurations that pass patterns quoted. Every unreadable
 input (a link to nothing, a folder without permission) is one `Problem`; reading goes on.
+
+Inputs are read in chunks and refused as soon as they cannot be YAML or JSON text: bytes that are not UTF-8, a
+NUL character (neither format allows one), or more than MAX_INPUT_BYTES (draguard's own limit). So
+`draguard validate /dev/zero`, `/dev/urandom` or an endless pipe ends with one problem, not with all memory.
 """
 
 from __future__ import annotations
 
+import codecs
 import fnmatch
 import os
 import sys
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import BinaryIO, TextIO
 
 from webhook.manifests.problems import Problem
 
@@ -21,6 +26,51 @@ SUFFIXES = (".yaml", ".yml", ".json")
 STDIN = "-"
 STDIN_SOURCE = "<stdin>"
 _GLOB_CHARS = frozenset("*?[")
+MAX_INPUT_BYTES = 256 * 2**20  # per input: a cluster-wide `kubectl get -o yaml` dump is tens of MB
+_CHUNK = 2**20
+NOT_UTF8 = "not UTF-8 text"
+
+
+class NotText(Exception):
+    """An input refused while it was read (`read_text`): the message, and where in the text when that is known."""
+
+    def __init__(self, message: str, line: int | None = None, column: int | None = None) -> None:
+        super().__init__(message)
+        self.problem = (message, line, column)
+
+
+def read_text(stream: BinaryIO, limit: int = MAX_INPUT_BYTES) -> str:
+    """A binary stream's UTF-8 text, read in chunks; raises NotText at the first byte that is not UTF-8, at a NUL
+    character (with its line and column; the words are the YAML reader's) or past `limit` bytes."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    parts: list[str] = []
+    size = 0
+    while chunk := stream.read(_CHUNK):
+        nul = chunk.find(b"\0")
+        try:
+            text = decoder.decode(chunk if nul < 0 else chunk[:nul], final=nul >= 0)
+        except UnicodeDecodeError:
+            raise NotText(NOT_UTF8) from None
+        if nul >= 0:
+            before = "".join(parts) + text
+            line = before.count("\n") + 1
+            raise NotText("invalid YAML: unacceptable character #x0000: special characters are not allowed",
+                          line, len(before) - before.rfind("\n"))
+        size += len(chunk)
+        if size > limit:
+            raise NotText(f"more than {limit // 2**20} MiB, draguard's limit for one input")
+        parts.append(text)
+    try:
+        parts.append(decoder.decode(b"", final=True))
+    except UnicodeDecodeError:  # the text ends inside a character
+        raise NotText(NOT_UTF8) from None
+    return "".join(parts)
+
+
+def read_file(path: str | Path, limit: int = MAX_INPUT_BYTES) -> str:
+    """A file's text as `read_text` reads it (raises NotText or OSError)."""
+    with Path(path).open("rb") as stream:
+        return read_text(stream, limit)
 
 
 def read_sources(paths: Iterable[str], problems: list[Problem], stdin: TextIO | None = None
@@ -34,11 +84,13 @@ def read_sources(paths: Iterable[str], problems: list[Problem], stdin: TextIO | 
             continue
         for file in _files(raw, problems):
             try:
-                yield str(file), file.read_text(encoding="utf-8")
-            except UnicodeDecodeError:
-                problems.append(Problem(str(file), "not UTF-8 text"))
+                text = read_file(file)
+            except NotText as err:
+                problems.append(Problem(str(file), *err.problem))
             except OSError as err:
                 problems.append(Problem(str(file), f"cannot read: {err.strerror or err}"))
+            else:
+                yield str(file), text
 
 
 STDIN_CLOSED = "cannot read: standard input is closed"
@@ -55,9 +107,12 @@ def read_stdin(stream: TextIO | None, problems: list[Problem]) -> str | None:
     if raw is None:  # a text stream a caller handed in
         return stream.read()
     try:
-        return str(raw.read().decode("utf-8"))
-    except UnicodeDecodeError:
-        problems.append(Problem(STDIN_SOURCE, "not UTF-8 text"))
+        return read_text(raw)
+    except NotText as err:
+        problems.append(Problem(STDIN_SOURCE, *err.problem))
+        return None
+    except OSError as err:  # standard input a directory (`< /tmp`), or a device that fails
+        problems.append(Problem(STDIN_SOURCE, f"cannot read: {err.strerror or err}"))
         return None
 
 

@@ -208,7 +208,8 @@ def _constraint_classes(obj: Obj, path: object) -> set[str] | None:
     names = {n for n in wanted if isinstance(n, str)} if isinstance(wanted, list) and wanted else None
     classes: set[str] = set()
     for request in devices.get("requests") or []:
-        if not isinstance(request, dict) or (names is not None and request.get("name") not in names):
+        name = request.get("name") if isinstance(request, dict) else None
+        if not isinstance(request, dict) or (names is not None and (not isinstance(name, str) or name not in names)):
             continue
         for holder in (request, request.get("exactly"), *(request.get("firstAvailable") or [])):
             if isinstance(holder, dict) and isinstance(holder.get("deviceClassName"), str):

@@ -76,7 +76,7 @@ def test_eval_and_explain_never_write_a_report_over_their_slices(claim: Path, ca
 def test_two_formats_writing_one_file_is_a_usage_error(claim: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, _out, err = run(capsys, "lint", "claim.yaml", "--format", "json=r", "--format", f"sarif={claim.parent}/r")
     assert (code, err) == (2, f"draguard: error: --format sarif={claim.parent}/r: --format json=r writes that file "
-                              "already; give each format a file of its own\n")
+                              "already; give each a file of its own\n")
     assert not (claim.parent / "r").exists()
 
 
@@ -84,6 +84,38 @@ def test_distinct_report_files_are_all_written(claim: Path, capsys: pytest.Captu
     code, out, err = run(capsys, "lint", "claim.yaml", "--format", "json=r.json", "--format", "sarif=r.sarif")
     assert (code, out, err) == (1, "", "")
     assert (claim.parent / "r.json").is_file() and (claim.parent / "r.sarif").is_file()
+
+
+@pytest.mark.parametrize("flag", ["", "--slices", "--classes", "--config"])
+def test_a_baseline_written_over_an_input_is_a_usage_error(flag: str, claim: Path, tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    inputs = ["claim.yaml"]
+    if flag:
+        (tmp_path / "other.yaml").write_text("rules: {}\n" if flag == "--config" else "", encoding="utf-8")
+        inputs += [flag, "other.yaml"]
+    target = "other.yaml" if flag else "claim.yaml"
+    before = (tmp_path / target).read_bytes()
+    code, out, err = run(capsys, "lint", *inputs, "--baseline", target, "--write-baseline")
+    assert (code, out, err) == (2, "", f"draguard: error: --write-baseline --baseline {target}: {target} is an input; "
+                                       "the baseline would overwrite it\n")
+    assert (tmp_path / target).read_bytes() == before
+
+
+def test_a_baseline_written_over_a_report_is_a_usage_error(claim: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _out, err = run(capsys, "lint", "claim.yaml", "--format", "json=b.json", "--baseline", "./b.json",
+                          "--write-baseline")
+    assert (code, err) == (2, "draguard: error: --format json=b.json: ./b.json is an input; the report would "
+                              "overwrite it\n")
+    assert not (claim.parent / "b.json").exists()
+
+
+def test_a_report_file_named_dash_is_standard_output(claim: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "lint", "claim.yaml", "--format", "json=-")
+    assert (code, err) == (1, "")
+    assert '"rule": "list-fragile-compare"' in out
+    assert not (claim.parent / "-").exists()
+    code, _out, err = run(capsys, "lint", "claim.yaml", "--format", "json=-", "--format", "sarif")
+    assert (code, err) == (2, "draguard: error: --format: only one format can go to stdout; give the others =FILE\n")
 
 
 # -- --enable and --disable of one rule ----------------------------------------------------------------------------

@@ -8,6 +8,9 @@ from pathlib import Path
 import pytest
 
 from webhook.manifests import Problem, ignored, read_sources
+from webhook.manifests.sources import MAX_INPUT_BYTES, NotText, read_text
+
+LIMIT = 2**20 + 5  # a limit past the first chunk, so the count spans chunks
 
 
 def texts(paths: list[str], stdin: str = "") -> tuple[list[tuple[str, str]], list[str]]:
@@ -93,3 +96,53 @@ def test_standard_input_not_in_utf_8_is_the_same_problem_as_such_a_file() -> Non
     assert [str(p) for p in problems] == ["<stdin>: not UTF-8 text"]
     utf8 = io.TextIOWrapper(io.BytesIO("name: café\n".encode()), encoding="utf-8")
     assert list(read_sources(["-"], problems, utf8)) == [("<stdin>", "name: café\n")]
+
+
+# -- inputs that cannot be YAML or JSON text are refused while they are read ---------------------------------------
+
+
+def test_a_nul_character_ends_the_read_with_its_line_and_column_in_characters(tree: Path) -> None:
+    (tree / "nul.yaml").write_bytes("kind: X\nname: é\x00b\n".encode())
+    assert texts(["nul.yaml", "a/one.yaml"]) == (
+        [("a/one.yaml", "# a/one.yaml\n")],
+        ["nul.yaml:2:8: invalid YAML: unacceptable character #x0000: special characters are not allowed"])
+
+
+def test_dev_zero_and_dev_urandom_are_refused_at_their_first_chunk() -> None:
+    assert texts(["/dev/zero", "/dev/urandom"]) == ([], [
+        "/dev/zero:1:1: invalid YAML: unacceptable character #x0000: special characters are not allowed",
+        "/dev/urandom: not UTF-8 text"])
+
+
+@pytest.mark.parametrize(("size", "refused"), [(LIMIT - 1, False), (LIMIT, False), (LIMIT + 1, True)])
+def test_an_input_is_refused_past_the_size_limit(size: int, refused: bool) -> None:
+    text = "#" * (size - 1) + "\n"
+    if refused:
+        with pytest.raises(NotText, match=f"more than {LIMIT // 2**20} MiB, draguard's limit for one input"):
+            read_text(io.BytesIO(text.encode()), LIMIT)
+    else:
+        assert read_text(io.BytesIO(text.encode()), LIMIT) == text
+
+
+def test_a_character_cut_by_a_chunk_boundary_or_by_the_end_of_the_input(tree: Path) -> None:
+    text = "x" * (2**20 - 1) + "é\n"  # the two bytes of é either side of the first chunk's end
+    assert read_text(io.BytesIO(text.encode())) == text
+    with pytest.raises(NotText, match="not UTF-8 text"):
+        read_text(io.BytesIO("é".encode()[:1]))
+
+
+def test_the_limit_stands_for_an_endless_standard_input_too() -> None:
+    problems: list[Problem] = []
+
+    class Endless(io.RawIOBase):
+        def readable(self) -> bool:
+            return True
+
+        def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
+            buffer[:] = b"a" * len(buffer)
+            return len(buffer)
+
+    stdin = io.TextIOWrapper(io.BufferedReader(Endless()), encoding="utf-8")
+    assert list(read_sources(["-"], problems, stdin)) == []
+    assert [str(p) for p in problems] == [f"<stdin>: more than {MAX_INPUT_BYTES // 2**20} MiB, draguard's limit for "
+                                          "one input"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from webhook.policy import Policy
@@ -68,7 +68,8 @@ def test_no_rule_raises_on_random_slices(obj: dict[str, Any], old: dict[str, Any
     assert_no_rule_raises(obj, POLICIES[which], old)
 
 
-def assert_no_rule_raises(obj: dict[str, Any], policy: Policy, old: dict[str, Any] | None) -> None:
+def assert_no_rule_raises(obj: dict[str, Any], policy: Policy, old: dict[str, Any] | None,
+                          slices: list[dict[str, Any]] | None = None) -> None:
     """No rule logs an error (the runner's record of a rule that raised), and every finding is one stamped line."""
     logger = logging.getLogger("webhook.run")
     records: list[logging.LogRecord] = []
@@ -76,7 +77,7 @@ def assert_no_rule_raises(obj: dict[str, Any], policy: Policy, old: dict[str, An
     handler.emit = records.append  # type: ignore[method-assign]
     logger.addHandler(handler)
     try:
-        outcome = run_rules(obj, policy, old=old)
+        outcome = run_rules(obj, policy, old=old, slices=slices or ())
     finally:
         logger.removeHandler(handler)
     assert [r.getMessage() for r in records if r.levelno >= logging.ERROR] == []
@@ -88,8 +89,8 @@ def assert_no_rule_raises(obj: dict[str, Any], policy: Policy, old: dict[str, An
 SELECTORS = st.lists(st.fixed_dictionaries({}, optional={"cel": st.fixed_dictionaries({}, optional={
     "expression": st.sampled_from(['device.driver == "a"', "device.attributes['d'].numaNode == 1", "1 +", ""])
     | JUNK}) | JUNK}), max_size=2) | JUNK
-REQUEST_FIELDS = {"deviceClassName": JUNK, "selectors": SELECTORS, "allocationMode": JUNK, "count": JUNK,
-                  "adminAccess": JUNK, "tolerations": JUNK, "capacity": JUNK}
+REQUEST_FIELDS = {"deviceClassName": st.just("gpu.example.com") | JUNK, "selectors": SELECTORS,
+                  "allocationMode": JUNK, "count": JUNK, "adminAccess": JUNK, "tolerations": JUNK, "capacity": JUNK}
 REQUEST = st.fixed_dictionaries({"name": st.sampled_from(["gpu", "nic", "Bad Name"]) | JUNK}, optional={
     "exactly": st.fixed_dictionaries({}, optional=REQUEST_FIELDS) | JUNK,
     "firstAvailable": st.lists(st.fixed_dictionaries({"name": JUNK}, optional=REQUEST_FIELDS), max_size=2) | JUNK,
@@ -98,8 +99,10 @@ REQUEST = st.fixed_dictionaries({"name": st.sampled_from(["gpu", "nic", "Bad Nam
 DEVICES = st.fixed_dictionaries({}, optional={
     "requests": st.lists(REQUEST, max_size=3) | JUNK,
     "constraints": st.lists(st.fixed_dictionaries({}, optional={
-        "requests": JUNK, "matchAttribute": st.sampled_from(["resource.kubernetes.io/numaNode", "numa"]) | JUNK,
-        "distinctAttribute": JUNK}), max_size=2) | JUNK,
+        "requests": st.lists(st.sampled_from(["gpu", "nic"]) | JUNK, max_size=2) | JUNK,
+        "matchAttribute": st.sampled_from(["resource.kubernetes.io/numaNode", "numa"]) | JUNK,
+        "distinctAttribute": st.sampled_from(["resource.kubernetes.io/numaNode", "numa"]) | JUNK}), max_size=2)
+    | JUNK,
     "config": JUNK,
 }) | JUNK
 API_VERSION = st.sampled_from(["resource.k8s.io/v1", "resource.k8s.io/v1beta1", "resource.k8s.io/v1beta2",
@@ -122,3 +125,28 @@ def test_no_rule_raises_on_random_claims_templates_and_classes(obj: dict[str, An
                                                                release: str) -> None:
     """Every release's gates, drops and served versions, on claim-side objects of any shape."""
     assert_no_rule_raises(obj, Policy.default().with_profile(release), old)
+
+
+# Devices whose numaNode lists intersect, a class that selects them: what the inventory rules read.
+INVENTORY = [
+    {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "node-a-gpu"},
+     "spec": {"driver": "gpu.example.com", "pool": {"name": "node-a", "generation": 1, "resourceSliceCount": 1},
+              "nodeName": "node-a", "devices": [
+                  {"name": f"gpu-{i}", "attributes": {"resource.kubernetes.io/numaNode": {"ints": [i % 2, 1 - i % 2]},
+                                                      "model": {"string": "a100"}},
+                   "capacity": {"memory": {"value": "40Gi"}}} for i in range(4)]}},
+    {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu.example.com"},
+     "spec": {"selectors": [{"cel": {"expression": 'device.driver == "gpu.example.com"'}}]}},
+]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(obj=CLAIM_SIDE, release=st.sampled_from(SUPPORTED))
+@example(  # a request named by a map: constraint-distinct-list looked it up in a set of names (TypeError)
+    obj={"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": "c"},
+         "spec": {"devices": {"requests": [{"name": {"v": "b"}}], "constraints": [
+             {"requests": ["a"], "distinctAttribute": "resource.kubernetes.io/numaNode"}]}}},
+    release="1.37")
+def test_no_rule_raises_on_random_claims_with_an_inventory(obj: dict[str, Any], release: str) -> None:
+    """The rules that read an inventory (`lint --slices`, `validate --slices`) on claim-side objects of any shape."""
+    assert_no_rule_raises(obj, Policy.default().with_profile(release), None, INVENTORY)
