@@ -12,6 +12,7 @@ puts the 4xx on the wire as well, so a misbehaving client sees it in its HTTP st
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Mapping
 from typing import Any
 
@@ -193,6 +194,7 @@ class _Review(msgspec.Struct):
 _REVIEW_DECODER = msgspec.json.Decoder(_Review)
 _DECODER = msgspec.json.Decoder()
 _REQUEST_FIELDS = tuple(name for name in _Request.__struct_fields__ if name != "oldObject")
+_DIGIT_RUNS = bytes(b"1"[0] if chr(i) in "0123456789" else 0 for i in range(256))  # digits to `1`, the rest to NUL
 
 
 def _envelope(body: bytes) -> dict[str, Any] | None:
@@ -204,7 +206,12 @@ def _envelope(body: bytes) -> dict[str, Any] | None:
     The old object is listed in the same pass, two levels deep (`_Listed`): a slice's `spec` is found with its
     `driver`, `pool` and `nodeName` without a second pass over the devices, or a third for `spec` itself. The
     parts left as `msgspec.Raw` have been checked for well-formed JSON by msgspec, but not for UTF-8: the body is
-    checked here, so it is refused for the same reasons either way."""
+    checked here, so it is refused for the same reasons either way. Nor for integers of more digits than
+    `json.loads` converts (sys.get_int_max_str_digits; msgspec leaves them to it): a body with such a run of
+    digits takes the whole decode, which refuses it with a 400 if it is a number."""
+    limit = sys.get_int_max_str_digits()
+    if limit and b"1" * (limit + 1) in body.translate(_DIGIT_RUNS):
+        return None
     try:
         review = _REVIEW_DECODER.decode(body)
     except (msgspec.DecodeError, UnicodeDecodeError, RecursionError):

@@ -183,3 +183,31 @@ def test_a_wrong_json_type_is_named_in_json_terms(value: object, named: str) -> 
     from webhook.wire import json_type
 
     assert json_type(value) == named
+
+
+def _old_with(value: str) -> bytes:
+    """An UPDATE review whose old object holds `value` (JSON text) three levels down, where the lazy decode of
+    the old object leaves it undecoded until a rule reads it."""
+    old = {**SLICE, "metadata": {"name": "s", "labels": {"x": "PLACEHOLDER"}}}
+    return encode(body(operation="UPDATE", oldObject=old)).replace(b'"PLACEHOLDER"', value.encode())
+
+
+@pytest.mark.parametrize("digits", [4299, 4300])
+def test_an_old_object_number_within_pythons_digit_limit_is_read(digits: int) -> None:
+    req = review.parse(_old_with("9" * digits))
+    assert req.old_object is not None
+    assert req.old_object["metadata"]["labels"]["x"] == int("9" * digits)
+
+
+def test_an_old_object_number_past_the_digit_limit_is_a_400_as_in_the_object() -> None:
+    """It was a 500 (the lazily decoded old object raised inside the rules), which the API server treats as the
+    webhook failing: with failurePolicy Ignore, the object was admitted."""
+    err = refused(_old_with("9" * 4301))
+    assert (err.code, err.message) == (400, "request body is not valid JSON: a number with more than 4300 digits "
+                                            "(no Kubernetes field holds one: the API server refuses it too)")
+
+
+def test_a_long_run_of_digits_in_an_old_object_string_is_only_text() -> None:
+    req = review.parse(_old_with('"' + "9" * 4301 + '"'))
+    assert req.old_object is not None
+    assert req.old_object["metadata"]["labels"]["x"] == "9" * 4301
