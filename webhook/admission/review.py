@@ -194,6 +194,8 @@ class _Review(msgspec.Struct):
 _REVIEW_DECODER = msgspec.json.Decoder(_Review)
 _DECODER = msgspec.json.Decoder()
 _REQUEST_FIELDS = tuple(name for name in _Request.__struct_fields__ if name != "oldObject")
+DEEP_JSON = ("request body is nested too deeply for draguard's reader (JSON nested deeper than about 900 levels; "
+             "the API server reads up to 10,000)")
 _DIGIT_RUNS = bytes(b"1"[0] if chr(i) in "0123456789" else 0 for i in range(256))  # digits to `1`, the rest to NUL
 
 
@@ -248,6 +250,8 @@ def decode(body: bytes) -> Any:
         # the API server (and RFC 8259 between systems) sends UTF-8 only, without one.
         return json.loads(body.decode("utf-8"), parse_constant=no_constant)
     except (ValueError, RecursionError) as err:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
+        if isinstance(err, RecursionError):  # Go's decoder, the API server's, reads 10,000 levels
+            raise BadReview(400, DEEP_JSON) from None
         raise BadReview(400, f"request body is not valid JSON: {_json_error(err)}") from None
 
 
@@ -299,8 +303,6 @@ def refusal(err: BadReview) -> dict[str, Any]:
 
 
 def _json_error(err: Exception) -> str:
-    if isinstance(err, RecursionError):
-        return "nested too deeply"
     if isinstance(err, UnicodeDecodeError):
         return "not UTF-8"
     if isinstance(err, json.JSONDecodeError):

@@ -172,7 +172,7 @@ def _body(**request: object) -> bytes:
      (b"\xef\xbb\xbf" + _body(operation="DELETE"),
       "request body is not valid JSON: a byte order mark (U+FEFF) before the JSON"),
      (b"{", "request body is not valid JSON: Expecting property name enclosed in double quotes at line 1 column 2"),
-     (b"[" * 100000, "request body is not valid JSON: nested too deeply")],
+     (b"[" * 100000, review.DEEP_JSON)],
 )
 def test_review_refusals_name_the_problem(body: bytes, message: str) -> None:
     with pytest.raises(review.BadReview) as caught:

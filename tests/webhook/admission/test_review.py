@@ -70,7 +70,7 @@ def refused(data: bytes) -> BadReview:
                             "at line 1 column 2", ""),
         (b"\xff\xfe\x00", 400, "request body is not valid JSON: not UTF-8", ""),
         (b'{"a": NaN}', 400, "request body is not valid JSON: NaN is not JSON", ""),
-        (b"[" * 100_000, 400, "request body is not valid JSON: nested too deeply", ""),
+        (b"[" * 100_000, 400, review.DEEP_JSON, ""),
         (b'{"a": ' + b"9" * 4301 + b"}", 400, "request body is not valid JSON: a number with more than 4300 digits "
                                              "(no Kubernetes field holds one: the API server refuses it too)", ""),
         (b"[]", 400, "expected a JSON object of kind AdmissionReview, got an array", ""),

@@ -130,10 +130,15 @@ def test_what_only_json_loads_reads_is_read_all_the_same(body: bytes, value: obj
         (b'{"a": NaN}', "NaN is not JSON"),
         (b"[1,]", "Expecting value at line 1 column 4"),
         (b'{"a": "\xff"}', "not UTF-8"),
-        (b"[" * 100_000 + b"]" * 100_000, "nested too deeply"),
     ],
 )
 def test_refusals_name_the_problem_as_json_loads_does(body: bytes, message: str) -> None:
     with pytest.raises(BadReview) as refused:
         review.decode(body)
     assert refused.value.message == f"request body is not valid JSON: {message}"
+
+
+def test_json_nested_past_the_readers_depth_is_refused_as_too_deep_not_as_invalid() -> None:
+    with pytest.raises(BadReview) as refused:
+        review.decode(b"[" * 100_000 + b"]" * 100_000)
+    assert (refused.value.code, refused.value.message) == (400, review.DEEP_JSON)
