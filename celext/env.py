@@ -69,9 +69,7 @@ def macro_variable_error(method: str, names: Sequence[str | None]) -> tuple[int,
     return None
 
 GLOBAL_NAMES = STANDARD_GLOBAL | {o.name for lib in libraries() for o in lib.overloads if not o.member}
-# `sign` is declared as a global upstream; the member spelling from its docs is accepted too.
-MEMBER_NAMES = (STANDARD_MEMBER | MACRO_NAMES | {"sign"}
-                | {o.name for lib in libraries() for o in lib.overloads if o.member})
+MEMBER_NAMES = STANDARD_MEMBER | MACRO_NAMES | {o.name for lib in libraries() for o in lib.overloads if o.member}
 
 
 
@@ -87,7 +85,7 @@ def _arities(*, member: bool) -> dict[str, frozenset[int]]:
 # How many arguments each function takes (a member call counts its receiver), for cel-go's compile-time
 # `found no matching overload`; the CEL standard functions celext keeps from cel-python are listed by hand.
 MEMBER_ARITY: Mapping[str, frozenset[int]] = {
-    **_arities(member=True), "sign": frozenset({1}), "size": frozenset({1}), "contains": frozenset({2}),
+    **_arities(member=True), "size": frozenset({1}), "contains": frozenset({2}),
     "startsWith": frozenset({2}), "endsWith": frozenset({2}), "matches": frozenset({2}),
 }
 GLOBAL_ARITY: Mapping[str, frozenset[int]] = {

@@ -179,8 +179,6 @@ _TABLE: tuple[tuple[str, str, str, str, str | None], ...] = (
     ("quantity", "string_to_quantity", "(string) -> kubernetes.Quantity", "parse", "lib:string_to_quantity"),
     ("isQuantity", "is_quantity_string", "(string) -> bool", "parse", "lib:is_quantity_string"),
     ("sign", "quantity_sign", "(kubernetes.Quantity) -> int", "fixed", "lib:quantity_sign"),
-    # celext extension: the member spelling the upstream docs show (`q.sign()`); upstream declares only sign(q)
-    ("sign", "draguard_quantity_sign_member", "kubernetes.Quantity.() -> int", "fixed", "lib:quantity_sign"),
     ("isGreaterThan", "quantity_is_greater_than", "kubernetes.Quantity.(kubernetes.Quantity) -> bool", "fixed",
      "lib:quantity_is_greater_than"),
     ("isLessThan", "quantity_is_less_than", "kubernetes.Quantity.(kubernetes.Quantity) -> bool", "fixed",

@@ -5,7 +5,10 @@ are accepted upstream), then one suffix: decimal SI (`n u m "" k M G T P E`), bi
 (`Ki Mi Gi Ti Pi Ei`) or a decimal exponent (`e3`, `E-2`). Values are exact decimals; like upstream, a
 non-zero magnitude is rounded up (away from zero) to nano precision and binary-SI values are capped at
 2^63-1. Upstream also keeps an int64 fast-path representation that decides `isInteger()`/`asInteger()`
-(`quantity("1000m").isInteger()` is false there); `int64_scale` mirrors it.
+(`quantity("1000m").isInteger()` is false there); `int64_scale` mirrors it, and `dec_scale` the scale of its
+inf.Dec form otherwise. Both representations decide what `asApproximateFloat()` rounds to (upstream multiplies
+the unscaled value by `math.Pow10(exponent)`: `quantity("0.3")` gives 0.30000000000000004) and what add() and
+sub() keep (int64Amount.Add returns an operand unchanged when the other is zero).
 No CEL evaluation in here: the ResourceSlice rules use it directly (`QuantityPointer` only marks what the CEL
 library's add()/sub() return, for celext.lib.operators.equal).
 """
@@ -14,6 +17,7 @@ from __future__ import annotations
 
 import decimal
 import functools
+import math
 from decimal import Decimal
 
 from msgspec import Struct
@@ -38,11 +42,13 @@ _DIGITS = frozenset("0123456789")
 
 @functools.total_ordering
 class Quantity(Struct, frozen=True, eq=False):
-    """An exact quantity. `int64_scale` is the upstream int64 fast-path scale, or None for its inf.Dec form."""
+    """An exact quantity. `int64_scale` is the upstream int64 fast-path scale, or None for its inf.Dec form,
+    whose scale (digits after the point: value = unscaled / 10**dec_scale) is `dec_scale`."""
 
     value: Decimal
     int64_scale: int | None = 0
     text: str = ""
+    dec_scale: int = 9  # a parsed non-zero quantity's inf.Dec form is rounded to nano (scale 9)
 
     def compare(self, other: Quantity) -> int:
         return (self.value > other.value) - (self.value < other.value)
@@ -71,10 +77,24 @@ class Quantity(Struct, frozen=True, eq=False):
         return number if _INT64_MIN <= number <= _INT64_MAX else None
 
     def as_approximate_float(self) -> float:
+        """Upstream AsApproximateFloat64: the unscaled value as a double times math.Pow10(exponent)."""
+        exponent = -self.dec_scale if self.int64_scale is None else self.int64_scale
+        unscaled = self._unscaled()
         try:
-            return float(self.value)
-        except OverflowError:  # float() of a huge Decimal gives inf normally; keep the guard for safety
-            return float("inf") if self.value > 0 else float("-inf")
+            base = float(unscaled)
+        except OverflowError:  # big.Float.Float64 gives an infinity
+            base = math.inf if unscaled > 0 else -math.inf
+        return base if exponent == 0 else base * go_pow10(exponent)
+
+    def _unscaled(self) -> int:
+        """The integer the representation holds (value * 10**-scale)."""
+        scale = -self.dec_scale if self.int64_scale is None else self.int64_scale
+        return int(self.value.scaleb(-scale, _CTX))
+
+    @property
+    def inf_scale(self) -> int:
+        """The scale of this quantity as an inf.Dec (`int64Amount.AsDec` negates the int64 scale)."""
+        return self.dec_scale if self.int64_scale is None else -self.int64_scale
 
     def add(self, other: Quantity) -> Quantity:
         return _combine(self, other, negate=False)
@@ -90,7 +110,12 @@ class Quantity(Struct, frozen=True, eq=False):
 
 
 def _combine(a: Quantity, b: Quantity, *, negate: bool) -> Quantity:
-    """Exact a + b or a - b; ValueError when the result would need more than _MAX_DIGITS digits."""
+    """Exact a + b or a - b in upstream's representation (Quantity.Add/Sub); ValueError when the result would need
+    more than _MAX_DIGITS digits."""
+    if a.int64_scale is not None and b.int64_scale is not None:
+        fast = _int64_add(a, b, negate=negate)
+        if fast is not None:
+            return fast
     low = min(int(a.value.as_tuple().exponent), int(b.value.as_tuple().exponent))
     span = max(a.value.adjusted(), b.value.adjusted()) - low
     if span > _MAX_DIGITS:
@@ -98,13 +123,45 @@ def _combine(a: Quantity, b: Quantity, *, negate: bool) -> Quantity:
     with decimal.localcontext(_CTX) as ctx:
         ctx.prec = span + 5
         value = a.value - b.value if negate else a.value + b.value
-    scale: int | None = None
-    if a.int64_scale is not None and b.int64_scale is not None:
-        # int64Amount.Add works at the smaller scale and falls back to inf.Dec on overflow.
-        scale = min(a.int64_scale, b.int64_scale)
-        if not _INT64_MIN <= value.scaleb(-scale, _CTX) <= _INT64_MAX:
-            scale = None
-    return Quantity(value, scale)
+    # inf.Dec's Add and Sub keep the larger scale of the two
+    return Quantity(value, None, dec_scale=max(a.inf_scale, b.inf_scale))
+
+
+def _int64_add(a: Quantity, b: Quantity, *, negate: bool) -> Quantity | None:
+    """int64Amount.Add (Sub adds the negated value): an operand returned unchanged when the other is zero, else the
+    sum at the smaller scale; None where an int64 overflows on the way (the caller goes to inf.Dec)."""
+    assert a.int64_scale is not None and b.int64_scale is not None
+    a_value, b_value = a._unscaled(), b._unscaled()
+    if negate:
+        b_value = -b_value
+        if b_value > _INT64_MAX:  # -mostNegative: exact through inf.Dec (Go's int64 would wrap)
+            return None
+    if b_value == 0:
+        return Quantity(a.value, a.int64_scale)
+    if a_value == 0:
+        return Quantity(Decimal(b_value).scaleb(b.int64_scale, _CTX), b.int64_scale)
+    scale = min(a.int64_scale, b.int64_scale)
+    a_value *= 10 ** (a.int64_scale - scale)  # positiveScaleInt64: the operand at the larger scale is rescaled
+    b_value *= 10 ** (b.int64_scale - scale)
+    total = a_value + b_value
+    if not (_INT64_MIN <= a_value <= _INT64_MAX and _INT64_MIN <= b_value <= _INT64_MAX
+            and _INT64_MIN <= total <= _INT64_MAX):
+        return None
+    return Quantity(Decimal(total).scaleb(scale, _CTX), scale)
+
+
+# math.Pow10 as Go computes it: a table product or quotient, not the correctly rounded power (10**-1 is 1/10 there).
+_POW10 = tuple(float(f"1e{i}") for i in range(32))
+_POW10_UP = tuple(float(f"1e{32 * i}") for i in range(10))
+_POW10_DOWN = tuple(float(f"1e-{32 * i}") for i in range(11))
+
+
+def go_pow10(n: int) -> float:
+    if 0 <= n <= 308:
+        return _POW10_UP[n // 32] * _POW10[n % 32]
+    if -323 <= n <= 0:
+        return _POW10_DOWN[-n // 32] / _POW10[-n % 32]
+    return math.inf if n > 0 else 0.0
 
 
 class QuantityPointer(Quantity, frozen=True, eq=False):
@@ -115,7 +172,7 @@ class QuantityPointer(Quantity, frozen=True, eq=False):
 
 
 def pointer(q: Quantity) -> QuantityPointer:
-    return QuantityPointer(q.value, q.int64_scale, q.text)
+    return QuantityPointer(q.value, q.int64_scale, q.text, q.dec_scale)
 
 
 def from_int(number: int) -> Quantity:
@@ -195,13 +252,18 @@ def parse_quantity(text: str) -> Quantity:
         with decimal.localcontext(_CTX) as ctx:
             ctx.prec = len(num) + len(denom) + 40
             magnitude = magnitude * (1 << exponent)
-    if magnitude != 0 and int(magnitude.as_tuple().exponent) < _NANO:
-        with decimal.localcontext(_CTX) as ctx:
-            ctx.prec = max(magnitude.adjusted() + 20, 20)
-            magnitude = magnitude.quantize(Decimal("1e-9"), rounding=decimal.ROUND_UP)
+    # inf.Dec's scale: the fraction digits written, less the decimal exponent; a non-zero value is then rounded to
+    # nano (scale 9), and a binary-SI value over the cap is set to the cap (scale 0)
+    scale = len(denom) - (exponent if base == 10 else 0)
+    if magnitude != 0:
+        scale = -_NANO
+        if int(magnitude.as_tuple().exponent) < _NANO:
+            with decimal.localcontext(_CTX) as ctx:
+                ctx.prec = max(magnitude.adjusted() + 20, 20)
+                magnitude = magnitude.quantize(Decimal("1e-9"), rounding=decimal.ROUND_UP)
     if fmt == "BinarySI" and magnitude > _INT64_MAX:
-        magnitude = Decimal(_INT64_MAX)
-    return Quantity(magnitude if positive else -magnitude, None, text)
+        magnitude, scale = Decimal(_INT64_MAX), 0
+    return Quantity(magnitude if positive else -magnitude, None, text, scale)
 
 
 def is_quantity(text: str) -> bool:

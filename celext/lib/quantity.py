@@ -2,7 +2,8 @@
 
     quantity(<string>) -> Quantity             a bad string is a runtime error with the upstream text
     isQuantity(<string>) -> bool
-    sign(<Quantity>) -> int                    a global function upstream (`sign(q)`), also callable as `q.sign()`
+    sign(<Quantity>) -> int                    a global function only, as upstream declares it (`q.sign()` does not
+                                               compile there: found no matching overload)
     <Quantity>.isGreaterThan(<Quantity>) / .isLessThan(<Quantity>) -> bool
     <Quantity>.compareTo(<Quantity>) -> int
     <Quantity>.add(<Quantity | int>) / .sub(<Quantity | int>) -> Quantity

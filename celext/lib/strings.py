@@ -98,6 +98,12 @@ _QUOTE_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r
                   "\\": "\\\\", '"': '\\"'}
 
 
+# Go's strings.TrimSpace (cel-go's trim): Unicode White_Space. Python's str.strip() also strips U+001C-U+001F,
+# which Go keeps.
+GO_SPACE = "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a" \
+           "\u2028\u2029\u202f\u205f\u3000"
+
+
 def library() -> Library:
     return Library("ext.strings", (
         overload("charAt", "string_char_at_int", (_S, _I), _char_at),
@@ -113,7 +119,7 @@ def library() -> Library:
         overload("split", "string_split_string_int", (_S, _S, _I), _split),
         overload("substring", "string_substring_int", (_S, _I), _substring),
         overload("substring", "string_substring_int_int", (_S, _I, _I), _substring),
-        overload("trim", "string_trim", (_S,), lambda s: _S(s.strip())),
+        overload("trim", "string_trim", (_S,), lambda s: _S(s.strip(GO_SPACE))),
         overload("join", "list_join", (_L,), _join),
         overload("join", "list_join_string", (_L, _S), _join),
         overload("format", "string_format", (_S, _L), format_string),

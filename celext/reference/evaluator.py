@@ -133,7 +133,7 @@ def _qualify_error(member: Any, key: Any) -> CELEvalError:
         position = _list_index(key)
         if isinstance(position, CELEvalError):
             return position
-        return CELEvalError(f"index '{position}' out of range in list size '{len(member)}'")
+        return CELEvalError(f"index out of bounds: {position}")
     return CELEvalError(f"no such key: {go_value(key)}")
 
 
@@ -368,7 +368,7 @@ class DRAEvaluator(Evaluator):
             if isinstance(position, CELEvalError):
                 return position
             if not 0 <= position < len(member):
-                return CELEvalError(f"index '{position}' out of range in list size '{len(member)}'")
+                return CELEvalError(f"index out of bounds: {position}")
             return member[position]
         if isinstance(member, _VALUE_TYPES):
             return _qualify_error(member, index)

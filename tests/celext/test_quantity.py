@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import math
 import re
 from decimal import Decimal
 
 import pytest
 
-from celext.quantity import FORMAT_ERROR, SUFFIX_ERROR, from_int, is_quantity, parse_quantity
+from celext.quantity import FORMAT_ERROR, SUFFIX_ERROR, from_int, go_pow10, is_quantity, parse_quantity
 
 
 @pytest.mark.parametrize(
@@ -76,3 +77,16 @@ def test_arithmetic_and_float() -> None:
     assert parse_quantity("-3").sign() == -1 and parse_quantity("0").sign() == 0
     with pytest.raises(ValueError, match="more than 10000 digits"):
         parse_quantity("1e999999").add(parse_quantity("1n"))
+
+
+@pytest.mark.parametrize(("n", "expected"), [
+    (0, 1.0), (-1, 0.1), (31, 1e31), (32, 1e32), (-32, 1e-32), (308, 1e308), (309, math.inf),
+    (-323, 1e-323), (-324, 0.0), (-3, 1 / 1e3),
+])
+def test_go_pow10_is_the_table_product_go_computes(n: int, expected: float) -> None:
+    assert go_pow10(n) == expected
+
+
+def test_go_pow10_differs_from_the_correctly_rounded_power_where_go_does() -> None:
+    # 10**-23 as Go computes it: 1e-0 / 1e23 (both exact doubles), one ulp off the nearest double of 1e-23
+    assert go_pow10(-23) == 1 / 1e23 != 1e-23

@@ -56,7 +56,7 @@ TABLE: list[tuple[str, bool | str]] = [
     ("{'a': 1}['a'] == 1", True),
     ("{'a': 1}['b'] == 1", "eval: no such key: b"),
     ("[1, 2][1] == 2", True),
-    ("[1, 2][2] == 2", "eval: index '2' out of range in list size '2'"),
+    ("[1, 2][2] == 2", "eval: index out of bounds: 2"),
     ("[].size() == 0", True),
     ("[[1]][0][0] == 1", True),
     ("[?optional.of(1), ?optional.none()].size() == 1", True),
