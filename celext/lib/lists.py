@@ -174,8 +174,13 @@ def _distinct(items: _L) -> Any:
 
 
 def _sort(items: _L) -> Any:
-    kinds = {type(i) for i in items}
-    if len(kinds) > 1:
+    """cel-go's sortListByAssociatedKeys: the first element must have an order (a version, a quantity, a list has
+    none), then every element its type."""
+    if not items:
+        return items
+    if not isinstance(items[0], _COMPARABLE):
+        return CELEvalError("list elements must be comparable")
+    if len({type(i) for i in items}) > 1:
         return CELEvalError("list elements must have the same type")
     ordered = _ordered(items)
     return ordered if isinstance(ordered, CELEvalError) else _L(ordered)

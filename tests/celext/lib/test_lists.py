@@ -36,3 +36,11 @@ from tests.celext.outcome import outcome
 )
 def test_lists(expression: str, expected: bool | str) -> None:
     assert outcome(expression) == expected
+
+
+def test_sorting_a_versions_attribute_fails_as_upstream() -> None:
+    """A list attribute is dyn, so sort() compiles; a semver has no order in cel-go's sense (no Compare method)."""
+    device = {"name": "gpu-0", "attributes": {"versions": {"versions": ["1.2.0", "1.0.0"]}, "ints": {"ints": [3, 1]}}}
+    assert outcome('device.attributes["gpu.example.com"].versions.sort().size() == 2', device) == (
+        "eval: list elements must be comparable")
+    assert outcome('device.attributes["gpu.example.com"].ints.sort() == [1, 3]', device) is True

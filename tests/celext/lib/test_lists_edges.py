@@ -31,8 +31,10 @@ from tests.celext.lib.engines import ENGINES, outcome_on
         ("[1, 2, 1].distinct() == [1, 2] && [dyn(1), dyn(1u)].distinct() == [1]", True),
         ("[dyn(1), dyn(2.0), dyn(3u)].distinct() == [dyn(1), dyn(2.0), dyn(3u)]", True),
         ("[2, 2, 1].sort() == [1, 2, 2] && [].sort() == [] && [dyn(1.0), dyn(2.0)].sort() == [1.0, 2.0]", True),
-        ("[dyn({}), dyn({})].sort() == []", "eval: no such overload"),  # same type, no order
-        ("[dyn({}), dyn({}), dyn({})].sort() == []", "eval: no such overload"),
+        # cel-go's sortListByAssociatedKeys: the first element must have an order, before any type is compared
+        ("[dyn({}), dyn({})].sort() == []", "eval: list elements must be comparable"),
+        ("[dyn([1]), dyn(1)].sort() == []", "eval: list elements must be comparable"),
+        ("[dyn(1), dyn([1])].sort() == []", "eval: list elements must have the same type"),
         ("lists.range(-1) == [] && lists.range(1) == [0]", True),
         # cel-go's estimate: 1000001 + 11 (ext/lists.go estimateListsRange), over the limit before any run
         ("lists.range(1000001).size() == 0", "compile: too complex, exceeds cost limit"),

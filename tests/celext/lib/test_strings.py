@@ -25,7 +25,7 @@ MODEL = 'device.attributes["gpu.example.com"].model'
         ('dyn("a,b,c".split(",")).join("-") == "a-b-c" && dyn(["x", "y"]).join() == "xy"', True),
         ('"aXa".replace("a", "b") == "bXb" && "aaa".replace("a", "b", 2) == "bba"', True),
         ('"  x \\t".trim() == "x"', True),
-        # Go's strings.TrimSpace: Unicode White_Space (U+3000, U+0085 go), not U+001C-U+001F (Python's strip() takes them)
+        # Go's strings.TrimSpace: Unicode White_Space (U+3000, U+0085 go), not U+001C-U+001F (Python's strip() does)
         ('"\\u3000\\u0085x\\u2028".trim() == "x" && "\\x1fx\\x1c".trim() == "\\x1fx\\x1c"', True),
         ('"%s-%d-%.2f".format(["a", 3, 1.5]) == "a-3-1.50" && "100%%".format([]) == "100%"', True),
         ('"%d".format(dyn(["x"])) == ""',
