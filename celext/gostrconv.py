@@ -23,6 +23,8 @@ def go_quote(text: str) -> str:
     """Escapes for quotes, backslashes and control characters; a character Python does not print as
     `\\xXX`, `\\uXXXX` or `\\UXXXXXXXX` (Go's IsPrint and Python's isprintable differ only where their Unicode
     tables do)."""
+    if text.isprintable() and '"' not in text and "\\" not in text:  # the common case, in one C pass
+        return f'"{text}"'
     out = []
     for char in text:
         if char in _GO_ESCAPES:

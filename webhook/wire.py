@@ -177,6 +177,16 @@ def no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
+def printable(text: str) -> str:
+    """`text` for a terminal: each character Python does not print (control characters, the ESC of an escape
+    sequence, a line break inside a name) escaped as Go's %q writes it; printable text, quotes included, as is."""
+    if text.isprintable():
+        return text
+    from celext.gostrconv import go_quote
+
+    return "".join(char if char.isprintable() else go_quote(char)[1:-1] for char in text)
+
+
 def one_line(text: object) -> str:
     return " ".join(str(text).split())
 

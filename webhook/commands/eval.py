@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 from webhook.commands.common import add_output_arguments
 from webhook.evaluate import Group, totals
+from webhook.wire import printable
 
 HELP = "evaluate a device selector on every device of some ResourceSlices"
 FORMATS = ("text", "json")
@@ -41,7 +42,7 @@ def render_text(groups: Sequence[Group]) -> str:
     matches, misses, errors = totals(groups)
     noun = "error" if errors == 1 else "errors"
     lines.append(f"{matches + misses + errors} devices: {matches} match, {misses} no match, {errors} {noun}")
-    return "\n".join(lines)
+    return "\n".join(map(printable, lines))  # names come from the input: no escape sequence reaches the terminal
 
 
 def render_json(expression: str, groups: Sequence[Group]) -> str:

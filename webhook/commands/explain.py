@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from webhook.commands.common import add_output_arguments
+from webhook.wire import printable
 
 if TYPE_CHECKING:
     from celext.alloc.explain import ClaimResult, NodeResult
@@ -106,7 +107,7 @@ def render_text(results: Sequence[ClaimResult]) -> str:
             lines += _node_text(node)
         fits = sum(1 for n in result.nodes if n.status == "fits")
         lines.append(f"  {fits} of {len(result.nodes)} node(s) can allocate it")
-    return "\n".join(lines)
+    return "\n".join(map(printable, lines))  # names come from the input: no escape sequence reaches the terminal
 
 
 def _node_text(node: NodeResult) -> list[str]:

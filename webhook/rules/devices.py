@@ -105,7 +105,7 @@ def name_of(device: Obj) -> str:
 
 def printable(text: str) -> str:
     """`text` with control characters escaped as Go's %q would, without the quotes."""
-    from webhook.rules.k8s.errors import go_quote
+    from celext.gostrconv import go_quote
 
     return go_quote(text)[1:-1]
 

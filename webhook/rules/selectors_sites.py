@@ -21,11 +21,11 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
+from celext.gostrconv import go_quote
 from webhook.fieldpath import FieldPath
 from webhook.policy import Policy
 from webhook.profiles import Profile
 from webhook.rules.base import DEVICE_CLASS, RESOURCE_CLAIM, RESOURCE_CLAIM_TEMPLATE, RuleContext
-from webhook.rules.k8s.errors import go_quote
 from webhook.rules.k8s.slice import served_version
 from webhook.wire import Obj, as_map, get_list, get_map, kind_of
 

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from celext.gostrconv import go_quote
 from celext.vocabulary import PCI_BUS_ID, PCIE_ROOT
 from webhook.findings import Action, Finding
 from webhook.rules.base import RESOURCE_SLICE, Rule, RuleContext
 from webhook.rules.devices import attribute_path, members, named_attribute
-from webhook.rules.k8s.errors import go_quote
 from webhook.rules.plain import BDF, digest
 from webhook.wire import Obj
 

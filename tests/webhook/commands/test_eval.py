@@ -145,3 +145,17 @@ def test_malformed_slice_is_a_usage_error(tmp_path: Path, capsys: pytest.Capture
     path.write_text(f"apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\n{spec}\nmetadata: {{name: bad}}\n")
     assert cli.main(["eval", "true", "--slices", str(path)]) == 2
     assert capsys.readouterr().err == f"draguard: error: {path}:{expected}\n"
+
+
+def test_names_from_the_input_reach_the_terminal_escaped(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A device named with an escape sequence, a line break or a NUL cannot repaint the terminal or fake a line."""
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps({
+        "apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "s"},
+        "spec": {"driver": "gpu.example.com", "nodeName": "n1", "pool": {"name": "p", "generation": 1,
+                                                                         "resourceSliceCount": 1},
+                 "devices": [{"name": "evil\x1b[2J\nFAKE: line\x00"}]}}))
+    assert cli.main(["eval", "true", "--slices", str(path)]) == 0
+    assert capsys.readouterr().out == ("n1\n  gpu.example.com (pool p): 1 of 1 match\n"
+                                       "    match     evil\\x1b[2J\\nFAKE: line\\x00\n"
+                                       "1 devices: 1 match, 0 no match, 0 errors\n")

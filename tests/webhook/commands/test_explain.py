@@ -383,3 +383,22 @@ def test_an_unknown_node_is_explained_with_a_note(files: dict[str, str], capsys:
     assert captured.err == ("draguard: note: no slice or Node object names node 'n9' (known: n1, n2); it sees only "
                             "slices for all nodes\n")
     assert captured.out.splitlines()[1] == "  node n9: cannot allocate: request gpu: no device matches"
+
+
+def test_names_from_the_input_reach_the_terminal_escaped(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A device or node named with an escape sequence or a line break cannot repaint the terminal or fake a line."""
+    evil = "n1\x1b[2J\nFAKE"
+    (tmp_path / "s.yaml").write_text(json.dumps({
+        "apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "s"},
+        "spec": {"driver": "gpu.example.com", "nodeName": evil, "pool": {"name": "p", "generation": 1,
+                                                                         "resourceSliceCount": 1},
+                 "devices": [{"name": "gpu\x1b[31m"}]}}))
+    (tmp_path / "c.yaml").write_text(json.dumps({
+        "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": "c"},
+        "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu"}}]}}}) + "\n---\n"
+        + json.dumps({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu"},
+                      "spec": {}}))
+    assert cli.main(["explain", str(tmp_path / "c.yaml"), "--slices", str(tmp_path / "s.yaml")]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "FAKE\n" not in out
+    assert "node n1\\x1b[2J\\nFAKE: fits" in out and "gpu.example.com/p/gpu\\x1b[31m" in out

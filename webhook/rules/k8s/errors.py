@@ -16,6 +16,7 @@ from typing import Any
 
 from msgspec import Struct
 
+from celext.gostrconv import go_quote
 from webhook.fieldpath import FieldPath
 from webhook.findings import Finding
 
@@ -26,33 +27,6 @@ class GoStruct(Struct, frozen=True):
     """A Go struct as a bad value: json.Marshal keeps the declaration order of its fields."""
 
     fields: Mapping[str, Any]
-
-
-# Go's strconv.Quote escapes for the ASCII control characters that have a short form.
-_SHORT_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v",
-                  "\\": "\\\\", '"': '\\"'}
-
-
-def go_quote(text: str) -> str:
-    """Go's `%q` (strconv.Quote): what unicode.IsPrint refuses is escaped (Python's isprintable() draws the same
-    line: letters, marks, numbers, punctuation, symbols and the ASCII space)."""
-    if text.isprintable() and '"' not in text and "\\" not in text:
-        return f'"{text}"'
-    out = ['"']
-    for char in text:
-        code = ord(char)
-        if char in _SHORT_ESCAPES:
-            out.append(_SHORT_ESCAPES[char])
-        elif char.isprintable():
-            out.append(char)
-        elif code < 0x20 or code == 0x7F:
-            out.append(f"\\x{code:02x}")
-        elif code < 0x10000:
-            out.append(f"\\u{code:04x}")
-        else:
-            out.append(f"\\U{code:08x}")
-    out.append('"')
-    return "".join(out)
 
 
 def go_json(value: Any, *, sort_keys: bool = True) -> str:

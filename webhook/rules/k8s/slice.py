@@ -12,6 +12,7 @@ import functools
 from collections.abc import Mapping
 from typing import Any
 
+from celext.gostrconv import go_quote
 from webhook.fieldpath import FieldPath
 from webhook.findings import Finding
 from webhook.profiles import Profile, load_profile
@@ -38,7 +39,6 @@ from webhook.rules.k8s.device import (
     within_limit,
 )
 from webhook.rules.k8s.errors import (
-    go_quote,
     immutable,
     invalid,
     required,
