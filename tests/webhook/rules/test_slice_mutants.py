@@ -15,8 +15,9 @@ from tests.webhook.rules.slice_cases import DELETE, Found, case
 
 CASES = [
     pytest.param({'apiVersion': DELETE, 'spec.devices[0].attributes': {'a': {'int': 'x'}}}, 'v1',
-                 [('k8s-wire-type', 'spec.devices[0].attributes[a].int', 'Invalid value: "x": must be of type integer', 'give each field its API type: a list in [ ], an object in { }, strings and versions quoted, numbers and booleans bare, quantities like `16Gi`')],
-                 id='no apiVersion is read as v1'),
+                 [('k8s-api-version', 'apiVersion', "Object 'apiVersion' is missing: kubectl and the API server refuse a manifest without one", 'use `apiVersion: resource.k8s.io/v1` (v1alpha2 and v1alpha3 are no longer served)'),
+                  ('k8s-wire-type', 'spec.devices[0].attributes[a].int', 'Invalid value: "x": must be of type integer', 'give each field its API type: a list in [ ], an object in { }, strings and versions quoted, numbers and booleans bare, quantities like `16Gi`')],
+                 id='no apiVersion is refused and read as v1'),
     pytest.param({'apiVersion': 'example.com/v1'}, 'v1',
                  [('k8s-api-version', 'apiVersion', 'no matches for kind "ResourceSlice" in version "example.com/v1"', 'use `apiVersion: resource.k8s.io/v1` (v1alpha2 and v1alpha3 are no longer served)')],
                  id='another group'),

@@ -152,9 +152,10 @@ MORE: dict[str, tuple[dict[str, Any], list[tuple[str, str, str]]]] = {
                                      [not_served("DeviceClass", "example.com/v1")]),
     "a v1beta2 claim decodes": (claim({"requests": "x"}, "v1beta2"),
                                                [wire("spec.devices.requests", '"x"', "array")]),
-    "a claim without an apiVersion reads as v1": (
+    "a claim without an apiVersion is refused and reads as v1": (
         {k: v for k, v in claim({"requests": "x"}).items() if k != "apiVersion"},
-        [wire("spec.devices.requests", '"x"', "array")]),
+        [("k8s-api-version", "apiVersion", "Object 'apiVersion' is missing: kubectl and the API server refuse a "
+          "manifest without one"), wire("spec.devices.requests", '"x"', "array")]),
     "deeply nested opaque parameters are not walked": (
         claim({"requests": [REQUEST], "config": [{"opaque": {"driver": "d.example.com", "parameters": nested(5000)}}]}),
         []),

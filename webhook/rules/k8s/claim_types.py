@@ -27,7 +27,7 @@ from webhook.rules.k8s.decode import BOOLEAN, INTEGER, RAW, STRING
 from webhook.rules.k8s.ids import Errors
 from webhook.rules.k8s.object_meta import OBJECT_META, top_level
 from webhook.rules.k8s.schema import QUANTITY, ListOf, MapOf, Strict, Struct, decode, struct
-from webhook.rules.k8s.slice import not_served, served_version
+from webhook.rules.k8s.slice import missing_api_version, not_served, served_version
 
 DEVICE_SELECTOR = struct(cel=struct(expression=STRING))
 DEVICE_TOLERATION = struct(key=STRING, operator=STRING, value=STRING, effect=STRING, tolerationSeconds=INTEGER)
@@ -76,7 +76,7 @@ def decode_object(obj: Mapping[str, Any], profile: Profile | None = None,
     if version is None:
         return [not_served(obj, kind)] if kind in KINDS else []
     wire = API_TYPES[version].get(kind)
-    errs: Errors = []
+    errs: Errors = missing_api_version(obj) if kind in KINDS else []
     if wire is not None:
         decode(errs, obj, wire, FieldPath())
         if profile is not None:

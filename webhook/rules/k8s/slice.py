@@ -93,6 +93,16 @@ def not_served(obj: Mapping[str, Any], kind: str) -> tuple[str, Finding]:
                                     f"{go_quote(str(obj.get('apiVersion')))}")
 
 
+def missing_api_version(obj: Mapping[str, Any]) -> list[tuple[str, Finding]]:
+    """kubectl's refusal of a manifest without `apiVersion` (its decoder: `Object 'apiVersion' is missing`); the
+    object is still validated as the newest served version would read it, so its other findings come too. (Objects
+    in an admission review always carry one.)"""
+    if "apiVersion" in obj:
+        return []
+    return [(ids.API_VERSION, Finding(FieldPath.root("apiVersion"), "Object 'apiVersion' is missing: kubectl and "
+                                      "the API server refuse a manifest without one"))]
+
+
 def validate_resource_slice(
     slice_: Mapping[str, Any], old: Mapping[str, Any] | None = None, profile: Profile | None = None
 ) -> Errors:
@@ -104,7 +114,7 @@ def validate_resource_slice(
 
 
 def _validate(slice_: Mapping[str, Any], old: Mapping[str, Any] | None, profile: Profile) -> Errors:
-    errs: Errors = []
+    errs: Errors = missing_api_version(slice_)
     version = served_version(slice_, profile)
     if version is None:  # the server has no such resource, so nothing else is checked
         errs.append(not_served(slice_, "ResourceSlice"))
