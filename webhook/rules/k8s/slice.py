@@ -66,6 +66,7 @@ NODE_SELECTION = "exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDev
 SPEC = FieldPath.root("spec")
 META = FieldPath.root("metadata")
 POOL_FIELDS = frozenset({"name", "generation", "resourceSliceCount"})
+BETA1_DEVICE_FIELDS = frozenset({"name", "basic"})
 
 
 def flat_device(device: Mapping[str, Any], beta1: bool = True) -> Mapping[str, Any]:
@@ -189,8 +190,14 @@ def _validate_spec(
 
     if not isinstance(raw_devices, list):
         flat_in: list[Any] = []
-    elif beta1:
-        flat_in = [flat_device(d) if isinstance(d, Mapping) else d for d in raw_devices]
+    elif beta1:  # a v1beta1 device holds `name` and `basic` only: v1's flat fields there are unknown, and dropped
+        flat_in = []
+        for i, raw in enumerate(raw_devices):
+            device = raw
+            if isinstance(raw, Mapping) and not BETA1_DEVICE_FIELDS.issuperset(raw):
+                unknown_fields(errs, raw, BETA1_DEVICE_FIELDS, path.child("devices").index(i))
+                device = {key: value for key, value in raw.items() if key in BETA1_DEVICE_FIELDS}
+            flat_in.append(flat_device(device) if isinstance(device, Mapping) else device)
     else:  # flat already: flat_device would hand back every item as it is
         flat_in = list(raw_devices)
     spec, flat_in, dropped = drop_disabled_fields(spec, flat_in, in_use, profile, errs)
