@@ -18,6 +18,7 @@ reported as not fixable.
 
 from __future__ import annotations
 
+import codecs
 import difflib
 import re
 from collections.abc import Callable, Sequence
@@ -203,15 +204,16 @@ def refusal(raw: bytes) -> str | None:
 
 
 def write_file(path: str, text: str) -> str | None:
-    """Write a fixed file with the line breaks it had (`text` has `\n` only); a reason instead when that cannot
-    be done faithfully (`refusal`)."""
+    """Write a fixed file with the line breaks it had (`text` has `\n` only) and its byte order mark, if it had
+    one (the reader drops it); a reason instead when that cannot be done faithfully (`refusal`)."""
     target = Path(path)
     try:
         raw = target.read_bytes()
         refused = refusal(raw)
         if refused is not None:
             return refused
-        target.write_text(text, encoding="utf-8", newline="\r\n" if b"\r\n" in raw else "\n")
+        target.write_text(text, encoding="utf-8-sig" if raw.startswith(codecs.BOM_UTF8) else "utf-8",
+                          newline="\r\n" if b"\r\n" in raw else "\n")
     except OSError as err:
         return f"cannot write: {err.strerror or err}"
     return None

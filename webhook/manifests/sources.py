@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import codecs
 import fnmatch
+import io
 import os
 import sys
 from collections.abc import Iterable, Iterator, Sequence
@@ -40,9 +41,12 @@ class NotText(Exception):
 
 
 def read_text(stream: BinaryIO, limit: int = MAX_INPUT_BYTES) -> str:
-    """A binary stream's UTF-8 text, read in chunks; raises NotText at the first byte that is not UTF-8, at a NUL
-    character (with its line and column; the words are the YAML reader's) or past `limit` bytes."""
-    decoder = codecs.getincrementaldecoder("utf-8")()
+    """A binary stream's UTF-8 text, read in chunks, with universal newlines (`\r\n` and `\r` read as `\n`, as
+    Python's text files read them) and without a leading byte order mark (libyaml's marks do not count it, so every
+    offset after it would be one off; `--fix` writes it back: webhook.fix.write_file). Raises NotText at the first
+    byte that is not UTF-8, at a NUL character (with its line and column; the words are the YAML reader's) or past
+    `limit` bytes."""
+    decoder = io.IncrementalNewlineDecoder(codecs.getincrementaldecoder("utf-8")(), translate=True)
     parts: list[str] = []
     size = 0
     while chunk := stream.read(_CHUNK):
@@ -64,7 +68,8 @@ def read_text(stream: BinaryIO, limit: int = MAX_INPUT_BYTES) -> str:
         parts.append(decoder.decode(b"", final=True))
     except UnicodeDecodeError:  # the text ends inside a character
         raise NotText(NOT_UTF8) from None
-    return "".join(parts)
+    text = "".join(parts)
+    return text[1:] if text.startswith("\ufeff") else text
 
 
 def read_file(path: str | Path, limit: int = MAX_INPUT_BYTES) -> str:

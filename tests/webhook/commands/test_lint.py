@@ -222,6 +222,43 @@ def test_fix_keeps_crlf_line_breaks(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert b"(!device.attributes" in fixed
 
 
+QUOTED_AND_BLOCK = """\
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: gpu}
+spec:
+  selectors:
+  - cel:
+      expression: 'device.attributes["gpu.example.com"].family != "ampere"'
+  - cel:
+      expression: "device.attributes[\\"gpu.example.com\\"].index == 1"
+  - cel:
+      expression: |
+        device.driver == "gpu.example.com" &&
+        device.attributes["gpu.example.com"].ok
+"""
+
+
+@pytest.mark.parametrize("line_break", ["\n", "\r\n"])
+def test_a_byte_order_mark_moves_no_place_and_fix_keeps_it(line_break: str, tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture[str],
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """libyaml's marks do not count a leading BOM: findings inside quoted and block scalars were one character off
+    (placed at the scalar's start) and --fix skipped them as unmappable."""
+    monkeypatch.chdir(tmp_path)
+    Path("plain.yaml").write_text(QUOTED_AND_BLOCK, encoding="utf-8")
+    Path("bom.yaml").write_bytes(b"\xef\xbb\xbf" + QUOTED_AND_BLOCK.replace("\n", line_break).encode())
+    plain = run(capsys, "plain.yaml")
+    assert [line.split(": warn")[0] for line in plain[1].splitlines() if ": warn " in line] == [
+        "plain.yaml:7:64", "plain.yaml:9:65", "plain.yaml:13:9"]  # inside the quoted and block scalars
+    assert run(capsys, "bom.yaml") == (plain[0], plain[1].replace("plain.yaml", "bom.yaml"), plain[2])
+    assert run(capsys, "--fix", "bom.yaml")[0] == 0
+    fixed = Path("bom.yaml").read_bytes()
+    assert fixed.startswith(b"\xef\xbb\xbf") and not fixed.startswith(b"\xef\xbb\xbf" * 2)
+    assert fixed.count(line_break.encode()) == QUOTED_AND_BLOCK.count("\n")
+    assert fixed.count(b".includes(") == 3
+
+
 def test_fix_leaves_a_file_with_mixed_line_breaks_alone(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)

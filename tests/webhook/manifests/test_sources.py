@@ -146,3 +146,10 @@ def test_the_limit_stands_for_an_endless_standard_input_too() -> None:
     assert list(read_sources(["-"], problems, stdin)) == []
     assert [str(p) for p in problems] == [f"<stdin>: more than {MAX_INPUT_BYTES // 2**20} MiB, draguard's limit for "
                                           "one input"]
+
+
+def test_line_breaks_read_as_newlines_and_a_leading_byte_order_mark_is_dropped() -> None:
+    crlf_at_the_chunk_edge = b"x" * (2**20 - 1) + b"\r\n" + b"a\rb\r\n"
+    assert read_text(io.BytesIO(crlf_at_the_chunk_edge)) == "x" * (2**20 - 1) + "\na\nb\n"
+    assert read_text(io.BytesIO(b"\xef\xbb\xbfkind: X\r\n")) == "kind: X\n"
+    assert read_text(io.BytesIO("a: \ufeff\n".encode())) == "a: \ufeff\n"  # only a leading one is a mark
