@@ -308,7 +308,8 @@ def _json_error(err: Exception) -> str:
     if isinstance(err, json.JSONDecodeError):
         if err.msg.startswith("Unexpected UTF-8 BOM"):  # Python's words add a hint meant for Python callers
             return "a byte order mark (U+FEFF) before the JSON"
-        return f"{err.msg} at line {err.lineno} column {err.colno}"
+        where = f"line {err.lineno} column {err.colno}"  # Python words one message "... starting at"
+        return f"{err.msg} {where}" if err.msg.endswith(" at") else f"{err.msg} at {where}"
     return reading_error(err)
 
 

@@ -21,7 +21,7 @@ def _name(finding: Finding) -> str:
 
 
 def render(findings: Sequence[Finding], summary: Summary) -> str:
-    suites = ET.Element("testsuites", name="draguard lint")
+    suites = ET.Element("testsuites", name="draguard")  # lint's and validate's report alike
     by_file: dict[str, list[Finding]] = {}
     for finding in findings:
         key = finding.position.file if finding.position is not None else "<objects>"

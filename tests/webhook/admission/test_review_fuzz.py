@@ -129,6 +129,7 @@ def test_what_only_json_loads_reads_is_read_all_the_same(body: bytes, value: obj
     [
         (b'{"a": NaN}', "NaN is not JSON"),
         (b"[1,]", "Expecting value at line 1 column 4"),
+        (b'["abc', "Unterminated string starting at line 1 column 2"),  # Python's message ends with "at"
         (b'{"a": "\xff"}', "not UTF-8"),
     ],
 )

@@ -15,7 +15,7 @@ def test_findings_group_by_file() -> None:
         Finding(FieldPath.root("spec"), "note").stamped("r-two", Action.AUDIT, Position("a.yaml", 4, 1)),
     ]
     root = ET.fromstring(render("junit", findings, Summary(objects=1, problems=["b.yaml: no such file"])))
-    assert (root.get("tests"), root.get("failures"), root.get("errors")) == ("3", "1", "1")
+    assert [root.get(key) for key in ("name", "tests", "failures", "errors")] == ["draguard", "3", "1", "1"]
     suite_a, inputs = root.findall("testsuite")
     cases = suite_a.findall("testcase")
     assert [c.get("name") for c in cases] == ["r-one 2:3", "r-two 4:1"]
