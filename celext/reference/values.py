@@ -116,6 +116,10 @@ INT_OUT_OF_RANGE = "cannot unmarshal number into Go struct field DeviceAttribute
 
 
 def _scalar(kind: str, raw: Any) -> Any:
+    if kind == "int" and type(raw) is float and raw.is_integer():
+        # YAML's `1e3` or `1.0`: kubectl sends an integral float64 as a JSON integer (sigs.k8s.io/yaml), so the
+        # API server stores 1000 (as webhook.rules.k8s.decode.is_int64 accepts it)
+        raw = int(raw)
     if kind == "int" and isinstance(raw, int) and not isinstance(raw, bool):
         if not -(2**63) <= raw < 2**63:
             raise ValueError(INT_OUT_OF_RANGE)

@@ -123,3 +123,19 @@ def test_a_repeated_projection_is_evaluated_once(monkeypatch: pytest.MonkeyPatch
         value = celext.to_device(device, "d.io") if convert else device
         selector.matches(value, "d.io")
     assert len(calls) == 2  # one evaluation per distinct projection (absent, numaNode=1)
+
+
+@pytest.mark.parametrize("engine", ["compiled", "reference"])
+@pytest.mark.parametrize(("attribute", "expression", "expected"), [
+    ({"int": 1000.0}, "x == 1000", True),  # YAML `1e3`: kubectl sends JSON 1000
+    ({"ints": [0, 1.0]}, "x.includes(1)", True),
+    ({"int": 1.5}, "x == 1", "attribute gpu.example.com/x: unsupported attribute value"),
+])
+def test_an_integral_float_is_the_int_kubectl_sends(engine: str, attribute: dict[str, Any], expression: str,
+                                                    expected: object) -> None:
+    device = {"name": "d", "attributes": {"gpu.example.com/x": attribute}}
+    selector = celext.compile(expression.replace("x", 'device.attributes["gpu.example.com"].x', 1), engine=engine)
+    try:
+        assert selector.evaluate(device, "gpu.example.com") == expected
+    except celext.EvaluationError as err:
+        assert err.message == expected
