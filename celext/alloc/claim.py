@@ -95,10 +95,17 @@ def _request(raw: Obj, name: str, claim: str, classes: Mapping[str, Obj]) -> Req
                     mode == "All", count if isinstance(count, int) else 1, capacity)
 
 
+# apiVersions whose requests hold a request's fields themselves; later ones (v1beta2, v1) put them under `exactly`
+FLAT_REQUESTS = frozenset({"resource.k8s.io/v1alpha3", "resource.k8s.io/v1beta1"})
+
+
 def parse_claim(obj: Obj, classes: Mapping[str, Obj], semantics: Semantics
                 ) -> tuple[list[Entry], list[Constraint]]:
-    """Requests and constraints of a claim or template; ClaimError where upstream refuses the claim."""
+    """Requests and constraints of a claim or template, read in its apiVersion's layout (what the API server
+    stores: the other layout's fields are unknown to it, and dropped); ClaimError where upstream refuses the
+    claim."""
     claim, devices = claim_label(obj), claim_devices(obj)
+    flat = obj.get("apiVersion") in FLAT_REQUESTS
     entries = []
     for item in _strings(devices.get("requests")):
         raw = _map(item)
@@ -108,9 +115,15 @@ def parse_claim(obj: Obj, classes: Mapping[str, Obj], semantics: Semantics
             options = tuple(_request(s, f"{name}/{s.get('name')}", claim, classes) for s in subs
                             if isinstance(s, Mapping))
             entries.append(Entry(name, options, True))
-        else:
-            exact = _map(raw.get("exactly")) or raw  # v1beta1 shape
-            entries.append(Entry(name, (_request(exact, name, claim, classes),), False))
+        elif flat:
+            entries.append(Entry(name, (_request(raw, name, claim, classes),), False))
+        elif isinstance(raw.get("exactly"), Mapping):
+            entries.append(Entry(name, (_request(raw["exactly"], name, claim, classes),), False))
+        else:  # the API server refuses the claim (validation); the allocator never sees it
+            where = " (deviceClassName sits on the request itself, the v1beta1 layout)" \
+                if "deviceClassName" in raw else ""
+            raise ClaimError(f"claim {claim}, request {name}: exactly one of `exactly` or `firstAvailable` is "
+                             f"required{where}: the API server refuses this claim")
     constraints = []
     for i, spec in enumerate(_strings(devices.get("constraints"))):
         made = make_constraint(spec if isinstance(spec, Mapping) else {}, semantics)

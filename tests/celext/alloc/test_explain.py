@@ -465,7 +465,26 @@ def test_a_request_with_no_alternatives_is_an_error_not_an_exception() -> None:
     claim = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": "c"},
              "spec": {"devices": {"requests": [{"name": "r", "firstAvailable": []}]}}}
     result = explain(claim, [], [], [Node("n1")], matcher=lambda e, d, drv: True, max_steps=100)
-    assert result.error == "claim c, request r: missing device class name (unsupported request type?)"
+    assert result.error == ("claim c, request r: exactly one of `exactly` or `firstAvailable` is required: the API "
+                            "server refuses this claim")
+
+
+@pytest.mark.parametrize(("api_version", "request_", "error"), [
+    ("resource.k8s.io/v1", {"name": "r", "deviceClassName": "gpu"},  # the v1beta1 layout in v1: dropped
+     "claim c, request r: exactly one of `exactly` or `firstAvailable` is required (deviceClassName sits on the "
+     "request itself, the v1beta1 layout): the API server refuses this claim"),
+    ("resource.k8s.io/v1beta1", {"name": "r", "exactly": {"deviceClassName": "gpu"}},  # the v1 layout in v1beta1
+     "claim c, request r: missing device class name (unsupported request type?)"),
+    ("resource.k8s.io/v1beta1", {"name": "r", "deviceClassName": "gpu"}, ""),
+    ("resource.k8s.io/v1beta2", {"name": "r", "exactly": {"deviceClassName": "gpu"}}, ""),
+])
+def test_a_request_is_read_in_the_layout_of_its_api_version(api_version: str, request_: Wire, error: str) -> None:
+    claim = {"apiVersion": api_version, "kind": "ResourceClaim", "metadata": {"name": "c"},
+             "spec": {"devices": {"requests": [request_]}}}
+    classes = {"gpu": {"kind": "DeviceClass", "metadata": {"name": "gpu"}, "spec": {}}}
+    slices = [rslice("gpu.example.com", [dev("g", 0)])]
+    result = explain(claim, classes, slices, [Node("n1")], matcher=lambda e, d, drv: True, max_steps=100)
+    assert result.error == error
 
 
 @settings(max_examples=150, deadline=None)
