@@ -222,8 +222,9 @@ def _interpret(suffix: str) -> tuple[int, int, str]:
     if len(suffix) > 1 and suffix[0] in "eE":
         exponent = suffix[1:]
         body = exponent[1:] if exponent[0] in "+-" else exponent
-        if body and set(body) <= _DIGITS and len(body.lstrip("0")) <= 10 and -(2**31) <= int(exponent) < 2**31:
-            return 10, int(exponent), "DecimalExponent"
+        # strconv.ParseInt(_, 10, 64), then int32(parsed): an exponent past int32 wraps (`1e4294967296` is 1e0)
+        if body and set(body) <= _DIGITS and len(body.lstrip("0")) <= 19 and _INT64_MIN <= int(exponent) <= _INT64_MAX:
+            return 10, (int(exponent) + 2**31) % 2**32 - 2**31, "DecimalExponent"
     raise ValueError(SUFFIX_ERROR)
 
 

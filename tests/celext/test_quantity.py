@@ -90,3 +90,17 @@ def test_go_pow10_is_the_table_product_go_computes(n: int, expected: float) -> N
 def test_go_pow10_differs_from_the_correctly_rounded_power_where_go_does() -> None:
     # 10**-23 as Go computes it: 1e-0 / 1e23 (both exact doubles), one ulp off the nearest double of 1e-23
     assert go_pow10(-23) == 1 / 1e23 != 1e-23
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("1e2147483647", Decimal("1e2147483647")),  # int32's largest: as written
+    ("1e4294967296", Decimal(1)),  # 2**32 wraps to 0 (suffix.go: int32(ParseInt(..., 64)))
+    ("1e4294967297", Decimal(10)),
+    ("1e9223372036854775807", Decimal("0.1")),  # int64's largest wraps to -1
+])
+def test_an_exponent_past_int32_wraps_as_upstream(text: str, value: Decimal) -> None:
+    assert parse_quantity(text).value == value
+
+
+def test_an_exponent_past_int64_is_no_suffix() -> None:
+    assert not is_quantity("1e9223372036854775808")
