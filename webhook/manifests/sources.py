@@ -80,7 +80,9 @@ def read_file(path: str | Path, limit: int = MAX_INPUT_BYTES) -> str:
 
 def read_sources(paths: Iterable[str], problems: list[Problem], stdin: TextIO | None = None
                  ) -> Iterator[tuple[str, str]]:
-    """Every input text in order; problems are appended to `problems` as they are met."""
+    """Every input text in order, each file once however many paths name it (`lint a.yaml .` reads a.yaml once,
+    under its first name); problems are appended to `problems` as they are met."""
+    seen: set[str] = set()
     for raw in paths:
         if raw == STDIN:
             text = read_stdin(stdin or sys.stdin, problems)
@@ -88,6 +90,10 @@ def read_sources(paths: Iterable[str], problems: list[Problem], stdin: TextIO | 
                 yield STDIN_SOURCE, text
             continue
         for file in _files(raw, problems):
+            where = os.path.realpath(file)
+            if where in seen:
+                continue
+            seen.add(where)
             try:
                 text = read_file(file)
             except NotText as err:

@@ -153,3 +153,10 @@ def test_line_breaks_read_as_newlines_and_a_leading_byte_order_mark_is_dropped()
     assert read_text(io.BytesIO(crlf_at_the_chunk_edge)) == "x" * (2**20 - 1) + "\na\nb\n"
     assert read_text(io.BytesIO(b"\xef\xbb\xbfkind: X\r\n")) == "kind: X\n"
     assert read_text(io.BytesIO("a: \ufeff\n".encode())) == "a: \ufeff\n"  # only a leading one is a mark
+
+
+def test_a_file_named_twice_is_read_once_under_its_first_name(tree: Path) -> None:
+    (tree / "link.yaml").symlink_to(tree / "a" / "one.yaml")
+    found, problems = texts(["a/one.yaml", "./a/one.yaml", "a", "link.yaml"])
+    assert [s for s, _t in found] == ["a/one.yaml", "a/b/three.json", "a/b/two.yml"]
+    assert problems == []
