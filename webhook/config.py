@@ -17,6 +17,7 @@ from pathlib import Path
 
 from msgspec import Struct
 
+from webhook.errors import DraguardError
 from webhook.policy import Policy
 
 NAMES = (".draguard.yaml", ".draguard.yml")
@@ -47,6 +48,8 @@ def find(start: Path) -> Path | None:
             candidate = directory / name
             if candidate.is_file():
                 return candidate
+            if candidate.is_dir():  # not passed over for a parent's configuration: that would change the policy
+                raise DraguardError(f"{candidate}: a directory where draguard looks for its configuration file")
     return None
 
 

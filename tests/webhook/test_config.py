@@ -22,6 +22,14 @@ def test_the_nearest_file_wins(tmp_path: Path) -> None:
     assert cfg.root == (tmp_path / "a").resolve()
 
 
+def test_a_directory_named_as_the_configuration_is_an_error_not_passed_over(tmp_path: Path) -> None:
+    (tmp_path / ".draguard.yaml").write_text("rules: {}\n", encoding="utf-8")  # the parent's: must not apply
+    inner = tmp_path / "a"
+    (inner / ".draguard.yaml").mkdir(parents=True)
+    with pytest.raises(DraguardError, match="a directory where draguard looks for its configuration file"):
+        config.find(inner)
+
+
 def test_ignore_matches_relative_to_the_config_and_as_given(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / ".draguard.yaml").write_text("ignore: ['vendor/', '*.gen.yaml']\n", encoding="utf-8")
     monkeypatch.chdir(tmp_path)
