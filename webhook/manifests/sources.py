@@ -82,7 +82,7 @@ def read_sources(paths: Iterable[str], problems: list[Problem], stdin: TextIO | 
                  ) -> Iterator[tuple[str, str]]:
     """Every input text in order, each file once however many paths name it (`lint a.yaml .` reads a.yaml once,
     under its first name); problems are appended to `problems` as they are met."""
-    seen: set[str] = set()
+    seen: set[tuple[int, int]] = set()
     for raw in paths:
         if raw == STDIN:
             text = read_stdin(stdin or sys.stdin, problems)
@@ -90,12 +90,14 @@ def read_sources(paths: Iterable[str], problems: list[Problem], stdin: TextIO | 
                 yield STDIN_SOURCE, text
             continue
         for file in _files(raw, problems):
-            where = os.path.realpath(file)
-            if where in seen:
-                continue
-            seen.add(where)
             try:
-                text = read_file(file)
+                with file.open("rb") as stream:
+                    info = os.fstat(stream.fileno())
+                    where = (info.st_dev, info.st_ino)  # the file, by any name (a link, `./`, a directory walk)
+                    if where in seen:
+                        continue
+                    seen.add(where)
+                    text = read_text(stream)
             except NotText as err:
                 problems.append(Problem(str(file), *err.problem))
             except OSError as err:
