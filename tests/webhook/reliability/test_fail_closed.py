@@ -190,6 +190,26 @@ def test_the_cpu_budget_interrupts_a_busy_loop() -> None:
     assert caught.value.message == "evaluation used more than its CPU budget of 0.05 s; not evaluated further"
 
 
+def test_the_cpu_budget_interrupting_deep_compiles_leaves_the_process_as_it_was() -> None:
+    """The served worker's crash: the budget's signal landed in headroom's wait and left the recursion limit at
+    200,000, and a deeply nested JSON body then overflowed the C stack. Deep compiles, again and again, until the
+    timer fires somewhere inside one; wherever it landed, the limit and the collector are as before. (Where it lands
+    is the machine's choice; tests/celext/test_shield.py places an interruption at every point of a compile.)"""
+    import gc
+    import sys
+
+    import celext
+
+    limit, collecting = sys.getrecursionlimit(), gc.isenabled()
+    deep = "(" * 200 + "[1].all(x, x > 0)" + ")" * 200
+    with pytest.raises(BudgetExceeded), metered(Budget(0, 0.2, 0)):
+        for n in range(100_000):
+            celext.clear_caches()
+            celext.compile(deep + f" || {n} == 0")
+    assert (sys.getrecursionlimit(), gc.isenabled()) == (limit, collecting)
+    assert celext.compile(deep).evaluate({"name": "d"}) is True
+
+
 def test_over_budget_with_the_rule_off_is_allowed(monkeypatch: pytest.MonkeyPatch) -> None:
     obj = device_class_with_selector(*distinct(5))
     outcome = run.run_rules(obj, Policy.from_mapping({"rules": {"budget-exceeded": "off"}}),
