@@ -26,7 +26,7 @@ from typing import Any
 
 from msgspec import Struct
 
-from webhook.audit.client import Cluster, Failure, describe
+from webhook.audit.client import Cluster, Failure, describe, printable
 from webhook.audit.kinds import AUDITED, DRA, Resource
 from webhook.audit.prefetch import Prefetched
 from webhook.errors import DraguardError
@@ -91,6 +91,7 @@ def pages(cluster: Cluster, resource: Resource, page_size: int, listing: Listing
     what = f"cannot list {resource.plural}.{resource.group}"
     token: str | None = None
     checked: set[str] = set()  # namespace/name of every object handed out: a relist skips these
+    asked: set[str] = set()  # the continue tokens requested: one sent back again would page forever
     while True:
         query: list[tuple[str, str | int | bool]] = [("limit", page_size)]
         if label_selector:
@@ -127,7 +128,12 @@ def pages(cluster: Cluster, resource: Resource, page_size: int, listing: Listing
             checked.add(key)
             objects.append({"apiVersion": resource.api_version, "kind": resource.kind, **item})
         meta = body.get("metadata")
+        if token:
+            asked.add(token)
         token = meta.get("continue") if isinstance(meta, dict) else None
+        if token and token in asked:
+            raise DraguardError(f"{what}: the API server answered with a continue token it had been sent already "
+                                f"({printable(token[:40])}): the listing would never end")
         del body
         listing.pages += 1
         listing.objects += len(objects)

@@ -157,3 +157,23 @@ def test_an_unreachable_server_is_a_one_line_error(tmp_path: Path, capsys: pytes
     err = capsys.readouterr().err
     assert err.startswith(f"draguard: error: cannot reach the Kubernetes API server at https://127.0.0.1:{port}: ")
     assert err.count("\n") == 1
+
+
+def test_a_server_that_sends_back_a_token_it_was_given_fails_instead_of_paging_forever() -> None:
+    """A broken proxy answering every page with the same continue token (and no items) spun the audit forever."""
+
+    class Stuck:
+        def __init__(self) -> None:
+            self.requests: list[Any] = []
+
+        def request(self, method: str, path: str, query: list[tuple[str, Any]]) -> dict[str, Any]:
+            self.requests.append(query)
+            return {"kind": "ResourceSliceList", "apiVersion": "resource.k8s.io/v1", "items": [],
+                    "metadata": {"continue": "same"}}
+
+    stuck = Stuck()
+    with pytest.raises(DraguardError) as caught:
+        list(pages(stuck, RESOURCE_SLICES, 10, Listing()))  # type: ignore[arg-type]
+    assert caught.value.message == ("cannot list resourceslices.resource.k8s.io: the API server answered with a "
+                                    "continue token it had been sent already (same): the listing would never end")
+    assert [dict(q).get("continue") for q in stuck.requests] == [None, "same"]
