@@ -153,6 +153,9 @@ def _chain_and_name(subject: Subject, now: dt.datetime) -> list[Result]:
             results.append(Result("name", "ok", f"{subject.leaf_source} covers {subject.host}"))
         else:
             results.append(Result("name", "fail", f"{mismatch(leaf, subject.host)}; re-issue for the Service's name"))
+    else:  # said, not passed over: a name mismatch is the outage this check exists for
+        results.append(Result("name", "warn", f"not checked: give --service and --namespace (or --host) to check that "
+                                              f"{subject.leaf_source} covers the name the API server dials"))
     if not subject.bundle:
         return results
     issuers = _issuers(leaf, subject.bundle)

@@ -13,6 +13,7 @@ import datetime as dt
 import ssl
 from collections.abc import Sequence
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes
@@ -21,7 +22,7 @@ from msgspec import Struct
 
 from certs.errors import CertsError
 from certs.files import write_atomic
-from certs.issue import BACKDATE, Issued, is_ca, new_key, signing_ca, utcnow
+from certs.issue import BACKDATE, Issued, check_dns_name, is_ca, new_key, signing_ca, utcnow
 from certs.material import CA_CERT, CA_KEY, Material
 from certs.pem import KeyType, cert_pem, key_pem, parse_certs
 
@@ -43,11 +44,18 @@ def client_subject(common_name: str, dns: Sequence[str] = (), uris: Sequence[str
         raise CertsError(f"invalid subject {common_name!r}: give a non-empty Common Name without surrounding spaces")
     if len(common_name) > 64:  # RFC 5280's ub-common-name
         raise CertsError(f"invalid subject {common_name!r}: a Common Name is at most 64 characters")
+    if not common_name.isprintable():
+        raise CertsError(f"invalid subject {common_name!r}: a Common Name has no control characters")
     for name in dns:
-        if not name or any(c.isspace() for c in name) or len(name) > 253:
-            raise CertsError(f"invalid DNS name {name!r}")
+        check_dns_name(name)  # as `certs generate` checks its names
     for uri in uris:
         if "://" not in uri and not uri.startswith(("spiffe:", "urn:")):
+            raise CertsError(f"invalid URI {uri!r}: give an absolute URI such as spiffe://cluster.local/ns/x/sa/y")
+        try:
+            parts = urlsplit(uri)
+        except ValueError as err:
+            raise CertsError(f"invalid URI {uri!r}: {err}") from None
+        if not parts.scheme or not uri.isprintable() or any(c.isspace() for c in uri):
             raise CertsError(f"invalid URI {uri!r}: give an absolute URI such as spiffe://cluster.local/ns/x/sa/y")
     return ClientSubject(common_name, tuple(dns), tuple(uris))
 

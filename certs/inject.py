@@ -70,8 +70,15 @@ def read(kube: Kube, name: str) -> tuple[dict[str, Any], dict[str, str]]:
 
 def entries(config: dict[str, Any], name: str) -> list[WebhookEntry]:
     found = []
-    for index, hook in enumerate(config.get("webhooks") or []):
+    hooks = config.get("webhooks") or []
+    if not isinstance(hooks, list):
+        raise CertsError(f"{what(name)}: webhooks is not a list")
+    for index, hook in enumerate(hooks):
+        if not isinstance(hook, dict):
+            raise CertsError(f"{what(name)}: webhooks[{index}] is not an object")
         client_config = hook.get("clientConfig") or {}
+        if not isinstance(client_config, dict):
+            raise CertsError(f"{what(name)}: webhooks[{index}].clientConfig is not an object")
         raw = client_config.get("caBundle")
         bundle = None
         if raw:
@@ -80,7 +87,7 @@ def entries(config: dict[str, Any], name: str) -> list[WebhookEntry]:
             except (binascii.Error, TypeError):
                 raise CertsError(f"{what(name)}: webhooks[{index}].clientConfig.caBundle is not base64") from None
         service = client_config.get("service")
-        ref = (str(service.get("namespace", "")), str(service.get("name", ""))) if service else None
+        ref = (str(service.get("namespace", "")), str(service.get("name", ""))) if isinstance(service, dict) else None
         found.append(WebhookEntry(str(hook.get("name", f"webhooks[{index}]")), bundle, ref))
     return found
 
@@ -101,6 +108,7 @@ def inject(
                 f"{what(name)} is annotated {owner}: cert-manager's cainjector owns its caBundle; "
                 "drop the annotation or pass --force"
             )
+        entries(config, name)  # a webhooks list of the wrong shape fails here, in one line
         hooks = config.get("webhooks") or []
         if not hooks:
             raise CertsError(f"{what(name)} has no webhooks to inject the CA bundle into")

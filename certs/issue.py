@@ -109,6 +109,13 @@ def utcnow() -> dt.datetime:
     return dt.datetime.now(dt.UTC)
 
 
+def check_dns_name(name: str) -> None:
+    """A DNS SAN: a lower-case DNS-1123 subdomain, `*.` allowed in front (one-line CertsError otherwise)."""
+    bare = name[2:] if name.startswith("*.") else name
+    if len(name) > 253 or not _DNS1123_SUBDOMAIN.fullmatch(bare) or any(len(p) > 63 for p in bare.split(".")):
+        raise CertsError(f"invalid DNS name {name!r}: must be a lower-case DNS-1123 subdomain (RFC 1123)")
+
+
 def service_names(
     service: str, namespace: str, extra_dns: Iterable[str] = (), extra_ips: Iterable[str] = ()
 ) -> Names:
@@ -125,9 +132,7 @@ def service_names(
         )
     dns = [service, f"{service}.{namespace}", f"{service}.{namespace}.svc", f"{service}.{namespace}.svc.cluster.local"]
     for name in extra_dns:
-        bare = name[2:] if name.startswith("*.") else name
-        if len(name) > 253 or not _DNS1123_SUBDOMAIN.fullmatch(bare) or any(len(p) > 63 for p in bare.split(".")):
-            raise CertsError(f"invalid DNS name {name!r}: must be a lower-case DNS-1123 subdomain (RFC 1123)")
+        check_dns_name(name)
         if name not in dns:
             dns.append(name)
     ips: list[ipaddress.IPv4Address | ipaddress.IPv6Address] = []
@@ -136,6 +141,9 @@ def service_names(
             ip = ipaddress.ip_address(text)
         except ValueError:
             raise CertsError(f"invalid IP address {text!r}") from None
+        if isinstance(ip, ipaddress.IPv6Address) and ip.scope_id:  # a certificate's iPAddress holds the address
+            raise CertsError(f"invalid IP address {text!r}: a zone (%{ip.scope_id}) cannot go in a certificate; "
+                             "give the address without it")
         if ip not in ips:
             ips.append(ip)
     return Names(tuple(dns), tuple(ips))

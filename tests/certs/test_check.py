@@ -60,6 +60,12 @@ def test_healthy_material_passes_every_check(good: Path) -> None:
     ]
 
 
+def test_without_a_name_to_check_the_name_check_says_so(good: Path) -> None:
+    assert _by_check(doctor(_subject(good, host=None), now=NOW))["name"] == [
+        ("warn", "not checked: give --service and --namespace (or --host) to check that tls.crt covers the name the "
+                 "API server dials")]
+
+
 def test_a_key_of_another_certificate_fails(good: Path, other: Path) -> None:
     results = _by_check(doctor(_subject(good, key=load_key(other / "tls.key")), now=NOW))
     assert results["key"] == [("fail", "tls.key does not belong to tls.crt: the server cannot complete a handshake "

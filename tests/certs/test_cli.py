@@ -122,6 +122,19 @@ def test_rotate_out_of_order_or_with_a_bad_duration_is_one_line(
         2, "", f"draguard: error: {tmp_path}: no rotation in progress; run phase overlap first\n")
     assert _run(capsys, "certs", "rotate", "--dir", str(tmp_path), "--settle", "soon") == (
         2, "", "draguard: error: invalid duration 'soon': use e.g. 90s, 10m, 1h30m or 0\n")
+    assert _run(capsys, "certs", "rotate", "--dir", str(tmp_path), "--settle", "9999999999999h") == (
+        2, "", "draguard: error: invalid duration '9999999999999h': too long (use e.g. 90s, 10m, 1h30m or 0)\n")
+
+
+def test_an_empty_directory_name_is_a_usage_error_not_the_current_directory(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as caught:
+        main(["certs", "generate", "--dir", "", *SVC])
+    assert caught.value.code == 2
+    assert "argument --dir: an empty path" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_inject_from_a_directory_then_check_the_live_configuration(

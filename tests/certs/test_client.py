@@ -65,9 +65,12 @@ def test_the_lifetime_is_one_to_365_days(days: int, ok: bool) -> None:
         ("", (), (), "invalid subject '': give a non-empty Common Name without surrounding spaces"),
         (" x", (), (), "invalid subject ' x': give a non-empty Common Name without surrounding spaces"),
         ("x" * 65, (), (), f"invalid subject '{'x' * 65}': a Common Name is at most 64 characters"),
-        ("x", ("a b",), (), "invalid DNS name 'a b'"),
+        ("x", ("a b",), (), "invalid DNS name 'a b': must be a lower-case DNS-1123 subdomain (RFC 1123)"),
+        ("x", ("Bad_Name",), (), "invalid DNS name 'Bad_Name': must be a lower-case DNS-1123 subdomain (RFC 1123)"),
+        ("a\nb", (), (), "invalid subject 'a\\nb': a Common Name has no control characters"),
         ("x", (), ("not-a-uri",), "invalid URI 'not-a-uri': give an absolute URI such as "
                                   "spiffe://cluster.local/ns/x/sa/y"),
+        ("x", (), ("http://[::1",), "invalid URI 'http://[::1': Invalid IPv6 URL"),
     ],
 )
 def test_bad_names_are_one_line(cn: str, dns: tuple[str, ...], uris: tuple[str, ...], message: str) -> None:

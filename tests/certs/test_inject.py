@@ -105,6 +105,10 @@ def test_a_configuration_owned_by_cainjector_is_left_alone_unless_forced(
         (None, None, "validatingwebhookconfiguration/draguard not found"),
         (webhook_configuration(NAME), None, "validatingwebhookconfiguration/draguard has no webhooks to inject the CA "
                                             "bundle into"),
+        ({**webhook_configuration(NAME), "webhooks": {"a": 1}}, None,
+         "validatingwebhookconfiguration/draguard: webhooks is not a list"),
+        ({**webhook_configuration(NAME), "webhooks": ["a"]}, None,
+         "validatingwebhookconfiguration/draguard: webhooks[0] is not an object"),
         (webhook_configuration(NAME, "a.draguard.io"), "leaf",
          "the CA bundle: 'draguard.draguard-system.svc' (serial "),
         (webhook_configuration(NAME, "a.draguard.io"), b"nothing", "the CA bundle: no PEM certificate found"),

@@ -25,7 +25,7 @@ NAME = "certs"
 
 def _location(parser: argparse.ArgumentParser, *, required: bool) -> None:
     where = parser.add_mutually_exclusive_group(required=required)
-    where.add_argument("--dir", type=Path, metavar="DIR", help="directory holding ca.crt, ca.key, tls.crt, tls.key")
+    where.add_argument("--dir", type=_path, metavar="DIR", help="directory holding ca.crt, ca.key, tls.crt, tls.key")
     where.add_argument("--secret", metavar="NAMESPACE/NAME", help="a Secret of type kubernetes.io/tls instead")
 
 
@@ -76,8 +76,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                      "then read it back and verify.")
     inj.add_argument("--webhook", required=True, metavar="NAME", help="the ValidatingWebhookConfiguration")
     source = inj.add_mutually_exclusive_group(required=True)
-    source.add_argument("--ca-file", type=Path, metavar="FILE", help="PEM bundle to inject")
-    source.add_argument("--dir", type=Path, metavar="DIR", help="inject DIR/ca.crt")
+    source.add_argument("--ca-file", type=_path, metavar="FILE", help="PEM bundle to inject")
+    source.add_argument("--dir", type=_path, metavar="DIR", help="inject DIR/ca.crt")
     source.add_argument("--secret", metavar="NAMESPACE/NAME", help="inject ca.crt of this Secret")
     inj.add_argument("--field-manager", default="draguard-certs", help="field manager of the patch")
     inj.add_argument("--force", action="store_true", help="inject even where cert-manager's cainjector is configured")
@@ -89,9 +89,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                      "Service's DNS name, the bundle (file or live webhook configuration) holds the "
                                      "issuing CA, expiry and clock skew. Exit 1 when a check fails.")
     _location(chk, required=False)
-    chk.add_argument("--cert", type=Path, metavar="FILE", help="serving certificate (default DIR/tls.crt)")
-    chk.add_argument("--key", type=Path, metavar="FILE", help="its private key (default DIR/tls.key)")
-    chk.add_argument("--ca-file", type=Path, metavar="FILE", help="CA bundle (default DIR/ca.crt)")
+    chk.add_argument("--cert", type=_path, metavar="FILE", help="serving certificate (default DIR/tls.crt)")
+    chk.add_argument("--key", type=_path, metavar="FILE", help="its private key (default DIR/tls.key)")
+    chk.add_argument("--ca-file", type=_path, metavar="FILE", help="CA bundle (default DIR/ca.crt)")
     chk.add_argument("--service", help="the webhook's Service name (checks <service>.<namespace>.svc)")
     chk.add_argument("--namespace", help="the Service's namespace")
     chk.add_argument("--host", help="check this name instead of <service>.<namespace>.svc")
@@ -111,12 +111,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     cli.add_argument("--dns", action="append", default=[], metavar="NAME", help="a DNS SAN (repeatable)")
     cli.add_argument("--uri", action="append", default=[], metavar="URI", help="a URI SAN, e.g. spiffe://... "
                                                                               "(repeatable)")
-    cli.add_argument("--out", type=Path, required=True, metavar="DIR", help="where to write client.crt, client.key")
+    cli.add_argument("--out", type=_path, required=True, metavar="DIR", help="where to write client.crt, client.key")
     cli.add_argument("--key-type", choices=("ecdsa", "rsa"), default="ecdsa", help="ECDSA P-256 (default) or RSA")
     cli.add_argument("--days", type=_whole(1, 365), default=365, metavar="N",
                      help="lifetime in days, at most 365 and never past the CA (default 365)")
     _cluster(cli)
     cli.set_defaults(_certs=_client)
+
+
+def _path(text: str) -> Path:
+    """An argparse type: a path that is not empty (`Path("")` would be the current directory)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty path")
+    return Path(text)
 
 
 def _whole(low: int, high: int) -> Any:
@@ -192,7 +199,10 @@ def parse_duration(text: str) -> dt.timedelta:
     if not text.strip() or not match:
         raise DraguardError(f"invalid duration {text!r}: use e.g. 90s, 10m, 1h30m or 0")
     hours, minutes, seconds = (int(g or 0) for g in match.groups())
-    return dt.timedelta(hours=hours, minutes=minutes, seconds=seconds)
+    try:
+        return dt.timedelta(hours=hours, minutes=minutes, seconds=seconds)
+    except OverflowError:
+        raise DraguardError(f"invalid duration {text!r}: too long (use e.g. 90s, 10m, 1h30m or 0)") from None
 
 
 def _rotate(args: argparse.Namespace) -> int:
