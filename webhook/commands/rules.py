@@ -36,10 +36,13 @@ def run(args: argparse.Namespace) -> int:
             raise DraguardError(f"{path}: no {BEGIN} ... {END} markers")
         if text.index(END) < text.index(BEGIN):  # the table goes between the first of each
             raise DraguardError(f"{path}: {END} comes before {BEGIN}; the table goes between {BEGIN} and {END}")
-        try:
-            path.write_text(replace_section(text, catalogue_markdown(CATALOGUE.values())), encoding="utf-8")
-        except OSError as err:
-            raise DraguardError(f"{path}: cannot write: {err.strerror or err}") from None
+        if text.count(BEGIN) > 1 or text.count(END) > 1:  # a second table would be left as it is, stale
+            raise DraguardError(f"{path}: {BEGIN} or {END} more than once; keep one pair of markers")
+        from webhook.fix import write_file  # the file's line breaks and byte order mark kept
+
+        refused = write_file(str(path), replace_section(text, catalogue_markdown(CATALOGUE.values())))
+        if refused is not None:
+            raise DraguardError(f"{path}: not written: {refused}")
         return 0
     if args.markdown:
         print(catalogue_markdown(CATALOGUE.values()), end="")

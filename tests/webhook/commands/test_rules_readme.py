@@ -54,3 +54,21 @@ def test_markdown_and_readme_together_are_a_usage_error(tmp_path: Path, capsys: 
     assert capsys.readouterr() == ("", "draguard rules: error: argument --readme: not allowed with argument "
                                        "--markdown\nTry 'draguard rules --help'.\n")
     assert readme.read_text(encoding="utf-8") == f"{BEGIN}\n{END}\n"
+
+
+def test_a_second_pair_of_markers_is_an_error_not_a_stale_table(tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    readme = tmp_path / "README.md"
+    text = f"{BEGIN}\nold\n{END}\nmiddle\n{BEGIN}\nold2\n{END}\n"
+    readme.write_text(text, encoding="utf-8")
+    assert rules(capsys, "--readme", str(readme)) == (
+        2, "", f"draguard: error: {readme}: {BEGIN} or {END} more than once; keep one pair of markers\n")
+    assert readme.read_text(encoding="utf-8") == text
+
+
+def test_the_files_line_breaks_are_kept(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    readme = tmp_path / "README.md"
+    readme.write_bytes(f"before\r\n{BEGIN}\r\nold table\r\n{END}\r\nafter\r\n".encode())
+    assert rules(capsys, "--readme", str(readme)) == (0, "", "")
+    table = rules(capsys, "--markdown")[1]
+    assert readme.read_bytes() == f"before\n{BEGIN}\n{table}{END}\nafter\n".replace("\n", "\r\n").encode()
