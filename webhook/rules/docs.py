@@ -10,7 +10,10 @@ BEGIN, END = "<!-- rules:begin -->", "<!-- rules:end -->"
 
 
 def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+    """A table cell: `|` escaped, one line, and `<` `>` outside code spans as entities (a placeholder such as
+    `<domain>/<id>` written bare would be read as an HTML tag and dropped by GitHub's renderer)."""
+    parts = text.replace("|", "\\|").replace("\n", " ").split("`")
+    return "`".join(part if i % 2 else part.replace("<", "&lt;").replace(">", "&gt;") for i, part in enumerate(parts))
 
 
 def applies(rule: Rule) -> str:

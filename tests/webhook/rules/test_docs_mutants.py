@@ -21,3 +21,10 @@ def test_the_section_between_the_first_markers() -> None:
     assert readme_section(readme) == "  a\n"
     assert readme_section(f"{BEGIN}\nX\n{END}") == "X\n"
     assert replace_section(readme, "T\n") == f"x{BEGIN}\nT\n{END}y{BEGIN}\nb\n{END}z"
+
+
+def test_angle_brackets_outside_code_spans_are_entities_inside_they_stay() -> None:
+    from webhook.rules.docs import _cell
+
+    assert _cell("qualified (<domain>/<id>), `x < 2` or a|b") == (
+        "qualified (&lt;domain&gt;/&lt;id&gt;), `x < 2` or a\\|b")
