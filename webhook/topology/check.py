@@ -270,12 +270,14 @@ def _compare(
 
 
 def _same(published: NumaValue, derived: NumaValue) -> bool:
-    """Equal as KEP-6072 reads them: the physical node first, the rest an unordered set."""
+    """Equal as KEP-6072 reads them: the physical node first, the rest an unordered set, each node once (a
+    repeated node is no set: validate denies it, numa-node-duplicates)."""
     if published.form is not derived.form:
         return False
     if published.form is Form.SCALAR:
         return published.nodes == derived.nodes
-    return published.nodes[0] == derived.nodes[0] and set(published.nodes) == set(derived.nodes)
+    return (published.nodes[0] == derived.nodes[0] and len(published.nodes) == len(derived.nodes)
+            and set(published.nodes) == set(derived.nodes))
 
 
 def _numa_names(driver: str, aliases: Sequence[str]) -> list[str]:

@@ -57,6 +57,12 @@ def test_list_order_after_the_physical_node_does_not_matter(topology: Topology) 
     )
 
 
+def test_a_repeated_node_is_a_mismatch_though_the_set_is_right(topology: Topology) -> None:
+    nic = slice_of("dra.net", {BUS_ID: {"string": "0000:c1:00.1"}, NUMA: {"ints": [6, 6, 4, 5, 7]}})
+    assert [message for *_, message in found(nic, topology)] == [
+        f"{NUMA} is [6, 6, 4, 5, 7] but sysfs gives [6, 4, 5, 7] for PCI device 0000:c1:00.1 (numa_node 6)"]
+
+
 def test_a_single_element_list_on_nps4_is_a_mismatch(topology: Topology) -> None:
     # dra-driver-nvidia-gpu publishes [N] without the SLIT expansion (its issue #1242).
     gpu = slice_of("gpu.nvidia.com", {BUS_ID: {"string": "0000:41:00.0"}, NUMA: {"ints": [5]}})
