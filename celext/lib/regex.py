@@ -71,7 +71,15 @@ def _find_all(text: str, pattern: str, limit: int = -1) -> Any:
         return _illegal(err)
     if limit == 0:
         return celtypes.ListType()
-    found = [_S(m.group(0)) for m in regex.finditer(str(text))]
+    found = []
+    previous_end = -1
+    for match in regex.finditer(str(text)):
+        start, end = match.span()
+        # Go's FindAllString: no empty match right where the previous match ended ("aaa".findAll("a*") is
+        # ["aaa"], not ["aaa", ""])
+        if not start == end == previous_end:
+            found.append(_S(match.group(0)))
+        previous_end = end
     return celtypes.ListType(found if limit < 0 else found[:limit])
 
 

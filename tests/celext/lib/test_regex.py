@@ -17,6 +17,10 @@ from tests.celext.outcome import outcome
         ('"abc".find("[0-9]+") == ""', True),
         ('"123 456 789".findAll("[0-9]+") == ["123", "456", "789"]', True),
         ('"123 456 789".findAll("[0-9]+", 2) == ["123", "456"] && "1 2".findAll("[0-9]", 0) == []', True),
+        # Go's FindAllString: no empty match where the previous match ended (re2's Python finditer yields one)
+        ('"aaa".findAll("a*") == ["aaa"] && "abab".findAll("b*") == ["", "b", "b"]', True),
+        ('"abc".findAll("$") == [""] && "a1b22".findAll("[0-9]*") == ["", "1", "22"]', True),
+        ('"a1b22".findAll("[0-9]*", 2) == ["", "1"] && "xyz".findAll("").size() == 4', True),
         # A constant pattern is compiled with the program (the Kubernetes regex library's OptimizeRegex): refused
         # when the selector is compiled, in Go's words (the upstream library test's text).
         ('"abc".find(")") == ""', "compile: program instantiation failed: error parsing regexp: unexpected ): `)`"),
