@@ -15,6 +15,7 @@ not supported (cel-python's grammar has no room for them).
 
 from __future__ import annotations
 
+import datetime
 from typing import Any
 
 from celpy import celtypes
@@ -23,14 +24,25 @@ from celpy.evaluation import CELEvalError
 from celext.lib.format import go_value
 from celext.lib.library import Library, no_such_overload, overload
 from celext.lib.optional_value import NONE, OptionalValue, of
+from celext.lib.timevalues import duration_nanos, unix_nanos
 
 _L = celtypes.ListType
 _ZERO_TYPES = (celtypes.BoolType, celtypes.IntType, celtypes.UintType, celtypes.DoubleType, celtypes.StringType,
                celtypes.BytesType, celtypes.ListType, celtypes.MapType)
 
 
+# Go's zero time.Time, January 1 of year 1, 00:00:00 UTC, in nanoseconds since the Unix epoch
+_GO_ZERO_TIME = -62_135_596_800 * 10**9
+
+
 def _of_non_zero(value: Any) -> OptionalValue:
+    """cel-go's IsZeroValue: empty or zero scalars and aggregates, a zero duration, and Go's zero time (year 1, not
+    the Unix epoch)."""
     if value is None or (isinstance(value, _ZERO_TYPES) and not value):
+        return NONE
+    if isinstance(value, datetime.timedelta) and duration_nanos(value) == 0:
+        return NONE
+    if isinstance(value, datetime.datetime) and unix_nanos(value) == _GO_ZERO_TIME:
         return NONE
     return of(value)
 

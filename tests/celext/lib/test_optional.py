@@ -32,6 +32,11 @@ GPU = 'device.attributes["gpu.example.com"]'
          True),
         ("optional.of(1).optFlatMap(x, optional.none()).or(optional.of(3)).value() == 3", True),
         ('!optional.ofNonZeroValue("").hasValue() && optional.ofNonZeroValue([1]).hasValue()', True),
+        # cel-go's IsZeroValue: a zero duration, and Go's zero time (year 1), not the Unix epoch
+        ('!optional.ofNonZeroValue(duration("0s")).hasValue() && optional.ofNonZeroValue(duration("1ns")).hasValue()',
+         True),
+        ('!optional.ofNonZeroValue(timestamp("0001-01-01T00:00:00Z")).hasValue() && '
+         'optional.ofNonZeroValue(timestamp("1970-01-01T00:00:00Z")).hasValue()', True),
         ("optional.of(1) == optional.of(dyn(1.0)) && optional.none() != optional.of(1)", True),
         ("dyn(1).optMap(x, x) == optional.of(1)", "eval: no such overload"),
         ("optional.none(1).hasValue()",
