@@ -12,12 +12,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from celpy.evaluation import base_functions
+from celpy.evaluation import CELEvalError, base_functions
 
 from celext.lib import Library, bind, includes, lists, net, optional, quantity, regex, semver, sets, strings
+from celext.lib.library import no_such_overload
 from celext.lib.operators import OPERATORS, to_bool, to_double, to_duration, to_int, to_uint
 from celext.lib.timestamps import GETTERS
-from celext.lib.typenames import type_of
+from celext.lib.typenames import cel_type_name, type_of
 
 
 def libraries() -> tuple[Library, ...]:
@@ -25,9 +26,29 @@ def libraries() -> tuple[Library, ...]:
             regex.library(), sets.library(), optional.library(), net.library())
 
 
-FUNCTIONS: Mapping[str, Any] = {**base_functions, **bind(libraries()), **OPERATORS, "int": to_int, "uint": to_uint,
+CONVERSIONS = ("int", "uint", "double", "string", "bytes", "bool", "duration", "timestamp")
+
+
+def _guarded(name: str, convert: Any) -> Any:
+    """A type conversion behind cel-go's dispatch over its declared overloads: a value of a type none of them takes
+    (`string()` of a list, `double()` of a bool, reached through `dyn`) is `no such overload: string(list)`
+    (decls.MaybeNoSuchOverload), not whatever the implementation would make of it."""
+    from celext import overloads
+
+    takes = frozenset(str(o.args[0]) for o in overloads.FUNCTIONS[name] if len(o.args) == 1 and not o.member)
+
+    def conversion(value: Any) -> Any:
+        if isinstance(value, CELEvalError) or cel_type_name(value) in takes:
+            return convert(value)
+        return no_such_overload(name, (value,))
+
+    return conversion
+
+
+_UNGUARDED: Mapping[str, Any] = {**base_functions, **bind(libraries()), **OPERATORS, "int": to_int, "uint": to_uint,
                                  "double": to_double, "bool": to_bool, "duration": to_duration,
                                  "matches": regex.matches, "type": type_of, **GETTERS}
+FUNCTIONS: Mapping[str, Any] = {**_UNGUARDED, **{name: _guarded(name, _UNGUARDED[name]) for name in CONVERSIONS}}
 
 # cel-python's own standard functions celext keeps (CEL standard library names).
 STANDARD_GLOBAL = frozenset({"size", "int", "uint", "double", "string", "bytes", "bool", "duration", "timestamp",

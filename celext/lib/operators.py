@@ -432,8 +432,6 @@ def to_int(value: Any) -> Any:
             number = parse_int(str(value))  # out of range too is ParseInt's error
         except ValueError:
             return CELEvalError("type conversion error from 'string' to 'int'")
-    elif isinstance(value, celtypes.BoolType):
-        return CELEvalError("found no matching overload for 'int' applied to '(bool)'")
     elif isinstance(value, (celtypes.IntType, celtypes.UintType)):
         number = int(value)
     elif isinstance(value, celtypes.DoubleType):
@@ -461,8 +459,6 @@ def to_uint(value: Any) -> Any:
             number = parse_uint(str(value))
         except ValueError:
             return CELEvalError("type conversion error from 'string' to 'uint'")
-    elif isinstance(value, celtypes.BoolType):
-        return CELEvalError("found no matching overload for 'uint' applied to '(bool)'")
     elif isinstance(value, (celtypes.IntType, celtypes.UintType)):
         number = int(value)
     elif isinstance(value, celtypes.DoubleType):

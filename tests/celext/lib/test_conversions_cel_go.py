@@ -46,7 +46,14 @@ CASES = [
     ("uint(18446744073709549568.0) == 18446744073709549568u", True),  # the largest double below 2^64
     ("uint(18446744073709551616.0) == 0u", UINT_OVERFLOW),  # 2^64
     ('uint(double("NaN")) == 0u', UINT_OVERFLOW),
-    ("uint(dyn(true)) == 1u", "eval: found no matching overload for 'uint' applied to '(bool)'"),
+    # reached through dyn, a type no declared overload takes: the dispatcher's decls.MaybeNoSuchOverload
+    ("uint(dyn(true)) == 1u", "eval: no such overload: uint(bool)"),
+    ("int(dyn(true)) == 1 || double(dyn(true)) == 1.0", "eval: no such overload: int(bool)"),
+    ('string(dyn([1])) == "[1]"', "eval: no such overload: string(list)"),
+    ('string(dyn(null)) == "null"', "eval: no such overload: string(null_type)"),
+    ("bool(dyn(1)) || duration(dyn(true)) == duration('1s')", "eval: no such overload: bool(int)"),
+    ('bytes(dyn([1])) == b"\\x01"', "eval: no such overload: bytes(list)"),
+    ("int(dyn(b'a')) == 1", "eval: no such overload: int(bytes)"),
     # int(uint): past int64's maximum
     ("int(9223372036854775807u) == 9223372036854775807", True),
     ("int(9223372036854775808u) == 0", INT_OVERFLOW),
