@@ -65,6 +65,9 @@ def configure(kubeconfig: str | None = None, context: str | None = None) -> Any:
         _quiet(configuration, from_kubeconfig=False)
         return configuration
     proxy_url, user = _load(os.pathsep.join(paths), context, configuration)
+    if not urlsplit(configuration.host if "://" in (configuration.host or "") else f"//{configuration.host}").hostname:
+        # the client would send its first request to an empty host (urllib3: a FutureWarning, `No host specified`)
+        raise CertsError(f"{PROBLEM}: the context's cluster has no server (its `server:` is missing or empty)")
     _check_client_certificate(configuration, user)
     _quiet(configuration, from_kubeconfig=proxy_url)
     return configuration

@@ -255,7 +255,7 @@ def kubeconfig(url: str, ca_file: Path, token: str = TOKEN) -> str:
 
 
 # Broken kubeconfigs, one kind each: what every command that reads a cluster refuses before its first request.
-BROKEN_KUBECONFIGS = ("yaml", "not-a-map", "base64", "token-file", "no-key", "wrong-key")
+BROKEN_KUBECONFIGS = ("yaml", "not-a-map", "base64", "token-file", "no-key", "wrong-key", "no-server")
 
 
 def with_user(config: Path, user: str) -> None:
@@ -295,6 +295,11 @@ def break_kubeconfig(config: Path, case: str, scratch: Path) -> str:
     if case == "base64":
         with_user(config, "    client-certificate-data: '!!notbase64'\n")
         return "user test: client-certificate-data is not base64"
+    if case == "no-server":  # urllib3 warned twice on stderr, then `No host specified`
+        text = config.read_text(encoding="utf-8")
+        config.write_text("\n".join("    server: ''" if line.startswith("    server: ") else line
+                                    for line in text.split("\n")), encoding="utf-8")
+        return "the context's cluster has no server (its `server:` is missing or empty)"
     if case == "token-file":
         with_user(config, f"    tokenFile: {scratch}/absent-token\n")
         return f"user test: cannot read {scratch}/absent-token: No such file or directory"
