@@ -77,7 +77,7 @@ def collect(
     reader = topology.reader
     node_rows = []
     for node in nodes:
-        row = reader.read(f"devices/system/node/node{node}/distance")
+        row = reader.read(f"devices/system/node/node{node}/distance", lenient=True)
         cpulist = reader.read(f"devices/system/node/node{node}/cpulist")
         fields = tuple(go_fields(row)) if row is not None else None
         malformed = next((f for f in fields or () if atoi(f) is None), None)

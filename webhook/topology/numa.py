@@ -43,8 +43,9 @@ numa_node file (a kernel without CONFIG_NUMA). invalid: a bad PCI address or a n
 class Reader(Protocol):
     """Read access to a sysfs tree, paths relative to its root (`bus/pci/devices/0000:01:00.0/numa_node`)."""
 
-    def read(self, rel: str) -> str | None:
-        """The file's text, or None when it does not exist. Raises when it exists but cannot be read."""
+    def read(self, rel: str, *, lenient: bool = False) -> str | None:
+        """The file's text, or None when it does not exist. Raises when it exists but cannot be read (`lenient`:
+        bytes that are not text are escaped instead, for a caller that refuses bad fields itself)."""
 
     def listdir(self, rel: str) -> list[str] | None:
         """Entry names of a directory (sorted), or None when it does not exist."""
@@ -210,7 +211,7 @@ class Topology(Struct):
     def _read_equidistant(self, node: int) -> Equidistant:
         rel = f"devices/system/node/node{node}/distance"
         fallback = f"list falls back to [{node}]"
-        text = self.reader.read(rel)
+        text = self.reader.read(rel, lenient=True)  # a garbled row falls back as a row with a word in it does
         if text is None:
             return Equidistant(None, notes=(f"node {node} has no SLIT distance row ({rel} is missing): {fallback}",))
         fields = go_fields(text)

@@ -53,7 +53,10 @@ class Sysfs(Struct, frozen=True):
             )
         return cls(path)
 
-    def read(self, rel: str) -> str | None:
+    def read(self, rel: str, *, lenient: bool = False) -> str | None:
+        """The attribute's ASCII text, None when absent; SysfsError for anything that is no sysfs attribute.
+        `lenient`: bytes that are not ASCII are read as `\\xNN` escapes (what a caller that parses fields with a
+        fallback, as the SLIT row, then refuses field by field) instead of failing the whole read."""
         path = self._path(rel)
         try:
             info = path.stat()
@@ -74,6 +77,8 @@ class Sysfs(Struct, frozen=True):
             raise SysfsError(f"{path}: cannot read: {err.strerror or err}") from None
         if len(data) > MAX_FILE_BYTES:
             raise SysfsError(f"{path}: larger than {MAX_FILE_BYTES // 1024} KiB, so not a sysfs attribute")
+        if lenient:
+            return data.decode("ascii", errors="backslashreplace")
         try:
             return data.decode("ascii")
         except UnicodeDecodeError:

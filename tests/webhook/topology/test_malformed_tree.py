@@ -82,3 +82,17 @@ def test_a_device_that_is_not_there_is_still_exit_2_only_when_asked_for(
     assert code == 2
     assert err == f"draguard: error: --pci 0000:3b:00.0: no PCI device 0000:3b:00.0 under {root}/bus/pci/devices\n"
     assert run(["--sysfs-root", str(root)], capsys)[0] == 0
+
+
+@pytest.mark.parametrize("form", ["scalar", "list"])
+def test_a_distance_row_with_bytes_that_are_not_text_falls_back_as_a_word_does(
+        form: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """It was exit 2 (the whole file refused), where a row with a word in it falls back with a note."""
+    root = MACHINE.build(tmp_path / "sys")
+    (root / "devices/system/node/node1/distance").write_bytes(b"12 \xff\xfe 32 32\n")
+    code, out, err = run(["--sysfs-root", str(root), "--form", form, "--format", "json"], capsys)
+    assert (code, err) == (0, "")
+    document = json.loads(out)
+    assert [n["distance"] for n in document["numaNodes"]][1] is None
+    assert document["notes"] == [
+        "node 1's SLIT distance row has '\\\\xff\\\\xfe', not a number: list falls back to [1]"]

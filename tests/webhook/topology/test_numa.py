@@ -324,7 +324,7 @@ class DictReader:
     def __init__(self, files: dict[str, str]) -> None:
         self.files = files
 
-    def read(self, rel: str) -> str | None:
+    def read(self, rel: str, *, lenient: bool = False) -> str | None:
         return self.files.get(rel)
 
     def listdir(self, rel: str) -> list[str] | None:
