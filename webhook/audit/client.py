@@ -84,7 +84,7 @@ class Cluster:
                 if failed < NETWORK_RETRIES and (method == "GET" or never_sent(err)):
                     failed += 1
                     continue
-                raise DraguardError(self._network(err, method, path)) from None
+                raise DraguardError(self._network(err, method, path, tries=failed + 1)) from None
             wait = retry_after(response.status, response.getheader("Retry-After"))
             if wait is None or retried >= MAX_RETRIES:
                 break
@@ -104,14 +104,15 @@ class Cluster:
                           printable(str(status.get("message", ""))), status)
         return decoded
 
-    def _network(self, err: Exception, method: str, path: str) -> str:
+    def _network(self, err: Exception, method: str, path: str, tries: int = 1) -> str:
         """One line for a request that got no (whole) answer: unreachable, or reached and then silent or cut."""
         import urllib3
 
         reason = getattr(err, "reason", None) if isinstance(err, urllib3.exceptions.MaxRetryError) else err
         reason = reason or err
         if isinstance(reason, urllib3.exceptions.ReadTimeoutError):
-            return f"{method} {path}: the API server at {self.host} sent no answer within {TIMEOUT[1]:g} s"
+            each = "" if tries == 1 else f" ({tries} tries)"
+            return f"{method} {path}: the API server at {self.host} sent no answer within {TIMEOUT[1]:g} s{each}"
         if isinstance(reason, urllib3.exceptions.ProtocolError):
             inner = reason.args[1] if len(reason.args) > 1 else None
             if type(inner).__name__ == "IncompleteRead":
