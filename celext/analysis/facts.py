@@ -133,6 +133,11 @@ class Facts(NamedTuple):
     unbounded: tuple[Span, ...]  # comprehensions whose range size is unknown to the estimate
     selects: tuple[Select, ...]  # field reads on attribute values (`....numaNode.int`)
 
+    @property
+    def draft_includes(self) -> tuple[Call, ...]:
+        """`x.include(y)` calls: KEP-5491's draft spelling, which celext takes and Kubernetes does not declare."""
+        return tuple(call for call in self.calls if call.name == "include" and call.receiver is not None)
+
     def variable_free(self, base: str = "v") -> str:
         """An identifier the expression does not use (for a comprehension variable in a rewrite)."""
         name, n = base, 0

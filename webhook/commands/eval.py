@@ -55,6 +55,22 @@ def render_json(expression: str, groups: Sequence[Group]) -> str:
     }, indent=2)
 
 
+def _note_draft_includes(expression: str) -> None:
+    """celext takes `include()`, the API server does not: say so, as `lint` does (selector-includes-spelling)."""
+    import sys
+
+    import celext
+
+    try:
+        draft = celext.analyze(expression).draft_includes
+    except celext.CELError:
+        return
+    if draft:
+        from webhook.rules.selectors_cel import DRAFT_INCLUDE
+
+        print(f"draguard: note: {DRAFT_INCLUDE.replace('`', '')}; write includes()", file=sys.stderr)
+
+
 def run(args: argparse.Namespace) -> int:
     import sys
 
@@ -69,6 +85,7 @@ def run(args: argparse.Namespace) -> int:
     if not slices:
         raise DraguardError(f"no ResourceSlice in {', '.join(args.slices)}")
     groups = evaluate(args.expression, slices)
+    _note_draft_includes(args.expression)
     for name, target in targets:
         text = render_json(args.expression, groups) if name == "json" else render_text(groups)
         write_output(name, target, text + "\n", sys.stdout)

@@ -185,20 +185,21 @@ def _only_include(facts: Facts, err: CompileError) -> bool:
 
 # -- selector-includes-spelling ----------------------------------------------------------------------
 
+DRAFT_INCLUDE = ("`include()` is the KEP-5491 draft spelling; Kubernetes only declares `includes()`, so the API "
+                 "server rejects this selector (undeclared reference to 'include')")
+
 
 def _include(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
     for site, facts in analysed(obj, ctx):
-        for call in facts.calls:
-            if call.name == "include" and call.receiver is not None:
-                span = call.name_span
-                yield Finding(
-                    site.path,
-                    "`include()` is the KEP-5491 draft spelling; Kubernetes only declares `includes()`, so the API "
-                    "server rejects this selector (undeclared reference to 'include')",
-                    hint=f"{_receiver_text(facts, call)}.includes(...)   (safe fix: draguard lint --fix)",
-                    fix=Edit(span.start, span.end, "includes"),
-                    span=(span.start, span.end),
-                )
+        for call in facts.draft_includes:
+            span = call.name_span
+            yield Finding(
+                site.path,
+                DRAFT_INCLUDE,
+                hint=f"{_receiver_text(facts, call)}.includes(...)   (safe fix: draguard lint --fix)",
+                fix=Edit(span.start, span.end, "includes"),
+                span=(span.start, span.end),
+            )
 
 
 def _receiver_text(facts: Facts, call: Call) -> str:

@@ -159,3 +159,14 @@ def test_names_from_the_input_reach_the_terminal_escaped(tmp_path: Path, capsys:
     assert capsys.readouterr().out == ("n1\n  gpu.example.com (pool p): 1 of 1 match\n"
                                        "    match     evil\\x1b[2J\\nFAKE: line\\x00\n"
                                        "1 devices: 1 match, 0 no match, 0 errors\n")
+
+
+def test_the_draft_include_spelling_is_evaluated_with_a_note_that_kubernetes_refuses_it(
+        slices: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["eval", INCLUDES_4.replace(".includes(", ".include("), "--slices", slices]) == 1
+    out, err = capsys.readouterr()
+    assert "    match     nic-6\n" in out
+    assert err == ("draguard: note: include() is the KEP-5491 draft spelling; Kubernetes only declares includes(), so "
+                   "the API server rejects this selector (undeclared reference to 'include'); write includes()\n")
+    assert cli.main(["eval", INCLUDES_4, "--slices", slices]) == 1
+    assert capsys.readouterr().err == ""
