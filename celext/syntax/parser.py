@@ -29,7 +29,6 @@ syntax) are `opt_expr` nodes wrapping the element or key, and list and map liter
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Callable
 from copy import deepcopy
 from itertools import accumulate, pairwise, repeat
@@ -42,7 +41,7 @@ from lark import Token, Tree
 from celext import env
 from celext.check.ast import BuildError, Expr, Ident
 from celext.errors import CompileError
-from celext.shield import Shield
+from celext.gcpause import gc_paused
 from celext.syntax import build, constants, literals
 from celext.syntax.build import Factory
 from celext.syntax.lexer import OPERAND_END, Lexeme, tokenize
@@ -861,16 +860,8 @@ def parse_tokens(text: str, tokens: list[Lexeme], lean: bool) -> Parsed:
     """`parse_sized` on the tokens `lex(text)` made."""
     parser = _Parser(text, tokens, lean)
     # A 10 KiB expression is tens of thousands of tree nodes, none garbage: cyclic collections while they are
-    # created only cost time (about a third of it).
-    with Shield() as shield:  # the collector is turned back on whatever interrupts the parse (celext.shield)
-        collecting = gc.isenabled()
-        gc.disable()
-        try:
-            with shield.open():
-                tree, depth, built = parser.expr()
-        finally:
-            if collecting:
-                gc.enable()
+    # created only cost time (about a third of it). (Within a compile, the compile's pause already holds.)
+    tree, depth, built = gc_paused(parser.expr)
     if parser.index < len(tokens) - 1:
         raise parser.unexpected(tokens[parser.index])
     if depth > MAX_RECURSION_DEPTH:

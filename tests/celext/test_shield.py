@@ -27,7 +27,7 @@ from celext.errors import CELError
 from celext.shield import Shield, interrupt
 from celext.syntax import headroom
 
-compile_module = importlib.import_module("celext.compile")
+gcpause = importlib.import_module("celext.gcpause")
 GENERATOR = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
 
 
@@ -84,7 +84,7 @@ def test_nested_shields_hold_until_the_outermost_ends() -> None:
 
 
 def _state() -> tuple[int, bool, dict[str, int]]:
-    return sys.getrecursionlimit(), gc.isenabled(), dict(compile_module._GC_STATE)
+    return sys.getrecursionlimit(), gc.isenabled(), dict(gcpause._GC_STATE)
 
 
 EXPRESSIONS = [

@@ -3,7 +3,7 @@
 CPython 3.11 answers `gc.get_freeze_count()` by walking every frozen object (`gc_list_size` over the permanent
 generation). The fork server freezes its whole warm heap (imports, collected tests, mutmut's statistics: millions
 of objects) so that the children's collections skip it, and celext asks for the count after every compile
-(`celext.compile._promote`, which leaves the collector alone while anything is frozen). In a child each of those
+(`celext.gcpause._promote`, which leaves the collector alone while anything is frozen). In a child each of those
 calls walked the whole frozen heap: 50-80 ms a compile, most of what a killed mutant cost.
 
 `FrozenCount` keeps the count the last walk found and walks again only after `gc.freeze()` (which adds objects);
