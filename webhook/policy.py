@@ -114,17 +114,15 @@ class Policy:
         from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
         from webhook.manifests import aliases as yaml_aliases
-        from webhook.manifests.sources import NotText, read_file
+        from webhook.manifests.sources import NotText, cannot_read, read_file
 
         source = str(path)
         try:
             text = read_file(path)
         except FileNotFoundError:
             raise DraguardError(f"policy {source}: no such file") from None
-        except NotText as err:
-            raise DraguardError(f"policy {source}: cannot read: {err}") from None
-        except OSError as err:
-            raise DraguardError(f"policy {source}: cannot read: {err.strerror or err}") from None
+        except (NotText, OSError) as err:
+            raise DraguardError(f"policy {source}: {cannot_read(err)}") from None
         yaml = YAML(typ="safe", pure=True)
         yaml.version = (1, 2)
         try:

@@ -120,16 +120,14 @@ def _base(path: str) -> str:
 
 def load_baseline(path: str) -> Counter[Key]:
     """The baseline's entries (a multiset); a missing or malformed file is one DraguardError line."""
-    from webhook.manifests.sources import NotText, read_file
+    from webhook.manifests.sources import NotText, cannot_read, read_file
 
     try:
         data = json.loads(read_file(path))
     except FileNotFoundError:
         raise DraguardError(f"--baseline {path}: no such file (create it with --write-baseline)") from None
-    except NotText as err:
-        raise DraguardError(f"--baseline {path}: cannot read: {err}") from None
-    except OSError as err:
-        raise DraguardError(f"--baseline {path}: cannot read: {err.strerror or err}") from None
+    except (NotText, OSError) as err:
+        raise DraguardError(f"--baseline {path}: {cannot_read(err)}") from None
     except ValueError as err:
         raise DraguardError(f"--baseline {path}: invalid JSON: {err}") from None
     entries = data.get("findings") if isinstance(data, dict) and data.get("version") == BASELINE_VERSION else None

@@ -145,8 +145,13 @@ def outputs(specs: Sequence[str], formats: Iterable[str], inputs: Iterable[str |
         parsed.append((name, None if file in ("", "-") else file))  # `=-`: standard output, as `-` reads stdin
     if sum(1 for _n, f in parsed if f is None) > 1:
         raise DraguardError("--format: only one format can go to stdout; give the others =FILE")
-    distinct_files([(f"--format {name}={file}", "report", file) for name, file in parsed if file is not None], inputs)
+    distinct_files(report_files(parsed), inputs)
     return parsed
+
+
+def report_files(parsed: Sequence[tuple[str, str | None]]) -> list[tuple[str, str, str]]:
+    """The files `--format` writes, as `distinct_files` takes them."""
+    return [(f"--format {name}={file}", "report", file) for name, file in parsed if file is not None]
 
 
 def distinct_files(written: Sequence[tuple[str, str, str]], inputs: Iterable[str | None]) -> None:
@@ -207,8 +212,8 @@ def check_arguments(args: argparse.Namespace) -> None:
     if args.write_baseline and not args.baseline:
         raise DraguardError("--write-baseline needs --baseline FILE")
     if args.write_baseline:  # the baseline is written, after the reports: no input, no report file
-        distinct_files([*((f"--format {name}={file}", "report", file) for name, file in reports if file is not None),
-                        (f"--write-baseline --baseline {args.baseline}", "baseline", args.baseline)],
+        distinct_files([*report_files(reports), (f"--write-baseline --baseline {args.baseline}", "baseline",
+                                                 args.baseline)],
                        [*args.paths, *args.slices, *args.classes, args.config])
     if args.baseline and not args.write_baseline:
         from webhook.waivers import load_baseline

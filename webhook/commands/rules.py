@@ -23,15 +23,13 @@ def run(args: argparse.Namespace) -> int:
     from webhook.rules.docs import BEGIN, END, applies, catalogue_markdown, replace_section
 
     if args.readme:
-        from webhook.manifests.sources import NotText, read_file
+        from webhook.manifests.sources import NotText, cannot_read, read_file
 
         path = Path(args.readme)
         try:
             text = read_file(path)
-        except NotText as err:
-            raise DraguardError(f"{path}: cannot read: {err}") from None
-        except OSError as err:
-            raise DraguardError(f"{path}: cannot read: {err.strerror or err}") from None
+        except (NotText, OSError) as err:
+            raise DraguardError(f"{path}: {cannot_read(err)}") from None
         if BEGIN not in text or END not in text:
             raise DraguardError(f"{path}: no {BEGIN} ... {END} markers")
         if text.index(END) < text.index(BEGIN):  # the table goes between the first of each

@@ -72,8 +72,13 @@ def read_text(stream: BinaryIO, limit: int = MAX_INPUT_BYTES) -> str:
     return text[1:] if text.startswith("\ufeff") else text
 
 
+def cannot_read(err: NotText | OSError) -> str:
+    """Why an input could not be read, in one line (`cannot read: ...`): a refused text or an OS error."""
+    return f"cannot read: {err}" if isinstance(err, NotText) else f"cannot read: {err.strerror or err}"
+
+
 def read_file(path: str | Path, limit: int = MAX_INPUT_BYTES) -> str:
-    """A file's text as `read_text` reads it (raises NotText or OSError)."""
+    """A file's text as `read_text` reads it (raises NotText or OSError: `cannot_read` words either)."""
     with Path(path).open("rb") as stream:
         return read_text(stream, limit)
 
@@ -101,7 +106,7 @@ def read_sources(paths: Iterable[str], problems: list[Problem], stdin: TextIO | 
             except NotText as err:
                 problems.append(Problem(str(file), *err.problem))
             except OSError as err:
-                problems.append(Problem(str(file), f"cannot read: {err.strerror or err}"))
+                problems.append(Problem(str(file), cannot_read(err)))
             else:
                 yield str(file), text
 
@@ -125,7 +130,7 @@ def read_stdin(stream: TextIO | None, problems: list[Problem]) -> str | None:
         problems.append(Problem(STDIN_SOURCE, *err.problem))
         return None
     except OSError as err:  # standard input a directory (`< /tmp`), or a device that fails
-        problems.append(Problem(STDIN_SOURCE, f"cannot read: {err.strerror or err}"))
+        problems.append(Problem(STDIN_SOURCE, cannot_read(err)))
         return None
 
 

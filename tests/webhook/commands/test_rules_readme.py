@@ -72,3 +72,13 @@ def test_the_files_line_breaks_are_kept(tmp_path: Path, capsys: pytest.CaptureFi
     assert rules(capsys, "--readme", str(readme)) == (0, "", "")
     table = rules(capsys, "--markdown")[1]
     assert readme.read_bytes() == f"before\n{BEGIN}\n{table}{END}\nafter\n".replace("\n", "\r\n").encode()
+
+
+def test_an_unreadable_readme_is_one_line_not_an_internal_error(tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    readme = tmp_path / "README.md"
+    readme.write_bytes(f"{BEGIN}\ncaf\xe9\n{END}\n".encode("latin-1"))
+    assert rules(capsys, "--readme", str(readme)) == (2, "", f"draguard: error: {readme}: cannot read: not UTF-8 "
+                                                             "text\n")
+    assert rules(capsys, "--readme", str(tmp_path)) == (
+        2, "", f"draguard: error: {tmp_path}: cannot read: Is a directory\n")

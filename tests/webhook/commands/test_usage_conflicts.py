@@ -118,6 +118,16 @@ def test_a_report_file_named_dash_is_standard_output(claim: Path, capsys: pytest
     assert (code, err) == (2, "draguard: error: --format: only one format can go to stdout; give the others =FILE\n")
 
 
+def test_a_config_or_baseline_that_is_no_text_is_one_line(claim: Path, tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "latin1.yaml").write_bytes(b"rules: {}\n# caf\xe9\n")
+    assert run(capsys, "lint", "claim.yaml", "--config", "latin1.yaml") == (
+        2, "", f"draguard: error: policy {tmp_path / 'latin1.yaml'}: cannot read: not UTF-8 text\n")
+    assert run(capsys, "lint", "claim.yaml", "--baseline", "/dev/zero") == (
+        2, "", "draguard: error: --baseline /dev/zero: cannot read: invalid YAML: unacceptable character #x0000: "
+               "special characters are not allowed\n")
+
+
 # -- --enable and --disable of one rule ----------------------------------------------------------------------------
 
 
