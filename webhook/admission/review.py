@@ -97,7 +97,8 @@ def parse(body: bytes) -> Request:
     # Only a review that may carry an old object takes the lazy path (for the rest it is slower than decoding).
     # Searched from the end: the API server writes `oldObject` after `object` (Go's field order), so a CREATE's
     # `"oldObject":null` is found in its last bytes instead of after a scan of the whole object (60 µs for 69 KB).
-    data = _envelope(body) if body.rfind(b'"oldObject"') != -1 else None
+    old_at = body.rfind(b'"oldObject"')
+    data = _envelope(body, old_at) if old_at != -1 else None
     if data is None:
         data = decode(body)
     if not isinstance(data, Mapping):
@@ -199,7 +200,7 @@ DEEP_JSON = ("request body is nested too deeply for draguard's reader (JSON nest
 _DIGIT_RUNS = bytes(b"1"[0] if chr(i) in "0123456789" else 0 for i in range(256))  # digits to `1`, the rest to NUL
 
 
-def _envelope(body: bytes) -> dict[str, Any] | None:
+def _envelope(body: bytes, old_at: int = 0) -> dict[str, Any] | None:
     """The review as `decode` gives it, except that an `oldObject` that is a JSON object is a `LazyObject` (decoded
     when a rule reads it: an UPDATE of a slice mostly reads a few of its fields). None when the body is anything
     but a well-formed review of that shape (an `oldObject` that is no object, a number beyond a float among its
@@ -209,10 +210,11 @@ def _envelope(body: bytes) -> dict[str, Any] | None:
     `driver`, `pool` and `nodeName` without a second pass over the devices, or a third for `spec` itself. The
     parts left as `msgspec.Raw` have been checked for well-formed JSON by msgspec, but not for UTF-8: the body is
     checked here, so it is refused for the same reasons either way. Nor for integers of more digits than
-    `json.loads` converts (sys.get_int_max_str_digits; msgspec leaves them to it): a body with such a run of
-    digits takes the whole decode, which refuses it with a 400 if it is a number."""
+    `json.loads` converts (sys.get_int_max_str_digits; msgspec leaves them to it): an old object (from `old_at`,
+    where `"oldObject"` starts; the rest is decoded here) with such a run of digits takes the whole decode, which
+    refuses it with a 400 if it is a number."""
     limit = sys.get_int_max_str_digits()
-    if limit and b"1" * (limit + 1) in body.translate(_DIGIT_RUNS):
+    if limit and b"1" * (limit + 1) in body[old_at:].translate(_DIGIT_RUNS):
         return None
     try:
         review = _REVIEW_DECODER.decode(body)
