@@ -12,6 +12,7 @@ No CEL in here: the ResourceSlice rules use it directly.
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass, field
 
 from celext.gostrconv import go_quote, parse_uint
@@ -19,6 +20,11 @@ from celext.gostrconv import go_quote, parse_uint
 _DIGITS = frozenset("0123456789")
 _ALNUM = frozenset("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-")
 _UINT64_MAX = 2**64 - 1
+_NUMBER = "(?:0|[1-9][0-9]*)"
+_PRE_ITEM = f"(?:{_NUMBER}|[0-9]*[a-zA-Z-][0-9a-zA-Z-]*)"
+# semver.org's suggested regular expression, which the API server validates `version` attributes with.
+_SEMVER_TEXT = re.compile(f"{_NUMBER}\\.{_NUMBER}\\.{_NUMBER}(?:-{_PRE_ITEM}(?:\\.{_PRE_ITEM})*)?"
+                          "(?:\\+[0-9a-zA-Z-]+(?:\\.[0-9a-zA-Z-]+)*)?")
 
 
 @functools.total_ordering
@@ -120,6 +126,12 @@ def parse_semver(text: str) -> Semver:
             if not set(item) <= _ALNUM:
                 raise ValueError(f"Invalid character(s) found in build meta data {go_quote(item)}")
     return Semver(major, minor, patch, prerelease, build)
+
+
+def is_semver_text(text: str) -> bool:
+    """The API server's check of a `version` attribute: parse_semver's grammar without its uint64 bound on the
+    numbers (`99999999999999999999.0.0` is stored; converting the device for a selector then fails)."""
+    return _SEMVER_TEXT.fullmatch(text) is not None
 
 
 def normalize_and_parse(text: str) -> Semver:

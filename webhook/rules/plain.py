@@ -24,7 +24,7 @@ from webhook.wire import Obj
 
 MAX_NODE: Final = 1024  # maxNUMANodes in the KEP-6072 helper (deviceattribute/numa_linux.go)
 # domain:bus:device.function; device is 5 bits (00-1f), function 3 bits (0-7).
-BDF: Final = re.compile(r"^[0-9a-f]{4}:[0-9a-f]{2}:[01][0-9a-f]\.[0-7]$")
+BDF: Final = re.compile(r"[0-9a-f]{4}:[0-9a-f]{2}:[01][0-9a-f]\.[0-7]")  # fullmatch: "$" passes a final "\n"
 _INT: Final = frozenset({int})
 _KEY: Final = "plain-digest"
 MAX_DRIVER_CHARS: Final = 63  # a driver name's limit (k8s-driver); longer ones are not remembered
@@ -155,4 +155,4 @@ def root_plain(attribute: dict[str, Any]) -> bool:
 def bus_plain(attribute: dict[str, Any]) -> bool:
     """Only a `string` that is a lower-case PCI address."""
     value = attribute.get("string")
-    return type(value) is str and len(attribute) == 1 and BDF.match(value) is not None
+    return type(value) is str and len(attribute) == 1 and BDF.fullmatch(value) is not None

@@ -53,9 +53,9 @@ def _pci_bus_id(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
         if not isinstance(value, str) or any(m != "string" for m in members(attribute)):
             yield Finding(attr_path, f"{PCI_BUS_ID} must be a string value",
                           hint='publish the address as a string, e.g. `string: "0000:3b:00.0"`')
-        elif not BDF.match(value):
+        elif not BDF.fullmatch(value):
             hint = "write the address as sysfs names it, domain:bus:device.function, e.g. 0000:3b:00.0"
-            if BDF.match(value.lower()):
+            if BDF.fullmatch(value.lower()):
                 hint = f"use lower-case hex: {value.lower()}"
             message = f"{PCI_BUS_ID} {go_quote(value)} is not a PCI address dddd:bb:dd.f in lower-case hex"
             yield Finding(attr_path.child("string"), message, hint=hint)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from celext.semver import parse_semver
+from celext.semver import is_semver_text
 from celext.vocabulary import LIST_MEMBERS, MEMBERS
 from webhook.fieldpath import FieldPath
 from webhook.rules.k8s.decode import INT64_MAX, INT64_MIN, go_len, is_int64, wrong_type
@@ -79,9 +79,7 @@ def _version(value: Any, path: FieldPath, errs: Errors) -> None:
     if not isinstance(value, str):
         wrong_type(errs, value, path, "string")
         return
-    try:
-        parse_semver(value)
-    except ValueError:
+    if not is_semver_text(value):
         errs.append((ATTRIBUTE_VALUE, invalid(path, value, SEMVER_ERROR)))
     if not fits(value):
         errs.append((ATTRIBUTE_VALUE, too_long(path, MAX_VALUE_LENGTH)))

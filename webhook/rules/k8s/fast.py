@@ -23,7 +23,7 @@ from contextvars import ContextVar
 from typing import Any, Final
 
 from celext.quantity import parse_quantity
-from celext.semver import parse_semver
+from celext.semver import is_semver_text
 from webhook.rules.k8s.attribute import MAX_ATTRIBUTES_AND_CAPACITIES, fits
 from webhook.rules.k8s.attribute import MAX_VALUE_LENGTH as MAX_VALUE_BYTES
 from webhook.rules.k8s.decode import INT64_MAX, INT64_MIN
@@ -87,13 +87,7 @@ class Verdicts:
 
 
 def _semver_ok(text: str) -> bool:
-    if not fits(text):
-        return False
-    try:
-        parse_semver(text)
-    except ValueError:
-        return False
-    return True
+    return fits(text) and is_semver_text(text)
 
 
 def _quantity_ok(text: str) -> bool:

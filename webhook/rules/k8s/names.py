@@ -53,11 +53,12 @@ def messages(dialect: str) -> Iterator[None]:
         MESSAGES.reset(token)
 
 
-_LABEL_RE = re.compile(f"^{_LABEL_FMT}$")
-_SUBDOMAIN_RE = re.compile(f"^{_SUBDOMAIN_FMT}$")
-_C_ID_RE = re.compile(f"^{_C_ID_FMT}$")
-_QUALIFIED_RE = re.compile(f"^{_QUALIFIED_FMT}$")
-_LABEL_VALUE_RE = re.compile(f"^{_LABEL_VALUE_FMT}$")
+# Matched whole with fullmatch: Go's `^...$` ends at the end of the text, Python's `$` also before a final "\n".
+_LABEL_RE = re.compile(_LABEL_FMT)
+_SUBDOMAIN_RE = re.compile(_SUBDOMAIN_FMT)
+_C_ID_RE = re.compile(_C_ID_FMT)
+_QUALIFIED_RE = re.compile(_QUALIFIED_FMT)
+_LABEL_VALUE_RE = re.compile(_LABEL_VALUE_FMT)
 
 
 def regex_error(message: str, fmt: str, *examples: str) -> str:
@@ -104,7 +105,7 @@ def _format_errors(
     Lengths are Go's len(): bytes, not characters."""
     too_long = go_len(value) > limit
     errs = [(content_max_len_error if content else max_len_error)(limit)] if too_long else []
-    if not pattern.match(value):
+    if not pattern.fullmatch(value):
         errs.append(message)
     return errs
 
@@ -112,8 +113,8 @@ def _format_errors(
 def is_dns1123_label(value: str) -> list[str]:
     """IsDNS1123Label: a valid subdomain that is no label can only hold dots, and is told so."""
     errs = [max_len_error(DNS1123_LABEL_MAX)] if go_len(value) > DNS1123_LABEL_MAX else []
-    if not _LABEL_RE.match(value):
-        errs.append("must not contain dots" if _SUBDOMAIN_RE.match(value) else LABEL_ERROR)
+    if not _LABEL_RE.fullmatch(value):
+        errs.append("must not contain dots" if _SUBDOMAIN_RE.fullmatch(value) else LABEL_ERROR)
     return errs
 
 
@@ -122,7 +123,7 @@ def is_dns1123_subdomain(value: str, *, content: bool = False) -> list[str]:
 
 
 def is_c_identifier(value: str) -> list[str]:
-    return [] if _C_ID_RE.match(value) else [C_ID_ERROR]
+    return [] if _C_ID_RE.fullmatch(value) else [C_ID_ERROR]
 
 
 def is_qualified_name(value: str) -> list[str]:
@@ -144,7 +145,7 @@ def is_qualified_name(value: str) -> list[str]:
         errs.append("name part must be non-empty")
     elif go_len(name) > QUALIFIED_NAME_MAX:
         errs.append("name part " + content_max_len_error(QUALIFIED_NAME_MAX))
-    if not _QUALIFIED_RE.match(name):
+    if not _QUALIFIED_RE.fullmatch(name):
         errs.append("name part " + QUALIFIED_ERROR)
     return errs
 
@@ -173,7 +174,7 @@ def validate_label_value(value: str, path: FieldPath) -> list[Finding]:
 def validate_driver_name(name: str, path: FieldPath) -> list[Finding]:
     """corevalidation.ValidateCSIDriverName: upper case passes (the DNS check runs on the lower-cased name)."""
     errs = [required(path)] if not name else []
-    if len(name) > DRIVER_NAME_MAX:
+    if go_len(name) > DRIVER_NAME_MAX:
         errs.append(too_long(path, DRIVER_NAME_MAX))
     errs += [invalid(path, name, m) for m in is_dns1123_subdomain(name.lower())]
     return errs
