@@ -17,6 +17,8 @@ from typing import Any
 
 from msgspec import Struct, field
 
+from celext.gostrconv import parse_int
+
 Obj = Mapping[str, Any]
 
 
@@ -84,8 +86,8 @@ def _requirement(req: Any, values: Mapping[str, str], *, fields_only: bool = Fal
     if operator == "DoesNotExist":
         return not present
     if operator in ("Gt", "Lt") and present and len(wanted) == 1:
-        try:
-            mine, bound = int(value), int(wanted[0])
+        try:  # labels.Requirement.Matches: strconv.ParseInt, so `1_0` or ` 5` is no number (Python's int() reads both)
+            mine, bound = parse_int(value), parse_int(wanted[0])
         except ValueError:
             return False
         return mine > bound if operator == "Gt" else mine < bound
