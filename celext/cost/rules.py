@@ -189,14 +189,16 @@ _ADDRESS_BYTES = Range(4, 16)  # an IPv4 or IPv6 address, as Kubernetes' estimat
 def _contains_net(c: Sizes, e: Call, target: Node | None, args: list[Node], costs: list[Range]
                   ) -> tuple[Range, Range | None, bool] | None:
     """Kubernetes' containsIP / containsCIDR: compare two addresses; containsCIDR masks and compares the
-    lengths too (one more address traversal, plus one); a string argument is parsed first."""
+    lengths too (one more address traversal, plus one); a string argument is parsed first. cel-go estimates
+    each overload a call may resolve to and takes their union."""
     if not args:
         return None
     cost = _ADDRESS_BYTES.add(_ADDRESS_BYTES).factor(STRING_TRAVERSAL)
     if e.function == "containsCIDR":
         cost = cost.add(_ADDRESS_BYTES.factor(STRING_TRAVERSAL)).add(ONE)
-    if args[0].type == t.STRING:
-        cost = cost.add(_k8s_size(args[0]).factor(STRING_TRAVERSAL))
+    if args[0].type in (t.STRING, t.DYN):  # parsed first; a `dyn` argument fits both overloads: their union
+        parsed = cost.add(_k8s_size(args[0]).factor(STRING_TRAVERSAL))
+        cost = parsed if args[0].type == t.STRING else cost.union(parsed)
     return cost, None, False
 
 

@@ -82,6 +82,18 @@ def test_estimate_matches_the_upstream_table(expression: str, cost: int) -> None
         ('has(device.attributes["d"].m)', (3, 3)),                # device, .attributes, ["d"]
         ('has(device.attributes["d"].m) && device.attributes["d"].m == "x"', (3, 8)),
         ('[1, 2].all(x, has(device.attributes["d"].m))', (17, 23)),
+        # Kubernetes' library estimator charges indexOf/lastIndexOf by function name: on a string, a traversal
+        # of the receiver (apiserver cost_test.go TestIndexOfCost: a 50-character string is {5, 5})
+        (f'"{"a" * 50}".indexOf("123") == 0', (6, 6)),              # ceil(50 * 0.1) + 1
+        ('device.driver.indexOf("a") == 0', (3, 10)),               # 2 + (0..ceil(6.3)) + 1
+        ('device.driver.lastIndexOf("a", 2) == 0', (3, 10)),
+        ('device.attributes["d"].s.indexOf("x", 2) == 0', (5, 12)),  # an attribute: 64 characters at most
+        ('device.attributes.all(d, device.attributes[d].all(k, k.indexOf("x") >= 0))', (3, 9475)),
+        # containsIP/containsCIDR parse a string argument first; a dyn argument fits both overloads (the union)
+        ('cidr("10.0.0.0/8").containsIP("10.0.0.1")', (3, 6)),
+        ('cidr("10.0.0.0/8").containsIP(ip("10.0.0.1"))', (3, 6)),
+        ('cidr("10.0.0.0/8").containsIP(device.attributes["d"].ip)', (6, 16)),     # 4 + (1..4) + (0..ceil(6.4))
+        ('cidr("10.0.0.0/8").containsCIDR(device.attributes["d"].c)', (8, 19)),
     ],
 )
 def test_library_cost_rules(expression: str, cost: tuple[int, int]) -> None:
@@ -113,6 +125,10 @@ def test_the_limit_is_inclusive(limit: int, refused: bool) -> None:
         ('["a", "b"].join("-") == "a-b"', True),
         ('dyn(["a", "b"]).join("-") == "a-b"', False),
         ('device.attributes["d"].l.exists(i, v, int(i) == v)', False),
+        # a string's indexOf and a dyn address argument, charged as Kubernetes charges them, tip these over
+        ('lists.range(100000).all(i, device.driver.indexOf("x") >= 0)', True),          # max 1,400,012
+        ('lists.range(60000).all(i, cidr("10.0.0.0/8").containsIP(device.attributes["d"].ip))', True),  # 1,200,012
+        ('lists.range(60000).all(i, cidr("10.0.0.0/8").containsIP(ip("10.0.0.1")))', False),  # 540,012
     ],
 )
 def test_unbounded_sizes_are_refused_as_kubernetes_refuses_them(expression: str, refused: bool) -> None:
