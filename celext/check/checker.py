@@ -239,7 +239,7 @@ class _Checker:
             self.resolve(node, node.function, overloads, None)
             return
         qualified = _qualified_name(node.target) if node.function in _DOTTED_FUNCTIONS else None
-        if qualified is not None and f"{qualified}.{node.function}" in FUNCTIONS and self.lookup(qualified) is None:
+        if qualified is not None and f"{qualified}.{node.function}" in FUNCTIONS:
             # A namespaced global (sets.contains, optional.none): cel-go rewrites the node into a plain call.
             node.function, node.target = f"{qualified}.{node.function}", None
             self.resolve(node, node.function, FUNCTIONS[node.function], None)
@@ -363,7 +363,7 @@ class _Checker:
             self.check(item)
             found = self.optional_value(item) if i in node.optional else self.get(item)
             elem = self.join(elem, found)
-        if len(node.elements) > 1 and not self.exempt:
+        if (len(node.elements) > 1 or node.optional) and not self.exempt:
             self.out.aggregates.append(node)
         self.set(node, t.list_of(elem if elem is not None else self.new_var()))
 
@@ -385,7 +385,7 @@ class _Checker:
             self.check(value)
             found = self.optional_value(value) if i in node.optional else self.get(value)
             value_type = self.join(value_type, found)
-        if len(node.entries) > 1 and not self.exempt:
+        if (len(node.entries) > 1 or node.optional) and not self.exempt:
             self.out.aggregates.append(node)
         if key_type is None or value_type is None:
             self.set(node, t.map_of(self.new_var(), self.new_var()))
@@ -399,8 +399,9 @@ class _Checker:
             return found.params[0]
         if found in (t.DYN, t.ERROR):
             return found
-        self.error(node, f"expected type '{t.fmt(t.optional_of(t.DYN))}' but found '{t.fmt(found)}'")
-        return t.ERROR
+        # cel-go's checkCreateList/checkCreateMap: the optional of the type found, then joined as it is
+        self.error(node, f"expected type '{t.fmt(t.optional_of(found))}' but found '{t.fmt(found)}'")
+        return found
 
     def join(self, previous: Type | None, current: Type) -> Type:
         """cel-go's joinTypes with mixed literals allowed (the validator refuses them after the check:

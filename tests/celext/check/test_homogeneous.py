@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 import celext
+from celext.check import homogeneous
 from tests.celext.lib.engines import ENGINES, outcome_on
 
 A = 'device.attributes["gpu.example.com"]'
@@ -46,3 +47,41 @@ def test_a_mixed_literal_is_refused_at_its_element(engine: str, expression: str,
 @pytest.mark.parametrize("engine", ENGINES)
 def test_what_the_validator_accepts(engine: str, expression: str, expected: bool | str) -> None:
     assert outcome_on(engine, expression) == expected
+
+
+@pytest.mark.parametrize(("expression", "column"), [
+    ("[?dyn(1)] == []", 6),
+    ('{?"a": dyn(1)} == {}', 11),
+    (f"[?{A}.model].size() == 0", 39),  # an attribute is dyn, so an optional entry of one is too
+    ("[1, ?dyn(2)].size() == 1", 9),
+    ('[1].exists(x, [?dyn(x)].size() == 1)', 20),
+])
+@pytest.mark.parametrize("engine", ENGINES)
+def test_an_optional_dyn_entry_is_refused_as_the_api_server_fails_on_it(engine: str, expression: str,
+                                                                         column: int) -> None:
+    """cel-go's checker lets a dyn be an optional entry; its validator then takes the entry's type parameter,
+    which dyn lacks, and panics (the API server answers 500): refused at compile time, in draguard's words."""
+    with pytest.raises(celext.CompileError) as refused:
+        celext.compile(expression, engine=engine)
+    assert (refused.value.message, refused.value.column) == (homogeneous.OPTIONAL_DYN, column)
+
+
+@pytest.mark.parametrize("expression", [
+    f"[?{A}.?model].size() <= 1",  # an optional select: optional_type(dyn), whose parameter is there
+    "[?optional.none(), ?optional.of(dyn(1))].size() == 1",
+    '"%s".format([[?dyn(1)]]) == "[]"',  # format()'s arguments are exempt from the validator
+])
+def test_optional_entries_that_hold_a_type_parameter_pass(expression: str) -> None:
+    assert celext.compile(expression) is not None
+
+
+@pytest.mark.parametrize(("expression", "message"), [
+    ("[?1] == []", "expected type 'optional_type(int)' but found 'int'"),
+    ('{?"a": 1} == {}', "expected type 'optional_type(int)' but found 'int'"),
+    ("[?[1]] == []", "expected type 'optional_type(list(int))' but found 'list(int)'"),
+])
+def test_a_plain_value_as_an_optional_entry_names_the_optional_of_its_type(expression: str, message: str) -> None:
+    """cel-go's checkCreateList/checkCreateMap: typeMismatch(NewOptionalType(found), found)."""
+    with pytest.raises(celext.CompileError) as refused:
+        celext.compile(expression)
+    assert refused.value.message == message
