@@ -9,7 +9,7 @@ One data file per release (`1.34.yaml` ... `1.37.yaml`, read once); no code bran
 Validators ask a profile whether a field exists (`has_field`), whether the gates guarding it are on
 (`field_enabled`), for a limit (`limit`), for the wording of the apimachinery messages (`messages`) and for
 the few places where a release's validation reports at another path or checks one thing more (`key_error_path`,
-`range_default_path`, `range_step_positive`, `taint_effects`).
+`range_default_path`, `range_step_positive`, `taint_effects`, `counter_model`).
 """
 
 from __future__ import annotations
@@ -50,6 +50,9 @@ class Profile(Struct, frozen=True):
     range_default_path: str  # "bound": default-vs-range errors at validRange.min/.max (<= 1.36); "default" (1.37)
     range_step_positive: bool  # `step > 0` is checked (1.37); before, a zero step fails with an internal error
     taint_effects: tuple[str, ...]  # sorted
+    # KEP-4815's counter model: "inSlice" (1.34: sets and the devices consuming them in one slice, references
+    # checked, limits are totals) or "ownSlice" (1.35+: sharedCounters and devices never in one slice)
+    counter_model: str
     overrides: Mapping[str, bool] = field(default_factory=dict)
 
     def enabled(self, gate: str) -> bool:
@@ -143,6 +146,7 @@ def _read(version: str) -> Profile:
         range_default_path=str(data["validation"]["rangeDefaultPath"]),
         range_step_positive=bool(data["validation"]["rangeStepPositive"]),
         taint_effects=tuple(str(e) for e in data["validation"]["taintEffects"]),
+        counter_model=str(data["validation"]["counterModel"]),
     )
 
 

@@ -59,7 +59,15 @@ from webhook.rules.k8s.names import (
 )
 from webhook.rules.k8s.node_selector import validate_node_selector
 from webhook.rules.k8s.object_meta import OBJECT_META_FIELDS, TOP_FIELDS
-from webhook.rules.k8s.partition import validate_partition_type, validate_skip_node_operations
+from webhook.rules.k8s.partition import (
+    IN_SLICE,
+    CounterSets,
+    counter_sets,
+    validate_counters_in_slice,
+    validate_device_in_slice,
+    validate_partition_type,
+    validate_skip_node_operations,
+)
 
 POOL_NAME_MAX = 253  # PoolNameMaxLength
 NODE_SELECTION = "exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` is required"
@@ -238,15 +246,21 @@ def _validate_kept(
         errs.append((ids.NODE_SELECTION, invalid(
             path, "{" + ", ".join(set_fields) + "}", NODE_SELECTION + ", but multiple fields are set")))
     devices = decode_list(errs, spec, "devices", path)
-    counter_sets = decode_list(errs, spec, "sharedCounters", path)
-    if devices is not None and counter_sets is not None:
+    sets = decode_list(errs, spec, "sharedCounters", path)
+    # 1.34 (counter model `inSlice`) keeps counter sets and the devices consuming them in one slice.
+    in_slice = profile.counter_model == IN_SLICE
+    if devices is not None and sets is not None and not in_slice:
         errs.append((ids.COUNTERS, invalid(path, "", "only one of `sharedCounters` or `devices` is allowed")))
     flat = flat_devices if devices is not None and flat_devices is not None else []
     per_device = spec.get("perDeviceNodeSelection") is True
-    _validate_devices(flat, old, per_device, path.child("devices"), errs, profile=profile)
-    validate_counter_groups(counter_sets, path.child("sharedCounters"), errs,
-                            limit=_limit(profile, "maxCounterSets"), name_key="name",
-                            counters_limit=_limit(profile, "maxCountersPerCounterSet"), profile=profile)
+    _validate_devices(flat, old, per_device, path.child("devices"), errs, profile=profile,
+                      sets=counter_sets(sets) if in_slice else None)
+    if in_slice:
+        validate_counters_in_slice(flat, sets, path, errs, profile)
+    else:
+        validate_counter_groups(sets, path.child("sharedCounters"), errs,
+                                limit=_limit(profile, "maxCounterSets"), name_key="name",
+                                counters_limit=_limit(profile, "maxCountersPerCounterSet"), profile=profile)
     validate_partition_type(spec, flat, path, errs)
     validate_skip_node_operations(spec, path, errs)
 
@@ -293,8 +307,9 @@ def _validate_immutable(spec: Mapping[str, Any], old: Mapping[str, Any], path: F
 
 def _validate_devices(
     devices: list[Any], old: Mapping[str, Any] | None, per_device: bool, path: FieldPath, errs: Errors, *,
-    profile: Profile,
+    profile: Profile, sets: CounterSets | None = None,
 ) -> None:
+    """The device list; `sets` (1.34's counter model only) are the slice's counter sets devices must consume from."""
     flat = devices
     # The fast accept (k8s.fast): devices proven clean skip the precise validator, which alone builds paths.
     # Not when the count is over every limit (nothing is checked then) nor with per-device node selection.
@@ -323,7 +338,10 @@ def _validate_devices(
             decode_item_map(errs, item, device_path)  # reported once; nothing inside to check
             continue
         old_device = old_devices.get(string_field(item, "name")) if old is not None else None
-        validate_device(item, old_device, device_path, per_device, errs, profile=profile)
+        if sets is not None and "consumesCounters" in item:
+            validate_device_in_slice(item, old_device, device_path, per_device, errs, profile=profile, sets=sets)
+        else:
+            validate_device(item, old_device, device_path, per_device, errs, profile=profile)
     if NOT_CLEAN not in verdicts and len({d["name"] for d in flat}) == len(flat):
         return  # clean devices have string names: distinct ones have no Duplicate to report
     duplicates((string_field(d, "name") if isinstance(d, Mapping) else None for d in flat), path, ids.DEVICE_NAME,
