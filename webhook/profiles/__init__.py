@@ -9,7 +9,8 @@ One data file per release (`1.34.yaml` ... `1.37.yaml`, read once); no code bran
 Validators ask a profile whether a field exists (`has_field`), whether the gates guarding it are on
 (`field_enabled`), for a limit (`limit`), for the wording of the apimachinery messages (`messages`) and for
 the few places where a release's validation reports at another path or checks one thing more (`key_error_path`,
-`range_default_path`, `range_step_positive`, `taint_effects`, `counter_model`).
+`range_default_path`, `range_step_positive`, `taint_effects`, `counter_model`, `short_circuit_max_items`,
+`duplicate_device_path`, `skip_unchanged_taints`, `qualified_name_empty`).
 """
 
 from __future__ import annotations
@@ -53,6 +54,13 @@ class Profile(Struct, frozen=True):
     # KEP-4815's counter model: "inSlice" (1.34: sets and the devices consuming them in one slice, references
     # checked, limits are totals) or "ownSlice" (1.35+: sharedCounters and devices never in one slice)
     counter_model: str
+    # an over-limit list is `Too many` alone (1.35+) or every item is validated first (1.34)
+    short_circuit_max_items: bool
+    duplicate_device_path: str  # a duplicate device name at `devices[i].name` ("name", 1.34) or `devices[i]` ("item")
+    skip_unchanged_taints: bool  # on update, a device's unchanged taints are not validated again (1.35+)
+    # an empty qualified name, domain or identifier: "required" (1.34: `Required value: name required`, ...) or
+    # "invalid" (1.35+: `Invalid value: ""`)
+    qualified_name_empty: str
     overrides: Mapping[str, bool] = field(default_factory=dict)
 
     def enabled(self, gate: str) -> bool:
@@ -147,6 +155,10 @@ def _read(version: str) -> Profile:
         range_step_positive=bool(data["validation"]["rangeStepPositive"]),
         taint_effects=tuple(str(e) for e in data["validation"]["taintEffects"]),
         counter_model=str(data["validation"]["counterModel"]),
+        short_circuit_max_items=bool(data["validation"]["shortCircuitMaxItems"]),
+        duplicate_device_path=str(data["validation"]["duplicateDevicePath"]),
+        skip_unchanged_taints=bool(data["validation"]["skipUnchangedTaints"]),
+        qualified_name_empty=str(data["validation"]["qualifiedNameEmpty"]),
     )
 
 

@@ -69,7 +69,7 @@ def validate_capacity_map(
     for key, item in capacity.items():
         if not qualified_name_ok(key):
             at = key_error_path(path, key, MAX_KEY_LENGTH, profile)
-            errs += tag(ids.QUALIFIED_NAME, validate_qualified_name(key, at))
+            errs += tag(ids.QUALIFIED_NAME, validate_qualified_name(key, at, profile.qualified_name_empty))
         if type(item) is dict and len(item) == 1 and type(item.get("value")) is str and is_quantity(item["value"]):
             continue  # the common case: a plain, valid capacity value
         key_path = path.key(truncate_if_too_long(key, MAX_KEY_LENGTH))
@@ -105,7 +105,8 @@ def _validate_request_policy(
         if default is None:
             errs.append((ids.CAPACITY, required(path.child("default"), "required when validValues is defined")))
         else:
-            _validate_valid_values(default, maximum, raw_values, path.child("validValues"), errs, fractional=fractional)
+            _validate_valid_values(default, maximum, raw_values, path.child("validValues"), errs, fractional=fractional,
+                                   short_circuit=profile.short_circuit_max_items)
     elif valid_range is not None:
         if default is None:
             errs.append((ids.CAPACITY, required(path.child("default"), "required when validRange is defined")))
@@ -115,8 +116,12 @@ def _validate_request_policy(
 
 
 def _validate_valid_values(
-    default: Quantity, maximum: Quantity, raw: list[Any], path: FieldPath, errs: Errors, *, fractional: bool
+    default: Quantity, maximum: Quantity, raw: list[Any], path: FieldPath, errs: Errors, *, fractional: bool,
+    short_circuit: bool = True,
 ) -> None:
+    """validateRequestPolicyValidValues: the order, validateSet (options, at most 10, unique), the default. Over the
+    limit, 1.35+ reports TooMany alone (no option seen: the default is not found either); 1.34 (`short_circuit`
+    False) checks every option, then TooMany, then the duplicates."""
     values: list[Quantity | None] = []
     for i, item in enumerate(raw):
         values.append(quantity_value(errs, item, path.index(i)) if item is not None else None)
@@ -125,10 +130,11 @@ def _validate_valid_values(
         if a.compare(b) > 0:
             errs.append((ids.CAPACITY, invalid(path.index(j), canonical(b), NOT_SORTED)))
     found = False
-    if len(raw) > MAX_VALID_VALUES:
+    if short_circuit and len(raw) > MAX_VALID_VALUES:
         errs.append((ids.CAPACITY, too_many(path, len(raw), MAX_VALID_VALUES)))
     else:
         seen: set[str] = set()
+        repeated: Errors = errs if short_circuit else []  # 1.34: the duplicates after TooMany
         for i, option in options:
             if option.compare(maximum) > 0:
                 errs.append((ids.CAPACITY, invalid(
@@ -137,8 +143,12 @@ def _validate_valid_values(
             # quantityKeyAsDec with the gate, quantityKeyInt (Value(), rounded up) without it
             key = format(option.value.normalize(), "f") if fractional else str(_int_value(option))
             if key in seen:
-                errs.append((ids.CAPACITY, duplicate(path.index(i), key)))
+                repeated.append((ids.CAPACITY, duplicate(path.index(i), key)))
             seen.add(key)
+        if not short_circuit:
+            if len(raw) > MAX_VALID_VALUES:
+                errs.append((ids.CAPACITY, too_many(path, len(raw), MAX_VALID_VALUES)))
+            errs += repeated
     if not found:
         errs.append((ids.CAPACITY, invalid(path, canonical(default), DEFAULT_NOT_VALID)))
 

@@ -91,7 +91,7 @@ def validate_device(
         for key, attribute in attributes.items():
             if not qualified_name_ok(key):
                 errs += tag(ids.QUALIFIED_NAME, validate_qualified_name(
-                    key, key_error_path(attributes_path, key, MAX_KEY_LENGTH, profile)))
+                    key, key_error_path(attributes_path, key, MAX_KEY_LENGTH, profile), profile.qualified_name_empty))
             values += count_values({key: attribute})
             validate_device_attribute(attribute, attributes_path.key(truncate_if_too_long(key, MAX_KEY_LENGTH)), errs)
     max_values = profile.limit("maxAttributeValues")
@@ -103,8 +103,11 @@ def validate_device(
         validate_capacity_map(capacity, multiple, path.child("capacity"), errs, profile)
     # Sub-paths are built only for fields that are present: most devices have none of these.
     taints = decode_list(errs, device, "taints", path)
-    if taints is not None and (old is None or old.get("taints") != device.get("taints")):
-        _validate_taints(taints, path.child("taints"), errs, _limit(profile, "maxTaints"), profile.taint_effects)
+    # 1.35+ skips a device's taints when they equal the old device's; 1.34 validates them on every update
+    unchanged = old is not None and profile.skip_unchanged_taints and old.get("taints") == device.get("taints")
+    if taints is not None and not unchanged:
+        _validate_taints(taints, path.child("taints"), errs, _limit(profile, "maxTaints"), profile.taint_effects,
+                         short_circuit=profile.short_circuit_max_items)
     consumptions = decode_list(errs, device, "consumesCounters", path)
     if consumptions is not None:
         validate_counter_groups(consumptions, path.child("consumesCounters"), errs,
@@ -113,7 +116,8 @@ def validate_device(
     if per_device or "nodeName" in device or "nodeSelector" in device or "allNodes" in device:
         _validate_node_selection(device, path, per_device, errs)
     if "bindingConditions" in device or "bindingFailureConditions" in device:
-        _validate_binding_parameters(device, path, errs, _limit(profile, "maxBindingConditions"))
+        _validate_binding_parameters(device, path, errs, _limit(profile, "maxBindingConditions"),
+                                     short_circuit=profile.short_circuit_max_items)
     resources = decode_map(errs, device, "nodeAllocatableResources", path)
     if resources:
         validate_node_allocatable_resources(resources, capacity, path.child("nodeAllocatableResources"), errs)
@@ -124,21 +128,34 @@ def validate_device(
 
 def within_limit(items: list[Any], limit: int, path: FieldPath, rule: str, errs: Errors) -> bool:
     """Upstream validateSlice/validateSet's size check: more than `limit` items is one TooMany, and then
-    (DoS protection) none of the items is checked."""
+    (DoS protection, 1.35+) none of the items is checked."""
     if limit < 0 or len(items) <= limit:  # a negative limit: the release has none
         return True
     errs.append((rule, too_many(path, len(items), limit)))
     return False
 
 
-def duplicates(keys: Iterable[str | None], path: FieldPath, rule: str, errs: Errors) -> None:
-    """Upstream validateSet's uniqueness check: a Duplicate at the index of every repeated key (None: no key)."""
+def over_limit(items: list[Any], limit: int) -> bool:
+    """More than `limit` items (a negative limit: the release has none)."""
+    return 0 <= limit < len(items)
+
+
+def too_many_after(items: list[Any], limit: int, path: FieldPath, rule: str, errs: Errors) -> None:
+    """1.34's validateSlice: the items were validated, then an over-limit list gets its TooMany."""
+    if over_limit(items, limit):
+        errs.append((rule, too_many(path, len(items), limit)))
+
+
+def duplicates(keys: Iterable[str | None], path: FieldPath, rule: str, errs: Errors, field: str | None = None) -> None:
+    """Upstream validateSet's uniqueness check: a Duplicate at the index of every repeated key (None: no key), or at
+    the item's key `field` (`devices[i].name`, as 1.34 reports it)."""
     seen: set[str] = set()
     for i, key in enumerate(keys):
         if key is None:
             continue
         if key in seen:
-            errs.append((rule, duplicate(path.index(i), key)))
+            at = path.index(i) if field is None else path.index(i).child(field)
+            errs.append((rule, duplicate(at, key)))
         seen.add(key)
 
 
@@ -148,8 +165,13 @@ def string_field(item: Any, key: str) -> str:
     return value if isinstance(value, str) else ""
 
 
-def _validate_taints(taints: list[Any], path: FieldPath, errs: Errors, limit: int, effects: tuple[str, ...]) -> None:
-    if not within_limit(taints, limit, path, ids.TAINTS, errs):
+def _validate_taints(
+    taints: list[Any], path: FieldPath, errs: Errors, limit: int, effects: tuple[str, ...], *,
+    short_circuit: bool = True,
+) -> None:
+    """validateSlice(taints, DeviceTaintsMaxLength, validateDeviceTaint): 1.35+ stops at TooMany, 1.34 validates each
+    taint and then adds it (`short_circuit` False)."""
+    if short_circuit and not within_limit(taints, limit, path, ids.TAINTS, errs):
         return
     for i, item in enumerate(taints):
         taint_path = path.index(i)
@@ -164,6 +186,8 @@ def _validate_taints(taints: list[Any], path: FieldPath, errs: Errors, limit: in
             errs.append((ids.TAINTS, required(taint_path.child("effect"))))
         elif effect not in effects:
             errs.append((ids.TAINTS, not_supported(taint_path.child("effect"), effect, effects)))
+    if not short_circuit:
+        too_many_after(taints, limit, path, ids.TAINTS, errs)
 
 
 def validate_counter_groups(
@@ -240,18 +264,22 @@ def _validate_node_selection(device: Mapping[str, Any], path: FieldPath, per_dev
 
 
 def _validate_binding_parameters(
-    device: Mapping[str, Any], path: FieldPath, errs: Errors, limit: int = MAX_BINDING_CONDITIONS
+    device: Mapping[str, Any], path: FieldPath, errs: Errors, limit: int = MAX_BINDING_CONDITIONS, *,
+    short_circuit: bool = True,
 ) -> None:
-    """Upstream validateDeviceBindingParameters."""
+    """Upstream validateDeviceBindingParameters; over the limit, 1.34 (`short_circuit` False) validates every entry
+    and then adds TooMany."""
     conditions_path, failures_path = path.child("bindingConditions"), path.child("bindingFailureConditions")
     # Non-strings stay as None in their place (reported once, as the wrong type), so every index is the object's.
     conditions = strings(errs, decode_list(errs, device, "bindingConditions", path), conditions_path)
     failures = strings(errs, decode_list(errs, device, "bindingFailureConditions", path), failures_path)
     for items, items_path in ((conditions, conditions_path), (failures, failures_path)):
-        if within_limit(items, limit, items_path, ids.BINDING_CONDITIONS, errs):
+        if not short_circuit or within_limit(items, limit, items_path, ids.BINDING_CONDITIONS, errs):
             for i, item in enumerate(items):
                 if item is not None:
                     errs += tag(ids.BINDING_CONDITIONS, validate_label_name(item, items_path.index(i)))
+        if not short_circuit:
+            too_many_after(items, limit, items_path, ids.BINDING_CONDITIONS, errs)
         duplicates(items, items_path, ids.BINDING_CONDITIONS, errs)
     named = {item for item in conditions if item is not None}
     failing = [item for item in failures if item is not None]

@@ -185,8 +185,14 @@ def validate_c_identifier(ident: str, path: FieldPath) -> list[Finding]:
     return errs + [invalid(path, ident, m) for m in is_c_identifier(ident)]
 
 
-def validate_qualified_name(name: str, path: FieldPath) -> list[Finding]:
-    """validateQualifiedName: `id` or `domain/id`; more than one `/` passes (an upstream TODO)."""
+def validate_qualified_name(name: str, path: FieldPath, empty: str = "invalid") -> list[Finding]:
+    """validateQualifiedName: `id` or `domain/id`; more than one `/` passes (an upstream TODO).
+
+    `empty` is the release's word for an empty part (`Profile.qualified_name_empty`): "invalid" (1.35+: `Invalid
+    value: ""`, an empty name being an invalid C identifier) or "required" (1.34: `Required value: name required`
+    for an empty name, and nothing more; `Required value: the domain must not be empty`, ...)."""
+    if empty == "required" and not name:
+        return [required(path, "name required")]
     parts = name.split("/")
     if len(parts) == 1:
         return validate_c_identifier(parts[0], path)
@@ -194,8 +200,12 @@ def validate_qualified_name(name: str, path: FieldPath) -> list[Finding]:
         return []
     errs: list[Finding] = []
     domain, ident = parts
-    errs += [invalid(path, "", "the domain must not be empty")] if not domain else validate_driver_name(domain, path)
-    errs += [invalid(path, "", "the name must not be empty")] if not ident else validate_c_identifier(ident, path)
+
+    def missing(detail: str) -> Finding:
+        return required(path, detail) if empty == "required" else invalid(path, "", detail)
+
+    errs += [missing("the domain must not be empty")] if not domain else validate_driver_name(domain, path)
+    errs += [missing("the name must not be empty")] if not ident else validate_c_identifier(ident, path)
     return errs
 
 

@@ -33,6 +33,7 @@ from webhook.rules.k8s.device import (
     UNSET_OR_TRUE,
     duplicates,
     string_field,
+    too_many_after,
     validate_counter_groups,
     validate_device,
     validate_node_name,
@@ -312,17 +313,18 @@ def _validate_devices(
     """The device list; `sets` (1.34's counter model only) are the slice's counter sets devices must consume from."""
     flat = devices
     # The fast accept (k8s.fast): devices proven clean skip the precise validator, which alone builds paths.
-    # Not when the count is over every limit (nothing is checked then) nor with per-device node selection.
+    # Not when the count is over every limit (1.35+ checks nothing then) nor with per-device node selection.
     most = _limit(profile, "maxDevices")
+    short_circuit = profile.short_circuit_max_items  # 1.34 validates every device of an over-limit list
     fields, max_values = _fast_fields(profile.version), profile.limit("maxAttributeValues")
-    verdicts = [NOT_CLEAN] * len(flat) if per_device or 0 <= most < len(flat) or not fast_enabled() else \
-        [device_verdict(d, fields, max_values) for d in flat]
+    verdicts = [NOT_CLEAN] * len(flat) if per_device or (short_circuit and 0 <= most < len(flat)) \
+        or not fast_enabled() else [device_verdict(d, fields, max_values) for d in flat]
     advanced = profile.limit("maxDevicesAdvanced")
     # A clean device's verdict says whether it has list attributes; the others are read for advanced features.
     uses_advanced = advanced is not None and (CLEAN_WITH_LISTS in verdicts or any(
         _uses_advanced_features(d) for d, verdict in zip(flat, verdicts, strict=True) if verdict == NOT_CLEAN))
     limit = advanced if uses_advanced and advanced is not None else most
-    if not within_limit(flat, limit, path, ids.DEVICE_COUNT, errs):
+    if short_circuit and not within_limit(flat, limit, path, ids.DEVICE_COUNT, errs):
         return
     # The old devices by name, for the precise validator only: the old object is not read when every device is clean.
     old_devices: dict[str, Mapping[str, Any]] = {}
@@ -342,10 +344,13 @@ def _validate_devices(
             validate_device_in_slice(item, old_device, device_path, per_device, errs, profile=profile, sets=sets)
         else:
             validate_device(item, old_device, device_path, per_device, errs, profile=profile)
+    if not short_circuit:  # 1.34's validateSlice: TooMany after the devices, before the duplicates
+        too_many_after(flat, limit, path, ids.DEVICE_COUNT, errs)
     if NOT_CLEAN not in verdicts and len({d["name"] for d in flat}) == len(flat):
         return  # clean devices have string names: distinct ones have no Duplicate to report
+    # 1.34's validateSet names the key field: `devices[i].name`; 1.35+ the item
     duplicates((string_field(d, "name") if isinstance(d, Mapping) else None for d in flat), path, ids.DEVICE_NAME,
-               errs)
+               errs, "name" if profile.duplicate_device_path == "name" else None)
 
 
 @functools.cache
