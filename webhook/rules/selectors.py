@@ -80,7 +80,7 @@ def _unqualified(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
         else:
             yield replace(required(path.child("matchAttribute")), hint="set matchAttribute: <domain>/<id>")
     for constraint in constraints(obj, ctx):
-        found = validate_fully_qualified_name(constraint.name, constraint.path)
+        found = validate_fully_qualified_name(constraint.name, constraint.path, profile.qualified_name_empty)
         if found:
             bare = constraint.name.rpartition("/")[2] or constraint.name
             hint = (f"qualify it with the driver's domain, e.g. <driver>/{bare}"

@@ -65,7 +65,7 @@ def test_match_attribute_is_the_one_validated_when_both_are_set(
 @pytest.mark.parametrize(("name", "expected"), [
     ("gpu.example.com/uuid", (0, [])),
     ("uuid", (1, ['deny constraint-attribute-unqualified: spec.devices.constraints[0].distinctAttribute: Invalid '
-                  'value: "uuid": a fully qualified name must be a domain and a name separated by a slash'])),
+                  'value: "uuid": must include a domain'])),  # 1.34's words (validateFullyQualifiedName)
 ])
 def test_a_1_34_server_keeps_distinct_attribute_with_its_gate_off(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, expected: tuple[int, list[str]]) -> None:

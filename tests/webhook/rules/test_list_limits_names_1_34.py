@@ -212,3 +212,31 @@ def test_a_valid_or_otherwise_invalid_key_is_worded_alike() -> None:
     obj = changed({f"{D0}.attributes": {"a.example.com/x": {"int": 1}, "9x": {"int": 1}}})
     bad = ("k8s-qualified-name", f"{D0}.attributes[9x]", C_ID.replace('""', '"9x"'))
     assert seen(obj, "1.34") == seen(obj, "1.35") == [bad]
+
+
+def _constraint_findings(attribute: str, release: str) -> list[tuple[str, str]]:
+    claim = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": "c"},
+             "spec": {"devices": {"requests": [{"name": "r", "exactly": {"deviceClassName": "gpu.example.com"}}],
+                                  "constraints": [{"matchAttribute": attribute}]}}}
+    outcome = run_rules(claim, Policy.default().with_profile(release))
+    return [(str(f.path), f.message) for f in outcome.findings if f.rule == "constraint-attribute-unqualified"]
+
+
+AT = "spec.devices.constraints[0].matchAttribute"
+
+
+@pytest.mark.parametrize(("attribute", "release", "expected"), [
+    ("numaNode", "1.34", [(AT, 'Invalid value: "numaNode": must include a domain')]),
+    ("numaNode", "1.35", [(AT, 'Invalid value: "numaNode": a fully qualified name must be a domain and a name '
+                               'separated by a slash')]),
+    ("", "1.34", [(AT, "Required value: name required")]),
+    ("/numaNode", "1.34", [(AT, "Required value: the domain must not be empty")]),
+    ("/numaNode", "1.35", [(AT, 'Invalid value: "": the domain must not be empty')]),
+    ("resource.kubernetes.io/numaNode", "1.34", []),
+    ("resource.kubernetes.io/numaNode", "1.35", []),
+])
+def test_a_constraint_attribute_is_worded_as_its_release_words_it(attribute: str, release: str,
+                                                                   expected: list[tuple[str, str]]) -> None:
+    """validateFullyQualifiedName on a claim constraint: 1.34 says `must include a domain` and `Required` for an
+    empty part (validateQualifiedName), 1.35+ the fully-qualified text and `Invalid`."""
+    assert _constraint_findings(attribute, release) == expected

@@ -210,13 +210,17 @@ def validate_qualified_name(name: str, path: FieldPath, empty: str = "invalid") 
 
 
 FULLY_QUALIFIED = "a fully qualified name must be a domain and a name separated by a slash"
+NO_DOMAIN = "must include a domain"  # 1.34's words for the same
 
 
-def validate_fully_qualified_name(name: str, path: FieldPath) -> list[Finding]:
+def validate_fully_qualified_name(name: str, path: FieldPath, empty: str = "invalid") -> list[Finding]:
     """validateFullyQualifiedName: a qualified name that has a domain (a constraint's matchAttribute and
-    distinctAttribute, a slice's partitionTypeAttribute)."""
-    found = validate_qualified_name(name, path)
-    return [*found, invalid(path, name, FULLY_QUALIFIED)] if "/" not in name else found
+    distinctAttribute, a slice's partitionTypeAttribute). With 1.34's wording (`empty` "required", as in
+    validate_qualified_name) a name without a domain is `must include a domain`, and an empty one only required."""
+    found = validate_qualified_name(name, path, empty)
+    if "/" in name or (empty == "required" and not name):
+        return found
+    return [*found, invalid(path, name, FULLY_QUALIFIED if empty != "required" else NO_DOMAIN)]
 
 
 _ROOT = FieldPath()
