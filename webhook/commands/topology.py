@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -111,12 +112,16 @@ def run(args: argparse.Namespace) -> int:
         return 0
     render = {"table": listing.table, "json": listing.to_json, "yaml": listing.to_yaml}[fmt]
     print(render(shown), end="")
-    return 0
+    # A device whose numa_node cannot be read is listed with the reason (the helper fails for it alone);
+    # the run still fails: the tree is broken where a driver reads it.
+    unreadable = dict.fromkeys(d.reason for row in shown.pci for d in row.derived if d.status == "unreadable")
+    for reason in unreadable:
+        print(f"draguard: error: {reason}", file=sys.stderr)
+    return 2 if unreadable else 0
 
 
 def _check(topology: Topology, args: argparse.Namespace, form: Form | None) -> int:
     """--check: this node's slices against sysfs, reported like `draguard validate` (exit 0/1/2 likewise)."""
-    import sys
 
     from webhook.commands.common import use_color
     from webhook.errors import DraguardError

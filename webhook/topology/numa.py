@@ -7,8 +7,10 @@ v1.37): `GetNUMANodeAttributeByPCIBusID`, `GetNUMANodeAttribute` and `GetNUMANod
     scalar form     {int: physical}; no SLIT read
     list form       devices/system/node/node<N>/distance: the nodes at the minimum non-self distance, minus
                     those whose socket (first CPU's topology/physical_package_id) is known and differs from
-                    N's (no filter when N's socket is unknown), then [N, others ascending]; a missing or
-                    malformed row gives [N]; a malformed cpulist or physical_package_id is a SysfsError
+                    N's (no filter when N's socket is unknown), then [N, others ascending]; a missing,
+                    unreadable or malformed row gives [N]; an unreadable or malformed cpulist or
+                    physical_package_id makes the socket unknown (with a note)
+    a device whose numa_node cannot be read gets no value (status "unreadable"): the helper fails for it
 
 Where upstream has a quirk the algorithm keeps it (see `equidistant`), so that what draguard derives is
 byte for byte what a driver using the helper publishes; the `notes` explain what a reader should know.
@@ -35,9 +37,12 @@ _GO_SPACE = "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006
 _GO_FIELDS = re.compile(f"[^{re.escape(_GO_SPACE)}]+")
 
 
-Status = Literal["ok", "no-affinity", "absent", "unavailable", "invalid"]
+Status = Literal["ok", "no-affinity", "absent", "unavailable", "invalid", "unreadable"]
 """ok: a value. no-affinity: numa_node < 0. absent: no such PCI device under the root. unavailable: no
-numa_node file (a kernel without CONFIG_NUMA). invalid: a bad PCI address or a node id out of range."""
+numa_node file (a kernel without CONFIG_NUMA). invalid: a bad PCI address or a node id out of range.
+unreadable: the device's numa_node (or its entry) is there but cannot be read as a node id: the helper fails
+for that device alone."""
+UNREADABLE = "the helper fails for this device, so its driver publishes no numaNode"
 
 
 class Reader(Protocol):
@@ -114,6 +119,7 @@ class Topology(Struct):
     reader: Reader
     _equidistant: dict[int, Equidistant] = field(default_factory=dict)
     _sockets: dict[int, int | None] = field(default_factory=dict)
+    socket_problems: dict[int, str] = field(default_factory=dict)  # node -> why its socket could not be read
 
     # ---- GetNUMANodeAttributeByPCIBusID ----
     def pci(self, bdf: str, form: Form) -> Derivation:
@@ -123,22 +129,25 @@ class Topology(Struct):
         if not _BDF.fullmatch(bdf):
             return Derivation(subject, None, None, f"invalid PCI Bus ID format: {bdf}", status="invalid")
         rel = f"bus/pci/devices/{bdf}/numa_node"
-        text = self.reader.read(rel)
-        if text is None:
-            entry = f"bus/pci/devices/{bdf}"
-            if self.reader.listdir(entry) is None:
-                if self.reader.read(entry) is not None:
-                    # The entry is there but is a file (sysfs has a link to the device's directory): a broken
-                    # tree, not a missing device, whether it is listed or asked for with --pci.
-                    raise SysfsError(f"{self.reader.describe(entry)}: a file, not a PCI device directory")
-                reason = f"no PCI device {bdf} under {self.reader.describe('bus/pci/devices')}"
-                return Derivation(subject, None, None, reason, status="absent")
-            # A kernel built without CONFIG_NUMA has no numa_node files; the helper fails, nothing is published.
-            reason = "no numa_node file (a kernel without NUMA support): do not publish the numaNode attribute"
-            return Derivation(subject, None, None, reason, status="unavailable")
-        physical = atoi(text)
-        if physical is None:
-            raise SysfsError(f"{self.reader.describe(rel)}: malformed value {go_trim(text)!r}: want a NUMA node id")
+        try:  # the helper fails for this device alone: its driver leaves the attribute out, the others go on
+            text = self.reader.read(rel)
+            if text is None:
+                entry = f"bus/pci/devices/{bdf}"
+                if self.reader.listdir(entry) is None:
+                    if self.reader.read(entry) is not None:
+                        # The entry is a file (sysfs has a link to the device's directory): a broken tree.
+                        raise SysfsError(f"{self.reader.describe(entry)}: a file, not a PCI device directory")
+                    reason = f"no PCI device {bdf} under {self.reader.describe('bus/pci/devices')}"
+                    return Derivation(subject, None, None, reason, status="absent")
+                # A kernel built without CONFIG_NUMA has no numa_node files; the helper fails, nothing is published.
+                reason = "no numa_node file (a kernel without NUMA support): do not publish the numaNode attribute"
+                return Derivation(subject, None, None, reason, status="unavailable")
+            physical = atoi(text)
+            if physical is None:
+                raise SysfsError(f"{self.reader.describe(rel)}: malformed value {go_trim(text)!r}: "
+                                 "want a NUMA node id")
+        except SysfsError as err:
+            return Derivation(subject, None, None, f"{err.message}: {UNREADABLE}", status="unreadable")
         if physical < 0:
             return Derivation(
                 subject,
@@ -211,7 +220,10 @@ class Topology(Struct):
     def _read_equidistant(self, node: int) -> Equidistant:
         rel = f"devices/system/node/node{node}/distance"
         fallback = f"list falls back to [{node}]"
-        text = self.reader.read(rel, lenient=True)  # a garbled row falls back as a row with a word in it does
+        try:
+            text = self.reader.read(rel, lenient=True)  # a garbled row falls back as a row with a word in it does
+        except SysfsError as err:  # upstream: the read fails, the list falls back
+            return Equidistant(None, notes=(f"{err.message}: {fallback}",))
         if text is None:
             return Equidistant(None, notes=(f"node {node} has no SLIT distance row ({rel} is missing): {fallback}",))
         fields = go_fields(text)
@@ -245,7 +257,9 @@ class Topology(Struct):
             return Equidistant((node,), tuple(distances), tuple(notes))
         own = self.socket(node)
         if own is None:
-            notes.append(f"node {node}'s socket is unknown: no same-socket filter")
+            problem = self.socket_problems.get(node)
+            notes.append(f"node {node}'s socket is unknown{f' ({problem}, as upstream)' if problem else ''}: "
+                         "no same-socket filter")
         chosen: list[int] = []
         for i, d in enumerate(distances):
             if i == node:
@@ -259,28 +273,36 @@ class Topology(Struct):
                 other = self.socket(i)
                 if other is not None and other != own:
                     continue
+                if i in self.socket_problems:
+                    notes.append(f"node {i} is kept with an unknown socket ({self.socket_problems[i]}, as upstream)")
             chosen.append(i)
         return Equidistant(tuple(sorted(chosen)), tuple(distances), tuple(notes))
 
     def _read_socket(self, node: int) -> int | None:
-        """None when the node has no CPUs or its first CPU no package file; a malformed file is a SysfsError,
-        as a malformed numa_node is: guessing "unknown" would silently change which nodes are listed."""
+        """None when the node has no CPUs or its first CPU no package file, and, as upstream's
+        getSocketForNUMANode, when either cannot be read or parsed (then `socket_problems` says which, for a
+        note: an unknown socket drops or skips the same-socket filter)."""
         rel = f"devices/system/node/node{node}/cpulist"
-        text = self.reader.read(rel)
-        if text is None:
+        try:
+            text = self.reader.read(rel)
+            if text is None:
+                return None
+            cpus = parse_cpulist(go_trim(text))
+            if cpus is None:
+                raise SysfsError(f"{self.reader.describe(rel)}: malformed value {go_trim(text)!r}: want a CPU list")
+            if not cpus:
+                return None
+            rel = f"devices/system/cpu/cpu{min(cpus)}/topology/physical_package_id"
+            package = self.reader.read(rel)
+            if package is None:
+                return None
+            socket = atoi(package)
+            if socket is None:
+                raise SysfsError(f"{self.reader.describe(rel)}: malformed value {go_trim(package)!r}: "
+                                 "want a socket id")
+        except SysfsError as err:
+            self.socket_problems[node] = err.message
             return None
-        cpus = parse_cpulist(go_trim(text))
-        if cpus is None:
-            raise SysfsError(f"{self.reader.describe(rel)}: malformed value {go_trim(text)!r}: want a CPU list")
-        if not cpus:
-            return None
-        rel = f"devices/system/cpu/cpu{min(cpus)}/topology/physical_package_id"
-        package = self.reader.read(rel)
-        if package is None:
-            return None
-        socket = atoi(package)
-        if socket is None:
-            raise SysfsError(f"{self.reader.describe(rel)}: malformed value {go_trim(package)!r}: want a socket id")
         return socket
 
     def nodes(self) -> list[int]:

@@ -54,8 +54,8 @@ class Sysfs(Struct, frozen=True):
         return cls(path)
 
     def read(self, rel: str, *, lenient: bool = False) -> str | None:
-        """The attribute's ASCII text, None when absent; SysfsError for anything that is no sysfs attribute.
-        `lenient`: bytes that are not ASCII are read as `\\xNN` escapes (what a caller that parses fields with a
+        """The attribute's text, None when absent; SysfsError for anything that is no sysfs attribute.
+        `lenient`: bytes that are not UTF-8 are read as `\\xNN` escapes (what a caller that parses fields with a
         fallback, as the SLIT row, then refuses field by field) instead of failing the whole read."""
         path = self._path(rel)
         try:
@@ -77,12 +77,13 @@ class Sysfs(Struct, frozen=True):
             raise SysfsError(f"{path}: cannot read: {err.strerror or err}") from None
         if len(data) > MAX_FILE_BYTES:
             raise SysfsError(f"{path}: larger than {MAX_FILE_BYTES // 1024} KiB, so not a sysfs attribute")
+        # UTF-8, as Go's strings.TrimSpace and strings.Fields read the bytes (a no-break space is a space there)
         if lenient:
-            return data.decode("ascii", errors="backslashreplace")
+            return data.decode("utf-8", errors="backslashreplace")
         try:
-            return data.decode("ascii")
+            return data.decode("utf-8")
         except UnicodeDecodeError:
-            raise SysfsError(f"{path}: malformed value: not ASCII text") from None
+            raise SysfsError(f"{path}: malformed value: not UTF-8 text") from None
 
     def listdir(self, rel: str) -> list[str] | None:
         path = self._path(rel)

@@ -176,13 +176,13 @@ def test_not_a_sysfs_root(capsys: Capsys, tmp_path: Path) -> None:
 
 
 def test_malformed_numa_node(capsys: Capsys, tmp_path: Path) -> None:
-    root = Tree(pci={"0000:02:00.0": "node0"}).build(tmp_path)
-    assert run(capsys, "--sysfs-root", str(root)) == (
-        2,
-        "",
-        f"draguard: error: {root}/bus/pci/devices/0000:02:00.0/numa_node: "
-        "malformed value 'node0': want a NUMA node id\n",
-    )
+    """That device is listed with the reason, the good one with its value; exit 2 with the reason on stderr."""
+    root = Tree(pci={"0000:02:00.0": "node0", "0000:03:00.0": "-1"}).build(tmp_path)
+    code, out, err = run(capsys, "--sysfs-root", str(root), "--form", "scalar")
+    reason = (f"{root}/bus/pci/devices/0000:02:00.0/numa_node: malformed value 'node0': want a NUMA node id: "
+              "the helper fails for this device, so its driver publishes no numaNode")
+    assert (code, err) == (2, f"draguard: error: {reason}\n")
+    assert reason in out and "0000:03:00.0" in out
 
 
 def test_a_root_with_nothing_to_show(capsys: Capsys, tmp_path: Path) -> None:

@@ -4,12 +4,14 @@ selection and format (a malformed SLIT field is no row plus a note; a device ent
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 
 from tests.webhook.topology.trees import Node, Tree
 from webhook import cli
+from webhook.topology.numa import UNREADABLE
 
 BROKEN = "12 1_0 32 32"
 MACHINE = Tree(
@@ -67,12 +69,21 @@ def test_a_well_formed_tree_has_no_note(tmp_path: Path, capsys: pytest.CaptureFi
                          ids=["listing", "pci", "json"])
 def test_a_device_entry_that_is_a_file_is_exit_2_however_it_is_reached(
         selection: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The helper fails for that device alone: it is listed with the reason, the rest as usual, and the run
+    ends with exit 2 and the reason on stderr (the tree is broken where a driver reads it)."""
     root = MACHINE.build(tmp_path / "sys")
     entry = root / "bus/pci/devices/0000:3b:00.0"
     entry.write_text("1\n")
     code, out, err = run(["--sysfs-root", str(root), *selection], capsys)
-    assert (code, out) == (2, "")
-    assert err == f"draguard: error: {entry}: a file, not a PCI device directory\n"
+    reason = f"{entry}: a file, not a PCI device directory: {UNREADABLE}"
+    assert code == 2
+    assert err == f"draguard: error: {reason}\n"
+    if "json" in selection:
+        assert reason in [row["reason"] for row in json.loads(out)["pciDevices"]]
+    else:
+        assert re.search(rf"^0000:3b:00\.0 +- +- +- +{re.escape(reason)}$", out, re.MULTILINE)
+    if not selection:
+        assert "NUMA NODE" in out  # the nodes are still listed
 
 
 def test_a_device_that_is_not_there_is_still_exit_2_only_when_asked_for(

@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.webhook.topology.trees import EPYC_9825_NPS4, Node, Tree, slit, sockets
-from webhook.topology import Form, NumaValue, Sysfs, SysfsError, Topology
-from webhook.topology.numa import atoi, parse_cpulist
+from webhook.topology import Form, NumaValue, Sysfs, Topology
+from webhook.topology.numa import UNREADABLE, atoi, parse_cpulist
 
 Build = Callable[[Tree], Topology]
 
@@ -274,13 +274,21 @@ def test_absent_device_and_missing_numa_node_file(tmp_path: Path) -> None:
     assert missing.reason == "no numa_node file (a kernel without NUMA support): do not publish the numaNode attribute"
 
 
-@pytest.mark.parametrize("value", ["zero", "9" * 5000])
-def test_malformed_numa_node_is_an_error(tmp_path: Path, value: str) -> None:
-    root = Tree(pci={"0000:02:00.0": value}).build(tmp_path)
-    with pytest.raises(SysfsError) as err:
-        Topology(Sysfs.open(root)).pci("0000:02:00.0", Form.SCALAR)
-    assert err.value.message.startswith(f"{root}/bus/pci/devices/0000:02:00.0/numa_node: malformed value '")
-    assert err.value.message.endswith("': want a NUMA node id")
+@pytest.mark.parametrize("value", ["zero", "9" * 5000, "", "1_0"])
+def test_a_malformed_numa_node_fails_that_device_alone(tmp_path: Path, value: str) -> None:
+    """readNUMANode fails for the device (its driver publishes no numaNode); the other devices are derived."""
+    root = Tree({0: Node(distance="10")}, pci={"0000:02:00.0": value, "0000:03:00.0": "0"}).build(tmp_path)
+    topology = Topology(Sysfs.open(root))
+    bad = topology.pci("0000:02:00.0", Form.SCALAR)
+    assert (bad.status, bad.value) == ("unreadable", None)
+    assert bad.reason.startswith(f"{root}/bus/pci/devices/0000:02:00.0/numa_node: malformed value '")
+    assert bad.reason.endswith(f"': want a NUMA node id: {UNREADABLE}")
+    assert topology.pci("0000:03:00.0", Form.LIST).value == NumaValue(Form.LIST, (0,))
+
+
+def test_a_numa_node_with_a_no_break_space_is_read_as_go_trims_it(tmp_path: Path) -> None:
+    root = Tree({0: Node(distance="10")}, pci={"0000:02:00.0": "0\u00a0"}).build(tmp_path)
+    assert Topology(Sysfs.open(root)).pci("0000:02:00.0", Form.SCALAR).value == NumaValue(Form.SCALAR, (0,))
 
 
 def test_cpu_not_in_any_node(build: Build) -> None:
@@ -289,15 +297,32 @@ def test_cpu_not_in_any_node(build: Build) -> None:
         topology.cpu_node(99)
 
 
-def test_malformed_cpulist_is_a_sysfs_error_not_an_unknown_socket(build: Build) -> None:
-    """An unknown socket drops the same-socket filter, so guessing it would change the list without a word."""
+def test_a_malformed_cpulist_makes_the_socket_unknown_as_upstream_with_a_note(build: Build) -> None:
+    """getSocketForNUMANode answers "unknown" when cpuset.Parse fails: a candidate on another socket is kept
+    (and a node whose own socket is unknown gets no filter); the note says why the list is longer."""
     nodes = {0: Node(cpus=(0,), socket=0, distance="10 12"), 1: Node(cpus=(1,), socket=1, distance="12 10")}
     topology = build(Tree(nodes))
+    assert node_list(topology, 0) == (0,)  # well formed: node 1 is on the other socket
     path = topology.reader.describe("devices/system/node/node1/cpulist")
     Path(path).write_text("1-0\n")
-    with pytest.raises(SysfsError) as err:
-        node_list(topology, 0)
-    assert err.value.message == f"{path}: malformed value '1-0': want a CPU list"
+    topology = Topology(topology.reader)  # (a Topology remembers sockets)
+    assert node_list(topology, 0) == (0, 1)
+    problem = f"{path}: malformed value '1-0': want a CPU list"
+    assert topology.equidistant(0).notes == (f"node 1 is kept with an unknown socket ({problem}, as upstream)",)
+    assert node_list(topology, 1) == (1, 0)
+    assert topology.equidistant(1).notes == (f"node 1's socket is unknown ({problem}, as upstream): "
+                                             "no same-socket filter",)
+
+
+def test_a_distance_row_that_is_a_directory_falls_back_to_the_node(build: Build) -> None:
+    topology = build(Tree({0: Node(cpus=(0,), socket=0, distance="10 12"), 1: Node(cpus=(1,), socket=0,
+                                                                                    distance="12 10")}))
+    path = Path(topology.reader.describe("devices/system/node/node0/distance"))
+    path.unlink()
+    path.mkdir()
+    assert node_list(topology, 0) == (0,)
+    assert topology.equidistant(0).notes == (
+        f"{path}: is a directory, expected a sysfs attribute file: list falls back to [0]",)
 
 
 # ---- the Go parsing rules the helper relies on ----

@@ -80,8 +80,15 @@ def test_binary_content(root: Path) -> None:
     path = root / "devices/system/node/node0/cpulist"
     path.write_bytes(b"\xff\xfe0")
     assert (
-        error(Sysfs.open(root).read, "devices/system/node/node0/cpulist") == f"{path}: malformed value: not ASCII text"
+        error(Sysfs.open(root).read, "devices/system/node/node0/cpulist") == f"{path}: malformed value: not UTF-8 text"
     )
+
+
+def test_utf8_text_is_read_as_go_reads_it(root: Path) -> None:
+    """Go's strings.TrimSpace and strings.Fields decode UTF-8: a no-break space (U+00A0) is a space there."""
+    path = root / "devices/system/node/node0/cpulist"
+    path.write_bytes("0-1\u00a0\n".encode())
+    assert Sysfs.open(root).read("devices/system/node/node0/cpulist") == "0-1\u00a0\n"
 
 
 def test_a_symlink_loop_cannot_be_read(root: Path) -> None:
