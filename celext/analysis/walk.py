@@ -45,7 +45,8 @@ LIST_SAFE_METHODS = MACROS | {
     "min", "join",
 }
 # Functions that accept a list as readily as a scalar (`has` is the guard itself, `cel.bind` names a value).
-LIST_SAFE_FUNCTIONS = frozenset({"has", "dyn", "type", "cel.bind", "sets.contains", "sets.equivalent",
+# Not `dyn`: it hands its argument on unchanged (`dyn(x) == 4` is `x == 4`), so an operand seen through it.
+LIST_SAFE_FUNCTIONS = frozenset({"has", "type", "cel.bind", "sets.contains", "sets.equivalent",
                                  "sets.intersects"})
 # Receivers that are function namespaces, not values: `sets.contains(a, b)` is one global function.
 NAMESPACES = frozenset({"cel", "sets", "lists", "strings", "math"})
@@ -178,6 +179,9 @@ class Walker:
         inner = unwrap(node)
         if not isinstance(inner, Tree):
             return None
+        if inner.data == "ident_arg" and str(inner.children[0]) == "dyn" and len(inner.children) > 1:
+            args = args_of(inner.children[1])  # dyn(x) is x to every operator and method: as fragile
+            return self._operand(args[0]) if len(args) == 1 else None
         found = unwrap_shape(inner)
         if found is not None:
             read, method, fallback = found

@@ -62,6 +62,8 @@ def _fragile(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
                 continue
             if use.how == "size" and not _may_be_string(use.ref, inventory, ctx):
                 continue
+            if use.how == "!=" and use.literal == -1 and is_numa(use.ref.qualified, ctx.policy):
+                continue  # `!= -1`, "has a known NUMA node": true on a list too, as meant (selector-numa-pinned too)
             yield _fragile_finding(site.path, facts, use, inventory, site.device_class)
 
 
@@ -386,7 +388,8 @@ def _rewrite(facts: Facts, use: Use) -> tuple[int, int, str] | None:
         return None  # a rewrite would move code behind the comment
     attribute = _operand(facts, use)
     other = use.other.text(expression).strip()
-    if use.how in ("==", "!=") and (use.literal is not None or other.startswith("semver(") or _is_variable(other)):
+    if use.how in ("==", "!=") and (use.literal is not None or other.startswith("semver(")
+                                    or (_is_variable(other) and use.literals is not None)):
         call = f"{attribute}.includes({other})"
         return use.span.start, use.span.end, call if use.how == "==" else f"!{call}"
     if use.how == "in" and use.attribute_left and use.literals is not None:

@@ -150,3 +150,50 @@ def test_or_value_rewrite_keeps_meaning_with_the_attribute_present_or_absent(
         assert matches_or_absent(rewritten, value) == matches_or_absent(expression, value)
     if form != "{other} != {read}":
         assert matches_or_absent(rewritten, [compared]) is True  # a list holding the value matches
+
+
+def safe_fixes(expression: str) -> list[str]:
+    findings = list(FRAGILE.check(claim_with_selector(expression), RuleContext(Policy.default())))
+    return [apply_to_value(expression, [f.fix]) for f in findings if f.fix is not None and f.fix.safe]
+
+
+NUMA = 'device.attributes["resource.kubernetes.io"].numaNode'
+OTHER = 'device.attributes["dra.net"].numaNode'
+
+
+def test_a_variable_that_may_hold_a_list_is_not_rewritten_to_includes() -> None:
+    """`x == m` where m is another attribute (cel.bind, a comprehension over a map) or a list: includes(m) is
+    false on two equal lists, where == is true; only a variable over a literal list of scalars is rewritten."""
+    for expression in (f"cel.bind(m, {OTHER}, {NUMA} == m)", f'device.attributes["dra.net"].exists(m, {NUMA} == m)',
+                       f"[[4, 5], [6, 7]].exists(l, {NUMA} == l)", f"cel.bind(l, [4, 5], {NUMA} == l)"):
+        assert safe_fixes(expression) == [], expression
+        assert list(FRAGILE.check(claim_with_selector(expression), RuleContext(Policy.default()))), expression
+    assert safe_fixes(f"[0, 1].exists(n, {NUMA} == n)") == [f"[0, 1].exists(n, {NUMA}.includes(n))"]
+
+
+def test_two_equal_lists_show_why() -> None:
+    device = {"name": "d", "attributes": {"resource.kubernetes.io/numaNode": {"ints": [4, 5]},
+                                          "dra.net/numaNode": {"ints": [4, 5]}}}
+    original = celext.compile(f"cel.bind(m, {OTHER}, {NUMA} == m)")
+    rewritten = celext.compile(f"cel.bind(m, {OTHER}, {NUMA}.includes(m))")
+    assert (original.matches(device, DRIVER), rewritten.matches(device, DRIVER)) == (True, False)
+
+
+def test_dyn_is_seen_through() -> None:
+    """dyn(x) hands x on unchanged: `dyn(x) == 4` is as fragile as `x == 4`, and its fix keeps the answer."""
+    assert safe_fixes(f"dyn({NUMA}) == 4") == [f"dyn({NUMA}).includes(4)"]
+    for value in (4, 5, [4, 5]):
+        device = {"name": "d", "attributes": {"resource.kubernetes.io/numaNode": attr(value)}}
+        fixed_matches = celext.compile(f"dyn({NUMA}).includes(4)").matches(device, DRIVER)
+        assert fixed_matches is (value == 4 or (isinstance(value, list) and 4 in value))
+    method = 'dyn(device.attributes["gpu.example.com"].model).startsWith("A")'
+    (finding,) = FRAGILE.check(claim_with_selector(method), RuleContext(Policy.default()))
+    assert "`.startsWith()` on gpu.example.com/model" in finding.message
+
+
+def test_the_known_numa_node_guard_is_not_fragile() -> None:
+    """`!= -1` ("has a known NUMA node"): on a list it is true, as meant; other attributes and values still warn."""
+    for expression in (f"{NUMA} != -1", 'device.attributes["resource.kubernetes.io"].?numaNode.orValue(-1) != -1'):
+        assert list(FRAGILE.check(claim_with_selector(expression), RuleContext(Policy.default()))) == [], expression
+    for expression in (f"{NUMA} != 0", 'device.attributes["gpu.example.com"].count != -1', f"{NUMA} == -1"):
+        assert list(FRAGILE.check(claim_with_selector(expression), RuleContext(Policy.default()))), expression
