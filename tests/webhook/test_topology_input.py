@@ -123,7 +123,8 @@ def test_a_malformed_cpulist_is_an_unknown_socket_with_a_note_naming_the_file(ca
     root = Tree(TWO_SOCKETS).build(tmp_path / "sys")
     path = root / "devices/system/node/node1/cpulist"
     path.write_text(text + "\n")
-    note = f"note: node 1 is kept with an unknown socket ({path}: malformed value {text!r}: want a CPU list, as upstream)\n"
+    note = (f"note: node 1 is kept with an unknown socket ({path}: malformed value {text!r}: want a CPU list, "
+            "as upstream)\n")
     assert topology(capsys, root) == (0, TABLE + "0          0       0     10 12     [0, 1]\n\n" + note, "")
 
 
