@@ -328,7 +328,9 @@ def _fragile_finding(path: object, facts: Facts, use: Use, inventory: Inventory 
     name = use.ref.qualified
     if use.how == "method":
         what = f"`.{use.method}()` on {name}"
-        consequence = _ERROR
+        # Kubernetes' lists library has these too: on a list they look for the whole argument as an element
+        consequence = ("silently looks for an element instead of a substring (-1 unless one equals the argument)"
+                       if use.method in ("indexOf", "lastIndexOf") else _ERROR)
     elif use.how == "argument":
         what = f"{name} passed to `{use.method}()`"
         consequence = "is silently false" if use.method in ("includes", "include") else _ERROR

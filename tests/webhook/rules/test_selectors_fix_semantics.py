@@ -197,3 +197,17 @@ def test_the_known_numa_node_guard_is_not_fragile() -> None:
         assert list(FRAGILE.check(claim_with_selector(expression), RuleContext(Policy.default()))) == [], expression
     for expression in (f"{NUMA} != 0", 'device.attributes["gpu.example.com"].count != -1', f"{NUMA} == -1"):
         assert list(FRAGILE.check(claim_with_selector(expression), RuleContext(Policy.default()))), expression
+
+
+def test_index_of_on_a_list_is_said_to_look_for_an_element() -> None:
+    """Kubernetes' lists library has indexOf()/lastIndexOf(): on a list the call is no error, it looks for the
+    whole argument as an element (so a substring search is silently -1)."""
+    model = 'device.attributes["gpu.example.com"].model'
+    for method in ("indexOf", "lastIndexOf"):
+        (finding,) = FRAGILE.check(claim_with_selector(f'{model}.{method}("A") >= 0'), RuleContext(Policy.default()))
+        assert f"`.{method}()` on gpu.example.com/model silently looks for an element instead of a substring" \
+            in finding.message
+        device = {"name": "d", "attributes": {"model": {"strings": ["A100", "H100"]}}}
+        assert celext.compile(f'{model}.{method}("A") >= 0').matches(device, DRIVER) is False
+    (finding,) = FRAGILE.check(claim_with_selector(f'{model}.startsWith("A")'), RuleContext(Policy.default()))
+    assert "is a runtime error" in finding.message
