@@ -57,11 +57,12 @@ class DomainRead(NamedTuple):
 
 
 class Unwrap(NamedTuple):
-    """An optional read turned back into the attribute value: `<read>.value()` or `<read>.orValue(<fallback>)`.
+    """An optional read turned back into the attribute value: `<read>.value()` or `<read>.orValue(<fallback>)`,
+    or (`ternary`, in comparisons) a conditional whose branch is the read: `(has(<read>) ? <read> : <fallback>)`.
 
     `fallback_literal` is the fallback's value when it is an int, string or bool literal."""
 
-    method: Literal["value", "orValue"]
+    method: Literal["value", "orValue", "ternary"]
     span: Span  # the whole call, `device.attributes["d"].?id.orValue(-1)`
     fallback: Span | None = None
     fallback_literal: int | str | bool | None = None

@@ -63,6 +63,7 @@ class _Operand(NamedTuple):
     ref: AttributeRef
     unwrap: Unwrap | None = None
     fallback: Node | None = None  # the orValue() argument, still to be walked
+    condition: Node | None = None  # a ternary's condition, still to be walked (fallback: its other branch)
 
 
 class Walker:
@@ -194,9 +195,28 @@ class Walker:
         return _Operand(ref) if ref is not None and not ref.optional else None
 
     def _finish(self, operand: _Operand, depth_cost: int) -> None:
-        """Walk what an operand holds besides the read (the orValue() fallback)."""
+        """Walk what an operand holds besides the read (the orValue() fallback; a ternary's condition and other
+        branch)."""
+        if operand.condition is not None:
+            self.walk(operand.condition, boolean=True, depth_cost=depth_cost)
         if operand.fallback is not None:
             self.walk(operand.fallback, boolean=False, depth_cost=depth_cost)
+
+    def _compared(self, node: Node) -> _Operand | None:
+        """A comparison's operand: `_operand`, or a ternary with an attribute value in a branch (`(has(x) ? x :
+        -1) == 4`, the guard idiom from before optional reads: the branch is compared, list or not)."""
+        found = self._operand(node)
+        inner = unwrap(node)
+        if found is not None or not isinstance(inner, Tree) or inner.data != "expr" or len(inner.children) != 3:
+            return found
+        condition, *branches = inner.children
+        for index, branch in enumerate(branches):
+            operand = self._operand(branch)
+            if operand is not None and operand.unwrap is None:
+                other = branches[1 - index]
+                how = Unwrap("ternary", self.span(inner), self.span(other), literal_value(other))
+                return _Operand(operand.ref, how, other, condition)
+        return None
 
     # -- operators and calls --------------------------------------------------------------------
 
@@ -205,7 +225,7 @@ class Walker:
         assert isinstance(op_node, Tree)
         left = op_node.children[0]
         how = _RELATIONS[op_node.data]
-        left_op, right_op = self._operand(left), self._operand(right)
+        left_op, right_op = self._compared(left), self._compared(right)
         operator = operator_span(self.expression, self.span(left).end, self.span(right).start)
         # `x == [4]` compares with a list on purpose: the list-aware form already (and false on a scalar).
         equality_with_list = how in ("==", "!=") and (is_list_literal(left) or is_list_literal(right))

@@ -346,7 +346,9 @@ def _fragile_finding(path: object, facts: Facts, use: Use, inventory: Inventory 
     else:
         what = f"`{use.how}` on {name}"
         consequence = _CONSEQUENCE.get(use.how, _ERROR)
-    if use.unwrap is not None:  # `.orValue(d)`/`.value()` hand on the attribute value, list or not
+    if use.unwrap is not None and use.unwrap.method == "ternary":
+        what += " (through a ternary)"
+    elif use.unwrap is not None:  # `.orValue(d)`/`.value()` hand on the attribute value, list or not
         what += f" (read with `.{use.unwrap.method}()`)"
     lists, first = _list_devices(use.ref, inventory, device_class)
     if lists:
@@ -405,8 +407,19 @@ def _fallback_keeps_meaning(use: Use) -> bool:
     only for a scalar `d` (and a condition only for a bool); draguard knows that for a literal only."""
     if use.unwrap is None or use.unwrap.method == "value":
         return True
+    if use.unwrap.method == "ternary":
+        return False  # the rewrite would have to go into the branch: a hint, not a fix
     fallback = use.unwrap.fallback_literal
     return isinstance(fallback, bool) if use.how == "bool" else fallback is not None
+
+
+def _optional(read: str) -> str:
+    """`d.x` -> `d.?x`, `d["x"]` -> `d[?"x"]`: the optional spelling of a read's last step."""
+    if read.endswith("]") and "[" in read:
+        head, _sep, key = read.rpartition("[")
+        return f"{head}[?{key}"
+    head, _sep, name = read.rpartition(".")
+    return f"{head}.?{name}" if head else read
 
 
 def _is_variable(text: str) -> bool:
@@ -416,6 +429,12 @@ def _is_variable(text: str) -> bool:
 def _manual_hint(facts: Facts, use: Use) -> str:
     ref = use.operand.text(facts.expression)
     scalar_note = "keep a scalar-only form only if the driver documents a scalar"
+    if use.unwrap is not None and use.unwrap.method == "ternary":
+        read = use.ref.span.text(facts.expression)
+        if use.how in ("<", "<=", ">", ">="):
+            return f"compare in the branch, where the value is read: ... ? {read}.exists(v, v {use.how} ...) : ..."
+        return (f"compare in the branch, where the value is read: ... ? {read}.includes(<value>) : ..., or use an "
+                f"optional read: {_optional(read)}.orValue(<default>).includes(<value>)")
     if not _fallback_keeps_meaning(use) and use.how in ("==", "!=", "in", "bool"):
         read = use.ref.span.text(facts.expression)
         wanted = "a bool literal" if use.how == "bool" else "a scalar literal"

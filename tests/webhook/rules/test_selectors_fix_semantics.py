@@ -211,3 +211,26 @@ def test_index_of_on_a_list_is_said_to_look_for_an_element() -> None:
         assert celext.compile(f'{model}.{method}("A") >= 0').matches(device, DRIVER) is False
     (finding,) = FRAGILE.check(claim_with_selector(f'{model}.startsWith("A")'), RuleContext(Policy.default()))
     assert "is a runtime error" in finding.message
+
+
+def test_a_ternary_operand_is_compared_as_its_branch() -> None:
+    """`(has(x) ? x : -1) == 4`, the guard idiom from before optional reads: the branch is the attribute value,
+    so the comparison is as fragile as `x == 4`; no automatic fix (it would have to go into the branch)."""
+    guarded = f"(has({NUMA}) ? {NUMA} : -1) == 4"
+    (finding,) = FRAGILE.check(claim_with_selector(guarded), RuleContext(Policy.default()))
+    assert "`==` on resource.kubernetes.io/numaNode (through a ternary) is silently false" in finding.message
+    assert finding.fix is None
+    assert finding.hint.startswith(f"compare in the branch, where the value is read: ... ? {NUMA}.includes(<value>)")
+    assert 'device.attributes["resource.kubernetes.io"].?numaNode.orValue(<default>).includes(<value>)' in finding.hint
+    scalar = {"name": "d", "attributes": {"resource.kubernetes.io/numaNode": {"int": 4}}}
+    listed = {"name": "d", "attributes": {"resource.kubernetes.io/numaNode": {"ints": [4, 5]}}}
+    selector = celext.compile(guarded)
+    assert (selector.matches(scalar, DRIVER), selector.matches(listed, DRIVER)) == (True, False)
+    model = 'device.attributes["gpu.example.com"].model'
+    ordered = f'(has({model}) ? {model} : "") > "A"'
+    (finding,) = FRAGILE.check(claim_with_selector(ordered), RuleContext(Policy.default()))
+    assert "`>` on gpu.example.com/model (through a ternary) is a runtime error" in finding.message
+    assert ".model.exists(v, v > ...)" in finding.hint
+    # A ternary used as a condition keeps the branch's own fix (the branch is the condition's value).
+    condition = 'has(device.attributes["gpu.example.com"].rdma) ? device.attributes["gpu.example.com"].rdma : false'
+    assert safe_fixes(condition) == [condition.replace(".rdma : false", ".rdma.includes(true) : false")]
