@@ -72,6 +72,8 @@ def _fragile(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
 _BOTH_FORMS = frozenset({"includes", "include", "orValue", "value", "hasValue", "or"})
 _IN_BEFORE = re.compile(r"(?<![\w.])in\s*$")
 _INT_BEFORE = re.compile(r"(?<![\w.])(-?\d+)\s*$")
+_CONCAT_AFTER = re.compile(r"\s*\+\s*\[")
+_CONCAT_BEFORE = re.compile(r"\]\s*\+\s*$")
 _EXISTS_EQ = re.compile(r"^\s*([A-Za-z_]\w*)\s*,\s*(?:\1\s*==\s*(-?\d+)|(-?\d+)\s*==\s*\1)\s*$")
 
 
@@ -129,6 +131,17 @@ def _list_only_reads(facts: Facts, ctx: RuleContext) -> Iterator[tuple[str, Attr
         if ref.span in sized and ref.span not in {u.ref.span for u in facts.uses if u.how == "size" and
                                                   _may_be_string(u.ref, _inventory(ctx), ctx)}:
             yield "`size()`", ref, ref.span, ""
+            continue
+        if _CONCAT_AFTER.match(after) or _CONCAT_BEFORE.search(before):  # `x + [..]`: only lists concatenate
+            yield "`+` with a list", ref, ref.span, ""
+    numa_reads = {ref.span: ref for ref in facts.refs if ref.kind == "attributes" and not ref.optional
+                  and not ref.in_guard and "/" not in ref.domain and ref.name not in MALFORMED_IDS
+                  and is_numa(ref.qualified, ctx.policy)}
+    for call in facts.calls:  # sets.contains(x, [..]), ...: the sets library takes lists only
+        if call.receiver is not None and call.receiver.text(expression) == "sets":
+            for arg in call.args:
+                if arg in numa_reads:
+                    yield f"`sets.{call.name}()`", numa_reads[arg], arg, ""
     for call in facts.calls:
         called = call.ref
         if (called is None or called.kind != "attributes" or called.optional or "/" in called.domain

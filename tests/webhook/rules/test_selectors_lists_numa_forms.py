@@ -261,3 +261,26 @@ def test_distinct_rules_default_actions() -> None:
     actions = {f.rule: f.action.value if f.action else None for slices in ([], INVENTORY)
                for f in run_rules(_claim(), Policy.default(), slices=slices).findings}
     assert actions == {"constraint-distinct-numa": "audit", "constraint-distinct-list": "warn"}
+
+
+@pytest.mark.parametrize(("expression", "what", "span"), [
+    (f"sets.contains({N}, [4])", "`sets.contains()`", (14, 14 + len(N))),
+    (f"sets.intersects([4], {N})", "`sets.intersects()`", (21, 21 + len(N))),
+    (f"{N} + [1] == [4, 1]", "`+` with a list", (0, len(N))),
+    (f"[1] + {N} == [1, 4]", "`+` with a list", (6, 6 + len(N))),
+])
+def test_list_only_reads_through_the_sets_library_and_concatenation(expression: str, what: str,
+                                                                      span: tuple[int, int]) -> None:
+    """The sets library and `+ [..]` take lists only: on a scalar numaNode each is `no such overload`."""
+    import celext
+
+    assert [(rule, message, found_span) for rule, _p, message, _h, found_span in
+            seen(claim_with_selector(expression), rules=("list-only-read",))] == [
+        ("list-only-read", _generic(what), span)]
+    scalar = {"name": "d", "attributes": {"resource.kubernetes.io/numaNode": {"int": 4}}}
+    with pytest.raises(celext.EvaluationError, match="no such overload"):
+        celext.compile(expression).evaluate(scalar, "gpu.example.com")
+
+
+def test_arithmetic_on_a_scalar_is_not_a_list_only_read() -> None:
+    assert seen(claim_with_selector(f"{N} + 1 == 5"), rules=("list-only-read",)) == []
