@@ -110,10 +110,8 @@ def _list_only_reads(facts: Facts, ctx: RuleContext) -> Iterator[tuple[str, Attr
     expression = facts.expression
     methods = {(u.ref.span, u.method) for u in facts.uses if u.how == "method"}
     sized = {u.ref.span for u in facts.uses if u.how == "size"}
-    for ref in facts.refs:
-        if (ref.kind != "attributes" or ref.optional or ref.in_guard or "/" in ref.domain
-                or ref.name in MALFORMED_IDS or not is_numa(ref.qualified, ctx.policy)):
-            continue
+    numa_reads = {ref.span: ref for ref in facts.refs if not ref.in_guard and _numa_value(ref, ctx)}
+    for ref in numa_reads.values():
         read = ref.span.text(expression)
         after = expression[ref.span.end:]
         if after.lstrip().startswith("["):
@@ -132,11 +130,8 @@ def _list_only_reads(facts: Facts, ctx: RuleContext) -> Iterator[tuple[str, Attr
                                                   _may_be_string(u.ref, _inventory(ctx), ctx)}:
             yield "`size()`", ref, ref.span, ""
             continue
-        if _CONCAT_AFTER.match(after) or _CONCAT_BEFORE.search(before):  # `x + [..]`: only lists concatenate
+        if _CONCAT_AFTER.match(after) or _after_list_literal(before):  # `x + [..]`: only lists concatenate
             yield "`+` with a list", ref, ref.span, ""
-    numa_reads = {ref.span: ref for ref in facts.refs if ref.kind == "attributes" and not ref.optional
-                  and not ref.in_guard and "/" not in ref.domain and ref.name not in MALFORMED_IDS
-                  and is_numa(ref.qualified, ctx.policy)}
     for call in facts.calls:  # sets.contains(x, [..]), ...: the sets library takes lists only
         if call.receiver is not None and call.receiver.text(expression) == "sets":
             for arg in call.args:
@@ -144,9 +139,8 @@ def _list_only_reads(facts: Facts, ctx: RuleContext) -> Iterator[tuple[str, Attr
                     yield f"`sets.{call.name}()`", numa_reads[arg], arg, ""
     for call in facts.calls:
         called = call.ref
-        if (called is None or called.kind != "attributes" or called.optional or "/" in called.domain
-                or called.name in MALFORMED_IDS or not is_numa(called.qualified, ctx.policy)
-                or call.name in _BOTH_FORMS or call.name == "size" or (called.span, call.name) in methods):
+        if (called is None or not _numa_value(called, ctx) or call.name in _BOTH_FORMS or call.name == "size"
+                or (called.span, call.name) in methods):
             continue
         hint = ""
         if call.name == "exists" and call.args:
@@ -156,6 +150,26 @@ def _list_only_reads(facts: Facts, ctx: RuleContext) -> Iterator[tuple[str, Attr
                 hint = (f"{called.span.text(expression)}.includes({match.group(2) or match.group(3)})   "
                         f"(membership in a list, equality with a scalar)")
         yield f"`.{call.name}()`", called, call.name_span, hint
+
+
+def _numa_value(ref: AttributeRef, ctx: RuleContext) -> bool:
+    """A well-formed, non-optional read of a NUMA attribute's value (what list-only-read judges)."""
+    return (ref.kind == "attributes" and not ref.optional and "/" not in ref.domain
+            and ref.name not in MALFORMED_IDS and is_numa(ref.qualified, ctx.policy))
+
+
+def _after_list_literal(before: str) -> bool:
+    """Whether `before` ends with `[..] +`: a list literal, not an index (`x[0] +`), as the left operand."""
+    match = _CONCAT_BEFORE.search(before)
+    if match is None:
+        return False
+    depth = 0
+    for i in range(match.start(), -1, -1):  # from the `]` back to its `[`
+        depth += {"]": 1, "[": -1}.get(before[i], 0)
+        if depth == 0:
+            left = before[:i].rstrip()
+            return not left or left[-1] in "([{,:?!&|+-*/%<>="  # an operand starts here: a literal
+    return False
 
 
 def _distinct_numa(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:

@@ -284,3 +284,6 @@ def test_list_only_reads_through_the_sets_library_and_concatenation(expression: 
 
 def test_arithmetic_on_a_scalar_is_not_a_list_only_read() -> None:
     assert seen(claim_with_selector(f"{N} + 1 == 5"), rules=("list-only-read",)) == []
+    # an index before `+` is an element, not a list literal
+    indexed = f'device.attributes["gpu.example.com"].counts[0] + {N} == 5'
+    assert seen(claim_with_selector(indexed), rules=("list-only-read",)) == []
