@@ -27,7 +27,7 @@ from typing import Literal, Protocol
 from msgspec import Struct, field
 
 from celext.gostrconv import parse_int
-from webhook.topology.sysfs import SysfsError
+from webhook.topology.sysfs import SysfsAccessError, SysfsError
 
 MAX_NUMA_NODES = 1024  # maxNUMANodes: Linux MAX_NUMNODES with CONFIG_NODES_SHIFT capped at 10
 _BDF = re.compile(r"[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-9a-f]")  # verifyPCIBDFFormat: lower-case only
@@ -146,6 +146,8 @@ class Topology(Struct):
             if physical is None:
                 raise SysfsError(f"{self.reader.describe(rel)}: malformed value {go_trim(text)!r}: "
                                  "want a NUMA node id")
+        except SysfsAccessError:
+            raise
         except SysfsError as err:
             return Derivation(subject, None, None, f"{err.message}: {UNREADABLE}", status="unreadable")
         if physical < 0:
@@ -222,6 +224,8 @@ class Topology(Struct):
         fallback = f"list falls back to [{node}]"
         try:
             text = self.reader.read(rel, lenient=True)  # a garbled row falls back as a row with a word in it does
+        except SysfsAccessError:
+            raise
         except SysfsError as err:  # upstream: the read fails, the list falls back
             return Equidistant(None, notes=(f"{err.message}: {fallback}",))
         if text is None:
@@ -300,6 +304,8 @@ class Topology(Struct):
             if socket is None:
                 raise SysfsError(f"{self.reader.describe(rel)}: malformed value {go_trim(package)!r}: "
                                  "want a socket id")
+        except SysfsAccessError:
+            raise
         except SysfsError as err:
             self.socket_problems[node] = err.message
             return None

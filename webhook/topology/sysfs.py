@@ -24,6 +24,11 @@ class SysfsError(DraguardError):
     """A sysfs root that is not one, or a file in it that cannot be read."""
 
 
+class SysfsAccessError(SysfsError):
+    """The operating system refused a read or a listing (permissions, I/O): not a fact about the tree, so the
+    derivation stops rather than treat it as upstream's per-device failure (a driver running as root reads it)."""
+
+
 class Sysfs(Struct, frozen=True):
     """A `webhook.topology.numa.Reader` over a directory. Build it with `Sysfs.open(root)`."""
 
@@ -39,13 +44,13 @@ class Sysfs(Struct, frozen=True):
         except (FileNotFoundError, NotADirectoryError):
             raise SysfsError(f"sysfs root {path}: no such directory") from None
         except OSError as err:
-            raise SysfsError(f"sysfs root {path}: cannot read: {err.strerror or err}") from None
+            raise SysfsAccessError(f"sysfs root {path}: cannot read: {err.strerror or err}") from None
         if not stat.S_ISDIR(info.st_mode):
             raise SysfsError(f"sysfs root {path}: not a directory")
         try:
             os.listdir(path)
         except OSError as err:
-            raise SysfsError(f"sysfs root {path}: cannot read: {err.strerror or err}") from None
+            raise SysfsAccessError(f"sysfs root {path}: cannot read: {err.strerror or err}") from None
         if not any(_is_dir(path / marker) for marker in MARKERS):
             raise SysfsError(
                 f"{path} is not a sysfs root: it has none of {', '.join(MARKERS)} (pass --sysfs-root DIR, "
@@ -65,7 +70,7 @@ class Sysfs(Struct, frozen=True):
         except NotADirectoryError:
             return None  # a parent is a file: the tree does not have this entry
         except OSError as err:
-            raise SysfsError(f"{path}: cannot read: {err.strerror or err}") from None
+            raise SysfsAccessError(f"{path}: cannot read: {err.strerror or err}") from None
         if stat.S_ISDIR(info.st_mode):
             raise SysfsError(f"{path}: is a directory, expected a sysfs attribute file")
         if not stat.S_ISREG(info.st_mode):
@@ -74,7 +79,7 @@ class Sysfs(Struct, frozen=True):
             with path.open("rb") as handle:
                 data = handle.read(MAX_FILE_BYTES + 1)
         except OSError as err:
-            raise SysfsError(f"{path}: cannot read: {err.strerror or err}") from None
+            raise SysfsAccessError(f"{path}: cannot read: {err.strerror or err}") from None
         if len(data) > MAX_FILE_BYTES:
             raise SysfsError(f"{path}: larger than {MAX_FILE_BYTES // 1024} KiB, so not a sysfs attribute")
         # UTF-8, as Go's strings.TrimSpace and strings.Fields read the bytes (a no-break space is a space there)
@@ -92,7 +97,7 @@ class Sysfs(Struct, frozen=True):
         except (FileNotFoundError, NotADirectoryError):
             return None
         except OSError as err:
-            raise SysfsError(f"{path}: cannot list: {err.strerror or err}") from None
+            raise SysfsAccessError(f"{path}: cannot list: {err.strerror or err}") from None
 
     def describe(self, rel: str) -> str:
         """The full path of `rel`, for messages."""
@@ -111,4 +116,4 @@ def _is_dir(path: Path) -> bool:
     except (FileNotFoundError, NotADirectoryError):
         return False
     except OSError as err:
-        raise SysfsError(f"{path}: cannot read: {err.strerror or err}") from None
+        raise SysfsAccessError(f"{path}: cannot read: {err.strerror or err}") from None

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from tests.webhook.topology.trees import EPYC_9825_NPS4, Node, Tree, slit, sockets
 from webhook.topology import Form, NumaValue, Sysfs, Topology
 from webhook.topology.numa import UNREADABLE, atoi, parse_cpulist
+from webhook.topology.sysfs import SysfsAccessError
 
 Build = Callable[[Tree], Topology]
 
@@ -396,3 +397,33 @@ def test_list_invariants(
     if sockets_[node] is None:  # no filter: every node at the minimum
         assert len(rest) == sum(1 for d in others if d == min(others))
     assert topology.node(node, Form.SCALAR).value == NumaValue(Form.SCALAR, (node,))
+
+
+class _Refusing:
+    """A reader over a real tree that the operating system refuses one path of (as EACCES would)."""
+
+    def __init__(self, inner: Sysfs, refused: str) -> None:
+        self.inner, self.refused = inner, refused
+
+    def read(self, rel: str, *, lenient: bool = False) -> str | None:
+        if rel == self.refused:
+            raise SysfsAccessError(f"{self.inner.describe(rel)}: cannot read: Permission denied")
+        return self.inner.read(rel, lenient=lenient)
+
+    def listdir(self, rel: str) -> list[str] | None:
+        return self.inner.listdir(rel)
+
+    def describe(self, rel: str) -> str:
+        return self.inner.describe(rel)
+
+
+@pytest.mark.parametrize("refused", ["bus/pci/devices/0000:02:00.0/numa_node", "devices/system/node/node1/cpulist",
+                                     "devices/system/node/node0/distance"])
+def test_a_refused_read_stops_the_derivation_unlike_a_malformed_value(tmp_path: Path, refused: str) -> None:
+    """Permissions are this run's problem, not the tree's: a driver running as root reads the file, so draguard
+    does not guess (no unknown socket, no [N] fallback, no per-device failure): the error goes to the caller."""
+    nodes = {0: Node(cpus=(0,), socket=0, distance="10 12"), 1: Node(cpus=(1,), socket=1, distance="12 10")}
+    root = Tree(nodes, pci={"0000:02:00.0": "0"}).build(tmp_path)
+    topology = Topology(_Refusing(Sysfs.open(root), refused))
+    with pytest.raises(SysfsAccessError, match=r"cannot read: Permission denied$"):
+        topology.pci("0000:02:00.0", Form.LIST)
