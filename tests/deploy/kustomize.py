@@ -21,8 +21,13 @@ CERT_MANAGER = DEPLOY / "overlays" / "cert-manager"
 MTLS = DEPLOY / "overlays" / "mtls"
 VAP = DEPLOY / "vap"
 AUDIT = DEPLOY / "overlays" / "audit"
+JOB_CERTS_FAIL_CLOSED = DEPLOY / "overlays" / "job-certs-fail-closed"
+CERT_MANAGER_FAIL_CLOSED = DEPLOY / "overlays" / "cert-manager-fail-closed"
+# Every kustomization a user can apply (tests/deploy/test_render.py checks that none under deploy/ is missing);
+# components (deploy/components) are not buildable alone and are checked through the overlays that use them.
 KUSTOMIZATIONS = {"base": BASE, "job-certs": JOB_CERTS, "cert-manager": CERT_MANAGER, "mtls": MTLS, "vap": VAP,
-                  "audit": AUDIT}
+                  "audit": AUDIT, "job-certs-fail-closed": JOB_CERTS_FAIL_CLOSED,
+                  "cert-manager-fail-closed": CERT_MANAGER_FAIL_CLOSED}
 KUBERNETES = "1.37.0"  # the release the manifests target; kubernetes-validate ships its schemas
 CERT_MANAGER_GROUP = "cert-manager.io/v1"  # CRDs: not in the Kubernetes OpenAPI, checked field by field instead
 
@@ -57,6 +62,12 @@ def load_files(paths: list[Path]) -> list[Obj]:
 def manifests(directory: Path) -> list[Obj]:
     """The objects of every manifest file in `directory`, as written (kustomization.yaml excluded)."""
     return load_files(sorted(p for p in directory.glob("*.yaml") if p.name != "kustomization.yaml"))
+
+
+def kustomization_dirs() -> dict[Path, str]:
+    """Every directory under deploy/ with a kustomization.yaml, and its kind (Kustomization or Component)."""
+    return {path.parent: kustomization(path.parent).get("kind", "Kustomization")
+            for path in sorted(DEPLOY.rglob("kustomization.yaml"))}
 
 
 def kustomization(directory: Path) -> Obj:

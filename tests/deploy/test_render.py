@@ -14,6 +14,7 @@ from tests.deploy.kustomize import (
     KUSTOMIZATIONS,
     Obj,
     kustomization,
+    kustomization_dirs,
     load_files,
     pod_specs,
     render,
@@ -21,6 +22,21 @@ from tests.deploy.kustomize import (
 )
 
 ALL = sorted(KUSTOMIZATIONS)
+# The overlays that install the webhook: the base and what they add to it.
+WEBHOOK_OVERLAYS = ["job-certs", "cert-manager", "mtls", "job-certs-fail-closed", "cert-manager-fail-closed"]
+
+
+def test_every_kustomization_under_deploy_is_rendered_and_checked() -> None:
+    # A new overlay that is not in KUSTOMIZATIONS would escape every check below (the fail-closed overlays did).
+    found = kustomization_dirs()
+    assert sorted(d for d, kind in found.items() if kind == "Kustomization") == sorted(KUSTOMIZATIONS.values())
+    assert set(found.values()) == {"Kustomization", "Component"}
+    used = {
+        (directory / entry).resolve()
+        for directory in KUSTOMIZATIONS.values()
+        for entry in kustomization(directory).get("components", [])
+    }
+    assert {d.resolve() for d, kind in found.items() if kind == "Component"} <= used
 
 
 @pytest.mark.parametrize("name", ALL)
@@ -30,7 +46,7 @@ def test_kustomization_lists_every_manifest_beside_it_and_nothing_missing(name: 
     listed = [entry for entry in kustomization(directory)["resources"] if not entry.startswith("..")]
     beside = sorted(p.name for p in directory.glob("*.yaml") if p.name != "kustomization.yaml")
     assert sorted(listed) == beside
-    for entry in kustomization(directory)["resources"]:
+    for entry in kustomization(directory)["resources"] + kustomization(directory).get("components", []):
         assert (directory / entry).exists(), f"{name}: {entry} does not exist"
 
 
@@ -66,20 +82,20 @@ def test_strict_validation_rejects_an_unknown_field() -> None:
 
 def test_overlays_contain_the_whole_base() -> None:
     base = {(o["kind"], o["metadata"]["name"]) for o in render(KUSTOMIZATIONS["base"])}
-    for overlay in ("job-certs", "cert-manager"):
+    for overlay in WEBHOOK_OVERLAYS:
         rendered = {(o["kind"], o["metadata"]["name"]) for o in render(KUSTOMIZATIONS[overlay])}
         assert base <= rendered, overlay
 
 
 def test_every_namespaced_object_lives_in_the_draguard_namespace() -> None:
-    for name in ("job-certs", "cert-manager"):
+    for name in ALL:
         for obj in render(KUSTOMIZATIONS[name]):
             if obj["kind"] not in CLUSTER_SCOPED:
                 assert obj["metadata"].get("namespace") == "draguard", (name, obj["kind"], obj["metadata"]["name"])
 
 
 def test_every_container_runs_the_one_draguard_image() -> None:
-    for name in ("base", "job-certs", "cert-manager"):
+    for name in ["base", "audit", *WEBHOOK_OVERLAYS]:
         images = {
             c["image"]
             for o in render(KUSTOMIZATIONS[name])
@@ -100,7 +116,7 @@ CLUSTER_SCOPED = {
 }
 
 
-@pytest.mark.parametrize("overlay", ["job-certs", "cert-manager"])
+@pytest.mark.parametrize("overlay", WEBHOOK_OVERLAYS)
 def test_one_image_setting_in_a_user_overlay_repoints_every_container(overlay: str, tmp_path: Path) -> None:
     # What docs/deploy.md tells users to do: an overlay of their own with one `images` entry.
     source = os.path.relpath(KUSTOMIZATIONS[overlay], tmp_path)
