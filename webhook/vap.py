@@ -26,7 +26,10 @@ macros), consistency between the devices of one slice, selector analysis (celext
 
 Every object declares the profile it targets (annotations `draguard.io/kubernetes-version` and
 `draguard.io/feature-gates`: every DRA gate of that release with its value). Releases before 1.36 have no
-list attributes, so expressions reading `ints` or `strings` would not compile there: `build` refuses them.
+list attributes. The API server would still accept and run the expressions, which read `ints` and `strings` (in
+admission CEL `object` is dynamically typed, and `has()` of a field the object lacks is false), but the policy's
+type checking against that release's schema would report every list read as an undefined field
+(`status.typeChecking`): `build` refuses such a release, a choice of draguard's.
 
 Ratcheting is approximated: in the deny policy a device whose checked part is unchanged from the old object's
 device of the same name is not judged again (the webhook demotes such findings to warnings; a binding cannot
@@ -260,8 +263,8 @@ def build(policy: Policy) -> list[dict[str, Any]]:
     profile = policy.profile
     if not profile.has_field("attribute.ints"):
         raise DraguardError(f"policy vap: Kubernetes {profile.version} has no list attributes (ints, strings), which "
-                            "the generated expressions read: the API server could not compile them; target 1.36 or "
-                            "later, or use the webhook")
+                            "the generated expressions read: its type checking would warn on each of them; target "
+                            "1.36 or later, or use the webhook")
     annotations = {
         "draguard.io/generated-by": GENERATED_BY,
         "draguard.io/kubernetes-version": profile.version,

@@ -548,8 +548,8 @@ def test_a_release_without_list_attributes_is_refused(version: str, capsys: pyte
     assert captured.out == ""
     assert captured.err == (
         f"draguard: error: policy vap: Kubernetes {version} has no list attributes (ints, strings), which the "
-        "generated expressions read: the API server could not compile them; target 1.36 or later, or use the "
-        "webhook\n")
+        "generated expressions read: its type checking would warn on each of them; target 1.36 or later, or use "
+        "the webhook\n")
 
 
 def test_an_unknown_or_locked_gate_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
