@@ -229,13 +229,15 @@ def test_slices_without_devices_do_not_reach_the_webhook(spec: Obj, called: bool
     [
         ("system:serviceaccount:kube-system:resource-claim-controller", False),
         ("system:kube-controller-manager", False),
+        ("system:kube-scheduler", False),  # its claims for extended resources (DRAExtendedResource)
+        ("system:serviceaccount:kube-system:kube-scheduler", True),  # not the scheduler's own identity
         ("alice@example.com", True),
         ("system:serviceaccount:team-a:deployer", True),
     ],
 )
-def test_claims_the_resource_claim_controller_stamps_out_skip_the_webhook(user: str, called: bool) -> None:
+def test_claims_kubernetes_makes_skip_the_webhook(user: str, called: bool) -> None:
     request = {"object": {"kind": "ResourceClaim"}, "userInfo": {"username": user}}
-    assert _match("selectors.draguard.io", "not-the-resource-claim-controller", request) is called
+    assert _match("selectors.draguard.io", "not-made-by-kubernetes", request) is called
 
 
 def test_shutdown_fits_in_the_grace_period() -> None:
