@@ -40,5 +40,5 @@ ENV PATH=/opt/draguard/bin:$PATH \
 USER 65532:65532
 EXPOSE 8443 9090
 ENTRYPOINT ["draguard", "serve"]
-CMD ["--cert-dir=/etc/draguard/tls", "--policy=/etc/draguard/policy/policy.yaml", "--host=0.0.0.0", "--port=8443", \
+CMD ["--cert-dir=/etc/draguard/tls", "--policy=/etc/draguard/policy/policy.yaml", "--port=8443", \
      "--metrics-port=9090"]

@@ -33,6 +33,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+import signal
 import socket as stdsocket
 import ssl
 import time
@@ -55,7 +56,7 @@ from webhook.app import AdmissionRoute
 from webhook.auth.peer import count_handshake_error
 from webhook.balance import Balance, BalancedServer
 from webhook.connection import LATE, BodyDeadline, Deadline, DeadlineInput, OneWrite, SocketBody, waited
-from webhook.serve import Limits, current
+from webhook.serve import STOP_SIGNALS, Limits, current
 
 # After SIGTERM, how long kept-alive connections still get their requests answered once nothing is in flight:
 # the API server may send on a pooled connection until it notices the endpoint is gone.
@@ -89,6 +90,12 @@ class GuardedWorker(GeventWorker):  # type: ignore[misc]
     _parser_cfg: Any = None
     _quit = False
     _balance: Balance | None = None
+
+    def init_signals(self) -> None:
+        """gunicorn's handlers, then the stop signals the master blocked across the fork: one already sent is
+        delivered now, to those handlers (webhook.serve.STOP_SIGNALS)."""
+        super().init_signals()
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
 
     def load_wsgi(self) -> None:
         super().load_wsgi()

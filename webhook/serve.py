@@ -25,21 +25,23 @@ Choices and why (docs/webhook.md has the measurements):
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import ipaddress
 import logging
 import os
 import resource
 import shutil
+import signal
 import socket
 import ssl
 import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
-from msgspec import Struct, field
+from msgspec import Struct, field, structs
 
 from webhook.auth.settings import AuthSettings
 from webhook.balance import MAX_SLOTS, Shares
@@ -79,10 +81,18 @@ class Limits(Struct, frozen=True):
 DEFAULT_LIMITS = Limits()
 
 
+EVERY_ADDRESS = ""  # --host's default: see listen_host
+# The signals that stop a worker. The master blocks them across each fork, and the worker unblocks them once its
+# own handlers are in place (webhook.front.GuardedWorker.init_signals): one that arrives in between (a Pod deleted
+# while a worker boots) would run the master's handler the child inherited, which queues it where nobody reads,
+# and the master would wait out the whole graceful timeout before it kills that worker.
+STOP_SIGNALS = frozenset({signal.SIGTERM, signal.SIGINT, signal.SIGQUIT})
+
+
 class ServeOptions(Struct, frozen=True):
     cert_file: Path
     key_file: Path
-    host: str = "0.0.0.0"
+    host: str = EVERY_ADDRESS
     port: int = 8443
     workers: int = 2
     limits: Limits = DEFAULT_LIMITS
@@ -125,6 +135,7 @@ def current() -> Served:
 def serve(options: ServeOptions) -> None:
     """Check everything a user can get wrong (one-line `DraguardError`), then run gunicorn until stopped."""
     options.auth.check()
+    options = structs.replace(options, host=listen_host(options.host))
     check_listen(options.host, options.port, "--port")
     metrics_host = options.metrics_host or options.host
     if options.metrics_port:
@@ -189,6 +200,27 @@ def warm_up() -> None:
     gc.collect()
     gc.freeze()
     gc.set_threshold(YOUNG_GC_THRESHOLD, *gc.get_threshold()[1:])
+
+
+def listen_host(host: str) -> str:
+    """The address to bind: `host` as given; for EVERY_ADDRESS, as a Go server's `:8443` listens: `::` where the
+    kernel has IPv6 and maps IPv4 onto it (IPv4-only, dual-stack and IPv6-only pods alike), else `0.0.0.0`."""
+    if host != EVERY_ADDRESS:
+        return host
+    return "::" if _dual_stack() else "0.0.0.0"
+
+
+def _dual_stack() -> bool:
+    """Does an IPv6 wildcard socket also take IPv4 here? Not without IPv6 (disabled on the node or the pod), and
+    not where `net.ipv6.bindv6only` makes such sockets IPv6-only (gunicorn leaves the kernel's default)."""
+    if not socket.has_ipv6:
+        return False
+    try:
+        with socket.socket(socket.AF_INET6, socket.SOCK_STREAM) as probe:
+            probe.bind(("::", 0))
+            return probe.getsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY) == 0
+    except OSError:
+        return False
 
 
 def check_listen(host: str, port: int, flag: str) -> None:
@@ -326,6 +358,15 @@ def gunicorn_settings(options: ServeOptions, metrics_host: str) -> dict[str, Any
     return settings
 
 
+def _end_worker(code: object) -> NoReturn:
+    """A worker's exit with gunicorn's status, its output flushed, and nothing of the master's run after."""
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    os._exit(code if isinstance(code, int) else 0 if code is None else 1)
+
+
 def _logger_class() -> type:
     from gunicorn.glogging import Logger
 
@@ -363,12 +404,42 @@ def _build_app(options: ServeOptions) -> Flask:
 
 def _application_class() -> type:
     from gunicorn.app.base import BaseApplication
+    from gunicorn.arbiter import Arbiter
+
+    class Master(Arbiter):  # type: ignore[misc]
+        def spawn_worker(self) -> int:
+            """A worker forked with STOP_SIGNALS blocked (the child inherits the mask; see STOP_SIGNALS). The
+            worker ends here: gunicorn ends it with SystemExit, which would unwind through this process's callers,
+            whose cleanup (serve's) is the master's: it removed the policy channel and the metrics directory the
+            master and the other workers still use, and the worker started in its place then failed to boot,
+            which stops the whole server."""
+            master = os.getpid()
+            blocked = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+            try:
+                pid: int = super().spawn_worker()
+                return pid
+            except SystemExit as done:
+                if os.getpid() == master:
+                    raise
+                _end_worker(done.code)
+            finally:
+                if os.getpid() == master:
+                    signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
 
     class Application(BaseApplication):  # type: ignore[misc]
         def __init__(self, options: ServeOptions, metrics_host: str) -> None:
             self.options = options
             self.metrics_host = metrics_host
             super().__init__()
+
+        def run(self) -> None:
+            """BaseApplication.run with the Master above."""
+            try:
+                Master(self).run()
+            except RuntimeError as err:  # gunicorn's start-up errors, worded as gunicorn does
+                print(f"\nError: {err}\n", file=sys.stderr)
+                sys.stderr.flush()
+                sys.exit(1)
 
         def load_config(self) -> None:
             for key, value in gunicorn_settings(self.options, self.metrics_host).items():

@@ -22,7 +22,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "(default: %(default)s)")
     parser.add_argument("--cert-name", default="tls.crt", help="certificate file in --cert-dir (default: %(default)s)")
     parser.add_argument("--key-name", default="tls.key", help="key file in --cert-dir (default: %(default)s)")
-    parser.add_argument("--host", default="0.0.0.0", help="address to listen on (default: %(default)s)")
+    parser.add_argument("--host", default="",
+                        help="address to listen on (default: every address, IPv6 and IPv4 where the kernel has "
+                             "IPv6, else IPv4: as a Go server's :8443)")
     parser.add_argument("--port", type=_port, default=8443, help="HTTPS port (default: %(default)s)")
     parser.add_argument("--workers", type=positive, default=2, help="worker processes (default: %(default)s)")
     parser.add_argument("--max-connections", type=positive, default=1000, metavar="N",
@@ -112,12 +114,15 @@ def _self_signed(cert_dir: Path, host: str) -> None:
     from webhook.errors import DraguardError
 
     ips = ["127.0.0.1", "::1"]
+    extra_dns = ["localhost"]
     try:
-        if not ipaddress.ip_address(host).is_unspecified and host not in ips:
-            ips.append(host)
-    except ValueError:
-        pass
-    extra_dns = ["localhost"] if host in ("localhost", "127.0.0.1", "::1", "0.0.0.0") else ["localhost", host]
+        address = ipaddress.ip_address(host)
+    except ValueError:  # a name; "" (every address) names nothing
+        if host and host != "localhost":
+            extra_dns.append(host)
+    else:
+        if not address.is_unspecified and str(address) not in ips:
+            ips.append(str(address))
     try:
         generate(cert_dir, SERVICE, NAMESPACE, extra_dns=extra_dns, extra_ips=ips)
     except CertsError as err:
