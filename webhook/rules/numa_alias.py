@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 from webhook.fieldpath import FieldPath
 from webhook.findings import Action, Finding
 from webhook.rules.base import RESOURCE_SLICE, Rule, RuleContext
-from webhook.rules.devices import attribute_path, driver_of, is_int, printable, slice_index
+from webhook.rules.devices import attribute_path, driver_of, printable, slice_index, stored_int
 from webhook.rules.numa import NUMA, physical_node
 from webhook.rules.plain import MAX_NODE, alias_keys, digest
 from webhook.wire import Obj
@@ -68,8 +68,8 @@ def _find_aliases(slice_: Obj, ctx: RuleContext) -> Aliases:
 
 
 def _alias_value(attribute: Any) -> int | None:
-    value = attribute.get("int") if isinstance(attribute, dict) else None
-    return value if isinstance(value, int) and is_int(value) and value >= 0 else None
+    value = stored_int(attribute.get("int")) if isinstance(attribute, dict) else None
+    return value if value is not None and value >= 0 else None
 
 
 def _mismatch(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
@@ -105,8 +105,8 @@ def _alias_type(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
                 kinds = [printable(str(k)) for k, v in attribute.items() if v is not None] or ["empty"]
                 yield Finding(alias.path, f"NUMA alias {name} is a {'/'.join(kinds)} value, not an int",
                               hint="publish vendor NUMA aliases as `int: N`, like the standard attribute")
-            elif is_int(value) and value < 0:
-                yield Finding(alias.path.child("int"), f"NUMA alias {name} is {value}",
+            elif (node := stored_int(value)) is not None and node < 0:
+                yield Finding(alias.path.child("int"), f"NUMA alias {name} is {node}",
                               hint="omit the alias while the NUMA node is unknown instead of publishing a "
                               "negative value; selectors comparing node ids would match it")
 
