@@ -2,7 +2,8 @@
 
 Drivers published their own NUMA attribute before KEP-6072 (`dra.net/numaNode`, `dra.cpu/numaNodeID`, ...)
 and many keep it for old selectors. The aliases checked are the policy's `numaNode.aliases` plus
-`<driver>/numaNode` and `<driver>/numa` (also written unqualified, which means the driver's domain).
+`<driver>/numaNode` and `<driver>/numa` (also written unqualified, which means the driver's domain; a device
+that sets both spellings has each checked, as CEL sees one of them at random).
 
     passes: {resource.kubernetes.io/numaNode: {ints: [1, 0]}, dra.net/numaNode: {int: 1}}
     fails:  {resource.kubernetes.io/numaNode: {int: 1},       dra.net/numaNode: {int: 0}}  (numa-node-alias-mismatch)
@@ -55,13 +56,12 @@ def _find_aliases(slice_: Obj, ctx: RuleContext) -> Aliases:
             continue
         found = []
         for name, bare in names:
-            if name not in hits and bare not in hits:
-                continue
-            key, value = name, attrs.get(name)
-            if (value is None or not isinstance(value, Mapping)) and bare is not None:
-                key, value = bare, attrs.get(bare)
-            if value is not None and isinstance(value, Mapping):
-                found.append(Alias(name, i, key, value))
+            # Both spellings may be set: CEL files them under one key and keeps whichever the Go map yields last,
+            # so each is checked.
+            for key in (name, bare):
+                value = attrs.get(key) if key in hits else None
+                if isinstance(value, Mapping):
+                    found.append(Alias(name, i, key, value))
         if found:
             out.append((attrs, found))
     return out

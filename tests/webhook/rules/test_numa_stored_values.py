@@ -74,7 +74,8 @@ def test_an_alias_written_as_an_integral_float_is_compared() -> None:
 
 def test_a_negative_alias_written_as_a_float_is_reported() -> None:
     assert findings("{resource.kubernetes.io/numaNode: {int: 1}, dra.net/numaNode: {int: -1.0}}") == [
-        ("numa-node-alias-type", "spec.devices[0].attributes[dra.net/numaNode].int", "NUMA alias dra.net/numaNode is -1")]
+        ("numa-node-alias-type", "spec.devices[0].attributes[dra.net/numaNode].int",
+         "NUMA alias dra.net/numaNode is -1")]
 
 
 def test_an_alias_beyond_int64_is_only_a_wrong_type() -> None:
@@ -87,3 +88,15 @@ def test_list_form_does_not_call_a_non_list_a_list() -> None:
     policy = Policy.from_mapping({"numaNode": {"listForm": "deny"}})
     assert findings("resource.kubernetes.io/numaNode: {ints: 3}", policy) == [
         ("k8s-wire-type", f"{NUMA}.ints", "Invalid value: 3: must be of type array")]
+
+
+def test_both_spellings_of_an_alias_are_compared() -> None:
+    """Bare `numaNode` under driver dra.net is dra.net/numaNode too: CEL keeps one of the two at random."""
+    assert findings("{resource.kubernetes.io/numaNode: {int: 1}, dra.net/numaNode: {int: 1}, numaNode: {int: 0}}") == [
+        ("numa-node-alias-mismatch", "spec.devices[0].attributes[numaNode].int",
+         "dra.net/numaNode is 0 but resource.kubernetes.io/numaNode says the device is on NUMA node 1")]
+
+
+def test_both_spellings_of_an_alias_are_typed() -> None:
+    assert findings("{resource.kubernetes.io/numaNode: {int: 1}, dra.net/numaNode: {int: 1}, numaNode: {int: -1}}") == [
+        ("numa-node-alias-type", "spec.devices[0].attributes[numaNode].int", "NUMA alias dra.net/numaNode is -1")]
