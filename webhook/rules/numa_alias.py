@@ -59,8 +59,8 @@ def _find_aliases(slice_: Obj, ctx: RuleContext) -> Aliases:
             # Both spellings may be set: CEL files them under one key and keeps whichever the Go map yields last,
             # so each is checked.
             for key in (name, bare):
-                value = attrs.get(key) if key in hits else None
-                if isinstance(value, Mapping):
+                value = attrs.get(key) if key is not None and key in hits else None
+                if key is not None and isinstance(value, Mapping):
                     found.append(Alias(name, i, key, value))
         if found:
             out.append((attrs, found))
