@@ -29,7 +29,7 @@ from webhook.budget import UNLIMITED, Budget, BudgetExceeded, CompileCacheBudget
 from webhook.fieldpath import FieldPath
 from webhook.findings import Action, Finding, Position
 from webhook.manifests.objects import Locator
-from webhook.policy import Policy
+from webhook.policy import LIST_GATE, Policy
 from webhook.rules import CATALOGUE
 from webhook.rules.base import RESOURCE_SLICE, Rule, RuleContext
 from webhook.rules.runner import BUDGET_EXCEEDED, RULE_ERROR
@@ -132,7 +132,7 @@ def _evaluate(
     errors: list[str],
 ) -> list[Finding]:
     dropped: set[str] = set()
-    if kind_of(obj) == RESOURCE_SLICE and not policy.list_types and not (old is not None and uses_list_types(old)):
+    if kind_of(obj) == RESOURCE_SLICE and not policy.list_types and (old is None or not _ratchets_lists(old, policy)):
         obj, dropped = drop_list_types(obj)
     findings = _check(rules, obj, RuleContext(policy, slices, old), policy, meter=meter, errors=errors)
     if dropped:
@@ -277,6 +277,13 @@ def uses_list_types(slice_: Obj) -> bool:
         for attribute in attributes(device).values()
         for m in LIST_MEMBERS
     )
+
+
+def _ratchets_lists(old: Obj, policy: Policy) -> bool:
+    """Whether the server keeps list fields because the stored object has them: only a release with the
+    DRAListTypeAttributes gate does; 1.34/1.35 have no list fields, so their decoder drops them from the stored
+    object as well."""
+    return LIST_GATE in policy.profile.gate_specs and uses_list_types(old)
 
 
 def drop_list_types(slice_: Obj) -> tuple[Obj, set[str]]:

@@ -19,12 +19,14 @@ from msgspec import Struct, field
 from celext.vocabulary import MEMBERS
 from webhook.fieldpath import FieldPath
 from webhook.rules.base import RuleContext
+from webhook.rules.k8s.decode import INT64_MAX, INT64_MIN, as_int64, is_int64
 from webhook.wire import Obj
 
 SPEC = FieldPath.root("spec")
 DEVICES = SPEC.child("devices")
 
 Named = list[tuple[int, Obj, Obj]]  # (device index, device, attribute)
+_INT = frozenset({int})
 
 
 def driver_of(slice_: Obj) -> str:
@@ -120,14 +122,39 @@ def members(attribute: Obj) -> list[str]:
     return [m for m in MEMBERS if attribute.get(m) is not None]
 
 
-def int_values(attribute: Obj) -> list[tuple[str | int, object]]:
-    """`("int", v)` for a scalar, `(i, v)` for each list element; empty when the attribute is neither."""
-    if "int" in attribute and attribute["int"] is not None:
-        return [("int", attribute["int"])]
+def int_values(attribute: Obj) -> list[tuple[str | int, int]]:
+    """`("int", n)` for a scalar, `(i, n)` for each list item, as the API server stores them (`stored_int`, a
+    null item 0); a value the decoder refuses is left out (k8s-wire-type reports it), so is a non-list `ints`."""
+    scalar = attribute.get("int")
+    if scalar is not None:
+        node = stored_int(scalar)
+        return [] if node is None else [("int", node)]
     values = attribute.get("ints")
-    if isinstance(values, list):
-        return list(enumerate(values))
-    return []
+    if not isinstance(values, list):
+        return []
+    return [(i, node) for i, value in enumerate(values) if (node := stored_item(value)) is not None]
+
+
+def stored_int(value: object) -> int | None:
+    """An int64 field's value as the API server stores it, None when its decoder refuses it: kubectl sends YAML's
+    `1.0` as 1, so the webhook sees 1 where a file says `1.0`; a bool or a number beyond int64 is refused."""
+    return as_int64(value) if is_int64(value) else None
+
+
+def stored_item(value: object) -> int | None:
+    """An `ints` item as stored: a null item is 0 (Go's decoder leaves a null primitive at its zero value)."""
+    return 0 if value is None else stored_int(value)
+
+
+def stored_ints(values: object) -> list[int] | None:
+    """An `ints` list as the API server stores it (`stored_item` for each), None when it is no list or the
+    decoder refuses an item."""
+    if not isinstance(values, list):
+        return None
+    if _INT.issuperset(map(type, values)):  # the common case, in C: plain ints (int64 range or not)
+        return values if all(INT64_MIN <= v <= INT64_MAX for v in values) else None
+    out = [stored_item(v) for v in values]
+    return None if None in out else out  # type: ignore[return-value]
 
 
 def value_path(attr_path: FieldPath, where: str | int) -> FieldPath:

@@ -20,14 +20,23 @@ from typing import Any, Final
 from celext.vocabulary import NUMA_NODE
 from webhook.findings import Action, Finding
 from webhook.rules.base import RESOURCE_SLICE, Rule, RuleContext
-from webhook.rules.devices import Named, attribute_path, int_values, is_int, members, named_attribute, value_path
+from webhook.rules.devices import (
+    Named,
+    attribute_path,
+    int_values,
+    members,
+    named_attribute,
+    stored_int,
+    stored_ints,
+    stored_item,
+    value_path,
+)
 from webhook.rules.plain import MAX_NODE, digest
 from webhook.wire import Obj
 
 NUMA: Final = NUMA_NODE
 _ALLOWED = frozenset({"int", "ints"})
 _SLICE = frozenset({RESOURCE_SLICE})
-_INT = frozenset({int})
 
 
 def numa_attributes(slice_: Obj, ctx: RuleContext) -> Named:
@@ -36,23 +45,18 @@ def numa_attributes(slice_: Obj, ctx: RuleContext) -> Named:
 
 
 def node_list(attribute: Obj) -> list[int] | None:
-    """The `ints` list when every element is an int, else None."""
-    values = attribute.get("ints")
-    if isinstance(values, list) and values and (set(map(type, values)) == _INT or all(is_int(v) for v in values)):
-        return values
-    return None
+    """The non-empty `ints` list as the API server stores it (a null item 0, `1.0` as 1), else None."""
+    values = stored_ints(attribute.get("ints"))
+    return values or None
 
 
 def physical_node(attribute: Obj) -> int | None:
-    """The scalar, or the first list element: the device's own NUMA node."""
+    """The scalar, or the first list element, as stored: the device's own NUMA node."""
     scalar = attribute.get("int")
     if scalar is not None:
-        return scalar if is_int(scalar) else None
+        return stored_int(scalar)
     values = attribute.get("ints")
-    if isinstance(values, list) and values and is_int(values[0]):
-        first: int = values[0]
-        return first
-    return None
+    return stored_item(values[0]) if isinstance(values, list) and values else None
 
 
 def _type(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
@@ -72,10 +76,7 @@ def _range(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
     if digest(slice_, ctx).numa:
         return
     for i, _device, attribute in numa_attributes(slice_, ctx):
-        for where, node in int_values(attribute):
-            if not is_int(node):
-                continue  # k8s-wire-type reports it
-            assert isinstance(node, int)
+        for where, node in int_values(attribute):  # values the decoder refuses are k8s-wire-type's
             if node < 0:
                 yield Finding(
                     value_path(attribute_path(i, NUMA), where),
@@ -101,9 +102,10 @@ def _duplicates(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
         first: dict[int, int] = {}
         for j, node in enumerate(values):
             if node in first:
+                written = "null (stored as 0)" if attribute["ints"][j] is None else str(node)
                 yield Finding(
                     attribute_path(i, NUMA).child("ints").index(j),
-                    f"numaNode {node} appears twice in the list (also at index {first[node]})",
+                    f"numaNode {written} appears twice in the list (also at index {first[node]})",
                     hint="list each NUMA node once: matchAttribute treats the list as a set, CEL counts every entry",
                 )
             else:
@@ -134,7 +136,7 @@ def _order(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
 
 def _list_form(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
     for i, _device, attribute in numa_attributes(slice_, ctx):
-        if attribute.get("ints") is not None:
+        if isinstance(attribute.get("ints"), list):  # another type is k8s-wire-type's
             yield Finding(
                 attribute_path(i, NUMA).child("ints"),
                 f"numaNode is a list, but policy numaNode.listForm is {ctx.policy.list_form}: this cluster's "

@@ -2,7 +2,8 @@
 
 Drivers published their own NUMA attribute before KEP-6072 (`dra.net/numaNode`, `dra.cpu/numaNodeID`, ...)
 and many keep it for old selectors. The aliases checked are the policy's `numaNode.aliases` plus
-`<driver>/numaNode` and `<driver>/numa` (also written unqualified, which means the driver's domain).
+`<driver>/numaNode` and `<driver>/numa` (also written unqualified, which means the driver's domain; a device
+that sets both spellings has each checked, as CEL sees one of them at random).
 
     passes: {resource.kubernetes.io/numaNode: {ints: [1, 0]}, dra.net/numaNode: {int: 1}}
     fails:  {resource.kubernetes.io/numaNode: {int: 1},       dra.net/numaNode: {int: 0}}  (numa-node-alias-mismatch)
@@ -18,7 +19,7 @@ from typing import Any, NamedTuple
 from webhook.fieldpath import FieldPath
 from webhook.findings import Action, Finding
 from webhook.rules.base import RESOURCE_SLICE, Rule, RuleContext
-from webhook.rules.devices import attribute_path, driver_of, is_int, printable, slice_index
+from webhook.rules.devices import attribute_path, driver_of, printable, slice_index, stored_int
 from webhook.rules.numa import NUMA, physical_node
 from webhook.rules.plain import MAX_NODE, alias_keys, digest
 from webhook.wire import Obj
@@ -55,21 +56,20 @@ def _find_aliases(slice_: Obj, ctx: RuleContext) -> Aliases:
             continue
         found = []
         for name, bare in names:
-            if name not in hits and bare not in hits:
-                continue
-            key, value = name, attrs.get(name)
-            if (value is None or not isinstance(value, Mapping)) and bare is not None:
-                key, value = bare, attrs.get(bare)
-            if value is not None and isinstance(value, Mapping):
-                found.append(Alias(name, i, key, value))
+            # Both spellings may be set: CEL files them under one key and keeps whichever the Go map yields last,
+            # so each is checked.
+            for key in (name, bare):
+                value = attrs.get(key) if key is not None and key in hits else None
+                if key is not None and isinstance(value, Mapping):
+                    found.append(Alias(name, i, key, value))
         if found:
             out.append((attrs, found))
     return out
 
 
 def _alias_value(attribute: Any) -> int | None:
-    value = attribute.get("int") if isinstance(attribute, dict) else None
-    return value if isinstance(value, int) and is_int(value) and value >= 0 else None
+    value = stored_int(attribute.get("int")) if isinstance(attribute, dict) else None
+    return value if value is not None and value >= 0 else None
 
 
 def _mismatch(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
@@ -105,8 +105,8 @@ def _alias_type(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
                 kinds = [printable(str(k)) for k, v in attribute.items() if v is not None] or ["empty"]
                 yield Finding(alias.path, f"NUMA alias {name} is a {'/'.join(kinds)} value, not an int",
                               hint="publish vendor NUMA aliases as `int: N`, like the standard attribute")
-            elif is_int(value) and value < 0:
-                yield Finding(alias.path.child("int"), f"NUMA alias {name} is {value}",
+            elif (node := stored_int(value)) is not None and node < 0:
+                yield Finding(alias.path.child("int"), f"NUMA alias {name} is {node}",
                               hint="omit the alias while the NUMA node is unknown instead of publishing a "
                               "negative value; selectors comparing node ids would match it")
 

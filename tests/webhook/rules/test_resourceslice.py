@@ -358,6 +358,22 @@ def test_list_types_disabled_keeps_lists_the_old_object_already_had() -> None:
     assert run_rules(obj, policy, old=obj).findings == []
 
 
+@pytest.mark.parametrize(("release", "expected"), [
+    ("1.36", []),
+    ("1.37", []),
+    # 1.35 has no list fields: its decoder drops them from the stored object too, so nothing ratchets
+    ("1.35", [("k8s-attribute-union", f"{D}[0].attributes[resource.kubernetes.io/numaNode]",
+               f'Invalid value: "": {UNION}')]),
+])
+def test_only_a_release_with_list_fields_keeps_those_the_old_object_had(
+        release: str, expected: list[tuple[str, str, str]]) -> None:
+    old = edit(base(), dev(0, attributes={"resource.kubernetes.io/numaNode": {"ints": [0, 1]}}))
+    obj = edit(base(), dev(0, attributes={"resource.kubernetes.io/numaNode": {"ints": [0, 1, 2]}}))
+    policy = Policy.from_mapping({"kubernetes": release, "listTypes": "disabled"} if release >= "1.36"
+                                 else {"kubernetes": release})
+    assert [(f.rule, str(f.path), f.message) for f in run_rules(obj, policy, old=old).findings] == expected
+
+
 def test_list_types_disabled_leaves_scalars_alone() -> None:
     obj = edit(base(), dev(0, attributes={"resource.kubernetes.io/numaNode": {"int": 0}}))
     assert run_rules(obj, Policy.from_mapping({"listTypes": "disabled"})).findings == []

@@ -3,6 +3,10 @@
 Exactly one of int/bool/string/version/ints/bools/strings/versions; a list counts as set even when
 empty, and an empty list is itself an error; strings and versions are at most 64 bytes; versions are
 strict semver 2.0.0. Duplicates inside a list are accepted (listType=atomic), as upstream does.
+
+`null` is Go's zero value wherever the decoder meets it (sigs.k8s.io/json leaves a null primitive untouched):
+an attribute that is null is an empty DeviceAttribute, and a null list item is 0, false or "" (a version ""
+then fails semver), so neither is a wrong type.
 """
 
 from __future__ import annotations
@@ -26,7 +30,8 @@ UNION_ERROR = "exactly one value must be specified"
 def validate_device_attribute(attribute: Any, path: FieldPath, errs: Errors) -> None:
     """Append the attribute's errors to `errs`; `path` is `…attributes[<key>]`."""
     if not isinstance(attribute, Mapping):
-        wrong_type(errs, attribute, path, "object")
+        if attribute is not None:  # null decodes to an empty DeviceAttribute: only the union error
+            wrong_type(errs, attribute, path, "object")
         errs.append((ATTRIBUTE_UNION, invalid(path, "", UNION_ERROR)))
         return
     fields = 0
@@ -96,18 +101,18 @@ def _list(member: str, values: Any, path: FieldPath, errs: Errors) -> None:
         # The common case in C: all plain ints within int64.
         if not (all(type(v) is int for v in values) and min(values) >= INT64_MIN and max(values) <= INT64_MAX):
             for i, v in enumerate(values):
-                if not is_int64(v):
+                if v is not None and not is_int64(v):
                     wrong_type(errs, v, path.index(i), "integer")
     elif member == "bools":
         for i, v in enumerate(values):
-            if not isinstance(v, bool):
+            if v is not None and not isinstance(v, bool):
                 wrong_type(errs, v, path.index(i), "boolean")
     elif member == "strings":
         for i, v in enumerate(values):
-            _string(v, path.index(i), errs)
+            _string("" if v is None else v, path.index(i), errs)
     else:
         for i, v in enumerate(values):
-            _version(v, path.index(i), errs)
+            _version("" if v is None else v, path.index(i), errs)
 
 
 def count_values(attributes: Mapping[str, Any]) -> int:
