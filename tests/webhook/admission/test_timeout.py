@@ -5,15 +5,17 @@ server still listens (not admitted by `failurePolicy: Ignore` after it gave up).
 from __future__ import annotations
 
 import json
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
 from tests.builders import slice_with
 from tests.webhook.conftest import admission_review
+from webhook import budget as budget_module
 from webhook.admission.endpoint import SLICES_PATH, State, answer_review
 from webhook.admission.timeout import InvalidDuration, answer_deadline, go_duration, requested_timeout
-from webhook.budget import Budget
+from webhook.budget import TIMEOUT_CHARS, Budget, BudgetExceeded, Meter, wall_message
 from webhook.policy import Policy
 from webhook.policy_store import PolicyStore
 
@@ -138,3 +140,26 @@ def test_an_invalid_timeout_is_a_400_naming_the_uid() -> None:
     assert (code, response) == (400, {"uid": "u-t", "allowed": False, "status": {
         "status": "Failure", "code": 400, "reason": "BadRequest",
         "message": 'invalid timeout specified in the request URL - time: missing unit in duration "3"'}})
+
+
+def test_an_evaluation_past_the_timeouts_deadline_names_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Between rules (off the main thread, where no timer interrupts): the clock is moved, nothing sleeps."""
+    clock = [100.0]
+    monkeypatch.setattr(budget_module, "time", SimpleNamespace(monotonic=lambda: clock[0], thread_time=lambda: 0.0))
+    meter = Meter(DEADLINE.within("1s", 1.0))
+    clock[0] += 0.5
+    meter.check()  # at the deadline: still within it
+    clock[0] += 0.001
+    with pytest.raises(BudgetExceeded) as caught:
+        meter.check()
+    assert caught.value.message == ("evaluation took longer than its deadline of 0.5 s (the request's timeout=1s, "
+                                    "less time to answer); not evaluated further")
+
+
+@pytest.mark.parametrize("length", [TIMEOUT_CHARS - 1, TIMEOUT_CHARS, TIMEOUT_CHARS + 1])
+def test_a_long_timeout_is_quoted_up_to_its_limit(length: int) -> None:
+    text = ("1s" * length)[:length]  # `1s1s1s...`: a valid duration of any length
+    quoted = text[:TIMEOUT_CHARS]
+    assert len(quoted) == min(length, TIMEOUT_CHARS)
+    assert wall_message(0.5, text) == (f"evaluation took longer than its deadline of 0.5 s (the request's "
+                                       f"timeout={quoted}, less time to answer); not evaluated further")
