@@ -76,17 +76,22 @@ class AdmissionRoute:
         # werkzeug's own readers, as Flask's `request.content_length` and `request.stream` use them
         status, headers, data = self.respond(path, length=get_content_length(environ),
                                              content_type=environ.get("CONTENT_TYPE"),
-                                             stream=get_input_stream(environ))
+                                             stream=get_input_stream(environ),
+                                             query=environ.get("QUERY_STRING", ""),
+                                             content_encoding=environ.get("HTTP_CONTENT_ENCODING"))
         start_response(status, headers)
         return ClosingIterator([data], collect_cleared)  # the server closes it once the answer is written
 
     def respond(self, path: str, *, length: int | None, content_type: str | None, stream: BodyStream,
-                release: list[object] | None = None, waited: float = 0.0) -> tuple[str, list[tuple[str, str]], bytes]:
-        """Status line, headers and body answering the review on `stream` sent to `path` (one of PATHS); `release`
-        and `waited` as `answer_review` takes them."""
+                release: list[object] | None = None, waited: float = 0.0,
+                query: str = "", content_encoding: str | None = None) -> tuple[str, list[tuple[str, str]], bytes]:
+        """Status line, headers and body answering the review on `stream` sent to `path` (one of PATHS); `release`,
+        `waited`, `query` (the URL's, which carries the API server's `timeout`) and `content_encoding` as
+        `answer_review` takes them."""
         try:
             code, data = answer_review(path, self.state, length=length, content_type=content_type, stream=stream,
-                                       release=release, waited=waited)
+                                       release=release, waited=waited, query=query,
+                                       content_encoding=content_encoding)
         except Exception:  # answer_review answers its own failures; this is a bug around it, as Flask reports one
             self.logger.exception("Exception on %s [POST]", path)
             error = _http_error(InternalServerError())

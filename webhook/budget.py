@@ -27,8 +27,10 @@ from msgspec import Struct
 from msgspec.structs import replace
 
 from celext.shield import interrupt
+from webhook.admission.timeout import answer_deadline
 
 BUDGET_RULE = "budget-exceeded"
+TIMEOUT_CHARS = 32  # of the caller's timeout quoted in a finding (`1s1s1s...` is a valid duration of any length)
 
 
 class BudgetExceeded(BaseException):
@@ -49,6 +51,17 @@ class Budget(Struct, frozen=True):
     # time, so a review queued behind others has spent that much of its wall budget (the caller's timeout runs
     # from when it sent the review, not from when this worker got to it).
     waited: float = 0.0
+    # The caller's `?timeout=` as written, when it shortened `wall_seconds` (webhook.admission.timeout): named in
+    # the finding, so a `budget-exceeded` under a short webhook timeoutSeconds says where its deadline came from.
+    timeout: str = ""
+
+    def within(self, timeout: str, seconds: float) -> Budget:
+        """This budget for a caller that gives up after `seconds` (its `?timeout=` is `timeout`): the wall limit is
+        at most what that leaves once the answer's travel time is kept aside."""
+        wall = answer_deadline(seconds)
+        if self.wall_seconds and self.wall_seconds <= wall:
+            return self
+        return replace(self, wall_seconds=wall, timeout=timeout)
 
     def after(self, waited: float) -> Budget:
         """This budget for a request that waited `waited` seconds before its evaluation."""
@@ -69,13 +82,19 @@ def cpu_message(limit: float) -> str:
     return f"evaluation used more than its CPU budget of {limit:g} s; not evaluated further"
 
 
-def wall_message(limit: float) -> str:
-    return f"evaluation took longer than its deadline of {limit:g} s; not evaluated further"
+def wall_message(limit: float, timeout: str = "") -> str:
+    return f"evaluation took longer than its deadline of {_deadline(limit, timeout)}; not evaluated further"
 
 
-def waited_message(waited: float, limit: float) -> str:
-    return (f"the review waited {waited:.2f} s before this worker could take it, past its deadline of {limit:g} s; "
-            "not evaluated")
+def waited_message(waited: float, limit: float, timeout: str = "") -> str:
+    return (f"the review waited {waited:.2f} s before this worker could take it, past its deadline of "
+            f"{_deadline(limit, timeout)}; not evaluated")
+
+
+def _deadline(limit: float, timeout: str) -> str:
+    if not timeout:
+        return f"{limit:g} s"
+    return f"{limit:g} s (the request's timeout={timeout[:TIMEOUT_CHARS]}, less time to answer)"
 
 
 class Meter:
@@ -101,7 +120,7 @@ class Meter:
         if b.cpu_seconds and time.thread_time() - self.started_cpu > b.cpu_seconds:
             raise BudgetExceeded(cpu_message(b.cpu_seconds))
         if b.wall_seconds and time.monotonic() - self.started_wall > b.wall_seconds:
-            raise BudgetExceeded(wall_message(b.wall_seconds))
+            raise BudgetExceeded(wall_message(b.wall_seconds, b.timeout))
 
 
 _armed: list[Budget] = []  # the budget whose timers are running (main thread only)
@@ -119,7 +138,8 @@ def _on_timer(signum: int, frame: FrameType | None) -> None:
     if signum in fired:
         return
     fired.add(signum)
-    message = cpu_message(budget.cpu_seconds) if signum == signal.SIGPROF else wall_message(budget.wall_seconds)
+    message = (cpu_message(budget.cpu_seconds) if signum == signal.SIGPROF
+               else wall_message(budget.wall_seconds, budget.timeout))
     interrupt(BudgetExceeded(message))
 
 
@@ -132,7 +152,7 @@ def metered(budget: Budget) -> Iterator[Meter]:
         and _takes_signals(os.getpid(), threading.get_native_id())
     )
     if budget.wall_seconds and budget.waited >= budget.wall_seconds:
-        raise BudgetExceeded(waited_message(budget.waited, budget.wall_seconds))
+        raise BudgetExceeded(waited_message(budget.waited, budget.wall_seconds, budget.timeout))
     meter = Meter(budget, timed=timers)
     if not timers:
         yield meter

@@ -250,6 +250,7 @@ class GuardedWorker(GeventWorker):  # type: ignore[misc]
             return False
         length = content_type = None
         encodings = []
+        codings = []
         for name, value in req.headers:
             if name == "CONTENT-LENGTH":
                 length = value
@@ -257,6 +258,8 @@ class GuardedWorker(GeventWorker):  # type: ignore[misc]
                 content_type = value
             elif name == "TRANSFER-ENCODING":
                 encodings.append(value)
+            elif name == "CONTENT-ENCODING":
+                codings.append(value)
             elif name == "SCRIPT_NAME":  # gunicorn moves the path under it: the WSGI path sorts that out
                 return False
         seconds = self.limits.body
@@ -265,7 +268,8 @@ class GuardedWorker(GeventWorker):  # type: ignore[misc]
             req.path, length=get_content_length(length, ",".join(encodings) if encodings else None),
             content_type=content_type, stream=DeadlineInput(SocketBody.of(req.body), time.monotonic() + seconds,
                                                                   seconds),
-            release=release, waited=max(waited(out), 0.0 if since is None else time.monotonic() - since))
+            release=release, waited=max(waited(out), 0.0 if since is None else time.monotonic() - since),
+            query=req.query, content_encoding=",".join(codings) if codings else None)
         close = not self.alive or req.should_close() or _body_left(req.body)
         head = [f"HTTP/{req.version[0]}.{req.version[1]} {status}", f"Server: {SERVER}", f"Date: {_http_date()}",
                 f"Connection: {'close' if close else 'keep-alive'}", *[f"{k}: {v}" for k, v in headers]]

@@ -79,7 +79,9 @@ def readyz() -> HTTPResponse:
 
 def _review(path: str) -> HTTPResponse:
     code, data = answer_review(path, state(), length=request.content_length,
-                               content_type=request.headers.get("Content-Type"), stream=request.stream)
+                               content_type=request.headers.get("Content-Type"), stream=request.stream,
+                               query=request.query_string.decode("latin-1"),
+                               content_encoding=request.headers.get("Content-Encoding"))
     response = HTTPResponse(data, code, mimetype=JSON_TYPE)
     response.call_on_close(collect_cleared)  # once the answer is written
     return response

@@ -304,7 +304,7 @@ class Tracked(dict[str, Any]):
 class ReviewRequest:
     """What `GuardedWorker._review` reads of gunicorn's parsed request."""
 
-    method, path, version, _expected_100_continue = "POST", SLICES, (1, 1), False
+    method, path, query, version, _expected_100_continue = "POST", SLICES, "timeout=3s", (1, 1), False
 
     def __init__(self, body: bytes) -> None:
         self.headers = [("CONTENT-TYPE", "application/json"), ("CONTENT-LENGTH", str(len(body)))]

@@ -29,6 +29,7 @@ from webhook.admission import handlers, review
 from webhook.admission.logs import REQUEST_LOGGER, log_fields
 from webhook.admission.response import Response, errored
 from webhook.admission.review import BadReview, Request
+from webhook.admission.timeout import InvalidDuration, requested_timeout
 from webhook.budget import UNLIMITED, Budget, CompileCacheBudget
 from webhook.policy_store import PolicySource
 from webhook.wire import get_str
@@ -80,28 +81,34 @@ class State(Struct, frozen=True):
 
 
 def answer_review(path: str, state: State, *, length: int | None, content_type: str | None,
-                  stream: BodyStream, release: list[object] | None = None, waited: float = 0.0) -> tuple[int, bytes]:
+                  stream: BodyStream, release: list[object] | None = None, waited: float = 0.0,
+                  query: str = "", content_encoding: str | None = None) -> tuple[int, bytes]:
     """The HTTP status and JSON body answering the review on `stream` (`length`: its Content-Length, None when
-    chunked) sent to the webhook `path` (one of PATHS); counted and logged.
+    chunked; `content_encoding`: its Content-Encoding) sent to the webhook `path` (one of PATHS) with the URL query
+    `query`; counted and logged.
 
     With `release`, the decoded review is appended to it instead of being freed on return: the caller drops it
     once the answer is written (freeing a maximal slice's ~4,200 dicts, lists and strings takes 0.15 ms in
     process, more with cold caches, and the client need not wait for it). `waited`: seconds the review waited for
-    this worker (webhook.connection.waited), spent from its wall budget."""
+    this worker (webhook.connection.waited), spent from its wall budget. The query's `timeout` (the API server's)
+    shortens the wall budget to what it leaves (`webhook.admission.timeout`)."""
     started = time.perf_counter()
     handler: handlers.Handler = getattr(handlers, PATHS[path])
     req: Request | None = None
     answer: Response | None = None
     uid = ""
+    timeout: tuple[str, float] | None = None
     error = ""
     failure: BaseException | None = None
     in_flight = metrics.in_flight(path)
     in_flight.inc()
     try:
-        req = review.parse(read_body(length, content_type, stream))
+        req = review.parse(read_body(length, content_type, stream, content_encoding))
         uid = req.uid
+        timeout = _timeout(query, req)
+        budget = (state.budget.within(*timeout) if timeout is not None else state.budget).after(waited)
         clears = state.compile_cache.clears if state.compile_cache is not None else 0
-        answer = handler(req, state.policy.current(), budget=state.budget.after(waited), cache=state.compile_cache)
+        answer = handler(req, state.policy.current(), budget=budget, cache=state.compile_cache)
         if state.compile_cache is not None and state.compile_cache.clears != clears:
             CLEARED.owe()  # collected once the answer is written (collect_cleared), not on this review's time
         payload, code = review.answer(uid, answer, req.api_version), 200
@@ -121,10 +128,20 @@ def answer_review(path: str, state: State, *, length: int | None, content_type: 
     latency = time.perf_counter() - started + waited
     if state.tls is not None:
         note_expiry(state.tls)
-    _record(path, code, latency, uid=uid, req=req, answer=answer, error=error, failure=failure)
+    _record(path, code, latency, uid=uid, req=req, answer=answer, error=error, failure=failure,
+            timeout=timeout[0] if timeout is not None else "")
     if release is not None:
         release.append(req)
     return code, data
+
+
+def _timeout(query: str, req: Request) -> tuple[str, float] | None:
+    """The caller's `?timeout=` (text, seconds); one that is no duration is refused as the API server refuses its
+    own (400), after the body is read, so the connection stays usable and the answer names the uid."""
+    try:
+        return requested_timeout(query)
+    except InvalidDuration as err:
+        raise BadReview(400, str(err), uid=req.uid, api_version=req.api_version) from None
 
 
 COLLECT_INTERVAL = 30.0  # seconds: at most one such full collection per worker in this time
@@ -170,7 +187,8 @@ def collect_cleared() -> None:
     CLEARED.settle()
 
 
-def read_body(length: int | None, content_type: str | None, stream: BodyStream) -> bytes:
+def read_body(length: int | None, content_type: str | None, stream: BodyStream,
+              content_encoding: str | None = None) -> bytes:
     """The whole body, or the `BadReview` it deserves (413 over 7 MiB, 408 past the body deadline, 400, 415)."""
     if length is not None and length > review.MAX_BODY:
         if length <= DRAIN_LIMIT:
@@ -197,6 +215,7 @@ def read_body(length: int | None, content_type: str | None, stream: BodyStream) 
     if not body:
         raise BadReview(400, "request body is empty")
     review.check_content_type(content_type)
+    review.check_content_encoding(content_encoding)
     return body
 
 
@@ -237,6 +256,7 @@ def _record(
     answer: Response | None,
     error: str,
     failure: BaseException | None,
+    timeout: str = "",
 ) -> None:
     decided = decision(code, answer)
     findings = answer.findings if answer is not None else ()
@@ -263,6 +283,8 @@ def _record(
             dryRun=req.dry_run,
             user=req.user,
         )
+    if timeout:
+        fields["timeout"] = timeout[:LOGGED_CHARS]  # the caller's, which shortened the deadline if below it
     fields["rules"] = sorted({f.rule for f in findings})
     if rule_errors:
         fields["ruleErrors"] = sorted(set(rule_errors))

@@ -84,6 +84,16 @@ def check_content_type(content_type: str | None) -> None:
         raise BadReview(415, f"contentType={content_type or ''}, expected {JSON_TYPE}")
 
 
+def check_content_encoding(encoding: str | None) -> None:
+    """No `Content-Encoding`, or `identity`: the API server sends the review uncompressed (client-go compresses no
+    request body). Anything else is a 415, as RFC 9110 (8.4) has it for a coding the server does not accept, not a
+    body misread as JSON that is not UTF-8. draguard's own: controller-runtime does not look at the header."""
+    codings = [c.strip().lower() for c in (encoding or "").split(",") if c.strip()]
+    if any(c != "identity" for c in codings):
+        raise BadReview(415, f"Content-Encoding {(encoding or '').strip()[:64]} is not supported; send the review "
+                             "uncompressed")
+
+
 def too_large() -> BadReview:
     return BadReview(413, f"request entity is too large; limit is {MAX_BODY} bytes")
 

@@ -33,7 +33,7 @@ def add_budget_arguments(parser: argparse.ArgumentParser) -> None:
                         help="CPU time one object's checks may take (default: %(default)s)")
     parser.add_argument("--deadline", type=seconds, default=2.5, metavar="SECONDS",
                         help="wall-clock time one object's checks may take; keep it below the webhook's "
-                             "timeoutSeconds (default: %(default)s)")
+                             "timeoutSeconds (a review's ?timeout= lowers it further; default: %(default)s)")
 
 
 def budget_of(args: argparse.Namespace) -> Budget:
