@@ -4,10 +4,11 @@ Each check answers one question and, when the answer is no, says it in the words
 (Go's crypto/x509 texts such as "x509: certificate signed by unknown authority") plus what to do:
 
 - key:    does tls.key belong to tls.crt?
-- chain:  does tls.crt verify against the bundle (cryptography's X.509 path validation, the WebPKI profile)?
-- name:   does it cover the DNS name the API server dials, `<svc>.<ns>.svc`?
-- bundle: does the caBundle of every webhook in the live configuration (or the bundle file) hold the issuing CA,
-          and does each webhook's Service name appear in the certificate?
+- chain:  does what the server sends (tls.crt: the leaf, then any intermediates) verify against the bundle the way
+          the API server's Go client verifies it (`certs.goverify`: crypto/x509's rules and error texts)?
+- name:   does it cover the DNS name the API server dials, `<svc>.<ns>.svc` (Go's VerifyHostname)?
+- bundle: does the caBundle of every webhook in the live configuration verify the chain as well, and does each
+          webhook's Service name appear in the certificate?
 - expiry: days left for the serving certificate and its CA (a warning inside `warn_days`).
 - clock:  is this machine's clock, and the API server's (its Date header), inside the validity window?
 """
@@ -16,17 +17,16 @@ from __future__ import annotations
 
 import datetime as dt
 import email.utils
-import ipaddress
 from collections.abc import Sequence
 from typing import Literal, TypeAlias
 
 from cryptography import x509
-from cryptography.x509 import DNSName, IPAddress
-from cryptography.x509.verification import PolicyBuilder, Store, VerificationError
 from msgspec import Struct
 
+from certs import goverify
+from certs.goverify import IP, GoCert, GoParseError, Verdict, ip_text
 from certs.inject import WebhookEntry
-from certs.issue import BACKDATE, covered_names, signed_by
+from certs.issue import BACKDATE, signed_by
 from certs.pem import PrivateKey, describe, key_matches
 
 Level: TypeAlias = Literal["ok", "warn", "fail"]
@@ -49,6 +49,8 @@ class Subject(Struct, frozen=True):
     key_source: str = "tls.key"
     bundle: tuple[x509.Certificate, ...] = ()
     bundle_source: str = "ca.crt"
+    intermediates: tuple[x509.Certificate, ...] = ()  # what tls.crt holds after the leaf, sent in the handshake
+    bundle_skipped: tuple[str, ...] = ()  # why the API server would skip certificates of the bundle file
     host: str | None = None  # the DNS name (or IP) the API server dials
     webhooks: tuple[WebhookEntry, ...] | None = None  # from the live configuration
     webhook_source: str = ""
@@ -73,55 +75,45 @@ def _names(cert: x509.Certificate) -> list[str]:
     """Every SAN as text, DNS names first, in certificate order."""
     try:
         san = cert.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
-    except x509.ExtensionNotFound:
+    except (x509.ExtensionNotFound, x509.DuplicateExtension, ValueError):
         return []
-    return [*san.get_values_for_type(x509.DNSName), *(str(ip) for ip in san.get_values_for_type(x509.IPAddress))]
+    return [*san.get_values_for_type(x509.DNSName),
+            *(ip_text(ip) for ip in san.get_values_for_type(x509.IPAddress) if isinstance(ip, IP))]
 
 
-def _is_ip(host: str) -> bool:
+def _go(cert: x509.Certificate) -> GoCert | None:
     try:
-        ipaddress.ip_address(host)
-    except ValueError:
-        return False
-    return True
+        return goverify.parse(cert)
+    except GoParseError:
+        return None
 
 
 def mismatch(cert: x509.Certificate, host: str) -> str:
-    """Go's x509.HostnameError text: the DNS SANs for a name, the IP SANs for an address, in certificate order."""
-    names = [n for n in _names(cert) if _is_ip(n) == _is_ip(host)]
-    if not names:
-        return f"x509: certificate is not valid for any names, but wanted to match {host}"
-    return f"x509: certificate is valid for {', '.join(names)}, not {host}"
+    """Go's x509.HostnameError text for `host` (the SANs of the kind the host is, in certificate order)."""
+    parsed = _go(cert)
+    return goverify.hostname_error(parsed, host) if parsed else f"x509: certificate is not valid for {host}"
 
 
 def covers(cert: x509.Certificate, host: str) -> bool:
-    """RFC 6125 matching as Go does it: exact, or a wildcard standing for exactly the left-most label."""
-    dns, ips = covered_names(cert)
-    try:
-        return str(ipaddress.ip_address(host)) in ips
-    except ValueError:
-        pass
-    host = host.lower().rstrip(".")
-    if host in dns:
-        return True
-    first, _, rest = host.partition(".")
-    return bool(first and rest) and f"*.{rest}" in dns
+    """Go's VerifyHostname: DNS SANs (case-insensitive, a `*` left-most label) for a name, IP SANs for an address;
+    never the Common Name."""
+    parsed = _go(cert)
+    return parsed is not None and goverify.verify_hostname(parsed, host) is None
 
 
-def _verify(leaf: x509.Certificate, bundle: Sequence[x509.Certificate], host: str, now: dt.datetime) -> str | None:
-    try:
-        subject: DNSName | IPAddress = IPAddress(ipaddress.ip_address(host))
-    except ValueError:
-        subject = DNSName(host)
-    try:
-        PolicyBuilder().store(Store(list(bundle))).time(now).build_server_verifier(subject).verify(leaf, [])
-    except VerificationError as err:
-        return str(err)
-    return None
+def _served(subject: Subject) -> tuple[x509.Certificate, ...]:
+    return (subject.leaf, *subject.intermediates)
 
 
-def _issuers(leaf: x509.Certificate, bundle: Sequence[x509.Certificate]) -> list[x509.Certificate]:
-    return [ca for ca in bundle if signed_by(leaf, ca)]
+def _verdict(subject: Subject, bundle: Sequence[x509.Certificate], now: dt.datetime) -> Verdict:
+    """What the API server's TLS client concludes from the served chain and `bundle`; the host name is the name
+    check's job, so it is left out here (Go's Verify skips it for an empty DNSName)."""
+    return goverify.verify(_served(subject), goverify.pool_of(bundle), None, now)
+
+
+def _issuer(verdict: Verdict) -> x509.Certificate | None:
+    """The bundle's CA that anchors a verified chain (the leaf itself when the bundle holds it)."""
+    return verdict.chain[-1].cert if verdict.chain else None
 
 
 def doctor(subject: Subject, *, now: dt.datetime | None = None, warn_days: int = WARN_DAYS) -> list[Result]:
@@ -136,7 +128,7 @@ def doctor(subject: Subject, *, now: dt.datetime | None = None, warn_days: int =
                                                  "match public key); re-issue with `draguard certs generate`"))
     results += _chain_and_name(subject, now)
     if subject.webhooks is not None:
-        results += _webhooks(subject)
+        results += _webhooks(subject, now)
     results += _expiry(subject, now, warn_days)
     results += _clock(subject, now)
     return results
@@ -144,74 +136,71 @@ def doctor(subject: Subject, *, now: dt.datetime | None = None, warn_days: int =
 
 def _chain_and_name(subject: Subject, now: dt.datetime) -> list[Result]:
     leaf, results = subject.leaf, []
-    has_san = bool(_names(leaf))
-    if not has_san:
-        results.append(Result("name", "fail", f"{subject.leaf_source} has no subjectAltName: x509: certificate relies "
-                                              "on legacy Common Name field, use SANs instead"))
-    elif subject.host:
-        if covers(leaf, subject.host):
+    parsed = _go(leaf)
+    if parsed is None:  # Go refuses the certificate itself: no handshake gets as far as names
+        problem = goverify.verify(_served(subject), goverify.Pool(), None, now).error
+        return [Result("chain", "fail", f"{subject.leaf_source}: {problem}")]
+    if subject.host:
+        problem = goverify.verify_hostname(parsed, subject.host)
+        if problem is None:
             results.append(Result("name", "ok", f"{subject.leaf_source} covers {subject.host}"))
         else:
-            results.append(Result("name", "fail", f"{mismatch(leaf, subject.host)}; re-issue for the Service's name"))
+            results.append(Result("name", "fail", f"{problem}; re-issue for the Service's name"))
+    elif not parsed.has_san_ext:
+        results.append(Result("name", "fail", f"{subject.leaf_source} has no subjectAltName: the API server matches "
+                                              "only SANs (x509: certificate relies on legacy Common Name field, use "
+                                              "SANs instead)"))
     else:  # said, not passed over: a name mismatch is the outage this check exists for
         results.append(Result("name", "warn", f"not checked: give --service and --namespace (or --host) to check that "
                                               f"{subject.leaf_source} covers the name the API server dials"))
+    for reason in subject.bundle_skipped:
+        results.append(Result("chain", "warn", f"{subject.bundle_source}: the API server skips a certificate in it "
+                                               f"({reason})"))
     if not subject.bundle:
+        if subject.bundle_skipped:
+            results.append(Result("chain", "fail", f"{subject.bundle_source} holds no certificate the API server can "
+                                                   "use: every call fails"))
         return results
-    issuers = _issuers(leaf, subject.bundle)
-    if not issuers:
-        results.append(Result("chain", "fail",
-                              f"x509: certificate signed by unknown authority: {subject.leaf_source} was issued by "
-                              f"{leaf.issuer.rfc4514_string()!r}, and no CA in {subject.bundle_source} signed it"))
-        return results
-    ca = issuers[0]
-    if not now < ca.not_valid_after_utc:
-        results.append(Result("chain", "fail", f"the CA {describe(ca)} in {subject.bundle_source} expired on "
-                                               f"{_day(ca.not_valid_after_utc)}; start a new CA (`draguard certs "
-                                               "rotate`)"))
-        return results
-    # Path validation needs a name the leaf holds; whether it holds the *right* name is the name check's job.
-    held = _names(leaf)
-    name = subject.host if subject.host and covers(leaf, subject.host) else (held[0] if held else None)
-    if name is None:  # the name check has failed it already; claim no more than the signature shows
-        results.append(Result("chain", "ok", f"{subject.leaf_source} is signed by {describe(ca)} from "
-                                             f"{subject.bundle_source} (no subjectAltName to validate the path for)"))
-        return results
-    problem = _verify(leaf, subject.bundle, name, now)
-    if problem:
+    verdict = _verdict(subject, subject.bundle, now)
+    if verdict.error:
         results.append(Result("chain", "fail", f"{subject.leaf_source} does not verify against "
-                                               f"{subject.bundle_source}: {problem}"))
+                                               f"{subject.bundle_source}: {verdict.error}"))
         return results
+    anchor = _issuer(verdict)
+    assert anchor is not None
+    via = "".join(f" via {describe(c.cert)}" for c in verdict.chain[1:-1])
     results.append(Result("chain", "ok", f"{subject.leaf_source} verifies against {subject.bundle_source} "
-                                         f"(issued by {describe(ca)})"))
+                                         f"(issued by {describe(anchor)}{via})"))
     return results
 
 
-def _webhooks(subject: Subject) -> list[Result]:
+def _webhooks(subject: Subject, now: dt.datetime) -> list[Result]:
     leaf, results = subject.leaf, []
     hooks = subject.webhooks or ()
     if not hooks:
         return [Result("bundle", "fail", f"{subject.webhook_source} has no webhooks")]
     missing = [h.name for h in hooks if h.ca_bundle is None]
     untrusting: list[str] = []
+    problems: set[str] = set()
     for hook in hooks:
         if hook.ca_bundle is None:
             continue
-        try:
-            cas = x509.load_pem_x509_certificates(hook.ca_bundle)
-        except ValueError:
-            untrusting.append(f"{hook.name} (caBundle is not PEM)")
+        pool = goverify.pool_from_pem(hook.ca_bundle)
+        if not pool.certs:
+            untrusting.append(f"{hook.name} (caBundle holds no certificate the API server can parse)")
             continue
-        if not _issuers(leaf, cas):
+        error = goverify.verify(_served(subject), pool, None, now).error
+        if error:
             untrusting.append(hook.name)
+            problems.add(error)
     if missing:
         results.append(Result("bundle", "fail", f"{subject.webhook_source}: webhook(s) {', '.join(missing)} have no "
                                                 "caBundle; run `draguard certs inject`"))
     if untrusting:
+        why = f" ({'; '.join(sorted(problems))})" if problems else ""
         results.append(Result("bundle", "fail",
-                              f"{subject.webhook_source}: the caBundle of webhook(s) {', '.join(untrusting)} does not "
-                              f"hold the CA that issued {subject.leaf_source} (x509: certificate signed by unknown "
-                              "authority); run `draguard certs inject`"))
+                              f"{subject.webhook_source}: with the caBundle of webhook(s) {', '.join(untrusting)}, "
+                              f"{subject.leaf_source} does not verify{why}; run `draguard certs inject`"))
     if not missing and not untrusting:
         results.append(Result("bundle", "ok", f"{subject.webhook_source}: all {len(hooks)} webhook(s) trust the "
                                               f"issuing CA"))
@@ -228,14 +217,18 @@ def _webhooks(subject: Subject) -> list[Result]:
 def _expiry(subject: Subject, now: dt.datetime, warn_days: int) -> list[Result]:
     results = []
     pairs = [("serving certificate", subject.leaf)]
-    issuers = _issuers(subject.leaf, subject.bundle)
-    if issuers:
-        pairs.append(("CA", issuers[0]))
+    anchor = _issuer(_verdict(subject, subject.bundle, now)) if subject.bundle else None
+    if anchor is None and subject.bundle:  # an expired CA fails the verdict: name the one that signed the chain
+        top = _served(subject)[-1]
+        anchor = next((ca for ca in subject.bundle if signed_by(top, ca)), None)
+    if anchor is not None and anchor is not subject.leaf:
+        pairs.append(("CA", anchor))
     for label, cert in pairs:
         left = cert.not_valid_after_utc - now
-        if left <= dt.timedelta(0):
-            results.append(Result("expiry", "fail", f"x509: certificate has expired or is not yet valid: the {label} "
-                                                    f"expired on {_day(cert.not_valid_after_utc)}"))
+        if left < dt.timedelta(0):  # Go: valid through notAfter itself, expired once past it
+            expired = goverify.validity_error(cert, now)
+            results.append(Result("expiry", "fail", f"the {label} expired on {_day(cert.not_valid_after_utc)}: "
+                                                    f"{expired}"))
         elif left < dt.timedelta(days=warn_days):
             results.append(Result("expiry", "warn", f"the {label} expires in {left.days} day(s), on "
                                                     f"{cert.not_valid_after_utc:%Y-%m-%d}"))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal, TypeAlias
@@ -9,6 +10,7 @@ from typing import Literal, TypeAlias
 from cryptography import x509
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
+from cryptography.utils import CryptographyDeprecationWarning
 
 from certs.errors import CertsError
 
@@ -33,7 +35,9 @@ def parse_certs(data: bytes, source: str) -> list[x509.Certificate]:
     if b"-----BEGIN CERTIFICATE-----" not in data:
         raise CertsError(f"{source}: no PEM certificate found")
     try:
-        return x509.load_pem_x509_certificates(data)
+        with warnings.catch_warnings():  # a negative serial: goverify reports it in Go's words, not as a warning
+            warnings.simplefilter("ignore", CryptographyDeprecationWarning)
+            return x509.load_pem_x509_certificates(data)
     except ValueError as err:
         # cryptography's texts are Rust debug output or a FAQ link; say which layer broke instead.
         layer = "the PEM armour or base64" if str(err).startswith("Unable to load PEM") else "the DER inside"

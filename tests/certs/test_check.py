@@ -74,9 +74,12 @@ def test_a_key_of_another_certificate_fails(good: Path, other: Path) -> None:
 
 
 def test_a_bundle_without_the_issuer_is_an_unknown_authority(good: Path, other: Path) -> None:
+    # Every draguard CA is CN=draguard-webhook-ca, so Go finds a candidate by name and says why it refused it.
     results = _by_check(doctor(_subject(good, bundle=tuple(load_certs(other / "ca.crt"))), now=NOW))
-    assert results["chain"] == [("fail", "x509: certificate signed by unknown authority: tls.crt was issued by "
-                                         "'CN=draguard-webhook-ca', and no CA in ca.crt signed it")]
+    assert results["chain"] == [("fail", "tls.crt does not verify against ca.crt: tls: failed to verify certificate: "
+                                         "x509: certificate signed by unknown authority (possibly because of \"x509: "
+                                         "ECDSA verification failure\" while trying to verify candidate authority "
+                                         "certificate \"draguard-webhook-ca\")")]
 
 
 def test_a_name_the_certificate_lacks_fails_like_go_does(good: Path) -> None:
@@ -97,20 +100,29 @@ def test_a_common_name_only_certificate_is_refused_as_legacy(good: Path) -> None
         .sign(ca_key, hashes.SHA256())
     )
     results = _by_check(doctor(_subject(good, leaf=cn_only), now=NOW))
-    assert results["name"] == [("fail", "tls.crt has no subjectAltName: x509: certificate relies on legacy Common "
-                                        "Name field, use SANs instead")]
-    # Path validation needs a name, so the chain line claims only the signature, and says why.
-    assert results["chain"] == [("ok", f"tls.crt is signed by {describe(ca_cert)} from ca.crt (no subjectAltName "
-                                       "to validate the path for)")]
+    assert results["name"] == [("fail", "x509: certificate relies on legacy Common Name field, use SANs instead; "
+                                        "re-issue for the Service's name")]
+    # The chain itself is sound: Go checks the name separately, so the chain line says so.
+    assert results["chain"] == [("ok", f"tls.crt verifies against ca.crt (issued by {describe(ca_cert)})")]
+    # A Common Name that is not even the host: Go does not mention the Common Name at all.
+    other_host = _by_check(doctor(_subject(good, leaf=cn_only, host="x.draguard-system.svc"), now=NOW))
+    assert other_host["name"] == [("fail", "x509: certificate is not valid for any names, but wanted to match "
+                                           "x.draguard-system.svc; re-issue for the Service's name")]
+    no_host = _by_check(doctor(_subject(good, leaf=cn_only, host=None), now=NOW))
+    assert no_host["name"] == [("fail", "tls.crt has no subjectAltName: the API server matches only SANs (x509: "
+                                        "certificate relies on legacy Common Name field, use SANs instead)")]
 
 
 def test_expired_and_expiring_certificates(good: Path) -> None:
     soon = _by_check(doctor(_subject(good), now=NOW + dt.timedelta(days=350)))
     assert soon["expiry"][0] == ("warn", "the serving certificate expires in 15 day(s), on 2027-11-23")
     gone = _by_check(doctor(_subject(good), now=NOW + dt.timedelta(days=366)))
-    assert gone["expiry"][0] == ("fail", "x509: certificate has expired or is not yet valid: the serving certificate "
-                                         "expired on 2027-11-23 12:00:00 UTC")
-    assert gone["chain"][0][0] == "fail"
+    assert gone["expiry"][0] == ("fail", "the serving certificate expired on 2027-11-23 12:00:00 UTC: x509: "
+                                         "certificate has expired or is not yet valid: current time "
+                                         "2027-11-24T12:00:00Z is after 2027-11-23T12:00:00Z")
+    assert gone["chain"] == [("fail", "tls.crt does not verify against ca.crt: tls: failed to verify certificate: "
+                                      "x509: certificate has expired or is not yet valid: current time "
+                                      "2027-11-24T12:00:00Z is after 2027-11-23T12:00:00Z")]
 
 
 def test_an_expired_ca_fails_the_chain() -> None:
@@ -118,9 +130,14 @@ def test_an_expired_ca_fails_the_chain() -> None:
     leaf = issue_leaf(ca, service_names("draguard", "draguard-system"), days=30, now=NOW + dt.timedelta(days=300))
     subject = Subject(leaf=leaf.cert, leaf_source="tls.crt", bundle=(ca.cert,), bundle_source="ca.crt", host=HOST)
     results = _by_check(doctor(subject, now=NOW + dt.timedelta(days=366)))
-    assert results["chain"] == [("fail", f"the CA 'draguard-webhook-ca' (serial {ca.cert.serial_number:x}) in ca.crt "
-                                         "expired on 2027-11-23 12:00:00 UTC; start a new CA (`draguard certs "
-                                         "rotate`)")]
+    # A leaf never outlives its CA, so Go reports the leaf's expiry first (it checks the leaf before the chain).
+    assert results["chain"] == [("fail", "tls.crt does not verify against ca.crt: tls: failed to verify certificate: "
+                                         "x509: certificate has expired or is not yet valid: current time "
+                                         "2027-11-24T12:00:00Z is after 2027-10-19T12:00:00Z")]
+    assert [level for level, _ in results["expiry"]] == ["fail", "fail"]
+    assert results["expiry"][1][1].startswith("the CA expired on 2027-11-23 12:00:00 UTC: x509: certificate has "
+                                              "expired or is not yet valid: current time 2027-11-24T12:00:00Z is after "
+                                              "2027-11-23T12:00:00Z")
 
 
 def test_live_webhooks_must_hold_the_issuing_ca_and_name_a_covered_service(good: Path, other: Path) -> None:
@@ -134,8 +151,10 @@ def test_live_webhooks_must_hold_the_issuing_ca_and_name_a_covered_service(good:
     results = _by_check(doctor(_subject(good, webhooks=hooks, webhook_source="vwc/draguard"), now=NOW))
     assert results["bundle"] == [
         ("fail", "vwc/draguard: webhook(s) b.draguard.io have no caBundle; run `draguard certs inject`"),
-        ("fail", "vwc/draguard: the caBundle of webhook(s) d.draguard.io does not hold the CA that issued tls.crt "
-                 "(x509: certificate signed by unknown authority); run `draguard certs inject`"),
+        ("fail", "vwc/draguard: with the caBundle of webhook(s) d.draguard.io, tls.crt does not verify (tls: failed "
+                 "to verify certificate: x509: certificate signed by unknown authority (possibly because of \"x509: "
+                 "ECDSA verification failure\" while trying to verify candidate authority certificate "
+                 "\"draguard-webhook-ca\")); run `draguard certs inject`"),
     ]
     assert results["name"][1] == ("fail", "webhook d.draguard.io calls Service renamed.draguard-system.svc, but x509: "
                                           "certificate is valid for draguard, draguard.draguard-system, "
@@ -197,5 +216,36 @@ def test_name_mismatch_lists_names_of_the_same_kind_in_certificate_order(tmp_pat
                               "name")]
     generate(tmp_path / "dns-only", "web", "ns", now=NOW)
     no_ip = _by_check(doctor(_subject(tmp_path / "dns-only", host="10.0.0.8"), now=NOW))["name"]
-    assert no_ip == [("fail", "x509: certificate is not valid for any names, but wanted to match 10.0.0.8; re-issue "
-                              "for the Service's name")]
+    assert no_ip == [("fail", "x509: cannot validate certificate for 10.0.0.8 because it doesn't contain any IP SANs; "
+                              "re-issue for the Service's name")]
+
+
+def _odd_chain(kind: str) -> tuple[x509.Certificate, x509.Certificate]:
+    from cryptography.hazmat.primitives.asymmetric import ec, ed25519
+
+    ca_key = ed25519.Ed25519PrivateKey.generate() if kind == "ed25519" else ec.generate_private_key(ec.SECP256R1())
+    leaf_key = ed25519.Ed25519PrivateKey.generate() if kind == "ed25519" else ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(x509.NameOID.COMMON_NAME, "odd-ca")])
+    digest = None if kind == "ed25519" else hashes.SHA256()
+    ca = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(ca_key.public_key())
+          .serial_number(1).not_valid_before(NOW - dt.timedelta(days=1)).not_valid_after(NOW + dt.timedelta(days=90))
+          .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+          .sign(ca_key, digest))  # type: ignore[arg-type]
+    issuer = x509.Name([]) if kind == "self-signed" else name
+    leaf = (x509.CertificateBuilder().subject_name(x509.Name([])).issuer_name(issuer).public_key(leaf_key.public_key())
+            .serial_number(2).not_valid_before(NOW - dt.timedelta(days=1)).not_valid_after(NOW + dt.timedelta(days=30))
+            .add_extension(x509.SubjectAlternativeName([x509.DNSName(HOST)]), critical=False)
+            .add_extension(x509.BasicConstraints(ca=kind == "leaf-is-ca", path_length=None), critical=True))
+    if kind == "self-signed":
+        return (signed := leaf.sign(leaf_key, hashes.SHA256())), signed
+    return leaf.sign(ca_key, digest), ca  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("kind", ["ed25519", "no-key-usage-no-aki", "leaf-is-ca", "self-signed"])
+def test_chains_go_accepts_pass(kind: str) -> None:
+    """Before, these failed `chain` with cryptography's WebPKI verdicts (Ed25519 forbidden, keyUsage and authority
+    key identifier required, CA:TRUE leaf refused, a self-signed leaf as its own anchor refused); the API server's
+    Go client accepts every one of them."""
+    leaf, ca = _odd_chain(kind)
+    subject = Subject(leaf=leaf, leaf_source="tls.crt", bundle=(ca,), bundle_source="ca.crt", host=HOST)
+    assert _by_check(doctor(subject, now=NOW))["chain"][0][0] == "ok"

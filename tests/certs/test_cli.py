@@ -317,3 +317,99 @@ def test_inject_refuses_a_bundle_without_a_ca_before_contacting_the_cluster(
     assert (code, out) == (2, "")
     assert err.startswith(f"draguard: error: {tmp_path}/tls.crt: 'draguard.draguard-system.svc' (serial ")
     assert err.endswith(") is not a CA certificate; a caBundle holds CA certificates\n")
+
+
+def _intermediate_chain(directory: Path) -> tuple[Path, Path]:
+    """A cert-manager-style chain: tls.crt = leaf + intermediate, the bundle = the root only."""
+    import datetime as dt
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes
+
+    from certs.issue import Issued, issue_ca, issue_leaf, new_key, service_names
+    from certs.pem import cert_pem, key_pem
+
+    now = dt.datetime.now(dt.UTC)
+    made = issue_ca(now=now)  # draguard's own CA has pathlen 0; a chain CA (cert-manager, Vault) has none
+    root = Issued(x509.CertificateBuilder().subject_name(made.cert.subject).issuer_name(made.cert.subject)
+                  .public_key(made.key.public_key()).serial_number(5).not_valid_before(now - dt.timedelta(minutes=5))
+                  .not_valid_after(now + dt.timedelta(days=3650))
+                  .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+                  .sign(made.key, hashes.SHA256()), made.key)
+    key = new_key("ecdsa")
+    ski = x509.SubjectKeyIdentifier.from_public_key(key.public_key())
+    inter = (x509.CertificateBuilder().subject_name(x509.Name([x509.NameAttribute(x509.NameOID.COMMON_NAME, "inter")]))
+             .issuer_name(root.cert.subject).public_key(key.public_key()).serial_number(7)
+             .not_valid_before(now - dt.timedelta(minutes=5)).not_valid_after(now + dt.timedelta(days=300))
+             .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+             .add_extension(ski, critical=False).sign(root.key, hashes.SHA256()))
+    leaf = issue_leaf(Issued(inter, key), service_names("draguard", "draguard-system"), days=30, now=now)
+    directory.mkdir()
+    (directory / "tls.crt").write_bytes(cert_pem([leaf.cert, inter]))
+    (directory / "tls.key").write_bytes(key_pem(leaf.key))
+    (directory / "ca.crt").write_bytes(cert_pem(root.cert))
+    return directory, directory / "tls.crt"
+
+
+def test_check_follows_the_intermediates_the_server_sends(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Before: the intermediate after the leaf in tls.crt was ignored and the chain reported as an unknown authority,
+    # though the API server (Go) verifies it: crypto/tls passes certs[1:] as Intermediates.
+    directory, _ = _intermediate_chain(tmp_path / "chain")
+    code, out, err = _run(capsys, "certs", "check", "--dir", str(directory), *SVC)
+    assert (code, err) == (0, ""), out
+    chain = next(line for line in out.splitlines() if "chain:" in line)
+    assert chain.startswith(f"ok    chain: {directory}/tls.crt verifies against {directory}/ca.crt (issued by "
+                            "'draguard-webhook-ca' (serial ")
+    assert chain.endswith(" via 'inter' (serial 7))")
+    (directory / "tls.crt").write_bytes((directory / "tls.crt").read_bytes().split(b"-----END CERTIFICATE-----")[0]
+                                        + b"-----END CERTIFICATE-----\n")
+    code, out, _ = _run(capsys, "certs", "check", "--dir", str(directory), *SVC)
+    assert code == 1
+    assert (f"FAIL  chain: {directory}/tls.crt does not verify against {directory}/ca.crt: tls: failed to verify "
+            "certificate: x509: certificate signed by unknown authority") in out.splitlines()
+
+
+def test_check_a_wildcard_san_is_a_verdict_not_a_traceback(tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    # Before: `*.svc` (which Go never matches to a three-label name) crashed the chain check with a ValueError.
+    main(["certs", "generate", "--dir", str(tmp_path), "--service", "draguard", "--namespace", "ns"])
+    capsys.readouterr()
+    import datetime as dt
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes
+
+    from certs.pem import cert_pem, load_key
+
+    ca, ca_key, key = load_certs(tmp_path / "ca.crt")[0], load_key(tmp_path / "ca.key"), load_key(tmp_path / "tls.key")
+    now = dt.datetime.now(dt.UTC)
+    wild = (x509.CertificateBuilder().subject_name(x509.Name([])).issuer_name(ca.subject).public_key(key.public_key())
+            .serial_number(9).not_valid_before(now - dt.timedelta(minutes=1))
+            .not_valid_after(now + dt.timedelta(days=9))
+            .add_extension(x509.SubjectAlternativeName([x509.DNSName("*.svc")]), critical=False)
+            .sign(ca_key, hashes.SHA256()))
+    (tmp_path / "tls.crt").write_bytes(cert_pem(wild))
+    code, out, err = _run(capsys, "certs", "check", "--dir", str(tmp_path), "--service", "draguard",
+                          "--namespace", "ns")
+    assert (code, err) == (1, "")
+    assert "FAIL  name: x509: certificate is valid for *.svc, not draguard.ns.svc; re-issue for the Service's name" in (
+        out.splitlines())
+    assert any(line.startswith("ok    chain: ") for line in out.splitlines())
+
+
+def test_check_reads_a_bundle_as_the_api_server_does(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Before: one unparsable block made the whole bundle "not a valid PEM certificate" (exit 2); Go's
+    # AppendCertsFromPEM skips it and trusts the rest, so the webhook works. Now: a warning and the real verdict.
+    main(["certs", "generate", "--dir", str(tmp_path), *SVC])
+    capsys.readouterr()
+    good = (tmp_path / "ca.crt").read_bytes()
+    (tmp_path / "ca.crt").write_bytes(good.replace(b"MII", b"MIX", 1) + b"some text\n" + good)
+    code, out, err = _run(capsys, "certs", "check", "--dir", str(tmp_path), *SVC)
+    assert (code, err) == (0, ""), out
+    assert (f"warn  chain: {tmp_path}/ca.crt: the API server skips a certificate in it (x509: malformed certificate)"
+            in out.splitlines())
+    (tmp_path / "ca.crt").write_bytes(good.replace(b"MII", b"MIX", 1))
+    code, out, err = _run(capsys, "certs", "check", "--dir", str(tmp_path), *SVC)
+    assert (code, err) == (1, "")
+    assert (f"FAIL  chain: {tmp_path}/ca.crt holds no certificate the API server can use: every call fails"
+            in out.splitlines())

@@ -262,6 +262,7 @@ def _store_name(args: argparse.Namespace) -> str:
 
 def _check(args: argparse.Namespace) -> int:
     from certs.check import Subject, doctor, server_date
+    from certs.goverify import pool_from_pem
     from certs.inject import entries, read
     from certs.material import CA_CERT, TLS_CERT, TLS_KEY
     from certs.pem import parse_certs, parse_key, read_file
@@ -304,15 +305,24 @@ def _check(args: argparse.Namespace) -> int:
         webhooks = tuple(entries(config, args.webhook))
         webhook_source = f"validatingwebhookconfiguration/{args.webhook}"
         date = server_date(headers)
-    bundle = tuple(parse_certs(bundle_pem, bundle_source)) if bundle_pem is not None else ()
-    if not bundle and webhooks:
+    bundle: tuple[Any, ...] = ()
+    skipped: tuple[str, ...] = ()
+    if bundle_pem is None and webhooks:
         # No bundle file: verify the chain against what the API server actually uses.
         first = next((w for w in webhooks if w.ca_bundle), None)
         if first is not None and first.ca_bundle is not None:
-            bundle_source = f"the caBundle of webhook {first.name}"
-            bundle = tuple(parse_certs(first.ca_bundle, bundle_source))
+            bundle_pem, bundle_source = first.ca_bundle, f"the caBundle of webhook {first.name}"
+    if bundle_pem is not None:
+        # As the API server reads a caBundle (CertPool.AppendCertsFromPEM): blocks Go cannot parse are skipped.
+        if b"-----BEGIN CERTIFICATE-----" not in bundle_pem:
+            raise DraguardError(f"{bundle_source}: no PEM certificate found")
+        pool = pool_from_pem(bundle_pem)
+        bundle, skipped = tuple(c.cert for c in pool.certs), tuple(pool.skipped)
+    served = parse_certs(leaf_pem, leaf_source)  # the leaf, then the intermediates the server sends with it
     subject = Subject(
-        leaf=parse_certs(leaf_pem, leaf_source)[0],
+        leaf=served[0],
+        intermediates=tuple(served[1:]),
+        bundle_skipped=skipped,
         leaf_source=leaf_source,
         key=parse_key(key_pem, key_source) if key_pem is not None else None,
         key_source=key_source,
