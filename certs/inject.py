@@ -17,6 +17,7 @@ from typing import Any
 from msgspec import Struct
 
 from certs.errors import CertsError
+from certs.goverify import GoParseError, parse, pem_blocks
 from certs.issue import is_ca
 from certs.kube import ApiError, Kube
 from certs.pem import describe, parse_certs
@@ -55,9 +56,21 @@ def _api(kube: Kube) -> Any:
 
 
 def check_bundle(bundle: bytes, source: str) -> None:
+    """draguard's rules for what it writes into `caBundle`, stricter than the API server, which skips (silently)
+    any block that is not a certificate it can parse: no private key (a webhook configuration is readable
+    cluster-wide), only CA certificates, and only certificates Go can parse."""
+    for kind, _ in pem_blocks(bundle):
+        if kind.endswith("PRIVATE KEY"):
+            raise CertsError(f"{source} holds a private key ({kind} block); a caBundle is readable by anyone who can "
+                             "read the webhook configuration: give only the CA certificate(s)")
     for cert in parse_certs(bundle, source):
         if not is_ca(cert):
             raise CertsError(f"{source}: {describe(cert)} is not a CA certificate; a caBundle holds CA certificates")
+        try:
+            parse(cert)
+        except GoParseError as err:
+            raise CertsError(f"{source}: {describe(cert)}: the API server cannot parse it ({err}) and would skip "
+                             "it") from None
 
 
 def read(kube: Kube, name: str) -> tuple[dict[str, Any], dict[str, str]]:

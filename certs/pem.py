@@ -111,4 +111,11 @@ def describe(cert: x509.Certificate) -> str:
     """A short human name for a certificate in messages: its subject CN (or whole subject) and serial."""
     cns = cert.subject.get_attributes_for_oid(x509.NameOID.COMMON_NAME)
     name = str(cns[0].value) if cns else cert.subject.rfc4514_string() or "(empty subject)"
-    return f"{name!r} (serial {cert.serial_number:x})"
+    return f"{name!r} (serial {serial_of(cert):x})"
+
+
+def serial_of(cert: x509.Certificate) -> int:
+    """The serial number, without cryptography's warning for one that is not positive (Go's verdict says it)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CryptographyDeprecationWarning)
+        return cert.serial_number

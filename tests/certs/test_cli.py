@@ -413,3 +413,39 @@ def test_check_reads_a_bundle_as_the_api_server_does(tmp_path: Path, capsys: pyt
     assert (code, err) == (1, "")
     assert (f"FAIL  chain: {tmp_path}/ca.crt holds no certificate the API server can use: every call fails"
             in out.splitlines())
+
+
+def test_inject_refuses_a_bundle_holding_a_private_key(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Before: the key block was base64-encoded into every webhook's caBundle, readable cluster-wide (the API server
+    # itself skips it, so nothing else would have shown the leak).
+    main(["certs", "generate", "--dir", str(tmp_path), *SVC])
+    capsys.readouterr()
+    bundle = tmp_path / "bundle.pem"
+    for key in ("ca.key", "tls.key"):
+        bundle.write_bytes((tmp_path / "ca.crt").read_bytes() + (tmp_path / key).read_bytes())
+        assert _run(capsys, "certs", "inject", "--webhook", "draguard", "--ca-file", str(bundle),
+                    "--kubeconfig", str(tmp_path / "no-such-kubeconfig")) == (
+            2, "", f"draguard: error: {bundle} holds a private key (PRIVATE KEY block); a caBundle is readable by "
+                   "anyone who can read the webhook configuration: give only the CA certificate(s)\n")
+
+
+def test_inject_refuses_a_ca_the_api_server_cannot_parse(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import warnings
+
+    from cryptography.utils import CryptographyDeprecationWarning
+
+    from certs.pem import cert_pem, load_key
+    from tests.certs.odd import resign
+
+    main(["certs", "generate", "--dir", str(tmp_path), *SVC])
+    capsys.readouterr()
+    bundle = tmp_path / "bundle.pem"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CryptographyDeprecationWarning)
+        negative = resign(load_certs(tmp_path / "ca.crt")[0], load_key(tmp_path / "ca.key"), serial=-7)
+        bundle.write_bytes(cert_pem(negative))
+    code, out, err = _run(capsys, "certs", "inject", "--webhook", "draguard", "--ca-file", str(bundle),
+                          "--kubeconfig", str(tmp_path / "no-such-kubeconfig"))
+    assert (code, out) == (2, "")
+    assert err == (f"draguard: error: {bundle}: 'draguard-webhook-ca' (serial -7): the API server cannot parse it "
+                   "(x509: negative serial number) and would skip it\n")
