@@ -27,7 +27,7 @@ from certs import goverify
 from certs.goverify import IP, GoCert, GoParseError, Verdict, ip_text
 from certs.inject import WebhookEntry
 from certs.issue import BACKDATE, signed_by
-from certs.pem import PrivateKey, describe, key_matches
+from certs.pem import AnyPrivateKey, describe, key_matches
 
 Level: TypeAlias = Literal["ok", "warn", "fail"]
 WARN_DAYS = 30
@@ -45,7 +45,7 @@ class Subject(Struct, frozen=True):
 
     leaf: x509.Certificate
     leaf_source: str
-    key: PrivateKey | None = None
+    key: AnyPrivateKey | None = None
     key_source: str = "tls.key"
     bundle: tuple[x509.Certificate, ...] = ()
     bundle_source: str = "ca.crt"

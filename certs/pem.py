@@ -9,13 +9,14 @@ from typing import Literal, TypeAlias
 
 from cryptography import x509
 from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric import ec, rsa
+from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
 from cryptography.utils import CryptographyDeprecationWarning
 
 from certs.errors import CertsError
 
 KeyType: TypeAlias = Literal["ecdsa", "rsa"]
 PrivateKey: TypeAlias = ec.EllipticCurvePrivateKey | rsa.RSAPrivateKey
+AnyPrivateKey: TypeAlias = ec.EllipticCurvePrivateKey | rsa.RSAPrivateKey | ed25519.Ed25519PrivateKey
 KEY_TYPES: tuple[KeyType, ...] = ("ecdsa", "rsa")
 
 
@@ -44,7 +45,9 @@ def parse_certs(data: bytes, source: str) -> list[x509.Certificate]:
         raise CertsError(f"{source}: not a valid PEM certificate ({layer} does not parse)") from None
 
 
-def parse_key(data: bytes, source: str) -> PrivateKey:
+def parse_any_key(data: bytes, source: str) -> AnyPrivateKey:
+    """A private key a server can serve with: ECDSA, RSA or Ed25519 (cert-manager's three), PKCS#8, PKCS#1 or SEC1,
+    other PEM blocks (EC PARAMETERS, a certificate) around it ignored as Go's tls.X509KeyPair and OpenSSL do."""
     try:
         key = serialization.load_pem_private_key(data, password=None)
     except TypeError:
@@ -53,8 +56,17 @@ def parse_key(data: bytes, source: str) -> PrivateKey:
         raise CertsError(f"{source}: not a valid PEM private key") from None
     except Exception as err:  # cryptography raises UnsupportedAlgorithm for exotic keys
         raise CertsError(f"{source}: unsupported private key ({err})") from None
+    if not isinstance(key, ec.EllipticCurvePrivateKey | rsa.RSAPrivateKey | ed25519.Ed25519PrivateKey):
+        raise CertsError(f"{source}: unsupported private key type {type(key).__name__}; use ECDSA, RSA or Ed25519")
+    return key
+
+
+def parse_key(data: bytes, source: str) -> PrivateKey:
+    """A key draguard signs with or issues for: ECDSA or RSA."""
+    key = parse_any_key(data, source)
     if not isinstance(key, ec.EllipticCurvePrivateKey | rsa.RSAPrivateKey):
-        raise CertsError(f"{source}: unsupported private key type {type(key).__name__}; use ECDSA or RSA")
+        raise CertsError(f"{source}: unsupported private key type {type(key).__name__}; draguard signs and issues "
+                         "ECDSA or RSA keys")
     return key
 
 
@@ -66,12 +78,12 @@ def load_key(path: Path) -> PrivateKey:
     return parse_key(read_file(path), str(path))
 
 
-def public_der(cert_or_key: x509.Certificate | PrivateKey) -> bytes:
+def public_der(cert_or_key: x509.Certificate | AnyPrivateKey) -> bytes:
     public = cert_or_key.public_key()
     return public.public_bytes(serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo)
 
 
-def key_matches(cert: x509.Certificate, key: PrivateKey) -> bool:
+def key_matches(cert: x509.Certificate, key: AnyPrivateKey) -> bool:
     return public_der(cert) == public_der(key)
 
 

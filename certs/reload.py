@@ -29,7 +29,7 @@ from msgspec import Struct
 
 from certs.client import client_ca_bundle, require_client_certs
 from certs.errors import CertsError
-from certs.pem import key_matches, parse_certs, parse_key
+from certs.pem import key_matches, parse_any_key, parse_certs
 
 log = logging.getLogger(__name__)
 
@@ -104,7 +104,7 @@ def load_pair(
     if client_ca is not None and client_ca_pem is not None:
         client_ca_pem = client_ca_bundle(client_ca_pem, str(client_ca))
     leaf = parse_certs(cert_pem, str(cert_file))[0]
-    key = parse_key(key_pem, str(key_file))
+    key = parse_any_key(key_pem, str(key_file))
     if not key_matches(leaf, key):
         raise CertsError(f"{key_file} does not match the certificate in {cert_file}")
     now = now or dt.datetime.now(dt.UTC)

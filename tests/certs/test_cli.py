@@ -449,3 +449,16 @@ def test_inject_refuses_a_ca_the_api_server_cannot_parse(tmp_path: Path, capsys:
     assert (code, out) == (2, "")
     assert err == (f"draguard: error: {bundle}: 'draguard-webhook-ca' (serial -7): the API server cannot parse it "
                    "(x509: negative serial number) and would skip it\n")
+
+
+def test_check_an_ed25519_secret_from_cert_manager(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Before: exit 2, "tls.key: unsupported private key type Ed25519PrivateKey; use ECDSA or RSA", though the docs
+    # promise other key types can be checked and the API server accepts Ed25519.
+    from tests.certs.test_reload import _ed25519_material
+
+    _ed25519_material(tmp_path)
+    code, out, err = _run(capsys, "certs", "check", "--dir", str(tmp_path), *SVC)
+    assert (code, err) == (0, ""), out
+    assert out.splitlines()[0] == f"ok    key: {tmp_path}/tls.key matches {tmp_path}/tls.crt"
+    assert out.splitlines()[2] == (f"ok    chain: {tmp_path}/tls.crt verifies against {tmp_path}/ca.crt (issued by "
+                                   "'ed-ca' (serial 1))")

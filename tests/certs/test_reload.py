@@ -127,3 +127,37 @@ def test_without_memfd_a_private_temporary_file_serves_as_well(
     _issue(tmp_path)
     server = tls_server(TLSReloader(tmp_path / "tls.crt", tmp_path / "tls.key").server_context())
     assert _serial(handshake(server.port, tmp_path / "ca.crt", server_name=HOST)) == _leaf_serial(tmp_path)
+
+
+def _ed25519_material(directory: Path) -> None:
+    """What cert-manager writes for `privateKey.algorithm: Ed25519`: an Ed25519 CA and serving pair (PKCS#8 key)."""
+    from cryptography.hazmat.primitives.asymmetric import ed25519
+
+    from certs.pem import cert_pem
+
+    now = dt.datetime.now(dt.UTC)
+    ca_key, key = ed25519.Ed25519PrivateKey.generate(), ed25519.Ed25519PrivateKey.generate()
+    name = x509.Name([x509.NameAttribute(x509.NameOID.COMMON_NAME, "ed-ca")])
+    ca = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(ca_key.public_key())
+          .serial_number(1).not_valid_before(now - dt.timedelta(minutes=5)).not_valid_after(now + dt.timedelta(days=9))
+          .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True).sign(ca_key, None))
+    leaf = (x509.CertificateBuilder().subject_name(x509.Name([])).issuer_name(name).public_key(key.public_key())
+            .serial_number(2).not_valid_before(now - dt.timedelta(minutes=5))
+            .not_valid_after(now + dt.timedelta(days=9))
+            .add_extension(x509.SubjectAlternativeName([x509.DNSName(HOST)]), critical=False).sign(ca_key, None))
+    directory.mkdir(exist_ok=True)
+    (directory / "ca.crt").write_bytes(cert_pem(ca))
+    (directory / "tls.crt").write_bytes(cert_pem(leaf))
+    from cryptography.hazmat.primitives import serialization
+
+    (directory / "tls.key").write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                                          serialization.NoEncryption()))
+
+
+def test_an_ed25519_pair_is_served(tmp_path: Path, tls_server: type) -> None:
+    # Before: "unsupported private key type Ed25519PrivateKey; use ECDSA or RSA", so `draguard serve` could not
+    # start on a Secret that cert-manager issued with Ed25519 (which Go's TLS client accepts).
+    _ed25519_material(tmp_path)
+    reloader = TLSReloader(tmp_path / "tls.crt", tmp_path / "tls.key", check_interval=0)
+    server = tls_server(reloader.server_context())
+    assert _serial(handshake(server.port, tmp_path / "ca.crt", server_name=HOST)) == 2

@@ -265,7 +265,7 @@ def _check(args: argparse.Namespace) -> int:
     from certs.goverify import pool_from_pem
     from certs.inject import entries, read
     from certs.material import CA_CERT, TLS_CERT, TLS_KEY
-    from certs.pem import parse_certs, parse_key, read_file
+    from certs.pem import parse_any_key, parse_certs, read_file
 
     if args.secret:
         material = _store(args).load()
@@ -324,7 +324,7 @@ def _check(args: argparse.Namespace) -> int:
         intermediates=tuple(served[1:]),
         bundle_skipped=skipped,
         leaf_source=leaf_source,
-        key=parse_key(key_pem, key_source) if key_pem is not None else None,
+        key=parse_any_key(key_pem, key_source) if key_pem is not None else None,
         key_source=key_source,
         bundle=bundle,
         bundle_source=bundle_source,
