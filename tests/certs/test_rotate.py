@@ -133,3 +133,33 @@ def test_rotating_without_material_says_what_to_run(tmp_path: Path) -> None:
         rotate(tmp_path, "overlap")
     assert err.value.message == (
         f"{tmp_path}: no CA to rotate (ca.crt and ca.key are absent); run `draguard certs generate`")
+
+
+def test_every_phase_as_the_api_server_verifies_it(tmp_path: Path) -> None:
+    """Go's verdict (certs.goverify) for each certificate a replica may serve against each bundle the API server
+    may have cached, at each phase: nothing a phase leaves in service is refused by a bundle still in use."""
+    from certs import goverify
+
+    def verdict(leaf: x509.Certificate, bundle: list[x509.Certificate], at: dt.datetime) -> str:
+        return goverify.verify([leaf], goverify.pool_of(bundle), HOST, at).error or "ok"
+
+    generate(tmp_path, "draguard", "draguard-system", now=NOW)
+    old_bundle, old_leaf = _bundle(tmp_path), load_certs(tmp_path / "tls.crt")[0]
+    at = NOW + LATER
+    rotate(tmp_path, "overlap", now=at)
+    overlap = _bundle(tmp_path)
+    assert [verdict(old_leaf, b, at) for b in (old_bundle, overlap)] == ["ok", "ok"]
+    at += LATER
+    rotate(tmp_path, "leaf", now=at)
+    new_leaf = load_certs(tmp_path / "tls.crt")[0]
+    assert verdict(new_leaf, overlap, at) == verdict(old_leaf, overlap, at) == "ok"  # replicas switch one by one
+    assert verdict(new_leaf, old_bundle, at) == (  # the documented switch: old-bundle-only clients stop here
+        "tls: failed to verify certificate: x509: certificate signed by unknown authority (possibly because of "
+        '"x509: ECDSA verification failure" while trying to verify candidate authority certificate '
+        '"draguard-webhook-ca")')
+    at += LATER
+    rotate(tmp_path, "retire", now=at)
+    new_bundle = _bundle(tmp_path)
+    assert [verdict(new_leaf, b, at) for b in (overlap, new_bundle)] == ["ok", "ok"]
+    assert verdict(old_leaf, new_bundle, at).startswith("tls: failed to verify certificate: x509: certificate "
+                                                        "signed by unknown authority")  # why retire waits to settle
