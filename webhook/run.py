@@ -19,19 +19,19 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
 
 from msgspec import Struct, field
 from msgspec.structs import replace
 
-from celext.vocabulary import LIST_MEMBERS
 from webhook.budget import UNLIMITED, Budget, BudgetExceeded, CompileCacheBudget, Meter, metered
 from webhook.fieldpath import FieldPath
 from webhook.findings import Action, Finding, Position
 from webhook.manifests.objects import Locator
-from webhook.policy import LIST_GATE, Policy
+from webhook.policy import Policy
 from webhook.rules import CATALOGUE
 from webhook.rules.base import RESOURCE_SLICE, Rule, RuleContext
+from webhook.rules.k8s.gates import drop_list_attributes
+from webhook.rules.k8s.ids import Errors
 from webhook.rules.runner import BUDGET_EXCEEDED, RULE_ERROR
 from webhook.rules.selectors_sites import written_request_path
 from webhook.suppress import suppressed
@@ -41,10 +41,6 @@ log = logging.getLogger(__name__)
 
 
 RATCHET_NOTE = " (already present before this update)"
-LIST_TYPES_HINT = (
-    "the cluster runs without the DRAListTypeAttributes feature gate, so the API server dropped the list "
-    "value; publish a scalar (int, bool, string, version) or enable the gate"
-)
 RUNNER_RULES = frozenset({RULE_ERROR, BUDGET_EXCEEDED})  # reported by the runner: never suppressed or ratcheted
 ERROR_TEXT_CHARS = 200  # an exception's text can quote the object: only this much of it reaches a message
 
@@ -131,12 +127,11 @@ def _evaluate(
     rules: Sequence[Rule], obj: Obj, policy: Policy, *, old: Obj | None, slices: Sequence[Obj], meter: Meter,
     errors: list[str],
 ) -> list[Finding]:
-    dropped: set[str] = set()
-    if kind_of(obj) == RESOURCE_SLICE and not policy.list_types and (old is None or not _ratchets_lists(old, policy)):
-        obj, dropped = drop_list_types(obj)
-    findings = _check(rules, obj, RuleContext(policy, slices, old), policy, meter=meter, errors=errors)
-    if dropped:
-        findings = [_explain_dropped(f, dropped) for f in findings]
+    dropped: Errors = []
+    if kind_of(obj) == RESOURCE_SLICE:  # every rule judges the list attributes the API server stores
+        obj, dropped = drop_list_attributes(obj, old, policy.profile)
+    ctx = RuleContext(policy, slices, old, dropped=tuple(dropped))
+    findings = _check(rules, obj, ctx, policy, meter=meter, errors=errors)
     if old is not None:
         findings = _ratchet(findings, rules, old, policy, slices=slices, meter=meter)
     return findings
@@ -265,65 +260,6 @@ def _append(path: FieldPath, segment: str | int, is_key: bool) -> FieldPath:
     if isinstance(segment, int):
         return path.index(segment)
     return path.key(segment) if is_key else path.child(segment)
-
-
-def uses_list_types(slice_: Obj) -> bool:
-    """Upstream's draListTypeAttributesFeatureInUse: any attribute of any device sets a list field."""
-    from webhook.rules.devices import attributes, devices
-
-    return any(
-        isinstance(attribute, dict) and attribute.get(m) is not None
-        for _i, device in devices(slice_)
-        for attribute in attributes(device).values()
-        for m in LIST_MEMBERS
-    )
-
-
-def _ratchets_lists(old: Obj, policy: Policy) -> bool:
-    """Whether the server keeps list fields because the stored object has them: only a release with the
-    DRAListTypeAttributes gate does; 1.34/1.35 have no list fields, so their decoder drops them from the stored
-    object as well."""
-    return LIST_GATE in policy.profile.gate_specs and uses_list_types(old)
-
-
-def drop_list_types(slice_: Obj) -> tuple[Obj, set[str]]:
-    """The slice as an API server without DRAListTypeAttributes stores it: list fields set to nil.
-
-    Returns a copy (only the containers on the way to a changed attribute are copied; the input is left
-    alone) and the paths of the attributes that lost a list field.
-    """
-    from webhook.rules.devices import DEVICES
-    from webhook.rules.k8s.names import truncate_if_too_long
-
-    spec = slice_.get("spec")
-    items = spec.get("devices") if isinstance(spec, Mapping) else None
-    if not isinstance(spec, Mapping) or not isinstance(items, list):
-        return slice_, set()
-    dropped: set[str] = set()
-    devices: list[Any] = []
-    for i, device in enumerate(items):
-        nested = isinstance(device, Mapping) and isinstance(device.get("basic"), Mapping)  # v1beta1
-        body = device["basic"] if nested else device
-        attrs = body.get("attributes") if isinstance(body, Mapping) else None
-        if not isinstance(attrs, Mapping):
-            devices.append(device)
-            continue
-        kept: dict[str, Any] = {}
-        for key, attribute in attrs.items():
-            if isinstance(attribute, Mapping) and any(m in attribute for m in LIST_MEMBERS):
-                kept[key] = {k: v for k, v in attribute.items() if k not in LIST_MEMBERS}
-                dropped.add(str(DEVICES.index(i).child("attributes").key(truncate_if_too_long(str(key), 96))))
-            else:
-                kept[key] = attribute
-        body = {**body, "attributes": kept}
-        devices.append({**device, "basic": body} if nested else body)
-    return {**slice_, "spec": {**spec, "devices": devices}}, dropped
-
-
-def _explain_dropped(finding: Finding, dropped: set[str]) -> Finding:
-    if finding.rule == "k8s-attribute-union" and str(finding.path) in dropped:
-        return replace(finding, hint=LIST_TYPES_HINT)
-    return finding
 
 
 def _name(obj: Obj) -> str:

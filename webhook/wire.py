@@ -12,6 +12,8 @@ import sys
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
+from webhook.words import with_article
+
 Obj = Mapping[str, Any]
 
 
@@ -41,7 +43,7 @@ def json_kind(value: object) -> str:
 def json_type(value: object) -> str:
     """A decoded value's JSON type as a message to a client names it (`got an array`, `got null`)."""
     kind = json_kind(value)
-    return kind if kind == "null" else ("an " if kind[0] in "aeiou" else "a ") + kind
+    return kind if kind == "null" else with_article(kind)
 
 
 def get_map(obj: Obj | None, *keys: str) -> Obj:

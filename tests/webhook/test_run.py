@@ -143,15 +143,16 @@ def test_a_rule_that_raises_is_a_rule_error_logged_and_the_others_run(
 def test_dropping_list_fields_copies_and_handles_v1beta1_basic() -> None:
     import copy
 
-    from webhook.run import drop_list_types
+    from webhook.profiles import load_profile
+    from webhook.rules.k8s.gates import drop_list_attributes
 
     obj = {"apiVersion": "resource.k8s.io/v1beta1", "kind": "ResourceSlice", "spec": {"devices": [
         {"name": "a", "basic": {"attributes": {"n": {"ints": [1]}, "m": {"int": 2}}}}, "junk"]}}
     before = copy.deepcopy(obj)
-    dropped, paths = drop_list_types(obj)
+    dropped, errs = drop_list_attributes(obj, None, load_profile("1.36"))
     assert obj == before
     assert dropped["spec"]["devices"] == [{"name": "a", "basic": {"attributes": {"n": {}, "m": {"int": 2}}}}, "junk"]
-    assert paths == {"spec.devices[0].attributes[n]"}
+    assert [(rule, str(f.path)) for rule, f in errs] == [("k8s-feature-gate", "spec.devices[0].attributes[n].ints")]
 
 
 def test_deeply_nested_values_are_reported_not_raised() -> None:

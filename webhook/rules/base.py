@@ -36,12 +36,15 @@ class RuleContext(Struct, frozen=True, eq=False):
 
     `shared` is scratch space for one `run_rules` call, so several rules can share one walk of the
     object (the Kubernetes parity rules run upstream's validators once and split the result by rule).
+    `dropped` holds the parity errors, tagged with their rule ids, about what the runner removed from the object
+    before the rules saw it (list attributes the API server does not store: `k8s.gates.drop_list_attributes`).
     """
 
     policy: Policy
     slices: Sequence[Obj] = ()
     old: Obj | None = None
     shared: dict[str, Any] = field(default_factory=dict)  # (eq=False: contexts compare by identity)
+    dropped: tuple[tuple[str, Finding], ...] = ()
 
     def once(self, key: str, compute: Callable[[], T]) -> T:
         """`compute()` the first time `key` is asked for within this run, the cached value after."""

@@ -33,6 +33,7 @@ from webhook.rules.devices import (
 )
 from webhook.rules.plain import MAX_NODE, digest
 from webhook.wire import Obj
+from webhook.words import with_article
 
 NUMA: Final = NUMA_NODE
 _ALLOWED = frozenset({"int", "ints"})
@@ -67,7 +68,7 @@ def _type(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
         if wrong:
             yield Finding(
                 attribute_path(i, NUMA),
-                f"{NUMA} is a {' and a '.join(wrong)} value; it must be int or ints",
+                f"{NUMA} is {' and '.join(map(with_article, wrong))} value; it must be int or ints",
                 hint="publish the physical NUMA node as `int: N`, or the KEP-6072 list as `ints: [N, ...]`",
             )
 

@@ -23,6 +23,7 @@ from webhook.rules.devices import attribute_path, driver_of, printable, slice_in
 from webhook.rules.numa import NUMA, physical_node
 from webhook.rules.plain import MAX_NODE, alias_keys, digest
 from webhook.wire import Obj
+from webhook.words import with_article
 
 _SLICE = frozenset({RESOURCE_SLICE})
 
@@ -103,7 +104,7 @@ def _alias_type(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
             value = attribute.get("int")
             if value is None:
                 kinds = [printable(str(k)) for k, v in attribute.items() if v is not None] or ["empty"]
-                yield Finding(alias.path, f"NUMA alias {name} is a {'/'.join(kinds)} value, not an int",
+                yield Finding(alias.path, f"NUMA alias {name} is {with_article('/'.join(kinds))} value, not an int",
                               hint="publish vendor NUMA aliases as `int: N`, like the standard attribute")
             elif (node := stored_int(value)) is not None and node < 0:
                 yield Finding(alias.path.child("int"), f"NUMA alias {name} is {node}",

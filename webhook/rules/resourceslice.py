@@ -18,6 +18,7 @@ from webhook.findings import Action, Finding
 from webhook.rules.base import DRA_KINDS, RESOURCE_SLICE, Check, Rule, RuleContext
 from webhook.rules.k8s import ids
 from webhook.rules.k8s.claim_types import decode_object
+from webhook.rules.k8s.gates import explain_list_drops
 from webhook.rules.k8s.ids import Errors
 from webhook.rules.k8s.slice import validate_resource_slice
 from webhook.wire import Obj, kind_of
@@ -31,7 +32,15 @@ def errors(slice_: Obj, ctx: RuleContext) -> Errors:
     found: Errors | None = ctx.shared.get(_KEY)  # asked by every rule below: the common case without a call
     if found is not None:
         return found
-    return ctx.once(_KEY, lambda: validate_resource_slice(slice_, ctx.old, ctx.policy.profile))
+    return ctx.once(_KEY, lambda: _slice_errors(slice_, ctx))
+
+
+def _slice_errors(slice_: Obj, ctx: RuleContext) -> Errors:
+    """The errors of the slice as stored, and those of the list fields the runner dropped to store it."""
+    errs = validate_resource_slice(slice_, ctx.old, ctx.policy.profile)
+    if not ctx.dropped:
+        return errs
+    return explain_list_drops(errs, list(ctx.dropped), ctx.policy.profile) + list(ctx.dropped)
 
 
 def decoded(obj: Obj, ctx: RuleContext) -> Errors:

@@ -26,6 +26,7 @@ from webhook.rules.base import Rule, RuleContext
 from webhook.rules.selectors_cel import GO_FIELDS, WIRE_KEYS, analysed
 from webhook.rules.selectors_sites import SELECTOR_KINDS, is_numa
 from webhook.wire import Obj
+from webhook.words import with_article
 
 if TYPE_CHECKING:  # celext's engines are imported when the first selector is analysed (cel-python, lark: ~0.1 s)
     from celext import Selector
@@ -514,8 +515,8 @@ def _type_mismatch(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
                 outcome = "always true" if how == "!=" else "always false"
             yield Finding(
                 site.path,
-                f"{ref.qualified} is {_a(kind)} {kind} on every candidate device that publishes it ({count}); "
-                f"`{how}` with {_a(shown)} {shown} value never matches it, so this is {outcome}",
+                f"{ref.qualified} is {with_article(kind)} on every candidate device that publishes it ({count}); "
+                f"`{how}` with {with_article(shown)} value never matches it, so this is {outcome}",
                 hint=_type_hint(kind, values),
                 span=(point.start, point.end),
             )
@@ -575,15 +576,11 @@ def _literal_type(value: object) -> str:
     return "int" if isinstance(value, int) else "string"
 
 
-def _a(word: str) -> str:
-    return "an" if word[:1] in "aeiou" else "a"
-
-
 def _type_hint(kind: str, values: tuple[object, ...]) -> str:
     if kind == "version" and any(isinstance(v, str) for v in values):
         text = next(v for v in values if isinstance(v, str))
         return f'a version attribute equals only a version: compare with semver("{text}")'
-    return f"compare with {_a(kind)} {kind} value, or check the attribute name"
+    return f"compare with {with_article(kind)} value, or check the attribute name"
 
 
 def _missing(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:

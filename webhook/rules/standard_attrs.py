@@ -20,6 +20,7 @@ from webhook.rules.base import RESOURCE_SLICE, Rule, RuleContext
 from webhook.rules.devices import attribute_path, members, named_attribute
 from webhook.rules.plain import BDF, digest
 from webhook.wire import Obj
+from webhook.words import with_article
 
 _SLICE = frozenset({RESOURCE_SLICE})
 
@@ -31,7 +32,8 @@ def _pcie_root(slice_: Obj, ctx: RuleContext) -> Iterator[Finding]:
         attr_path = attribute_path(d, PCIE_ROOT)
         wrong = [m for m in members(attribute) if m not in ("string", "strings")]
         if wrong:
-            yield Finding(attr_path, f"{PCIE_ROOT} is a {' and a '.join(wrong)} value; it must be string or strings",
+            yield Finding(attr_path, f"{PCIE_ROOT} is {' and '.join(map(with_article, wrong))} value; "
+                          "it must be string or strings",
                           hint='publish the root complex name, e.g. `string: "pci0000:00"`')
             continue
         if attribute.get("string") == "":

@@ -39,6 +39,7 @@ from webhook.rules.k8s.ids import UNKNOWN_FIELD, Errors
 from webhook.rules.topology import BAD_ADDRESS, FORM, MISMATCH, NO_AFFINITY, UNKNOWN_DEVICE, UNKNOWN_NODE
 from webhook.topology.numa import MAX_NUMA_NODES, Derivation, Form, NumaValue, Topology, is_bdf
 from webhook.wire import Obj, as_map, get_list, get_map, get_str
+from webhook.words import with_article
 
 VENDOR_ADDRESS_NAMES = ("pciAddress", "pciAddr")  # dra.net/, sriovnetwork.../, gpu.amd.com/ (`pciAddr`)
 _OMIT = "omit the numaNode attribute while the device has no NUMA affinity (the KEP-6072 helper returns an error)"
@@ -86,7 +87,7 @@ def decode(attribute: object) -> NumaValue | str:
         return NumaValue(Form.SCALAR, (as_int64(value["int"]),))
     if present == ["ints"]:
         return NumaValue(Form.LIST, tuple(as_int64(v) for v in value["ints"]))
-    return f"a {' and a '.join(present)} value, not int or ints"
+    return f"{' and '.join(map(with_article, present))} value, not int or ints"
 
 
 def check_slice(

@@ -118,10 +118,14 @@ CASES: list[tuple[str, dict[str, Any], str, dict[str, bool], list[Row]]] = [
         ("k8s-capacity", "deny", f"{DEV0}.capacity[mem].requestPolicy.validValues[1]", 'Duplicate value: "1"')]),
     # DRAListTypeAttributes: no list attributes before 1.36; alpha/off after (draguard's default policy: on).
     ("lists-1.35", LISTS, "1.35", {}, [("k8s-attribute-union", "deny", f"{DEV0}.attributes[gpu.example.com/ids]",
-                                       'Invalid value: "": exactly one value must be specified')]),
+                                       'Invalid value: "": exactly one value must be specified'),
+                                      ("k8s-unknown-field", "warn", f"{DEV0}.attributes[gpu.example.com/ids].ints",
+                                       f'unknown field "{DEV0}.attributes[gpu.example.com/ids].ints"')]),
     ("lists-off-1.36", LISTS, "1.36", {"DRAListTypeAttributes": False}, [
         ("k8s-attribute-union", "deny", f"{DEV0}.attributes[gpu.example.com/ids]",
-         'Invalid value: "": exactly one value must be specified')]),
+         'Invalid value: "": exactly one value must be specified'),
+        gate_off(f"{DEV0}.attributes[gpu.example.com/ids].ints", "DRAListTypeAttributes",
+                 "alpha in Kubernetes 1.36, off by default; this cluster: off")]),
     ("lists-on-1.36", LISTS, "1.36", {"DRAListTypeAttributes": True}, []),
     # DRANodeAllocatableResources: 1.37's nodeAllocatableResources replaces 1.36's nodeAllocatableResourceMappings.
     ("allocatable-1.37", ALLOCATABLE, "1.37", {"DRANodeAllocatableResources": True}, [

@@ -96,7 +96,7 @@ ROOT_HINT = 'publish the root complex name, e.g. `string: "pci0000:00"`'
 
 @pytest.mark.parametrize(("obj", "expected"), [
     pytest.param(slice_with(device("d", attributes={ROOT: 5})), [(
-        "pcie-root-type", f"{A}[{ROOT}]", f"{ROOT} is a int value; it must be string or strings", ROOT_HINT)],
+        "pcie-root-type", f"{A}[{ROOT}]", f"{ROOT} is an int value; it must be string or strings", ROOT_HINT)],
         id="pcie-root-int"),
     pytest.param(slice_with(device("d", attributes={ROOT: ["pci0000:00", ""]})), [(
         "pcie-root-type", f"{A}[{ROOT}].strings[1]", f"{ROOT} entry 1 is empty", "list only known root complexes")],

@@ -33,13 +33,26 @@ def test_a_misspelt_capacity_field_keeps_the_spelling_hint() -> None:
 
 def test_list_attributes_without_the_gate() -> None:
     obj = slice_with(device("d", attributes={"x.example.com/a": [1, 2]}))
-    expected = [(
-        "k8s-attribute-union", "spec.devices[0].attributes[x.example.com/a]",
-        'Invalid value: "": exactly one value must be specified',
-        "the cluster runs without the DRAListTypeAttributes feature gate, so the API server dropped the list "
-        "value; publish a scalar (int, bool, string, version) or enable the gate")]
-    assert seen(obj, Policy.default().with_profile("1.35")) == expected
-    assert seen(obj, Policy.default().with_list_types(False)) == expected
+    attribute = "spec.devices[0].attributes[x.example.com/a]"
+    union = ("k8s-attribute-union", attribute, 'Invalid value: "": exactly one value must be specified')
+    assert seen(obj, Policy.default().with_list_types(False)) == [
+        (*union, "the cluster runs without the DRAListTypeAttributes feature gate, so the API server dropped the list "
+                 "value; publish a scalar (int, bool, string, version) or enable the gate"),
+        ("k8s-feature-gate", f"{attribute}.ints", "the API server drops this field: feature gate DRAListTypeAttributes "
+         "(alpha in Kubernetes 1.37, off by default; this cluster: off)", "enable DRAListTypeAttributes on the cluster "
+         "(kube-apiserver --feature-gates=DRAListTypeAttributes=true) or leave the field out; draguard: featureGates "
+         "in the policy or --feature-gates")]
+
+
+def test_list_attributes_before_the_release_that_has_them() -> None:
+    obj = slice_with(device("d", attributes={"x.example.com/a": [1, 2]}))
+    attribute = "spec.devices[0].attributes[x.example.com/a]"
+    assert seen(obj, Policy.default().with_profile("1.35")) == [
+        ("k8s-attribute-union", attribute, 'Invalid value: "": exactly one value must be specified',
+         "Kubernetes 1.35 has no list attributes (added in 1.36), so the API server dropped the list value; publish "
+         "a scalar (int, bool, string, version)"),
+        ("k8s-unknown-field", f"{attribute}.ints", f'unknown field "{attribute}.ints"',
+         "Kubernetes 1.35 has no such field (added in 1.36); the API server drops it")]
 
 
 def test_a_gated_field_the_cluster_drops() -> None:

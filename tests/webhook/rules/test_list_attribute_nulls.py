@@ -9,30 +9,11 @@ from __future__ import annotations
 
 import pytest
 
-from webhook.manifests.roundtrip import load_text
-from webhook.policy import Policy
-from webhook.run import run_rules
-
-ATTRS = "spec.devices[0].attributes"
-SLICE = """\
-apiVersion: resource.k8s.io/v1
-kind: ResourceSlice
-metadata: {{name: node-0-gpu}}
-spec:
-  driver: gpu.example.com
-  nodeName: node-0
-  pool: {{name: node-0, resourceSliceCount: 1}}
-  devices:
-  - name: gpu-0
-    attributes:
-      {attribute}
-"""
+from tests.webhook.rules.yaml_slices import ATTRS, attribute_yaml, run_yaml
 
 
 def findings(attribute: str) -> list[tuple[str, str, str, str]]:
-    [manifest] = load_text(SLICE.format(attribute=attribute)).manifests
-    outcome = run_rules(manifest.obj, Policy.default())
-    return [(f.rule, f.action.value if f.action else "", str(f.path), f.message) for f in outcome.findings]
+    return run_yaml(attribute_yaml(attribute))
 
 
 @pytest.mark.parametrize("attribute", [

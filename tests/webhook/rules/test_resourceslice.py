@@ -346,10 +346,12 @@ def test_unchanged_taints_are_not_revalidated_on_update() -> None:
 def test_list_types_disabled_drops_lists_then_the_union_fails() -> None:
     obj = edit(base(), dev(0, attributes={"resource.kubernetes.io/numaNode": {"ints": [0, 1]}}))
     policy = Policy.from_mapping({"listTypes": "disabled"})
-    [finding] = run_rules(obj, policy).findings
-    assert (finding.rule, str(finding.path), finding.message) == (
+    union, gate = run_rules(obj, policy).findings
+    assert (union.rule, str(union.path), union.message) == (
         "k8s-attribute-union", f"{D}[0].attributes[resource.kubernetes.io/numaNode]", f'Invalid value: "": {UNION}')
-    assert finding.hint.startswith("the cluster runs without the DRAListTypeAttributes feature gate")
+    assert union.hint.startswith("the cluster runs without the DRAListTypeAttributes feature gate")
+    assert (gate.rule, str(gate.path)) == (
+        "k8s-feature-gate", f"{D}[0].attributes[resource.kubernetes.io/numaNode].ints")
 
 
 def test_list_types_disabled_keeps_lists_the_old_object_already_had() -> None:
@@ -363,7 +365,9 @@ def test_list_types_disabled_keeps_lists_the_old_object_already_had() -> None:
     ("1.37", []),
     # 1.35 has no list fields: its decoder drops them from the stored object too, so nothing ratchets
     ("1.35", [("k8s-attribute-union", f"{D}[0].attributes[resource.kubernetes.io/numaNode]",
-               f'Invalid value: "": {UNION}')]),
+               f'Invalid value: "": {UNION}'),
+              ("k8s-unknown-field", f"{D}[0].attributes[resource.kubernetes.io/numaNode].ints",
+               f'unknown field "{D}[0].attributes[resource.kubernetes.io/numaNode].ints"')]),
 ])
 def test_only_a_release_with_list_fields_keeps_those_the_old_object_had(
         release: str, expected: list[tuple[str, str, str]]) -> None:

@@ -18,7 +18,7 @@ def test_pcie_root_string_or_list_passes(check: Check, value: object) -> None:
 
 def test_pcie_root_int_is_the_wrong_type(check: Check) -> None:
     assert check("pcie-root-type", slice_with(device(attributes={"resource.kubernetes.io/pcieRoot": 0}))) == [
-        (ROOT, "resource.kubernetes.io/pcieRoot is a int value; it must be string or strings")]
+        (ROOT, "resource.kubernetes.io/pcieRoot is an int value; it must be string or strings")]
 
 
 def test_pcie_root_empty_string_and_entry(check: Check) -> None:

@@ -123,8 +123,8 @@ def _validate_valid_values(
     limit, 1.35+ reports TooMany alone (no option seen: the default is not found either); 1.34 (`short_circuit`
     False) checks every option, then TooMany, then the duplicates."""
     values: list[Quantity | None] = []
-    for i, item in enumerate(raw):
-        values.append(quantity_value(errs, item, path.index(i)) if item is not None else None)
+    for i, item in enumerate(raw):  # a null option is Quantity's zero: its UnmarshalJSON reads null as 0
+        values.append(quantity_value(errs, item, path.index(i)) if item is not None else ZERO)
     options = [(i, v) for i, v in enumerate(values) if v is not None]
     for (_, a), (j, b) in itertools.pairwise(options):
         if a.compare(b) > 0:

@@ -92,11 +92,19 @@ def decode_list(errs: Errors, obj: Mapping[str, Any], key: str, path: FieldPath)
 
 
 def decode_item_map(errs: Errors, value: Any, path: FieldPath) -> Mapping[str, Any]:
-    """A list item or map value that must be an object; anything else is reported and read as empty."""
+    """A list item or map value that must be an object; null is the zero struct and anything else is reported,
+    both read as empty."""
     if isinstance(value, Mapping):
         return value
-    wrong_type(errs, value, path, OBJECT.name)
+    if value is not None:
+        wrong_type(errs, value, path, OBJECT.name)
     return {}
+
+
+def zero_structs(items: list[Any]) -> list[Any]:
+    """A list of structs as the decoder fills it: a null item is the zero struct, read as an empty object
+    (sigs.k8s.io/json leaves a null struct, string or number at Go's zero value)."""
+    return [{} if item is None else item for item in items] if None in items else items
 
 
 def unknown_fields(errs: Errors, obj: Mapping[str, Any], known: frozenset[str], path: FieldPath) -> None:
@@ -115,12 +123,12 @@ def go_len(text: str) -> int:
 
 
 def strings(errs: Errors, values: list[Any] | None, path: FieldPath) -> list[str | None]:
-    """A []string field: a non-string is reported and left as None in its place, so that later checks still
-    name each string by the index it has in the object."""
+    """A []string field: null is Go's zero value ""; any other non-string is reported and left as None in its
+    place, so that later checks still name each string by the index it has in the object."""
     out: list[str | None] = []
     for i, item in enumerate(values or ()):
-        if isinstance(item, str):
-            out.append(item)
+        if isinstance(item, str) or item is None:
+            out.append(item or "")
         else:
             wrong_type(errs, item, path.index(i), STRING.name)
             out.append(None)

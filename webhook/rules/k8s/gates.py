@@ -8,25 +8,36 @@ warn) and validates the object as the server stores it, so an error the drop cau
 without node selection) is the server's own error, hinted with the gate.
 
 A field the release does not have at all is an unknown field (`k8s-unknown-field`); its hint names
-the release that added it. List attributes (`DRAListTypeAttributes`) are dropped by the runner.
+the release that added it.
+
+List attributes are dropped before any rule runs (`drop_list_attributes`, called by the runner), since every
+rule, draguard's numaNode rules too, must judge the values the server stores: upstream's
+`dropDisableDRAListTypeAttributesFields` with `DRAListTypeAttributes` off (1.36+), or the decoder of a release
+without list fields (1.34/1.35). Each dropped field is one finding, reported with the slice's other errors.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from types import MappingProxyType
 from typing import Any
 
 from msgspec.structs import replace
 
+from celext.vocabulary import LIST_MEMBERS
 from webhook.fieldpath import FieldPath
 from webhook.findings import Finding
 from webhook.profiles import Profile, first_release, load_profile
 from webhook.rules.k8s import ids
+from webhook.rules.k8s.attribute import has_list_values
+from webhook.rules.k8s.device import MAX_KEY_LENGTH
+from webhook.rules.k8s.errors import unknown_field
 from webhook.rules.k8s.ids import Errors
+from webhook.rules.k8s.names import truncate_if_too_long
 
 SPEC = FieldPath.root("spec")
+DEVICES = SPEC.child("devices")
 
 
 def _used(value: Any) -> bool:
@@ -229,3 +240,96 @@ def field_key(path: FieldPath) -> str | None:
         if len(steps) == 6 and steps[3][0] in ("capacity", "attributes"):
             return f"{'capacity' if steps[3][0] == 'capacity' else 'attribute'}.{names[-1]}"
     return None
+
+
+def drop_list_attributes(
+    slice_: Mapping[str, Any], old: Mapping[str, Any] | None, profile: Profile
+) -> tuple[Mapping[str, Any], Errors]:
+    """The slice with the list attribute fields (`ints`, `bools`, `strings`, `versions`) the API server of `profile`
+    does not store set to nil, and one finding per field it drops, at the field: `k8s-feature-gate` where a gate
+    guarding the field is off (unless the old object set any list field: upstream ratchets on update),
+    `k8s-unknown-field` where the release has no such field (1.34/1.35; nothing ratchets there, as the stored
+    object lost its lists too). The attribute is kept: one left with no value fails `k8s-attribute-union`.
+
+    Returns `slice_` itself when nothing is dropped, else a copy of the containers on the way to a changed
+    attribute (the input is left alone).
+    """
+    dropping = _dropped_members(profile, frozenset())
+    if dropping and old is not None and (gates := _list_gates(profile)) and any(map(has_list_values, _attributes(old))):
+        dropping = _dropped_members(profile, gates)
+    spec = slice_.get("spec")
+    items = spec.get("devices") if isinstance(spec, Mapping) else None
+    if not dropping or not isinstance(spec, Mapping) or not isinstance(items, list):
+        return slice_, []
+    errs: Errors = []
+    devices: list[Any] = []
+    for i, device in enumerate(items):
+        body, nested = _body(device)  # a v1beta1 device's attributes sit under `basic`
+        attrs = body.get("attributes") if body is not None else None
+        if body is None or not isinstance(attrs, Mapping) or not any(map(has_list_values, attrs.values())):
+            devices.append(device)
+            continue
+        kept: dict[str, Any] = {}
+        for key, attribute in attrs.items():
+            kept[key] = attribute
+            if has_list_values(attribute):
+                kept[key] = {m: v for m, v in attribute.items() if m not in dropping}
+                path = DEVICES.index(i).child("attributes").key(truncate_if_too_long(str(key), MAX_KEY_LENGTH))
+                errs += [_list_dropped(path.child(m), dropping[m], profile) for m in LIST_MEMBERS
+                         if m in dropping and attribute.get(m) is not None]
+        body = {**body, "attributes": kept}
+        devices.append({**device, "basic": body} if nested else body)
+    if not errs:  # no device sets a list field: the slice is stored as it is
+        return slice_, []
+    return {**slice_, "spec": {**spec, "devices": devices}}, errs
+
+
+def explain_list_drops(errs: Errors, drops: Errors, profile: Profile) -> Errors:
+    """`errs` with the union error of each attribute whose lists were dropped (`drops`) told why it has no value."""
+    emptied = {str(f.path).rpartition(".")[0] for _rule, f in drops}  # the field's attribute: its path ends `.ints`
+    gates = _list_gates(profile)
+    if gates:
+        why = (f"the cluster runs without the {', '.join(sorted(gates))} feature gate, so the API server dropped the "
+               "list value; publish a scalar (int, bool, string, version) or enable the gate")
+    else:
+        why = (f"Kubernetes {profile.version} has no list attributes (added in {first_release('attribute.ints')}), "
+               "so the API server dropped the list value; publish a scalar (int, bool, string, version)")
+    return [(rule, replace(f, hint=why) if rule == ids.ATTRIBUTE_UNION and str(f.path) in emptied else f)
+            for rule, f in errs]
+
+
+def _list_gates(profile: Profile) -> frozenset[str]:
+    """The gates guarding list attributes in the release (none before 1.36, which has no list fields)."""
+    return frozenset(g for gates in _gated(profile, "attribute").values() for g in gates)
+
+
+def _dropped_members(profile: Profile, in_use: frozenset[str]) -> dict[str, str | None]:
+    """`{list member: the gate that is off}` for the list fields the server drops; None where the release has none."""
+    gated = _gated(profile, "attribute")
+    off = _off(profile, "attribute", in_use) if gated else {}
+    return {m: off.get(m) for m in LIST_MEMBERS if m not in gated or m in off}
+
+
+def _list_dropped(path: FieldPath, gate: str | None, profile: Profile) -> tuple[str, Finding]:
+    if gate is not None:
+        return ids.FEATURE_GATE, dropped(path, gate, profile)
+    return ids.UNKNOWN_FIELD, replace(unknown_field(path), hint=_unknown_hint(path, profile))
+
+
+def _body(device: Any) -> tuple[Mapping[str, Any] | None, bool]:
+    """The mapping that holds a device's attributes (a v1beta1 device's `basic`), and whether it is nested."""
+    if not isinstance(device, Mapping):
+        return None, False
+    basic = device.get("basic")
+    return (basic, True) if isinstance(basic, Mapping) else (device, False)
+
+
+def _attributes(slice_: Mapping[str, Any]) -> Iterator[Any]:
+    """Every attribute of every device of `slice_`."""
+    spec = slice_.get("spec")
+    items = spec.get("devices") if isinstance(spec, Mapping) else None
+    for device in items if isinstance(items, list) else ():
+        body, _nested = _body(device)
+        attrs = body.get("attributes") if body is not None else None
+        if isinstance(attrs, Mapping):
+            yield from attrs.values()

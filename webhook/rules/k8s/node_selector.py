@@ -10,6 +10,7 @@ from typing import Any
 
 from webhook.fieldpath import FieldPath
 from webhook.findings import Finding
+from webhook.rules.k8s.decode import zero_structs
 from webhook.rules.k8s.errors import forbidden, invalid, required, type_invalid
 from webhook.rules.k8s.names import is_dns1123_subdomain, validate_label_name, validate_label_value
 
@@ -34,6 +35,8 @@ def validate_node_selector(selector: Mapping[str, Any], path: FieldPath) -> list
 
 
 def _term(term: Any, path: FieldPath) -> list[Finding]:
+    if term is None:  # the zero NodeSelectorTerm: nothing to check
+        return []
     if not isinstance(term, Mapping):
         return [type_invalid(path, term, "must be of type object")]
     errs: list[Finding] = []
@@ -44,7 +47,7 @@ def _term(term: Any, path: FieldPath) -> list[Finding]:
         if not isinstance(items, list):
             errs.append(type_invalid(path.child(field), items, "must be of type array"))
             continue
-        for j, item in enumerate(items):
+        for j, item in enumerate(zero_structs(items)):
             item_path = path.child(field).index(j)
             if isinstance(item, Mapping):
                 errs += check(item, item_path)
@@ -54,8 +57,9 @@ def _term(term: Any, path: FieldPath) -> list[Finding]:
 
 
 def _values(item: Mapping[str, Any]) -> list[str]:
+    """The requirement's strings; a null one is Go's zero value ""."""
     values = item.get("values")
-    return [v for v in values if isinstance(v, str)] if isinstance(values, list) else []
+    return [v or "" for v in values if v is None or isinstance(v, str)] if isinstance(values, list) else []
 
 
 def _expression(item: Mapping[str, Any], path: FieldPath) -> list[Finding]:

@@ -33,7 +33,7 @@ from webhook.fieldpath import FieldPath
 from webhook.profiles import Profile
 from webhook.rules.k8s import ids
 from webhook.rules.k8s.attribute import go_attribute
-from webhook.rules.k8s.decode import decode_item_map, decode_list, decode_map, decode_str, strings
+from webhook.rules.k8s.decode import decode_item_map, decode_list, decode_map, decode_str, strings, zero_structs
 from webhook.rules.k8s.device import string_field, validate_counters, validate_device
 from webhook.rules.k8s.errors import duplicate, invalid, not_supported, required
 from webhook.rules.k8s.ids import Errors, tag
@@ -108,9 +108,12 @@ def validate_consumptions(
     most = _over(total, profile, "maxCountersPerDevice")
     if most is not None:
         own.append((ids.COUNTERS, invalid(device_path, total, f"the total number of counters must not exceed {most}")))
-    for i, item in enumerate(consumptions):
-        name = item.get("counterSet", "") if isinstance(item, Mapping) else None
-        if not isinstance(name, str):  # not an object, or a set name of the wrong type: the decoder's error only
+    for i, item in enumerate(zero_structs(consumptions)):
+        if not isinstance(item, Mapping):  # not an object: the decoder's error only
+            continue
+        name = item.get("counterSet")
+        name = "" if name is None else name  # absent or null: Go's zero value
+        if not isinstance(name, str):  # a set name of the wrong type: the decoder's error only
             continue
         if name not in sets:
             own.append((ids.COUNTERS, invalid(path.index(i).child("counterSet"), name, NO_SUCH_SET)))
@@ -211,7 +214,8 @@ def validate_partition_type(
         if attribute is None and name not in attributes and bare not in attributes:
             errs.append((ids.PARTITION_TYPE, required(attr_path, MISSING)))
         elif not isinstance(attribute, Mapping) or attribute.get("string") is None:
-            shown = go_attribute(attribute) if isinstance(attribute, Mapping) else attribute
+            # a null attribute (or one the decoder refuses, reported as such) is the empty DeviceAttribute: `{}`
+            shown = go_attribute(attribute if isinstance(attribute, Mapping) else {})
             errs.append((ids.PARTITION_TYPE, invalid(attr_path, shown, NOT_STRING)))
 
 

@@ -28,6 +28,7 @@ from webhook.rules.k8s.decode import (
     go_len,
     unknown_fields,
     wrong_type,
+    zero_structs,
 )
 from webhook.rules.k8s.device import (
     UNSET_OR_TRUE,
@@ -190,6 +191,8 @@ def _validate_spec(
     unknown_fields(errs, spec, known, path)
     spec = {key: value for key, value in spec.items() if key in known}  # the decoder drops unknown fields
     raw_devices = spec.get("devices")
+    if isinstance(raw_devices, list):
+        raw_devices = zero_structs(raw_devices)  # a null device is a Device with no field set: its name is ""
 
     def in_use() -> set[str]:  # reads the old devices: only when the object sets a field whose gate is off
         old_devices = old.get("devices") if old is not None else None
