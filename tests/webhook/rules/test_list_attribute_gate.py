@@ -130,3 +130,21 @@ def test_a_v1beta1_device_is_reported_at_its_flat_path_and_its_own_line(
 def findings_of(text: str, policy: Policy) -> list[Finding]:
     [manifest] = load_text(text).manifests
     return list(run_rules(manifest.obj, policy).findings)
+
+
+@pytest.mark.parametrize(("attribute", "path", "expected"), [
+    ('{ints: "x"}', f"{NUMA}.ints", 'Invalid value: "x": must be of type array'),
+    ('{int: 0, ints: [1, "a"]}', f"{NUMA}.ints[1]", 'Invalid value: "a": must be of type integer'),
+    ("{int: 0, bools: [1]}", f"{NUMA}.bools[0]", "Invalid value: 1: must be of type boolean"),
+])
+def test_a_list_field_the_decoder_refuses_is_not_dropped_but_refused(attribute: str, path: str, expected: str) -> None:
+    # The field exists in 1.36/1.37 with the gate off, so the decoder reads it before the strategy drops it: a value
+    # it cannot decode fails the whole request, whatever the gate.
+    found = run_yaml(attribute_yaml(f"resource.kubernetes.io/numaNode: {attribute}"), gate_off("1.37"))
+    assert ("k8s-wire-type", "deny", path, expected) in found
+    assert not [row for row in found if row[0] == "k8s-feature-gate"]
+
+
+def test_a_list_item_null_is_a_zero_value_and_the_field_is_dropped() -> None:
+    text = attribute_yaml("resource.kubernetes.io/numaNode: {int: 0, ints: [1, null]}")
+    assert run_yaml(text, gate_off("1.37")) == [dropped("1.37", f"{NUMA}.ints")]

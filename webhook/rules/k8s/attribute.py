@@ -115,6 +115,17 @@ def _list(member: str, values: Any, path: FieldPath, errs: Errors) -> None:
             _version("" if v is None else v, path.index(i), errs)
 
 
+def decodes(member: str, values: Any) -> bool:
+    """Would the API server's decoder take `values` into the list field `member` (null items are zero values)?"""
+    if not isinstance(values, list):
+        return values is None
+    if member == "ints":
+        return all(v is None or is_int64(v) for v in values)
+    if member == "bools":
+        return all(v is None or isinstance(v, bool) for v in values)
+    return all(v is None or isinstance(v, str) for v in values)
+
+
 def count_values(attributes: Mapping[str, Any]) -> int:
     """Upstream numEntriesDeviceAttribute: a list counts its length, anything else counts 1."""
     total = 0

@@ -30,7 +30,7 @@ from webhook.fieldpath import FieldPath
 from webhook.findings import Finding
 from webhook.profiles import Profile, first_release, load_profile
 from webhook.rules.k8s import ids
-from webhook.rules.k8s.attribute import has_list_values
+from webhook.rules.k8s.attribute import decodes, has_list_values
 from webhook.rules.k8s.device import MAX_KEY_LENGTH
 from webhook.rules.k8s.errors import unknown_field
 from webhook.rules.k8s.ids import Errors
@@ -273,10 +273,13 @@ def drop_list_attributes(
         for key, attribute in attrs.items():
             kept[key] = attribute
             if has_list_values(attribute):
-                kept[key] = {m: v for m, v in attribute.items() if m not in dropping}
+                # A field the release has (its gate off) is decoded before the strategy drops it: a value the
+                # decoder refuses fails the request, so it stays for k8s-wire-type. An unknown field is never decoded.
+                dropped = [m for m in LIST_MEMBERS if m in dropping and attribute.get(m) is not None
+                           and (dropping[m] is None or decodes(m, attribute[m]))]
+                kept[key] = {m: v for m, v in attribute.items() if m not in dropped}
                 path = DEVICES.index(i).child("attributes").key(truncate_if_too_long(str(key), MAX_KEY_LENGTH))
-                errs += [_list_dropped(path.child(m), dropping[m], profile) for m in LIST_MEMBERS
-                         if m in dropping and attribute.get(m) is not None]
+                errs += [_list_dropped(path.child(m), dropping[m], profile) for m in dropped]
         body = {**body, "attributes": kept}
         devices.append({**device, "basic": body} if nested else body)
     if not errs:  # no device sets a list field: the slice is stored as it is
