@@ -193,12 +193,22 @@ def _normal(text: str) -> str:
     return " ".join(text.split())
 
 
+def line_break(raw: bytes) -> str | None:
+    """The one line break a file's bytes use (`\n` when they have none), None when they mix them. A lone CR is
+    a line break of its own (old Mac files): universal newlines read it as `\n`, as they read CR LF."""
+    crlf = raw.count(b"\r\n")
+    counts = {"\r\n": crlf, "\r": raw.count(b"\r") - crlf, "\n": raw.count(b"\n") - crlf}
+    used = [brk for brk, n in counts.items() if n]
+    if len(used) > 1:
+        return None
+    return used[0] if used else "\n"
+
+
 def refusal(raw: bytes) -> str | None:
     """Why a fix is not written over a file of these bytes (`--fix`), nor shown as a diff (`--diff`); None when it
     can be. Files are read with universal newlines, so a fixed text can be written with the one line break style
     the file has, never with a mix."""
-    crlf = raw.count(b"\r\n")
-    if crlf and (crlf != raw.count(b"\n") or crlf != raw.count(b"\r")):
+    if line_break(raw) is None:
         return "the file mixes line break styles; fix it by hand or normalise its line breaks first"
     return None
 
@@ -209,11 +219,11 @@ def write_file(path: str, text: str) -> str | None:
     target = Path(path)
     try:
         raw = target.read_bytes()
-        refused = refusal(raw)
-        if refused is not None:
-            return refused
+        newline = line_break(raw)
+        if newline is None:
+            return refusal(raw)
         target.write_text(text, encoding="utf-8-sig" if raw.startswith(codecs.BOM_UTF8) else "utf-8",
-                          newline="\r\n" if b"\r\n" in raw else "\n")
+                          newline=newline)
     except OSError as err:
         return f"cannot write: {err.strerror or err}"
     return None
