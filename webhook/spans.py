@@ -161,22 +161,33 @@ def _flow_char(text: str, i: int) -> tuple[_Char, int]:
     return _Char(text[i], i), i + 1
 
 
+def block_indent(text: str, start: int) -> int | None:
+    """The content indentation of the `|`/`>` scalar whose indicator is at `start`: that of its first line that
+    is not blank (None: the text has none)."""
+    i = text.find("\n", start)
+    while i >= 0:
+        end = text.find("\n", i + 1)
+        line = text[i + 1:len(text) if end < 0 else end].rstrip("\r")
+        if line.strip():
+            return len(line) - len(line.lstrip(" "))
+        i = end
+    return None
+
+
 def _block(text: str, start: int) -> Iterator[_Char]:
     """Content lines of a `|`/`>` scalar with their indentation removed; breaks kept as "\\n"."""
     i = text.find("\n", start)
-    if i < 0:
+    indent = block_indent(text, start)
+    if i < 0 or indent is None:
         return
     i += 1
-    indent: int | None = None
     while i < len(text):
         end = text.find("\n", i)
         end = len(text) if end < 0 else end
         line = text[i:end].rstrip("\r")
-        if indent is None and line.strip():
-            indent = len(line) - len(line.lstrip(" "))
-        if indent is not None and line.strip() and len(line) - len(line.lstrip(" ")) < indent:
+        if line.strip() and len(line) - len(line.lstrip(" ")) < indent:
             return  # dedented: the scalar is over
-        skip = min(indent or 0, len(line) - len(line.lstrip(" ")))
+        skip = min(indent, len(line) - len(line.lstrip(" ")))
         for k, c in enumerate(line[skip:]):
             yield _Char(c, i + skip + k)
         yield _Char("\n", end)
