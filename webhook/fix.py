@@ -271,5 +271,8 @@ def write_file(path: str, text: str) -> str | None:
 
 
 def unified_diff(old: str, new: str, name: str) -> str:
-    return "".join(difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
-                                        fromfile=f"a/{name.lstrip('/')}", tofile=f"b/{name.lstrip('/')}"))
+    """A diff `patch` and `git apply` take: a last line without a line break is marked as diff marks it (difflib
+    would run it into the next line of the diff)."""
+    lines = difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
+                                 fromfile=f"a/{name.lstrip('/')}", tofile=f"b/{name.lstrip('/')}")
+    return "".join(line if line.endswith("\n") else f"{line}\n\\ No newline at end of file\n" for line in lines)

@@ -75,3 +75,10 @@ def test_an_insertion_at_the_start_of_the_value_replaces_nothing() -> None:
 def test_a_block_scalar_further_down_the_file_takes_its_own_indentation() -> None:
     text = "w: 1\nx: |-\n      a == b\n"
     assert fix(text, [Edit(5, 6, "d\n&& e")]) == ("w: 1\nx: |-\n      a == d\n      && e\n", 1, [])
+
+
+def test_diff_marks_a_last_line_without_a_line_break() -> None:
+    """As diff does, so `patch` and `git apply` take it (the two versions of the line ran into one diff line)."""
+    assert unified_diff("a: 1\nb: 2", "a: 1\nb: 3", "f.yaml") == (
+        "--- a/f.yaml\n+++ b/f.yaml\n@@ -1,2 +1,2 @@\n a: 1\n-b: 2\n\\ No newline at end of file\n+b: 3\n"
+        "\\ No newline at end of file\n")
