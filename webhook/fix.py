@@ -28,7 +28,7 @@ from msgspec import Struct, field
 
 from webhook.fieldpath import FieldPath
 from webhook.findings import Edit
-from webhook.spans import block_indent, style_of, value_offsets
+from webhook.spans import block_indent, spelled_width, style_of, value_offsets
 
 
 class Target(Struct, frozen=True):
@@ -153,7 +153,7 @@ def _apply_in_file(text: str, target: Target, edits: Sequence[Edit]) -> str | No
     for edit in sorted(edits, key=lambda e: e.start, reverse=True):
         start, end = offsets[edit.start], offsets[edit.end]
         if edit.end > edit.start and edit.end <= len(target.value):
-            end = offsets[edit.end - 1] + _width(text, offsets[edit.end - 1], style)
+            end = offsets[edit.end - 1] + spelled_width(text, offsets[edit.end - 1], style)
         line_start = text.rfind("\n", 0, start) + 1
         spelled = _spell(edit.replacement, style, indent or _indent_at(text, start) + "  ",
                          text[line_start + len(indent):start])
@@ -161,16 +161,6 @@ def _apply_in_file(text: str, target: Target, edits: Sequence[Edit]) -> str | No
             return None
         text = text[:start] + spelled + text[end:]
     return text
-
-
-def _width(text: str, offset: int, style: str) -> int:
-    """Source characters that spell the value character at `offset` (an escape or `''` spans two+)."""
-    if style == '"' and text[offset] == "\\":
-        nxt = text[offset + 1:offset + 2]
-        return 2 + {"x": 2, "u": 4, "U": 8}.get(nxt, 0)
-    if style == "'" and text.startswith("''", offset):
-        return 2
-    return 1
 
 
 def _spell(replacement: str, style: str, indent: str, before: str) -> str | None:

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.webhook.fixprops import check_fix
+from tests.webhook.fixprops import lint as lint_run
 
 A = 'device.attributes["gpu.example.com"]'
 HEAD = "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu}\nspec:\n  selectors:\n  - cel:\n"
@@ -50,3 +51,19 @@ def test_a_line_break_in_a_single_quoted_string_literal_stays_one(tmp_path: Path
 ])
 def test_a_block_scalar_keeps_the_line_breaks_of_the_rewrite(scalar: str, fixed: str, tmp_path: Path) -> None:
     assert _fixed_yaml(tmp_path, scalar) == fixed
+
+
+def test_a_json_file_with_an_escaped_character_past_u_ffff(tmp_path: Path) -> None:
+    """`json.dumps` escapes an emoji as a surrogate pair: read as two lone surrogates, the report that quoted
+    them could not be printed (an internal error), and the fix could not place the rewrite after them."""
+    path = tmp_path / "class.json"
+    expression = f'{A}.name == "\U0001f600" && {A}.index == 4'
+    path.write_text(json.dumps({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "g"},
+                                "spec": {"selectors": [{"cel": {"expression": expression}}]}}), encoding="utf-8")
+    text = path.read_text(encoding="utf-8")
+    lint = lint_run(str(path))
+    assert lint.code == 1
+    assert f"class.json:1:{text.index('== 4') + 1}: warn list-fragile-compare" in lint.out
+    check_fix(path, is_json=True)
+    assert json.loads(path.read_text(encoding="utf-8"))["spec"]["selectors"][0]["cel"]["expression"] == (
+        f'{A}.name.includes("\U0001f600") && {A}.index.includes(4)')
