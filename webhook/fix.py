@@ -28,7 +28,7 @@ from msgspec import Struct, field
 
 from webhook.fieldpath import FieldPath
 from webhook.findings import Edit
-from webhook.spans import style_of, value_offsets
+from webhook.spans import block_indent, spelled_width, style_of, value_offsets
 
 
 class Target(Struct, frozen=True):
@@ -67,7 +67,8 @@ def apply_edits(text: str, groups: Sequence[tuple[Target, Sequence[Edit]]],
         new_text, unmapped = _apply_all(text, pending)
         skipped += [(t, "its YAML spelling could not be mapped") for t in unmapped]
         pending = [(t, e) for t, e in pending if t not in unmapped]
-        wrong = [t for t, e in pending if _normal(read_back(new_text, t) or "") != _normal(apply_to_value(t.value, e))]
+        # Exactly, not up to whitespace: a line break may sit inside a CEL string literal ('''a\nb''').
+        wrong = [t for t, e in pending if read_back(new_text, t) != apply_to_value(t.value, e)]
         if not wrong:
             return Result(new_text, sum(len(e) for _t, e in pending), _in_file_order(skipped),
                           _rewrites(text, pending))
@@ -148,39 +149,69 @@ def _apply_in_file(text: str, target: Target, edits: Sequence[Edit]) -> str | No
     if offsets is None:
         return None
     style = style_of(text, target.start)
+    indent = " " * (block_indent(text, target.start) or 0) if style in ("|", ">") else ""
     for edit in sorted(edits, key=lambda e: e.start, reverse=True):
         start, end = offsets[edit.start], offsets[edit.end]
         if edit.end > edit.start and edit.end <= len(target.value):
-            end = offsets[edit.end - 1] + _width(text, offsets[edit.end - 1], style)
-        spelled = _spell(edit.replacement, style, _indent_at(text, start))
+            end = offsets[edit.end - 1] + spelled_width(text, offsets[edit.end - 1], style)
+        line_start = text.rfind("\n", 0, start) + 1
+        spelled = _spell(edit.replacement, style, indent or _indent_at(text, start) + "  ",
+                         text[line_start + len(indent):start])
         if spelled is None:
             return None
         text = text[:start] + spelled + text[end:]
     return text
 
 
-def _width(text: str, offset: int, style: str) -> int:
-    """Source characters that spell the value character at `offset` (an escape or `''` spans two+)."""
-    if style == '"' and text[offset] == "\\":
-        nxt = text[offset + 1:offset + 2]
-        return 2 + {"x": 2, "u": 4, "U": 8}.get(nxt, 0)
-    if style == "'" and text.startswith("''", offset):
-        return 2
-    return 1
-
-
-def _spell(replacement: str, style: str, indent: str) -> str | None:
-    """`replacement` written for a scalar of this style; None when it cannot be written safely."""
-    if style in ("|", ">"):
-        return replacement.replace("\n", "\n" + indent)
-    flat = re.sub(r"\n[ \t]*", " ", replacement)  # CEL reads a line break as a space outside strings
+def _spell(replacement: str, style: str, indent: str, before: str) -> str | None:
+    """`replacement` written for a scalar of this style so that it reads back as exactly itself (the read-back
+    checks it); None when it cannot be written there. `indent` starts a new line of the scalar (a block's
+    content indentation), `before` is the text of the scalar's line before the replacement."""
     if style == '"':
-        return flat.replace("\\", "\\\\").replace('"', '\\"')
-    if style == "'":
-        return flat.replace("'", "''")
-    if ": " in flat or " #" in flat:
+        return _escaped(replacement)
+    if style == "|":
+        return _literal_lines(replacement, indent)
+    if style == ">":
+        return _folded_lines(replacement, indent, before)
+    # A flow scalar folds one line break into a space: each line break of the value is an empty line.
+    spelled = re.sub(r"\n+", lambda breaks: "\n" * (len(breaks.group()) + 1) + indent,
+                     replacement.replace("'", "''") if style == "'" else replacement)
+    if not style and (": " in spelled or " #" in spelled or "\t#" in spelled):
         return None  # would end the plain scalar early
-    return flat
+    return spelled
+
+
+# The escapes JSON and YAML share, for what a double-quoted scalar may not hold as it is (YAML 1.1 readers such as
+# libyaml also break lines at NEL, LS and PS; JSON allows no control character).
+_SHORT_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r", "\b": "\\b", "\f": "\\f"}
+_TO_ESCAPE = re.compile(r'[\\"\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff]')
+
+
+def _escaped(replacement: str) -> str:
+    return _TO_ESCAPE.sub(lambda m: _SHORT_ESCAPES.get(m.group(), f"\\u{ord(m.group()):04x}"), replacement)
+
+
+def _literal_lines(replacement: str, indent: str) -> str:
+    """A `|` block keeps its line breaks: each new line takes the block's indentation (empty lines need none)."""
+    first, *rest = replacement.split("\n")
+    return "\n".join([first, *(indent + line if line or i == len(rest) - 1 else "" for i, line in enumerate(rest))])
+
+
+def _normal_line(line: str) -> bool:
+    return line[:1] not in ("", " ", "\t")
+
+
+def _folded_lines(replacement: str, indent: str, before: str) -> str:
+    """A `>` block folds the line break between two lines that begin with a non-blank character into a space, and
+    keeps the others (around empty and more-indented lines): a value's run of k line breaks is written as k + 1
+    between two such lines (k empty lines), else as k."""
+    parts = re.split(r"(\n+)", replacement)
+    out, line = parts[0], before + parts[0]
+    for breaks, after in zip(parts[1::2], parts[2::2], strict=True):
+        count = len(breaks) + (_normal_line(line) and _normal_line(after))
+        out += "\n" * count + indent + after
+        line = after
+    return out
 
 
 def _indent_at(text: str, offset: int) -> str:
@@ -193,12 +224,22 @@ def _normal(text: str) -> str:
     return " ".join(text.split())
 
 
+def line_break(raw: bytes) -> str | None:
+    """The one line break a file's bytes use (`\n` when they have none), None when they mix them. A lone CR is
+    a line break of its own (old Mac files): universal newlines read it as `\n`, as they read CR LF."""
+    crlf = raw.count(b"\r\n")
+    counts = {"\r\n": crlf, "\r": raw.count(b"\r") - crlf, "\n": raw.count(b"\n") - crlf}
+    used = [brk for brk, n in counts.items() if n]
+    if len(used) > 1:
+        return None
+    return used[0] if used else "\n"
+
+
 def refusal(raw: bytes) -> str | None:
     """Why a fix is not written over a file of these bytes (`--fix`), nor shown as a diff (`--diff`); None when it
     can be. Files are read with universal newlines, so a fixed text can be written with the one line break style
     the file has, never with a mix."""
-    crlf = raw.count(b"\r\n")
-    if crlf and (crlf != raw.count(b"\n") or crlf != raw.count(b"\r")):
+    if line_break(raw) is None:
         return "the file mixes line break styles; fix it by hand or normalise its line breaks first"
     return None
 
@@ -209,16 +250,19 @@ def write_file(path: str, text: str) -> str | None:
     target = Path(path)
     try:
         raw = target.read_bytes()
-        refused = refusal(raw)
-        if refused is not None:
-            return refused
+        newline = line_break(raw)
+        if newline is None:
+            return refusal(raw)
         target.write_text(text, encoding="utf-8-sig" if raw.startswith(codecs.BOM_UTF8) else "utf-8",
-                          newline="\r\n" if b"\r\n" in raw else "\n")
+                          newline=newline)
     except OSError as err:
         return f"cannot write: {err.strerror or err}"
     return None
 
 
 def unified_diff(old: str, new: str, name: str) -> str:
-    return "".join(difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
-                                        fromfile=f"a/{name.lstrip('/')}", tofile=f"b/{name.lstrip('/')}"))
+    """A diff `patch` and `git apply` take: a last line without a line break is marked as diff marks it (difflib
+    would run it into the next line of the diff)."""
+    lines = difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
+                                 fromfile=f"a/{name.lstrip('/')}", tofile=f"b/{name.lstrip('/')}")
+    return "".join(line if line.endswith("\n") else f"{line}\n\\ No newline at end of file\n" for line in lines)

@@ -250,7 +250,8 @@ def _place(finding: Finding, doc: Locator, source: str, text: str, index: LineIn
 def fix_text(result: FileResult) -> Result:
     """Apply the safe edits of `result`'s findings to its text (the rules already ran in `lint_text`)."""
     from webhook.fix import Result, Target, apply_edits
-    groups: dict[tuple[int, str], tuple[Target, list[Edit]]] = {}
+    # By the scalar's place: selectors that are one scalar (an alias of an anchored `cel:` mapping) are fixed once.
+    groups: dict[int, tuple[Target, list[Edit]]] = {}
     for doc, finding in result.fixable:
         assert finding.fix is not None
         written = source_path(doc.obj, finding.path)
@@ -259,8 +260,7 @@ def fix_text(result: FileResult) -> Result:
         if start is None or not isinstance(value, str):
             continue
         target = Target(doc.base.join(written), doc.document, start, value)
-        key = (doc.document, str(target.path))
-        groups.setdefault(key, (target, []))[1].append(finding.fix)
+        groups.setdefault(start, (target, []))[1].append(finding.fix)
     if not groups:
         return Result(result.text, 0, [])
     cache: dict[str, list[Any] | None] = {}

@@ -14,6 +14,7 @@ spell `value` as expected, so a caller falls back to the scalar's start instead 
 from __future__ import annotations
 
 import bisect
+import re
 from collections.abc import Iterator
 
 from msgspec import Struct
@@ -116,12 +117,11 @@ def _double(text: str, i: int) -> Iterator[_Char]:
                 i = _skip_indent(text, i + 1 + brk)
                 continue
             if nxt in _HEX:
-                digits = text[i + 2:i + 2 + _HEX[nxt]]
-                try:
-                    yield _Char(chr(int(digits, 16)), i, hard=True)
-                except ValueError:
+                escaped = _hex_escape(text, i)
+                if escaped is None:
                     return
-                i += 2 + _HEX[nxt]
+                yield _Char(escaped[0], i, hard=True)
+                i += escaped[1]
                 continue
             if nxt in _ESCAPES:
                 yield _Char(_ESCAPES[nxt], i, hard=True)
@@ -130,6 +130,33 @@ def _double(text: str, i: int) -> Iterator[_Char]:
             return
         char, i = _flow_char(text, i)
         yield char
+
+
+_HEX_DIGITS = re.compile(r"[0-9a-fA-F]+")
+
+
+def _hex_escape(text: str, i: int) -> tuple[str, int] | None:
+    """The character the `\\x`, `\\u` or `\\U` escape at `i` spells, and the escape's length; a UTF-16 surrogate
+    pair (`\\ud83d\\ude00`, how JSON escapes a character past U+FFFF) is one character. None when malformed."""
+    width = _HEX[text[i + 1]]
+    digits = text[i + 2:i + 2 + width]
+    if len(digits) != width or not _HEX_DIGITS.fullmatch(digits):
+        return None
+    code = int(digits, 16)
+    low = text[i + 8:i + 12] if 0xD800 <= code < 0xDC00 and text.startswith("\\u", i + 6) else ""
+    if _HEX_DIGITS.fullmatch(low) and 0xDC00 <= int(low, 16) < 0xE000:
+        return chr(0x10000 + ((code - 0xD800) << 10) + int(low, 16) - 0xDC00), 12
+    return (chr(code), 2 + width) if code <= 0x10FFFF else None
+
+
+def spelled_width(text: str, offset: int, style: str) -> int:
+    """How many source characters spell the value character at `offset` (an escape or `''` spans two or more)."""
+    if style == '"' and text[offset] == "\\":
+        escaped = _hex_escape(text, offset) if text[offset + 1:offset + 2] in _HEX else None
+        return escaped[1] if escaped is not None else 2
+    if style == "'" and text.startswith("''", offset):
+        return 2
+    return 1
 
 
 def _single(text: str, i: int) -> Iterator[_Char]:
@@ -161,22 +188,33 @@ def _flow_char(text: str, i: int) -> tuple[_Char, int]:
     return _Char(text[i], i), i + 1
 
 
+def block_indent(text: str, start: int) -> int | None:
+    """The content indentation of the `|`/`>` scalar whose indicator is at `start`: that of its first line that
+    is not blank (None: the text has none)."""
+    i = text.find("\n", start)
+    while i >= 0:
+        end = text.find("\n", i + 1)
+        line = text[i + 1:len(text) if end < 0 else end].rstrip("\r")
+        if line.strip():
+            return len(line) - len(line.lstrip(" "))
+        i = end
+    return None
+
+
 def _block(text: str, start: int) -> Iterator[_Char]:
     """Content lines of a `|`/`>` scalar with their indentation removed; breaks kept as "\\n"."""
     i = text.find("\n", start)
-    if i < 0:
+    indent = block_indent(text, start)
+    if i < 0 or indent is None:
         return
     i += 1
-    indent: int | None = None
     while i < len(text):
         end = text.find("\n", i)
         end = len(text) if end < 0 else end
         line = text[i:end].rstrip("\r")
-        if indent is None and line.strip():
-            indent = len(line) - len(line.lstrip(" "))
-        if indent is not None and line.strip() and len(line) - len(line.lstrip(" ")) < indent:
+        if line.strip() and len(line) - len(line.lstrip(" ")) < indent:
             return  # dedented: the scalar is over
-        skip = min(indent or 0, len(line) - len(line.lstrip(" ")))
+        skip = min(indent, len(line) - len(line.lstrip(" ")))
         for k, c in enumerate(line[skip:]):
             yield _Char(c, i + skip + k)
         yield _Char("\n", end)

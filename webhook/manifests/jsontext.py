@@ -30,7 +30,9 @@ from webhook.manifests.objects import Locator, expand, value_at
 from webhook.manifests.problems import type_name
 from webhook.wire import Obj, reading_error
 
-_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
+# An escaped surrogate outside a pair (a pair is how JSON escapes a character past U+FFFF, `json.dumps`' default).
+_LONE_SURROGATE = re.compile(r"\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F])"
+                             r"|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2}")
 
 
 class _Unusual(Exception):
@@ -94,7 +96,7 @@ def load(text: str, source: str, reread: Callable[[str, str], Sequence[Locator]]
 
     `reread(text, source)` reads the text through the YAML backends, for places in a text whose lines YAML
     counts otherwise."""
-    if not text.lstrip().startswith("{") or _SURROGATE.search(text):
+    if not text.lstrip().startswith("{") or _LONE_SURROGATE.search(text):
         return None
     try:
         value = json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_refuse)

@@ -49,6 +49,13 @@ def test_json_that_yaml_might_read_otherwise_goes_the_yaml_way(text: str, why: s
     assert not any(isinstance(d, JsonDoc) for d in docs), why
 
 
+def test_an_escaped_surrogate_pair_is_one_character_and_read_as_json() -> None:
+    """`json.dumps` writes a character past U+FFFF so; only a lone surrogate goes the YAML way."""
+    (doc,) = parse('{"kind": "A", "s": "\\ud83d\\ude00 \\uD83D\\uDE01"}', "x.json", [])
+    assert isinstance(doc, JsonDoc)
+    assert doc.obj["s"] == "\U0001f600 \U0001f601"
+
+
 def test_json_refusals_keep_the_reference_problems() -> None:
     problems: list[Problem] = []
     assert parse('{"kind": "A", "kind": "B"}', "d.json", problems) == []
