@@ -23,7 +23,8 @@ RECURSIVE = "anchor value contains itself"
 
 
 class Refused(Exception):
-    """A document go-yaml would not decode: `message` (its words) at the node that holds the offending alias."""
+    """A document go-yaml would not decode: `message` (its words) at the node that holds the offending alias
+    (or anything with its `start_mark`: libyaml's mark of a refusal go-yaml shares, `webhook.manifests.libyaml`)."""
 
     def __init__(self, message: str, node: Any) -> None:
         super().__init__(message)

@@ -24,6 +24,7 @@ import re
 import sys
 from array import array
 from collections.abc import Callable
+from types import SimpleNamespace
 from typing import Any, NamedTuple
 
 from webhook.fieldpath import FieldPath
@@ -47,6 +48,9 @@ _NAN = frozenset({".nan", ".NaN", ".NAN"})
 # merge key (`<<: *base`), which only ruamel expands.
 MERGE_KEY = "<<"
 _TOO_DEEP = "exceeded maximum nesting depth"  # libyaml's scanner, beyond 1,000 open levels
+# A `\uD83D`-style escape of a surrogate (json.dumps' spelling of half an emoji): go-yaml (kubectl) refuses it in
+# these words, as libyaml does, where ruamel keeps a lone surrogate no UTF-8 output can hold.
+_BAD_ESCAPE = "found invalid Unicode character escape code"
 
 
 # PyYAML (with libyaml) comes with the kubernetes client; it ships no type information.
@@ -298,6 +302,8 @@ def _guarded(read: Callable[[], list[Any]]) -> list[Any] | None:
     except yaml.MarkedYAMLError as err:
         if err.problem == _TOO_DEEP:
             raise RecursionError(err.problem, err.problem_mark) from None
+        if err.problem == _BAD_ESCAPE:
+            raise aliases.Refused(err.problem, SimpleNamespace(start_mark=err.problem_mark)) from None
         return None
     except (yaml.YAMLError, _Unusual, ValueError):
         return None

@@ -129,3 +129,27 @@ def test_a_number_too_long_for_python_is_one_problem_for_its_file(name: str, tem
     assert [p.message for p in problems] == [f"invalid {'JSON' if name == 'stream.json' else 'YAML'}: a number with "
                                              f"more than {limit} digits (no Kubernetes field holds one: the API server "
                                              "refuses it too)"]
+
+
+BAD_ESCAPE = "found invalid Unicode character escape code"  # go-yaml's words, as libyaml's
+
+
+@pytest.mark.parametrize(("escape", "column"), [("\\ud83d\\ude00", 12), ("\\ud83d", 12), ("x\\udfff", 13),
+                                                ("\\U0000d800", 12)])
+def test_an_escaped_surrogate_in_yaml_is_refused_as_go_yaml_refuses_it(escape: str, column: int) -> None:
+    # kubectl's go-yaml (as libyaml) refuses it; ruamel kept lone surrogates, which no UTF-8 output can hold.
+    problems: list[Problem] = []
+    text = f'kind: DeviceClass\nmetadata:\n  name: "{escape}"\n'
+    assert parse(text, "s.yaml", problems) == []
+    assert [str(p) for p in problems] == [f"s.yaml:3:{column}: invalid YAML: {BAD_ESCAPE}"]
+
+
+def test_a_surrogate_pair_escape_crashes_no_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from webhook import cli
+
+    path = tmp_path / "c.yaml"
+    path.write_text('apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: c}\nspec:\n  selectors:\n'
+                    '  - cel: {expression: "device.driver == \\"\\ud83d\\ude00\\""}\n', encoding="utf-8")
+    assert cli.main(["lint", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err == f"draguard: {path}:6:45: invalid YAML: {BAD_ESCAPE}\n"
