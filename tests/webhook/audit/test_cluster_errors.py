@@ -172,12 +172,11 @@ def test_lint_cluster_says_what_the_403_says_and_strips_escapes(tmp_path: Path, 
 
 def test_lint_cluster_gives_the_404_hint(tmp_path: Path, cli_run: Any) -> None:
     with AuditAPIServer(tmp_path, copy.deepcopy(synthetic())) as api:
-        api.state.canned[SLICES] = [Canned(404, status(404, "NotFound", "the server could not find the requested "
-                                                                        "resource"))]
+        api.state.dra_versions = ["v1beta2"]  # a 1.33 cluster: `404 page not found` on v1, as kube-apiserver
         run = cli_run("lint", "claim.yaml", "--cluster", "--kubeconfig", str(api.kubeconfig))
     _one_error(run, "--cluster: cannot list resourceslices.resource.k8s.io: the API server answered 404 NotFound: "
-                    "the server could not find the requested resource (is resource.k8s.io/v1 served? DRA is GA from "
-                    "Kubernetes 1.34)")
+                    "the server could not find the requested resource (the cluster serves resource.k8s.io v1beta2, "
+                    "not v1: draguard reads resource.k8s.io/v1, served from Kubernetes 1.34)")
 
 
 def test_lint_cluster_takes_kubeconfig_and_context(tmp_path: Path, cli_run: Any) -> None:

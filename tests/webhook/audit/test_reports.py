@@ -12,7 +12,8 @@ import jsonschema
 import pytest
 import yaml
 
-from tests.webhook.audit.apiserver import AuditAPIServer
+from tests.certs.apiserver import status
+from tests.webhook.audit.apiserver import AuditAPIServer, Canned
 from tests.webhook.audit.conftest import NUMA, synthetic
 
 CRDS = Path(__file__).parent / "crds"
@@ -199,3 +200,15 @@ def test_conflicting_flags_are_usage_errors(audit: Any, api: AuditAPIServer, arg
     run = audit(*args)
     assert (run.code, run.out, run.err) == (2, "", f"draguard: error: {message}\n")
     assert api.requests == []  # refused before anything is listed
+
+
+def test_apply_into_a_namespace_deleted_meanwhile_names_it_without_the_crd_hint(audit: Any,
+                                                                                api: AuditAPIServer) -> None:
+    gone = status(404, "NotFound", 'namespaces "team-a" not found')
+    gone["details"] = {"name": "team-a", "kind": "namespaces"}  # as the NamespaceLifecycle admission answers
+    api.state.canned["/apis/openreports.io/v1alpha1/namespaces/team-a/reports/draguard-audit"] = [Canned(404, gone)]
+    run = audit("--report", "openreports", "--apply")
+    assert run.code == 2
+    assert run.err.splitlines()[-1] == (
+        "draguard: error: cannot apply Report draguard-audit in namespace team-a: the API server answered 404 "
+        'NotFound: namespaces "team-a" not found')
