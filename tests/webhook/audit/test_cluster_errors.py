@@ -321,6 +321,48 @@ def test_context_without_any_kubeconfig_is_an_error_not_the_pod(cli_run: Any,
                "--context prod: no kubeconfig file ($KUBECONFIG or ~/.kube/config) to find it in")
 
 
+# KUBECONFIG with several files, merged as client-go merges them (clientcmd.ClientConfigLoadingRules.Load)
+
+
+def _elsewhere(path: Path, current: str | None = "elsewhere") -> Path:
+    """A kubeconfig whose context `elsewhere` names a server nobody listens on (port 1: refused at once)."""
+    head = "" if current is None else f"current-context: {current!r}\n"
+    path.write_text(f"apiVersion: v1\nkind: Config\n{head}clusters:\n- name: elsewhere\n  cluster:\n"
+                    "    server: https://127.0.0.1:1\nusers:\n- name: elsewhere\n  user:\n    token: t\n"
+                    "contexts:\n- name: elsewhere\n  context:\n    cluster: elsewhere\n    user: elsewhere\n",
+                    encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("files", [
+    ["api", "elsewhere"],  # both set current-context: the first wins (the kubernetes client chose the last)
+    ["empty", "api", "elsewhere"],  # an empty file adds nothing (the kubernetes client refused it)
+    ["unset", "api", "elsewhere"],  # a file without current-context does not decide
+    ["blank", "api", "elsewhere"],  # nor one with current-context ""
+    ["api", "api", "elsewhere"],  # a path listed twice is read once
+])
+def test_kubeconfig_files_merge_as_kubectl_merges_them(tmp_path: Path, cli_run: Any, files: list[str],
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    with AuditAPIServer(tmp_path, copy.deepcopy(synthetic())) as api:
+        (tmp_path / "empty").write_text("", encoding="utf-8")
+        paths = {"api": api.kubeconfig, "elsewhere": _elsewhere(tmp_path / "elsewhere"), "empty": tmp_path / "empty",
+                 "unset": _elsewhere(tmp_path / "unset", None), "blank": _elsewhere(tmp_path / "blank", "")}
+        monkeypatch.setenv("KUBECONFIG", ":".join(str(paths[f]) for f in files))
+        run = cli_run("audit", "-q", "--fail-on", "none")
+        assert (run.code, run.err) == (0, "")
+        assert len(api.requests) == 4  # the four lists, from the first file's current context
+
+
+def test_the_first_files_current_context_is_used_even_when_it_is_elsewhere(tmp_path: Path, cli_run: Any,
+                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    with AuditAPIServer(tmp_path, copy.deepcopy(synthetic())) as api:
+        monkeypatch.setenv("KUBECONFIG", f"{_elsewhere(tmp_path / 'elsewhere')}:{api.kubeconfig}")
+        run = cli_run("audit", "-q")
+        assert api.requests == []
+        assert cli_run("audit", "-q", "--context", "test", "--fail-on", "none").code == 0  # its contexts are merged
+    _one_error(run, "cannot reach the Kubernetes API server at https://127.0.0.1:1: Connection refused")
+
+
 # 4, 5: a broken kubeconfig stops before any request, in one line naming the problem
 
 
