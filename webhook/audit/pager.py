@@ -125,7 +125,7 @@ def pages(cluster: Cluster, resource: Resource, page_size: int, listing: Listing
         try:
             body = cluster.request("GET", resource.path(), query)
         except Failure as failure:
-            if failure.status != 410 or not token:
+            if failure.status != 410 or failure.reason != "Expired" or not token:  # client-go: IsResourceExpired
                 hint = hint_404(cluster, resource, failure) if failure.status == 404 else ""
                 raise DraguardError(describe(failure, what) + hint) from None
             meta = failure.body.get("metadata")

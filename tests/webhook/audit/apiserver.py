@@ -40,7 +40,7 @@ EXPIRED = ("The provided continue parameter is too old to display a consistent l
 REPORT_KINDS = {"reports": "Report", "clusterreports": "ClusterReport", "policyreports": "PolicyReport",
                 "clusterpolicyreports": "ClusterPolicyReport"}
 USER = "system:serviceaccount:draguard:draguard-audit"
-Expiry = Literal["token", "relist"]
+Expiry = Literal["token", "relist", "gone"]  # gone: a 410 whose reason is Gone, not Expired (no token to renew)
 
 
 NOT_FOUND = b"404 page not found\n"  # Go's http.NotFound (text/plain): kube-apiserver's answer to an unserved path
@@ -144,6 +144,8 @@ class _Handler(JSONHandler):
                 how, rest = (how[0], how[1:]) if how else (None, [])
                 if rest:
                     state.expire[plural] = rest
+            if how == "gone":
+                return 410, status(410, "Gone", "too old resource version: 900 (1000)")
             if how is not None:
                 expired = status(410, "Expired", EXPIRED)
                 if how == "token":

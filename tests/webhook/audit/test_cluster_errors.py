@@ -134,6 +134,17 @@ def test_expiries_are_bounded(tmp_path: Path, how: str, limit: int, extra: int) 
                                          f"(after {limit} fresh starts)")
 
 
+def test_a_410_that_is_not_expired_fails_the_run(tmp_path: Path) -> None:
+    # client-go's pager recovers only a 410 whose reason is Expired (errors.IsResourceExpired); a Gone is an error
+    with AuditAPIServer(tmp_path, [slice_with(device("gpu-0"), name=f"s{i}") for i in range(2)]) as api:
+        api.state.expire["resourceslices"] = "gone"
+        with pytest.raises(DraguardError) as caught:
+            _listed(api, RESOURCE_SLICES)
+        assert [r.query.get("continue") is not None for r in api.requests] == [False, True]
+    assert caught.value.message == ("cannot list resourceslices.resource.k8s.io: the API server answered 410 Gone: "
+                                    "too old resource version: 900 (1000)")
+
+
 # 3: what is not a list of objects fails closed, in audit and lint --cluster alike
 
 
