@@ -441,6 +441,24 @@ def test_a_network_failure_is_one_line_without_retry_warnings(tmp_path: Path, cl
     assert [r.getMessage() for r in caplog.records if r.name.startswith("urllib3")] == []
 
 
+def test_a_name_the_certificate_does_not_hold_is_named(tmp_path: Path, cli_run: Any) -> None:
+    with AuditAPIServer(tmp_path, copy.deepcopy(synthetic())) as api:  # its certificate: kubernetes..., 127.0.0.1
+        text = api.kubeconfig.read_text(encoding="utf-8")
+        api.kubeconfig.write_text(text.replace("https://127.0.0.1:", "https://localhost:"), encoding="utf-8")
+        url = api.url.replace("127.0.0.1", "localhost")
+        for args in (["audit"], ["lint", "claim.yaml", "--cluster"]):
+            run = cli_run(*args, "--kubeconfig", str(api.kubeconfig))
+            prefix = "--cluster: " if args[0] == "lint" else ""
+            _one_error(run, f"{prefix}cannot reach the Kubernetes API server at {url}: TLS: certificate verify "
+                            "failed: Hostname mismatch, certificate is not valid for 'localhost'")
+        # tls-server-name: the name checked (and sent in SNI) instead of the server's, as kubectl
+        api.kubeconfig.write_text(text.replace("https://127.0.0.1:", "https://localhost:").replace(
+            "    certificate-authority:", "    tls-server-name: kubernetes.default\n    certificate-authority:"),
+            encoding="utf-8")
+        run = cli_run("audit", "--kubeconfig", str(api.kubeconfig), "-q", "--fail-on", "none", "--format", "json=o")
+        assert run == Run(0, "", "")
+
+
 @pytest.mark.parametrize("variable", ["HTTPS_PROXY", "https_proxy", "ALL_PROXY"])
 def test_no_proxy_for_a_loopback_api_server(tmp_path: Path, cli_run: Any, variable: str,
                                             monkeypatch: pytest.MonkeyPatch) -> None:
