@@ -97,7 +97,30 @@ def _api_error(err: Any, what: str) -> str:
     return f"{what}: the API server answered {err.status} {err.reason or ''}".rstrip() + detail
 
 
+def _verify_error(err: BaseException, depth: int = 0) -> Any:
+    """The `ssl.SSLCertVerificationError` inside urllib3's wrappers (in `reason`, `args`, the cause), if any."""
+    import ssl
+
+    if isinstance(err, ssl.SSLCertVerificationError):
+        return err
+    if depth > 6:
+        return None
+    inner = [getattr(err, "reason", None), err.__cause__, err.__context__,
+             *(a for a in getattr(err, "args", ()) if isinstance(a, BaseException))]
+    for candidate in inner:
+        if isinstance(candidate, BaseException) and candidate is not err:
+            found = _verify_error(candidate, depth + 1)
+            if found is not None:
+                return found
+    return None
+
+
 def _network_reason(err: Exception) -> str:
+    verify = _verify_error(err)
+    if verify is not None and getattr(verify, "verify_message", None):
+        # OpenSSL's own words, whole: `Hostname mismatch, certificate is not valid for 'api.example.com'.` (the
+        # pattern below stopped at the quote and dropped the name)
+        return f"TLS: certificate verify failed: {str(verify.verify_message).rstrip('.')}"
     reason = getattr(err, "reason", None) or err
     text = " ".join(str(reason).split())
     errno = re.search(r"\[Errno -?\d+\] ([^'\")]+)", text)

@@ -3,8 +3,12 @@
 Every command that talks to a cluster connects through `configure()` (`draguard certs ...` via `certs.kube`,
 `draguard audit` and `draguard lint --cluster` via `webhook.audit.kubeconfig`):
 
-- a kubeconfig wins: `--kubeconfig FILE`, else `$KUBECONFIG` (a path list, merged; missing files skipped),
-  else `~/.kube/config` when it exists. `--context` picks one of its contexts.
+- a kubeconfig wins: `--kubeconfig FILE`, else `$KUBECONFIG` (a path list, merged; missing and empty files
+  skipped, a path listed twice read once), else `~/.kube/config` when it exists and is not empty. Merged as
+  client-go merges (clientcmd.ClientConfigLoadingRules.Load): the first file to name a cluster, user or
+  context wins, and so does the first file to set a `current-context` (the kubernetes client let the last one
+  win: `KUBECONFIG=prod:dev` chose dev's context where kubectl chooses prod's). `--context` picks one of its
+  contexts.
 - the Pod's service account only when there is no kubeconfig at all and no `--context` (kubectl's rule: a
   toolbox Pod with a kubeconfig for another cluster works on that cluster, not its own).
 - everything the client would defer or swallow is checked before the first request, each as one line
@@ -41,9 +45,19 @@ def kubeconfig_paths(kubeconfig: str | None) -> list[str]:
         return [kubeconfig]
     listed = os.environ.get("KUBECONFIG")
     if listed:  # read now: the client reads $KUBECONFIG once, at import
-        return [p for p in listed.split(os.pathsep) if p and os.path.isfile(os.path.expanduser(p))]
+        paths = [os.path.expanduser(p) for p in listed.split(os.pathsep) if p]
+        return [p for p in dict.fromkeys(paths) if _not_empty(p)]  # in order, each once (client-go: deduplicate)
     home = os.path.expanduser("~/.kube/config")
-    return [home] if os.path.isfile(home) else []
+    return [home] if _not_empty(home) else []
+
+
+def _not_empty(path: str) -> bool:
+    """A file with content: client-go reads an empty kubeconfig as an empty config (clientcmd.Load), which adds
+    nothing to a merge; the kubernetes client refuses it."""
+    try:
+        return os.path.isfile(path) and os.path.getsize(path) > 0
+    except OSError:
+        return False
 
 
 def configure(kubeconfig: str | None = None, context: str | None = None) -> Any:
@@ -99,8 +113,12 @@ def _load(path: str, context: str | None, configuration: Any) -> tuple[bool, str
     root.addFilter(failures)
     user = "?"
     try:
-        loader = kube_config._get_kube_config_loader(  # type: ignore[no-untyped-call]
-            filename=path, active_context=context, persist_config=False)
+        merged = kube_config.KubeConfigMerger(path)  # type: ignore[no-untyped-call]
+        if merged.config is None:
+            raise ConfigException("Invalid kube-config file. No configuration found.")
+        _first_current_context(merged)
+        loader: Any = kube_config.KubeConfigLoader(  # type: ignore[no-untyped-call]
+            config_dict=merged.config, active_context=context, config_base_path=None)
         user = _name(loader, "user")
         for part, fields in DATA_FIELDS.items():
             node = getattr(loader, f"_{part}", None)
@@ -135,6 +153,17 @@ def _load(path: str, context: str | None, configuration: Any) -> tuple[bool, str
         message = re.sub(r"^\[Errno -?\d+\] (.+): '(.+)'$", r"\2: \1", message)
         raise CertsError(f"{PROBLEM}: user {user}: exec credential plugin failed: {message}")
     return proxy_url, user
+
+
+def _first_current_context(merged: Any) -> None:
+    """The `current-context` of the first file that sets one (not empty), as client-go merges: the kubernetes
+    client's merger keeps the last file's."""
+    for file in merged.paths:
+        config = merged.config_files.get(file)
+        current = config.get("current-context") if isinstance(config, dict) else None
+        if current:
+            merged.config.value["current-context"] = current
+            return
 
 
 def _name(loader: Any, part: str) -> str:

@@ -36,7 +36,7 @@ def apply(cluster: Cluster, reports: Sequence[Obj], kinds: ReportKinds) -> Appli
             cluster.request("PATCH", resource.path(namespace, name_of(report)),
                             [("fieldManager", FIELD_MANAGER), ("force", "true")], body=report, content_type=APPLY)
         except Failure as failure:
-            hint = hint_404(resource) if failure.status == 404 else ""
+            hint = hint_404(cluster, resource, failure) if failure.status == 404 else ""
             raise DraguardError(describe(failure, f"cannot apply {_label(resource, namespace, name_of(report))}")
                                 + hint) from None
         written.add((resource.plural, namespace or "", name_of(report)))

@@ -93,15 +93,20 @@ class Cluster:
                     "%s %s: the API server answered %d; retrying in %gs (%d of %d)", method, path,
                     response.status, wait, retried, MAX_RETRIES)
             sleep(wait)
+        ok = 200 <= response.status < 300
         try:  # msgspec: a page of 500 slices is a few MB, decoded in 3/4 of json.loads' time
             decoded = msgspec.json.decode(data) if data else None
         except (msgspec.DecodeError, UnicodeDecodeError, RecursionError):
-            raise DraguardError(f"{method} {path}: the API server at {self.host} did not answer with JSON "
-                                f"(HTTP {response.status})") from None
-        if not 200 <= response.status < 300:
-            status = decoded if isinstance(decoded, Mapping) else {}
-            raise Failure(response.status, printable(str(status.get("reason", ""))),
-                          printable(str(status.get("message", ""))), status)
+            if ok:
+                raise DraguardError(f"{method} {path}: the API server at {self.host} did not answer with JSON "
+                                    f"(HTTP {response.status})") from None
+            decoded = None
+        if not ok:
+            if isinstance(decoded, Mapping) and decoded.get("kind") == "Status":
+                raise Failure(response.status, printable(str(decoded.get("reason", ""))),
+                              printable(str(decoded.get("message", ""))), decoded)
+            reason, message = unstructured(response.status, method, data, response.getheader("Content-Type"))
+            raise Failure(response.status, reason, message, {})
         return decoded
 
     def _network(self, err: Exception, method: str, path: str, tries: int = 1) -> str:
@@ -136,6 +141,47 @@ def retry_after(status: int, header: str | None) -> float | None:
     if not re.fullmatch(r"[+-]?\d{1,18}", text):
         return None
     return min(max(float(int(text)), 0.0), MAX_WAIT)
+
+
+# client-go's words for an error answer without a Status (apimachinery errors.NewGenericServerResponse): what a
+# real API server sends for a path it does not serve (a group, version or CRD that is not installed) is Go's
+# `http.NotFound`, the text `404 page not found`, not JSON.
+_GENERIC: Mapping[int, tuple[str, str]] = {
+    400: ("BadRequest", "the server rejected our request for an unknown reason"),
+    401: ("Unauthorized", "the server has asked for the client to provide credentials"),
+    404: ("NotFound", "the server could not find the requested resource"),
+    405: ("MethodNotAllowed", "the server does not allow this method on the requested resource"),
+    409: ("Conflict", "the server reported a conflict"),
+    422: ("Invalid", "the server rejected our request due to an error in our request"),
+    429: ("TooManyRequests", "the server has received too many requests and has asked us to try again later"),
+    503: ("ServiceUnavailable", "the server is currently unable to handle the request"),
+    504: ("Timeout", "the server was unable to return a response in the time allotted, but may still be processing "
+                    "the request"),
+}
+MAX_TEXT = 2048  # bytes of an unstructured answer kept for the message (client-go's maxUnstructuredResponseTextBytes)
+
+
+def unstructured(status: int, method: str, data: bytes, content_type: str | None) -> tuple[str, str]:
+    """The reason and message of an error answer that is not a `Status`, as client-go words them
+    (rest.Request.newUnstructuredResponseError): the body's text only where client-go keeps it (403, 406, 415,
+    other 5xx), and only when it is text (no Content-Type, or text/*)."""
+    media = (content_type or "").split(";")[0].strip().lower()
+    text = printable(data[:MAX_TEXT].decode("utf-8", "replace")) if not media or media.startswith("text/") else ""
+    text = text or "unknown"
+    if status in _GENERIC:
+        if status == 409 and method == "POST":
+            return "AlreadyExists", _GENERIC[409][1]
+        return _GENERIC[status]
+    if status == 403:
+        return "Forbidden", text
+    if status == 406:
+        return "NotAcceptable", text if text != "unknown" else ("the server was unable to respond with a content "
+                                                                 "type that the client supports")
+    if status == 415:
+        return "UnsupportedMediaType", text
+    if status >= 500:
+        return "InternalError", f'an error on the server ("{text}") has prevented the request from succeeding'
+    return "", f"the server responded with the status code {status} but did not return more information"
 
 
 def printable(text: str) -> str:

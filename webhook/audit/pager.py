@@ -78,11 +78,35 @@ def printable_kind(kind: Any) -> str:
     return printable(str(kind))[:64]
 
 
-def hint_404(resource: Resource) -> str:
-    if resource.group == DRA:
-        return f" (is {resource.api_version} served? DRA is GA from Kubernetes 1.34)"
-    crd = f"{resource.plural}.{resource.group}"
-    return f" (is the {crd} CRD installed? kubectl get crd {crd})"
+def hint_404(cluster: Cluster, resource: Resource, failure: Failure) -> str:
+    """Why `resource` may not be served, for a 404 on its path. A real API server answers a path it does not serve
+    (a group, version or CRD that is not installed) with the text `404 page not found`; a 404 `Status` naming an
+    object (`namespaces "team-a" not found`: deleted meanwhile) says enough itself."""
+    details = failure.body.get("details")
+    if isinstance(details, dict) and details.get("name"):
+        return ""
+    if resource.group != DRA:
+        crd = f"{resource.plural}.{resource.group}"
+        return f" (is the {crd} CRD installed? kubectl get crd {crd})"
+    fallback = f" (is {resource.api_version} served? DRA is GA from Kubernetes 1.34)"
+    try:  # discovery: every authenticated user may read it (ClusterRole system:discovery)
+        group = cluster.request("GET", f"/apis/{resource.group}")
+    except Failure as failed:
+        if failed.status == 404:
+            return f" (the cluster does not serve the {resource.group} API group; DRA is GA from Kubernetes 1.34)"
+        return fallback
+    except DraguardError:
+        return fallback
+    listed = group.get("versions") if isinstance(group, dict) else None
+    if not isinstance(listed, list):
+        return fallback
+    versions = [str(v.get("version")) for v in listed if isinstance(v, dict) and v.get("version")]
+    if resource.version in versions:
+        return (f" ({resource.api_version} is served without {resource.plural}: is it turned off in the API "
+                f"server's --runtime-config?)")
+    served = ", ".join(printable(v)[:20] for v in versions[:8]) or "in no version"
+    return (f" (the cluster serves {resource.group} {served}, not {resource.version}: draguard reads "
+            f"{resource.api_version}, served from Kubernetes 1.34)")
 
 
 def pages(cluster: Cluster, resource: Resource, page_size: int, listing: Listing, *,
@@ -101,8 +125,8 @@ def pages(cluster: Cluster, resource: Resource, page_size: int, listing: Listing
         try:
             body = cluster.request("GET", resource.path(), query)
         except Failure as failure:
-            if failure.status != 410 or not token:
-                hint = hint_404(resource) if failure.status == 404 else ""
+            if failure.status != 410 or failure.reason != "Expired" or not token:  # client-go: IsResourceExpired
+                hint = hint_404(cluster, resource, failure) if failure.status == 404 else ""
                 raise DraguardError(describe(failure, what) + hint) from None
             meta = failure.body.get("metadata")
             fresh = meta.get("continue") if isinstance(meta, dict) else None

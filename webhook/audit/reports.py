@@ -11,6 +11,9 @@ ResourceClaims and ResourceClaimTemplates. Each result is one finding:
 
 `summary.pass` counts the objects without findings; fail and warn count findings (all of them, also those
 beyond --max-results, which the report then omits: `configuration.limits.maxResults` says so in OpenReports).
+A report is also cut to MAX_REPORT_BYTES of JSON (draguard's own bound: etcd refuses an object over its
+1.5 MiB request limit, and the API server then fails the apply); the findings cut are counted in the
+summary like those beyond --max-results, and in `Scope.cut`.
 Every report carries LABELS, by which `--apply` finds the reports it owns.
 """
 
@@ -18,6 +21,8 @@ from __future__ import annotations
 
 from datetime import datetime
 from typing import Any
+
+import msgspec
 
 from webhook.audit.kinds import OPENREPORTS, ReportKinds
 from webhook.audit.scan import Audit, Result, Scope
@@ -28,6 +33,9 @@ NAME = "draguard-audit"
 SOURCE = POLICY = "draguard"
 LABELS = {"app.kubernetes.io/managed-by": "draguard", "app.kubernetes.io/component": "audit"}
 LABEL_SELECTOR = ",".join(f"{k}={v}" for k, v in LABELS.items())
+# etcd's default --max-request-bytes is 1.5 MiB (1,572,864): the stored object adds managedFields (one entry,
+# `results` is an atomic list) and the server's metadata; 1 MiB of JSON leaves that room.
+MAX_REPORT_BYTES = 1024 * 1024
 RESULT = {Action.DENY: "fail", Action.WARN: "warn", Action.AUDIT: "warn"}
 SEVERITY = {Action.DENY: "high", Action.WARN: "medium", Action.AUDIT: "info"}
 
@@ -57,8 +65,29 @@ def _report(namespace: str | None, scope: Scope, kinds: ReportKinds, max_results
         "error": 0,
         "skip": 0,
     }
-    report["results"] = [_result(r, now) for r in scope.results]
+    results = [msgspec.json.encode(_result(r, now)) for r in scope.results]
+    report["results"] = []
+    kept = _fitting(report, results, kinds)
+    scope.cut = len(results) - kept
+    report["results"] = [msgspec.json.decode(r) for r in results[:kept]]
     return report
+
+
+def _fitting(report: dict[str, Any], results: list[bytes], kinds: ReportKinds) -> int:
+    """How many of `results` (encoded) the report holds within MAX_REPORT_BYTES of JSON; when not all, OpenReports'
+    `configuration.limits.maxResults` (set here) says how many it holds."""
+    def size(n: int) -> int:  # the report's JSON with the first n results: `[]` plus each and the commas between
+        return len(msgspec.json.encode(report)) + sum(map(len, results[:n])) + max(n - 1, 0)
+
+    if size(len(results)) <= MAX_REPORT_BYTES:
+        return len(results)
+    kept = len(results)
+    while True:
+        kept -= 1
+        if kinds is OPENREPORTS:
+            report["configuration"] = {"limits": {"maxResults": kept}}
+        if kept == 0 or size(kept) <= MAX_REPORT_BYTES:
+            return kept
 
 
 def _result(result: Result, now: datetime) -> Obj:

@@ -64,6 +64,7 @@ class Scope(Struct):
     results: list[Result] = field(default_factory=list)
     counts: Counter[Action] = field(default_factory=Counter)  # every finding, kept or not
     dropped: int = 0  # findings beyond max_results
+    cut: int = 0  # findings kept but cut from the report to keep it under reports.MAX_REPORT_BYTES (set by build)
 
 
 class Audit(Struct):

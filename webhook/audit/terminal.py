@@ -71,4 +71,10 @@ def summary(audit: Audit) -> list[str]:
     if dropped:
         lines.append(f"  {dropped} {_plural(dropped, 'finding')} not shown: over --max-results {audit.max_results} "
                      f"per report (counted above and in the report summaries)")
+    cut = sum(s.cut for s in audit.scopes.values())
+    if cut:
+        from webhook.audit.reports import MAX_REPORT_BYTES
+
+        lines.append(f"  {cut} {_plural(cut, 'finding')} not in the reports: over {MAX_REPORT_BYTES:,} bytes of JSON "
+                     "per report, which etcd must store (counted above and in the report summaries)")
     return lines

@@ -8,6 +8,10 @@ collection (403 with the upstream RBAC message), answer a path with canned respo
 body, headers, used in order), and accept policy reports: server-side apply
 (PATCH, `application/apply-patch+yaml`, `fieldManager`), label-selected lists and deletes. Every request is
 recorded (verb, path, query, Content-Type, decoded body); the bearer token is checked (401 otherwise).
+
+A path it does not serve (a resource.k8s.io version not in `dra_versions`, a report group whose CRDs are not
+installed) is answered as kube-apiserver's last handler answers it, Go's `http.NotFound`: HTTP 404 with the text
+`404 page not found`, not a JSON Status. `GET /apis/resource.k8s.io` is the group's discovery document.
 """
 
 from __future__ import annotations
@@ -22,7 +26,8 @@ from typing import Any, Literal
 
 from tests.certs.apiserver import TOKEN, JSONHandler, Request, StandIn, StateServer, status
 
-DRA = "/apis/resource.k8s.io/v1/"
+DRA_GROUP = "/apis/resource.k8s.io"
+DRA = DRA_GROUP + "/v1/"
 PLURALS = {"ResourceSlice": "resourceslices", "DeviceClass": "deviceclasses", "ResourceClaim": "resourceclaims",
            "ResourceClaimTemplate": "resourceclaimtemplates"}
 REPORT_GROUPS = {"openreports.io/v1alpha1": ("reports", "clusterreports"),
@@ -35,7 +40,10 @@ EXPIRED = ("The provided continue parameter is too old to display a consistent l
 REPORT_KINDS = {"reports": "Report", "clusterreports": "ClusterReport", "policyreports": "PolicyReport",
                 "clusterpolicyreports": "ClusterPolicyReport"}
 USER = "system:serviceaccount:draguard:draguard-audit"
-Expiry = Literal["token", "relist"]
+Expiry = Literal["token", "relist", "gone"]  # gone: a 410 whose reason is Gone, not Expired (no token to renew)
+
+
+NOT_FOUND = b"404 page not found\n"  # Go's http.NotFound (text/plain): kube-apiserver's answer to an unserved path
 
 
 @dataclass(frozen=True)
@@ -43,6 +51,7 @@ class Canned:
     status: int
     body: dict[str, Any] | bytes
     headers: dict[str, str] = field(default_factory=dict)
+    content_type: str = "application/json"
 
 
 def _key(obj: dict[str, Any]) -> bytes:
@@ -61,6 +70,7 @@ class State:
     canned: dict[str, list[Canned]] = field(default_factory=dict)  # path -> answers given before the real one
     forbidden: set[str] = field(default_factory=set)
     reports_installed: set[str] = field(default_factory=lambda: set(REPORT_GROUPS))
+    dra_versions: list[str] = field(default_factory=lambda: ["v1", "v1beta2"])  # served, preferred first
     reports: dict[tuple[str, str, str], dict[str, Any]] = field(default_factory=dict)  # (plural, ns, name) -> obj
     requests: list[Request] = field(default_factory=list)
     record_bodies: bool = True
@@ -85,18 +95,31 @@ class _Handler(JSONHandler):
                 first = canned.pop(0)
                 self._canned(first)
                 return
-            elif path.startswith(DRA):
+            elif path.rstrip("/") == DRA_GROUP:
+                code, answer = self._discovery()
+            elif path.startswith(DRA) and "v1" in state.dra_versions:
                 code, answer = self._list(path.removeprefix(DRA), query)
             else:
                 code, answer = self._reports(path, query, body)
+        if answer is NOT_FOUND:
+            self._canned(Canned(404, NOT_FOUND, content_type="text/plain; charset=utf-8"))
+            return
         self._answer(code, answer)
+
+    def _discovery(self) -> tuple[int, dict[str, Any] | bytes]:
+        versions = self.server.state.dra_versions
+        if not versions:
+            return 404, NOT_FOUND
+        listed = [{"groupVersion": f"resource.k8s.io/{v}", "version": v} for v in versions]
+        return 200, {"kind": "APIGroup", "apiVersion": "v1", "name": "resource.k8s.io", "versions": listed,
+                     "preferredVersion": listed[0]}
 
     do_GET = do_PATCH = do_DELETE = do_POST = do_PUT = _handle
 
     def _canned(self, answer: Canned) -> None:
         data = answer.body if isinstance(answer.body, bytes) else json.dumps(answer.body).encode()
         self.send_response(answer.status)
-        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Type", answer.content_type)
         for name, value in answer.headers.items():
             self.send_header(name, value)  # a Content-Length here (with Connection: close) cuts the answer short
         if "Content-Length" not in answer.headers:
@@ -107,7 +130,7 @@ class _Handler(JSONHandler):
     def _list(self, plural: str, query: dict[str, list[str]]) -> tuple[int, dict[str, Any] | bytes]:
         state = self.server.state
         if self.command != "GET" or plural not in PLURALS.values():
-            return 404, status(404, "NotFound", "the server could not find the requested resource")
+            return 404, NOT_FOUND
         if plural in state.forbidden:
             return 403, status(403, "Forbidden", f'{plural}.resource.k8s.io is forbidden: User "{USER}" cannot list '
                                                  f'resource "{plural}" in API group "resource.k8s.io" at the cluster '
@@ -121,6 +144,8 @@ class _Handler(JSONHandler):
                 how, rest = (how[0], how[1:]) if how else (None, [])
                 if rest:
                     state.expire[plural] = rest
+            if how == "gone":
+                return 410, status(410, "Gone", "too old resource version: 900 (1000)")
             if how is not None:
                 expired = status(410, "Expired", EXPIRED)
                 if how == "token":
@@ -136,12 +161,12 @@ class _Handler(JSONHandler):
         head = json.dumps({"kind": f"{kind}List", "apiVersion": "resource.k8s.io/v1", "metadata": meta})
         return 200, (head[:-1] + ', "items": [' + ",".join(i.decode() for i in items[offset:end]) + "]}").encode()
 
-    def _reports(self, path: str, query: dict[str, list[str]], body: Any) -> tuple[int, dict[str, Any]]:
+    def _reports(self, path: str, query: dict[str, list[str]], body: Any) -> tuple[int, dict[str, Any] | bytes]:
         state = self.server.state
         parts = path.strip("/").split("/")
         group = "/".join(parts[1:3])
         if parts[:1] != ["apis"] or group not in state.reports_installed:
-            return 404, status(404, "NotFound", "the server could not find the requested resource")
+            return 404, NOT_FOUND
         rest = parts[3:]
         namespace = ""
         if rest[:1] == ["namespaces"] and len(rest) >= 3:
@@ -149,7 +174,7 @@ class _Handler(JSONHandler):
         plural = rest[0] if rest else ""
         namespaced, cluster = REPORT_GROUPS[group]
         if plural not in (namespaced, cluster) or (plural == cluster and namespace):
-            return 404, status(404, "NotFound", "the server could not find the requested resource")
+            return 404, NOT_FOUND
         if len(rest) == 1 and self.command == "GET":
             return 200, self._list_reports(group, plural, namespace, query)
         if len(rest) != 2:

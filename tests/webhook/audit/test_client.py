@@ -49,11 +49,31 @@ def test_json_is_decoded_as_json_loads_would(data: bytes, decoded: Any) -> None:
 
 
 @pytest.mark.parametrize("data", [b"<html>bad gateway</html>", b'{"items": [', b"\xff\xfe", b"[" * 100_000])
-def test_a_body_that_is_not_json_is_one_line(data: bytes) -> None:
+def test_a_success_that_is_not_json_is_one_line(data: bytes) -> None:
     with pytest.raises(DraguardError) as caught:
-        Cluster(_Client(502, data)).request("GET", "/apis/resource.k8s.io/v1/resourceslices")
+        Cluster(_Client(200, data)).request("GET", "/apis/resource.k8s.io/v1/resourceslices")
     assert str(caught.value) == (f"GET /apis/resource.k8s.io/v1/resourceslices: the API server at {HOST} did not "
-                                 f"answer with JSON (HTTP 502)")
+                                 f"answer with JSON (HTTP 200)")
+
+
+@pytest.mark.parametrize(("status", "data", "reason", "message"), [
+    # kube-apiserver's answer to a path it does not serve: Go's http.NotFound, text/plain
+    (404, b"404 page not found\n", "NotFound", "the server could not find the requested resource"),
+    (502, b"<html>bad\ngateway</html>", "InternalError",
+     'an error on the server ("<html>bad gateway</html>") has prevented the request from succeeding'),
+    (403, b"denied by proxy\n", "Forbidden", "denied by proxy"),
+    (401, b"", "Unauthorized", "the server has asked for the client to provide credentials"),
+    (418, b"teapot", "", "the server responded with the status code 418 but did not return more information"),
+    (503, b'{"kind": "APIGroup"}', "ServiceUnavailable", "the server is currently unable to handle the request"),
+    (500, b"x" * 3000, "InternalError",
+     f'an error on the server ("{"x" * 2048}") has prevented the request from succeeding'),
+])
+def test_an_error_answer_without_a_status_is_worded_as_client_go(status: int, data: bytes, reason: str,
+                                                                  message: str) -> None:
+    with pytest.raises(Failure) as caught:
+        Cluster(_Client(status, data)).request("GET", "/apis/x")
+    assert (caught.value.status, caught.value.reason, caught.value.message, caught.value.body) == (
+        status, reason, message, {})
 
 
 def test_an_error_status_is_a_failure_with_its_reason() -> None:

@@ -134,6 +134,17 @@ def test_expiries_are_bounded(tmp_path: Path, how: str, limit: int, extra: int) 
                                          f"(after {limit} fresh starts)")
 
 
+def test_a_410_that_is_not_expired_fails_the_run(tmp_path: Path) -> None:
+    # client-go's pager recovers only a 410 whose reason is Expired (errors.IsResourceExpired); a Gone is an error
+    with AuditAPIServer(tmp_path, [slice_with(device("gpu-0"), name=f"s{i}") for i in range(2)]) as api:
+        api.state.expire["resourceslices"] = "gone"
+        with pytest.raises(DraguardError) as caught:
+            _listed(api, RESOURCE_SLICES)
+        assert [r.query.get("continue") is not None for r in api.requests] == [False, True]
+    assert caught.value.message == ("cannot list resourceslices.resource.k8s.io: the API server answered 410 Gone: "
+                                    "too old resource version: 900 (1000)")
+
+
 # 3: what is not a list of objects fails closed, in audit and lint --cluster alike
 
 
@@ -172,12 +183,11 @@ def test_lint_cluster_says_what_the_403_says_and_strips_escapes(tmp_path: Path, 
 
 def test_lint_cluster_gives_the_404_hint(tmp_path: Path, cli_run: Any) -> None:
     with AuditAPIServer(tmp_path, copy.deepcopy(synthetic())) as api:
-        api.state.canned[SLICES] = [Canned(404, status(404, "NotFound", "the server could not find the requested "
-                                                                        "resource"))]
+        api.state.dra_versions = ["v1beta2"]  # a 1.33 cluster: `404 page not found` on v1, as kube-apiserver
         run = cli_run("lint", "claim.yaml", "--cluster", "--kubeconfig", str(api.kubeconfig))
     _one_error(run, "--cluster: cannot list resourceslices.resource.k8s.io: the API server answered 404 NotFound: "
-                    "the server could not find the requested resource (is resource.k8s.io/v1 served? DRA is GA from "
-                    "Kubernetes 1.34)")
+                    "the server could not find the requested resource (the cluster serves resource.k8s.io v1beta2, "
+                    "not v1: draguard reads resource.k8s.io/v1, served from Kubernetes 1.34)")
 
 
 def test_lint_cluster_takes_kubeconfig_and_context(tmp_path: Path, cli_run: Any) -> None:
@@ -322,6 +332,48 @@ def test_context_without_any_kubeconfig_is_an_error_not_the_pod(cli_run: Any,
                "--context prod: no kubeconfig file ($KUBECONFIG or ~/.kube/config) to find it in")
 
 
+# KUBECONFIG with several files, merged as client-go merges them (clientcmd.ClientConfigLoadingRules.Load)
+
+
+def _elsewhere(path: Path, current: str | None = "elsewhere") -> Path:
+    """A kubeconfig whose context `elsewhere` names a server nobody listens on (port 1: refused at once)."""
+    head = "" if current is None else f"current-context: {current!r}\n"
+    path.write_text(f"apiVersion: v1\nkind: Config\n{head}clusters:\n- name: elsewhere\n  cluster:\n"
+                    "    server: https://127.0.0.1:1\nusers:\n- name: elsewhere\n  user:\n    token: t\n"
+                    "contexts:\n- name: elsewhere\n  context:\n    cluster: elsewhere\n    user: elsewhere\n",
+                    encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("files", [
+    ["api", "elsewhere"],  # both set current-context: the first wins (the kubernetes client chose the last)
+    ["empty", "api", "elsewhere"],  # an empty file adds nothing (the kubernetes client refused it)
+    ["unset", "api", "elsewhere"],  # a file without current-context does not decide
+    ["blank", "api", "elsewhere"],  # nor one with current-context ""
+    ["api", "api", "elsewhere"],  # a path listed twice is read once
+])
+def test_kubeconfig_files_merge_as_kubectl_merges_them(tmp_path: Path, cli_run: Any, files: list[str],
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    with AuditAPIServer(tmp_path, copy.deepcopy(synthetic())) as api:
+        (tmp_path / "empty").write_text("", encoding="utf-8")
+        paths = {"api": api.kubeconfig, "elsewhere": _elsewhere(tmp_path / "elsewhere"), "empty": tmp_path / "empty",
+                 "unset": _elsewhere(tmp_path / "unset", None), "blank": _elsewhere(tmp_path / "blank", "")}
+        monkeypatch.setenv("KUBECONFIG", ":".join(str(paths[f]) for f in files))
+        run = cli_run("audit", "-q", "--fail-on", "none")
+        assert (run.code, run.err) == (0, "")
+        assert len(api.requests) == 4  # the four lists, from the first file's current context
+
+
+def test_the_first_files_current_context_is_used_even_when_it_is_elsewhere(tmp_path: Path, cli_run: Any,
+                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    with AuditAPIServer(tmp_path, copy.deepcopy(synthetic())) as api:
+        monkeypatch.setenv("KUBECONFIG", f"{_elsewhere(tmp_path / 'elsewhere')}:{api.kubeconfig}")
+        run = cli_run("audit", "-q")
+        assert api.requests == []
+        assert cli_run("audit", "-q", "--context", "test", "--fail-on", "none").code == 0  # its contexts are merged
+    _one_error(run, "cannot reach the Kubernetes API server at https://127.0.0.1:1: Connection refused")
+
+
 # 4, 5: a broken kubeconfig stops before any request, in one line naming the problem
 
 
@@ -387,6 +439,24 @@ def test_a_network_failure_is_one_line_without_retry_warnings(tmp_path: Path, cl
             _one_error(run, f"{prefix}cannot reach the Kubernetes API server at {api.url}: TLS: certificate verify "
                             "failed: unable to get local issuer certificate")
     assert [r.getMessage() for r in caplog.records if r.name.startswith("urllib3")] == []
+
+
+def test_a_name_the_certificate_does_not_hold_is_named(tmp_path: Path, cli_run: Any) -> None:
+    with AuditAPIServer(tmp_path, copy.deepcopy(synthetic())) as api:  # its certificate: kubernetes..., 127.0.0.1
+        text = api.kubeconfig.read_text(encoding="utf-8")
+        api.kubeconfig.write_text(text.replace("https://127.0.0.1:", "https://localhost:"), encoding="utf-8")
+        url = api.url.replace("127.0.0.1", "localhost")
+        for args in (["audit"], ["lint", "claim.yaml", "--cluster"]):
+            run = cli_run(*args, "--kubeconfig", str(api.kubeconfig))
+            prefix = "--cluster: " if args[0] == "lint" else ""
+            _one_error(run, f"{prefix}cannot reach the Kubernetes API server at {url}: TLS: certificate verify "
+                            "failed: Hostname mismatch, certificate is not valid for 'localhost'")
+        # tls-server-name: the name checked (and sent in SNI) instead of the server's, as kubectl
+        api.kubeconfig.write_text(text.replace("https://127.0.0.1:", "https://localhost:").replace(
+            "    certificate-authority:", "    tls-server-name: kubernetes.default\n    certificate-authority:"),
+            encoding="utf-8")
+        run = cli_run("audit", "--kubeconfig", str(api.kubeconfig), "-q", "--fail-on", "none", "--format", "json=o")
+        assert run == Run(0, "", "")
 
 
 @pytest.mark.parametrize("variable", ["HTTPS_PROXY", "https_proxy", "ALL_PROXY"])

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from tests.certs.apiserver import kubeconfig
-from tests.webhook.audit.apiserver import AuditAPIServer
+from tests.certs.apiserver import kubeconfig, status
+from tests.webhook.audit.apiserver import NOT_FOUND, AuditAPIServer, Canned
 from tests.webhook.audit.conftest import Run
 from webhook.audit.client import Cluster
 from webhook.audit.kinds import RESOURCE_SLICES
@@ -106,13 +106,41 @@ def test_a_kind_that_cannot_be_listed_fails_the_run_in_one_line(audit: Any, api:
         'cannot list resource "resourceclaimtemplates" in API group "resource.k8s.io" at the cluster scope\n')
 
 
-def test_a_cluster_without_the_dra_api_is_named(audit: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("tests.webhook.audit.apiserver.DRA", "/apis/resource.k8s.io/v9/")
+GROUP = "/apis/resource.k8s.io"
+UNSERVED = ("draguard: error: cannot list resourceslices.resource.k8s.io: the API server answered 404 NotFound: the "
+            "server could not find the requested resource ")
+
+
+@pytest.mark.parametrize(("versions", "hint"), [
+    ([], "(the cluster does not serve the resource.k8s.io API group; DRA is GA from Kubernetes 1.34)"),
+    (["v1beta2", "v1beta1"], "(the cluster serves resource.k8s.io v1beta2, v1beta1, not v1: draguard reads "
+                             "resource.k8s.io/v1, served from Kubernetes 1.34)"),
+    (["v1beta1"], "(the cluster serves resource.k8s.io v1beta1, not v1: draguard reads resource.k8s.io/v1, served "
+                  "from Kubernetes 1.34)"),
+])
+def test_a_cluster_without_the_dra_api_is_named(audit: Any, api: AuditAPIServer, versions: list[str],
+                                                hint: str) -> None:
+    # A real API server answers a version or group it does not serve with Go's http.NotFound: the text
+    # `404 page not found`, no Status (it was read as "did not answer with JSON", without the hint).
+    api.state.dra_versions = versions
+    run = audit()
+    assert (run.code, run.out, run.err) == (2, "", UNSERVED + hint + "\n")
+    assert _gets(api) == [("GET", LISTS[0], {"limit": ["500"]}), ("GET", GROUP, {})]
+
+
+def test_a_served_version_without_the_kind_says_so(audit: Any, api: AuditAPIServer) -> None:
+    api.state.canned[LISTS[0]] = [Canned(404, NOT_FOUND, content_type="text/plain; charset=utf-8")]
     run = audit()
     assert (run.code, run.out) == (2, "")
-    assert run.err == ("draguard: error: cannot list resourceslices.resource.k8s.io: the API server answered 404 "
-                       "NotFound: the server could not find the requested resource (is resource.k8s.io/v1 served? DRA "
-                       "is GA from Kubernetes 1.34)\n")
+    assert run.err == UNSERVED + ("(resource.k8s.io/v1 is served without resourceslices: is it turned off in the API "
+                                  "server's --runtime-config?)\n")
+
+
+def test_the_static_hint_when_discovery_fails(audit: Any, api: AuditAPIServer) -> None:
+    api.state.dra_versions = []
+    api.state.canned[GROUP] = [Canned(403, status(403, "Forbidden", "no discovery"))]
+    run = audit()
+    assert run.err == UNSERVED + "(is resource.k8s.io/v1 served? DRA is GA from Kubernetes 1.34)\n"
 
 
 def test_a_wrong_token_is_a_one_line_401(audit: Any, api: AuditAPIServer) -> None:

@@ -5,15 +5,19 @@ from __future__ import annotations
 
 import copy
 import functools
+import json
 from pathlib import Path
 from typing import Any
 
 import jsonschema
+import msgspec
 import pytest
 import yaml
 
-from tests.webhook.audit.apiserver import AuditAPIServer
+from tests.certs.apiserver import status
+from tests.webhook.audit.apiserver import AuditAPIServer, Canned
 from tests.webhook.audit.conftest import NUMA, synthetic
+from webhook.audit import reports
 
 CRDS = Path(__file__).parent / "crds"
 LABELS = {"app.kubernetes.io/managed-by": "draguard", "app.kubernetes.io/component": "audit"}
@@ -199,3 +203,45 @@ def test_conflicting_flags_are_usage_errors(audit: Any, api: AuditAPIServer, arg
     run = audit(*args)
     assert (run.code, run.out, run.err) == (2, "", f"draguard: error: {message}\n")
     assert api.requests == []  # refused before anything is listed
+
+
+def test_apply_into_a_namespace_deleted_meanwhile_names_it_without_the_crd_hint(audit: Any,
+                                                                                api: AuditAPIServer) -> None:
+    gone = status(404, "NotFound", 'namespaces "team-a" not found')
+    gone["details"] = {"name": "team-a", "kind": "namespaces"}  # as the NamespaceLifecycle admission answers
+    api.state.canned["/apis/openreports.io/v1alpha1/namespaces/team-a/reports/draguard-audit"] = [Canned(404, gone)]
+    run = audit("--report", "openreports", "--apply")
+    assert run.code == 2
+    assert run.err.splitlines()[-1] == (
+        "draguard: error: cannot apply Report draguard-audit in namespace team-a: the API server answered 404 "
+        'NotFound: namespaces "team-a" not found')
+
+
+@pytest.mark.parametrize(("extra", "kept"), [(-1, 2), (0, 3), (1, 3)])
+def test_a_report_is_cut_to_the_byte_limit_etcd_can_store(audit: Any, monkeypatch: pytest.MonkeyPatch, extra: int,
+                                                          kept: int) -> None:
+    team_a = _printed(audit, "--report", "openreports")[1]
+    size = len(msgspec.json.encode(team_a))  # compact JSON, as etcd stores it; three results
+    monkeypatch.setattr(reports, "MAX_REPORT_BYTES", size + extra)
+    run = audit("--report", "openreports", "--format", "json=out.json")
+    cut = [d for d in yaml.safe_load_all(run.out) if d][1]
+    assert len(msgspec.json.encode(cut)) <= size + extra
+    assert [r["rule"] for r in cut["results"]] == [r["rule"] for r in team_a["results"]][:kept]
+    assert cut["summary"] == team_a["summary"]  # every finding still counted
+    assert cut.get("configuration") == ({"limits": {"maxResults": 2}} if kept == 2 else None)
+    assert schema_errors(cut) == []
+    note = (f"  1 finding not in the reports: over {size + extra:,} bytes of JSON per report, which etcd must store "
+            "(counted above and in the report summaries)")
+    assert (note in run.err.splitlines()) is (kept == 2)
+    assert len(json.loads((Path("out.json")).read_text(encoding="utf-8"))["findings"]) == 7  # outputs keep them all
+
+
+def test_a_result_over_the_limit_leaves_an_empty_report_that_still_counts(audit: Any,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(reports, "MAX_REPORT_BYTES", 600)
+    run = audit("--report", "wgpolicy", "--format", "json=out.json")
+    printed = [d for d in yaml.safe_load_all(run.out) if d]
+    assert [len(r["results"]) for r in printed] == [0, 0, 0]
+    assert [r["summary"]["warn"] + r["summary"]["fail"] for r in printed] == [2, 3, 2]
+    assert "  7 findings not in the reports: over 600 bytes of JSON per report, which etcd must store (counted above " \
+           "and in the report summaries)" in run.err.splitlines()
