@@ -82,7 +82,8 @@ def _run(args: argparse.Namespace) -> int:
 
     if args.apply and not args.report:
         raise DraguardError("--apply needs --report openreports or --report wgpolicy")
-    outputs = format_outputs(args.format, FORMATS) if args.format or not args.report or args.apply else []
+    outputs = (format_outputs(args.format, FORMATS, [args.config, args.kubeconfig])
+               if args.format or not args.report or args.apply else [])
     if args.report and not args.apply and any(target is None for _, target in outputs):
         raise DraguardError("--report without --apply prints the reports on stdout; write --format to a file "
                             "(--format FMT=FILE)")
@@ -97,7 +98,7 @@ def _run(args: argparse.Namespace) -> int:
 
         from webhook.audit import reports, scan
         from webhook.audit.terminal import Progress, summary
-        from webhook.commands.common import use_color, write_output
+        from webhook.commands.common import use_color, write_outputs
         from webhook.exits import exit_code
         from webhook.findings import Action
         from webhook.lint import tuned_gc
@@ -129,9 +130,9 @@ def _run(args: argparse.Namespace) -> int:
 
     findings = sorted(audit.kept(), key=sort_key)
     run_summary = Summary(objects=audit.checked, suppressed=audit.suppressed)
-    for name, target in outputs:
-        color = name == "text" and target is None and use_color(args.color, sys.stdout)
-        write_output(name, target, render(name, findings, run_summary, color=color), sys.stdout)
+    color = use_color(args.color, sys.stdout)
+    write_outputs(((name, target, render(name, findings, run_summary, color=color and target is None))
+                   for name, target in outputs), sys.stdout)
     if not args.quiet:
         for line in summary(audit):
             print(line, file=sys.stderr)

@@ -169,6 +169,19 @@ def distinct_files(written: Sequence[tuple[str, str, str]], inputs: Iterable[str
         seen[where] = flag
 
 
+def write_outputs(reports: Iterable[tuple[str, str | None, str]], stdout: TextIO) -> None:
+    """Write each `(format, file or None for stdout, text)`, then fail naming every report that could not be
+    written: one unwritable FILE loses none of the others."""
+    failures: list[str] = []
+    for name, target, text in reports:
+        try:
+            write_output(name, target, text, stdout)
+        except DraguardError as err:
+            failures.append(err.message)
+    if failures:
+        raise DraguardError("; ".join(failures))
+
+
 def write_output(name: str, target: str | None, text: str, stdout: TextIO) -> None:
     if target is None:
         stdout.write(text)

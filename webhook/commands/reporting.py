@@ -48,7 +48,7 @@ def progress(args: argparse.Namespace) -> Callable[[int], Tracker]:
 def report(args: argparse.Namespace, run: Run) -> int:
     """Print problems, reports and strict notes; the exit code."""
     from webhook.check_run import strict_failures
-    from webhook.commands.common import outputs, use_color, write_output
+    from webhook.commands.common import outputs, use_color, write_outputs
     from webhook.findings import Action
     from webhook.report import FORMATS, Summary, render
     from webhook.run import sort_key
@@ -73,10 +73,9 @@ def report(args: argparse.Namespace, run: Run) -> int:
     summary = Summary(objects=run.objects, skipped=run.skipped(), suppressed=sum(f.suppressed for f in run.files),
                       problems=[str(p) for p in run.problems], baselined=baselined)
     color = use_color(args.color, stdout)
-    for name, target in targets:
-        text = render(name, findings, summary, color=color and target is None, quiet=args.quiet,
-                      per_rule=args.summary)
-        write_output(name, target, text, stdout)
+    texts = {file.source: file.text for file in run.files if file.findings}
+    write_outputs(((name, target, render(name, findings, summary, color=color and target is None, quiet=args.quiet,
+                                         per_rule=args.summary, texts=texts)) for name, target in targets), stdout)
     stdout.flush()
     strict = strict_failures(run, findings) if args.strict else []
     for line in strict:

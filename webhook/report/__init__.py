@@ -8,12 +8,17 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import re
 from collections.abc import Mapping, Sequence
 
 from msgspec import Struct, field
 
 from webhook.errors import DraguardError
 from webhook.findings import Action, Finding
+
+# A file name that is not UTF-8 reaches draguard as lone surrogates (Python's surrogateescape): no UTF-8 report can
+# hold them, and a writer refuses them.
+UNPAIRED = re.compile("[\ud800-\udfff]")
 
 FORMATS: dict[str, str] = {
     "text": "webhook.report.text",
@@ -32,6 +37,21 @@ class Summary(Struct, frozen=True):
     suppressed: int = 0  # findings silenced by a draguard.io/ignore annotation
     problems: Sequence[str] = ()  # input problems, one line each (also printed on stderr)
     baselined: int = 0  # findings left out because the --baseline file records them
+
+
+def spell(text: str, chars: re.Pattern[str] = UNPAIRED) -> str:
+    """`text` with each character `chars` matches spelled as Go's %q spells it (`\\x01`, `\\udcff`): visible, and
+    in a JSON string the escape of that very character."""
+    from celext.gostrconv import go_quote
+
+    return chars.sub(lambda match: go_quote(match.group())[1:-1], text)
+
+
+def json_text(document: object) -> str:
+    """`document` as indented JSON, non-ASCII as it is (UTF-8), a lone surrogate as its `\\u` escape."""
+    import json
+
+    return spell(json.dumps(document, indent=2, ensure_ascii=False)) + "\n"
 
 
 def counts(findings: Sequence[Finding]) -> dict[str, int]:
@@ -53,16 +73,17 @@ def per_rule(findings: Sequence[Finding]) -> list[tuple[str, str, int]]:
 
 
 def render(format: str, findings: Sequence[Finding], summary: Summary, *, color: bool = False, quiet: bool = False,
-           per_rule: bool = False) -> str:
+           per_rule: bool = False, texts: Mapping[str, str] | None = None) -> str:
     """Render with the named format; an unknown name is a DraguardError listing the known ones.
 
-    `color`, `quiet` (findings only) and `per_rule` (counts per rule) go to the formats that take them."""
+    `color`, `quiet` (findings only), `per_rule` (counts per rule) and `texts` (file -> the text its findings'
+    positions count in) go to the formats that take them."""
     module_name = FORMATS.get(format)
     if module_name is None:
         raise DraguardError(f"unknown format {format!r}; use one of {', '.join(sorted(FORMATS))}")
     module = importlib.import_module(module_name)
     accepted = inspect.signature(module.render).parameters
-    options = {name: value for name, value in (("color", color), ("quiet", quiet), ("per_rule", per_rule))
-               if value and name in accepted}
+    options = {name: value for name, value in (("color", color), ("quiet", quiet), ("per_rule", per_rule),
+                                               ("texts", texts)) if value and name in accepted}
     text: str = module.render(findings, summary, **options)
     return text

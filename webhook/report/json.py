@@ -9,12 +9,11 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
 from webhook.findings import Finding
-from webhook.report import Summary, counts
+from webhook.report import Summary, counts, json_text
 from webhook.report import per_rule as rule_counts
 
 
@@ -47,4 +46,4 @@ def render(findings: Sequence[Finding], summary: Summary, *, per_rule: bool = Fa
         document["summary"]["baselined"] = summary.baselined
     if per_rule:
         document["summary"]["rules"] = [{"rule": r, "action": a, "count": n} for r, a, n in rule_counts(findings)]
-    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    return json_text(document)

@@ -3,15 +3,23 @@
 A deny or warn finding is a `<failure>` (type = the action), an audit finding a passing test case with
 its message in `<system-out>`, so it is visible without failing the report. A clean run is one passing
 test case, so CI shows that the lint ran. Input problems become `<error>` test cases.
+
+Every text is XML 1.0: a character XML cannot hold even as a reference (a control character but tab and line
+breaks, U+FFFE/U+FFFF, a file name's byte that is not UTF-8) is written as Go's %q spells it (`\\x02`); ElementTree
+escapes the rest (`&`, `<`, `>`, quotes), so `]]>` in a message is harmless.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from xml.etree import ElementTree as ET
 
 from webhook.findings import Action, Finding
-from webhook.report import Summary
+from webhook.report import Summary, spell
+
+# Not XML 1.0 `Char`s (https://www.w3.org/TR/xml/#charsets).
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
 def _name(finding: Finding) -> str:
@@ -54,5 +62,9 @@ def render(findings: Sequence[Finding], summary: Summary) -> str:
     suites.set("tests", str(max(1, len(findings) + len(summary.problems))))
     suites.set("failures", str(failures_total))
     suites.set("errors", str(len(summary.problems)))
+    for element in suites.iter():
+        element.text = spell(element.text, _NOT_XML) if element.text else element.text
+        for key, value in list(element.attrib.items()):
+            element.set(key, spell(value, _NOT_XML))
     ET.indent(suites)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"

@@ -3,37 +3,73 @@
 Choices that matter to consumers:
 - `results` is present even when empty (a clean run still uploads), and nothing but JSON is printed.
 - Regions are exact: line and column of the offending token inside a YAML scalar, with its end when
-  known; columns count Unicode code points (`columnKind`), as draguard's positions do.
-- Artifact URIs are relative to the working directory when the file lies below it (what GitHub needs
-  to annotate a pull request), `/`-separated, percent-encoded.
+  known. Columns count UTF-16 code units, SARIF's default `columnKind` and the only one GitHub reads (it ignores
+  `columnKind`): draguard's positions count code points, so a column after an emoji is moved by the text of its
+  line (`texts`; without it, as in `audit`, whose positions are 1:1, columns are left as they are).
+- Artifact URIs are relative to the working directory (`uriBaseId` %SRCROOT%, declared in `originalUriBaseIds`)
+  when the file lies below it, as GitHub reads them against the repository root; else absolute `file:` URIs, which
+  GitHub makes relative to the checkout (a `../` path would name a file outside it). `/`-separated, percent-encoded
+  as UTF-8, a file name that is not UTF-8 by its own bytes.
+- At most MAX_RESULTS results, the most severe: GitHub rejects a larger run whole; a notification counts the rest.
 - Levels: deny -> error, warn -> warning, audit -> note. Rule metadata (summary, remediation, default
   level, origin) comes from the catalogue.
 """
 
 from __future__ import annotations
 
-import json
 import os
-from collections.abc import Sequence
+import re
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from webhook.findings import Action, Finding
-from webhook.report import Summary
+from webhook.findings import Action, Finding, Position
+from webhook.report import Summary, json_text
 
 SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 LEVELS = {Action.DENY: "error", Action.WARN: "warning", Action.AUDIT: "note", Action.OFF: "none"}
+SRCROOT = "%SRCROOT%"
+MAX_RESULTS = 25_000  # per run: GitHub code scanning rejects a file with more (docs: "SARIF support", limits)
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")  # two UTF-16 code units each
 
 
-def artifact_uri(file: str) -> str:
-    path = Path(file)
-    if path.is_absolute():
-        try:
-            path = path.relative_to(Path.cwd())
-        except ValueError:
-            return path.as_uri()
-    return quote(path.as_posix().removeprefix("./"), safe="/")
+def artifact_location(file: str) -> dict[str, str]:
+    """`uri` (and `uriBaseId` when relative) of a file named as the command line named it."""
+    cwd = os.getcwd()
+    path = os.path.normpath(os.path.join(cwd, file))
+    if os.path.commonpath([cwd, path]) != cwd:
+        return {"uri": "file://" + _quoted(path)}
+    return {"uri": _quoted(os.path.relpath(path, cwd)), "uriBaseId": SRCROOT}
+
+
+def _quoted(path: str) -> str:
+    return quote(Path(path).as_posix(), safe="/", errors="surrogateescape")  # surrogates: the name's own bytes
+
+
+def utf16_column(line: str, column: int) -> int:
+    """The 1-based UTF-16 column of the character at 1-based code point `column` of `line`."""
+    return column + len(_ASTRAL.findall(line, 0, column - 1))
+
+
+def _region(pos: Position, lines: Sequence[str] | None) -> dict[str, int]:
+    def column(line: int, col: int) -> int:
+        return utf16_column(lines[line - 1], col) if lines is not None and 0 < line <= len(lines) else col
+
+    region = {"startLine": max(pos.line, 1), "startColumn": max(column(pos.line, pos.column), 1)}
+    if pos.end_line is not None and pos.end_column is not None:
+        region["endLine"] = max(pos.end_line, region["startLine"])
+        region["endColumn"] = max(column(pos.end_line, pos.end_column), 1)
+    return region
+
+
+def kept(findings: Sequence[Finding]) -> tuple[Sequence[Finding], int]:
+    """The findings a run may carry, in their order, and how many were left out: GitHub rejects a whole file with a
+    run of more than MAX_RESULTS results (draguard's choice: keep the most severe rather than upload nothing)."""
+    if len(findings) <= MAX_RESULTS:
+        return findings, 0
+    severest = sorted(range(len(findings)), key=lambda i: -(findings[i].action or Action.WARN).rank)[:MAX_RESULTS]
+    return [findings[i] for i in sorted(severest)], len(findings) - MAX_RESULTS
 
 
 def _version() -> str:
@@ -64,7 +100,7 @@ def _rules(findings: Sequence[Finding]) -> list[dict[str, Any]]:
     return out
 
 
-def _result(finding: Finding, index: dict[str, int]) -> dict[str, Any]:
+def _result(finding: Finding, index: dict[str, int], lines: Mapping[str, Sequence[str]]) -> dict[str, Any]:
     text = finding.message if not finding.hint else f"{finding.message}\nhelp: {finding.hint}"
     result: dict[str, Any] = {
         "ruleId": finding.rule,
@@ -76,29 +112,35 @@ def _result(finding: Finding, index: dict[str, int]) -> dict[str, Any]:
     location: dict[str, Any] = {"logicalLocations": [{"fullyQualifiedName": str(finding.path), "kind": "member"}]}
     pos = finding.position
     if pos is not None and pos.file:
-        region: dict[str, Any] = {"startLine": max(pos.line, 1), "startColumn": max(pos.column, 1)}
-        if pos.end_line is not None and pos.end_column is not None:
-            region["endLine"] = max(pos.end_line, region["startLine"])
-            region["endColumn"] = max(pos.end_column, 1)
-        location["physicalLocation"] = {"artifactLocation": {"uri": artifact_uri(pos.file)}, "region": region}
+        location["physicalLocation"] = {"artifactLocation": artifact_location(pos.file),
+                                        "region": _region(pos, lines.get(pos.file))}
     result["locations"] = [location]
     return result
 
 
-def render(findings: Sequence[Finding], summary: Summary) -> str:
+def render(findings: Sequence[Finding], summary: Summary, *, texts: Mapping[str, str] | None = None) -> str:
+    """`texts`: file -> the text its findings' positions count in, for UTF-16 columns."""
+    findings, left_out = kept(findings)
     rules = _rules(findings)
     index = {rule["id"]: i for i, rule in enumerate(rules)}
+    lines = {file: text.split("\n") for file, text in (texts or {}).items() if _ASTRAL.search(text)}
+    cwd = Path(os.getcwd()).as_uri() + "/"
+    notes = [{"level": "error", "message": {"text": p}} for p in summary.problems]
+    if left_out:
+        notes.append({"level": "warning", "message": {"text": (
+            f"{left_out} result(s) left out, the least severe: GitHub code scanning rejects a run with more than "
+            f"{MAX_RESULTS} results (--format json lists them all)")}})
     run: dict[str, Any] = {
         "tool": {"driver": {"name": "draguard", "version": _version(), "rules": rules}},
-        "columnKind": "unicodeCodePoints",
-        "results": [_result(f, index) for f in findings],
+        "originalUriBaseIds": {SRCROOT: {"uri": cwd}},
+        "results": [_result(f, index, lines) for f in findings],
         "invocations": [{
             "executionSuccessful": not summary.problems,
-            "toolExecutionNotifications": [{"level": "error", "message": {"text": p}} for p in summary.problems],
-            "workingDirectory": {"uri": Path(os.getcwd()).as_uri() + "/"},
+            "toolExecutionNotifications": notes,
+            "workingDirectory": {"uri": cwd},
         }],
         "properties": {"objects": summary.objects, "suppressed": summary.suppressed,
                        "skipped": dict(sorted(summary.skipped.items()))},
     }
     log = {"$schema": SCHEMA, "version": "2.1.0", "runs": [run]}
-    return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
+    return json_text(log)

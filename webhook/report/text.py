@@ -4,6 +4,8 @@
       help: omit the attribute while the NUMA node is unknown ...
 
 A finding without a file position starts with its field path instead. Colour only when asked (on a tty).
+File names, messages and hints quote the inputs: a character a terminal would act on (an escape sequence, a line
+break, any control character, a file name's byte that is not UTF-8) is written as Go's %q spells it (`\\x1b`).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from collections.abc import Sequence
 from webhook.findings import Action, Finding
 from webhook.report import Summary, counts
 from webhook.report import per_rule as rule_counts
+from webhook.wire import printable
 
 _COLOURS = {Action.DENY: "\033[31m", Action.WARN: "\033[33m", Action.AUDIT: "\033[36m"}
 _RESET = "\033[0m"
@@ -23,8 +26,9 @@ def line(finding: Finding, *, color: bool = False) -> str:
     if color and finding.action in _COLOURS:
         action = f"{_COLOURS[finding.action]}{action}{_RESET}"
     if finding.position is not None:
-        return f"{finding.position}: {action} {finding.rule}: {finding.path}: {finding.message}"
-    return f"{finding.path}: {action} {finding.rule}: {finding.message}"
+        return printable(f"{finding.position}: ") + f"{action} " + printable(
+            f"{finding.rule}: {finding.path}: {finding.message}")
+    return printable(f"{finding.path}: ") + f"{action} " + printable(f"{finding.rule}: {finding.message}")
 
 
 def render(findings: Sequence[Finding], summary: Summary, *, color: bool = False, quiet: bool = False,
@@ -34,11 +38,11 @@ def render(findings: Sequence[Finding], summary: Summary, *, color: bool = False
     for finding in findings:
         out.append(line(finding, color=color))
         if finding.hint:
-            out.append(f"  help: {finding.hint}")
+            out.append(f"  help: {printable(finding.hint)}")
     if per_rule:
         out += [f"{n:>6}  {action:<5}  {rule}" for rule, action, n in rule_counts(findings)]
     if not quiet:
-        out.append(summary_line(findings, summary))
+        out.append(printable(summary_line(findings, summary)))  # skipped kinds are the inputs' words
     return "".join(f"{text}\n" for text in out)
 
 

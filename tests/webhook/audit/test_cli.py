@@ -41,6 +41,18 @@ def test_json_and_sarif_to_files(audit: Any, tmp_path: Path) -> None:
     assert len(sarif["runs"][0]["results"]) == 7
 
 
+@pytest.mark.parametrize("flag", ["--config", "--kubeconfig"])
+def test_a_report_file_over_an_input_is_a_usage_error(audit: Any, api: Any, tmp_path: Path, flag: str) -> None:
+    read = tmp_path / "policy.yaml" if flag == "--config" else api.kubeconfig
+    if flag == "--config":
+        read.write_text("rules: {}\n", encoding="utf-8")
+    before = read.read_bytes()
+    run = audit(flag, str(read), "--format", f"json={read}")
+    assert (run.code, run.out, run.err) == (2, "", f"draguard: error: --format json={read}: {read} is an input; the "
+                                                   "report would overwrite it\n")
+    assert read.read_bytes() == before
+
+
 @pytest.mark.parametrize(("fail_on", "code"), [("deny", 1), ("warn", 1), ("audit", 1), ("none", 0)])
 def test_fail_on(audit: Any, fail_on: str, code: int) -> None:
     assert audit("--fail-on", fail_on, "--format", "json=out.json").code == code

@@ -101,7 +101,7 @@ def test_sarif_validates_against_the_official_schema(tmp_path: Path, monkeypatch
     assert first["ruleId"] == "list-fragile-compare"
     assert first["level"] == "warning"
     assert first["locations"][0]["physicalLocation"] == {
-        "artifactLocation": {"uri": "claims/gpu.yaml"},
+        "artifactLocation": {"uri": "claims/gpu.yaml", "uriBaseId": "%SRCROOT%"},
         "region": {"startLine": 13, "startColumn": 68, "endLine": 13, "endColumn": 70},
     }
     rules = {r["id"]: r for r in run_["tool"]["driver"]["rules"]}

@@ -86,6 +86,17 @@ def test_distinct_report_files_are_all_written(claim: Path, capsys: pytest.Captu
     assert (claim.parent / "r.json").is_file() and (claim.parent / "r.sarif").is_file()
 
 
+@pytest.mark.parametrize("command", ["lint", "validate"])
+def test_an_unwritable_report_file_loses_no_other_report(command: str, claim: Path,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    (claim.parent / "dir").mkdir()
+    code, out, err = run(capsys, command, "claim.yaml", "--format", "json=missing/r.json", "--format", "sarif=dir",
+                         "--format", "junit=r.xml", "--format", "text")
+    assert (code, err) == (2, "draguard: error: --format json=missing/r.json: cannot write: No such file or directory; "
+                              "--format sarif=dir: cannot write: Is a directory\n")
+    assert out.endswith("0 deny, 1 warning, 0 audit\n") and (claim.parent / "r.xml").read_text(encoding="utf-8")
+
+
 @pytest.mark.parametrize("flag", ["", "--slices", "--classes", "--config"])
 def test_a_baseline_written_over_an_input_is_a_usage_error(flag: str, claim: Path, tmp_path: Path,
                                                           capsys: pytest.CaptureFixture[str]) -> None:

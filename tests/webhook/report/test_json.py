@@ -31,3 +31,14 @@ def test_json_ignores_colour() -> None:
 def test_unknown_format_is_a_usage_error() -> None:
     with pytest.raises(DraguardError, match="unknown format 'xml'; use one of "):
         render("xml", [], Summary())
+
+
+def test_a_file_name_that_is_not_utf8_is_valid_json() -> None:
+    """Python reads such a name's bytes as lone surrogates: written as their JSON escapes (Python's json reads the
+    name back exactly), never as bytes that make the document invalid UTF-8."""
+    name = "bytes \udcff.yaml"
+    finding = Finding(FieldPath.root("spec"), "m", rule="r", action=Action.WARN, position=Position(name, 1, 2))
+    text = render("json", [finding], Summary(problems=[f"{name}: bad"]))
+    document = json.loads(text.encode("utf-8"))
+    assert (document["findings"][0]["file"], document["summary"]["problems"]) == (name, [f"{name}: bad"])
+    assert '"bytes \\udcff.yaml"' in text

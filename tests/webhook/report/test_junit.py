@@ -30,3 +30,19 @@ def test_a_clean_run_is_one_passing_case() -> None:
     root = ET.fromstring(render("junit", [], Summary(objects=3)))
     (case,) = root.iter("testcase")
     assert case.get("name") == "3 objects checked" and list(case) == []
+
+
+def test_any_message_is_well_formed_xml() -> None:
+    """XML 1.0 cannot hold a control character (but tab and line breaks) even as a reference, nor a lone surrogate
+    (a file name that is not UTF-8): each is spelled as Go's %q does."""
+    message = 'Invalid value: "a\x02\x1b[5m\tb" ]]> <&>\ufffe'
+    findings = [Finding(FieldPath.root("spec"), message, hint="h\x00").stamped(
+        "r", Action.DENY, Position("bytes \udcff.yaml", 1, 1))]
+    root = ET.fromstring(render("junit", findings, Summary(problems=["x\x1b: bad"])).encode("utf-8"))
+    (suite, inputs) = root.findall("testsuite")
+    assert suite.get("name") == "bytes \\udcff.yaml"
+    failure = suite.find("testcase/failure")
+    assert failure is not None
+    assert failure.get("message") == 'Invalid value: "a\\x02\\x1b[5m\tb" ]]> <&>\\ufffe'
+    assert failure.text == 'spec: Invalid value: "a\\x02\\x1b[5m\tb" ]]> <&>\\ufffe\nhelp: h\\x00'
+    assert inputs.findtext("testcase/error") == "x\\x1b: bad"

@@ -42,7 +42,7 @@ def test_levels_regions_and_rules() -> None:
     (run,) = log["runs"]
     assert [r["level"] for r in run["results"]] == ["warning", "note", "error"]
     assert run["results"][0]["locations"][0]["physicalLocation"] == {
-        "artifactLocation": {"uri": "a%20dir/c.yaml"},
+        "artifactLocation": {"uri": "a%20dir/c.yaml", "uriBaseId": "%SRCROOT%"},
         "region": {"startLine": 3, "startColumn": 5, "endLine": 3, "endColumn": 7},
     }
     assert "physicalLocation" not in run["results"][2]["locations"][0]
@@ -51,7 +51,7 @@ def test_levels_regions_and_rules() -> None:
         "constraint-attribute-unqualified", "list-fragile-compare", "selector-numa-pinned"]
     assert run["results"][0]["message"]["text"] == "message\nhelp: hint"
     assert run["properties"]["suppressed"] == 1
-    assert run["columnKind"] == "unicodeCodePoints"
+    assert "columnKind" not in run  # SARIF's default, utf16CodeUnits: what GitHub counts in
 
 
 def test_input_problems_are_tool_notifications() -> None:
@@ -60,3 +60,32 @@ def test_input_problems_are_tool_notifications() -> None:
     assert invocation["executionSuccessful"] is False
     assert invocation["toolExecutionNotifications"][0]["message"]["text"] == "x.yaml: no such file or directory"
     assert log["runs"][0]["results"] == []
+
+
+def test_a_file_outside_the_working_directory_is_an_absolute_uri(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """GitHub reads a relative URI against the repository root: `../b.yaml` would name a file outside it; an
+    absolute URI it makes relative to the checkout itself."""
+    (tmp_path / "deploy").mkdir()
+    monkeypatch.chdir(tmp_path / "deploy")
+    findings = [finding("list-fragile-compare", Action.WARN, Position(file, 1, 1))
+                for file in ("./a b.yaml", "../é.yaml", str(tmp_path / "deploy" / "c.yaml"))]
+    log = validate(render("sarif", findings, Summary()))
+    assert [r["locations"][0]["physicalLocation"]["artifactLocation"] for r in log["runs"][0]["results"]] == [
+        {"uri": "a%20b.yaml", "uriBaseId": "%SRCROOT%"},
+        {"uri": (tmp_path / "é.yaml").as_uri()},
+        {"uri": "c.yaml", "uriBaseId": "%SRCROOT%"}]
+    assert log["runs"][0]["originalUriBaseIds"] == {"%SRCROOT%": {"uri": (tmp_path / "deploy").as_uri() + "/"}}
+
+
+def test_a_run_stays_within_githubs_result_limit_keeping_the_most_severe() -> None:
+    """GitHub code scanning rejects a whole SARIF file whose run holds more than 25,000 results."""
+    findings = [finding("selector-numa-pinned", Action.AUDIT, Position("a.yaml", i + 1, 1)) for i in range(25_000)]
+    findings[10:10] = [finding("list-fragile-compare", Action.DENY, Position("a.yaml", 1, 1))] * 2
+    log = json.loads(render("sarif", findings, Summary()))
+    (run,) = log["runs"]
+    assert len(run["results"]) == 25_000
+    assert [r["level"] for r in run["results"][9:13]] == ["note", "error", "error", "note"]
+    assert run["invocations"][0]["toolExecutionNotifications"] == [{"level": "warning", "message": {"text": (
+        "2 result(s) left out, the least severe: GitHub code scanning rejects a run with more than 25000 results "
+        "(--format json lists them all)")}}]

@@ -36,3 +36,12 @@ def test_colour_only_when_asked() -> None:
     finding = Finding(PATH, "m", rule="r", action=Action.DENY)
     assert "\033[31mdeny\033[0m" in render("text", [finding], Summary(), color=True)
     assert "\033" not in render("text", [finding], Summary())
+
+
+def test_escape_sequences_from_the_input_never_reach_the_terminal() -> None:
+    finding = Finding(PATH, 'Invalid value: "a\x1b]0;x\x07"', hint="e.g. a\x1b[2J\nb", rule="r",
+                      action=Action.DENY, position=Position("bytes \udcff\x1b[5m.yaml", 3, 9))
+    assert render("text", [finding], Summary(objects=1, skipped={"Evil\x1b[8m": 1}), color=True).split("\n") == [
+        "bytes \\udcff\\x1b[5m.yaml:3:9: \x1b[31mdeny\x1b[0m r: spec.devices[0].name: Invalid value: \"a\\x1b]0;x\\a\"",
+        "  help: e.g. a\\x1b[2J\\nb",
+        "1 object checked; 1 deny, 0 warnings, 0 audit; skipped 1 (Evil\\x1b[8m 1)", ""]
