@@ -224,8 +224,8 @@ def floor_app() -> Any:
 
     class FloorRoute(AdmissionRoute):
         def respond(self, path: str, *, length: int | None, content_type: str | None, stream: Any,
-                    release: list[object] | None = None,
-                    waited: float = 0.0) -> tuple[str, list[tuple[str, str]], bytes]:
+                    release: list[object] | None = None, waited: float = 0.0, query: str = "",
+                    content_encoding: str | None = None) -> tuple[str, list[tuple[str, str]], bytes]:
             decoded = json.loads(read_body(length, content_type, stream))
             json.dumps(decoded)
             data = json.dumps({"apiVersion": decoded["apiVersion"], "kind": "AdmissionReview",
