@@ -5,8 +5,9 @@ on the call, the webhook's `timeoutSeconds` (or the less the request itself has 
 (`k8s.io/apiserver/pkg/admission/plugin/webhook/validating/dispatcher.go`, `callHook`; written by client-go's
 `Request.Timeout`). An answer after that is never read: the API server applies the failure policy instead, and
 under `failurePolicy: Ignore` the object is admitted unchecked. So the evaluation deadline is the shorter of
-`--deadline` and this timeout less the time the answer needs to travel back, and an object that cannot be checked
-in time is answered `budget-exceeded` (deny by default) while the API server still listens.
+`--deadline` and this timeout less the time the answer needs to travel back (`webhook.budget.Budget.within`), and
+an object that cannot be checked in time is answered `budget-exceeded` (deny by default) while the API server still
+listens.
 
 The value is read as the API server reads its own `?timeout=` (`endpoints/filters/request_deadline.go`,
 `parseTimeout`): the first `timeout` parameter, empty meaning none, parsed by Go's `time.ParseDuration`, a text it
@@ -19,9 +20,6 @@ import re
 from functools import lru_cache
 from urllib.parse import parse_qs
 
-# Time kept for encoding and writing the answer and for it to reach the API server: what the shipped default
-# keeps (--deadline 2.5 s inside the resourceslices webhook's 3 s). Half the timeout when that is 1 s or less.
-ANSWER_MARGIN = 0.5
 INVALID_TIMEOUT = "invalid timeout specified in the request URL"  # upstream's invalidTimeoutInURL
 
 _UNITS = {"ns": 1e-9, "us": 1e-6, "\u00b5s": 1e-6, "\u03bcs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
@@ -70,8 +68,3 @@ def requested_timeout(query: str) -> tuple[str, float] | None:
     except InvalidDuration as err:
         raise InvalidDuration(f"{INVALID_TIMEOUT} - {err}") from None
     return (text, seconds) if seconds > 0 else None
-
-
-def answer_deadline(timeout: float) -> float:
-    """The evaluation deadline a caller's timeout leaves: the timeout less the time kept for the answer."""
-    return timeout - min(ANSWER_MARGIN, timeout / 2)

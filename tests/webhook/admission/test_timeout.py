@@ -14,8 +14,8 @@ from tests.builders import slice_with
 from tests.webhook.conftest import admission_review
 from webhook import budget as budget_module
 from webhook.admission.endpoint import SLICES_PATH, State, answer_review
-from webhook.admission.timeout import InvalidDuration, answer_deadline, go_duration, requested_timeout
-from webhook.budget import TIMEOUT_CHARS, Budget, BudgetExceeded, Meter, wall_message
+from webhook.admission.timeout import InvalidDuration, go_duration, requested_timeout
+from webhook.budget import TIMEOUT_CHARS, Budget, BudgetExceeded, Meter, answer_deadline, wall_message
 from webhook.policy import Policy
 from webhook.policy_store import PolicyStore
 
