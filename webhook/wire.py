@@ -21,10 +21,6 @@ def as_map(value: object) -> Obj | None:
     return value if isinstance(value, Mapping) else None
 
 
-def as_list(value: object) -> Sequence[Any] | None:
-    return value if isinstance(value, list | tuple) else None
-
-
 def json_kind(value: object) -> str:
     """The JSON type of a decoded value: array, object, string, number, boolean or null (else the Python name)."""
     if isinstance(value, bool):

@@ -160,7 +160,3 @@ def stored_ints(values: object) -> list[int] | None:
 def value_path(attr_path: FieldPath, where: str | int) -> FieldPath:
     """`…[key].int` for the scalar, `…[key].ints[i]` for a list element."""
     return attr_path.child(where) if isinstance(where, str) else attr_path.child("ints").index(where)
-
-
-def is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
