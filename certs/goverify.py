@@ -206,8 +206,9 @@ _BEGIN = re.compile(rb"-----BEGIN ([^\r\n]*?)-----[ \t]*\r?\n")
 
 
 def pem_blocks(data: bytes) -> list[tuple[str, bytes | None]]:
-    """(type, DER) for every PEM block encoding/pem.Decode finds, in order; DER is None for a block with headers
-    or broken base64 (Go's Decode skips a broken block and carries on with the next BEGIN line)."""
+    """(type, DER) for every PEM block with a BEGIN and END line, in order; DER is None for a block with headers
+    or broken base64, which AppendCertsFromPEM skips (Go's Decode rejects a broken block and carries on with the
+    next BEGIN line)."""
     blocks: list[tuple[str, bytes | None]] = []
     pos = 0
     while True:
@@ -228,7 +229,7 @@ def pem_blocks(data: bytes) -> list[tuple[str, bytes | None]]:
         try:
             blocks.append((kind, base64.b64decode(b"".join(body.split()), validate=True)))
         except (binascii.Error, ValueError):
-            continue  # Go's Decode rejects the block and looks for the next BEGIN
+            blocks.append((kind, None))
 
 
 @dataclass
@@ -264,7 +265,7 @@ def pool_from_pem(data: bytes) -> Pool:
         if kind != "CERTIFICATE":
             continue
         if der is None:
-            pool.skipped.append("a CERTIFICATE block with PEM headers")
+            pool.skipped.append("a CERTIFICATE block with PEM headers or broken base64")
             continue
         try:
             pool.add(parse(x509.load_der_x509_certificate(der)))
