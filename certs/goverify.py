@@ -29,7 +29,6 @@ import binascii
 import datetime as dt
 import ipaddress
 import re
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -38,8 +37,9 @@ from cryptography import x509
 from cryptography.exceptions import InvalidSignature, UnsupportedAlgorithm
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import dsa, ec, ed25519, rsa
-from cryptography.utils import CryptographyDeprecationWarning
 from cryptography.x509.oid import ExtendedKeyUsageOID, ExtensionOID, SignatureAlgorithmOID
+
+from certs.pem import serial_of
 
 IP = ipaddress.IPv4Address | ipaddress.IPv6Address
 
@@ -125,9 +125,7 @@ class GoCert:
 def parse(cert: x509.Certificate) -> GoCert:
     """What Go's parser makes of `cert`; `GoParseError` (Go's text) where it refuses it."""
     der = cert.public_bytes(serialization.Encoding.DER)
-    with warnings.catch_warnings():  # cryptography warns about a serial that is not positive; Go decides below
-        warnings.simplefilter("ignore", CryptographyDeprecationWarning)
-        serial = cert.serial_number
+    serial = serial_of(cert)  # without cryptography's warning for one that is not positive: Go decides below
     if serial < 0:
         raise GoParseError("x509: negative serial number")  # Go >= 1.23 (GODEBUG x509negativeserial)
     try:
