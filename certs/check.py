@@ -17,14 +17,13 @@ from __future__ import annotations
 
 import datetime as dt
 import email.utils
-from collections.abc import Sequence
 from typing import Literal, TypeAlias
 
 from cryptography import x509
 from msgspec import Struct
 
 from certs import goverify
-from certs.goverify import IP, GoCert, GoParseError, Verdict, ip_text
+from certs.goverify import GoCert, GoParseError, Verdict
 from certs.inject import WebhookEntry
 from certs.issue import BACKDATE, signed_by
 from certs.pem import AnyPrivateKey, describe, key_matches
@@ -71,16 +70,6 @@ def _day(moment: dt.datetime) -> str:
     return f"{moment:%Y-%m-%d %H:%M:%S} UTC"
 
 
-def _names(cert: x509.Certificate) -> list[str]:
-    """Every SAN as text, DNS names first, in certificate order."""
-    try:
-        san = cert.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
-    except (x509.ExtensionNotFound, x509.DuplicateExtension, ValueError):
-        return []
-    return [*san.get_values_for_type(x509.DNSName),
-            *(ip_text(ip) for ip in san.get_values_for_type(x509.IPAddress) if isinstance(ip, IP))]
-
-
 def _go(cert: x509.Certificate) -> GoCert | None:
     try:
         return goverify.parse(cert)
@@ -88,32 +77,28 @@ def _go(cert: x509.Certificate) -> GoCert | None:
         return None
 
 
-def mismatch(cert: x509.Certificate, host: str) -> str:
-    """Go's x509.HostnameError text for `host` (the SANs of the kind the host is, in certificate order)."""
+def hostname_problem(cert: x509.Certificate, host: str) -> str | None:
+    """Go's VerifyHostname: None when `cert` covers `host` (DNS SANs, case-insensitive, a `*` left-most label, for
+    a name; IP SANs for an address; never the Common Name), else Go's x509.HostnameError text."""
     parsed = _go(cert)
-    return goverify.hostname_error(parsed, host) if parsed else f"x509: certificate is not valid for {host}"
-
-
-def covers(cert: x509.Certificate, host: str) -> bool:
-    """Go's VerifyHostname: DNS SANs (case-insensitive, a `*` left-most label) for a name, IP SANs for an address;
-    never the Common Name."""
-    parsed = _go(cert)
-    return parsed is not None and goverify.verify_hostname(parsed, host) is None
+    return goverify.verify_hostname(parsed, host) if parsed else f"x509: certificate is not valid for {host}"
 
 
 def _served(subject: Subject) -> tuple[x509.Certificate, ...]:
     return (subject.leaf, *subject.intermediates)
 
 
-def _verdict(subject: Subject, bundle: Sequence[x509.Certificate], now: dt.datetime) -> Verdict:
-    """What the API server's TLS client concludes from the served chain and `bundle`; the host name is the name
-    check's job, so it is left out here (Go's Verify skips it for an empty DNSName)."""
-    return goverify.verify(_served(subject), goverify.pool_of(bundle), None, now)
+def _verdict(subject: Subject, now: dt.datetime) -> Verdict | None:
+    """What the API server's TLS client concludes from the served chain and the bundle (None: no bundle); the host
+    name is the name check's job, so it is left out here (Go's Verify skips it for an empty DNSName)."""
+    if not subject.bundle:
+        return None
+    return goverify.verify(_served(subject), goverify.pool_of(subject.bundle), None, now)
 
 
-def _issuer(verdict: Verdict) -> x509.Certificate | None:
+def _issuer(verdict: Verdict | None) -> x509.Certificate | None:
     """The bundle's CA that anchors a verified chain (the leaf itself when the bundle holds it)."""
-    return verdict.chain[-1].cert if verdict.chain else None
+    return verdict.chain[-1].cert if verdict and verdict.chain else None
 
 
 def doctor(subject: Subject, *, now: dt.datetime | None = None, warn_days: int = WARN_DAYS) -> list[Result]:
@@ -126,15 +111,16 @@ def doctor(subject: Subject, *, now: dt.datetime | None = None, warn_days: int =
             results.append(Result("key", "fail", f"{subject.key_source} does not belong to {subject.leaf_source}: "
                                                  "the server cannot complete a handshake (tls: private key does not "
                                                  "match public key); re-issue with `draguard certs generate`"))
-    results += _chain_and_name(subject, now)
+    verdict = _verdict(subject, now)  # read by the chain and the expiry checks
+    results += _chain_and_name(subject, verdict, now)
     if subject.webhooks is not None:
         results += _webhooks(subject, now)
-    results += _expiry(subject, now, warn_days)
+    results += _expiry(subject, verdict, now, warn_days)
     results += _clock(subject, now)
     return results
 
 
-def _chain_and_name(subject: Subject, now: dt.datetime) -> list[Result]:
+def _chain_and_name(subject: Subject, verdict: Verdict | None, now: dt.datetime) -> list[Result]:
     leaf, results = subject.leaf, []
     parsed = _go(leaf)
     if parsed is None:  # Go refuses the certificate itself: no handshake gets as far as names
@@ -156,12 +142,11 @@ def _chain_and_name(subject: Subject, now: dt.datetime) -> list[Result]:
     for reason in subject.bundle_skipped:
         results.append(Result("chain", "warn", f"{subject.bundle_source}: the API server skips a certificate in it "
                                                f"({reason})"))
-    if not subject.bundle:
+    if verdict is None:
         if subject.bundle_skipped:
             results.append(Result("chain", "fail", f"{subject.bundle_source} holds no certificate the API server can "
                                                    "use: every call fails"))
         return results
-    verdict = _verdict(subject, subject.bundle, now)
     if verdict.error:
         results.append(Result("chain", "fail", f"{subject.leaf_source} does not verify against "
                                                f"{subject.bundle_source}: {verdict.error}"))
@@ -208,16 +193,16 @@ def _webhooks(subject: Subject, now: dt.datetime) -> list[Result]:
         if hook.service is None:
             continue
         host = f"{hook.service[1]}.{hook.service[0]}.svc"
-        if host != subject.host and not covers(leaf, host):
-            results.append(Result("name", "fail", f"webhook {hook.name} calls Service {host}, but "
-                                                  f"{mismatch(leaf, host)}"))
+        problem = hostname_problem(leaf, host) if host != subject.host else None
+        if problem:
+            results.append(Result("name", "fail", f"webhook {hook.name} calls Service {host}, but {problem}"))
     return results
 
 
-def _expiry(subject: Subject, now: dt.datetime, warn_days: int) -> list[Result]:
+def _expiry(subject: Subject, verdict: Verdict | None, now: dt.datetime, warn_days: int) -> list[Result]:
     results = []
     pairs = [("serving certificate", subject.leaf)]
-    anchor = _issuer(_verdict(subject, subject.bundle, now)) if subject.bundle else None
+    anchor = _issuer(verdict)
     if anchor is None and subject.bundle:  # an expired CA fails the verdict: name the one that signed the chain
         top = _served(subject)[-1]
         anchor = next((ca for ca in subject.bundle if signed_by(top, ca)), None)

@@ -29,7 +29,6 @@ import binascii
 import datetime as dt
 import ipaddress
 import re
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -38,8 +37,9 @@ from cryptography import x509
 from cryptography.exceptions import InvalidSignature, UnsupportedAlgorithm
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import dsa, ec, ed25519, rsa
-from cryptography.utils import CryptographyDeprecationWarning
 from cryptography.x509.oid import ExtendedKeyUsageOID, ExtensionOID, SignatureAlgorithmOID
+
+from certs.pem import serial_of
 
 IP = ipaddress.IPv4Address | ipaddress.IPv6Address
 
@@ -125,9 +125,7 @@ class GoCert:
 def parse(cert: x509.Certificate) -> GoCert:
     """What Go's parser makes of `cert`; `GoParseError` (Go's text) where it refuses it."""
     der = cert.public_bytes(serialization.Encoding.DER)
-    with warnings.catch_warnings():  # cryptography warns about a serial that is not positive; Go decides below
-        warnings.simplefilter("ignore", CryptographyDeprecationWarning)
-        serial = cert.serial_number
+    serial = serial_of(cert)  # without cryptography's warning for one that is not positive: Go decides below
     if serial < 0:
         raise GoParseError("x509: negative serial number")  # Go >= 1.23 (GODEBUG x509negativeserial)
     try:
@@ -206,8 +204,9 @@ _BEGIN = re.compile(rb"-----BEGIN ([^\r\n]*?)-----[ \t]*\r?\n")
 
 
 def pem_blocks(data: bytes) -> list[tuple[str, bytes | None]]:
-    """(type, DER) for every PEM block encoding/pem.Decode finds, in order; DER is None for a block with headers
-    or broken base64 (Go's Decode skips a broken block and carries on with the next BEGIN line)."""
+    """(type, DER) for every PEM block with a BEGIN and END line, in order; DER is None for a block with headers
+    or broken base64, which AppendCertsFromPEM skips (Go's Decode rejects a broken block and carries on with the
+    next BEGIN line)."""
     blocks: list[tuple[str, bytes | None]] = []
     pos = 0
     while True:
@@ -228,7 +227,7 @@ def pem_blocks(data: bytes) -> list[tuple[str, bytes | None]]:
         try:
             blocks.append((kind, base64.b64decode(b"".join(body.split()), validate=True)))
         except (binascii.Error, ValueError):
-            continue  # Go's Decode rejects the block and looks for the next BEGIN
+            blocks.append((kind, None))
 
 
 @dataclass
@@ -264,7 +263,7 @@ def pool_from_pem(data: bytes) -> Pool:
         if kind != "CERTIFICATE":
             continue
         if der is None:
-            pool.skipped.append("a CERTIFICATE block with PEM headers")
+            pool.skipped.append("a CERTIFICATE block with PEM headers or broken base64")
             continue
         try:
             pool.add(parse(x509.load_der_x509_certificate(der)))

@@ -415,6 +415,25 @@ def test_check_reads_a_bundle_as_the_api_server_does(tmp_path: Path, capsys: pyt
             in out.splitlines())
 
 
+def test_check_fails_a_bundle_with_no_certificate_instead_of_skipping_the_chain(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Before: a ca.crt whose only block had broken base64, or was cut off before its END line, left no certificate
+    # and no skipped one: the chain check said nothing and `certs check` passed (exit 0), though the API server
+    # finds no CA in such a bundle and every call fails.
+    main(["certs", "generate", "--dir", str(tmp_path), *SVC])
+    capsys.readouterr()
+    good = (tmp_path / "ca.crt").read_bytes()
+    (tmp_path / "ca.crt").write_bytes(good[:80] + b"!!!!\n" + good[80:])
+    code, out, err = _run(capsys, "certs", "check", "--dir", str(tmp_path), *SVC)
+    assert (code, err) == (1, "")
+    assert (f"FAIL  chain: {tmp_path}/ca.crt holds no certificate the API server can use: every call fails"
+            in out.splitlines())
+    (tmp_path / "ca.crt").write_bytes(good[:200])
+    assert _run(capsys, "certs", "check", "--dir", str(tmp_path), *SVC) == (
+        2, "", f"draguard: error: {tmp_path}/ca.crt: no PEM certificate found\n")
+
+
 def test_inject_refuses_a_bundle_holding_a_private_key(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # Before: the key block was base64-encoded into every webhook's caBundle, readable cluster-wide (the API server
     # itself skips it, so nothing else would have shown the leak).

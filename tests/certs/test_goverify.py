@@ -358,6 +358,9 @@ def test_the_bundle_is_read_like_append_certs_from_pem() -> None:
     pool = goverify.pool_from_pem(broken + good + good)
     assert (len(pool.certs), pool.skipped) == (1, ["x509: malformed certificate"])  # duplicates count once
     assert _verdict([leaf], broken) == UNKNOWN
+    # A skipped block is said, whatever broke it: `certs check` warns with it, and fails a bundle of nothing else.
+    skipped = goverify.pool_from_pem(bad_base64 + good).skipped
+    assert skipped == ["a CERTIFICATE block with PEM headers or broken base64"]
 
 
 def test_overlap_bundles_in_either_order() -> None:

@@ -20,6 +20,7 @@ Every report carries LABELS, by which `--apply` finds the reports it owns.
 from __future__ import annotations
 
 from datetime import datetime
+from itertools import accumulate
 from typing import Any
 
 import msgspec
@@ -65,23 +66,25 @@ def _report(namespace: str | None, scope: Scope, kinds: ReportKinds, max_results
         "error": 0,
         "skip": 0,
     }
-    results = [msgspec.json.encode(_result(r, now)) for r in scope.results]
+    results = [_result(r, now) for r in scope.results]
     report["results"] = []
-    kept = _fitting(report, results, kinds)
+    kept = _fitting(report, [len(msgspec.json.encode(r)) for r in results], kinds)
     scope.cut = len(results) - kept
-    report["results"] = [msgspec.json.decode(r) for r in results[:kept]]
+    report["results"] = results[:kept]
     return report
 
 
-def _fitting(report: dict[str, Any], results: list[bytes], kinds: ReportKinds) -> int:
-    """How many of `results` (encoded) the report holds within MAX_REPORT_BYTES of JSON; when not all, OpenReports'
-    `configuration.limits.maxResults` (set here) says how many it holds."""
-    def size(n: int) -> int:  # the report's JSON with the first n results: `[]` plus each and the commas between
-        return len(msgspec.json.encode(report)) + sum(map(len, results[:n])) + max(n - 1, 0)
+def _fitting(report: dict[str, Any], sizes: list[int], kinds: ReportKinds) -> int:
+    """How many results (of these JSON `sizes`) the report holds within MAX_REPORT_BYTES of JSON; when not all,
+    OpenReports' `configuration.limits.maxResults` (set here) says how many it holds."""
+    first = [0, *accumulate(sizes)]  # bytes of the first n results
 
-    if size(len(results)) <= MAX_REPORT_BYTES:
-        return len(results)
-    kept = len(results)
+    def size(n: int) -> int:  # the report's JSON with the first n results: `[]` plus each and the commas between
+        return len(msgspec.json.encode(report)) + first[n] + max(n - 1, 0)
+
+    if size(len(sizes)) <= MAX_REPORT_BYTES:
+        return len(sizes)
+    kept = len(sizes)
     while True:
         kept -= 1
         if kinds is OPENREPORTS:

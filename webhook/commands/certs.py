@@ -314,9 +314,9 @@ def _check(args: argparse.Namespace) -> int:
             bundle_pem, bundle_source = first.ca_bundle, f"the caBundle of webhook {first.name}"
     if bundle_pem is not None:
         # As the API server reads a caBundle (CertPool.AppendCertsFromPEM): blocks Go cannot parse are skipped.
-        if b"-----BEGIN CERTIFICATE-----" not in bundle_pem:
-            raise DraguardError(f"{bundle_source}: no PEM certificate found")
         pool = pool_from_pem(bundle_pem)
+        if not pool.certs and not pool.skipped:  # no CERTIFICATE block at all (or one without its END line)
+            raise DraguardError(f"{bundle_source}: no PEM certificate found")
         bundle, skipped = tuple(c.cert for c in pool.certs), tuple(pool.skipped)
     served = parse_certs(leaf_pem, leaf_source)  # the leaf, then the intermediates the server sends with it
     subject = Subject(
