@@ -261,8 +261,17 @@ def write_file(path: str, text: str) -> str | None:
 
 
 def unified_diff(old: str, new: str, name: str) -> str:
-    """A diff `patch` and `git apply` take: a last line without a line break is marked as diff marks it (difflib
+    """A diff `patch` and `git apply` take: lines end at `\n` only (the texts' one line break: str.splitlines also
+    breaks at U+2028, NEL, form feed...), and a last line without a line break is marked as diff marks it (difflib
     would run it into the next line of the diff)."""
-    lines = difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
+    lines = difflib.unified_diff(_lines(old), _lines(new),
                                  fromfile=f"a/{name.lstrip('/')}", tofile=f"b/{name.lstrip('/')}")
     return "".join(line if line.endswith("\n") else f"{line}\n\\ No newline at end of file\n" for line in lines)
+
+
+_LINE = re.compile(r"[^\n]*\n|[^\n]+")
+
+
+def _lines(text: str) -> list[str]:
+    """`text`'s lines, each with its `\n` (the last may have none)."""
+    return _LINE.findall(text)

@@ -82,3 +82,11 @@ def test_diff_marks_a_last_line_without_a_line_break() -> None:
     assert unified_diff("a: 1\nb: 2", "a: 1\nb: 3", "f.yaml") == (
         "--- a/f.yaml\n+++ b/f.yaml\n@@ -1,2 +1,2 @@\n a: 1\n-b: 2\n\\ No newline at end of file\n+b: 3\n"
         "\\ No newline at end of file\n")
+
+
+def test_diff_breaks_lines_at_line_feeds_only() -> None:
+    """A raw U+2028 or NEL in a comment is no line break to `patch` (str.splitlines split there: the hunk was
+    miscounted and marked the line as the file's last)."""
+    old, new = "a: 1  # x\u2028\nb: 2  # \x85y\n", "a: 1  # x\u2028\nb: 3  # \x85y\n"
+    assert unified_diff(old, new, "f.yaml") == (
+        "--- a/f.yaml\n+++ b/f.yaml\n@@ -1,2 +1,2 @@\n a: 1  # x\u2028\n-b: 2  # \x85y\n+b: 3  # \x85y\n")

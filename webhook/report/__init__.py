@@ -54,6 +54,17 @@ def json_text(document: object) -> str:
     return spell(json.dumps(document, indent=2, ensure_ascii=False)) + "\n"
 
 
+def below(file: str, base: str) -> str | None:
+    """`file` relative to the directory `base`, `/`-separated, when it lies below it; else None."""
+    import os
+
+    base = os.path.abspath(base)
+    path = os.path.abspath(file)
+    if os.path.commonpath([base, path]) != base:
+        return None
+    return os.path.relpath(path, base).replace(os.sep, "/")
+
+
 def counts(findings: Sequence[Finding]) -> dict[str, int]:
     """Findings per action, every action present (deny, warn, audit)."""
     out = {a.value: 0 for a in Action if a is not Action.OFF}

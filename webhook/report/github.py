@@ -19,7 +19,7 @@ import os
 from collections.abc import Sequence
 
 from webhook.findings import Action, Finding
-from webhook.report import Summary, spell
+from webhook.report import Summary, below, spell
 
 COMMANDS = {Action.DENY: "error", Action.WARN: "warning", Action.AUDIT: "notice"}
 
@@ -34,13 +34,7 @@ def escape_property(text: str) -> str:
 
 def workspace_path(file: str, workspace: str | None) -> str:
     """`file` relative to `workspace` when it lies below it, `/`-separated; else as it is."""
-    if not workspace:
-        return file
-    workspace = os.path.abspath(workspace)
-    path = os.path.abspath(file)
-    if os.path.commonpath([workspace, path]) != workspace:
-        return file
-    return os.path.relpath(path, workspace).replace(os.sep, "/")
+    return (below(file, workspace) if workspace else None) or file
 
 
 def line(finding: Finding, workspace: str | None = None) -> str:

@@ -25,7 +25,7 @@ from typing import Any
 from urllib.parse import quote
 
 from webhook.findings import Action, Finding, Position
-from webhook.report import Summary, json_text
+from webhook.report import Summary, below, json_text
 
 SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 LEVELS = {Action.DENY: "error", Action.WARN: "warning", Action.AUDIT: "note", Action.OFF: "none"}
@@ -36,11 +36,10 @@ _ASTRAL = re.compile("[\U00010000-\U0010ffff]")  # two UTF-16 code units each
 
 def artifact_location(file: str) -> dict[str, str]:
     """`uri` (and `uriBaseId` when relative) of a file named as the command line named it."""
-    cwd = os.getcwd()
-    path = os.path.normpath(os.path.join(cwd, file))
-    if os.path.commonpath([cwd, path]) != cwd:
-        return {"uri": "file://" + _quoted(path)}
-    return {"uri": _quoted(os.path.relpath(path, cwd)), "uriBaseId": SRCROOT}
+    relative = below(file, os.getcwd())
+    if relative is None:
+        return {"uri": "file://" + _quoted(os.path.abspath(file))}
+    return {"uri": _quoted(relative), "uriBaseId": SRCROOT}
 
 
 def _quoted(path: str) -> str:
