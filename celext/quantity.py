@@ -96,6 +96,17 @@ class Quantity(Struct, frozen=True, eq=False):
         """The scale of this quantity as an inf.Dec (`int64Amount.AsDec` negates the int64 scale)."""
         return self.dec_scale if self.int64_scale is None else -self.int64_scale
 
+    def dec_text(self) -> str:
+        """Upstream `AsDec().String()`: inf.Dec's text of this representation, which keeps the written scale, so
+        equal values can differ (`1` is "1", `1.0` "1.0", `500m` "0.500", `1k` "1000")."""
+        unscaled, scale = self._unscaled(), self.inf_scale
+        digits = f"{Decimal(abs(unscaled))}"  # (Decimal: an int may have more digits than Python prints)
+        sign = "-" if unscaled < 0 else ""
+        if scale <= 0:
+            return sign + digits + ("0" * -scale if unscaled else "")
+        digits = digits.rjust(scale + 1, "0")
+        return f"{sign}{digits[:-scale]}.{digits[-scale:]}"
+
     def add(self, other: Quantity) -> Quantity:
         return _combine(self, other, negate=False)
 

@@ -104,3 +104,16 @@ def test_an_exponent_past_int32_wraps_as_upstream(text: str, value: Decimal) -> 
 
 def test_an_exponent_past_int64_is_no_suffix() -> None:
     assert not is_quantity("1e9223372036854775808")
+
+
+@pytest.mark.parametrize(("text", "dec"), [
+    ("0", "0"), ("1", "1"), ("1.0", "1.0"), ("0.0", "0.0"), ("500m", "0.500"), ("0.5", "0.5"), ("-0.5", "-0.5"),
+    ("2000m", "2.000"), ("1k", "1000"), ("-1k", "-1000"), ("1e3", "1000"), ("1Gi", "1073741824"),
+    # past the int64 fast path: inf.Dec, rounded up to nano scale (values checked against Go's gopkg.in/inf.v0)
+    ("1.5Gi", "1610612736.000000000"), ("1Ei", "1152921504606846976.000000000"), ("0.000000000001", "0.000000001"),
+    ("12345678901234567890", "12345678901234567890.000000000"),
+])
+def test_dec_text_is_upstream_as_dec_string(text: str, dec: str) -> None:
+    """`Quantity.AsDec().String()` (validValues' key with DRAFractionalCapacityRange) keeps the representation's
+    scale: equal values written at another scale are other texts."""
+    assert parse_quantity(text).dec_text() == dec

@@ -9,8 +9,8 @@ One data file per release (`1.34.yaml` ... `1.37.yaml`, read once); no code bran
 Validators ask a profile whether a field exists (`has_field`), whether the gates guarding it are on
 (`field_enabled`), for a limit (`limit`), for the wording of the apimachinery messages (`messages`) and for
 the few places where a release's validation reports at another path or checks one thing more (`key_error_path`,
-`range_default_path`, `range_step_positive`, `taint_effects`, `counter_model`, `short_circuit_max_items`,
-`duplicate_device_path`, `skip_unchanged_taints`, `qualified_name_empty`).
+`range_default_path`, `range_step_positive`, `range_bounds_int64`, `taint_effects`, `counter_model`,
+`short_circuit_max_items`, `duplicate_device_path`, `skip_unchanged_taints`, `qualified_name_empty`).
 """
 
 from __future__ import annotations
@@ -50,6 +50,8 @@ class Profile(Struct, frozen=True):
     key_error_path: str  # "key": a map key's errors at `map[key]` (<= 1.35); "map": at the map (1.36+)
     range_default_path: str  # "bound": default-vs-range errors at validRange.min/.max (<= 1.36); "default" (1.37)
     range_step_positive: bool  # `step > 0` is checked (1.37); before, a zero step fails with an internal error
+    # with a step, an integer range's default, min, max and step must lie in [0, MaxInt64] (1.37, kubernetes#140666)
+    range_bounds_int64: bool
     taint_effects: tuple[str, ...]  # sorted
     # KEP-4815's counter model: "inSlice" (1.34: sets and the devices consuming them in one slice, references
     # checked, limits are totals) or "ownSlice" (1.35+: sharedCounters and devices never in one slice)
@@ -153,6 +155,7 @@ def _read(version: str) -> Profile:
         key_error_path=str(data["validation"]["keyErrorPath"]),
         range_default_path=str(data["validation"]["rangeDefaultPath"]),
         range_step_positive=bool(data["validation"]["rangeStepPositive"]),
+        range_bounds_int64=bool(data["validation"]["rangeBoundsInt64"]),
         taint_effects=tuple(str(e) for e in data["validation"]["taintEffects"]),
         counter_model=str(data["validation"]["counterModel"]),
         short_circuit_max_items=bool(data["validation"]["shortCircuitMaxItems"]),

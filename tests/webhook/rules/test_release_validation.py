@@ -100,6 +100,64 @@ def test_a_zero_step_is_refused_in_every_release(release: str) -> None:
     assert seen(ranged("2", "2", step="1"), release, DRAConsumableCapacity=True) == []
 
 
+INT64_MAX = 2**63 - 1
+
+
+def stepped(default: str, minimum: str, step: str, value: str = "100E") -> dict[str, Any]:
+    policy = {"default": default, "validRange": {"min": minimum, "step": step}}
+    return slice_with(device("d", allowMultipleAllocations=True,
+                             capacity={"mem": {"value": value, "requestPolicy": policy}}))
+
+
+@pytest.mark.parametrize(("bound", "refused"), [(INT64_MAX - 1, False), (INT64_MAX, False), (INT64_MAX + 1, True)])
+def test_an_integer_range_above_int64_is_refused_in_1_37(bound: int, refused: bool) -> None:
+    """kubernetes#140666: Quantity.Value() wraps a bound above MaxInt64, so 1.37 refuses it (and then checks no step
+    multiple); each of default, min and step at the bound."""
+    text = str(bound)
+    expected = [("k8s-capacity", f"{POLICY}.{name}",
+                 f'Invalid value: "{text}": must not be larger than 9223372036854775807')
+                for name in ("default", "min", "step")] if refused else []
+    if not refused:  # one step past min still within the capacity; the default min + 0 steps
+        assert seen(stepped(text, text, "1", "20E"), "1.37") == []
+        return
+    assert seen(stepped(text, text, text), "1.37") == expected
+
+
+@pytest.mark.parametrize(("release", "refused"), [("1.36", False), ("1.37", True)])
+def test_an_integer_range_below_zero_is_refused_from_1_37(release: str, refused: bool) -> None:
+    found = seen(stepped("-1", "-3", "2"), release, DRAConsumableCapacity=True)
+    assert found == ([("k8s-capacity", f"{POLICY}.default", 'Invalid value: "-1": must be greater than or equal to 0'),
+                      ("k8s-capacity", f"{POLICY}.min", 'Invalid value: "-3": must be greater than or equal to 0')]
+                     if refused else [])
+    assert seen(stepped("2", "0", "2"), release, DRAConsumableCapacity=True) == []  # zero: the lowest bound
+
+
+def test_int64_bounds_need_a_step_and_an_integer_range() -> None:
+    """The guard sits on the integer step path: no step, no guard; a fractional range takes the milli path."""
+    no_step = slice_with(device("d", allowMultipleAllocations=True, capacity={"mem": {
+        "value": "100E", "requestPolicy": {"default": "-1", "validRange": {"min": "-3"}}}}))
+    assert seen(no_step, "1.37") == []
+    assert seen(stepped("-0.5", "-1.5", "0.5"), "1.37") == []
+
+
+@pytest.mark.parametrize(("release", "options", "repeated"), [
+    ("1.36", ["1", "1.0"], "1"), ("1.37", ["1", "1.0"], None),  # 1.37: AsDec().String() keeps the written scale
+    ("1.37", ["500m", "0.5"], None), ("1.37", ["1k", "1000"], "1000"), ("1.37", ["2", "2e0"], "2"),
+    ("1.37", ["1Ei", "1024Pi"], "1152921504606846976.000000000"),  # past the int64 fast path: inf.Dec at nano scale
+])
+def test_valid_values_are_keyed_as_the_release_keys_them(
+    release: str, options: list[str], repeated: str | None
+) -> None:
+    """validValues uniqueness: quantityKeyInt (Value()) up to 1.36 and with DRAFractionalCapacityRange off;
+    quantityKeyAsDec (inf.Dec's text) in 1.37, so equal values of another scale are no duplicates."""
+    policy = {"default": options[0], "validValues": options}
+    obj = slice_with(device("d", allowMultipleAllocations=True,
+                            capacity={"mem": {"value": "8Ei", "requestPolicy": policy}}))
+    expected = [("k8s-capacity", f"{D0}.capacity[mem].requestPolicy.validValues[1]",
+                 f'Duplicate value: "{repeated}"')]
+    assert seen(obj, release, DRAConsumableCapacity=True) == (expected if repeated else [])
+
+
 @pytest.mark.parametrize(("release", "supported"), [
     ("1.34", '"NoExecute", "NoSchedule"'), ("1.35", None), ("1.37", None)])
 def test_the_none_taint_effect_arrives_in_1_35(release: str, supported: str | None) -> None:

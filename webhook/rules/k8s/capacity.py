@@ -27,7 +27,7 @@ from celext.quantity import Quantity, is_quantity, parse_quantity
 from webhook.fieldpath import FieldPath
 from webhook.profiles import Profile, load_profile
 from webhook.rules.k8s import ids
-from webhook.rules.k8s.decode import decode_item_map, decode_list, decode_map, unknown_fields, wrong_type
+from webhook.rules.k8s.decode import INT64_MAX, decode_item_map, decode_list, decode_map, unknown_fields, wrong_type
 from webhook.rules.k8s.errors import duplicate, forbidden, invalid, required, too_many, type_invalid
 from webhook.rules.k8s.ids import Errors, tag
 from webhook.rules.k8s.names import key_error_path, qualified_name_ok, truncate_if_too_long, validate_qualified_name
@@ -140,8 +140,9 @@ def _validate_valid_values(
                 errs.append((ids.CAPACITY, invalid(
                     path.index(i), canonical(option), f"option is larger than capacity value: {canonical(maximum)}")))
             found = found or option.compare(default) == 0
-            # quantityKeyAsDec with the gate, quantityKeyInt (Value(), rounded up) without it
-            key = format(option.value.normalize(), "f") if fractional else str(_int_value(option))
+            # quantityKeyAsDec with the gate (inf.Dec's text: `1` and `1.0` differ, `1k` and `1000` do not),
+            # quantityKeyInt (Value(), rounded up) without it
+            key = option.dec_text() if fractional else str(_int_value(option))
             if key in seen:
                 repeated.append((ids.CAPACITY, duplicate(path.index(i), key)))
             seen.add(key)
@@ -198,8 +199,14 @@ def _validate_range(
                 form = _format_of((step if low.sign() == 0 else low).text)
                 found.append((path.child("step"), step_text,
                               f"one step {canonical(added, form)} is larger than capacity value: {cap}"))
+            # 1.37 reads an integer range with Quantity.Value() only where that holds the bound: [0, MaxInt64]
+            named = (("default", default), ("min", low), ("max", high), ("step", step))
+            unsafe = [(path.child(n), canonical(q), NEGATIVE if q.sign() < 0 else OVER_INT64)
+                      for n, q in named if q is not None and not _in_int64(q)] \
+                if profile.range_bounds_int64 and not milli else []
+            found += unsafe
             scaled = _milli_value if milli else _int_value
-            for value in (default, high):
+            for value in (default, high) if not unsafe else ():
                 if value is not None and (scaled(value) - scaled(low)) % scaled(step) != 0:
                     found.append((path.child("step"), canonical(value),
                                   f"value is not a multiple of a given step ({step_text}) from ({lo})"))
@@ -207,6 +214,13 @@ def _validate_range(
 
 
 NOT_MILLI = "value cannot be represented as a milli value"
+NEGATIVE = "must be greater than or equal to 0"  # apimachinery IsNegativeErrorMsg
+OVER_INT64 = f"must not be larger than {INT64_MAX}"
+
+
+def _in_int64(q: Quantity) -> bool:
+    """In [0, MaxInt64], where upstream's Quantity.Value() reads the bound back as it is."""
+    return 0 <= q.value <= INT64_MAX
 
 
 def _fractional(q: Quantity) -> bool:

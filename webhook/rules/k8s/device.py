@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from celext.gotime import parse_rfc3339
 from webhook.fieldpath import FieldPath
 from webhook.profiles import Profile, load_profile
 from webhook.rules.k8s import ids
@@ -24,7 +25,7 @@ from webhook.rules.k8s.decode import (
     strings,
     unknown_fields,
 )
-from webhook.rules.k8s.errors import duplicate, invalid, not_supported, required, too_many
+from webhook.rules.k8s.errors import duplicate, invalid, not_supported, required, too_many, type_invalid
 from webhook.rules.k8s.fast import attribute_values
 from webhook.rules.k8s.fast import enabled as fast_enabled
 from webhook.rules.k8s.ids import Errors, tag
@@ -48,6 +49,9 @@ MAX_KEY_LENGTH = 63 + 1 + 32  # DeviceMaxDomainLength + "/" + DeviceMaxIDLength:
 MAX_COUNTER_CONSUMPTIONS = 2  # ResourceSliceMaxDeviceCounterConsumptionsPerDevice
 MAX_COUNTERS_PER_CONSUMPTION = 32  # ResourceSliceMaxCountersPerDeviceCounterConsumption
 MAX_BINDING_CONDITIONS = 4  # BindingConditionsMaxSize, BindingFailureConditionsMaxSize
+TAINT_FIELDS = frozenset({"key", "value", "effect", "timeAdded"})
+COUNTER_FIELDS = frozenset({"value"})
+TIME_FORMAT = 'must be a time in RFC 3339 format, e.g. "2006-01-02T15:04:05Z"'
 UNSET_OR_TRUE = "must be either unset or set to true"
 PER_DEVICE_REQUIRED = (
     "exactly one of `nodeName`, `nodeSelector`, or `allNodes` is required when `perDeviceNodeSelection` "
@@ -115,6 +119,7 @@ def validate_device(
                                 counters_limit=_limit(profile, "maxCountersPerConsumption"), profile=profile)
     if per_device or "nodeName" in device or "nodeSelector" in device or "allNodes" in device:
         _validate_node_selection(device, path, per_device, errs)
+    decode_bool(errs, device, "bindsToNode", path)  # any boolean is valid: only the decoder can refuse it
     if "bindingConditions" in device or "bindingFailureConditions" in device:
         _validate_binding_parameters(device, path, errs, _limit(profile, "maxBindingConditions"),
                                      short_circuit=profile.short_circuit_max_items)
@@ -176,6 +181,8 @@ def _validate_taints(
     for i, item in enumerate(taints):
         taint_path = path.index(i)
         taint = decode_item_map(errs, item, taint_path)
+        unknown_fields(errs, taint, TAINT_FIELDS, taint_path)
+        _time_added(errs, taint, taint_path)
         key = decode_str(errs, taint, "key", taint_path) or ""
         errs += tag(ids.TAINTS, validate_label_name(key, taint_path.child("key")))
         value = decode_str(errs, taint, "value", taint_path) or ""
@@ -190,6 +197,14 @@ def _validate_taints(
         too_many_after(taints, limit, path, ids.TAINTS, errs)
 
 
+def _time_added(errs: Errors, taint: Mapping[str, Any], path: FieldPath) -> None:
+    """A taint's `timeAdded` (metav1.Time): the decoder refuses what Go's time.Parse(time.RFC3339, ...) does not
+    parse, and the whole request with it; any time it parses is valid."""
+    text = decode_str(errs, taint, "timeAdded", path)
+    if text is not None and parse_rfc3339(text) is None:
+        errs.append((ids.WIRE_TYPE, type_invalid(path.child("timeAdded"), text, TIME_FORMAT)))
+
+
 def validate_counter_groups(
     groups: list[Any] | None, path: FieldPath, errs: Errors, *, limit: int, name_key: str, counters_limit: int,
     profile: Profile,
@@ -202,6 +217,7 @@ def validate_counter_groups(
     for i, item in enumerate(groups):
         item_path = path.index(i)
         group = decode_item_map(errs, item, item_path)
+        unknown_fields(errs, group, frozenset({name_key, "counters"}), item_path)
         name = decode_str(errs, group, name_key, item_path) or ""
         if not name:
             errs.append((ids.COUNTERS, required(item_path.child(name_key))))
@@ -225,7 +241,9 @@ def validate_counters(
     for key, counter in counters.items():
         errs += tag(ids.COUNTERS, validate_dns1123_label(key, key_error_path(path, key, DNS1123_LABEL_MAX, profile)))
         key_path = path.key(truncate_if_too_long(key, DNS1123_LABEL_MAX))
-        quantity_at(errs, decode_item_map(errs, counter, key_path), "value", key_path)
+        entry = decode_item_map(errs, counter, key_path)
+        unknown_fields(errs, entry, COUNTER_FIELDS, key_path)
+        quantity_at(errs, entry, "value", key_path)
 
 
 def validate_node_name(node_name: str | None, path: FieldPath, empty: str, set_fields: list[str], errs: Errors) -> None:
