@@ -27,18 +27,36 @@ def _error(err: Exception) -> CELEvalError:
     return CELEvalError(go_text(err))
 
 
+def _search(regex: Any, data: bytes, pos: int = 0) -> tuple[int, int] | None:
+    """The leftmost match at or after byte `pos` of UTF-8 `data`, as Go's regexp finds it. Go tries a match only
+    where a character starts; RE2 tries every byte, so an empty match between the bytes of one character (`\\B`
+    inside `日`, where both neighbours are non-word bytes) is one Go never sees: passed over, and the search goes on
+    at the next character."""
+    while True:
+        found = regex.search(data, pos)
+        if found is None:
+            return None
+        start, end = found.span()
+        if start == len(data) or data[start] & 0xC0 != 0x80:  # not a UTF-8 continuation byte
+            return start, end
+        pos = start + 1
+        while pos < len(data) and data[pos] & 0xC0 == 0x80:
+            pos += 1
+
+
 @functools.lru_cache(maxsize=4096)
 def _first_match(pattern: str, text: str) -> str:
     """find() is pure, and fleets repeat attribute values: google-re2's Python wrapper costs more than a
     cache lookup. Raises re2.error for a bad pattern (never cached)."""
-    found = compiled(pattern).search(text)
-    return found.group(0) if found else ""
+    data = text.encode()
+    found = _search(compiled(pattern), data)
+    return data[found[0]:found[1]].decode() if found else ""
 
 
 @functools.lru_cache(maxsize=4096)
 def _matched(pattern: str, text: str) -> bool:
     """As _first_match: a cache lookup costs less than google-re2's wrapper. Raises re2.error for a bad pattern."""
-    return compiled(pattern).search(text) is not None
+    return _search(compiled(pattern), text.encode()) is not None
 
 
 def matches(text: str, pattern: str) -> Any:
@@ -71,16 +89,32 @@ def _find_all(text: str, pattern: str, limit: int = -1) -> Any:
         return _illegal(err)
     if limit == 0:
         return celtypes.ListType()
-    found = []
-    previous_end = -1
-    for match in regex.finditer(str(text)):
-        start, end = match.span()
-        # Go's FindAllString: no empty match right where the previous match ended ("aaa".findAll("a*") is
-        # ["aaa"], not ["aaa", ""])
-        if not start == end == previous_end:
-            found.append(_S(match.group(0)))
+    return celtypes.ListType(_S(m) for m in _all_matches(regex, str(text), limit))
+
+
+def _all_matches(regex: Any, text: str, limit: int) -> list[str]:
+    """Go's `FindAllString` (regexp.go allMatches): after an empty match the search moves on by one character, and
+    an empty match right where the previous match ended is not taken ("aaa".findAll("a*") is ["aaa"]; "baaa" gives
+    ["", "aaa"])."""
+    data = text.encode()
+    found: list[str] = []
+    pos, previous_end = 0, -1
+    while pos <= len(data) and len(found) != limit:
+        span = _search(regex, data, pos)
+        if span is None:
+            break
+        start, end = span
+        if end == pos:  # an empty match where the search began
+            accept = start != previous_end
+            pos += 1
+            while pos < len(data) and data[pos] & 0xC0 == 0x80:
+                pos += 1
+        else:
+            accept, pos = True, end
         previous_end = end
-    return celtypes.ListType(found if limit < 0 else found[:limit])
+        if accept:
+            found.append(data[start:end].decode())
+    return found
 
 
 def library() -> Library:

@@ -72,13 +72,14 @@ def _split(text: str, sep: str, limit: int = -1) -> Any:
 
 
 def _substring(text: str, start: int, end: int | None = None) -> Any:
+    """cel-go substr / substrRange: with an end, a reversed range is refused before either index is checked."""
+    if end is not None and start > end:
+        return CELEvalError(f"invalid substring range. start: {start}, end: {end}")
     stop = len(text) if end is None else end
     if start < 0 or start > len(text):
         return CELEvalError(f"index out of range: {start}")
     if stop < 0 or stop > len(text):
         return CELEvalError(f"index out of range: {stop}")
-    if start > stop:
-        return CELEvalError(f"invalid substring range. start: {start}, end: {stop}")
     return _S(text[start:stop])
 
 

@@ -31,7 +31,12 @@ from tests.celext.lib.engines import ENGINES, outcome_on
         ('"abc".substring(-1) == ""', "eval: index out of range: -1"),
         ('"abc".substring(4) == ""', "eval: index out of range: 4"),
         ('"abc".substring(0, 4) == ""', "eval: index out of range: 4"),
-        ('"abc".substring(0, -1) == ""', "eval: index out of range: -1"),
+        ('"abc".substring(-1, 2) == ""', "eval: index out of range: -1"),
+        # cel-go substrRange refuses a reversed range before it checks either index
+        ('"abc".substring(0, -1) == ""', "eval: invalid substring range. start: 0, end: -1"),
+        ('"abc".substring(5, 1) == ""', "eval: invalid substring range. start: 5, end: 1"),
+        ('"abc".substring(-1, -2) == ""', "eval: invalid substring range. start: -1, end: -2"),
+        ('"abc".substring(4, 4) == ""', "eval: index out of range: 4"),
         ('dyn([1]).join() == ""', "eval: join: invalid input: 1"),  # cel-go joinValSeparator's %v
         ('dyn(["a", 1]).join("-") == ""', "compile: expected type 'string' but found 'int'"),
         ('strings.quote("\\a\\b\\f\\n\\r\\t\\v\\\\\\"x")'
