@@ -341,3 +341,17 @@ def test_the_audit_reproducers_through_the_cli(
     assert main(["validate", "--kubernetes-version", "1.35", "--feature-gates", "DRAPartitionableDevices=true",
                  str(path)]) == (1 - code)
     capsys.readouterr()
+
+
+def test_1_34_reports_unknown_fields_in_sets_and_consumptions() -> None:
+    """The decoder's unknown-field warnings in 1.34's counter model, as the 1.35+ one has them."""
+    obj = changed({"spec.sharedCounters": [{**counter_set("gpu-0", 1, "memory"), "limit": 1}],
+                   "spec.devices": [{**consuming("part-0", ("gpu-0", {"memory0": {"value": "1"}})),
+                                     "consumesCounters": [{"counterSet": "gpu-0", "counters": {"memory0": {"value": "1"}},
+                                                           "compatibilityGroups": ["a"]}]}]})
+    assert [(rule, path) for rule, path, _message in seen(obj)] == [
+        ("k8s-unknown-field", f"{D0}.consumesCounters[0].compatibilityGroups"),
+        ("k8s-unknown-field", "spec.sharedCounters[0].limit"),
+    ]
+    del obj["spec"]["sharedCounters"][0]["limit"], obj["spec"]["devices"][0]["consumesCounters"][0]["compatibilityGroups"]
+    assert seen(obj) == []

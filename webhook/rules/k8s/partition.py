@@ -33,7 +33,15 @@ from webhook.fieldpath import FieldPath
 from webhook.profiles import Profile
 from webhook.rules.k8s import ids
 from webhook.rules.k8s.attribute import go_attribute
-from webhook.rules.k8s.decode import decode_item_map, decode_list, decode_map, decode_str, strings, zero_structs
+from webhook.rules.k8s.decode import (
+    decode_item_map,
+    decode_list,
+    decode_map,
+    decode_str,
+    strings,
+    unknown_fields,
+    zero_structs,
+)
 from webhook.rules.k8s.device import string_field, validate_counters, validate_device
 from webhook.rules.k8s.errors import duplicate, invalid, not_supported, required
 from webhook.rules.k8s.ids import Errors, tag
@@ -46,6 +54,9 @@ NOT_STRING = "must be a string value because `partitionTypeAttribute` names this
 PREPARE_ALONE = "NodePrepareResources cannot be skipped unless NodeUnprepareResources is also skipped"
 
 IN_SLICE = "inSlice"  # Profile.counter_model of 1.34
+# The fields of 1.34's CounterSet and DeviceCounterConsumption: any other is an unknown field.
+SET_FIELDS = frozenset({"name", "counters"})
+CONSUMPTION_FIELDS = frozenset({"counterSet", "counters"})
 NO_SUCH_SET = "must reference a counterSet defined in the ResourceSlice sharedCounters"
 NO_SUCH_COUNTER = "must reference a counter defined in the ResourceSlice sharedCounters"
 IN_SLICE_HINT = ("Kubernetes {version} checks counters within the slice: define each counter set a device consumes, "
@@ -99,6 +110,7 @@ def validate_consumptions(
     for i, item in enumerate(consumptions):
         item_path = path.index(i)
         group = decode_item_map(own, item, item_path)
+        unknown_fields(own, group, CONSUMPTION_FIELDS, item_path)
         if not decode_str(own, group, "counterSet", item_path):
             own.append((ids.COUNTERS, required(item_path.child("counterSet"))))
         validate_counters(decode_map(own, group, "counters", item_path), -1, item_path.child("counters"), own,
@@ -147,6 +159,7 @@ def validate_counters_in_slice(
         for i, item in enumerate(sets):
             item_path = sets_path.index(i)
             group = decode_item_map(own, item, item_path)
+            unknown_fields(own, group, SET_FIELDS, item_path)
             name = decode_str(own, group, "name", item_path) or ""
             if not name:
                 own.append((ids.COUNTERS, required(item_path.child("name"))))
