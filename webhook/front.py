@@ -48,7 +48,6 @@ from gevent.pool import Pool
 from gevent.server import StreamServer
 from gunicorn import SERVER, http, util
 from gunicorn import sock as gsock
-from gunicorn.http.body import ChunkedReader, LengthReader
 from gunicorn.http.errors import UnsupportedTransferCoding
 from gunicorn.workers.ggevent import GeventWorker
 from werkzeug.http import HTTP_STATUS_CODES
@@ -59,7 +58,16 @@ from webhook.admission.response import clip
 from webhook.app import AdmissionRoute, error_body
 from webhook.auth.peer import count_handshake_error
 from webhook.balance import Balance, BalancedServer
-from webhook.connection import LATE, BodyDeadline, Deadline, DeadlineInput, OneWrite, SocketBody, waited
+from webhook.connection import (
+    LATE,
+    BodyDeadline,
+    Deadline,
+    DeadlineInput,
+    OneWrite,
+    SocketBody,
+    body_left,
+    waited,
+)
 from webhook.serve import STOP_SIGNALS, Limits, current
 
 # After SIGTERM, how long kept-alive connections still get their requests answered once nothing is in flight:
@@ -276,7 +284,7 @@ class GuardedWorker(GeventWorker):  # type: ignore[misc]
                                                                   seconds),
             release=release, waited=max(waited(out), 0.0 if since is None else time.monotonic() - since),
             query=req.query, content_encoding=",".join(codings) if codings else None)
-        close = not self.alive or req.should_close() or _body_left(req.body)
+        close = not self.alive or req.should_close() or body_left(req.body)
         head = [f"HTTP/{req.version[0]}.{req.version[1]} {status}", f"Server: {SERVER}", f"Date: {_http_date()}",
                 f"Connection: {'close' if close else 'keep-alive'}", *[f"{k}: {v}" for k, v in headers]]
         out.sendall(("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + data)
@@ -430,17 +438,6 @@ def _buffered(client: Any, parser: Any) -> bool:
         return True
     with parser.unreader.buf.getbuffer() as view:
         return bool(view.nbytes)
-
-
-def _body_left(body: Any) -> bool:
-    """Whether part of the request body is still on the connection (answered 408, or cut short by a framing error):
-    gunicorn would read it as the start of the next request, so the answer closes the connection instead."""
-    reader = getattr(body, "reader", None)
-    if getattr(body, "failed", False):
-        return True
-    if isinstance(reader, LengthReader):
-        return bool(reader.length > 0)
-    return isinstance(reader, ChunkedReader) and reader.parser is not None
 
 
 def _close(client: Any) -> None:
