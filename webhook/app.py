@@ -110,9 +110,14 @@ class _StatusLines(dict[int, str]):
 _STATUS = _StatusLines()
 
 
+def error_body(code: int, message: str) -> str:
+    """The JSON every error on this port that is not a review is answered with: `{"code", "error", "message"}`
+    (Flask's 404 and 405, the requests gunicorn's parser refuses: `webhook.front.write_error`)."""
+    return json.dumps({"code": code, "error": HTTP_STATUS_CODES.get(code, "Unknown Error"), "message": message})
+
+
 def _http_error(err: HTTPException) -> HTTPResponse:
     code = err.code or 500
-    body = {"code": code, "error": err.name, "message": err.description or ""}
-    response = HTTPResponse(json.dumps(body), code, mimetype="application/json")
+    response = HTTPResponse(error_body(code, err.description or ""), code, mimetype="application/json")
     response.headers.extend([(k, v) for k, v in err.get_headers() if k.lower() == "allow"])  # 405's Allow
     return response

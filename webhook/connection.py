@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 import gevent
-from gunicorn.http.body import Body, LengthReader
+from gunicorn.http.body import Body, ChunkedReader, LengthReader
 from gunicorn.http.unreader import SocketUnreader
 
 from webhook.admission.endpoint import BodyDeadlineExceeded
@@ -29,9 +29,18 @@ class BodyDeadline:
         self.seconds = seconds
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
-        stream = SocketBody.of(environ["wsgi.input"])
-        environ["wsgi.input"] = DeadlineInput(stream, time.monotonic() + self.seconds, self.seconds)
-        return self.app(environ, start_response)
+        body = environ["wsgi.input"]
+        environ["wsgi.input"] = DeadlineInput(SocketBody.of(body), time.monotonic() + self.seconds, self.seconds)
+        answer = self.app(environ, start_response)
+        if body_left(body):
+            # As the direct path does (`GuardedWorker._review`): the answer says `Connection: close` and the
+            # connection closes. gunicorn drops a Connection header the app sets, so its response is told directly
+            # (the start_response it hands the app is the response's method); it would otherwise promise keep-alive,
+            # then stop at the next request on the connection (a failed body) without answering it.
+            close = getattr(getattr(start_response, "__self__", None), "force_close", None)
+            if close is not None:
+                close()
+        return answer
 
 
 class DeadlineInput:
@@ -126,6 +135,17 @@ class SocketBody:
 
     def __iter__(self) -> Any:
         return iter(self._body)
+
+
+def body_left(body: Any) -> bool:
+    """Whether part of the request body is still on the connection (answered 408, or cut short by a framing error):
+    gunicorn would read it as the start of the next request, so the answer closes the connection instead."""
+    reader = getattr(body, "reader", None)
+    if getattr(body, "failed", False):
+        return True
+    if isinstance(reader, LengthReader):
+        return bool(reader.length > 0)
+    return isinstance(reader, ChunkedReader) and reader.parser is not None
 
 
 LATE = object()  # what `Deadline.run` returns when the call did not finish in time

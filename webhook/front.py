@@ -6,8 +6,9 @@ drives the connection itself:
 
     accept (one socket for all workers, taken by the worker holding fewest connections, `webhook.balance`;
             at most --max-connections per worker; beyond, the kernel backlog holds them)
-    -> TLS handshake            within Limits.handshake seconds, else closed
-    -> request headers          within Limits.headers seconds of the first byte waited for, else closed
+    -> TLS handshake            within Limits.handshake seconds, else closed (plain HTTP instead: answered 400)
+    -> request headers          within Limits.headers seconds of the first byte waited for, else closed; what
+                                gunicorn's parser refuses is answered in one line of JSON (`write_error`)
     -> body                     within Limits.body seconds of the headers (408 answered), via `BodyDeadline`;
                                 read from the socket into one buffer (`connection.SocketBody`)
     -> evaluation               bounded by the request budget (`webhook.budget`), answered per policy
@@ -47,15 +48,26 @@ from gevent.pool import Pool
 from gevent.server import StreamServer
 from gunicorn import SERVER, http, util
 from gunicorn import sock as gsock
-from gunicorn.http.body import ChunkedReader, LengthReader
+from gunicorn.http.errors import UnsupportedTransferCoding
 from gunicorn.workers.ggevent import GeventWorker
+from werkzeug.http import HTTP_STATUS_CODES
 from werkzeug.sansio.utils import get_content_length
 
 from webhook.admission.endpoint import PATHS, collect_cleared
-from webhook.app import AdmissionRoute
+from webhook.admission.response import clip
+from webhook.app import AdmissionRoute, error_body
 from webhook.auth.peer import count_handshake_error
 from webhook.balance import Balance, BalancedServer
-from webhook.connection import LATE, BodyDeadline, Deadline, DeadlineInput, OneWrite, SocketBody, waited
+from webhook.connection import (
+    LATE,
+    BodyDeadline,
+    Deadline,
+    DeadlineInput,
+    OneWrite,
+    SocketBody,
+    body_left,
+    waited,
+)
 from webhook.serve import STOP_SIGNALS, Limits, current
 
 # After SIGTERM, how long kept-alive connections still get their requests answered once nothing is in flight:
@@ -115,6 +127,7 @@ class GuardedWorker(GeventWorker):  # type: ignore[misc]
         route = getattr(flask_app, "wsgi_app", None)
         self._route = route if isinstance(route, AdmissionRoute) and not os.environ.get("SCRIPT_NAME") else None
         self._parser_cfg = ConfigValues(self.cfg)
+        util.write_error = write_error  # gunicorn's handle_error answers what its parser refuses through it
         if self.cfg.is_ssl:
             _unwrap_sni_callback(tls_context(self.cfg))
 
@@ -201,6 +214,7 @@ class GuardedWorker(GeventWorker):  # type: ignore[misc]
                 if req is LATE:
                     self.log.debug("request headers from %s not received within %ss; closed", addr, limits.headers)
                     return
+                _check_transfer_coding(req)
                 answer = self._answer if since is None else functools.partial(self._answer, since=since)
                 if whole.run(answer, tls, listener_name, req, out, addr) is LATE:
                     self.log.warning("request from %s not done within %ss; connection closed", addr, limits.request)
@@ -270,7 +284,7 @@ class GuardedWorker(GeventWorker):  # type: ignore[misc]
                                                                   seconds),
             release=release, waited=max(waited(out), 0.0 if since is None else time.monotonic() - since),
             query=req.query, content_encoding=",".join(codings) if codings else None)
-        close = not self.alive or req.should_close() or _body_left(req.body)
+        close = not self.alive or req.should_close() or body_left(req.body)
         head = [f"HTTP/{req.version[0]}.{req.version[1]} {status}", f"Server: {SERVER}", f"Date: {_http_date()}",
                 f"Connection: {'close' if close else 'keep-alive'}", *[f"{k}: {v}" for k, v in headers]]
         out.sendall(("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + data)
@@ -282,11 +296,21 @@ class GuardedWorker(GeventWorker):  # type: ignore[misc]
         return True
 
     def _handshake(self, client: Any, addr: Any) -> Any:
-        """The TLS socket once the handshake is done within Limits.handshake; None (connection closed) if not."""
-        # The context was made in the master, before gevent patched `ssl`: wrap with gevent's SSLSocket directly.
-        wrapped = gevent.ssl.SSLSocket(sock=client, server_side=True, do_handshake_on_connect=False,
-                                       _context=tls_context(self.cfg))
+        """The TLS socket once the handshake is done within Limits.handshake; None (connection closed) if not. A
+        client that sends plain HTTP instead is answered 400 (`PLAIN_HTTP`), as a Go server answers it."""
+        wrapped = None
         with gevent.Timeout(self.limits.handshake, False):
+            if _plain_http(client):
+                self.log.debug("plain HTTP from %s on the TLS port; answered 400", addr)
+                # What has arrived is taken first: closing with unread bytes resets the connection, and the client
+                # would lose the answer.
+                client.recv(PLAIN_HTTP_READ)
+                write_error(client, 400, "", PLAIN_HTTP)
+                return None
+            # The context was made in the master, before gevent patched `ssl`: wrap with gevent's SSLSocket directly
+            # (it takes the socket over: the raw one is unusable from here on).
+            wrapped = gevent.ssl.SSLSocket(sock=client, server_side=True, do_handshake_on_connect=False,
+                                           _context=tls_context(self.cfg))
             try:
                 wrapped.do_handshake()
             except ssl.SSLError as err:  # gevent's SSLSocket ignores the context's counting socket class
@@ -294,12 +318,19 @@ class GuardedWorker(GeventWorker):  # type: ignore[misc]
                 raise
             return wrapped
         self.log.debug("TLS handshake from %s not done within %ss; closed", addr, self.limits.handshake)
-        _close(wrapped)
+        if wrapped is not None:
+            _close(wrapped)
         return None
 
     def _wait_idle(self, client: Any, parser: Any) -> bool:
-        """Wait for the next request on a kept-alive connection; False when it stays idle past keep-alive."""
+        """Wait for the next request on a kept-alive connection; False when it stays idle past keep-alive.
+
+        A request already read (pipelined behind the last one) waits for the worker's other ready connections first:
+        reading it takes no wait, so without this yield a client pipelining reviews kept the worker from its other
+        connections for as long as it kept its pipeline full (behind 3,000 pipelined reviews, a review on another
+        connection of a one-worker server waited 1.3-2.6 s here; 0.06-0.8 s with the yield)."""
         if _buffered(client, parser):
+            gevent.sleep(0)
             return True
         me = gevent.getcurrent()
         self._idle.add(me)
@@ -355,6 +386,48 @@ def _unwrap_sni_callback(context: ssl.SSLContext) -> None:
     context.sni_callback = unwrapped
 
 
+ERROR_MESSAGE_CHARS = 512  # of the reason gunicorn gives for a refused request (it may quote the request line)
+# What a Go HTTPS server answers a client that sent plain HTTP (net/http, `Server.serve`), in its words.
+PLAIN_HTTP = "Client sent an HTTP request to an HTTPS server."
+PLAIN_HTTP_READ = 64 * 1024  # bytes of such a request read before the answer
+# The first five bytes of a request Go's server recognises as plain HTTP rather than a TLS record header.
+_HTTP_STARTS = frozenset({b"GET /", b"HEAD ", b"POST ", b"PUT /", b"OPTIO"})
+
+
+def write_error(sock: Any, code: int, reason: str, message: str) -> None:
+    """gunicorn's `util.write_error` in JSON: the answer to a request its parser refused (a malformed request line
+    or header, a line or header over its limit, an unsupported transfer coding, a bad `Expect`) is one line of
+    `{"code", "error", "message"}` like every other error on the port, not an HTML page, and its status line has the
+    standard reason phrase (gunicorn writes `501 Bad Request`). `reason`, gunicorn's phrase, is not used. The
+    connection is closed after it, as gunicorn does: what follows the refused request cannot be framed."""
+    del reason
+    body = error_body(code, clip(message, ERROR_MESSAGE_CHARS)).encode()
+    head = (f"HTTP/1.1 {code} {HTTP_STATUS_CODES.get(code, 'Unknown Error')}\r\nConnection: close\r\n"
+            f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n")
+    sock.sendall(head.encode("latin-1") + body)
+
+
+def _check_transfer_coding(req: Any) -> None:
+    """`UnsupportedTransferCoding` (answered 501) for a transfer coding other than `chunked`. gunicorn refuses the
+    codings it does not know but lets `gzip`, `deflate` and `compress` before `chunked` through undecoded, so a
+    compressed review was read as JSON (`not UTF-8`) and a plain one sent under that label was answered as if it
+    were not coded. Go's server, whose rules the API server's clients follow, takes `chunked` alone (501 otherwise)."""
+    for name, value in req.headers:
+        if name == "TRANSFER-ENCODING" and any(c.strip(" \t").lower() != "chunked" for c in value.split(",")):
+            raise UnsupportedTransferCoding(value)
+
+
+def _plain_http(client: Any) -> bool:
+    """Whether the connection starts with a plain HTTP request rather than a TLS handshake (its first five bytes,
+    peeked, as Go's server tells one from a TLS record header): such a client is answered 400 in one line rather
+    than with a failed handshake it cannot read."""
+    try:
+        start: bytes = client.recv(5, stdsocket.MSG_PEEK)
+    except OSError:
+        return False
+    return start in _HTTP_STARTS
+
+
 _date: list[Any] = [0, ""]  # the second and its Date header value
 
 
@@ -371,17 +444,6 @@ def _buffered(client: Any, parser: Any) -> bool:
         return True
     with parser.unreader.buf.getbuffer() as view:
         return bool(view.nbytes)
-
-
-def _body_left(body: Any) -> bool:
-    """Whether part of the request body is still on the connection (answered 408, or cut short by a framing error):
-    gunicorn would read it as the start of the next request, so the answer closes the connection instead."""
-    reader = getattr(body, "reader", None)
-    if getattr(body, "failed", False):
-        return True
-    if isinstance(reader, LengthReader):
-        return bool(reader.length > 0)
-    return isinstance(reader, ChunkedReader) and reader.parser is not None
 
 
 def _close(client: Any) -> None:

@@ -284,17 +284,6 @@ def test_tls_older_than_1_2_is_refused(webhook_server: Server) -> None:
         context.wrap_socket(raw, server_hostname=SNI)
 
 
-def test_plain_http_gets_no_answer_to_a_review(webhook_server: Server) -> None:
-    import http.client
-
-    conn = http.client.HTTPConnection("127.0.0.1", webhook_server.port, timeout=30)
-    try:
-        with pytest.raises((OSError, http.client.HTTPException)):  # the TLS handshake fails; no answer
-            send(conn, "POST", SLICES, REVIEW, JSON)
-    finally:
-        conn.close()
-
-
 def test_concurrent_requests_each_get_their_own_answer(webhook_server: Server) -> None:
     failures: list[str] = []
     answered: list[int] = []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import http.client
 import ssl
 from collections.abc import Iterator
 from pathlib import Path
@@ -133,3 +134,68 @@ def test_a_rotated_client_ca_admits_new_clients_and_old_connections_finish(tmp_p
         kept.close()
     finally:
         server.stop()
+
+
+def raw_exchange(server: AuthServer, client: tuple[Path, Path], data: bytes) -> tuple[int, str, bytes, bytes]:
+    """Send `data` on a new connection; the first answer's status, Connection header and body, then what follows it
+    on the connection until the server closes it (b"" when it closes right after the answer)."""
+    conn = server.connect(client)
+    conn.connect()
+    sock = conn.sock
+    assert sock is not None
+    try:
+        sock.sendall(data)
+        answer = http.client.HTTPResponse(sock)  # type: ignore[arg-type]
+        answer.begin()
+        body = answer.read()
+        sock.settimeout(30)
+        try:
+            after = sock.recv(1024)
+        except (ssl.SSLError, ConnectionError):
+            after = b""
+        return answer.status, answer.getheader("Connection") or "", body, after
+    finally:
+        conn.close()
+
+
+def chunked_review(chunks: bytes) -> bytes:
+    return (f"POST {SLICES} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            "Transfer-Encoding: chunked\r\n\r\n").encode() + chunks
+
+
+@pytest.mark.parametrize("size_line", [b"zz", b"-1"])
+def test_a_body_that_breaks_its_framing_closes_the_connection(server: AuthServer, pki: ClientPKI,
+                                                              size_line: bytes) -> None:
+    """Behind client authentication a review goes through WSGI: it answered `Connection: keep-alive` after a broken
+    chunk, then left the connection hanging until the next request, which it closed without an answer (the API
+    server's next review on the pooled connection failed). The answer now says close, and the connection closes."""
+    follower = encode(admission_review(slice_with(numa=1), uid="uid-after"))
+    then = (f"POST {SLICES} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(follower)}\r\n\r\n").encode() + follower
+    status, connection, body, after = raw_exchange(server, pki.client(ALLOWED),
+                                                   chunked_review(size_line + b"\r\n" + then))
+    assert (status, connection, after) == (400, "close", b"")
+    assert b"request body could not be read: Invalid chunk size" in body
+
+
+def test_a_body_left_unread_closes_the_connection(server: AuthServer, pki: ClientPKI) -> None:
+    data = b"GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello"
+    assert raw_exchange(server, pki.client(ALLOWED), data) == (200, "close", b"ok\n", b"")
+
+
+def test_a_whole_chunked_body_keeps_the_connection(server: AuthServer, pki: ClientPKI) -> None:
+    review = encode(admission_review(slice_with(numa=1), uid="uid-auth"))
+    conn = server.connect(pki.client(ALLOWED))
+    try:
+        conn.putrequest("POST", SLICES)
+        conn.putheader("Content-Type", "application/json")
+        conn.putheader("Transfer-Encoding", "chunked")
+        conn.endheaders(b"%x\r\n%s\r\n0\r\n\r\n" % (len(review), review))
+        first = conn.getresponse()
+        first.read()
+        sock = conn.sock
+        second = send(conn, "POST", SLICES, review, JSON)
+        same = conn.sock is sock  # both went over one connection
+    finally:
+        conn.close()
+    assert (first.status, first.getheader("Connection"), second.status, same) == (200, "keep-alive", 200, True)
