@@ -114,6 +114,7 @@ class Policy:
         from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
         from webhook.manifests import aliases as yaml_aliases
+        from webhook.manifests.problems import refused_character
         from webhook.manifests.sources import NotText, cannot_read, read_file
 
         source = str(path)
@@ -138,6 +139,9 @@ class Policy:
             where = f"{source}:{mark.line + 1}:{mark.column + 1}" if mark else source
             raise DraguardError(f"policy {where}: invalid YAML: {_one_line(err.problem or err.context)}") from None
         except (YAMLError, ValueError) as err:
+            character = refused_character(err, text)
+            if character is not None:
+                raise DraguardError(f"policy {character._replace(source=source)}") from None
             raise DraguardError(f"policy {source}: invalid YAML: {_one_line(str(err))}") from None
         return cls.from_mapping({} if data is None else data, source, rules=rules).with_command_line()
 

@@ -16,6 +16,7 @@ import codecs
 import fnmatch
 import io
 import os
+import stat
 import sys
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
@@ -202,10 +203,23 @@ def _directory(path: Path, problems: list[Problem]) -> list[Path]:
             if file.is_file():
                 found.append(file)
                 continue
-            broken = _broken_link(file)
-            if broken is not None:
-                problems.append(Problem(str(file), broken))
+            unread = _broken_link(file) or _not_regular(file)
+            if unread is not None:
+                problems.append(Problem(str(file), unread))
     return sorted(found)
+
+
+def _not_regular(file: Path) -> str | None:
+    """Why a walk does not read a named pipe, socket or device that has a manifest's name (reading a pipe would wait
+    for a writer, forever in CI); None for a folder. Named on the command line, such a file is read."""
+    try:
+        mode = file.stat().st_mode
+    except OSError as err:
+        return f"cannot read: {err.strerror or err}"
+    if stat.S_ISDIR(mode):
+        return None
+    kind = "a named pipe" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else "a device"
+    return f"cannot read: {kind}, not a regular file (name it on the command line to read it)"
 
 
 def _first_visit(folder: Path, walked: set[tuple[int, int]]) -> bool:
