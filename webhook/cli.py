@@ -257,7 +257,9 @@ def _main(args: argparse.Namespace) -> int:
     try:
         code: int = args._run(args)
     except DraguardError as err:
-        print(f"{PROG}: error: {err.message}", file=sys.stderr)
+        from webhook.wire import printable
+
+        print(f"{PROG}: error: {printable(err.message)}", file=sys.stderr)  # it may quote a file name
         return EXIT_USAGE
     except ModuleNotFoundError as err:
         missing = _server_module(err)

@@ -80,3 +80,53 @@ def test_a_named_pipe_named_on_the_command_line_is_read(work: Path) -> None:
         out, err = proc.communicate(timeout=120)
     assert (proc.returncode, err) == (1, "")
     assert out.endswith("3 objects checked; 0 deny, 1 warning, 0 audit\n")
+
+
+# A selector whose string literal holds an OSC escape sequence (it would set the terminal's title), a BEL and a NUL.
+HOSTILE_CLAIM = """apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: c, namespace: ml}
+spec:
+  devices:
+    requests:
+    - name: gpu
+      exactly:
+        deviceClassName: gpu.example.com
+        selectors:
+        - cel: {expression: "device.attributes[\\"gpu.example.com\\"].model == \\"A\\x1b]0;pwn\\x07\\x00\\u202e\\""}
+"""
+
+
+@pytest.mark.parametrize("fmt", ["text", "github"])
+def test_no_control_character_of_an_input_reaches_a_text_report(fmt: str, work: Path) -> None:
+    (work / "hostile.yaml").write_text(HOSTILE_CLAIM, encoding="utf-8")
+    done = draguard("lint", "hostile.yaml", "--format", fmt, cwd=work)
+    assert done.returncode == 1
+    assert 'includes("A\\x1b]0;pwn\\a\\x00\\u202e")' in done.stdout  # spelled as Go's %q spells them
+    assert not [c for c in done.stdout if not c.isprintable() and c != "\n"]
+
+
+def test_github_annotations_keep_their_own_escapes(work: Path) -> None:
+    (work / "hostile.yaml").write_text(HOSTILE_CLAIM, encoding="utf-8")
+    done = draguard("lint", "hostile.yaml", "--format", "github", cwd=work)
+    first = done.stdout.splitlines()[0]
+    assert first.startswith("::warning file=hostile.yaml,line=11,")
+    assert "list%0Ahelp: " in first  # the runner's own escape for the line break before the help
+
+
+def test_a_file_name_with_an_escape_sequence_is_spelled_out_on_stderr(work: Path) -> None:
+    name = "bad\x1b[31m.yaml"
+    (work / name).write_text("a: [", encoding="utf-8")
+    expected = "bad\\x1b[31m.yaml:1:5: invalid YAML: expected the node content, but found '<stream end>'"
+    done = draguard("validate", name, "claim.yaml", cwd=work)
+    assert (done.returncode, done.stderr) == (2, f"draguard: {expected}\n")
+    done = draguard("eval", "true", "--slices", name, cwd=work)
+    assert (done.returncode, done.stderr) == (2, f"draguard: error: {expected}\n")
+
+
+def test_explain_spells_out_the_node_names_of_its_note(work: Path) -> None:
+    slices = (work / "slices.yaml").read_text(encoding="utf-8").replace("nodeName: node-a", 'nodeName: "node-\\x1b[2J"')
+    (work / "slices.yaml").write_text(slices, encoding="utf-8")
+    done = draguard("explain", "claim.yaml", "--slices", "slices.yaml", "--node", "node-b", cwd=work)
+    assert done.stderr == ("draguard: note: no slice or Node object names node 'node-b' (known: node-\\x1b[2J); it "
+                           "sees only slices for all nodes\n")
