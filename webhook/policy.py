@@ -115,13 +115,13 @@ class Policy:
 
         from webhook.manifests import aliases as yaml_aliases
         from webhook.manifests.problems import refused_character
-        from webhook.manifests.sources import NotText, cannot_read, read_file
+        from webhook.manifests.sources import NotText, broken_link, cannot_read, read_file
 
         source = str(path)
         try:
             text = read_file(path)
         except FileNotFoundError:
-            raise DraguardError(f"policy {source}: no such file") from None
+            raise DraguardError(f"policy {source}: {broken_link(Path(path)) or 'no such file'}") from None
         except (NotText, OSError) as err:
             raise DraguardError(f"policy {source}: {cannot_read(err)}") from None
         yaml = YAML(typ="safe", pure=True)

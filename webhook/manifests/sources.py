@@ -150,7 +150,7 @@ def _files(raw: str, problems: list[Problem]) -> list[Path]:
         return files
     if path.exists():
         return [path]
-    broken = _broken_link(path)
+    broken = broken_link(path)
     if broken is not None:
         problems.append(Problem(raw, broken))
         return []
@@ -168,7 +168,7 @@ def _files(raw: str, problems: list[Problem]) -> list[Path]:
     return []
 
 
-def _broken_link(path: Path) -> str | None:
+def broken_link(path: Path) -> str | None:
     """Why a symbolic link cannot be read (a link to nothing, or a loop of links), not "no such file"; None for
     anything else."""
     if not path.is_symlink():
@@ -203,7 +203,7 @@ def _directory(path: Path, problems: list[Problem]) -> list[Path]:
             if file.is_file():
                 found.append(file)
                 continue
-            unread = _broken_link(file) or _not_regular(file)
+            unread = broken_link(file) or _not_regular(file)
             if unread is not None:
                 problems.append(Problem(str(file), unread))
     return sorted(found)

@@ -130,3 +130,21 @@ def test_explain_spells_out_the_node_names_of_its_note(work: Path) -> None:
     done = draguard("explain", "claim.yaml", "--slices", "slices.yaml", "--node", "node-b", cwd=work)
     assert done.stderr == ("draguard: note: no slice or Node object names node 'node-b' (known: node-\\x1b[2J); it "
                            "sees only slices for all nodes\n")
+
+
+def test_a_dangling_draguard_yaml_link_is_an_error_not_the_default_policy(work: Path) -> None:
+    (work / ".draguard.yaml").symlink_to(work / "gone.yaml")
+    done = draguard("lint", "claim.yaml", cwd=work)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (f"draguard: error: policy {work.resolve() / '.draguard.yaml'}: cannot read: a symbolic "
+                           "link to a missing file\n")
+
+
+def test_a_dangling_link_named_by_config_or_review_says_so(work: Path) -> None:
+    (work / "gone.yaml").symlink_to(work / "nothing.yaml")
+    done = draguard("validate", "claim.yaml", "--config", "gone.yaml", cwd=work)
+    assert (done.returncode, done.stderr) == (
+        2, f"draguard: error: policy {work / 'gone.yaml'}: cannot read: a symbolic link to a missing file\n")
+    done = draguard("review", "gone.yaml", cwd=work)
+    assert (done.returncode, done.stderr) == (
+        2, "draguard: error: gone.yaml: cannot read: a symbolic link to a missing file\n")
