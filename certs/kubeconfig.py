@@ -26,6 +26,7 @@ import binascii
 import logging
 import os
 import re
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -129,6 +130,7 @@ def _load(path: str, context: str | None, configuration: Any) -> tuple[bool, str
                         binascii.a2b_base64(str(value).encode())
                     except (binascii.Error, ValueError):
                         raise CertsError(f"{PROBLEM}: {part} {_name(loader, part)}: {name} is not base64") from None
+        _default_scheme(loader)
         loader.load_and_set(configuration)
         cluster = getattr(loader, "_cluster", None)
         proxy_url = cluster is not None and "proxy-url" in cluster
@@ -143,6 +145,8 @@ def _load(path: str, context: str | None, configuration: Any) -> tuple[bool, str
         raise CertsError(f"{PROBLEM}: user {user}: cannot read {err.filename or path}: "
                             f"{err.strerror or err}") from None
     except (binascii.Error, UnicodeDecodeError) as err:  # a data field the check above let through
+        if isinstance(err, UnicodeDecodeError) and user == "?":  # a kubeconfig file itself, before any user was read
+            raise CertsError(f"{PROBLEM}: {_not_utf8(path)}: not UTF-8 text") from None
         raise CertsError(f"{PROBLEM}: user {user}: {err}") from None
     except (AttributeError, TypeError, KeyError) as err:  # a field of the wrong shape (a list for a map)
         raise CertsError(f"{PROBLEM}: {path}: not a kubeconfig ({type(err).__name__}: {err})") from None
@@ -153,6 +157,34 @@ def _load(path: str, context: str | None, configuration: Any) -> tuple[bool, str
         message = re.sub(r"^\[Errno -?\d+\] (.+): '(.+)'$", r"\2: \1", message)
         raise CertsError(f"{PROBLEM}: user {user}: exec credential plugin failed: {message}")
     return proxy_url, user
+
+
+def _default_scheme(loader: Any) -> None:
+    """Give a bare `server: host[:port]` the scheme client-go's DefaultServerURL gives it: https when the kubeconfig
+    sets up TLS (a CA, a client certificate, insecure-skip-tls-verify), else http. The Python client would load no CA
+    for it and urllib3 would warn on stderr at every request."""
+    cluster, user = (getattr(loader, f"_{part}", None) for part in ("cluster", "user"))
+    fields = cluster.value if cluster is not None and isinstance(cluster.value, dict) else {}
+    server = fields.get("server")
+    if not isinstance(server, str) or not server.strip() or "://" in server:
+        return
+    credentials = user.value if user is not None and isinstance(user.value, dict) else {}
+    tls = (any(key in fields for key in ("certificate-authority", "certificate-authority-data"))
+           or fields.get("insecure-skip-tls-verify") is True
+           or any(key in credentials for key in ("client-certificate", "client-certificate-data")))
+    fields["server"] = ("https://" if tls else "http://") + server
+
+
+def _not_utf8(paths: str) -> str:
+    """The first of the kubeconfig files `paths` (joined as $KUBECONFIG joins them) that is not UTF-8 text."""
+    for path in paths.split(os.pathsep):
+        try:
+            Path(path).read_bytes().decode("utf-8")
+        except UnicodeDecodeError:
+            return path
+        except OSError:  # a missing file of the list: client-go skips it, and so did the merge
+            continue
+    return paths
 
 
 def _first_current_context(merged: Any) -> None:

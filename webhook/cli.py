@@ -68,6 +68,15 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\nTry '{self.prog} --help'.\n")
 
+    def _print_message(self, message: str, file: Any = None) -> None:
+        """argparse drops a failed write of `--help` or `--version` and exits 0; written to standard output, the
+        text is flushed here and a write error raised, for main to report as any command's output (_unwritten)."""
+        if file is None or file is sys.stderr or not message:
+            super()._print_message(message, file)
+            return
+        file.write(message)
+        file.flush()
+
     def parse_known_args(  # type: ignore[override]
         self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
     ) -> tuple[argparse.Namespace, list[str]]:
@@ -158,7 +167,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         until_exit()
     parser = build_parser(command)
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except OSError as err:  # `--help` or `--version` into a closed or full standard output, or a closed pipe
+        if err.errno not in WRITE_ERRORS:
+            raise
+        return _unwritten(err)
     configure_logging(args.verbose)
     program = argv is None and getattr(args, "command", None) in BATCH_COMMANDS
     code = _main(args)
@@ -243,7 +257,9 @@ def _main(args: argparse.Namespace) -> int:
     try:
         code: int = args._run(args)
     except DraguardError as err:
-        print(f"{PROG}: error: {err.message}", file=sys.stderr)
+        from webhook.wire import printable
+
+        print(f"{PROG}: error: {printable(err.message)}", file=sys.stderr)  # it may quote a file name
         return EXIT_USAGE
     except ModuleNotFoundError as err:
         missing = _server_module(err)

@@ -48,6 +48,10 @@ def find(start: Path) -> Path | None:
             candidate = directory / name
             if candidate.is_file():
                 return candidate
+            if candidate.is_symlink():  # a link to nothing or a loop: not passed over either
+                from webhook.manifests.sources import broken_link
+
+                raise DraguardError(f"policy {candidate}: {broken_link(candidate) or 'cannot read'}")
             if candidate.is_dir():  # not passed over for a parent's configuration: that would change the policy
                 raise DraguardError(f"{candidate}: a directory where draguard looks for its configuration file")
     return None

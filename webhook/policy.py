@@ -114,13 +114,14 @@ class Policy:
         from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
         from webhook.manifests import aliases as yaml_aliases
-        from webhook.manifests.sources import NotText, cannot_read, read_file
+        from webhook.manifests.problems import refused_character
+        from webhook.manifests.sources import NotText, broken_link, cannot_read, read_file
 
         source = str(path)
         try:
             text = read_file(path)
         except FileNotFoundError:
-            raise DraguardError(f"policy {source}: no such file") from None
+            raise DraguardError(f"policy {source}: {broken_link(Path(path)) or 'no such file'}") from None
         except (NotText, OSError) as err:
             raise DraguardError(f"policy {source}: {cannot_read(err)}") from None
         yaml = YAML(typ="safe", pure=True)
@@ -138,6 +139,9 @@ class Policy:
             where = f"{source}:{mark.line + 1}:{mark.column + 1}" if mark else source
             raise DraguardError(f"policy {where}: invalid YAML: {_one_line(err.problem or err.context)}") from None
         except (YAMLError, ValueError) as err:
+            character = refused_character(err, text)
+            if character is not None:
+                raise DraguardError(f"policy {character._replace(source=source)}") from None
             raise DraguardError(f"policy {source}: invalid YAML: {_one_line(str(err))}") from None
         return cls.from_mapping({} if data is None else data, source, rules=rules).with_command_line()
 

@@ -255,7 +255,7 @@ def kubeconfig(url: str, ca_file: Path, token: str = TOKEN) -> str:
 
 
 # Broken kubeconfigs, one kind each: what every command that reads a cluster refuses before its first request.
-BROKEN_KUBECONFIGS = ("yaml", "not-a-map", "base64", "token-file", "no-key", "wrong-key", "no-server")
+BROKEN_KUBECONFIGS = ("yaml", "not-utf8", "not-a-map", "base64", "token-file", "no-key", "wrong-key", "no-server")
 
 
 def with_user(config: Path, user: str) -> None:
@@ -289,6 +289,9 @@ def break_kubeconfig(config: Path, case: str, scratch: Path) -> str:
     if case == "yaml":
         config.write_text("clusters: [\n", encoding="utf-8")
         return f"{config}:2:1: invalid YAML: expected the node content, but found '<stream end>'"
+    if case == "not-utf8":  # the client's own reading failed with "user ?: 'utf-8' codec can't decode ..."
+        config.write_bytes(config.read_bytes().replace(b"current-context: test", b"current-context: t\xffst"))
+        return f"{config}: not UTF-8 text"
     if case == "not-a-map":
         with_user(config, "    - token\n")  # the user a list, not a map
         return f"{config}: not a kubeconfig (TypeError: list indices must be integers or slices, not str)"

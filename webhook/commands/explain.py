@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
     explained = explain_paths(args.claim, args.slices, args.classes, semantics=args.semantics, node=args.node,
                               max_steps=args.max_steps, stdin_text=text)
     for note in explained.notes:
-        print(f"draguard: note: {note}", file=sys.stderr)
+        print(f"draguard: note: {printable(note)}", file=sys.stderr)  # node names are the inputs' words
     results = explained.results
     for name, target in targets:
         text = render_json(args.semantics, results) if name == "json" else render_text(results)

@@ -53,12 +53,13 @@ def report(args: argparse.Namespace, run: Run) -> int:
     from webhook.report import FORMATS, Summary, render
     from webhook.run import sort_key
     from webhook.waivers import apply_baseline, load_baseline, write_baseline
+    from webhook.wire import printable
 
     stdout = sys.stdout
     targets = outputs(args.format, FORMATS)
     run.problems.sort(key=lambda p: (p.source, p.line or 0, p.column or 0))
     for problem in run.problems:
-        print(f"draguard: {problem}", file=sys.stderr)
+        print(f"draguard: {printable(str(problem))}", file=sys.stderr)  # file names: the inputs' words
     findings: list[Finding] = sorted((f for r in run.files for f in r.findings), key=sort_key)
     if args.write_baseline:
         write_baseline(args.baseline, findings)

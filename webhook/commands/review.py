@@ -30,7 +30,7 @@ def run(args: argparse.Namespace) -> int:
 
     from webhook.admission import handlers, review, routing
     from webhook.errors import DraguardError
-    from webhook.manifests.sources import STDIN_CLOSED
+    from webhook.manifests.sources import STDIN_CLOSED, broken_link
     from webhook.policy import Policy
     from webhook.rules import BOOK
 
@@ -44,7 +44,8 @@ def run(args: argparse.Namespace) -> int:
             with Path(args.file).open("rb") as stream:
                 body = stream.read(review.MAX_BODY + 1)
     except OSError as err:
-        raise DraguardError(f"{source}: cannot read: {err.strerror or err}") from None
+        reason = broken_link(Path(args.file)) or f"cannot read: {err.strerror or err}"
+        raise DraguardError(f"{source}: {reason}") from None
     policy = Policy.load(args.policy, rules=BOOK) if args.policy else Policy.default(rules=BOOK)
     try:
         request = review.parse(body)

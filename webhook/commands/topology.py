@@ -122,13 +122,13 @@ def run(args: argparse.Namespace) -> int:
 
 def _check(topology: Topology, args: argparse.Namespace, form: Form | None) -> int:
     """--check: this node's slices against sysfs, reported like `draguard validate` (exit 0/1/2 likewise)."""
-
     from webhook.commands.common import use_color
     from webhook.errors import DraguardError
     from webhook.exits import exit_code
     from webhook.findings import Action
     from webhook.report import FORMATS, Summary, render
     from webhook.topology.checking import against, check_node, host_node_name
+    from webhook.wire import printable
 
     fmt = "text" if (args.format or "text") == "table" else (args.format or "text")
     if fmt not in FORMATS:
@@ -151,7 +151,7 @@ def _check(topology: Topology, args: argparse.Namespace, form: Form | None) -> i
     sys.stdout.write(render(fmt, result.findings, summary, color=use_color("auto", sys.stdout)))
     sys.stdout.flush()
     for problem in result.problems:  # after the report, one line each, prefixed, as `draguard validate` does
-        print(f"draguard: {problem}", file=sys.stderr)
+        print(f"draguard: {printable(str(problem))}", file=sys.stderr)
     return exit_code(problems=bool(result.problems), failing=any(f.action is Action.DENY for f in result.findings))
 
 

@@ -31,3 +31,17 @@ def type_name(value: object) -> str:
     return _YAML_WORDS.get(kind, kind)
 
 
+
+
+def refused_character(err: Exception, text: str) -> Problem | None:
+    """ruamel's refusal of a character YAML does not allow (a control character such as BEL or ESC), which names only
+    its offset in `text`: the problem at its line and column, worded as the reader's NUL check words it
+    (webhook.manifests.sources.read_text); None for any other error. Its `source` is left for the caller."""
+    from ruamel.yaml.reader import ReaderError
+
+    position = getattr(err, "position", None)
+    if not isinstance(err, ReaderError) or not isinstance(err.character, int) or not isinstance(position, int):
+        return None
+    line_start = text.rfind("\n", 0, position) + 1
+    return Problem("", f"invalid YAML: unacceptable character #x{err.character:04x}: {err.reason}",
+                   text.count("\n", 0, position) + 1, position - line_start + 1)

@@ -22,7 +22,7 @@ from webhook.fieldpath import FieldPath
 from webhook.findings import Position
 from webhook.manifests import aliases
 from webhook.manifests.objects import expand, not_an_object, value_at
-from webhook.manifests.problems import Problem, type_name
+from webhook.manifests.problems import Problem, refused_character, type_name
 from webhook.wire import Obj, one_line, reading_error
 
 if TYPE_CHECKING:  # ruamel is imported when a text takes this path: most runs never need it
@@ -96,7 +96,9 @@ def load_text(text: str, source: str = "<string>") -> Loaded:
         )
         return loaded
     except (YAMLError, ValueError) as err:  # e.g. a duplicate key, a bad escape, a number too long to read
-        loaded.problems.append(Problem(source, f"invalid YAML: {reading_error(err)}"))
+        refused = refused_character(err, text)
+        loaded.problems.append(refused._replace(source=source) if refused is not None
+                               else Problem(source, f"invalid YAML: {reading_error(err)}"))
         return loaded
     except aliases.Refused as refused:
         loaded.problems.append(Problem(source, f"invalid YAML: {refused.message}", refused.line, refused.column))

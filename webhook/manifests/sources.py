@@ -16,6 +16,7 @@ import codecs
 import fnmatch
 import io
 import os
+import stat
 import sys
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
@@ -149,7 +150,7 @@ def _files(raw: str, problems: list[Problem]) -> list[Path]:
         return files
     if path.exists():
         return [path]
-    broken = _broken_link(path)
+    broken = broken_link(path)
     if broken is not None:
         problems.append(Problem(raw, broken))
         return []
@@ -167,7 +168,7 @@ def _files(raw: str, problems: list[Problem]) -> list[Path]:
     return []
 
 
-def _broken_link(path: Path) -> str | None:
+def broken_link(path: Path) -> str | None:
     """Why a symbolic link cannot be read (a link to nothing, or a loop of links), not "no such file"; None for
     anything else."""
     if not path.is_symlink():
@@ -202,10 +203,23 @@ def _directory(path: Path, problems: list[Problem]) -> list[Path]:
             if file.is_file():
                 found.append(file)
                 continue
-            broken = _broken_link(file)
-            if broken is not None:
-                problems.append(Problem(str(file), broken))
+            unread = broken_link(file) or _not_regular(file)
+            if unread is not None:
+                problems.append(Problem(str(file), unread))
     return sorted(found)
+
+
+def _not_regular(file: Path) -> str | None:
+    """Why a walk does not read a named pipe, socket or device that has a manifest's name (reading a pipe would wait
+    for a writer, forever in CI); None for a folder. Named on the command line, such a file is read."""
+    try:
+        mode = file.stat().st_mode
+    except OSError as err:
+        return f"cannot read: {err.strerror or err}"
+    if stat.S_ISDIR(mode):
+        return None
+    kind = "a named pipe" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else "a device"
+    return f"cannot read: {kind}, not a regular file (name it on the command line to read it)"
 
 
 def _first_visit(folder: Path, walked: set[tuple[int, int]]) -> bool:

@@ -3,7 +3,8 @@
     ::error file=claims/gpu.yaml,line=14,col=63,endColumn=65,title=list-fragile-compare::`==` on ...
 
 deny -> error, warn -> warning, audit -> notice. Values are escaped as the runner expects (`%`, CR,
-LF in messages; also `:` and `,` in properties). A summary line follows as a notice.
+LF in messages; also `:` and `,` in properties); other control characters are spelled as the text format spells
+them (`\\x1b`), so no escape sequence from an input reaches the log. A summary line follows as a notice.
 
 `file` is relative to `GITHUB_WORKSPACE` (the repository) when the file lies below it: the runner reads a relative
 path as the repository's, so one relative to a step's `working-directory` would annotate another file. A file name
@@ -19,13 +20,16 @@ import os
 from collections.abc import Sequence
 
 from webhook.findings import Action, Finding
-from webhook.report import Summary, below, spell
+from webhook.report import Summary, below
+from webhook.wire import printable
 
 COMMANDS = {Action.DENY: "error", Action.WARN: "warning", Action.AUDIT: "notice"}
 
 
 def escape_data(text: str) -> str:
-    return spell(text).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """%, CR and LF as the runner decodes them; any other character a terminal or the log viewer would act on (an
+    escape sequence, a NUL, a bidi override) spelled as the text format spells it (`\\x1b`)."""
+    return printable(text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A"))
 
 
 def escape_property(text: str) -> str:

@@ -415,6 +415,24 @@ def test_a_directory_is_not_a_kubeconfig(tmp_path: Path, cli_run: Any) -> None:
 # 8, 14: no library noise; no proxy for a loopback API server
 
 
+@pytest.mark.parametrize("command", [["audit", "--fail-on", "none"], ["lint", "claim.yaml", "--cluster", "--fail-on",
+                                                                      "deny"]])
+def test_a_server_without_a_scheme_is_https_when_the_cluster_has_a_ca(tmp_path: Path, cli_run: Any,
+                                                                      command: list[str]) -> None:
+    """client-go's DefaultServerURL: a bare host:port is https when TLS is set up (here a CA), else http; the
+    Python client alone would load no CA for it, and urllib3 would warn on stderr at each request."""
+    with AuditAPIServer(tmp_path, copy.deepcopy(synthetic())) as api:
+        text = api.kubeconfig.read_text(encoding="utf-8")
+        api.kubeconfig.write_text(text.replace(f"server: {api.url}", f"server: {api.url.removeprefix('https://')}"),
+                                  encoding="utf-8")
+        assert "server: 127.0.0.1:" in api.kubeconfig.read_text(encoding="utf-8")
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            run = cli_run(*command, "--kubeconfig", str(api.kubeconfig), "-q")
+        assert api.requests  # it reached the stand-in, over TLS checked against the CA
+    assert (run.code, run.err, caught) == (0, "", [])
+
+
 def test_insecure_skip_tls_verify_warns_about_nothing(tmp_path: Path, cli_run: Any,
                                                       caplog: pytest.LogCaptureFixture) -> None:
     with AuditAPIServer(tmp_path, copy.deepcopy(synthetic())) as api:

@@ -26,6 +26,8 @@ from xml.etree import ElementTree as ET
 
 import pytest
 
+from webhook.wire import printable
+
 DRAGUARD = Path(sys.executable).parent / "draguard"
 SCHEMA = json.loads((Path(__file__).parent / "sarif-schema-2.1.0.json").read_text(encoding="utf-8"))
 NOT_UTF8 = os.fsdecode(b"bytes \xff.yaml")  # how Python names it: a lone surrogate for the byte
@@ -207,7 +209,11 @@ def test_github_annotations_read_back_as_the_findings(reports: Reports, findings
         assert name == kinds[finding["action"]]
         assert (props["file"], props["line"], props["col"], props["title"]) == (
             file, str(finding["line"]), str(finding["column"]), finding["rule"])
-        assert data == f"{finding['path']}: {full_text(finding)}"
+        # line breaks kept (the runner's own %0D%0A); any other control character of the input spelled as the text
+        # format spells it, so no escape sequence reaches the log
+        text = f"{finding['path']}: {full_text(finding)}"
+        assert data == "".join(c if c in "\r\n" else printable(c) for c in text)
+        assert ("\x1b" in text) == ("\r\n\\x02\\x1b[5m]]>" in data)
 
 
 # --- text ----------------------------------------------------------------------------------------------------------
