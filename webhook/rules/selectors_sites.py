@@ -126,12 +126,16 @@ def request_names(obj: Obj) -> frozenset[str]:
     return frozenset(names)
 
 
-def request_refs(obj: Obj) -> Iterator[tuple[FieldPath, str]]:
+def request_refs(obj: Obj, limit: int = -1) -> Iterator[tuple[FieldPath, str]]:
     """Each request name a constraint's or a config entry's `requests` lists, with its path (a non-string entry is
-    the decoder's finding)."""
+    the decoder's finding). A list of more than `limit` names (>= 0) is left out: the server reports it as too
+    long and checks none of them (k8s-device-constraint, k8s-device-config)."""
     for field in ("constraints", "config"):
         for path, entry in _device_entries(obj, field):
-            for i, name in enumerate(get_list(entry, "requests")):
+            names = get_list(entry, "requests")
+            if 0 <= limit < len(names):
+                continue
+            for i, name in enumerate(names):
                 if isinstance(name, str):
                     yield path.child("requests").index(i), name
 
