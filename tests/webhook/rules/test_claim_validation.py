@@ -2,8 +2,8 @@
 validateDeviceClaim, validateDeviceRequest, validateExactDeviceRequest, validateDeviceSubRequest,
 validateDeviceAllocationMode, validateDeviceToleration, validateDeviceClaimConfiguration, validateOpaqueConfiguration,
 validateRawExtension, validateDeviceClassSpec, ValidateObjectMeta), each limit at limit - 1, the limit and limit + 1,
-seen through `draguard validate` as a user sees it: the finding lines and the exit code. Rules: k8s-device-request,
-k8s-device-constraint, k8s-device-config, k8s-device-class, k8s-object-meta."""
+seen through `draguard validate` as a user sees it: the finding lines and the exit code. Rules: "k8s-device-request",
+"k8s-device-constraint", "k8s-device-config", "k8s-device-class", "k8s-object-meta"."""
 
 from __future__ import annotations
 
