@@ -95,7 +95,10 @@ def test_the_installed_command_places_each_finding_in_the_yaml_file(command: lis
         "Invalid value: \"device.driver == 'gpu.example.com'\": must be of type array",
         "claim.yaml:14:23: deny k8s-wire-type: spec.devices.constraints[0].matchAttribute: "
         "Invalid value: 5: must be of type string",
+        # the null constraint decodes to an empty one, which validation refuses for naming no attribute
+        "claim.yaml:15:6: deny constraint-attribute-unqualified: spec.devices.constraints[1]: Required value: "
+        'exactly one of "matchAttribute" or "distinctAttribute" is required, but multiple fields are set',
         "claim.yaml:16:7: deny k8s-wire-type: spec.devices.constraints[2]: "
         "Invalid value: \"resource.kubernetes.io/numaNode\": must be of type object",
-        "1 object checked; 3 deny, 0 warnings, 0 audit",
+        "1 object checked; 4 deny, 0 warnings, 0 audit",
     ]

@@ -17,6 +17,7 @@ from msgspec.structs import replace
 from webhook.findings import Action, Finding
 from webhook.rules.base import DRA_KINDS, RESOURCE_SLICE, Check, Rule, RuleContext
 from webhook.rules.k8s import ids
+from webhook.rules.k8s.claim import validate_claim_object
 from webhook.rules.k8s.claim_types import decode_object
 from webhook.rules.k8s.gates import explain_list_drops
 from webhook.rules.k8s.ids import Errors
@@ -49,9 +50,14 @@ def decoded(obj: Obj, ctx: RuleContext) -> Errors:
     return ctx.once("k8s-claim-decode", lambda: decode_object(obj, ctx.policy.profile, ctx.old))
 
 
+def validated(obj: Obj, ctx: RuleContext) -> Errors:
+    """The validation errors of a claim, claim template or device class (`k8s.claim`), computed once per run."""
+    return ctx.once("k8s-claim-validate", lambda: validate_claim_object(obj, ctx.policy.profile, ctx.old))
+
+
 def _any_kind(obj: Obj, ctx: RuleContext) -> Errors:
-    """The errors of a slice, or the decoding errors of a claim, claim template or device class."""
-    return errors(obj, ctx) if kind_of(obj) == RESOURCE_SLICE else decoded(obj, ctx)
+    """The errors of a slice, or the decoding and validation errors of a claim, claim template or device class."""
+    return errors(obj, ctx) if kind_of(obj) == RESOURCE_SLICE else decoded(obj, ctx) + validated(obj, ctx)
 
 
 def _only(rule_id: str, remediation: str, source: Callable[[Obj, RuleContext], Errors] = errors) -> Check:
@@ -78,8 +84,9 @@ RULES = (
     _rule(ids.API_VERSION, "`apiVersion` is one the API server serves the kind in (ResourceSlice, ResourceClaim, "
           "ResourceClaimTemplate, DeviceClass): resource.k8s.io/v1, v1beta2 or v1beta1",
           "use `apiVersion: resource.k8s.io/v1` (v1alpha2 and v1alpha3 are no longer served)", every_kind=True),
-    _rule(ids.OBJECT_META, "`metadata.name` is a DNS subdomain (or `generateName` is set); no namespace",
-          "use a lower-case DNS subdomain as the name, like `node-1-gpu.example.com`"),
+    _rule(ids.OBJECT_META, "`metadata.name` is a DNS subdomain (or `generateName` is set); labels and annotations "
+          "have valid keys and values", "use a lower-case DNS subdomain as the name, like `node-1-gpu.example.com`",
+          every_kind=True),
     _rule(ids.DRIVER, "`spec.driver` is set, at most 63 bytes, a DNS subdomain",
           "use the driver's domain name, e.g. `gpu.example.com`"),
     _rule(ids.POOL, "`spec.pool`: name set (<= 253 bytes, `/`-separated DNS subdomains), resourceSliceCount > 0, "
@@ -127,6 +134,20 @@ RULES = (
           "an overhead, with positive multipliers", "use a native resource name and a capacity key the device "
           "publishes; set capacityKey and capacityMultiplier together", since="1.36",
           gates=("DRANodeAllocatableResources",)),
+    _rule(ids.DEVICE_REQUEST, "a claim's requests: at most 32, named by unique DNS labels; firstAvailable at most 8 "
+          "with unique names; deviceClassName set; allocationMode All without count or ExactCount with count > 0; "
+          "at most 32 selectors; tolerations with a label-name key, operator Equal or Exists, a known effect",
+          "name each request once with a lower-case DNS label; set deviceClassName; leave count out with "
+          "allocationMode: All", every_kind=True),
+    _rule(ids.DEVICE_CONSTRAINT, "a claim has at most 32 constraints, each naming at most 32 requests, each once",
+          "list each request once; split a claim that needs more", every_kind=True),
+    _rule(ids.DEVICE_CONFIG, "at most 32 config entries per claim or DeviceClass, each with `opaque`: a driver name "
+          "and parameters that are a JSON object of at most 10 KiB; its requests at most 32, each once",
+          "give `opaque.driver` the driver's name and `opaque.parameters` an object; keep parameters under 10 KiB",
+          every_kind=True),
+    _rule(ids.DEVICE_CLASS_SPEC, "a DeviceClass has at most 32 selectors, and its extendedResourceName (with "
+          "DRAExtendedResource) is an extended resource name (`<domain>/<name>`, not kubernetes.io)",
+          "merge selectors with `&&`; name the extended resource like `example.com/gpu`", every_kind=True),
     _rule(ids.FEATURE_GATE, "no field whose feature gate is off in the cluster, in a ResourceSlice, a claim's or "
           "template's requests and constraints, or a DeviceClass (the API server drops it without an error, unless "
           "the stored object already used it)", "enable the gate (featureGates in the policy) or leave the field out",

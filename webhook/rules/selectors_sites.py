@@ -26,6 +26,7 @@ from webhook.fieldpath import FieldPath
 from webhook.policy import Policy
 from webhook.profiles import Profile
 from webhook.rules.base import DEVICE_CLASS, RESOURCE_CLAIM, RESOURCE_CLAIM_TEMPLATE, RuleContext
+from webhook.rules.k8s.claim import v1beta1_exact
 from webhook.rules.k8s.slice import served_version
 from webhook.wire import Obj, as_map, get_list, get_map, kind_of
 
@@ -104,7 +105,7 @@ def _device_entries(obj: Obj, field: str) -> Iterator[tuple[FieldPath, Obj]]:
         return
     base, devices = root
     for i, raw in enumerate(get_list(devices, field)):
-        entry = as_map(raw)
+        entry = {} if raw is None else as_map(raw)  # null is the zero struct, which validation then judges
         if entry is not None:
             yield base.child(field).index(i), entry
 
@@ -125,12 +126,16 @@ def request_names(obj: Obj) -> frozenset[str]:
     return frozenset(names)
 
 
-def request_refs(obj: Obj) -> Iterator[tuple[FieldPath, str]]:
+def request_refs(obj: Obj, limit: int = -1) -> Iterator[tuple[FieldPath, str]]:
     """Each request name a constraint's or a config entry's `requests` lists, with its path (a non-string entry is
-    the decoder's finding)."""
+    the decoder's finding). A list of more than `limit` names (>= 0) is left out: the server reports it as too
+    long and checks none of them (k8s-device-constraint, k8s-device-config)."""
     for field in ("constraints", "config"):
         for path, entry in _device_entries(obj, field):
-            for i, name in enumerate(get_list(entry, "requests")):
+            names = get_list(entry, "requests")
+            if 0 <= limit < len(names):
+                continue
+            for i, name in enumerate(names):
                 if isinstance(name, str):
                     yield path.child("requests").index(i), name
 
@@ -188,9 +193,7 @@ def _request_v1(path: FieldPath, request: Obj, alternatives: bool = True) -> Ite
 def _request_v1beta1(path: FieldPath, request: Obj, alternatives: bool = True) -> Iterator[Site]:
     """A v1beta1 request: its own device fields become `exactly` on conversion when any is set (after the
     v1beta1 defaults, which set allocationMode only with a deviceClassName); `exactly` itself is dropped."""
-    main = (request.get("deviceClassName") not in (None, "") or request.get("allocationMode") not in (None, "")
-            or request.get("count") not in (None, 0)  # hasAnyMainRequestFieldsSet: the rest count when not nil
-            or any(request.get(name) is not None for name in ("selectors", "adminAccess", "tolerations", "capacity")))
+    main = v1beta1_exact(request)
     has_first = alternatives and bool(get_list(request, "firstAvailable"))
     if main and has_first:
         yield Site(path, None, problem=ONE_OF_MULTIPLE, problem_path=path)

@@ -97,9 +97,13 @@ def test_a_directory_or_a_bad_policy_is_one_line_and_exit_2(
 
 def _claim_with_selectors(tmp_path: Path, count: int) -> Path:
     data = json.loads(CLAIM.read_text())
-    request = data["request"]["object"]["spec"]["devices"]["requests"][0]
-    request["exactly"]["selectors"] = [{"cel": {"expression": f'device.driver == "d{i}.example.com"'}}
-                                       for i in range(count)]
+    requests = data["request"]["object"]["spec"]["devices"]["requests"]
+    selectors = [{"cel": {"expression": f'device.driver == "d{i}.example.com"'}} for i in range(count)]
+    # at most 32 selectors per request (DeviceSelectorsMaxSize), so spread over as many requests as it takes
+    first = requests[0]
+    requests[:1] = [{**first, "name": f"gpu-{n}" if n else "gpu", "exactly": {**first["exactly"],
+                                                                              "selectors": selectors[at:at + 32]}}
+                    for n, at in enumerate(range(0, count, 32))]
     path = tmp_path / f"claim-{count}.json"
     path.write_text(json.dumps(data), encoding="utf-8")
     return path

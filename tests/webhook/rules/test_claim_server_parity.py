@@ -281,9 +281,12 @@ def test_exactly_and_first_available_together(tmp_path: Path, capsys: pytest.Cap
 
 
 def test_a_v1beta1_request_with_only_a_count_still_converts(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """hasAnyMainRequestFieldsSet: any device field makes it an `exactly` request (whose empty class the server
-    then requires; draguard does not mirror that check), so no request-level error."""
-    assert validate(tmp_path, capsys, claim("    requests:\n    - {name: a, count: 2}\n", "v1beta1")) == (0, [])
+    """hasAnyMainRequestFieldsSet: any device field makes it an `exactly` request, so no request-level error; the
+    server then requires its class, and without one v1beta1's defaults leave allocationMode empty."""
+    assert validate(tmp_path, capsys, claim("    requests:\n    - {name: a, count: 2}\n", "v1beta1")) == (1, [
+        'deny k8s-device-request: spec.devices.requests[0].exactly.allocationMode: Unsupported value: "": supported '
+        'values: "All", "ExactCount"',
+        "deny k8s-device-request: spec.devices.requests[0].exactly.deviceClassName: Required value"])
 
 
 # -- integral floats -----------------------------------------------------------------------------------------

@@ -17,10 +17,13 @@ from webhook.manifests import load_paths
 from webhook.policy import Policy
 from webhook.profiles import SUPPORTED, load_profile
 from webhook.rules.k8s import claim_types
+from webhook.rules.k8s.names import LABEL_ERROR
 from webhook.run import run_rules
 
 WIRE = "k8s-wire-type"
 REQUEST = {"name": "gpu", "exactly": {"deviceClassName": "gpu.example.com"}}
+NOT_AN_OBJECT = ("k8s-device-config", "spec.devices.config[0].opaque.parameters",
+                 'Invalid value: "<value omitted>": must be a valid JSON object')
 
 
 def claim(devices: Any, api: str = "v1", **extra: Any) -> dict[str, Any]:
@@ -69,10 +72,10 @@ PROBES: dict[str, tuple[dict[str, Any], list[tuple[str, str, str]]]] = {
                                    [wire("spec.devices.requests[0].exactly.selectors", '"x"', "array")]),
     "claim spec a string": ({**claim({}), "spec": "x"}, [wire("spec", '"x"', "object")]),
     "template spec.spec a list": (template({"spec": [1]}), [wire("spec.spec", "[1]", "object")]),
-    "constraints with a number, a null and a string": (
-        claim({"requests": [REQUEST], "constraints": [{"matchAttribute": 5}, None, "x"]}),
+    "constraints with a number and a string": (  # (a null one: "nulls decode to zero values" below)
+        claim({"requests": [REQUEST], "constraints": [{"matchAttribute": 5}, "x"]}),
         [wire("spec.devices.constraints[0].matchAttribute", "5", "string"),
-         wire("spec.devices.constraints[2]", '"x"', "object")]),
+         wire("spec.devices.constraints[1]", '"x"', "object")]),
     "device class spec a string": (device_class("x"), [wire("spec", '"x"', "object")]),
     "device class selectors a string": (device_class({"selectors": "x"}), [wire("spec.selectors", '"x"', "array")]),
 }
@@ -112,9 +115,9 @@ MORE: dict[str, tuple[dict[str, Any], list[tuple[str, str, str]]]] = {
           "Invalid value: \"lots\": quantities must match the regular expression "
           "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'")]),
     "config a string": (claim({"requests": [REQUEST], "config": "x"}), [wire("spec.devices.config", '"x"', "array")]),
-    "opaque parameters are any JSON": (
+    "opaque parameters decode from any JSON; validation wants an object": (
         claim({"requests": [REQUEST], "config": [{"opaque": {"driver": "gpu.example.com", "parameters": [1, "x"]}}]}),
-        []),
+        [NOT_AN_OBJECT]),
     "constraint requests a string": (
         claim({"requests": [REQUEST], "constraints": [{"requests": "gpu", "matchAttribute": "a.example.com/b"}]}),
         [wire("spec.devices.constraints[0].requests", '"gpu"', "array")]),
@@ -122,8 +125,14 @@ MORE: dict[str, tuple[dict[str, Any], list[tuple[str, str, str]]]] = {
                                [wire("metadata.labels[team]", "7", "string")]),
     "template metadata a string": (template({"metadata": "x", "spec": {}}), [wire("spec.metadata", '"x"', "object")]),
     "device class config item a string": (device_class({"config": ["x"]}), [wire("spec.config[0]", '"x"', "object")]),
-    "nulls decode to zero values": (
-        claim({"requests": [None], "constraints": [None], "config": [None]}), []),
+    "nulls decode to zero values, which validation then judges": (
+        claim({"requests": [None], "constraints": [None], "config": [None]}),
+        [("k8s-device-config", "spec.devices.config[0].opaque", "Required value"),
+         ("constraint-attribute-unqualified", "spec.devices.constraints[0]", "Required value: exactly one of "
+          '"matchAttribute" or "distinctAttribute" is required, but multiple fields are set'),
+         ("selector-required", "spec.devices.requests[0]", "Required value: exactly one of `exactly` or "
+          "`firstAvailable` is required"),
+         ("k8s-device-request", "spec.devices.requests[0].name", f'Invalid value: "": {LABEL_ERROR}')]),
     "a null spec decodes to an empty one": ({**claim({}), "spec": None}, []),
     "a null template spec.spec": (template({"spec": None}), []),
     "a null device class spec": (device_class(None), []),
@@ -156,9 +165,13 @@ MORE: dict[str, tuple[dict[str, Any], list[tuple[str, str, str]]]] = {
         {k: v for k, v in claim({"requests": "x"}).items() if k != "apiVersion"},
         [("k8s-api-version", "apiVersion", "Object 'apiVersion' is missing: kubectl and the API server refuse a "
           "manifest without one"), wire("spec.devices.requests", '"x"', "array")]),
-    "deeply nested opaque parameters are not walked": (
+    "deeply nested opaque parameters are not walked (but measured: 10002 bytes)": (
         claim({"requests": [REQUEST], "config": [{"opaque": {"driver": "d.example.com", "parameters": nested(5000)}}]}),
-        []),
+        [NOT_AN_OBJECT]),
+    "deeply nested opaque parameters over 10 KiB": (
+        claim({"requests": [REQUEST], "config": [{"opaque": {"driver": "d.example.com", "parameters": nested(5200)}}]}),
+        [("k8s-device-config", "spec.devices.config[0].opaque.parameters", "Too long: may not be more than 10240 "
+          "bytes")]),
 }
 
 

@@ -30,6 +30,10 @@ FEATURE_GATE = "k8s-feature-gate"
 PARTITION_TYPE = "k8s-partition-type-attribute"
 SKIP_NODE_OPERATIONS = "k8s-skip-node-operations"
 NODE_ALLOCATABLE = "k8s-node-allocatable-resources"
+DEVICE_REQUEST = "k8s-device-request"
+DEVICE_CONSTRAINT = "k8s-device-constraint"
+DEVICE_CONFIG = "k8s-device-config"
+DEVICE_CLASS_SPEC = "k8s-device-class"
 
 Errors = list[tuple[str, Finding]]
 

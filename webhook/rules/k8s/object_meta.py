@@ -1,4 +1,5 @@
-"""ObjectMeta and an object's top level as the API server decodes them, for every resource.k8s.io kind.
+"""ObjectMeta and an object's top level as the API server decodes them, for every resource.k8s.io kind, and
+the metadata checks of a claim, claim template and device class (`validate_object_meta`).
 
 Every field of ObjectMeta is described (what the server writes, such as times, owner references and managed
 fields, is kept as RAW), so a misspelt `metadata.labelz` is an unknown field as the API server warns of it.
@@ -6,7 +7,21 @@ fields, is kept as RAW), so a misspelt `metadata.labelz` is an unknown field as 
 
 from __future__ import annotations
 
-from webhook.rules.k8s.decode import INTEGER, RAW, STRING
+from collections.abc import Mapping
+from typing import Any
+
+from webhook.fieldpath import FieldPath
+from webhook.rules.k8s import ids
+from webhook.rules.k8s.decode import INTEGER, RAW, STRING, go_len
+from webhook.rules.k8s.errors import invalid, required, too_long
+from webhook.rules.k8s.ids import Errors, tag
+from webhook.rules.k8s.names import (
+    is_dns1123_subdomain,
+    is_qualified_name,
+    validate_dns1123_subdomain,
+    validate_label_name,
+    validate_label_value,
+)
 from webhook.rules.k8s.schema import ListOf, MapOf, Strict, Struct, Wire, struct
 
 OBJECT_META = struct(name=STRING, generateName=STRING, namespace=STRING, selfLink=STRING, uid=STRING,
@@ -27,3 +42,41 @@ def _top(spec: Wire, **more: Wire) -> Struct:
 
 
 TOP_FIELDS = frozenset(_top(RAW).fields)  # a ResourceSlice's (no status)
+
+
+ANNOTATIONS_MAX_BYTES = 256 * 1024  # apimachinery TotalAnnotationSizeLimitB: keys and values together
+
+
+def validate_object_meta(meta: Mapping[str, Any], path: FieldPath, errs: Errors, *,
+                         old: Mapping[str, Any] | None = None, template: bool = False) -> None:
+    """ValidateObjectMeta with a DNS-subdomain name (a ResourceClaim, a DeviceClass), or with `template`
+    ValidateTemplateObjectMeta (a ResourceClaimTemplate's `spec.metadata`: labels and annotations only). On an
+    update (`old`) the name is not required (the server keeps the stored one). Values of the wrong JSON type are
+    the decoder's findings (`claim_types`), left out here."""
+    if not template:
+        generate = _text(meta.get("generateName"))
+        name = _text(meta.get("name"))
+        if generate:  # a prefix: the server appends random characters, so a trailing `-` is fine
+            masked = generate[:-1] + "a" if generate.endswith("-") else generate
+            errs += [(ids.OBJECT_META, invalid(path.child("generateName"), generate, m))
+                     for m in is_dns1123_subdomain(masked)]
+        if name:
+            errs += tag(ids.OBJECT_META, validate_dns1123_subdomain(name, path.child("name")))
+        elif not generate and old is None:
+            errs.append((ids.OBJECT_META, required(path.child("name"), "name or generateName is required")))
+    labels = meta.get("labels")
+    for key, value in labels.items() if isinstance(labels, Mapping) else ():
+        errs += tag(ids.OBJECT_META, validate_label_name(str(key), path.child("labels")))
+        errs += tag(ids.OBJECT_META, validate_label_value(_text(value), path.child("labels")))
+    annotations = meta.get("annotations")
+    if isinstance(annotations, Mapping):
+        for key in annotations:
+            errs += [(ids.OBJECT_META, invalid(path.child("annotations"), key, m))
+                     for m in is_qualified_name(str(key).lower())]
+        if sum(go_len(str(k)) + go_len(_text(v)) for k, v in annotations.items()) > ANNOTATIONS_MAX_BYTES:
+            errs.append((ids.OBJECT_META, too_long(path.child("annotations"), ANNOTATIONS_MAX_BYTES)))
+
+
+def _text(value: Any) -> str:
+    """A string field as validation reads it: null and a wrong type (the decoder's finding) are ""."""
+    return value if isinstance(value, str) else ""
