@@ -53,3 +53,14 @@ def seen(metadata: dict[str, Any]) -> list[tuple[str, str, str, str | None]]:
 ])
 def test_object_meta(metadata: dict[str, Any], expected: list[tuple[str, str, str, str | None]]) -> None:
     assert seen(metadata) == expected
+
+
+@pytest.mark.parametrize(("size", "expected"), [
+    (256 * 1024 - 1, []),
+    (256 * 1024, []),
+    (256 * 1024 + 1, [(RULE, "metadata.annotations", "Too long: may not be more than 262144 bytes")]),
+])
+def test_annotations_hold_at_most_256_kib(size: int, expected: list[tuple[str, str, str]]) -> None:
+    """apimachinery's TotalAnnotationSizeLimitB over keys and values together, as for every other object."""
+    found = seen({"name": "s", "annotations": {"k": "a" * (size - 2), "x": ""}})
+    assert [(rule, path, message) for rule, path, message, _hint in found] == expected

@@ -1,5 +1,6 @@
 """ObjectMeta and an object's top level as the API server decodes them, for every resource.k8s.io kind, and
-the metadata checks of a claim, claim template and device class (`validate_object_meta`).
+the metadata checks of every object the rules validate (`validate_object_meta`: ResourceSlices, claims, claim
+templates and device classes).
 
 Every field of ObjectMeta is described (what the server writes, such as times, owner references and managed
 fields, is kept as RAW), so a misspelt `metadata.labelz` is an unknown field as the API server warns of it.

@@ -51,16 +51,12 @@ from webhook.rules.k8s.fast import enabled as fast_enabled
 from webhook.rules.k8s.gates import drop_disabled_fields, explain, features_in_use
 from webhook.rules.k8s.ids import Errors, tag
 from webhook.rules.k8s.names import (
-    is_dns1123_subdomain,
-    is_qualified_name,
     messages,
     validate_dns1123_subdomain,
     validate_driver_name,
-    validate_label_name,
-    validate_label_value,
 )
 from webhook.rules.k8s.node_selector import validate_node_selector
-from webhook.rules.k8s.object_meta import OBJECT_META_FIELDS, TOP_FIELDS
+from webhook.rules.k8s.object_meta import OBJECT_META_FIELDS, TOP_FIELDS, validate_object_meta
 from webhook.rules.k8s.partition import (
     IN_SLICE,
     CounterSets,
@@ -142,35 +138,18 @@ def _validate(slice_: Mapping[str, Any], old: Mapping[str, Any] | None, profile:
 
 
 def _validate_object_meta(meta: Mapping[str, Any], old: Mapping[str, Any] | None, errs: Errors) -> None:
-    """The parts of ValidateObjectMeta(namespaced=false, NameIsDNSSubdomain) a manifest gets wrong."""
-    name = decode_str(errs, meta, "name", META) or ""
-    generate = decode_str(errs, meta, "generateName", META) or ""
-    if generate:
-        masked = generate[:-1] + "a" if generate.endswith("-") else generate
-        errs += [(ids.OBJECT_META, invalid(META.child("generateName"), generate, m))
-                 for m in is_dns1123_subdomain(masked)]
-    if not name and not generate:
-        if old is None:
-            errs.append((ids.OBJECT_META, required(META.child("name"), "name or generateName is required")))
-    elif name:
-        errs += [(ids.OBJECT_META, invalid(META.child("name"), name, m)) for m in is_dns1123_subdomain(name)]
-    labels = decode_map(errs, meta, "labels", META) or {}
-    for key, value in labels.items():
-        errs += tag(ids.OBJECT_META, validate_label_name(str(key), META.child("labels")))
-        if isinstance(value, str):
-            errs += tag(ids.OBJECT_META, validate_label_value(value, META.child("labels")))
-        else:  # map[string]string: the decoder refuses a number or a boolean here
-            wrong_type(errs, value, META.child("labels").key(str(key)), "string")
-    annotations = decode_map(errs, meta, "annotations", META) or {}
-    for key, value in annotations.items():
-        problems = is_qualified_name(str(key).lower())
-        errs += [(ids.OBJECT_META, invalid(META.child("annotations"), key, m)) for m in problems]
-        if not isinstance(value, str):  # map[string]string, as labels
-            wrong_type(errs, value, META.child("annotations").key(str(key)), "string")
+    """ValidateObjectMeta(namespaced=false, NameIsDNSSubdomain), after the decoder's type checks of the fields."""
+    decode_str(errs, meta, "name", META)
+    decode_str(errs, meta, "generateName", META)
+    for field in ("labels", "annotations"):  # map[string]string: the decoder refuses a number or a boolean
+        for key, value in (decode_map(errs, meta, field, META) or {}).items():
+            if not isinstance(value, str):
+                wrong_type(errs, value, META.child(field).key(str(key)), "string")
     # No `namespace` check: the API server clears the namespace of a cluster-scoped object before validating it
     # (rest.BeforeCreate, EnsureObjectNamespaceMatchesRequestNamespace), so a manifest whose kustomization stamps
     # one on every object is created as it is.
     decode_str(errs, meta, "namespace", META)
+    validate_object_meta(meta, META, errs, old=old)
 
 
 def validate_resource_slice_spec(
