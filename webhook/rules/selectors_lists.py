@@ -71,8 +71,7 @@ def _fragile(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
 # Member calls that are not list-only reads: includes() works on both forms, the optional unwrapping hands the
 # value on, and methods of a scalar type are list-fragile-compare's (`"method"` uses).
 _BOTH_FORMS = frozenset({"includes", "include", "orValue", "value", "hasValue", "or"})
-_IN_BEFORE = re.compile(r"(?<![\w.])in\s*$")
-_INT_BEFORE = re.compile(r"(?<![\w.])(-?\d+)\s*$")
+_IN_WORD = re.compile(r"(?<![\w.])in(?!\w)")  # the `in` operator may be there: parse the expression
 _CONCAT_AFTER = re.compile(r"\s*\+\s*\[")
 _CONCAT_BEFORE = re.compile(r"\]\s*\+\s*$")
 _EXISTS_EQ = re.compile(r"^\s*([A-Za-z_]\w*)\s*,\s*(?:\1\s*==\s*(-?\d+)|(-?\d+)\s*==\s*\1)\s*$")
@@ -112,6 +111,7 @@ def _list_only_reads(facts: Facts, ctx: RuleContext) -> Iterator[tuple[str, Attr
     methods = {(u.ref.span, u.method) for u in facts.uses if u.how == "method"}
     sized = {u.ref.span for u in facts.uses if u.how == "size"}
     numa_reads = {ref.span: ref for ref in facts.refs if not ref.in_guard and _numa_value(ref, ctx)}
+    containers = _in_containers(expression) if numa_reads and _IN_WORD.search(expression) else None
     for ref in numa_reads.values():
         read = ref.span.text(expression)
         after = expression[ref.span.end:]
@@ -119,12 +119,11 @@ def _list_only_reads(facts: Facts, ctx: RuleContext) -> Iterator[tuple[str, Attr
             yield "an index `[...]`", ref, ref.span, ""
             continue
         before = expression[:ref.span.start]
-        match = _IN_BEFORE.search(before)
-        if match:
-            number = _INT_BEFORE.search(before[:match.start()])
-            start = number.start(1) if number else match.start()
-            hint = f"{read}.includes({number.group(1)})   (membership in a list, equality with a scalar)" \
-                if number else ""
+        member = containers.get(ref.span) if containers is not None else None
+        if member is not None:
+            start, node = member
+            hint = f"{read}.includes({node})   (membership in a list, equality with a scalar)" \
+                if node is not None else ""
             yield "`in`", ref, Span(start, ref.span.end), hint
             continue
         if ref.span in sized and ref.span not in {u.ref.span for u in facts.uses if u.how == "size" and
@@ -151,6 +150,36 @@ def _list_only_reads(facts: Facts, ctx: RuleContext) -> Iterator[tuple[str, Attr
                 hint = (f"{called.span.text(expression)}.includes({match.group(2) or match.group(3)})   "
                         f"(membership in a list, equality with a scalar)")
         yield f"`.{call.name}()`", called, call.name_span, hint
+
+
+def _in_containers(expression: str) -> dict[Span, tuple[int, int | None]]:
+    """The right operand of each `a in b`, seen through parentheses and `dyn()` (which hand a value on
+    unchanged), by its span -> where the finding starts (`a` when it is an int literal, else `in`) and that int.
+    From the parse tree, so comments and line breaks between `in` and the read change nothing."""
+    from lark import Tree
+
+    from celext.analysis import Spans, literal_value, parse, unwrap
+
+    tree = parse(expression)
+    spans = Spans(expression, tree)
+    found: dict[Span, tuple[int, int | None]] = {}
+    for node in tree.iter_subtrees():
+        if node.data != "relation" or len(node.children) != 2:
+            continue
+        op, right = node.children
+        if not isinstance(op, Tree) or op.data != "relation_in":
+            continue
+        inner = unwrap(right)
+        while isinstance(inner, Tree) and inner.data == "ident_arg" and str(inner.children[0]) == "dyn":
+            args = inner.children[1] if len(inner.children) == 2 else None
+            if not isinstance(args, Tree) or len(args.children) != 1:
+                break
+            inner = unwrap(args.children[0])  # dyn(x): x itself
+        value = literal_value(op.children[0])
+        node_id = value if isinstance(value, int) and not isinstance(value, bool) else None
+        start = spans(op.children[0]).start if node_id is not None else spans(op).end - len("in")
+        found[spans(inner)] = (start, node_id)
+    return found
 
 
 def _numa_value(ref: AttributeRef, ctx: RuleContext) -> bool:
