@@ -26,7 +26,7 @@ from webhook.policy import Policy
 from webhook.rules.base import DRA_KINDS
 from webhook.rules.runner import RULE_ERROR  # the finding of a rule that raised; deny by default
 from webhook.run import run_rules, sort_key, source_path
-from webhook.spans import LineIndex, value_offsets
+from webhook.spans import LineIndex, after_properties, value_offsets
 from webhook.suggest import with_suggestion
 from webhook.waivers import REASON_RULE, comment_waivers, waived
 from webhook.wire import Obj, kind_of
@@ -236,7 +236,7 @@ def _place(finding: Finding, doc: Locator, source: str, text: str, index: LineIn
         else:
             start = doc.scalar_start(written)
             value = value_at(doc.obj, written)
-            offsets = walked[key] = (value_offsets(text, start, value)
+            offsets = walked[key] = (value_offsets(text, after_properties(text, start), value)
                                      if start is not None and isinstance(value, str) else None)
         if offsets is not None:
             lo, hi = finding.span

@@ -38,6 +38,17 @@ def style_of(text: str, start: int) -> str:
     return first if first in ('"', "'", "|", ">") else ""
 
 
+_PROPERTY = re.compile(r"[&!][^\s]*(?:[ \t]*(?:#[^\n]*)?\r?\n|[ \t]+)\s*(?:#[^\n]*\n\s*)*")
+
+
+def after_properties(text: str, start: int) -> int:
+    """Where the scalar itself starts when ruamel's `start` is at its node properties (`&anchor`, `!!str`):
+    past each property and the blanks, line breaks and comments after it; `start` itself when there are none."""
+    while (match := _PROPERTY.match(text, start)) is not None:
+        start = match.end()
+    return start
+
+
 def value_offsets(text: str, start: int, value: str) -> list[int] | None:
     """Offsets in `text` of each character of `value` (len(value) + 1 entries), or None when unsure."""
     style = style_of(text, start)

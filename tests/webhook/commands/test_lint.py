@@ -383,3 +383,40 @@ def test_list_dumps_and_json_files_point_into_the_right_item(tmp_path: Path, mon
     assert code == 1
     assert lines[0].startswith("c.json:2:79: warn list-fragile-compare: spec.selectors[0].cel.expression: `!=`")
     assert lines[1].startswith("list.yaml:12:54: warn list-fragile-compare: spec.selectors[0].cel.expression: `==`")
+
+
+def test_findings_in_tagged_and_anchored_scalars_point_at_the_token(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """ruamel places such a value at its first property (`&e`, `!!str`); the finding belongs on the operator
+    after them, also when a comment or a line break follows the properties. An alias's finding is where the
+    anchored scalar spells the token. (--fix still leaves these scalars alone.)"""
+    monkeypatch.chdir(tmp_path)
+    Path("class.yaml").write_text("""\
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata:
+  name: tagged
+spec:
+  selectors:
+  - cel:
+      expression: !!str device.attributes["gpu.example.com"].model == "a100"
+  - cel:
+      expression: &e 'device.attributes["gpu.example.com"].count == 8'
+  - cel:
+      expression: &f !!str # the family
+        "device.attributes[\\"gpu.example.com\\"].family == 'x'"
+  - cel:
+      expression: *e
+  - cel:
+      expression: !!str |
+        device.attributes["gpu.example.com"].ok
+""", encoding="utf-8")
+    code, out, _ = run(capsys, "--format", "json", "class.yaml")
+    assert code == 1
+    assert [(f["path"], f["line"], f["column"]) for f in json.loads(out)["findings"]] == [
+        ("spec.selectors[0].cel.expression", 8, 68),
+        ("spec.selectors[1].cel.expression", 10, 66),
+        ("spec.selectors[3].cel.expression", 10, 66),
+        ("spec.selectors[2].cel.expression", 13, 56),
+        ("spec.selectors[4].cel.expression", 18, 9),
+    ]
