@@ -417,6 +417,14 @@ def _fragile_finding(path: object, facts: Facts, use: Use, inventory: Inventory 
         message = f"{what} {consequence} once the driver publishes it as a list"
     replacement = _rewrite(facts, use)
     point = use.operator or use.operand
+    if replacement is not None and inventory is not None and \
+            _version_equality_fails(use, facts.expression, _published_types(inventory, use.ref, device_class)):
+        # `<version> == <other type>` is a runtime error (Semver.Equal), but includes() is then false: a fix
+        # would turn an error into a silent mismatch
+        return Finding(path, message, hint=f"{_manual_hint(facts, use)}   (no safe fix: on a version `==` with "
+                                           f"another type is a runtime error where includes() is false; compare "
+                                           f"a version with semver(\"...\") and a string with a string)",
+                       span=(point.start, point.end))
     if replacement is None:
         return Finding(path, message, hint=_manual_hint(facts, use), span=(point.start, point.end))
     start, end, text = replacement
@@ -524,21 +532,14 @@ def _type_mismatch(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
     if inventory is None:
         return
     for site, facts in analysed(obj, ctx):
-        for ref, how, values, point in _literal_comparisons(facts):
-            key = ("published-types", site.device_class, _ref_key(ref))
-            if key not in inventory.memo:
-                counted: Counter[str] = Counter()  # in order of the first device of each type (most_common ties)
-                for driver, types, devices in _type_groups(inventory, site.device_class):
-                    if (qualified := ref.qualified_on(driver)) in types:
-                        counted[types[qualified]] += devices
-                inventory.memo[key] = counted
-            published: Counter[str] = inventory.memo[key]
+        for ref, how, values, point, left in _literal_comparisons(facts):
+            published = _published_types(inventory, ref, site.device_class)
             wanted = {_literal_type(v) for v in values}
             if not published or wanted & published.keys():
                 continue
             kind, count = published.most_common(1)[0]
             shown = ", ".join(sorted(wanted))
-            if how in ("==", "!=") and "version" in (kind, *wanted):
+            if how == "==" and (kind if left else "version" if "version" in wanted else "") == "version":
                 outcome = "a runtime error (no such overload) that aborts allocation"  # Semver.Equal upstream
             else:
                 outcome = "always true" if how == "!=" else "always false"
@@ -549,6 +550,31 @@ def _type_mismatch(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
                 hint=_type_hint(kind, values),
                 span=(point.start, point.end),
             )
+
+
+def _published_types(inventory: Inventory, ref: AttributeRef, device_class: str) -> Counter[str]:
+    """How many of the class's candidates publish the attribute `ref` reads as each type (int, string, ...)."""
+    key = ("published-types", device_class, _ref_key(ref))
+    if key not in inventory.memo:
+        counted: Counter[str] = Counter()  # in order of the first device of each type (most_common ties)
+        for driver, types, devices in _type_groups(inventory, device_class):
+            if (qualified := ref.qualified_on(driver)) in types:
+                counted[types[qualified]] += devices
+        inventory.memo[key] = counted
+    published: Counter[str] = inventory.memo[key]
+    return published
+
+
+def _version_equality_fails(use: Use, expression: str, published: Counter[str]) -> bool:
+    """Whether `==` of this use is a runtime error on some candidate: cel-go's Semver.Equal fails on any other
+    type, so `<version> == "1.2.3"` and `semver("1.2.3") == <string>` do (`!=`, `in` and the reversed orders
+    are false or true, never an error)."""
+    if use.how != "==":
+        return False
+    semver = use.other is not None and use.other.text(expression).strip().startswith("semver(")
+    if use.attribute_left:
+        return "version" in published and not semver
+    return semver and any(kind != "version" for kind in published)
 
 
 def _type_groups(inventory: Inventory, device_class: str) -> list[tuple[str, Mapping[str, str], int]]:
@@ -567,19 +593,20 @@ def _type_groups(inventory: Inventory, device_class: str) -> list[tuple[str, Map
     return found
 
 
-def _literal_comparisons(facts: Facts) -> Iterator[tuple[AttributeRef, str, tuple[object, ...], Span]]:
-    """(attribute, operator or method, the literal values it is compared with, where) for typed comparisons."""
+def _literal_comparisons(facts: Facts) -> Iterator[tuple[AttributeRef, str, tuple[object, ...], Span, bool]]:
+    """(attribute, operator or method, the literal values it is compared with, where, whether the attribute is
+    the left operand) for typed comparisons."""
     for use in facts.uses:
         if use.ref.kind != "attributes" or use.how not in ("==", "!=", "in") or use.operator is None:
             continue
         values = use.literals if use.how == "in" else _values(use.literal, use.other, facts.expression)
         if values:
-            yield use.ref, use.how, values, use.operator
+            yield use.ref, use.how, values, use.operator, use.attribute_left
     for call in facts.calls:
         if call.name == "includes" and call.ref is not None and call.ref.kind == "attributes" and call.args:
             values = _values(call.literal_args[0], call.args[0], facts.expression)
             if values:
-                yield call.ref, "includes()", values, call.name_span
+                yield call.ref, "includes()", values, call.name_span, True
 
 
 def _values(literal: object, other: Span | None, expression: str) -> tuple[object, ...]:

@@ -395,6 +395,15 @@ GPU = 'device.attributes["gpu.example.com"]'
         (f'{GPU}.index in ["0", "1"]', "in", "`in` with a string value never matches it, so this is always false"),
         (f'{GPU}.driverVersion == "1.2.3"', "==", "`==` with a string value never matches it, so this is a runtime "
                                                   "error (no such overload) that aborts allocation"),
+        (f'semver("1.2.3") == {GPU}.model', "==", "`==` with a version value never matches it, so this is a runtime "
+                                                  "error (no such overload) that aborts allocation"),
+        # cel-go: only Semver.Equal fails on another type; `!=` negates a non-true answer, String.Equal is false
+        (f'{GPU}.driverVersion != "1.2.3"', "!=", "`!=` with a string value never matches it, so this is always true"),
+        (f'"1.2.3" == {GPU}.driverVersion', "==", "`==` with a string value never matches it, so this is always false"),
+        (f'{GPU}.model == semver("1.2.3")', "==", "`==` with a version value never matches it, so this is always "
+                                                  "false"),
+        (f'{GPU}.driverVersion in ["1.2.3"]', "in", "`in` with a string value never matches it, so this is always "
+                                                    "false"),
     ],
 )
 def test_a_literal_of_a_type_the_devices_never_publish(expression: str, covered: str, message_end: str) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -234,3 +235,35 @@ def test_a_ternary_operand_is_compared_as_its_branch() -> None:
     # A ternary used as a condition keeps the branch's own fix (the branch is the condition's value).
     condition = 'has(device.attributes["gpu.example.com"].rdma) ? device.attributes["gpu.example.com"].rdma : false'
     assert safe_fixes(condition) == [condition.replace(".rdma : false", ".rdma.includes(true) : false")]
+
+
+def test_no_fix_where_equality_with_a_published_version_is_an_error() -> None:
+    """cel-go's Semver.Equal fails on another type: `<version> == "1.2.3"` is a runtime error where
+    `.includes("1.2.3")` is silently false, and so is `semver("1.2.3") == <string>`. Where the inventory shows
+    that, the finding fixes nothing; `!=`, the reversed order and no inventory keep the fix (same answers)."""
+    from tests.builders import device, slice_with
+
+    ver = f'device.attributes["{DRIVER}"].driverVersion'
+    model = f'device.attributes["{DRIVER}"].model'
+    inventory = [slice_with(device("gpu-0", attributes={f"{DRIVER}/driverVersion": {"version": "1.2.3"},
+                                                        f"{DRIVER}/model": "1.2.3"}))]
+    device_ = {"name": "d", "attributes": {"driverVersion": {"version": "1.2.3"}, "model": {"string": "1.2.3"}}}
+    note = ("(no safe fix: on a version `==` with another type is a runtime error where includes() is false; "
+            'compare a version with semver("...") and a string with a string)')
+    for expression, fix in ((f'{ver} == "1.2.3"', f'{ver}.includes("1.2.3")'),
+                            (f'semver("1.2.3") == {model}', f'{model}.includes(semver("1.2.3"))')):
+        with pytest.raises(celext.EvaluationError):
+            celext.compile(expression).evaluate(device_, DRIVER)
+        assert celext.compile(fix).evaluate(device_, DRIVER) is False
+        (finding,) = FRAGILE.check(claim_with_selector(expression), RuleContext(Policy.default(), slices=inventory))
+        assert finding.fix is None
+        assert finding.hint is not None and finding.hint.endswith(note)
+    for expression in (f'{ver} != "1.2.3"', f'"1.2.3" == {ver}', f'{model} == semver("1.2.3")',
+                       f'{ver} == semver("1.2.3")'):
+        (finding,) = FRAGILE.check(claim_with_selector(expression), RuleContext(Policy.default(), slices=inventory))
+        assert finding.fix is not None, expression
+        rewritten = apply_to_value(expression, [finding.fix])
+        assert celext.compile(rewritten).evaluate(device_, DRIVER) == celext.compile(expression).evaluate(
+            device_, DRIVER), expression
+    (finding,) = FRAGILE.check(claim_with_selector(f'{ver} == "1.2.3"'), RuleContext(Policy.default()))
+    assert finding.fix is not None  # without an inventory the attribute's type is unknown
