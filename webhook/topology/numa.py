@@ -227,7 +227,7 @@ class Topology(Struct):
         except SysfsAccessError:
             raise
         except SysfsError as err:  # upstream: the read fails, the list falls back
-            return Equidistant(None, notes=(f"{err.message}: {fallback}",))
+            return Equidistant(None, notes=(unreadable_distance(node, err),))
         if text is None:
             return Equidistant(None, notes=(f"node {node} has no SLIT distance row ({rel} is missing): {fallback}",))
         fields = go_fields(text)
@@ -261,9 +261,7 @@ class Topology(Struct):
             return Equidistant((node,), tuple(distances), tuple(notes))
         own = self.socket(node)
         if own is None:
-            problem = self.socket_problems.get(node)
-            notes.append(f"node {node}'s socket is unknown{f' ({problem}, as upstream)' if problem else ''}: "
-                         "no same-socket filter")
+            notes.append(unknown_socket(node, self.socket_problems.get(node)))
         chosen: list[int] = []
         for i, d in enumerate(distances):
             if i == node:
@@ -332,6 +330,16 @@ class Topology(Struct):
             except LookupError:
                 continue
         return dict(sorted(found.items()))
+
+
+def unreadable_distance(node: int, err: SysfsError) -> str:
+    """The note for a SLIT distance row that is there but cannot be read (a directory, a link to nothing)."""
+    return f"{err.message}: list falls back to [{node}]"
+
+
+def unknown_socket(node: int, problem: str | None) -> str:
+    """The note for a node whose socket is unknown (`problem`: the file that could not be read or parsed)."""
+    return f"node {node}'s socket is unknown{f' ({problem}, as upstream)' if problem else ''}: no same-socket filter"
 
 
 def malformed_distance(node: int, field: str) -> str:
