@@ -201,3 +201,16 @@ def test_a_cpulist_that_cannot_be_read_is_an_unknown_socket_in_the_node_listing_
         "2          -       -     32 32 10 12  2\n\n"
         f"note: node 2's socket is unknown ({root}/devices/system/node/node2/cpulist: a symbolic link to gone, "
         "which does not exist, as upstream): no same-socket filter\n")
+
+
+def test_a_class_device_on_a_broken_device_entry_shows_why(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """It said the device 'is not under bus/pci/devices' when its entry there links to nothing."""
+    tree = Tree(FINE.nodes, pci=FINE.pci, classes={"net/eth0": "0000:c1:00.1/net/eth0"})
+    root = tree.build(tmp_path / "sys")
+    entry = root / "bus/pci/devices/0000:c1:00.1"
+    entry.unlink()
+    entry.symlink_to("../../../devices/pci0000:c1/gone")
+    code, out, err = run(["--sysfs-root", str(root), "--class-device", "net/eth0", "--form", "scalar"], capsys)
+    reason = f"{entry}: a symbolic link to ../../../devices/pci0000:c1/gone, which does not exist: {UNREADABLE}"
+    assert (code, out, err) == (2, f"PCI DEVICE    NUMA  NUMANODE  NOTE\n0000:c1:00.1  -     -         {reason}\n",
+                                f"draguard: error: {reason}\n")
