@@ -29,6 +29,7 @@ from msgspec import Struct, field
 from celext.gostrconv import parse_int
 from webhook.topology.sysfs import SysfsAccessError, SysfsError
 
+UNREACHABLE = 255  # ACPI SLIT: no path between the two nodes (10 is a node's distance to itself)
 MAX_NUMA_NODES = 1024  # maxNUMANodes: Linux MAX_NUMNODES with CONFIG_NODES_SHIFT capped at 10
 _BDF = re.compile(r"[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-9a-f]")  # verifyPCIBDFFormat: lower-case only
 # Go's unicode.IsSpace (strings.TrimSpace, strings.Fields): Python's str.isspace() also counts \x1c-\x1f.
@@ -278,6 +279,9 @@ class Topology(Struct):
                 if i in self.socket_problems:
                     notes.append(f"node {i} is kept with an unknown socket ({self.socket_problems[i]}, as upstream)")
             chosen.append(i)
+        if minimum >= UNREACHABLE and len(chosen) > 1:
+            notes.append(f"node {node}'s nearest other nodes are at SLIT distance {minimum} (unreachable): "
+                         "like upstream, they are listed as equally local")
         return Equidistant(tuple(sorted(chosen)), tuple(distances), tuple(notes))
 
     def _read_socket(self, node: int) -> int | None:
