@@ -44,7 +44,7 @@ from webhook.words import with_article
 VENDOR_ADDRESS_NAMES = ("pciAddress", "pciAddr")  # dra.net/, sriovnetwork.../, gpu.amd.com/ (`pciAddr`)
 _OMIT = "omit the numaNode attribute while the device has no NUMA affinity (the KEP-6072 helper returns an error)"
 __all__ = ["BAD_ADDRESS", "DEFAULT_ALIASES", "FORM", "MISMATCH", "NO_AFFINITY", "UNKNOWN_DEVICE", "UNKNOWN_NODE",
-           "Published", "check_slice", "decode"]
+           "Published", "check_slice", "decode", "on_node"]
 
 
 class Published(Struct, frozen=True):
@@ -97,8 +97,10 @@ def check_slice(
     form: Form | None = None,
     aliases: Sequence[str] | None = None,
     policy: Policy | None = None,
+    node: str | None = None,
 ) -> list[Finding]:
-    """Findings (stamped with their rule id and action) for every device of one ResourceSlice.
+    """Findings (stamped with their rule id and action) for every device of one ResourceSlice (with `node` and
+    per-device node selection: every device whose `nodeName` is `node`; see `on_node`).
 
     The actions are `policy`'s for these catalogue rules (`webhook.rules.topology`), their defaults without one;
     a rule the policy turns off reports nothing (no policy: the default one). `aliases` defaults to the policy's
@@ -108,7 +110,28 @@ def check_slice(
     aliases = policy.aliases if aliases is None else aliases
     driver = get_str(slice_, "spec", "driver")
     names = _numa_names(driver, aliases)
+    per_device = node is not None and get_map(slice_, "spec").get("perDeviceNodeSelection") is True
     found: list[Finding] = []
+    for device_map, path in _devices(slice_):
+        if per_device and device_map.get("nodeName") != node:
+            continue  # on another node, or on several (nodeSelector, allNodes): not this sysfs's device
+        found += _check_device(device_map, driver, names, path, topology, form=form)
+    stamped = [f.stamped(f.rule, policy.action(f.rule)) for f in found]
+    return [f for f in stamped if f.action is not Action.OFF]
+
+
+def on_node(slice_: Obj, node: str) -> bool:
+    """Whether `slice_` has devices on `node`: its `spec.nodeName`, or with per-device node selection (KEP-4815,
+    `spec.perDeviceNodeSelection: true`) a device's `nodeName`. A slice or device for several nodes (`allNodes`,
+    `nodeSelector`) is on none in particular: its numaNode cannot be held against one node's sysfs."""
+    spec = get_map(slice_, "spec")
+    if get_str(spec, "nodeName") == node:
+        return True
+    return spec.get("perDeviceNodeSelection") is True and any(d.get("nodeName") == node for d, _ in _devices(slice_))
+
+
+def _devices(slice_: Obj) -> Iterator[tuple[Obj, FieldPath]]:
+    """Each device of the slice with its path; v1beta1's fields under `basic` are taken from there."""
     for index, device in enumerate(get_list(slice_, "spec", "devices")):
         device_map = as_map(device)
         if device_map is None:
@@ -117,9 +140,7 @@ def check_slice(
         basic = as_map(device_map.get("basic"))
         if basic is not None:  # v1beta1 nests the device's fields under `basic`
             device_map, path = basic, path.child("basic")
-        found += _check_device(device_map, driver, names, path, topology, form=form)
-    stamped = [f.stamped(f.rule, policy.action(f.rule)) for f in found]
-    return [f for f in stamped if f.action is not Action.OFF]
+        yield device_map, path
 
 
 def _check_device(

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import socket
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from functools import partial
+from typing import Protocol
 
 from msgspec import Struct, field
 
@@ -17,7 +18,7 @@ from webhook.manifests import read
 from webhook.manifests.shapes import malformed
 from webhook.policy import Policy
 from webhook.run import sort_key
-from webhook.topology.check import check_slice
+from webhook.topology.check import check_slice, on_node
 from webhook.topology.numa import Form, Topology
 from webhook.wire import Obj, get_str, kind_of
 
@@ -39,17 +40,22 @@ def host_node_name() -> str:
     return socket.gethostname().strip().lower()
 
 
+class SliceCheck(Protocol):
+    def __call__(self, slice_: Obj, *, node: str) -> list[Finding]: ...
+
+
 def against(topology: Topology, *, form: Form | None = None, aliases: Sequence[str] | None = None,
-            policy: Policy | None = None) -> Callable[[Obj], list[Finding]]:
-    """The check of one slice against this machine's sysfs (`webhook.topology.check.check_slice`): actions from
-    `policy` (the default one without), aliases from it unless given."""
+            policy: Policy | None = None) -> SliceCheck:
+    """The check of one slice's devices on a node against this machine's sysfs
+    (`webhook.topology.check.check_slice`): actions from `policy` (the default one without), aliases from it
+    unless given."""
     return partial(check_slice, topology=topology, form=form, aliases=aliases, policy=policy)
 
 
 def check_node(
     paths: Sequence[str],
     node: str,
-    check: Callable[[Obj], list[Finding]],
+    check: SliceCheck,
     *,
     ignore: Sequence[str] = (),
 ) -> NodeCheck:
@@ -69,14 +75,12 @@ def check_node(
         if misshapen:  # an input problem, as `eval` refuses it: its node and devices cannot be trusted
             result.problems += misshapen
             continue
-        slice_node = get_str(located.obj, "spec", "nodeName")
-        if slice_node != node:
+        if not on_node(located.obj, node):
             result.skipped[f"{RESOURCE_SLICE} of other nodes"] += 1
-            if slice_node:
-                other_nodes.add(slice_node)
+            other_nodes.update(n for n in [get_str(located.obj, "spec", "nodeName")] if n)
             continue
         result.checked += 1
-        for finding in check(located.obj):
+        for finding in check(located.obj, node=node):
             result.findings.append(
                 finding.stamped(finding.rule, finding.action or Action.DENY, located.position(finding.path))
             )

@@ -55,7 +55,7 @@ def pci_of(sysfs: Sysfs, class_device: str) -> str:
     if not bdfs:
         raise SysfsError(f"--class-device {class_device}: not on a PCI device ({entry} -> {target}), so no numaNode")
     bdf = bdfs[-1]
-    if sysfs.listdir(f"bus/pci/devices/{bdf}") is None:
+    if not os.path.lexists(sysfs.describe(f"bus/pci/devices/{bdf}")):  # an entry there but broken: its row says why
         raise SysfsError(
             f"--class-device {class_device}: it points at PCI device {bdf}, which is not under "
             f"{sysfs.describe('bus/pci/devices')}"

@@ -15,7 +15,18 @@ from msgspec import Struct
 
 from celext.vocabulary import NUMA_NODE
 from webhook.topology.devices import names
-from webhook.topology.numa import Derivation, Form, Topology, atoi, go_fields, go_trim, malformed_distance
+from webhook.topology.numa import (
+    Derivation,
+    Form,
+    Topology,
+    atoi,
+    go_fields,
+    go_trim,
+    malformed_distance,
+    unknown_socket,
+    unreadable_distance,
+)
+from webhook.topology.sysfs import SysfsAccessError, SysfsError
 
 
 class PciRow(Struct, frozen=True):
@@ -30,7 +41,8 @@ class NodeRow(Struct, frozen=True):
     cpus: str  # the node's cpulist as the kernel prints it ("" for a CPU-less node)
     distance: tuple[str, ...] | None  # the SLIT row's fields, None when there is no distance file
     derived: tuple[Derivation, ...]
-    notes: tuple[str, ...] = ()  # about the row itself, whatever the forms shown (a malformed distance row)
+    notes: tuple[str, ...] = ()  # about the row itself, whatever the forms shown (a malformed distance row,
+    # an unknown socket)
 
     @property
     def distances(self) -> list[int] | None:
@@ -77,18 +89,35 @@ def collect(
     reader = topology.reader
     node_rows = []
     for node in nodes:
-        row = reader.read(f"devices/system/node/node{node}/distance", lenient=True)
-        cpulist = reader.read(f"devices/system/node/node{node}/cpulist")
+        notes: list[str] = []
+        try:  # a row that is there but cannot be read is the list form's fallback: a note, whatever the form
+            row = reader.read(f"devices/system/node/node{node}/distance", lenient=True)
+        except SysfsAccessError:
+            raise
+        except SysfsError as err:
+            row = None
+            notes.append(unreadable_distance(node, err))
         fields = tuple(go_fields(row)) if row is not None else None
         malformed = next((f for f in fields or () if atoi(f) is None), None)
+        if malformed is not None:
+            notes.append(malformed_distance(node, malformed))
+        socket = topology.socket(node)
+        if node in topology.socket_problems:  # its cpulist or package id: shown as unknown whatever the form
+            notes.append(unknown_socket(node, topology.socket_problems[node]))
+        try:
+            cpulist = reader.read(f"devices/system/node/node{node}/cpulist")
+        except SysfsAccessError:
+            raise
+        except SysfsError:
+            cpulist = None  # the socket note says why
         node_rows.append(
             NodeRow(
                 node,
-                topology.socket(node),
+                socket,
                 go_trim(cpulist) if cpulist is not None else "",
                 fields,
                 tuple(topology.node(node, form) for form in forms),
-                (malformed_distance(node, malformed),) if malformed is not None else (),
+                tuple(notes),
             )
         )
     return Listing(

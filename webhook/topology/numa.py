@@ -29,6 +29,7 @@ from msgspec import Struct, field
 from celext.gostrconv import parse_int
 from webhook.topology.sysfs import SysfsAccessError, SysfsError
 
+UNREACHABLE = 255  # ACPI SLIT: no path between the two nodes (10 is a node's distance to itself)
 MAX_NUMA_NODES = 1024  # maxNUMANodes: Linux MAX_NUMNODES with CONFIG_NODES_SHIFT capped at 10
 _BDF = re.compile(r"[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-9a-f]")  # verifyPCIBDFFormat: lower-case only
 # Go's unicode.IsSpace (strings.TrimSpace, strings.Fields): Python's str.isspace() also counts \x1c-\x1f.
@@ -227,7 +228,7 @@ class Topology(Struct):
         except SysfsAccessError:
             raise
         except SysfsError as err:  # upstream: the read fails, the list falls back
-            return Equidistant(None, notes=(f"{err.message}: {fallback}",))
+            return Equidistant(None, notes=(unreadable_distance(node, err),))
         if text is None:
             return Equidistant(None, notes=(f"node {node} has no SLIT distance row ({rel} is missing): {fallback}",))
         fields = go_fields(text)
@@ -261,9 +262,7 @@ class Topology(Struct):
             return Equidistant((node,), tuple(distances), tuple(notes))
         own = self.socket(node)
         if own is None:
-            problem = self.socket_problems.get(node)
-            notes.append(f"node {node}'s socket is unknown{f' ({problem}, as upstream)' if problem else ''}: "
-                         "no same-socket filter")
+            notes.append(unknown_socket(node, self.socket_problems.get(node)))
         chosen: list[int] = []
         for i, d in enumerate(distances):
             if i == node:
@@ -280,6 +279,9 @@ class Topology(Struct):
                 if i in self.socket_problems:
                     notes.append(f"node {i} is kept with an unknown socket ({self.socket_problems[i]}, as upstream)")
             chosen.append(i)
+        if minimum >= UNREACHABLE and len(chosen) > 1:
+            notes.append(f"node {node}'s nearest other nodes are at SLIT distance {minimum} (unreachable): "
+                         "like upstream, they are listed as equally local")
         return Equidistant(tuple(sorted(chosen)), tuple(distances), tuple(notes))
 
     def _read_socket(self, node: int) -> int | None:
@@ -332,6 +334,16 @@ class Topology(Struct):
             except LookupError:
                 continue
         return dict(sorted(found.items()))
+
+
+def unreadable_distance(node: int, err: SysfsError) -> str:
+    """The note for a SLIT distance row that is there but cannot be read (a directory, a link to nothing)."""
+    return f"{err.message}: list falls back to [{node}]"
+
+
+def unknown_socket(node: int, problem: str | None) -> str:
+    """The note for a node whose socket is unknown (`problem`: the file that could not be read or parsed)."""
+    return f"node {node}'s socket is unknown{f' ({problem}, as upstream)' if problem else ''}: no same-socket filter"
 
 
 def malformed_distance(node: int, field: str) -> str:

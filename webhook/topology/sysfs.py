@@ -8,6 +8,7 @@ since the real /sys is made of them (`bus/pci/devices/<BDF>` -> `../../../device
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from pathlib import Path
@@ -25,8 +26,9 @@ class SysfsError(DraguardError):
 
 
 class SysfsAccessError(SysfsError):
-    """The operating system refused a read or a listing (permissions, I/O): not a fact about the tree, so the
-    derivation stops rather than treat it as upstream's per-device failure (a driver running as root reads it)."""
+    """The operating system refused a read or a listing (permissions, I/O): not a fact about the tree (as a
+    symbolic link loop or a link to nothing are), so the derivation stops rather than treat it as upstream's
+    per-device failure (a driver running as root reads it)."""
 
 
 class Sysfs(Struct, frozen=True):
@@ -66,11 +68,13 @@ class Sysfs(Struct, frozen=True):
         try:
             info = path.stat()
         except FileNotFoundError:
+            if path.is_symlink():  # the entry is there, where it points is not (a partial copy of /sys)
+                raise SysfsError(f"{path}: a symbolic link to {os.readlink(path)}, which does not exist") from None
             return None
         except NotADirectoryError:
             return None  # a parent is a file: the tree does not have this entry
         except OSError as err:
-            raise SysfsAccessError(f"{path}: cannot read: {err.strerror or err}") from None
+            raise _failure(path, "read", err) from None
         if stat.S_ISDIR(info.st_mode):
             raise SysfsError(f"{path}: is a directory, expected a sysfs attribute file")
         if not stat.S_ISREG(info.st_mode):
@@ -79,7 +83,7 @@ class Sysfs(Struct, frozen=True):
             with path.open("rb") as handle:
                 data = handle.read(MAX_FILE_BYTES + 1)
         except OSError as err:
-            raise SysfsAccessError(f"{path}: cannot read: {err.strerror or err}") from None
+            raise _failure(path, "read", err) from None
         if len(data) > MAX_FILE_BYTES:
             raise SysfsError(f"{path}: larger than {MAX_FILE_BYTES // 1024} KiB, so not a sysfs attribute")
         # UTF-8, as Go's strings.TrimSpace and strings.Fields read the bytes (a no-break space is a space there)
@@ -97,7 +101,9 @@ class Sysfs(Struct, frozen=True):
         except (FileNotFoundError, NotADirectoryError):
             return None
         except OSError as err:
-            raise SysfsAccessError(f"{path}: cannot list: {err.strerror or err}") from None
+            if err.errno == errno.ELOOP:
+                return None  # a symbolic link loop is no directory
+            raise _failure(path, "list", err) from None
 
     def describe(self, rel: str) -> str:
         """The full path of `rel`, for messages."""
@@ -117,3 +123,10 @@ def _is_dir(path: Path) -> bool:
         return False
     except OSError as err:
         raise SysfsAccessError(f"{path}: cannot read: {err.strerror or err}") from None
+
+
+def _failure(path: Path, what: str, err: OSError) -> SysfsError:
+    """The error for an OSError: a symbolic link loop is a fact about the tree (upstream's read fails as for a
+    malformed value), anything else (permissions, I/O) is this run's problem: SysfsAccessError."""
+    message = f"{path}: cannot {what}: {err.strerror or err}"
+    return SysfsError(message) if err.errno == errno.ELOOP else SysfsAccessError(message)

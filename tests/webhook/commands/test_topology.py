@@ -482,3 +482,95 @@ def test_check_reads_v1beta1_devices_under_basic(
         "resource.kubernetes.io/numaNode is [6] but sysfs gives [6, 4, 5, 7] for PCI device 0000:c1:00.1 "
         "(numa_node 6)",
     )
+
+
+PER_DEVICE = """\
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: gpus}
+spec:
+  driver: gpu.example.com
+  perDeviceNodeSelection: true
+  pool: {name: rack-1, generation: 1, resourceSliceCount: 1}
+  devices:
+  - name: gpu-a
+    nodeName: node-a
+    attributes:
+      resource.kubernetes.io/pciBusID: {string: "0000:41:00.0"}
+      resource.kubernetes.io/numaNode: {ints: [5, 4]}
+  - name: gpu-b
+    nodeName: node-b
+    attributes:
+      resource.kubernetes.io/pciBusID: {string: "0000:41:00.0"}
+      resource.kubernetes.io/numaNode: {int: 1}
+  - name: gpu-any
+    allNodes: true
+    attributes:
+      resource.kubernetes.io/pciBusID: {string: "0000:41:00.0"}
+      resource.kubernetes.io/numaNode: {int: 2}
+---
+apiVersion: resource.k8s.io/v1beta1
+kind: ResourceSlice
+metadata: {name: gpus-beta}
+spec:
+  driver: gpu.example.com
+  perDeviceNodeSelection: true
+  pool: {name: rack-2, generation: 1, resourceSliceCount: 1}
+  devices:
+  - name: gpu-c
+    basic:
+      nodeName: node-a
+      attributes:
+        resource.kubernetes.io/pciBusID: {string: "0000:01:00.0"}
+        resource.kubernetes.io/numaNode: {int: 3}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: fabric}
+spec:
+  driver: gpu.example.com
+  allNodes: true
+  pool: {name: fabric, generation: 1, resourceSliceCount: 1}
+  devices:
+  - name: gpu-d
+    attributes:
+      resource.kubernetes.io/pciBusID: {string: "0000:41:00.0"}
+      resource.kubernetes.io/numaNode: {int: 0}
+"""
+
+
+def test_check_reads_devices_of_this_node_under_per_device_node_selection(
+    capsys: Capsys, sys_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A slice with `perDeviceNodeSelection: true` names no node itself: its devices do (`nodeName`, under
+    `basic` in v1beta1). Such slices were skipped as "of other nodes" (and with no other slice: exit 2, 'no
+    ResourceSlice'), so a wrong numaNode on this node's device passed. Only this node's devices are held against
+    its sysfs; a device or slice for all nodes is not on one node."""
+    (tmp_path / "slices.yaml").write_text(PER_DEVICE)
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(capsys, "--sysfs-root", str(sys_root), "--check", "slices.yaml", "--node", "node-a")
+    assert (code, err) == (1, "")
+    assert out == (
+        "slices.yaml:13:47: deny topology-numa-mismatch: spec.devices[0].attributes[resource.kubernetes.io/numaNode]"
+        ".ints: resource.kubernetes.io/numaNode is [5, 4] but sysfs gives [5, 4, 6, 7] for PCI device 0000:41:00.0 "
+        "(numa_node 5)\n"
+        "  help: publish {ints: [5, 4, 6, 7]}\n"
+        "slices.yaml:38:48: deny topology-numa-mismatch: "
+        "spec.devices[0].basic.attributes[resource.kubernetes.io/numaNode].int: resource.kubernetes.io/numaNode is 3 "
+        "but sysfs gives 0 for PCI device 0000:01:00.0 (numa_node 0)\n"
+        "  help: publish {int: 0}\n"
+        "2 objects checked; 2 deny, 0 warnings, 0 audit; skipped 1 (ResourceSlice of other nodes 1)\n"
+    )
+    code, out, err = run(capsys, "--sysfs-root", str(sys_root), "--check", "slices.yaml", "--node", "node-b")
+    assert (code, err) == (1, "")
+    assert out.splitlines() == [
+        "slices.yaml:18:46: deny topology-numa-mismatch: spec.devices[1].attributes[resource.kubernetes.io/numaNode]"
+        ".int: resource.kubernetes.io/numaNode is 1 but sysfs gives 5 for PCI device 0000:41:00.0 (numa_node 5)",
+        "  help: publish {int: 5}",
+        "1 object checked; 1 deny, 0 warnings, 0 audit; skipped 2 (ResourceSlice of other nodes 2)",
+    ]
+    assert run(capsys, "--sysfs-root", str(sys_root), "--check", "slices.yaml", "--node", "node-c") == (
+        2,
+        "0 objects checked; 0 deny, 0 warnings, 0 audit; skipped 3 (ResourceSlice of other nodes 3); 1 input problem\n",
+        "draguard: no ResourceSlice has spec.nodeName 'node-c'; pass --node NAME\n",
+    )

@@ -89,6 +89,22 @@ def test_two_socket_nps1_without_package_ids_keeps_the_other_socket(build: Build
     assert derived.notes == ("node 0's socket is unknown: no same-socket filter",)
 
 
+@pytest.mark.parametrize(("far", "note"), [(254, False), (255, True), (256, True)])
+def test_nodes_only_reachable_at_255_are_listed_like_upstream_with_a_note(build: Build, far: int, note: bool) -> None:
+    """ACPI SLIT 255 means no path: the helper still takes the minimum non-self distance, so a node whose only
+    other nodes are unreachable lists them (no socket to filter them by). The value is the helper's; a note says
+    it is no locality."""
+    nodes = {0: Node(cpus=(0,), distance=f"10 {far} {far}"), 1: Node(cpus=(1,), distance=f"{far} 10 20"),
+             2: Node(cpus=(), distance=f"{far} 20 10")}
+    topology = build(Tree(nodes, pci={"0000:01:00.0": "0"}))
+    derived = topology.pci("0000:01:00.0", Form.LIST)
+    assert derived.value == NumaValue(Form.LIST, (0, 1, 2))
+    unreachable = (f"node 0's nearest other nodes are at SLIT distance {far} (unreachable): like upstream, they are "
+                   "listed as equally local")
+    assert derived.notes == ("node 0's socket is unknown: no same-socket filter", *([unreachable] if note else []))
+    assert topology.node(1, Form.LIST).notes == ("node 1's socket is unknown: no same-socket filter",)
+
+
 def test_intel_snc2_two_sockets(build: Build) -> None:
     # Xeon with SNC2: 10 self, 12 to the other sub-NUMA cluster, 21 across the UPI link.
     rows = slit(4, {(i, j): 21 for i in range(4) for j in range(4) if i // 2 != j // 2}, per_socket=2)

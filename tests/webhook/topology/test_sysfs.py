@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import traversable_tree
-from webhook.topology.sysfs import Sysfs, SysfsError
+from webhook.topology.sysfs import Sysfs, SysfsAccessError, SysfsError
 
 
 @pytest.fixture
@@ -92,11 +92,27 @@ def test_utf8_text_is_read_as_go_reads_it(root: Path) -> None:
 
 
 def test_a_symlink_loop_cannot_be_read(root: Path) -> None:
+    """A fact about the tree, as a malformed value is (it was a SysfsAccessError, which stops the run)."""
     path = root / "devices/system/node/node0/cpulist"
     path.symlink_to(path)
-    assert error(Sysfs.open(root).read, "devices/system/node/node0/cpulist") == (
+    sysfs = Sysfs.open(root)
+    assert error(sysfs.read, "devices/system/node/node0/cpulist") == (
         f"{path}: cannot read: Too many levels of symbolic links"
     )
+    with pytest.raises(SysfsError) as err:
+        sysfs.read("devices/system/node/node0/cpulist")
+    assert not isinstance(err.value, SysfsAccessError)
+    assert sysfs.listdir("devices/system/node/node0/cpulist") is None  # no directory either
+
+
+def test_a_symlink_to_nothing_is_there_but_cannot_be_read(root: Path) -> None:
+    path = root / "devices/system/node/node0/cpulist"
+    path.symlink_to("../node9/cpulist")
+    sysfs = Sysfs.open(root)
+    assert error(sysfs.read, "devices/system/node/node0/cpulist") == (
+        f"{path}: a symbolic link to ../node9/cpulist, which does not exist"
+    )
+    assert sysfs.read("devices/system/node/node0/has_cpu") is None  # absent is still absent
 
 
 # ---- permissions: root reads whatever the mode, so these run as an unprivileged user ----
