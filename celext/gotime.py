@@ -10,8 +10,9 @@ time (celext.lib.operators); imports neither cel-python nor lark.
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
-__all__ = ["MAX_UNIX", "MIN_UNIX", "parse_go_duration", "parse_rfc3339", "unix_in_range"]
+__all__ = ["MAX_UNIX", "MIN_UNIX", "WallClock", "parse_go_duration", "parse_rfc3339", "unix_in_range", "wall_clock"]
 
 _GO_UNITS = {"ns": 1, "us": 1_000, "\u00b5s": 1_000, "\u03bcs": 1_000, "ms": 1_000_000, "s": 1_000_000_000,
              "m": 60_000_000_000, "h": 3_600_000_000_000}
@@ -131,3 +132,34 @@ def _days_since_epoch(year: int, month: int, day: int) -> int:
     day_of_year = (153 * (month - 3 if month > 2 else month + 9) + 2) // 5 + day - 1
     day_of_era = year_of_era * 365 + year_of_era // 4 - year_of_era // 100 + day_of_year
     return era * 146_097 + day_of_era - 719_468
+
+
+class WallClock(NamedTuple):
+    """A Go time's calendar fields (`t.Year()`, `t.Month()` 1-12, `t.Day()`, ..., `t.Weekday()` with Sunday 0,
+    `t.YearDay()` 1-based), for any year: Go's calendar goes on before year 1 and past 9999 (Python's stops)."""
+
+    year: int
+    month: int
+    day: int
+    hour: int
+    minute: int
+    second: int
+    weekday: int
+    year_day: int
+
+
+def wall_clock(seconds: int) -> WallClock:
+    """The calendar fields at `seconds` after 1970-01-01T00:00:00 on a wall clock (Unix seconds plus the zone's
+    offset), in the proleptic Gregorian calendar: the inverse of `_days_since_epoch`."""
+    days, rest = divmod(seconds, 86_400)
+    era, day_of_era = divmod(days + 719_468, 146_097)
+    year_of_era = (day_of_era - day_of_era // 1460 + day_of_era // 36_524 - day_of_era // 146_096) // 365
+    day_of_year = day_of_era - (365 * year_of_era + year_of_era // 4 - year_of_era // 100)
+    shifted_month = (5 * day_of_year + 2) // 153  # 0 = March
+    day = day_of_year - (153 * shifted_month + 2) // 5 + 1
+    month = shifted_month + 3 if shifted_month < 10 else shifted_month - 9
+    year = year_of_era + era * 400 + (month <= 2)
+    hour, rest = divmod(rest, 3600)
+    weekday = (days + 4) % 7  # 1970-01-01 was a Thursday
+    return WallClock(year, month, day, hour, rest // 60, rest % 60, weekday,
+                     days - _days_since_epoch(year, 1, 1) + 1)

@@ -21,13 +21,13 @@ element type is only known at run time (`dyn(...)`, list attributes):
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 from celpy import celtypes
 from celpy.evaluation import CELEvalError
 
 from celext.gostrconv import INT64, UINT64_MAX
+from celext.lib.gosort import go_sort
 from celext.lib.ints import cel_int
 from celext.lib.library import Library, no_such_overload, overload
 from celext.lib.operators import INT_OVERFLOW, OPERATORS, UINT_OVERFLOW, compare, equal
@@ -48,19 +48,24 @@ _SUMMABLE: tuple[tuple[type, Any], ...] = (
 _NO_SUCH_OVERLOAD = "no such overload"  # cel-go types.MaybeNoSuchOverloadErr of a plain value
 
 
-def _ordered(items: _L) -> list[Any] | CELEvalError:
-    """The elements sorted by CEL ordering, or an error when two of them have no order."""
-    failure: list[CELEvalError] = []
+# Element types whose equal elements cannot be told apart and whose CEL order is Python's own: any sort gives Go's
+# result. Not doubles (NaN has no order, -0.0 equals 0.0) nor timestamps (equal instants in other zones).
+_INDISTINCT = (_I, _U, celtypes.StringType, celtypes.BoolType, celtypes.BytesType, _DURATION)
 
-    def cmp(a: Any, b: Any) -> int:
-        order = compare(a, b)
-        if isinstance(order, CELEvalError):
-            failure.append(order)
-            return 0
-        return 0 if order == 2 else order
 
-    result = sorted(items, key=functools.cmp_to_key(cmp))
-    return failure[0] if failure else result
+def cel_less(a: Any, b: Any) -> bool:
+    """sortListByAssociatedKeys' `less`: `Compare` is -1 (an error, such as NaN's, is false)."""
+    order = compare(a, b)
+    return not isinstance(order, CELEvalError) and order == -1
+
+
+def _ordered(items: _L) -> list[Any]:
+    """The elements in the order Go's sort.Slice leaves them (celext.lib.gosort)."""
+    if isinstance(items[0], _INDISTINCT):
+        return sorted(items)
+    result = list(items)
+    go_sort(result, cel_less)
+    return result
 
 
 def _is_sorted(items: _L) -> Any:
@@ -182,8 +187,7 @@ def _sort(items: _L) -> Any:
         return CELEvalError("list elements must be comparable")
     if len({type(i) for i in items}) > 1:
         return CELEvalError("list elements must have the same type")
-    ordered = _ordered(items)
-    return ordered if isinstance(ordered, CELEvalError) else _L(ordered)
+    return _L(_ordered(items))
 
 
 def _range(n: int) -> Any:

@@ -383,10 +383,7 @@ def to_string(value: Any) -> Any:
     """CEL `string()` as cel-go writes it: a double as strconv.FormatFloat(f, 'g', -1, 64), a bool as `true` or
     `false`, a duration and a timestamp as Go writes them (celext.lib.timevalues); the rest as cel-python."""
     if isinstance(value, (Duration, Timestamp)):
-        try:
-            return celtypes.StringType(str(value))
-        except OverflowError:  # an offset carrying the wall clock past year 9999 (Go would still answer)
-            return CELEvalError("timestamp overflow")
+        return celtypes.StringType(str(value))
     if isinstance(value, celtypes.BoolType):
         return celtypes.StringType("true" if value else "false")
     if isinstance(value, (Addr, Prefix)):  # the IP and CIDR libraries' ip_to_string / cidr_to_string

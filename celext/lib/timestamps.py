@@ -1,15 +1,18 @@
-"""The timestamp getters with a time zone argument, as cel-go resolves the zone (common/types/timestamp.go
-`timeZone`): `t.getHours("Europe/Berlin")`, `t.getDayOfWeek("-05:30")`.
+"""The timestamp getters, as cel-go (common/stdlib/standard.go `inTimeZone`) resolves the zone:
+`t.getHours("Europe/Berlin")`, `t.getDayOfWeek("-05:30")`, and `t.getHours()`, which reads the clock in UTC
+whatever offset the timestamp was written with (Kubernetes' environment sets cel.DefaultUTCTimeZone(true), so
+the zero-argument getters are `inTimeZone(ts, "UTC")`).
 
 - a name without `:` is Go's `time.LoadLocation`: "" and "UTC" are UTC, "Local" the process's zone, anything else
   an IANA name, else `unknown time zone <name>` (names with `..` or a leading slash: `time: invalid location
   name`); names are case-sensitive (`utc` is unknown, as in Go);
 - a name with `:` is an offset: the hours before the first `:` and the minutes after it, each read by
   `strconv.Atoi` (so `5:30`, `+05:30` and `-00:30` work, and a bad number is Go's `strconv.Atoi: parsing "x":
-  invalid syntax`); the minutes count against the sign of the text.
+  invalid syntax`); the minutes count against the sign of the text; any size (Go's FixedZone takes it; the
+  minutes to nanoseconds in int64 as Go multiplies them).
 
-Without a zone, a timestamp's getters read its wall clock in the zone it keeps (celext.lib.timevalues: UTC unless
-it was parsed with an offset), and a duration's are its whole length in that unit, as cel-go's.
+Go's calendar has no end, so a zone may carry the wall clock to year 0 or 10000 (`timestamp("0001-01-01T00:00:00Z")
+.getFullYear("-01:00")` is 0): no error. A duration's getters are its whole length in the unit, as cel-go's.
 """
 
 from __future__ import annotations
@@ -23,46 +26,58 @@ from celpy import celtypes
 from celpy.evaluation import CELEvalError, base_functions
 
 from celext.gostrconv import parse_int
+from celext.gotime import MAX_UNIX, MIN_UNIX, WallClock, wall_clock
 from celext.lib.library import no_such_overload
-from celext.lib.timevalues import Timestamp
+from celext.lib.timevalues import Duration, Timestamp, unix_nanos
 
-# The fields of a wall clock (cel-go timestamp.go `timestampGet*`: months and days of the year and of the month
-# 0-based, `getDate` 1-based, Sunday 0)
-_FIELDS: dict[str, Callable[[datetime.datetime], int]] = {
-    "getFullYear": lambda t: t.year,
-    "getMonth": lambda t: t.month - 1,
-    "getDate": lambda t: t.day,
-    "getDayOfMonth": lambda t: t.day - 1,
-    "getDayOfWeek": lambda t: t.isoweekday() % 7,
-    "getDayOfYear": lambda t: t.timetuple().tm_yday - 1,
-    "getHours": lambda t: t.hour,
-    "getMinutes": lambda t: t.minute,
-    "getSeconds": lambda t: t.second,
-    "getMilliseconds": lambda t: t.microsecond // 1000,
+# The fields of a wall clock (cel-go `timestampGet*`: months and days of the year and of the month 0-based,
+# `getDate` 1-based, Sunday 0); milliseconds come from the nanoseconds
+_FIELDS: dict[str, Callable[[WallClock, int], int]] = {
+    "getFullYear": lambda t, _: t.year,
+    "getMonth": lambda t, _: t.month - 1,
+    "getDate": lambda t, _: t.day,
+    "getDayOfMonth": lambda t, _: t.day - 1,
+    "getDayOfWeek": lambda t, _: t.weekday,
+    "getDayOfYear": lambda t, _: t.year_day - 1,
+    "getHours": lambda t, _: t.hour,
+    "getMinutes": lambda t, _: t.minute,
+    "getSeconds": lambda t, _: t.second,
+    "getMilliseconds": lambda _, nanos: nanos // 1_000_000,
 }
+_INT64 = 1 << 64
+_MINUTE_NANOS = 60_000_000_000
+_EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)
+_DAYS = 2 * 86_400  # (no zone changes its offset in the first or last two days of the year)
 
 
-def in_zone(moment: datetime.datetime, name: str) -> datetime.datetime | str:
-    """The wall-clock time of `moment` in the zone `name` (naive for an offset), or Go's error text."""
+def _wrap64(value: int) -> int:
+    """Go's int64 arithmetic, which wraps."""
+    return (value + (1 << 63)) % _INT64 - (1 << 63)
+
+
+def zone_offset(seconds: int, name: str) -> int | str:
+    """The offset, in seconds east of UTC, of the zone `name` at Unix `seconds`, or Go's error text."""
     if ":" in name:
         head, _, tail = name.partition(":")
         try:
             hours, minutes = parse_int(head, "Atoi"), parse_int(tail, "Atoi")
         except ValueError as err:
             return str(err)
-        offset = hours * 60 - minutes if name.startswith("-") else hours * 60 + minutes
-        # Go's FixedZone takes any offset; Python's timezone stops at 24 hours, so shift the UTC wall clock
-        return moment.astimezone(datetime.UTC).replace(tzinfo=None) + datetime.timedelta(minutes=offset)
+        offset = _wrap64(hours * 60 - minutes if name.startswith("-") else hours * 60 + minutes)
+        # int((time.Duration(offset) * time.Minute).Seconds())
+        return int(Duration(_wrap64(offset * _MINUTE_NANOS))._in(1_000_000_000))
     if name in ("", "UTC"):
-        return moment.astimezone(datetime.UTC)
-    if name == "Local":
-        return moment.astimezone()
-    if ".." in name or name.startswith(("/", "\\")):
+        return 0
+    if name != "Local" and (".." in name or name.startswith(("/", "\\"))):
         return "time: invalid location name"
     try:
-        return moment.astimezone(zoneinfo.ZoneInfo(name))
+        zone = None if name == "Local" else zoneinfo.ZoneInfo(name)
     except (zoneinfo.ZoneInfoNotFoundError, ValueError, OSError):
         return f"unknown time zone {name}"
+    # Python's datetime stops at years 1 and 9999, so the offset is read a little inside them
+    moment = _EPOCH + datetime.timedelta(seconds=min(max(seconds, MIN_UNIX + _DAYS), MAX_UNIX - _DAYS))
+    local = moment.astimezone(zone).utcoffset()
+    return 0 if local is None else int(local.total_seconds())
 
 
 def _getter(name: str) -> Callable[..., Any]:
@@ -74,11 +89,11 @@ def _getter(name: str) -> Callable[..., Any]:
             return default(value)  # a duration's (celext.lib.timevalues), or a wrong type's error
         if zone is not None and (not isinstance(value, celtypes.TimestampType) or not isinstance(zone, str)):
             return no_such_overload(name, (value, zone))  # (reached through dyn) a duration's getters take no zone
-        try:
-            local = value.wall_clock() if zone is None else in_zone(value, str(zone))
-        except OverflowError:  # an offset carrying the wall clock past year 9999 (Go would still answer)
-            return CELEvalError("timestamp overflow")
-        return CELEvalError(local) if isinstance(local, str) else celtypes.IntType(field(local))
+        seconds, nanos = divmod(unix_nanos(value), 1_000_000_000)
+        offset = zone_offset(seconds, "UTC" if zone is None else str(zone))
+        if isinstance(offset, str):
+            return CELEvalError(offset)
+        return celtypes.IntType(field(wall_clock(seconds + offset), nanos))
 
     get.__name__ = name
     return get

@@ -11,10 +11,9 @@ take them) carrying the exact count as well, and they compare, hash and print by
 - `Timestamp.at(seconds, nanos, offset)`: Unix seconds and nanoseconds (0 to 999,999,999); the datetime is the
   instant in UTC cut down to microseconds. Like a Go time, it keeps the zone offset it was parsed with
   (`timestamp("2024-01-01T00:00:00+01:00")`, and what is added to it): its text is Go's `time.RFC3339Nano` in
-  that offset (trailing zeros of the fraction dropped; `Z` for offset 0) and the getters without a zone read
-  its wall clock there (`wall_clock()`), as cel-go's do (`getHours()` is 0 there, 23 in UTC). An offset of 0
-  is UTC, as Go parses `+00:00` on a machine whose local zone is UTC (the API server's and the scheduler's
-  containers).
+  that offset (trailing zeros of the fraction dropped; `Z` for offset 0). The getters without a zone read the
+  clock in UTC (celext.lib.timestamps: `getHours()` is 23 there). An offset of 0 is UTC, as Go parses
+  `+00:00` on a machine whose local zone is UTC (the API server's and the scheduler's containers).
 
 The arithmetic and its range checks are celext.lib.operators'.
 """
@@ -28,6 +27,7 @@ from typing import Any
 
 from celpy import celtypes
 
+from celext.gotime import wall_clock
 from celext.lib.gofloat import go_fixed
 from celext.lib.ints import cel_int
 
@@ -172,15 +172,13 @@ class Timestamp(_Exact, celtypes.TimestampType):
     def _exact_of(other: object) -> int | None:
         return unix_nanos(other) if isinstance(other, datetime.datetime) else None
 
-    def wall_clock(self) -> datetime.datetime:
-        """The (naive) date and time in the timestamp's own zone. OverflowError past year 9999, where Go goes on."""
-        utc = datetime.datetime(self.year, self.month, self.day, self.hour, self.minute, self.second, self.microsecond)
-        return utc + datetime.timedelta(seconds=offset_of(self))
-
     def __str__(self) -> str:
-        """Go's `t.Format(time.RFC3339Nano)`: the fraction's trailing zeros dropped (none when whole), the zone
-        `Z` or `+hh:mm`."""
-        wall, offset, fraction = self.wall_clock(), offset_of(self), unix_nanos(self) % _SECOND
+        """Go's `t.Format(time.RFC3339Nano)` in the timestamp's own zone: the fraction's trailing zeros dropped
+        (none when whole), the zone `Z` or `+hh:mm`; the year as Go prints it, 0000 and 10000 included (an
+        offset can carry the wall clock of an instant in range there)."""
+        seconds, fraction = divmod(unix_nanos(self), _SECOND)
+        offset = offset_of(self)
+        wall = wall_clock(seconds + offset)
         text = f"{wall.year:04d}-{wall.month:02d}-{wall.day:02d}T{wall.hour:02d}:{wall.minute:02d}:{wall.second:02d}"
         if fraction:
             text += f".{fraction:09d}".rstrip("0")
@@ -190,8 +188,5 @@ class Timestamp(_Exact, celtypes.TimestampType):
         return f"{text}{'-' if offset < 0 else '+'}{hours:02d}:{minutes:02d}"
 
     def __repr__(self) -> str:
-        try:
-            return f"Timestamp({str(self)!r})"
-        except OverflowError:  # (a wall clock past year 9999: a log line must not fail on it)
-            return f"Timestamp(unix_nanos={unix_nanos(self)}, offset={offset_of(self)})"
+        return f"Timestamp({str(self)!r})"
 

@@ -10,7 +10,8 @@ runs the same steps directly, one iteration variable slot (or two) rebound per e
 - `transformMap(k, v, [f,] t)`: a map from each key (list: index) to `t`;
 - `transformMapEntry(k, v, [f,] m)`: the union of the maps `m`, `insert failed: key K already exists` on a
   repeated key;
-- `sortBy(x, key)`: the list sorted (stably) by the keys, which must be comparable values of one type;
+- `sortBy(x, key)`: the list sorted by the keys, which must be comparable values of one type, as Go's
+  sort.Slice sorts (stable up to 12 elements only);
 - `optMap(x, e)` / `optFlatMap(x, e)` on an optional: none stays none, else optional.of(e) / e.
 Two variables bind (index, element) on a list and (key, value) on a map; one variable binds the element
 (list) or the key (map).
@@ -21,14 +22,15 @@ form of the compiled engine (celext.plan.closures) its closures, each with its o
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol, TypeVar
 
 from celpy import celtypes
 from celpy.evaluation import CELEvalError
 
+from celext.lib.gosort import go_sort
 from celext.lib.ints import cel_int
+from celext.lib.lists import cel_less
 from celext.lib.operators import compare
 from celext.lib.optional_value import OptionalValue, of
 
@@ -166,9 +168,10 @@ def _go_text(key: Any) -> str:
 
 
 # Key types whose CEL order (celext.lib.operators.compare on two of one type) is a total order that Python's
-# comparison of the values gives; not doubles, whose NaN compares equal to everything in the sort below.
+# comparison of the values gives; not doubles, whose NaN compares equal to everything.
 _TOTAL_ORDERS = frozenset({celtypes.IntType, celtypes.UintType, celtypes.StringType, celtypes.BoolType,
                            celtypes.BytesType})
+_STABLE_UP_TO = 12  # Go's sort.Slice sorts runs this short by insertion, which is stable
 
 
 def _key(kept: tuple[tuple[Any, ...], Any]) -> Any:
@@ -176,6 +179,8 @@ def _key(kept: tuple[tuple[Any, ...], Any]) -> Any:
 
 
 def _sort_by(kept: list[tuple[tuple[Any, ...], Any]]) -> Any:
+    """The rows in the order Go's sort.Slice leaves them by their keys (celext.lib.gosort): past 12 rows equal keys
+    do not keep their order."""
     if not kept:
         return celtypes.ListType()
     keys = [key for _, key in kept]
@@ -183,12 +188,9 @@ def _sort_by(kept: list[tuple[tuple[Any, ...], Any]]) -> Any:
         return CELEvalError("list elements must be comparable")
     if len(kept) > 1 and any(type(key) is not type(keys[0]) for key in keys):
         return CELEvalError("list elements must have the same type")
-
-    if type(keys[0]) in _TOTAL_ORDERS:  # CEL's order of these is Python's own: no comparison call per pair
+    if type(keys[0]) in _TOTAL_ORDERS and (len(kept) <= _STABLE_UP_TO or len(set(keys)) == len(keys)):
+        # a stable sort of a total order is Go's result here: no comparison call per pair
         return celtypes.ListType(row[0] for row, _ in sorted(kept, key=_key))
-
-    def order(a: tuple[tuple[Any, ...], Any], b: tuple[tuple[Any, ...], Any]) -> int:
-        found = compare(a[1], b[1])
-        return 0 if isinstance(found, CELEvalError) or found == 2 else found
-
-    return celtypes.ListType(row[0] for row, _ in sorted(kept, key=functools.cmp_to_key(order)))
+    rows = list(kept)
+    go_sort(rows, lambda a, b: cel_less(a[1], b[1]))
+    return celtypes.ListType(row[0] for row, _ in rows)

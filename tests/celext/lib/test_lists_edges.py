@@ -44,3 +44,30 @@ from tests.celext.lib.engines import ENGINES, outcome_on
 @pytest.mark.parametrize("engine", ENGINES)
 def test_lists_edges(engine: str, expression: str, expected: bool | str) -> None:
     assert outcome_on(engine, expression) == expected
+
+
+# Go's sort.Slice (pattern-defeating quicksort), as cel-go's sort() and sortBy() run it: stable only up to 12
+# elements, and a NaN (which Compare cannot order: `less` is false) stays where the algorithm's steps leave it.
+# Each expected order is what a Go program calling sort.Slice with that `less` printed.
+@pytest.mark.parametrize(("expression", "expected"), [
+    ('[3.0, 1.0, 0.0/0.0, 2.0].sort().map(x, string(x)) == ["1", "3", "NaN", "2"]', True),
+    ('[2.0, 0.0/0.0, 1.0].sort().map(x, string(x)) == ["2", "NaN", "1"]', True),
+    ('[0.0/0.0, 3.0, 2.0, 1.0].sort().map(x, string(x)) == ["NaN", "1", "2", "3"]', True),
+    ('[5.0, 4.0, 0.0/0.0, 3.0, 2.0, 1.0, 0.0/0.0, 0.0].sort().map(x, string(x)) '
+     '== ["4", "5", "NaN", "1", "2", "3", "NaN", "0"]', True),
+    ('[1.0, 2.0].sortBy(x, x == 1.0 ? 0.0/0.0 : x) == [1.0, 2.0] '
+     '&& [2.0, 1.0].sortBy(x, x == 1.0 ? 0.0/0.0 : x) == [2.0, 1.0]', True),
+    # 12 elements: insertion sort, stable; 13: no longer
+    ('lists.range(12).sortBy(x, x % 3) == [0, 3, 6, 9, 1, 4, 7, 10, 2, 5, 8, 11]', True),
+    ('lists.range(13).sortBy(x, x % 3) == [6, 3, 0, 9, 12, 1, 4, 7, 10, 2, 5, 8, 11]', True),
+    ('lists.range(20).sortBy(x, x % 2) == [10, 18, 2, 16, 4, 0, 6, 14, 8, 12, 5, 11, 9, 13, 7, 15, 3, 17, 1, 19]',
+     True),
+    ('lists.range(13).sortBy(x, 0) == lists.range(13)', True),  # already in order: left as it is
+    ('lists.range(20).sortBy(x, -x) == lists.range(20).reverse()', True),  # distinct keys: one answer
+    # equal doubles that print differently: -0.0 (index 0) ends up third of the zeros, as in Go
+    ('[-0.0, 1.0, 2.0, 0.0, 1.0, 2.0, 0.0, 1.0, 2.0, 0.0, 1.0, 2.0, 0.0].sort().map(x, string(x))'
+     '.slice(0, 5) == ["0", "0", "-0", "0", "0"]', True),
+])
+@pytest.mark.parametrize("engine", ENGINES)
+def test_sort_as_go_sorts(engine: str, expression: str, expected: bool | str) -> None:
+    assert outcome_on(engine, expression) == expected
