@@ -32,6 +32,7 @@ class Request(Struct, frozen=True):
     all_devices: bool
     count: int
     capacity: Obj  # exactly.capacity.requests: capacity name -> quantity
+    tolerations: tuple[Obj, ...] = ()  # DeviceTolerations, for device taints
 
 
 class Entry(Struct, frozen=True):
@@ -92,7 +93,8 @@ def _request(raw: Obj, name: str, claim: str, classes: Mapping[str, Obj]) -> Req
     capacity = _map(_map(raw.get("capacity")).get("requests"))
     return Request(name, class_name, _selectors(spec.get("selectors"), f"class {class_name}"),
                     _selectors(raw.get("selectors"), f"claim {claim}, request {name}"),
-                    mode == "All", count if isinstance(count, int) else 1, capacity)
+                    mode == "All", count if isinstance(count, int) else 1, capacity,
+                    tuple(t for t in _strings(raw.get("tolerations")) if isinstance(t, Mapping)))
 
 
 # apiVersions whose requests hold a request's fields themselves; later ones (v1beta2, v1) put them under `exactly`
