@@ -58,7 +58,7 @@ from celext.alloc.constraints import (
     lookup_attribute,
     render_attribute,
 )
-from celext.alloc.pools import Node, pools_for_node
+from celext.alloc.pools import Device, Node, node_selector_matches, pools_for_node
 from celext.alloc.search import EMPTY_KEY_HINT, Bound, Matcher, Pick, Search, enhance
 from celext.alloc.why import infeasible, why_not
 from celext.vocabulary import NUMA_NODE
@@ -203,6 +203,9 @@ def explain(obj: Obj, classes: Mapping[str, Obj], slices: Sequence[Obj], nodes: 
     """`explain_on_node` for each node; a claim-wide refusal is reported once."""
     label = f"{obj.get('kind') or 'ResourceClaim'} {claim_label(obj)}"
     notes = claim_notes(obj)
+    allocation = _map(obj.get("status")).get("allocation") if obj.get("kind") != "ResourceClaimTemplate" else None
+    if isinstance(allocation, Mapping):
+        return ClaimResult(label, tuple(_allocated(allocation, slices, n) for n in nodes), notes=notes)
     try:
         check_claim(parse_claim(obj, classes, semantics)[0], claim_label(obj))
     except ClaimError as err:
@@ -211,3 +214,27 @@ def explain(obj: Obj, classes: Mapping[str, Obj], slices: Sequence[Obj], nodes: 
     return ClaimResult(label, tuple(explain_on_node(obj, classes, slices, n, semantics=semantics, matcher=matcher,
                                                     max_steps=max_steps) for n in nodes), notes=notes)
 
+
+
+def _map(value: Any) -> Obj:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _allocated(allocation: Obj, slices: Sequence[Obj], node: Node) -> NodeResult:
+    """A claim with `status.allocation`: the scheduler does not allocate it again; the pod fits a node only where
+    the allocation's nodeSelector (none: every node) selects it (the DynamicResources plugin's Filter)."""
+    selector = allocation.get("nodeSelector")
+    details = ("the claim is already allocated (status.allocation): the scheduler keeps that allocation and does not "
+               "search again",)
+    if isinstance(selector, Mapping) and not node_selector_matches(selector, node):
+        return NodeResult(node.name, "no-fit", reason="resourceclaim not available on the node", details=(
+            *details, "the allocation's nodeSelector does not select this node"))
+    wires = {(_map(s.get("spec")).get("driver"), _map(_map(s.get("spec")).get("pool")).get("name"), d.get("name")): d
+             for s in slices for d in _map(s.get("spec")).get("devices") or () if isinstance(d, Mapping)}
+    picks = []
+    for item in _map(allocation.get("devices")).get("results") or ():
+        result = _map(item)
+        driver, pool, name = (str(result.get(k) or "") for k in ("driver", "pool", "device"))
+        wire = wires.get((driver, pool, name), {"name": name})
+        picks.append(Pick(str(result.get("request") or ""), Device.of(driver, pool, "", wire)))
+    return NodeResult(node.name, "fits", tuple(picks), numa=_numa(picks), details=details)

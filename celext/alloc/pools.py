@@ -239,7 +239,7 @@ def _add_slice(pools: dict[tuple[str, str], list[Obj]], s: Obj) -> None:
 
 
 def nodes_of(slices: Sequence[Obj], nodes: Sequence[Obj]) -> list[Node]:
-    """Every node the inputs name: Node objects (with labels) and slices' nodeName, sorted."""
+    """Every node the inputs name: Node objects (with labels) and the nodeName of slices and devices, sorted."""
     known: dict[str, Node] = {}
     for n in nodes:
         meta = _map(n.get("metadata"))
@@ -248,9 +248,11 @@ def nodes_of(slices: Sequence[Obj], nodes: Sequence[Obj]) -> list[Node]:
             known[meta["name"]] = Node(meta["name"], {str(k): str(v) for k, v in labels.items()})
     for s in slices:
         spec = _map(s.get("spec"))
-        name = spec.get("nodeName")
-        if isinstance(name, str) and name and name not in known:
-            known[name] = Node(name, {})
+        # the slice's node, and with perDeviceNodeSelection each device's
+        for owner in (spec, *(d for d in _strings(spec.get("devices")) if isinstance(d, Mapping))):
+            name = owner.get("nodeName")
+            if isinstance(name, str) and name and name not in known:
+                known[name] = Node(name, {})
     return [known[k] for k in sorted(known)] or [Node("", {})]
 
 

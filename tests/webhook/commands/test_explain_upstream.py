@@ -40,9 +40,11 @@ def req(name: str, cls: str = "gpu", *selectors: str, **exactly: Any) -> dict[st
 
 
 def run(tmp_path: Path, capsys: pytest.CaptureFixture[str], requests: list[dict[str, Any]],
-        slices: list[dict[str, Any]], constraints: list[dict[str, Any]] | None = None) -> tuple[int, str]:
+        slices: list[dict[str, Any]], constraints: list[dict[str, Any]] | None = None, *,
+        status: dict[str, Any] | None = None) -> tuple[int, str]:
     claim = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": "c", "namespace": "d"},
-             "spec": {"devices": {"requests": requests, "constraints": constraints or []}}}
+             "spec": {"devices": {"requests": requests, "constraints": constraints or []}},
+             **({"status": status} if status else {})}
     paths = {}
     for name, objects in (("claim", [claim]), ("slices", slices), ("classes", CLASSES)):
         path = tmp_path / f"{name}.json"
@@ -278,3 +280,40 @@ def test_f11_a_pool_with_a_dangling_counter_reference_is_invalid(
     assert out.splitlines()[1:4] == [
         "  node n1: cannot allocate: invalid resource pools were encountered",
         "    without them: request gpu: no device matches", f"    pool {GPU}/n1 is invalid ({problem}): skipped"]
+
+
+def on_node(name: str) -> dict[str, Any]:
+    return {"nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": [name]}]}]}
+
+
+def test_f12_an_allocated_claim_fits_only_where_its_allocation_is_available(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    n2 = rslice(GPU, [dev("gpu-0", **{NUMA: {"int": 1}})], "n2")
+    n2["spec"]["nodeName"] = "n2"
+    result = {"request": "gpu", "driver": GPU, "pool": "n2", "device": "gpu-0"}
+    # the class does not exist and n1 has a free device: neither matters, the allocation is kept as it is
+    code, out = run(tmp_path, capsys, [req("gpu", "missing")], [rslice(GPU, [dev("gpu-1")]), n2],
+                    status={"allocation": {"devices": {"results": [result]}, "nodeSelector": on_node("n2")}})
+    assert code == 0
+    kept = ("the claim is already allocated (status.allocation): the scheduler keeps that allocation and does not "
+            "search again")
+    assert out.splitlines()[1:7] == [
+        "  node n1: cannot allocate: resourceclaim not available on the node", f"    {kept}",
+        "    the allocation's nodeSelector does not select this node",
+        "  node n2: fits", f"    gpu  {GPU}/n2/gpu-0  numaNode 1", "    common numaNode: {1}"]
+    code, out = run(tmp_path, capsys, [req("gpu")], [rslice(GPU, [dev("gpu-1")]), n2],
+                    status={"allocation": {"devices": {"results": [result]}}})  # no nodeSelector: every node
+    assert code == 0
+    assert out.splitlines()[-1] == "  2 of 2 node(s) can allocate it"
+
+
+def test_f13_a_node_named_only_by_a_device_is_explained(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    per_device = rslice(GPU, [{"name": "gpu-0", "nodeName": "n2"}, {"name": "gpu-1", "allNodes": True}], "shared")
+    del per_device["spec"]["nodeName"]
+    per_device["spec"]["perDeviceNodeSelection"] = True
+    code, out = run(tmp_path, capsys, [req("gpu", count=2)], [per_device, rslice(GPU, [dev("gpu-9")])])
+    assert code == 0
+    assert out.splitlines()[1:] == [
+        "  node n1: fits", f"    gpu  {GPU}/n1/gpu-9", f"    gpu  {GPU}/shared/gpu-1",
+        "  node n2: fits", f"    gpu  {GPU}/shared/gpu-0", f"    gpu  {GPU}/shared/gpu-1",
+        "  2 of 2 node(s) can allocate it"]
