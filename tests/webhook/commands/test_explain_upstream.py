@@ -317,3 +317,14 @@ def test_f13_a_node_named_only_by_a_device_is_explained(tmp_path: Path, capsys: 
         "  node n1: fits", f"    gpu  {GPU}/n1/gpu-9", f"    gpu  {GPU}/shared/gpu-1",
         "  node n2: fits", f"    gpu  {GPU}/shared/gpu-0", f"    gpu  {GPU}/shared/gpu-1",
         "  2 of 2 node(s) can allocate it"]
+
+
+def test_f14_a_claim_error_in_a_subrequest_names_the_subrequest(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # validateDeviceRequest gets the subrequest itself: its messages say "request b", not "request r/b"
+    first = {"name": "r", "firstAvailable": [{"name": "a", "deviceClassName": "gpu"},
+                                             {"name": "b", "deviceClassName": "missing"}]}
+    code, out = run(tmp_path, capsys, [first], [rslice(GPU, [dev("gpu-0")])])
+    assert code == 1
+    assert out.splitlines()[1] == ('  cannot allocate on any node: claim d/c, request b: could not retrieve device '
+                                   'class missing: deviceclass.resource.k8s.io "missing" not found')
