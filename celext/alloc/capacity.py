@@ -24,7 +24,8 @@ Obj = Mapping[str, Any]
 Consumed = dict[str, Decimal]  # fully qualified capacity name -> amount
 
 
-def _quantity(value: Any) -> Decimal | None:
+def quantity(value: Any) -> Decimal | None:
+    """A wire quantity (string or number) as an exact decimal, or None when it is not one."""
     if isinstance(value, int | float) and not isinstance(value, bool):
         value = str(value)
     if not isinstance(value, str):
@@ -46,18 +47,18 @@ def device_capacity(device: Obj) -> dict[str, Obj]:
 
 def _round_up(requested: Decimal, policy: Obj) -> Decimal:
     valid_range = _map(policy.get("validRange"))
-    low = _quantity(valid_range.get("min"))
+    low = quantity(valid_range.get("min"))
     if low is not None:
         if requested < low:
             return low
-        step = _quantity(valid_range.get("step"))
+        step = quantity(valid_range.get("step"))
         if step is None or step <= 0:
             return requested
         steps = ((requested - low) / step).to_integral_value(rounding=ROUND_CEILING)
         return low + step * steps
     values = policy.get("validValues")
     if isinstance(values, list) and values:
-        for value in (_quantity(v) for v in values):
+        for value in (quantity(v) for v in values):
             if value is not None and requested <= value:
                 return value
     return requested
@@ -66,17 +67,17 @@ def _round_up(requested: Decimal, policy: Obj) -> Decimal:
 def _violates(amount: Decimal, policy: Obj) -> bool:
     if not policy:
         return False
-    if _quantity(policy.get("default")) == amount:
+    if quantity(policy.get("default")) == amount:
         return False
     valid_range = _map(policy.get("validRange"))
     if valid_range:
-        high, step, low = (_quantity(valid_range.get(k)) for k in ("max", "step", "min"))
+        high, step, low = (quantity(valid_range.get(k)) for k in ("max", "step", "min"))
         if high is not None and amount > high:
             return True
         return step is not None and step > 0 and (amount - (low or Decimal(0))) % step != 0
     values = policy.get("validValues")
     if isinstance(values, list) and values:
-        return all(_quantity(v) != amount for v in values)
+        return all(quantity(v) != amount for v in values)
     return False
 
 
@@ -91,31 +92,31 @@ def consume(requests: Obj, device: Obj, driver: str, taken: Consumed | None = No
             hint = (f" (it publishes {other}; the allocator compares capacity names exactly)"
                     if other in published else "")
             return f"publishes no capacity {name}{hint}"
-        amount = _quantity(value)
+        amount = quantity(value)
         if amount is None:
             return f"capacity request {name}: {value!r} is not a quantity"
         wanted[key] = amount
     consumed: Consumed = {}
     for key, spec in published.items():
-        total, policy = _quantity(spec.get("value")), _map(spec.get("requestPolicy"))
+        total, policy = quantity(spec.get("value")), _map(spec.get("requestPolicy"))
         if total is None:
             continue
         if key in wanted:
             amount = _round_up(wanted[key], policy) if policy else wanted[key]
         else:
-            amount = _quantity(policy.get("default"))
+            amount = quantity(policy.get("default"))
             amount = total if amount is None else amount
         if _violates(amount, policy):
-            return f"{key}: {_show(amount)} is not allowed by the device's request policy"
+            return f"{key}: {show_amount(amount)} is not allowed by the device's request policy"
         already = (taken or {}).get(key, Decimal(0))
         if already + amount > total:
-            used = f" ({_show(already)} already taken by this claim)" if already else ""
-            return f"{key}: needs {_show(amount)}, the device has {_show(total)}{used}"
+            used = f" ({show_amount(already)} already taken by this claim)" if already else ""
+            return f"{key}: needs {show_amount(amount)}, the device has {show_amount(total)}{used}"
         consumed[key] = amount
     return consumed
 
 
-def _show(amount: Decimal) -> str:
+def show_amount(amount: Decimal) -> str:
     """The shortest exact spelling: `64Gi`, `6G`, `1500m`."""
     forms = [f"{amount.normalize():f}"]
     units = (("Ti", Decimal(2) ** 40), ("Gi", Decimal(2) ** 30), ("Mi", Decimal(2) ** 20), ("Ki", Decimal(1024)),

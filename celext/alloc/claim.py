@@ -32,6 +32,7 @@ class Request(Struct, frozen=True):
     all_devices: bool
     count: int
     capacity: Obj  # exactly.capacity.requests: capacity name -> quantity
+    tolerations: tuple[Obj, ...] = ()  # DeviceTolerations, for device taints
 
 
 class Entry(Struct, frozen=True):
@@ -74,25 +75,28 @@ def _selectors(raw: Any, where: str) -> tuple[str, ...]:
 
 
 def _request(raw: Obj, name: str, claim: str, classes: Mapping[str, Obj]) -> Request:
+    """`name` is "req" or "req/sub"; upstream's messages (validateDeviceRequest) name a subrequest alone."""
+    where = f"claim {claim}, request {name.rpartition('/')[2]}"
+    selectors = _selectors(raw.get("selectors"), where)  # checked before the class, as upstream does
     class_name = raw.get("deviceClassName")
     if not isinstance(class_name, str) or not class_name:
-        raise ClaimError(f"claim {claim}, request {name}: missing device class name (unsupported request type?)")
+        raise ClaimError(f"{where}: missing device class name (unsupported request type?)")
     device_class = classes.get(class_name)
     if device_class is None:
-        raise ClaimError(f"claim {claim}, request {name}: could not retrieve device class {class_name}: "
+        raise ClaimError(f"{where}: could not retrieve device class {class_name}: "
                          f'deviceclass.resource.k8s.io "{class_name}" not found')
     spec = _map(device_class.get("spec"))
     mode = raw.get("allocationMode") or "ExactCount"
     if mode not in ("ExactCount", "All"):
-        raise ClaimError(f"claim {claim}, request {name}: unsupported count mode {mode}")
+        raise ClaimError(f"{where}: unsupported count mode {mode}")
     count = raw.get("count", 1)
     if mode == "ExactCount" and (not isinstance(count, int) or isinstance(count, bool) or count <= 0):
         # API validation refuses such a claim (count must be greater than zero); do not guess one
-        raise ClaimError(f"claim {claim}, request {name}: count must be a positive integer, not {count!r}")
+        raise ClaimError(f"{where}: count must be a positive integer, not {count!r}")
     capacity = _map(_map(raw.get("capacity")).get("requests"))
-    return Request(name, class_name, _selectors(spec.get("selectors"), f"class {class_name}"),
-                    _selectors(raw.get("selectors"), f"claim {claim}, request {name}"),
-                    mode == "All", count if isinstance(count, int) else 1, capacity)
+    return Request(name, class_name, _selectors(spec.get("selectors"), f"class {class_name}"), selectors,
+                    mode == "All", count if isinstance(count, int) else 1, capacity,
+                    tuple(t for t in _strings(raw.get("tolerations")) if isinstance(t, Mapping)))
 
 
 # apiVersions whose requests hold a request's fields themselves; later ones (v1beta2, v1) put them under `exactly`

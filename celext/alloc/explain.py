@@ -16,15 +16,15 @@ experimental`: `GatherPools`, `validateDeviceRequest`, `allocateOne`, `isSelecta
   `allowMultipleAllocations` serve several requests while their capacity lasts (`celext.alloc.capacity`);
 - constraints are checked as each device is placed (see `celext.alloc.constraints`), and the search
   backtracks exactly, as upstream does, up to a bound on work;
+- device taints refuse devices the request does not tolerate, and shared counters limit what the devices
+  of a pool take together (`celext.alloc.search`);
 - a CEL error in a selector aborts the claim with the allocator's message, not "no match".
 
 draguard's own parts: the reasons reported when nothing fits (the first request without enough
 candidates, else the constraint rejection reached deepest in the search, with the values of every
 candidate), the work bound, the early answer for a hopeless matchAttribute once a search runs long
-(`explain_why.infeasible`), and what is not modelled (shared counters, taints, devices
-already allocated to other claims: every claim is explained against an empty cluster). Taints and counters
-only refuse devices, so a fit whose chosen devices have taints or consume counters gets a note saying they
-were not checked.
+(`explain_why.infeasible`), and what is not modelled (devices already allocated to other claims: every
+claim is explained against an empty cluster).
 
 The claim is read by `celext.alloc.claim`, searched by `celext.alloc.search`, and a failure worded by
 `celext.alloc.why`; this module runs them per node and holds the results.
@@ -58,7 +58,7 @@ from celext.alloc.constraints import (
     lookup_attribute,
     render_attribute,
 )
-from celext.alloc.pools import Node, pools_for_node
+from celext.alloc.pools import Device, Node, node_selector_matches, pools_for_node
 from celext.alloc.search import EMPTY_KEY_HINT, Bound, Matcher, Pick, Search, enhance
 from celext.alloc.why import infeasible, why_not
 from celext.vocabulary import NUMA_NODE
@@ -135,9 +135,11 @@ def explain_on_node(obj: Obj, classes: Mapping[str, Obj], slices: Sequence[Obj],
     claim = claim_label(obj)
     entries, constraints = parse_claim(obj, classes, semantics)
     check_claim(entries, claim)
-    devices, notes, skipped = pools_for_node(slices, node)
+    gathered = pools_for_node(slices, node)
+    devices, notes, skipped = gathered.devices, gathered.notes, gathered.skipped
     matcher = matcher or celext_matcher()
-    search = Search(claim, entries, constraints, devices, matcher, node, min(max_steps, PROBE_STEPS))
+    search = Search(claim, entries, constraints, devices, matcher, node, min(max_steps, PROBE_STEPS),
+                    counters=gathered.counters)
     try:
         try:
             search.validate(skipped)
@@ -155,7 +157,7 @@ def explain_on_node(obj: Obj, classes: Mapping[str, Obj], slices: Sequence[Obj],
             constraints = parse_claim(obj, classes, semantics)[1]
             search = Search(claim, entries, constraints, devices, matcher, node, max_steps, memo=search.memo,
                             evaluated=search.evaluated, found=search.found, all_devices=search.all_devices,
-                            room=search.room)
+                            room=search.room, counters=gathered.counters)
             found = search.run()
     except Bound:
         return NodeResult(node.name, "bound", reason=(
@@ -165,31 +167,12 @@ def explain_on_node(obj: Obj, classes: Mapping[str, Obj], slices: Sequence[Obj],
         return NodeResult(node.name, "error", reason=str(err), details=tuple(notes), steps=search.steps)
     if found:
         return NodeResult(node.name, "fits", tuple(search.picks), _commons(constraints), _numa(search.picks),
-                          details=(*notes, *_unchecked(search.picks)), steps=search.steps)
+                          details=tuple(notes), steps=search.steps)
     reason, details = why_not(search, notes)
+    if "invalid" in skipped.values():
+        # Allocate fails with this error (not "no fit") when nothing fits and some pool was invalid
+        reason, details = "invalid resource pools were encountered", (f"without them: {reason}", *details)
     return NodeResult(node.name, "no-fit", reason=reason, details=details, steps=search.steps)
-
-
-def _unchecked(picks: Sequence[Pick]) -> list[str]:
-    """Notes for a fit that device taints or shared counters could undo: explain checks neither, and both only
-    ever refuse devices, so they matter only when a chosen device has a taint or consumes counters."""
-    notes = []
-    tainted = [f"{p.device.id} ({', '.join(_taint(t) for t in p.device.wire['taints'] if isinstance(t, Mapping))})"
-               for p in picks if isinstance(p.device.wire.get("taints"), list) and p.device.wire["taints"]]
-    if tainted:
-        notes.append("device taints were not checked: " + "; ".join(tainted) + ". The scheduler refuses a device "
-                     "with a NoSchedule or NoExecute taint the request does not tolerate (DRADeviceTaints)")
-    counting = [p.device.id for p in picks if p.device.wire.get("consumesCounters")]
-    if counting:
-        notes.append(f"shared counters were not checked ({', '.join(dict.fromkeys(counting))} consume counters): "
-                     "the scheduler also refuses a device when its pool's sharedCounters cannot cover what the "
-                     "chosen devices consume together (DRAPartitionableDevices)")
-    return notes
-
-
-def _taint(taint: Mapping[str, Any]) -> str:
-    key, value, effect = taint.get("key", ""), taint.get("value"), taint.get("effect", "")
-    return f"{key}={value}:{effect}" if value else f"{key}:{effect}"
 
 
 def _commons(constraints: Sequence[Constraint]) -> tuple[tuple[str, str], ...]:
@@ -220,6 +203,9 @@ def explain(obj: Obj, classes: Mapping[str, Obj], slices: Sequence[Obj], nodes: 
     """`explain_on_node` for each node; a claim-wide refusal is reported once."""
     label = f"{obj.get('kind') or 'ResourceClaim'} {claim_label(obj)}"
     notes = claim_notes(obj)
+    allocation = _map(obj.get("status")).get("allocation") if obj.get("kind") != "ResourceClaimTemplate" else None
+    if isinstance(allocation, Mapping):
+        return ClaimResult(label, tuple(_allocated(allocation, slices, n) for n in nodes), notes=notes)
     try:
         check_claim(parse_claim(obj, classes, semantics)[0], claim_label(obj))
     except ClaimError as err:
@@ -228,3 +214,27 @@ def explain(obj: Obj, classes: Mapping[str, Obj], slices: Sequence[Obj], nodes: 
     return ClaimResult(label, tuple(explain_on_node(obj, classes, slices, n, semantics=semantics, matcher=matcher,
                                                     max_steps=max_steps) for n in nodes), notes=notes)
 
+
+
+def _map(value: Any) -> Obj:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _allocated(allocation: Obj, slices: Sequence[Obj], node: Node) -> NodeResult:
+    """A claim with `status.allocation`: the scheduler does not allocate it again; the pod fits a node only where
+    the allocation's nodeSelector (none: every node) selects it (the DynamicResources plugin's Filter)."""
+    selector = allocation.get("nodeSelector")
+    details = ("the claim is already allocated (status.allocation): the scheduler keeps that allocation and does not "
+               "search again",)
+    if isinstance(selector, Mapping) and not node_selector_matches(selector, node):
+        return NodeResult(node.name, "no-fit", reason="resourceclaim not available on the node", details=(
+            *details, "the allocation's nodeSelector does not select this node"))
+    wires = {(_map(s.get("spec")).get("driver"), _map(_map(s.get("spec")).get("pool")).get("name"), d.get("name")): d
+             for s in slices for d in _map(s.get("spec")).get("devices") or () if isinstance(d, Mapping)}
+    picks = []
+    for item in _map(allocation.get("devices")).get("results") or ():
+        result = _map(item)
+        driver, pool, name = (str(result.get(k) or "") for k in ("driver", "pool", "device"))
+        wire = wires.get((driver, pool, name), {"name": name})
+        picks.append(Pick(str(result.get("request") or ""), Device.of(driver, pool, "", wire)))
+    return NodeResult(node.name, "fits", tuple(picks), numa=_numa(picks), details=details)

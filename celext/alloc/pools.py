@@ -3,7 +3,8 @@
 A node sees its own slices, slices for all nodes, slices whose node selector matches its labels and,
 with `perDeviceNodeSelection`, the devices whose own node fields match. Per pool (driver, pool name)
 only the newest generation counts; a pool missing slices is incomplete, one with a duplicate device
-name invalid, and both are skipped. Pools are ordered by driver then pool name, slices by name, and pools
+name, a counter set named twice or a device consuming a counter the pool does not publish invalid, and
+both are skipped. Pools are ordered by driver then pool name, slices by name, and pools
 with a device that has `bindingConditions` come after all others (upstream `poolHasBindingConditions`).
 NodeSelector matching follows component-helpers nodeaffinity: terms are ORed, requirements inside a
 term ANDed, a term without requirements selects nothing, `matchFields` knows only `metadata.name`
@@ -13,13 +14,16 @@ with `In`/`NotIn`.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from decimal import Decimal
 from typing import Any
 
 from msgspec import Struct, field
 
+from celext.alloc.capacity import quantity
 from celext.gostrconv import parse_int
 
 Obj = Mapping[str, Any]
+Counters = dict[str, dict[str, Decimal]]  # counter set name -> counter name -> value
 
 
 class Device(Struct, frozen=True):
@@ -120,9 +124,18 @@ def node_matches(spec: Obj, node: Node) -> bool:
     return isinstance(selector, Mapping) and node_selector_matches(selector, node)
 
 
-def pools_for_node(slices: Sequence[Obj], node: Node) -> tuple[list[Device], list[str], dict[str, str]]:
-    """Devices the node can use, in allocation order, notes on skipped pools, and those pools
-    ("driver/pool" -> "being updated" | "invalid") as GatherPools marks them."""
+class Gathered(Struct, frozen=True):
+    """What GatherPools finds for one node."""
+
+    devices: list[Device]  # in allocation order
+    notes: list[str]  # on skipped pools
+    skipped: dict[str, str]  # "driver/pool" -> "being updated" | "invalid"
+    counters: dict[tuple[str, str], Counters]  # (driver, pool) -> its sharedCounters
+
+
+def pools_for_node(slices: Sequence[Obj], node: Node) -> Gathered:
+    """Devices the node can use, in allocation order, notes on skipped pools, those pools as GatherPools marks
+    them, and the shared counters of each usable pool."""
     relevant: dict[tuple[str, str], list[Obj]] = {}
     for s in slices:
         spec = _map(s.get("spec"))
@@ -135,12 +148,13 @@ def pools_for_node(slices: Sequence[Obj], node: Node) -> tuple[list[Device], lis
         if ok:
             _add_slice(relevant, s)
     devices, notes, skipped = [], [], {}
+    counters: dict[tuple[str, str], Counters] = {}
     deferred: list[Device] = []  # pools with binding conditions: GatherPools appends them last
     for key in sorted(relevant):
         pool_slices = relevant[key]
         wanted, generation = _pool_numbers(pool_slices[0])
+        same = [s for s in slices if _pool_key(s) == key]
         if len(pool_slices) != wanted:
-            same = [s for s in slices if _pool_key(s) == key]
             if any(_pool_numbers(s)[1] > generation for s in same):
                 continue  # obsolete generation
             if sum(1 for s in same if _pool_numbers(s)[1] == generation) != wanted:
@@ -160,15 +174,47 @@ def pools_for_node(slices: Sequence[Obj], node: Node) -> tuple[list[Device], lis
                 duplicate = d.name
                 break
             names.add(d.name)
-        if duplicate is not None:
-            notes.append(f"pool {key[0]}/{key[1]} is invalid (duplicate device name {duplicate}): skipped")
+        sets = _counter_sets([s for s in same if _pool_numbers(s)[1] == generation])
+        if duplicate is not None or isinstance(sets, str):
+            problem = f"duplicate device name {duplicate}" if duplicate is not None else sets
+            notes.append(f"pool {key[0]}/{key[1]} is invalid ({problem}): skipped")
             skipped[f"{key[0]}/{key[1]}"] = "invalid"
             continue
+        counters[key] = sets
         if any(d.wire.get("bindingConditions") is not None for d in pool_devices):
             deferred += pool_devices
         else:
             devices += pool_devices
-    return devices + deferred, notes, skipped
+    return Gathered(devices + deferred, notes, skipped, counters)
+
+
+def _counter_sets(generation: Sequence[Obj]) -> Counters | str:
+    """The pool's counter sets (upstream getAndValidateCounterSets), or why the pool is invalid: a counter set
+    named twice, or a device (on this node or not) consuming from a set or counter the pool does not have
+    (validateDeviceCounterConsumption)."""
+    sets: Counters = {}
+    for s in sorted(generation, key=lambda s: str(_map(s.get("metadata")).get("name", ""))):
+        for counter_set in _strings(_map(s.get("spec")).get("sharedCounters")):
+            name = str(_map(counter_set).get("name") or "")
+            if name in sets:
+                return f"duplicate counter set name {name}"
+            sets[name] = {str(k): counter_value(v) for k, v in _map(_map(counter_set).get("counters")).items()}
+    for s in generation:
+        for device in _strings(_map(s.get("spec")).get("devices")):
+            for consumption in _strings(_map(device).get("consumesCounters")):
+                name = str(_map(consumption).get("counterSet") or "")
+                if name not in sets:
+                    return f"counter set {name} not found"
+                for counter in _map(_map(consumption).get("counters")):
+                    if counter not in sets[name]:
+                        return f"counter {counter} not found in counter set {name}"
+    return sets
+
+
+def counter_value(counter: Any) -> Decimal:
+    """A Counter's `value`; an unreadable one counts as zero (API validation requires a quantity)."""
+    value = quantity(_map(counter).get("value"))
+    return Decimal(0) if value is None else value
 
 
 def _pool_key(s: Obj) -> tuple[str, str]:
@@ -193,7 +239,7 @@ def _add_slice(pools: dict[tuple[str, str], list[Obj]], s: Obj) -> None:
 
 
 def nodes_of(slices: Sequence[Obj], nodes: Sequence[Obj]) -> list[Node]:
-    """Every node the inputs name: Node objects (with labels) and slices' nodeName, sorted."""
+    """Every node the inputs name: Node objects (with labels) and the nodeName of slices and devices, sorted."""
     known: dict[str, Node] = {}
     for n in nodes:
         meta = _map(n.get("metadata"))
@@ -202,9 +248,11 @@ def nodes_of(slices: Sequence[Obj], nodes: Sequence[Obj]) -> list[Node]:
             known[meta["name"]] = Node(meta["name"], {str(k): str(v) for k, v in labels.items()})
     for s in slices:
         spec = _map(s.get("spec"))
-        name = spec.get("nodeName")
-        if isinstance(name, str) and name and name not in known:
-            known[name] = Node(name, {})
+        # the slice's node, and with perDeviceNodeSelection each device's
+        for owner in (spec, *(d for d in _strings(spec.get("devices")) if isinstance(d, Mapping))):
+            name = owner.get("nodeName")
+            if isinstance(name, str) and name and name not in known:
+                known[name] = Node(name, {})
     return [known[k] for k in sorted(known)] or [Node("", {})]
 
 

@@ -2,7 +2,8 @@
 
 `Search` evaluates selectors lazily, in upstream's order: a device already taken by an earlier request is
 skipped before any selector runs on it, and a device the search never reaches is never evaluated (a selector
-error there must not abort the claim). It consumes capacity, checks constraints as each device is placed and
+error there must not abort the claim). It consumes capacity and shared counters, refuses devices with a taint
+the request does not tolerate, checks constraints as each device is placed and
 backtracks exactly, counting placements against draguard's work bound (`Bound`). It keeps the rejection
 reached deepest for `celext.alloc.why` to report.
 
@@ -21,10 +22,10 @@ from typing import Any
 
 from msgspec import Struct, field
 
-from celext.alloc.capacity import Consumed, consume
+from celext.alloc.capacity import Consumed, consume, show_amount
 from celext.alloc.claim import MAX_DEVICES, ClaimError, Entry, Request
 from celext.alloc.constraints import Constraint, Rejection
-from celext.alloc.pools import Device, Node, device_on_node
+from celext.alloc.pools import Counters, Device, Node, counter_value, device_on_node
 from celext.errors import CompileError, EvaluationError
 
 EMPTY_KEY_HINT = (". consider using CEL optional chaining (.? followed by orValue()) or guarding the check "
@@ -66,6 +67,11 @@ class Search(Struct):
     all_devices: dict[str, list[int]] = field(default_factory=dict)  # validate(): the devices of All requests
     # the rejection met with the most devices placed: (devices placed, constraint index, rejection)
     deepest: tuple[int, int, Rejection | None] = (-1, -1, None)
+    counters: Mapping[tuple[str, str], Counters] = field(default_factory=dict)  # per pool: its sharedCounters
+    used: dict[tuple[str, str], Counters] = field(default_factory=dict)  # per pool: counters the picks consume
+    charged: list[bool] = field(default_factory=list)  # per pick: whether it consumed its device's counters
+    # the counter shortage met with the most devices placed: (devices placed, why)
+    short: tuple[int, str] = (-1, "")
 
     def selectable(self, request: Request, index: int) -> bool:
         key = (request.name, index)
@@ -209,9 +215,20 @@ class Search(Struct):
         consumed = self._room(request, device)
         if isinstance(consumed, str) and not must:
             return False  # CmpRequestOverCapacity: skip the device (explain_why reports it)
+        # allocateDevice: shared counters (once per device, not per share), then taints, then the constraints;
+        # a refusal gives the counters back (kubernetes#140431)
+        charged = not (device.shareable and any(p.device.id == device.id for p in self.picks))
+        if charged and not self._charge(device):
+            return False
+        if untolerated(device.wire, request.tolerations) is not None:
+            if charged:
+                self._charge(device, sign=-1)
+            return False
         for k, constraint in enumerate(self.constraints):
             problem = constraint.add(request.name, device.id, device.wire, device.driver)
             if problem is not None:
+                if charged:
+                    self._charge(device, sign=-1)
                 if must:
                     raise ClaimError(f"claim {self.claim}, request {request.name.rpartition('/')[2]}: cannot add "
                                      f"device {device.id} because a claim constraint would not be satisfied")
@@ -223,8 +240,11 @@ class Search(Struct):
         if isinstance(consumed, str):
             # An All device whose room was taken by an earlier request of the claim: upstream's allocateDevice
             # checks capacity after the constraints and returns without taking them back.
+            if charged:
+                self._charge(device, sign=-1)
             return False
         self.picks.append(Pick(request.name, device))
+        self.charged.append(charged)
         if not device.shareable:
             self.in_use.add(device.id)
         else:  # shares of one device add up (allocatingCapacity)
@@ -237,6 +257,8 @@ class Search(Struct):
     def _unplace(self) -> None:
         pick = self.picks.pop()
         consumed = self.consumed.pop()
+        if self.charged.pop():
+            self._charge(pick.device, sign=-1)
         self.in_use.discard(pick.device.id)
         if pick.device.shareable:
             taken = self.taken[pick.device.id]
@@ -244,6 +266,73 @@ class Search(Struct):
                 taken[name] -= amount
         for constraint in reversed(self.constraints):
             constraint.remove(pick.request)
+
+
+    def _charge(self, device: Device, sign: int = 1) -> bool:
+        """Consume (sign -1: give back) the device's counters from its pool's sharedCounters; False, with
+        nothing consumed, when some counter would be exceeded (upstream checkAvailableCounters)."""
+        consumptions = consumes_counters(device.wire)
+        if not consumptions:
+            return True
+        pool = (device.driver, device.pool)
+        used = self.used.setdefault(pool, {})
+        available = self.counters.get(pool, {})
+        if sign > 0:
+            for counter_set, name, amount in consumptions:
+                total = available.get(counter_set, {}).get(name, Decimal(0))
+                already = used.get(counter_set, {}).get(name, Decimal(0))
+                if already + amount > total:
+                    if len(self.picks) > self.short[0]:
+                        self.short = (len(self.picks), (
+                            f"device {device.id} consumes {show_amount(amount)} of counter {counter_set}/{name} in "
+                            f"pool {device.driver}/{device.pool}, which has {show_amount(total)}" + (
+                                f" ({show_amount(already)} already consumed by the devices placed before it)"
+                                if already else "")))
+                    return False
+        for counter_set, name, amount in consumptions:
+            counts = used.setdefault(counter_set, {})
+            counts[name] = counts.get(name, Decimal(0)) + sign * amount
+        return True
+
+
+def consumes_counters(device: Mapping[str, Any]) -> list[tuple[str, str, Decimal]]:
+    """(counter set, counter, amount) for each counter the device consumes."""
+    out = []
+    for consumption in device.get("consumesCounters") or ():
+        if isinstance(consumption, Mapping) and isinstance(consumption.get("counters"), Mapping):
+            counter_set = str(consumption.get("counterSet") or "")
+            out += [(counter_set, str(name), counter_value(counter))
+                    for name, counter in consumption["counters"].items()]
+    return out
+
+
+def untolerated(device: Mapping[str, Any], tolerations: Sequence[Mapping[str, Any]]) -> Mapping[str, Any] | None:
+    """The device's first NoSchedule or NoExecute taint no toleration tolerates (upstream
+    taintPreventsAllocation; other effects, None included, never refuse a device)."""
+    for taint in device.get("taints") or ():
+        if isinstance(taint, Mapping) and taint.get("effect") in ("NoSchedule", "NoExecute") and not any(
+                tolerates(t, taint) for t in tolerations):
+            return taint
+    return None
+
+
+def describe_taint(taint: Mapping[str, Any]) -> str:
+    """`key=value:Effect`, or `key:Effect` without a value, as kubectl shows node taints."""
+    key, value, effect = taint.get("key", ""), taint.get("value"), taint.get("effect", "")
+    return f"{key}={value}:{effect}" if value else f"{key}:{effect}"
+
+
+def tolerates(toleration: Mapping[str, Any], taint: Mapping[str, Any]) -> bool:
+    """resourceclaim.ToleratesTaint: an empty effect or key matches any; operator Exists matches any value,
+    Equal (or none) an equal value."""
+    if toleration.get("effect") and toleration.get("effect") != taint.get("effect"):
+        return False
+    if toleration.get("key") and toleration.get("key") != taint.get("key"):
+        return False
+    operator = toleration.get("operator") or "Equal"
+    if operator == "Equal":
+        return (toleration.get("value") or "") == (taint.get("value") or "")
+    return operator == "Exists"
 
 
 def _split(pool: str) -> tuple[str, str]:

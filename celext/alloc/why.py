@@ -16,7 +16,7 @@ from celext.alloc.capacity import consume
 from celext.alloc.claim import ClaimError, Request
 from celext.alloc.constraints import MatchAttribute, ValueSet, attribute_as_set, lookup_attribute, render_attribute
 from celext.alloc.pools import Device
-from celext.alloc.search import Search
+from celext.alloc.search import Search, describe_taint, untolerated
 from celext.errors import CELError
 
 SHOWN = 8  # candidates listed per request before "and N more"
@@ -98,7 +98,22 @@ def _why_not(search: Search, notes: Sequence[str]) -> tuple[str, tuple[str, ...]
             for i in candidates[r.name][:SHOWN]:
                 details.append(f"{search.devices[i].id}: {_room(search, r, i)}")
         return f"request {entry.name}: no matching device has room for the requested capacity", tuple(details)
+    for entry in search.entries:
+        refused = {r.name: [i for i in candidates[r.name] if untolerated(search.devices[i].wire, r.tolerations)]
+                   for r in entry.options}
+        # an All request needs every device it found (allocateDevice refuses a tainted one: the request fails)
+        if any(not refused[r.name] or (not r.all_devices and len(candidates[r.name]) - len(refused[r.name])
+                                       >= _needed(r)) for r in entry.options):
+            continue
+        for r in entry.options:
+            for i in refused[r.name][:SHOWN]:
+                taint = untolerated(search.devices[i].wire, r.tolerations)
+                details.append(f"{search.devices[i].id}: taint {describe_taint(taint or {})} not tolerated by {r.name}")
+        return (f"request {entry.name}: matching devices have NoSchedule/NoExecute taints the request does not "
+                "tolerate"), tuple(details)
     depth, index, problem = search.deepest
+    if search.short[0] >= 0 and search.short[0] >= depth:
+        return f"shared counters exhausted: {search.short[1]}", tuple(details)
     if depth >= 0 and problem is not None:
         constraint = search.constraints[index]
         details += _values(search, constraint.attribute, constraint.requests, candidates)

@@ -40,9 +40,11 @@ def req(name: str, cls: str = "gpu", *selectors: str, **exactly: Any) -> dict[st
 
 
 def run(tmp_path: Path, capsys: pytest.CaptureFixture[str], requests: list[dict[str, Any]],
-        slices: list[dict[str, Any]], constraints: list[dict[str, Any]] | None = None) -> tuple[int, str]:
+        slices: list[dict[str, Any]], constraints: list[dict[str, Any]] | None = None, *,
+        status: dict[str, Any] | None = None) -> tuple[int, str]:
     claim = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": "c", "namespace": "d"},
-             "spec": {"devices": {"requests": requests, "constraints": constraints or []}}}
+             "spec": {"devices": {"requests": requests, "constraints": constraints or []}},
+             **({"status": status} if status else {})}
     paths = {}
     for name, objects in (("claim", [claim]), ("slices", slices), ("classes", CLASSES)):
         path = tmp_path / f"{name}.json"
@@ -152,23 +154,177 @@ def test_f9_pools_with_binding_conditions_come_last(tmp_path: Path, capsys: pyte
     assert out.splitlines()[1:3] == ["  node n1: fits", f"    gpu  {GPU}/b-pool/gpu-1"]
 
 
-def test_f10_a_chosen_tainted_device_gets_a_note(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    tainted = {"name": "gpu-0", "taints": [{"key": "example.com/broken", "value": "true", "effect": "NoSchedule"}]}
-    code, out = run(tmp_path, capsys, [req("gpu")], [rslice(GPU, [tainted])])
-    assert code == 0
-    assert out.splitlines()[3] == (
-        f"    note: device taints were not checked: {GPU}/n1/gpu-0 (example.com/broken=true:NoSchedule). The "
-        "scheduler refuses a device with a NoSchedule or NoExecute taint the request does not tolerate "
-        "(DRADeviceTaints)")
+def taint(effect: str, value: str = "") -> dict[str, Any]:
+    return {"key": "example.com/broken", **({"value": value} if value else {}), "effect": effect}
 
 
-def test_f11_chosen_devices_that_consume_counters_get_a_note(
+@pytest.mark.parametrize(("taints", "tolerations", "fits"), [
+    ([taint("NoSchedule")], [], False),
+    ([taint("NoExecute", "yes")], [], False),
+    ([taint("None")], [], True),  # only NoSchedule and NoExecute refuse a device
+    ([taint("NoExecute", "yes")], [{"key": "example.com/broken", "operator": "Equal", "value": "yes"}], True),
+    ([taint("NoExecute", "yes")], [{"key": "example.com/broken", "value": "no"}], False),
+    ([taint("NoExecute", "yes")], [{"key": "example.com/broken", "operator": "Exists"}], True),
+    ([taint("NoExecute", "yes")], [{"operator": "Exists"}], True),  # no key: every taint
+    ([taint("NoExecute", "yes")], [{"operator": "Exists", "effect": "NoSchedule"}], False),
+    ([taint("NoSchedule"), taint("NoExecute")], [{"operator": "Exists", "effect": "NoSchedule"}], False),
+])
+def test_f10_a_device_with_an_untolerated_taint_is_refused(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], taints: list[dict[str, Any]],
+        tolerations: list[dict[str, Any]], fits: bool) -> None:
+    code, out = run(tmp_path, capsys, [req("gpu", tolerations=tolerations)],
+                    [rslice(GPU, [{"name": "gpu-0", "taints": taints}])])
+    assert code == (0 if fits else 1)
+    if fits:
+        assert out.splitlines()[1:3] == ["  node n1: fits", f"    gpu  {GPU}/n1/gpu-0"]
+    else:
+        untolerated = next(t for t in taints if t["effect"] not in {x.get("effect") for x in tolerations})
+        shown = "example.com/broken" + (f"={untolerated['value']}" if "value" in untolerated else "") + \
+            f":{untolerated['effect']}"
+        assert out.splitlines()[1:3] == [
+            "  node n1: cannot allocate: request gpu: matching devices have NoSchedule/NoExecute taints the request "
+            "does not tolerate", f"    {GPU}/n1/gpu-0: taint {shown} not tolerated by gpu"]
+
+
+def test_f10_a_tainted_device_is_skipped_for_the_next_and_fails_an_all_request(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    parts = [{"name": n, "consumesCounters": [{"counterSet": "gpu-0", "counters": {"memory": {"value": v}}}]}
-             for n, v in (("gpu-0-whole", "40Gi"), ("gpu-0-half", "20Gi"))]
-    code, out = run(tmp_path, capsys, [req("gpu", count=2)], [rslice(GPU, parts)])
+    devices = [{"name": "gpu-0", "taints": [taint("NoSchedule")]}, dev("gpu-1")]
+    code, out = run(tmp_path, capsys, [req("gpu")], [rslice(GPU, devices)])
     assert code == 0
-    assert out.splitlines()[4] == (
-        f"    note: shared counters were not checked ({GPU}/n1/gpu-0-whole, {GPU}/n1/gpu-0-half consume counters): "
-        "the scheduler also refuses a device when its pool's sharedCounters cannot cover what the chosen devices "
-        "consume together (DRAPartitionableDevices)")
+    assert out.splitlines()[1:3] == ["  node n1: fits", f"    gpu  {GPU}/n1/gpu-1"]
+    code, out = run(tmp_path, capsys, [req("gpu", allocationMode="All")], [rslice(GPU, devices)])
+    assert code == 1  # allocateDevice refuses gpu-0, and an All request needs every device it found
+    assert out.splitlines()[1:3] == [
+        "  node n1: cannot allocate: request gpu: matching devices have NoSchedule/NoExecute taints the request "
+        "does not tolerate", f"    {GPU}/n1/gpu-0: taint example.com/broken:NoSchedule not tolerated by gpu"]
+
+
+def counted(name: str, memory: str, **more: Any) -> dict[str, Any]:
+    return {"name": name, "consumesCounters": [{"counterSet": "gpu-0", "counters": {"memory": {"value": memory}}}],
+            **more}
+
+
+def counter_slice(memory: str = "40Gi", node: str = "n1") -> dict[str, Any]:
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "counters"},
+            "spec": {"driver": GPU, "nodeName": node, "pool": {"name": "n1", "resourceSliceCount": 2},
+                     "sharedCounters": [{"name": "gpu-0", "counters": {"memory": {"value": memory}}}]}}
+
+
+def counted_slice(devices: list[dict[str, Any]]) -> dict[str, Any]:
+    made = rslice(GPU, devices)
+    made["spec"]["pool"]["resourceSliceCount"] = 2
+    return made
+
+
+def test_f11_shared_counters_limit_what_the_devices_of_a_pool_take_together(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    parts = [counted("gpu-0-whole", "40Gi"), counted("gpu-0-half-a", "20Gi"), counted("gpu-0-half-b", "20Gi")]
+    code, out = run(tmp_path, capsys, [req("gpu", count=2)], [counter_slice(), counted_slice(parts)])
+    assert code == 0  # the whole GPU leaves nothing for a second device: both halves instead
+    assert out.splitlines()[1:4] == ["  node n1: fits", f"    gpu  {GPU}/n1/gpu-0-half-a",
+                                     f"    gpu  {GPU}/n1/gpu-0-half-b"]
+    code, out = run(tmp_path, capsys, [req("gpu", count=3)], [counter_slice(), counted_slice(parts)])
+    assert code == 1
+    assert out.splitlines()[1] == (
+        f"  node n1: cannot allocate: shared counters exhausted: device {GPU}/n1/gpu-0-half-a consumes 20Gi of counter "
+        f"gpu-0/memory in pool {GPU}/n1, which has 40Gi (40Gi already consumed by the devices placed before it)")
+    # limit-1 / limit / limit+1 for the two halves
+    for total, fits in (("39Gi", False), ("40Gi", True), ("41Gi", True)):
+        halves = [counted("gpu-0-half-a", "20Gi"), counted("gpu-0-half-b", "20Gi")]
+        code, _ = run(tmp_path, capsys, [req("gpu", count=2)], [counter_slice(total), counted_slice(halves)])
+        assert code == (0 if fits else 1), total
+
+
+def test_f11_counters_come_from_a_counter_slice_for_another_node(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    parts = [counted("gpu-0-half-a", "20Gi"), counted("gpu-0-half-b", "30Gi")]
+    code, out = run(tmp_path, capsys, [req("gpu", count=2)], [counter_slice("40Gi", "n2"), counted_slice(parts)])
+    assert code == 1
+    assert "gpu-0/memory" in out.splitlines()[1]
+
+
+def test_f11_a_refused_device_gives_its_counters_back(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # allocateDevice reserves counters before the taint and constraint checks; kubernetes#140431 gives them back
+    parts = [counted("gpu-0-whole", "40Gi", taints=[taint("NoSchedule")]),
+             counted("gpu-0-a", "20Gi", attributes={"model": {"string": "x"}}),
+             counted("gpu-0-b", "20Gi", attributes={"model": {"string": "y"}}),
+             counted("gpu-0-c", "20Gi", attributes={"model": {"string": "y"}})]
+    code, out = run(tmp_path, capsys, [req("a"), req("b")], [counter_slice(), counted_slice(parts)],
+                    [{"matchAttribute": f"{GPU}/model"}])
+    assert code == 0
+    assert out.splitlines()[1:4] == ["  node n1: fits", f"    a  {GPU}/n1/gpu-0-b", f"    b  {GPU}/n1/gpu-0-c"]
+
+
+def test_f11_a_shareable_device_consumes_its_counters_once(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    shared = counted("gpu-0", "30Gi", allowMultipleAllocations=True,
+                     capacity={"memory": {"value": "30Gi", "requestPolicy": {"default": "10Gi"}}})
+    code, out = run(tmp_path, capsys, [req("a"), req("b")], [counter_slice(), counted_slice([shared])])
+    assert code == 0
+    assert out.splitlines()[1:4] == ["  node n1: fits", f"    a  {GPU}/n1/gpu-0", f"    b  {GPU}/n1/gpu-0"]
+
+
+@pytest.mark.parametrize(("consumes", "problem"), [
+    ({"counterSet": "gpu-9", "counters": {"memory": {"value": "1Gi"}}}, "counter set gpu-9 not found"),
+    ({"counterSet": "gpu-0", "counters": {"cores": {"value": "1"}}}, "counter cores not found in counter set gpu-0"),
+])
+def test_f11_a_pool_with_a_dangling_counter_reference_is_invalid(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], consumes: dict[str, Any], problem: str) -> None:
+    code, out = run(tmp_path, capsys, [req("gpu")],
+                    [counter_slice(), counted_slice([{"name": "gpu-0", "consumesCounters": [consumes]}]),
+                     rslice(GPU, [dev("gpu-9")], "other")])
+    assert code == 0  # the other pool still serves the claim
+    assert out.splitlines()[1:3] == ["  node n1: fits", f"    gpu  {GPU}/other/gpu-9"]
+    code, out = run(tmp_path, capsys, [req("gpu")],
+                    [counter_slice(), counted_slice([{"name": "gpu-0", "consumesCounters": [consumes]}])])
+    assert code == 1  # nothing fits, and a pool was invalid: Allocate returns that error
+    assert out.splitlines()[1:4] == [
+        "  node n1: cannot allocate: invalid resource pools were encountered",
+        "    without them: request gpu: no device matches", f"    pool {GPU}/n1 is invalid ({problem}): skipped"]
+
+
+def on_node(name: str) -> dict[str, Any]:
+    return {"nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": [name]}]}]}
+
+
+def test_f12_an_allocated_claim_fits_only_where_its_allocation_is_available(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    n2 = rslice(GPU, [dev("gpu-0", **{NUMA: {"int": 1}})], "n2")
+    n2["spec"]["nodeName"] = "n2"
+    result = {"request": "gpu", "driver": GPU, "pool": "n2", "device": "gpu-0"}
+    # the class does not exist and n1 has a free device: neither matters, the allocation is kept as it is
+    code, out = run(tmp_path, capsys, [req("gpu", "missing")], [rslice(GPU, [dev("gpu-1")]), n2],
+                    status={"allocation": {"devices": {"results": [result]}, "nodeSelector": on_node("n2")}})
+    assert code == 0
+    kept = ("the claim is already allocated (status.allocation): the scheduler keeps that allocation and does not "
+            "search again")
+    assert out.splitlines()[1:7] == [
+        "  node n1: cannot allocate: resourceclaim not available on the node", f"    {kept}",
+        "    the allocation's nodeSelector does not select this node",
+        "  node n2: fits", f"    gpu  {GPU}/n2/gpu-0  numaNode 1", "    common numaNode: {1}"]
+    code, out = run(tmp_path, capsys, [req("gpu")], [rslice(GPU, [dev("gpu-1")]), n2],
+                    status={"allocation": {"devices": {"results": [result]}}})  # no nodeSelector: every node
+    assert code == 0
+    assert out.splitlines()[-1] == "  2 of 2 node(s) can allocate it"
+
+
+def test_f13_a_node_named_only_by_a_device_is_explained(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    per_device = rslice(GPU, [{"name": "gpu-0", "nodeName": "n2"}, {"name": "gpu-1", "allNodes": True}], "shared")
+    del per_device["spec"]["nodeName"]
+    per_device["spec"]["perDeviceNodeSelection"] = True
+    code, out = run(tmp_path, capsys, [req("gpu", count=2)], [per_device, rslice(GPU, [dev("gpu-9")])])
+    assert code == 0
+    assert out.splitlines()[1:] == [
+        "  node n1: fits", f"    gpu  {GPU}/n1/gpu-9", f"    gpu  {GPU}/shared/gpu-1",
+        "  node n2: fits", f"    gpu  {GPU}/shared/gpu-0", f"    gpu  {GPU}/shared/gpu-1",
+        "  2 of 2 node(s) can allocate it"]
+
+
+def test_f14_a_claim_error_in_a_subrequest_names_the_subrequest(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # validateDeviceRequest gets the subrequest itself: its messages say "request b", not "request r/b"
+    first = {"name": "r", "firstAvailable": [{"name": "a", "deviceClassName": "gpu"},
+                                             {"name": "b", "deviceClassName": "missing"}]}
+    code, out = run(tmp_path, capsys, [first], [rslice(GPU, [dev("gpu-0")])])
+    assert code == 1
+    assert out.splitlines()[1] == ('  cannot allocate on any node: claim d/c, request b: could not retrieve device '
+                                   'class missing: deviceclass.resource.k8s.io "missing" not found')
