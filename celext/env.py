@@ -3,8 +3,8 @@
 The Kubernetes DRA environment (StoredExpressions, as the scheduler uses it) = the CEL standard library,
 the Kubernetes base libraries (lists, regex, quantity, semver, URLs, IP/CIDR, authz, format), cel-go's
 strings v2, sets, lists v3, two-variable comprehensions, optional types, `cel.bind`, plus DRA's `includes`.
-celext provides what DRA selectors use (IP/CIDR for network drivers such as DRANET, which publish addresses); the
-rest (URLs, authz, format) is refused at compile time with a reason (`UNSUPPORTED`).
+celext provides what DRA selectors use (IP/CIDR for network drivers such as DRANET, which publish addresses, and
+URLs); the rest (authz, format) is refused at compile time with a reason (`UNSUPPORTED`).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any
 
 from celpy.evaluation import CELEvalError, base_functions
 
-from celext.lib import Library, bind, includes, lists, net, optional, quantity, regex, semver, sets, strings
+from celext.lib import Library, bind, includes, lists, net, optional, quantity, regex, semver, sets, strings, urls
 from celext.lib.library import no_such_overload
 from celext.lib.operators import OPERATORS, to_bool, to_double, to_duration, to_int, to_uint
 from celext.lib.timestamps import GETTERS
@@ -23,7 +23,7 @@ from celext.lib.typenames import cel_type_name, type_of
 
 def libraries() -> tuple[Library, ...]:
     return (includes.library(), semver.library(), quantity.library(), lists.library(), strings.library(),
-            regex.library(), sets.library(), optional.library(), net.library())
+            regex.library(), sets.library(), optional.library(), net.library(), urls.library())
 
 
 CONVERSIONS = ("int", "uint", "double", "string", "bytes", "bool", "duration", "timestamp")
@@ -114,8 +114,6 @@ GLOBAL_ARITY: Mapping[str, frozenset[int]] = {
 }
 
 UNSUPPORTED: Mapping[str, str] = {
-    "url": "the Kubernetes URL library is not provided by celext", "isURL": "the Kubernetes URL library is not "
-    "provided by celext",
     "authorizer": "the Kubernetes authz library has no meaning for device selectors",
     # the namespace of library.Format's functions (format.dns1123Label(), format.named(), ...); the strings
     # extension's member `"...".format([...])` is supported and not refused
@@ -124,7 +122,7 @@ UNSUPPORTED: Mapping[str, str] = {
 }
 # Of those, what Kubernetes' DRA environment has (its base environment's libraries): a selector using them compiles
 # there, and celext's refusal is an UnsupportedError. `authorizer` is declared only for admission policies.
-PROVIDED_UPSTREAM = frozenset({"url", "isURL", "format"})
+PROVIDED_UPSTREAM = frozenset({"format"})
 NAMESPACES = frozenset({"sets", "lists", "strings", "cel", "optional", "ip"})
 # Type names spelt with dots (`type(x) == net.IP`): the checker's identifiers, the engines' type values
 DOTTED_TYPE_NAMES = frozenset({"google.protobuf.Timestamp", "google.protobuf.Duration", "net.IP", "net.CIDR"})

@@ -233,6 +233,15 @@ _TABLE: tuple[tuple[str, str, str, str, str | None], ...] = (
     ("prefixLength", "cidr_prefix_length", "net.CIDR.() -> int", "fixed", "lib:cidr_prefix_length"),
     ("masked", "cidr_masked", "net.CIDR.() -> net.CIDR", "fixed", "lib:cidr_masked"),
     ("string", "cidr_to_string", "(net.CIDR) -> string", "fixed", "celpy:string"),
+    # Kubernetes URL library (no cost estimate for isURL upstream: cel-go's default)
+    ("url", "string_to_url", "(string) -> kubernetes.URL", "parse_sized", "lib:string_to_url"),
+    ("isURL", "is_url_string", "(string) -> bool", "fixed", "lib:is_url_string"),
+    ("getScheme", "url_get_scheme", "kubernetes.URL.() -> string", "fixed", "lib:url_get_scheme"),
+    ("getHost", "url_get_host", "kubernetes.URL.() -> string", "fixed", "lib:url_get_host"),
+    ("getHostname", "url_get_hostname", "kubernetes.URL.() -> string", "fixed", "lib:url_get_hostname"),
+    ("getPort", "url_get_port", "kubernetes.URL.() -> string", "fixed", "lib:url_get_port"),
+    ("getEscapedPath", "url_get_escaped_path", "kubernetes.URL.() -> string", "fixed", "lib:url_get_escaped_path"),
+    ("getQuery", "url_get_query", "kubernetes.URL.() -> map(string, list(string))", "fixed", "lib:url_get_query"),
     # Kubernetes regex library
     ("find", "string_find_string", "string.(string) -> string", "find", "lib:string_find_string"),
     ("findAll", "string_find_all_string", "string.(string) -> list(string)", "find", "lib:string_find_all_string"),

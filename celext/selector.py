@@ -29,6 +29,7 @@ from celext.compile import Path, Prepared
 from celext.errors import EvaluationError
 from celext.lib.optional_value import OptionalValue
 from celext.netaddr import Addr, Prefix
+from celext.neturl import URL
 from celext.plan import Plan, plan
 from celext.quantity import Quantity
 from celext.reference.evaluator import (
@@ -287,7 +288,7 @@ def _boolean(result: Any) -> bool:
 
 
 # Each type's `ConvertToNative` error for a Go `bool` target: cel-go v0.26 common/types/*.go and Kubernetes'
-# apiserver pkg/cel (semver.go, quantity.go, ip.go, cidr.go). In order: subclasses before their bases.
+# apiserver pkg/cel (semver.go, quantity.go, ip.go, cidr.go, url.go). In order: subclasses before their bases.
 _NOT_BOOL: tuple[tuple[type, str], ...] = (
     (celtypes.IntType, "unsupported type conversion from 'int' to bool"),
     (celtypes.UintType, "unsupported type conversion from 'uint' to bool"),
@@ -302,6 +303,7 @@ _NOT_BOOL: tuple[tuple[type, str], ...] = (
     (Quantity, "type conversion error from 'Quantity' to 'bool'"),
     (Addr, "type conversion error from 'IP' to 'bool'"),
     (Prefix, "type conversion error from 'CIDR' to 'bool'"),
+    (URL, "type conversion error from 'URL' to 'bool'"),
     (type, "type conversion not supported for 'type'"),
     (Mapping, "type conversion error from map to 'bool'"),
 )

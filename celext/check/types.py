@@ -68,6 +68,7 @@ QUANTITY = Type("struct", "kubernetes.Quantity")
 SEMVER = Type("struct", "kubernetes.Semver")
 IP = Type("opaque", "net.IP")  # apiserver pkg/cel/ip.go cel.OpaqueType
 CIDR = Type("opaque", "net.CIDR")
+URL = Type("struct", "kubernetes.URL")  # apiserver pkg/cel/url.go cel.ObjectType
 DEVICE = Type("struct", "kubernetes.DRADevice")
 TYPE = Type("type", "type")
 
@@ -94,7 +95,8 @@ def param(name: str) -> Type:
 
 _NAMED = {"dyn": DYN, "null": NULL, "bool": BOOL, "int": INT, "uint": UINT, "double": DOUBLE, "string": STRING,
           "bytes": BYTES, "duration": DURATION, "timestamp": TIMESTAMP, "type": TYPE,
-          "kubernetes.Quantity": QUANTITY, "kubernetes.Semver": SEMVER, "net.IP": IP, "net.CIDR": CIDR}
+          "kubernetes.Quantity": QUANTITY, "kubernetes.Semver": SEMVER, "net.IP": IP, "net.CIDR": CIDR,
+          "kubernetes.URL": URL}
 _CONTAINERS: dict[str, Callable[..., Type]] = {"list": list_of, "map": map_of, "optional": optional_of,
                                                "type": type_of}
 

@@ -18,7 +18,7 @@ from msgspec import Struct
 from celext.check import types as t
 from celext.check.ast import ACCU, Call, Comprehension, CreateList, CreateMap, Expr, Ident, Literal, Select
 from celext.check.checker import CheckedExpr
-from celext.cost.rules import RULES, UNIT_EQUALITY, Entry, Node, Path, compare_sizes
+from celext.cost.rules import OWN_EQUALITY, RULES, Entry, Node, Path, compare_sizes, own_equality
 from celext.cost.sizes import (
     LIST_CREATE,
     MAP_CREATE,
@@ -258,8 +258,9 @@ class _Coster:
         for overload_id in ids:
             if overload_id in _FIXED:
                 found = ONE
-            elif overload_id in _EQUALITY and e.function == "_==_" and self.own_equality(left, right):
-                found = ONE  # (the `equality` rule: Kubernetes' O(1) equality of its own types)
+            elif (overload_id in _EQUALITY and e.function == "_==_"
+                  and (own := self.own_equality(left, right)) is not None):
+                found = own  # (the `equality` rule: Kubernetes' equality of its own types)
             else:
                 if compared is None:
                     compared = compare_sizes(self.size_or_unknown(left), self.size_or_unknown(right))
@@ -282,9 +283,11 @@ class _Coster:
             self.sizes[e.id] = result
         return _sum(ONE, arg_costs)
 
-    def own_equality(self, left: Expr, right: Expr) -> bool:
+    def own_equality(self, left: Expr, right: Expr) -> Range | None:
         left_type = self.type(left)
-        return left_type in UNIT_EQUALITY and left_type == self.type(right)
+        if left_type not in OWN_EQUALITY:  # (most comparisons: no right operand's type or size looked up)
+            return None
+        return own_equality(left_type, self.type(right), self.size(right))
 
     def cost_list(self, e: CreateList) -> Range:
         if e.constant:  # literals cost nothing

@@ -30,7 +30,7 @@ from celext.cost.sizes import (
     fixed,
 )
 
-__all__ = ["RULES", "UNIT_EQUALITY", "Entry", "Node", "Path", "Rule", "Sizes", "compare_sizes"]
+__all__ = ["OWN_EQUALITY", "RULES", "Entry", "Node", "Path", "Rule", "Sizes", "compare_sizes"]
 
 Path = tuple[str, ...]
 
@@ -177,6 +177,15 @@ def _parse(c: Sizes, e: Call, target: Node | None, args: list[Node], costs: list
     return (_k8s_size(args[0]).factor(STRING_TRAVERSAL), None, False) if args else None
 
 
+def _parse_sized(c: Sizes, e: Call, target: Node | None, args: list[Node], costs: list[Range]
+                 ) -> tuple[Range, Range | None, bool] | None:
+    # url(): a parse, and a result as large as the text (library/cost.go)
+    if not args:
+        return None
+    size = _k8s_size(args[0])
+    return size.factor(STRING_TRAVERSAL), size, False
+
+
 def _parse_twice(c: Sizes, e: Call, target: Node | None, args: list[Node], costs: list[Range]
                  ) -> tuple[Range, Range | None, bool] | None:
     # ip.isCanonical parses, then compares the parsed form with the text
@@ -293,14 +302,29 @@ def _conditional(c: Sizes, e: Call, target: Node | None, args: list[Node], costs
     return costs[0].add(costs[1].union(costs[2])), size, True
 
 
-# Kubernetes estimates `==` of two values of one of its own types as one unit (library/cost.go)
+# Kubernetes estimates `==` of two values of one of its own types as one unit (library/cost.go), of two URLs
+# by their size
 UNIT_EQUALITY = (t.QUANTITY, t.SEMVER, t.IP, t.CIDR)
+OWN_EQUALITY = (*UNIT_EQUALITY, t.URL)
+
+
+def own_equality(left: t.Type, right: t.Type, right_size: Range | None) -> Range | None:
+    """Kubernetes' estimate of `==` between two values of one of its own types, else None (cel-go's). Two URLs
+    compare their texts: a traversal of the right operand's computed size (upstream reads the right operand for
+    both sides), one unit when it has none."""
+    if left != right or left not in OWN_EQUALITY:
+        return None
+    if left != t.URL:
+        return ONE
+    return Range(1, right_size.max if right_size is not None else 1).factor(STRING_TRAVERSAL)
 
 
 def _equality(c: Sizes, e: Call, target: Node | None, args: list[Node], costs: list[Range]
               ) -> tuple[Range, Range | None, bool] | None:
-    if e.function == "_==_" and args[0].type == args[1].type and args[0].type in UNIT_EQUALITY:
-        return ONE, None, False  # Kubernetes: O(1) equality of its own types
+    if e.function == "_==_":
+        own = own_equality(args[0].type, args[1].type, args[1].size)
+        if own is not None:
+            return own, None, False
     return _compare_size(c, e, target, args, costs)
 
 
@@ -370,7 +394,8 @@ def _converts(scale_min: Callable[[int], int], scale_max: Callable[[int], int]) 
 RULES: dict[str, Rule] = {
     "fixed": _fixed, "includes": _includes, "list_traversal": _list_traversal, "traverse_target": _traverse_target,
     "replace": _replace, "split": _split, "join": _join, "find": _find, "parse": _parse, "logical": _logical,
-    "parse_twice": _parse_twice, "contains_ip": _contains_net, "contains_cidr": _contains_net,
+    "parse_twice": _parse_twice, "parse_sized": _parse_sized, "contains_ip": _contains_net,
+    "contains_cidr": _contains_net,
     "conditional": _conditional, "equality": _equality, "compare_size": _compare_size, "concat": _concat,
     "concat_list": _concat, "in_list": _in_list, "prefix": _prefix, "contains": _contains, "matches": _matches,
     "format": _format,

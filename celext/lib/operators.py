@@ -30,11 +30,12 @@ from celext.lib.gofloat import go_float
 from celext.lib.timevalues import Duration, Timestamp, duration_nanos, offset_of, unix_nanos
 from celext.mapkeys import DoubleKey, UintKey, stored_key
 from celext.netaddr import Addr, Prefix
+from celext.neturl import URL
 from celext.quantity import Quantity
 from celext.semver import Semver
 
 _NUMBERS = (celtypes.IntType, celtypes.UintType, celtypes.DoubleType)
-_OPAQUE = (Semver, Quantity, Addr, Prefix)
+_OPAQUE = (Semver, Quantity, Addr, Prefix, URL)
 _ORDERED_SAME_TYPE = (celtypes.StringType, celtypes.BytesType, celtypes.TimestampType, celtypes.DurationType)
 
 

@@ -8,6 +8,7 @@ from celpy import celtypes
 
 from celext.lib.optional_value import OptionalValue
 from celext.netaddr import Addr, Prefix
+from celext.neturl import URL
 from celext.quantity import Quantity, QuantityPointer
 from celext.semver import Semver
 
@@ -17,14 +18,15 @@ _GO_TYPE_NAMES: tuple[tuple[type, str], ...] = (
     (celtypes.BytesType, "types.Bytes"), (celtypes.TimestampType, "types.Timestamp"),
     (celtypes.DurationType, "types.Duration"), (Semver, "cel.Semver"), (QuantityPointer, "*cel.Quantity"),
     (Quantity, "cel.Quantity"),
-    (Addr, "cel.IP"), (Prefix, "cel.CIDR"),
+    (Addr, "cel.IP"), (Prefix, "cel.CIDR"), (URL, "cel.URL"),
 )
 _CEL_TYPE_NAMES: tuple[tuple[type, str], ...] = (
     (celtypes.BoolType, "bool"), (celtypes.IntType, "int"), (celtypes.UintType, "uint"),
     (celtypes.DoubleType, "double"), (celtypes.StringType, "string"), (celtypes.BytesType, "bytes"),
     (celtypes.ListType, "list"), (celtypes.MapType, "map"), (celtypes.TimestampType, "google.protobuf.Timestamp"),
     (celtypes.DurationType, "google.protobuf.Duration"), (Semver, "kubernetes.Semver"),
-    (Quantity, "kubernetes.Quantity"), (Addr, "net.IP"), (Prefix, "net.CIDR"), (OptionalValue, "optional_type"),
+    (Quantity, "kubernetes.Quantity"), (Addr, "net.IP"), (Prefix, "net.CIDR"), (URL, "kubernetes.URL"),
+    (OptionalValue, "optional_type"),
     (type, "type"),
 )
 

@@ -31,6 +31,7 @@ from celext.lib.operators import INT_OVERFLOW, MISSING, OPERATORS, UINT_OVERFLOW
 from celext.lib.optional_value import NONE, OptionalValue, of
 from celext.lib.typenames import TYPE_DENOTATIONS, cel_type_name, go_type_name
 from celext.netaddr import Addr, Prefix
+from celext.neturl import URL
 from celext.quantity import Quantity
 from celext.reference import macros
 from celext.reference.aggregates import build_list, build_map
@@ -55,7 +56,7 @@ FREE = frozenset({"const", "expr", "conditionalor", "conditionaland", "member", 
 
 _VALUE_TYPES = (celtypes.BoolType, celtypes.IntType, celtypes.UintType, celtypes.DoubleType, celtypes.StringType,
                 celtypes.BytesType, celtypes.ListType, celtypes.TimestampType, celtypes.DurationType, Semver, Quantity,
-                Addr, Prefix)
+                Addr, Prefix, URL)
 
 
 RELATIONS = {"relation_lt": OPERATORS["_<_"], "relation_le": OPERATORS["_<=_"], "relation_gt": OPERATORS["_>_"],

@@ -34,7 +34,8 @@ from tests.celext.outcome import outcome
         ("optional.foo(1)", "undeclared reference to 'optional' (in container '')", 1, 1),
         ("[1].reduce(a, x, 0, a + x) == 1", "undeclared reference to 'reduce' (in container '')", 1, 11),
         ("cel.bind(1, 2, true)", "cel.bind() variable names must be simple identifiers", 1, 10),
-        ("isURL('x')", "'isURL' is not supported: the Kubernetes URL library is not provided by celext", 1, 1),
+        ("format.named('x')", "'format' is not supported: the Kubernetes format library (format.dns1123Label(), "
+         "format.named(), ...) is not provided by celext", 1, 1),
         # cel-go refuses a call no overload fits at compile time (its text names the argument types)
         ('device.attributes["d"].x.includes()',
          "found no matching overload for 'includes' applied to 'dyn.()'", 1, 34),

@@ -20,6 +20,7 @@ from celext.lib.net import parse_cidr as C
 from celext.lib.net import parse_ip as A
 from celext.lib.optional import NONE, OptionalValue
 from celext.netaddr import Addr, Prefix
+from celext.neturl import URL, parse_url
 from celext.quantity import parse_quantity
 from celext.semver import parse_semver
 
@@ -162,6 +163,18 @@ CALLS: list[tuple[str, tuple[Any, ...], Any, type | None]] = [
     ("containsCIDR", (C("10.0.0.0/16"), C("10.0.0.0/8")), False, B),
     ("prefixLength", (C("10.0.0.0/8"),), 8, Int),
     ("masked", (C("10.1.2.3/8"),), C("10.0.0.0/8"), Prefix),
+    ("url", (S("https://u@[::1]:8443/a%20b?k=v&k=w#f"),), parse_url("https://u@[::1]:8443/a b?k=v&k=w#f"), URL),
+    ("url", (S("a/b"),), 'error: URL parse error during conversion from string: parse "a/b": invalid URI for request',
+     None),
+    ("isURL", (S("/a"),), True, B),
+    ("isURL", (S("a"),), False, B),
+    ("getScheme", (parse_url("HTTPS://h/"),), "https", S),
+    ("getHost", (parse_url("https://[::1]:8443/"),), "[::1]:8443", S),
+    ("getHostname", (parse_url("https://[::1]:8443/"),), "::1", S),
+    ("getPort", (parse_url("https://[::1]:8443/"),), "8443", S),
+    ("getEscapedPath", (parse_url("/a b"),), "/a%20b", S),
+    ("getQuery", (parse_url("/?k=v&k=w&x"),), M({S("k"): L([S("v"), S("w")]), S("x"): L([S("")])}),
+     celtypes.MapType),
 ]
 
 
@@ -195,7 +208,8 @@ def test_global_functions_are_the_ones_upstream_declares_global() -> None:
     globals_ = {o.name for lib in env.libraries() for o in lib.overloads if not o.member}
     assert globals_ == {"semver", "isSemver", "quantity", "isQuantity", "sign", "lists.range", "strings.quote",
                         "sets.contains", "sets.equivalent", "sets.intersects", "optional.of", "optional.none",
-                        "optional.ofNonZeroValue", "optional.unwrap", "ip", "isIP", "ip.isCanonical", "cidr", "isCIDR"}
+                        "optional.ofNonZeroValue", "optional.unwrap", "ip", "isIP", "ip.isCanonical", "cidr", "isCIDR",
+                        "url", "isURL"}
 
 
 def test_the_include_alias_can_be_left_out() -> None:

@@ -35,6 +35,9 @@ KNOWN = {
     "kubernetes.net": {"ip", "isIP", "ip.isCanonical", "family", "isUnspecified", "isLoopback", "isLinkLocalMulticast",
                        "isLinkLocalUnicast", "isGlobalUnicast", "cidr", "isCIDR", "containsIP", "containsCIDR",
                        "prefixLength", "masked"},
+    # apiserver library.URLs (1.27)
+    "kubernetes.urls": {"url", "isURL", "getScheme", "getHost", "getHostname", "getPort", "getEscapedPath",
+                        "getQuery"},
 }
 STANDARD = {"size", "int", "uint", "double", "string", "bytes", "bool", "duration", "timestamp", "type", "dyn",
             "has", "matches", "contains", "startsWith", "endsWith", "getDate", "getDayOfMonth", "getDayOfWeek",

@@ -17,7 +17,7 @@ GLOBALS = {
     ("optional.none", "optional_none"), ("optional.of", "optional_of"),
     ("optional.ofNonZeroValue", "optional_of_non_zero_value"), ("optional.unwrap", "optional_unwrap"),
     ("ip", "string_to_ip"), ("isIP", "is_ip"), ("ip.isCanonical", "ip_is_canonical"), ("cidr", "string_to_cidr"),
-    ("isCIDR", "is_cidr"),
+    ("isCIDR", "is_cidr"), ("url", "string_to_url"), ("isURL", "is_url_string"),
 }
 
 

@@ -19,7 +19,8 @@ from celext.syntax.refusals import check_macros, refuse
     ("true && // a comment\n.b", "undeclared reference to '.b' (in container '')"),
     ("[.f(1)] == []", "undeclared reference to '.f' (in container '')"),
     ("x{a: 1} == 1", "message construction ('Type{...}') has no meaning for device selectors"),
-    ("url('x') == 1", "'url' is not supported: the Kubernetes URL library is not provided by celext"),
+    ("format.named('x') == 1", "'format' is not supported: the Kubernetes format library (format.dns1123Label(), "
+     "format.named(), ...) is not provided by celext"),
     ("[1].all(1, x)", "argument must be a simple name"),
 ])
 def test_refusals_still_fire(expression: str, message: str) -> None:

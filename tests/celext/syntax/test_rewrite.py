@@ -127,11 +127,12 @@ def test_a_macro_under_many_shared_bindings_compiles() -> None:
 def test_a_refusal_inside_a_shared_initialiser_is_found_once_and_at_its_place() -> None:
     """The refusal walk visits a shared initialiser once (what its names mean is fixed where it is bound)."""
     with pytest.raises(CompileError) as refused:
-        celext.compile("cel.bind(u, isURL('x'), [1].all(x, u == u) && [2].exists(y, u))")
+        celext.compile("cel.bind(u, format.named('x'), [1].all(x, u == u) && [2].exists(y, u))")
     assert (refused.value.message, refused.value.line, refused.value.column) == (
-        "'isURL' is not supported: the Kubernetes URL library is not provided by celext", 1, 13)
+        "'format' is not supported: the Kubernetes format library (format.dns1123Label(), format.named(), ...) is "
+        "not provided by celext", 1, 13)
     with pytest.raises(CompileError):  # a macro variable named like the library does not hide it in the initialiser
-        celext.compile("cel.bind(u, isURL('x'), [1].all(isURL, u))")
+        celext.compile("cel.bind(u, format.named('x'), [1].all(format, u))")
 
 
 def _shape(node: object) -> object:
