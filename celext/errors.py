@@ -27,7 +27,7 @@ class CompileError(CELError):
 
 class UnsupportedError(CompileError):
     """A construct Kubernetes accepts that celext does not evaluate (draguard's own refusal, docs/celext.md): the
-    Kubernetes URL and format libraries, and bindings nested past the reference engine's expansion limit. The
+    Kubernetes format library, and bindings nested past the reference engine's expansion limit. The
     selector is not checked; the API server may well accept it."""
 
 

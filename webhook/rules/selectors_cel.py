@@ -321,7 +321,7 @@ RULES = (
     _rule("selector-too-long", Action.DENY, "a selector expression is at most 10 KiB",
           "split it into several selectors", _too_long, "kubernetes"),
     _rule("selector-compile", Action.WARN, "a selector compiles in the Kubernetes DRA CEL environment (and uses "
-          "nothing celext leaves out, such as the URL and format libraries: reported as not checked)",
+          "nothing celext leaves out, such as the format library: reported as not checked)",
           "fix the CEL at the reported line and column", _compile, "kubernetes"),
     _rule("selector-includes-spelling", Action.WARN, "list membership is spelled `includes()`, not `include()`",
           "rename the call to includes() (draguard lint --fix does it)", _include, "kubernetes"),
