@@ -25,6 +25,10 @@ class AttributeRef(NamedTuple):
     `optional` marks an optional read (`.?<id>`, `[?<id>]`, or `[?<domain>]`): its value is an optional,
     optional.none() where the attribute is absent instead of a "no such key" error. `dereferenced` marks one
     whose `.value()` is taken, which fails again where it is absent ("optional.none() dereference").
+
+    `alias` marks an occurrence of a `cel.bind` variable bound to a read (`cel.bind(n, <read>, n == 4)`): `span`
+    is the occurrence, where the value is used, and the name and domain spans are the read's where it is bound,
+    which is recorded there as a read of its own (a variable bound to a domain map makes plain reads: `a.id`).
     """
 
     kind: Kind
@@ -37,6 +41,7 @@ class AttributeRef(NamedTuple):
     optional: bool = False
     dereferenced: bool = False
     by_driver: bool = False
+    alias: bool = False
 
     @property
     def qualified(self) -> str:

@@ -2,14 +2,16 @@
 
 `Walker` visits every node once and records attribute reads, the uses that behave differently once an
 attribute is a list, calls, field selects and the iteration cost. It tracks which values are conditions, what
-list literal a comprehension variable ranges over, and how an optional read is unwrapped back into a value;
+list literal a comprehension variable ranges over, what a `cel.bind` variable stands for (an occurrence of one
+bound to a read is that read, used where the variable is), and how an optional read is unwrapped back into a value;
 the node shapes it relies on come from `celext.analysis.shapes`, the fact types from `celext.analysis.facts`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import NamedTuple
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from typing import Literal, NamedTuple, TypeVar
 
 from lark import Token, Tree
 
@@ -17,7 +19,10 @@ from celext.analysis.facts import AttributeRef, Call, DomainRead, How, Select, U
 from celext.analysis.shapes import (
     MACROS,
     QUANTIFIERS,
+    AttributeShape,
+    Binding,
     attribute_shape,
+    bound_to,
     domain_shape,
     identifier,
     range_size,
@@ -57,6 +62,9 @@ _RELATIONS: dict[str, How] = {
 }
 
 
+_V = TypeVar("_V")
+
+
 class _Operand(NamedTuple):
     """What a subexpression holding an attribute value is: the read, and how an optional read is unwrapped."""
 
@@ -80,6 +88,7 @@ class Walker:
         self.unbounded: list[Span] = []
         self.selects: list[Select] = []
         self._ranges: dict[str, tuple[int | str | bool, ...]] = {}  # comprehension variable -> literal items
+        self._bound: dict[str, Binding] = {}  # cel.bind variable in scope -> what it stands for
         self._seen: dict[Span, AttributeRef] = {}
 
     def walk(self, node: Node, *, boolean: bool, depth_cost: int) -> None:
@@ -128,7 +137,7 @@ class Walker:
         if self._attribute(node, in_guard=False) is not None:
             return  # an optional read itself: an optional, not an attribute value
         if data == "member_dot_arg":
-            self._member_call(node, depth_cost)
+            self._member_call(node, depth_cost, boolean)
             return
         if data == "ident_arg":
             self._global_call(node, depth_cost)
@@ -148,18 +157,22 @@ class Walker:
 
     def _attribute(self, node: AST, in_guard: bool, dereferenced: bool = False) -> AttributeRef | None:
         """`device.attributes["d"].id` / `device.attributes["d"]["id"]` / `....?id` -> the read (recorded once)."""
-        shape = attribute_shape(node)
-        if shape is None:
-            return None
+        shape = attribute_shape(node, self._bound)
+        return None if shape is None else self._read(node, shape, in_guard, dereferenced)
+
+    def _read(self, node: AST, shape: AttributeShape, in_guard: bool, dereferenced: bool = False) -> AttributeRef:
         span = self.span(node)
         if span in self._seen:
             return self._seen[span]
         kind, domain, domain_node, name, name_node, optional, by_driver = shape
-        ref = AttributeRef(kind, domain, name, span, self.span(name_node), self.span(domain_node), in_guard=in_guard,
-                           optional=optional, dereferenced=optional and dereferenced, by_driver=by_driver)
+        domain_span = self.span(domain_node)
+        ref = AttributeRef(kind, domain, name, span, self.span(name_node), domain_span, in_guard=in_guard,
+                           optional=optional, dereferenced=optional and dereferenced, by_driver=by_driver,
+                           alias=node.data == "ident")
         self._seen[span] = ref
         self.refs.append(ref)
-        self.domains.append(DomainRead(kind, domain, self.span(domain_node), by_driver))
+        if span.start <= domain_span.start and domain_span.end <= span.end:  # else read where a variable is bound
+            self.domains.append(DomainRead(kind, domain, domain_span, by_driver))
         return ref
 
     def _domain(self, node: AST) -> None:
@@ -183,16 +196,27 @@ class Walker:
         if inner.data == "ident_arg" and str(inner.children[0]) == "dyn" and len(inner.children) > 1:
             args = args_of(inner.children[1])  # dyn(x) is x to every operator and method: as fragile
             return self._operand(args[0]) if len(args) == 1 else None
-        found = unwrap_shape(inner)
+        binding = bound_to(inner, self._bound)
+        if binding is not None and binding.unwrap is not None:
+            # A variable bound to `<optional read>.orValue(x)`: the value, unwrapped (and its fallback walked)
+            # where it is bound.
+            assert binding.attribute is not None
+            bound_ref = self._read(inner, binding.attribute, in_guard=False)
+            return self._unwrapped(inner, bound_ref, binding.unwrap, binding.fallback, walk_fallback=False)
+        found = unwrap_shape(inner, self._bound)
         if found is not None:
             read, method, fallback = found
             ref = self._attribute(read, in_guard=False, dereferenced=method == "value")
             assert ref is not None
-            how = Unwrap(method, self.span(inner), self.span(fallback) if fallback is not None else None,
-                         literal_value(fallback) if fallback is not None else None)
-            return _Operand(ref, how, fallback)
+            return self._unwrapped(inner, ref, method, fallback, walk_fallback=True)
         ref = self._attribute(inner, in_guard=False)
         return _Operand(ref) if ref is not None and not ref.optional else None
+
+    def _unwrapped(self, node: AST, ref: AttributeRef, method: Literal["value", "orValue"],
+                   fallback: Node | None, *, walk_fallback: bool) -> _Operand:
+        how = Unwrap(method, self.span(node), self.span(fallback) if fallback is not None else None,
+                     literal_value(fallback) if fallback is not None else None)
+        return _Operand(ref, how, fallback if walk_fallback else None)
 
     def _finish(self, operand: _Operand, depth_cost: int) -> None:
         """Walk what an operand holds besides the read (the orValue() fallback; a ternary's condition and other
@@ -289,11 +313,17 @@ class Walker:
                                      unwrap=operand.unwrap))
                 self._finish(operand, depth_cost)
 
-    def _member_call(self, node: AST, depth_cost: int) -> None:
+    def _member_call(self, node: AST, depth_cost: int, boolean: bool) -> None:
         receiver, name_token, *rest = node.children
         assert isinstance(name_token, Token)
         args = args_of(rest[0]) if rest else []
         name = str(name_token)
+        if name == "bind" and len(args) == 3 and identifier(receiver) == "cel" and identifier(args[0]):
+            self.calls.append(Call(name, self.span(node), self.span(name_token), self.span(receiver), None,
+                                   tuple(self.span(a) for a in args), tuple(literal_value(a) for a in args),
+                                   self._values_of(args)))
+            self._bind(identifier(args[0]), args[1], args[2], boolean, depth_cost)
+            return
         # `x.?id.hasValue()` guards like has(x.id); an optional read takes only optional methods.
         read = self._ref_of(receiver, in_guard=name == "hasValue" and not args)
         operand = self._operand(receiver) if read is None else None
@@ -321,10 +351,51 @@ class Walker:
             return
         self._argument(node, name, args, depth_cost)
 
+    def _bind(self, variable: str, init: Node, body: Node, boolean: bool, depth_cost: int) -> None:
+        """`cel.bind(variable, init, body)`: the body's value is the call's; in it the variable stands for what
+        `init` is (an attribute read, a domain map, an optional read's value, a literal or what a comprehension
+        variable ranges over), and hides an outer variable of its name."""
+        self.walk(init, boolean=False, depth_cost=depth_cost)
+        value = literal_value(init)
+        values = (value,) if value is not None else self._range_of(init)
+        with self._scope({variable: self._binding(init)}, {variable: values}):
+            self.walk(body, boolean=boolean, depth_cost=depth_cost)
+
+    def _binding(self, init: Node) -> Binding | None:
+        inner = unwrap(init)
+        if not isinstance(inner, Tree):
+            return None
+        if inner.data == "ident_arg" and str(inner.children[0]) == "dyn" and len(inner.children) > 1:
+            args = args_of(inner.children[1])  # dyn(x) is x
+            return self._binding(args[0]) if len(args) == 1 else None
+        if identifier(inner):
+            return bound_to(inner, self._bound)  # (None: not a cel.bind variable)
+        found = unwrap_shape(inner, self._bound)
+        if found is not None:
+            read, method, fallback = found
+            return Binding(attribute=attribute_shape(read, self._bound), unwrap=method, fallback=fallback)
+        attribute = attribute_shape(inner, self._bound)
+        if attribute is not None:
+            return Binding(attribute=attribute)
+        domain = domain_shape(inner, self._bound)
+        return Binding(domain=domain) if domain is not None else None
+
+    @contextmanager
+    def _scope(self, bound: Mapping[str, Binding | None],
+               ranges: Mapping[str, tuple[int | str | bool, ...] | None]) -> Iterator[None]:
+        """Variables in scope for a body (None: the name is no binding, or ranges over nothing known); the
+        outer variables of the same names are hidden until it ends."""
+        saved_bound, saved_ranges = _enter(self._bound, bound), _enter(self._ranges, ranges)
+        try:
+            yield
+        finally:
+            _leave(self._bound, bound, saved_bound)
+            _leave(self._ranges, ranges, saved_ranges)
+
     def _macro(self, node: AST, name: str, receiver: Node, args: list[Node], variables: int,  # noqa: PLR0917
                depth_cost: int) -> None:
         """A comprehension: its variables range over the receiver, its bodies cost once per element."""
-        size = 1 if name in ("optMap", "optFlatMap") else range_size(receiver)
+        size = 1 if name in ("optMap", "optFlatMap") else range_size(receiver, self._bound)
         if size is None:
             self.unbounded.append(self.span(node))
             size = 1
@@ -335,19 +406,15 @@ class Walker:
         # Over a list literal one variable is the element; of two, the first is the index.
         ranges: list[tuple[int | str | bool, ...] | None] = (
             [items] if variables == 1 else [tuple(range(len(items))) if items is not None else None, items])
-        saved = {n: self._ranges.pop(n) for n in names if n and n in self._ranges}
-        for variable, values in zip(names, ranges, strict=True):
-            if variable and values is not None:
-                self._ranges[variable] = values
         bodies = args[variables:]
-        for index, body in enumerate(bodies):
-            # The predicate of a quantifier or filter; the filter of a 3-arg map / 4-arg transform.
-            condition = name in QUANTIFIERS or name == "filter" or (len(bodies) == 2 and index == 0)
-            self.walk(body, boolean=condition and name not in ("sortBy", "optMap", "optFlatMap"), depth_cost=inner)
-        for variable in names:
-            if variable:
-                self._ranges.pop(variable, None)
-        self._ranges.update(saved)
+        # The macro's variables hide cel.bind variables of their names.
+        with self._scope(dict.fromkeys(filter(None, names)),
+                         {n: values for n, values in zip(names, ranges, strict=True) if n}):
+            for index, body in enumerate(bodies):
+                # The predicate of a quantifier or filter; the filter of a 3-arg map / 4-arg transform.
+                condition = name in QUANTIFIERS or name == "filter" or (len(bodies) == 2 and index == 0)
+                self.walk(body, boolean=condition and name not in ("sortBy", "optMap", "optFlatMap"),
+                          depth_cost=inner)
 
     def _global_call(self, node: AST, depth_cost: int) -> None:
         name_token, *rest = node.children
@@ -363,6 +430,19 @@ class Walker:
             return
         self._argument(node, name, args, depth_cost)
 
+
+
+def _enter(table: dict[str, _V], names: Mapping[str, _V | None]) -> dict[str, _V]:
+    """Put `names` in scope in `table` (a None value hides the name); what they hid, for `_leave`."""
+    saved = {n: table.pop(n) for n in names if n in table}
+    table.update({n: v for n, v in names.items() if v is not None})
+    return saved
+
+
+def _leave(table: dict[str, _V], names: Mapping[str, object], saved: dict[str, _V]) -> None:
+    for n in names:
+        table.pop(n, None)
+    table.update(saved)
 
 
 def _operand_span(operand: _Operand) -> Span:

@@ -41,7 +41,7 @@ CLAIM_KINDS = frozenset({"ResourceClaim", "ResourceClaimTemplate"})
 def _vendor_numa(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
     for site, facts in analysed(obj, ctx):
         for ref in facts.refs:
-            if ref.kind == "attributes" and is_vendor_numa(ref.qualified, ctx.policy):
+            if ref.kind == "attributes" and not ref.alias and is_vendor_numa(ref.qualified, ctx.policy):
                 yield Finding(
                     site.path,
                     f"{ref.qualified} is a vendor NUMA attribute; KEP-6072 standardises {STANDARD_NUMA}, which "

@@ -248,7 +248,7 @@ def _reference(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
                 )
         for ref in facts.refs:
             text = ref.span.text(facts.expression)
-            if "/" not in ref.domain and (ref.name in WIRE_KEYS or ref.name in GO_FIELDS):
+            if not ref.alias and "/" not in ref.domain and (ref.name in WIRE_KEYS or ref.name in GO_FIELDS):
                 # An optional read of the key does not fail: it is silently empty everywhere.
                 outcome = ("is optional.none() on every device" if ref.optional and not ref.dereferenced
                            else "fails with no such key")

@@ -503,6 +503,10 @@ def _manual_hint(facts: Facts, use: Use) -> str:
     if not _fallback_keeps_meaning(use) and use.how in ("==", "!=", "in", "bool"):
         read = use.ref.span.text(facts.expression)
         wanted = "a bool literal" if use.how == "bool" else "a scalar literal"
+        if use.unwrap is not None and use.unwrap.span == use.ref.span:  # a cel.bind variable, unwrapped where bound
+            return (f"give {read} {wanted} as the fallback where it is bound, .orValue(<value>), and compare with "
+                    f"includes(): {read}.includes(...) (where the attribute is absent, includes() tests the "
+                    f"fallback: membership if it is a list)")
         return (f"compare with includes() and {wanted} as the fallback: {read}.orValue(<value>).includes(...) "
                 f"(where the attribute is absent, includes() tests the fallback: membership if it is a list)")
     if use.how == "size":
@@ -670,9 +674,10 @@ def _missing(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
 
 
 def _can_fail(ref: AttributeRef) -> bool:
-    """A read that fails where the attribute is absent: not a has()/hasValue() guard, and not an optional read
-    (`.?id` is optional.none() there) unless its `.value()` is taken."""
-    return not ref.in_guard and (not ref.optional or ref.dereferenced)
+    """A read that fails where the attribute is absent: not a has()/hasValue() guard, not an optional read
+    (`.?id` is optional.none() there) unless its `.value()` is taken, and not a `cel.bind` variable bound to a
+    plain read (the read fails where it is bound)."""
+    return not ref.in_guard and (ref.dereferenced if ref.optional else not ref.alias)
 
 
 def _absent(facts: Facts, inventory: Inventory, device_class: str) -> tuple[dict[str, tuple[int, str]], int]:

@@ -344,3 +344,103 @@ def test_driver_domain_reads_optional_guarded_and_without_an_id() -> None:
 def test_other_non_literal_domains_are_not_refs() -> None:
     assert analyze('device.attributes[device.driver + "x"].a == 1').refs == ()
     assert analyze("device.attributes[other.driver].a == 1").refs == ()
+
+
+# -- cel.bind: a bound variable stands for what it is bound to ------------------------------------------------
+
+GPU = 'device.attributes["gpu.example.com"]'
+RKI = 'device.attributes["resource.kubernetes.io"]'
+
+
+def test_a_variable_bound_to_a_read_is_that_read_where_it_occurs() -> None:
+    expression = f"cel.bind(n, {NUMA}, n == 4)"
+    facts = analyze(expression)
+    (use,) = facts.uses
+    assert (use.ref.qualified, use.how, use.literal, use.span.text(expression)) == (
+        "resource.kubernetes.io/numaNode", "==", 4, "n == 4")
+    assert use.span.start == expression.rindex("n == 4")
+    assert [(r.span.text(expression), r.alias) for r in facts.refs] == [(NUMA, False), ("n", True)]
+    # the alias names the read where it is bound; the domain is read there once
+    assert use.ref.name_span.text(expression) == "numaNode"
+    assert [d.span.text(expression) for d in facts.domains] == ['"resource.kubernetes.io"']
+
+
+def test_a_read_from_a_variable_bound_to_a_domain_map_is_a_read() -> None:
+    expression = f'cel.bind(a, {GPU}, a.model == "a100" && a["index"] > 1)'
+    facts = analyze(expression)
+    assert [(u.ref.qualified, u.how, u.span.text(expression), u.ref.alias) for u in facts.uses] == [
+        ("gpu.example.com/model", "==", 'a.model == "a100"', False),
+        ("gpu.example.com/index", ">", 'a["index"] > 1', False)]
+    assert [d.span.text(expression) for d in facts.domains] == ['"gpu.example.com"']
+
+
+@pytest.mark.parametrize(
+    ("expression", "expected"),
+    [
+        # nested binds, a bind of a bind, a domain bound then a read bound from it
+        (f"cel.bind(a, {RKI}, cel.bind(n, a.numaNode, n != 4))", [("!=", "n != 4")]),
+        (f"cel.bind(m, {NUMA}, cel.bind(n, m, n < 4))", [("<", "n < 4")]),
+        (f"cel.bind(n, dyn({NUMA}), n == 4)", [("==", "n == 4")]),
+        # binds inside macros and macros inside binds
+        (f"[0, 4].exists(x, cel.bind(n, {NUMA}, n == x))", [("==", "n == x")]),
+        (f"cel.bind(n, {NUMA}, [0, 4].exists(x, x == n))", [("==", "x == n")]),
+        (f"cel.bind(n, {NUMA}, n)", [("bool", "n")]),
+        (f"cel.bind(n, {NUMA}, n + 1 > 2)", [("arithmetic", "n + 1")]),
+        (f'cel.bind(n, {GPU}.model, n.startsWith("a"))', [("method", 'n.startsWith("a")')]),
+        # shadowing: an inner bind or a macro variable of the same name hides the outer binding
+        (f"cel.bind(n, {NUMA}, cel.bind(n, 1, n == 4))", []),
+        (f"cel.bind(n, {NUMA}, [1, 2].exists(n, n == 4))", []),
+        (f"cel.bind(n, {NUMA}, [1, 2].exists(i, n, n == 4))", []),
+        (f"cel.bind(a, {RKI}, [{{'numaNode': 1}}].exists(a, a.numaNode == 4))", []),
+        (f"cel.bind(n, {NUMA}, cel.bind(n, 1, n == 4) && n == 5)", [("==", "n == 5")]),
+        (f"cel.bind(n, {NUMA}, [1].exists(n, n == 4) || n == 5)", [("==", "n == 5")]),
+        # the initialiser is outside the variable's scope
+        (f"cel.bind(n, {NUMA}, cel.bind(n, n, n == 4))", [("==", "n == 4")]),
+        # a variable the bind does not name, or one bound to something else, is no attribute
+        ("cel.bind(n, 4, n == 4)", []),
+        (f"cel.bind(n, {GPU}.model.size(), n == 4)", [("size", f"{GPU}.model.size()")]),
+    ],
+)
+def test_bound_uses_through_nesting_macros_and_shadowing(expression: str, expected: list[tuple[str, str]]) -> None:
+    assert [(u.how, u.span.text(expression)) for u in analyze(expression).uses] == expected
+
+
+def test_a_variable_bound_to_an_optional_read_is_unwrapped_where_it_occurs() -> None:
+    expression = f'cel.bind(n, {RKI}.?numaNode, n.orValue(-1) == 4 && n.value() != 2)'
+    facts = analyze(expression)
+    first, second = facts.uses
+    assert first.unwrap is not None and second.unwrap is not None
+    assert (first.operand.text(expression), first.unwrap.method, first.unwrap.fallback_literal) == (
+        "n.orValue(-1)", "orValue", -1)
+    assert (second.operand.text(expression), second.unwrap.method) == ("n.value()", "value")
+    assert [(r.span.text(expression), r.optional, r.dereferenced, r.alias) for r in facts.refs] == [
+        (f"{RKI}.?numaNode", True, False, False), ("n", True, False, True), ("n", True, True, True)]
+
+
+def test_a_variable_bound_to_an_unwrapped_optional_read_is_the_value() -> None:
+    expression = f'cel.bind(n, {RKI}.?numaNode.orValue(-1), n == 4)'
+    (use,) = analyze(expression).uses
+    assert use.unwrap is not None
+    assert (use.operand.text(expression), use.unwrap.method, use.unwrap.fallback_literal) == ("n", "orValue", -1)
+    assert use.unwrap.fallback is not None and use.unwrap.fallback.text(expression) == "-1"
+    assert not use.ref.dereferenced  # `.value()` where it is bound fails there, not at each occurrence
+
+
+def test_a_variable_bound_to_a_literal_or_a_comprehension_variable_ranges_over_it() -> None:
+    (use,) = analyze(f"cel.bind(k, 4, {NUMA} == k)").uses
+    assert use.literals == (4,)
+    (use,) = analyze(f"[0, 1].exists(x, cel.bind(k, x, {NUMA} == k))").uses
+    assert use.literals == (0, 1)
+    (use,) = analyze(f"cel.bind(k, [0, 1], {NUMA} == k)").uses  # a list: may equal a list attribute
+    assert use.literals is None
+
+
+def test_a_guard_and_a_macro_through_a_bound_variable() -> None:
+    expression = f"cel.bind(a, {RKI}, has(a.numaNode) && cel.bind(ns, a.numaNode, ns.exists(v, v == 1)))"
+    facts = analyze(expression)
+    assert [(r.span.text(expression), r.in_guard) for r in facts.refs] == [
+        ("a.numaNode", True), ("a.numaNode", False), ("ns", False)]
+    assert facts.uses == ()
+    (exists,) = [c for c in facts.calls if c.name == "exists"]
+    assert exists.ref is not None and exists.ref.span.text(expression) == "ns"
+    assert (facts.cost, facts.unbounded) == (64, ())  # an attribute's size bound, as on the read itself

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,7 @@ from hypothesis import strategies as st
 
 from tests.builders import claim_with_selector, device, device_class_with_selector, slice_with
 from webhook.findings import Finding
+from webhook.fix import apply_to_value
 from webhook.policy import Policy
 from webhook.rules import CATALOGUE
 from webhook.rules.base import RuleContext
@@ -510,3 +512,226 @@ def test_request_refs_in_a_template_and_non_strings_left_to_the_decoder() -> Non
     template = _claim_with_refs(["gpu", 7, "x"], kind="ResourceClaimTemplate")
     assert check("constraint-request-unknown", template) == [
         ("spec.spec.devices.constraints[0].requests[2]", f'Invalid value: "x": {REF}', "")]
+
+
+# -- every rule through cel.bind: a bound variable is the read (or domain map) it is bound to ---------------------
+
+RKI = 'device.attributes["resource.kubernetes.io"]'
+
+
+def spans(rule_id: str, expression: str, **kw: Any) -> list[tuple[int, int] | None]:
+    return [f.span for f in findings(rule_id, claim_with_selector(expression), **kw)]
+
+
+@pytest.mark.parametrize(
+    ("expression", "occurrence", "message_start", "replacement"),
+    [
+        (f"cel.bind(n, {NUMA}, n == 4)", "n == 4", "`==` on resource.kubernetes.io/numaNode is silently false",
+         "n.includes(4)"),
+        (f"cel.bind(n, {NUMA}, 4 != n)", "4 != n", "`!=` on resource.kubernetes.io/numaNode", "!n.includes(4)"),
+        (f"cel.bind(n, {NUMA}, n in [0, 1])", "n in [0, 1]", "`in` on", "[0, 1].exists(v, n.includes(v))"),
+        (f'cel.bind(a, {GPU}, a.model == "a100")', 'a.model == "a100"', "`==` on gpu.example.com/model",
+         'a.model.includes("a100")'),
+        (f'cel.bind(a, {GPU}, cel.bind(m, a["model"], m != "a100"))', 'm != "a100"', "`!=` on gpu.example.com/model",
+         '!m.includes("a100")'),
+        (f"[0, 1].exists(x, cel.bind(n, {NUMA}, n == x))", "n == x", "`==` on", "n.includes(x)"),
+        (f"cel.bind(n, {NUMA}, [0, 1].exists(x, x == n))", "x == n", "`==` on", "n.includes(x)"),
+        ('cel.bind(b, device.attributes["dra.net"].rdma, b)', "b", "dra.net/rdma used as a condition",
+         "b.includes(true)"),
+        (f"cel.bind(n, {RKI}.?numaNode, n.orValue(-1) == 4)", "n.orValue(-1) == 4",
+         "`==` on resource.kubernetes.io/numaNode (read with `.orValue()`)", "n.orValue(-1).includes(4)"),
+        (f"cel.bind(n, {RKI}.?numaNode.orValue(-1), n == 4)", "n == 4",
+         "`==` on resource.kubernetes.io/numaNode (read with `.orValue()`)", "n.includes(4)"),
+        # no safe fix: ordering, a fallback that includes() would test differently, a bound list literal
+        (f"cel.bind(n, {NUMA}, n < 2)", "n < 2", "`<` on resource.kubernetes.io/numaNode is a runtime error", None),
+        (f"cel.bind(n, {RKI}.?numaNode.orValue({GPU}.index), n == 4)", "n == 4", "`==` on", None),
+        (f"cel.bind(k, [0, 1], cel.bind(n, {NUMA}, n == k))", "n == k", "`==` on", None),
+    ],
+)
+def test_list_fragile_compare_through_cel_bind(expression: str, occurrence: str, message_start: str,
+                                               replacement: str | None) -> None:
+    """The finding is on the variable's occurrence (not on the read where it is bound), and so is the fix."""
+    (finding,) = findings("list-fragile-compare", claim_with_selector(expression))
+    assert finding.message.startswith(message_start)
+    start = expression.rindex(occurrence)
+    assert finding.span is not None and start <= finding.span[0] < finding.span[1] <= start + len(occurrence)
+    if replacement is None:
+        assert finding.fix is None
+    else:
+        assert finding.fix is not None and finding.fix.safe
+        assert start <= finding.fix.start <= finding.fix.end <= start + len(occurrence)
+        fixed = apply_to_value(expression, [finding.fix])
+        assert fixed == expression[:start] + replacement + expression[start + len(occurrence):]
+
+
+@pytest.mark.parametrize("expression", [
+    f"cel.bind(n, {NUMA}, n.includes(4))",
+    f"cel.bind(n, {NUMA}, cel.bind(n, 1, n == 4))",  # the inner n is an int
+    f"cel.bind(n, {NUMA}, [1, 2].exists(n, n == 4))",  # the macro's n
+    f"cel.bind(n, {NUMA}, [1, 2].all(i, n, n != 4))",
+    f"cel.bind(a, {GPU}, [{{'model': 'x'}}].exists(a, a.model == 'a100'))",
+    f"cel.bind(a, {GPU}, cel.bind(a, {{'model': 'x'}}, a.model == 'a100'))",
+    f"cel.bind(n, {NUMA}, n == [4])",
+    f"cel.bind(n, {RKI}.?numaNode, n.hasValue())",
+])
+def test_cel_bind_forms_that_are_not_list_fragile(expression: str) -> None:
+    import celext
+
+    celext.compile(expression)  # (a valid selector: no finding for another reason)
+    assert check("list-fragile-compare", claim_with_selector(expression)) == []
+
+
+@pytest.mark.parametrize(
+    ("expression", "covered", "hint_start"),
+    [
+        (f"cel.bind(ns, {NUMA}, 4 in ns)", "4 in ns", "ns.includes(4)   (membership"),
+        (f"cel.bind(a, {RKI}, 4 in a.numaNode)", "4 in a.numaNode", "a.numaNode.includes(4)   (membership"),
+        (f"cel.bind(ns, {NUMA}, ns.exists(v, v == 1))", "exists", "ns.includes(1)   (membership"),
+        (f"cel.bind(ns, {NUMA}, ns[0] == 1)", "ns", "no rewrite keeps this meaning on both forms: write the "
+                                                   "selector for both (KEP-6072), e.g. with ns.includes(<node>)"),
+        (f"cel.bind(ns, {NUMA}, size(ns) > 1)", "ns", "no rewrite"),
+    ],
+)
+def test_list_only_read_through_cel_bind(expression: str, covered: str, hint_start: str) -> None:
+    (finding,) = findings("list-only-read", claim_with_selector(expression))
+    assert "on resource.kubernetes.io/numaNode reads it as a list" in finding.message
+    assert finding.span is not None and finding.span[0] > expression.index(", ")  # in the body, not the read
+    assert expression[finding.span[0]:finding.span[1]] == covered
+    assert finding.hint.startswith(hint_start)
+
+
+@pytest.mark.parametrize("expression", [
+    f"cel.bind(ns, {NUMA}, ns.includes(4))",
+    f"cel.bind(ns, {NUMA}, cel.bind(ns, [1], 4 in ns))",
+    f"cel.bind(ns, {NUMA}, [[1]].exists(ns, 4 in ns))",
+    f"cel.bind(ns, {RKI}.?numaNode, ns.hasValue())",
+])
+def test_cel_bind_forms_that_are_not_list_only_reads(expression: str) -> None:
+    import celext
+
+    celext.compile(expression)  # (a valid selector: no finding for another reason)
+    assert check("list-only-read", claim_with_selector(expression)) == []
+
+
+def test_numa_pinned_through_cel_bind_is_on_the_comparison() -> None:
+    for expression, covered in ((f"cel.bind(n, {NUMA}, n == 4)", "n == 4"),
+                                (f"cel.bind(n, {NUMA}, n.includes(4))", "n.includes(4)"),
+                                (f"cel.bind(k, 4, {NUMA} == k)", f"{NUMA} == k"),
+                                (f"cel.bind(a, {RKI}, a.numaNode in [4, 5])", "a.numaNode in [4, 5]")):
+        ((_p, message, where),) = check("selector-numa-pinned", claim_with_selector(expression))
+        assert where == covered
+        assert message.startswith("the selector pins resource.kubernetes.io/numaNode to NUMA node 4")
+    assert check("selector-numa-pinned", claim_with_selector(f"cel.bind(n, {NUMA}, n != -1)")) == []
+
+
+def test_type_mismatch_through_cel_bind() -> None:
+    for expression, covered in ((f"cel.bind(a, {GPU}, a.model == 4)", "=="),
+                                (f"cel.bind(m, {GPU}.model, m.includes(4))", "includes")):
+        ((_p, message, where),) = check("selector-type-mismatch", claim_with_selector(expression), slices=TYPED)
+        assert where == covered
+        assert message.startswith("gpu.example.com/model is a string on every candidate device that publishes it "
+                                  "(2); `==` with an int value never matches it" if covered == "==" else
+                                  "gpu.example.com/model is a string on every candidate device that publishes it "
+                                  "(2); `includes()` with an int value")
+    assert check("selector-type-mismatch", claim_with_selector(f'cel.bind(a, {GPU}, a.model == "A100")'),
+                 slices=TYPED) == []
+
+
+def test_missing_attribute_read_through_cel_bind() -> None:
+    slices = (slice_with(device("gpu-0", numa=0), device("gpu-1")),)
+    ((_p, message, covered),) = check("selector-attribute-missing",
+                                      claim_with_selector(f"cel.bind(a, {RKI}, a.numaNode.includes(0))"),
+                                      slices=slices)
+    assert covered == "a.numaNode"
+    assert message == ("resource.kubernetes.io/numaNode is absent on 1 of 2 candidate device(s) (e.g. "
+                       "gpu.example.com/pool-0/gpu-1): `a.numaNode` fails there with no such key, which aborts "
+                       "allocation for the claim")
+    # a variable bound to a plain read: the read fails where it is bound (once, not at each occurrence)
+    ((_p, _m, covered),) = check("selector-attribute-missing",
+                                 claim_with_selector(f"cel.bind(n, {NUMA}, n.includes(0) || n.includes(1))"),
+                                 slices=slices)
+    assert covered == NUMA
+    # an optional read bound to a variable fails where its value is taken
+    (finding,) = findings("selector-attribute-missing",
+                          claim_with_selector(f"cel.bind(n, {RKI}.?numaNode, n.value().includes(0))"), slices=slices)
+    assert "`n.value()` fails there with optional.none() dereference" in finding.message
+    assert finding.hint == "guard the read: n.hasValue() && ..., or give a default: n.orValue(<default>)"
+    for guarded in (f"cel.bind(a, {RKI}, has(a.numaNode) && a.numaNode.includes(0))",
+                    f"cel.bind(n, {RKI}.?numaNode, n.hasValue() && n.value().includes(0))",
+                    f"cel.bind(n, {RKI}.?numaNode, n.orValue(-1).includes(0))"):
+        assert check("selector-attribute-missing", claim_with_selector(guarded), slices=slices) == [], guarded
+
+
+def test_vendor_numa_and_attribute_reference_through_cel_bind_once_per_read() -> None:
+    vendor = 'device.attributes["dra.net"]'
+    bound_read = f"cel.bind(n, {vendor}.numaNode, n.includes(0) || n.includes(1))"
+    assert [c for _p, _m, c in check("selector-vendor-numa", claim_with_selector(bound_read))] == [
+        f"{vendor}.numaNode"]
+    bound_domain = f"cel.bind(a, {vendor}, a.numaNode.includes(0))"
+    assert [c for _p, _m, c in check("selector-vendor-numa", claim_with_selector(bound_domain))] == ["a.numaNode"]
+    wire = check("selector-attribute-reference", claim_with_selector(f"cel.bind(n, {GPU}.int, n == 1 || n == 2)"))
+    assert [c for _p, _m, c in wire] == ["int"]
+    ((_p, message, covered),) = check("selector-attribute-reference",
+                                      claim_with_selector(f"cel.bind(a, {GPU}, a.int == 1)"))
+    assert (covered, message.split(", so ")[1]) == ("int", "`a.int` fails with no such key")
+
+
+BOUND_CLAIM = """\
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata:
+  name: bound
+spec:
+  devices:
+    requests:
+    - name: gpu
+      exactly:
+        deviceClassName: gpu.example.com
+        selectors:
+        - cel:
+            expression: cel.bind(n, device.attributes["resource.kubernetes.io"].numaNode, n == 4)
+        - cel:
+            expression: cel.bind(a, device.attributes["gpu.example.com"], a.model == "A100" && cel.bind(a, 1, a == 1))
+        - cel:
+            expression: |
+              cel.bind(ns, device.attributes["resource.kubernetes.io"].numaNode,
+                4 in ns || cel.bind(n, device.attributes["resource.kubernetes.io"].?numaNode, n.orValue(-1) == 4))
+"""
+
+
+def test_draguard_lint_and_fix_follow_cel_bind(tmp_path: Path) -> None:
+    """The installed `draguard lint` on a YAML file: findings at the variables' lines and columns, then `--fix`
+    rewrites each occurrence in the variable's own text, and a second run finds nothing left to fix."""
+    import subprocess
+    import sys
+
+    draguard = Path(sys.executable).with_name("draguard")
+    claim = tmp_path / "claim.yaml"
+    claim.write_text(BOUND_CLAIM, encoding="utf-8")
+
+    def lint(*argv: str) -> tuple[int, list[str], str]:
+        done = subprocess.run([str(draguard), "lint", *argv, claim.name], capture_output=True, text=True,
+                              check=False, timeout=120, cwd=tmp_path)
+        return done.returncode, [line.split(": spec.")[0] for line in done.stdout.splitlines()
+                                 if line.startswith("claim.yaml:")], done.stderr
+
+    code, located, _err = lint()
+    assert code == 1
+    assert located == ["claim.yaml:13:91: audit selector-numa-pinned", "claim.yaml:13:93: warn list-fragile-compare",
+                       "claim.yaml:15:83: warn list-fragile-compare", "claim.yaml:19:17: warn list-only-read",
+                       "claim.yaml:19:95: audit selector-numa-pinned", "claim.yaml:19:109: warn list-fragile-compare"]
+    code, _located, err = lint("--fix")
+    assert err.splitlines() == [
+        "draguard: fixed claim.yaml:13:91: n == 4 → n.includes(4)",
+        'draguard: fixed claim.yaml:15:75: a.model == "A100" → a.model.includes("A100")',
+        "draguard: fixed claim.yaml:19:95: n.orValue(-1) == 4 → n.orValue(-1).includes(4)"]
+    assert claim.read_text(encoding="utf-8") == BOUND_CLAIM.replace("n == 4)", "n.includes(4))").replace(
+        'a.model == "A100"', 'a.model.includes("A100")').replace("n.orValue(-1) == 4", "n.orValue(-1).includes(4)")
+    code, located, _err = lint()
+    assert located == ["claim.yaml:13:91: audit selector-numa-pinned", "claim.yaml:19:17: warn list-only-read",
+                       "claim.yaml:19:95: audit selector-numa-pinned"]  # `4 in ns`: no rewrite keeps its meaning
+    slices = tmp_path / "slices.yaml"
+    slices.write_text(json.dumps(slice_with(device("gpu-0", numa=4, attributes={"model": "A100"}), device("gpu-1"))),
+                      encoding="utf-8")
+    _code, located, _err = lint("--slices", str(slices))
+    assert "claim.yaml:15:75: warn selector-attribute-missing" in located  # `a.model`, absent on gpu-1

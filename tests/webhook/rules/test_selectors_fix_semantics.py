@@ -267,3 +267,50 @@ def test_no_fix_where_equality_with_a_published_version_is_an_error() -> None:
             device_, DRIVER), expression
     (finding,) = FRAGILE.check(claim_with_selector(f'{ver} == "1.2.3"'), RuleContext(Policy.default()))
     assert finding.fix is not None  # without an inventory the attribute's type is unknown
+
+
+RKI = 'device.attributes["resource.kubernetes.io"]'
+
+
+@pytest.mark.parametrize(
+    ("expression", "rewritten"),
+    [
+        (f"cel.bind(n, {NUMA}, n == 4)", f"cel.bind(n, {NUMA}, n.includes(4))"),
+        (f"cel.bind(n, {NUMA}, 4 != n)", f"cel.bind(n, {NUMA}, !n.includes(4))"),
+        (f"cel.bind(n, {NUMA}, n in [4, 5])", f"cel.bind(n, {NUMA}, [4, 5].exists(v, n.includes(v)))"),
+        (f"cel.bind(a, {RKI}, a.numaNode == 4)", f"cel.bind(a, {RKI}, a.numaNode.includes(4))"),
+        (f"cel.bind(a, {RKI}, cel.bind(n, a.numaNode, n == 4))",
+         f"cel.bind(a, {RKI}, cel.bind(n, a.numaNode, n.includes(4)))"),
+        (f"[4, 5].exists(x, cel.bind(n, {NUMA}, n == x))", f"[4, 5].exists(x, cel.bind(n, {NUMA}, n.includes(x)))"),
+        (f"cel.bind(n, {NUMA}, [4, 5].exists(x, x == n))", f"cel.bind(n, {NUMA}, [4, 5].exists(x, n.includes(x)))"),
+        (f"cel.bind(k, 4, {NUMA} == k)", f"cel.bind(k, 4, {NUMA}.includes(k))"),
+        (f"cel.bind(n, {NUMA}, cel.bind(n, 4, n == 4) && n == 4)",
+         f"cel.bind(n, {NUMA}, cel.bind(n, 4, n == 4) && n.includes(4))"),
+        (f"cel.bind(n, {NUMA}, [4].exists(n, n == 4) && n == 4)",
+         f"cel.bind(n, {NUMA}, [4].exists(n, n == 4) && n.includes(4))"),
+        (f"cel.bind(n, {RKI}.?numaNode, n.orValue(-1) == 4)",
+         f"cel.bind(n, {RKI}.?numaNode, n.orValue(-1).includes(4))"),
+        (f"cel.bind(n, {RKI}.?numaNode.orValue(-1), n == 4)",
+         f"cel.bind(n, {RKI}.?numaNode.orValue(-1), n.includes(4))"),
+    ],
+)
+@pytest.mark.parametrize("engine", ["compiled", "reference"])
+def test_cel_bind_rewrites_keep_meaning_on_a_scalar_and_match_membership_on_a_list(
+        expression: str, rewritten: str, engine: str) -> None:
+    """`--fix` rewrites the variable's occurrence in its own text (`n == 4` -> `n.includes(4)`); both engines give
+    the original's answer where the attribute is a scalar (or absent, for an optional read) and the membership
+    answer where it is a list."""
+    assert safe_fixes(expression) == [rewritten]
+    assert list(FRAGILE.check(claim_with_selector(rewritten), RuleContext(Policy.default()))) == []
+    negated = "!=" in expression
+
+    def answer(text: str, value: Any) -> bool:
+        attributes = {} if value is None else {"resource.kubernetes.io/numaNode": attr(value)}
+        return celext.compile(text, engine).evaluate({"name": "d", "attributes": attributes}, DRIVER)
+
+    for value in (3, 4, 5, *([None] if "?" in expression else [])):
+        assert answer(rewritten, value) == answer(expression, value), value
+    for value in ([0, 4], [5, 1], [1, 2]):
+        member = any(node in value for node in ((4, 5) if "[4, 5]" in expression else (4,)))
+        assert answer(rewritten, value) is (member != negated), value
+        assert answer(expression, value) is negated  # `list == 4` is false: what the finding is about
