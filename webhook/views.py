@@ -62,10 +62,10 @@ def readyz() -> HTTPResponse:
     """
     current = state()
     policy = current.policy
+    source = policy.current().source  # first: it follows a newly published policy, and the error with it
     error = policy.last.error
     checks: dict[str, Any] = {
-        "policy": {"ok": error is None, "source": policy.current().source, "hash": policy.hash,
-                   "lastReloadError": error},
+        "policy": {"ok": error is None, "source": source, "hash": policy.hash, "lastReloadError": error},
     }
     if current.tls is not None:
         # An expired certificate is still "loaded" (the holder keeps the last good one), but the API server

@@ -18,7 +18,7 @@ from tests.builders import slice_with
 from webhook.admission.review import MAX_BODY
 from webhook.app import Settings, create_app
 from webhook.policy import Policy
-from webhook.policy_store import PolicyStore
+from webhook.policy_store import PolicyFollower, PolicyPublisher, PolicyStore
 
 SLICES = "/validate/resourceslices"
 
@@ -221,6 +221,21 @@ def test_readyz_is_503_once_the_certificate_in_use_has_expired() -> None:
     reply = create_app(Settings(), PolicyStore.fixed(Policy.default()), Expired()).test_client().get("/readyz")
     assert reply.status_code == 503
     assert reply.get_json()["checks"]["certificate"] == {"ok": False, "notAfter": "2020-01-01T00:00:00+00:00"}
+
+
+def test_readyz_reports_the_policy_the_master_published_last(tmp_path: Path) -> None:
+    """A worker's /readyz follows the channel before it reports: a bad edit the master just published is not
+    ready at the very next request, and the good edit after it is ready again."""
+    policy = tmp_path / "policy.yaml"
+    policy.write_text("rules:\n  numa-node-range: warn\n")
+    publisher = PolicyPublisher(PolicyStore(policy, check_interval=0.0), tmp_path / "channel")
+    client = create_app(Settings(), PolicyFollower(tmp_path / "channel"), FakeTLS()).test_client()
+    assert client.get("/readyz").status_code == 200
+    for text, status in (("rules:\n  no-such-rule: deny\n", 503), ("rules:\n  numa-node-range: audit\n", 200)):
+        policy.write_text(text)
+        os.utime(policy, (1, 1 + status))  # a new stamp even within the file system's time resolution
+        publisher.poll()
+        assert client.get("/readyz").status_code == status
 
 
 def test_the_app_reads_the_policy_file_from_settings(tmp_path: Path) -> None:
