@@ -36,13 +36,17 @@ class Device(Struct, frozen=True):
     name: str = ""
     id: str = ""
     shareable: bool = False  # allowMultipleAllocations (DRAConsumableCapacity)
+    # Whether it consumes shared counters / has taints: the search skips both checks for most devices
+    consumes: bool = False
+    tainted: bool = False
 
     @classmethod
     def of(cls, driver: str, pool: str, slice_name: str, wire: Obj) -> Device:
         name = wire.get("name")
         name = name if isinstance(name, str) else ""
         return cls(driver, pool, slice_name, wire, name, f"{driver}/{pool}/{name}",
-                   wire.get("allowMultipleAllocations") is True)
+                   wire.get("allowMultipleAllocations") is True, bool(wire.get("consumesCounters")),
+                   bool(wire.get("taints")))
 
 
 class Node(Struct, frozen=True):
@@ -137,7 +141,9 @@ def pools_for_node(slices: Sequence[Obj], node: Node) -> Gathered:
     """Devices the node can use, in allocation order, notes on skipped pools, those pools as GatherPools marks
     them, and the shared counters of each usable pool."""
     relevant: dict[tuple[str, str], list[Obj]] = {}
+    by_pool: dict[tuple[str, str], list[Obj]] = {}  # every slice of each pool, this node's or not (counter sets)
     for s in slices:
+        by_pool.setdefault(_pool_key(s), []).append(s)
         spec = _map(s.get("spec"))
         if spec.get("sharedCounters"):
             continue  # counter sets, no devices
@@ -153,7 +159,7 @@ def pools_for_node(slices: Sequence[Obj], node: Node) -> Gathered:
     for key in sorted(relevant):
         pool_slices = relevant[key]
         wanted, generation = _pool_numbers(pool_slices[0])
-        same = [s for s in slices if _pool_key(s) == key]
+        same = by_pool[key]
         if len(pool_slices) != wanted:
             if any(_pool_numbers(s)[1] > generation for s in same):
                 continue  # obsolete generation
@@ -201,7 +207,11 @@ def _counter_sets(generation: Sequence[Obj]) -> Counters | str:
             sets[name] = {str(k): counter_value(v) for k, v in _map(_map(counter_set).get("counters")).items()}
     for s in generation:
         for device in _strings(_map(s.get("spec")).get("devices")):
-            for consumption in _strings(_map(device).get("consumesCounters")):
+            try:  # (no isinstance(Mapping): this runs for every device of every pool on every node explained)
+                consumptions = device.get("consumesCounters")
+            except AttributeError:  # not an object
+                continue
+            for consumption in _strings(consumptions):
                 name = str(_map(consumption).get("counterSet") or "")
                 if name not in sets:
                     return f"counter set {name} not found"

@@ -217,10 +217,10 @@ class Search(Struct):
             return False  # CmpRequestOverCapacity: skip the device (explain_why reports it)
         # allocateDevice: shared counters (once per device, not per share), then taints, then the constraints;
         # a refusal gives the counters back (kubernetes#140431)
-        charged = not (device.shareable and any(p.device.id == device.id for p in self.picks))
+        charged = device.consumes and not (device.shareable and any(p.device.id == device.id for p in self.picks))
         if charged and not self._charge(device):
             return False
-        if untolerated(device.wire, request.tolerations) is not None:
+        if device.tainted and untolerated(device.wire, request.tolerations) is not None:
             if charged:
                 self._charge(device, sign=-1)
             return False
