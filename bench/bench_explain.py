@@ -123,7 +123,36 @@ def against(baseline: Path) -> None:
               f"{theirs[case_name] / ms:5.2f}x faster")
 
 
+def cli_against(baseline: Path) -> None:
+    """As a user meets it: `draguard explain claim --slices --classes` of each checkout on YAML files, wall time of
+    the whole process (start-up, reading, explaining, the report), interleaved, best of ROUNDS."""
+    import tempfile
+
+    import yaml
+
+    with tempfile.TemporaryDirectory() as tmp:
+        files = {"claim": [CLAIM], "slices": inventory(False), "classes": list(CLASSES.values())}
+        for name, docs in files.items():
+            Path(tmp, f"{name}.yaml").write_text(yaml.safe_dump_all(docs), encoding="utf-8")
+        argv = ["explain", f"{tmp}/claim.yaml", "--slices", f"{tmp}/slices.yaml", "--classes", f"{tmp}/classes.yaml"]
+        commands = {"this checkout": Path(sys.executable).parent / "draguard",
+                    f"baseline {baseline}": baseline / ".venv" / "bin" / "draguard"}
+        best = {name: float("inf") for name in commands}
+        for _ in range(ROUNDS):
+            for name, exe in commands.items():
+                start = time.perf_counter()
+                done = subprocess.run([str(exe), *argv], capture_output=True, text=True, check=False)
+                took = time.perf_counter() - start
+                if done.returncode != 0 or "fits" not in done.stdout:
+                    raise SystemExit(f"{name}: draguard explain did not answer 'fits': {done.stdout}{done.stderr}")
+                best[name] = min(best[name], took)
+    mine, theirs = best["this checkout"], best[f"baseline {baseline}"]
+    print(f"draguard explain on YAML files (process wall time, best of {ROUNDS} interleaved): {mine * 1000:.0f} ms, "
+          f"baseline {theirs * 1000:.0f} ms: {theirs / mine:.2f}x faster")
+
+
 if __name__ == "__main__":
     main()
     if os.environ.get("DRAGUARD_BASELINE"):
         against(Path(os.environ["DRAGUARD_BASELINE"]))
+        cli_against(Path(os.environ["DRAGUARD_BASELINE"]))
