@@ -48,6 +48,7 @@ from gevent.pool import Pool
 from gevent.server import StreamServer
 from gunicorn import SERVER, http, util
 from gunicorn import sock as gsock
+from gunicorn.http.body import ChunkedReader
 from gunicorn.http.errors import UnsupportedTransferCoding
 from gunicorn.workers.ggevent import GeventWorker
 from werkzeug.http import HTTP_STATUS_CODES
@@ -411,7 +412,11 @@ def _check_transfer_coding(req: Any) -> None:
     """`UnsupportedTransferCoding` (answered 501) for a transfer coding other than `chunked`. gunicorn refuses the
     codings it does not know but lets `gzip`, `deflate` and `compress` before `chunked` through undecoded, so a
     compressed review was read as JSON (`not UTF-8`) and a plain one sent under that label was answered as if it
-    were not coded. Go's server, whose rules the API server's clients follow, takes `chunked` alone (501 otherwise)."""
+    were not coded. Go's server, whose rules the API server's clients follow, takes `chunked` alone (501 otherwise).
+    A request framed by Content-Length (the API server's) is not looked at: gunicorn refuses a Transfer-Encoding that
+    does not end in `chunked`, so only a chunked body can carry another coding."""
+    if not isinstance(getattr(req.body, "reader", None), ChunkedReader):
+        return
     for name, value in req.headers:
         if name == "TRANSFER-ENCODING" and any(c.strip(" \t").lower() != "chunked" for c in value.split(",")):
             raise UnsupportedTransferCoding(value)

@@ -361,3 +361,21 @@ def test_answer_review_hands_the_decoded_review_to_release() -> None:
     code, _ = answer_review(SLICES, State(PolicyStore.fixed(Policy.default())), length=3,
                             content_type="application/json", stream=io.BytesIO(b"{x}"), release=release)
     assert (code, release[1:]) == (400, [None])  # nothing was decoded: nothing to hold
+
+
+def test_transfer_codings_are_looked_at_only_for_a_chunked_body() -> None:
+    """`_check_transfer_coding` refuses a coding before `chunked` (gunicorn lets gzip through undecoded); a body framed
+    by Content-Length, the API server's, skips the header scan on the per-request path."""
+    from gunicorn.http.body import Body, ChunkedReader, LengthReader
+    from gunicorn.http.errors import UnsupportedTransferCoding
+
+    from webhook.front import _check_transfer_coding
+
+    def request(reader: Any, coding: str) -> SimpleNamespace:
+        return SimpleNamespace(body=Body(reader), headers=[("HOST", SNI), ("TRANSFER-ENCODING", coding)])
+
+    chunks = object.__new__(ChunkedReader)
+    with pytest.raises(UnsupportedTransferCoding, match="gzip, chunked"):
+        _check_transfer_coding(request(chunks, "gzip, chunked"))
+    _check_transfer_coding(request(chunks, " Chunked "))
+    _check_transfer_coding(request(LengthReader(None, 0), "gzip"))  # not scanned: gunicorn framed it by length

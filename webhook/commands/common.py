@@ -207,6 +207,16 @@ def use_color(choice: str, stream: TextIO) -> bool:
         return False
 
 
+def tell(text: object) -> None:
+    """One `draguard: ...` line on standard error. It quotes the inputs (file names, node names, a fix's text): each
+    character a terminal would act on is spelled as the text report spells it (`webhook.wire.printable`)."""
+    import sys
+
+    from webhook.wire import printable
+
+    print(f"draguard: {printable(str(text))}", file=sys.stderr)
+
+
 def check_arguments(args: argparse.Namespace) -> None:
     """Usage errors in the shared flags, found before any file is read."""
     from webhook.lint import known_rules

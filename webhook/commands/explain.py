@@ -14,7 +14,7 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from webhook.commands.common import add_output_arguments
+from webhook.commands.common import add_output_arguments, tell
 from webhook.wire import printable
 
 if TYPE_CHECKING:
@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
     explained = explain_paths(args.claim, args.slices, args.classes, semantics=args.semantics, node=args.node,
                               max_steps=args.max_steps, stdin_text=text)
     for note in explained.notes:
-        print(f"draguard: note: {printable(note)}", file=sys.stderr)  # node names are the inputs' words
+        tell(f"note: {note}")  # node names are the inputs' words
     results = explained.results
     for name, target in targets:
         text = render_json(args.semantics, results) if name == "json" else render_text(results)

@@ -56,11 +56,11 @@ def run(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace, ahead: Ahead[Listed] | None) -> int:
     from webhook.check_run import check, write_fixes
+    from webhook.commands.common import tell
     from webhook.commands.reporting import inputs, progress, report
     from webhook.errors import DraguardError
     from webhook.exits import exit_code
     from webhook.lint import diffs
-    from webhook.wire import printable
 
     if (args.kubeconfig or args.context) and not args.cluster:
         raise DraguardError("--kubeconfig and --context choose the cluster of --cluster; add --cluster")
@@ -74,18 +74,17 @@ def _run(args: argparse.Namespace, ahead: Ahead[Listed] | None) -> int:
               "the rules that need devices find nothing", file=sys.stderr)
     for file in result.files:
         for skipped, reason in file.fixed.skipped if file.fixed is not None else []:
-            print(printable(f"draguard: {file.source}: {skipped.path}: not fixed: {reason}"), file=sys.stderr)
+            tell(f"{file.source}: {skipped.path}: not fixed: {reason}")
     if args.diff:
         changed, refused = diffs(result.files)
         result.problems += refused
         for problem in result.problems:
-            print(f"draguard: {printable(str(problem))}", file=sys.stderr)
+            tell(problem)
         sys.stdout.write("".join(changed))
         return exit_code(problems=bool(result.problems), failing=bool(changed))
     if args.fix:
         written, problems = write_fixes(result, inventory)
         for source, rewrite in written:
-            fixed = f"{source}:{rewrite.line}:{rewrite.column}: {rewrite.before} → {rewrite.after}"
-            print(f"draguard: fixed {printable(fixed)}", file=sys.stderr)
+            tell(f"fixed {source}:{rewrite.line}:{rewrite.column}: {rewrite.before} → {rewrite.after}")
         result.problems += problems
     return report(args, result)

@@ -48,18 +48,17 @@ def progress(args: argparse.Namespace) -> Callable[[int], Tracker]:
 def report(args: argparse.Namespace, run: Run) -> int:
     """Print problems, reports and strict notes; the exit code."""
     from webhook.check_run import strict_failures
-    from webhook.commands.common import outputs, use_color, write_outputs
+    from webhook.commands.common import outputs, tell, use_color, write_outputs
     from webhook.findings import Action
     from webhook.report import FORMATS, Summary, render
     from webhook.run import sort_key
     from webhook.waivers import apply_baseline, load_baseline, write_baseline
-    from webhook.wire import printable
 
     stdout = sys.stdout
     targets = outputs(args.format, FORMATS)
     run.problems.sort(key=lambda p: (p.source, p.line or 0, p.column or 0))
     for problem in run.problems:
-        print(f"draguard: {printable(str(problem))}", file=sys.stderr)  # file names: the inputs' words
+        tell(problem)
     findings: list[Finding] = sorted((f for r in run.files for f in r.findings), key=sort_key)
     if args.write_baseline:
         write_baseline(args.baseline, findings)
@@ -80,7 +79,7 @@ def report(args: argparse.Namespace, run: Run) -> int:
     stdout.flush()
     strict = strict_failures(run, findings) if args.strict else []
     for line in strict:
-        print(f"draguard: strict: {line}", file=sys.stderr)
+        tell(f"strict: {line}")
     if not args.strict and not args.quiet and not summary.objects and not run.problems:
         print("draguard: note: nothing was checked: no ResourceSlice, ResourceClaim, ResourceClaimTemplate or "
               "DeviceClass in the inputs (--strict makes this fail)", file=sys.stderr)

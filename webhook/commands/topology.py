@@ -97,6 +97,7 @@ def run(args: argparse.Namespace) -> int:
     fmt = args.format or "table"
     if fmt not in FORMATS:
         raise DraguardError(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
+    from webhook.commands.common import tell
     from webhook.topology import listing
 
     forms = (form,) if form else ((Form.SCALAR, Form.LIST) if fmt == "table" else (Form.SCALAR,))
@@ -116,19 +117,18 @@ def run(args: argparse.Namespace) -> int:
     # the run still fails: the tree is broken where a driver reads it.
     unreadable = dict.fromkeys(d.reason for row in shown.pci for d in row.derived if d.status == "unreadable")
     for reason in unreadable:
-        print(f"draguard: error: {reason}", file=sys.stderr)
+        tell(f"error: {reason}")  # a sysfs path: the tree's words
     return 2 if unreadable else 0
 
 
 def _check(topology: Topology, args: argparse.Namespace, form: Form | None) -> int:
     """--check: this node's slices against sysfs, reported like `draguard validate` (exit 0/1/2 likewise)."""
-    from webhook.commands.common import use_color
+    from webhook.commands.common import tell, use_color
     from webhook.errors import DraguardError
     from webhook.exits import exit_code
     from webhook.findings import Action
     from webhook.report import FORMATS, Summary, render
     from webhook.topology.checking import against, check_node, host_node_name
-    from webhook.wire import printable
 
     fmt = "text" if (args.format or "text") == "table" else (args.format or "text")
     if fmt not in FORMATS:
@@ -151,7 +151,7 @@ def _check(topology: Topology, args: argparse.Namespace, form: Form | None) -> i
     sys.stdout.write(render(fmt, result.findings, summary, color=use_color("auto", sys.stdout)))
     sys.stdout.flush()
     for problem in result.problems:  # after the report, one line each, prefixed, as `draguard validate` does
-        print(f"draguard: {printable(str(problem))}", file=sys.stderr)
+        tell(problem)
     return exit_code(problems=bool(result.problems), failing=any(f.action is Action.DENY for f in result.findings))
 
 

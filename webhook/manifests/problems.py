@@ -31,8 +31,6 @@ def type_name(value: object) -> str:
     return _YAML_WORDS.get(kind, kind)
 
 
-
-
 def refused_character(err: Exception, text: str) -> Problem | None:
     """ruamel's refusal of a character YAML does not allow (a control character such as BEL or ESC), which names only
     its offset in `text`: the problem at its line and column, worded as the reader's NUL check words it

@@ -148,3 +148,13 @@ def test_a_dangling_link_named_by_config_or_review_says_so(work: Path) -> None:
     done = draguard("review", "gone.yaml", cwd=work)
     assert (done.returncode, done.stderr) == (
         2, "draguard: error: gone.yaml: cannot read: a symbolic link to a missing file\n")
+
+
+def test_strict_lines_on_stderr_spell_the_inputs_control_characters(work: Path) -> None:
+    """`--strict`'s reasons quote a file's kinds: an escape sequence in one is spelled (`\\x1b`), as every other
+    `draguard: ...` line on stderr spells it (`webhook.commands.common.tell`), never sent to the terminal."""
+    (work / "odd.yaml").write_text('apiVersion: v1\nkind: "\\e[31mRed"\n', encoding="utf-8")
+    done = draguard("validate", "--strict", "odd.yaml", cwd=work)
+    assert done.returncode == 1
+    assert "\x1b" not in done.stderr
+    assert "draguard: strict: odd.yaml: nothing checked (\\x1b[31mRed 1)\n" in done.stderr
