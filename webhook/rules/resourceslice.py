@@ -26,6 +26,7 @@ from webhook.wire import Obj, kind_of
 
 _SLICE = frozenset({RESOURCE_SLICE})
 _KEY = "k8s-resourceslice"
+_CLAIM_KEY = "k8s-claim"
 
 
 def errors(slice_: Obj, ctx: RuleContext) -> Errors:
@@ -50,14 +51,18 @@ def decoded(obj: Obj, ctx: RuleContext) -> Errors:
     return ctx.once("k8s-claim-decode", lambda: decode_object(obj, ctx.policy.profile, ctx.old))
 
 
-def validated(obj: Obj, ctx: RuleContext) -> Errors:
-    """The validation errors of a claim, claim template or device class (`k8s.claim`), computed once per run."""
-    return ctx.once("k8s-claim-validate", lambda: validate_claim_object(obj, ctx.policy.profile, ctx.old))
+def _claim_errors(obj: Obj, ctx: RuleContext) -> Errors:
+    """The decoding and validation errors (`k8s.claim`) of a claim, claim template or device class, computed
+    once per run and joined once, not by each of the rules that read them."""
+    found: Errors | None = ctx.shared.get(_CLAIM_KEY)  # asked by every rule below: the common case without a call
+    if found is not None:
+        return found
+    return ctx.once(_CLAIM_KEY, lambda: decoded(obj, ctx) + validate_claim_object(obj, ctx.policy.profile, ctx.old))
 
 
 def _any_kind(obj: Obj, ctx: RuleContext) -> Errors:
     """The errors of a slice, or the decoding and validation errors of a claim, claim template or device class."""
-    return errors(obj, ctx) if kind_of(obj) == RESOURCE_SLICE else decoded(obj, ctx) + validated(obj, ctx)
+    return errors(obj, ctx) if kind_of(obj) == RESOURCE_SLICE else _claim_errors(obj, ctx)
 
 
 def _only(rule_id: str, remediation: str, source: Callable[[Obj, RuleContext], Errors] = errors) -> Check:
