@@ -20,7 +20,7 @@ byte itself.
 
 from __future__ import annotations
 
-from msgspec import Struct
+from msgspec import Struct, structs
 
 from celext.gostrconv import go_quote
 from celext.netaddr import AddrError, parse_addr
@@ -322,8 +322,7 @@ def parse_url(text: str) -> URL:
         decoded, raw_fragment = _raw_and_decoded(fragment, _FRAGMENT)
     except _Fail as reason:
         raise _error(raw, reason) from None
-    return URL(url.scheme, url.opaque, url.user, url.host, url.path, url.raw_path, url.omit_host, url.force_query,
-               url.raw_query, decoded, raw_fragment)
+    return structs.replace(url, fragment=decoded, raw_fragment=raw_fragment)
 
 
 def query_values(raw: bytes) -> dict[str, list[str]]:
@@ -353,26 +352,20 @@ def _split_host_port(host_port: bytes) -> tuple[bytes, bytes]:
     return host, port
 
 
+def _kept_raw(raw: bytes, decoded: bytes, mode: int) -> bytes:
+    """EscapedPath's and EscapedFragment's first step: the raw form when it is valid and decodes to the field,
+    else nothing."""
+    if raw and _valid_encoded(raw, mode):
+        try:
+            if _unescape(raw, mode) == decoded:
+                return raw
+        except _Fail:
+            pass
+    return b""
+
+
 def _escaped_path(u: URL) -> bytes:
-    if u.raw_path and _valid_encoded(u.raw_path, _PATH):
-        try:
-            if _unescape(u.raw_path, _PATH) == u.path:
-                return u.raw_path
-        except _Fail:
-            pass
-    if u.path == b"*":
-        return b"*"
-    return _escape(u.path, _PATH)
-
-
-def _escaped_fragment(u: URL) -> bytes:
-    if u.raw_fragment and _valid_encoded(u.raw_fragment, _FRAGMENT):
-        try:
-            if _unescape(u.raw_fragment, _FRAGMENT) == u.fragment:
-                return u.raw_fragment
-        except _Fail:
-            pass
-    return _escape(u.fragment, _FRAGMENT)
+    return _kept_raw(u.raw_path, u.path, _PATH) or (b"*" if u.path == b"*" else _escape(u.path, _PATH))
 
 
 def _string(u: URL) -> bytes:
@@ -402,5 +395,5 @@ def _string(u: URL) -> bytes:
     if u.force_query or u.raw_query:
         out += b"?" + u.raw_query
     if u.fragment:
-        out += b"#" + _escaped_fragment(u)
+        out += b"#" + (_kept_raw(u.raw_fragment, u.fragment, _FRAGMENT) or _escape(u.fragment, _FRAGMENT))
     return bytes(out)

@@ -36,8 +36,9 @@ class Device(Struct, frozen=True):
     name: str = ""
     id: str = ""
     shareable: bool = False  # allowMultipleAllocations (DRAConsumableCapacity)
-    # Whether it consumes shared counters / has taints: the search skips both checks for most devices
-    consumes: bool = False
+    # (counter set, counter, amount) per counter it consumes, parsed once here; whether it has taints: the search
+    # skips both checks for most devices
+    consumes: tuple[tuple[str, str, Decimal], ...] = ()
     tainted: bool = False
 
     @classmethod
@@ -45,8 +46,8 @@ class Device(Struct, frozen=True):
         name = wire.get("name")
         name = name if isinstance(name, str) else ""
         return cls(driver, pool, slice_name, wire, name, f"{driver}/{pool}/{name}",
-                   wire.get("allowMultipleAllocations") is True, bool(wire.get("consumesCounters")),
-                   bool(wire.get("taints")))
+                   wire.get("allowMultipleAllocations") is True,
+                   consumes_counters(wire) if wire.get("consumesCounters") else (), bool(wire.get("taints")))
 
 
 class Node(Struct, frozen=True):
@@ -225,6 +226,17 @@ def counter_value(counter: Any) -> Decimal:
     """A Counter's `value`; an unreadable one counts as zero (API validation requires a quantity)."""
     value = quantity(_map(counter).get("value"))
     return Decimal(0) if value is None else value
+
+
+def consumes_counters(device: Obj) -> tuple[tuple[str, str, Decimal], ...]:
+    """(counter set, counter, amount) for each counter the device consumes."""
+    out: list[tuple[str, str, Decimal]] = []
+    for consumption in device.get("consumesCounters") or ():
+        if isinstance(consumption, Mapping) and isinstance(consumption.get("counters"), Mapping):
+            counter_set = str(consumption.get("counterSet") or "")
+            out += [(counter_set, str(name), counter_value(counter))
+                    for name, counter in consumption["counters"].items()]
+    return tuple(out)
 
 
 def _pool_key(s: Obj) -> tuple[str, str]:

@@ -25,7 +25,7 @@ from msgspec import Struct, field
 from celext.alloc.capacity import Consumed, consume, show_amount
 from celext.alloc.claim import MAX_DEVICES, ClaimError, Entry, Request
 from celext.alloc.constraints import Constraint, Rejection
-from celext.alloc.pools import Counters, Device, Node, counter_value, device_on_node
+from celext.alloc.pools import Counters, Device, Node, device_on_node
 from celext.errors import CompileError, EvaluationError
 
 EMPTY_KEY_HINT = (". consider using CEL optional chaining (.? followed by orValue()) or guarding the check "
@@ -217,7 +217,7 @@ class Search(Struct):
             return False  # CmpRequestOverCapacity: skip the device (explain_why reports it)
         # allocateDevice: shared counters (once per device, not per share), then taints, then the constraints;
         # a refusal gives the counters back (kubernetes#140431)
-        charged = device.consumes and not (device.shareable and any(p.device.id == device.id for p in self.picks))
+        charged = bool(device.consumes) and not (device.shareable and any(p.device.id == device.id for p in self.picks))
         if charged and not self._charge(device):
             return False
         if device.tainted and untolerated(device.wire, request.tolerations) is not None:
@@ -271,7 +271,7 @@ class Search(Struct):
     def _charge(self, device: Device, sign: int = 1) -> bool:
         """Consume (sign -1: give back) the device's counters from its pool's sharedCounters; False, with
         nothing consumed, when some counter would be exceeded (upstream checkAvailableCounters)."""
-        consumptions = consumes_counters(device.wire)
+        consumptions = device.consumes
         if not consumptions:
             return True
         pool = (device.driver, device.pool)
@@ -293,17 +293,6 @@ class Search(Struct):
             counts = used.setdefault(counter_set, {})
             counts[name] = counts.get(name, Decimal(0)) + sign * amount
         return True
-
-
-def consumes_counters(device: Mapping[str, Any]) -> list[tuple[str, str, Decimal]]:
-    """(counter set, counter, amount) for each counter the device consumes."""
-    out = []
-    for consumption in device.get("consumesCounters") or ():
-        if isinstance(consumption, Mapping) and isinstance(consumption.get("counters"), Mapping):
-            counter_set = str(consumption.get("counterSet") or "")
-            out += [(counter_set, str(name), counter_value(counter))
-                    for name, counter in consumption["counters"].items()]
-    return out
 
 
 def untolerated(device: Mapping[str, Any], tolerations: Sequence[Mapping[str, Any]]) -> Mapping[str, Any] | None:
