@@ -38,6 +38,7 @@ from webhook.rules.k8s.device import duplicates, over_limit, string_field
 from webhook.rules.k8s.errors import go_json, invalid, not_supported, required, too_long, too_many
 from webhook.rules.k8s.ids import Errors, tag
 from webhook.rules.k8s.names import (
+    is_qualified_name,
     messages,
     validate_dns1123_label,
     validate_dns1123_subdomain,
@@ -299,8 +300,6 @@ def _validate_class_spec(spec: Mapping[str, Any], old: Mapping[str, Any] | None,
 def is_extended_resource(name: str) -> bool:
     """core v1helper.IsExtendedResourceName: `<domain>/<name>` outside kubernetes.io, not `requests.*`, and a
     qualified name once quota's `requests.` prefix is put in front."""
-    from webhook.rules.k8s.names import is_qualified_name
-
     native = "/" not in name or "kubernetes.io/" in name
     return not native and not name.startswith("requests.") and not is_qualified_name("requests." + name)
 
