@@ -15,6 +15,7 @@ pod stays Pending. `x.includes(v)` is `x == v` on a scalar and membership on a l
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from collections.abc import Iterator, Mapping
@@ -152,16 +153,20 @@ def _list_only_reads(facts: Facts, ctx: RuleContext) -> Iterator[tuple[str, Attr
         yield f"`.{call.name}()`", called, call.name_span, hint
 
 
-def _in_containers(expression: str) -> dict[Span, tuple[int, int | None]]:
+@functools.lru_cache(maxsize=1024)
+def _in_containers(expression: str) -> Mapping[Span, tuple[int, int | None]]:
     """The right operand of each `a in b`, seen through parentheses and `dyn()` (which hand a value on
     unchanged), by its span -> where the finding starts (`a` when it is an int literal, else `in`) and that int.
-    From the parse tree, so comments and line breaks between `in` and the read change nothing."""
+    From the parse tree, so comments and line breaks between `in` and the read change nothing: the lean tree the
+    facts were read from (parsed once, cached), with their spans; once per expression text (shared: never mutate)."""
     from lark import Tree
 
-    from celext.analysis import Spans, literal_value, parse, unwrap
+    from celext.analysis import literal_value, unwrap
+    from celext.analysis.spans import LazySpans
+    from celext.syntax.grammar import parse_lean
 
-    tree = parse(expression)
-    spans = Spans(expression, tree)
+    tree = parse_lean(expression).tree
+    spans = LazySpans(expression, tree)
     found: dict[Span, tuple[int, int | None]] = {}
     for node in tree.iter_subtrees():
         if node.data != "relation" or len(node.children) != 2:

@@ -34,10 +34,11 @@ from webhook.rules.base import DEVICE_CLASS, RESOURCE_CLAIM, RESOURCE_CLAIM_TEMP
 from webhook.rules.k8s import ids
 from webhook.rules.k8s.claim_gates import in_use, keeps
 from webhook.rules.k8s.decode import as_int64, go_len, is_int64
-from webhook.rules.k8s.device import duplicates, over_limit, string_field
-from webhook.rules.k8s.errors import go_json, invalid, not_supported, required, too_long, too_many
+from webhook.rules.k8s.device import duplicates, string_field, within_limit
+from webhook.rules.k8s.errors import go_json, invalid, not_supported, required, too_long
 from webhook.rules.k8s.ids import Errors, tag
 from webhook.rules.k8s.names import (
+    is_qualified_name,
     messages,
     validate_dns1123_label,
     validate_dns1123_subdomain,
@@ -112,10 +113,7 @@ def _names(items: list[Any]) -> list[str | None]:
 def _sized(items: list[Any], limit: int, path: FieldPath, rule: str, *, profile: Profile, errs: Errors) -> bool:
     """validateSlice's size check: over `limit` is one `Too many`; 1.35+ then checks no item, 1.34 checks every
     item and adds the `Too many` (here before them: the order of findings is not the server's anyway)."""
-    if not over_limit(items, limit):
-        return True
-    errs.append((rule, too_many(path, len(items), limit)))
-    return not profile.short_circuit_max_items
+    return within_limit(items, limit, path, rule, errs) or not profile.short_circuit_max_items
 
 
 def _unique(keys: list[str | None], path: FieldPath, rule: str, field: str, *, profile: Profile, errs: Errors) -> None:
@@ -299,8 +297,6 @@ def _validate_class_spec(spec: Mapping[str, Any], old: Mapping[str, Any] | None,
 def is_extended_resource(name: str) -> bool:
     """core v1helper.IsExtendedResourceName: `<domain>/<name>` outside kubernetes.io, not `requests.*`, and a
     qualified name once quota's `requests.` prefix is put in front."""
-    from webhook.rules.k8s.names import is_qualified_name
-
     native = "/" not in name or "kubernetes.io/" in name
     return not native and not name.startswith("requests.") and not is_qualified_name("requests." + name)
 
