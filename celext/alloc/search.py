@@ -26,6 +26,7 @@ from celext.alloc.capacity import Consumed, consume, show_amount
 from celext.alloc.claim import MAX_DEVICES, ClaimError, Entry, Request
 from celext.alloc.constraints import Constraint, Rejection
 from celext.alloc.pools import Counters, Device, Node, device_on_node
+from celext.alloc.taints import untolerated
 from celext.errors import CompileError, EvaluationError
 
 EMPTY_KEY_HINT = (". consider using CEL optional chaining (.? followed by orValue()) or guarding the check "
@@ -293,35 +294,6 @@ class Search(Struct):
             counts = used.setdefault(counter_set, {})
             counts[name] = counts.get(name, Decimal(0)) + sign * amount
         return True
-
-
-def untolerated(device: Mapping[str, Any], tolerations: Sequence[Mapping[str, Any]]) -> Mapping[str, Any] | None:
-    """The device's first NoSchedule or NoExecute taint no toleration tolerates (upstream
-    taintPreventsAllocation; other effects, None included, never refuse a device)."""
-    for taint in device.get("taints") or ():
-        if isinstance(taint, Mapping) and taint.get("effect") in ("NoSchedule", "NoExecute") and not any(
-                tolerates(t, taint) for t in tolerations):
-            return taint
-    return None
-
-
-def describe_taint(taint: Mapping[str, Any]) -> str:
-    """`key=value:Effect`, or `key:Effect` without a value, as kubectl shows node taints."""
-    key, value, effect = taint.get("key", ""), taint.get("value"), taint.get("effect", "")
-    return f"{key}={value}:{effect}" if value else f"{key}:{effect}"
-
-
-def tolerates(toleration: Mapping[str, Any], taint: Mapping[str, Any]) -> bool:
-    """resourceclaim.ToleratesTaint: an empty effect or key matches any; operator Exists matches any value,
-    Equal (or none) an equal value."""
-    if toleration.get("effect") and toleration.get("effect") != taint.get("effect"):
-        return False
-    if toleration.get("key") and toleration.get("key") != taint.get("key"):
-        return False
-    operator = toleration.get("operator") or "Equal"
-    if operator == "Equal":
-        return (toleration.get("value") or "") == (taint.get("value") or "")
-    return operator == "Exists"
 
 
 def _split(pool: str) -> tuple[str, str]:

@@ -16,7 +16,8 @@ from celext.alloc.capacity import consume
 from celext.alloc.claim import ClaimError, Request
 from celext.alloc.constraints import MatchAttribute, ValueSet, attribute_as_set, lookup_attribute, render_attribute
 from celext.alloc.pools import Device
-from celext.alloc.search import Search, describe_taint, untolerated
+from celext.alloc.search import Search
+from celext.alloc.taints import describe_taint, untolerated
 from celext.errors import CELError
 
 SHOWN = 8  # candidates listed per request before "and N more"

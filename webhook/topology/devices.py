@@ -46,7 +46,7 @@ def pci_of(sysfs: Sysfs, class_device: str) -> str:
     rel = f"class/{class_device}"
     entry = Path(sysfs.describe(rel))
     class_name = class_device.partition("/")[0]
-    if not os.path.lexists(entry):
+    if not sysfs.has(rel):
         known = sysfs.listdir(f"class/{class_name}")
         hint = f" (it has {', '.join(known)})" if known else ""
         raise SysfsError(f"--class-device {class_device}: no {entry}{hint}")
@@ -55,7 +55,7 @@ def pci_of(sysfs: Sysfs, class_device: str) -> str:
     if not bdfs:
         raise SysfsError(f"--class-device {class_device}: not on a PCI device ({entry} -> {target}), so no numaNode")
     bdf = bdfs[-1]
-    if not os.path.lexists(sysfs.describe(f"bus/pci/devices/{bdf}")):  # an entry there but broken: its row says why
+    if not sysfs.has(f"bus/pci/devices/{bdf}"):  # an entry there but broken: its row says why
         raise SysfsError(
             f"--class-device {class_device}: it points at PCI device {bdf}, which is not under "
             f"{sysfs.describe('bus/pci/devices')}"

@@ -105,6 +105,10 @@ class Sysfs(Struct, frozen=True):
                 return None  # a symbolic link loop is no directory
             raise _failure(path, "list", err) from None
 
+    def has(self, rel: str) -> bool:
+        """Whether the tree has an entry at `rel`, a symbolic link to nothing included (its reader says why)."""
+        return os.path.lexists(self._path(rel))
+
     def describe(self, rel: str) -> str:
         """The full path of `rel`, for messages."""
         return str(self._path(rel))
