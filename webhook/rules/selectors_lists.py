@@ -58,6 +58,7 @@ def _fragile(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
         return  # lists cannot exist on this cluster (and includes() does not compile there)
     inventory = _inventory(ctx)
     for site, facts in analysed(obj, ctx):
+        told: set[tuple[tuple[int, int] | None, str]] = set()
         for use in facts.uses:
             # A malformed read is selector-attribute-reference's finding; a list is not its problem.
             if use.ref.kind != "attributes" or "/" in use.ref.domain or use.ref.name in MALFORMED_IDS:
@@ -66,7 +67,10 @@ def _fragile(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
                 continue
             if use.how == "!=" and use.literal == -1 and is_numa(use.ref.qualified, ctx.policy):
                 continue  # `!= -1`, "has a known NUMA node": true on a list too, as meant (selector-numa-pinned too)
-            yield _fragile_finding(site.path, facts, use, inventory, site.device_class)
+            finding = _fragile_finding(site.path, facts, use, inventory, site.device_class)
+            if (finding.span, finding.message) not in told:  # `x == x`: both sides are one finding at the `==`
+                told.add((finding.span, finding.message))
+                yield finding
 
 
 # Member calls that are not list-only reads: includes() works on both forms, the optional unwrapping hands the

@@ -295,3 +295,17 @@ def test_arithmetic_on_a_scalar_is_not_a_list_only_read() -> None:
     # an index before `+` is an element, not a list literal
     indexed = f'device.attributes["gpu.example.com"].counts[0] + {N} == 5'
     assert seen(claim_with_selector(indexed), rules=("list-only-read",)) == []
+
+
+# -- one comparison, one finding ----------------------------------------------------------------------------------
+
+def test_an_attribute_compared_with_itself_is_one_finding_and_two_attributes_are_two() -> None:
+    """Both operands of `x == x` are the same read at the same `==`: one finding, not the same line twice."""
+    same = seen(device_class_with_selector(f"{N} == {N}"), rules=("list-fragile-compare",))
+    assert [(message, span) for _rule, _path, message, _hint, span in same] == [
+        ("`==` on resource.kubernetes.io/numaNode is silently false once the driver publishes it as a list",
+         (53, 55))]
+    other = 'device.attributes["dra.example.com"].socket'
+    two = seen(device_class_with_selector(f"{N} == {other}"), rules=("list-fragile-compare",))
+    assert sorted(message.split(" is ")[0] for _rule, _path, message, _hint, _span in two) == [
+        "`==` on dra.example.com/socket", "`==` on resource.kubernetes.io/numaNode"]
