@@ -15,6 +15,7 @@ from collections.abc import Iterator
 
 from msgspec.structs import replace
 
+from webhook.fieldpath import FieldPath
 from webhook.findings import Action, Finding
 from webhook.rules import selectors_cel, selectors_lists
 from webhook.rules.base import Rule, RuleContext
@@ -117,16 +118,36 @@ def _pinned(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
             nodes = [i for i in ids if isinstance(i, int) and not isinstance(i, bool)]
             if use.how == "!=" and nodes == [-1]:
                 continue  # `!= -1`: the "has a known NUMA node" guard (drivers publish -1 for unknown), no pin
-            if nodes:
-                yield _pinned_finding(site.path, use.ref.qualified, nodes, (use.span.start, use.span.end),
-                                      excludes=use.how == "!=")
+            if use.unwrap is not None and use.unwrap.fallback_literal in nodes:  # `x.?numaNode.orValue(-1) == -1`:
+                nodes = [n for n in nodes if n != use.unwrap.fallback_literal]  # the fallback tests for absence
+            yield from _nodes_named(site.path, use.ref.qualified, nodes, (use.span.start, use.span.end),
+                                    excludes=use.how == "!=")
         for call in facts.calls:
             if call.name in ("includes", "include") and call.ref is not None and is_numa(call.ref.qualified,
                                                                                         ctx.policy):
                 values = [a for arg in call.arg_values for a in arg]  # literals, or what a variable ranges over
                 nodes = [a for a in values if isinstance(a, int) and not isinstance(a, bool)]
-                if nodes:
-                    yield _pinned_finding(site.path, call.ref.qualified, nodes, (call.span.start, call.span.end))
+                yield from _nodes_named(site.path, call.ref.qualified, nodes, (call.span.start, call.span.end))
+
+
+def _nodes_named(path: FieldPath, name: str, nodes: list[int], span: tuple[int, int],
+                 excludes: bool = False) -> Iterator[Finding]:
+    """A negative id is no NUMA node: the standard attribute never holds one (KEP-6072: a device without NUMA
+    affinity omits it; numa-range denies it in a slice), so testing for it never matches; a vendor attribute's -1
+    is its driver's "unknown", which names no node either. The other ids pin the claim to a layout."""
+    negative = sorted({n for n in nodes if n < 0})
+    if negative and name == STANDARD_NUMA and not excludes:
+        shown = ", ".join(map(str, negative))
+        yield Finding(
+            path,
+            f"the selector looks for {name} {shown}, which no device publishes (KEP-6072: a device without NUMA "
+            f"affinity omits the attribute), so this test never matches",
+            hint=f'!has(device.attributes["{STANDARD_DOMAIN}"].numaNode) selects devices without NUMA affinity',
+            span=span,
+        )
+    pinned = [n for n in nodes if n >= 0]
+    if pinned:
+        yield _pinned_finding(path, name, pinned, span, excludes=excludes)
 
 
 def _pinned_finding(path: object, name: str, nodes: list[int], span: tuple[int, int],

@@ -161,9 +161,6 @@ CONSTRAINT_HINT = ("align devices with a constraint instead: constraints: "
     pytest.param(f"{N} != -1", [], id="not-unknown-is-no-pin"),
     pytest.param('device.attributes["resource.kubernetes.io"].?numaNode.orValue(-1) != -1', [],
                  id="not-unknown-with-a-default"),
-    pytest.param(f"{N} == -1", [(
-        "the selector pins resource.kubernetes.io/numaNode to NUMA node -1: node ids differ between machines, so this "
-        "claim only fits nodes with that layout", (0, 58))], id="equal-unknown-pins"),
 ])
 def test_numa_pinned_wording(expression: str, expected: list[tuple[str, tuple[int, int]]]) -> None:
     assert seen(claim_with_selector(expression), rules=("selector-numa-pinned",)) == [
@@ -309,3 +306,38 @@ def test_an_attribute_compared_with_itself_is_one_finding_and_two_attributes_are
     two = seen(device_class_with_selector(f"{N} == {other}"), rules=("list-fragile-compare",))
     assert sorted(message.split(" is ")[0] for _rule, _path, message, _hint, _span in two) == [
         "`==` on dra.example.com/socket", "`==` on resource.kubernetes.io/numaNode"]
+
+
+# -- -1 is no NUMA node ---------------------------------------------------------------------------------------------
+
+NEVER = ("the selector looks for resource.kubernetes.io/numaNode -1, which no device publishes (KEP-6072: a device "
+         "without NUMA affinity omits the attribute), so this test never matches")
+NEVER_HINT = '!has(device.attributes["resource.kubernetes.io"].numaNode) selects devices without NUMA affinity'
+
+
+def _pinned(*nodes: int) -> str:
+    return (f"the selector pins resource.kubernetes.io/numaNode to NUMA node {', '.join(map(str, nodes))}: node ids "
+            f"differ between machines, so this claim only fits nodes with that layout")
+
+
+@pytest.mark.parametrize(("expression", "expected"), [
+    pytest.param(f"{N} == -1", [(NEVER, (0, 58))], id="equals"),
+    pytest.param(f"-1 == {N}", [(NEVER, (0, 58))], id="equals-left"),
+    pytest.param(f"{N} in [-1, 0]", [(NEVER, (0, 63)), (_pinned(0), (0, 63))], id="in"),
+    pytest.param(f"{N}.includes(-1)", [(NEVER, (0, 65))], id="includes"),
+    pytest.param(f"{N} == 0", [(_pinned(0), (0, 57))], id="a node"),
+    pytest.param(f"{N} != -1", [], id="the known-node guard"),
+    pytest.param('device.attributes["gpu.nvidia.com"].numaNode == -1', [], id="a vendor's unknown"),
+    pytest.param('device.attributes["resource.kubernetes.io"].?numaNode.orValue(-1) == -1', [],
+                 id="absent, through a fallback"),
+    pytest.param(f"(has({N}) ? {N} : -1) == -1", [], id="absent, through a ternary"),
+    pytest.param('device.attributes["resource.kubernetes.io"].?numaNode.orValue(-1) == 2', [(_pinned(2), (0, 70))],
+                 id="a node, through a fallback"),
+])
+def test_minus_one_is_no_node(expression: str, expected: list[tuple[str, tuple[int, int]]]) -> None:
+    found = seen(device_class_with_selector(expression), rules=("selector-numa-pinned",))
+    assert [(message, span) for _rule, _path, message, _hint, span in found] == expected
+    assert all(hint == (NEVER_HINT if message == NEVER else
+                        "align devices with a constraint instead: constraints: "
+                        "[{matchAttribute: resource.kubernetes.io/numaNode}]")
+               for _rule, _path, message, hint, _span in found)
