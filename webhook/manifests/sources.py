@@ -46,7 +46,8 @@ def read_text(stream: BinaryIO, limit: int = MAX_INPUT_BYTES) -> str:
     Python's text files read them) and without a leading byte order mark (libyaml's marks do not count it, so every
     offset after it would be one off; `--fix` writes it back: webhook.fix.write_file). Raises NotText at the first
     byte that is not UTF-8, at a NUL character (with its line and column; the words are the YAML reader's) or past
-    `limit` bytes."""
+    `limit` bytes. Of a bad byte and a NUL, the first in the text is the one reported (random bytes, /dev/urandom,
+    are almost always refused as not UTF-8, but now and then for a NUL that comes before any bad byte)."""
     decoder = io.IncrementalNewlineDecoder(codecs.getincrementaldecoder("utf-8")(), translate=True)
     parts: list[str] = []
     size = 0

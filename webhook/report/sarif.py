@@ -11,14 +11,21 @@ Choices that matter to consumers:
   GitHub makes relative to the checkout (a `../` path would name a file outside it). `/`-separated, percent-encoded
   as UTF-8, a file name that is not UTF-8 by its own bytes.
 - At most MAX_RESULTS results, the most severe: GitHub rejects a larger run whole; a notification counts the rest.
+- Each result carries `partialFingerprints.primaryLocationLineHash` (the one partial fingerprint GitHub reads), made
+  from what `--baseline` matches a finding by (rule, field path, message; not its line, nor the file's name, which
+  GitHub adds itself) and a count among the same in its file: `<hash>:<n>`, as GitHub spells its own. So lines
+  added or removed elsewhere in a file keep an alert, and two findings on one line are two alerts.
 - Levels: deny -> error, warn -> warning, audit -> note. Rule metadata (summary, remediation, default
   level, origin) comes from the catalogue.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import re
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -62,13 +69,27 @@ def _region(pos: Position, lines: Sequence[str] | None) -> dict[str, int]:
     return region
 
 
-def kept(findings: Sequence[Finding]) -> tuple[Sequence[Finding], int]:
-    """The findings a run may carry, in their order, and how many were left out: GitHub rejects a whole file with a
-    run of more than MAX_RESULTS results (draguard's choice: keep the most severe rather than upload nothing)."""
+def kept(findings: Sequence[Finding]) -> list[int]:
+    """The indices of the findings a run may carry, in their order: GitHub rejects a whole file with a run of more
+    than MAX_RESULTS results (draguard's choice: keep the most severe rather than upload nothing)."""
     if len(findings) <= MAX_RESULTS:
-        return findings, 0
-    severest = sorted(range(len(findings)), key=lambda i: -(findings[i].action or Action.WARN).rank)[:MAX_RESULTS]
-    return [findings[i] for i in sorted(severest)], len(findings) - MAX_RESULTS
+        return list(range(len(findings)))
+    return sorted(sorted(range(len(findings)), key=lambda i: -(findings[i].action or Action.WARN).rank)[:MAX_RESULTS])
+
+
+def fingerprints(findings: Sequence[Finding]) -> list[str]:
+    """Each finding's `primaryLocationLineHash`: a hash of its baseline identity without the file (webhook.waivers.key)
+    and, after a colon, which of the findings in its file with that identity it is (1, 2, ... in report order)."""
+    from webhook.waivers import key
+
+    seen: Counter[tuple[str, str]] = Counter()
+    out: list[str] = []
+    for finding in findings:
+        file, *identity = key(finding)
+        digest = hashlib.sha256(json.dumps(identity).encode()).hexdigest()[:16]  # ASCII JSON: any string encodes
+        seen[file, digest] += 1
+        out.append(f"{digest}:{seen[file, digest]}")
+    return out
 
 
 def _version() -> str:
@@ -99,7 +120,8 @@ def _rules(findings: Sequence[Finding]) -> list[dict[str, Any]]:
     return out
 
 
-def _result(finding: Finding, index: dict[str, int], lines: Mapping[str, Sequence[str]]) -> dict[str, Any]:
+def _result(finding: Finding, fingerprint: str, index: dict[str, int], lines: Mapping[str, Sequence[str]]
+            ) -> dict[str, Any]:
     text = finding.message if not finding.hint else f"{finding.message}\nhelp: {finding.hint}"
     result: dict[str, Any] = {
         "ruleId": finding.rule,
@@ -114,12 +136,16 @@ def _result(finding: Finding, index: dict[str, int], lines: Mapping[str, Sequenc
         location["physicalLocation"] = {"artifactLocation": artifact_location(pos.file),
                                         "region": _region(pos, lines.get(pos.file))}
     result["locations"] = [location]
+    result["partialFingerprints"] = {"primaryLocationLineHash": fingerprint}
     return result
 
 
 def render(findings: Sequence[Finding], summary: Summary, *, texts: Mapping[str, str] | None = None) -> str:
     """`texts`: file -> the text its findings' positions count in, for UTF-16 columns."""
-    findings, left_out = kept(findings)
+    prints = fingerprints(findings)  # before any is left out, so that leaving one out renames no other
+    chosen = kept(findings)
+    left_out = len(findings) - len(chosen)
+    findings = [findings[i] for i in chosen]
     rules = _rules(findings)
     index = {rule["id"]: i for i, rule in enumerate(rules)}
     lines = {file: text.split("\n") for file, text in (texts or {}).items() if _ASTRAL.search(text)}
@@ -132,7 +158,7 @@ def render(findings: Sequence[Finding], summary: Summary, *, texts: Mapping[str,
     run: dict[str, Any] = {
         "tool": {"driver": {"name": "draguard", "version": _version(), "rules": rules}},
         "originalUriBaseIds": {SRCROOT: {"uri": cwd}},
-        "results": [_result(f, index, lines) for f in findings],
+        "results": [_result(f, prints[i], index, lines) for f, i in zip(findings, chosen, strict=True)],
         "invocations": [{
             "executionSuccessful": not summary.problems,
             "toolExecutionNotifications": notes,

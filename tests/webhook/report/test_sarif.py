@@ -9,6 +9,7 @@ sha256 c3b4bb2d6093897483348925aaa73af03b3e3f4bd4ca38cef26dcb4212a2682e.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -85,7 +86,115 @@ def test_a_run_stays_within_githubs_result_limit_keeping_the_most_severe() -> No
     log = json.loads(render("sarif", findings, Summary()))
     (run,) = log["runs"]
     assert len(run["results"]) == 25_000
+    # the two left out are the last alike notes: no other result is renumbered
+    assert {r["partialFingerprints"]["primaryLocationLineHash"].split(":")[1] for r in run["results"]
+            if r["level"] == "note"} == {str(n) for n in range(1, 24_999)}
     assert [r["level"] for r in run["results"][9:13]] == ["note", "error", "error", "note"]
     assert run["invocations"][0]["toolExecutionNotifications"] == [{"level": "warning", "message": {"text": (
         "2 result(s) left out, the least severe: GitHub code scanning rejects a run with more than 25000 results "
         "(--format json lists them all)")}}]
+
+
+# -- partialFingerprints, from real `draguard lint` runs ------------------------------------------------------------
+
+CLAIM = """\
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata:
+  name: c
+spec:
+  devices:
+    requests:
+    - name: gpu
+      exactly:
+        deviceClassName: gpu.example.com
+        selectors:
+        - cel:
+            expression: device.attributes["gpu.example.com"].model == "A100" || device.attributes["gpu.example.com"].model == "H100"
+        - cel:
+            expression: device.attributes["gpu.example.com"].family == "ampere" && device.attributes["resource.kubernetes.io"].numaNode == 1
+"""  # noqa: E501 - one line holds two findings of one rule with one message, the other three of two rules
+ABOVE = """\
+# unrelated lines above the findings: a comment, a whole document without findings, and labels in the claim itself
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata:
+  name: gpu.example.com
+spec:
+  selectors:
+  - cel:
+      expression: device.driver == "gpu.example.com"
+---
+"""
+
+
+def lint_sarif(capsys: pytest.CaptureFixture[str], *paths: str) -> list[dict]:  # type: ignore[type-arg]
+    from webhook import cli
+
+    code = cli.main(["lint", *paths, "--format", "sarif"])
+    out, err = capsys.readouterr()
+    assert (code, err) == (1, "")
+    results: list[dict] = validate(out)["runs"][0]["results"]  # type: ignore[type-arg]
+    return results
+
+
+def prints(results: list[dict]) -> list[str]:  # type: ignore[type-arg]
+    return [r["partialFingerprints"]["primaryLocationLineHash"] for r in results]
+
+
+def start_lines(results: list[dict]) -> list[int]:  # type: ignore[type-arg]
+    return [r["locations"][0]["physicalLocation"]["region"]["startLine"] for r in results]
+
+
+def test_fingerprints_stay_when_lines_are_added_above_the_findings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    claim = Path("claim.yaml")
+    claim.write_text(CLAIM, encoding="utf-8")
+    before = lint_sarif(capsys, "claim.yaml")
+    claim.write_text(ABOVE + CLAIM.replace("  name: c\n", "  name: c\n  labels:\n    team: ml\n"), encoding="utf-8")
+    after = lint_sarif(capsys, "claim.yaml")
+    assert start_lines(before) == [13, 13, 15, 15, 15]
+    assert start_lines(after) == [line + 12 for line in start_lines(before)]
+    assert [(r["ruleId"], r["message"]) for r in after] == [(r["ruleId"], r["message"]) for r in before]
+    assert prints(after) == prints(before)
+    assert all(re.fullmatch(r"[0-9a-f]{16}:[1-9][0-9]*", p) for p in prints(before))  # GitHub's own spelling
+
+
+def test_distinct_findings_on_one_line_have_distinct_fingerprints(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    Path("claim.yaml").write_text(CLAIM, encoding="utf-8")
+    results = lint_sarif(capsys, "claim.yaml")
+    line13 = [p for p, line in zip(prints(results), start_lines(results), strict=True) if line == 13]
+    line15 = [p for p, line in zip(prints(results), start_lines(results), strict=True) if line == 15]
+    # the two on line 13 have one rule, one field path and one message: they are the first and second of that kind
+    assert [p.split(":")[1] for p in line13] == ["1", "2"] and len({p.split(":")[0] for p in line13}) == 1
+    assert len(set(line15)) == 3
+    assert len(set(prints(results))) == len(results)
+
+
+def test_fingerprints_do_not_depend_on_how_the_file_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """GitHub adds the file's path itself; a fingerprint that held the name as typed would change with the CI
+    command line (`deploy/`, `./deploy/c.yaml`, `$PWD/deploy`)."""
+    (tmp_path / "deploy").mkdir()
+    (tmp_path / "deploy" / "claim.yaml").write_text(CLAIM, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    named = [prints(lint_sarif(capsys, path))
+             for path in ("deploy", "./deploy/claim.yaml", str(tmp_path / "deploy" / "claim.yaml"))]
+    assert named[0] == named[1] == named[2]
+
+
+def test_each_file_counts_its_own_alike_findings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    Path("a.yaml").write_text(CLAIM, encoding="utf-8")
+    Path("b.yaml").write_text(CLAIM + "---\n" + CLAIM.replace("name: c", "name: d"), encoding="utf-8")
+    results = lint_sarif(capsys, "a.yaml", "b.yaml")
+    by_file: dict[str, list[str]] = {}
+    for result, fingerprint in zip(results, prints(results), strict=True):
+        uri = result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+        by_file.setdefault(uri, []).append(fingerprint)
+    assert by_file["b.yaml"][:5] == by_file["a.yaml"]  # the first claim in each file: the same five
+    assert len(set(by_file["b.yaml"])) == 10  # the second claim's alike findings count on: :2, :3 and :4
