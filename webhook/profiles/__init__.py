@@ -10,7 +10,8 @@ Validators ask a profile whether a field exists (`has_field`), whether the gates
 (`field_enabled`), for a limit (`limit`), for the wording of the apimachinery messages (`messages`) and for
 the few places where a release's validation reports at another path or checks one thing more (`key_error_path`,
 `range_default_path`, `range_step_positive`, `range_bounds_int64`, `taint_effects`, `counter_model`,
-`short_circuit_max_items`, `duplicate_device_path`, `skip_unchanged_taints`, `qualified_name_empty`).
+`short_circuit_max_items`, `duplicate_device_path`, `skip_unchanged_taints`, `update_revalidates`,
+`qualified_name_empty`).
 """
 
 from __future__ import annotations
@@ -60,6 +61,9 @@ class Profile(Struct, frozen=True):
     short_circuit_max_items: bool
     duplicate_device_path: str  # a duplicate device name at `devices[i].name` ("name", 1.34) or `devices[i]` ("item")
     skip_unchanged_taints: bool  # on update, a device's unchanged taints are not validated again (1.35+)
+    # on update, a claim's spec and a DeviceClass's config are validated as on create (1.34), or a claim's spec only
+    # for immutability and a class's unchanged config not again (1.35+)
+    update_revalidates: bool
     # an empty qualified name, domain or identifier: "required" (1.34: `Required value: name required`, ...) or
     # "invalid" (1.35+: `Invalid value: ""`)
     qualified_name_empty: str
@@ -161,6 +165,7 @@ def _read(version: str) -> Profile:
         short_circuit_max_items=bool(data["validation"]["shortCircuitMaxItems"]),
         duplicate_device_path=str(data["validation"]["duplicateDevicePath"]),
         skip_unchanged_taints=bool(data["validation"]["skipUnchangedTaints"]),
+        update_revalidates=bool(data["validation"]["updateRevalidates"]),
         qualified_name_empty=str(data["validation"]["qualifiedNameEmpty"]),
     )
 

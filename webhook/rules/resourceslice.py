@@ -96,8 +96,10 @@ RULES = (
           "use the driver's domain name, e.g. `gpu.example.com`"),
     _rule(ids.POOL, "`spec.pool`: name set (<= 253 bytes, `/`-separated DNS subdomains), resourceSliceCount > 0, "
           "generation >= 0", "name the pool (often the node name) and publish resourceSliceCount >= 1"),
-    _rule(ids.IMMUTABLE, "on update, `spec.driver`, `spec.pool.name` and `spec.nodeName` do not change",
-          "delete and recreate the slice instead of changing these fields"),
+    _rule(ids.IMMUTABLE, "on update, nothing immutable changes: a slice's `spec.driver`, `spec.pool.name` and "
+          "`spec.nodeName`, a ResourceClaim's or ResourceClaimTemplate's whole `spec`, any object's "
+          "`metadata.name`, `namespace` and `uid`",
+          "delete and recreate the object instead of changing these fields", every_kind=True),
     _rule(ids.NODE_SELECTION, "exactly one of nodeName, nodeSelector, allNodes, perDeviceNodeSelection; "
           "per-device node fields only with perDeviceNodeSelection",
           "set exactly one; booleans must be true or left out"),

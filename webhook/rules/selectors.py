@@ -19,7 +19,6 @@ from webhook.fieldpath import FieldPath
 from webhook.findings import Action, Finding
 from webhook.rules import selectors_cel, selectors_lists
 from webhook.rules.base import Rule, RuleContext
-from webhook.rules.k8s.claim import REQUESTS_MAX
 from webhook.rules.k8s.errors import invalid, required
 from webhook.rules.k8s.names import validate_dns1123_label, validate_fully_qualified_name
 from webhook.rules.selectors_cel import CAPACITY_GATE, analysed
@@ -97,8 +96,7 @@ def _request_refs(obj: Obj, ctx: RuleContext) -> Iterator[Finding]:
     """The API server's validateRequestNameRef on the request names of `constraints[].requests` and
     `config[].requests`: at most `<request>/<subrequest>`, each part a DNS-1123 label, naming one that exists."""
     names = request_names(obj)
-    limit = REQUESTS_MAX if ctx.policy.profile.short_circuit_max_items else -1  # 1.34 checks each name anyway
-    for path, name in request_refs(obj, limit):
+    for path, name in request_refs(obj, ctx.policy.profile.short_circuit_max_items):  # 1.34 checks every name
         segments = name.split("/")
         if len(segments) > 2:
             yield invalid(path, name, REQUEST_REF)

@@ -13,7 +13,9 @@ and in v1beta1 so is `exactly`. A request left with neither `exactly` nor `first
 API server's validateDeviceRequest error, reported as a site without an expression at the request's path.
 
 Every rule of the selector family walks the object through `sites(obj, ctx)` / `constraints(obj, ctx)`,
-computed once per `run_rules` call.
+computed once per `run_rules` call. From 1.35 a list over its limit (requests, a request's firstAvailable or
+selectors, a DeviceClass's selectors, constraints, config) is one `Too many` and the server validates none of its
+items (validateSlice / validateSet short-circuit), so none of them is a site either; 1.34 validates them all.
 """
 
 from __future__ import annotations
@@ -26,7 +28,14 @@ from webhook.fieldpath import FieldPath
 from webhook.policy import Policy
 from webhook.profiles import Profile
 from webhook.rules.base import DEVICE_CLASS, RESOURCE_CLAIM, RESOURCE_CLAIM_TEMPLATE, RuleContext
-from webhook.rules.k8s.claim import v1beta1_exact
+from webhook.rules.k8s.claim import (
+    CONFIG_MAX,
+    CONSTRAINTS_MAX,
+    FIRST_AVAILABLE_MAX,
+    REQUESTS_MAX,
+    SELECTORS_MAX,
+    v1beta1_exact,
+)
 from webhook.rules.k8s.slice import served_version
 from webhook.wire import Obj, as_map, get_list, get_map, kind_of
 
@@ -66,16 +75,28 @@ def sites(obj: Obj, ctx: RuleContext) -> list[Site]:
 def constraints(obj: Obj, ctx: RuleContext) -> list[ConstraintName]:
     """Each constraint's attribute as the API server stores the object (a distinctAttribute its gate drops is
     not there); constraints that name none are `unnamed_constraints`."""
-    return ctx.once("selector-constraints", lambda: list(_constraints(obj, _kept(ctx, "constraint.distinctAttribute"))))
+    return ctx.once("selector-constraints", lambda: list(
+        _constraints(obj, _kept(ctx, "constraint.distinctAttribute"), _short(ctx.policy.profile))))
 
 
 def unnamed_constraints(obj: Obj, ctx: RuleContext) -> list[tuple[FieldPath, Obj]]:
     """The constraints (path, entry) that name no attribute once the server dropped what its gates drop
     (validation then requires one)."""
     distinct = _kept(ctx, "constraint.distinctAttribute")
-    return [(path, entry) for path, entry in _device_entries(obj, "constraints")
+    limit = CONSTRAINTS_MAX if _short(ctx.policy.profile) else -1
+    return [(path, entry) for path, entry in _device_entries(obj, "constraints", limit)
             if entry.get("matchAttribute") is None and (entry.get("distinctAttribute") is None or (
                 not distinct and isinstance(entry.get("distinctAttribute"), str)))]  # else named, or not decoded
+
+
+def _short(profile: Profile | None) -> bool:
+    """Does the server validate no item of a list over its limit (1.35+)?"""
+    return profile is not None and profile.short_circuit_max_items
+
+
+def _capped(items: Sequence[Any], limit: int, short: bool) -> Sequence[Any]:
+    """The items the server validates: none of a list over `limit` when it short-circuits (`short`)."""
+    return () if short and len(items) > limit else items
 
 
 def _kept(ctx: RuleContext, key: str) -> bool:
@@ -98,13 +119,14 @@ def devices_root(obj: Obj) -> tuple[FieldPath, Obj] | None:
     return None
 
 
-def _device_entries(obj: Obj, field: str) -> Iterator[tuple[FieldPath, Obj]]:
-    """The objects in a claim's (or template's) `devices.<field>` list, with their paths."""
+def _device_entries(obj: Obj, field: str, limit: int = -1) -> Iterator[tuple[FieldPath, Obj]]:
+    """The objects in a claim's (or template's) `devices.<field>` list, with their paths; none when the list is
+    longer than `limit` (>= 0)."""
     root = devices_root(obj)
     if root is None:
         return
     base, devices = root
-    for i, raw in enumerate(get_list(devices, field)):
+    for i, raw in enumerate(_capped(get_list(devices, field), limit, limit >= 0)):
         entry = {} if raw is None else as_map(raw)  # null is the zero struct, which validation then judges
         if entry is not None:
             yield base.child(field).index(i), entry
@@ -126,12 +148,14 @@ def request_names(obj: Obj) -> frozenset[str]:
     return frozenset(names)
 
 
-def request_refs(obj: Obj, limit: int = -1) -> Iterator[tuple[FieldPath, str]]:
+def request_refs(obj: Obj, short: bool = False) -> Iterator[tuple[FieldPath, str]]:
     """Each request name a constraint's or a config entry's `requests` lists, with its path (a non-string entry is
-    the decoder's finding). A list of more than `limit` names (>= 0) is left out: the server reports it as too
-    long and checks none of them (k8s-device-constraint, k8s-device-config)."""
-    for field in ("constraints", "config"):
-        for path, entry in _device_entries(obj, field):
+    the decoder's finding). With `short` (1.35+), a list over its limit (the constraints, the config, an entry's
+    names) is left out: the server reports it as too long and checks none of its items (k8s-device-constraint,
+    k8s-device-config)."""
+    limit = REQUESTS_MAX if short else -1
+    for field, most in (("constraints", CONSTRAINTS_MAX), ("config", CONFIG_MAX)):
+        for path, entry in _device_entries(obj, field, most if short else -1):
             names = get_list(entry, "requests")
             if 0 <= limit < len(names):
                 continue
@@ -143,15 +167,16 @@ def request_refs(obj: Obj, limit: int = -1) -> Iterator[tuple[FieldPath, str]]:
 def _sites(obj: Obj, profile: Profile | None = None, alternatives: bool = True) -> Iterator[Site]:
     """Every selector site; `alternatives`: the server keeps `firstAvailable` (DRAPrioritizedList), else the
     requests are read without it, as it validates them."""
+    short = _short(profile)
     if kind_of(obj) == DEVICE_CLASS:
-        yield from _selectors(FieldPath.root("spec", "selectors"), get_list(obj, "spec", "selectors"), "")
+        yield from _selectors(FieldPath.root("spec", "selectors"), get_list(obj, "spec", "selectors"), "", short)
         return
     version = served_version(obj, profile)
-    for path, request in _device_entries(obj, "requests"):
+    for path, request in _device_entries(obj, "requests", REQUESTS_MAX if short else -1):
         if version in ("v1", "v1beta2"):
-            yield from _request_v1(path, request, alternatives)
+            yield from _request_v1(path, request, alternatives, short)
         elif version == "v1beta1":
-            yield from _request_v1beta1(path, request, alternatives)
+            yield from _request_v1beta1(path, request, alternatives, short)
         else:  # an apiVersion the server does not serve: no layout to follow, every selector is read
             yield from _exactly(path, request)
             yield from _first_available(path, request)
@@ -170,16 +195,16 @@ DROPPED_ALTERNATIVES = (" (the API server dropped `firstAvailable`: DRAPrioritiz
                         "the k8s-feature-gate finding)")
 
 
-def _request_v1(path: FieldPath, request: Obj, alternatives: bool = True) -> Iterator[Site]:
+def _request_v1(path: FieldPath, request: Obj, alternatives: bool = True, short: bool = False) -> Iterator[Site]:
     """A v1/v1beta2 request: `exactly` (any non-null value) or a non-empty `firstAvailable`, not both."""
     has_exactly = request.get("exactly") is not None
     has_first = alternatives and bool(get_list(request, "firstAvailable"))
     if has_exactly and has_first:
         yield Site(path, None, problem=ONE_OF_MULTIPLE, problem_path=path)
     elif has_exactly:
-        yield from _exactly(path, request)
+        yield from _exactly(path, request, short)
     elif has_first:
-        yield from _first_available(path, request)
+        yield from _first_available(path, request, short)
     else:
         flat = [name for name in V1BETA1_FIELDS if name in request]
         extra = DROPPED_ALTERNATIVES if get_list(request, "firstAvailable") else ""
@@ -190,7 +215,8 @@ def _request_v1(path: FieldPath, request: Obj, alternatives: bool = True) -> Ite
         yield Site(path, None, problem=ONE_OF_REQUIRED + extra, problem_path=path)
 
 
-def _request_v1beta1(path: FieldPath, request: Obj, alternatives: bool = True) -> Iterator[Site]:
+def _request_v1beta1(path: FieldPath, request: Obj, alternatives: bool = True, short: bool = False
+                     ) -> Iterator[Site]:
     """A v1beta1 request: its own device fields become `exactly` on conversion when any is set (after the
     v1beta1 defaults, which set allocationMode only with a deviceClassName); `exactly` itself is dropped."""
     main = v1beta1_exact(request)
@@ -199,9 +225,9 @@ def _request_v1beta1(path: FieldPath, request: Obj, alternatives: bool = True) -
         yield Site(path, None, problem=ONE_OF_MULTIPLE, problem_path=path)
     elif main:  # reported where the server's errors say (under `exactly`); run.source_path finds it in the file
         yield from _selectors(path.child("exactly").child("selectors"), get_list(request, "selectors"),
-                              _class_name(request))
+                              _class_name(request), short)
     elif has_first:
-        yield from _first_available(path, request)
+        yield from _first_available(path, request, short)
     else:
         extra = DROPPED_ALTERNATIVES if get_list(request, "firstAvailable") else ""
         if "exactly" in request and not extra:
@@ -232,19 +258,19 @@ def written_request_path(obj: Obj, path: FieldPath) -> FieldPath | None:
     return None
 
 
-def _exactly(path: FieldPath, request: Obj) -> Iterator[Site]:
+def _exactly(path: FieldPath, request: Obj, short: bool = False) -> Iterator[Site]:
     exactly = as_map(request.get("exactly"))
     if exactly is not None:
         yield from _selectors(path.child("exactly").child("selectors"), get_list(exactly, "selectors"),
-                              _class_name(exactly))
+                              _class_name(exactly), short)
 
 
-def _first_available(path: FieldPath, request: Obj) -> Iterator[Site]:
-    for k, raw_sub in enumerate(get_list(request, "firstAvailable")):
+def _first_available(path: FieldPath, request: Obj, short: bool = False) -> Iterator[Site]:
+    for k, raw_sub in enumerate(_capped(get_list(request, "firstAvailable"), FIRST_AVAILABLE_MAX, short)):
         sub = as_map(raw_sub)
         if sub is not None:
             yield from _selectors(path.child("firstAvailable").index(k).child("selectors"),
-                                  get_list(sub, "selectors"), _class_name(sub))
+                                  get_list(sub, "selectors"), _class_name(sub), short)
 
 
 def _class_name(request: Obj) -> str:
@@ -252,8 +278,8 @@ def _class_name(request: Obj) -> str:
     return name if isinstance(name, str) else ""
 
 
-def _selectors(path: FieldPath, items: Sequence[Any], device_class: str) -> Iterator[Site]:
-    for j, raw in enumerate(items):
+def _selectors(path: FieldPath, items: Sequence[Any], device_class: str, short: bool = False) -> Iterator[Site]:
+    for j, raw in enumerate(_capped(items, SELECTORS_MAX, short)):
         here = path.index(j)
         selector = as_map(raw)
         cel = as_map(selector.get("cel")) if selector is not None else None
@@ -274,11 +300,11 @@ def _selectors(path: FieldPath, items: Sequence[Any], device_class: str) -> Iter
             yield Site(expr_path, expression, device_class)
 
 
-def _constraints(obj: Obj, distinct: bool) -> Iterator[ConstraintName]:
+def _constraints(obj: Obj, distinct: bool, short: bool = False) -> Iterator[ConstraintName]:
     """The attribute each constraint is about: validateDeviceConstraint (1.34-1.37) reads `matchAttribute` when
     it is set and `distinctAttribute` only otherwise (and only when `distinct`: kept by the server), so a
     distinctAttribute beside a matchAttribute is neither validated nor used by the scheduler."""
-    for path, constraint in _device_entries(obj, "constraints"):
+    for path, constraint in _device_entries(obj, "constraints", CONSTRAINTS_MAX if short else -1):
         named = _named(constraint, distinct)
         if named is not None:
             field, name = named

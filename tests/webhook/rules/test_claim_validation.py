@@ -311,11 +311,136 @@ def test_v1beta1_errors_name_the_fields_under_exactly(tmp_path: Path, capsys: py
         f"{REQ}[0].exactly.count: Invalid value: 2: must not be specified when allocationMode is 'All'"])
 
 
-def test_a_claim_update_validates_only_its_metadata() -> None:
-    """The spec of a claim is immutable; ValidateResourceClaimUpdate does not validate it again (the scheduler's
-    status updates of a claim stored before a limit tightened must pass)."""
-    bad = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": "c", "namespace": "d"},
-           "spec": {"devices": {"requests": [{"name": "A", "exactly": {"deviceClassName": "x", "count": -1}}]}}}
-    rules = {"k8s-device-request", "k8s-object-meta"}
-    assert {f.rule for f in run_rules(bad, Policy.default()).findings} & rules == {"k8s-device-request"}
-    assert {f.rule for f in run_rules(bad, Policy.default(), old=bad).findings} & rules == set()
+BAD_CLAIM = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": "c", "namespace": "d"},
+             "spec": {"devices": {"requests": [{"name": "A", "exactly": {"deviceClassName": "x", "count": -1}}]}}}
+PARITY = {"k8s-device-request", "k8s-object-meta", "k8s-immutable", "k8s-device-config"}
+
+
+def update_findings(new: dict[str, object], old: dict[str, object], release: str,
+                    **gates: bool) -> list[tuple[str, str, str]]:
+    policy = Policy.default().with_profile(release, gates) if gates else Policy.default().with_profile(release)
+    return sorted((f.rule, str(f.path), f.message) for f in run_rules(new, policy, old=old).findings
+                  if f.rule in PARITY)
+
+
+@pytest.mark.parametrize(("release", "revalidated"), [("1.34", True), ("1.35", False), ("1.36", False),
+                                                      ("1.37", False)])
+def test_a_claim_update_validates_the_spec_again_only_in_1_34(release: str, revalidated: bool) -> None:
+    """1.34's strategy runs ValidateResourceClaim on the new claim before ValidateResourceClaimUpdate; from 1.35
+    (kubernetes#134093, #134412) an unchanged spec is not judged again. The runner's ratchet then makes the
+    finding the stored claim already had a warning."""
+    found = update_findings(BAD_CLAIM, BAD_CLAIM, release)
+    assert [rule for rule, _path, _message in found] == (["k8s-device-request"] * 2 if revalidated else [])
+
+
+@pytest.mark.parametrize("release", ["1.34", "1.35", "1.36", "1.37"])
+def test_a_template_update_validates_the_spec_in_every_release(release: str) -> None:
+    """ResourceClaimTemplate's strategy runs ValidateResourceClaimTemplate on the new template in 1.34-1.37."""
+    bad = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
+           "metadata": {"name": "t", "namespace": "d"}, "spec": {"spec": BAD_CLAIM["spec"]}}
+    assert {rule for rule, _path, _message in update_findings(bad, bad, release)} == {"k8s-device-request"}
+
+
+@pytest.mark.parametrize("release", ["1.34", "1.35", "1.36", "1.37"])
+def test_a_changed_claim_spec_is_immutable_in_every_release(release: str) -> None:
+    old = {**BAD_CLAIM, "spec": {"devices": {"requests": [{"name": "a", "exactly": {"deviceClassName": "x"}}]}}}
+    new = {**BAD_CLAIM, "spec": {"devices": {"requests": [{"name": "a", "exactly": {"deviceClassName": "y"}}]}}}
+    assert update_findings(new, old, release) == [("k8s-immutable", "spec", "Invalid value: null: field is immutable")]
+
+
+@pytest.mark.parametrize(("gate", "immutable"), [(False, False), (True, True)])
+def test_a_field_the_server_drops_does_not_change_the_spec(gate: bool, immutable: bool) -> None:
+    """PrepareForUpdate drops adminAccess with DRAAdminAccess off (the stored claim does not use it) before the
+    spec is compared: the update then changes nothing."""
+    old = {**BAD_CLAIM, "spec": {"devices": {"requests": [{"name": "a", "exactly": {"deviceClassName": "x"}}]}}}
+    new = {**BAD_CLAIM, "spec": {"devices": {"requests": [
+        {"name": "a", "exactly": {"deviceClassName": "x", "adminAccess": True}}]}}}
+    expected = [("k8s-immutable", "spec", "Invalid value: null: field is immutable")] if immutable else []
+    assert update_findings(new, old, "1.35", DRAAdminAccess=gate) == expected
+
+
+@pytest.mark.parametrize(("old_access", "new_access"), [(None, False), (False, None), (True, False)])
+def test_admin_access_set_to_false_differs_from_unset(old_access: bool | None, new_access: bool | None) -> None:
+    """adminAccess is a pointer: false is set, and differs from unset."""
+    def with_access(value: bool | None) -> dict[str, object]:
+        exactly: dict[str, object] = {"deviceClassName": "x"}
+        if value is not None:
+            exactly["adminAccess"] = value
+        return {**BAD_CLAIM, "spec": {"devices": {"requests": [{"name": "a", "exactly": exactly}]}}}
+
+    assert update_findings(with_access(new_access), with_access(old_access), "1.37") == [
+        ("k8s-immutable", "spec", "Invalid value: null: field is immutable")]
+
+
+@pytest.mark.parametrize(("release", "checked"), [("1.34", True), ("1.35", False), ("1.37", False)])
+def test_a_device_class_keeping_its_config_is_size_checked_again_only_in_1_34(release: str, checked: bool) -> None:
+    """1.34 runs ValidateDeviceClass (no old spec) on update too; 1.35+ only ValidateDeviceClassUpdate, which does
+    not size-check a config equal to the stored one."""
+    big = {"opaque": {"driver": "gpu.example.com", "parameters": {"blob": "x" * (10 * 1024)}}}
+    cls = {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu"},
+           "spec": {"config": [big]}}
+    found = update_findings(cls, cls, release)
+    assert found == ([("k8s-device-config", "spec.config[0].opaque.parameters",
+                       "Too long: may not be more than 10240 bytes (already present before this update)")]
+                     if checked else [])
+
+
+def test_validate_has_no_old_object_and_reports_no_immutability(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`draguard validate` judges files as a create: nothing is immutable there."""
+    text = claim(requests(1)) + "---\n" + claim(requests(1)).replace("{deviceClassName: \"x\"}", "{deviceClassName: y}")
+    assert validate(tmp_path, capsys, text) == (0, [])
+
+# -- past a limit, 1.35+ validates no item: no selector or constraint findings about them either ---------------
+
+BROKEN = "device.driver == "  # selector-compile (warn) wherever the server compiles it
+
+
+def selector_lines(lines: list[str]) -> list[str]:
+    return [line for line in lines if "selector-compile" in line or "constraint-" in line]
+
+
+@pytest.mark.parametrize(("n", "release", "compiled"), [
+    (31, "1.35", 31), (32, "1.35", 32), (33, "1.35", 0), (33, "1.37", 0), (33, "1.34", 33)])
+def test_requests_past_their_limit_have_no_selector_findings_from_1_35(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], n: int, release: str, compiled: int) -> None:
+    text = claim(requests(n, selectors=[{"cel": {"expression": BROKEN}}]))
+    _code, lines = validate(tmp_path, capsys, text, "--kubernetes-version", release)
+    assert len(selector_lines(lines)) == compiled
+    assert (f"{REQ}: Too many: {n}: must have at most 32 items" in lines) == (n > 32)
+
+
+@pytest.mark.parametrize(("n", "release", "compiled"), [
+    (31, "1.35", 31), (32, "1.35", 32), (33, "1.35", 0), (33, "1.34", 33)])
+def test_selectors_past_their_limit_are_not_compiled_from_1_35(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], n: int, release: str, compiled: int) -> None:
+    broken = [{"cel": {"expression": BROKEN + str(i) + " +"}} for i in range(n)]
+    _code, lines = validate(tmp_path, capsys, claim(requests(1, selectors=broken)), "--kubernetes-version", release)
+    assert len(selector_lines(lines)) == compiled
+    assert (f"{REQ}[0].exactly.selectors: Too many: {n}: must have at most 32 items" in lines) == (n > 32)
+
+
+@pytest.mark.parametrize(("n", "release", "compiled"), [(7, "1.35", 7), (8, "1.35", 8), (9, "1.35", 0),
+                                                        (9, "1.34", 9)])
+def test_first_available_past_its_limit_is_not_compiled_from_1_35(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], n: int, release: str, compiled: int) -> None:
+    entries = ", ".join(f"{{name: s{i}, deviceClassName: x, selectors: [{{cel: {{expression: '{BROKEN}'}}}}]}}"
+                        for i in range(n))
+    text = claim(f"    requests:\n    - {{name: a, firstAvailable: [{entries}]}}\n")
+    _code, lines = validate(tmp_path, capsys, text, "--kubernetes-version", release)
+    assert len(selector_lines(lines)) == compiled
+
+
+@pytest.mark.parametrize(("n", "release", "named"), [(31, "1.35", 31), (32, "1.35", 32), (33, "1.35", 0),
+                                                     (33, "1.34", 33)])
+def test_constraints_past_their_limit_are_not_validated_from_1_35(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], n: int, release: str, named: int) -> None:
+    """Each constraint names an unknown request and an unqualified attribute; past 32 constraints 1.35+ reports
+    `Too many` alone."""
+    constraints = "    constraints:\n" + "".join(f"    - {{requests: [nope], matchAttribute: model{i}}}\n"
+                                                for i in range(n))
+    _code, lines = validate(tmp_path, capsys, claim(requests(1) + constraints), "--kubernetes-version", release)
+    assert len([line for line in lines if "constraint-request-unknown" in line]) == named
+    assert len([line for line in lines if "constraint-attribute-unqualified" in line]) == named
+    too_many = "deny k8s-device-constraint: spec.devices.constraints: Too many: 33: must have at most 32 items"
+    assert (too_many in lines) == (n > 32)

@@ -11,10 +11,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from celext.gostrconv import go_quote
 from webhook.fieldpath import FieldPath
 from webhook.rules.k8s import ids
 from webhook.rules.k8s.decode import INTEGER, RAW, STRING, go_len
-from webhook.rules.k8s.errors import invalid, required, too_long
+from webhook.rules.k8s.errors import forbidden, immutable, invalid, required, too_long
 from webhook.rules.k8s.ids import Errors, tag
 from webhook.rules.k8s.names import (
     is_dns1123_subdomain,
@@ -49,11 +50,15 @@ ANNOTATIONS_MAX_BYTES = 256 * 1024  # apimachinery TotalAnnotationSizeLimitB: ke
 
 
 def validate_object_meta(meta: Mapping[str, Any], path: FieldPath, errs: Errors, *,
-                         old: Mapping[str, Any] | None = None, template: bool = False) -> None:
+                         old: Mapping[str, Any] | None = None, template: bool = False,
+                         namespaced: bool = False) -> None:
     """ValidateObjectMeta with a DNS-subdomain name (a ResourceClaim, a DeviceClass), or with `template`
     ValidateTemplateObjectMeta (a ResourceClaimTemplate's `spec.metadata`: labels and annotations only). On an
-    update (`old`) the name is not required (the server keeps the stored one). Values of the wrong JSON type are
-    the decoder's findings (`claim_types`), left out here."""
+    update (`old`: the stored object) the name is not required (the server keeps the stored one), and
+    ValidateObjectMetaUpdate's checks follow (`namespaced`: the kind has a namespace to keep). Values of the wrong
+    JSON type are the decoder's findings (`claim_types`), left out here."""
+    if old is not None and not template:
+        _validate_update(meta, _map(old.get("metadata")), path, errs, namespaced)
     if not template:
         generate = _text(meta.get("generateName"))
         name = _text(meta.get("name"))
@@ -76,6 +81,38 @@ def validate_object_meta(meta: Mapping[str, Any], path: FieldPath, errs: Errors,
                      for m in is_qualified_name(str(key).lower())]
         if sum(go_len(str(k)) + go_len(_text(v)) for k, v in annotations.items()) > ANNOTATIONS_MAX_BYTES:
             errs.append((ids.OBJECT_META, too_long(path.child("annotations"), ANNOTATIONS_MAX_BYTES)))
+
+
+def _validate_update(meta: Mapping[str, Any], old: Mapping[str, Any], path: FieldPath, errs: Errors,
+                     namespaced: bool) -> None:
+    """ValidateObjectMetaUpdate, the part a change in the request can trip. A name, namespace or uid that is set
+    must be the stored one (`k8s-immutable`); an omitted one the server fills in (the name and namespace of the
+    request's URL, the stored uid), and it clears a cluster-scoped object's namespace, before it validates. No
+    finalizer may be added once the object is being deleted. The rest (`resourceVersion` set, `generation` not
+    decremented, creation and deletion times and grace period unchanged) the server makes true itself before
+    validating (rest.BeforeUpdate), so a request never fails on it."""
+    for field in ("name", "namespace", "uid"):
+        new_value = meta.get(field)
+        if isinstance(new_value, str) and new_value and new_value != _text(old.get(field)) and (
+                namespaced or field != "namespace"):
+            errs.append((ids.IMMUTABLE, immutable(path.child(field), new_value)))
+    if old.get("deletionTimestamp") is not None:
+        before = {f for f in _list(old.get("finalizers")) if isinstance(f, str)}
+        added = sorted({f for f in _list(meta.get("finalizers")) if isinstance(f, str)} - before)
+        if added:
+            found = "[]string{" + ", ".join(go_quote(f) for f in added) + "}"
+            errs.append((ids.OBJECT_META, forbidden(path.child("finalizers"), NEW_FINALIZERS + found)))
+
+
+NEW_FINALIZERS = "no new finalizers can be added if the object is being deleted, found new finalizers "
+
+
+def _map(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
 
 
 def _text(value: Any) -> str:

@@ -105,3 +105,42 @@ def decode(errs: Errors, value: Any, wire: Wire, path: FieldPath, *, strict: boo
         wire.parse(errs, value, path)
     else:
         wire.check(errs, value, path)
+
+
+def semantic(value: Any, wire: Wire, pointers: frozenset[str] = frozenset()) -> Any:
+    """`value` as apimachinery's Semantic.DeepEqual compares what the decoder makes of it: a key the struct lacks is
+    gone (dropped), null and an empty list or map are one (nil), a quantity is its value, an integral float an int,
+    and a field holding Go's zero value is unset unless it is a pointer (`pointers`, by JSON name: `adminAccess:
+    false` is set, `count: 0` is not). A value the decoder refuses is kept as written."""
+    if isinstance(wire, Strict):
+        return semantic(value, wire.wire, pointers)
+    if isinstance(wire, Struct) and isinstance(value, Mapping):
+        out = {}
+        for key, item in value.items():
+            field = wire.fields.get(key)
+            if field is None:
+                continue
+            kept = semantic(item, field, pointers)
+            if kept is not None and (key in pointers or not _zero(kept)):
+                out[key] = kept
+        return out
+    if isinstance(wire, ListOf) and isinstance(value, list):
+        return [_item(semantic(item, wire.item, pointers)) for item in value] or None
+    if isinstance(wire, MapOf) and isinstance(value, Mapping):
+        return {key: _item(semantic(item, wire.value, pointers)) for key, item in value.items()} or None
+    if isinstance(wire, Parsed) and value is not None:
+        parsed = wire.parse([], value, FieldPath())
+        return value if parsed is None else parsed
+    if type(value) is float and value.is_integer():
+        return int(value)
+    return value
+
+
+def _item(value: Any) -> Any:
+    """A list item or map value: null is the element type's zero value, so every zero value is one (None)."""
+    return None if _zero(value) else value
+
+
+def _zero(value: Any) -> bool:
+    """Go's zero value of a non-pointer field (an empty struct included)."""
+    return value is None or (value in ("", 0, {}) and not isinstance(value, bool)) or value is False
