@@ -57,8 +57,7 @@ class Kube:
             except urllib3.exceptions.HTTPError as err:
                 if attempt < NETWORK_RETRIES and never_sent(err):
                     continue
-                raise CertsError(f"cannot reach the Kubernetes API server at {self.host}: "
-                                 f"{_network_reason(err)}") from None
+                raise CertsError(unreachable(self.api_client.configuration, err)) from None
         try:
             body = json.loads(raw) if raw else None
         except ValueError:
@@ -113,6 +112,15 @@ def _verify_error(err: BaseException, depth: int = 0) -> Any:
             if found is not None:
                 return found
     return None
+
+
+def unreachable(configuration: Any, err: Exception) -> str:
+    """`cannot reach the Kubernetes API server at <host>[ through the proxy <proxy>]: <why>` (the proxy without its
+    credentials: a refused connection may be the proxy's, not the server's)."""
+    from certs.kubeconfig import redact
+
+    via = f" through the proxy {redact(configuration.proxy)}" if configuration.proxy else ""
+    return f"cannot reach the Kubernetes API server at {configuration.host}{via}: {_network_reason(err)}"
 
 
 def _network_reason(err: Exception) -> str:

@@ -15,8 +15,17 @@ Every command that talks to a cluster connects through `configure()` (`draguard 
   (`CertsError`, exit 2): invalid YAML, data fields that are not base64, a file the kubeconfig names that
   cannot be read, a client certificate without its key or with a key that does not match, and an exec
   credential plugin that fails (the client logs that and sends the requests anonymously; kubectl stops).
-- an `HTTPS_PROXY`/`HTTP_PROXY` from the environment is not used for a loopback API server (`localhost`,
-  127.0.0.0/8, ::1), as Go's `http.ProxyFromEnvironment` never proxies those; a kubeconfig `proxy-url` is.
+- a relative file path (`certificate-authority`, `client-certificate`, `client-key`, `tokenFile`, an exec
+  `command` with a `/`) is relative to the kubeconfig file that holds it (clientcmd.ResolveLocalPaths; the
+  kubernetes client took a user's files relative to the cluster's file). A `tokenFile` is read as client-go reads
+  it: trimmed of whitespace, and used instead of a `token` beside it (which stands in when the file cannot be
+  read or is empty).
+- `insecure-skip-tls-verify` beside a CA is refused, in client-go's words (the kubernetes client skipped the check).
+- proxies as client-go chooses them: a kubeconfig `proxy-url` (http, https or socks5) always; else Go's
+  `http.ProxyFromEnvironment`: `HTTPS_PROXY` (or `HTTP_PROXY` for an http server; the upper-case name first,
+  `ALL_PROXY` never), `http://` when the value has no scheme, none for a loopback server or one `NO_PROXY`
+  matches (Go's rules: `*`, an IP or CIDR, `example.com` for it and its subdomains, `.example.com` for
+  subdomains only, each with an optional port).
 - urllib3 retries nothing and warns about nothing (the callers retry themselves, silently).
 """
 
@@ -77,14 +86,14 @@ def configure(kubeconfig: str | None = None, context: str | None = None) -> Any:
             config.load_incluster_config(client_configuration=configuration)  # type: ignore[no-untyped-call]
         except config.ConfigException as err:
             raise CertsError(f"{PROBLEM}: in-cluster: {err}") from None
-        _quiet(configuration, from_kubeconfig=False)
+        _quiet(configuration, proxy_url=None)
         return configuration
     proxy_url, user = _load(os.pathsep.join(paths), context, configuration)
     if not urlsplit(configuration.host if "://" in (configuration.host or "") else f"//{configuration.host}").hostname:
         # the client would send its first request to an empty host (urllib3: a FutureWarning, `No host specified`)
         raise CertsError(f"{PROBLEM}: the context's cluster has no server (its `server:` is missing or empty)")
     _check_client_certificate(configuration, user)
-    _quiet(configuration, from_kubeconfig=proxy_url)
+    _quiet(configuration, proxy_url=proxy_url)
     return configuration
 
 
@@ -103,8 +112,8 @@ class _ExecFailures(logging.Filter):
         return True
 
 
-def _load(path: str, context: str | None, configuration: Any) -> tuple[bool, str]:
-    """Load the kubeconfig into `configuration`; whether its cluster names a `proxy-url`, and the user's name."""
+def _load(path: str, context: str | None, configuration: Any) -> tuple[str | None, str]:
+    """Load the kubeconfig into `configuration`; its cluster's `proxy-url` (checked), and the user's name."""
     import yaml  # type: ignore[import-untyped]
     from kubernetes.config import kube_config
     from kubernetes.config.config_exception import ConfigException
@@ -118,6 +127,7 @@ def _load(path: str, context: str | None, configuration: Any) -> tuple[bool, str
         if merged.config is None:
             raise ConfigException("Invalid kube-config file. No configuration found.")
         _first_current_context(merged)
+        _resolve_paths(merged)
         loader: Any = kube_config.KubeConfigLoader(  # type: ignore[no-untyped-call]
             config_dict=merged.config, active_context=context, config_base_path=None)
         user = _name(loader, "user")
@@ -126,14 +136,20 @@ def _load(path: str, context: str | None, configuration: Any) -> tuple[bool, str
             for name in fields:
                 value = node.value.get(name) if node is not None and isinstance(node.value, dict) else None
                 if value is not None:
-                    try:
-                        binascii.a2b_base64(str(value).encode())
+                    try:  # Go's base64.StdEncoding, as client-go decodes []byte fields: only CR and LF are skipped
+                        binascii.a2b_base64(re.sub(r"[\r\n]", "", str(value)).encode(), strict_mode=True)
                     except (binascii.Error, ValueError):
                         raise CertsError(f"{PROBLEM}: {part} {_name(loader, part)}: {name} is not base64") from None
+        cluster_fields = _fields(loader, "cluster")
+        if cluster_fields.get("insecure-skip-tls-verify") is True and (
+                cluster_fields.get("certificate-authority") or cluster_fields.get("certificate-authority-data")):
+            raise CertsError(f"{PROBLEM}: cluster {_name(loader, 'cluster')}: specifying a root certificates file "
+                             "with the insecure flag is not allowed (client-go's rule: drop one of "
+                             "insecure-skip-tls-verify and certificate-authority(-data))")
+        proxy_url = _proxy_url(cluster_fields.get("proxy-url"), _name(loader, "cluster"))
+        _file_token(_fields(loader, "user"), user)
         _default_scheme(loader)
         loader.load_and_set(configuration)
-        cluster = getattr(loader, "_cluster", None)
-        proxy_url = cluster is not None and "proxy-url" in cluster
     except ConfigException as err:
         raise CertsError(f"{PROBLEM}: {err}") from None
     except yaml.YAMLError as err:
@@ -224,23 +240,147 @@ def _check_client_certificate(configuration: Any, user: str) -> None:
         raise CertsError(f"{PROBLEM}: user {user}: {why}") from None
 
 
-def is_loopback(url: str) -> bool:
+def _fields(loader: Any, part: str) -> dict[str, Any]:
+    """The chosen context's `cluster` or `user` map (empty when there is none)."""
+    node = getattr(loader, f"_{part}", None)
+    return node.value if node is not None and isinstance(node.value, dict) else {}
+
+
+FILE_FIELDS = {"clusters": ("cluster", ("certificate-authority",)),
+               "users": ("user", ("client-certificate", "client-key", "tokenFile"))}
+
+
+def _resolve_paths(merged: Any) -> None:
+    """Make every relative file path absolute against the directory of the kubeconfig file it comes from, as
+    client-go's ResolveLocalPaths does (an exec `command` only when it holds a `/`: else it is looked up in PATH)."""
+    for item, (part, keys) in FILE_FIELDS.items():
+        for node in merged.config.value.get(item) or []:
+            entry = getattr(node, "value", None)
+            fields = entry.get(part) if isinstance(entry, dict) else None
+            if not isinstance(fields, dict) or not getattr(node, "path", None):
+                continue
+            base = os.path.dirname(os.path.abspath(node.path))
+            command = fields.get("exec")
+            targets = [(fields, key) for key in keys]
+            if isinstance(command, dict) and "/" in str(command.get("command") or ""):
+                targets.append((command, "command"))
+            for holder, key in targets:
+                value = holder.get(key)
+                if isinstance(value, str) and value and not os.path.isabs(value):
+                    holder[key] = os.path.join(base, value)
+
+
+def _file_token(user_fields: dict[str, Any], user: str) -> None:
+    """Read a `tokenFile` as client-go does: whitespace trimmed (the client sent the newline in the header, which
+    urllib3 refused), and preferred to a `token` beside it, which is used only when the file cannot be read or
+    holds nothing."""
+    path = user_fields.get("tokenFile")
+    if not path:
+        return
+    fallback = user_fields.get("token")
+    try:
+        token = Path(str(path)).read_text(encoding="utf-8").strip()
+    except OSError:
+        if not fallback:
+            raise  # `cannot read <file>: <why>`, as every file the kubeconfig names
+        token = ""
+    if not token and not fallback:
+        raise CertsError(f"{PROBLEM}: user {user}: tokenFile {path} holds no token")
+    user_fields["token"] = token or fallback
+    del user_fields["tokenFile"]
+
+
+PROXY_SCHEMES = ("http", "https", "socks5")
+
+
+def _proxy_url(value: Any, cluster: str) -> str | None:
+    """A kubeconfig `proxy-url`, checked as clientcmd checks it (parseProxyURL)."""
+    if value is None or value == "":
+        return None
+    scheme = urlsplit(str(value)).scheme
+    if scheme not in PROXY_SCHEMES:
+        raise CertsError(f'{PROBLEM}: invalid \'proxy-url\' "{value}" for cluster "{cluster}": unsupported scheme '
+                         f'"{scheme}", must be http, https, or socks5')
+    return str(value)
+
+
+def _env(name: str) -> str:
+    """Go's getEnvAny: the upper-case variable, else the lower-case one."""
+    return os.environ.get(name) or os.environ.get(name.lower()) or ""
+
+
+def env_proxy(server: str) -> str | None:
+    """The proxy Go's `http.ProxyFromEnvironment` (golang.org/x/net/http/httpproxy) picks for `server`."""
+    url = urlsplit(server)
+    proxy = _env("HTTPS_PROXY" if url.scheme == "https" else "HTTP_PROXY")
+    host = (url.hostname or "").lower()
+    if not proxy or not host or _no_proxy(host, url.port or (443 if url.scheme == "https" else 80)):
+        return None
+    parsed = urlsplit(proxy)
+    if not parsed.scheme or not parsed.netloc:  # `proxy.corp:3128`: Go tries it with http:// in front
+        proxy = f"http://{proxy}"
+    scheme = urlsplit(proxy).scheme
+    if scheme not in (*PROXY_SCHEMES, "socks5h"):
+        raise CertsError(f'{PROBLEM}: the proxy "{redact(proxy)}" from the environment has the unsupported scheme '
+                         f'"{scheme}"')
+    return proxy
+
+
+def _no_proxy(host: str, port: int) -> bool:
+    """Whether Go's httpproxy would go direct to host:port: loopback always, else a `NO_PROXY` entry matches."""
     import ipaddress
 
-    host = (urlsplit(url).hostname or "").lower()
-    if host == "localhost" or host.endswith(".localhost"):
-        return True
     try:
-        return ipaddress.ip_address(host).is_loopback
+        ip: Any = ipaddress.ip_address(host)
     except ValueError:
-        return False
+        ip = None
+    if host == "localhost" or (ip is not None and ip.is_loopback):
+        return True
+    for entry in (e.strip().lower() for e in _env("NO_PROXY").split(",")):
+        if not entry:
+            continue
+        if entry == "*":
+            return True
+        if "/" in entry:  # a CIDR
+            try:
+                if ip is not None and ip in ipaddress.ip_network(entry, strict=False):
+                    return True
+            except ValueError:
+                pass
+            continue
+        split = re.fullmatch(r"\[([^\]]*)\]:(\d*)|([^:\[\]]*):(\d*)", entry)  # Go's net.SplitHostPort
+        name, wanted = (entry, "") if not split else (split[1], split[2]) if split[1] is not None else split.group(3, 4)
+        if not name or (wanted and wanted != str(port)):
+            continue
+        try:
+            if ip == ipaddress.ip_address(name.strip("[]")):
+                return True
+            continue  # an IP entry matches that IP only
+        except ValueError:
+            pass
+        name = name[1:] if name.startswith("*.") else name
+        if name and (host.endswith(name if name.startswith(".") else f".{name}") or host == name):
+            return True
+    return False
 
 
-def _quiet(configuration: Any, *, from_kubeconfig: bool) -> None:
+def redact(url: str) -> str:
+    """A proxy URL for messages: without its user and password."""
+    parts = urlsplit(url)
+    return parts._replace(netloc=parts.netloc.rpartition("@")[2]).geturl()
+
+
+def _quiet(configuration: Any, *, proxy_url: str | None) -> None:
     import urllib3
 
-    if configuration.proxy and not from_kubeconfig and is_loopback(configuration.host):
-        configuration.proxy = None  # as Go's ProxyFromEnvironment: never for loopback
+    configuration.proxy = proxy_url or env_proxy(configuration.host)  # the setter stops the client's own choice
+    configuration.no_proxy = None  # the choice is made: a proxy-url is used whatever NO_PROXY says, as client-go
+    if configuration.proxy and urlsplit(configuration.proxy).scheme.startswith("socks"):
+        from importlib.util import find_spec
+
+        if find_spec("socks") is None:  # PySocks: what urllib3 speaks SOCKS with
+            raise CertsError(f"{PROBLEM}: the proxy {redact(configuration.proxy)} is a SOCKS proxy, which needs "
+                             "the PySocks package (pip install pysocks)")
     # No urllib3 retries (each logs a WARNING): the callers (certs.kube, webhook.audit.client) retry what they
     # should, quietly.
     # Redirects are still followed (the Authorization header is dropped for another origin).

@@ -195,6 +195,7 @@ def test_no_proxy_for_a_loopback_api_server(tmp_path: Path, env: Path, apiserver
 
 class _Configuration:
     host = "https://127.0.0.1:6443"
+    proxy = None
 
 
 class _ApiClient:

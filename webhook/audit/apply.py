@@ -3,6 +3,9 @@
 Each report is applied (PATCH, `application/apply-patch+yaml`, fieldManager `draguard`, force: the audit is
 the only writer of its reports). Then the reports carrying draguard's LABELS are listed, cluster-wide and
 in pages, and those this run did not write (a namespace that has no claims any more) are deleted.
+A failure stops there, and its line says how far the apply got: reports written before it stay written, and no
+stale report is deleted before every report is written (a report that could not be written is never taken for a
+stale one).
 """
 
 from __future__ import annotations
@@ -22,12 +25,24 @@ FIELD_MANAGER = "draguard"
 REPORT_PAGE = 20  # a report holds up to --max-results results: list them a few at a time
 
 
-class Applied(Struct, frozen=True):
-    written: int
-    deleted: int
+class Applied(Struct):
+    written: int = 0
+    deleted: int = 0
 
 
 def apply(cluster: Cluster, reports: Sequence[Obj], kinds: ReportKinds) -> Applied:
+    """Write `reports`, then delete the stale ones; a failure (an error answer, an unreachable server) ends the
+    run with one line that also says how far it got, as reports written before it stay written."""
+    done = Applied()
+    try:
+        _apply(cluster, reports, kinds, done)
+    except DraguardError as err:
+        raise DraguardError(f"{err.message} ({done.written} of {len(reports)} report(s) applied, {done.deleted} "
+                            "stale report(s) deleted before this)") from None
+    return done
+
+
+def _apply(cluster: Cluster, reports: Sequence[Obj], kinds: ReportKinds, done: Applied) -> None:
     written: set[tuple[str, str, str]] = set()
     for report in reports:
         namespace = get_str(report, "metadata", "namespace") or None
@@ -40,7 +55,7 @@ def apply(cluster: Cluster, reports: Sequence[Obj], kinds: ReportKinds) -> Appli
             raise DraguardError(describe(failure, f"cannot apply {_label(resource, namespace, name_of(report))}")
                                 + hint) from None
         written.add((resource.plural, namespace or "", name_of(report)))
-    deleted = 0
+        done.written += 1
     for resource in (kinds.cluster, kinds.namespaced):
         stale: list[tuple[str | None, str]] = []
         for page in pages(cluster, resource, REPORT_PAGE, Listing(), label_selector=LABEL_SELECTOR):
@@ -56,8 +71,7 @@ def apply(cluster: Cluster, reports: Sequence[Obj], kinds: ReportKinds) -> Appli
                     what = f"cannot delete stale {_label(resource, namespace, name)}"
                     raise DraguardError(describe(failure, what)) from None
                 continue
-            deleted += 1
-    return Applied(len(written), deleted)
+            done.deleted += 1
 
 
 def _label(resource: Resource, namespace: str | None, name: str) -> str:

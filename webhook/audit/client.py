@@ -127,9 +127,9 @@ class Cluster:
                         f"of its answer ({more} more expected)")
             if type(inner).__name__ == "RemoteDisconnected" or isinstance(inner, ConnectionError):
                 return f"{method} {path}: the API server at {self.host} closed the connection without an answer"
-        from certs.kube import _network_reason
+        from certs.kube import unreachable
 
-        return f"cannot reach the Kubernetes API server at {self.host}: {printable(_network_reason(reason))}"
+        return printable(unreachable(self.api_client.configuration, reason))
 
 
 def retry_after(status: int, header: str | None) -> float | None:

@@ -15,8 +15,9 @@ Either way every object is checked once. After a relist nothing is missed; after
 during the gap with keys before the token's are not seen until the next run. A server that expires every
 token ends the run: after `MAX_RELISTS` fresh starts, or `MAX_RESUMES` resumes, of one kind.
 
-A page must be a `<Kind>List` whose `items` are objects: anything else (a `Status` sent with HTTP 200, `{}`
-from a proxy, items that are not objects) fails the run rather than being read as fewer objects.
+A page must be a `<Kind>List` whose `items` are objects of that kind and version (an item may leave `kind` and
+`apiVersion` out, as kube-apiserver does): anything else (a `Status` sent with HTTP 200, `{}` from a proxy, items
+that are not objects or name another kind) fails the run rather than being read as fewer or other objects.
 """
 
 from __future__ import annotations
@@ -69,6 +70,11 @@ def _not_a_list(body: Any, resource: Resource) -> str | None:
     for i, item in enumerate(items):
         if not isinstance(item, dict):
             return f"items[{i}] is not an object"
+        # kube-apiserver leaves kind and apiVersion out of a built-in list's items (a CRD's carry them): one that
+        # names another kind or version is not what was asked for, and would be checked as what it names
+        for field, wanted in (("kind", resource.kind), ("apiVersion", resource.api_version)):
+            if item.get(field) not in (None, wanted):
+                return f"items[{i}] has {field} {printable_kind(item.get(field))}, not {wanted}"
     return None
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,6 +15,7 @@ from tests.builders import claim_with_selector, device, device_class_with_select
 from tests.webhook.audit.apiserver import AuditAPIServer
 from webhook import cli
 
+PROXY_VARIABLES = [f"{name}{suffix}" for name in ("https", "http", "no", "all") for suffix in ("_proxy", "_PROXY")]
 NUMA = 'device.attributes["resource.kubernetes.io"].numaNode'
 
 
@@ -63,3 +65,28 @@ def audit(api: AuditAPIServer, capsys: pytest.CaptureFixture[str], monkeypatch: 
         return Run(code, captured.out, captured.err)
 
     return run
+
+
+@pytest.fixture
+def cli_run(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Any:
+    """`cli_run("audit", ...)`: any draguard command, in an empty directory and home, outside a Pod, without
+    kubeconfig or proxy variables; `claim.yaml` holds a list-fragile claim for `lint`."""
+    monkeypatch.chdir(tmp_path)
+    for variable in PROXY_VARIABLES:
+        monkeypatch.delenv(variable, raising=False)
+    monkeypatch.delenv("KUBERNETES_SERVICE_HOST", raising=False)
+    monkeypatch.delenv("KUBECONFIG", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    (tmp_path / "claim.yaml").write_text(json.dumps(claim_with_selector(f"{NUMA} == 2")), encoding="utf-8")
+
+    def run(*args: str) -> Run:
+        code = cli.main(list(args))
+        captured = capsys.readouterr()
+        return Run(code, captured.out, captured.err)
+
+    return run
+
+
+def one_error(run: Run, text: str) -> None:
+    """The run failed with exit 2 and said `text` in one line, nothing else."""
+    assert (run.code, run.out, run.err) == (2, "", f"draguard: error: {text}\n")

@@ -28,8 +28,7 @@ from tests.certs.apiserver import (
     with_user,
 )
 from tests.webhook.audit.apiserver import DRA, AuditAPIServer, Canned
-from tests.webhook.audit.conftest import NUMA, Run, synthetic
-from webhook import cli
+from tests.webhook.audit.conftest import NUMA, Run, one_error, synthetic
 from webhook.audit import client
 from webhook.audit.client import MAX_RETRIES, MAX_WAIT, Cluster
 from webhook.audit.kinds import RESOURCE_CLAIMS, RESOURCE_SLICES
@@ -56,26 +55,6 @@ def _listed(api: AuditAPIServer, resource: Any, page_size: int = 1) -> tuple[lis
     finally:
         cluster.close()
     return names, listing
-
-
-@pytest.fixture
-def cli_run(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Any:
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.delenv("KUBERNETES_SERVICE_HOST", raising=False)
-    monkeypatch.delenv("KUBECONFIG", raising=False)
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    (tmp_path / "claim.yaml").write_text(json.dumps(claim_with_selector(f"{NUMA} == 2")), encoding="utf-8")
-
-    def run(*args: str) -> Run:
-        code = cli.main(list(args))
-        captured = capsys.readouterr()
-        return Run(code, captured.out, captured.err)
-
-    return run
-
-
-def _one_error(run: Run, text: str) -> None:
-    assert (run.code, run.out, run.err) == (2, "", f"draguard: error: {text}\n")
 
 
 # 1: a 410 without a fresh token lists again from the start and checks each object once, whatever the order
@@ -156,6 +135,13 @@ def test_a_410_that_is_not_expired_fails_the_run(tmp_path: Path) -> None:
     ({"kind": "ResourceSliceList", "metadata": {}, "items": [{"metadata": {"name": "ok"}}, 5, None]},
      "items[1] is not an object"),
     ({"kind": "DeviceClassList", "metadata": {}, "items": []}, "kind DeviceClassList, not ResourceSliceList"),
+    # an item naming another kind or version would be checked as what it names (a Secret: by no rule at all)
+    ({"kind": "ResourceSliceList", "metadata": {}, "items": [{"metadata": {"name": "ok"}}, {
+        "kind": "Secret", "apiVersion": "v1", "metadata": {"name": "s"}}]},
+     "items[1] has kind Secret, not ResourceSlice"),
+    ({"kind": "ResourceSliceList", "metadata": {}, "items": [{
+        "kind": "ResourceSlice", "apiVersion": "resource.k8s.io/v1beta1", "metadata": {"name": "s"}}]},
+     "items[0] has apiVersion resource.k8s.io/v1beta1, not resource.k8s.io/v1"),
 ])
 @pytest.mark.parametrize("command", ["audit", "lint"])
 def test_an_answer_that_is_not_a_list_fails_closed(tmp_path: Path, cli_run: Any, body: dict[str, Any], why: str,
@@ -165,7 +151,7 @@ def test_an_answer_that_is_not_a_list_fails_closed(tmp_path: Path, cli_run: Any,
         args = ["audit"] if command == "audit" else ["lint", "claim.yaml", "--cluster"]
         run = cli_run(*args, "--kubeconfig", str(api.kubeconfig))
     prefix = "--cluster: " if command == "lint" else ""
-    _one_error(run, f"{prefix}cannot list resourceslices.resource.k8s.io: the API server did not answer with a "
+    one_error(run, f"{prefix}cannot list resourceslices.resource.k8s.io: the API server did not answer with a "
                     f"list ({why})")
 
 
@@ -177,7 +163,7 @@ def test_lint_cluster_says_what_the_403_says_and_strips_escapes(tmp_path: Path, 
         api.state.canned[SLICES] = [Canned(403, status(403, "Forbidden", 'User "u" cannot\x1b[31m list\x1b[0m\n'
                                                                          "resourceslices"))]
         run = cli_run("lint", "claim.yaml", "--cluster", "--kubeconfig", str(api.kubeconfig))
-    _one_error(run, '--cluster: cannot list resourceslices.resource.k8s.io: the API server answered 403 Forbidden: '
+    one_error(run, '--cluster: cannot list resourceslices.resource.k8s.io: the API server answered 403 Forbidden: '
                     'User "u" cannot list resourceslices')
 
 
@@ -185,7 +171,7 @@ def test_lint_cluster_gives_the_404_hint(tmp_path: Path, cli_run: Any) -> None:
     with AuditAPIServer(tmp_path, copy.deepcopy(synthetic())) as api:
         api.state.dra_versions = ["v1beta2"]  # a 1.33 cluster: `404 page not found` on v1, as kube-apiserver
         run = cli_run("lint", "claim.yaml", "--cluster", "--kubeconfig", str(api.kubeconfig))
-    _one_error(run, "--cluster: cannot list resourceslices.resource.k8s.io: the API server answered 404 NotFound: "
+    one_error(run, "--cluster: cannot list resourceslices.resource.k8s.io: the API server answered 404 NotFound: "
                     "the server could not find the requested resource (the cluster serves resource.k8s.io v1beta2, "
                     "not v1: draguard reads resource.k8s.io/v1, served from Kubernetes 1.34)")
 
@@ -272,7 +258,7 @@ def test_retry_after_is_retried_up_to_the_limit(tmp_path: Path, cli_run: Any, ex
         assert (run.code, sent) == (0, MAX_RETRIES + extra + 1)
     else:
         assert sent == MAX_RETRIES + 1
-        _one_error(run, "cannot list deviceclasses.resource.k8s.io: the API server answered 429 TooManyRequests: "
+        one_error(run, "cannot list deviceclasses.resource.k8s.io: the API server answered 429 TooManyRequests: "
                         "too many requests, please try again later")
 
 
@@ -295,7 +281,7 @@ def test_only_a_429_or_5xx_with_seconds_is_retried(tmp_path: Path, cli_run: Any,
     with AuditAPIServer(tmp_path, copy.deepcopy(synthetic())) as api:
         api.state.canned[SLICES] = [Canned(code, status(code, "Nope", "no"), {"Retry-After": header} if header else {})]
         run = cli_run("audit", "--kubeconfig", str(api.kubeconfig))
-    _one_error(run, f"cannot list resourceslices.resource.k8s.io: the API server answered {code} Nope: no")
+    one_error(run, f"cannot list resourceslices.resource.k8s.io: the API server answered {code} Nope: no")
 
 
 # 15: an answer cut short is said as such, not as a Python repr
@@ -306,7 +292,7 @@ def test_a_truncated_answer_is_named(tmp_path: Path, cli_run: Any) -> None:
         api.state.canned[SLICES] = [Canned(200, b'{"kind": "ResourceSliceList", "items": [',
                                            {"Content-Length": "1000", "Connection": "close"})] * 2
         run = cli_run("audit", "--kubeconfig", str(api.kubeconfig))
-    _one_error(run, f"GET {SLICES}: the API server at {api.url} broke the connection after 40 bytes of its answer "
+    one_error(run, f"GET {SLICES}: the API server at {api.url} broke the connection after 40 bytes of its answer "
                     "(960 more expected)")
 
 
@@ -328,7 +314,7 @@ def test_in_a_pod_a_kubeconfig_in_home_wins(tmp_path: Path, cli_run: Any, monkey
 def test_context_without_any_kubeconfig_is_an_error_not_the_pod(cli_run: Any,
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("KUBERNETES_SERVICE_HOST", "127.0.0.1")
-    _one_error(cli_run("audit", "--context", "prod"),
+    one_error(cli_run("audit", "--context", "prod"),
                "--context prod: no kubeconfig file ($KUBECONFIG or ~/.kube/config) to find it in")
 
 
@@ -371,7 +357,7 @@ def test_the_first_files_current_context_is_used_even_when_it_is_elsewhere(tmp_p
         run = cli_run("audit", "-q")
         assert api.requests == []
         assert cli_run("audit", "-q", "--context", "test", "--fail-on", "none").code == 0  # its contexts are merged
-    _one_error(run, "cannot reach the Kubernetes API server at https://127.0.0.1:1: Connection refused")
+    one_error(run, "cannot reach the Kubernetes API server at https://127.0.0.1:1: Connection refused")
 
 
 # 4, 5: a broken kubeconfig stops before any request, in one line naming the problem
@@ -384,7 +370,7 @@ def test_a_failing_exec_plugin_stops_before_any_request(tmp_path: Path, cli_run:
         for args in (["audit"], ["lint", "claim.yaml", "--cluster"]):
             run = cli_run(*args, "--kubeconfig", str(api.kubeconfig))
             prefix = "--cluster: " if args[0] == "lint" else ""
-            _one_error(run, f"{prefix}cannot load the Kubernetes configuration: user test: exec credential plugin "
+            one_error(run, f"{prefix}cannot load the Kubernetes configuration: user test: exec credential plugin "
                             "failed: process returned 1. error: you must log in first")
         assert api.requests == []
 
@@ -394,7 +380,7 @@ def test_a_missing_exec_plugin_is_named(tmp_path: Path, cli_run: Any) -> None:
         with_user(api.kubeconfig, exec_user(tmp_path / "absent"))
         run = cli_run("audit", "--kubeconfig", str(api.kubeconfig))
         assert api.requests == []
-    _one_error(run, f"cannot load the Kubernetes configuration: user test: exec credential plugin failed: "
+    one_error(run, f"cannot load the Kubernetes configuration: user test: exec credential plugin failed: "
                     f"{tmp_path}/absent: No such file or directory")
 
 
@@ -405,11 +391,11 @@ def test_kubeconfig_content_errors_are_one_line(tmp_path: Path, cli_run: Any, ca
         expected = break_kubeconfig(config, case, tmp_path)
         run = cli_run("audit", "--kubeconfig", str(config))
         assert api.requests == []
-    _one_error(run, f"cannot load the Kubernetes configuration: {expected}")
+    one_error(run, f"cannot load the Kubernetes configuration: {expected}")
 
 
 def test_a_directory_is_not_a_kubeconfig(tmp_path: Path, cli_run: Any) -> None:
-    _one_error(cli_run("audit", "--kubeconfig", str(tmp_path)), f"{tmp_path}: is a directory, not a kubeconfig file")
+    one_error(cli_run("audit", "--kubeconfig", str(tmp_path)), f"{tmp_path}: is a directory, not a kubeconfig file")
 
 
 # 8, 14: no library noise; no proxy for a loopback API server
@@ -454,7 +440,7 @@ def test_a_network_failure_is_one_line_without_retry_warnings(tmp_path: Path, cl
         for args in (["audit"], ["lint", "claim.yaml", "--cluster"]):
             run = cli_run(*args, "--kubeconfig", str(api.kubeconfig))
             prefix = "--cluster: " if args[0] == "lint" else ""
-            _one_error(run, f"{prefix}cannot reach the Kubernetes API server at {api.url}: TLS: certificate verify "
+            one_error(run, f"{prefix}cannot reach the Kubernetes API server at {api.url}: TLS: certificate verify "
                             "failed: unable to get local issuer certificate")
     assert [r.getMessage() for r in caplog.records if r.name.startswith("urllib3")] == []
 
@@ -467,7 +453,7 @@ def test_a_name_the_certificate_does_not_hold_is_named(tmp_path: Path, cli_run: 
         for args in (["audit"], ["lint", "claim.yaml", "--cluster"]):
             run = cli_run(*args, "--kubeconfig", str(api.kubeconfig))
             prefix = "--cluster: " if args[0] == "lint" else ""
-            _one_error(run, f"{prefix}cannot reach the Kubernetes API server at {url}: TLS: certificate verify "
+            one_error(run, f"{prefix}cannot reach the Kubernetes API server at {url}: TLS: certificate verify "
                             "failed: Hostname mismatch, certificate is not valid for 'localhost'")
         # tls-server-name: the name checked (and sent in SNI) instead of the server's, as kubectl
         api.kubeconfig.write_text(text.replace("https://127.0.0.1:", "https://localhost:").replace(

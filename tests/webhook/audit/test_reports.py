@@ -18,6 +18,7 @@ from tests.certs.apiserver import status
 from tests.webhook.audit.apiserver import AuditAPIServer, Canned
 from tests.webhook.audit.conftest import NUMA, synthetic
 from webhook.audit import reports
+from webhook.audit.reports import NAME
 
 CRDS = Path(__file__).parent / "crds"
 LABELS = {"app.kubernetes.io/managed-by": "draguard", "app.kubernetes.io/component": "audit"}
@@ -190,7 +191,7 @@ def test_apply_without_the_crds_fails_in_one_line(audit: Any, api: AuditAPIServe
     assert run.err.splitlines()[-1] == (
         "draguard: error: cannot apply ClusterReport draguard-audit: the API server answered 404 NotFound: the server "
         "could not find the requested resource (is the clusterreports.openreports.io CRD installed? kubectl get crd "
-        "clusterreports.openreports.io)")
+        "clusterreports.openreports.io) (0 of 3 report(s) applied, 0 stale report(s) deleted before this)")
 
 
 @pytest.mark.parametrize(("args", "message"), [
@@ -214,7 +215,69 @@ def test_apply_into_a_namespace_deleted_meanwhile_names_it_without_the_crd_hint(
     assert run.code == 2
     assert run.err.splitlines()[-1] == (
         "draguard: error: cannot apply Report draguard-audit in namespace team-a: the API server answered 404 "
-        'NotFound: namespaces "team-a" not found')
+        'NotFound: namespaces "team-a" not found (1 of 3 report(s) applied, 0 stale report(s) deleted before this)')
+
+
+STALE = ("reports", "gone", NAME)
+REPORTS = "/apis/openreports.io/v1alpha1/"
+
+
+def _with_stale(api: AuditAPIServer) -> None:
+    """A report draguard wrote in an earlier run, for a namespace that has no claims any more."""
+    api.state.reports[STALE] = {"apiVersion": "openreports.io/v1alpha1", "kind": "Report",
+                                "metadata": {"name": NAME, "namespace": "gone", "labels": dict(reports.LABELS)}}
+
+
+@pytest.mark.parametrize(("path", "answer", "said", "applied"), [
+    # RBAC without patch on reports: the cluster report was written, team-a's not
+    (f"{REPORTS}namespaces/team-a/reports/{NAME}", Canned(403, status(
+        403, "Forbidden", f'reports.openreports.io "{NAME}" is forbidden: User "u" cannot patch resource "reports" in '
+                          'API group "openreports.io" in the namespace "team-a"')),
+     f"cannot apply Report {NAME} in namespace team-a: the API server answered 403 Forbidden: reports.openreports.io "
+     f'"{NAME}" is forbidden: User "u" cannot patch resource "reports" in API group "openreports.io" in the namespace '
+     '"team-a"', 1),
+    # a report etcd will not store (over --max-request-bytes), refused by the API server
+    (f"{REPORTS}clusterreports/{NAME}", Canned(422, status(422, "Invalid", "etcdserver: request is too large")),
+     f"cannot apply ClusterReport {NAME}: the API server answered 422 Invalid: etcdserver: request is too large", 0),
+    (f"{REPORTS}namespaces/team-b/reports/{NAME}", Canned(409, status(
+        409, "Conflict", f'Operation cannot be fulfilled on reports.openreports.io "{NAME}": the object has been '
+                         "modified; please apply your changes to the latest version and try again")),
+     f"cannot apply Report {NAME} in namespace team-b: the API server answered 409 Conflict: Operation cannot be "
+     f'fulfilled on reports.openreports.io "{NAME}": the object has been modified; please apply your changes to the '
+     "latest version and try again", 2),
+])
+def test_a_report_that_cannot_be_written_stops_before_any_stale_report_is_deleted(
+        audit: Any, api: AuditAPIServer, *, path: str, answer: Canned, said: str, applied: int) -> None:
+    _with_stale(api)
+    api.state.canned[path] = [answer]
+    run = audit("--report", "openreports", "--apply", "-q", "--fail-on", "none")
+    assert (run.code, run.err) == (2, f"draguard: error: {said} ({applied} of 3 report(s) applied, 0 stale report(s) "
+                                      "deleted before this)\n")
+    assert STALE in api.state.reports  # not deleted: the run is not complete
+    assert [r.method for r in api.requests].count("DELETE") == 0
+    assert sum(1 for k in api.state.reports if k != STALE) == applied
+
+
+def test_a_stale_report_that_cannot_be_deleted_fails_the_run(audit: Any, api: AuditAPIServer) -> None:
+    _with_stale(api)
+    api.state.canned[f"{REPORTS}namespaces/gone/reports/{NAME}"] = [Canned(403, status(
+        403, "Forbidden", f'reports.openreports.io "{NAME}" is forbidden: User "u" cannot delete resource "reports"'))]
+    run = audit("--report", "openreports", "--apply", "-q", "--fail-on", "none")
+    assert (run.code, run.err) == (2, f"draguard: error: cannot delete stale Report {NAME} in namespace gone: the API "
+                                      f'server answered 403 Forbidden: reports.openreports.io "{NAME}" is forbidden: '
+                                      'User "u" cannot delete resource "reports" (3 of 3 report(s) applied, 0 stale '
+                                      "report(s) deleted before this)\n")
+    assert STALE in api.state.reports
+
+
+def test_reports_that_cannot_be_listed_fail_the_run_after_writing(audit: Any, api: AuditAPIServer) -> None:
+    api.state.canned[f"{REPORTS}reports"] = [Canned(403, status(
+        403, "Forbidden", 'reports.openreports.io is forbidden: User "u" cannot list resource "reports"'))]
+    run = audit("--report", "openreports", "--apply", "-q", "--fail-on", "none")
+    assert (run.code, run.err) == (2, "draguard: error: cannot list reports.openreports.io: the API server answered "
+                                      '403 Forbidden: reports.openreports.io is forbidden: User "u" cannot list '
+                                      'resource "reports" (3 of 3 report(s) applied, 0 stale report(s) deleted before '
+                                      "this)\n")
 
 
 @pytest.mark.parametrize(("extra", "kept"), [(-1, 2), (0, 3), (1, 3)])
