@@ -33,6 +33,7 @@ from msgspec import Struct
 from webhook.errors import DraguardError
 from webhook.fieldpath import FieldPath
 from webhook.findings import Finding, Position
+from webhook.wire import go_json
 
 MARKER = "draguard:"
 REASON_RULE = "suppression-reason-missing"
@@ -123,7 +124,7 @@ def load_baseline(path: str) -> Counter[Key]:
     from webhook.manifests.sources import NotText, cannot_read, read_file
 
     try:
-        data = json.loads(read_file(path))
+        data = json.loads(go_json(read_file(path)))
     except FileNotFoundError:
         raise DraguardError(f"--baseline {path}: no such file (create it with --write-baseline)") from None
     except (NotText, OSError) as err:

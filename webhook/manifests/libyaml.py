@@ -30,7 +30,7 @@ from typing import Any, NamedTuple
 from webhook.fieldpath import FieldPath
 from webhook.findings import Position
 from webhook.manifests import aliases, objects
-from webhook.wire import Obj
+from webhook.wire import Obj, go_json
 
 _INT = re.compile(r"[-+]?[0-9]+")
 _OCT = re.compile(r"0o[0-7]+")
@@ -51,6 +51,9 @@ _TOO_DEEP = "exceeded maximum nesting depth"  # libyaml's scanner, beyond 1,000 
 # A `\uD83D`-style escape of a surrogate (json.dumps' spelling of half an emoji): go-yaml (kubectl) refuses it in
 # these words, as libyaml does, where ruamel keeps a lone surrogate no UTF-8 output can hold.
 _BAD_ESCAPE = "found invalid Unicode character escape code"
+# A text kubectl reads as JSON (its first character but JSON's whitespace is `{`): a lone surrogate's escape in it is
+# read as Go's JSON decoder reads it (webhook.wire.go_json), not refused as in YAML.
+JSON_START = re.compile(r"[ \t\r\n]*\{")
 
 
 # PyYAML (with libyaml) comes with the kubernetes client; it ships no type information.
@@ -382,6 +385,8 @@ def resolve_plain(text: str) -> Any:
 def documents(text: str) -> list[Any] | None:
     """The node trees of every document (None when libyaml cannot read the text). A stream of JSON documents
     (`jq -c`) has one per document, as the reader numbers them."""
+    if JSON_START.match(text):
+        text = go_json(text)
     try:
         return list(yaml.compose_all(text, Loader=_loader()))
     except (yaml.YAMLError, AttributeError):
