@@ -6,7 +6,7 @@ JSON is YAML 1.2, so the values are those the YAML backends give: only texts whe
 are refused (None: the caller reads them as YAML): a duplicate key (YAML refuses it), `NaN`/`Infinity`
 (strings in YAML), a top level that is not one object. An escaped lone surrogate comes as `\\ufffd`: the reader
 reads a JSON text as Go's JSON decoder (kubectl's) does (`webhook.wire.go_json`). A text whose lines YAML
-counts otherwise (a lone CR, NEL, LS or PS) is placed by reading it once more through the YAML backends, the
+counts otherwise (a lone CR) is placed by reading it once more through the YAML backends, the
 first time a place is asked for.
 
 A stream of JSON documents (`jq -c`, `jq '.items[]'`; `kubectl apply -f` reads them) is no YAML: `stream`
