@@ -23,7 +23,7 @@ from typing import Any
 
 from webhook import commands
 from webhook.errors import DraguardError
-from webhook.exits import EXIT_PIPE, EXIT_USAGE
+from webhook.exits import EXIT_INTERRUPTED, EXIT_PIPE, EXIT_USAGE
 
 PROG = "kubectl draguard" if os.path.basename(sys.argv[0]) == "kubectl-draguard" else "draguard"  # as a plugin
 # draguard's own loggers; `-v` turns these to DEBUG and leaves every other library's at WARNING
@@ -269,7 +269,7 @@ def _main(args: argparse.Namespace) -> int:
               f"pip install 'draguard[server]'", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
-        return 130
+        return EXIT_INTERRUPTED
     except OSError as err:
         if err.filename is not None or err.errno not in WRITE_ERRORS:  # not a write to stdout: a bug
             return _internal_error(args.command, err)

@@ -148,7 +148,8 @@ _HEX_DIGITS = re.compile(r"[0-9a-fA-F]+")
 
 def _hex_escape(text: str, i: int) -> tuple[str, int] | None:
     """The character the `\\x`, `\\u` or `\\U` escape at `i` spells, and the escape's length; a UTF-16 surrogate
-    pair (`\\ud83d\\ude00`, how JSON escapes a character past U+FFFF) is one character. None when malformed."""
+    pair (`\\ud83d\\ude00`, how JSON escapes a character past U+FFFF) is one character, a surrogate outside a pair
+    U+FFFD (as the readers read a JSON text, `webhook.wire.go_json`; YAML refuses it). None when malformed."""
     width = _HEX[text[i + 1]]
     digits = text[i + 2:i + 2 + width]
     if len(digits) != width or not _HEX_DIGITS.fullmatch(digits):
@@ -157,6 +158,8 @@ def _hex_escape(text: str, i: int) -> tuple[str, int] | None:
     low = text[i + 8:i + 12] if 0xD800 <= code < 0xDC00 and text.startswith("\\u", i + 6) else ""
     if _HEX_DIGITS.fullmatch(low) and 0xDC00 <= int(low, 16) < 0xE000:
         return chr(0x10000 + ((code - 0xD800) << 10) + int(low, 16) - 0xDC00), 12
+    if 0xD800 <= code < 0xE000:
+        return "\ufffd", 2 + width
     return (chr(code), 2 + width) if code <= 0x10FFFF else None
 
 

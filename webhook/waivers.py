@@ -33,6 +33,7 @@ from msgspec import Struct
 from webhook.errors import DraguardError
 from webhook.fieldpath import FieldPath
 from webhook.findings import Finding, Position
+from webhook.wire import go_json
 
 MARKER = "draguard:"
 REASON_RULE = "suppression-reason-missing"
@@ -47,14 +48,15 @@ class Waiver(Struct, frozen=True):
 
 def comment_waivers(text: str, source: str, known: Iterable[str]) -> tuple[dict[int, Waiver], list[Finding]]:
     """Waivers by the line they apply to, and one finding per waiver that waives nothing (no reason,
-    unknown rule). Cheap on files without the marker."""
+    unknown rule). Cheap on files without the marker. Lines end at `\\n` alone, as findings are placed: not at the
+    VT, FF, FS, GS, RS, NEL, LS or PS `str.splitlines` also breaks at."""
     if MARKER not in text:
         return {}, []
     known_rules = set(known)
     waivers: dict[int, Waiver] = {}
     problems: list[Finding] = []
     pending: list[tuple[int, frozenset[str]]] = []  # comments alone on their line, waiting for YAML
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(text.split("\n"), start=1):  # YAML's lines (the reader made CR LF and CR `\n`)
         match = _COMMENT.search(line)
         stripped = line.strip()
         if match is None:
@@ -123,7 +125,7 @@ def load_baseline(path: str) -> Counter[Key]:
     from webhook.manifests.sources import NotText, cannot_read, read_file
 
     try:
-        data = json.loads(read_file(path))
+        data = json.loads(go_json(read_file(path)))
     except FileNotFoundError:
         raise DraguardError(f"--baseline {path}: no such file (create it with --write-baseline)") from None
     except (NotText, OSError) as err:

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 import sys
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from webhook.words import with_article
 
@@ -168,6 +169,29 @@ def decode_value(raw: bytes) -> Any:
         return msgspec.json.decode(raw)
     except (msgspec.DecodeError, UnicodeDecodeError, RecursionError):
         return json.loads(raw, parse_constant=no_constant)
+
+
+# A backslash and what it escapes, a UTF-16 surrogate pair's two escapes as one; `lone` names a surrogate's escape
+# outside a pair. Escaped backslashes are taken two characters at a time, so `\\ud800` is no escape of U+D800.
+_ESCAPE = r"\\(?:u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}|(?P<lone>u[dD][89a-fA-F][0-9a-fA-F]{2})|.)"
+_ESCAPES = re.compile(_ESCAPE, re.DOTALL)
+_ESCAPES_BYTES = re.compile(_ESCAPE.encode(), re.DOTALL)
+_Json = TypeVar("_Json", str, bytes)
+
+
+def go_json(text: _Json) -> _Json:
+    """A JSON text with each escape of a lone UTF-16 surrogate (`"\\ud800"`, half of `json.dumps`' spelling of an
+    emoji) turned into `\\ufffd`, as Go's encoding/json (the API server's and kubectl's reader) decodes it: Python's
+    readers would keep a lone surrogate, which no UTF-8 output can hold, and msgspec refuses the text. The escape
+    keeps its six characters, so every offset, line and column of the text stays where it was. A text with no
+    `\\uD...` escape is returned as it is, after a search at memory speed."""
+    if isinstance(text, bytes):
+        if b"\\ud" not in text and b"\\uD" not in text:
+            return text
+        return _ESCAPES_BYTES.sub(lambda m: b"\\ufffd" if m["lone"] else m[0], text)
+    if "\\ud" not in text and "\\uD" not in text:
+        return text
+    return _ESCAPES.sub(lambda m: "\\ufffd" if m["lone"] else m[0], text)
 
 
 def no_constant(name: str) -> Any:

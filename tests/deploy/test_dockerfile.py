@@ -95,7 +95,7 @@ def test_entrypoint_is_draguard_serve_and_cmd_matches_the_deployment_mounts() ->
 
 def test_the_entrypoint_command_is_the_packaged_console_script() -> None:
     scripts = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]["scripts"]
-    assert scripts["draguard"] == "webhook.cli:main"
+    assert scripts["draguard"] == scripts["kubectl-draguard"] == "webhook.entry:main"
 
 
 def test_build_context_holds_what_the_build_stage_copies_and_nothing_else() -> None:

@@ -305,7 +305,8 @@ def note_expiry(tls: TLSStatus) -> None:
 
 def encode(payload: object) -> bytes:
     """Compact JSON. msgspec writes it several times faster than `json.dumps`; text it cannot write as UTF-8 (a
-    lone surrogate the request carried, quoted back) goes through `json.dumps`, which escapes it."""
+    lone surrogate; the review's reader reads a request's as U+FFFD, `review.decode`) goes through `json.dumps`,
+    which escapes it."""
     try:
         return msgspec.json.encode(payload)
     except (UnicodeEncodeError, TypeError, msgspec.EncodeError):

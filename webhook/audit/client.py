@@ -21,6 +21,7 @@ from typing import Any
 
 from certs.kube import never_sent
 from webhook.errors import DraguardError
+from webhook.wire import go_json
 
 log = logging.getLogger(__name__)
 
@@ -95,7 +96,7 @@ class Cluster:
             sleep(wait)
         ok = 200 <= response.status < 300
         try:  # msgspec: a page of 500 slices is a few MB, decoded in 3/4 of json.loads' time
-            decoded = msgspec.json.decode(data) if data else None
+            decoded = msgspec.json.decode(go_json(data)) if data else None
         except (msgspec.DecodeError, UnicodeDecodeError, RecursionError):
             if ok:
                 raise DraguardError(f"{method} {path}: the API server at {self.host} did not answer with JSON "

@@ -20,6 +20,7 @@ from webhook.auth.peer import peer_certificate
 from webhook.auth.refusals import Refused
 from webhook.auth.settings import AuthSettings
 from webhook.auth.tokens import ANY_GROUP, TokenVerifier, covers
+from webhook.wire import go_json
 
 WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
@@ -96,7 +97,7 @@ def _check_group(environ: dict[str, Any], allowed: str) -> None:
         raise Refused("api_group", f"the token is attested for API group {allowed!r} only, and a body over "
                                    f"{MAX_BODY} bytes cannot be checked against it")
     try:
-        review = _GROUP_DECODER.decode(body)
+        review = _GROUP_DECODER.decode(go_json(body))  # the group as the review's reader reads it
     except (msgspec.DecodeError, msgspec.ValidationError):
         raise Refused("api_group", f"the token is attested for API group {allowed!r} only, and the body is not "
                                    "an AdmissionReview whose group can be checked") from None

@@ -4,8 +4,9 @@ for (`webhook.manifests.jsonplaces`), at the line and column the YAML reading gi
 
 JSON is YAML 1.2, so the values are those the YAML backends give: only texts where the two could differ
 are refused (None: the caller reads them as YAML): a duplicate key (YAML refuses it), `NaN`/`Infinity`
-(strings in YAML), an escaped lone surrogate, a top level that is not one object. A text whose lines YAML
-counts otherwise (a lone CR, NEL, LS or PS) is placed by reading it once more through the YAML backends, the
+(strings in YAML), a top level that is not one object. An escaped lone surrogate comes as `\\ufffd`: the reader
+reads a JSON text as Go's JSON decoder (kubectl's) does (`webhook.wire.go_json`). A text whose lines YAML
+counts otherwise (a lone CR) is placed by reading it once more through the YAML backends, the
 first time a place is asked for.
 
 A stream of JSON documents (`jq -c`, `jq '.items[]'`; `kubectl apply -f` reads them) is no YAML: `stream`
@@ -29,10 +30,6 @@ from webhook.manifests.jsonplaces import JsonPlaces, counts_lines_as_yaml
 from webhook.manifests.objects import Locator, expand, value_at
 from webhook.manifests.problems import type_name
 from webhook.wire import Obj, reading_error
-
-# An escaped surrogate outside a pair (a pair is how JSON escapes a character past U+FFFF, `json.dumps`' default).
-_LONE_SURROGATE = re.compile(r"\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F])"
-                             r"|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2}")
 
 
 class _Unusual(Exception):
@@ -96,7 +93,7 @@ def load(text: str, source: str, reread: Callable[[str, str], Sequence[Locator]]
 
     `reread(text, source)` reads the text through the YAML backends, for places in a text whose lines YAML
     counts otherwise."""
-    if not text.lstrip().startswith("{") or _LONE_SURROGATE.search(text):
+    if not text.lstrip().startswith("{"):
         return None
     try:
         value = json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_refuse)

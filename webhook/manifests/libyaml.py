@@ -10,9 +10,9 @@ array of machine integers (`Marks`). libyaml's composer keeps a node object with
 value instead, some 500 bytes each: an 18 MB `kubectl get -o yaml` dump took 750 MB that way. A text with
 aliases goes through the composer (`compose_load`), whose nodes the alias limits are checked on.
 
-Anything unusual (a syntax error, an explicit tag, a merge key, a duplicate key, a `%YAML` directive, no
-libyaml) returns None and the caller falls back to `webhook.manifests.roundtrip`, whose messages are the
-reference.
+Anything unusual (a syntax error, an explicit tag, a merge key, a duplicate key, a `%YAML` directive, a NEL, LS
+or PS character, no libyaml) returns None and the caller falls back to `webhook.manifests.roundtrip`, whose
+messages are the reference.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from typing import Any, NamedTuple
 from webhook.fieldpath import FieldPath
 from webhook.findings import Position
 from webhook.manifests import aliases, objects
-from webhook.wire import Obj
+from webhook.wire import Obj, go_json
 
 _INT = re.compile(r"[-+]?[0-9]+")
 _OCT = re.compile(r"0o[0-7]+")
@@ -51,6 +51,12 @@ _TOO_DEEP = "exceeded maximum nesting depth"  # libyaml's scanner, beyond 1,000 
 # A `\uD83D`-style escape of a surrogate (json.dumps' spelling of half an emoji): go-yaml (kubectl) refuses it in
 # these words, as libyaml does, where ruamel keeps a lone surrogate no UTF-8 output can hold.
 _BAD_ESCAPE = "found invalid Unicode character escape code"
+# A text kubectl reads as JSON (its first character but JSON's whitespace is `{`): a lone surrogate's escape in it is
+# read as Go's JSON decoder reads it (webhook.wire.go_json), not refused as in YAML.
+JSON_START = re.compile(r"[ \t\r\n]*\{")
+# NEL, LS and PS: libyaml (YAML 1.1) counts each as a line break in its marks, YAML 1.2 (ruamel, the reference, and
+# every other line count of draguard's: findings' tokens, waivers) does not, so a text holding one goes the ruamel way.
+_LINE_BREAKS_1_1 = re.compile("[\x85\u2028\u2029]")
 
 
 # PyYAML (with libyaml) comes with the kubernetes client; it ships no type information.
@@ -278,7 +284,7 @@ def load(text: str, source: str) -> list[Doc] | list[EventDoc] | None:
         loader = _loader()
     except AttributeError:  # PyYAML without libyaml
         return None
-    if "%YAML" in text:
+    if "%YAML" in text or (not text.isascii() and _LINE_BREAKS_1_1.search(text)):
         return None
     try:  # (a text with an alias is read twice: the event reader stops at its first alias)
         return _guarded(lambda: _read_events(text, source, loader))
@@ -382,6 +388,8 @@ def resolve_plain(text: str) -> Any:
 def documents(text: str) -> list[Any] | None:
     """The node trees of every document (None when libyaml cannot read the text). A stream of JSON documents
     (`jq -c`) has one per document, as the reader numbers them."""
+    if JSON_START.match(text):
+        text = go_json(text)
     try:
         return list(yaml.compose_all(text, Loader=_loader()))
     except (yaml.YAMLError, AttributeError):

@@ -10,7 +10,6 @@ exactly as the reference (ruamel) would.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, TextIO
 
@@ -18,12 +17,10 @@ from webhook.manifests import aliases, libyaml
 from webhook.manifests.objects import Locator
 from webhook.manifests.problems import Problem
 from webhook.manifests.sources import ignored, read_sources
-from webhook.wire import Obj, kind_of
+from webhook.wire import Obj, go_json, kind_of
 
 if TYPE_CHECKING:
     from webhook.manifests import roundtrip
-
-_JSON_START = re.compile(r"[ \t\r\n]*\{")
 
 
 def parse(text: str, source: str, problems: list[Problem]) -> list[Locator]:
@@ -40,9 +37,11 @@ def parse(text: str, source: str, problems: list[Problem]) -> list[Locator]:
 
 
 def _parse(text: str, source: str, problems: list[Problem]) -> list[Locator]:
-    json_text = _JSON_START.match(text) is not None
-    if json_text:
+    json_text = libyaml.JSON_START.match(text) is not None
+    if json_text:  # read as kubectl reads it: JSON, a lone surrogate's escape as U+FFFD (so by every reader below)
         from webhook.manifests import jsontext  # imported where a JSON text needs it
+
+        text = go_json(text)
 
         docs = jsontext.load(text, source, _reread)
         if docs is not None:

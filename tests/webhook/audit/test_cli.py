@@ -80,7 +80,7 @@ def test_count_flags_below_one_are_usage_errors(flag: str, value: str, error: st
 
 def test_the_kubectl_plugin_is_the_same_command() -> None:
     scripts = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]["scripts"]
-    assert scripts["kubectl-draguard"] == scripts["draguard"] == "webhook.cli:main"
+    assert scripts["kubectl-draguard"] == scripts["draguard"] == "webhook.entry:main"
 
 
 DOC = (REPO / "docs" / "audit.md").read_text(encoding="utf-8")

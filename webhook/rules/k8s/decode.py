@@ -117,8 +117,9 @@ def unknown_fields(errs: Errors, obj: Mapping[str, Any], known: frozenset[str], 
 
 
 def go_len(text: str) -> int:
-    """Go's len() of a string: its UTF-8 bytes. A lone surrogate (JSON and YAML let `\\ud800` through; Go's
-    decoder makes it U+FFFD) counts its 3 bytes instead of failing to encode."""
+    """Go's len() of a string: its UTF-8 bytes. A lone surrogate (draguard's readers make JSON's `\\ud800` U+FFFD,
+    as Go's decoder does, and YAML refuses it; a caller's object may still hold one) counts its 3 bytes instead of
+    failing to encode."""
     return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
 
 
