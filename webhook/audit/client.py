@@ -118,7 +118,9 @@ class Cluster:
         reason = reason or err
         if isinstance(reason, urllib3.exceptions.ReadTimeoutError):
             each = "" if tries == 1 else f" ({tries} tries)"
-            return f"{method} {path}: the API server at {self.host} sent no answer within {TIMEOUT[1]:g} s{each}"
+            # a read timeout: nothing came for that long, before the answer or in the middle of it
+            return (f"{method} {path}: the API server at {self.host} sent nothing for {TIMEOUT[1]:g} s{each} "
+                    "(no answer, or not the rest of one)")
         if isinstance(reason, urllib3.exceptions.ProtocolError):
             inner = reason.args[1] if len(reason.args) > 1 else None
             if type(inner).__name__ == "IncompleteRead":
