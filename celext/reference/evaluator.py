@@ -61,7 +61,8 @@ _VALUE_TYPES = (celtypes.BoolType, celtypes.IntType, celtypes.UintType, celtypes
 
 # The trees walked are celext's (celext.syntax.nodes); cel-python's Evaluator, whose rule methods this class
 # overrides or calls, annotates lark's. Its methods read only `data`, `children`, `meta` and tokens' `value`/`type`,
-# which celext's nodes have, and test no node's class: they are typed Any here.
+# which celext's nodes have, and test no node's class: they are typed Any here. (The one tree cel-python makes, an
+# empty lark `exprlist` for `has()`/`dyn()` without arguments, is only read for its children.)
 Node = Any
 
 RELATIONS = {"relation_lt": OPERATORS["_<_"], "relation_le": OPERATORS["_<=_"], "relation_gt": OPERATORS["_>_"],

@@ -8,8 +8,8 @@ reads (celext parses with its own parser, `celext.syntax.parser`; lark stays wit
   name and position (None where unknown). Equality is the text's, whatever the type (lark also compares types).
 - `Meta`: a node's span (line, column, start_pos, end_line, end_column, end_pos), a tuple.
 
-All are slotted: the parser makes one node per grammar level and token (it makes them with `object.__new__(Tree)`
-and sets the slots: no Python-level `__init__` call).
+All are slotted: the parser makes one node per grammar level and token (through a subclass of `Tree` whose
+`__init__` is object's, setting the slots itself: no Python-level `__init__` call per node).
 """
 
 from __future__ import annotations
