@@ -1,4 +1,4 @@
-"""Benchmark: the parse stage, before (cel-python's Lark LALR grammar, `celext.syntax.grammar.lark_parse`) and after
+"""Benchmark: the parse stage, before (cel-python's Lark LALR grammar, `celext.syntax.lalr.lark_parse`) and after
 (the hand-written parser, `celext.syntax.parser.parse`), and the whole uncached compile (`celext.compile.prepare`).
 
 Two sets: every corpus expression (../shared/corpus/cel-expressions.yaml) and the adversarial expressions of up to
@@ -23,7 +23,7 @@ from typing import Any
 from bench_celext_compile import adversarial  # the shapes the compile bench times, shared
 from ruamel.yaml import YAML
 
-from celext.syntax import grammar, parser
+from celext.syntax import grammar, lalr, parser
 
 compile_module = importlib.import_module("celext.compile")
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "cel-expressions.yaml"
@@ -52,8 +52,8 @@ def p(values: list[float], q: float) -> float:
 
 
 def report(title: str, expressions: list[str], repeat: int) -> None:
-    grammar.lark_parse("1")  # build the Lark parser outside the timings
-    before = timings(grammar.lark_parse, expressions, repeat)
+    lalr.lark_parse("1")  # build the Lark parser outside the timings
+    before = timings(lalr.lark_parse, expressions, repeat)
     after = timings(parser.parse, expressions, repeat)
     whole = timings(uncached_compile, expressions, repeat)
     print(f"-- {title}: {len(expressions)} expressions, best of {repeat}")

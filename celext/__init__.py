@@ -1,9 +1,9 @@
 """celext: the Kubernetes DRA CEL environment on cel-python.
 
 Public surface (see docs/celext.md): `compile(expression, engine="compiled") -> Selector`,
-`Selector.matches(device, driver=...)`, `to_device(device, driver)`, `parse(expression) -> lark.Tree`, and the
-errors `CELError`, `CompileError` (`UnsupportedError`: a construct Kubernetes has and celext does not),
-`EvaluationError`.
+`Selector.matches(device, driver=...)`, `to_device(device, driver)`, `parse(expression) -> Tree` (celext's own parse
+tree nodes, celext.syntax.nodes), and the errors `CELError`, `CompileError` (`UnsupportedError`: a construct
+Kubernetes has and celext does not), `EvaluationError`.
 
     >>> import celext
     >>> selector = celext.compile('device.attributes["resource.kubernetes.io"].numaNode.includes(4)')

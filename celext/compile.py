@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import time
 
-from lark import Token, Tree
 from msgspec import Struct, field
 
 from celext.analysis.paths import Path, device_paths
@@ -34,6 +33,7 @@ from celext.gcpause import gc_paused
 from celext.syntax import MAX_LENGTH, RECURSION_LIMIT_EXCEEDED, headroom, parse
 from celext.syntax.build import build
 from celext.syntax.grammar import parse_lean
+from celext.syntax.nodes import Token, Tree
 from celext.syntax.parser import Parsed
 from celext.syntax.refusals import check_macros, refuse
 from celext.syntax.rewrite import rewrite

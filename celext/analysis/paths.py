@@ -8,8 +8,8 @@ from __future__ import annotations
 from typing import Any
 
 from celpy import celtypes
-from lark import Token, Tree
 
+from celext.syntax.nodes import Token, Tree
 from celext.syntax.rewrite import macro_variables
 from celext.syntax.tree import AST, PASSTHROUGH
 

@@ -14,9 +14,8 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Literal, NamedTuple
 
-from lark import Tree
-
 from celext.analysis.facts import DRIVER_DOMAIN, Kind
+from celext.syntax.nodes import Tree
 from celext.syntax.tree import AST, Node, args_of, list_length, literal_value, unwrap
 
 # Comprehension macros: they iterate their receiver. On a list attribute they are the right tool. `optMap` and

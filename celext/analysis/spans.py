@@ -2,15 +2,14 @@
 
 `celext.syntax.tree.Spans` fills a span for every node of the tree up front (a Python call per node), to restore
 the positions the parser leaves out as cel-python's lexer does (`true`, `false`) in source order. Most nodes
-carry both ends in lark's meta, and the analysis asks about a few nodes only: those are answered from their own
+carry both ends in their meta, and the analysis asks about a few nodes only: those are answered from their own
 positions, and the full walk runs only when a node lacks one (the same answer `Spans` gives: it uses the meta
 when present).
 """
 
 from __future__ import annotations
 
-from lark import Token
-
+from celext.syntax.nodes import Token
 from celext.syntax.tree import AST, Node, Span, Spans
 
 

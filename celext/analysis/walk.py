@@ -13,8 +13,6 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Literal, NamedTuple, TypeVar
 
-from lark import Token, Tree
-
 from celext.analysis.facts import AttributeRef, Call, DomainRead, How, Select, Unwrap, Use
 from celext.analysis.shapes import (
     MACROS,
@@ -29,6 +27,7 @@ from celext.analysis.shapes import (
     unwrap_shape,
     variable_count,
 )
+from celext.syntax.nodes import Token, Tree
 from celext.syntax.tree import (
     AST,
     PASSTHROUGH,

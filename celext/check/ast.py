@@ -25,7 +25,7 @@ ACCU = "@result"  # cel-go's parser.AccumulatorName
 class Expr(Struct, eq=False):
     id: int
     offset: int
-    tree: Any = None  # the lark node this came from (None for nodes a macro expansion made up)
+    tree: Any = None  # the parse-tree node this came from (None for nodes a macro expansion made up)
 
 
 class Literal(Expr, eq=False):

@@ -78,7 +78,7 @@ class TypeError_(Struct, frozen=True):
 class CheckedExpr(Struct):
     """The checked AST: the type of every node and, for calls, the overload ids that may apply.
 
-    Keys are `Expr.id`; each `Expr.tree` is the lark node of `celext.parse(expression)` it was built from
+    Keys are `Expr.id`; each `Expr.tree` is the parse-tree node of `celext.parse(expression)` it was built from
     (macro expansions make nodes with no tree). With a `dyn` argument several overloads may apply.
     """
 

@@ -36,7 +36,6 @@ from typing import Any, TypeVar
 
 from celpy import celtypes
 from celpy.evaluation import CELEvalError
-from lark import Tree
 
 from celext.compile import Laps, Prepared, lap
 from celext.lib import optional_value as optional
@@ -46,6 +45,7 @@ from celext.plan.typed import Typed
 from celext.runtime import ops, wire
 from celext.shield import Shield
 from celext.syntax import headroom
+from celext.syntax.nodes import Tree
 
 __all__ = ["COMPACT_HEADER", "COMPACT_NODES", "HOT_CALLS", "Plan", "generate", "larger_than", "namespace", "plan"]
 

@@ -29,7 +29,6 @@ from typing import Any, cast
 
 from celpy import celtypes
 from celpy.evaluation import CELEvalError
-from lark import Tree
 
 from celext.env import MACRO_FORMS, OPTIONAL_MACROS
 from celext.gostrconv import INT64
@@ -42,6 +41,7 @@ from celext.plan.emit_loops import ONE_VARIABLE_LOOPS, comprehension_step_cost
 from celext.reference import aggregates, macros
 from celext.reference.evaluator import has_field
 from celext.runtime import ops, wire
+from celext.syntax.nodes import Tree
 from celext.syntax.rewrite import Names, check_expansion, identifiers
 from celext.syntax.tree import unwrap
 

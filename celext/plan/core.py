@@ -6,10 +6,10 @@ import itertools
 from collections.abc import Container, Hashable, Iterator
 from typing import Any
 
-from lark import Tree
 from msgspec import Struct, field
 
 from celext.plan.typed import Typed
+from celext.syntax.nodes import Tree
 
 
 class Block(Struct, eq=False, dict=True):

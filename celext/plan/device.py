@@ -11,8 +11,9 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from celpy import celtypes
-from lark import Tree
 from msgspec import Struct
+
+from celext.syntax.nodes import Tree
 
 Kind = Literal["value", "has", "optional"]
 

@@ -19,7 +19,6 @@ from typing import Any
 
 from celpy import celtypes
 from celpy.evaluation import CELEvalError
-from lark import Token, Tree
 
 from celext.env import MACRO_FORMS
 from celext.plan import closures
@@ -30,6 +29,7 @@ from celext.plan.emit_loops import ONE_VARIABLE_LOOPS, LoopEmitter
 from celext.plan.emit_typed import TypedEmitter
 from celext.plan.overloads import resolve
 from celext.runtime import ops
+from celext.syntax.nodes import Token, Tree
 
 SPLIT_DEPTH = 12  # block levels before a subtree moves into a function of its own
 _COMPARE = {"relation_eq": "__eq__", "relation_ne": "__ne__", "relation_lt": "__lt__", "relation_le": "__le__",

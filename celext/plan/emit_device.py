@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from celpy import celtypes
-from lark import Tree
 
 from celext.plan.core import Block, EmitterCore
 from celext.plan.device import DevicePath, device_path
+from celext.syntax.nodes import Tree
 
 
 class DeviceEmitter(EmitterCore):

@@ -6,11 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 from celpy import celtypes
-from lark import Tree
 
 from celext.env import MACRO_FORMS
 from celext.plan.core import Block, EmitterCore, call_args
 from celext.reference.evaluator import FREE, ITERATION_COST
+from celext.syntax.nodes import Tree
 
 # The macro forms both compiled forms run as loops of their own (one variable, one body); the others run through
 # celext.reference.macros (celext.plan.closures `_macro`, which the generated code calls).

@@ -6,12 +6,12 @@ from __future__ import annotations
 from typing import Any
 
 from celpy import celtypes
-from lark import Tree
 
 from celext.plan.core import Block, EmitterCore
 from celext.plan.typed import typed_class
 from celext.quantity import Quantity
 from celext.semver import Semver
+from celext.syntax.nodes import Tree
 
 # The generated module's class names and the classes they stand for (constants' classes are known).
 _CLASSES: dict[str, type] = {"INT": celtypes.IntType, "UINT": celtypes.UintType, "DOUBLE": celtypes.DoubleType,

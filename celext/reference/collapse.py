@@ -6,9 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 from celpy.evaluation import CELEvalError
-from lark import Tree
 
 from celext.syntax import literals
+from celext.syntax.nodes import Tree
 
 _COLLAPSIBLE = frozenset({"expr", "conditionalor", "conditionaland", "relation", "addition", "multiplication",
                           "unary", "member"})
@@ -29,7 +29,7 @@ def collapse(node: Any, done: dict[int, Any] | None = None) -> Any:
     if node.data == "literal":
         value = literals.value(node.children[0])
         if not isinstance(value, CELEvalError):  # a bad literal stays, to fail at evaluation as before
-            result = Tree("const", [value], node.meta)
+            result: Tree[Any] = Tree("const", [value], node.meta)
             done[key] = result
             return result
     result = Tree(str(node.data), [collapse(c, done) if isinstance(c, Tree) else c for c in node.children],

@@ -19,7 +19,6 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-import lark
 from celpy import celtypes
 from celpy.evaluation import Activation, CELEvalError, Evaluator
 
@@ -37,6 +36,7 @@ from celext.reference import macros
 from celext.reference.aggregates import build_list, build_map
 from celext.semver import Semver
 from celext.syntax import headroom, literals
+from celext.syntax.nodes import Token, Tree
 from celext.syntax.tree import unwrap
 
 __all__ = ["COST_EXCEEDED", "COST_LIMIT", "Budget", "CostLimitExceeded", "DRAEvaluator", "cel_type_name",
@@ -59,6 +59,12 @@ _VALUE_TYPES = (celtypes.BoolType, celtypes.IntType, celtypes.UintType, celtypes
                 Addr, Prefix, URL)
 
 
+# The trees walked are celext's (celext.syntax.nodes); cel-python's Evaluator, whose rule methods this class
+# overrides or calls, annotates lark's. Its methods read only `data`, `children`, `meta` and tokens' `value`/`type`,
+# which celext's nodes have, and test no node's class: they are typed Any here. (The one tree cel-python makes, an
+# empty lark `exprlist` for `has()`/`dyn()` without arguments, is only read for its children.)
+Node = Any
+
 RELATIONS = {"relation_lt": OPERATORS["_<_"], "relation_le": OPERATORS["_<=_"], "relation_gt": OPERATORS["_>_"],
               "relation_ge": OPERATORS["_>=_"], "relation_eq": OPERATORS["_==_"], "relation_ne": OPERATORS["_!=_"],
               "relation_in": OPERATORS["_in_"]}
@@ -75,7 +81,7 @@ def _overflow_text(error: CELEvalError) -> str:
     return INT_OVERFLOW
 
 
-def _arithmetic(result: Any, tree: lark.Tree[Any]) -> Any:
+def _arithmetic(result: Any, tree: Node) -> Any:
     """cel-go's wording for arithmetic errors; cel-python's list `+` returns a plain list, made a CEL list."""
     if isinstance(result, CELEvalError):
         text = str(result.args[0]) if result.args else ""
@@ -159,18 +165,19 @@ class Budget:
 class DRAEvaluator(Evaluator):
     """One evaluation of one expression (not shared between threads; cheap to create)."""
 
-    def __init__(self, ast: lark.Tree[Any], activation: Activation, budget: Budget,
+    def __init__(self, ast: Node, activation: Activation, budget: Budget,
                  functions: Mapping[str, Any] | None = None) -> None:
         super().__init__(ast, activation)
         self.budget = budget
         # One flat table: cel-python chains a new ChainMap per nested scope, so lookups grow with nesting.
         self.functions = functions if functions is not None else dict(activation.functions)
 
-    def sub_evaluator(self, ast: lark.Tree[Any]) -> DRAEvaluator:
+    def sub_evaluator(self, ast: Node) -> DRAEvaluator:
         return DRAEvaluator(ast, self.activation, self.budget, self.functions)
 
-    def _visit_tree(self, tree: lark.Tree[Any]) -> Any:
-        # lark's Interpreter routes both visit() and visit_children() through here: one place to charge.
+    def _visit_tree(self, tree: Node) -> Any:
+        # Both visit() and visit_children() come here (lark's Interpreter's own are not used: the tree is
+        # celext's, celext.syntax.nodes): one place to charge.
         if tree.data not in FREE:
             self.budget.left -= 1
             if self.budget.left < 0:
@@ -179,21 +186,21 @@ class DRAEvaluator(Evaluator):
 
     visit = _visit_tree
 
-    def visit_children(self, tree: lark.Tree[Any]) -> list[Any]:
-        return [self._visit_tree(c) if isinstance(c, lark.Tree) else c for c in tree.children]
+    def visit_children(self, tree: Node) -> list[Any]:
+        return [self._visit_tree(c) if isinstance(c, Tree) else c for c in tree.children]
 
     # Fast paths for the hottest rules; cel-python's versions spend most of their time in typing.cast().
 
-    def const(self, tree: lark.Tree[Any]) -> Any:
+    def const(self, tree: Node) -> Any:
         """A literal converted once at compile time (see celext.reference.collapse)."""
         return tree.children[0]
 
-    def literal(self, tree: lark.Tree[Any]) -> Any:
+    def literal(self, tree: Node) -> Any:
         """A literal collapse() left alone (one no CEL value has): its error, as cel-go's decoding reports it."""
         token = tree.children[0]
-        return literals.value(token) if isinstance(token, lark.Token) else super().literal(tree)
+        return literals.value(token) if isinstance(token, Token) else super().literal(tree)
 
-    def primary(self, tree: lark.Tree[Any]) -> Any:
+    def primary(self, tree: Node) -> Any:
         child = tree.children[0]
         kind = child.data
         if kind == "const":
@@ -214,20 +221,20 @@ class DRAEvaluator(Evaluator):
             return self._call(child)
         return super().primary(tree)
 
-    def macro_has_eval(self, exprlist: lark.Tree[Any]) -> Any:
+    def macro_has_eval(self, exprlist: Node) -> Any:
         """`has(e.f)` as cel-go runs it: an error in `e` is the result; on a map, whether key `f` is present; on an
         optional, false when empty, else the test on its value (`has(x.?a.b)`). Other operands keep
         cel-python's test (the select evaluates without error)."""
         select = unwrap(exprlist.children[0]) if exprlist.children else None
-        if not (isinstance(select, lark.Tree) and select.data == "member_dot"):
+        if not (isinstance(select, Tree) and select.data == "member_dot"):
             return super().macro_has_eval(exprlist)
         operand = select.children[0]
-        if not isinstance(operand, lark.Tree):
+        if not isinstance(operand, Tree):
             return super().macro_has_eval(exprlist)
         decided = has_field(self._visit_tree(operand), str(select.children[1]))
         return super().macro_has_eval(exprlist) if decided is None else decided
 
-    def _call(self, call: lark.Tree[Any]) -> Any:
+    def _call(self, call: Node) -> Any:
         name = str(call.children[0])
         self.budget.charge(_CALL_COST.get(name, 1))
         args = self.visit_children(call.children[1]) if len(call.children) > 1 else []
@@ -250,7 +257,7 @@ class DRAEvaluator(Evaluator):
         except ValueError as err:
             return CELEvalError(f"{name}: {err}")
 
-    def relation(self, tree: lark.Tree[Any]) -> Any:
+    def relation(self, tree: Node) -> Any:
         if len(tree.children) != 2:
             return super().relation(tree)
         op_tree, right_tree = tree.children
@@ -261,13 +268,13 @@ class DRAEvaluator(Evaluator):
     # Logic as cel-go runs it: short-circuit, an error is absorbed by a decisive operand, non-bools are
     # `no such overload` (cel-python's versions report Python classes and mishandle some error operands).
 
-    def conditionaland(self, tree: lark.Tree[Any]) -> Any:
+    def conditionaland(self, tree: Node) -> Any:
         return self._logic(tree, decisive=False) if len(tree.children) == 2 else super().conditionaland(tree)
 
-    def conditionalor(self, tree: lark.Tree[Any]) -> Any:
+    def conditionalor(self, tree: Node) -> Any:
         return self._logic(tree, decisive=True) if len(tree.children) == 2 else super().conditionalor(tree)
 
-    def _logic(self, tree: lark.Tree[Any], *, decisive: bool) -> Any:
+    def _logic(self, tree: Node, *, decisive: bool) -> Any:
         left = self._visit_tree(tree.children[0])
         if isinstance(left, celtypes.BoolType) and bool(left) is decisive:
             return left
@@ -281,7 +288,7 @@ class DRAEvaluator(Evaluator):
                 return CELEvalError("no such overload")
         return celtypes.BoolType(not decisive)
 
-    def expr(self, tree: lark.Tree[Any]) -> Any:
+    def expr(self, tree: Node) -> Any:
         if len(tree.children) != 3:
             return super().expr(tree)
         condition = self._visit_tree(tree.children[0])
@@ -291,20 +298,20 @@ class DRAEvaluator(Evaluator):
             return CELEvalError("no such overload")
         return self._visit_tree(tree.children[1] if condition else tree.children[2])
 
-    def addition(self, tree: lark.Tree[Any]) -> Any:
+    def addition(self, tree: Node) -> Any:
         return _arithmetic(super().addition(tree), tree)
 
-    def multiplication(self, tree: lark.Tree[Any]) -> Any:
+    def multiplication(self, tree: Node) -> Any:
         return _arithmetic(super().multiplication(tree), tree)
 
-    def unary(self, tree: lark.Tree[Any]) -> Any:
+    def unary(self, tree: Node) -> Any:
         return _arithmetic(super().unary(tree), tree)
 
-    def member_dot_opt(self, tree: lark.Tree[Any]) -> Any:
+    def member_dot_opt(self, tree: Node) -> Any:
         member_tree, name_token = tree.children
         return self._optional_select(self.visit(member_tree), celtypes.StringType(str(name_token)))
 
-    def member_index_opt(self, tree: lark.Tree[Any]) -> Any:
+    def member_index_opt(self, tree: Node) -> Any:
         member, index = self.visit_children(tree)
         return index if isinstance(index, CELEvalError) else self._optional_select(member, index)
 
@@ -333,7 +340,7 @@ class DRAEvaluator(Evaluator):
             return NONE if test else _qualify_error(member, key)
         return CELEvalError("no such overload")
 
-    def member_dot(self, tree: lark.Tree[Any]) -> Any:
+    def member_dot(self, tree: Node) -> Any:
         member_tree, name_token = tree.children
         name = str(name_token)
         member = self.visit(member_tree)
@@ -350,7 +357,7 @@ class DRAEvaluator(Evaluator):
             return super().member_dot(tree)
         return _qualify_error(member, celtypes.StringType(name))
 
-    def member_index(self, tree: lark.Tree[Any]) -> Any:
+    def member_index(self, tree: Node) -> Any:
         member, index = self.visit_children(tree)
         if isinstance(member, CELEvalError):
             return member
@@ -375,7 +382,7 @@ class DRAEvaluator(Evaluator):
             return _qualify_error(member, index)
         return CELEvalError("no such overload")
 
-    def member_dot_arg(self, tree: lark.Tree[Any]) -> Any:
+    def member_dot_arg(self, tree: Node) -> Any:
         name = str(tree.children[1])
         if name in MACRO_FORMS and len(tree.children) == 3:
             return self._comprehension(tree, name)
@@ -384,17 +391,17 @@ class DRAEvaluator(Evaluator):
         args = self.visit_children(tree.children[2]) if len(tree.children) == 3 else []
         return self._invoke(name, [target, *args])
 
-    def exprlist(self, tree: lark.Tree[Any]) -> Any:
+    def exprlist(self, tree: Node) -> Any:
         return build_list([(c.data == "opt_expr", c.children[0] if c.data == "opt_expr" else c)
                            for c in tree.children], self._visit_tree)
 
-    def mapinits(self, tree: lark.Tree[Any]) -> Any:
+    def mapinits(self, tree: Node) -> Any:
         """Map literals as cel-go's evalMap builds them (celext.reference.aggregates)."""
         children = tree.children
         return build_map([(k.data == "opt_expr", k.children[0] if k.data == "opt_expr" else k, v)
                           for k, v in zip(children[0::2], children[1::2], strict=True)], self._visit_tree)
 
-    def _comprehension(self, tree: lark.Tree[Any], name: str) -> Any:
+    def _comprehension(self, tree: Node, name: str) -> Any:
         target = self.visit(tree.children[0])
         if isinstance(target, CELEvalError):
             return target
@@ -403,7 +410,7 @@ class DRAEvaluator(Evaluator):
             return CELEvalError("no such overload")
         if not optional_macro and not isinstance(target, (celtypes.ListType, celtypes.MapType)):
             return CELEvalError(f"got '{go_type_name(target)}', expected iterable type")
-        args = [c for c in tree.children[2].children if isinstance(c, lark.Tree)]
+        args = [c for c in tree.children[2].children if isinstance(c, Tree)]
         count = MACRO_FORMS[name][len(args)]  # compile checked the form
         names = [str(next(a.find_data("ident")).children[0]) for a in args[:count]]
         # One nested scope for the whole loop, its variables rebound per element: cel-python's own macros
@@ -417,7 +424,7 @@ class DRAEvaluator(Evaluator):
         self.budget.charge(ITERATION_COST)
 
 
-def evaluate(tree: lark.Tree[Any], activation: Activation, cost_limit: int = COST_LIMIT,
+def evaluate(tree: Node, activation: Activation, cost_limit: int = COST_LIMIT,
              functions: Mapping[str, Any] | None = None) -> Any:
     """The CEL value of a prepared tree, or EvaluationError; no other exception escapes.
 

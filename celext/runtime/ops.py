@@ -14,8 +14,6 @@ from typing import Any
 
 from celpy import celtypes
 from celpy.evaluation import Activation, CELEvalError
-from lark import Token, Tree
-from lark.tree import Meta
 
 from celext.env import FUNCTIONS
 from celext.gostrconv import INT64
@@ -23,6 +21,7 @@ from celext.lib.includes import includes as _includes
 from celext.lib.ints import cel_int
 from celext.reference.evaluator import COST_EXCEEDED, RELATIONS, Budget, CostLimitExceeded, DRAEvaluator, go_type_name
 from celext.runtime.wire import converted
+from celext.syntax.nodes import Meta, Token, Tree
 
 __all__ = ["ACTIVATION", "BOOL", "FALSE", "FUNCTION_TABLE", "TRUE", "Budget", "CostLimitExceeded", "arith",
            "cost_exceeded", "invoke", "make_list", "no_key", "no_overload", "node", "not_iterable", "relation",
@@ -42,14 +41,7 @@ def _evaluator(tree: Tree[Any], budget: Budget | None = None) -> DRAEvaluator:
     return DRAEvaluator(tree, ACTIVATION, budget or Budget(_UNLIMITED), FUNCTION_TABLE)
 
 
-def _meta() -> Meta:
-    meta = Meta()  # type: ignore[no-untyped-call]
-    for name in ("line", "column", "end_line", "end_column", "start_pos", "end_pos"):
-        setattr(meta, name, 0)  # cel-python's errors read a position from the node
-    return meta
-
-
-_META = _meta()
+_META = Meta(0, 0, 0, 0, 0, 0)  # cel-python's errors read a position from the node
 
 
 def tree(data: str, children: list[Any]) -> Tree[Any]:

@@ -10,7 +10,6 @@ from collections.abc import Callable
 from typing import Any
 
 from celpy import celtypes
-from lark import Token, Tree
 
 from celext.check.ast import (
     ACCU,
@@ -27,6 +26,7 @@ from celext.check.ast import (
 from celext.env import macro_variable_error
 from celext.mapkeys import UintKey
 from celext.syntax.literals import decode_bytes, string_value
+from celext.syntax.nodes import Token, Tree
 
 __all__ = ["Factory", "build"]
 
@@ -361,11 +361,10 @@ class _Builder(Factory):
         }
 
     def build(self, node: Any) -> Expr:
-        # Rule names are lark Tokens, whose Python-level __eq__ dominates the walk: compare plain strings.
-        data = "" + node.data
+        data = node.data
         while data in _PASS and len(node.children) == 1 and isinstance(node.children[0], Tree):
             node = node.children[0]
-            data = "" + node.data
+            data = node.data
         handler = self.handlers.get(data)
         if handler is None:
             raise BuildError(f"unsupported syntax: {data}", _start(node))

@@ -1,8 +1,8 @@
 """CEL's lexer (cel-go's token rules), one compiled regular expression scanned left to right.
 
 Tokens come out as plain tuples `(kind, text, start, line, column)`; the parser turns the ones a tree keeps
-into lark Tokens. `kind` is a literal terminal name (`INT_LIT`, `STRING_LIT`, ...), `IDENT`, or the text of an
-operator or punctuation mark (`"&&"`, `"("`, `"in"`).
+into `Token`s (celext.syntax.nodes). `kind` is a literal terminal name (`INT_LIT`, `STRING_LIT`, ...), `IDENT`,
+or the text of an operator or punctuation mark (`"&&"`, `"("`, `"in"`).
 
 Where cel-python's Lark grammar and cel-go disagree, cel-go wins: `42.charAt(2)` is an int and a member call
 (a float needs digits after its point), `inx` is one identifier (not `in x`), and a raw string ends at its

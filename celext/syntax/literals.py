@@ -18,9 +18,9 @@ from typing import Any
 
 from celpy import celtypes
 from celpy.evaluation import CELEvalError
-from lark import Token
 
 from celext.gostrconv import INT64, UINT64_MAX
+from celext.syntax.nodes import Token
 
 _SIMPLE = {"a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v", "\\": "\\", "'": "'",
            '"': '"', "`": "`", "?": "?"}

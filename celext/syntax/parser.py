@@ -6,7 +6,8 @@ the grammar's levels (`expr > conditionalor > conditionaland > relation > additi
 member > primary`), binary operators nest to the left (`relation(relation_eq(relation(..)), addition(..))`), and
 each node's meta spans its first to its last token, parentheses and brackets included. `true`/`false` tokens carry
 no position, as cel-python's lexer callback leaves them; nodes that start or end with one have None there too.
-Nodes are `ParseNode`s (lark Trees with slots) and their meta `Span`s (lark Meta's attributes, in a tuple).
+Nodes are celext's own `Tree`s and `Token`s (celext.syntax.nodes: slotted, lark's API as celext reads it), their
+meta `Meta` tuples (`Span` here).
 Single-child wrappers share their child's Span object (same span; nothing mutates a parse tree's meta).
 
 Limits, as cel-go's parser has them with its default options:
@@ -30,13 +31,11 @@ syntax) are `opt_expr` nodes wrapping the element or key, and list and map liter
 from __future__ import annotations
 
 from collections.abc import Callable
-from copy import deepcopy
 from itertools import accumulate, pairwise, repeat
 from operator import itemgetter
 from typing import Any, NamedTuple
 
 from celpy.evaluation import CELEvalError
-from lark import Token, Tree
 
 from celext import env
 from celext.check.ast import BuildError, Expr, Ident
@@ -45,6 +44,7 @@ from celext.gcpause import gc_paused
 from celext.syntax import build, constants, literals
 from celext.syntax.build import Factory
 from celext.syntax.lexer import OPERAND_END, Lexeme, tokenize
+from celext.syntax.nodes import NO_POSITION, Meta, Token, Tree
 
 MAX_RECURSION_DEPTH = 250  # cel-go parser.MaxRecursionDepth default
 RECURSION_LIMIT_EXCEEDED = f"expression recursion limit exceeded: {MAX_RECURSION_DEPTH}"
@@ -61,56 +61,19 @@ Node = Any  # Tree[Token]; `Any` keeps the hot paths free of casts
 Built = tuple[Node, int, Expr]  # a parse-tree node, its chain depth as cel-go's AST builder counts it, its AST
 
 
-class Span(NamedTuple):
-    """A node's span: the attributes of lark's `Meta` the consumers read, as a tuple (built in one C call,
-    `_new(Span, (...))`; a lark Meta keeps them in a dict and costs several times as much to make)."""
-
-    line: int  # (None in _NO_POSITION, as in a lark Meta)
-    column: int  # (None in _NO_POSITION, as in a lark Meta)
-    start_pos: int  # (None in _NO_POSITION, as in a lark Meta)
-    end_line: int  # (None in _NO_POSITION, as in a lark Meta)
-    end_column: int  # (None in _NO_POSITION, as in a lark Meta)
-    end_pos: int  # (None in _NO_POSITION, as in a lark Meta)
-
-    @property
-    def empty(self) -> bool:  # (lark's Meta.empty: a parsed node always has a span)
-        return False
+Span = Meta  # a node's span (`celext.syntax.nodes.Meta`), built in one C call: `_new(Span, (...))`
 
 
-class ParseNode(Tree):  # type: ignore[type-arg]
-    """A parse-tree node: a lark `Tree` (what every consumer walks) whose data, children and meta are slots.
-    lark's `Tree.meta` is a Python-level property read on every position lookup, and its constructor a
-    Python-level call; the parser makes tens of thousands of nodes for a 10 KiB expression."""
-
-    __slots__ = ("children", "data", "meta")
-
-    def __init__(self, data: str, children: list[Any], meta: Any = None) -> None:
-        self.data = data
-        self.children = children
-        self.meta = meta  # type: ignore[misc]  # (a slot here: lark's Tree.meta is a property)
-
-    @property
-    def _meta(self) -> Any:  # type: ignore[override]  # (what lark's own methods read: copy(), __deepcopy__)
-        return self.meta
-
-
-class _Node(ParseNode):
-    """A ParseNode made with C-level construction (`_Node()`, then its slots set): lark's and ParseNode's
-    Python-level `__init__` is the larger part of making a node, and the parser makes one per token or more.
-    Copies are ParseNodes (lark's `copy()` and `__deepcopy__` call the class with arguments)."""
+class _Node(Tree[Any]):
+    """A parse-tree node made with C-level construction (`_Node()`, then its slots set): a Python-level
+    `__init__` is the larger part of making a node, and the parser makes one per token or more."""
 
     __slots__ = ()
     __init__ = object.__init__
 
-    def copy(self) -> ParseNode:
-        return ParseNode(self.data, self.children, self.meta)
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> ParseNode:
-        return ParseNode(self.data, deepcopy(self.children, memo), self.meta)
-
 
 def _node(data: str, children: list[Any], meta: Any) -> Node:
-    """`ParseNode(data, children, meta)`, made faster (`_Node`)."""
+    """`Tree(data, children, meta)`, made faster (`_Node`)."""
     node = _Node()
     node.data = data
     node.children = children
@@ -123,8 +86,7 @@ _new_str = str.__new__
 
 
 def _token(kind: str, text: str, *position: int) -> Token:
-    """A lark Token, made as lark's `Token._future_new` makes it: without `Token()`'s argument checks (it guards
-    a deprecated keyword on every call) and a call fewer. `position`: start_pos, line, column, end_line,
+    """A Token, made without a Python-level `Token.__new__` call. `position`: start_pos, line, column, end_line,
     end_column, end_pos (all None when not given)."""
     token: Any = _new_str(Token, text)
     token.type = kind
@@ -147,11 +109,11 @@ def _point(kind: str, text: str, start: int, line: int, column: int) -> Span:
     return _new(Span, (line, column, start, line + newlines, end_column, start + size))
 
 
-def _span(first: Any, last: Any) -> Span:  # (Spans; a ParseNode.meta is typed as lark's Meta)
+def _span(first: Any, last: Any) -> Span:
     return _new(Span, (first[0], first[1], first[2], last[3], last[4], last[5]))
 
 
-_NO_POSITION = Span(None, None, None, None, None, None)  # type: ignore[arg-type]
+_NO_POSITION = NO_POSITION
 
 
 _POSTFIX = frozenset({".", "[", "(", "{"})

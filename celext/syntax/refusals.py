@@ -6,10 +6,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import cast
 
-from lark import Token, Tree
-
 from celext import env
 from celext.errors import CompileError, UnsupportedError
+from celext.syntax.nodes import Token, Tree
 from celext.syntax.rewrite import fail, macro_variables, position
 from celext.syntax.tree import AST, call_args, simple_ident
 

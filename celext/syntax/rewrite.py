@@ -17,10 +17,9 @@ import re
 from collections.abc import Mapping
 from typing import Any, NamedTuple, cast
 
-from lark import Token, Tree
-
 from celext import env
 from celext.errors import CompileError, UnsupportedError
+from celext.syntax.nodes import Token, Tree
 from celext.syntax.tree import AST, call_args, simple_ident
 
 # Only these identifiers start a rewrite; text without any of them is returned as it is without a walk.

@@ -13,10 +13,10 @@ import re
 from typing import TypeAlias
 
 from celpy import celtypes
-from lark import Token, Tree
 from msgspec import Struct
 
 from celext.syntax.literals import string_value
+from celext.syntax.nodes import Token, Tree
 
 AST: TypeAlias = "Tree[Token]"
 Node: TypeAlias = "Tree[Token] | Token"
@@ -38,7 +38,7 @@ class Span(Struct, frozen=True):
 
 
 def span_of(node: Node) -> Span:
-    """The span lark recorded; prefer `Spans` (cel-python's lexer drops the position of `true`, `false`
+    """The span the parser recorded; prefer `Spans` (cel-python's lexer drops the position of `true`, `false`
     and `null` tokens, and with it the start or end of every node that begins or ends with one)."""
     if isinstance(node, Token):
         return Span(node.start_pos or 0, node.end_pos or 0)
@@ -50,7 +50,7 @@ class Spans:
 
     Tokens (and a lean tree's `const` leaves) come in source order; one without a position is found in
     the text after the previous token (only operators, punctuation, blanks and comments can lie between them).
-    A node's start and end come from lark's meta when it has them (they include parentheses the tree leaves
+    A node's start and end come from its meta when it has them (they include parentheses the tree leaves
     out), else from its children.
     """
 

@@ -1,6 +1,7 @@
 """The compile's short paths give what the long ones give: parse-tree nodes made without their constructor copy,
-deep-copy and pickle as ParseNodes; a cost sum saturated once equals one saturated part by part; a binary
-operator's resolution remembered by its operand types' identities is the one found by value."""
+deep-copy and pickle as parse-tree nodes (tokens with their type and position); a cost sum saturated once equals
+one saturated part by part; a binary operator's resolution remembered by its operand types' identities is the one
+found by value."""
 
 from __future__ import annotations
 
@@ -14,18 +15,21 @@ from celext.check import types as t
 from celext.cost import estimator
 from celext.cost.sizes import U64, Range
 from celext.syntax import parser
+from celext.syntax.nodes import Token, Tree
 
 
 def test_parse_nodes_copy_as_parse_nodes() -> None:
     tree = parser.parse_sized("device.attributes['d'].l.all(x, x > 0) && 1 + 2 > 0", lean=True).tree
-    assert type(tree) is not parser.ParseNode  # (made by the fast path)
-    for made in (copy.deepcopy(tree), tree.copy(), pickle.loads(pickle.dumps(tree))):
-        assert made == tree
+    assert type(tree) is not Tree  # (made by the fast path)
+    for made in (copy.deepcopy(tree), copy.copy(tree), pickle.loads(pickle.dumps(tree))):
+        assert made == tree and isinstance(made, Tree)
         assert made.meta == tree.meta
     deep = copy.deepcopy(tree)
-    assert type(deep) is parser.ParseNode
     assert deep.children[0] is not tree.children[0]
-    assert type(tree.copy()) is parser.ParseNode
+    token = next(c for n in tree.iter_subtrees() for c in n.children if isinstance(c, Token))
+    for made in (copy.deepcopy(token), pickle.loads(pickle.dumps(token))):
+        assert (type(made), made, made.type, made.line, made.column, made.start_pos, made.end_pos) == \
+            (Token, token, token.type, token.line, token.column, token.start_pos, token.end_pos)
 
 
 @pytest.mark.parametrize("high", [U64 - 3, U64 - 2, U64 - 1, U64, U64 + 5])

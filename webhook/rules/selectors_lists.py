@@ -163,11 +163,10 @@ def _in_containers(expression: str) -> Mapping[Span, tuple[int, int | None]]:
     unchanged), by its span -> where the finding starts (`a` when it is an int literal, else `in`) and that int.
     From the parse tree, so comments and line breaks between `in` and the read change nothing: the lean tree the
     facts were read from (parsed once, cached), with their spans; once per expression text (shared: never mutate)."""
-    from lark import Tree
-
     from celext.analysis import literal_value, unwrap
     from celext.analysis.spans import LazySpans
     from celext.syntax.grammar import parse_lean
+    from celext.syntax.nodes import Tree
 
     tree = parse_lean(expression).tree
     spans = LazySpans(expression, tree)

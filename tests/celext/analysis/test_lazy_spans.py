@@ -6,10 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from lark import Tree
 
 from celext.analysis import parse
 from celext.analysis import spans as lazy
+from celext.syntax.nodes import Tree
 from celext.syntax.tree import AST, Node, Spans
 from tests.celext.analysis.corpus import check_each
 

@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 from celpy.evaluation import CELEvalError
-from lark import Tree
 
 import celext
 import celext.plan
@@ -19,6 +18,7 @@ from celext.plan import COMPACT_HEADER, COMPACT_NODES, generate, larger_than, na
 from celext.plan.cache import ByteBudgetCache
 from celext.reference.evaluator import error_message
 from celext.selector import Selector
+from celext.syntax.nodes import Tree
 
 DRIVER = "d.io"
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from lark import Tree
 
 import celext
 from celext.compile import prepare
 from celext.plan import COMPACT_HEADER, COMPACT_NODES, generate, larger_than, plan
+from celext.syntax.nodes import Tree
 
 
 def _chain(count: int) -> Tree[Any]:

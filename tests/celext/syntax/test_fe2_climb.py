@@ -1,4 +1,4 @@
-"""The lean parse (precedence climbing over `ParseNode`s with `Span`s): every mix of the five binary precedence
+"""The lean parse (precedence climbing over `Tree`s with `Span`s): every mix of the five binary precedence
 levels, unary operators and postfix forms parses to what collapse() makes of the level-by-level full tree, with
 the same AST as build() walks from it, the same errors, and the chain-depth limit at 250."""
 
@@ -11,7 +11,8 @@ import pytest
 
 from celext.errors import CompileError
 from celext.syntax import parser
-from celext.syntax.parser import MAX_DEPTH_EXCEEDED, ParseNode, Span
+from celext.syntax.nodes import Meta, Tree
+from celext.syntax.parser import MAX_DEPTH_EXCEEDED, Span
 
 from .test_build import _both
 from .test_lean import _same_as_collapsed
@@ -62,9 +63,9 @@ def test_the_chain_depth_limit_counts_climbed_operators(links: int, refused: boo
         assert parser.parse_sized(expression, lean=True).tree.data == "relation"
 
 
-def test_nodes_and_spans_are_slotted_lark_trees() -> None:
+def test_nodes_and_spans_are_celext_s_slotted_trees() -> None:
     tree = parser.parse_sized("device.driver == 'a' && x", lean=True).tree
-    assert isinstance(tree, ParseNode) and isinstance(tree.meta, Span)
-    assert not hasattr(tree, "__dict__") or not tree.__dict__  # (no per-node dict)
+    assert isinstance(tree, Tree) and isinstance(tree.meta, Meta) and Span is Meta
+    assert not hasattr(tree, "__dict__")  # (no per-node dict)
     assert (tree.meta.start_pos, tree.meta.end_pos, tree.meta.line, tree.meta.column) == (0, 25, 1, 1)
-    assert copy.deepcopy(tree) == tree and tree.copy() == tree  # lark's own methods read `_meta`
+    assert copy.deepcopy(tree) == tree and copy.copy(tree) == tree

@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 from celpy import celtypes
-from lark import Tree
 
 import celext
 from celext.compile import SHALLOW, prepare
@@ -19,6 +18,7 @@ from celext.errors import CompileError
 from celext.reference.collapse import collapse
 from celext.selector import Selector
 from celext.syntax import constants, headroom, parser
+from celext.syntax.nodes import Tree
 
 from .test_parser import _expressions, difference
 

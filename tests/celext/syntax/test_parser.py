@@ -1,4 +1,5 @@
-"""celext.syntax.parser: the same trees as the Lark grammar it replaced, cel-go's lexing and its recursion limits."""
+"""celext.syntax.parser: the same trees as the Lark grammar it replaced (celext's own node classes against lark's),
+cel-go's lexing and its recursion limits."""
 
 from __future__ import annotations
 
@@ -6,17 +7,18 @@ import json
 from pathlib import Path
 from typing import Any
 
+import lark
 import pytest
-from lark import Token, Tree
-from lark.tree import Meta
+from lark.tree import Meta as LarkMeta
 from ruamel.yaml import YAML
 
 import celext
 from celext.compile import prepare
 from celext.errors import CompileError
 from celext.syntax import parser
-from celext.syntax.grammar import lark_parse
+from celext.syntax.lalr import lark_parse
 from celext.syntax.literals import decode_bytes, decode_string
+from celext.syntax.nodes import Token, Tree
 
 _POSITIONS = ("line", "column", "start_pos", "end_line", "end_column", "end_pos")
 # Where the Lark grammar lexed `42.` as a double (cel-go: an int, then a member call), so the trees differ.
@@ -27,47 +29,52 @@ DEVICE = {"name": "d", "attributes": {"a": {"int": 1}}}
 def cel_go_unary(tree: Any) -> Any:
     """Lark's grammar nests `!!x` as two unary levels; cel-go's parser, and celext's, read a run of one operator
     as one unary: none for an even run, one (spanning from the run's first operator) for an odd run."""
-    if not isinstance(tree, Tree):
+    if not isinstance(tree, lark.Tree):
         return tree
     children = [cel_go_unary(child) for child in tree.children]
     if tree.data == "unary" and len(children) == 2:
         sign, inner = children
-        if isinstance(inner, Tree) and inner.data == "unary" and len(inner.children) == 2 \
+        if isinstance(inner, lark.Tree) and inner.data == "unary" and len(inner.children) == 2 \
                 and inner.children[0].data == sign.data:
             return inner.children[1]  # `!!x` is `x`; an odd run was already reduced to one below
     if all(new is old for new, old in zip(children, tree.children, strict=True)):
         return tree  # nothing dropped below: the node as Lark built it
     meta = tree.meta
-    if children[0] is not tree.children[0] and isinstance(children[0], Tree):
-        meta = Meta()  # a node starts where its first child now starts (the dropped operators are no part of it)
+    if children[0] is not tree.children[0] and isinstance(children[0], lark.Tree):
+        meta = LarkMeta()  # a node starts where its first child now starts (the dropped operators are no part of it)
         for name in _POSITIONS:
             source = children[0].meta if name in ("line", "column", "start_pos") else tree.meta
             setattr(meta, name, getattr(source, name))
         meta.empty = False
-    return Tree(tree.data, children, meta=meta)
+    return lark.Tree(tree.data, children, meta=meta)
 
 
-def difference(lark: Any, ours: Any, path: str = "") -> str | None:
-    """The first place two parse trees differ: node names, tokens (type, text, position), node positions."""
-    if isinstance(lark, Tree) != isinstance(ours, Tree):
-        return f"{path}: {lark!r} vs {ours!r}"
-    if isinstance(lark, Tree):
-        if str(lark.data) != str(ours.data) or len(lark.children) != len(ours.children):
-            return f"{path}: {lark.data}/{len(lark.children)} vs {ours.data}/{len(ours.children)}"
+_TREES = (lark.Tree, Tree)  # (a tree from the Lark grammar, or one of celext's)
+_TOKENS = (lark.Token, Token)
+
+
+def difference(expected: Any, ours: Any, path: str = "") -> str | None:
+    """The first place two parse trees differ (Lark's against celext's, or two of celext's): node names, tokens
+    (type, text, position), node positions. `ours` is made of celext's node classes."""
+    if isinstance(expected, _TREES) != isinstance(ours, Tree):
+        return f"{path}: {expected!r} vs {ours!r}"
+    if isinstance(expected, _TREES):
+        if str(expected.data) != str(ours.data) or len(expected.children) != len(ours.children):
+            return f"{path}: {expected.data}/{len(expected.children)} vs {ours.data}/{len(ours.children)}"
         for name in _POSITIONS:
-            if getattr(lark.meta, name, None) != getattr(ours.meta, name, None):
-                return f"{path}/{lark.data}: meta.{name}"
-        for i, (a, b) in enumerate(zip(lark.children, ours.children, strict=True)):
-            found = difference(a, b, f"{path}/{lark.data}[{i}]")
+            if getattr(expected.meta, name, None) != getattr(ours.meta, name, None):
+                return f"{path}/{expected.data}: meta.{name}"
+        for i, (a, b) in enumerate(zip(expected.children, ours.children, strict=True)):
+            found = difference(a, b, f"{path}/{expected.data}[{i}]")
             if found:
                 return found
         return None
-    assert isinstance(lark, Token) and isinstance(ours, Token)
-    if (lark.type, str(lark)) != (ours.type, str(ours)):
-        return f"{path}: {lark.type} {lark!r} vs {ours.type} {ours!r}"
+    assert isinstance(expected, _TOKENS) and isinstance(ours, Token)
+    if (expected.type, str(expected)) != (ours.type, str(ours)):
+        return f"{path}: {expected.type} {expected!r} vs {ours.type} {ours!r}"
     for name in _POSITIONS:
-        if getattr(lark, name) != getattr(ours, name):
-            return f"{path}: token {lark!r} {name}"
+        if getattr(expected, name) != getattr(ours, name):
+            return f"{path}: token {expected!r} {name}"
     return None
 
 

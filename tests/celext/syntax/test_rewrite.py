@@ -6,7 +6,6 @@ import contextlib
 import importlib
 
 import pytest
-from lark import Tree
 
 import celext
 from celext.errors import CompileError
@@ -14,6 +13,7 @@ from celext.reference.collapse import collapse
 from celext.selector import Selector
 from celext.syntax import parse
 from celext.syntax.grammar import parse_lean
+from celext.syntax.nodes import Tree
 from celext.syntax.rewrite import MAX_EXPANDED_NODES, TOO_EXPANDED, expanded_size, rewrite
 from tests.celext.plan.grammar import expression, pool, selector
 
