@@ -35,6 +35,10 @@ _LONE_SURROGATE = re.compile(r"\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F])"
                              r"|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2}")
 
 
+class NumberTooLong(Exception):
+    """A JSON number with more digits than Python converts (kubectl's JSON decoder refuses it too)."""
+
+
 class _Unusual(Exception):
     """A JSON text the YAML backends might read differently."""
 
@@ -100,7 +104,11 @@ def load(text: str, source: str, reread: Callable[[str, str], Sequence[Locator]]
         return None
     try:
         value = json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_refuse)
-    except (ValueError, _Unusual, RecursionError):
+    except ValueError as err:
+        if "integer string conversion" in str(err):  # the YAML readers would make a string of it, as go-yaml does
+            raise NumberTooLong(reading_error(err)) from None
+        return None
+    except (_Unusual, RecursionError):
         return None
     if not isinstance(value, dict):
         return None

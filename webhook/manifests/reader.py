@@ -44,7 +44,11 @@ def _parse(text: str, source: str, problems: list[Problem]) -> list[Locator]:
     if json_text:
         from webhook.manifests import jsontext  # imported where a JSON text needs it
 
-        docs = jsontext.load(text, source, _reread)
+        try:
+            docs = jsontext.load(text, source, _reread)
+        except jsontext.NumberTooLong as err:
+            problems.append(Problem(source, f"invalid JSON: {err}"))
+            return []
         if docs is not None:
             return list(docs)
     fast = libyaml.load(text, source)
