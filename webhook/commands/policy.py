@@ -81,7 +81,10 @@ def render(objects: list[dict[str, object]], fmt: str) -> str:
 
     from ruamel.yaml import YAML
 
+    from webhook.manifests import goyaml
+
     yaml = YAML(typ="safe", pure=True)
+    yaml.representer.add_representer(str, goyaml.represent_str)  # quoted where kubectl would read another type
     yaml.default_flow_style = False
     yaml.sort_base_mapping_type_on_output = False  # type: ignore[assignment]  # keep apiVersion, kind, metadata, spec in API order
     yaml.width = 4096  # one line per CEL expression: folded expressions are harder to read and to diff

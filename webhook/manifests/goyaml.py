@@ -94,6 +94,27 @@ def needs_quotes(text: str) -> bool:
     return not isinstance(resolve_plain(text), str)
 
 
+def represent_str(representer: Any, text: str) -> Any:
+    """A string for a YAML writer (ruamel's or PyYAML's representer): double-quoted when kubectl would read it
+    unquoted as something else (`on`, `y`, `010`, `09`, `1e3`, `0o17`), which a YAML 1.2 writer (ruamel) or
+    PyYAML's YAML 1.1 rules (no `y`, `0o17`, `09` or `1e3`) leave bare."""
+    if needs_quotes(text):
+        return representer.represent_scalar("tag:yaml.org,2002:str", text, style='"')
+    return representer.represent_str(text)
+
+
+def dump_all(documents: list[Any]) -> str:
+    """YAML documents through PyYAML, strings quoted as `represent_str` quotes them, keys in their order."""
+    import yaml  # type: ignore[import-untyped]
+
+    class Dumper(yaml.SafeDumper):  # type: ignore[misc]
+        pass
+
+    Dumper.add_representer(str, represent_str)
+    text: str = yaml.dump_all(documents, Dumper=Dumper, sort_keys=False, allow_unicode=True, width=1_000_000)
+    return text
+
+
 def json_key(text: str) -> str | None:
     """The JSON key `YAMLToJSON` makes of a plain key; None for one it refuses (null, beyond int64)."""
     value = resolve_plain(text)
@@ -140,22 +161,29 @@ def _float32_text(value: float) -> str:
 
 
 _BOOLEAN_WORDS = frozenset(("true", "false"))
+_TOKEN = re.compile(r"[-+.\w]+(?=[\s,\]}#]|\Z)")  # a one-word plain scalar, in block or flow context
 
 
-def surprise(token: str) -> str | None:
-    """What kubectl makes of an unquoted scalar that a YAML 1.2 reader (and most people) read otherwise: a
-    YAML 1.1 boolean word (`on`, `yes`, `n`), a number with a leading 0, a base prefix or `_` (`010`, `0b1`,
-    `1_000`). None for anything else."""
-    value = resolve_plain(token)
-    if isinstance(value, bool):
+def read_as(text: str, start: int, value: Any) -> str | None:
+    """What kubectl makes of the unquoted scalar written at `start` (which reads as `value`) when a YAML 1.2 reader,
+    and most people, read it otherwise: a YAML 1.1 boolean word (`on`, `yes`, `n`), a number with a leading 0, a
+    base prefix or `_` (`010`, `0b1`, `1_000`); with how to write what was meant. None for anything else."""
+    match = _TOKEN.match(text, start)
+    if match is None:
+        return None
+    token = match.group(0)
+    read = resolve_plain(token)
+    if type(read) is not type(value) or read != value:  # not the whole scalar (a folded line, a tag)
+        return None
+    if isinstance(read, bool):
         if token.lower() in _BOOLEAN_WORDS:
             return None
-        return f"kubectl (YAML 1.1) reads the unquoted `{token}` as the boolean {'true' if value else 'false'}"
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        digits = token.lstrip("+-")
-        if "_" in token or (len(digits) > 1 and digits[0] == "0" and digits[1] != "."):
-            match = _INT.fullmatch(token)
-            kind = "octal " if match is not None and match.group(5) is not None else ""
-            shown = repr(value) if isinstance(value, float) else str(value)
-            return f"kubectl (YAML 1.1) reads the unquoted `{token}` as the {kind}number {shown}"
+        return (f"kubectl (YAML 1.1) reads the unquoted `{token}` as the boolean {'true' if read else 'false'}: "
+                f"quote it (\"{token}\") for the string")
+    digits = token.lstrip("+-")
+    if isinstance(read, int | float) and ("_" in token or (len(digits) > 1 and digits[0] == "0" and digits[1] != ".")):
+        octal = _INT.fullmatch(token)
+        kind = "octal " if octal is not None and octal.group(5) is not None else ""
+        return (f"kubectl (YAML 1.1) reads the unquoted `{token}` as the {kind}number {read!r}: write the number in "
+                f"decimal, or quote it (\"{token}\") for the string")
     return None

@@ -26,7 +26,7 @@ from msgspec import Struct
 from webhook.fieldpath import FieldPath
 from webhook.findings import Position
 from webhook.manifests.jsonplaces import JsonPlaces, counts_lines_as_yaml
-from webhook.manifests.objects import Locator, expand, value_at
+from webhook.manifests.objects import Locator, expand, is_scalar, value_at
 from webhook.manifests.problems import type_name
 from webhook.wire import Obj, reading_error
 
@@ -90,7 +90,7 @@ class JsonDoc:
     def scalar_start(self, path: FieldPath) -> int | None:
         places = self.places
         if isinstance(places, JsonPlaces):
-            return places.string_start(self.base.join(path)) if isinstance(value_at(self.obj, path), str) else None
+            return places.scalar_start(self.base.join(path)) if is_scalar(value_at(self.obj, path)) else None
         located = places.at(self.index)
         return None if located is None else located.scalar_start(path)
 

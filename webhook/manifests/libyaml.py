@@ -70,8 +70,8 @@ class Doc(NamedTuple):
         return node, True
 
     def scalar_start(self, path: FieldPath) -> int | None:
-        """Character offset where the string scalar at `path` starts (None when it is not one)."""
-        if not isinstance(objects.value_at(self.obj, path), str):
+        """Character offset where the scalar at `path` starts (None when there is none)."""
+        if not objects.is_scalar(objects.value_at(self.obj, path)):
             return None
         node, exact = self.node_at(path)
         return node.start_mark.index if exact and isinstance(node, yaml.ScalarNode) else None
@@ -144,8 +144,8 @@ class EventDoc(NamedTuple):
     base: FieldPath
 
     def scalar_start(self, path: FieldPath) -> int | None:
-        """Character offset where the string scalar at `path` starts (None when it is not one)."""
-        if not isinstance(objects.value_at(self.obj, path), str):
+        """Character offset where the scalar at `path` starts (None when there is none)."""
+        if not objects.is_scalar(objects.value_at(self.obj, path)):
             return None
         (index, _line, _column), exact = self.marks.mark(self.document, self.base.join(path))
         return index if exact else None

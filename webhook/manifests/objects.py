@@ -35,7 +35,8 @@ class Locator(Protocol):
         ...
 
     def scalar_start(self, path: FieldPath) -> int | None:
-        """Character offset into the text where the string scalar at `path` starts; None if it is not one."""
+        """Character offset into the text where the scalar at `path` (a string, number or boolean) starts; None if
+        there is none."""
         ...
 
 
@@ -74,6 +75,11 @@ def not_an_object(path: FieldPath, item: Any) -> str:
     if isinstance(item, NotAList):
         return f"{path} must be a list, not a {type_name(item.value)}"
     return f"{path} is a {type_name(item)}, not an object"
+
+
+def is_scalar(value: Any) -> bool:
+    """A string, number or boolean (`scalar_start` places them)."""
+    return isinstance(value, str | int | float)
 
 
 def value_at(obj: Any, path: FieldPath) -> Any:

@@ -24,7 +24,7 @@ from msgspec import Struct
 from webhook.fieldpath import FieldPath
 from webhook.findings import Position
 from webhook.manifests import aliases, goyaml
-from webhook.manifests.objects import expand, not_an_object, value_at
+from webhook.manifests.objects import expand, is_scalar, not_an_object, value_at
 from webhook.manifests.problems import Problem, refused_character, type_name
 from webhook.wire import Obj, one_line, reading_error
 
@@ -60,8 +60,8 @@ class Manifest:
         return _locate(self.node, full, self.source, value=value)
 
     def scalar_start(self, path: FieldPath) -> int | None:
-        """Character offset into `text` where the string scalar at `path` starts (None when it is not one)."""
-        if not isinstance(value_at(self.obj, path), str):
+        """Character offset into `text` where the scalar at `path` starts (None when there is none)."""
+        if not is_scalar(value_at(self.obj, path)):
             return None
         pos = self.position(path)
         return None if pos is None else self.offset(pos.line, pos.column)

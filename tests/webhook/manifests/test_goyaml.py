@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from webhook.manifests import libyaml, load_text
-from webhook.manifests.goyaml import json_key, key_of, needs_quotes, resolve_plain, surprise
+from webhook.manifests.goyaml import json_key, key_of, needs_quotes, read_as, resolve_plain
 
 I64_MAX, I64_MIN, U64_MAX = 2**63 - 1, -(2**63), 2**64 - 1
 
@@ -91,15 +91,25 @@ def test_both_readers_make_the_same_json_key(text: str, value: Any) -> None:
     assert fast[0].obj["m"] == slow.obj["m"] == {key: "v"}
 
 
-@pytest.mark.parametrize(("token", "note"), [
-    ("on", "kubectl (YAML 1.1) reads the unquoted `on` as the boolean true"),
-    ("No", "kubectl (YAML 1.1) reads the unquoted `No` as the boolean false"),
-    ("y", "kubectl (YAML 1.1) reads the unquoted `y` as the boolean true"),
-    ("010", "kubectl (YAML 1.1) reads the unquoted `010` as the octal number 8"),
-    ("0b11", "kubectl (YAML 1.1) reads the unquoted `0b11` as the number 3"),
-    ("1_000", "kubectl (YAML 1.1) reads the unquoted `1_000` as the number 1000"),
-    ("09", "kubectl (YAML 1.1) reads the unquoted `09` as the number 9.0"),
-    ("true", None), ("False", None), ("10", None), ("0", None), ("0.5", None), ("1e3", None), ("abc", None),
+BOOL_NOTE = "kubectl (YAML 1.1) reads the unquoted `{0}` as the boolean {1}: quote it (\"{0}\") for the string"
+NUMBER_NOTE = ("kubectl (YAML 1.1) reads the unquoted `{0}` as the {1}number {2}: write the number in decimal, or "
+               "quote it (\"{0}\") for the string")
+
+
+@pytest.mark.parametrize(("written", "note"), [
+    ("on", BOOL_NOTE.format("on", "true")), ("No", BOOL_NOTE.format("No", "false")),
+    ("y", BOOL_NOTE.format("y", "true")), ("[off, 1]", BOOL_NOTE.format("off", "false")),
+    ("010", NUMBER_NOTE.format("010", "octal ", 8)), ("-010 # c", NUMBER_NOTE.format("-010", "octal ", -8)),
+    ("0b11", NUMBER_NOTE.format("0b11", "", 3)), ("1_000", NUMBER_NOTE.format("1_000", "", 1000)),
+    ("09", NUMBER_NOTE.format("09", "", 9.0)),
+    ("true", None), ("False", None), ("10", None), ("0", None), ("0.5", None), ("1e3", None), ("!!bool yes", None),
+    ("&a on", None),
 ])
-def test_a_yaml_1_1_surprise_is_named(token: str, note: str | None) -> None:
-    assert surprise(token) == note
+def test_what_kubectl_makes_of_a_yaml_1_1_word_or_number_is_named(written: str, note: str | None) -> None:
+    text = f"v: {written}\n"
+    value = resolve_plain(written.strip("[").split(",")[0].split(" ")[0])
+    assert read_as(text, 3 if not written.startswith("[") else 4, value) == note
+
+
+def test_a_folded_plain_scalar_is_not_named_by_its_first_word() -> None:
+    assert read_as("v: on\n  and on\n", 3, "on and on") is None
