@@ -95,11 +95,11 @@ def needs_quotes(text: str) -> bool:
 
 
 def represent_str(representer: Any, text: str) -> Any:
-    """A string for a YAML writer (ruamel's or PyYAML's representer): double-quoted when kubectl would read it
+    """A string for a YAML writer (ruamel's or PyYAML's representer): single-quoted when kubectl would read it
     unquoted as something else (`on`, `y`, `010`, `09`, `1e3`, `0o17`), which a YAML 1.2 writer (ruamel) or
     PyYAML's YAML 1.1 rules (no `y`, `0o17`, `09` or `1e3`) leave bare."""
     if needs_quotes(text):
-        return representer.represent_scalar("tag:yaml.org,2002:str", text, style='"')
+        return representer.represent_scalar("tag:yaml.org,2002:str", text, style="'")
     return representer.represent_str(text)
 
 
