@@ -225,7 +225,27 @@ def _classes() -> tuple[type, type]:
             return True
 
     Constructor.add_constructor(_PLAIN_TAG, lambda constructor, node: _Plain(node.value))
+    for name in _TAGGED:
+        Constructor.add_constructor(f"tag:yaml.org,2002:{name}", functools.partial(_tagged, name))
     return Resolver, Constructor
+
+
+_TAGGED = {"null": type(None), "bool": bool, "int": int, "float": float}
+_TAG_OF = {value: name for name, value in _TAGGED.items()} | {str: "str"}
+
+
+def _tagged(name: str, constructor: Any, node: Any) -> Any:
+    """`!!int 010`, `!!bool yes`, `!!float 1` as go-yaml reads them (8, true, 1.0): the text resolved by the same
+    rules, then held to the tag (an int64 may be a float); any other type is go-yaml's `cannot decode` error."""
+    from ruamel.yaml.constructor import ConstructorError
+
+    value = goyaml.resolve_plain(node.value)
+    if name == "float" and type(value) is int and goyaml.INT64_MIN <= value <= goyaml.INT64_MAX:
+        value = float(value)
+    if type(value) is not _TAGGED[name]:
+        raise ConstructorError(None, None, f"cannot decode !!{_TAG_OF[type(value)]} `{node.value}` as a !!{name}",
+                               node.start_mark)
+    return value
 
 
 def _locate(node: Any, path: FieldPath, source: str, *, value: bool) -> Position:

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from webhook.manifests import libyaml, load_text
+from webhook.manifests import libyaml, load_text, parse
 from webhook.manifests.goyaml import json_key, key_of, needs_quotes, read_as, resolve_plain
 
 I64_MAX, I64_MIN, U64_MAX = 2**63 - 1, -(2**63), 2**64 - 1
@@ -113,3 +113,24 @@ def test_what_kubectl_makes_of_a_yaml_1_1_word_or_number_is_named(written: str, 
 
 def test_a_folded_plain_scalar_is_not_named_by_its_first_word() -> None:
     assert read_as("v: on\n  and on\n", 3, "on and on") is None
+
+
+@pytest.mark.parametrize(("written", "value", "problem"), [
+    ("!!int 010", 8, None), ("!!int '0x1F'", 31, None), ("!!bool yes", True, None), ("!!bool \"off\"", False, None),
+    ("!!float 1", 1.0, None), ("!!float 1e3", 1000.0, None), ("!!null ~", None, None), ("!!str on", "on", None),
+    ("!!int 1.5", None, "t.yaml:2:4: invalid YAML: cannot decode !!float `1.5` as a !!int"),
+    ("!!bool '1'", None, "t.yaml:2:4: invalid YAML: cannot decode !!int `1` as a !!bool"),
+    ("!!float 18446744073709551615", None,
+     "t.yaml:2:4: invalid YAML: cannot decode !!int `18446744073709551615` as a !!float"),
+    ("!!null 0", None, "t.yaml:2:4: invalid YAML: cannot decode !!int `0` as a !!null"),
+])
+def test_a_tagged_scalar_is_resolved_and_held_to_its_tag_as_go_yaml_does(written: str, value: Any,
+                                                                         problem: str | None) -> None:
+    """A tag sends the text to ruamel, which resolves the text by the same rules (quoted or not) and refuses a
+    value of another type in go-yaml's words (`!!bool '1'` raised a KeyError before)."""
+    problems: list[Any] = []
+    docs = parse(f"kind: X\nv: {written}\n", "t.yaml", problems)
+    if problem is None:
+        assert problems == [] and _same(docs[0].obj["v"], value)
+    else:
+        assert docs == [] and [str(p) for p in problems] == [problem]
