@@ -21,7 +21,8 @@ from msgspec.structs import replace
 from webhook import gctune
 from webhook.fieldpath import FieldPath
 from webhook.findings import Action, Edit, Finding, Position
-from webhook.manifests import Locator, Problem, goyaml, libyaml, parse, read_sources, read_values, value_at
+from webhook.manifests import Locator, Problem, libyaml, parse, read_sources, read_values, value_at
+from webhook.manifests.objects import read_as
 from webhook.policy import Policy
 from webhook.rules.base import DRA_KINDS
 from webhook.rules.runner import RULE_ERROR  # the finding of a rule that raised; deny by default
@@ -225,12 +226,7 @@ def known_rules() -> frozenset[str]:
 def _hint(finding: Finding, doc: Locator, text: str) -> str:
     """The finding's hint, and what kubectl makes of the unquoted YAML 1.1 word or number it is about (`on` is
     true, `010` is 8), read from the text where the value is written: the readers keep nothing for it."""
-    if finding.span is not None:
-        return finding.hint
-    written = source_path(doc.obj, finding.path)
-    value = value_at(doc.obj, written)
-    start = doc.scalar_start(written) if value.__class__ in (bool, int, float) else None
-    note = goyaml.read_as(text, start, value) if start is not None else None
+    note = read_as(doc, source_path(doc.obj, finding.path), text) if finding.span is None else None
     if note is None:
         return finding.hint
     return f"{finding.hint}; {note}" if finding.hint else note

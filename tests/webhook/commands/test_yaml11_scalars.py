@@ -133,3 +133,15 @@ def test_topology_yaml_quotes_a_device_name_kubectl_would_read_as_another_type(
             resource.kubernetes.io/numaNode: {ints: [0, 1, 2, 3]}
           reason: null
         """) + out.split("reason: null\n", 1)[1]
+
+
+def test_explain_names_an_unquoted_yaml_1_1_word_it_refuses(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """eval and explain refuse a misshapen field in one line; a namespace `n` is the boolean false to kubectl."""
+    (tmp_path / "slice.yaml").write_text(SLICE, encoding="utf-8")
+    (tmp_path / "claim.yaml").write_text(
+        "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c, namespace: n}\nspec:\n"
+        "  devices:\n    requests:\n    - name: r\n      exactly: {deviceClassName: gpu}\n", encoding="utf-8")
+    code = cli.main(["explain", str(tmp_path / "claim.yaml"), "--slices", str(tmp_path / "slice.yaml")])
+    assert (code, capsys.readouterr().err) == (2, (
+        f"draguard: error: {tmp_path / 'claim.yaml'}:3:32: ResourceClaim c: metadata.namespace must be a string, not a "
+        "boolean (kubectl (YAML 1.1) reads the unquoted `n` as the boolean false: quote it (\"n\") for the string)\n"))
