@@ -22,6 +22,7 @@ from webhook import gctune
 from webhook.fieldpath import FieldPath
 from webhook.findings import Action, Edit, Finding, Position
 from webhook.manifests import Locator, Problem, libyaml, parse, read_sources, read_values, value_at
+from webhook.manifests.objects import read_as
 from webhook.policy import Policy
 from webhook.rules.base import DRA_KINDS
 from webhook.rules.runner import RULE_ERROR  # the finding of a rule that raised; deny by default
@@ -191,7 +192,7 @@ def lint_text(text: str, source: str, policy: Policy, *, inventory: Sequence[Obj
             if index is None:
                 index = LineIndex(text)
             position = _place(finding, doc, source, text, index, offsets)
-            placed = with_suggestion(replace(finding, position=position), inventory)
+            placed = with_suggestion(replace(finding, position=position, hint=_hint(finding, doc, text)), inventory)
             if waivers and _waived(placed, doc, waivers):
                 result.suppressed += 1
                 continue
@@ -220,6 +221,15 @@ def known_rules() -> frozenset[str]:
     from webhook.rules import CATALOGUE
 
     return frozenset(CATALOGUE) | {RULE_ERROR}
+
+
+def _hint(finding: Finding, doc: Locator, text: str) -> str:
+    """The finding's hint, and what kubectl makes of the unquoted YAML 1.1 word or number it is about (`on` is
+    true, `010` is 8), read from the text where the value is written: the readers keep nothing for it."""
+    note = read_as(doc, source_path(doc.obj, finding.path), text) if finding.span is None else None
+    if note is None:
+        return finding.hint
+    return f"{finding.hint}; {note}" if finding.hint else note
 
 
 def _place(finding: Finding, doc: Locator, source: str, text: str, index: LineIndex,  # noqa: PLR0917

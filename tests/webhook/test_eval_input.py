@@ -12,7 +12,7 @@ from webhook import cli
 Capsys = pytest.CaptureFixture[str]
 
 HEAD = "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\n"
-SPEC = "spec:\n  driver: a.b\n  nodeName: n\n  pool: {name: p}\n  devices:\n  - name: d0\n"
+SPEC = "spec:\n  driver: a.b\n  nodeName: 'n'\n  pool: {name: p}\n  devices:\n  - name: d0\n"
 
 
 def evaluate(capsys: Capsys, tmp_path: Path, text: str, expression: str = "true") -> tuple[int, str, str]:

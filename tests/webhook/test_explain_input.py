@@ -33,7 +33,7 @@ spec:
   - cel: {expression: device.driver == "gpu.example.com"}
 """
 
-HEAD = "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c, namespace: n}\nspec:\n  devices:\n"
+HEAD = "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c, namespace: 'n'}\nspec:\n  devices:\n"
 
 
 @pytest.fixture

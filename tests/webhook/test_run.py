@@ -172,8 +172,8 @@ kind: ResourceSlice
 metadata: {name: s}
 spec:
   driver: gpu.example.com
-  nodeName: n
-  pool: {name: n, resourceSliceCount: 1}
+  nodeName: "n"
+  pool: {name: "n", resourceSliceCount: 1}
   devices:
   - &d
     name: gpu-0

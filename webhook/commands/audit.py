@@ -119,9 +119,9 @@ def _run(args: argparse.Namespace) -> int:
 
                     applied = apply(cluster, built, REPORT_KINDS[args.report])
                 else:
-                    import yaml  # type: ignore[import-untyped]
+                    from webhook.manifests.goyaml import dump_all
 
-                    sys.stdout.write(yaml.safe_dump_all(built, sort_keys=False, allow_unicode=True, width=1_000_000))
+                    sys.stdout.write(dump_all(built))
         finally:
             progress.done()
     finally:

@@ -79,10 +79,11 @@ class JsonPlaces:
         line, column = self._lines.line_column(self.offset(path)[0])
         return Position(source, line, column)
 
-    def string_start(self, path: FieldPath) -> int | None:
-        """The offset of the opening quote of the string at `path`; None when no string is there."""
+    def scalar_start(self, path: FieldPath) -> int | None:
+        """The offset where the string (its opening quote), number or boolean at `path` starts; None when none is
+        there."""
         at, exact = self.offset(path)
-        return at if exact and self.text.startswith('"', at) else None
+        return at if exact and self.text[at] not in "{[n" else None
 
     def _scan(self, at: int) -> Members:
         """The starts of the values of the container that starts at `at` (nothing for a scalar)."""

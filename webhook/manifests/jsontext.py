@@ -27,9 +27,13 @@ from msgspec import Struct
 from webhook.fieldpath import FieldPath
 from webhook.findings import Position
 from webhook.manifests.jsonplaces import JsonPlaces, counts_lines_as_yaml
-from webhook.manifests.objects import Locator, expand, value_at
+from webhook.manifests.objects import Locator, expand, is_scalar, value_at
 from webhook.manifests.problems import type_name
 from webhook.wire import Obj, reading_error
+
+
+class NumberTooLong(Exception):
+    """A JSON number with more digits than Python converts (kubectl's JSON decoder refuses it too)."""
 
 
 class _Unusual(Exception):
@@ -83,7 +87,7 @@ class JsonDoc:
     def scalar_start(self, path: FieldPath) -> int | None:
         places = self.places
         if isinstance(places, JsonPlaces):
-            return places.string_start(self.base.join(path)) if isinstance(value_at(self.obj, path), str) else None
+            return places.scalar_start(self.base.join(path)) if is_scalar(value_at(self.obj, path)) else None
         located = places.at(self.index)
         return None if located is None else located.scalar_start(path)
 
@@ -97,7 +101,11 @@ def load(text: str, source: str, reread: Callable[[str, str], Sequence[Locator]]
         return None
     try:
         value = json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_refuse)
-    except (ValueError, _Unusual, RecursionError):
+    except ValueError as err:
+        if "integer string conversion" in str(err):  # the YAML readers would make a string of it, as go-yaml does
+            raise NumberTooLong(reading_error(err)) from None
+        return None
+    except (_Unusual, RecursionError):
         return None
     if not isinstance(value, dict):
         return None

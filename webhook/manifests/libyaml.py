@@ -1,25 +1,25 @@
-"""The fast YAML 1.2 backend: libyaml's C parser, draguard's own YAML 1.2 core-schema values.
+"""The fast backend: libyaml's C parser, with plain scalars resolved as Kubernetes resolves them.
 
 ruamel's round-trip loader (`webhook.manifests.roundtrip`) costs ~5 ms per small object, which caps lint
 near 200 objects/s. libyaml parses in C with line, column and character index on every event, so values
-*and* positions come from one pass. Only plain scalars need resolving, by the YAML 1.2 core schema (so `on`,
-`yes`, `0000:00:05.0` stay strings, as with ruamel and sigs.k8s.io/yaml).
+*and* positions come from one pass. Only plain scalars need resolving, by the rules of sigs.k8s.io/yaml over
+go-yaml v2 (`webhook.manifests.goyaml`: YAML 1.1, so `on` and `yes` are true, `010` is 8, while
+`0000:00:05.0` and timestamps stay strings), as kubectl and the API server read them.
 
 Values are built from libyaml's events (`load`), and each container keeps the marks of its members in an
 array of machine integers (`Marks`). libyaml's composer keeps a node object with two mark objects for every
 value instead, some 500 bytes each: an 18 MB `kubectl get -o yaml` dump took 750 MB that way. A text with
 aliases goes through the composer (`compose_load`), whose nodes the alias limits are checked on.
 
-Anything unusual (a syntax error, an explicit tag, a merge key, a duplicate key, a `%YAML` directive, a NEL, LS
-or PS character, no libyaml) returns None and the caller falls back to `webhook.manifests.roundtrip`, whose
-messages are the reference.
+Anything unusual (a syntax error, an explicit tag, a merge key, a duplicate key, a null key, a `%YAML`
+directive, a NEL, LS or PS character, no libyaml) returns None and the caller falls back to
+`webhook.manifests.roundtrip`, whose messages are the reference.
 """
 
 from __future__ import annotations
 
 import functools
 import importlib
-import math
 import re
 import sys
 from array import array
@@ -30,19 +30,9 @@ from typing import Any, NamedTuple
 from webhook.fieldpath import FieldPath
 from webhook.findings import Position
 from webhook.manifests import aliases, objects
+from webhook.manifests.goyaml import json_key, key_of, resolve_plain
 from webhook.wire import Obj, go_json
 
-_INT = re.compile(r"[-+]?[0-9]+")
-_OCT = re.compile(r"0o[0-7]+")
-_HEX = re.compile(r"0x[0-9a-fA-F]+")
-_FLOAT = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?")
-_MAYBE_NOT_STRING = frozenset("-+.0123456789~nNtTfF")
-_NULLS = frozenset({"", "~", "null", "Null", "NULL"})
-_TRUE = frozenset({"true", "True", "TRUE"})
-_FALSE = frozenset({"false", "False", "FALSE"})
-_INF = frozenset({".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF"})
-_NEG_INF = frozenset({"-.inf", "-.Inf", "-.INF"})
-_NAN = frozenset({".nan", ".NaN", ".NAN"})
 # A tag (`!!str 5`, `!custom`) changes a value's type: the composer leaves an explicit tag on its node
 # (implicit ones are resolved to "" by `_loader`), and such a document goes the ruamel way. So does a
 # merge key (`<<: *base`), which only ruamel expands.
@@ -87,8 +77,8 @@ class Doc(NamedTuple):
         return node, True
 
     def scalar_start(self, path: FieldPath) -> int | None:
-        """Character offset where the string scalar at `path` starts (None when it is not one)."""
-        if not isinstance(objects.value_at(self.obj, path), str):
+        """Character offset where the scalar at `path` starts (None when there is none)."""
+        if not objects.is_scalar(objects.value_at(self.obj, path)):
             return None
         node, exact = self.node_at(path)
         return node.start_mark.index if exact and isinstance(node, yaml.ScalarNode) else None
@@ -101,7 +91,7 @@ class Doc(NamedTuple):
 
 @functools.cache
 def _loader() -> Any:
-    """libyaml's loader without PyYAML's YAML 1.1 implicit resolvers (this module resolves by 1.2)."""
+    """libyaml's loader without PyYAML's implicit resolvers (`goyaml` resolves plain scalars)."""
     return type("_Composer", (yaml.CSafeLoader,), {
         "yaml_implicit_resolvers": {},
         # PyYAML asks its Python resolver for every node's tag; this module never reads tags.
@@ -114,7 +104,7 @@ def _loader() -> Any:
 def _child(node: Any, segment: str | int) -> Any:
     if isinstance(node, yaml.MappingNode) and isinstance(segment, str):
         for key, value in node.value:
-            if (key.value if key.style else str(resolve_plain(key.value))) == segment:  # the key as `_value` made it
+            if (key.value if key.style else json_key(key.value)) == segment:  # the key as `_value` made it
                 return value
     elif isinstance(node, yaml.SequenceNode) and isinstance(segment, int) and 0 <= segment < len(node.value):
         return node.value[segment]
@@ -161,8 +151,8 @@ class EventDoc(NamedTuple):
     base: FieldPath
 
     def scalar_start(self, path: FieldPath) -> int | None:
-        """Character offset where the string scalar at `path` starts (None when it is not one)."""
-        if not isinstance(objects.value_at(self.obj, path), str):
+        """Character offset where the scalar at `path` starts (None when there is none)."""
+        if not objects.is_scalar(objects.value_at(self.obj, path)):
             return None
         (index, _line, _column), exact = self.marks.mark(self.document, self.base.join(path))
         return index if exact else None
@@ -206,7 +196,10 @@ def _read_events(text: str, source: str, loader: type) -> list[EventDoc]:
                     if not style:
                         if event.value == MERGE_KEY:
                             raise _Unusual("merge key")
-                        value = str(value)
+                        if value.__class__ is not str:
+                            value = key_of(value)
+                        if value is None:
+                            raise _Unusual("a key Kubernetes refuses")
                     if value in top[0]:
                         raise _Unusual("duplicate key")
                     top[2] = value
@@ -350,39 +343,14 @@ def _value(node: Any) -> Any:
             elif key_node.value == MERGE_KEY:
                 raise _Unusual("merge key")
             else:
-                key = str(resolve_plain(key_node.value))
+                key = json_key(key_node.value)
+                if key is None:
+                    raise _Unusual("a key Kubernetes refuses")
             if key in out:
                 raise _Unusual("duplicate key")
             out[key] = _value(value_node)
         return out
     raise _Unusual("unknown node")
-
-
-def resolve_plain(text: str) -> Any:
-    """A plain scalar by the YAML 1.2 core schema (what ruamel's 1.2 loader yields, minus timestamps)."""
-    if text and text[0] not in _MAYBE_NOT_STRING:
-        return text
-    if text in _NULLS:
-        return None
-    if text in _TRUE:
-        return True
-    if text in _FALSE:
-        return False
-    if _INT.fullmatch(text):
-        return int(text)
-    if _OCT.fullmatch(text):
-        return int(text[2:], 8)
-    if _HEX.fullmatch(text):
-        return int(text[2:], 16)
-    if _FLOAT.fullmatch(text):
-        return float(text)
-    if text in _INF:
-        return math.inf
-    if text in _NEG_INF:
-        return -math.inf
-    if text in _NAN:
-        return math.nan
-    return text
 
 
 def documents(text: str) -> list[Any] | None:
@@ -414,7 +382,9 @@ def value_in(nodes: list[Any], document: int, path: FieldPath) -> str | None:
         node = _child(node, segment)
         if node is None:
             return None
-    return node.value if isinstance(node, yaml.ScalarNode) else None
+    if not isinstance(node, yaml.ScalarNode):
+        return None
+    return node.value if node.style or isinstance(resolve_plain(node.value), str) else None
 
 
 def value_at(text: str, document: int, path: FieldPath) -> str | None:

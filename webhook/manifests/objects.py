@@ -11,6 +11,7 @@ from typing import Any, NamedTuple, Protocol
 
 from webhook.fieldpath import FieldPath
 from webhook.findings import Position
+from webhook.manifests import goyaml
 from webhook.manifests.problems import type_name
 from webhook.wire import Obj
 
@@ -35,7 +36,8 @@ class Locator(Protocol):
         ...
 
     def scalar_start(self, path: FieldPath) -> int | None:
-        """Character offset into the text where the string scalar at `path` starts; None if it is not one."""
+        """Character offset into the text where the scalar at `path` (a string, number or boolean) starts; None if
+        there is none."""
         ...
 
 
@@ -74,6 +76,19 @@ def not_an_object(path: FieldPath, item: Any) -> str:
     if isinstance(item, NotAList):
         return f"{path} must be a list, not a {type_name(item.value)}"
     return f"{path} is a {type_name(item)}, not an object"
+
+
+def read_as(located: Locator, path: FieldPath, text: str) -> str | None:
+    """What kubectl makes of the unquoted YAML 1.1 word or number at `path` (`n` is false, `010` is 8), read from
+    the object's `text` where the value is written (`goyaml.read_as`); None for any other value."""
+    value = value_at(located.obj, path)
+    start = located.scalar_start(path) if value.__class__ in (bool, int, float) else None
+    return goyaml.read_as(text, start, value) if start is not None else None
+
+
+def is_scalar(value: Any) -> bool:
+    """A string, number or boolean (`scalar_start` places them)."""
+    return isinstance(value, str | int | float)
 
 
 def value_at(obj: Any, path: FieldPath) -> Any:

@@ -43,7 +43,11 @@ def _parse(text: str, source: str, problems: list[Problem]) -> list[Locator]:
 
         text = go_json(text)
 
-        docs = jsontext.load(text, source, _reread)
+        try:
+            docs = jsontext.load(text, source, _reread)
+        except jsontext.NumberTooLong as err:
+            problems.append(Problem(source, f"invalid JSON: {err}"))
+            return []
         if docs is not None:
             return list(docs)
     fast = libyaml.load(text, source)
@@ -99,14 +103,21 @@ def read(paths: Iterable[str], *, kinds: frozenset[str] | None = None, ignore: S
 
     Problems (unreadable files, invalid YAML, documents that are not objects) come back in input order;
     reading carries on past each."""
+    objects, problems = read_texts(paths, kinds=kinds, ignore=ignore, stdin=stdin)
+    return [doc for doc, _text in objects], problems
+
+
+def read_texts(paths: Iterable[str], *, kinds: frozenset[str] | None = None, ignore: Sequence[str] = (),
+               stdin: TextIO | None = None) -> tuple[list[tuple[Locator, str]], list[Problem]]:
+    """`read`, each object with the text it was read from (to look at how a value is written)."""
     problems: list[Problem] = []
-    objects: list[Locator] = []
+    objects: list[tuple[Locator, str]] = []
     for source, text in read_sources(paths, problems, stdin):
         if ignore and ignored(source, ignore):
             continue
         for doc in parse(text, source, problems):
             if kinds is None or kind_of(doc.obj) in kinds:
-                objects.append(doc)
+                objects.append((doc, text))
     return objects, problems
 
 

@@ -1,15 +1,18 @@
 """The reference backend: one text -> objects with their positions, by ruamel.yaml's round-trip loader.
 
-YAML is parsed as YAML 1.2, so an unquoted `0000:00:05.0` or `on` stays a string, as the API server's own
-YAML decoder (sigs.k8s.io/yaml) would treat them. JSON is YAML 1.2 too. It is the slowest backend (~5 ms
-per small object) and the one whose problem messages are the reference: the libyaml and JSON backends
-hand every text they do not read exactly alike to it. Input problems never raise: each becomes one
-`Problem` and loading carries on with the rest.
+ruamel parses; every plain (unquoted, untagged) scalar is kept as its text (`_Plain`) and resolved by
+`webhook.manifests.goyaml`, as kubectl and the API server (sigs.k8s.io/yaml over go-yaml v2) read it: an
+unquoted `on` is true, `010` is 8, `0000:00:05.0` stays a string. Keys become the JSON keys Kubernetes makes
+of them, and two keys that make one JSON key (`on:` and `"true":`) are a duplicate. It is the slowest backend
+(~5 ms per small object) and the one whose problem messages are the reference: the libyaml and JSON backends
+hand every text they do not read exactly alike to it. Input problems never raise: each becomes one `Problem`
+and loading carries on with the rest.
 """
 
 from __future__ import annotations
 
 import datetime
+import functools
 import io
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -20,8 +23,8 @@ from msgspec import Struct
 
 from webhook.fieldpath import FieldPath
 from webhook.findings import Position
-from webhook.manifests import aliases
-from webhook.manifests.objects import expand, not_an_object, value_at
+from webhook.manifests import aliases, goyaml
+from webhook.manifests.objects import expand, is_scalar, not_an_object, value_at
 from webhook.manifests.problems import Problem, refused_character, type_name
 from webhook.wire import Obj, one_line, reading_error
 
@@ -57,8 +60,8 @@ class Manifest:
         return _locate(self.node, full, self.source, value=value)
 
     def scalar_start(self, path: FieldPath) -> int | None:
-        """Character offset into `text` where the string scalar at `path` starts (None when it is not one)."""
-        if not isinstance(value_at(self.obj, path), str):
+        """Character offset into `text` where the scalar at `path` starts (None when there is none)."""
+        if not is_scalar(value_at(self.obj, path)):
             return None
         pos = self.position(path)
         return None if pos is None else self.offset(pos.line, pos.column)
@@ -103,6 +106,9 @@ def load_text(text: str, source: str = "<string>") -> Loaded:
     except aliases.Refused as refused:
         loaded.problems.append(Problem(source, f"invalid YAML: {refused.message}", refused.line, refused.column))
         return loaded
+    except _KeyRefused as refused:
+        loaded.problems.append(Problem(source, f"invalid YAML: {refused.args[0]}", refused.args[1], refused.args[2]))
+        return loaded
     for index, node in enumerate(documents):
         if node is None:
             continue  # an empty document, e.g. a trailing `---`
@@ -123,12 +129,34 @@ def load_text(text: str, source: str = "<string>") -> Loaded:
     return loaded
 
 
+class _Plain(str):
+    """A plain scalar's text, as ruamel read it: `plain` resolves it."""
+
+    __slots__ = ()
+
+
+_PLAIN_TAG = "tag:draguard,2026:plain"
+
+
+class _KeyRefused(Exception):
+    """A key Kubernetes cannot turn into a JSON key, or two keys that make one: (message, line, column)."""
+
+
+def _json_key(key: Any) -> str | None:
+    """The JSON key sigs.k8s.io/yaml makes of a constructed key (None: it refuses it)."""
+    if isinstance(key, _Plain):
+        return goyaml.json_key(str(key))
+    return goyaml.key_of(key)
+
+
 def plain(node: Any) -> Any:
     """ruamel's round-trip values -> plain dict/list/str/int/float/bool/None."""
     if isinstance(node, Mapping):
-        return {str(k): plain(v) for k, v in node.items()}
+        return {_json_key(k): plain(v) for k, v in node.items()}
     if isinstance(node, list):
         return [plain(v) for v in node]
+    if isinstance(node, _Plain):
+        return goyaml.resolve_plain(str(node))
     if isinstance(node, bool) or node is None:
         return node
     if isinstance(node, int):
@@ -154,8 +182,70 @@ def _yaml() -> YAML:
 
     yaml = YAML(typ="rt")  # round-trip: the only ruamel mode that keeps line/column marks
     yaml.version = (1, 2)
+    yaml.Resolver = _classes()[0]
+    yaml.Constructor = _classes()[1]
     yaml.allow_duplicate_keys = False
     return yaml
+
+
+@functools.cache
+def _classes() -> tuple[type, type]:
+    """ruamel's resolver and constructor, with plain scalars kept as `_Plain` text and keys compared as the JSON
+    keys Kubernetes makes of them."""
+    from ruamel.yaml.constructor import DuplicateKeyError, RoundTripConstructor
+    from ruamel.yaml.nodes import ScalarNode
+    from ruamel.yaml.resolver import VersionedResolver
+    from ruamel.yaml.tag import Tag
+
+    plain_tag = Tag(suffix=_PLAIN_TAG)
+
+    class Resolver(VersionedResolver):
+        def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
+            if kind is ScalarNode and implicit[0] and value != "<<":  # a merge key stays ruamel's
+                return plain_tag
+            return super().resolve(kind, value, implicit)
+
+    class Constructor(RoundTripConstructor):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self.json_keys: dict[int, set[str]] = {}
+
+        def check_mapping_key(self, node: Any, key_node: Any, mapping: Any, key: Any, value: Any) -> bool:
+            mark = key_node.start_mark
+            json = _json_key(key)
+            if json is None:
+                raise _KeyRefused(f"the key `{key_node.value}` has no JSON form (kubectl refuses a null key, or an "
+                                  "integer key beyond int64): quote it", mark.line + 1, mark.column + 1)
+            seen = self.json_keys.setdefault(id(mapping), set())  # the mappings live as long as the loader
+            if json in seen:
+                read_as = f" (kubectl reads the unquoted `{key}` as {json})" if json != key else ""
+                raise DuplicateKeyError("while constructing a mapping", node.start_mark,
+                                        f'found duplicate key "{json}"{read_as}', mark)
+            seen.add(json)
+            return True
+
+    Constructor.add_constructor(_PLAIN_TAG, lambda constructor, node: _Plain(node.value))
+    for name in _TAGGED:
+        Constructor.add_constructor(f"tag:yaml.org,2002:{name}", functools.partial(_tagged, name))
+    return Resolver, Constructor
+
+
+_TAGGED = {"null": type(None), "bool": bool, "int": int, "float": float}
+_TAG_OF = {value: name for name, value in _TAGGED.items()} | {str: "str"}
+
+
+def _tagged(name: str, constructor: Any, node: Any) -> Any:
+    """`!!int 010`, `!!bool yes`, `!!float 1` as go-yaml reads them (8, true, 1.0): the text resolved by the same
+    rules, then held to the tag (an int64 may be a float); any other type is go-yaml's `cannot decode` error."""
+    from ruamel.yaml.constructor import ConstructorError
+
+    value = goyaml.resolve_plain(node.value)
+    if name == "float" and type(value) is int and goyaml.INT64_MIN <= value <= goyaml.INT64_MAX:
+        value = float(value)
+    if type(value) is not _TAGGED[name]:
+        raise ConstructorError(None, None, f"cannot decode !!{_TAG_OF[type(value)]} `{node.value}` as a !!{name}",
+                               node.start_mark)
+    return value
 
 
 def _locate(node: Any, path: FieldPath, source: str, *, value: bool) -> Position:
@@ -163,13 +253,14 @@ def _locate(node: Any, path: FieldPath, source: str, *, value: bool) -> Position
 
     line, column = _start(node)
     for segment, _is_key in path.steps():
-        if isinstance(node, CommentedMap) and isinstance(segment, str) and segment in node:
+        key = _written_key(node, segment) if isinstance(node, CommentedMap) else None
+        if key is not None:
             try:
-                key_line, key_col = node.lc.key(segment)
-                val_line, val_col = node.lc.value(segment)
+                key_line, key_col = node.lc.key(key)
+                val_line, val_col = node.lc.value(key)
             except KeyError:  # merged in by `<<`: its position belongs to the anchored map; stay at the parent
                 break
-            child = node[segment]
+            child = node[key]
             line, column = (val_line, val_col) if value else (key_line, key_col)
             if isinstance(child, CommentedMap | CommentedSeq) and value and child.lc.line is not None:
                 line, column = child.lc.line, child.lc.col
@@ -180,6 +271,13 @@ def _locate(node: Any, path: FieldPath, source: str, *, value: bool) -> Position
         else:
             break
     return Position(source, line + 1, column + 1)
+
+
+def _written_key(node: Mapping[Any, Any], segment: str | int) -> Any:
+    """The key of `node` as written (`on`) whose JSON key is `segment` (`true`); None when there is none."""
+    if not isinstance(segment, str):
+        return None
+    return next((key for key in node if _json_key(key) == segment), None)
 
 
 def _start(node: Any) -> tuple[int, int]:

@@ -15,9 +15,9 @@ from msgspec import Struct
 
 from webhook.errors import DraguardError
 from webhook.fieldpath import FieldPath
-from webhook.manifests.objects import Locator
+from webhook.manifests.objects import Locator, read_as
 from webhook.manifests.problems import type_name
-from webhook.manifests.reader import read
+from webhook.manifests.reader import read_texts
 from webhook.wire import Obj, kind_of, name_of
 
 
@@ -110,8 +110,9 @@ def _word_of(shape: Shape) -> str:
     return "a mapping" if isinstance(shape, Fields) else "a list" if isinstance(shape, Items) else _A[shape]
 
 
-def malformed(located: Locator) -> Iterator[str]:
-    """One line per misshapen field of an object of `SHAPES`: `FILE:LINE:COL: Kind name: path problem`."""
+def malformed(located: Locator, text: str = "") -> Iterator[str]:
+    """One line per misshapen field of an object of `SHAPES`: `FILE:LINE:COL: Kind name: path problem`; with the
+    object's `text`, what kubectl makes of an unquoted YAML 1.1 word or number there (`n` is false)."""
     obj = located.obj
     shape = SHAPES.get(kind_of(obj))
     if shape is None:
@@ -119,20 +120,20 @@ def malformed(located: Locator) -> Iterator[str]:
     for path, problem in misshapen(obj, shape, FieldPath()):
         position = located.position(path)
         where = str(position) if position is not None else located.source
-        yield f"{where}: {kind_of(obj)} {name_of(obj) or '<unnamed>'}: {path} {problem}"
+        note = read_as(located, path, text) if text else None
+        yield f"{where}: {kind_of(obj)} {name_of(obj) or '<unnamed>'}: {path} {problem}{f' ({note})' if note else ''}"
 
 
 def read_strict(paths: Sequence[str], kinds: frozenset[str], *, stdin_text: str | None = None) -> list[Obj]:
     """Objects of `kinds`, values first (JSON and libyaml backends); any input problem or misshapen object is
     a DraguardError (exit 2). `stdin_text`: what '-' reads, when the caller read stdin once for several
     option values."""
-    objects, problems = read(paths, kinds=kinds,
-                             stdin=None if stdin_text is None else io.StringIO(stdin_text))
+    objects, problems = read_texts(paths, kinds=kinds, stdin=None if stdin_text is None else io.StringIO(stdin_text))
     if problems:
         more = len(problems) - 1
         raise DraguardError(str(problems[0]) + (f" (and {more} more problems)" if more else ""))
-    for located in objects:
-        problem = next(malformed(located), None)
+    for located, text in objects:
+        problem = next(malformed(located, text), None)
         if problem is not None:
             raise DraguardError(problem)
-    return [located.obj for located in objects]
+    return [located.obj for located, _text in objects]

@@ -220,6 +220,8 @@ def to_yaml(listing: Listing) -> str:
     from ruamel.yaml.comments import CommentedMap, CommentedSeq
     from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 
+    from webhook.manifests import goyaml
+
     def convert(value: Any, key: str = "") -> Any:
         if isinstance(value, dict):
             mapping = CommentedMap((k, convert(v, k)) for k, v in value.items())
@@ -240,6 +242,7 @@ def to_yaml(listing: Listing) -> str:
     yaml.representer.add_representer(
         type(None), lambda rep, _: rep.represent_scalar("tag:yaml.org,2002:null", "null")
     )  # `reason: null`, not a bare `reason:`
+    yaml.representer.add_representer(str, goyaml.represent_str)  # `"on"`, `"010"`: as kubectl must read them
     yaml.version = None
     yaml.width = 4096
     yaml.indent(mapping=2, sequence=2, offset=0)

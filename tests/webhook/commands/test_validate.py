@@ -52,8 +52,8 @@ kind: ResourceSlice
 metadata: {name: s}
 spec:
   driver: gpu.example.com
-  nodeName: n
-  pool: {name: n, resourceSliceCount: 1}
+  nodeName: "n"
+  pool: {name: "n", resourceSliceCount: 1}
   devices:
   - name: gpu-0
     attributes:
@@ -95,7 +95,7 @@ def test_input_problems_are_one_line_each_and_exit_2_after_the_rest(
     (tmp_path / "scalar.yaml").write_text("just text\n", encoding="utf-8")
     (tmp_path / "good.yaml").write_text(
         "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\nspec:\n  driver: d.io\n"
-        "  nodeName: n\n  pool: {name: n, resourceSliceCount: 1}\n  devices:\n  - name: a\n    attributes:\n"
+        "  nodeName: 'n'\n  pool: {name: 'n', resourceSliceCount: 1}\n  devices:\n  - name: a\n    attributes:\n"
         "      resource.kubernetes.io/numaNode: {int: -1}\n", encoding="utf-8")
     missing = tmp_path / "missing.yaml"
     code, out, err = run(capsys, str(tmp_path), str(missing))

@@ -104,8 +104,8 @@ def test_places_are_found_without_reading_what_the_path_does_not_pass() -> None:
     assert places.offset(FieldPath.root("items").index(1).child("b")) == (text.index('"x"'), True)
     assert places.offset(FieldPath.root("items").index(1).child("c")) == (text.index('{\n      "b"'), False)
     assert len(places._members) == 3  # the top, `items`, `items[1]`: not `items[0]` nor what it holds
-    assert places.string_start(FieldPath.root("items").index(1).child("b")) == text.index('"x"')
-    assert places.string_start(FieldPath.root("items")) is None
+    assert places.scalar_start(FieldPath.root("items").index(1).child("b")) == text.index('"x"')
+    assert places.scalar_start(FieldPath.root("items")) is None
 
 
 def test_a_big_list_is_placed_in_one_pass_over_its_items() -> None:

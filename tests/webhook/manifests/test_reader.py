@@ -112,8 +112,15 @@ def test_a_list_item_that_is_null_is_named_so() -> None:
     assert [str(p) for p in problems] == ["l.yaml:1:1: items[0] is a null value, not an object"]
 
 
+@pytest.mark.parametrize("digits", [sys.get_int_max_str_digits(), sys.get_int_max_str_digits() + 1])
+def test_an_unquoted_number_too_long_for_go_is_a_string_in_yaml(digits: int) -> None:
+    """go-yaml (kubectl) tries ParseInt, ParseUint, then ParseFloat, which overflows: the text stays a string."""
+    problems: list[Problem] = []
+    (doc,) = parse(f"kind: ResourceSlice\nspec:\n  x: {'9' * digits}\n", "n.yaml", problems)
+    assert problems == [] and doc.obj["spec"]["x"] == "9" * digits
+
+
 @pytest.mark.parametrize(("name", "template"), [
-    ("n.yaml", "kind: ResourceSlice\nspec:\n  x: {}\n"),
     ("n.json", '{"kind": "ResourceSlice", "spec": {"x": {}}}'),
     ("stream.json", '{"kind": "ResourceSlice"}\n{"kind": "ResourceSlice", "spec": {"x": {}}}'),
 ])
@@ -125,7 +132,7 @@ def test_a_number_too_long_for_python_is_one_problem_for_its_file(name: str, tem
     read_at_limit = parse(template.replace("{}", "9" * limit), name, problems)
     assert problems == [] and read_at_limit[-1].obj["spec"]["x"] == int("9" * limit)
     assert parse(template.replace("{}", "9" * (limit + 1)), name, problems) == []
-    assert [p.message for p in problems] == [f"invalid {'JSON' if name == 'stream.json' else 'YAML'}: a number with "
+    assert [p.message for p in problems] == ["invalid JSON: a number with "
                                              f"more than {limit} digits (no Kubernetes field holds one: the API server "
                                              "refuses it too)"]
 

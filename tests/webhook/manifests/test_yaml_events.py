@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 
 from tests.webhook.manifests.test_json_places import SCALARS, TEXT, paths
 from webhook.fieldpath import FieldPath
-from webhook.manifests import libyaml
+from webhook.manifests import libyaml, load_text, parse
+from webhook.manifests.problems import Problem
 
 KEYS = TEXT
 VALUES = st.recursive(SCALARS, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(KEYS, inner, max_size=4),
@@ -73,14 +74,37 @@ def test_what_the_event_reader_does_not_take_goes_the_ruamel_way(text: str, why:
     assert libyaml.load(text, "f.yaml") is None, why
 
 
-def test_keys_are_strings_as_the_composer_made_them_and_placed_by_them() -> None:
-    """A plain key is resolved, then made a string (`true:` is the key "True"); both readers place its value by that
-    key (the composer's lookup compared the key's text, and placed "True" at the top of the document)."""
-    text = "1: a\ntrue: b\n~: c\n'q': d\n0E0: e\n"
+def test_keys_are_the_json_keys_kubernetes_makes_and_placed_by_them() -> None:
+    """A plain key is resolved as go-yaml resolves it, then made the JSON key sigs.k8s.io/yaml makes (`off:` is
+    "false", `0E0:` is "0", `010:` is "8"); both readers place its value by that key."""
+    text = "1: a\ntrue: b\noff: c\n'q': d\n0E0: e\n1e7: f\n010: g\n"
     (read,) = assert_read_as_composed(text)
-    assert list(read.obj) == ["1", "True", "None", "q", "0.0"]
+    assert list(read.obj) == ["1", "true", "false", "q", "0", "1e+07", "8"]
     assert [str(read.position(FieldPath().key(key))) for key in read.obj] == [
-        "f.yaml:1:4", "f.yaml:2:7", "f.yaml:3:4", "f.yaml:4:6", "f.yaml:5:6"]
+        "f.yaml:1:4", "f.yaml:2:7", "f.yaml:3:6", "f.yaml:4:6", "f.yaml:5:6", "f.yaml:6:6", "f.yaml:7:6"]
+    (manifest,) = load_text(text, "f.yaml").manifests
+    assert manifest.obj == read.obj
+    assert [str(manifest.position(FieldPath().key(key))) for key in read.obj] == [
+        "f.yaml:1:4", "f.yaml:2:7", "f.yaml:3:6", "f.yaml:4:6", "f.yaml:5:6", "f.yaml:6:6", "f.yaml:7:6"]
+
+
+@pytest.mark.parametrize(("text", "problem"), [
+    ("~: c\n", "f.yaml:1:1: invalid YAML: the key `~` has no JSON form (kubectl refuses a null key, or an integer "
+                "key beyond int64): quote it"),
+    ("a:\n  18446744073709551615: c\n", "f.yaml:2:3: invalid YAML: the key `18446744073709551615` has no JSON form "
+                                        "(kubectl refuses a null key, or an integer key beyond int64): quote it"),
+    ("on: 1\n'true': 2\n", 'f.yaml:2:1: invalid YAML: found duplicate key "true"'),
+    ("a: {yes: 1, y: 2}\n", 'f.yaml:1:13: invalid YAML: found duplicate key "true" (kubectl reads the unquoted `y` '
+                            "as true)"),
+    ("01: 1\n1: 2\n", 'f.yaml:2:1: invalid YAML: found duplicate key "1"'),
+])
+def test_a_key_kubernetes_refuses_or_reads_twice_is_one_problem(text: str, problem: str) -> None:
+    """YAMLToJSON has no JSON key for a null or uint64 key; two keys making one JSON key would leave one of the two
+    values to Go's map order: the event reader leaves both to ruamel, which words the problem."""
+    assert libyaml.load(text, "f.yaml") is None
+    problems: list[Problem] = []
+    assert parse(text, "f.yaml", problems) == []
+    assert [str(p) for p in problems] == [problem]
 
 
 def test_nesting_deeper_than_half_the_recursion_limit_is_read_by_the_composer() -> None:

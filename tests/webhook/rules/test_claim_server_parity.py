@@ -144,7 +144,7 @@ ALTERNATIVES = claim("""    requests:
     - name: b
       exactly: {deviceClassName: gpu}
       firstAvailable:
-      - {name: y, deviceClassName: gpu}
+      - {name: "y", deviceClassName: gpu}
 """)
 GATE_OFF = "feature gate DRAPrioritizedList (GA in Kubernetes 1.36, on by default; this cluster: off)"
 
@@ -316,7 +316,7 @@ metadata: {name: s}
 spec:
   driver: gpu.example.com
   pool: {name: p, resourceSliceCount: 1.0, generation: 2e0}
-  nodeName: n
+  nodeName: "n"
   devices:
   - name: d0
     attributes:

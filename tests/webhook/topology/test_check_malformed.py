@@ -87,7 +87,7 @@ def draguard_check(tmp_path: Path, sys_root: Path, name: str, value: Any) -> tup
     slices = tmp_path / "slices.yaml"
     slices.write_text(
         "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\nspec:\n"
-        "  driver: d.example.com\n  nodeName: n\n  pool: {name: p, generation: 1, resourceSliceCount: 1}\n"
+        "  driver: d.example.com\n  nodeName: 'n'\n  pool: {name: p, generation: 1, resourceSliceCount: 1}\n"
         f'  devices:\n  - name: a\n    attributes:\n      {BUS_ID}: {{string: "{DEVICE}"}}\n{line}\n'
     )
     argv = [str(DRAGUARD), "topology", "--check", str(slices), "--sysfs-root", str(sys_root), "--node", "n"]

@@ -158,7 +158,7 @@ def test_a_device_link_that_leads_nowhere_is_a_broken_device_not_an_absent_one(
     slices = tmp_path / "slices.yaml"
     slices.write_text(
         "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\n"
-        "spec:\n  driver: dra.net\n  nodeName: n\n  pool: {name: n, generation: 1, resourceSliceCount: 1}\n"
+        "spec:\n  driver: dra.net\n  nodeName: 'n'\n  pool: {name: 'n', generation: 1, resourceSliceCount: 1}\n"
         "  devices:\n  - name: eth0\n    attributes:\n"
         "      resource.kubernetes.io/pciBusID: {string: \"0000:3b:00.0\"}\n"
         "      resource.kubernetes.io/numaNode: {int: 1}\n")
