@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from celpy import celtypes
 from lark import Tree
 from msgspec import Struct
+
+from celext import values as celvalues
 
 Kind = Literal["value", "has", "optional"]
 
@@ -37,7 +38,7 @@ def _name(node: Tree[Any]) -> str | None:
         key = node.children[1]
         if isinstance(key, Tree) and key.data == "primary" and key.children[0].data == "const":
             value = key.children[0].children[0]
-            if isinstance(value, celtypes.StringType):
+            if isinstance(value, celvalues.StringType):
                 return str(value)
     return None
 

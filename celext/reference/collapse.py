@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from celpy.evaluation import CELEvalError
 from lark import Tree
 
 from celext.syntax import literals
+from celext.values import CELEvalError
 
 _COLLAPSIBLE = frozenset({"expr", "conditionalor", "conditionaland", "relation", "addition", "multiplication",
                           "unary", "member"})

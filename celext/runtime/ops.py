@@ -12,34 +12,30 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from celpy import celtypes
-from celpy.evaluation import Activation, CELEvalError
-from lark import Token, Tree
+from lark import Tree
 from lark.tree import Meta
 
+from celext import values as celvalues
 from celext.env import FUNCTIONS
 from celext.gostrconv import INT64
 from celext.lib.includes import includes as _includes
 from celext.lib.ints import cel_int
-from celext.reference.evaluator import COST_EXCEEDED, RELATIONS, Budget, CostLimitExceeded, DRAEvaluator, go_type_name
+from celext.lib.typenames import go_type_name
+from celext.reference import operations
+from celext.reference.operations import COST_EXCEEDED, RELATIONS, UNDECIDED, Budget, CostLimitExceeded
 from celext.runtime.wire import converted
+from celext.values import CELEvalError
 
-__all__ = ["ACTIVATION", "BOOL", "FALSE", "FUNCTION_TABLE", "TRUE", "Budget", "CostLimitExceeded", "arith",
+__all__ = ["BOOL", "FALSE", "FUNCTION_TABLE", "TRUE", "Budget", "CostLimitExceeded", "arith",
            "cost_exceeded", "invoke", "make_list", "no_key", "no_overload", "node", "not_iterable", "relation",
            "subtree"]
 
-BOOL = celtypes.BoolType
+BOOL = celvalues.BoolType
 TRUE = BOOL(True)
 FALSE = BOOL(False)
-# The reference engine's base scope and its function table flattened (cel-python's Activation keeps a ChainMap):
-# built once, read-only, shared by every evaluation of every selector.
-ACTIVATION = Activation(functions=dict(FUNCTIONS))
-FUNCTION_TABLE = dict(ACTIVATION.functions)
+# The function table, flattened: built once, read-only, shared by every evaluation of every selector.
+FUNCTION_TABLE = dict(FUNCTIONS)
 _UNLIMITED = 1 << 62  # operand-level evaluations never run out: the caller's budget is charged by the loops
-
-
-def _evaluator(tree: Tree[Any], budget: Budget | None = None) -> DRAEvaluator:
-    return DRAEvaluator(tree, ACTIVATION, budget or Budget(_UNLIMITED), FUNCTION_TABLE)
 
 
 def _meta() -> Meta:
@@ -61,8 +57,11 @@ def const(value: Any) -> Tree[Any]:
 
 
 def node(root: Tree[Any]) -> Any:
-    """The reference engine's result for one node whose operands are `const` trees."""
-    return _evaluator(root).visit(root)
+    """The reference engine's result for one node whose operands are `const` trees (it loads cel-python: only for
+    what no function of celext.reference.operations decides)."""
+    from celext.reference.evaluator import DRAEvaluator, base_activation
+
+    return DRAEvaluator(root, base_activation(), Budget(_UNLIMITED), FUNCTION_TABLE).visit(root)
 
 
 def cost_exceeded() -> None:
@@ -85,13 +84,9 @@ def relation(name: str) -> Any:
     return RELATIONS[name]
 
 
-_ARITH_PARENT = {"addition_add": "addition", "addition_sub": "addition", "multiplication_mul": "multiplication",
-                 "multiplication_div": "multiplication", "multiplication_mod": "multiplication"}
-
-
 def arith(operator: str, left: Any, right: Any) -> Any:
-    """`+ - * / %` exactly as the reference engine computes them (cel-python's operators, cel-go's texts)."""
-    return node(tree(_ARITH_PARENT[operator], [tree(operator, [const(left)]), const(right)]))
+    """`+ - * / %` exactly as the reference engine computes them (celext.reference.operations)."""
+    return operations.arithmetic(FUNCTION_TABLE, operator, left, right)
 
 
 def unary(operator: str, value: Any) -> Any:
@@ -105,28 +100,33 @@ def unary(operator: str, value: Any) -> Any:
             return _new_float(_DOUBLE, float.__neg__(value))
     elif kind is BOOL:
         return FALSE if value else TRUE
-    return node(tree("unary", [tree(operator, []), const(value)]))
+    return operations.unary(FUNCTION_TABLE, operator, value)
 
 
-_INT, _DOUBLE = celtypes.IntType, celtypes.DoubleType
+_INT, _DOUBLE = celvalues.IntType, celvalues.DoubleType
 _INT64_MIN = INT64[0]
 _new_float = float.__new__
 
 
 def select(value: Any, name: str, optional: bool = False) -> Any:
-    """`value.name` / `value.?name`."""
-    return node(tree("member_dot_opt" if optional else "member_dot", [const(value), Token("IDENT", name)]))
+    """`value.name` / `value.?name`; a value that is no CEL value (a type) as the reference engine's tree walk
+    selects on it."""
+    result = operations.select(value, name, optional)
+    if result is UNDECIDED:
+        from lark import Token
+
+        return node(tree("member_dot", [const(value), Token("IDENT", name)]))
+    return result
 
 
 def index(value: Any, key: Any, optional: bool = False) -> Any:
     """`value[key]` / `value[?key]`."""
-    return node(tree("member_index_opt" if optional else "member_index", [const(value), const(key)]))
+    return operations.index(value, key, optional)
 
 
-_EMPTY = tree("exprlist", [])
-# A function call with evaluated arguments (receiver first), dispatched as the reference engine does; its
-# `_invoke` reads only the function table, so one shared instance serves every thread.
-invoke = _evaluator(_EMPTY)._invoke
+def invoke(name: str, args: list[Any]) -> Any:
+    """A function call with evaluated arguments (receiver first), dispatched as the reference engine does."""
+    return operations.invoke(FUNCTION_TABLE, name, args)
 
 
 def includes(target: Any, item: Any) -> Any:
@@ -142,12 +142,14 @@ def make_list(items: list[Any]) -> Any:
     for item in items:
         if isinstance(item, CELEvalError):
             return item
-    return celtypes.ListType(items)
+    return celvalues.ListType(items)
 
 
 def subtree(tree: Tree[Any], budget: Budget, device: Any, driver: str, variables: Mapping[str, Any]) -> Any:
     """A whole subtree evaluated by the reference engine (constructs the compiled engine leaves to it), with
     `device` converted and the comprehension variables in scope."""
+    from celext.reference.evaluator import DRAEvaluator, base_activation
+
     scope = {"device": converted(device, driver), **variables}
-    activation = ACTIVATION.nested_activation(vars=scope)
+    activation = base_activation().nested_activation(vars=scope)
     return DRAEvaluator(tree, activation, budget, FUNCTION_TABLE).visit(tree)

@@ -35,7 +35,6 @@ from itertools import accumulate, pairwise, repeat
 from operator import itemgetter
 from typing import Any, NamedTuple
 
-from celpy.evaluation import CELEvalError
 from lark import Token, Tree
 
 from celext import env
@@ -45,6 +44,7 @@ from celext.gcpause import gc_paused
 from celext.syntax import build, constants, literals
 from celext.syntax.build import Factory
 from celext.syntax.lexer import OPERAND_END, Lexeme, tokenize
+from celext.values import CELEvalError
 
 MAX_RECURSION_DEPTH = 250  # cel-go parser.MaxRecursionDepth default
 RECURSION_LIMIT_EXCEEDED = f"expression recursion limit exceeded: {MAX_RECURSION_DEPTH}"

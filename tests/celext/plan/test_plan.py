@@ -8,7 +8,6 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from celpy.evaluation import CELEvalError
 from lark import Tree
 
 import celext
@@ -19,6 +18,7 @@ from celext.plan import COMPACT_HEADER, COMPACT_NODES, generate, larger_than, na
 from celext.plan.cache import ByteBudgetCache
 from celext.reference.evaluator import error_message
 from celext.selector import Selector
+from celext.values import CELEvalError
 
 DRIVER = "d.io"
 
