@@ -11,9 +11,7 @@ import functools
 import re
 from pathlib import Path
 
-import celpy
 import lark
-from celpy.celparser import CELParseError, CELParser
 from lark import Token, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedToken
 
@@ -33,6 +31,9 @@ _OPTIONAL_RULES = ("member         : member_dot | member_dot_arg | member_index 
 
 def _parser() -> lark.Lark:
     if not _PARSERS:
+        import celpy  # (cel-python: loaded only for this reference parser)
+        from celpy.celparser import CELParser
+
         grammar = (Path(celpy.__file__).parent / "cel.lark").read_text()
         if _MEMBER_RULE not in grammar:  # a cel-python upgrade changed the grammar: fail loudly, not oddly
             raise RuntimeError("celext: cel-python's grammar no longer has the member rule celext extends")
@@ -48,6 +49,8 @@ def lark_parse(expression: str) -> Tree[Token]:
     """The parser celext used before `celext.syntax.parser`: cel-python's Lark LALR grammar with optional selection.
     Kept as the reference the hand-written parser is compared with (tests) and timed against (bench).
     Syntax errors as cel-python's CELParser reports them (CELParseError)."""
+    from celpy.celparser import CELParseError
+
     try:
         return _parser().parse(expression)
     except (UnexpectedToken, UnexpectedCharacters) as err:
