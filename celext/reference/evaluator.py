@@ -23,7 +23,7 @@ import lark
 from celpy.evaluation import Activation, Evaluator
 
 from celext import values as celvalues
-from celext.env import MACRO_FORMS, OPTIONAL_MACROS
+from celext.env import FUNCTIONS, MACRO_FORMS, OPTIONAL_MACROS
 from celext.errors import EvaluationError
 from celext.lib.optional_value import OptionalValue
 from celext.lib.typenames import TYPE_DENOTATIONS, cel_type_name, go_type_name
@@ -269,12 +269,10 @@ _BASE: list[Activation] = []
 
 
 def base_activation() -> Activation:
-    """The base scope every evaluation nests its variables in: the function table (celext.runtime.ops), built on
-    first use, then shared read-only."""
+    """The base scope every evaluation nests its variables in: the function table (celext.env), built on first
+    use, then shared read-only."""
     if not _BASE:
-        from celext.runtime.ops import FUNCTION_TABLE
-
-        _BASE.append(Activation(functions=FUNCTION_TABLE))
+        _BASE.append(Activation(functions=dict(FUNCTIONS)))
     return _BASE[0]
 
 
