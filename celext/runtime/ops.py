@@ -1,10 +1,11 @@
 """Helpers the generated selector code calls: CEL operations over the reference engine's values.
 
-The compiled engine computes with the same values as the reference engine (celtypes, Semver, Quantity,
+The compiled engine computes with the same values as the reference engine (celext.values, Semver, Quantity,
 OptionalValue, CELEvalError as an error value) and, for every operation it does not inline, calls the
-reference engine's own implementation of that one node with its operands already evaluated (`node()`),
-so results and error texts stay identical by construction. Only control flow (`&&`, `||`, `?:`,
-comprehension loops), device reads and function dispatch are generated as Python.
+reference engine's own rule for that one node with its operands already evaluated
+(celext.reference.operations), so results and error texts stay identical by construction; what no rule there
+decides falls back to the reference evaluator itself (`node()`, `subtree()`: they load cel-python). Only control
+flow (`&&`, `||`, `?:`, comprehension loops), device reads and function dispatch are generated as Python.
 """
 
 from __future__ import annotations
@@ -94,7 +95,7 @@ def unary(operator: str, value: Any) -> Any:
     the reference engine's node costs ~30 us, a hot spot in loops such as `sortBy(x, -x)`."""
     kind = value.__class__
     if operator == "unary_neg":
-        if kind is _INT and not int.__eq__(value, _INT64_MIN):  # (celtypes' own operators check types: slow)
+        if kind is _INT and not int.__eq__(value, _INT64_MIN):  # (IntType's own operators check types: slow)
             return cel_int(int.__neg__(value))
         if kind is _DOUBLE:
             return _new_float(_DOUBLE, float.__neg__(value))
