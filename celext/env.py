@@ -12,13 +12,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from celpy.evaluation import CELEvalError, base_functions
-
 from celext.lib import Library, bind, includes, lists, net, optional, quantity, regex, semver, sets, strings, urls
 from celext.lib.library import no_such_overload
 from celext.lib.operators import OPERATORS, to_bool, to_double, to_duration, to_int, to_uint
+from celext.lib.standard import STANDARD
 from celext.lib.timestamps import GETTERS
 from celext.lib.typenames import cel_type_name, type_of
+from celext.values import CELEvalError
 
 
 def libraries() -> tuple[Library, ...]:
@@ -45,7 +45,7 @@ def _guarded(name: str, convert: Any) -> Any:
     return conversion
 
 
-_UNGUARDED: Mapping[str, Any] = {**base_functions, **bind(libraries()), **OPERATORS, "int": to_int, "uint": to_uint,
+_UNGUARDED: Mapping[str, Any] = {**STANDARD, **bind(libraries()), **OPERATORS, "int": to_int, "uint": to_uint,
                                  "double": to_double, "bool": to_bool, "duration": to_duration,
                                  "matches": regex.matches, "type": type_of, **GETTERS}
 FUNCTIONS: Mapping[str, Any] = {**_UNGUARDED, **{name: _guarded(name, _UNGUARDED[name]) for name in CONVERSIONS}}

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from celpy import celtypes
+from celext import values as celvalues
 
 __all__ = ["BoolKey", "DoubleKey", "UintKey", "stored_key"]
 
 
-class BoolKey(celtypes.BoolType):
+class BoolKey(celvalues.BoolType):
     """A bool as a map stores it: apart from the ints 1 and 0, which Python's dict takes for true and false."""
 
     def __hash__(self) -> int:
@@ -26,7 +26,7 @@ class BoolKey(celtypes.BoolType):
         return isinstance(other, BoolKey) and bool(self) is bool(other)
 
 
-class UintKey(celtypes.UintType):
+class UintKey(celvalues.UintType):
     """A uint as a map stores it: apart from the int of the same value (cel-go's Go map keeps Int(1), Uint(1))."""
 
     def __hash__(self) -> int:
@@ -36,7 +36,7 @@ class UintKey(celtypes.UintType):
         return isinstance(other, UintKey) and int(self) == int(other)
 
 
-class DoubleKey(celtypes.DoubleType):
+class DoubleKey(celvalues.DoubleType):
     """A double as a map stores it: apart from the int and the uint of the same value."""
 
     def __hash__(self) -> int:
@@ -51,10 +51,10 @@ def stored_key(key: Any) -> Any:
     `{dyn(1): a, dyn(1u): b}` hold two entries. Ints and strings are stored as they are."""
     if isinstance(key, (BoolKey, UintKey, DoubleKey)):
         return key
-    if isinstance(key, celtypes.BoolType):
+    if isinstance(key, celvalues.BoolType):
         return BoolKey(bool(key))  # (BoolType(b) gives b itself back)
-    if isinstance(key, celtypes.UintType):
+    if isinstance(key, celvalues.UintType):
         return UintKey(int(key))
-    if isinstance(key, celtypes.DoubleType):
+    if isinstance(key, celvalues.DoubleType):
         return DoubleKey(float(key))
     return key

@@ -20,35 +20,28 @@ from __future__ import annotations
 import operator
 import threading
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, cast
 
-from celpy import celtypes
-from celpy.evaluation import CELEvalError
-
+from celext import values as celvalues
 from celext.compile import Path, Prepared
 from celext.errors import EvaluationError
 from celext.lib.optional_value import OptionalValue
+from celext.lib.typenames import cel_type_name
 from celext.netaddr import Addr, Prefix
 from celext.neturl import URL
 from celext.plan import Plan, plan
 from celext.quantity import Quantity
-from celext.reference.evaluator import (
-    COST_EXCEEDED,
-    COST_LIMIT,
-    CostLimitExceeded,
-    cel_type_name,
-    error_message,
-    evaluate,
-)
+from celext.reference.operations import COST_EXCEEDED, COST_LIMIT, CostLimitExceeded, error_message
 from celext.reference.values import ABSENT, Device, Index, path_key, to_device
 from celext.runtime import ops
 from celext.runtime.memo import DeviceMemo
 from celext.runtime.verdict import device_error
 from celext.semver import Semver
 from celext.syntax.rewrite import check_expansion
+from celext.values import CELEvalError
 from celext.vocabulary import device_body
 
-_STR = celtypes.StringType
+_STR = celvalues.StringType
 _TRUE, _FALSE = ops.TRUE, ops.FALSE  # the generated code's booleans (anything else takes _boolean)
 SEEN_SIZE = 16_384  # devices per selector whose answer the compiled engine remembers
 MEMO_SIZE = 65_536  # entries per selector; the memo is dropped and rebuilt when full
@@ -233,9 +226,11 @@ class Selector:
     def _run(self, device: Device) -> bool:
         tree = self._prepared.tree
 
+        from celext.reference.evaluator import base_activation, evaluate  # (cel-python: the reference engine only)
+
         def run(value: Device, _driver: str, limit: int) -> Any:
             # A scope holding `device` on top of the shared base (cel-python's evaluate() clones the base).
-            activation = ops.ACTIVATION.nested_activation(vars={"device": value})
+            activation = base_activation().nested_activation(vars={"device": cast(Any, value)})
             return evaluate(tree, activation, limit, ops.FUNCTION_TABLE)  # with recursion headroom
 
         return _finish(run, device, "", self._cost_limit)
@@ -272,7 +267,7 @@ def _boolean(result: Any) -> bool:
     unwrapped first (cel-go `Optional.ConvertToNative`: its value converts, `optional.none()` fails)."""
     if isinstance(result, CELEvalError):
         raise EvaluationError(error_message(result))
-    if isinstance(result, celtypes.BoolType):
+    if isinstance(result, celvalues.BoolType):
         return bool(result)
     value = result
     while isinstance(value, OptionalValue):
@@ -281,7 +276,7 @@ def _boolean(result: Any) -> bool:
             break
         value = value.value
     else:
-        if isinstance(value, celtypes.BoolType):
+        if isinstance(value, celvalues.BoolType):
             return bool(value)
         problem = conversion_error(value)
     raise EvaluationError(f"CEL result of type {cel_type_name(result)} could not be converted to bool: {problem}")
@@ -290,15 +285,15 @@ def _boolean(result: Any) -> bool:
 # Each type's `ConvertToNative` error for a Go `bool` target: cel-go v0.26 common/types/*.go and Kubernetes'
 # apiserver pkg/cel (semver.go, quantity.go, ip.go, cidr.go, url.go). In order: subclasses before their bases.
 _NOT_BOOL: tuple[tuple[type, str], ...] = (
-    (celtypes.IntType, "unsupported type conversion from 'int' to bool"),
-    (celtypes.UintType, "unsupported type conversion from 'uint' to bool"),
-    (celtypes.DoubleType, "type conversion error from Double to 'bool'"),
-    (celtypes.StringType, "unsupported native conversion from string to 'bool'"),
-    (celtypes.BytesType, "type conversion error from Bytes to 'bool'"),
-    (celtypes.ListType, "type conversion error from list to 'bool'"),
-    (celtypes.MapType, "type conversion error from map to 'bool'"),
-    (celtypes.DurationType, "type conversion error from 'Duration' to 'bool'"),
-    (celtypes.TimestampType, "type conversion error from 'Timestamp' to 'bool'"),
+    (celvalues.IntType, "unsupported type conversion from 'int' to bool"),
+    (celvalues.UintType, "unsupported type conversion from 'uint' to bool"),
+    (celvalues.DoubleType, "type conversion error from Double to 'bool'"),
+    (celvalues.StringType, "unsupported native conversion from string to 'bool'"),
+    (celvalues.BytesType, "type conversion error from Bytes to 'bool'"),
+    (celvalues.ListType, "type conversion error from list to 'bool'"),
+    (celvalues.MapType, "type conversion error from map to 'bool'"),
+    (celvalues.DurationType, "type conversion error from 'Duration' to 'bool'"),
+    (celvalues.TimestampType, "type conversion error from 'Timestamp' to 'bool'"),
     (Semver, "type conversion error from 'Semver' to 'bool'"),
     (Quantity, "type conversion error from 'Quantity' to 'bool'"),
     (Addr, "type conversion error from 'IP' to 'bool'"),

@@ -7,8 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from celpy import celtypes
-
+from celext import values as celvalues
 from celext.syntax.nodes import Token, Tree
 from celext.syntax.rewrite import macro_variables
 from celext.syntax.tree import AST, PASSTHROUGH
@@ -31,7 +30,7 @@ def _key(node: Any) -> str | None:
         return None
     token = node.children[0]
     if node.data == "const":  # a collapsed tree's literal, already decoded
-        return str(token) if isinstance(token, celtypes.StringType) else None
+        return str(token) if isinstance(token, celvalues.StringType) else None
     if not isinstance(token, Token) or token.type != "STRING_LIT":
         return None
     text = str(token)

@@ -13,14 +13,13 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from celpy import celtypes
-from celpy.evaluation import CELEvalError
-
+from celext import values as celvalues
 from celext.goformat import FormatError, FormatFailure, interpolate
 from celext.gostrconv import go_quote
 from celext.lib.gofloat import go_float
 from celext.lib.operators import to_string
 from celext.lib.typenames import cel_type_name, type_value_name
+from celext.values import CELEvalError
 
 
 def _type_name(value: Any) -> str:
@@ -31,21 +30,21 @@ def as_string(value: Any) -> str:
     """cel-go's `FormatString`: what `%s` prints."""
     if value is None:
         return "null"
-    if isinstance(value, celtypes.BoolType):
+    if isinstance(value, celvalues.BoolType):
         return "true" if value else "false"
-    if isinstance(value, celtypes.ListType):
+    if isinstance(value, celvalues.ListType):
         return "[" + ", ".join(_quoted(v, _in_aggregate(v)) for v in value) + "]"
-    if isinstance(value, celtypes.MapType):
+    if isinstance(value, celvalues.MapType):
         return _map_text(value)
-    if isinstance(value, celtypes.DoubleType):
+    if isinstance(value, celvalues.DoubleType):
         return go_float(float(value))
-    if isinstance(value, celtypes.BytesType):
+    if isinstance(value, celvalues.BytesType):
         return bytes(value).decode("utf-8", errors="replace")
-    if isinstance(value, (celtypes.TimestampType, celtypes.DurationType)):
+    if isinstance(value, (celvalues.TimestampType, celvalues.DurationType)):
         return str(to_string(value))  # Go's text (celext.lib.timevalues): "2009-02-13T23:31:30.5Z", "7200.5s"
     if isinstance(value, type):
         return type_value_name(value)
-    if isinstance(value, (celtypes.IntType, celtypes.UintType, celtypes.StringType)):
+    if isinstance(value, (celvalues.IntType, celvalues.UintType, celvalues.StringType)):
         return str(value)
     raise FormatError(f"string clause can only be used on strings, bools, bytes, ints, doubles, maps, lists, "
                       f"types, durations, and timestamps, was given {_type_name(value)}")
@@ -61,13 +60,13 @@ def go_value(value: Any) -> str:
 
 def _in_aggregate(value: Any) -> str:
     """cel-go's `clauseForType` inside a list or map (before quoting)."""
-    if isinstance(value, (celtypes.IntType, celtypes.UintType)) and not isinstance(value, celtypes.BoolType):
+    if isinstance(value, (celvalues.IntType, celvalues.UintType)) and not isinstance(value, celvalues.BoolType):
         return str(int(value))
-    if isinstance(value, celtypes.TimestampType):
+    if isinstance(value, celvalues.TimestampType):
         return f"timestamp({go_quote(as_string(value))})"
-    if isinstance(value, celtypes.DurationType):
+    if isinstance(value, celvalues.DurationType):
         return f"duration({go_quote(as_string(value))})"
-    if isinstance(value, celtypes.DoubleType):
+    if isinstance(value, celvalues.DoubleType):
         number = float(value)
         return go_float(number) if not math.isfinite(number) else f"{number:.6f}"
     return as_string(value)
@@ -75,21 +74,21 @@ def _in_aggregate(value: Any) -> str:
 
 def _quoted(value: Any, text: str) -> str:
     """cel-go's `quoteForCEL`."""
-    if isinstance(value, celtypes.StringType):
+    if isinstance(value, celvalues.StringType):
         return go_quote(text)
-    if isinstance(value, celtypes.BytesType):
+    if isinstance(value, celvalues.BytesType):
         return "b" + go_quote(text)
-    if isinstance(value, celtypes.DoubleType) and not math.isfinite(float(value)):
+    if isinstance(value, celvalues.DoubleType) and not math.isfinite(float(value)):
         return go_quote(text)
     return text
 
 
-def _map_text(value: celtypes.MapType) -> str:
+def _map_text(value: celvalues.MapType) -> str:
     entries = []
     for key, item in value.items():
-        if isinstance(key, (celtypes.StringType, celtypes.BoolType)):
+        if isinstance(key, (celvalues.StringType, celvalues.BoolType)):
             key_text = as_string(key)
-        elif isinstance(key, (celtypes.IntType, celtypes.UintType)):
+        elif isinstance(key, (celvalues.IntType, celvalues.UintType)):
             key_text = str(int(key))
         else:
             raise FormatError(f"no formatting function for map key of type {_type_name(key)}")
@@ -113,20 +112,20 @@ def _localized(number: float, digits: int, verb: str) -> str:
 
 
 def _is(value: Any, *kinds: type) -> bool:
-    return isinstance(value, kinds) and (celtypes.BoolType in kinds or not isinstance(value, celtypes.BoolType))
+    return isinstance(value, kinds) and (celvalues.BoolType in kinds or not isinstance(value, celvalues.BoolType))
 
 
 def _clause(verb: str, precision: int | None, value: Any) -> str:
     if verb == "s":
         return as_string(value)
     if verb == "d":
-        if not _is(value, celtypes.IntType, celtypes.UintType):
+        if not _is(value, celvalues.IntType, celvalues.UintType):
             raise FormatError(f"decimal clause can only be used on integers, was given {_type_name(value)}")
         return str(int(value))
     if verb in ("f", "e"):
         name = "fixed-point" if verb == "f" else "scientific"
-        special = isinstance(value, celtypes.StringType) and str(value) in ("NaN", "Infinity", "-Infinity")
-        if not special and not isinstance(value, celtypes.DoubleType):
+        special = isinstance(value, celvalues.StringType) and str(value) in ("NaN", "Infinity", "-Infinity")
+        if not special and not isinstance(value, celvalues.DoubleType):
             raise FormatError(f"{name} clause can only be used on doubles, was given {_type_name(value)}")
         number = float(str(value).replace("Infinity", "inf")) if special else float(value)
         if math.isnan(number):
@@ -136,18 +135,18 @@ def _clause(verb: str, precision: int | None, value: Any) -> str:
         digits = 6 if precision is None or verb == "e" else precision  # v2 reads `%.3e` as a width
         return _localized(number, digits, verb)
     if verb == "b":
-        if not _is(value, celtypes.IntType, celtypes.UintType, celtypes.BoolType):
+        if not _is(value, celvalues.IntType, celvalues.UintType, celvalues.BoolType):
             raise FormatError(f"only integers and bools can be formatted as binary, was given {_type_name(value)}")
         return format(int(value), "b")
     if verb == "o":
-        if not _is(value, celtypes.IntType, celtypes.UintType):
+        if not _is(value, celvalues.IntType, celvalues.UintType):
             raise FormatError(f"octal clause can only be used on integers, was given {_type_name(value)}")
         return format(int(value), "o")
     # x or X (goformat.interpolate passes no other verb)
-    if isinstance(value, (celtypes.StringType, celtypes.BytesType)):
+    if isinstance(value, (celvalues.StringType, celvalues.BytesType)):
         raw = value.encode("utf-8") if isinstance(value, str) else bytes(value)
         text = raw.hex()
-    elif _is(value, celtypes.IntType, celtypes.UintType):
+    elif _is(value, celvalues.IntType, celvalues.UintType):
         text = format(int(value), "x")
     else:
         raise FormatError(f"only integers, byte buffers, and strings can be formatted as hex, "
@@ -155,7 +154,7 @@ def _clause(verb: str, precision: int | None, value: Any) -> str:
     return text.upper() if verb == "X" else text
 
 
-def format_string(template: str, args: celtypes.ListType) -> Any:
+def format_string(template: str, args: celvalues.ListType) -> Any:
     """`template.format(args)`: the string, or a CELEvalError with upstream's text (celext.goformat)."""
 
     def clause(index: int, verb: str, precision: int | None) -> str:
@@ -170,4 +169,4 @@ def format_string(template: str, args: celtypes.ListType) -> Any:
         text, _used = interpolate(str(template), len(args), clause, arguments_first=True)
     except FormatFailure as failure:
         return CELEvalError(failure.message)
-    return celtypes.StringType(text)
+    return celvalues.StringType(text)

@@ -13,25 +13,24 @@ from __future__ import annotations
 
 from typing import Any
 
-from celpy import celtypes
-from celpy.evaluation import CELEvalError
-
+from celext import values as celvalues
 from celext.lib.library import Library, overload
 from celext.lib.operators import equal
+from celext.values import CELEvalError
 
 SCAN_LIMIT = 48  # ResourceSliceMaxAttributeValuesPerDevice
 TOO_LONG = f"'includes' function cannot be applied to lists longer than {SCAN_LIMIT} values"
 
 
 def includes(target: Any, item: Any) -> Any:
-    if isinstance(target, celtypes.ListType):
+    if isinstance(target, celvalues.ListType):
         for index, element in enumerate(target):
             if index >= SCAN_LIMIT:
                 return CELEvalError(TOO_LONG)
             if equal(element, item) is True:
-                return celtypes.BoolType(True)
-        return celtypes.BoolType(False)
-    return celtypes.BoolType(equal(target, item) is True)
+                return celvalues.BoolType(True)
+        return celvalues.BoolType(False)
+    return celvalues.BoolType(equal(target, item) is True)
 
 
 def library(*, include_alias: bool = True) -> Library:

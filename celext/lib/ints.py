@@ -6,13 +6,13 @@ against int64's bounds) need no check. A leaf module: every library imports it."
 
 from __future__ import annotations
 
-from celpy import celtypes
+from celext import values as celvalues
 
 __all__ = ["cel_int"]
 
 _new_int = int.__new__
-_INT = celtypes.IntType
+_INT = celvalues.IntType
 
 
-def cel_int(value: int) -> celtypes.IntType:
+def cel_int(value: int) -> celvalues.IntType:
     return _new_int(_INT, value)

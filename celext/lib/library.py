@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from celpy.evaluation import CELEvalError
 from msgspec import Struct
 
 from celext.lib.typenames import cel_type_name
+from celext.values import CELEvalError
 
 Impl = Callable[..., Any]
 # One entry per argument (receiver first for member overloads): the accepted Python type(s).

@@ -23,25 +23,24 @@ from __future__ import annotations
 
 from typing import Any
 
-from celpy import celtypes
-from celpy.evaluation import CELEvalError
-
+from celext import values as celvalues
 from celext.gostrconv import INT64, UINT64_MAX
 from celext.lib.gosort import go_sort
 from celext.lib.ints import cel_int
 from celext.lib.library import Library, no_such_overload, overload
 from celext.lib.operators import INT_OVERFLOW, OPERATORS, UINT_OVERFLOW, compare, equal
 from celext.lib.timevalues import Duration
+from celext.values import CELEvalError
 
-_L = celtypes.ListType
-_I = celtypes.IntType
-_U = celtypes.UintType
-_D = celtypes.DoubleType
-_DURATION = celtypes.DurationType
-_TIMESTAMP = celtypes.TimestampType
+_L = celvalues.ListType
+_I = celvalues.IntType
+_U = celvalues.UintType
+_D = celvalues.DoubleType
+_DURATION = celvalues.DurationType
+_TIMESTAMP = celvalues.TimestampType
 
 # lists.go `comparableTypes`: also exactly the cel-go types implementing traits.Comparer.
-_COMPARABLE = (_I, _U, _D, celtypes.BoolType, _DURATION, _TIMESTAMP, celtypes.StringType, celtypes.BytesType)
+_COMPARABLE = (_I, _U, _D, celvalues.BoolType, _DURATION, _TIMESTAMP, celvalues.StringType, celvalues.BytesType)
 # lists.go `summableTypes` in declaration order, each with `zeroValuesOfSummableTypes`.
 _SUMMABLE: tuple[tuple[type, Any], ...] = (
     (_I, _I(0)), (_U, _U(0)), (_D, _D(0.0)), (_DURATION, Duration(0)))
@@ -50,7 +49,7 @@ _NO_SUCH_OVERLOAD = "no such overload"  # cel-go types.MaybeNoSuchOverloadErr of
 
 # Element types whose equal elements cannot be told apart and whose CEL order is Python's own: any sort gives Go's
 # result. Not doubles (NaN has no order, -0.0 equals 0.0) nor timestamps (equal instants in other zones).
-_INDISTINCT = (_I, _U, celtypes.StringType, celtypes.BoolType, celtypes.BytesType, _DURATION)
+_INDISTINCT = (_I, _U, celvalues.StringType, celvalues.BoolType, celvalues.BytesType, _DURATION)
 
 
 def cel_less(a: Any, b: Any) -> bool:
@@ -77,9 +76,9 @@ def _is_sorted(items: _L) -> Any:
         if not isinstance(item, _COMPARABLE):
             return CELEvalError(_NO_SUCH_OVERLOAD)
         if previous is not None and compare(previous, item) == 1:
-            return celtypes.BoolType(False)
+            return celvalues.BoolType(False)
         previous = item
-    return celtypes.BoolType(True)
+    return celvalues.BoolType(True)
 
 
 def _add(total: Any, item: Any) -> Any:

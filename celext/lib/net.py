@@ -23,19 +23,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from celpy import celtypes
-from celpy.evaluation import CELEvalError
-
+from celext import values as celvalues
 from celext.gostrconv import go_quote
 from celext.lib.ints import cel_int
 from celext.lib.library import Library, overload, parsing
 from celext.netaddr import Addr, AddrError, Prefix, parse_addr, parse_prefix
+from celext.values import CELEvalError
 
 __all__ = ["library", "parse_cidr", "parse_ip"]
 
-_S = celtypes.StringType
-_B = celtypes.BoolType
-_I = celtypes.IntType
+_S = celvalues.StringType
+_B = celvalues.BoolType
+_I = celvalues.IntType
 _CIDR_ERROR = "network address parse error during conversion from string: "
 
 

@@ -21,9 +21,7 @@ import operator
 import re
 from typing import Any
 
-from celpy import celtypes
-from celpy.evaluation import CELEvalError, base_functions
-
+from celext import values as celvalues
 from celext.gostrconv import INT64, UINT64_MAX, parse_int, parse_uint
 from celext.gotime import parse_go_duration, parse_rfc3339, unix_in_range
 from celext.lib.gofloat import go_float
@@ -33,19 +31,20 @@ from celext.netaddr import Addr, Prefix
 from celext.neturl import URL
 from celext.quantity import Quantity
 from celext.semver import Semver
+from celext.values import CELEvalError
 
-_NUMBERS = (celtypes.IntType, celtypes.UintType, celtypes.DoubleType)
+_NUMBERS = (celvalues.IntType, celvalues.UintType, celvalues.DoubleType)
 _OPAQUE = (Semver, Quantity, Addr, Prefix, URL)
-_ORDERED_SAME_TYPE = (celtypes.StringType, celtypes.BytesType, celtypes.TimestampType, celtypes.DurationType)
+_ORDERED_SAME_TYPE = (celvalues.StringType, celvalues.BytesType, celvalues.TimestampType, celvalues.DurationType)
 
 
 def _is_number(value: Any) -> bool:
-    return isinstance(value, _NUMBERS) and not isinstance(value, celtypes.BoolType)
+    return isinstance(value, _NUMBERS) and not isinstance(value, celvalues.BoolType)
 
 
 def _plain(value: Any) -> int | float:
     """celtypes numbers refuse to compare across types; builtin int/float compare exactly."""
-    return float(value) if isinstance(value, celtypes.DoubleType) else int(value)
+    return float(value) if isinstance(value, celvalues.DoubleType) else int(value)
 
 
 _INT_AS_DOUBLE = (float(-(2**63)), float(2**63))  # math.MinInt64 / math.MaxInt64 as Go converts them to float64
@@ -66,7 +65,7 @@ def _number_order(a: Any, b: Any) -> int:
     if isinstance(y, float):
         if math.isnan(y):
             return 2
-        low, high = (0.0, _UINT_MAX_AS_DOUBLE) if isinstance(a, celtypes.UintType) else _INT_AS_DOUBLE
+        low, high = (0.0, _UINT_MAX_AS_DOUBLE) if isinstance(a, celvalues.UintType) else _INT_AS_DOUBLE
         if y < low:
             return 1
         if y > high:
@@ -96,8 +95,8 @@ def equal(a: Any, b: Any, pairs: dict[tuple[int, int], Any] | None = None) -> bo
         return CELEvalError("no such overload")
     if isinstance(b, _OPAQUE):  # every other left operand's Equal answers false for another type
         return False
-    if isinstance(a, celtypes.BoolType) or isinstance(b, celtypes.BoolType):
-        return isinstance(a, celtypes.BoolType) and isinstance(b, celtypes.BoolType) and int(a) == int(b)
+    if isinstance(a, celvalues.BoolType) or isinstance(b, celvalues.BoolType):
+        return isinstance(a, celvalues.BoolType) and isinstance(b, celvalues.BoolType) and int(a) == int(b)
     if _is_number(a):
         return _is_number(b) and _number_order(a, b) == 0
     if isinstance(a, list | dict):
@@ -149,7 +148,7 @@ def _aggregate_equal(a: list[Any] | dict[Any, Any], b: Any, pairs: dict[tuple[in
 
 def _equal_value(a: Any, b: Any) -> Any:
     same = equal(a, b)
-    return same if isinstance(same, CELEvalError) else celtypes.BoolType(same)
+    return same if isinstance(same, CELEvalError) else celvalues.BoolType(same)
 
 
 def _not_equal_value(a: Any, b: Any) -> Any:
@@ -158,7 +157,7 @@ def _not_equal_value(a: Any, b: Any) -> Any:
         return a
     if isinstance(b, CELEvalError):
         return b
-    return celtypes.BoolType(equal(a, b) is not True)
+    return celvalues.BoolType(equal(a, b) is not True)
 
 
 def compare(a: Any, b: Any) -> int | CELEvalError:
@@ -168,7 +167,7 @@ def compare(a: Any, b: Any) -> int | CELEvalError:
     if isinstance(b, CELEvalError):
         return b
     numbers = _is_number(a) and _is_number(b)
-    bools = isinstance(a, celtypes.BoolType) and isinstance(b, celtypes.BoolType)
+    bools = isinstance(a, celvalues.BoolType) and isinstance(b, celvalues.BoolType)
     if not (numbers or bools or (isinstance(a, _ORDERED_SAME_TYPE) and type(a) is type(b))):
         return CELEvalError("no such overload")
     if numbers:
@@ -186,12 +185,12 @@ def _ordering(test: str) -> Any:
     def op(a: Any, b: Any) -> Any:
         order = compare(a, b)
         if isinstance(order, CELEvalError):
-            if isinstance(a, celtypes.DoubleType) and math.isnan(a) and not isinstance(b, CELEvalError):
+            if isinstance(a, celvalues.DoubleType) and math.isnan(a) and not isinstance(b, CELEvalError):
                 return CELEvalError(NAN_ORDER)
             return order
         if order == 2:
             return CELEvalError(NAN_ORDER)
-        return celtypes.BoolType({"<": order < 0, "<=": order <= 0, ">": order > 0, ">=": order >= 0}[test])
+        return celvalues.BoolType({"<": order < 0, "<=": order <= 0, ">": order > 0, ">=": order >= 0}[test])
 
     op.__name__ = f"_{test}_"
     return op
@@ -214,9 +213,9 @@ def map_delete(mapping: Any, key: Any) -> None:
 
 # cel-go refValMapAccessor.Find: the key's own kind first, then the other number kinds of the same value
 _FIND_ORDER: dict[type, tuple[type, ...]] = {
-    celtypes.IntType: (celtypes.IntType, UintKey),
-    celtypes.UintType: (UintKey, celtypes.IntType),
-    celtypes.DoubleType: (DoubleKey, celtypes.IntType, UintKey),
+    celvalues.IntType: (celvalues.IntType, UintKey),
+    celvalues.UintType: (UintKey, celvalues.IntType),
+    celvalues.DoubleType: (DoubleKey, celvalues.IntType, UintKey),
 }
 
 
@@ -224,17 +223,17 @@ def map_get(mapping: Any, key: Any) -> Any:
     """`mapping[key]` as cel-go looks a key up (refValMapAccessor.Find): the key of its own kind, then for a
     number the other number kinds of the same value (`{1u: 'a'}[1]`, `{2: 'b'}[2.0]`); a bool only a bool.
     `MISSING` when absent. Raises TypeError for a key type no map has (a list, a map)."""
-    if isinstance(key, celtypes.StringType):
+    if isinstance(key, celvalues.StringType):
         try:
             return mapping[key]  # (a device's attribute map answers a missing domain with an empty map)
         except KeyError:
             return MISSING
     # Other keys through dict's own get: cel-python's MapType.get refuses double keys
-    if isinstance(key, celtypes.BoolType):
+    if isinstance(key, celvalues.BoolType):
         return dict.get(mapping, stored_key(key), MISSING)
     if not _is_number(key):
         return dict.get(mapping, key, MISSING)
-    number: int | float = float(key) if isinstance(key, celtypes.DoubleType) else int(key)
+    number: int | float = float(key) if isinstance(key, celvalues.DoubleType) else int(key)
     for kind in _FIND_ORDER[next(k for k in _FIND_ORDER if isinstance(key, k))]:
         probe = _number_key(kind, number)
         if probe is not None:
@@ -251,8 +250,8 @@ def _number_key(kind: type, number: int | float) -> Any:
     if isinstance(number, float) and not number.is_integer():
         return None
     whole = int(number)
-    if kind is celtypes.IntType:
-        return celtypes.IntType(whole) if INT64[0] <= whole <= INT64[1] else None
+    if kind is celvalues.IntType:
+        return celvalues.IntType(whole) if INT64[0] <= whole <= INT64[1] else None
     return UintKey(whole) if 0 <= whole <= UINT64_MAX else None
 
 
@@ -264,11 +263,11 @@ def contained(item: Any, container: Any) -> Any:
     if isinstance(container, CELEvalError):
         return container
     if isinstance(container, list):
-        return celtypes.BoolType(any(equal(item, element) is True for element in container))
+        return celvalues.BoolType(any(equal(item, element) is True for element in container))
     if isinstance(container, dict):
-        if isinstance(item, celtypes.StringType):
-            return celtypes.BoolType(item in container)
-        return celtypes.BoolType(any(equal(key, item) is True for key in container))
+        if isinstance(item, celvalues.StringType):
+            return celvalues.BoolType(item in container)
+        return celvalues.BoolType(any(equal(key, item) is True for key in container))
     return CELEvalError("no such overload")
 
 
@@ -293,20 +292,20 @@ def _time_arithmetic(a: Any, b: Any, subtract: bool) -> Any:
     """Timestamps and durations as cel-go adds and subtracts them, to the nanosecond: results range-checked
     (durations fit int64 nanoseconds, timestamps years 1 to 9999), duration - duration a duration."""
     sign = -1 if subtract else 1
-    if isinstance(a, celtypes.DurationType) and isinstance(b, celtypes.DurationType):
+    if isinstance(a, celvalues.DurationType) and isinstance(b, celvalues.DurationType):
         return _duration(duration_nanos(a) + sign * duration_nanos(b))
-    if isinstance(a, celtypes.TimestampType) and isinstance(b, celtypes.TimestampType) and subtract:
+    if isinstance(a, celvalues.TimestampType) and isinstance(b, celvalues.TimestampType) and subtract:
         return _duration(unix_nanos(a) - unix_nanos(b))
-    if isinstance(a, celtypes.TimestampType) and isinstance(b, celtypes.DurationType):
+    if isinstance(a, celvalues.TimestampType) and isinstance(b, celvalues.DurationType):
         if subtract and duration_nanos(b) == INT64[0]:  # subtractTimeDurationChecked negates it first
             return CELEvalError(INT_OVERFLOW)
         return _timestamp(unix_nanos(a) + sign * duration_nanos(b), a)
-    if isinstance(a, celtypes.DurationType) and isinstance(b, celtypes.TimestampType) and not subtract:
+    if isinstance(a, celvalues.DurationType) and isinstance(b, celvalues.TimestampType) and not subtract:
         return _timestamp(unix_nanos(b) + duration_nanos(a), b)
     return None
 
 
-class ConcatList(celtypes.ListType):
+class ConcatList(celvalues.ListType):
     """The list `a + b` makes of two non-empty lists: cel-go's `concatList` (common/types/list.go), whose `Equal`
     differs from a literal's: with no element pair false, the first pair's error is the answer (see `equal`)."""
 
@@ -319,7 +318,7 @@ TOO_LONG = "list concatenation of {:,} and {:,} elements exceeds celext's limit 
 
 
 def _add(a: Any, b: Any) -> Any:
-    if isinstance(a, celtypes.ListType) and isinstance(b, celtypes.ListType):
+    if isinstance(a, celvalues.ListType) and isinstance(b, celvalues.ListType):
         # baseList.Add / concatList.Add: an empty operand gives the other one itself
         if len(a) + len(b) > MAX_CONCATENATED:
             return CELEvalError(TOO_LONG.format(len(a), len(b), MAX_CONCATENATED))
@@ -335,18 +334,18 @@ def _subtract(a: Any, b: Any) -> Any:
 
 def _divide(a: Any, b: Any) -> Any:
     """Doubles divide as IEEE 754 does (`0.0/0.0` is NaN, `1.0/0.0` infinity); the rest as cel-python does."""
-    if isinstance(a, celtypes.DoubleType) and isinstance(b, celtypes.DoubleType) and float(b) == 0.0:
+    if isinstance(a, celvalues.DoubleType) and isinstance(b, celvalues.DoubleType) and float(b) == 0.0:
         x = float(a)
         if x == 0.0 or math.isnan(x):
-            return celtypes.DoubleType(math.nan)
-        return celtypes.DoubleType(math.copysign(math.inf, x) * math.copysign(1.0, float(b)))
+            return celvalues.DoubleType(math.nan)
+        return celvalues.DoubleType(math.copysign(math.inf, x) * math.copysign(1.0, float(b)))
     return operator.truediv(a, b)
 
 
 def _modulo(a: Any, b: Any) -> Any:
     """As cel-python computes it, but int64's least value `% -1` overflows, as cel-go's moduloInt64Checked says
     (the quotient does not fit; Python's remainder is 0)."""
-    if isinstance(a, celtypes.IntType) and isinstance(b, celtypes.IntType) and int(b) == -1 and int(a) == INT64[0]:
+    if isinstance(a, celvalues.IntType) and isinstance(b, celvalues.IntType) and int(b) == -1 and int(a) == INT64[0]:
         return CELEvalError(INT_OVERFLOW)
     return operator.mod(a, b)
 
@@ -356,16 +355,16 @@ def to_timestamp(value: Any) -> Any:
     timestamp (itself), of an int (Unix seconds); outside years 1 to 9999 `timestamp overflow`."""
     if isinstance(value, Timestamp):
         return value
-    if isinstance(value, celtypes.TimestampType):
+    if isinstance(value, celvalues.TimestampType):
         return Timestamp.of_unix_nanos(unix_nanos(value), offset_of(value))
-    if isinstance(value, celtypes.IntType) and not isinstance(value, celtypes.BoolType):
+    if isinstance(value, celvalues.IntType) and not isinstance(value, celvalues.BoolType):
         return _unix_timestamp(int(value), 0)
-    if isinstance(value, celtypes.StringType):
+    if isinstance(value, celvalues.StringType):
         parsed = parse_rfc3339(str(value))
         if parsed is None:
             return CELEvalError("type conversion error from 'string' to 'google.protobuf.Timestamp'")
         return _unix_timestamp(*parsed)  # in the zone it was written in, as Go's time keeps it
-    return celtypes.TimestampType(value)
+    return celvalues.TimestampType(value)
 
 
 def _unix_timestamp(seconds: int, nanoseconds: int, offset: int = 0) -> Any:
@@ -376,24 +375,24 @@ def _unix_timestamp(seconds: int, nanoseconds: int, offset: int = 0) -> Any:
     return Timestamp.at(seconds, nanoseconds, offset)
 
 
-_STRING = base_functions["string"]
-_DOUBLE, _BOOL, _DURATION = base_functions["double"], base_functions["bool"], base_functions["duration"]
+_STRING, _DOUBLE, _BOOL = celvalues.StringType, celvalues.DoubleType, celvalues.BoolType
+_DURATION = celvalues.DurationType
 
 
 def to_string(value: Any) -> Any:
     """CEL `string()` as cel-go writes it: a double as strconv.FormatFloat(f, 'g', -1, 64), a bool as `true` or
     `false`, a duration and a timestamp as Go writes them (celext.lib.timevalues); the rest as cel-python."""
     if isinstance(value, (Duration, Timestamp)):
-        return celtypes.StringType(str(value))
-    if isinstance(value, celtypes.BoolType):
-        return celtypes.StringType("true" if value else "false")
+        return celvalues.StringType(str(value))
+    if isinstance(value, celvalues.BoolType):
+        return celvalues.StringType("true" if value else "false")
     if isinstance(value, (Addr, Prefix)):  # the IP and CIDR libraries' ip_to_string / cidr_to_string
-        return celtypes.StringType(str(value))
-    if isinstance(value, celtypes.DoubleType):
-        return celtypes.StringType(go_float(float(value)))
-    if isinstance(value, celtypes.BytesType):  # cel-go common/types/bytes.go ConvertToType: utf8.Valid first
+        return celvalues.StringType(str(value))
+    if isinstance(value, celvalues.DoubleType):
+        return celvalues.StringType(go_float(float(value)))
+    if isinstance(value, celvalues.BytesType):  # cel-go common/types/bytes.go ConvertToType: utf8.Valid first
         try:
-            return celtypes.StringType(bytes(value).decode("utf-8"))
+            return celvalues.StringType(bytes(value).decode("utf-8"))
         except UnicodeDecodeError:
             return CELEvalError("invalid UTF-8 in bytes, cannot convert to string")
     return _STRING(value)
@@ -425,14 +424,14 @@ def to_int(value: Any) -> Any:
     fails), doubles truncated within (-2^63, 2^63), uints up to 2^63 - 1."""
     if isinstance(value, CELEvalError):
         return value
-    if isinstance(value, celtypes.StringType):
+    if isinstance(value, celvalues.StringType):
         try:
             number = parse_int(str(value))  # out of range too is ParseInt's error
         except ValueError:
             return CELEvalError("type conversion error from 'string' to 'int'")
-    elif isinstance(value, (celtypes.IntType, celtypes.UintType)):
+    elif isinstance(value, (celvalues.IntType, celvalues.UintType)):
         number = int(value)
-    elif isinstance(value, celtypes.DoubleType):
+    elif isinstance(value, celvalues.DoubleType):
         if math.isnan(value) or not _INT_AS_DOUBLE[0] < float(value) < _INT_AS_DOUBLE[1]:
             return CELEvalError(INT_OVERFLOW)  # cel-go refuses both ends, -2^63 included
         number = math.trunc(value)
@@ -441,10 +440,10 @@ def to_int(value: Any) -> Any:
     elif isinstance(value, Timestamp):
         number = value.unix_seconds  # cel-go: Int(t.Unix())
     else:
-        return celtypes.IntType(value)
+        return celvalues.IntType(value)
     if not INT64[0] <= number <= INT64[1]:
         return CELEvalError(INT_OVERFLOW)
-    return _new_int(celtypes.IntType, number)  # range checked above; IntType() would wrap a checker per call
+    return _new_int(celvalues.IntType, number)  # range checked above; IntType() would wrap a checker per call
 
 
 def to_uint(value: Any) -> Any:
@@ -452,14 +451,14 @@ def to_uint(value: Any) -> Any:
     negative ints and doubles outside [0, 2^64) are `unsigned integer overflow`."""
     if isinstance(value, CELEvalError):
         return value
-    if isinstance(value, celtypes.StringType):
+    if isinstance(value, celvalues.StringType):
         try:
             number = parse_uint(str(value))
         except ValueError:
             return CELEvalError("type conversion error from 'string' to 'uint'")
-    elif isinstance(value, (celtypes.IntType, celtypes.UintType)):
+    elif isinstance(value, (celvalues.IntType, celvalues.UintType)):
         number = int(value)
-    elif isinstance(value, celtypes.DoubleType):
+    elif isinstance(value, celvalues.DoubleType):
         if math.isnan(value) or not 0.0 <= float(value) < _UINT_MAX_AS_DOUBLE:
             return CELEvalError(UINT_OVERFLOW)
         number = math.trunc(value)
@@ -467,7 +466,7 @@ def to_uint(value: Any) -> Any:
         return CELEvalError("no such overload")  # cel-go: uint() has no overload for any other type
     if not 0 <= number <= UINT64_MAX:
         return CELEvalError(UINT_OVERFLOW)
-    return _new_int(celtypes.UintType, number)
+    return _new_int(celvalues.UintType, number)
 
 
 _new_int = int.__new__
@@ -526,11 +525,11 @@ def parse_go_float(text: str) -> float | None:
 def to_double(value: Any) -> Any:
     """CEL `double()`: a string as cel-go's `String.ConvertToType` parses it (Go's strconv.ParseFloat; any error
     is `type conversion error from 'string' to 'double'`), the rest as cel-python."""
-    if isinstance(value, celtypes.StringType):
+    if isinstance(value, celvalues.StringType):
         number = parse_go_float(value)
         if number is None:
             return CELEvalError("type conversion error from 'string' to 'double'")
-        return celtypes.DoubleType(number)
+        return celvalues.DoubleType(number)
     return _DOUBLE(value)
 
 
@@ -540,27 +539,27 @@ _GO_BOOLS = {"1": True, "t": True, "T": True, "TRUE": True, "true": True, "True"
 
 def to_bool(value: Any) -> Any:
     """CEL `bool()`: a string as Go's strconv.ParseBool reads it (common/types/string.go `ConvertToType`)."""
-    if isinstance(value, celtypes.StringType):
+    if isinstance(value, celvalues.StringType):
         answer = _GO_BOOLS.get(str(value))
         if answer is None:
             return CELEvalError("type conversion error from 'string' to 'bool'")
-        return celtypes.BoolType(answer)
+        return celvalues.BoolType(answer)
     return _BOOL(value)
 
 
 def to_duration(value: Any) -> Any:
     """CEL `duration()`: a string as cel-go converts it (Go's time.ParseDuration; any error is `type conversion
     error from 'string' to 'google.protobuf.Duration'`), to the nanosecond."""
-    if isinstance(value, celtypes.StringType):
+    if isinstance(value, celvalues.StringType):
         nanoseconds = parse_go_duration(str(value))
         if nanoseconds is None:
             return CELEvalError("type conversion error from 'string' to 'google.protobuf.Duration'")
         return Duration(nanoseconds)
     if isinstance(value, Duration):
         return value
-    if isinstance(value, celtypes.DurationType):
+    if isinstance(value, celvalues.DurationType):
         return Duration(duration_nanos(value))
-    if isinstance(value, celtypes.IntType) and not isinstance(value, celtypes.BoolType):
+    if isinstance(value, celvalues.IntType) and not isinstance(value, celvalues.BoolType):
         # cel-go declares duration(int) (int64_to_duration) but Int.ConvertToType has no duration case
         return CELEvalError("type conversion error from 'int' to 'google.protobuf.Duration'")
     return _DURATION(value)

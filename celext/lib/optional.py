@@ -18,17 +18,16 @@ from __future__ import annotations
 import datetime
 from typing import Any
 
-from celpy import celtypes
-from celpy.evaluation import CELEvalError
-
+from celext import values as celvalues
 from celext.lib.format import go_value
 from celext.lib.library import Library, no_such_overload, overload
 from celext.lib.optional_value import NONE, OptionalValue, of
 from celext.lib.timevalues import duration_nanos, unix_nanos
+from celext.values import CELEvalError
 
-_L = celtypes.ListType
-_ZERO_TYPES = (celtypes.BoolType, celtypes.IntType, celtypes.UintType, celtypes.DoubleType, celtypes.StringType,
-               celtypes.BytesType, celtypes.ListType, celtypes.MapType)
+_L = celvalues.ListType
+_ZERO_TYPES = (celvalues.BoolType, celvalues.IntType, celvalues.UintType, celvalues.DoubleType, celvalues.StringType,
+               celvalues.BytesType, celvalues.ListType, celvalues.MapType)
 
 
 # Go's zero time.Time, January 1 of year 1, 00:00:00 UTC, in nanoseconds since the Unix epoch
@@ -54,14 +53,14 @@ def _value(optional: OptionalValue) -> Any:
 def _unwrap(name: str) -> Any:
     """cel-go optUnwrap behind its runtime type guard, which looks at the first element only (common/types
     defaultIsAssignableRuntimeType): `no such overload: <name>(list)` when that one is not an optional."""
-    def unwrap(items: celtypes.ListType) -> Any:
+    def unwrap(items: celvalues.ListType) -> Any:
         if items and not isinstance(items[0], OptionalValue):
             return no_such_overload(name, (items,))
         return _unwrapped(items)
     return unwrap
 
 
-def _unwrapped(items: celtypes.ListType) -> Any:
+def _unwrapped(items: celvalues.ListType) -> Any:
     """cel-go optUnwrap: the values of the optionals that hold one, in order."""
     values: list[Any] = []
     for item in items:
@@ -69,7 +68,7 @@ def _unwrapped(items: celtypes.ListType) -> Any:
             return CELEvalError(f"value {go_value(item)} is not optional")
         if item.present:
             values.append(item.value)
-    return celtypes.ListType(values)
+    return celvalues.ListType(values)
 
 
 def library() -> Library:
@@ -78,7 +77,7 @@ def library() -> Library:
         overload("optional.of", "optional_of", (object,), of, member=False),
         overload("optional.none", "optional_none", (), lambda: NONE, member=False),
         overload("optional.ofNonZeroValue", "optional_of_non_zero_value", (object,), _of_non_zero, member=False),
-        overload("hasValue", "optional_has_value", (o,), lambda v: celtypes.BoolType(v.present)),
+        overload("hasValue", "optional_has_value", (o,), lambda v: celvalues.BoolType(v.present)),
         overload("value", "optional_value", (o,), _value),
         overload("orValue", "optional_or_value", (o, object), lambda v, other: v.value if v.present else other),
         overload("or", "optional_or_optional", (o, o), lambda v, other: v if v.present else other),

@@ -17,16 +17,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from celpy import celtypes
-from celpy.evaluation import CELEvalError
-
+from celext import values as celvalues
 from celext.lib.ints import cel_int
 from celext.lib.library import Library, overload, parsing
 from celext.quantity import Quantity, from_int, is_quantity, parse_quantity, pointer
+from celext.values import CELEvalError
 
-_S = celtypes.StringType
-_B = celtypes.BoolType
-_I = celtypes.IntType
+_S = celvalues.StringType
+_B = celvalues.BoolType
+_I = celvalues.IntType
 
 
 _quantity = parsing(parse_quantity)
@@ -52,7 +51,7 @@ def library() -> Library:
         overload("isLessThan", "quantity_is_less_than", (Quantity, Quantity), lambda a, b: _B(a.compare(b) == -1)),
         overload("compareTo", "quantity_compare_to", (Quantity, Quantity), lambda a, b: cel_int(a.compare(b))),
         overload("asApproximateFloat", "quantity_get_float", (Quantity,),
-                 lambda q: celtypes.DoubleType(q.as_approximate_float())),
+                 lambda q: celvalues.DoubleType(q.as_approximate_float())),
         overload("asInteger", "quantity_get_int", (Quantity,), _as_integer),
         overload("isInteger", "quantity_is_integer", (Quantity,), lambda q: _B(q.as_int64() is not None)),
         # (upstream returns a *cel.Quantity from these: celext.quantity.QuantityPointer)

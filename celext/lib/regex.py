@@ -14,13 +14,13 @@ import functools
 from typing import Any
 
 import re2  # type: ignore[import-untyped]
-from celpy import celtypes
-from celpy.evaluation import CELEvalError
 
+from celext import values as celvalues
 from celext.lib.library import Library, no_such_overload, overload
 from celext.regexes import compiled, go_text
+from celext.values import CELEvalError
 
-_S = celtypes.StringType
+_S = celvalues.StringType
 
 
 def _error(err: Exception) -> CELEvalError:
@@ -64,7 +64,7 @@ def matches(text: str, pattern: str) -> Any:
     if not isinstance(text, str) or not isinstance(pattern, str):  # reached through dyn
         return no_such_overload("matches", (text, pattern))
     try:
-        return celtypes.BoolType(_matched(str(pattern), str(text)))
+        return celvalues.BoolType(_matched(str(pattern), str(text)))
     except re2.error as err:
         return _error(err)
 
@@ -88,8 +88,8 @@ def _find_all(text: str, pattern: str, limit: int = -1) -> Any:
     except re2.error as err:
         return _illegal(err)
     if limit == 0:
-        return celtypes.ListType()
-    return celtypes.ListType(_S(m) for m in _all_matches(regex, str(text), limit))
+        return celvalues.ListType()
+    return celvalues.ListType(_S(m) for m in _all_matches(regex, str(text), limit))
 
 
 def _all_matches(regex: Any, text: str, limit: int) -> list[str]:
@@ -121,5 +121,5 @@ def library() -> Library:
     return Library("kubernetes.regex", (
         overload("find", "string_find_string", (_S, _S), _find),
         overload("findAll", "string_find_all_string", (_S, _S), _find_all),
-        overload("findAll", "string_find_all_string_int", (_S, _S, celtypes.IntType), _find_all),
+        overload("findAll", "string_find_all_string_int", (_S, _S, celvalues.IntType), _find_all),
     ))

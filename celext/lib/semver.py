@@ -16,16 +16,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from celpy import celtypes
-from celpy.evaluation import CELEvalError
-
+from celext import values as celvalues
 from celext.gostrconv import INT64, UINT64_MAX
 from celext.lib.ints import cel_int
 from celext.lib.library import Library, overload
 from celext.semver import Semver, is_semver, normalize_and_parse, parse_semver
+from celext.values import CELEvalError
 
-_S = celtypes.StringType
-_B = celtypes.BoolType
+_S = celvalues.StringType
+_B = celvalues.BoolType
 
 
 def _semver(text: Any, normalize: Any = False) -> Any:
@@ -35,7 +34,7 @@ def _semver(text: Any, normalize: Any = False) -> Any:
         return CELEvalError(str(err))
 
 
-def _int64(part: int) -> celtypes.IntType:
+def _int64(part: int) -> celvalues.IntType:
     """semverlib.go `types.Int(v.Major)`: Go converts the uint64 part to int64 modulo 2^64, so 2^63 reads as
     -2^63 and 2^64-1 as -1 (no error)."""
     return cel_int(part - (UINT64_MAX + 1) if part > INT64[1] else part)

@@ -11,12 +11,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from celpy import celtypes
-
+from celext import values as celvalues
 from celext.lib.library import Library, overload
 from celext.lib.operators import equal
 
-_L = celtypes.ListType
+_L = celvalues.ListType
 
 
 def _has(items: _L, item: Any) -> bool:
@@ -24,14 +23,14 @@ def _has(items: _L, item: Any) -> bool:
 
 
 def _contains(a: _L, b: _L) -> Any:
-    return celtypes.BoolType(all(_has(a, item) for item in b))
+    return celvalues.BoolType(all(_has(a, item) for item in b))
 
 
 def library() -> Library:
     return Library("ext.sets", (
         overload("sets.contains", "list_sets_contains_list", (_L, _L), _contains, member=False),
         overload("sets.equivalent", "list_sets_equivalent_list", (_L, _L),
-                 lambda a, b: celtypes.BoolType(bool(_contains(a, b)) and bool(_contains(b, a))), member=False),
+                 lambda a, b: celvalues.BoolType(bool(_contains(a, b)) and bool(_contains(b, a))), member=False),
         overload("sets.intersects", "list_sets_intersects_list", (_L, _L),
-                 lambda a, b: celtypes.BoolType(any(_has(a, item) for item in b)), member=False),
+                 lambda a, b: celvalues.BoolType(any(_has(a, item) for item in b)), member=False),
     ))

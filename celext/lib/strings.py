@@ -13,16 +13,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from celpy import celtypes
-from celpy.evaluation import CELEvalError
-
+from celext import values as celvalues
 from celext.lib.format import format_string, go_value
 from celext.lib.ints import cel_int
 from celext.lib.library import Library, overload
+from celext.values import CELEvalError
 
-_S = celtypes.StringType
-_I = celtypes.IntType
-_L = celtypes.ListType
+_S = celvalues.StringType
+_I = celvalues.IntType
+_L = celvalues.ListType
 _ASCII_UPPER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 _ASCII_LOWER = str.maketrans("abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 

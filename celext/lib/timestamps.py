@@ -22,13 +22,12 @@ import zoneinfo
 from collections.abc import Callable
 from typing import Any
 
-from celpy import celtypes
-from celpy.evaluation import CELEvalError, base_functions
-
+from celext import values as celvalues
 from celext.gostrconv import parse_int
 from celext.gotime import MAX_UNIX, MIN_UNIX, WallClock, wall_clock
 from celext.lib.library import no_such_overload
-from celext.lib.timevalues import Duration, Timestamp, unix_nanos
+from celext.lib.timevalues import Duration, unix_nanos
+from celext.values import CELEvalError
 
 # The fields of a wall clock (cel-go `timestampGet*`: months and days of the year and of the month 0-based,
 # `getDate` 1-based, Sunday 0); milliseconds come from the nanoseconds
@@ -81,19 +80,20 @@ def zone_offset(seconds: int, name: str) -> int | str:
 
 
 def _getter(name: str) -> Callable[..., Any]:
-    default = base_functions[name]
     field = _FIELDS[name]
 
     def get(value: Any, zone: Any = None) -> Any:
-        if zone is None and not isinstance(value, Timestamp):
-            return default(value)  # a duration's (celext.lib.timevalues), or a wrong type's error
-        if zone is not None and (not isinstance(value, celtypes.TimestampType) or not isinstance(zone, str)):
+        if zone is None and not isinstance(value, celvalues.TimestampType):
+            # a duration's (celext.lib.timevalues); any other value has no such method: the caller's
+            # dispatch makes the AttributeError `no such overload`
+            return celvalues.IntType(getattr(value, name)())
+        if zone is not None and (not isinstance(value, celvalues.TimestampType) or not isinstance(zone, str)):
             return no_such_overload(name, (value, zone))  # (reached through dyn) a duration's getters take no zone
         seconds, nanos = divmod(unix_nanos(value), 1_000_000_000)
         offset = zone_offset(seconds, "UTC" if zone is None else str(zone))
         if isinstance(offset, str):
             return CELEvalError(offset)
-        return celtypes.IntType(field(wall_clock(seconds + offset), nanos))
+        return celvalues.IntType(field(wall_clock(seconds + offset), nanos))
 
     get.__name__ = name
     return get

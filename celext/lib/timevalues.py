@@ -25,8 +25,7 @@ import operator
 from collections.abc import Callable
 from typing import Any
 
-from celpy import celtypes
-
+from celext import values as celvalues
 from celext.gotime import wall_clock
 from celext.lib.gofloat import go_fixed
 from celext.lib.ints import cel_int
@@ -85,7 +84,7 @@ class _Exact:
         return hash(self._exact)  # type: ignore[attr-defined]
 
 
-class Duration(_Exact, celtypes.DurationType):
+class Duration(_Exact, celvalues.DurationType):
     """A CEL duration: `nanos`, an int64 count of nanoseconds (the caller checks the range)."""
 
     nanos: int
@@ -118,20 +117,20 @@ class Duration(_Exact, celtypes.DurationType):
         return f"Duration({str(self)!r})"
 
     # cel-go's duration getters (durationZeroArgOverloads): the whole duration in the unit, toward zero
-    def getHours(self, tz_name: Any = None) -> celtypes.IntType:
+    def getHours(self, tz_name: Any = None) -> celvalues.IntType:
         return cel_int(int(self._in(_HOUR)))
 
-    def getMinutes(self, tz_name: Any = None) -> celtypes.IntType:
+    def getMinutes(self, tz_name: Any = None) -> celvalues.IntType:
         return cel_int(int(self._in(_MINUTE)))
 
-    def getSeconds(self, tz_name: Any = None) -> celtypes.IntType:
+    def getSeconds(self, tz_name: Any = None) -> celvalues.IntType:
         return cel_int(int(self._in(_SECOND)))
 
-    def getMilliseconds(self, tz_name: Any = None) -> celtypes.IntType:
+    def getMilliseconds(self, tz_name: Any = None) -> celvalues.IntType:
         return cel_int(_quotient(self.nanos, 1_000_000)[0])
 
 
-class Timestamp(_Exact, celtypes.TimestampType):
+class Timestamp(_Exact, celvalues.TimestampType):
     """A CEL timestamp, made by `at(seconds, nanos)`: `unix`, the nanoseconds since the Unix epoch (the caller
     checks the range), in UTC. (The constructor stays datetime's: datetime builds instances of a subclass with it,
     in `astimezone()` and `replace()`, which the getters use; those carry the microseconds only.)"""

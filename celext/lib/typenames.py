@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from celpy import celtypes
-
+from celext import values as celvalues
 from celext.lib.optional_value import OptionalValue
 from celext.netaddr import Addr, Prefix
 from celext.neturl import URL
@@ -13,18 +12,18 @@ from celext.quantity import Quantity, QuantityPointer
 from celext.semver import Semver
 
 _GO_TYPE_NAMES: tuple[tuple[type, str], ...] = (
-    (celtypes.BoolType, "types.Bool"), (celtypes.IntType, "types.Int"), (celtypes.UintType, "types.Uint"),
-    (celtypes.DoubleType, "types.Double"), (celtypes.StringType, "types.String"),
-    (celtypes.BytesType, "types.Bytes"), (celtypes.TimestampType, "types.Timestamp"),
-    (celtypes.DurationType, "types.Duration"), (Semver, "cel.Semver"), (QuantityPointer, "*cel.Quantity"),
+    (celvalues.BoolType, "types.Bool"), (celvalues.IntType, "types.Int"), (celvalues.UintType, "types.Uint"),
+    (celvalues.DoubleType, "types.Double"), (celvalues.StringType, "types.String"),
+    (celvalues.BytesType, "types.Bytes"), (celvalues.TimestampType, "types.Timestamp"),
+    (celvalues.DurationType, "types.Duration"), (Semver, "cel.Semver"), (QuantityPointer, "*cel.Quantity"),
     (Quantity, "cel.Quantity"),
     (Addr, "cel.IP"), (Prefix, "cel.CIDR"), (URL, "cel.URL"),
 )
 _CEL_TYPE_NAMES: tuple[tuple[type, str], ...] = (
-    (celtypes.BoolType, "bool"), (celtypes.IntType, "int"), (celtypes.UintType, "uint"),
-    (celtypes.DoubleType, "double"), (celtypes.StringType, "string"), (celtypes.BytesType, "bytes"),
-    (celtypes.ListType, "list"), (celtypes.MapType, "map"), (celtypes.TimestampType, "google.protobuf.Timestamp"),
-    (celtypes.DurationType, "google.protobuf.Duration"), (Semver, "kubernetes.Semver"),
+    (celvalues.BoolType, "bool"), (celvalues.IntType, "int"), (celvalues.UintType, "uint"),
+    (celvalues.DoubleType, "double"), (celvalues.StringType, "string"), (celvalues.BytesType, "bytes"),
+    (celvalues.ListType, "list"), (celvalues.MapType, "map"), (celvalues.TimestampType, "google.protobuf.Timestamp"),
+    (celvalues.DurationType, "google.protobuf.Duration"), (Semver, "kubernetes.Semver"),
     (Quantity, "kubernetes.Quantity"), (Addr, "net.IP"), (Prefix, "net.CIDR"), (URL, "kubernetes.URL"),
     (OptionalValue, "optional_type"),
     (type, "type"),
@@ -49,11 +48,11 @@ def cel_type_name(value: Any) -> str:
 
 # The type denotations CEL declares as identifiers (`type(x) == string`); values are what `type()` returns.
 TYPE_DENOTATIONS: dict[str, type] = {
-    "bool": celtypes.BoolType, "int": celtypes.IntType, "uint": celtypes.UintType, "double": celtypes.DoubleType,
-    "string": celtypes.StringType, "bytes": celtypes.BytesType, "list": celtypes.ListType, "map": celtypes.MapType,
-    "null_type": type(None), "type": celtypes.TypeType, "optional_type": OptionalValue,
+    "bool": celvalues.BoolType, "int": celvalues.IntType, "uint": celvalues.UintType, "double": celvalues.DoubleType,
+    "string": celvalues.StringType, "bytes": celvalues.BytesType, "list": celvalues.ListType, "map": celvalues.MapType,
+    "null_type": type(None), "type": celvalues.TypeType, "optional_type": OptionalValue,
     # env.DOTTED_TYPE_NAMES: celext.syntax.rewrite turns the select chain that spells one into one identifier
-    "google.protobuf.Timestamp": celtypes.TimestampType, "google.protobuf.Duration": celtypes.DurationType,
+    "google.protobuf.Timestamp": celvalues.TimestampType, "google.protobuf.Duration": celvalues.DurationType,
     "net.IP": Addr, "net.CIDR": Prefix,
 }
 
@@ -63,9 +62,9 @@ def type_of(value: Any) -> type:
     cel-python's values answer as the type they are (a concatenated list is a `list`, a nanosecond duration a
     `google.protobuf.Duration`)."""
     if type(value) is type:
-        return celtypes.TypeType
+        return celvalues.TypeType
     for cls in type(value).__mro__:
-        if cls.__module__ == celtypes.__name__:
+        if cls.__module__ == celvalues.__name__:
             return cls
     return type(value)
 
@@ -74,7 +73,7 @@ def type_value_name(value: type) -> str:
     """The CEL name of a type value (`type(1)` is `int`), as `string(type(x))` and `format` print it."""
     if value is type(None):
         return "null_type"
-    if value is celtypes.TypeType or value is type:
+    if value is celvalues.TypeType or value is type:
         return "type"
     for cls, name in _CEL_TYPE_NAMES:
         if cls is not type and issubclass(value, cls):

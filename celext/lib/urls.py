@@ -17,15 +17,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from celpy import celtypes
-from celpy.evaluation import CELEvalError
-
+from celext import values as celvalues
 from celext.lib.library import Library, overload
 from celext.neturl import URL, URLError, is_request_uri, parse_url
+from celext.values import CELEvalError
 
 __all__ = ["library"]
 
-_S = celtypes.StringType
+_S = celvalues.StringType
 _URL_ERROR = "URL parse error during conversion from string: "
 
 
@@ -36,15 +35,15 @@ def _url(text: Any) -> Any:
         return CELEvalError(f"{_URL_ERROR}{err}")
 
 
-def _query(u: URL) -> celtypes.MapType:
-    return celtypes.MapType({_S(key): celtypes.ListType([_S(v) for v in values])
+def _query(u: URL) -> celvalues.MapType:
+    return celvalues.MapType({_S(key): celvalues.ListType([_S(v) for v in values])
                              for key, values in u.query().items()})
 
 
 def library() -> Library:
     return Library("kubernetes.urls", (
         overload("url", "string_to_url", (_S,), _url, member=False),
-        overload("isURL", "is_url_string", (_S,), lambda s: celtypes.BoolType(is_request_uri(str(s))), member=False),
+        overload("isURL", "is_url_string", (_S,), lambda s: celvalues.BoolType(is_request_uri(str(s))), member=False),
         overload("getScheme", "url_get_scheme", (URL,), lambda u: _S(u.scheme.decode("ascii"))),
         overload("getHost", "url_get_host", (URL,), lambda u: _S(u.host_text())),
         overload("getHostname", "url_get_hostname", (URL,), lambda u: _S(u.hostname())),

@@ -34,9 +34,7 @@ import weakref
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from celpy import celtypes
-from celpy.evaluation import CELEvalError
-
+from celext import values as celvalues
 from celext.compile import Laps, Prepared, lap
 from celext.lib import optional_value as optional
 from celext.plan import closures, overloads, steps
@@ -46,6 +44,7 @@ from celext.runtime import ops, wire
 from celext.shield import Shield
 from celext.syntax import headroom
 from celext.syntax.nodes import Tree
+from celext.values import CELEvalError
 
 __all__ = ["COMPACT_HEADER", "COMPACT_NODES", "HOT_CALLS", "Plan", "generate", "larger_than", "namespace", "plan"]
 
@@ -54,15 +53,15 @@ log = logging.getLogger(__name__)
 Function = Callable[[Any, str, int], Any]  # (wire device, driver, cost limit) -> CEL value or error value
 
 _RUNTIME: dict[str, Any] = {
-    "BUDGET": ops.Budget, "BOOL": celtypes.BoolType, "TRUE": ops.TRUE, "FALSE": ops.FALSE, "ERROR": CELEvalError,
-    "LIST": celtypes.ListType, "MAP": celtypes.MapType, "STRING": celtypes.StringType, "NEW_STR": str.__new__,
+    "BUDGET": ops.Budget, "BOOL": celvalues.BoolType, "TRUE": ops.TRUE, "FALSE": ops.FALSE, "ERROR": CELEvalError,
+    "LIST": celvalues.ListType, "MAP": celvalues.MapType, "STRING": celvalues.StringType, "NEW_STR": str.__new__,
     "ABSENT": wire.ABSENT, "OPT_NONE": optional.NONE, "OPT_OF": optional.of,
     "rt_body": wire.body, "rt_entries": wire.entries, "rt_lookup": wire.lookup, "rt_attribute": wire.attribute,
     "rt_capacity": wire.capacity, "rt_arith": ops.arith, "rt_unary": ops.unary,
     "rt_select": ops.select, "rt_index": ops.index, "rt_invoke": ops.invoke, "rt_make_list": ops.make_list,
     "rt_subtree": ops.subtree, "FRAME": closures.Frame, "rt_no_key": ops.no_key, "rt_no_overload": ops.no_overload,
     "rt_not_iterable": ops.not_iterable, "rt_cost_exceeded": ops.cost_exceeded,
-    "INT": celtypes.IntType, "NEW_INT": int.__new__, "UINT": celtypes.UintType, "DOUBLE": celtypes.DoubleType,
+    "INT": celvalues.IntType, "NEW_INT": int.__new__, "UINT": celvalues.UintType, "DOUBLE": celvalues.DoubleType,
     "rt_includes": ops.includes, "rt_includes_raw": wire.includes, "rt_impl_error": overloads.impl_error,
     "rt_converted": wire.converted, "rt_has_domain": wire.has_domain,
     "rt_and": steps.and_step, "rt_or": steps.or_step, "rt_not_bool": steps.not_bool, "rt_iterable": steps.iterable,

@@ -27,9 +27,7 @@ import itertools
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, cast
 
-from celpy import celtypes
-from celpy.evaluation import CELEvalError
-
+from celext import values as celvalues
 from celext.env import MACRO_FORMS, OPTIONAL_MACROS
 from celext.gostrconv import INT64
 from celext.lib import optional_value as optional
@@ -39,16 +37,17 @@ from celext.plan.device import DevicePath, device_path
 from celext.plan.emit_device import device_table
 from celext.plan.emit_loops import ONE_VARIABLE_LOOPS, comprehension_step_cost
 from celext.reference import aggregates, macros
-from celext.reference.evaluator import has_field
+from celext.reference.operations import has_field
 from celext.runtime import ops, wire
 from celext.syntax.nodes import Tree
 from celext.syntax.rewrite import Names, check_expansion, identifiers
 from celext.syntax.tree import unwrap
+from celext.values import CELEvalError
 
 __all__ = ["Frame", "build"]
 
 Run = Callable[["Frame"], Any]
-_BOOL, _LIST, _INT, _STRING = celtypes.BoolType, celtypes.ListType, celtypes.IntType, celtypes.StringType
+_BOOL, _LIST, _INT, _STRING = celvalues.BoolType, celvalues.ListType, celvalues.IntType, celvalues.StringType
 _new_str, _new_int = str.__new__, int.__new__
 _INT_ARITHMETIC = {"addition_add": int.__add__, "addition_sub": int.__sub__, "multiplication_mul": int.__mul__}
 _INT64_MIN, _INT64_MAX = INT64

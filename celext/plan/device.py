@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from celpy import celtypes
 from msgspec import Struct
 
+from celext import values as celvalues
 from celext.syntax.nodes import Tree
 
 Kind = Literal["value", "has", "optional"]
@@ -38,7 +38,7 @@ def _name(node: Tree[Any]) -> str | None:
         key = node.children[1]
         if isinstance(key, Tree) and key.data == "primary" and key.children[0].data == "const":
             value = key.children[0].children[0]
-            if isinstance(value, celtypes.StringType):
+            if isinstance(value, celvalues.StringType):
                 return str(value)
     return None
 

@@ -17,9 +17,7 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
-from celpy import celtypes
-from celpy.evaluation import CELEvalError
-
+from celext import values as celvalues
 from celext.env import MACRO_FORMS
 from celext.plan import closures
 from celext.plan.core import PARAMS, Block, call_args, chain_operands
@@ -30,6 +28,7 @@ from celext.plan.emit_typed import TypedEmitter
 from celext.plan.overloads import resolve
 from celext.runtime import ops
 from celext.syntax.nodes import Token, Tree
+from celext.values import CELEvalError
 
 SPLIT_DEPTH = 12  # block levels before a subtree moves into a function of its own
 _COMPARE = {"relation_eq": "__eq__", "relation_ne": "__ne__", "relation_lt": "__lt__", "relation_le": "__le__",
@@ -40,7 +39,7 @@ _NOTHING: Any = object()
 _NOT_FOLDED = frozenset({"lists.range"})
 _INT_ARITH = {"addition_add": "__add__", "addition_sub": "__sub__", "multiplication_mul": "__mul__"}
 _INT_MIN, _INT_MAX = -(2**63), 2**63 - 1
-BOOL = celtypes.BoolType
+BOOL = celvalues.BoolType
 
 
 class Emitter(DeviceEmitter, LoopEmitter, TypedEmitter):
@@ -230,7 +229,7 @@ class Emitter(DeviceEmitter, LoopEmitter, TypedEmitter):
             return out
         left = self.emit(op.children[0], block, scope)
         table = device_table(right_tree, scope)
-        if op.data == "relation_in" and table and type(self.constants.get(left)) is celtypes.StringType:
+        if op.data == "relation_in" and table and type(self.constants.get(left)) is celvalues.StringType:
             out, raw = self.tmp(), self.tmp()  # `"domain" in device.attributes`: a scan of the names
             block.add(f"{raw} = rt_entries(B, {table!r})")
             block.add(f"{out} = TRUE if rt_has_domain({raw}, driver, {left}) else FALSE")
@@ -258,11 +257,11 @@ class Emitter(DeviceEmitter, LoopEmitter, TypedEmitter):
         other = left
         if symbol is None:
             return None
-        if type(constant) not in (celtypes.IntType, celtypes.StringType):
+        if type(constant) not in (celvalues.IntType, celvalues.StringType):
             constant, other = self.constants.get(left, _NOTHING), right
-            if type(constant) not in (celtypes.IntType, celtypes.StringType):
+            if type(constant) not in (celvalues.IntType, celvalues.StringType):
                 return None
-        kind, base = ("INT", "int") if type(constant) is celtypes.IntType else ("STRING", "str")
+        kind, base = ("INT", "int") if type(constant) is celvalues.IntType else ("STRING", "str")
         guard = "True" if self.kinds.get(other) == kind else f"{other}.__class__ is {kind}"
         return f"(TRUE if {base}.{symbol}({left}, {right}) else FALSE) if {guard}"
 
@@ -391,7 +390,7 @@ class Emitter(DeviceEmitter, LoopEmitter, TypedEmitter):
             path = device_path(node.children[0], scope)
             value = self.emit(args[0], block, scope)
             if path is not None and path.kind == "value" and path.head == "attributes" \
-                    and type(self.constants.get(value)) in (celtypes.IntType, celtypes.StringType):
+                    and type(self.constants.get(value)) in (celvalues.IntType, celvalues.StringType):
                 raw = self._lookup(path, "A", block)
                 out = self.tmp()
                 block.add(f"{out} = rt_no_key({path.ident!r}) if {raw} is ABSENT else rt_includes_raw({raw}, {value})")
@@ -405,7 +404,7 @@ class Emitter(DeviceEmitter, LoopEmitter, TypedEmitter):
         return self._call(name, [target, *values], block, node, member=True)
 
 
-__all__ = ["PARAMS", "SPLIT_DEPTH", "Block", "Emitter", "Token", "celtypes"]
+__all__ = ["PARAMS", "SPLIT_DEPTH", "Block", "Emitter", "Token", "celvalues"]
 
 
 def _elements(node: Tree[Any]) -> list[Any]:

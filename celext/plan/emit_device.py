@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from celpy import celtypes
-
+from celext import values as celvalues
 from celext.plan.core import Block, EmitterCore
 from celext.plan.device import DevicePath, device_path
 from celext.syntax.nodes import Tree
@@ -77,7 +76,7 @@ class DeviceEmitter(EmitterCore):
         path = device_path(left_tree, scope)
         if path is None or path.head != "driver" or right_tree.data != "primary" \
                 or right_tree.children[0].data != "const" \
-                or type(right_tree.children[0].children[0]) is not celtypes.StringType:
+                or type(right_tree.children[0].children[0]) is not celvalues.StringType:
             return None
         if operator not in ("relation_eq", "relation_ne"):
             return None

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from celpy import celtypes
-
+from celext import values as celvalues
 from celext.env import MACRO_FORMS
 from celext.plan.core import Block, EmitterCore, call_args
-from celext.reference.evaluator import FREE, ITERATION_COST
+from celext.reference.operations import FREE, ITERATION_COST
 from celext.syntax.nodes import Tree
 
 # The macro forms both compiled forms run as loops of their own (one variable, one body); the others run through
@@ -27,7 +26,7 @@ class LoopEmitter(EmitterCore):
         target = self.emit(node.children[0], block, scope)
         out, var = self.tmp(), f"v{next(self._ids)}"
         step = comprehension_step_cost(body_tree)
-        if type(self.constants.get(target)) in (celtypes.ListType, celtypes.MapType):
+        if type(self.constants.get(target)) in (celvalues.ListType, celvalues.MapType):
             outer = block
         else:
             block.add(f"{out} = rt_iterable({target})")

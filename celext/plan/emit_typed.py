@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from celpy import celtypes
-
+from celext import values as celvalues
 from celext.plan.core import Block, EmitterCore
 from celext.plan.typed import typed_class
 from celext.quantity import Quantity
@@ -14,8 +13,8 @@ from celext.semver import Semver
 from celext.syntax.nodes import Tree
 
 # The generated module's class names and the classes they stand for (constants' classes are known).
-_CLASSES: dict[str, type] = {"INT": celtypes.IntType, "UINT": celtypes.UintType, "DOUBLE": celtypes.DoubleType,
-                             "STRING": celtypes.StringType, "BOOL": celtypes.BoolType, "LIST": celtypes.ListType}
+_CLASSES: dict[str, type] = {"INT": celvalues.IntType, "UINT": celvalues.UintType, "DOUBLE": celvalues.DoubleType,
+                             "STRING": celvalues.StringType, "BOOL": celvalues.BoolType, "LIST": celvalues.ListType}
 _LIBRARY_CLASSES: dict[str, type] = {"QUANTITY": Quantity, "SEMVER": Semver}  # put in the module when used
 _CLASSES.update(_LIBRARY_CLASSES)
 _EQUALITY = {"int": "int", "string": "str", "bool": "int"}  # checked kinds whose `==` is Python's

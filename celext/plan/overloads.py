@@ -13,10 +13,9 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from celpy.evaluation import CELEvalError
-
 from celext.env import libraries
 from celext.lib import Overload
+from celext.values import CELEvalError
 
 
 @functools.cache

@@ -13,15 +13,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from celpy import celtypes
-from celpy.evaluation import CELEvalError
-
+from celext import values as celvalues
 from celext.runtime.ops import FALSE, TRUE, no_overload, not_iterable
+from celext.values import CELEvalError
 
 __all__ = ["and_step", "iterable", "not_bool", "or_step"]
 
-_BOOL = celtypes.BoolType
-_ITERABLE = (celtypes.ListType, celtypes.MapType)
+_BOOL = celvalues.BoolType
+_ITERABLE = (celvalues.ListType, celvalues.MapType)
 
 
 def not_bool(value: Any) -> CELEvalError:

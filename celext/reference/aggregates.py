@@ -16,13 +16,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from celpy import celtypes
-from celpy.evaluation import CELEvalError
-
+from celext import values as celvalues
 from celext.lib.format import as_string
 from celext.lib.operators import map_delete, map_put
 from celext.lib.optional_value import OptionalValue
 from celext.lib.typenames import cel_type_name
+from celext.values import CELEvalError
 
 __all__ = ["build_list", "build_map"]
 
@@ -44,12 +43,12 @@ def build_list(elements: Sequence[tuple[bool, Part]], evaluate: Callable[[Part],
                 continue
             value = value.value
         values.append(value)
-    return celtypes.ListType(values)
+    return celvalues.ListType(values)
 
 
 def build_map(entries: Sequence[tuple[bool, Part, Part]], evaluate: Callable[[Part], Any]) -> Any:
     """A map literal from its entries, each (is it an optional entry `?k: v`, k, v)."""
-    built = celtypes.MapType()
+    built = celvalues.MapType()
     for optional_entry, key_part, value_part in entries:
         key = evaluate(key_part)
         if isinstance(key, CELEvalError):

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from celpy.evaluation import CELEvalError
-
 from celext.syntax import literals
 from celext.syntax.nodes import Tree
+from celext.values import CELEvalError
 
 _COLLAPSIBLE = frozenset({"expr", "conditionalor", "conditionaland", "relation", "addition", "multiplication",
                           "unary", "member"})

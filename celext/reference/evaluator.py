@@ -15,151 +15,58 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import Any
 
-from celpy import celtypes
-from celpy.evaluation import Activation, CELEvalError, Evaluator
+import celpy.evaluation as celpy_evaluation
+from celpy.evaluation import Activation, Evaluator
 
-from celext.env import MACRO_FORMS, OPTIONAL_MACROS
+from celext import values as celvalues
+from celext.env import FUNCTIONS, MACRO_FORMS, OPTIONAL_MACROS
 from celext.errors import EvaluationError
-from celext.lib import no_such_overload
-from celext.lib.format import as_string, go_value
-from celext.lib.operators import INT_OVERFLOW, MISSING, OPERATORS, UINT_OVERFLOW, map_get
-from celext.lib.optional_value import NONE, OptionalValue, of
+from celext.lib.optional_value import OptionalValue
 from celext.lib.typenames import TYPE_DENOTATIONS, cel_type_name, go_type_name
-from celext.netaddr import Addr, Prefix
-from celext.neturl import URL
-from celext.quantity import Quantity
 from celext.reference import macros
 from celext.reference.aggregates import build_list, build_map
-from celext.semver import Semver
+from celext.reference.operations import (
+    CALL_COST,
+    COST_EXCEEDED,
+    COST_LIMIT,
+    FREE,
+    ITERATION_COST,
+    RELATIONS,
+    UNDECIDED,
+    Budget,
+    CostLimitExceeded,
+    arithmetic,
+    error_message,
+    has_field,
+    index,
+    invoke,
+    select,
+    unary,
+)
 from celext.syntax import headroom, literals
 from celext.syntax.nodes import Token, Tree
 from celext.syntax.tree import unwrap
-
-__all__ = ["COST_EXCEEDED", "COST_LIMIT", "Budget", "CostLimitExceeded", "DRAEvaluator", "cel_type_name",
-           "evaluate", "go_type_name"]
-
-COST_LIMIT = 1_000_000  # CELSelectorExpressionMaxCost
-COST_EXCEEDED = "operation cancelled: actual cost limit exceeded"
-ITERATION_COST = 3  # cel-go charges each comprehension step: loop condition, accumulator update, result
-# Calls cost one unit; regex functions more (cel-go charges them by pattern and text size). With these weights
-# the upstream `expensive` case runs out of budget after about as many steps as it does in Kubernetes.
-_CALL_COST = {"find": 3, "findAll": 3, "matches": 3}
-
-# Nodes that are only grammar levels cost nothing; the rest cost one unit each, as cel-go charges per
-# identifier, select, index, call and aggregate literal.
-FREE = frozenset({"const", "expr", "conditionalor", "conditionaland", "member", "primary", "literal", "exprlist",
-                   "paren_expr", "mapinits", "fieldinits"})
-
-_VALUE_TYPES = (celtypes.BoolType, celtypes.IntType, celtypes.UintType, celtypes.DoubleType, celtypes.StringType,
-                celtypes.BytesType, celtypes.ListType, celtypes.TimestampType, celtypes.DurationType, Semver, Quantity,
-                Addr, Prefix, URL)
-
+from celext.values import CELEvalError
 
 # The trees walked are celext's (celext.syntax.nodes); cel-python's Evaluator, whose rule methods this class
 # overrides or calls, annotates lark's. Its methods read only `data`, `children`, `meta` and tokens' `value`/`type`,
-# which celext's nodes have, and test no node's class: they are typed Any here. (The one tree cel-python makes, an
-# empty lark `exprlist` for `has()`/`dyn()` without arguments, is only read for its children.)
+# which celext's nodes have, and test no node's class: they are typed Any here.
 Node = Any
 
-RELATIONS = {"relation_lt": OPERATORS["_<_"], "relation_le": OPERATORS["_<=_"], "relation_gt": OPERATORS["_>_"],
-              "relation_ge": OPERATORS["_>=_"], "relation_eq": OPERATORS["_==_"], "relation_ne": OPERATORS["_!=_"],
-              "relation_in": OPERATORS["_in_"]}
+__all__ = ["COST_EXCEEDED", "COST_LIMIT", "Budget", "CostLimitExceeded", "DRAEvaluator", "base_activation",
+           "cel_type_name", "error_message", "evaluate", "go_type_name"]
 
 
-def _overflow_text(error: CELEvalError) -> str:
-    """cel-go's text for an arithmetic overflow: cel-python says `overflow` for int64 and uint64 results alike,
-    and its uint64 operators are the closures of its `uint64` decorator, so the frame that raised tells which."""
-    trace = error.__cause__.__traceback__ if error.__cause__ is not None else None
-    while trace is not None and trace.tb_next is not None:
-        trace = trace.tb_next
-    if trace is not None and trace.tb_frame.f_code.co_qualname.startswith("uint64."):
-        return UINT_OVERFLOW
-    return INT_OVERFLOW
-
-
-def _arithmetic(result: Any, tree: Node) -> Any:
-    """cel-go's wording for arithmetic errors; cel-python's list `+` returns a plain list, made a CEL list."""
-    if isinstance(result, CELEvalError):
-        text = str(result.args[0]) if result.args else ""
-        if text == "return error for overflow":
-            return CELEvalError(_overflow_text(result))
-        if text == "modulus or divide by zero":
-            operator = tree.children[0].data if tree.children else ""
-            return CELEvalError("modulus by zero" if operator == "multiplication_mod" else "division by zero")
-        if text.startswith("found no matching overload"):
-            return CELEvalError("no such overload")
-        return result
-    plain = _PLAIN_RESULTS.get(type(result))
-    return plain(result) if plain else result
-
-
-_PLAIN_RESULTS: dict[type, Any] = {list: celtypes.ListType, str: celtypes.StringType, bytes: celtypes.BytesType,
-                                   int: celtypes.IntType, float: celtypes.DoubleType}
-
-
-def has_field(target: Any, name: str) -> Any:
-    """`has(e.name)` for `e`'s value as cel-go tests it: an error is the result; an optional is false when empty,
-    else the test on its value; a map, whether key `name` is present; a list, the error of indexing it by a
-    name. None for any other value: cel-python's own test decides (DRAEvaluator.macro_has_eval)."""
-    if isinstance(target, CELEvalError):
-        return target
-    if isinstance(target, OptionalValue):
-        if not target.present:
-            return celtypes.BoolType(False)
-        target = target.value
-    if isinstance(target, celtypes.MapType) and not isinstance(target, celtypes.MessageType):
-        try:
-            return celtypes.BoolType(map_get(target, celtypes.StringType(name)) is not MISSING)
-        except TypeError:
-            return CELEvalError("no such overload")
-    if isinstance(target, celtypes.ListType):  # refQualify checks a list's index before the presence test
-        return _list_index(celtypes.StringType(name))  # (an error: a name is no index)
-    return None
-
-
-def _list_index(index: Any) -> int | CELEvalError:
-    """cel-go `IndexOrError`: an int, a uint, or a double without a fraction."""
-    if isinstance(index, celtypes.DoubleType):
-        number = float(index)
-        if not math.isfinite(number) or number != int(number):
-            return CELEvalError(f"unsupported index value {number} in list")
-        return int(number)
-    if isinstance(index, int) and not isinstance(index, celtypes.BoolType):
-        return int(index)
-    return CELEvalError(f"unsupported index type '{cel_type_name(index)}' in list")
-
-
-def _qualify_error(member: Any, key: Any) -> CELEvalError:
-    """cel-go refQualify on a value that is neither map nor message: a list wants an index
-    (`unsupported index type 'string' in list`), anything else has no keys (`no such key: name`)."""
-    if isinstance(member, celtypes.ListType):
-        position = _list_index(key)
-        if isinstance(position, CELEvalError):
-            return position
-        return CELEvalError(f"index out of bounds: {position}")
-    return CELEvalError(f"no such key: {go_value(key)}")
-
-
-class CostLimitExceeded(Exception):
-    """Raised through the interpreter when the budget is spent; turned into an EvaluationError."""
-
-
-class Budget:
-    """Cost units left for one evaluation, shared with the nested evaluators of comprehensions."""
-
-    __slots__ = ("left",)
-
-    def __init__(self, limit: int) -> None:
-        self.left = limit
-
-    def charge(self, units: int = 1) -> None:
-        self.left -= units
-        if self.left < 0:
-            raise CostLimitExceeded(COST_EXCEEDED)
+def _ours(result: Any) -> Any:
+    """A result of cel-python's own rule with its error value made celext's (the text kept)."""
+    if isinstance(result, celpy_evaluation.CELEvalError):
+        error = CELEvalError(*result.args)
+        error.__cause__ = result
+        return error
+    return result
 
 
 class DRAEvaluator(Evaluator):
@@ -219,43 +126,36 @@ class DRAEvaluator(Evaluator):
             return self._visit_tree(child.children[0])
         if kind == "ident_arg" and str(child.children[0]) not in ("has", "dyn"):
             return self._call(child)
-        return super().primary(tree)
+        if kind in ("list_lit", "map_lit") and not child.children:  # (cel-python would build its own empty value)
+            return celvalues.ListType() if kind == "list_lit" else celvalues.MapType()
+        return _ours(super().primary(tree))
 
     def macro_has_eval(self, exprlist: Node) -> Any:
         """`has(e.f)` as cel-go runs it: an error in `e` is the result; on a map, whether key `f` is present; on an
         optional, false when empty, else the test on its value (`has(x.?a.b)`). Other operands keep
         cel-python's test (the select evaluates without error)."""
-        select = unwrap(exprlist.children[0]) if exprlist.children else None
-        if not (isinstance(select, Tree) and select.data == "member_dot"):
-            return super().macro_has_eval(exprlist)
-        operand = select.children[0]
+        selection = unwrap(exprlist.children[0]) if exprlist.children else None
+        if not (isinstance(selection, Tree) and selection.data == "member_dot"):
+            return self._selects(exprlist)
+        operand = selection.children[0]
         if not isinstance(operand, Tree):
-            return super().macro_has_eval(exprlist)
-        decided = has_field(self._visit_tree(operand), str(select.children[1]))
-        return super().macro_has_eval(exprlist) if decided is None else decided
+            return self._selects(exprlist)
+        decided = has_field(self._visit_tree(operand), str(selection.children[1]))
+        return self._selects(exprlist) if decided is None else decided
+
+    def _selects(self, exprlist: Node) -> Any:
+        """cel-python's `has()` test: whether the selection evaluates without error."""
+        return celvalues.BoolType(not isinstance(self.visit_children(exprlist)[0], CELEvalError))
 
     def _call(self, call: Node) -> Any:
         name = str(call.children[0])
-        self.budget.charge(_CALL_COST.get(name, 1))
+        self.budget.charge(CALL_COST.get(name, 1))
         args = self.visit_children(call.children[1]) if len(call.children) > 1 else []
         return self._invoke(name, args)
 
     def _invoke(self, name: str, args: list[Any]) -> Any:
-        """Call a function with evaluated arguments (receiver first): the first error argument wins, and
-        raw exceptions from cel-python's own functions become CEL errors."""
-        for arg in args:
-            if isinstance(arg, CELEvalError):
-                return arg
-        try:
-            function = self.functions[name]
-        except KeyError:
-            return CELEvalError(f"undeclared reference to '{name}'")
-        try:
-            return function(*args)
-        except (TypeError, AttributeError):  # cel-python's own functions raise these on a wrong argument type
-            return no_such_overload(name, tuple(args))
-        except ValueError as err:
-            return CELEvalError(f"{name}: {err}")
+        """Call a function with evaluated arguments (receiver first): celext.reference.operations.invoke."""
+        return invoke(self.functions, name, args)
 
     def relation(self, tree: Node) -> Any:
         if len(tree.children) != 2:
@@ -276,17 +176,17 @@ class DRAEvaluator(Evaluator):
 
     def _logic(self, tree: Node, *, decisive: bool) -> Any:
         left = self._visit_tree(tree.children[0])
-        if isinstance(left, celtypes.BoolType) and bool(left) is decisive:
+        if isinstance(left, celvalues.BoolType) and bool(left) is decisive:
             return left
         right = self._visit_tree(tree.children[1])
-        if isinstance(right, celtypes.BoolType) and bool(right) is decisive:
+        if isinstance(right, celvalues.BoolType) and bool(right) is decisive:
             return right
         for operand in (left, right):
             if isinstance(operand, CELEvalError):
                 return operand
-            if not isinstance(operand, celtypes.BoolType):
+            if not isinstance(operand, celvalues.BoolType):
                 return CELEvalError("no such overload")
-        return celtypes.BoolType(not decisive)
+        return celvalues.BoolType(not decisive)
 
     def expr(self, tree: Node) -> Any:
         if len(tree.children) != 3:
@@ -294,99 +194,46 @@ class DRAEvaluator(Evaluator):
         condition = self._visit_tree(tree.children[0])
         if isinstance(condition, CELEvalError):
             return condition
-        if not isinstance(condition, celtypes.BoolType):
+        if not isinstance(condition, celvalues.BoolType):
             return CELEvalError("no such overload")
         return self._visit_tree(tree.children[1] if condition else tree.children[2])
 
     def addition(self, tree: Node) -> Any:
-        return _arithmetic(super().addition(tree), tree)
+        if len(tree.children) != 2:
+            return _ours(super().addition(tree))
+        (left, *_), right = self.visit_children(tree)
+        return arithmetic(self.functions, str(tree.children[0].data), left, right)
 
-    def multiplication(self, tree: Node) -> Any:
-        return _arithmetic(super().multiplication(tree), tree)
+    multiplication = addition
 
     def unary(self, tree: Node) -> Any:
-        return _arithmetic(super().unary(tree), tree)
+        if len(tree.children) != 2:
+            return _ours(super().unary(tree))
+        _, operand = self.visit_children(tree)
+        return unary(self.functions, str(tree.children[0].data), operand)
 
     def member_dot_opt(self, tree: Node) -> Any:
         member_tree, name_token = tree.children
-        return self._optional_select(self.visit(member_tree), celtypes.StringType(str(name_token)))
+        return select(self.visit(member_tree), str(name_token), optional=True)
 
     def member_index_opt(self, tree: Node) -> Any:
-        member, index = self.visit_children(tree)
-        return index if isinstance(index, CELEvalError) else self._optional_select(member, index)
-
-    def _optional_select(self, member: Any, key: Any, *, test: bool = True) -> Any:
-        """`m.?k` / `m[?k]`: optional.of(the value) when present, else optional.none(). Selecting on an optional
-        stays optional (cel-go qualifies the rest of an optional chain only if present). `test`: a `.?`/`[?`
-        presence test, which finds nothing on a scalar; a plain `.k` later in the chain is an error there."""
-        if isinstance(member, CELEvalError):
-            return member
-        if isinstance(member, OptionalValue):
-            if not member.present:
-                return member
-            member = member.value
-        if isinstance(member, celtypes.MapType) and not isinstance(member, celtypes.MessageType):
-            try:
-                found = map_get(member, key)  # a missing domain reads as an empty map, as upstream
-            except TypeError:
-                return CELEvalError(f"unsupported key type: {cel_type_name(key)}")
-            return NONE if found is MISSING else of(found)
-        if isinstance(member, celtypes.ListType):
-            position = _list_index(key)
-            if isinstance(position, CELEvalError):
-                return position
-            return of(member[position]) if 0 <= position < len(member) else NONE
-        if isinstance(member, _VALUE_TYPES):  # cel-go refQualify: a presence test on a scalar finds nothing
-            return NONE if test else _qualify_error(member, key)
-        return CELEvalError("no such overload")
+        member, key = self.visit_children(tree)
+        return index(member, key, optional=True)
 
     def member_dot(self, tree: Node) -> Any:
         member_tree, name_token = tree.children
-        name = str(name_token)
-        member = self.visit(member_tree)
-        if isinstance(member, OptionalValue):
-            return self._optional_select(member, celtypes.StringType(name), test=False)
-        if isinstance(member, celtypes.MapType) and not isinstance(member, celtypes.MessageType):
-            try:
-                return member[celtypes.StringType(name)]
-            except KeyError:
-                return CELEvalError(f"no such key: {name}")
-        if isinstance(member, CELEvalError):
-            return member
-        if isinstance(member, celtypes.MessageType) or not isinstance(member, _VALUE_TYPES):
-            return super().member_dot(tree)
-        return _qualify_error(member, celtypes.StringType(name))
+        result = select(self.visit(member_tree), str(name_token))
+        return _ours(super().member_dot(tree)) if result is UNDECIDED else result
 
     def member_index(self, tree: Node) -> Any:
-        member, index = self.visit_children(tree)
-        if isinstance(member, CELEvalError):
-            return member
-        if isinstance(index, CELEvalError):
-            return index
-        if isinstance(member, OptionalValue):
-            return self._optional_select(member, index, test=False)
-        if isinstance(member, celtypes.MapType):
-            try:
-                found = map_get(member, index)
-            except TypeError:
-                return CELEvalError(f"unsupported key type: {cel_type_name(index)}")
-            return CELEvalError(f"no such key: {as_string(index)}") if found is MISSING else found  # Go's %v
-        if isinstance(member, celtypes.ListType):
-            position = _list_index(index)
-            if isinstance(position, CELEvalError):
-                return position
-            if not 0 <= position < len(member):
-                return CELEvalError(f"index out of bounds: {position}")
-            return member[position]
-        if isinstance(member, _VALUE_TYPES):
-            return _qualify_error(member, index)
-        return CELEvalError("no such overload")
+        member, key = self.visit_children(tree)
+        return index(member, key)
 
     def member_dot_arg(self, tree: Node) -> Any:
         name = str(tree.children[1])
         if name in MACRO_FORMS and len(tree.children) == 3:
             return self._comprehension(tree, name)
-        self.budget.charge(_CALL_COST.get(name, 1) - 1)  # the node itself was charged one unit on entry
+        self.budget.charge(CALL_COST.get(name, 1) - 1)  # the node itself was charged one unit on entry
         target = self._visit_tree(tree.children[0])
         args = self.visit_children(tree.children[2]) if len(tree.children) == 3 else []
         return self._invoke(name, [target, *args])
@@ -408,7 +255,7 @@ class DRAEvaluator(Evaluator):
         optional_macro = name in OPTIONAL_MACROS
         if optional_macro and not isinstance(target, OptionalValue):
             return CELEvalError("no such overload")
-        if not optional_macro and not isinstance(target, (celtypes.ListType, celtypes.MapType)):
+        if not optional_macro and not isinstance(target, (celvalues.ListType, celvalues.MapType)):
             return CELEvalError(f"got '{go_type_name(target)}', expected iterable type")
         args = [c for c in tree.children[2].children if isinstance(c, Tree)]
         count = MACRO_FORMS[name][len(args)]  # compile checked the form
@@ -422,6 +269,17 @@ class DRAEvaluator(Evaluator):
 
     def _iteration(self) -> None:
         self.budget.charge(ITERATION_COST)
+
+
+_BASE: list[Activation] = []
+
+
+def base_activation() -> Activation:
+    """The base scope every evaluation nests its variables in: the function table (celext.env), built on first
+    use, then shared read-only."""
+    if not _BASE:
+        _BASE.append(Activation(functions=dict(FUNCTIONS)))
+    return _BASE[0]
 
 
 def evaluate(tree: Node, activation: Activation, cost_limit: int = COST_LIMIT,
@@ -438,18 +296,13 @@ def evaluate(tree: Node, activation: Activation, cost_limit: int = COST_LIMIT,
         result = headroom.call(once)
     except CostLimitExceeded:
         raise EvaluationError(COST_EXCEEDED) from None
-    except CELEvalError as err:
+    except (CELEvalError, celpy_evaluation.CELEvalError) as err:
         raise EvaluationError(error_message(err)) from None
     except RecursionError:
         raise EvaluationError("the expression nests deeper than the evaluator supports") from None
     except Exception as err:  # cel-python lets some exceptions escape raw; never pass them on
         raise EvaluationError(f"evaluation failed: {type(err).__name__}: {err}".splitlines()[0]) from None
+    result = _ours(result)
     if isinstance(result, CELEvalError):
         raise EvaluationError(error_message(result))
     return result
-
-
-def error_message(err: CELEvalError) -> str:
-    text = str(err.args[0]) if err.args else "evaluation error"
-    # cel-python appends the whole activation to some messages; keep them one line and short.
-    return text.split(" (in activation", 1)[0]

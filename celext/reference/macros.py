@@ -25,14 +25,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol, TypeVar
 
-from celpy import celtypes
-from celpy.evaluation import CELEvalError
-
+from celext import values as celvalues
 from celext.lib.gosort import go_sort
 from celext.lib.ints import cel_int
 from celext.lib.lists import cel_less
 from celext.lib.operators import compare
 from celext.lib.optional_value import OptionalValue, of
+from celext.values import CELEvalError
 
 Body = TypeVar("Body")  # what `visit` evaluates: a parse tree (reference engine) or a closure (compact form)
 NO_OVERLOAD = "no such overload"
@@ -50,7 +49,7 @@ def rows(target: Any, variables: int) -> list[tuple[Any, ...]]:
     """Each step's values of `variables` (1 or 2) iteration variables over a CEL list or map."""
     if variables == 1:
         return [(item,) for item in target]
-    if isinstance(target, celtypes.MapType):
+    if isinstance(target, celvalues.MapType):
         return list(target.items())
     return [(cel_int(i), item) for i, item in enumerate(target)]
 
@@ -79,7 +78,7 @@ def run(name: str, target: Any, slots: Binder, bodies: Sequence[Body], *, visit:
         return _opt_map(name == "optFlatMap", target, slots, bodies[0], visit=visit)
     if name in ("all", "exists"):
         return _quantify(name == "exists", target, slots, bodies[0], visit=visit, step=step)
-    if name == "sortBy" and not isinstance(target, celtypes.ListType):
+    if name == "sortBy" and not isinstance(target, celvalues.ListType):
         return CELEvalError(NO_OVERLOAD)
     *condition, last = bodies
     kept: list[Any] = []  # per kept element: its row and the value of the last body
@@ -90,7 +89,7 @@ def run(name: str, target: Any, slots: Binder, bodies: Sequence[Body], *, visit:
             keep = visit(bodies[0])
             if isinstance(keep, CELEvalError):
                 return keep
-            if not isinstance(keep, celtypes.BoolType):
+            if not isinstance(keep, celvalues.BoolType):
                 return CELEvalError(NO_OVERLOAD)
             if not keep:
                 continue
@@ -100,7 +99,7 @@ def run(name: str, target: Any, slots: Binder, bodies: Sequence[Body], *, visit:
         value = visit(last)
         if isinstance(value, CELEvalError):
             return value
-        if name in ("exists_one", "existsOne") and not isinstance(value, celtypes.BoolType):
+        if name in ("exists_one", "existsOne") and not isinstance(value, celvalues.BoolType):
             return CELEvalError(NO_OVERLOAD)
         kept.append((row, value))
     return _result(name, kept)
@@ -124,32 +123,32 @@ def _quantify(decisive: bool, target: Any, slots: Binder, body: Body, *, visit: 
         step()
         slots.bind(row)
         value = visit(body)
-        if isinstance(value, celtypes.BoolType):
+        if isinstance(value, celvalues.BoolType):
             if bool(value) is decisive:
                 return value
         elif error is None:  # `accu && x` with x an error or a non-bool: an error a later element can absorb
             error = value if isinstance(value, CELEvalError) else CELEvalError(NO_OVERLOAD)
-    return error if error is not None else celtypes.BoolType(not decisive)
+    return error if error is not None else celvalues.BoolType(not decisive)
 
 
 def _result(name: str, kept: list[tuple[tuple[Any, ...], Any]]) -> Any:
     if name in ("exists_one", "existsOne"):
-        return celtypes.BoolType(sum(1 for _, value in kept if value) == 1)
+        return celvalues.BoolType(sum(1 for _, value in kept if value) == 1)
     if name == "filter":
-        return celtypes.ListType(row[0] for row, _ in kept)
+        return celvalues.ListType(row[0] for row, _ in kept)
     if name in ("map", "transformList"):
-        return celtypes.ListType(value for _, value in kept)
+        return celvalues.ListType(value for _, value in kept)
     if name == "transformMap":
-        return celtypes.MapType({row[0]: value for row, value in kept})
+        return celvalues.MapType({row[0]: value for row, value in kept})
     if name == "transformMapEntry":
         return _merge(value for _, value in kept)
     return _sort_by(kept)
 
 
 def _merge(parts: Any) -> Any:
-    merged = celtypes.MapType()
+    merged = celvalues.MapType()
     for part in parts:
-        if not isinstance(part, celtypes.MapType):
+        if not isinstance(part, celvalues.MapType):
             return CELEvalError(NO_OVERLOAD)
         for key, value in part.items():
             if key in merged:
@@ -160,7 +159,7 @@ def _merge(parts: Any) -> Any:
 
 def _go_text(key: Any) -> str:
     """A map key as Go's %v prints it."""
-    if isinstance(key, celtypes.BoolType):
+    if isinstance(key, celvalues.BoolType):
         return "true" if key else "false"
     if isinstance(key, bytes):
         return key.decode(errors="replace")
@@ -169,8 +168,8 @@ def _go_text(key: Any) -> str:
 
 # Key types whose CEL order (celext.lib.operators.compare on two of one type) is a total order that Python's
 # comparison of the values gives; not doubles, whose NaN compares equal to everything.
-_TOTAL_ORDERS = frozenset({celtypes.IntType, celtypes.UintType, celtypes.StringType, celtypes.BoolType,
-                           celtypes.BytesType})
+_TOTAL_ORDERS = frozenset({celvalues.IntType, celvalues.UintType, celvalues.StringType, celvalues.BoolType,
+                           celvalues.BytesType})
 _STABLE_UP_TO = 12  # Go's sort.Slice sorts runs this short by insertion, which is stable
 
 
@@ -182,7 +181,7 @@ def _sort_by(kept: list[tuple[tuple[Any, ...], Any]]) -> Any:
     """The rows in the order Go's sort.Slice leaves them by their keys (celext.lib.gosort): past 12 rows equal keys
     do not keep their order."""
     if not kept:
-        return celtypes.ListType()
+        return celvalues.ListType()
     keys = [key for _, key in kept]
     if isinstance(compare(keys[0], keys[0]), CELEvalError):
         return CELEvalError("list elements must be comparable")
@@ -190,7 +189,7 @@ def _sort_by(kept: list[tuple[tuple[Any, ...], Any]]) -> Any:
         return CELEvalError("list elements must have the same type")
     if type(keys[0]) in _TOTAL_ORDERS and (len(kept) <= _STABLE_UP_TO or len(set(keys)) == len(keys)):
         # a stable sort of a total order is Go's result here: no comparison call per pair
-        return celtypes.ListType(row[0] for row, _ in sorted(kept, key=_key))
+        return celvalues.ListType(row[0] for row, _ in sorted(kept, key=_key))
     rows = list(kept)
     go_sort(rows, lambda a, b: cel_less(a[1], b[1]))
-    return celtypes.ListType(row[0] for row, _ in rows)
+    return celvalues.ListType(row[0] for row, _ in rows)

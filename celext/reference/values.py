@@ -19,8 +19,7 @@ import itertools
 from collections.abc import Mapping
 from typing import Any
 
-from celpy import celtypes
-
+from celext import values as celvalues
 from celext.quantity import Quantity, parse_quantity
 from celext.semver import Semver, parse_semver
 from celext.vocabulary import ELEMENT_OF, LIST_MEMBERS, SCALAR_MEMBERS, device_body, split
@@ -28,11 +27,11 @@ from celext.vocabulary import ELEMENT_OF, LIST_MEMBERS, SCALAR_MEMBERS, device_b
 ABSENT: Any = object()  # a path the device does not have (part of memo keys)
 
 
-class IdMap(celtypes.MapType):
+class IdMap(celvalues.MapType):
     """attributes[domain] / capacity[domain]: a missing id raises KeyError -> `no such key: <id>`."""
 
 
-class DomainMap(celtypes.MapType):
+class DomainMap(celvalues.MapType):
     """attributes / capacity: a missing domain reads as an empty map (`mapper.Find` with a default)."""
 
     def __missing__(self, key: Any) -> Any:
@@ -41,8 +40,8 @@ class DomainMap(celtypes.MapType):
         raise KeyError(key)
 
 
-_PLAIN: dict[type, Any] = {celtypes.StringType: str, celtypes.IntType: int, celtypes.BoolType: bool,
-                           celtypes.DoubleType: float, celtypes.UintType: int}
+_PLAIN: dict[type, Any] = {celvalues.StringType: str, celvalues.IntType: int, celvalues.BoolType: bool,
+                           celvalues.DoubleType: float, celvalues.UintType: int}
 
 
 def value_key(value: Any) -> Any:
@@ -52,7 +51,7 @@ def value_key(value: Any) -> Any:
     (cel-python's `string()` shows it) and quantities their upstream int64 scale (`isInteger()` observes it).
     """
     kind = type(value)
-    if kind is celtypes.ListType:
+    if kind is celvalues.ListType:
         return (kind, tuple(value_key(v) for v in value))
     if kind is Quantity:
         return (kind, value.value, value.int64_scale, value.text)
@@ -96,7 +95,7 @@ def path_key(path: tuple[str, ...]) -> str:
     return "\x1f".join(path)
 
 
-class Device(celtypes.MapType):
+class Device(celvalues.MapType):
     """The CEL `device` value. `error` is set when Kubernetes would fail every selector on this device.
 
     `index` maps every device path (('driver',), ('attributes', domain, id), ...) to the interned id of its
@@ -107,7 +106,7 @@ class Device(celtypes.MapType):
     index: Index | None = None
 
 
-_INT, _BOOL, _STR = celtypes.IntType, celtypes.BoolType, celtypes.StringType
+_INT, _BOOL, _STR = celvalues.IntType, celvalues.BoolType, celvalues.StringType
 
 
 # What the API server answers when a JSON number does not fit the attribute's Go int64 (the number itself left
@@ -147,7 +146,7 @@ def attribute_value(attribute: Any) -> Any:
             if items is not None:
                 if not isinstance(items, list):
                     raise ValueError("unsupported attribute value")
-                return celtypes.ListType(_scalar(kind, item) for item in items)
+                return celvalues.ListType(_scalar(kind, item) for item in items)
         for kind in SCALAR_MEMBERS:
             raw = attribute.get(kind)
             if raw is not None:

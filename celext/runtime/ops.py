@@ -1,10 +1,11 @@
 """Helpers the generated selector code calls: CEL operations over the reference engine's values.
 
-The compiled engine computes with the same values as the reference engine (celtypes, Semver, Quantity,
+The compiled engine computes with the same values as the reference engine (celext.values, Semver, Quantity,
 OptionalValue, CELEvalError as an error value) and, for every operation it does not inline, calls the
-reference engine's own implementation of that one node with its operands already evaluated (`node()`),
-so results and error texts stay identical by construction. Only control flow (`&&`, `||`, `?:`,
-comprehension loops), device reads and function dispatch are generated as Python.
+reference engine's own rule for that one node with its operands already evaluated
+(celext.reference.operations), so results and error texts stay identical by construction; what no rule there
+decides falls back to the reference evaluator itself (`node()`, `subtree()`: they load cel-python). Only control
+flow (`&&`, `||`, `?:`, comprehension loops), device reads and function dispatch are generated as Python.
 """
 
 from __future__ import annotations
@@ -12,33 +13,28 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from celpy import celtypes
-from celpy.evaluation import Activation, CELEvalError
-
+from celext import values as celvalues
 from celext.env import FUNCTIONS
 from celext.gostrconv import INT64
 from celext.lib.includes import includes as _includes
 from celext.lib.ints import cel_int
-from celext.reference.evaluator import COST_EXCEEDED, RELATIONS, Budget, CostLimitExceeded, DRAEvaluator, go_type_name
+from celext.lib.typenames import go_type_name
+from celext.reference import operations
+from celext.reference.operations import COST_EXCEEDED, RELATIONS, UNDECIDED, Budget, CostLimitExceeded
 from celext.runtime.wire import converted
 from celext.syntax.nodes import Meta, Token, Tree
+from celext.values import CELEvalError
 
-__all__ = ["ACTIVATION", "BOOL", "FALSE", "FUNCTION_TABLE", "TRUE", "Budget", "CostLimitExceeded", "arith",
+__all__ = ["BOOL", "FALSE", "FUNCTION_TABLE", "TRUE", "Budget", "CostLimitExceeded", "arith",
            "cost_exceeded", "invoke", "make_list", "no_key", "no_overload", "node", "not_iterable", "relation",
            "subtree"]
 
-BOOL = celtypes.BoolType
+BOOL = celvalues.BoolType
 TRUE = BOOL(True)
 FALSE = BOOL(False)
-# The reference engine's base scope and its function table flattened (cel-python's Activation keeps a ChainMap):
-# built once, read-only, shared by every evaluation of every selector.
-ACTIVATION = Activation(functions=dict(FUNCTIONS))
-FUNCTION_TABLE = dict(ACTIVATION.functions)
+# The function table, flattened: built once, read-only, shared by every evaluation of every selector.
+FUNCTION_TABLE = dict(FUNCTIONS)
 _UNLIMITED = 1 << 62  # operand-level evaluations never run out: the caller's budget is charged by the loops
-
-
-def _evaluator(tree: Tree[Any], budget: Budget | None = None) -> DRAEvaluator:
-    return DRAEvaluator(tree, ACTIVATION, budget or Budget(_UNLIMITED), FUNCTION_TABLE)
 
 
 _META = Meta(0, 0, 0, 0, 0, 0)  # cel-python's errors read a position from the node
@@ -53,8 +49,11 @@ def const(value: Any) -> Tree[Any]:
 
 
 def node(root: Tree[Any]) -> Any:
-    """The reference engine's result for one node whose operands are `const` trees."""
-    return _evaluator(root).visit(root)
+    """The reference engine's result for one node whose operands are `const` trees (it loads cel-python: only for
+    what no function of celext.reference.operations decides)."""
+    from celext.reference.evaluator import DRAEvaluator, base_activation
+
+    return DRAEvaluator(root, base_activation(), Budget(_UNLIMITED), FUNCTION_TABLE).visit(root)
 
 
 def cost_exceeded() -> None:
@@ -77,13 +76,9 @@ def relation(name: str) -> Any:
     return RELATIONS[name]
 
 
-_ARITH_PARENT = {"addition_add": "addition", "addition_sub": "addition", "multiplication_mul": "multiplication",
-                 "multiplication_div": "multiplication", "multiplication_mod": "multiplication"}
-
-
 def arith(operator: str, left: Any, right: Any) -> Any:
-    """`+ - * / %` exactly as the reference engine computes them (cel-python's operators, cel-go's texts)."""
-    return node(tree(_ARITH_PARENT[operator], [tree(operator, [const(left)]), const(right)]))
+    """`+ - * / %` exactly as the reference engine computes them (celext.reference.operations)."""
+    return operations.arithmetic(FUNCTION_TABLE, operator, left, right)
 
 
 def unary(operator: str, value: Any) -> Any:
@@ -91,34 +86,37 @@ def unary(operator: str, value: Any) -> Any:
     the reference engine's node costs ~30 us, a hot spot in loops such as `sortBy(x, -x)`."""
     kind = value.__class__
     if operator == "unary_neg":
-        if kind is _INT and not int.__eq__(value, _INT64_MIN):  # (celtypes' own operators check types: slow)
+        if kind is _INT and not int.__eq__(value, _INT64_MIN):  # (IntType's own operators check types: slow)
             return cel_int(int.__neg__(value))
         if kind is _DOUBLE:
             return _new_float(_DOUBLE, float.__neg__(value))
     elif kind is BOOL:
         return FALSE if value else TRUE
-    return node(tree("unary", [tree(operator, []), const(value)]))
+    return operations.unary(FUNCTION_TABLE, operator, value)
 
 
-_INT, _DOUBLE = celtypes.IntType, celtypes.DoubleType
+_INT, _DOUBLE = celvalues.IntType, celvalues.DoubleType
 _INT64_MIN = INT64[0]
 _new_float = float.__new__
 
 
 def select(value: Any, name: str, optional: bool = False) -> Any:
-    """`value.name` / `value.?name`."""
-    return node(tree("member_dot_opt" if optional else "member_dot", [const(value), Token("IDENT", name)]))
+    """`value.name` / `value.?name`; a value that is no CEL value (a type) as the reference engine's tree walk
+    selects on it."""
+    result = operations.select(value, name, optional)
+    if result is UNDECIDED:
+        return node(tree("member_dot", [const(value), Token("IDENT", name)]))
+    return result
 
 
 def index(value: Any, key: Any, optional: bool = False) -> Any:
     """`value[key]` / `value[?key]`."""
-    return node(tree("member_index_opt" if optional else "member_index", [const(value), const(key)]))
+    return operations.index(value, key, optional)
 
 
-_EMPTY = tree("exprlist", [])
-# A function call with evaluated arguments (receiver first), dispatched as the reference engine does; its
-# `_invoke` reads only the function table, so one shared instance serves every thread.
-invoke = _evaluator(_EMPTY)._invoke
+def invoke(name: str, args: list[Any]) -> Any:
+    """A function call with evaluated arguments (receiver first), dispatched as the reference engine does."""
+    return operations.invoke(FUNCTION_TABLE, name, args)
 
 
 def includes(target: Any, item: Any) -> Any:
@@ -134,12 +132,14 @@ def make_list(items: list[Any]) -> Any:
     for item in items:
         if isinstance(item, CELEvalError):
             return item
-    return celtypes.ListType(items)
+    return celvalues.ListType(items)
 
 
 def subtree(tree: Tree[Any], budget: Budget, device: Any, driver: str, variables: Mapping[str, Any]) -> Any:
     """A whole subtree evaluated by the reference engine (constructs the compiled engine leaves to it), with
     `device` converted and the comprehension variables in scope."""
+    from celext.reference.evaluator import DRAEvaluator, base_activation
+
     scope = {"device": converted(device, driver), **variables}
-    activation = ACTIVATION.nested_activation(vars=scope)
+    activation = base_activation().nested_activation(vars=scope)
     return DRAEvaluator(tree, activation, budget, FUNCTION_TABLE).visit(tree)

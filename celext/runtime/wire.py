@@ -16,9 +16,7 @@ import functools
 from collections.abc import Mapping
 from typing import Any
 
-from celpy import celtypes
-from celpy.evaluation import CELEvalError
-
+from celext import values as celvalues
 from celext.lib.includes import SCAN_LIMIT, TOO_LONG
 from celext.lib.includes import includes as lib_includes
 from celext.quantity import Quantity, parse_quantity
@@ -26,6 +24,7 @@ from celext.reference.values import ABSENT, Device, attribute_value, to_device
 from celext.runtime.memo import MISS, DeviceMemo
 from celext.runtime.verdict import VERDICTS, device_error
 from celext.semver import Semver, parse_semver
+from celext.values import CELEvalError
 from celext.vocabulary import device_body, split
 
 __all__ = ["ABSENT", "VERDICTS", "attribute", "body", "capacity", "converted", "device_error", "entries",
@@ -92,7 +91,7 @@ def _quantity(text: str) -> Quantity:
     return parse_quantity(text)
 
 
-_INT, _STR, _BOOL = celtypes.IntType, celtypes.StringType, celtypes.BoolType
+_INT, _STR, _BOOL = celvalues.IntType, celvalues.StringType, celvalues.BoolType
 _TRUE, _FALSE = _BOOL(True), _BOOL(False)
 
 
@@ -109,13 +108,13 @@ def attribute(raw: Any) -> Any:
         if field == "version":
             return _semver(value)
         if field == "ints":
-            return celtypes.ListType([_new_int(_INT, v) for v in value])
+            return celvalues.ListType([_new_int(_INT, v) for v in value])
         if field == "strings":
-            return celtypes.ListType([_new_str(_STR, v) for v in value])
+            return celvalues.ListType([_new_str(_STR, v) for v in value])
         if field == "bools":
-            return celtypes.ListType([_TRUE if v else _FALSE for v in value])
+            return celvalues.ListType([_TRUE if v else _FALSE for v in value])
         if field == "versions":
-            return celtypes.ListType([_semver(v) for v in value])  # type: ignore[misc]
+            return celvalues.ListType([_semver(v) for v in value])
     return attribute_value(raw)
 
 

@@ -9,8 +9,7 @@ import itertools
 from collections.abc import Callable
 from typing import Any
 
-from celpy import celtypes
-
+from celext import values as celvalues
 from celext.check.ast import (
     ACCU,
     BuildError,
@@ -91,8 +90,8 @@ def _literal_value(token: Token) -> tuple[str, Any]:
 
 
 # A `const` node (a literal the parser decoded, celext.syntax.parser's lean shape): its kind by value class.
-_CONST_KINDS: dict[type, str] = {celtypes.IntType: "int", celtypes.UintType: "uint", celtypes.DoubleType: "double",
-                                 celtypes.StringType: "string", celtypes.BoolType: "bool", type(None): "null"}
+_CONST_KINDS: dict[type, str] = {celvalues.IntType: "int", celvalues.UintType: "uint", celvalues.DoubleType: "double",
+                                 celvalues.StringType: "string", celvalues.BoolType: "bool", type(None): "null"}
 
 
 def _plain(kind: str, value: Any) -> Any:
@@ -195,14 +194,14 @@ class Factory:
         kind = _CONST_KINDS.get(type(value))
         if kind is not None:  # (most constants)
             return Literal(self.new_id(), start, node, kind, _plain(kind, value))
-        if type(value) is celtypes.ListType:
+        if type(value) is celvalues.ListType:
             kind = _CONST_KINDS[type(value[0])]
             elements: list[Expr] = [Literal(self.new_id(), start, None, kind, _plain(kind, v))
                                     for v in value]
             return CreateList(self.new_id(), start, node, elements=elements, constant=kind)
-        if type(value) is celtypes.MapType:
+        if type(value) is celvalues.MapType:
             key, first = next(iter(value.items()))
-            key_type = celtypes.UintType if isinstance(key, UintKey) else type(key)  # (stored: celext.mapkeys)
+            key_type = celvalues.UintType if isinstance(key, UintKey) else type(key)  # (stored: celext.mapkeys)
             key_kind, value_kind = _CONST_KINDS[key_type], _CONST_KINDS[type(first)]
             entries: list[tuple[Expr, Expr]] = [
                 (Literal(self.new_id(), start, None, kind=key_kind, value=_plain(key_kind, k)),

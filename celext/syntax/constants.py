@@ -12,19 +12,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from celpy import celtypes
-from celpy.evaluation import CELEvalError
-
+from celext import values as celvalues
 from celext.mapkeys import stored_key
 from celext.syntax import literals
 from celext.syntax.lexer import Lexeme
+from celext.values import CELEvalError
 
 CONSTANT_RUN = 16
 _VALUE_KINDS = frozenset({"INT_LIT", "UINT_LIT", "FLOAT_LIT", "STRING_LIT", "MLSTRING_LIT", "BOOL_LIT"})
 _KEY_KINDS = frozenset({"INT_LIT", "UINT_LIT", "STRING_LIT"})
 
 
-def constant_list(tokens: list[Lexeme], start: int) -> tuple[celtypes.ListType, int] | None:
+def constant_list(tokens: list[Lexeme], start: int) -> tuple[celvalues.ListType, int] | None:
     """The list whose elements start at `tokens[start]` (after its `[`) and the index of its `]`, or None."""
     kind = tokens[start][0]
     if kind not in _VALUE_KINDS:
@@ -45,10 +44,10 @@ def constant_list(tokens: list[Lexeme], start: int) -> tuple[celtypes.ListType, 
             return None
     if tokens[at][0] != "]" or len(values) < CONSTANT_RUN:
         return None
-    return celtypes.ListType(values), at
+    return celvalues.ListType(values), at
 
 
-def constant_map(tokens: list[Lexeme], start: int) -> tuple[celtypes.MapType, int] | None:
+def constant_map(tokens: list[Lexeme], start: int) -> tuple[celvalues.MapType, int] | None:
     """The map whose entries start at `tokens[start]` (after its `{`) and the index of its `}`, or None."""
     key_kind = tokens[start][0]
     if key_kind not in _KEY_KINDS:
@@ -56,7 +55,7 @@ def constant_map(tokens: list[Lexeme], start: int) -> tuple[celtypes.MapType, in
     value_kind = tokens[start + 2][0] if start + 2 < len(tokens) else ""
     if value_kind not in _VALUE_KINDS:
         return None
-    found = celtypes.MapType()
+    found = celvalues.MapType()
     at = start
     while tokens[at][0] == key_kind and tokens[at + 1][0] == ":" and tokens[at + 2][0] == value_kind:
         key = literals.value_of(key_kind, tokens[at][1])

@@ -16,11 +16,10 @@ import math
 import re
 from typing import Any
 
-from celpy import celtypes
-from celpy.evaluation import CELEvalError
-
+from celext import values as celvalues
 from celext.gostrconv import INT64, UINT64_MAX
 from celext.syntax.nodes import Token
+from celext.values import CELEvalError
 
 _SIMPLE = {"a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v", "\\": "\\", "'": "'",
            '"': '"', "`": "`", "?": "?"}
@@ -142,23 +141,23 @@ def value_of(kind: str, text: str) -> Any:
             number = _integer(text)
             if not INT64[0] <= number <= INT64[1]:
                 return CELEvalError(f"invalid int literal: {text}")
-            return int.__new__(celtypes.IntType, number)  # range checked: skip celtypes' slow wrapper
+            return int.__new__(celvalues.IntType, number)  # range checked: skip celtypes' slow wrapper
         if kind == "UINT_LIT":
             number = _integer(text[:-1])
             if not 0 <= number <= UINT64_MAX:
                 return CELEvalError(f"invalid uint literal: {text}")
-            return int.__new__(celtypes.UintType, number)
+            return int.__new__(celvalues.UintType, number)
         if kind == "FLOAT_LIT":
             double = float(text)
             if math.isinf(double):  # (Go's ParseFloat: ErrRange; the text of a literal never spells `inf`)
                 return CELEvalError(f"invalid double literal: {text}")
-            return celtypes.DoubleType(double)
+            return celvalues.DoubleType(double)
         if kind in ("STRING_LIT", "MLSTRING_LIT"):
-            return celtypes.StringType(decode_string(text))
+            return celvalues.StringType(decode_string(text))
         if kind == "BYTES_LIT":
-            return celtypes.BytesType(decode_bytes(text))
+            return celvalues.BytesType(decode_bytes(text))
         if kind == "BOOL_LIT":
-            return celtypes.BoolType(text == "true")
+            return celvalues.BoolType(text == "true")
         if kind == "NULL_LIT":
             return None
     except ValueError as err:

@@ -35,8 +35,6 @@ from itertools import accumulate, pairwise, repeat
 from operator import itemgetter
 from typing import Any, NamedTuple
 
-from celpy.evaluation import CELEvalError
-
 from celext import env
 from celext.check.ast import BuildError, Expr, Ident
 from celext.errors import CompileError
@@ -45,6 +43,7 @@ from celext.syntax import build, constants, literals
 from celext.syntax.build import Factory
 from celext.syntax.lexer import OPERAND_END, Lexeme, tokenize
 from celext.syntax.nodes import NO_POSITION, Meta, Token, Tree
+from celext.values import CELEvalError
 
 MAX_RECURSION_DEPTH = 250  # cel-go parser.MaxRecursionDepth default
 RECURSION_LIMIT_EXCEEDED = f"expression recursion limit exceeded: {MAX_RECURSION_DEPTH}"

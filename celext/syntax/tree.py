@@ -12,9 +12,9 @@ from __future__ import annotations
 import re
 from typing import TypeAlias
 
-from celpy import celtypes
 from msgspec import Struct
 
+from celext import values as celvalues
 from celext.syntax.literals import string_value
 from celext.syntax.nodes import Token, Tree
 
@@ -143,11 +143,11 @@ def _leaf_value(node: Node) -> int | str | bool | None:
 def plain_value(value: object) -> int | str | bool | None:
     """A decoded CEL value as the Python int, str or bool a `literal` token reads as (None for other types:
     uint, double, bytes, null, lists and maps are no such literal)."""
-    if isinstance(value, celtypes.BoolType):
+    if isinstance(value, celvalues.BoolType):
         return bool(value)
-    if isinstance(value, celtypes.IntType):
+    if isinstance(value, celvalues.IntType):
         return int(value)
-    if isinstance(value, celtypes.StringType):
+    if isinstance(value, celvalues.StringType):
         return str(value)
     return None
 
@@ -156,14 +156,14 @@ def args_of(exprlist: Node) -> list[Node]:
     return list(exprlist.children) if isinstance(exprlist, Tree) else []
 
 
-def _list_items(node: Node) -> list[Node] | celtypes.ListType | None:
+def _list_items(node: Node) -> list[Node] | celvalues.ListType | None:
     """A list literal's element nodes, or a lean tree's constant list (`const`: its values); None otherwise."""
     inner = unwrap(node)
     if not isinstance(inner, Tree):
         return None
     if inner.data == "list_lit":
         return args_of(inner.children[0]) if inner.children else []
-    if inner.data == "const" and isinstance(inner.children[0], celtypes.ListType):
+    if inner.data == "const" and isinstance(inner.children[0], celvalues.ListType):
         return inner.children[0]
     return None
 
@@ -182,7 +182,7 @@ def list_literals(node: Node) -> tuple[int | str | bool, ...] | None:
     items = _list_items(node)
     if items is None:
         return None
-    if isinstance(items, celtypes.ListType):
+    if isinstance(items, celvalues.ListType):
         values = [plain_value(item) for item in items]
     else:
         values = [literal_value(item) for item in items]

@@ -12,12 +12,12 @@ from types import MappingProxyType
 from typing import Any
 
 import pytest
-from celpy.evaluation import CELEvalError
 
 from celext.compile import prepare
 from celext.cost import COST_LIMIT
 from celext.plan import COMPACT_HEADER, plan
 from celext.reference.evaluator import CostLimitExceeded
+from celext.values import CELEvalError
 
 FIELDS = {"attributes": {"x": {"int": 1}}, "capacity": {"m": {"value": "2"}}}
 DEVICES: list[tuple[str, Any]] = [

@@ -11,10 +11,9 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import pytest
-from celpy import celtypes
-from celpy.evaluation import CELEvalError
 
 from celext import env
+from celext import values as celvalues
 from celext.lib import Library, bind, includes, overload
 from celext.lib.net import parse_cidr as C
 from celext.lib.net import parse_ip as A
@@ -23,9 +22,10 @@ from celext.netaddr import Addr, Prefix
 from celext.neturl import URL, parse_url
 from celext.quantity import parse_quantity
 from celext.semver import parse_semver
+from celext.values import CELEvalError
 
-S, Int, U, D, B, L, M = (celtypes.StringType, celtypes.IntType, celtypes.UintType, celtypes.DoubleType,
-                       celtypes.BoolType, celtypes.ListType, celtypes.MapType)
+S, Int, U, D, B, L, M = (celvalues.StringType, celvalues.IntType, celvalues.UintType, celvalues.DoubleType,
+                       celvalues.BoolType, celvalues.ListType, celvalues.MapType)
 Q, V = parse_quantity, parse_semver
 
 
@@ -139,8 +139,8 @@ CALLS: list[tuple[str, tuple[Any, ...], Any, type | None]] = [
     ("first", (_ints(3, 4),), OptionalValue(Int(3)), OptionalValue),
     ("last", (_ints(3, 4),), OptionalValue(Int(4)), OptionalValue),
     ("last", (_ints(),), NONE, OptionalValue),
-    ("optional.unwrap", (celtypes.ListType([OptionalValue(Int(1)), NONE]),), _ints(1), L),
-    ("unwrapOpt", (celtypes.ListType([NONE, Int(2)]),), "error: value 2 is not optional", None),
+    ("optional.unwrap", (celvalues.ListType([OptionalValue(Int(1)), NONE]),), _ints(1), L),
+    ("unwrapOpt", (celvalues.ListType([NONE, Int(2)]),), "error: value 2 is not optional", None),
     ("ip", (S("10.0.8.8"),), A("10.0.8.8"), Addr),
     ("ip", (S("10.0.8.8/24"),), "error: IP Address \"10.0.8.8/24\" parse error during conversion from string", None),
     ("ip", (C("10.0.8.8/24"),), A("10.0.8.8"), Addr),
@@ -174,7 +174,7 @@ CALLS: list[tuple[str, tuple[Any, ...], Any, type | None]] = [
     ("getPort", (parse_url("https://[::1]:8443/"),), "8443", S),
     ("getEscapedPath", (parse_url("/a b"),), "/a%20b", S),
     ("getQuery", (parse_url("/?k=v&k=w&x"),), M({S("k"): L([S("v"), S("w")]), S("x"): L([S("")])}),
-     celtypes.MapType),
+     celvalues.MapType),
 ]
 
 

@@ -23,11 +23,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from celpy.evaluation import CELEvalError
 
 from celext.compile import prepare
 from celext.cost import COST_LIMIT
 from celext.plan import plan
+from celext.values import CELEvalError
 from tests.celext.lib.engines import ENGINES
 from tests.celext.outcome import outcome
 

@@ -4,9 +4,9 @@ be a deliberate change of this table, with the Kubernetes release or library tha
 from __future__ import annotations
 
 import pytest
-from celpy import celtypes
 
 from celext import env
+from celext import values as celvalues
 from celext.lib import Library, bind, overload
 
 KNOWN = {
@@ -77,5 +77,5 @@ def test_dispatch_picks_by_type_and_reports_no_overload() -> None:
                         overload("f", "f_str", (str,), lambda x: "str")))
     f = bind([lib])["f"]
     assert (f(1), f("x")) == ("int", "str")
-    assert str(f(celtypes.DoubleType(1.5))) == "no such overload: f(double)"
+    assert str(f(celvalues.DoubleType(1.5))) == "no such overload: f(double)"
     assert str(f(None)) == "no such overload: f(null_type)"

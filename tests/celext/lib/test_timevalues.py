@@ -9,8 +9,8 @@ import datetime
 import pickle
 
 import pytest
-from celpy import celtypes
 
+from celext import values as celvalues
 from celext.lib.operators import ConcatList
 from celext.lib.timevalues import Duration, Timestamp, duration_nanos, unix_nanos
 from celext.lib.typenames import type_of
@@ -109,11 +109,11 @@ def test_a_timestamp_datetime_rebuilds_keeps_its_instant_to_the_microsecond() ->
 
 
 def test_type_of_answers_the_cel_type_a_celext_value_stands_for() -> None:
-    assert type_of(ConcatList([celtypes.IntType(1)])) is celtypes.ListType
-    assert type_of(Duration(1)) is celtypes.DurationType
-    assert type_of(Timestamp.at(0)) is celtypes.TimestampType
-    assert type_of(celtypes.IntType(1)) is celtypes.IntType
-    assert type_of(celtypes.IntType) is celtypes.TypeType
+    assert type_of(ConcatList([celvalues.IntType(1)])) is celvalues.ListType
+    assert type_of(Duration(1)) is celvalues.DurationType
+    assert type_of(Timestamp.at(0)) is celvalues.TimestampType
+    assert type_of(celvalues.IntType(1)) is celvalues.IntType
+    assert type_of(celvalues.IntType) is celvalues.TypeType
     assert type_of(None) is type(None)
     assert type_of(parse_semver("1.0.0")) is type(parse_semver("1.0.0"))
 

@@ -8,11 +8,11 @@ import re
 from typing import Any
 
 import pytest
-from celpy import celtypes
-from celpy.evaluation import CELEvalError
 
 import celext
+from celext import values as celvalues
 from celext.plan.overloads import resolve
+from celext.values import CELEvalError
 from tests.celext.outcome import evaluated
 
 DRIVER = "d.io"
@@ -63,11 +63,11 @@ def test_a_member_call_on_constants_calls_its_overload_behind_a_class_guard(expr
 
 @pytest.mark.parametrize(("name", "constants", "receiver"), [
     # the lists library's `indexOf(list, dyn)` comes first in dispatch order and takes any needle
-    ("indexOf", [celtypes.StringType("c")], celtypes.ListType),
-    ("indexOf", [celtypes.IntType(1)], celtypes.ListType),
-    ("indexOf", [celtypes.StringType("c"), celtypes.IntType(1)], celtypes.StringType),
-    ("join", [celtypes.StringType("-")], celtypes.ListType),
-    ("charAt", [celtypes.StringType("1")], None),  # charAt takes an int
+    ("indexOf", [celvalues.StringType("c")], celvalues.ListType),
+    ("indexOf", [celvalues.IntType(1)], celvalues.ListType),
+    ("indexOf", [celvalues.StringType("c"), celvalues.IntType(1)], celvalues.StringType),
+    ("join", [celvalues.StringType("-")], celvalues.ListType),
+    ("charAt", [celvalues.StringType("1")], None),  # charAt takes an int
     ("nosuch", [], None),
     ("indexOf", [CELEvalError("boom")], None),  # an argument that is an error: left to the dispatcher
 ])

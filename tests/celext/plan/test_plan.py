@@ -8,7 +8,6 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from celpy.evaluation import CELEvalError
 
 import celext
 import celext.plan
@@ -19,6 +18,7 @@ from celext.plan.cache import ByteBudgetCache
 from celext.reference.evaluator import error_message
 from celext.selector import Selector
 from celext.syntax.nodes import Tree
+from celext.values import CELEvalError
 
 DRIVER = "d.io"
 

@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from celpy import celtypes
 
 import celext
+from celext import values as celvalues
 from celext.compile import SHALLOW, prepare
 from celext.errors import CompileError
 from celext.reference.collapse import collapse
@@ -41,7 +41,7 @@ def _difference(full: Any, lean: Any, path: str = "") -> str | None:
         same = type(a) is type(b) and (a == b or (a != a and b != b))  # NaN equals itself here
         # cel-python's true/false carry no position; the lean const node has the literal's (the AST's offset,
         # where cel-go reports errors), its wrapper none, as in the full tree
-        placed = type(a) is celtypes.BoolType and _spans(full) == (None,) * 6
+        placed = type(a) is celvalues.BoolType and _spans(full) == (None,) * 6
         return None if same and (full.meta is lean.meta or _spans(full) == _spans(lean) or placed) else \
             f"{path}/const: {a!r} vs {b!r}"
     if isinstance(full, Tree) and isinstance(lean, Tree) and str(full.data) == str(lean.data) \
