@@ -388,7 +388,7 @@ def test_a_device_class_keeping_its_config_is_size_checked_again_only_in_1_34(re
 def test_validate_has_no_old_object_and_reports_no_immutability(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """`draguard validate` judges files as a create: nothing is immutable there."""
-    text = claim(requests(1)) + "---\n" + claim(requests(1)).replace("{deviceClassName: \"x\"}", "{deviceClassName: y}")
+    text = claim(requests(1)) + "---\n" + claim(requests(1)).replace("{deviceClassName: \"x\"}", "{deviceClassName: z}")
     assert validate(tmp_path, capsys, text) == (0, [])
 
 # -- past a limit, 1.35+ validates no item: no selector or constraint findings about them either ---------------
