@@ -120,7 +120,11 @@ _PLAIN_RESULTS: dict[type, Any] = {list: celvalues.ListType, str: celvalues.Stri
 
 def _computed(function: Any, operator: str, *operands: Any) -> Any:
     """One operator's function applied, with cel-go's texts for what the values raise: a type they have no
-    overload for, a division or modulus by zero, an int64 or uint64 result out of range."""
+    overload for, a division or modulus by zero, an int64 or uint64 result out of range. An error operand is the
+    result, the left one first (cel-go's evalBinary returns an erroneous operand before calling anything)."""
+    for operand in operands:
+        if isinstance(operand, CELEvalError):
+            return operand
     try:
         result = function(*operands)
     except TypeError:
