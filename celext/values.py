@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import datetime
 import math
-from collections.abc import Iterable, Mapping
+import operator
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 __all__ = ["FALSE", "TRUE", "BoolType", "BytesType", "CELEvalError", "DoubleType", "DurationType", "IntType",
@@ -64,6 +65,25 @@ def _related(a: object, b: object) -> bool:
 
 def _mismatch(a: object, b: object) -> TypeError:
     return TypeError(f"no such overload: {a!r} {type(a)} != {b!r} {type(b)}")
+
+
+def _matched(compare: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+    """A comparison between values of one CEL type: another type is no such overload (TypeError)."""
+    def method(self: Any, other: Any) -> Any:
+        if not _related(self, other):
+            raise _mismatch(self, other)
+        return compare(self, other)
+    return method
+
+
+def _arithmetic(result: Callable[[int], Any], compute: Callable[[int, int], int], *,
+                swapped: bool = False) -> Callable[[Any, Any], Any]:
+    """An int or uint operator: an int operand or TypeError (no such overload), the result range-checked by
+    `result` (`_int64`, `_uint64`); `swapped`, the reflected form (`other <op> self`)."""
+    def method(self: Any, other: Any) -> Any:
+        mine, theirs = int(self), _int_operand(other)
+        return result(compute(theirs, mine) if swapped else compute(mine, theirs))
+    return method
 
 
 def _int64(value: int) -> IntType:
@@ -162,67 +182,25 @@ class IntType(int):
     def __neg__(self) -> IntType:
         return _int64(-int(self))
 
-    def __add__(self, other: Any) -> IntType:
-        return _int64(int(self) + _int_operand(other))
-
-    def __sub__(self, other: Any) -> IntType:
-        return _int64(int(self) - _int_operand(other))
-
-    def __mul__(self, other: Any) -> IntType:
-        return _int64(int(self) * _int_operand(other))
-
-    def __truediv__(self, other: Any) -> IntType:
-        return _int64(_go_quotient(int(self), _int_operand(other)))
-
-    def __mod__(self, other: Any) -> IntType:
-        return _int64(_go_remainder(int(self), _int_operand(other)))
-
-    def __radd__(self, other: Any) -> IntType:
-        return _int64(_int_operand(other) + int(self))
-
-    def __rsub__(self, other: Any) -> IntType:
-        return _int64(_int_operand(other) - int(self))
-
-    def __rmul__(self, other: Any) -> IntType:
-        return _int64(_int_operand(other) * int(self))
-
-    def __rtruediv__(self, other: Any) -> IntType:
-        return _int64(_go_quotient(_int_operand(other), int(self)))
-
-    def __rmod__(self, other: Any) -> IntType:
-        return _int64(_go_remainder(_int_operand(other), int(self)))
+    __add__ = _arithmetic(_int64, operator.add)
+    __sub__ = _arithmetic(_int64, operator.sub)
+    __mul__ = _arithmetic(_int64, operator.mul)
+    __truediv__ = _arithmetic(_int64, _go_quotient)
+    __mod__ = _arithmetic(_int64, _go_remainder)
+    __radd__ = _arithmetic(_int64, operator.add, swapped=True)
+    __rsub__ = _arithmetic(_int64, operator.sub, swapped=True)
+    __rmul__ = _arithmetic(_int64, operator.mul, swapped=True)
+    __rtruediv__ = _arithmetic(_int64, _go_quotient, swapped=True)
+    __rmod__ = _arithmetic(_int64, _go_remainder, swapped=True)
 
     __floordiv__, __rfloordiv__ = __truediv__, __rtruediv__
 
-    def __eq__(self, other: object) -> bool:
-        if not _related(self, other):
-            raise _mismatch(self, other)
-        return int.__eq__(self, other)
-
-    def __ne__(self, other: object) -> bool:
-        if not _related(self, other):
-            raise _mismatch(self, other)
-        return int.__ne__(self, other)
-
-    def __lt__(self, other: Any) -> bool:
-        if not _related(self, other):
-            raise _mismatch(self, other)
-        return int.__lt__(self, other)
-
-    def __le__(self, other: Any) -> bool:
-        if not _related(self, other):
-            raise _mismatch(self, other)
-        return int.__le__(self, other)
-
-    def __gt__(self, other: Any) -> bool:
-        if not _related(self, other):
-            raise _mismatch(self, other)
-        return int.__gt__(self, other)
-
-    def __ge__(self, other: Any) -> bool:
-        if not _related(self, other):
-            raise _mismatch(self, other)
-        return int.__ge__(self, other)
+    __eq__ = _matched(int.__eq__)
+    __ne__ = _matched(int.__ne__)
+    __lt__ = _matched(int.__lt__)
+    __le__ = _matched(int.__le__)
+    __gt__ = _matched(int.__gt__)
+    __ge__ = _matched(int.__ge__)
 
     __hash__ = int.__hash__
 
@@ -264,47 +242,21 @@ class UintType(int):
     def __neg__(self) -> Any:
         raise TypeError("no such overload")
 
-    def __add__(self, other: Any) -> UintType:
-        return _uint64(int(self) + _int_operand(other))
-
-    def __sub__(self, other: Any) -> UintType:
-        return _uint64(int(self) - _int_operand(other))
-
-    def __mul__(self, other: Any) -> UintType:
-        return _uint64(int(self) * _int_operand(other))
-
-    def __truediv__(self, other: Any) -> UintType:
-        return _uint64(int(self) // _int_operand(other))
-
-    def __mod__(self, other: Any) -> UintType:
-        return _uint64(int(self) % _int_operand(other))
-
-    def __radd__(self, other: Any) -> UintType:
-        return _uint64(_int_operand(other) + int(self))
-
-    def __rsub__(self, other: Any) -> UintType:
-        return _uint64(_int_operand(other) - int(self))
-
-    def __rmul__(self, other: Any) -> UintType:
-        return _uint64(_int_operand(other) * int(self))
-
-    def __rtruediv__(self, other: Any) -> UintType:
-        return _uint64(_int_operand(other) // int(self))
-
-    def __rmod__(self, other: Any) -> UintType:
-        return _uint64(_int_operand(other) % int(self))
+    __add__ = _arithmetic(_uint64, operator.add)
+    __sub__ = _arithmetic(_uint64, operator.sub)
+    __mul__ = _arithmetic(_uint64, operator.mul)
+    __truediv__ = _arithmetic(_uint64, operator.floordiv)
+    __mod__ = _arithmetic(_uint64, operator.mod)
+    __radd__ = _arithmetic(_uint64, operator.add, swapped=True)
+    __rsub__ = _arithmetic(_uint64, operator.sub, swapped=True)
+    __rmul__ = _arithmetic(_uint64, operator.mul, swapped=True)
+    __rtruediv__ = _arithmetic(_uint64, operator.floordiv, swapped=True)
+    __rmod__ = _arithmetic(_uint64, operator.mod, swapped=True)
 
     __floordiv__, __rfloordiv__ = __truediv__, __rtruediv__
 
-    def __eq__(self, other: object) -> bool:
-        if not _related(self, other):
-            raise _mismatch(self, other)
-        return int.__eq__(self, other)
-
-    def __ne__(self, other: object) -> bool:
-        if not _related(self, other):
-            raise _mismatch(self, other)
-        return int.__ne__(self, other)
+    __eq__ = _matched(int.__eq__)
+    __ne__ = _matched(int.__ne__)
 
     __hash__ = int.__hash__
 
@@ -340,15 +292,8 @@ class DoubleType(float):
             return float.__new__(DoubleType, math.inf)
         return float.__new__(DoubleType, float.__rtruediv__(self, other))
 
-    def __eq__(self, other: object) -> bool:
-        if not _related(self, other):
-            raise _mismatch(self, other)
-        return float.__eq__(self, other)
-
-    def __ne__(self, other: object) -> bool:
-        if not _related(self, other):
-            raise _mismatch(self, other)
-        return float.__ne__(self, other)
+    __eq__ = _matched(float.__eq__)
+    __ne__ = _matched(float.__ne__)
 
     __hash__ = float.__hash__
 
