@@ -107,6 +107,19 @@ def _hex(text: str) -> int | None:
     return None
 
 
+def _integer(source: Any, *, signed: bool) -> int:
+    """The integer an int or uint conversion takes from `source`: a double truncated, a timestamp's Unix seconds,
+    decimal text or `0x` text (`-0x` only for a signed int), anything else as Python's int() reads it."""
+    if isinstance(source, float):
+        return math.trunc(source)
+    if isinstance(source, datetime.datetime):
+        return int(source.timestamp())
+    if isinstance(source, str):
+        found = _hex(source) if signed or source[:2] in ("0x", "0X") else None
+        return int(source) if found is None else found
+    return int(source)
+
+
 def _go_quotient(a: int, b: int) -> int:
     """Go's integer division: toward zero."""
     whole = abs(a) // abs(b)
@@ -160,15 +173,7 @@ class IntType(int):
             return _new_int(cls, 0)
         if isinstance(source, cls):
             return source
-        if isinstance(source, float):
-            number = math.trunc(source)
-        elif isinstance(source, datetime.datetime):
-            number = int(source.timestamp())
-        elif isinstance(source, str):
-            found = _hex(source)
-            number = int(source) if found is None else found
-        else:
-            number = int(source)
+        number = _integer(source, signed=True)
         if not _INT64_MIN <= number < _INT64_LIMIT:
             raise ValueError("overflow")
         return _new_int(cls, number)
@@ -220,15 +225,7 @@ class UintType(int):
             return _new_int(cls, 0)
         if isinstance(source, cls):
             return source
-        if isinstance(source, float):
-            number = math.trunc(source)
-        elif isinstance(source, datetime.datetime):
-            number = int(source.timestamp())
-        elif isinstance(source, str):
-            found = _hex(source) if source[:2] in ("0x", "0X") else None
-            number = int(source) if found is None else found
-        else:
-            number = int(source)
+        number = _integer(source, signed=False)
         if not 0 <= number < _UINT64_LIMIT:
             raise UintOverflow("overflow")
         return _new_int(cls, number)
