@@ -115,6 +115,15 @@ class Selector:
         return self._prepared.paths
 
     @property
+    def required_driver(self) -> str | None:
+        """The driver a top-level `device.driver == "<name>"` conjunct requires: the selector is false on a device of
+        any other driver that converts (celext.check.guards); None when it has no such conjunct."""
+        from celext.check.guards import required_driver
+
+        checked = self._prepared.checked
+        return None if checked is None else required_driver(checked.expr)
+
+    @property
     def cost(self) -> tuple[int, int]:
         """cel-go's static cost estimate (min, max) in the DRA environment (see celext.cost)."""
         return self._prepared.cost

@@ -18,7 +18,7 @@ from __future__ import annotations
 import functools
 import re
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from webhook.findings import Action, Edit, Finding
@@ -721,7 +721,13 @@ def _absent(facts: Facts, inventory: Inventory, device_class: str) -> tuple[dict
                                              not in (shape.capacities if capacity[i] else shape.names))
         return found
 
-    for group in projections(inventory).groups(listed, keyed(selector), where=lambda s: bool(lacking_of(s))):
+    # A selector requiring a driver (`device.driver == "d" && ...`) is false on the other drivers' devices that
+    # convert: those layouts are not read, nor evaluated (celext.check.guards); a device that does not convert fails
+    # before the selector runs, so its driver's layouts stay in.
+    required = selector.required_driver
+    kept = None if required is None else {required} | _unclean_drivers(inventory, listed)
+    for group in projections(inventory).groups(
+            listed, keyed(selector), where=lambda s: (kept is None or s.driver in kept) and bool(lacking_of(s))):
         device = group.first
         lacking = lacking_of(device.layout)
         if group.key is None:
@@ -737,6 +743,16 @@ def _absent(facts: Facts, inventory: Inventory, device_class: str) -> tuple[dict
     # Groups come in order of their first device, so each attribute's first group holds its first device.
     absent = {q: (sum(map(len, found)), listed[found[0][0]].label) for q, found in hits.items()}
     return absent, len(listed)
+
+
+def _unclean_drivers(inventory: Inventory, listed: Sequence[Device]) -> frozenset[str]:
+    """The drivers of the devices in `listed` not known to convert cleanly (remembered per candidate list)."""
+    key = ("unclean-drivers", id(listed))
+    found = inventory.memo.get(key)
+    if found is None or found[0] is not listed:
+        found = inventory.memo[key] = (listed, frozenset(d.driver for d in listed if not d.clean))
+    drivers: frozenset[str] = found[1]
+    return drivers
 
 
 def _failing_read(selector: Selector, unguarded: list[AttributeRef], device: Device) -> str | None:
