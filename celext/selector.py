@@ -23,6 +23,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, cast
 
 from celext import values as celvalues
+from celext.check.guards import required_driver
 from celext.compile import Path, Prepared
 from celext.errors import EvaluationError
 from celext.lib.optional_value import OptionalValue
@@ -118,8 +119,6 @@ class Selector:
     def required_driver(self) -> str | None:
         """The driver a top-level `device.driver == "<name>"` conjunct requires: the selector is false on a device of
         any other driver that converts (celext.check.guards); None when it has no such conjunct."""
-        from celext.check.guards import required_driver
-
         checked = self._prepared.checked
         return None if checked is None else required_driver(checked.expr)
 
