@@ -204,6 +204,8 @@ def _read_events(text: str, source: str, loader: type) -> list[EventDoc]:
                         raise _Unusual("duplicate key")
                     top[2] = value
                     continue
+                if value.__class__ is float and value - value != 0:  # .inf, .nan: no JSON form (kubectl refuses)
+                    raise _Unusual("an infinity or NaN")
             elif kind is mapping_end or kind is sequence_end:
                 value = stack.pop()[0]
                 if stack:
@@ -328,7 +330,10 @@ def _value(node: Any) -> Any:
     if node.tag:
         raise _Unusual("explicit tag")
     if kind is _SCALAR:
-        return node.value if node.style else resolve_plain(node.value)
+        value = node.value if node.style else resolve_plain(node.value)
+        if value.__class__ is float and value - value != 0:  # .inf, .nan: no JSON form (kubectl refuses)
+            raise _Unusual("an infinity or NaN")
+        return value
     if kind is _SEQUENCE:
         return [_value(item) for item in node.value]
     if kind is _MAPPING:

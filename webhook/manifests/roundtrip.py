@@ -14,6 +14,7 @@ from __future__ import annotations
 import datetime
 import functools
 import io
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -109,6 +110,11 @@ def load_text(text: str, source: str = "<string>") -> Loaded:
     except _KeyRefused as refused:
         loaded.problems.append(Problem(source, f"invalid YAML: {refused.args[0]}", refused.args[1], refused.args[2]))
         return loaded
+    for node in documents:
+        found = _no_json_form(node)
+        if found is not None:  # kubectl's YAML-to-JSON step fails on it: the whole file is refused
+            loaded.problems.append(Problem(source, *found))
+            return loaded
     for index, node in enumerate(documents):
         if node is None:
             continue  # an empty document, e.g. a trailing `---`
@@ -147,6 +153,43 @@ def _json_key(key: Any) -> str | None:
     if isinstance(key, _Plain):
         return goyaml.json_key(str(key))
     return goyaml.key_of(key)
+
+
+_GO_FLOAT = {1: "+Inf", -1: "-Inf", 0: "NaN"}
+
+
+def _no_json_form(node: Any) -> tuple[str, int | None, int | None] | None:
+    """The first value (not key) that is an infinity or NaN (`.inf`, `-.Inf`, `.nan`, `!!float .inf`), as (message,
+    line, column): sigs.k8s.io/yaml turns YAML into JSON with Go's json.Marshal, which has no form for them
+    (`json: unsupported value: +Inf`), so kubectl refuses the file. None when there is none."""
+    if isinstance(node, Mapping):
+        items: list[tuple[Any, Any]] = list(node.items())
+    elif isinstance(node, list):
+        items = list(enumerate(node))
+    else:
+        return None
+    for key, value in items:
+        number = goyaml.resolve_plain(str(value)) if isinstance(value, _Plain) else value
+        if isinstance(number, float) and not math.isfinite(number):
+            go = _GO_FLOAT[0 if math.isnan(number) else (1 if number > 0 else -1)]
+            shown = value if isinstance(value, _Plain) else go  # (a tagged value's text is gone: Go's spelling)
+            line, column = _value_mark(node, key)
+            return (f"invalid YAML: `{shown}` has no JSON form: kubectl's YAML-to-JSON step fails on it "
+                    f"(json: unsupported value: {go}); quote it for a string", line, column)
+        found = _no_json_form(value)
+        if found is not None:
+            return found
+    return None
+
+
+def _value_mark(node: Any, key: Any) -> tuple[int | None, int | None]:
+    """Where ruamel read the value at `key` of a mapping or sequence (1-based; None for one a merge brought in)."""
+    try:
+        marks = node.lc  # ruamel's CommentedMap / CommentedSeq
+        line, column = marks.value(key) if isinstance(node, Mapping) else marks.item(key)
+    except (AttributeError, KeyError, IndexError, TypeError):
+        return None, None
+    return line + 1, column + 1
 
 
 def plain(node: Any) -> Any:

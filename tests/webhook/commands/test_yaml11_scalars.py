@@ -145,3 +145,42 @@ def test_explain_names_an_unquoted_yaml_1_1_word_it_refuses(tmp_path: Path, caps
     assert (code, capsys.readouterr().err) == (2, (
         f"draguard: error: {tmp_path / 'claim.yaml'}:3:32: ResourceClaim c: metadata.namespace must be a string, not a "
         "boolean (kubectl (YAML 1.1) reads the unquoted `n` as the boolean false: quote it (\"n\") for the string)\n"))
+
+
+# -- infinities and NaN have no JSON form: kubectl refuses the file ----------------------------------------------
+
+@pytest.mark.parametrize(("written", "go"), [
+    (".inf", "+Inf"), ("-.Inf", "-Inf"), ("+.INF", "+Inf"), (".nan", "NaN"), ("!!float .inf", "+Inf")])
+@pytest.mark.parametrize("aliased", [False, True], ids=["plain", "with an alias"])
+def test_an_infinity_or_nan_value_is_an_input_problem(written: str, go: str, aliased: bool, tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """sigs.k8s.io/yaml converts with json.Marshal (`json: unsupported value: +Inf`): kubectl applies nothing of the
+    file, so draguard checks nothing of it, even in opaque parameters no rule reads."""
+    prefix = "anchor: &a x\n" if aliased else ""
+    text = prefix + textwrap.dedent(f"""\
+        apiVersion: resource.k8s.io/v1
+        kind: DeviceClass
+        metadata: {{name: gpu}}
+        spec:
+          config:
+          - opaque:
+              driver: gpu.example.com
+              parameters: {{ok: ".inf", scale: {written}}}
+        """)
+    (tmp_path / "c.yaml").write_text(text, encoding="utf-8")
+    assert cli.main(["validate", str(tmp_path / "c.yaml")]) == 2
+    out, err = capsys.readouterr()
+    shown = go if written.startswith("!!") else written
+    line = 8 + aliased
+    assert err == (f"draguard: {tmp_path / 'c.yaml'}:{line}:{text.splitlines()[line - 1].rindex(written) + 1}: "
+                   f"invalid YAML: `{shown}` has no JSON form: kubectl's YAML-to-JSON step fails on it "
+                   f"(json: unsupported value: {go}); quote it for a string\n")
+    assert "0 objects checked" in out
+
+
+def test_an_infinity_as_a_key_or_quoted_is_no_problem(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text = ("apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu}\nspec:\n  config:\n"
+            "  - opaque:\n      driver: gpu.example.com\n      parameters: {.inf: '.inf', n: \".nan\"}\n")
+    (tmp_path / "c.yaml").write_text(text, encoding="utf-8")
+    assert cli.main(["validate", str(tmp_path / "c.yaml")]) == 0
+    capsys.readouterr()
