@@ -17,6 +17,7 @@ back where they are written in the stream.
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -32,16 +33,25 @@ from webhook.manifests.problems import type_name
 from webhook.wire import Obj, reading_error
 
 
-class NumberTooLong(Exception):
-    """A JSON number with more digits than Python converts (kubectl's JSON decoder refuses it too)."""
+class NotJSON(Exception):
+    """A text kubectl reads as JSON (it starts with `{`) and its JSON decoder refuses: `NaN` or `Infinity`, a number
+    beyond float64, or one with more digits than Python converts. The message says which."""
 
 
 class _Unusual(Exception):
     """A JSON text the YAML backends might read differently."""
 
 
-def _refuse(_text: str) -> Any:
-    raise _Unusual("NaN or Infinity")
+def _refuse(text: str) -> Any:
+    raise NotJSON(f"{text} is no JSON value (Go's decoder, kubectl's, refuses it)")
+
+
+def _float(text: str) -> float:
+    """A JSON number with a fraction or exponent, as Go decodes it into a float64: one beyond its range is refused."""
+    value = float(text)
+    if math.isinf(value):
+        raise NotJSON(f"the number {text} does not fit a float64 (Go's decoder, kubectl's, refuses it)")
+    return value
 
 
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -100,10 +110,10 @@ def load(text: str, source: str, reread: Callable[[str, str], Sequence[Locator]]
     if not text.lstrip().startswith("{"):
         return None
     try:
-        value = json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_refuse)
+        value = json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_refuse, parse_float=_float)
     except ValueError as err:
         if "integer string conversion" in str(err):  # the YAML readers would make a string of it, as go-yaml does
-            raise NumberTooLong(reading_error(err)) from None
+            raise NotJSON(reading_error(err)) from None
         return None
     except (_Unusual, RecursionError):
         return None

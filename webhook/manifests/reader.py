@@ -45,7 +45,7 @@ def _parse(text: str, source: str, problems: list[Problem]) -> list[Locator]:
 
         try:
             docs = jsontext.load(text, source, _reread)
-        except jsontext.NumberTooLong as err:
+        except jsontext.NotJSON as err:
             problems.append(Problem(source, f"invalid JSON: {err}"))
             return []
         if docs is not None:

@@ -184,3 +184,22 @@ def test_an_infinity_as_a_key_or_quoted_is_no_problem(tmp_path: Path, capsys: py
     (tmp_path / "c.yaml").write_text(text, encoding="utf-8")
     assert cli.main(["validate", str(tmp_path / "c.yaml")]) == 0
     capsys.readouterr()
+
+
+@pytest.mark.parametrize(("number", "why"), [
+    ("NaN", "NaN is no JSON value"), ("Infinity", "Infinity is no JSON value"),
+    ("-Infinity", "-Infinity is no JSON value"), ("1e999", "the number 1e999 does not fit a float64"),
+])
+@pytest.mark.parametrize("stream", [False, True], ids=["one document", "a jq -c stream"])
+def test_a_json_text_kubectl_cannot_decode_is_an_input_problem(number: str, why: str, stream: bool, tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """Python's json reads NaN, Infinity and 1e999 (as inf); Go's decoder, kubectl's for a text starting with `{`,
+    refuses each, so kubectl applies nothing of the file. 1.5e3 is a number as any."""
+    good = '{"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "a"}}\n'
+    bad = ('{"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "b"}, "spec": '
+           '{"config": [{"opaque": {"driver": "gpu.example.com", "parameters": {"ok": 1.5e3, "v": '
+           + number + '}}}]}}\n')
+    (tmp_path / "c.json").write_text((good if stream else "") + bad, encoding="utf-8")
+    assert cli.main(["validate", str(tmp_path / "c.json")]) == 2
+    _out, err = capsys.readouterr()
+    assert err == f"draguard: {tmp_path / 'c.json'}: invalid JSON: {why} (Go's decoder, kubectl's, refuses it)\n"
