@@ -341,3 +341,26 @@ def test_minus_one_is_no_node(expression: str, expected: list[tuple[str, tuple[i
                         "align devices with a constraint instead: constraints: "
                         "[{matchAttribute: resource.kubernetes.io/numaNode}]")
                for _rule, _path, message, hint, _span in found)
+
+
+# -- selector-attribute-missing skips other drivers' devices only where the selector is false on them -----------
+
+def test_a_driver_guard_changes_no_attribute_missing_finding(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A selector requiring driver `a` is not evaluated on driver `b`'s converting devices (false there), but a `b`
+    device that does not convert still is (its error comes before the selector runs): the findings are those of
+    the selector evaluated on every candidate."""
+    import celext.selector
+    a = slice_with(device("a-0", attributes={"model": "x"}), device("a-1"), driver="a.example.com", name="a", pool="a")
+    b = slice_with(device("b-0"), device("b-1", attributes={"model": {"version": "not-a-version"}}),
+                   driver="b.example.com", name="b", pool="b")
+    claim = claim_with_selector('device.driver == "a.example.com" && device.attributes["a.example.com"].model == "x"',
+                                device_class="unknown")
+    guarded = seen(claim, [a, b], rules=("selector-attribute-missing",))
+    monkeypatch.setattr(celext.selector.Selector, "required_driver", property(lambda _self: None))
+    everywhere = seen(claim, [dict(a), dict(b)], rules=("selector-attribute-missing",))  # a fresh inventory
+    assert guarded == everywhere
+    assert [message for _rule, _path, message, _hint, _span in guarded] == [
+        # a-1 lacks it; b-1's conversion error names `model` too (it fails before the selector runs, on any driver)
+        "a.example.com/model is absent on 2 of 4 candidate device(s) (e.g. a.example.com/a/a-1): "
+        "`device.attributes[\"a.example.com\"].model` fails there with no such key, which aborts allocation for the "
+        "claim"]
