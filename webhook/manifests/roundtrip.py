@@ -169,7 +169,8 @@ def _no_json_form(node: Any) -> tuple[str, int | None, int | None] | None:
     else:
         return None
     for key, value in items:
-        number = goyaml.resolve_plain(str(value)) if isinstance(value, _Plain) else value
+        # (plain() resolves every scalar later; only `.inf`, `-.Inf`, `.nan`, ... resolve to what is looked for here)
+        number = goyaml.resolve_plain(value) if isinstance(value, _Plain) and value[:1] in ".+-" else value
         if isinstance(number, float) and not math.isfinite(number):
             go = _GO_FLOAT[0 if math.isnan(number) else (1 if number > 0 else -1)]
             shown = value if isinstance(value, _Plain) else go  # (a tagged value's text is gone: Go's spelling)
