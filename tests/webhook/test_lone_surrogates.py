@@ -83,7 +83,8 @@ def test_every_report_format_holds_the_replacement_character(tmp_path: Path, for
 def test_a_json_stream_and_a_json_text_read_as_yaml_read_it_as_go_does(tmp_path: Path) -> None:
     stream = DEVICE_CLASS + DEVICE_CLASS.replace('"x', '"z')  # `jq -c`: one document a line
     (tmp_path / "s.json").write_text(stream, encoding="utf-8")
-    not_json = DEVICE_CLASS.replace('"spec": {}', '"spec": {"n": NaN}')  # the YAML readers take it
+    # a trailing comment: no JSON text, so the YAML readers take it (NaN did, before it became kubectl's refusal)
+    not_json = DEVICE_CLASS.rstrip("\n") + "  # a YAML comment\n"
     (tmp_path / "y.json").write_text(not_json, encoding="utf-8")
     done = draguard("validate", "s.json", "y.json", "--format", "json", cwd=tmp_path)
     named = [(f["file"], f["line"], f["message"][:len(INVALID)]) for f in json.loads(done.stdout)["findings"]

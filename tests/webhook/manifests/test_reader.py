@@ -37,8 +37,8 @@ def test_json_places_are_those_of_the_yaml_reading() -> None:
 
 @pytest.mark.parametrize(("text", "why"), [
     ('{"kind": "A", "kind": "B"}', "a duplicate key: YAML refuses it"),
-    ('{"kind": "A", "n": NaN}', "NaN is a string in YAML"),
-    ('{"kind": "A", "n": -Infinity}', "so is -Infinity"),
+    ('{"kind": "A", "n": NaN}', "NaN: no JSON value, an input problem (kubectl's decoder refuses it)"),
+    ('{"kind": "A", "n": -Infinity}', "nor is -Infinity"),
     ('[{"kind": "A"}]', "a list at the top: the YAML reader words the problem"),
     ('{"kind": "List", "items": [1]}', "an item that is not an object"),
     ('{"kind": "A"} {"kind": "B"}', "two JSON values: not one JSON text"),
