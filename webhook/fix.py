@@ -241,6 +241,11 @@ def refusal(raw: bytes) -> str | None:
     the file has, never with a mix."""
     if line_break(raw) is None:
         return "the file mixes line break styles; fix it by hand or normalise its line breaks first"
+    if not raw.isascii():
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError:  # a JSON text's string holding such a byte, read as U+FFFD: written back, it would
+            return "the file holds bytes that are not UTF-8 (read as U+FFFD); fix it by hand"  # be that character
     return None
 
 
@@ -250,11 +255,11 @@ def write_file(path: str, text: str) -> str | None:
     target = Path(path)
     try:
         raw = target.read_bytes()
-        newline = line_break(raw)
-        if newline is None:
-            return refusal(raw)
+        refused = refusal(raw)
+        if refused is not None:
+            return refused
         target.write_text(text, encoding="utf-8-sig" if raw.startswith(codecs.BOM_UTF8) else "utf-8",
-                          newline=newline)
+                          newline=line_break(raw))
     except OSError as err:
         return f"cannot write: {err.strerror or err}"
     return None

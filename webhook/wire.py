@@ -194,6 +194,54 @@ def go_json(text: _Json) -> _Json:
     return _ESCAPES.sub(lambda m: "\\ufffd" if m["lone"] else m[0], text)
 
 
+# A JSON string (an unterminated one runs to the end: the JSON reader refuses it) or, outside every string, a byte
+# that is not UTF-8 as errors="surrogateescape" decodes it (one of U+DC80..U+DCFF per byte). Possessive, so a long
+# string without its closing quote is scanned once.
+_STRING_OR_BAD_BYTE = re.compile(r'"(?:[^"\\]++|\\.)*+"?|[\udc80-\udcff]', re.DOTALL)
+_BAD_BYTE = re.compile("[\udc80-\udcff]")
+
+
+class BadByte(ValueError):
+    """A byte that is not UTF-8 outside a JSON text's strings: Go's decoder refuses it (`invalid character`)."""
+
+    def __init__(self, text: str, offset: int) -> None:
+        self.offset = offset
+        self.line = text.count("\n", 0, offset) + 1
+        self.column = offset - text.rfind("\n", 0, offset)
+        super().__init__(f"byte {ord(text[offset]) - 0xDC00:#04x} is not UTF-8 (line {self.line} column "
+                         f"{self.column})")
+
+
+def go_strings(text: str) -> str:
+    """A JSON text decoded with errors="surrogateescape" as Go's encoding/json (the API server's and kubectl's
+    reader) reads it: each byte that is not UTF-8 inside a string (a key or a value) becomes U+FFFD, one per byte,
+    as its unquote does (`utf8.DecodeRune` takes one byte of a sequence that is not UTF-8 and gives U+FFFD; a
+    truncated sequence's later bytes are continuation bytes, each one U+FFFD of its own). Raises BadByte for the
+    first such byte outside a string. Every offset of the text stays where it was."""
+    for found in _STRING_OR_BAD_BYTE.finditer(text):
+        if found[0][0] != '"':
+            raise BadByte(text, found.start())
+    return _BAD_BYTE.sub("\ufffd", text)
+
+
+def first_bad_byte(text: str) -> BadByte | None:
+    """The first byte that is not UTF-8 in a text decoded with errors="surrogateescape", None when there is none."""
+    found = _BAD_BYTE.search(text)
+    return None if found is None else BadByte(text, found.start())
+
+
+def go_utf8(data: bytes) -> bytes:
+    """JSON bytes a fast decoder refused as not UTF-8 (msgspec, `bytes.decode`) as Go's decoder reads them: each
+    byte that is not UTF-8 inside a string as U+FFFD (`go_strings`). A byte outside every string raises
+    UnicodeDecodeError, as the fast decoder did, at that byte."""
+    text = data.decode("utf-8", "surrogateescape")
+    try:
+        return go_strings(text).encode()
+    except BadByte as bad:
+        start = len(text[:bad.offset].encode("utf-8", "surrogateescape"))
+        raise UnicodeDecodeError("utf-8", data, start, start + 1, "not UTF-8, outside a JSON string") from None
+
+
 def no_constant(name: str) -> Any:
     """`json.loads`'s parse_constant: NaN and Infinity are not JSON."""
     raise ValueError(f"{name} is not JSON")

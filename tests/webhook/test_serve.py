@@ -164,7 +164,7 @@ REVIEW = encode(admission_review(slice_with(numa=1), uid="uid-m"))
         (b'{"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview"}', JSON,
          (400, "", "request is missing: an AdmissionReview sent to a webhook carries request")),
         (b"[]", JSON, (400, "", "expected a JSON object of kind AdmissionReview, got an array")),
-        (b'{"kind": "\xff"}', JSON, (400, "", "request body is not valid JSON: not UTF-8")),
+        (b'{"kind": "x"\xff}', JSON, (400, "", "request body is not valid JSON: not UTF-8")),  # outside a string
         (REVIEW.replace(b'"uid": "uid-m"', b'"uid": NaN'), JSON,
          (400, "", "request body is not valid JSON: NaN is not JSON")),
         (encode(admission_review(None, uid="uid-upd", operation="UPDATE", old=slice_with(numa=1))), JSON,

@@ -96,7 +96,12 @@ class Cluster:
             sleep(wait)
         ok = 200 <= response.status < 300
         try:  # msgspec: a page of 500 slices is a few MB, decoded in 3/4 of json.loads' time
-            decoded = msgspec.json.decode(go_json(data)) if data else None
+            try:
+                decoded = msgspec.json.decode(go_json(data)) if data else None
+            except UnicodeDecodeError:  # a byte that is not UTF-8 inside a string: U+FFFD, as Go's clients read it
+                from webhook.wire import go_utf8  # only for such an answer
+
+                decoded = msgspec.json.decode(go_utf8(go_json(data)))
         except (msgspec.DecodeError, UnicodeDecodeError, RecursionError):
             if ok:
                 raise DraguardError(f"{method} {path}: the API server at {self.host} did not answer with JSON "

@@ -97,8 +97,13 @@ def _check_group(environ: dict[str, Any], allowed: str) -> None:
         raise Refused("api_group", f"the token is attested for API group {allowed!r} only, and a body over "
                                    f"{MAX_BODY} bytes cannot be checked against it")
     try:
-        review = _GROUP_DECODER.decode(go_json(body))  # the group as the review's reader reads it
-    except (msgspec.DecodeError, msgspec.ValidationError):
+        try:
+            review = _GROUP_DECODER.decode(go_json(body))  # the group as the review's reader reads it
+        except UnicodeDecodeError:  # a byte that is not UTF-8 inside a string: U+FFFD, as the review's reader has it
+            from webhook.wire import go_utf8  # only for such a body
+
+            review = _GROUP_DECODER.decode(go_utf8(go_json(body)))
+    except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError):
         raise Refused("api_group", f"the token is attested for API group {allowed!r} only, and the body is not "
                                    "an AdmissionReview whose group can be checked") from None
     group = review.request.resource.group if review.request and review.request.resource else None

@@ -47,18 +47,37 @@ def read_text(stream: BinaryIO, limit: int = MAX_INPUT_BYTES) -> str:
     offset after it would be one off; `--fix` writes it back: webhook.fix.write_file). Raises NotText at the first
     byte that is not UTF-8, at a NUL character (with its line and column; the words are the YAML reader's) or past
     `limit` bytes. Of a bad byte and a NUL, the first in the text is the one reported (random bytes, /dev/urandom,
-    are almost always refused as not UTF-8, but now and then for a NUL that comes before any bad byte)."""
-    decoder = io.IncrementalNewlineDecoder(codecs.getincrementaldecoder("utf-8")(), translate=True)
+    are almost always refused as not UTF-8, but now and then for a NUL that comes before any bad byte).
+
+    A JSON text (`JSON_START`: kubectl reads it with Go's JSON decoder) is read as that decoder reads it: a byte that
+    is not UTF-8 inside a string is U+FFFD (`webhook.wire.go_strings`); only one outside every string is refused.
+    Bytes are decoded strictly until the first bad one, so a UTF-8 text costs what it did; a text that is no JSON
+    is refused at once there, as before."""
+    utf8 = codecs.getincrementaldecoder("utf-8")()
+    decoder = io.IncrementalNewlineDecoder(utf8, translate=True)
     parts: list[str] = []
     size = 0
+    lenient = False  # a bad byte met in a JSON text: from then on each is decoded as a lone surrogate
+
+    def decode(data: bytes, final: bool) -> str:
+        nonlocal lenient
+        state = decoder.getstate()
+        try:
+            return decoder.decode(data, final=final)
+        except UnicodeDecodeError:  # decoded again from where it was, each bad byte kept as a lone surrogate
+            decoder.setstate(state)
+            utf8.errors, lenient = "surrogateescape", True
+            text = decoder.decode(data, final=final)
+            _json_or_refused("".join(parts) + text)
+            return text
+
     while chunk := stream.read(_CHUNK):
         nul = chunk.find(b"\0")
-        try:
-            text = decoder.decode(chunk if nul < 0 else chunk[:nul], final=nul >= 0)
-        except UnicodeDecodeError:
-            raise NotText(NOT_UTF8) from None
+        text = decode(chunk if nul < 0 else chunk[:nul], nul >= 0)
         if nul >= 0:
             before = "".join(parts) + text
+            if lenient:
+                _go_text(before)  # a bad byte outside a string before the NUL is the first fault
             line = before.count("\n") + 1
             raise NotText("invalid YAML: unacceptable character #x0000: special characters are not allowed",
                           line, len(before) - before.rfind("\n"))
@@ -66,12 +85,36 @@ def read_text(stream: BinaryIO, limit: int = MAX_INPUT_BYTES) -> str:
         if size > limit:
             raise NotText(f"more than {limit // 2**20} MiB, draguard's limit for one input")
         parts.append(text)
-    try:
-        parts.append(decoder.decode(b"", final=True))
-    except UnicodeDecodeError:  # the text ends inside a character
-        raise NotText(NOT_UTF8) from None
+    parts.append(decode(b"", True))  # a text that ends inside a character: that character is not UTF-8
     text = "".join(parts)
-    return text[1:] if text.startswith("\ufeff") else text
+    text = text[1:] if text.startswith("\ufeff") else text
+    return _go_text(text) if lenient else text
+
+
+def _json_or_refused(text: str) -> None:
+    """Nothing for the start of a JSON text decoded with errors="surrogateescape" whose bad bytes so far are inside
+    strings (`_go_text` reads all of it at the end); NotText at the first byte that is not UTF-8 outside a string,
+    or at the first of any other text (YAML: go-yaml, kubectl's reader, refuses it)."""
+    from webhook.manifests.libyaml import JSON_START
+    from webhook.wire import first_bad_byte
+
+    text = text[1:] if text.startswith("\ufeff") else text  # as the reader reads it: its columns too
+    if JSON_START.match(text):
+        _go_text(text)
+        return
+    bad = first_bad_byte(text)
+    raise NotText(NOT_UTF8, *((bad.line, bad.column) if bad else ()))
+
+
+def _go_text(text: str) -> str:
+    """A JSON text decoded with errors="surrogateescape" as Go's decoder reads it (`go_strings`), or NotText at its
+    first byte that is not UTF-8 outside a string."""
+    from webhook.wire import BadByte, go_strings
+
+    try:
+        return go_strings(text)
+    except BadByte as bad:
+        raise NotText(NOT_UTF8, bad.line, bad.column) from None
 
 
 def cannot_read(err: NotText | OSError) -> str:

@@ -97,7 +97,7 @@ def test_the_lazy_object_reads_as_the_decoded_one() -> None:
 
 
 @pytest.mark.parametrize(("old", "message"), [
-    (b'{"spec": {"driver": "\xff"}}', "request body is not valid JSON: not UTF-8"),
+    (b'{"spec": {"driver": "x"\xff}}', "request body is not valid JSON: not UTF-8"),  # outside a string
     (b'"x"', "request.oldObject: expected a JSON object, got a string"),
     (b"[1]", "request.oldObject: expected a JSON object, got an array"),
     (b"1E400", "request.oldObject: expected a JSON object, got a number"),
@@ -212,13 +212,22 @@ def test_an_old_object_the_listing_cannot_hold_reads_as_json_loads_reads_it(old:
     assert dict(parsed) == json.loads(old) and plain(parsed) == json.loads(old)
 
 
-@pytest.mark.parametrize(("where", "old"), [
-    ("first level", b'{"kind": "\xc3"}'),
-    ("second level", b'{"spec": {"driver": "ok", "model": "\xe2\x82"}}'),
-    ("third level", b'{"spec": {"pool": {"name": "\xff"}}}'),
+@pytest.mark.parametrize(("where", "old", "read"), [
+    ("first level", b'{"kind": "\xc3"}', {"kind": "\ufffd"}),
+    # a sequence cut short: U+FFFD for each byte, as Go's utf8.DecodeRune takes one at a time
+    ("second level", b'{"spec": {"driver": "ok", "model": "\xe2\x82"}}',
+     {"spec": {"driver": "ok", "model": "\ufffd\ufffd"}}),
+    ("third level", b'{"spec": {"pool": {"name": "\xff"}}}', {"spec": {"pool": {"name": "\ufffd"}}}),
+    ("a key", b'{"spec": {"p\xffol": 1}}', {"spec": {"p\ufffdol": 1}}),
 ])
-def test_an_old_object_that_is_not_utf8_is_refused_at_any_depth(where: str, old: bytes) -> None:
+def test_an_old_object_not_in_utf8_reads_as_go_reads_it_at_any_depth(where: str, old: bytes, read: Any) -> None:
+    """Inside a string, each byte that is not UTF-8 is U+FFFD (Go's decoder, the API server's); put outside the
+    string, the byte is refused."""
     body = update(CLEAN, "OLD").replace(b'"OLD"', old)
+    parsed = review.parse(body).old_object
+    assert parsed is not None
+    assert plain(parsed) == read
+    outside = update(CLEAN, "OLD").replace(b'"OLD"', old.replace(b"}", b" \xff}", 1))
     with pytest.raises(review.BadReview) as caught:
-        review.parse(body)
+        review.parse(outside)
     assert (caught.value.code, caught.value.message) == (400, "request body is not valid JSON: not UTF-8")

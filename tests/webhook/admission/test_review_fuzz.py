@@ -131,7 +131,8 @@ def test_what_only_json_loads_reads_is_read_all_the_same(body: bytes, value: obj
         (b'{"a": NaN}', "NaN is not JSON"),
         (b"[1,]", "Expecting value at line 1 column 4"),
         (b'["abc', "Unterminated string starting at line 1 column 2"),  # Python's message ends with "at"
-        (b'{"a": "\xff"}', "not UTF-8"),
+        (b'{"a": "x"\xff}', "not UTF-8"),  # outside a string (inside one it is U+FFFD, as Go reads it)
+        (b'{"a": "\xff", \xff"b": 1}', "not UTF-8"),
     ],
 )
 def test_refusals_name_the_problem_as_json_loads_does(body: bytes, message: str) -> None:

@@ -60,5 +60,5 @@ def test_stdin_as_the_inventory_alone_still_reads_it(both: Path, capsys: pytest.
 def test_stdin_that_is_not_utf8_is_one_problem_for_every_role(capsys: pytest.CaptureFixture[str],
                                                              monkeypatch: pytest.MonkeyPatch) -> None:
     code, out, err = _run(capsys, monkeypatch, b"kind: \xff\n", "lint", "-", "--slices", "-")
-    assert (code, err) == (2, "draguard: <stdin>: not UTF-8 text\n")
+    assert (code, err) == (2, "draguard: <stdin>:1:7: not UTF-8 text\n")
     assert out == "0 objects checked; 0 deny, 0 warnings, 0 audit; 1 input problem\n"
