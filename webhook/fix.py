@@ -244,8 +244,8 @@ def refusal(raw: bytes) -> str | None:
     if not raw.isascii():
         try:
             raw.decode("utf-8")
-        except UnicodeDecodeError:  # a JSON text's string holding such a byte, read as U+FFFD: written back, it would
-            return "the file holds bytes that are not UTF-8 (read as U+FFFD); fix it by hand"  # be that character
+        except UnicodeDecodeError:  # in a JSON string, read as U+FFFD: written back, each byte would become one
+            return "the file holds bytes that are not UTF-8 (read as U+FFFD); fix it by hand"
     return None
 
 
