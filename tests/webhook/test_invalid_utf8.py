@@ -100,6 +100,9 @@ def test_a_stream_of_json_documents_reads_a_bad_byte_in_a_later_document(tmp_pat
     ("c.yaml", b"kind: DeviceClass\nmetadata:\n  name: \"x\xffy\"\n", "3:11"),  # YAML: anywhere
     ("c.yaml", b"# caf\xe9\nkind: DeviceClass\n", "1:6"),  # even in a comment
     ("c.yaml", b"a: 1\n{\"b\": \"\xff\"}\n", "2:8"),  # YAML whose second line looks like JSON
+    # texts that start as JSON but are read as YAML (go-yaml refuses the byte; kubectl's JSON decoder the text)
+    ("c.yaml", b"{kind: \"x\xffy\"}\n", "1:10"),  # a flow mapping
+    ("c.yaml", b"{\"a\": 1}\n---\nkind: \"\xff\"\n", "3:8"),  # JSON, then a YAML document
 ])
 def test_a_bad_byte_outside_a_json_string_is_one_problem_at_its_place(tmp_path: Path, name: str, data: bytes,
                                                                      where: str) -> None:

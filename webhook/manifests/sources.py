@@ -88,7 +88,7 @@ def read_text(stream: BinaryIO, limit: int = MAX_INPUT_BYTES) -> str:
     parts.append(decode(b"", True))  # a text that ends inside a character: that character is not UTF-8
     text = "".join(parts)
     text = text[1:] if text.startswith("\ufeff") else text
-    return _go_text(text) if lenient else text
+    return _json_read(text) if lenient else text
 
 
 def _json_or_refused(text: str) -> None:
@@ -115,6 +115,25 @@ def _go_text(text: str) -> str:
         return go_strings(text)
     except BadByte as bad:
         raise NotText(NOT_UTF8, bad.line, bad.column) from None
+
+
+def _json_read(text: str) -> str:
+    """A whole text holding bytes that are not UTF-8 (decoded with errors="surrogateescape") that starts as JSON:
+    as Go's JSON decoder reads it (`_go_text`) when the reader (`webhook.manifests.reader`) reads it as JSON, a
+    JSON text or a stream of them; NotText at its first bad byte when the reader takes it as YAML after all (a
+    flow mapping, `{a: 1}`, or JSON followed by YAML documents), as go-yaml refuses any such byte."""
+    from webhook.manifests import jsontext
+    from webhook.wire import first_bad_byte
+
+    read = _go_text(text)
+    try:
+        as_json = jsontext.load(read, "", lambda _text, _source: ()) is not None
+    except jsontext.NotJSON:  # the reader refuses it as JSON: that refusal, not this one
+        as_json = True
+    if as_json or isinstance(jsontext.stream(read), list):
+        return read
+    bad = first_bad_byte(text)
+    raise NotText(NOT_UTF8, *((bad.line, bad.column) if bad else ()))
 
 
 def cannot_read(err: NotText | OSError) -> str:
