@@ -67,6 +67,9 @@ class Profile(Struct, frozen=True):
     # an empty qualified name, domain or identifier: "required" (1.34: `Required value: name required`, ...) or
     # "invalid" (1.35+: `Invalid value: ""`)
     qualified_name_empty: str
+    # declarative validation's `+k8s:beta` tags are enforced (1.37: DeclarativeValidationBeta on by default) and
+    # replace the hand-written errors they cover, in their own words (a DeviceAttribute's union)
+    declarative_beta: bool
     overrides: Mapping[str, bool] = field(default_factory=dict)
 
     def enabled(self, gate: str) -> bool:
@@ -167,6 +170,7 @@ def _read(version: str) -> Profile:
         skip_unchanged_taints=bool(data["validation"]["skipUnchangedTaints"]),
         update_revalidates=bool(data["validation"]["updateRevalidates"]),
         qualified_name_empty=str(data["validation"]["qualifiedNameEmpty"]),
+        declarative_beta=bool(data["validation"]["declarativeBeta"]),
     )
 
 

@@ -131,7 +131,8 @@ def test_policy_and_list_types_flags(capsys: pytest.CaptureFixture[str], tmp_pat
     assert code == 1
     assert out.splitlines()[0].endswith(
         "deny k8s-attribute-union: spec.devices[0].attributes[resource.kubernetes.io/numaNode]: "
-        'Invalid value: "": exactly one value must be specified')
+        'Invalid value: "": must specify one of: `int`, `bool`, `string`, `version`, `ints`, `bools`, `strings`, '
+        "`versions`")
     policy = tmp_path / "policy.yaml"
     policy.write_text("numaNode: {listForm: warn}\n", encoding="utf-8")
     code, out, _ = run(capsys, str(path), "--policy", str(policy))

@@ -105,6 +105,8 @@ def test_node_allocatable_overhead_and_mapping_forms() -> None:
     assert run(obj, "1.37", {"DRANodeAllocatableResources": True}) == sorted([
         ("k8s-node-allocatable-resources", "deny", f"{path}[cpu].overhead",
          'Invalid value: "": at least one of perPod or perContainer must be set'),
+        ("k8s-node-allocatable-resources", "deny", f"{path}[ephemeral-storage].mapping",  # declarative union
+         'Invalid value: "": must specify one of: `capacityKey`, `deviceMultiplier`'),
         ("k8s-node-allocatable-resources", "deny", f"{path}[ephemeral-storage].mapping.capacityKey",
          "Required value: capacityKey is required when capacityMultiplier is set"),
         ("k8s-node-allocatable-resources", "deny", f"{path}[memory].mapping.capacityKey",

@@ -15,13 +15,13 @@ from tests.webhook.rules.slice_cases import Found, case
 
 CASES = [
     pytest.param({'spec.devices[0].attributes': {'a': 3}}, 'v1',
-                 [('k8s-attribute-union', 'spec.devices[0].attributes[a]', 'Invalid value: "": exactly one value must be specified', 'keep one value field per attribute; leave out empty lists'), ('k8s-wire-type', 'spec.devices[0].attributes[a]', 'Invalid value: 3: must be of type object', 'give each field its API type: a list in [ ], an object in { }, strings and versions quoted, numbers and booleans bare, quantities like `16Gi`')],
+                 [('k8s-attribute-union', 'spec.devices[0].attributes[a]', 'Invalid value: "": must specify one of: `int`, `bool`, `string`, `version`, `ints`, `bools`, `strings`, `versions`', 'keep one value field per attribute; leave out empty lists'), ('k8s-wire-type', 'spec.devices[0].attributes[a]', 'Invalid value: 3: must be of type object', 'give each field its API type: a list in [ ], an object in { }, strings and versions quoted, numbers and booleans bare, quantities like `16Gi`')],
                  id='attribute not an object'),
     pytest.param({'spec.devices[0].attributes': {'a': {}}}, 'v1',
-                 [('k8s-attribute-union', 'spec.devices[0].attributes[a]', 'Invalid value: "": exactly one value must be specified', 'keep one value field per attribute; leave out empty lists')],
+                 [('k8s-attribute-union', 'spec.devices[0].attributes[a]', 'Invalid value: "": must specify one of: `int`, `bool`, `string`, `version`, `ints`, `bools`, `strings`, `versions`', 'keep one value field per attribute; leave out empty lists')],
                  id='attribute empty'),
     pytest.param({'spec.devices[0].attributes': {'a': {'int': 1, 'bool': True}}}, 'v1',
-                 [('k8s-attribute-union', 'spec.devices[0].attributes[a]', 'Invalid value: {"int":1,"bool":true}: exactly one value must be specified', 'keep one value field per attribute; leave out empty lists')],
+                 [('k8s-attribute-union', 'spec.devices[0].attributes[a]', 'Invalid value: "{int, bool}": must specify exactly one of: `int`, `bool`, `string`, `version`, `ints`, `bools`, `strings`, `versions`', 'keep one value field per attribute; leave out empty lists')],
                  id='attribute two members'),
     pytest.param({'spec.devices[0].attributes': {'a': {'string': 3}}}, 'v1',
                  [('k8s-wire-type', 'spec.devices[0].attributes[a].string', 'Invalid value: 3: must be of type string', 'give each field its API type: a list in [ ], an object in { }, strings and versions quoted, numbers and booleans bare, quantities like `16Gi`')],
@@ -57,7 +57,7 @@ CASES = [
                  [('k8s-attribute-value', 'spec.devices[0].attributes[a].versions[1]', 'Invalid value: "bad": must be a string compatible with semver.org spec 2.0.0', 'shorten the value; write versions like `1.2.3` (no `v`, no leading zeros)'), ('k8s-wire-type', 'spec.devices[0].attributes[a].versions[2]', 'Invalid value: 3: must be of type string', 'give each field its API type: a list in [ ], an object in { }, strings and versions quoted, numbers and booleans bare, quantities like `16Gi`')],
                  id='versions mixed'),
     pytest.param({'spec.devices[0].attributes': {'a': {'ints': [1], 'int': 1}}}, 'v1',
-                 [('k8s-attribute-union', 'spec.devices[0].attributes[a]', 'Invalid value: {"int":1,"ints":[1]}: exactly one value must be specified', 'keep one value field per attribute; leave out empty lists')],
+                 [('k8s-attribute-union', 'spec.devices[0].attributes[a]', 'Invalid value: "{int, ints}": must specify exactly one of: `int`, `bool`, `string`, `version`, `ints`, `bools`, `strings`, `versions`', 'keep one value field per attribute; leave out empty lists')],
                  id='list and scalar'),
     pytest.param({'spec.devices[0].attributes': {'a0': {'ints': [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]}, 'a1': {'ints': [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]}, 'a2': {'ints': [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]}, 'a3': {'ints': [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]}, 'a4': {'ints': [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]}}}, 'v1',
                  [('k8s-attribute-limits', 'spec.devices[0]', 'Invalid value: 50: the total number of attribute values must not exceed 48', 'publish fewer attributes or shorter lists')],
@@ -69,7 +69,7 @@ CASES = [
                  [('k8s-qualified-name', 'spec.devices[0].attributes', 'Invalid value: "Bad_Domain": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, \'-\' or \'.\', and must start and end with an alphanumeric character (e.g. \'example.com\', regex used for validation is \'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\')', 'rename the key, e.g. `gpu.example.com/memory_gb`')],
                  id='attribute domain bad'),
     pytest.param({'spec.devices[0].attributes': {'a': {'ints': [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29], 'strings': ['x', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x', 'x']}}}, 'v1',
-                 [('k8s-attribute-limits', 'spec.devices[0]', 'Invalid value: 60: the total number of attribute values must not exceed 48', 'publish fewer attributes or shorter lists'), ('k8s-attribute-union', 'spec.devices[0].attributes[a]', 'Invalid value: {"ints":[0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29],"strings":["x","x","x","x","x","x","x","x","x","x","x","x","x","x","x","x","x","x","x","x","x","x","x","x","x","x","x","x","x","x"]}: exactly one value must be specified', 'keep one value field per attribute; leave out empty lists')],
+                 [('k8s-attribute-limits', 'spec.devices[0]', 'Invalid value: 60: the total number of attribute values must not exceed 48', 'publish fewer attributes or shorter lists'), ('k8s-attribute-union', 'spec.devices[0].attributes[a]', 'Invalid value: "{ints, strings}": must specify exactly one of: `int`, `bool`, `string`, `version`, `ints`, `bools`, `strings`, `versions`', 'keep one value field per attribute; leave out empty lists')],
                  id='two list members counted together'),
 ]
 

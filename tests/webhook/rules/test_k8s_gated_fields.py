@@ -71,7 +71,8 @@ def test_partition_type_needs_devices_that_consume_counters() -> None:
          "Required value: capacityMultiplier is required when capacityKey is set")]),
     ({"memory": {"mapping": {"capacityKey": "", "capacityMultiplier": "1"}}}, [
         (ALLOC, f"{NAR}[memory].mapping.capacityKey", 'Invalid value: "": capacityKey must not be an empty string')]),
-    ({"memory": {"mapping": {"capacityMultiplier": "2"}}}, [
+    ({"memory": {"mapping": {"capacityMultiplier": "2"}}}, [  # no union member: declarative validation's union
+        (ALLOC, f"{NAR}[memory].mapping", 'Invalid value: "": must specify one of: `capacityKey`, `deviceMultiplier`'),
         (ALLOC, f"{NAR}[memory].mapping.capacityKey",
          "Required value: capacityKey is required when capacityMultiplier is set")]),
     ({"memory": {"mapping": {"capacityKey": "mem", "capacityMultiplier": "0"}}}, [

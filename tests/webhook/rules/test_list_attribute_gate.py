@@ -25,6 +25,8 @@ NUMA = f"{ATTRS}[resource.kubernetes.io/numaNode]"
 GATE_HINT = ("enable DRAListTypeAttributes on the cluster (kube-apiserver --feature-gates=DRAListTypeAttributes=true) "
              "or leave the field out; draguard: featureGates in the policy or --feature-gates")
 UNION = 'Invalid value: "": exactly one value must be specified'
+MEMBERS = "`int`, `bool`, `string`, `version`, `ints`, `bools`, `strings`, `versions`"
+UNION_1_37 = f'Invalid value: "": must specify one of: {MEMBERS}'  # declarative validation's words (1.37)
 
 
 def gate_off(version: str, **policy: Any) -> Policy:
@@ -44,9 +46,10 @@ def unknown(path: str) -> Row:
 def test_a_list_beside_a_scalar_is_dropped_with_a_warning(version: str) -> None:
     text = attribute_yaml("resource.kubernetes.io/numaNode: {int: 0, ints: [0, 1]}")
     assert run_yaml(text, gate_off(version)) == [dropped(version, f"{NUMA}.ints")]
+    multiple = ('Invalid value: {"int":0,"ints":[0,1]}: exactly one value must be specified' if version == "1.36"
+                else f'Invalid value: "{{int, ints}}": must specify exactly one of: {MEMBERS}')
     assert run_yaml(text, Policy.from_mapping({"kubernetes": version})) == [  # gate on: the union error alone
-        ("k8s-attribute-union", "deny", NUMA,
-         'Invalid value: {"int":0,"ints":[0,1]}: exactly one value must be specified')]
+        ("k8s-attribute-union", "deny", NUMA, multiple)]
 
 
 @pytest.mark.parametrize("version", ["1.34", "1.35"])
@@ -67,7 +70,7 @@ def test_each_list_member_and_an_empty_list(member: str) -> None:
 def test_one_finding_per_dropped_field_and_the_union_error_of_the_emptied_attribute() -> None:
     text = attribute_yaml("gpu.example.com/x: {ints: [1], strings: [a], bools: null}")  # a null list is nil already
     assert run_yaml(text, gate_off("1.37")) == [
-        ("k8s-attribute-union", "deny", f"{ATTRS}[gpu.example.com/x]", UNION),
+        ("k8s-attribute-union", "deny", f"{ATTRS}[gpu.example.com/x]", UNION_1_37),
         dropped("1.37", f"{ATTRS}[gpu.example.com/x].ints"),
         dropped("1.37", f"{ATTRS}[gpu.example.com/x].strings")]
     outcome = findings_of(text, gate_off("1.37"))

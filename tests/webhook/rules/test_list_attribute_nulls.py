@@ -11,6 +11,10 @@ import pytest
 
 from tests.webhook.rules.yaml_slices import ATTRS, attribute_yaml, run_yaml
 
+# 1.37 (the default) reports an attribute's union through declarative validation (apimachinery validate.Union)
+NO_MEMBER = ('Invalid value: "": must specify one of: `int`, `bool`, `string`, `version`, `ints`, `bools`, '
+             '`strings`, `versions`')
+
 
 def findings(attribute: str) -> list[tuple[str, str, str, str]]:
     return run_yaml(attribute_yaml(attribute))
@@ -33,7 +37,7 @@ def test_a_null_version_item_is_the_empty_version() -> None:
 
 def test_a_null_attribute_is_an_empty_one() -> None:
     assert findings("model: null") == [
-        ("k8s-attribute-union", "deny", f"{ATTRS}[model]", 'Invalid value: "": exactly one value must be specified')]
+        ("k8s-attribute-union", "deny", f"{ATTRS}[model]", NO_MEMBER)]
 
 
 @pytest.mark.parametrize(("attribute", "path", "expected"), [

@@ -25,6 +25,10 @@ DNS_LABEL = ('Invalid value: "": a lowercase RFC 1123 label must consist of lowe
 ALL_GATES = {"DRAPartitionableDevicesType": True, "DRAOptionalNodeOperations": True,
              "DRANodeAllocatableResources": True}
 
+# 1.37 (the default) reports an attribute's union through declarative validation (apimachinery validate.Union)
+NO_MEMBER = ('Invalid value: "": must specify one of: `int`, `bool`, `string`, `version`, `ints`, `bools`, '
+             '`strings`, `versions`')
+
 
 def findings(spec: str, version: str = "1.37", gates: dict[str, bool] | None = None) -> list[Row]:
     gates = gates if gates is not None else ALL_GATES if version == "1.37" else {}
@@ -112,7 +116,7 @@ def test_a_null_partition_type_attribute_is_the_empty_attribute() -> None:
             "attributes: {profile: null}}")
     assert findings(spec) == [
         ("k8s-attribute-union", "deny", f"{D0}.attributes[profile]",
-         'Invalid value: "": exactly one value must be specified'),
+         NO_MEMBER),
         ("k8s-partition-type-attribute", "deny", f"{D0}.attributes[gpu.example.com/profile]",
          "Invalid value: {}: must be a string value because `partitionTypeAttribute` names this attribute")]
 

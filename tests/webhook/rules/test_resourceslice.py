@@ -18,7 +18,10 @@ C_ID = ("a valid C identifier must start with alphabetic character or '_', follo
         "'[A-Za-z_][A-Za-z0-9_]*')")
 BAD = "!@#$%^"
 NODES = "exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` is required"
-UNION = "exactly one value must be specified"
+UNION = "exactly one value must be specified"  # validateDeviceAttribute: what 1.34-1.36 report
+# 1.37 (the default) reports the union through declarative validation (apimachinery validate.Union)
+MEMBERS = "`int`, `bool`, `string`, `version`, `ints`, `bools`, `strings`, `versions`"
+NO_MEMBER = f'Invalid value: "": must specify one of: {MEMBERS}'
 
 
 def base(devices: int = 1, name: str = "foo", node: str = "foo", driver: str = "test.example.com") -> dict[str, Any]:
@@ -150,9 +153,9 @@ SCENARIOS: dict[str, tuple[dict[str, Any], list[tuple[str, str, str]]]] = {
         o["spec"]["devices"][3].update(attributes={"foo": {"version": "x" * 65}}),
         o["spec"]["devices"][4].update(attributes={"foo": {"string": "x" * 65}})]), [
         ("k8s-qualified-name", f"{D}[1].attributes", f'Invalid value: "{BAD}": {C_ID}'),
-        ("k8s-attribute-union", f"{D}[1].attributes[{BAD}]", f'Invalid value: "": {UNION}'),
+        ("k8s-attribute-union", f"{D}[1].attributes[{BAD}]", NO_MEMBER),
         ("k8s-attribute-union", f"{D}[2].attributes[foo]",
-         f'Invalid value: {{"string":"x","version":"1.2.3"}}: {UNION}'),
+         f'Invalid value: "{{string, version}}": must specify exactly one of: {MEMBERS}'),
         ("k8s-attribute-value", f"{D}[3].attributes[foo].version",
          f'Invalid value: "{"x" * 65}": must be a string compatible with semver.org spec 2.0.0'),
         ("k8s-attribute-value", f"{D}[3].attributes[foo].version", "Too long: may not be more than 64 bytes"),
@@ -165,7 +168,8 @@ SCENARIOS: dict[str, tuple[dict[str, Any], list[tuple[str, str, str]]]] = {
             {"ints": []}, {"ints": [1], "bools": [True]}, {"strings": ["x" * 65]}, {"versions": ["01.2.3"]}),
             strict=True)]), [
         ("k8s-attribute-union", f"{D}[0].attributes[foo].ints", "Invalid value: []: must not be empty if specified"),
-        ("k8s-attribute-union", f"{D}[1].attributes[foo]", f'Invalid value: {{"ints":[1],"bools":[true]}}: {UNION}'),
+        ("k8s-attribute-union", f"{D}[1].attributes[foo]",
+         f'Invalid value: "{{ints, bools}}": must specify exactly one of: {MEMBERS}'),
         ("k8s-attribute-value", f"{D}[2].attributes[foo].strings[0]", "Too long: may not be more than 64 bytes"),
         ("k8s-attribute-value", f"{D}[3].attributes[foo].versions[0]",
          'Invalid value: "01.2.3": must be a string compatible with semver.org spec 2.0.0')]),
@@ -287,7 +291,7 @@ SCENARIOS: dict[str, tuple[dict[str, Any], list[tuple[str, str, str]]]] = {
         # the decoder's error only: the API server refuses the object there, before range checks
         ("k8s-wire-type", "spec.pool.resourceSliceCount", 'Invalid value: "1": must be of type integer')]),
     "unknown-attribute-member": (edit(base(), dev(0, attributes={"foo": {"intz": 1}})), [
-        ("k8s-attribute-union", f"{D}[0].attributes[foo]", f'Invalid value: "": {UNION}'),
+        ("k8s-attribute-union", f"{D}[0].attributes[foo]", NO_MEMBER),
         ("k8s-unknown-field", f"{D}[0].attributes[foo].intz", 'unknown field "spec.devices[0].attributes[foo].intz"')]),
     "unknown-pool-and-capacity-fields": (edit(base(), lambda o: [
         o["spec"]["pool"].update(count=1), o["spec"]["devices"][0]["capacity"]["memory"].update(val="1")]), [
@@ -304,7 +308,7 @@ SCENARIOS: dict[str, tuple[dict[str, Any], list[tuple[str, str, str]]]] = {
     "v1beta1-basic-devices": (edit(base(), lambda o: [
         o.update(apiVersion="resource.k8s.io/v1beta1"),
         o["spec"].update(devices=[{"name": "gpu-0", "basic": {"attributes": {"foo": {}}}}])]), [
-        ("k8s-attribute-union", f"{D}[0].attributes[foo]", f'Invalid value: "": {UNION}')]),
+        ("k8s-attribute-union", f"{D}[0].attributes[foo]", NO_MEMBER)]),
 }
 
 
@@ -348,7 +352,7 @@ def test_list_types_disabled_drops_lists_then_the_union_fails() -> None:
     policy = Policy.from_mapping({"listTypes": "disabled"})
     union, gate = run_rules(obj, policy).findings
     assert (union.rule, str(union.path), union.message) == (
-        "k8s-attribute-union", f"{D}[0].attributes[resource.kubernetes.io/numaNode]", f'Invalid value: "": {UNION}')
+        "k8s-attribute-union", f"{D}[0].attributes[resource.kubernetes.io/numaNode]", NO_MEMBER)
     assert union.hint.startswith("the cluster runs without the DRAListTypeAttributes feature gate")
     assert (gate.rule, str(gate.path)) == (
         "k8s-feature-gate", f"{D}[0].attributes[resource.kubernetes.io/numaNode].ints")

@@ -18,7 +18,7 @@ from celext.semver import is_semver_text
 from celext.vocabulary import LIST_MEMBERS, MEMBERS
 from webhook.fieldpath import FieldPath
 from webhook.rules.k8s.decode import INT64_MAX, INT64_MIN, go_len, is_int64, wrong_type
-from webhook.rules.k8s.errors import GoStruct, invalid, too_long, unknown_field
+from webhook.rules.k8s.errors import GoStruct, declarative_union, invalid, too_long, unknown_field
 from webhook.rules.k8s.ids import ATTRIBUTE_UNION, ATTRIBUTE_VALUE, UNKNOWN_FIELD, Errors
 
 MAX_VALUE_LENGTH = 64  # DeviceAttributeMaxValueLength (bytes)
@@ -27,14 +27,17 @@ SEMVER_ERROR = "must be a string compatible with semver.org spec 2.0.0"
 UNION_ERROR = "exactly one value must be specified"
 
 
-def validate_device_attribute(attribute: Any, path: FieldPath, errs: Errors) -> None:
-    """Append the attribute's errors to `errs`; `path` is `…attributes[<key>]`."""
+def validate_device_attribute(attribute: Any, path: FieldPath, errs: Errors, declared: FieldPath | None = None) -> None:
+    """Append the attribute's errors to `errs`; `path` is `…attributes[<key>]` (the key shortened as
+    validateMap shortens it). `declared`: where declarative validation's union reports, when the release enforces
+    it (1.37, `+k8s:beta` with DeclarativeValidationBeta on by default): it then replaces the hand-written union
+    error of the same path, and stands beside it where the hand-written path is the shortened one."""
+    specified: set[str] = set()
     if not isinstance(attribute, Mapping):
         if attribute is not None:  # null decodes to an empty DeviceAttribute: only the union error
             wrong_type(errs, attribute, path, "object")
-        errs.append((ATTRIBUTE_UNION, invalid(path, "", UNION_ERROR)))
+        _union(attribute, specified, path, declared, errs)
         return
-    fields = 0
     for member, value in attribute.items():
         if value is None:
             continue
@@ -53,10 +56,22 @@ def validate_device_attribute(attribute: Any, path: FieldPath, errs: Errors) -> 
         else:
             errs.append((UNKNOWN_FIELD, unknown_field(path.child(str(member)))))
             continue
-        fields += 1
-    if fields == 0:
+        specified.add(member)
+    _union(attribute, specified, path, declared, errs)
+
+
+def _union(attribute: Any, specified: set[str], path: FieldPath, declared: FieldPath | None, errs: Errors) -> None:
+    """Exactly one member: the hand-written error (validateDeviceAttribute) or the declarative one."""
+    if declared is not None:
+        finding = declarative_union(declared, MEMBERS, [m for m in MEMBERS if m in specified])
+        if finding is None:
+            return
+        errs.append((ATTRIBUTE_UNION, finding))
+        if declared == path:
+            return  # FilterCoveredHandwrittenErrors: same type, path and origin ("union")
+    if not specified:
         errs.append((ATTRIBUTE_UNION, invalid(path, "", UNION_ERROR)))
-    elif fields > 1:
+    elif len(specified) > 1:
         errs.append((ATTRIBUTE_UNION, invalid(path, go_attribute(attribute), UNION_ERROR)))
 
 

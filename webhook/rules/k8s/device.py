@@ -70,9 +70,10 @@ def _limit(profile: Profile, name: str) -> int:
 
 def validate_device(
     device: Mapping[str, Any], old: Mapping[str, Any] | None, path: FieldPath, per_device: bool | None, errs: Errors,
-    *, profile: Profile | None = None,
+    *, profile: Profile | None = None, declarative: bool = True,
 ) -> None:
-    """Append the errors of one device (`path` is `spec.devices[i]`) to `errs`."""
+    """Append the errors of one device (`path` is `spec.devices[i]`) to `errs`. `declarative`: declarative
+    validation runs (a create, or an update that changes the spec; an unchanged spec is not validated again)."""
     profile = profile or load_profile()
     known = profile.field_names("device")
     unknown_fields(errs, device, known, path)
@@ -97,7 +98,9 @@ def validate_device(
                 errs += tag(ids.QUALIFIED_NAME, validate_qualified_name(
                     key, key_error_path(attributes_path, key, MAX_KEY_LENGTH, profile), profile.qualified_name_empty))
             values += count_values({key: attribute})
-            validate_device_attribute(attribute, attributes_path.key(truncate_if_too_long(key, MAX_KEY_LENGTH)), errs)
+            declared = attributes_path.key(key) if declarative and profile.declarative_beta else None
+            validate_device_attribute(attribute, attributes_path.key(truncate_if_too_long(key, MAX_KEY_LENGTH)), errs,
+                                      declared)
     max_values = profile.limit("maxAttributeValues")
     if max_values is not None and values > max_values:
         errs.append((ids.ATTRIBUTE_LIMITS, invalid(
@@ -125,7 +128,8 @@ def validate_device(
                                      short_circuit=profile.short_circuit_max_items)
     resources = decode_map(errs, device, "nodeAllocatableResources", path)
     if resources:
-        validate_node_allocatable_resources(resources, capacity, path.child("nodeAllocatableResources"), errs)
+        validate_node_allocatable_resources(resources, capacity, path.child("nodeAllocatableResources"), errs,
+                                            declarative=declarative)
     mappings = decode_map(errs, device, "nodeAllocatableResourceMappings", path)
     if mappings:
         validate_node_allocatable_mappings(mappings, capacity, path.child("nodeAllocatableResourceMappings"), errs)

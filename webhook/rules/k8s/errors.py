@@ -67,6 +67,15 @@ def invalid(path: FieldPath, value: Any, detail: str) -> Finding:
     return Finding(path, _body("Invalid value", value, detail))
 
 
+def declarative_union(path: FieldPath, members: Sequence[str], specified: Sequence[str]) -> Finding | None:
+    """Declarative validation's union (apimachinery `validate.Union`, `+k8s:unionMember`): none of `members` set,
+    or more than one (`specified`, in member order); None when exactly one is."""
+    names = ", ".join(f"`{member}`" for member in members)
+    if len(specified) > 1:
+        return invalid(path, "{" + ", ".join(specified) + "}", f"must specify exactly one of: {names}")
+    return None if specified else invalid(path, "", f"must specify one of: {names}")
+
+
 def type_invalid(path: FieldPath, value: Any, detail: str) -> Finding:
     """What the decoder says about a value of the wrong JSON type (the request fails before validation)."""
     return Finding(path, _body("Invalid value", value, detail))

@@ -16,12 +16,13 @@ from webhook.fieldpath import FieldPath
 from webhook.rules.k8s import ids
 from webhook.rules.k8s.capacity import canonical, quantity_at
 from webhook.rules.k8s.decode import decode_item_map, decode_map, decode_str, unknown_fields
-from webhook.rules.k8s.errors import invalid, not_found, required
+from webhook.rules.k8s.errors import declarative_union, invalid, not_found, required
 from webhook.rules.k8s.ids import Errors
 
 NODE_ALLOCATABLE = ("cpu", "memory", "ephemeral-storage")
 ENTRY_FIELDS = frozenset({"mapping", "overhead"})
 MAPPING_FIELDS = frozenset({"capacityKey", "capacityMultiplier", "deviceMultiplier"})
+MAPPING_UNION = ("capacityKey", "deviceMultiplier")  # NodeAllocatableMapping's union members, in field order
 OVERHEAD_FIELDS = frozenset({"perPod", "perContainer"})
 MAPPINGS_136_FIELDS = frozenset({"capacityKey", "allocationMultiplier"})
 NOT_ALLOCATABLE = "must be a node allocatable resource name"
@@ -42,9 +43,12 @@ def _positive(errs: Errors, obj: Mapping[str, Any], key: str, path: FieldPath, d
 
 
 def validate_node_allocatable_resources(
-    resources: Mapping[str, Any], capacity: Mapping[str, Any], path: FieldPath, errs: Errors
+    resources: Mapping[str, Any], capacity: Mapping[str, Any], path: FieldPath, errs: Errors, *,
+    declarative: bool = True,
 ) -> None:
-    """1.37 `devices[i].nodeAllocatableResources` (`path`)."""
+    """1.37 `devices[i].nodeAllocatableResources` (`path`). `declarative`: declarative validation runs (not on an
+    update that leaves the spec as it was), whose unprefixed `+k8s:unionMember` tags make a mapping's `capacityKey`
+    and `deviceMultiplier` a union every 1.37 server enforces."""
     for name, item in resources.items():
         key_path = path.key(str(name))
         if not is_node_allocatable(str(name)):
@@ -57,6 +61,11 @@ def validate_node_allocatable_resources(
             errs.append((ids.NODE_ALLOCATABLE, required(key_path, "at least one of mapping or overhead must be set")))
         if mapping is not None:
             _mapping(mapping, capacity, key_path.child("mapping"), errs)
+            if declarative:
+                specified = [m for m in MAPPING_UNION if mapping.get(m) is not None]
+                union = declarative_union(key_path.child("mapping"), MAPPING_UNION, specified)
+                if union is not None:
+                    errs.append((ids.NODE_ALLOCATABLE, union))
         if overhead is not None:
             _overhead(overhead, key_path.child("overhead"), errs)
 

@@ -9,7 +9,7 @@ flattened and errors name the flat path (`spec.devices[0].attributes[...]`, upst
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from celext.gostrconv import go_quote
@@ -236,8 +236,9 @@ def _validate_kept(
         errs.append((ids.COUNTERS, invalid(path, "", "only one of `sharedCounters` or `devices` is allowed")))
     flat = flat_devices if devices is not None and flat_devices is not None else []
     per_device = spec.get("perDeviceNodeSelection") is True
+    # Declarative validation skips a spec an update leaves as it was (Semantic.DeepEqual; here: as written)
     _validate_devices(flat, old, per_device, path.child("devices"), errs, profile=profile,
-                      sets=counter_sets(sets) if in_slice else None)
+                      sets=counter_sets(sets) if in_slice else None, changed=lambda: spec != old)
     if in_slice:
         validate_counters_in_slice(flat, sets, path, errs, profile)
     else:
@@ -290,9 +291,11 @@ def _validate_immutable(spec: Mapping[str, Any], old: Mapping[str, Any], path: F
 
 def _validate_devices(
     devices: list[Any], old: Mapping[str, Any] | None, per_device: bool, path: FieldPath, errs: Errors, *,
-    profile: Profile, sets: CounterSets | None = None,
+    profile: Profile, sets: CounterSets | None = None, changed: Callable[[], bool] | None = None,
 ) -> None:
-    """The device list; `sets` (1.34's counter model only) are the slice's counter sets devices must consume from."""
+    """The device list; `sets` (1.34's counter model only) are the slice's counter sets devices must consume from;
+    `changed`: does an update change the spec (declarative validation runs then; asked only for a device that is
+    not clean, so that a clean update leaves the old object undecoded)."""
     flat = devices
     # The fast accept (k8s.fast): devices proven clean skip the precise validator, which alone builds paths.
     # Not when the count is over every limit (1.35+ checks nothing then) nor with per-device node selection.
@@ -311,6 +314,7 @@ def _validate_devices(
     # The old devices by name, for the precise validator only: the old object is not read when every device is clean.
     old_devices: dict[str, Mapping[str, Any]] = {}
     old_list = old.get("devices") if old is not None and NOT_CLEAN in verdicts else None
+    declarative = old is None or NOT_CLEAN not in verdicts or changed is None or changed()
     for item in old_list if isinstance(old_list, list) else ():
         if isinstance(item, Mapping) and isinstance(item.get("name"), str):
             old_devices.setdefault(item["name"], flat_device(item))
@@ -325,7 +329,7 @@ def _validate_devices(
         if sets is not None and "consumesCounters" in item:
             validate_device_in_slice(item, old_device, device_path, per_device, errs, profile=profile, sets=sets)
         else:
-            validate_device(item, old_device, device_path, per_device, errs, profile=profile)
+            validate_device(item, old_device, device_path, per_device, errs, profile=profile, declarative=declarative)
     if not short_circuit:  # 1.34's validateSlice: TooMany after the devices, before the duplicates
         too_many_after(flat, limit, path, ids.DEVICE_COUNT, errs)
     if NOT_CLEAN not in verdicts and len({d["name"] for d in flat}) == len(flat):
