@@ -158,8 +158,8 @@ def _alias_pairs(configured: Sequence[str]) -> str:
     """CEL: `[qualified key, bare key or ""]` per vendor NUMA alias of this slice (webhook/rules/numa_alias.py).
 
     The policy's aliases, then `<driver>/numaNode` and `<driver>/numa`. A bare key counts when the alias's domain
-    is the slice's driver (Kubernetes gives an unqualified key the driver's domain), and only when the qualified
-    key is absent. "" is never an attribute name (the API server rejects it).
+    is the slice's driver (Kubernetes gives an unqualified key the driver's domain); both are checked when both are
+    set. "" is never an attribute name (the API server rejects it).
     """
     driver = "variables.driver"
     pairs = []
@@ -185,10 +185,10 @@ def alias_checks(configured: Sequence[str]) -> tuple[Check, ...]:
             ("aliasKeys", _alias_pairs(configured)),
         ),
     )
-    aliases = (
-        f"variables.aliasKeys.filter(p, {published})"
-        ".map(p, p[0] in d.attributes ? d.attributes[p[0]] : d.attributes[p[1]])"
-    )
+    # Both spellings when both are set, as the webhook checks each (CEL files them under one key and keeps
+    # whichever the Go map yields last).
+    aliases = "(" + " + ".join(f"variables.aliasKeys.filter(p, p[{i}] in d.attributes).map(p, d.attributes[p[{i}]])"
+                               for i in (0, 1)) + ")"
     physical = (
         f'("{NUMA}" in d.attributes ? (has({_N}.int) ? [{_N}.int] : '
         f"has({_N}.ints) && size({_N}.ints) > 0 ? [{_N}.ints[0]] : []) : [])"

@@ -18,7 +18,7 @@ from typing import Any
 import celpy
 import kubernetes_validate
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from tests.builders import NUMA, device, slice_with
@@ -509,8 +509,16 @@ def _updates(draw: st.DrawFn) -> tuple[Obj, Obj, bool]:
     return old, new, touched
 
 
+_BOTH_SPELLINGS = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "s"},
+                   "spec": {"driver": "dra.cpu", "pool": {"name": "p", "generation": 0, "resourceSliceCount": 1},
+                            "nodeName": "n", "devices": []}}
+
+
 @settings(max_examples=25, deadline=None)
 @given(_updates())
+# an alias set in both spellings (`dra.cpu/numaNodeID` and, for driver dra.cpu, bare `numaNodeID`): each is checked
+@example((_BOTH_SPELLINGS, {**_BOTH_SPELLINGS, "spec": {**_BOTH_SPELLINGS["spec"], "devices": [
+    {"name": "dev-0", "attributes": {"dra.cpu/numaNodeID": {"int": 0}, "numaNodeID": {"string": "0"}}}]}}, False))
 def test_update_ratchets_like_the_webhook_or_stricter(update: tuple[Obj, Obj, bool]) -> None:
     # The deny policy ratchets per device (unchanged attributes), the webhook per finding (same rule, path and
     # message). So the policy denies at least what the webhook denies, and exactly that when every device is
