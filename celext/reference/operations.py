@@ -227,7 +227,10 @@ def index(member: Any, key: Any, optional: bool = False) -> Any:
             found = map_get(member, key)
         except TypeError:
             return CELEvalError(f"unsupported key type: {cel_type_name(key)}")
-        return CELEvalError(f"no such key: {as_string(key)}") if found is MISSING else found  # Go's %v
+        if found is not MISSING:
+            return found
+        # Go's %v of the key: a string (the usual key) as itself, any other value as Go prints its type
+        return CELEvalError(f"no such key: {as_string(key) if isinstance(key, str) else go_value(key)}")
     if isinstance(member, celvalues.ListType):
         position = list_index(key)
         if isinstance(position, CELEvalError):

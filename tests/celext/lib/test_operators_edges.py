@@ -119,3 +119,25 @@ def test_equality_of_deeply_shared_lists_compares_each_pair_once(monkeypatch: py
     assert outcome_on("compiled", _nested(20, "a19 == a19")) is True
     assert len(compared) == 20  # a19 .. a0, each compared with itself once
     assert outcome_on("compiled", _nested(60, "a59 == a59 && a59.exists(x, x == x)")) is True
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize(("expression", "expected"), [
+    # cel-go resolutionError: `no such key: %v` of the key as Go prints it: its String() where its Go type has one
+    ('{"a": 1}[dyn(quantity("1"))] == 1', "eval: no such key: 1"),
+    ('{"a": 1}[dyn(cidr("10.0.0.0/8"))] == 1 || {"a": 1}[dyn(ip("10.0.0.1"))] == 1', "eval: no such key: 10.0.0.0/8"),
+    ('{"a": 1}[dyn(optional.of(1))] == 1', "eval: no such key: optional(1)"),
+    ('{"a": 1}[dyn(timestamp(0))] == 1', "eval: no such key: 1970-01-01 00:00:00 +0000 UTC"),  # time.Time
+    ('{"a": 1}[dyn(timestamp("2024-01-01T10:00:00.50-00:30"))] == 1',
+     "eval: no such key: 2024-01-01 10:00:00.5 -0030 -0030"),  # a fixed zone without a name
+    ('{"a": 1}[dyn(duration("3601.5s"))] == 1', "eval: no such key: 1h0m1.5s"),  # time.Duration
+    ('{"a": 1}[dyn(duration("0.0015s"))] == 1', "eval: no such key: 1.5ms"),
+    ('{"a": 1}[dyn(b"hi")] == 1', "eval: no such key: [104 105]"),  # a []byte
+    ('{"a": 1}[dyn(null)] == 1', "eval: no such key: 0"),  # types.Null, an int32 without String()
+    ('{"a": 1}[dyn(1e6)] == 1', "eval: no such key: 1e+06"),
+    ('[dyn(optional.none()), dyn({"k": [dyn(b"x"), dyn(2.5)]})].unwrapOpt() == []',
+     "eval: value {k: [[120], 2.5]} is not optional"),  # baseMap.String, baseList.String
+    ('dyn([timestamp(1)]).join() == ""', "eval: join: invalid input: 1970-01-01 00:00:01 +0000 UTC"),
+])
+def test_errors_print_values_as_go_does(engine: str, expression: str, expected: str) -> None:
+    assert outcome_on(engine, expression) == expected
