@@ -138,6 +138,8 @@ def test_equality_of_deeply_shared_lists_compares_each_pair_once(monkeypatch: py
     ('[dyn(optional.none()), dyn({"k": [dyn(b"x"), dyn(2.5)]})].unwrapOpt() == []',
      "eval: value {k: [[120], 2.5]} is not optional"),  # baseMap.String, baseList.String
     ('dyn([timestamp(1)]).join() == ""', "eval: join: invalid input: 1970-01-01 00:00:01 +0000 UTC"),
+    ("[1, 1].transformMapEntry(i, v, {dyn(null): i}) == {}", "eval: insert failed: key 0 already exists"),
+    ('[1, 1].transformMapEntry(i, v, {dyn(b"k"): i}) == {}', "eval: insert failed: key [107] already exists"),
 ])
 def test_errors_print_values_as_go_does(engine: str, expression: str, expected: str) -> None:
     assert outcome_on(engine, expression) == expected
