@@ -61,7 +61,7 @@ MACRO_NAMES = frozenset({"all", "exists", "exists_one", "existsOne", "map", "fil
 # Argument counts each comprehension macro takes and how many of them name iteration variables (cel-go's
 # standard macros, `existsOne`, the two-variable comprehensions (ext.TwoVarComprehensions) and lists' sortBy).
 MACRO_FORMS: Mapping[str, Mapping[int, int]] = {
-    "all": {2: 1, 3: 2}, "exists": {2: 1, 3: 2}, "exists_one": {2: 1, 3: 2}, "existsOne": {2: 1, 3: 2},
+    "all": {2: 1, 3: 2}, "exists": {2: 1, 3: 2}, "exists_one": {2: 1, 3: 2}, "existsOne": {3: 2},
     "map": {2: 1, 3: 1}, "filter": {2: 1}, "sortBy": {2: 1},
     "transformList": {3: 2, 4: 2}, "transformMap": {3: 2, 4: 2}, "transformMapEntry": {3: 2, 4: 2},
     "optMap": {2: 1}, "optFlatMap": {2: 1},

@@ -1,14 +1,15 @@
 """Kubernetes resource quantities (`k8s.io/apimachinery/pkg/api/resource.Quantity`): parse and compare exactly.
 
-Syntax (`ParseQuantity`): an optional sign, digits with an optional fraction (`1.`, `.5`, even a bare sign
-are accepted upstream), then one suffix: decimal SI (`n u m "" k M G T P E`), binary SI
-(`Ki Mi Gi Ti Pi Ei`) or a decimal exponent (`e3`, `E-2`). Values are exact decimals; like upstream, a
-non-zero magnitude is rounded up (away from zero) to nano precision and binary-SI values are capped at
-2^63-1. Upstream also keeps an int64 fast-path representation that decides `isInteger()`/`asInteger()`
-(`quantity("1000m").isInteger()` is false there); `int64_scale` mirrors it, and `dec_scale` the scale of its
-inf.Dec form otherwise. Both representations decide what `asApproximateFloat()` rounds to (upstream multiplies
-the unscaled value by `math.Pow10(exponent)`: `quantity("0.3")` gives 0.30000000000000004) and what add() and
-sub() keep (int64Amount.Add returns an operand unchanged when the other is zero).
+Syntax (`ParseQuantity`): an optional sign, digits with an optional fraction (`1.`, `.5`, even no digit at all
+where upstream's int64 fast path reads it, as zero: `Gi` is 0, `Pi` and `e-10` are refused), then one suffix:
+decimal SI (`n u m "" k M G T P E`), binary SI (`Ki Mi Gi Ti Pi Ei`) or a decimal exponent (`e3`, `E-2`).
+Values are exact decimals; like upstream, a non-zero magnitude is rounded up (away from zero) to nano
+precision and binary-SI values are capped at 2^63-1. Upstream also keeps an int64 fast-path representation
+that decides `isInteger()`/`asInteger()` (`quantity("1000m").isInteger()` is false there); `int64_scale`
+mirrors it, and `dec_scale` the scale of its inf.Dec form otherwise. Both representations decide what
+`asApproximateFloat()` rounds to (upstream multiplies the unscaled value by `math.Pow10(exponent)`:
+`quantity("0.3")` gives 0.30000000000000004) and what add() and sub() keep (int64Amount.Add returns an operand
+unchanged when the other is zero).
 No CEL evaluation in here: the ResourceSlice rules use it directly (`QuantityPointer` only marks what the CEL
 library's add()/sub() return, for celext.lib.operators.equal).
 """
@@ -255,6 +256,10 @@ def parse_quantity(text: str) -> Quantity:
         value = int(num) << exponent
         if value <= _INT64_MAX:
             return Quantity(Decimal(sign * value), 0, text)
+    # upstream reads the written number with inf.Dec's SetString here, which refuses one without a digit
+    # (`Pi`, `-.Ei`, `e-10`: the int64 fast path above is what lets `Gi` or `.` read as zero)
+    if not _DIGITS.intersection(text[:len(text) - len(suffix)]):
+        raise ValueError(NUMERIC_ERROR)
     magnitude = Decimal(f"{num}.{denom or '0'}")
     if base == 10:
         with decimal.localcontext(_CTX) as ctx:  # exact, as upstream's inf.Dec: every written digit kept

@@ -51,11 +51,77 @@ def as_string(value: Any) -> str:
 
 
 def go_value(value: Any) -> str:
-    """Go's `%v` of a CEL value in an error text: its `%s` text, or a semver's or quantity's own (String())."""
+    """Go's `%v` of a CEL value, as cel-go's error texts print one (`no such key: %v`, `join: invalid input: %v`):
+    the value's own String() where its Go type has one (time.Time's, time.Duration's, a list's `[a, b]`, a map's
+    `{k: v}`, an optional's `optional(v)`, a semver's, an address's), else the Go value itself (`null` is
+    types.Null, an int32: `0`; bytes are a []byte: `[104 105]`)."""
+    from celext.lib.optional_value import OptionalValue
+
+    if value is None:
+        return "0"
+    if isinstance(value, celvalues.BoolType):
+        return "true" if value else "false"
+    if isinstance(value, celvalues.BytesType):
+        return "[" + " ".join(str(b) for b in bytes(value)) + "]"
+    if isinstance(value, celvalues.TimestampType):
+        return _go_time_text(value)
+    if isinstance(value, celvalues.DurationType):
+        from celext.lib.timevalues import duration_nanos
+
+        return _go_duration_text(duration_nanos(value))
+    if isinstance(value, celvalues.ListType):  # baseList.String
+        return "[" + ", ".join(go_value(v) for v in value) + "]"
+    if isinstance(value, celvalues.MapType):  # baseMap.String (Go's own map order; here the map's)
+        return "{" + ", ".join(f"{go_value(k)}: {go_value(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, OptionalValue):
+        return f"optional({go_value(value.value)})" if value.present else "optional.none()"
     try:
         return as_string(value)
     except FormatError:
         return str(value)
+
+
+def _go_time_text(value: Any) -> str:
+    """time.Time.String(): `2006-01-02 15:04:05.999999999 -0700 MST`; a zone of offset 0 is UTC (Go's parse of
+    `Z` or `+00:00` where the local zone is UTC), any other a fixed zone without a name, printed as its offset."""
+    from celext.gotime import wall_clock
+    from celext.lib.timevalues import offset_of, unix_nanos
+
+    unix, offset = unix_nanos(value), offset_of(value)
+    seconds, nanos = divmod(unix, 1_000_000_000)
+    clock = wall_clock(seconds + offset)
+    year = f"-{-clock.year:04d}" if clock.year < 0 else f"{clock.year:04d}"
+    fraction = f".{nanos:09d}".rstrip("0") if nanos else ""
+    sign, minutes = ("-", -offset // 60) if offset < 0 else ("+", offset // 60)
+    zone = f"{sign}{minutes // 60:02d}{minutes % 60:02d}"
+    return (f"{year}-{clock.month:02d}-{clock.day:02d} {clock.hour:02d}:{clock.minute:02d}:{clock.second:02d}"
+            f"{fraction} {zone} {'UTC' if offset == 0 else zone}")
+
+
+def _go_duration_text(nanos: int) -> str:
+    """time.Duration.String(): `1h2m3.5s`, `1.5ms`, `2µs`, `0s`."""
+    sign, u = ("-", -nanos) if nanos < 0 else ("", nanos)
+    if u == 0:
+        return "0s"
+    if u < 1_000_000_000:
+        unit, scale = (("ns", 1) if u < 1_000 else ("µs", 1_000) if u < 1_000_000 else ("ms", 1_000_000))
+        return sign + _go_fraction(u, scale) + unit
+    whole, rest = divmod(u, 1_000_000_000)
+    text = _go_fraction(whole % 60 * 1_000_000_000 + rest, 1_000_000_000) + "s"
+    minutes = whole // 60
+    if minutes:
+        text = f"{minutes % 60}m{text}"
+        if minutes // 60:
+            text = f"{minutes // 60}h{text}"
+    return sign + text
+
+
+def _go_fraction(value: int, scale: int) -> str:
+    """`value / scale` with the fraction's trailing zeros (and a bare point) left out, as Go's fmtFrac does."""
+    whole, rest = divmod(value, scale)
+    digits = len(str(scale)) - 1
+    fraction = f".{rest:0{digits}d}".rstrip("0") if rest else ""
+    return f"{whole}{fraction}"
 
 
 def _in_aggregate(value: Any) -> str:

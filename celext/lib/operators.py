@@ -228,6 +228,10 @@ def map_get(mapping: Any, key: Any) -> Any:
             return mapping[key]  # (a device's attribute map answers a missing domain with an empty map)
         except KeyError:
             return MISSING
+    from celext.reference.values import DomainMap
+
+    if mapping.__class__ is DomainMap:  # the DRA compiler's mapper: string keys only, its default for any other
+        return mapping.__missing__(key)
     # Other keys through dict's own get: cel-python's MapType.get refuses double keys
     if isinstance(key, celvalues.BoolType):
         return dict.get(mapping, stored_key(key), MISSING)

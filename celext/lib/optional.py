@@ -36,7 +36,12 @@ _GO_ZERO_TIME = -62_135_596_800 * 10**9
 
 def _of_non_zero(value: Any) -> OptionalValue:
     """cel-go's IsZeroValue: empty or zero scalars and aggregates, a zero duration, and Go's zero time (year 1, not
-    the Unix epoch)."""
+    the Unix epoch). `device.attributes` and `device.capacity` are never zero: upstream they are the DRA compiler's
+    `mapper`, which embeds only traits.Mapper and so is no traits.Zeroer."""
+    from celext.reference.values import DomainMap
+
+    if value.__class__ is DomainMap:
+        return of(value)
     if value is None or (isinstance(value, _ZERO_TYPES) and not value):
         return NONE
     if isinstance(value, datetime.timedelta) and duration_nanos(value) == 0:

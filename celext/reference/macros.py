@@ -158,12 +158,10 @@ def _merge(parts: Any) -> Any:
 
 
 def _go_text(key: Any) -> str:
-    """A map key as Go's %v prints it."""
-    if isinstance(key, celvalues.BoolType):
-        return "true" if key else "false"
-    if isinstance(key, bytes):
-        return key.decode(errors="replace")
-    return str(key)
+    """A map key as Go's %v prints it (`null` is 0, bytes a []byte, a timestamp time.Time's text)."""
+    from celext.lib.format import go_value
+
+    return go_value(key)
 
 
 # Key types whose CEL order (celext.lib.operators.compare on two of one type) is a total order that Python's

@@ -213,13 +213,19 @@ def select(member: Any, name: str, optional: bool = False) -> Any:
 
 
 def index(member: Any, key: Any, optional: bool = False) -> Any:
-    """`member[key]` (`member[?key]` when `optional`)."""
+    """`member[key]` (`member[?key]` when `optional`). A key cel-go cannot make a qualifier of (newQualifier takes
+    strings, ints, uints, bools and doubles) is `invalid qualifier type: <its Go type>`, whatever the member."""
     if optional:
-        return key if isinstance(key, CELEvalError) else optional_select(member, key)
+        if isinstance(key, CELEvalError):
+            return key
+        return _bad_qualifier(key) or optional_select(member, key)
     if isinstance(member, CELEvalError):
         return member
     if isinstance(key, CELEvalError):
         return key
+    bad = _bad_qualifier(key)
+    if bad is not None:
+        return bad
     if isinstance(member, OptionalValue):
         return optional_select(member, key, test=False)
     if isinstance(member, celvalues.MapType):
@@ -227,7 +233,10 @@ def index(member: Any, key: Any, optional: bool = False) -> Any:
             found = map_get(member, key)
         except TypeError:
             return CELEvalError(f"unsupported key type: {cel_type_name(key)}")
-        return CELEvalError(f"no such key: {as_string(key)}") if found is MISSING else found  # Go's %v
+        if found is not MISSING:
+            return found
+        # Go's %v of the key: a string (the usual key) as itself, any other value as Go prints its type
+        return CELEvalError(f"no such key: {as_string(key) if isinstance(key, str) else go_value(key)}")
     if isinstance(member, celvalues.ListType):
         position = list_index(key)
         if isinstance(position, CELEvalError):
@@ -238,6 +247,27 @@ def index(member: Any, key: Any, optional: bool = False) -> Any:
     if isinstance(member, VALUE_TYPES):
         return qualify_error(member, key)
     return CELEvalError("no such overload")
+
+
+def _bad_qualifier(key: Any) -> CELEvalError | None:
+    """cel-go newQualifier's refusal of a key that is no string, int, uint, bool or double, named by its Go type."""
+    if isinstance(key, (str, int, float)):  # (CEL's bools are ints)
+        return None
+    from celext.lib.operators import ConcatList
+    from celext.lib.typenames import go_type_name
+    from celext.reference.values import DomainMap
+
+    if isinstance(key, celvalues.ListType):
+        name = "*types.concatList" if isinstance(key, ConcatList) else "*types.baseList"
+    elif isinstance(key, celvalues.MapType):
+        name = "cel.mapper" if isinstance(key, DomainMap) else "*types.baseMap"  # (the DRA compiler's mapper)
+    elif isinstance(key, OptionalValue):
+        name = "*types.Optional"
+    elif isinstance(key, type):
+        name = "*types.Type"
+    else:
+        name = go_type_name(key)
+    return CELEvalError(f"invalid qualifier type: {name}")
 
 
 def error_message(err: Exception) -> str:

@@ -32,12 +32,11 @@ class IdMap(celvalues.MapType):
 
 
 class DomainMap(celvalues.MapType):
-    """attributes / capacity: a missing domain reads as an empty map (`mapper.Find` with a default)."""
+    """attributes / capacity: a missing domain reads as an empty map (`mapper.Find` with a default), and so does
+    a key of another type (`device.attributes[dyn(1)]`: the string-keyed map inside finds nothing)."""
 
     def __missing__(self, key: Any) -> Any:
-        if isinstance(key, str):
-            return IdMap()
-        raise KeyError(key)
+        return IdMap()
 
 
 _PLAIN: dict[type, Any] = {celvalues.StringType: str, celvalues.IntType: int, celvalues.BoolType: bool,

@@ -36,7 +36,7 @@ BINARY = {  # the function of each binary operator's tree level
            "multiplication_mod": "_%_"}
 _PASS = frozenset({"expr", "conditionalor", "conditionaland", "relation", "addition", "multiplication", "unary",
                    "member", "primary", "paren_expr"})
-_ONE_VAR = {"all", "exists", "exists_one", "existsOne", "map", "filter"}
+_ONE_VAR = {"all", "exists", "exists_one", "map", "filter"}  # (existsOne: only the two-variable form)
 _TWO_VAR = {"all", "exists", "exists_one", "existsOne", "transformList", "transformMap", "transformMapEntry"}
 
 

@@ -50,6 +50,14 @@ CASES: list[tuple[str, bool | str, int]] = [
     ('device.attributes["d"].x == 1 && device.attributes.exists(k, k == "d")', True, 1),
     ('["d"].all(n, device.attributes[n].x == 1)', True, 1),
     ('device.attributes["d"][["x"][0]] == 1', True, 1),
+    # A key that is no string (an int, uint, bool or double: cel-go qualifies with no other): the DRA compiler's
+    # mapper answers it with its default, the empty map (its string-keyed map inside finds nothing); a domain's own
+    # map has no such key; a key of another type is no qualifier at all.
+    ("device.attributes[dyn(1)].size() == 0 && device.capacity[dyn(true)] == {}", True, 1),
+    ("device.attributes[?dyn(2.5)].hasValue() && !has(device.attributes[dyn(2u)].x)", True, 1),
+    ("dyn(1) in device.attributes", False, 1),
+    ('device.attributes["d"][dyn(1)] == 1', "no such key: 1", 1),
+    ('device.attributes[dyn(semver("1.0.0"))] == {}', "invalid qualifier type: cel.Semver", 1),
     # has() past an attribute's value: the value read by its path, the test on it (an int has no fields)
     ('has(device.attributes["d"].x.y)', False, 0),
     # A comprehension variable named `device` is not the device (nor is it converted: the map literal is built

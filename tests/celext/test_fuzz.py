@@ -46,7 +46,7 @@ def _combine(children: Any) -> Any:
         st.builds(lambda a, f, b: f"{a}.{f}({b})", children, call, children),
         st.builds(lambda a: f"!({a})", children),
         st.builds(lambda a, m, b: f"[{a}, 1].{m}(x, {b} || x == 1)", children,
-                  st.sampled_from(["all", "exists", "exists_one", "existsOne", "filter", "map", "sortBy"]), children),
+                  st.sampled_from(["all", "exists", "exists_one", "filter", "map", "sortBy"]), children),
         st.builds(lambda a, m, b: f"[{a}, 1].{m}(i, x, {b} || x == i)", children,
                   st.sampled_from(["all", "exists", "existsOne", "transformList", "transformMap",
                                    "transformMapEntry"]), children),

@@ -8,7 +8,7 @@ from decimal import Decimal
 
 import pytest
 
-from celext.quantity import FORMAT_ERROR, SUFFIX_ERROR, from_int, go_pow10, is_quantity, parse_quantity
+from celext.quantity import FORMAT_ERROR, NUMERIC_ERROR, SUFFIX_ERROR, from_int, go_pow10, is_quantity, parse_quantity
 
 
 @pytest.mark.parametrize(
@@ -21,6 +21,8 @@ from celext.quantity import FORMAT_ERROR, SUFFIX_ERROR, from_int, go_pow10, is_q
         (".5", Decimal("0.5")), ("1.", 1), ("0", 0), ("000", 0), ("1.5Ki", 1536),
         # upstream parseQuantityString quirks: no digits at all reads as zero
         (".", 0), ("-", 0), ("Gi", 0),
+        # ... as long as the int64 fast path takes it: binary up to Ti, decimal down to nano (e-9)
+        ("Ti", 0), ("-.Ti", 0), ("e-9", 0), (".n", 0), ("0Ei", 0), ("0e-10", 0), ("+.0e-10", 0),
     ],
 )
 def test_valid_quantities(text: str, value: int | Decimal) -> None:
@@ -41,7 +43,11 @@ def test_binary_si_is_capped_at_int64_max() -> None:
 @pytest.mark.parametrize(
     ("text", "message"),
     [("", FORMAT_ERROR), ("1x", FORMAT_ERROR), ("Gi1", SUFFIX_ERROR), ("1 Gi", FORMAT_ERROR),
-     ("1mi", SUFFIX_ERROR), ("1e", SUFFIX_ERROR), ("1k2", SUFFIX_ERROR), ("1KB", FORMAT_ERROR), ("1K", SUFFIX_ERROR)],
+     ("1mi", SUFFIX_ERROR), ("1e", SUFFIX_ERROR), ("1k2", SUFFIX_ERROR), ("1KB", FORMAT_ERROR), ("1K", SUFFIX_ERROR),
+     # no digit, and past the int64 fast path (Pi/Ei: too little precision left; e-10: below nano): upstream reads
+     # the number with inf.Dec's SetString, which finds no digit
+     ("Pi", NUMERIC_ERROR), ("Ei", NUMERIC_ERROR), ("-.Ei", NUMERIC_ERROR), ("+Pi", NUMERIC_ERROR),
+     ("e-10", NUMERIC_ERROR), (".e-10", NUMERIC_ERROR), ("-E-10", NUMERIC_ERROR), ("+.e-99", NUMERIC_ERROR)],
 )
 def test_invalid_quantities(text: str, message: str) -> None:
     with pytest.raises(ValueError, match="^" + re.escape(message) + "$"):

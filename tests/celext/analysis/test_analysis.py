@@ -182,7 +182,7 @@ TEN = "[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]"
         f"{NUMA}.transformList(i, v, v > 0, v * 2).size() > 0",
         f"{NUMA}.transformMap(i, v, v + 1).size() > 0",
         f"{NUMA}.transformMapEntry(i, v, {{v: i}}).size() > 0",
-        f"{NUMA}.existsOne(n, n == 0)",
+        f"{NUMA}.exists_one(n, n == 0)",
         f"{NUMA}.existsOne(i, n, n == 0)",
         f"{NUMA}.map(n, n > 0, n * 2) == [2]",
         f"{NUMA}.sortBy(n, -n)[0] == 1",
@@ -197,7 +197,7 @@ def test_the_newer_macros_are_list_safe(expression: str) -> None:
     [
         (f"[0, 4].exists(i, n, {NUMA} == n)", (0, 4)),  # the second variable is the element
         (f"[0, 4].all(i, n, {NUMA} != i)", (0, 1)),  # the first is the index
-        (f"[0, 4].existsOne(n, {NUMA} == n)", (0, 4)),
+        (f"[0, 4].exists_one(n, {NUMA} == n)", (0, 4)),
         (f"[0, 4].transformList(i, n, {NUMA} == n).size() > 0", (0, 4)),
     ],
 )
@@ -207,7 +207,7 @@ def test_two_variable_comprehensions_range_their_variables(expression: str, lite
 
 
 def test_two_variable_and_new_macros_multiply_the_cost() -> None:
-    expression = f"{TEN}.transformList(i, a, {TEN}.exists(j, b, {NUMA}.existsOne(c, c == b)))"
+    expression = f"{TEN}.transformList(i, a, {TEN}.exists(j, b, {NUMA}.exists_one(c, c == b)))"
     assert analyze(expression).cost == 10 * 10 * 64
     assert analyze(f"{DOMAIN}.?numaNode.optMap(n, n).hasValue()").cost == 1  # one value at most
     assert analyze(f"{TEN}.sortBy(n, -n)[0] == 1").cost == 10

@@ -43,7 +43,7 @@ STANDARD = {"size", "int", "uint", "double", "string", "bytes", "bool", "duratio
             "has", "matches", "contains", "startsWith", "endsWith", "getDate", "getDayOfMonth", "getDayOfWeek",
             "getDayOfYear", "getFullYear", "getMonth", "getHours", "getMilliseconds", "getMinutes", "getSeconds",
             "all", "exists", "exists_one", "map", "filter",
-            # cel-go: existsOne (standard macro), ext.TwoVarComprehensions (1.32), ext.Lists sortBy (1.34)
+            # cel-go ext.TwoVarComprehensions (1.32: existsOne, only with two variables), ext.Lists sortBy (1.34)
             "existsOne", "transformList", "transformMap", "transformMapEntry", "sortBy",
             # cel-go OptionalTypes macros (1.28)
             "optMap", "optFlatMap"}

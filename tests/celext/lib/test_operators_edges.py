@@ -119,3 +119,35 @@ def test_equality_of_deeply_shared_lists_compares_each_pair_once(monkeypatch: py
     assert outcome_on("compiled", _nested(20, "a19 == a19")) is True
     assert len(compared) == 20  # a19 .. a0, each compared with itself once
     assert outcome_on("compiled", _nested(60, "a59 == a59 && a59.exists(x, x == x)")) is True
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize(("expression", "expected"), [
+    # Values in cel-go's error texts are Go's `%v` of them: their String() where their Go type has one
+    # (time.Time's, time.Duration's, a list's, a map's), else the Go value (types.Null is an int32, bytes a []byte)
+    ('[dyn(optional.none()), dyn({"k": [dyn(b"x"), dyn(2.5)]})].unwrapOpt() == []',
+     "eval: value {k: [[120], 2.5]} is not optional"),  # baseMap.String, baseList.String
+    ('[dyn(optional.none()), dyn(duration("3601.5s"))].unwrapOpt() == []', "eval: value 1h0m1.5s is not optional"),
+    ('[dyn(optional.none()), dyn(duration("0.0015s"))].unwrapOpt() == []', "eval: value 1.5ms is not optional"),
+    ("[dyn(optional.none()), dyn(null)].unwrapOpt() == []", "eval: value 0 is not optional"),
+    ('[dyn(optional.none()), dyn(b"hi")].unwrapOpt() == []', "eval: value [104 105] is not optional"),
+    ('[dyn(optional.none()), dyn(timestamp(0))].unwrapOpt() == []',
+     "eval: value 1970-01-01 00:00:00 +0000 UTC is not optional"),
+    ('[dyn(optional.none()), dyn(timestamp("2024-01-01T10:00:00.50-00:30"))].unwrapOpt() == []',
+     "eval: value 2024-01-01 10:00:00.5 -0030 -0030 is not optional"),  # a fixed zone without a name
+    ("[1, 1].transformMapEntry(i, v, {dyn(null): i}) == {}", "eval: insert failed: key 0 already exists"),
+    ('[1, 1].transformMapEntry(i, v, {dyn(duration("1h")): i}) == {}',
+     "eval: insert failed: key 1h0m0s already exists"),
+    ('{"a": 1}[dyn(1e6)] == 1 || {"a": 1}[dyn(true)] == 1', "eval: no such key: 1e+06"),
+    # a key cel-go makes no qualifier of (newQualifier: strings, ints, uints, bools, doubles), named by its Go type
+    ('cel.bind(k, [null], {"a": 1}[dyn(k[0])] == 1)', "eval: invalid qualifier type: types.Null"),
+    ('cel.bind(k, [[1] + [2]], [1][dyn(k[0])] == 1)', "eval: invalid qualifier type: *types.concatList"),
+    ('cel.bind(k, [{}], {"a": 1}[?dyn(k[0])].hasValue())', "eval: invalid qualifier type: *types.baseMap"),
+    ('cel.bind(k, [optional.of(1)], {"a": 1}[dyn(k[0])] == 1)', "eval: invalid qualifier type: *types.Optional"),
+    ('{"a": 1}[dyn(quantity("1"))] == 1', "eval: invalid qualifier type: cel.Quantity"),
+    ('[1][dyn(cidr("10.0.0.0/8"))] == 1', "eval: invalid qualifier type: cel.CIDR"),
+    ('cel.bind(k, [timestamp(0)], device.attributes[dyn(k[0])] == {})',
+     "eval: invalid qualifier type: types.Timestamp"),
+])
+def test_errors_print_values_as_go_does(engine: str, expression: str, expected: str) -> None:
+    assert outcome_on(engine, expression) == expected

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 import celext
+from tests.celext.lib.engines import ENGINES, outcome_on
 from tests.celext.outcome import DEVICE, DRIVER, outcome
 
 GPU = 'device.attributes["gpu.example.com"]'
@@ -52,3 +53,21 @@ def test_optional_paths_are_memoised_on_presence() -> None:
     assert selector.paths == frozenset({("attributes", "gpu.example.com", "healthy")})
     without = {**DEVICE, "attributes": {}}
     assert [selector.matches(d, DRIVER) for d in (DEVICE, without, DEVICE, without)] == [True, False, True, False]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize(
+    ("expression", "expected"),
+    [
+        # upstream's `device.attributes` / `device.capacity` are the DRA compiler's `mapper`, which embeds only
+        # traits.Mapper: it is no traits.Zeroer, so ofNonZeroValue keeps it even when the device has none
+        ("optional.ofNonZeroValue(device.attributes).hasValue()", True),
+        ("optional.ofNonZeroValue(device.capacity).value().size() == 0", True),
+        ("cel.bind(a, dyn(device.attributes), optional.ofNonZeroValue(a).hasValue())", True),
+        # a missing domain reads as the compiler's empty map value, an ordinary (zero) map
+        ('optional.ofNonZeroValue(device.attributes["gpu.example.com"]).hasValue()', False),
+        ("optional.ofNonZeroValue({}).hasValue()", False),
+    ],
+)
+def test_of_non_zero_value_keeps_the_device_maps(engine: str, expression: str, expected: bool) -> None:
+    assert outcome_on(engine, expression, {"name": "bare"}) == expected

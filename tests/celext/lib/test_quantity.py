@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from celext.quantity import FORMAT_ERROR
+from celext.quantity import FORMAT_ERROR, NUMERIC_ERROR
 from tests.celext.outcome import outcome
 
 M = 'device.capacity["gpu.example.com"].memory'
@@ -43,6 +43,9 @@ M = 'device.capacity["gpu.example.com"].memory'
         ('quantity("1m").add(quantity("1")).isInteger()', False),  # 1001m
         ('isQuantity("1Gi") && !isQuantity("1GiB")', True),
         ('quantity("1x") == quantity("1")', f"eval: {FORMAT_ERROR}"),
+        # no digit: zero on the int64 fast path (`Ti`), refused past it (`Pi`, `e-10`: inf.Dec SetString)
+        ('isQuantity("Ti") && isQuantity(".e-9") && !isQuantity("Pi") && !isQuantity(".e-10")', True),
+        ('sign(quantity("-Ei")) == 0', f"eval: {NUMERIC_ERROR}"),
         (f'{M}.compareTo(dyn(semver("1.0.0"))) == 0',
          "eval: no such overload: compareTo(kubernetes.Quantity, kubernetes.Semver)"),
         (f"dyn({M}) == 42949672960", "eval: no such overload"),  # apiserver pkg/cel/quantity.go Quantity.Equal

@@ -143,7 +143,7 @@ GLOBAL_CALLS = ["size", "int", "uint", "double", "string", "bytes", "dyn", "semv
                 "isQuantity", "sign", "sets.contains", "sets.equivalent", "sets.intersects", "strings.quote",
                 "lists.range", "optional.of", "optional.ofNonZeroValue", "matches", "ip", "cidr", "isIP", "isCIDR",
                 "ip.isCanonical"]
-MACROS_ONE = ["all", "exists", "exists_one", "existsOne", "map", "filter", "sortBy"]
+MACROS_ONE = ["all", "exists", "exists_one", "map", "filter", "sortBy"]
 MACROS_TWO = ["all", "exists", "existsOne", "transformList", "transformMap", "transformMapEntry"]
 CONDITIONS = ["x > 0", "y == x", "x in y", "y", "x == 1 || y == 1", "1 / x > 0"]  # the 4-argument forms' filters
 

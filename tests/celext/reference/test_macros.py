@@ -1,4 +1,4 @@
-"""Comprehension macros: the standard ones, existsOne, three-argument map, two-variable comprehensions
+"""Comprehension macros: the standard ones, three-argument map, two-variable comprehensions
 (cel-go ext.TwoVarComprehensions) and lists' sortBy, with cel-go's results and error texts."""
 
 from __future__ import annotations
@@ -16,7 +16,10 @@ NUMAS = 'device.attributes["gpu.example.com"].numas'  # [6, 4, 5, 7]
     [
         # one variable
         (f"{NUMAS}.all(n, n >= 4) && {NUMAS}.exists(n, n == 5) && !{NUMAS}.exists(n, n == 0)", True),
-        (f"{NUMAS}.existsOne(n, n > 6) && {NUMAS}.exists_one(n, n < 5)", True),
+        (f"{NUMAS}.exists_one(n, n > 6) && !{NUMAS}.exists_one(n, n > 4)", True),
+        # cel-go's standard macros (cel.StandardMacros, which Kubernetes' base environment has) spell the one-variable
+        # form only `exists_one`; `existsOne` is ext.TwoVarComprehensions' two-variable form alone
+        (f"{NUMAS}.existsOne(n, n > 6)", "compile: undeclared reference to 'existsOne' (in container '')"),
         (f"{NUMAS}.map(n, n > 4, n * 10) == [60, 50, 70]", True),
         (f"{NUMAS}.filter(n, n % 2 == 0) == [6, 4]", True),
         # an error or a non-bool is absorbed by a later decisive element, as `accu && p` / `accu || p` do
@@ -25,7 +28,7 @@ NUMAS = 'device.attributes["gpu.example.com"].numas'  # [6, 4, 5, 7]
         ("[0, 2].exists(x, 1 / x == 1)", "eval: division by zero"),
         ("[1, 2].all(x, x == 1 ? dyn('yes') : false)", False),
         ("[1, 2].all(x, x == 1 ? dyn('yes') : true)", "eval: no such overload"),
-        ("[0, 1].existsOne(x, 1 / x == 1)", "eval: division by zero"),
+        ("[0, 1].exists_one(x, 1 / x == 1)", "eval: division by zero"),
         # two variables: (index, element) on a list, (key, value) on a map
         (f"{NUMAS}.all(i, n, i < 4 && n >= 4) && {NUMAS}.exists(i, n, i == 1 && n == 4)", True),
         (f"{NUMAS}.existsOne(i, n, int(i) == n)", False),

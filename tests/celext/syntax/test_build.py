@@ -66,7 +66,7 @@ SHAPES = [
     "!!-(-1) * 2 / 3 <= 4 != true", "--1 == 1 && -(1.5) < 0.0 && -x.y > 1",
     "has(device.attributes['d'].x) && has(a.b.c)",
     "cel.bind(x, device.attributes['d'], x.a == 1 || cel.bind(y, x.b, y > 2))",
-    "[1, 2].all(i, i > 0) && [1].exists(i, i == 1) && [1].exists_one(i, true) && [1].existsOne(i, true)",
+    "[1, 2].all(i, i > 0) && [1].exists(i, i == 1) && [1].exists_one(i, true) && [1].existsOne(i, v, true)",
     "[1].map(i, i * 2) == [2] && [1].map(i, i > 0, i) == [1] && [1].filter(i, i > 0).size() == 1",
     "{'a': 1}.all(k, v, v > 0) && [1].transformList(i, v, v) == [1] && [1].transformList(i, v, i > 0, v) == [1]",
     "{'a': 1}.transformMap(k, v, v + 1) != {} && {'a': 1}.transformMapEntry(k, v, {k: v}) != {}",

@@ -24,7 +24,7 @@ LISTS = (slice_with(device("gpu-0", numa=[0, 1]), device("gpu-1")),)
         f"{NUMA}.transformList(i, v, v + 1).size() > 0",
         f"{NUMA}.transformList(i, v, v > 0, v).size() > 0",
         f"{NUMA}.transformMap(i, v, v).size() > 0",
-        f"{NUMA}.existsOne(n, n == 0)",
+        f"{NUMA}.exists_one(n, n == 0)",
         f"{NUMA}.existsOne(i, n, n == 0)",
         f"{NUMA}.map(n, n > 0, n).size() > 0",
         f"{NUMA}.sortBy(n, n)[0] == [0]",
