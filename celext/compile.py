@@ -142,6 +142,11 @@ def _prepare(expression: str, parsed: Parsed, cost_limit: int, laps: Laps | None
         problem = instantiation_error(checked.regex_calls)
         if problem is not None:
             raise CompileError(problem)
+    from celext.check import folding  # (constant conversions and indexes the program's construction evaluates)
+
+    problem = folding.instantiation_error(expression, checked.expr)
+    if problem is not None:
+        raise CompileError(problem)
     start = lap(laps, "check", start)
     cost = estimate(checked)
     lap(laps, "cost", start)

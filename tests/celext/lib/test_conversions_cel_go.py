@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 import celext
-from tests.celext.lib.engines import ENGINES, outcome_on
+from tests.celext.lib.engines import ENGINES, folded, outcome_on
 
 INT_TEXT = "eval: type conversion error from 'string' to 'int'"
 UINT_TEXT = "eval: type conversion error from 'string' to 'uint'"
@@ -20,43 +20,43 @@ CASES = [
     # int(string): the int64 range at its ends, - 1 / = / + 1
     ('int("9223372036854775806") == 9223372036854775806', True),
     ('int("9223372036854775807") == 9223372036854775807', True),
-    ('int("9223372036854775808") == 0', INT_TEXT),
+    ('int("9223372036854775808") == 0', folded(INT_TEXT)),
     ('int("-9223372036854775808") == -9223372036854775807 - 1', True),
-    ('int("-9223372036854775809") == 0', INT_TEXT),
+    ('int("-9223372036854775809") == 0', folded(INT_TEXT)),
     ('int("+7") == 7 && int("-7") == -7 && int("007") == 7', True),
-    ('int("0x10") == 16', INT_TEXT),
-    ('int("1_000") == 1000', INT_TEXT),
-    ('int(" 1") == 1', INT_TEXT),
-    ('int("") == 0', INT_TEXT),
-    ('int("--1") == 1', INT_TEXT),
-    ('int("\u0661") == 1', INT_TEXT),  # an Arabic-Indic digit: Python's int() takes it, Go's does not
+    ('int("0x10") == 16', folded(INT_TEXT)),
+    ('int("1_000") == 1000', folded(INT_TEXT)),
+    ('int(" 1") == 1', folded(INT_TEXT)),
+    ('int("") == 0', folded(INT_TEXT)),
+    ('int("--1") == 1', folded(INT_TEXT)),
+    ('int("\u0661") == 1', folded(INT_TEXT)),  # an Arabic-Indic digit: Python's int() takes it, Go's does not
     # uint(string): the uint64 range at its end, no sign at all
     ('uint("18446744073709551614") == 18446744073709551614u', True),
     ('uint("18446744073709551615") == 18446744073709551615u', True),
-    ('uint("18446744073709551616") == 0u', UINT_TEXT),
+    ('uint("18446744073709551616") == 0u', folded(UINT_TEXT)),
     ('uint("0") == 0u', True),
-    ('uint("+1") == 1u', UINT_TEXT),
-    ('uint("-1") == 0u', UINT_TEXT),
-    ('uint("0x1") == 1u', UINT_TEXT),
+    ('uint("+1") == 1u', folded(UINT_TEXT)),
+    ('uint("-1") == 0u', folded(UINT_TEXT)),
+    ('uint("0x1") == 1u', folded(UINT_TEXT)),
     # uint(int) and uint(double): below zero and past 2^64 overflow
     ("uint(0) == 0u && uint(1) == 1u", True),
-    ("uint(-1) == 0u", UINT_OVERFLOW),
-    ("uint(-0.5) == 0u", UINT_OVERFLOW),
+    ("uint(-1) == 0u", folded(UINT_OVERFLOW)),
+    ("uint(-0.5) == 0u", folded(UINT_OVERFLOW)),
     ("uint(0.0) == 0u && uint(1.9) == 1u", True),
     ("uint(18446744073709549568.0) == 18446744073709549568u", True),  # the largest double below 2^64
-    ("uint(18446744073709551616.0) == 0u", UINT_OVERFLOW),  # 2^64
-    ('uint(double("NaN")) == 0u', UINT_OVERFLOW),
+    ("uint(18446744073709551616.0) == 0u", folded(UINT_OVERFLOW)),  # 2^64
+    ('uint(double("NaN")) == 0u', folded(UINT_OVERFLOW)),
     # reached through dyn, a type no declared overload takes: the dispatcher's decls.MaybeNoSuchOverload
-    ("uint(dyn(true)) == 1u", "eval: no such overload: uint(bool)"),
-    ("int(dyn(true)) == 1 || double(dyn(true)) == 1.0", "eval: no such overload: int(bool)"),
-    ('string(dyn([1])) == "[1]"', "eval: no such overload: string(list)"),
-    ('string(dyn(null)) == "null"', "eval: no such overload: string(null_type)"),
-    ("bool(dyn(1)) || duration(dyn(true)) == duration('1s')", "eval: no such overload: bool(int)"),
-    ('bytes(dyn([1])) == b"\\x01"', "eval: no such overload: bytes(list)"),
-    ("int(dyn(b'a')) == 1", "eval: no such overload: int(bytes)"),
+    ("uint(dyn(true)) == 1u", folded("no such overload: uint(bool)")),
+    ("int(dyn(true)) == 1 || double(dyn(true)) == 1.0", folded("no such overload: int(bool)")),
+    ('string(dyn([1])) == "[1]"', folded("no such overload: string(list)")),
+    ('string(dyn(null)) == "null"', folded("no such overload: string(null_type)")),
+    ("bool(dyn(1)) || duration(dyn(true)) == duration('1s')", folded("no such overload: bool(int)")),
+    ('bytes(dyn([1])) == b"\\x01"', folded("no such overload: bytes(list)")),
+    ("int(dyn(b'a')) == 1", folded("no such overload: int(bytes)")),
     # int(uint): past int64's maximum
     ("int(9223372036854775807u) == 9223372036854775807", True),
-    ("int(9223372036854775808u) == 0", INT_OVERFLOW),
+    ("int(9223372036854775808u) == 0", folded(INT_OVERFLOW)),
     # uint64 arithmetic at its ends, - 1 / = / + 1
     ("18446744073709551614u + 1u == 18446744073709551615u", True),
     ("18446744073709551615u + 1u == 0u", UINT_OVERFLOW),

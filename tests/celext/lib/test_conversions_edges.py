@@ -6,17 +6,18 @@ from __future__ import annotations
 
 import pytest
 
+from tests.celext.lib.engines import folded
 from tests.celext.outcome import outcome
 
 
 @pytest.mark.parametrize(("expression", "expected"), [
-    ('int("0x1F") == 31', "eval: type conversion error from 'string' to 'int'"),
-    ('int("-0x10") == -16', "eval: type conversion error from 'string' to 'int'"),
+    ('int("0x1F") == 31', folded("type conversion error from 'string' to 'int'")),
+    ('int("-0x10") == -16', folded("type conversion error from 'string' to 'int'")),
     ('int("010") == 10 && int("-10") == -10', True),
     ('int("9223372036854775807") == 9223372036854775807', True),
-    ('int("9223372036854775808") == 0', "eval: type conversion error from 'string' to 'int'"),  # ParseInt fails
-    ("int(9223372036854775808.0) == 0", "eval: integer overflow"),
-    ("int(-9223372036854775808.0) == 0", "eval: integer overflow"),  # cel-go refuses both ends
+    ('int("9223372036854775808") == 0', folded("type conversion error from 'string' to 'int'")),  # ParseInt fails
+    ("int(9223372036854775808.0) == 0", folded("integer overflow")),
+    ("int(-9223372036854775808.0) == 0", folded("integer overflow")),  # cel-go refuses both ends
     ("int(-9223372036854774784.0) == -9223372036854774784", True),
     ('duration("1s") + timestamp("2020-01-01T00:00:00Z") == timestamp("2020-01-01T00:00:01Z")', True),
     ('timestamp("2020-01-01T00:00:00Z") + duration("1s") == timestamp("2020-01-01T00:00:01Z")', True),

@@ -15,7 +15,7 @@ from __future__ import annotations
 import pytest
 
 import celext
-from tests.celext.lib.engines import ENGINES, outcome_on
+from tests.celext.lib.engines import ENGINES, folded, outcome_on
 
 DOUBLE_ERROR = "eval: type conversion error from 'string' to 'double'"
 BOOL_ERROR = "eval: type conversion error from 'string' to 'bool'"
@@ -31,19 +31,19 @@ TIMESTAMP_ERROR = "eval: type conversion error from 'string' to 'google.protobuf
         ('double("1_0") == 10.0', True),  # underscoreOK: between digits
         ('double("inf") > 0.0 && double("-Infinity") < 0.0 && double("NaN") != double("NaN")', True),
         ('double("-1e-400") == 0.0', True),  # underflow is no error in Go
-        ('double(" 1.0") == 1.0', DOUBLE_ERROR),  # no blanks
-        ('double("1.5\\n") == 1.5', DOUBLE_ERROR),
-        ('double("\u0661") == 1.0', DOUBLE_ERROR),  # ASCII digits only
-        ('double("1e400") > 0.0', DOUBLE_ERROR),  # ErrRange
-        ('double("0x1") == 1.0', DOUBLE_ERROR),  # hexadecimal needs an exponent
-        ('double("1__0") == 10.0', DOUBLE_ERROR),
-        ('double("+nan") != 0.0', DOUBLE_ERROR),  # `special`: only inf/infinity take a sign
-        ('double(".") == 0.0', DOUBLE_ERROR),
-        ('double("abc") == 0.0', DOUBLE_ERROR),
+        ('double(" 1.0") == 1.0', folded(DOUBLE_ERROR)),  # no blanks
+        ('double("1.5\\n") == 1.5', folded(DOUBLE_ERROR)),
+        ('double("\u0661") == 1.0', folded(DOUBLE_ERROR)),  # ASCII digits only
+        ('double("1e400") > 0.0', folded(DOUBLE_ERROR)),  # ErrRange
+        ('double("0x1") == 1.0', folded(DOUBLE_ERROR)),  # hexadecimal needs an exponent
+        ('double("1__0") == 10.0', folded(DOUBLE_ERROR)),
+        ('double("+nan") != 0.0', folded(DOUBLE_ERROR)),  # `special`: only inf/infinity take a sign
+        ('double(".") == 0.0', folded(DOUBLE_ERROR)),
+        ('double("abc") == 0.0', folded(DOUBLE_ERROR)),
         ('bool("T") && !bool("F") && bool("1") && !bool("0") && bool("TRUE") && bool("True") && !bool("False")', True),
-        ('bool("tRue")', BOOL_ERROR),
-        ('bool("yes")', BOOL_ERROR),
-        ('string(b"\\xff") == ""', "eval: invalid UTF-8 in bytes, cannot convert to string"),
+        ('bool("tRue")', folded(BOOL_ERROR)),
+        ('bool("yes")', folded(BOOL_ERROR)),
+        ('string(b"\\xff") == ""', folded("invalid UTF-8 in bytes, cannot convert to string")),
         ('string(b"abc") == "abc"', True),
     ],
 )
@@ -124,7 +124,8 @@ def _conversion_cases(function: str, cases: list[tuple[str, str | None]]) -> lis
 @pytest.mark.parametrize("engine", ENGINES)
 def test_a_conversion_fails_at_run_time_exactly_where_its_constant_is_refused(
         engine: str, function: str, argument: str, check: str | None) -> None:
-    at_run_time = outcome_on(engine, f"cel.bind(v, {function}(dyn({argument})), {check or 'v == v'})")
+    # (an index is no constant: cel-go's planner folds a conversion of a constant, `dyn(x)` included)
+    at_run_time = outcome_on(engine, f"cel.bind(v, {function}(dyn([{argument}][0])), {check or 'v == v'})")
     constant = outcome_on(engine, f"cel.bind(v, {function}({argument}), {check or 'v == v'})")
     if check is not None:
         assert (at_run_time, constant) == (True, True)
@@ -154,7 +155,7 @@ def test_a_conversion_fails_at_run_time_exactly_where_its_constant_is_refused(
     # cel-go declares duration(int) (int64_to_duration), but converting an int to a duration always fails
     ('duration(1) > duration("0s")', "compile: invalid duration argument"),
     ('duration(-1) > duration("0s")', "compile: invalid duration argument"),
-    ('duration(dyn(1)) > duration("0s")', "eval: type conversion error from 'int' to 'google.protobuf.Duration'"),
+    ('duration(dyn(1)) > duration("0s")', folded("type conversion error from 'int' to 'google.protobuf.Duration'")),
     ('duration(1u) > duration("0s")', "compile: found no matching overload for 'duration' applied to '(uint)'"),
 ])
 @pytest.mark.parametrize("engine", ENGINES)

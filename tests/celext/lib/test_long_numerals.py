@@ -47,9 +47,10 @@ def test_go_parsers_at_their_range(parse: Callable[[str], int], name: str, text:
     (f'quantity("1{"0" * 70}1").compareTo(quantity("1{"0" * 71}")) == 1', True),
     (f'isSemver("{LONG}.0.0") || isSemver("1.0.0-{LONG}")', False),
     (f'semver("1.0.0-{LONG}").major() == 1', f'eval: strconv.ParseUint: parsing "{LONG}": value out of range'),
-    (f'int("{LONG}") == 1', "eval: type conversion error from 'string' to 'int'"),
-    (f'uint("{LONG}") == 1u', "eval: type conversion error from 'string' to 'uint'"),
-    (f'duration(dyn("{LONG}s")) == duration("1s")', "eval: type conversion error from 'string' to "
+    # a constant argument is converted when the program is built (cel-go's planner): the selector is refused
+    (f'int("{LONG}") == 1', "compile: program instantiation failed: type conversion error from 'string' to 'int'"),
+    (f'uint(["{LONG}"][0]) == 1u', "eval: type conversion error from 'string' to 'uint'"),
+    (f'duration(dyn(["{LONG}s"][0])) == duration("1s")', "eval: type conversion error from 'string' to "
                                                     "'google.protobuf.Duration'"),
     (f'duration("{LONG}s") == duration("1s")', "compile: invalid duration argument"),
     (f'cidr(dyn("1.1.1.1/{LONG}")) == cidr("1.1.1.1/32")',
